@@ -1,0 +1,23 @@
+// Bundles each entry point into dist/. Type checking is `tsc --noEmit`, not esbuild's job.
+import { build } from 'esbuild';
+
+const entries = [
+  { in: 'runtime/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
+];
+
+await Promise.all(
+  entries.map((e) =>
+    build({
+      entryPoints: { [e.out]: e.in },
+      outdir: 'dist',
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      sourcemap: true,
+      banner: e.banner ? { js: e.banner } : undefined,
+      external: ['vscode'],
+      logLevel: 'warning',
+    }),
+  ),
+);

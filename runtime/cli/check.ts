@@ -1,0 +1,121 @@
+/** `trinity-workbench check`: reads files, runs the validator, prints text or JSON. */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { checkConfig } from '../config/validate';
+import { lineColumn } from '../config/load';
+import { parseDotEnv } from '../config/dotenv';
+import { RELEASES, parseRelease, type Release } from '../config/releases';
+import { scanPluginDirs } from '../config/plugins';
+import { lastValue, parseArgs } from './args';
+
+const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--no-datasets] <file>...
+
+Checks Trinity-RFT config files: the schema of the selected release, OmegaConf interpolation, every rule
+Trinity enforces at launch, and problems Trinity only finds at run time (unknown workflows, partial *_args,
+missing dataset files and keys).
+
+  --trinity-version  ${RELEASES.join(', ')}, or auto (default: the file's
+                     \`# trinity-version:\` comment, else ${RELEASES[RELEASES.length - 1]})
+  --format           text (default): one \`file:line:col severity code message\` line per problem;
+                     json: [{"file", "version", "diagnostics": [{line, column, endLine, endColumn, severity, code, message}]}]
+  --plugin-dir       a Trinity plugin directory (repeatable; also $TRINITY_PLUGIN_DIRS): names its .py
+                     files register (workflows, reward functions, ...) count as known
+  --no-datasets      do not open local datasets to check their keys
+
+Environment: \${oc.env:...} reads the process environment and a .env file in the current directory.
+Exit status: 1 when any file has an error, 2 on bad usage, 0 otherwise.`;
+
+export interface JsonReport {
+  file: string;
+  version: Release;
+  diagnostics: {
+    line: number;
+    column: number;
+    endLine: number;
+    endColumn: number;
+    severity: string;
+    code: string;
+    message: string;
+  }[];
+}
+
+export async function runCheck(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv, { values: ['--trinity-version', '--format', '--plugin-dir'], switches: ['--help', '-h', '--no-datasets'] });
+  } catch (e) {
+    return usage((e as Error).message);
+  }
+  if (args.switches.has('--help') || args.switches.has('-h')) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const format = lastValue(args, '--format') ?? 'text';
+  if (format !== 'text' && format !== 'json') return usage(`--format must be text or json, not \`${format}\``);
+  const versionArg = lastValue(args, '--trinity-version') ?? 'auto';
+  let release: Release | 'auto' = 'auto';
+  if (versionArg !== 'auto') {
+    const r = parseRelease(versionArg);
+    if (!r) return usage(`unknown Trinity release \`${versionArg}\`; known: ${RELEASES.join(', ')}, auto`);
+    release = r;
+  }
+  if (args.positionals.length === 0) return usage('no files given');
+
+  const env = { ...loadDotEnv(resolve('.env')), ...process.env };
+  const pluginDirs = [...(args.values.get('--plugin-dir') ?? []), ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)];
+  const plugins = scanPluginDirs(pluginDirs.map((d) => resolve(d)));
+  const reports: JsonReport[] = [];
+  let anyError = false;
+  for (const file of args.positionals) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      process.stderr.write(`trinity-workbench check: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+      return 2;
+    }
+    const result = await checkConfig(text, {
+      release,
+      env,
+      host: { baseDirs: [...new Set([dirname(resolve(file)), process.cwd()])], env, exists: existsSync, plugins },
+      datasets: !args.switches.has('--no-datasets'),
+    });
+    const diagnostics = result.diagnostics.map((d) => {
+      const s = lineColumn(result.loaded.source, d.range[0]);
+      const e = lineColumn(result.loaded.source, d.range[1]);
+      return { line: s.line, column: s.column, endLine: e.line, endColumn: e.column, severity: d.severity, code: d.code, message: d.message };
+    });
+    anyError ||= diagnostics.some((d) => d.severity === 'error');
+    reports.push({ file, version: result.loaded.release, diagnostics });
+  }
+  if (format === 'json') {
+    process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
+  } else {
+    const lines: string[] = [];
+    for (const r of reports) for (const d of r.diagnostics) lines.push(`${r.file}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}`);
+    if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+    const counts = count(reports);
+    process.stderr.write(`${reports.length} file${reports.length === 1 ? '' : 's'} checked: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.information} info.\n`);
+  }
+  return anyError ? 1 : 0;
+}
+
+function count(reports: JsonReport[]): Record<'error' | 'warning' | 'information', number> {
+  const c = { error: 0, warning: 0, information: 0 };
+  for (const r of reports) for (const d of r.diagnostics) if (d.severity in c) c[d.severity as keyof typeof c]++;
+  return c;
+}
+
+function loadDotEnv(path: string): Record<string, string> {
+  try {
+    return parseDotEnv(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function usage(message: string): number {
+  process.stderr.write(`trinity-workbench check: ${message}\n\n${HELP}\n`);
+  return 2;
+}
+

@@ -1,0 +1,149 @@
+/**
+ * The state one run of Trinity's check step works on: a mutable copy of the loaded config, like the dataclasses
+ * `check_and_update` mutates, plus what each check reports and every value it fills in or changes.
+ */
+import { CODES, type ConfigDiagnostic, type DiagnosticCode, type DiagnosticData, type Path, type Severity } from '../diagnostics';
+import { nodeAt, rangeForPath, type LoadedConfig } from '../load';
+import { atLeast, inRange, type Release } from '../releases';
+import type { Range } from '../source';
+import { registryEntryAt, type RegistryId } from '../model/registries';
+import type { PluginNames } from '../plugins';
+
+/** A value Trinity computes or changes during its check step, and why. */
+export interface Derivation {
+  path: string;
+  value: unknown;
+  /** What was there before (the written value or the schema default). */
+  previous: unknown;
+  /** The diagnostic reported for it, if any (silent fills have none). */
+  code?: DiagnosticCode;
+  message: string;
+}
+
+/** What a check may ask of the outside world; all optional, so the checks run in an editor too. */
+export interface CheckHost {
+  /**
+   * Directories a relative path may be relative to, in order. Trinity resolves them against its working directory,
+   * which is usually the repository root, not the config file's folder, so the CLI passes both.
+   */
+  baseDirs?: string[];
+  /** Environment, for messages that mention it. */
+  env?: Record<string, string | undefined>;
+  /** Whether a local path exists (absolute). Undefined: skip existence checks. */
+  exists?: (absPath: string) => boolean;
+  /** Names that plugin directories register (see plugins.ts). */
+  plugins?: PluginNames;
+}
+
+export interface StageInfo {
+  index: number;
+  name: string;
+  /** Root sections this stage replaces (their source ranges are under `stages[index]`). */
+  replaced: ReadonlySet<string>;
+}
+
+export type Cfg = Record<string, any>;
+
+export class CheckContext {
+  readonly diagnostics: ConfigDiagnostic[] = [];
+  readonly derivations: Derivation[] = [];
+
+  constructor(
+    readonly loaded: LoadedConfig,
+    /** The config being checked (the root, or one stage's effective config); mutated by the checks. */
+    readonly cfg: Cfg,
+    readonly host: CheckHost = {},
+    readonly stage?: StageInfo,
+  ) {}
+
+  get release(): Release {
+    return this.loaded.release;
+  }
+
+  /** True from release `r` on. */
+  since(r: Release): boolean {
+    return atLeast(this.release, r);
+  }
+
+  between(since: Release, until: Release): boolean {
+    return inRange(this.release, since, until);
+  }
+
+  get(path: string): any {
+    let v: any = this.cfg;
+    for (const k of split(path)) {
+      if (v === null || v === undefined) return undefined;
+      v = v[k];
+    }
+    return v;
+  }
+
+  /** Sets a value as Trinity does; with `note`, records it (information for a fill-in, warning for a change). */
+  set(path: string, value: unknown, note?: { code: DiagnosticCode; message: string; severity?: Severity; at?: string }): void {
+    const keys = split(path);
+    let o: any = this.cfg;
+    for (const k of keys.slice(0, -1)) {
+      if (o[k] === null || o[k] === undefined) o[k] = {};
+      o = o[k];
+    }
+    const last = keys[keys.length - 1];
+    const previous = o[last];
+    o[last] = value;
+    if (note) {
+      this.derivations.push({ path, value, previous, code: note.code, message: note.message });
+      this.report(note.code, note.message, note.at ?? path, { path: keys, value }, note.severity);
+    }
+  }
+
+  /**
+   * Whether `name` resolves in a registry the way Trinity resolves it: a built-in name, a plugin's name, or
+   * (from v0.4.0) a dotted `package.module.Class` path.
+   */
+  isRegistered(registry: RegistryId, name: string): boolean {
+    if (registryEntryAt(registry, name, this.release)) return true;
+    if (this.host.plugins?.[registry]?.includes(name)) return true;
+    return this.since('v0.4.0') && name.includes('.');
+  }
+
+  /** Fills in a value silently, as Trinity does for internal paths; recorded as a derivation only. */
+  fill(path: string, value: unknown, reason: string): void {
+    const keys = split(path);
+    let o: any = this.cfg;
+    for (const k of keys.slice(0, -1)) {
+      if (o[k] === null || o[k] === undefined) o[k] = {};
+      o = o[k];
+    }
+    const last = keys[keys.length - 1];
+    this.derivations.push({ path, value, previous: o[last], message: reason });
+    o[last] = value;
+  }
+
+  /** True when the user wrote this key (in the root or, for replaced sections, in the stage). */
+  written(path: string): boolean {
+    const n = nodeAt(this.loaded.root, this.sourcePath(split(path)));
+    return n !== undefined && n.origin === 'yaml';
+  }
+
+  /** The source range for a path of the checked config. */
+  range(path: string, prefer: 'key' | 'value' = 'key'): Range {
+    return rangeForPath(this.loaded.root, this.sourcePath(split(path)), prefer);
+  }
+
+  report(code: DiagnosticCode, message: string, at: string | Range, data?: DiagnosticData, severity?: Severity): void {
+    const range = typeof at === 'string' ? this.range(at) : at;
+    const d: DiagnosticData | undefined = typeof at === 'string' ? { path: split(at), ...data } : data;
+    const prefix = this.stage ? `[stage ${this.stage.name}] ` : '';
+    this.diagnostics.push({ code, severity: severity ?? CODES[code].severity, message: prefix + message, range, data: d });
+  }
+
+  /** Maps a path of the checked config to the path in the file that sets it. */
+  sourcePath(path: Path): Path {
+    if (this.stage && typeof path[0] === 'string' && this.stage.replaced.has(path[0])) return ['stages', this.stage.index, ...path];
+    return path;
+  }
+}
+
+export function split(path: string): Path {
+  if (path === '') return [];
+  return path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+}

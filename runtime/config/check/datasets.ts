@@ -1,0 +1,88 @@
+/**
+ * Opens each local dataset a config names and checks that the keys its `format` says to read are in the first
+ * rows. Trinity would find out with a KeyError (SFT, DPO) or silently empty prompts and truths (tasks) mid-run.
+ */
+import { existsSync } from 'node:fs';
+import { peekDataset } from '../dataset-peek';
+import { candidatePaths } from './runtime';
+import type { CheckContext } from './context';
+import { tasksetPaths } from './tasksets';
+
+interface KeyNeed {
+  /** The `format` key naming the column, e.g. `prompt_key`. */
+  formatKey: string;
+  severity: 'error' | 'warning';
+  why: string;
+}
+
+export async function checkDatasets(ctx: CheckContext): Promise<void> {
+  const exists = ctx.host.exists ?? existsSync;
+  for (const base of tasksetPaths(ctx, { includeBuffers: true })) {
+    const path = ctx.get(`${base}.path`);
+    const storage = String(ctx.get(`${base}.storage_type`) ?? 'file').toLowerCase();
+    if (typeof path !== 'string' || path === '' || storage !== 'file') continue;
+    const local = candidatePaths(ctx, path).find((p) => exists(p));
+    if (!local) continue; // Missing local paths are TRN304; hub ids are not checked offline.
+    const needs = keyNeeds(ctx, base);
+    if (needs.length === 0) continue;
+    const result = await peekDataset(local, { split: ctx.get(`${base}.split`) ?? 'train', subsetName: ctx.get(`${base}.subset_name`), baseDir: '/' });
+    if (!result.ok) {
+      if (result.reason !== 'remote') ctx.report('TRN306', `\`${base}.path\`: ${result.message}`, `${base}.path`);
+      continue;
+    }
+    const { columns, rows, files } = result.peek;
+    if (rows.length === 0 && result.peek.format !== 'parquet') continue;
+    for (const need of needs) {
+      const column = ctx.get(`${base}.format.${need.formatKey}`);
+      if (typeof column !== 'string' || column === '' || columns.includes(column)) continue;
+      const formatPath = `${base}.format.${need.formatKey}`;
+      const at = ctx.written(formatPath) ? formatPath : `${base}.path`;
+      const shown = columns.slice(0, 12).map((c) => `\`${c}\``).join(', ');
+      ctx.report(
+        'TRN305',
+        `\`${formatPath}\` is \`${column}\`, but ${files.length === 1 ? `\`${shortName(files[0])}\`` : 'the dataset'} has no such key in its first ${rows.length || 'few'} rows ` +
+          `(keys: ${shown}${columns.length > 12 ? ', …' : ''}); ${need.why}`,
+        at,
+        { candidates: columns },
+        need.severity,
+      );
+    }
+  }
+}
+
+/** Which columns Trinity reads from this dataset, given where it sits in the config and the algorithm. */
+function keyNeeds(ctx: CheckContext, base: string): KeyNeed[] {
+  const isTaskset = base.startsWith('buffer.explorer_input.');
+  if (isTaskset) {
+    return [
+      { formatKey: 'prompt_key', severity: 'error', why: 'every task would get an empty prompt.' },
+      { formatKey: 'response_key', severity: 'warning', why: 'reward functions would compare against no ground truth.' },
+    ];
+  }
+  const schema = bufferSchema(ctx, base);
+  const plaintext = String(ctx.get(`${base}.format.prompt_type`) ?? 'messages').toLowerCase() === 'plaintext';
+  const crash = 'Trinity raises a KeyError when it reads the first batch.';
+  if (schema === 'sft') {
+    const keys = plaintext ? ['prompt_key', 'response_key'] : ['messages_key'];
+    if (plaintext && ctx.get(`${base}.format.system_prompt_key`)) keys.push('system_prompt_key');
+    return keys.map((formatKey) => ({ formatKey, severity: 'error', why: crash }));
+  }
+  if (schema === 'dpo') {
+    const keys = plaintext ? ['prompt_key', 'chosen_key', 'rejected_key'] : ['messages_key', 'chosen_key', 'rejected_key'];
+    return keys.map((formatKey) => ({ formatKey, severity: 'error', why: crash }));
+  }
+  return [];
+}
+
+function bufferSchema(ctx: CheckContext, base: string): string | undefined {
+  const explicit = ctx.get(`${base}.schema_type`);
+  if (typeof explicit === 'string') return explicit;
+  if (base.includes('auxiliary_buffers') || base.endsWith('sft_warmup_dataset')) return 'sft';
+  const algo = String(ctx.get('algorithm.algorithm_type') ?? '');
+  return algo === 'sft' ? 'sft' : algo === 'dpo' ? 'dpo' : undefined;
+}
+
+function shortName(p: string): string {
+  const parts = p.split(/[\\/]/);
+  return parts.slice(-2).join('/');
+}

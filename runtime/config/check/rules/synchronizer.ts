@@ -1,0 +1,66 @@
+/** Synchronizer method per mode, the sync interval, and eval_interval rounding (`_check_interval`). */
+import { explorerGpus } from './cluster';
+import type { CheckContext } from '../context';
+
+export function checkSynchronizer(ctx: CheckContext): void {
+  ctx.fill('synchronizer.ray_namespace', ctx.get('ray_namespace'), 'the run\'s Ray namespace');
+  const worldSize = ctx.since('v0.5.0') ? (ctx.get('cluster.rollout_gpu_num') ?? 0) : explorerGpus(ctx).rollout;
+  ctx.fill('synchronizer.explorer_world_size', worldSize, 'GPUs of the rollout engines');
+  if (ctx.get('synchronizer.sync_method') !== 'nccl') return;
+  const mode = ctx.get('mode');
+  const explicit = ctx.written('synchronizer.sync_method');
+  const at = explicit ? 'synchronizer.sync_method' : 'mode';
+  const noNccl = ctx.since('v0.3.1') ? ['train', 'explore', 'bench', 'serve'] : ['train', 'explore', 'bench'];
+  if (noNccl.includes(mode)) {
+    // Trinity logs this on every such launch; it only deserves a warning when the user asked for nccl.
+    ctx.set('synchronizer.sync_method', 'checkpoint', {
+      code: 'TRN230',
+      message: `\`${mode}\` mode does not support NCCL synchronization; \`synchronizer.sync_method\` becomes \`checkpoint\`.`,
+      severity: explicit ? 'warning' : 'information',
+      at,
+    });
+  }
+  if (ctx.since('v0.4.0') && ctx.get('model.lora_configs') !== null && ctx.get('model.lora_configs') !== undefined) {
+    ctx.set('synchronizer.sync_method', 'checkpoint', {
+      code: 'TRN230',
+      message: 'LoRA is not supported with NCCL synchronization; `synchronizer.sync_method` becomes `checkpoint`.',
+      severity: explicit ? 'warning' : 'information',
+      at: explicit ? at : 'model.lora_configs',
+    });
+  }
+  if (ctx.since('v0.5.0') && mode === 'colocate') {
+    ctx.set('synchronizer.sync_method', 'memory', {
+      code: 'TRN230',
+      message: "Colocate mode can't use NCCL synchronization; `synchronizer.sync_method` becomes `memory`.",
+      severity: explicit ? 'warning' : 'information',
+      at,
+    });
+  }
+}
+
+export function checkIntervals(ctx: CheckContext): void {
+  const sync = ctx.get('synchronizer.sync_interval');
+  if (!(sync > 0)) {
+    const fromSave = ctx.since('v0.5.0') && ['dpo', 'sft'].includes(ctx.get('algorithm.algorithm_type')) && !ctx.written('synchronizer.sync_interval');
+    ctx.report(
+      'TRN231',
+      fromSave
+        ? `\`sync_interval\` must be positive: for ${ctx.get('algorithm.algorithm_type')} Trinity ${ctx.release} copies it from \`trainer.save_interval\` (${sync}). Set \`trainer.save_interval\` to a positive number of steps.`
+        : `\`synchronizer.sync_interval\` must be positive (got ${sync}).`,
+      fromSave ? (ctx.written('trainer.save_interval') ? 'trainer.save_interval' : 'algorithm.algorithm_type') : 'synchronizer.sync_interval',
+      { path: fromSave ? ['trainer', 'save_interval'] : ['synchronizer', 'sync_interval'], value: fromSave ? 100 : 1 },
+    );
+    return;
+  }
+  const exempt = ctx.since('v0.5.2') ? ['dpo', 'sft'] : ['dpo'];
+  if (ctx.get('mode') === 'bench' || exempt.includes(ctx.get('algorithm.algorithm_type'))) return;
+  const evalInterval = ctx.get('explorer.eval_interval');
+  if (evalInterval % sync !== 0) {
+    const v = Math.max(Math.floor(evalInterval / sync), 1) * sync;
+    ctx.set('explorer.eval_interval', v, {
+      code: 'TRN232',
+      message: `\`eval_interval\` (${evalInterval}) is not a multiple of \`sync_interval\` (${sync}); Trinity rounds it to ${v}.`,
+      at: ctx.written('explorer.eval_interval') ? 'explorer.eval_interval' : 'synchronizer.sync_interval',
+    });
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * The trainer section and veRL's `synchronize_config`: the strict merge of `trainer.trainer_config` into veRL's
+ * dataclasses, the trainer's world size and the batch sizes that must divide by it, and per-GPU token budgets.
+ */
+import { resolve } from 'node:path';
+import { CODES } from '../../diagnostics';
+import { mergeConfig } from '../../merge';
+import { veRLConfig } from '../../model/verl-sections';
+import { ynodeAt } from '../../source';
+import type { CheckContext } from '../context';
+import { knownCluster, trainerWorldSizeV03 } from './cluster';
+
+export function checkTrainer(ctx: CheckContext): void {
+  if (!trainerRuns(ctx)) return;
+  if (ctx.since('v0.5.2') && ctx.get('model.external_model.enable') === true) return;
+  const type = ctx.get('trainer.trainer_type');
+  if (type === 'tinker' && ctx.since('v0.4.0')) {
+    ctx.fill('trainer.trainer_config', null, 'the Tinker trainer takes no veRL config');
+    return;
+  }
+  if (type !== 'verl') {
+    ctx.report('TRN270', `Invalid trainer type \`${type}\`: Trinity ${ctx.release} supports ${ctx.since('v0.4.0') ? '`verl` and `tinker`' : '`verl`'}.`, 'trainer.trainer_type');
+    return;
+  }
+  if (ctx.since('v0.5.2') && ctx.get('trainer.ulysses_sequence_parallel_size') < 1) {
+    ctx.set('trainer.ulysses_sequence_parallel_size', 1, {
+      code: 'TRN271',
+      message: `Ulysses sequence parallel size is set to 1 because ${ctx.get('trainer.ulysses_sequence_parallel_size')} is invalid.`,
+    });
+  }
+  if (!checkTrainerConfigSource(ctx)) return;
+  if (ctx.since('v0.3.2') && (ctx.get('trainer.max_token_len_per_gpu') === null || ctx.get('trainer.max_token_len_per_gpu') === undefined)) {
+    const m = ctx.get('model.max_model_len');
+    const sp = ctx.get('trainer.ulysses_sequence_parallel_size') || 1;
+    if (typeof m === 'number') ctx.fill('trainer.max_token_len_per_gpu', Math.ceil((2 * m) / sp), '2 × `max_model_len` / sequence parallelism');
+  }
+  if (ctx.since('v0.4.0')) {
+    const save = ctx.get('trainer.save_hf_checkpoint');
+    if (!['last', 'always', 'never'].includes(save)) {
+      ctx.report('TRN270', `Invalid trainer.save_hf_checkpoint: \`${save}\`, must be one of 'last', 'always', or 'never'.`, 'trainer.save_hf_checkpoint', {
+        candidates: ['last', 'always', 'never'],
+      });
+    }
+  }
+  synchronizeConfig(ctx);
+}
+
+function trainerRuns(ctx: CheckContext): boolean {
+  const mode = ctx.get('mode');
+  if (ctx.release === 'v0.3.0') return ['train', 'both'].includes(mode);
+  if (!ctx.since('v0.4.0')) return ['train', 'both', 'bench'].includes(mode);
+  const modes = ctx.since('v0.5.0') ? ['train', 'both', 'bench', 'colocate'] : ['train', 'both', 'bench'];
+  return modes.includes(mode) || ctx.get('trainer.trainer_strategy') === 'megatron';
+}
+
+/** `trainer_config` (strictly merged into veRL's schema) or `trainer_config_path`. Returns false on a fatal problem. */
+function checkTrainerConfigSource(ctx: CheckContext): boolean {
+  const inline = ctx.get('trainer.trainer_config');
+  const hasInline = inline && typeof inline === 'object' && Object.keys(inline).length > 0;
+  const pathValue = ctx.get('trainer.trainer_config_path');
+  if (hasInline) {
+    const src = ctx.sourcePath(['trainer', 'trainer_config']);
+    const y = ynodeAt(ctx.loaded.source.root, src);
+    if (y && y.kind === 'map') {
+      const merged = mergeConfig(y, veRLConfig, ctx.release, src);
+      for (const d of merged.diagnostics) {
+        ctx.diagnostics.push({
+          ...d,
+          message: `${d.message} (veRL trainer config: Trinity merges \`trainer.trainer_config\` into veRL's schema at launch and rejects this.)`,
+        });
+      }
+    }
+    return true;
+  }
+  if (!ctx.since('v0.3.2')) {
+    const exists = ctx.host.exists;
+    if (!pathValue) {
+      ctx.report('TRN272', `Trinity ${ctx.release} needs the veRL settings: write \`trainer.trainer_config\` or point \`trainer.trainer_config_path\` at a veRL YAML file.`, ctx.written('trainer') ? 'trainer' : 'mode', {
+        add: { path: ['trainer', 'trainer_config'], value: {} },
+      });
+      return false;
+    }
+    if (exists && !(ctx.host.baseDirs ?? []).some((b) => exists(resolve(b, pathValue)))) {
+      ctx.report('TRN272', `Invalid trainer config path: \`${pathValue}\` does not exist.`, 'trainer.trainer_config_path');
+      return false;
+    }
+    return true;
+  }
+  if (pathValue) {
+    ctx.report('TRN272', '`trainer_config_path` is deprecated; please use `trainer_config` instead (move the file\'s veRL settings inline under `trainer.trainer_config`).', 'trainer.trainer_config_path');
+    return false;
+  }
+  ctx.fill('trainer.trainer_config', {}, "veRL's default trainer config");
+  return true;
+}
+
+/** A veRL value as the trainer will see it: written in `trainer_config`, else veRL's default. */
+function verl(ctx: CheckContext, path: string, fallback: unknown): any {
+  const v = ctx.get(`trainer.trainer_config.${path}`);
+  return v === null || v === undefined ? fallback : v;
+}
+
+function synchronizeConfig(ctx: CheckContext): void {
+  const tbs = ctx.get('buffer.train_batch_size');
+  if (!ctx.since('v0.5.0')) {
+    const world = trainerWorldSizeV03(ctx);
+    if (world !== undefined && typeof tbs === 'number' && tbs > 0 && tbs % world !== 0) {
+      reportBatch(ctx, `batch_size (${tbs}) must be divisible by (${world}): the trainer has ${world} GPUs.`, tbs, world);
+    }
+  } else {
+    checkParallel(ctx, tbs);
+  }
+  checkTokenBudgets(ctx);
+  if (ctx.get('algorithm.algorithm_type') === 'dpo') {
+    ctx.report('TRN271', 'DPO micro batch size is doubled for computing loss (chosen and rejected go through together).', 'algorithm.algorithm_type', undefined, 'information');
+  }
+}
+
+function reportBatch(ctx: CheckContext, message: string, tbs: number, world: number): void {
+  const up = Math.ceil(tbs / world) * world;
+  const at = ctx.written('buffer.train_batch_size') ? 'buffer.train_batch_size' : ctx.written('buffer.batch_size') ? 'buffer.batch_size' : 'buffer';
+  ctx.report('TRN221', `${message} Use a multiple of ${world}, e.g. ${up}.`, at, {
+    path: ctx.written('buffer.train_batch_size') ? ['buffer', 'train_batch_size'] : ['buffer', 'batch_size'],
+    value: ctx.written('buffer.train_batch_size') ? up : undefined,
+  });
+}
+
+/** v0.5.0+: batch divisibility (v0.5.0 in the buffer step; v0.5.2+ per component with sequence parallelism). */
+function checkParallel(ctx: CheckContext, tbs: number): void {
+  const mode = ctx.get('mode');
+  if (mode === 'bench' && String(ctx.get('trainer.trainer_strategy') ?? 'fsdp').startsWith('fsdp')) {
+    ctx.report(
+      'TRN270',
+      `Trinity ${ctx.release} fails a fresh \`bench\` run with the veRL FSDP trainer (ZeroDivisionError: bench mode allots the trainer no GPUs; fixed upstream after this release). Validate the config in \`both\` mode first, or use a newer Trinity.`,
+      'mode',
+      undefined,
+      'warning',
+    );
+    return;
+  }
+  if (!knownCluster(ctx)) return;
+  const world = ctx.get('cluster.trainer_gpu_num');
+  if (typeof world !== 'number' || world <= 0 || typeof tbs !== 'number' || tbs <= 0) return;
+  if (ctx.release === 'v0.5.0') {
+    if (['train', 'both'].includes(mode) && tbs % world !== 0) reportBatch(ctx, `batch_size (${tbs}) must be divisible by (${world}): the trainer has ${world} GPUs.`, tbs, world);
+    return;
+  }
+  const trainerSp = ctx.get('trainer.ulysses_sequence_parallel_size') || 1;
+  for (const comp of ['actor', 'ref', 'critic'] as const) {
+    const base = comp === 'critic' ? 'critic' : `actor_rollout_ref.${comp}`;
+    const strategy = String(verl(ctx, `${base}.strategy`, ctx.get('trainer.trainer_strategy') ?? 'fsdp'));
+    if (!strategy.startsWith('fsdp')) continue;
+    const sp = Math.max(1, verl(ctx, `${base}.ulysses_sequence_parallel_size`, trainerSp));
+    if (world % sp !== 0) {
+      ctx.report(
+        'TRN222',
+        `The number of trainer GPUs (${world}) must be divisible by \`${comp}.ulysses_sequence_parallel_size\` (${sp}). Change \`trainer.ulysses_sequence_parallel_size\` or \`${comp}.ulysses_sequence_parallel_size\` in the veRL config.`,
+        ctx.written('trainer.ulysses_sequence_parallel_size') ? 'trainer.ulysses_sequence_parallel_size' : 'cluster',
+      );
+      return;
+    }
+    if (tbs % (world / sp) !== 0) {
+      reportBatch(ctx, `The batch size (${tbs}) must be divisible by the number of GPUs (${world}) divided by the sequence parallelism size (${sp}).`, tbs, world / sp);
+      return;
+    }
+    const fsdp = verl(ctx, `${comp === 'critic' ? 'critic.model' : base}.fsdp_config.fsdp_size`, -1);
+    if (fsdp > 0 && fsdp < world && world % fsdp !== 0) {
+      ctx.report('TRN222', `The number of GPUs (${world}) must be divisible by \`${comp}.fsdp_config.fsdp_size\` (${fsdp}).`, `trainer.trainer_config.${comp === 'critic' ? 'critic.model' : base}.fsdp_config.fsdp_size`);
+    }
+  }
+}
+
+/** The per-GPU token budget must hold one full sequence (the floor rose to 2x in v0.3.2 and fell back in v0.5.2). */
+function checkTokenBudgets(ctx: CheckContext): void {
+  if (ctx.release === 'v0.3.0') return;
+  const m = ctx.get('model.max_model_len');
+  if (typeof m !== 'number') return;
+  const factor = ctx.since('v0.3.2') && !ctx.since('v0.5.2') ? 2 : 1;
+  const required = factor * m;
+  const trainerSp = ctx.get('trainer.ulysses_sequence_parallel_size') || 1;
+  const trainerBudget = ctx.get('trainer.max_token_len_per_gpu');
+  const components = [
+    { name: 'actor', attr: 'ppo_max_token_len_per_gpu', base: 'actor_rollout_ref.actor' },
+    { name: 'ref', attr: 'log_prob_max_token_len_per_gpu', base: 'actor_rollout_ref.ref' },
+  ];
+  for (const c of components) {
+    const path = `${c.base}.${c.attr}`;
+    const written = ctx.written(`trainer.trainer_config.${path}`);
+    const value = written ? ctx.get(`trainer.trainer_config.${path}`) : trainerBudget;
+    if (typeof value !== 'number') continue;
+    const sp = Math.max(1, verl(ctx, `${c.base}.ulysses_sequence_parallel_size`, trainerSp));
+    if (value * sp < required) {
+      const v = Math.ceil(required / sp);
+      const at = written ? `trainer.trainer_config.${path}` : ctx.written('trainer.max_token_len_per_gpu') ? 'trainer.max_token_len_per_gpu' : 'model.max_model_len';
+      ctx.report(
+        'TRN271',
+        `${c.name}.${c.attr} (${value}) is automatically set to ${v} to match model.max_model_len (${m}${factor === 2 ? ', ×2' : ''}). If you face OOM issues, set \`model.max_model_len\` to a smaller value.`,
+        at,
+        { value: v },
+        CODES.TRN271.severity,
+      );
+    }
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * What Trinity only finds at run time, often an hour into a job: workflow and reward names that are looked up
+ * lazily per task, `*_args` mappings that crash a constructor, group-relative advantages with one sample per
+ * group, and local dataset paths that do not exist. Runs on the config after the launch checks filled it in.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { fnSpecAt, type FnSpec } from '../model/algorithms';
+import { registryNamesAt } from '../model/registries';
+import { didYouMean } from '../suggest';
+import type { CheckContext } from './context';
+import { tasksetPaths } from './tasksets';
+
+const ARGS_FNS: { key: string; registry: FnSpec['registry'] }[] = [
+  { key: 'sample_strategy', registry: 'sample_strategy' },
+  { key: 'advantage_fn', registry: 'advantage_fn' },
+  { key: 'policy_loss_fn', registry: 'policy_loss_fn' },
+  { key: 'kl_loss_fn', registry: 'kl_fn' },
+  { key: 'kl_penalty_fn', registry: 'kl_fn' },
+  { key: 'entropy_loss_fn', registry: 'entropy_loss_fn' },
+];
+
+/** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
+const GROUP_ADVANTAGES = /^(grpo|grpo_verl|step_wise_grpo|opmd|opmd_verl|asymre|asymre_verl|rloo|rec|on_policy_distill|jsd)$/;
+
+export function runRuntimeChecks(ctx: CheckContext): void {
+  checkWorkflowsAndRewards(ctx);
+  checkFnArgs(ctx);
+  checkGroupSize(ctx);
+  checkLocalPaths(ctx);
+}
+
+function checkWorkflowsAndRewards(ctx: CheckContext): void {
+  const explorerRuns = ['both', 'explore', 'bench', 'serve', 'colocate'].includes(ctx.get('mode'));
+  if (!explorerRuns) return;
+  for (const base of tasksetPaths(ctx)) {
+    const isEval = base.includes('eval_tasksets');
+    const wfKey = isEval && ctx.get(`${base}.default_eval_workflow_type`) ? 'default_eval_workflow_type' : 'default_workflow_type';
+    checkRegistryName(ctx, `${base}.${wfKey}`, 'workflow');
+    checkRegistryName(ctx, `${base}.default_reward_fn_type`, 'reward_fn');
+  }
+}
+
+function checkRegistryName(ctx: CheckContext, path: string, registry: 'workflow' | 'reward_fn'): void {
+  const name = ctx.get(path);
+  if (typeof name !== 'string' || name === '') return;
+  if (ctx.isRegistered(registry, name)) return;
+  const what = registry === 'workflow' ? 'workflow' : 'reward function';
+  const names = registryNamesAt(registry, ctx.release);
+  const at = writtenOrigin(ctx, path);
+  ctx.report(
+    'TRN307',
+    `\`${name}\` is not a registered ${what} in Trinity ${ctx.release}; the job would fail when it formats the first task.${didYouMean(name, names)} ` +
+      `(A ${what} from a plugin directory is fine: disable TRN307 for it.)`,
+    at,
+    { candidates: names },
+  );
+}
+
+/** Where a value copied from `explorer_input.*` into a taskset was actually written. */
+function writtenOrigin(ctx: CheckContext, path: string): string {
+  if (ctx.written(path)) return path;
+  const key = path.slice(path.lastIndexOf('.') + 1);
+  const fallback = `buffer.explorer_input.${key}`;
+  return ctx.written(fallback) ? fallback : path;
+}
+
+function checkFnArgs(ctx: CheckContext): void {
+  const algo = ctx.get('algorithm') as Record<string, unknown> | undefined;
+  if (!algo) return;
+  for (const { key, registry } of ARGS_FNS) {
+    const name = algo[key];
+    const argsKey = `${key}_args`;
+    if (typeof name !== 'string' || !ctx.written(`algorithm.${argsKey}`)) continue;
+    const args = algo[argsKey];
+    if (args === null || typeof args !== 'object') continue;
+    const spec = fnSpecAt(registry, name, ctx.release);
+    if (!spec) continue;
+    const given = Object.keys(args as object);
+    const missing = spec.params.filter((p) => p.required && !given.includes(p.name));
+    if (missing.length > 0) {
+      const add = Object.fromEntries(missing.map((p) => [p.name, spec.defaultArgs[p.name] ?? null]));
+      ctx.report(
+        'TRN301',
+        `\`algorithm.${argsKey}\` replaces the defaults of \`${name}\` wholesale, and lacks ${missing.map((p) => `\`${p.name}\``).join(', ')}: ` +
+          `the ${key.replace(/_/g, ' ')} constructor fails when the trainer starts. Add ${missing.length === 1 ? 'it' : 'them'} (defaults: ${JSON.stringify(add)}).`,
+        `algorithm.${argsKey}`,
+        { add: { path: ['algorithm', argsKey], value: add } },
+      );
+    }
+    if (!spec.acceptsExtraKwargs) {
+      const known = spec.params.map((p) => p.name);
+      for (const k of given) {
+        if (known.includes(k)) continue;
+        ctx.report(
+          'TRN302',
+          `\`${k}\` is not an argument of \`${name}\`; the constructor raises a TypeError when the trainer starts.${didYouMean(k, known)}` +
+            (known.length ? ` Arguments: ${known.join(', ')}.` : ` \`${name}\` takes no arguments.`),
+          `algorithm.${argsKey}.${k}`,
+          { candidates: known },
+        );
+      }
+    }
+  }
+}
+
+function checkGroupSize(ctx: CheckContext): void {
+  const adv = ctx.get('algorithm.advantage_fn');
+  const repeat = ctx.get('algorithm.repeat_times');
+  const mode = ctx.get('mode');
+  if (typeof adv !== 'string' || !GROUP_ADVANTAGES.test(adv) || repeat !== 1) return;
+  if (!['both', 'explore', 'colocate'].includes(mode)) return;
+  const at = ctx.written('algorithm.repeat_times') ? 'algorithm.repeat_times' : 'algorithm.algorithm_type';
+  ctx.report(
+    'TRN303',
+    `\`${adv}\` advantages are computed within each task's group of \`repeat_times\` rollouts, but \`algorithm.repeat_times\` is 1 ` +
+      `(Trinity never applies the algorithm's own default): every advantage is zero and nothing is learned. Set \`repeat_times\` to 4–16.`,
+    at,
+    { path: ['algorithm', 'repeat_times'], value: 8 },
+  );
+}
+
+function checkLocalPaths(ctx: CheckContext): void {
+  const exists = ctx.host.exists;
+  if (!exists) return;
+  for (const base of tasksetPaths(ctx, { includeBuffers: true })) {
+    const path = ctx.get(`${base}.path`);
+    const storage = String(ctx.get(`${base}.storage_type`) ?? 'file').toLowerCase();
+    if (typeof path !== 'string' || path === '' || storage !== 'file') continue;
+    if (!looksLocal(path)) continue;
+    if (candidatePaths(ctx, path).some((p) => exists(p))) continue;
+    // A file-backed experience buffer that Trinity writes to need not exist yet.
+    if (base.includes('experience_buffer') && ctx.get('mode') !== 'train') continue;
+    ctx.report('TRN304', `\`${base}.path\`: \`${path}\` does not exist${describeBases(ctx)}.`, `${base}.path`, undefined);
+  }
+}
+
+/** Paths a user clearly means as local: absolute, `./`, `../`, `~/`, or with a data-file extension. */
+export function looksLocal(p: string): boolean {
+  return isAbsolute(p) || /^(\.{1,2}|~)[\\/]/.test(p) || /\.(jsonl?|parquet|csv|arrow)$/i.test(p);
+}
+
+export function candidatePaths(ctx: CheckContext, p: string): string[] {
+  if (p.startsWith('~/')) return [resolve(process.env.HOME ?? '~', p.slice(2))];
+  if (isAbsolute(p)) return [p];
+  const bases = ctx.host.baseDirs ?? [];
+  return bases.map((b) => resolve(b, p));
+}
+
+function describeBases(ctx: CheckContext): string {
+  const bases = ctx.host.baseDirs ?? [];
+  return bases.length ? ` (looked relative to ${bases.map((b) => `\`${b}\``).join(' and ')})` : '';
+}

@@ -1,0 +1,125 @@
+/** What the loader and validator report, and the stable codes they report under. */
+import type { Range } from './source';
+
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+/** Keys and list indices from the config root. */
+export type Path = (string | number)[];
+
+/** Machine-readable facts a quick fix can act on; which members are set depends on the code. */
+export interface DiagnosticData {
+  /** The config path the diagnostic is about. */
+  path?: Path;
+  /** Best replacement for a misspelled key or value. */
+  suggestion?: string;
+  /** All allowed names, when the value must be one of them. */
+  candidates?: string[];
+  /** Where a renamed or moved key now lives (dotted path from the root). */
+  movedTo?: string;
+  /** The value Trinity will use instead of what is written (or fills in). */
+  value?: unknown;
+  /** A key to add, and its value (a partial `*_args` missing required keys, a required section). */
+  add?: { path: Path; value: unknown };
+}
+
+export interface ConfigDiagnostic {
+  code: DiagnosticCode;
+  severity: Severity;
+  message: string;
+  range: Range;
+  data?: DiagnosticData;
+}
+
+interface CodeInfo {
+  title: string;
+  severity: Severity;
+}
+
+/**
+ * Every code the project reports. Numbers are stable: never reuse or renumber one.
+ * 0xx YAML and structure, 1xx interpolation, 2xx Trinity's launch checks, 3xx what Trinity finds only at run time.
+ */
+export const CODES = {
+  TRN001: { title: 'YAML syntax error', severity: 'error' },
+  TRN002: { title: 'Duplicate key', severity: 'error' },
+  TRN003: { title: 'YAML aliases expand too far', severity: 'error' },
+  TRN004: { title: 'Top level is not a mapping', severity: 'error' },
+  TRN005: { title: 'Unsupported YAML key', severity: 'error' },
+  TRN010: { title: 'Unknown key', severity: 'error' },
+  TRN011: { title: 'Key not in this Trinity release', severity: 'error' },
+  TRN012: { title: 'Deprecated key', severity: 'warning' },
+  TRN013: { title: 'Key is set by Trinity', severity: 'warning' },
+  TRN020: { title: 'Wrong value type', severity: 'error' },
+  TRN021: { title: 'Null not allowed', severity: 'error' },
+  TRN022: { title: 'Invalid enum value', severity: 'error' },
+  TRN023: { title: 'Required key missing', severity: 'error' },
+  TRN030: { title: 'Unknown Trinity release', severity: 'warning' },
+  TRN100: { title: 'Interpolation syntax error', severity: 'error' },
+  TRN101: { title: 'Interpolation refers to a missing key', severity: 'error' },
+  TRN102: { title: 'Environment variable not set', severity: 'error' },
+  TRN103: { title: 'Interpolation cycle', severity: 'error' },
+  TRN104: { title: 'Unknown resolver', severity: 'error' },
+  TRN105: { title: 'Interpolation into trainer_config needs the key written', severity: 'error' },
+  TRN106: { title: 'Interpolated value has the wrong type', severity: 'error' },
+  TRN107: { title: 'Resolver failed', severity: 'error' },
+  TRN200: { title: 'Invalid mode', severity: 'error' },
+  TRN201: { title: 'Invalid algorithm type', severity: 'error' },
+  TRN202: { title: 'Invalid algorithm function', severity: 'error' },
+  TRN203: { title: 'Algorithm function filled in', severity: 'information' },
+  TRN204: { title: 'DPO setting changed', severity: 'warning' },
+  TRN205: { title: 'Mode not supported by algorithm', severity: 'error' },
+  TRN206: { title: 'Required buffer path missing', severity: 'error' },
+  TRN207: { title: 'loss_agg_mode overrides policy_loss_fn_args', severity: 'information' },
+  TRN208: { title: 'Deprecated setting migrated', severity: 'warning' },
+  TRN210: { title: 'Token lengths exceed max_model_len', severity: 'error' },
+  TRN211: { title: 'Token lengths filled in', severity: 'warning' },
+  TRN212: { title: 'max_model_len cannot be determined', severity: 'error' },
+  TRN213: { title: 'min_response_tokens adjusted', severity: 'warning' },
+  TRN214: { title: 'Value is overwritten', severity: 'warning' },
+  TRN220: { title: 'Not enough GPUs', severity: 'error' },
+  TRN221: { title: 'Batch size not divisible by trainer GPUs', severity: 'error' },
+  TRN222: { title: 'GPU layout invalid', severity: 'error' },
+  TRN223: { title: 'Cluster value filled in', severity: 'information' },
+  TRN224: { title: 'Mode switched', severity: 'warning' },
+  TRN230: { title: 'Synchronization method changed', severity: 'warning' },
+  TRN231: { title: 'Invalid sync interval', severity: 'error' },
+  TRN232: { title: 'eval_interval adjusted', severity: 'warning' },
+  TRN233: { title: 'Invalid synchronizer setting', severity: 'error' },
+  TRN240: { title: 'Invalid monitor type', severity: 'error' },
+  TRN250: { title: 'Taskset path missing', severity: 'error' },
+  TRN251: { title: 'Taskset setting filled in', severity: 'information' },
+  TRN252: { title: 'Eval taskset without path', severity: 'warning' },
+  TRN253: { title: 'Experience buffer changed', severity: 'warning' },
+  TRN254: { title: 'train_batch_size required', severity: 'error' },
+  TRN255: { title: 'Buffer value filled in', severity: 'information' },
+  TRN256: { title: 'Invalid buffer setting', severity: 'error' },
+  TRN257: { title: 'Invalid task pipeline setting', severity: 'error' },
+  TRN258: { title: 'Invalid storage path', severity: 'error' },
+  TRN260: { title: 'Invalid explorer setting', severity: 'error' },
+  TRN261: { title: 'Explorer value adjusted', severity: 'warning' },
+  TRN262: { title: 'Invalid LoRA setting', severity: 'error' },
+  TRN270: { title: 'Invalid trainer setting', severity: 'error' },
+  TRN271: { title: 'Trainer value adjusted', severity: 'warning' },
+  TRN272: { title: 'Trainer config path invalid', severity: 'error' },
+  TRN273: { title: 'Trainer value filled in', severity: 'information' },
+  TRN280: { title: 'Invalid stage', severity: 'error' },
+  TRN290: { title: 'Invalid model setting', severity: 'error' },
+  TRN300: { title: 'Unknown registry name', severity: 'warning' },
+  TRN301: { title: 'Partial *_args crash the constructor', severity: 'error' },
+  TRN302: { title: 'Unknown *_args key', severity: 'error' },
+  TRN303: { title: 'Group advantage with repeat_times 1', severity: 'warning' },
+  TRN304: { title: 'Local dataset path does not exist', severity: 'error' },
+  TRN305: { title: 'Dataset lacks a configured key', severity: 'error' },
+  TRN306: { title: 'Dataset could not be read', severity: 'warning' },
+  TRN307: { title: 'Unknown workflow or reward function', severity: 'error' },
+  TRN308: { title: 'Invalid function argument', severity: 'error' },
+  TRN309: { title: 'Auxiliary buffer missing', severity: 'error' },
+  TRN310: { title: 'Advantage computed on the wrong side', severity: 'error' },
+} as const satisfies Record<string, CodeInfo>;
+
+export type DiagnosticCode = keyof typeof CODES;
+
+/** Where each code is documented. */
+export function codeDocUrl(code: DiagnosticCode): string {
+  return `https://github.com/trinity-workbench/trinity-workbench/blob/main/docs/diagnostics.md#${code.toLowerCase()}`;
+}

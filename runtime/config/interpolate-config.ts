@@ -1,0 +1,121 @@
+/**
+ * Resolves every `${...}` in a merged config tree, as OmegaConf's `to_object` does at load time: against the merged
+ * config (schema defaults included, but only written keys inside free-form nodes), then converts the result to the
+ * node's type. Each failure is reported at the range of its own `${...}`.
+ */
+import type { ConfigDiagnostic, DiagnosticCode, Path } from './diagnostics';
+import { CODES } from './diagnostics';
+import { resolveValue, type ResolveError, type ResolvedRef } from './interpolate';
+import { convertScalar, pathText, type CMap, type CNode, type CScalar } from './merge';
+import type { Release } from './releases';
+import type { Range } from './source';
+
+export interface ResolvedScalar extends CScalar {
+  refs?: ResolvedRef[];
+}
+
+export function resolveInterpolations(root: CMap, env: Record<string, string | undefined>, release: Release): ConfigDiagnostic[] {
+  const diagnostics: ConfigDiagnostic[] = [];
+  const lookup = (path: (string | number)[]) => lookupRaw(root, path);
+  walk(root, (node) => {
+    if (node.kind !== 'scalar' || node.interpolation === undefined) return;
+    const text = node.interpolation;
+    const r = resolveValue(text, { path: node.path, lookup, env });
+    (node as ResolvedScalar).refs = r.refs;
+    const at = (s: number, e: number): Range => {
+      const base = node.contentStart ?? node.range?.[0] ?? 0;
+      return [base + s, base + Math.max(e, s + 1)];
+    };
+    if (!r.ok) {
+      for (const err of r.errors) diagnostics.push(toDiagnostic(err, at(err.start, err.end), node.path));
+      node.value = null;
+      return;
+    }
+    const value = r.value;
+    const t = node.type;
+    if (t && (t.kind === 'str' || t.kind === 'int' || t.kind === 'float' || t.kind === 'bool' || t.kind === 'enum')) {
+      if (value === null) {
+        if (node.field && !node.field.optional) {
+          diagnostics.push(diag('TRN106', `\`${pathText(node.path)}\` resolves to null, but the key cannot be null.`, at(0, text.length), node.path));
+        }
+        node.value = null;
+        return;
+      }
+      const c = convertScalar(value, t, release);
+      if (!c.ok) {
+        diagnostics.push(diag('TRN106', `\`${pathText(node.path)}\` resolves to ${JSON.stringify(value)}: ${c.message}`, at(0, text.length), node.path));
+        node.value = null;
+        return;
+      }
+      node.value = c.value;
+      return;
+    }
+    node.value = value as CScalar['value'];
+  });
+  return diagnostics;
+}
+
+function toDiagnostic(err: ResolveError, range: Range, path: Path): ConfigDiagnostic {
+  const codes: Record<ResolveError['code'], DiagnosticCode> = {
+    parse: 'TRN100',
+    'missing-key': 'TRN101',
+    'missing-env': 'TRN102',
+    cycle: 'TRN103',
+    'unknown-resolver': 'TRN104',
+    'resolver-error': 'TRN107',
+    type: 'TRN106',
+  };
+  let code = codes[err.code];
+  let message = err.message;
+  if (err.code === 'missing-key' && err.target?.startsWith('trainer.trainer_config.')) {
+    code = 'TRN105';
+    message =
+      `\`\${${err.target}}\` cannot resolve: \`trainer.trainer_config\` is free-form, so only keys written in this file exist ` +
+      `when Trinity loads it (veRL defaults are merged later). Write \`${err.target.slice('trainer.trainer_config.'.length)}\` under \`trainer.trainer_config\`, or use a literal value.`;
+  }
+  return diag(code, message, range, path);
+}
+
+function diag(code: DiagnosticCode, message: string, range: Range, path: Path): ConfigDiagnostic {
+  return { code, severity: CODES[code].severity, message, range, data: { path } };
+}
+
+/** The raw value at a path: a pending interpolation's text, a scalar, or a plain object for a subtree. */
+export function lookupRaw(root: CNode, path: (string | number)[]): { found: true; value: unknown } | { found: false; existingPrefix: number } {
+  let node: CNode = root;
+  for (let i = 0; i < path.length; i++) {
+    const k = path[i];
+    let next: CNode | undefined;
+    if (node.kind === 'map') next = node.entries.get(String(k));
+    else if (node.kind === 'list') {
+      const idx = typeof k === 'number' ? k : /^\d+$/.test(k) ? Number(k) : NaN;
+      next = node.items[idx];
+    }
+    if (!next) return { found: false, existingPrefix: i };
+    node = next;
+  }
+  return { found: true, value: rawValue(node) };
+}
+
+function rawValue(node: CNode): unknown {
+  if (node.kind === 'scalar') return node.interpolation ?? node.value;
+  if (node.kind === 'list') return node.items.map(rawValue);
+  const o: Record<string, unknown> = {};
+  for (const [k, v] of node.entries) o[k] = rawValue(v);
+  return o;
+}
+
+export function walk(node: CNode, f: (n: CNode) => void): void {
+  f(node);
+  if (node.kind === 'map') for (const c of node.entries.values()) walk(c, f);
+  else if (node.kind === 'list') for (const c of node.items) walk(c, f);
+}
+
+/** The resolved tree as plain data: what Trinity's dataclasses hold after loading. */
+export function toPlain(node: CNode): unknown {
+  if (node.kind === 'scalar') return node.value;
+  if (node.kind === 'list') return node.items.map(toPlain);
+  const o: Record<string, unknown> = {};
+  for (const [k, v] of node.entries) o[k] = toPlain(v);
+  return o;
+}

@@ -1,0 +1,131 @@
+/**
+ * The config model of one release -> a JSON Schema (draft-07 with VS Code's extensions: `markdownDescription`,
+ * `markdownEnumDescriptions`, `deprecationMessage`, `defaultSnippets`), as committed under schemas/.
+ * Every scalar also accepts an OmegaConf `${...}` interpolation, which takes the resolved value's type.
+ */
+import { allowedValues, enumMembersAt, fieldsAt, ROOT_SECTION, sectionDoc } from './model';
+import { SECTION_SNIPPETS } from './model/snippets';
+import type { ResolvedField, SectionDef, ValueType } from './model/types';
+import { atLeast, type Release } from './releases';
+
+type Schema = Record<string, unknown>;
+
+const INTERPOLATION: Schema = {
+  type: 'string',
+  pattern: '\\$\\{',
+  description: 'An OmegaConf interpolation, e.g. ${oc.env:VAR,default} or ${model.max_response_tokens}.',
+};
+
+export function generateSchema(release: Release): Schema {
+  const definitions: Record<string, Schema> = { interpolation: INTERPOLATION };
+  const gen = new Generator(release, definitions);
+  const root = gen.sectionBody(ROOT_SECTION);
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: `https://trinity-workbench.dev/schemas/trinity-${release}.schema.json`,
+    title: `Trinity-RFT ${release} configuration`,
+    ...root,
+    definitions: sortKeys(definitions),
+  };
+}
+
+class Generator {
+  constructor(
+    private readonly release: Release,
+    private readonly definitions: Record<string, Schema>,
+  ) {}
+
+  sectionBody(section: SectionDef): Schema {
+    const properties: Record<string, Schema> = {};
+    for (const [key, f] of fieldsAt(section, this.release)) properties[key] = this.field(f);
+    const out: Schema = { type: 'object', properties, additionalProperties: section.open === true };
+    const doc = sectionDoc(section);
+    if (doc) out.markdownDescription = doc;
+    const required = [...fieldsAt(section, this.release).values()].filter((f) => f.required).map((f) => f.key);
+    if (required.length) out.required = required;
+    const snippets = SECTION_SNIPPETS[section.name]?.filter((s) => !s.since || atLeast(this.release, s.since));
+    if (snippets?.length) out.defaultSnippets = snippets.map(({ label, description, body }) => ({ label, description, body }));
+    return out;
+  }
+
+  private sectionRef(section: SectionDef): Schema {
+    if (!(section.name in this.definitions)) {
+      this.definitions[section.name] = {};
+      this.definitions[section.name] = this.sectionBody(section);
+    }
+    return { $ref: `#/definitions/${section.name}` };
+  }
+
+  private field(f: ResolvedField): Schema {
+    const s = this.type(f.type, f);
+    const base: Schema = f.optional ? nullable(s) : s;
+    const out: Schema = { ...base, markdownDescription: fieldMarkdown(f) };
+    if (f.default !== undefined && !(f.type.kind === 'section')) out.default = f.default;
+    if (f.deprecated) out.deprecationMessage = f.deprecated.message;
+    return out;
+  }
+
+  private type(t: ValueType, f?: ResolvedField): Schema {
+    switch (t.kind) {
+      case 'str': {
+        if (f?.values) {
+          const vals = allowedValues(f.values, this.release);
+          const en: Schema = { type: 'string', enum: vals.map((v) => v.value), markdownEnumDescriptions: vals.map((v) => v.doc + (v.deprecated ? ` *(deprecated: ${v.deprecated})*` : '')) };
+          // Registries are open (plugins, dotted class paths); choices are closed but case rules vary, so both accept other strings
+          // and leave the verdict to the validator, which knows the release's exact rule.
+          return { anyOf: [en, { type: 'string' }] };
+        }
+        return { type: 'string' };
+      }
+      case 'int':
+        return { anyOf: [{ type: 'integer' }, { $ref: '#/definitions/interpolation' }] };
+      case 'float':
+        return { anyOf: [{ type: 'number' }, { $ref: '#/definitions/interpolation' }] };
+      case 'bool':
+        return { anyOf: [{ type: 'boolean' }, { $ref: '#/definitions/interpolation' }] };
+      case 'enum': {
+        const members = enumMembersAt(t.enum, this.release);
+        return {
+          anyOf: [
+            { type: 'string', enum: members.map((m) => m.value), markdownEnumDescriptions: members.map((m) => m.doc) },
+            { $ref: '#/definitions/interpolation' },
+          ],
+        };
+      }
+      case 'section':
+        return this.sectionRef(t.section);
+      case 'list':
+        return { type: 'array', items: this.type(t.item) };
+      case 'map':
+        return { type: 'object', additionalProperties: this.type(t.value) };
+      case 'dict':
+        return { type: 'object' };
+      case 'any':
+        return {};
+    }
+  }
+}
+
+function nullable(s: Schema): Schema {
+  if (s.anyOf) return { anyOf: [...(s.anyOf as Schema[]), { type: 'null' }] };
+  if (s.$ref) return { anyOf: [s, { type: 'null' }] };
+  if (typeof s.type === 'string') return { ...s, type: [s.type, 'null'] };
+  return s;
+}
+
+/** The hover text: description, then type, default and the release that added the key. */
+export function fieldMarkdown(f: ResolvedField): string {
+  const parts: string[] = [];
+  if (f.doc) parts.push(f.doc);
+  const facts: string[] = [];
+  if (f.default !== undefined && f.type.kind !== 'section') facts.push(`Default: \`${JSON.stringify(f.default)}\``);
+  if (f.auto) facts.push('Set by Trinity');
+  facts.push(`Since Trinity ${f.since}`);
+  parts.push(facts.join(' · '));
+  if (f.deprecated) parts.push(`**Deprecated:** ${f.deprecated.message}`);
+  return parts.join('\n\n');
+}
+
+function sortKeys<T>(o: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+}

@@ -1,0 +1,101 @@
+/**
+ * The validator's entry point: load, then run Trinity's check step on the config (or on each stage's config, as
+ * `trinity run` does for multi-stage configs), then the checks for what Trinity only finds at run time.
+ */
+import { CheckContext, type Cfg, type CheckHost, type Derivation, type StageInfo } from './check/context';
+import { runLaunchChecks } from './check/pipeline';
+import { checkDatasets } from './check/datasets';
+import { runRuntimeChecks } from './check/runtime';
+import type { ConfigDiagnostic } from './diagnostics';
+import { loadConfig, type LoadedConfig, type LoadOptions } from './load';
+
+export interface CheckOptions extends LoadOptions {
+  host?: CheckHost;
+  /** Open local datasets to check configured keys (async; default true). */
+  datasets?: boolean;
+}
+
+/** One checked config: the root, or one stage of a multi-stage config. */
+export interface CheckedRun {
+  stage?: StageInfo;
+  /** The config after Trinity's check step: defaults, auto-filled and adjusted values applied. */
+  resolved: Cfg;
+  derivations: Derivation[];
+}
+
+export interface CheckResult {
+  loaded: LoadedConfig;
+  /** Sorted by position; duplicates (the same finding in several stages) removed. */
+  diagnostics: ConfigDiagnostic[];
+  runs: CheckedRun[];
+}
+
+/** Everything that needs no I/O beyond `host.exists`: fast enough to run on every keystroke. */
+export function checkLoaded(loaded: LoadedConfig, host: CheckHost = {}): CheckResult {
+  const diagnostics = [...loaded.diagnostics];
+  const runs: CheckedRun[] = [];
+  const contexts: CheckContext[] = [];
+  // A document that did not parse into a mapping has nothing further to check.
+  if (loaded.source.root !== undefined) {
+    for (const { cfg, stage } of effectiveConfigs(loaded)) {
+      const ctx = new CheckContext(loaded, cfg, host, stage);
+      runLaunchChecks(ctx);
+      runRuntimeChecks(ctx);
+      contexts.push(ctx);
+      diagnostics.push(...ctx.diagnostics);
+      runs.push({ stage, resolved: ctx.cfg, derivations: ctx.derivations });
+    }
+  }
+  return { loaded, diagnostics: normalize(diagnostics), runs };
+}
+
+export async function checkConfig(text: string, opts: CheckOptions = {}): Promise<CheckResult> {
+  const loaded = loadConfig(text, opts);
+  const result = checkLoaded(loaded, opts.host);
+  if (opts.datasets !== false && loaded.source.root !== undefined && opts.host?.baseDirs?.length) {
+    const extra: ConfigDiagnostic[] = [];
+    for (const run of result.runs) {
+      const ctx = new CheckContext(loaded, run.resolved, opts.host, run.stage);
+      await checkDatasets(ctx);
+      extra.push(...ctx.diagnostics);
+    }
+    result.diagnostics = normalize([...result.diagnostics, ...extra]);
+  }
+  return result;
+}
+
+/** The sections a stage may replace, as Trinity's `Config.__iter__` replaces them: whole, not merged. */
+const STAGE_SECTIONS = ['mode', 'algorithm', 'buffer', 'data_processor', 'explorer', 'trainer'] as const;
+
+export function effectiveConfigs(loaded: LoadedConfig): { cfg: Cfg; stage?: StageInfo }[] {
+  const root = loaded.value;
+  const stages = (root.stages as Cfg[] | undefined) ?? [];
+  if (stages.length === 0) return [{ cfg: structuredClone(root) }];
+  return stages.map((s, index) => {
+    const cfg = structuredClone(root);
+    const replaced = new Set<string>();
+    for (const key of STAGE_SECTIONS) {
+      if (s[key] !== null && s[key] !== undefined) {
+        cfg[key] = structuredClone(s[key]);
+        replaced.add(key);
+      }
+    }
+    const name = String(s.stage_name ?? index);
+    cfg.name = `${root.name}/${name}`;
+    cfg.stages = [];
+    return { cfg, stage: { index, name, replaced } };
+  });
+}
+
+function normalize(diags: ConfigDiagnostic[]): ConfigDiagnostic[] {
+  const seen = new Set<string>();
+  const out: ConfigDiagnostic[] = [];
+  for (const d of diags) {
+    // The same finding in several stages is reported once, without the stage prefix when it is not stage-specific.
+    const key = `${d.code}|${d.range[0]}|${d.range[1]}|${d.message.replace(/^\[stage [^\]]*\] /, '')}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(d);
+  }
+  return out.sort((a, b) => a.range[0] - b.range[0] || a.range[1] - b.range[1] || a.code.localeCompare(b.code));
+}
