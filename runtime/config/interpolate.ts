@@ -1575,6 +1575,10 @@ class Evaluator {
       if (!(e instanceof ParseFail)) throw e;
       return this.err(frame, node, 'resolver-error', `oc.decode cannot parse ${strRepr(x)}: ${e.message} (at offset ${e.offset})`, 'oc.decode');
     }
+    if (el.type === 'literal' && el.raw !== '' && el.raw.trim() === '') {
+      // OmegaConf fails here too (an assertion in its visitor: a lone whitespace token)
+      return this.err(frame, node, 'resolver-error', `oc.decode cannot decode whitespace-only input ${strRepr(x)}`, 'oc.decode');
+    }
     // interpolations inside the decoded text resolve relative to the same node; their offsets are in `x`, so
     // failures are reported on the oc.decode interpolation
     const sub: Frame = { path: frame.path, errors: [], refs: null };

@@ -136,7 +136,7 @@ class Merger {
       return { ...base, kind: 'scalar', value: null, interpolation: y.value, contentStart: y.contentStart };
     }
     if (y.kind === 'scalar' && y.value === null && type.kind !== 'any') {
-      if (!(field?.optional ?? true)) {
+      if (field && !field.optional) {
         this.report('TRN021', `\`${pathText(path)}\` cannot be null; expected ${typeName(type)}.`, y.range, { path });
         return field ? this.fromDefault(field, path) : { ...base, kind: 'scalar', value: null };
       }

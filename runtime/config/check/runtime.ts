@@ -77,8 +77,14 @@ function checkFnArgs(ctx: CheckContext): void {
     if (!spec) continue;
     const given = Object.keys(args as object);
     const missing = spec.params.filter((p) => p.required && !given.includes(p.name));
+    // Losses with a (clip_range, clip_range_low, clip_range_high) triple need each side from one of two keys.
+    if (['clip_range', 'clip_range_low', 'clip_range_high'].every((k) => spec.params.some((p) => p.name === k)) && !given.includes('clip_range')) {
+      for (const side of ['clip_range_low', 'clip_range_high']) {
+        if (!given.includes(side)) missing.push({ name: side, required: true, default: spec.defaultArgs[side] ?? spec.defaultArgs.clip_range });
+      }
+    }
     if (missing.length > 0) {
-      const add = Object.fromEntries(missing.map((p) => [p.name, spec.defaultArgs[p.name] ?? null]));
+      const add = Object.fromEntries(missing.map((p) => [p.name, spec.defaultArgs[p.name] ?? p.default ?? null]));
       ctx.report(
         'TRN301',
         `\`algorithm.${argsKey}\` replaces the defaults of \`${name}\` wholesale, and lacks ${missing.map((p) => `\`${p.name}\``).join(', ')}: ` +
