@@ -45,6 +45,7 @@ export const CODES = {
   TRN003: { title: 'YAML aliases expand too far', severity: 'error' },
   TRN004: { title: 'Top level is not a mapping', severity: 'error' },
   TRN005: { title: 'Unsupported YAML key', severity: 'error' },
+  TRN009: { title: 'Internal error in a check', severity: 'warning' },
   TRN010: { title: 'Unknown key', severity: 'error' },
   TRN011: { title: 'Key not in this Trinity release', severity: 'error' },
   TRN012: { title: 'Deprecated key', severity: 'warning' },

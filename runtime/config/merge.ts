@@ -136,9 +136,14 @@ class Merger {
       return { ...base, kind: 'scalar', value: null, interpolation: y.value, contentStart: y.contentStart };
     }
     if (y.kind === 'scalar' && y.value === null && type.kind !== 'any') {
+      if (!field && type.kind === 'section') {
+        // An element of a typed list or map: OmegaConf's element nodes are not Optional.
+        this.report('TRN021', `\`${pathText(path)}\` cannot be null; expected ${typeName(type)}.`, y.range, { path });
+        return this.section(undefined, type.section, path, 'default');
+      }
       if (field && !field.optional) {
         this.report('TRN021', `\`${pathText(path)}\` cannot be null; expected ${typeName(type)}.`, y.range, { path });
-        return field ? this.fromDefault(field, path) : { ...base, kind: 'scalar', value: null };
+        return this.fallback(type, field, path, base, y.range);
       }
       return { ...base, kind: 'scalar', value: null };
     }
@@ -170,7 +175,7 @@ class Merger {
           const candidates = type.kind === 'enum' ? enumMembersAt(type.enum, this.release).map((m) => m.value) : undefined;
           const hint = candidates && typeof y.value === 'string' ? didYouMean(y.value, candidates) : '';
           this.report(code, `\`${pathText(path)}\`: ${c.message}${hint}`, y.range, { path, candidates });
-          return field ? { ...this.fromDefault(field, path), keyRange, range: y.range, origin: 'yaml' } : { ...base, kind: 'scalar', value: null };
+          return this.fallback(type, field, path, base, y.range);
         }
         return { ...base, kind: 'scalar', value: c.value, contentStart: y.contentStart };
       }
@@ -180,7 +185,16 @@ class Merger {
   private typeError(y: YNode, type: ValueType, field: ResolvedField | undefined, path: Path, base: CBase): CNode {
     const got = y.kind === 'map' ? 'a mapping' : y.kind === 'seq' ? 'a list' : describeScalar((y as YScalar).value);
     this.report('TRN020', `\`${pathText(path)}\` must be ${article(typeName(type))}, not ${got}.`, y.range, { path });
-    return field ? { ...this.fromDefault(field, path), keyRange: base.keyRange, range: y.range, origin: 'yaml' } : { ...base, kind: 'scalar', value: null };
+    return this.fallback(type, field, path, base, y.range);
+  }
+
+  /** What a node holds after a reported problem: its default, so later checks see a well-formed config. */
+  private fallback(type: ValueType, field: ResolvedField | undefined, path: Path, base: CBase, range: Range): CNode {
+    if (field) return { ...this.fromDefault(field, path), keyRange: base.keyRange, range, origin: 'yaml' };
+    if (type.kind === 'section') return { ...this.section(undefined, type.section, path, 'default'), keyRange: base.keyRange, range };
+    if (type.kind === 'list') return { ...base, kind: 'list', items: [] };
+    if (type.kind === 'map' || type.kind === 'dict') return { ...base, kind: 'map', entries: new Map() };
+    return { ...base, kind: 'scalar', value: null };
   }
 
   fromDefault(field: ResolvedField, path: Path): CNode {

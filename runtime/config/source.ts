@@ -59,8 +59,13 @@ export interface ParsedSource {
 
 /** The most nodes alias expansion may produce; real configs have a few thousand. */
 export const NODE_BUDGET = 200_000;
+const MAX_DEPTH = 500;
 
-class BudgetExceeded extends Error {}
+class BudgetExceeded extends Error {
+  constructor(readonly why: 'nodes' | 'depth') {
+    super(why);
+  }
+}
 
 export function parseSource(text: string): ParsedSource {
   const lineStarts = computeLineStarts(text);
@@ -87,7 +92,10 @@ export function parseSource(text: string): ParsedSource {
     if (!(e instanceof BudgetExceeded)) throw e;
     problems.push({
       kind: 'alias-budget',
-      message: `YAML aliases expand to more than ${NODE_BUDGET} nodes; refusing to load (an alias bomb?).`,
+      message:
+        e.why === 'depth'
+          ? `YAML nests deeper than ${MAX_DEPTH} levels; refusing to load.`
+          : `YAML aliases expand to more than ${NODE_BUDGET} nodes; refusing to load (an alias bomb?).`,
       range: rangeOf(contents, text),
     });
     return { text, root: undefined, problems, lineStarts };
@@ -110,7 +118,8 @@ class Walker {
   ) {}
 
   node(n: YamlNode, depth: number): YNode {
-    if (++this.count > NODE_BUDGET || depth > 500) throw new BudgetExceeded();
+    if (++this.count > NODE_BUDGET) throw new BudgetExceeded('nodes');
+    if (depth > MAX_DEPTH) throw new BudgetExceeded('depth');
     if (isAlias(n)) {
       const target = this.anchorTarget(n);
       if (!target || this.resolving.has(target)) {

@@ -3,7 +3,7 @@
  * `trinity run` does for multi-stage configs), then the checks for what Trinity only finds at run time.
  */
 import { CheckContext, type Cfg, type CheckHost, type Derivation, type StageInfo } from './check/context';
-import { runLaunchChecks } from './check/pipeline';
+import { guarded, runLaunchChecks } from './check/pipeline';
 import { checkDatasets } from './check/datasets';
 import { runRuntimeChecks } from './check/runtime';
 import type { ConfigDiagnostic } from './diagnostics';
@@ -40,7 +40,7 @@ export function checkLoaded(loaded: LoadedConfig, host: CheckHost = {}): CheckRe
     for (const { cfg, stage } of effectiveConfigs(loaded)) {
       const ctx = new CheckContext(loaded, cfg, host, stage);
       runLaunchChecks(ctx);
-      runRuntimeChecks(ctx);
+      guarded(ctx, runRuntimeChecks);
       contexts.push(ctx);
       diagnostics.push(...ctx.diagnostics);
       runs.push({ stage, resolved: ctx.cfg, derivations: ctx.derivations });
@@ -56,7 +56,11 @@ export async function checkConfig(text: string, opts: CheckOptions = {}): Promis
     const extra: ConfigDiagnostic[] = [];
     for (const run of result.runs) {
       const ctx = new CheckContext(loaded, run.resolved, opts.host, run.stage);
-      await checkDatasets(ctx);
+      try {
+        await checkDatasets(ctx);
+      } catch (e) {
+        ctx.report('TRN009', `Internal error while reading datasets: ${(e as Error).message}.`, [0, 0]);
+      }
       extra.push(...ctx.diagnostics);
     }
     result.diagnostics = normalize([...result.diagnostics, ...extra]);

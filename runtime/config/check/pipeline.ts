@@ -13,31 +13,32 @@ import { checkMonitor } from './rules/monitor';
 import { checkIntervals, checkSynchronizer } from './rules/synchronizer';
 import { checkTrainer } from './rules/trainer';
 
+type Step = (ctx: CheckContext) => boolean | void;
+
 export function runLaunchChecks(ctx: CheckContext): void {
-  if (ctx.since('v0.5.0')) {
-    // DeprecatedConfigValidator warnings are reported by the loader (TRN012), where the key is written.
-    if (!checkMode(ctx)) return;
-    checkJobDir(ctx);
-    checkMonitor(ctx);
-    if (!checkAlgorithm(ctx)) return;
-    checkModel(ctx);
-    checkClusterV05(ctx);
-    checkSynchronizer(ctx);
-    checkIntervals(ctx);
-    checkExplorer(ctx);
-    checkBuffer(ctx);
-    checkTrainer(ctx);
-    return;
+  // DeprecatedConfigValidator's warnings are reported by the loader (TRN012), where the key is written.
+  const steps: Step[] = ctx.since('v0.5.0')
+    ? [checkMode, checkJobDir, checkMonitor, checkAlgorithm, checkModel, checkClusterV05, checkSynchronizer, checkIntervals, checkExplorer, checkBuffer, checkTrainer]
+    : [checkNamespace, checkAlgorithm, checkMode, checkJobDir, checkModel, checkExplorer, checkSynchronizer, checkIntervals, checkMonitor, checkBuffer, checkTrainer];
+  // Up to v0.4.0 the algorithm check runs before the mode check, and both must pass before anything else.
+  const gates = new Set<Step>([checkMode, checkAlgorithm]);
+  let gateFailed = false;
+  for (const step of steps) {
+    if (gateFailed && !gates.has(step)) return;
+    const ok = guarded(ctx, step);
+    if (ok === false) {
+      if (ctx.since('v0.5.0')) return;
+      gateFailed = true;
+    }
   }
-  checkNamespace(ctx);
-  const algorithmOk = checkAlgorithm(ctx);
-  if (!checkMode(ctx) || !algorithmOk) return;
-  checkJobDir(ctx);
-  checkModel(ctx);
-  checkExplorer(ctx);
-  checkSynchronizer(ctx);
-  checkIntervals(ctx);
-  checkMonitor(ctx);
-  checkBuffer(ctx);
-  checkTrainer(ctx);
+}
+
+/** Runs one step; a bug in it becomes a diagnostic instead of taking the whole check (or an editor) down. */
+export function guarded(ctx: CheckContext, step: Step): boolean | void {
+  try {
+    return step(ctx);
+  } catch (e) {
+    ctx.report('TRN009', `Internal error in ${step.name}: ${(e as Error).message}. The remaining checks of this step were skipped; please report this.`, [0, 0]);
+    return undefined;
+  }
 }
