@@ -116,6 +116,7 @@ export const CODES = {
   TRN308: { title: 'Invalid function argument', severity: 'error' },
   TRN309: { title: 'Auxiliary buffer missing', severity: 'error' },
   TRN310: { title: 'Advantage computed on the wrong side', severity: 'error' },
+  TRN311: { title: 'Offline data read from a queue', severity: 'error' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

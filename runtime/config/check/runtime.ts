@@ -23,10 +23,26 @@ const ARGS_FNS: { key: string; registry: FnSpec['registry'] }[] = [
 const GROUP_ADVANTAGES = /^(grpo|grpo_verl|step_wise_grpo|opmd|opmd_verl|asymre|asymre_verl|rloo|rec|on_policy_distill|jsd)$/;
 
 export function runRuntimeChecks(ctx: CheckContext): void {
+  checkOfflineSource(ctx);
   checkWorkflowsAndRewards(ctx);
   checkFnArgs(ctx);
   checkGroupSize(ctx);
   checkLocalPaths(ctx);
+}
+
+/** SFT and DPO in train mode read a dataset; a queue is only ever filled by an explorer, which train mode lacks. */
+function checkOfflineSource(ctx: CheckContext): void {
+  const type = ctx.get('algorithm.algorithm_type');
+  if (ctx.get('mode') !== 'train' || (type !== 'sft' && type !== 'dpo')) return;
+  const eb = 'buffer.trainer_input.experience_buffer';
+  if (String(ctx.get(`${eb}.storage_type`)).toLowerCase() !== 'queue') return;
+  const written = ctx.written(`${eb}.storage_type`);
+  ctx.report(
+    'TRN311',
+    `\`${eb}\` is a \`queue\`${written ? '' : ` (the default since v0.4.0)`}, which only an explorer fills; in \`train\` mode the ${type.toUpperCase()} trainer would wait \`max_read_timeout\` for data and stop. Set \`storage_type: file\` (or \`sql\`) to read the dataset at \`path\`.`,
+    written ? `${eb}.storage_type` : eb,
+    { path: ['buffer', 'trainer_input', 'experience_buffer', 'storage_type'], value: 'file' },
+  );
 }
 
 function checkWorkflowsAndRewards(ctx: CheckContext): void {

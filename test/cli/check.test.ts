@@ -1,0 +1,144 @@
+/** `trinity-workbench check` through the bundled dist/cli.js, as a user runs it: output formats and exit codes. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+
+const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
+
+function run(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...opts.env },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function workspace(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tw-cli-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+const GOOD = `# trinity-version: 0.5.2
+mode: train
+algorithm:
+  algorithm_type: sft
+model:
+  model_path: m
+  max_model_len: 512
+cluster:
+  node_num: 1
+  gpu_per_node: 2
+buffer:
+  train_batch_size: 8
+  trainer_input:
+    experience_buffer:
+      storage_type: file
+      path: data/sft.jsonl
+      format:
+        messages_key: messages
+trainer:
+  save_interval: 10
+`;
+
+const SFT_ROW = `${JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] })}\n`;
+
+describe('trinity-workbench check', () => {
+  test('a clean file prints no problems and exits 0', () => {
+    const dir = workspace({ 'good.yaml': GOOD, 'data/sft.jsonl': SFT_ROW });
+    const r = run(['check', 'good.yaml'], { cwd: dir });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.doesNotMatch(r.stdout, / error /);
+    assert.match(r.stderr, /1 file checked: 0 error\(s\)/);
+  });
+
+  test('errors print as file:line:col severity code message and exit 1', () => {
+    const dir = workspace({ 'bad.yaml': GOOD.replace('  train_batch_size: 8', '  train_batch_sise: 8'), 'data/sft.jsonl': SFT_ROW });
+    const r = run(['check', 'bad.yaml'], { cwd: dir });
+    assert.equal(r.code, 1);
+    const lines = r.stdout.trim().split('\n');
+    assert.ok(lines.includes('bad.yaml:12:3 error TRN010 Unknown key `train_batch_sise` under `buffer` (BufferConfig). Did you mean `train_batch_size`?'), r.stdout);
+    for (const l of lines) assert.match(l, /^bad\.yaml:\d+:\d+ (error|warning|information|hint) TRN\d{3} .+/);
+  });
+
+  test('--format json prints exactly the documented shape', () => {
+    const dir = workspace({ 'bad.yaml': GOOD.replace('gpu_per_node: 2', 'gpu_per_node: 3'), 'data/sft.jsonl': SFT_ROW });
+    const r = run(['check', '--format', 'json', 'bad.yaml'], { cwd: dir });
+    assert.equal(r.code, 1);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.length, 1);
+    assert.deepEqual(Object.keys(out[0]), ['file', 'version', 'diagnostics']);
+    assert.equal(out[0].file, 'bad.yaml');
+    assert.equal(out[0].version, 'v0.5.2');
+    const d = out[0].diagnostics.find((x: { code: string }) => x.code === 'TRN221');
+    assert.deepEqual(Object.keys(d), ['line', 'column', 'endLine', 'endColumn', 'severity', 'code', 'message']);
+    assert.deepEqual([d.line, d.column, d.endLine, d.endColumn, d.severity], [12, 3, 12, 19, 'error']);
+    assert.match(d.message, /The batch size \(8\) must be divisible by the number of GPUs \(3\)/);
+  });
+
+  test('--trinity-version overrides the comment; auto reads it', () => {
+    const dir = workspace({ 'f.yaml': '# trinity-version: 0.3.1\nexplorer:\n  proxy_port: 1\n' });
+    const auto = JSON.parse(run(['check', '--format', 'json', 'f.yaml'], { cwd: dir }).stdout);
+    assert.equal(auto[0].version, 'v0.3.1');
+    assert.ok(auto[0].diagnostics.some((d: { code: string }) => d.code === 'TRN011'), 'proxy_port came in v0.4.0');
+    const main = JSON.parse(run(['check', '--format', 'json', '--trinity-version', 'main', 'f.yaml'], { cwd: dir }).stdout);
+    assert.equal(main[0].version, 'main');
+    assert.ok(!main[0].diagnostics.some((d: { code: string }) => d.code === 'TRN011'));
+  });
+
+  test('${oc.env:...} reads the environment and a .env file in the current directory', () => {
+    const cfg = 'mode: explore\nmodel:\n  model_path: ${oc.env:MODEL}\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: ${oc.env:TASKS}\n';
+    const dir = workspace({ 'c.yaml': cfg, '.env': 'MODEL=/models/x\n# comment\nexport TASKS="openai/gsm8k"\n' });
+    const r = run(['check', '--format', 'json', 'c.yaml'], { cwd: dir });
+    const codes = JSON.parse(r.stdout)[0].diagnostics.map((d: { code: string }) => d.code);
+    assert.ok(!codes.includes('TRN102'), r.stdout);
+    const r2 = run(['check', 'c.yaml'], { cwd: workspace({ 'c.yaml': cfg }) });
+    assert.equal(r2.code, 1);
+    assert.match(r2.stdout, /c\.yaml:3:15 error TRN102 .*MODEL/);
+  });
+
+  test('--plugin-dir makes names a plugin registers known', () => {
+    const cfg = 'mode: explore\nmodel:\n  model_path: m\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n      default_workflow_type: my_workflow\n';
+    const plugin = '@WORKFLOWS.register_module("my_workflow")\nclass MyWorkflow(Workflow):\n    pass\n';
+    const dir = workspace({ 'c.yaml': cfg, 'plugins/wf.py': plugin });
+    assert.equal(run(['check', 'c.yaml'], { cwd: dir }).code, 1);
+    assert.equal(run(['check', '--plugin-dir', 'plugins', 'c.yaml'], { cwd: dir }).code, 0);
+    assert.equal(run(['check', 'c.yaml'], { cwd: dir, env: { TRINITY_PLUGIN_DIRS: join(dir, 'plugins') } }).code, 0);
+  });
+
+  test('several files: each reported, exit 1 if any has an error', () => {
+    const dir = workspace({ 'a.yaml': 'mode: both\n', 'b.yaml': 'mode: nope\n' });
+    const r = run(['check', '--format', 'json', 'a.yaml', 'b.yaml'], { cwd: dir });
+    assert.equal(r.code, 1);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual(
+      out.map((f: { file: string }) => f.file),
+      ['a.yaml', 'b.yaml'],
+    );
+    assert.ok(out[1].diagnostics.some((d: { code: string }) => d.code === 'TRN200'));
+  });
+
+  test('bad usage exits 2 with a message', () => {
+    const dir = workspace({ 'a.yaml': 'mode: both\n' });
+    for (const args of [['check'], ['check', '--format', 'xml', 'a.yaml'], ['check', '--trinity-version', '0.2.0', 'a.yaml'], ['check', '--bogus', 'a.yaml'], ['check', 'missing.yaml'], ['frobnicate']]) {
+      const r = run(args, { cwd: dir });
+      assert.equal(r.code, 2, `${args.join(' ')} -> ${r.code}`);
+      assert.ok(r.stderr.length > 0);
+      assert.equal(r.stdout, '');
+    }
+  });
+
+  test('--help documents the options', () => {
+    const r = run(['check', '--help']);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /--trinity-version/);
+    assert.match(r.stdout, /--format/);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * Local datasets named by a config: missing paths, and keys the config reads that the data does not have,
+ * checked against Trinity's real sample datasets (jsonl and parquet) and our own fixtures.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { checkConfig } from '../../../runtime/config/validate';
+import { corpusData } from '../../helpers/corpus';
+
+const host = (baseDirs: string[]) => ({ baseDirs, exists: existsSync });
+const line = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
+
+function taskConfig(path: string, promptKey: string, responseKey: string, split = 'train'): string {
+  return [
+    'mode: explore',
+    'model:',
+    '  model_path: m',
+    '  max_model_len: 1024',
+    'buffer:',
+    '  explorer_input:',
+    '    taskset:',
+    `      path: ${path}`,
+    `      split: ${split}`,
+    '      format:',
+    `        prompt_key: ${promptKey}`,
+    `        response_key: ${responseKey}`,
+    '    default_workflow_type: math_workflow',
+    '',
+  ].join('\n');
+}
+
+describe('taskset datasets', () => {
+  test('keys present in the data: no findings', async () => {
+    const text = taskConfig(corpusData('gsm8k'), 'question', 'answer');
+    const r = await checkConfig(text, { release: 'main', host: host(['/']) });
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.code.startsWith('TRN30')),
+      [],
+    );
+  });
+
+  test('a prompt_key the data lacks is an error at the key, listing the columns', async () => {
+    const text = taskConfig(corpusData('gsm8k'), 'prompt', 'answer');
+    const r = await checkConfig(text, { release: 'main', host: host(['/']) });
+    const d = r.diagnostics.find((x) => x.code === 'TRN305');
+    assert.ok(d, JSON.stringify(r.diagnostics));
+    assert.equal(d.severity, 'error');
+    assert.equal(line(text, d.range[0]), 11);
+    assert.match(d.message, /`buffer\.explorer_input\.taskset\.format\.prompt_key` is `prompt`, but `gsm8k\/train\.jsonl` has no such key.*`question`, `answer`/);
+  });
+
+  test('a missing response_key is a warning (rewards would see no ground truth)', async () => {
+    const r = await checkConfig(taskConfig(corpusData('countdown'), 'question', 'solution'), { release: 'main', host: host(['/']) });
+    const d = r.diagnostics.find((x) => x.code === 'TRN305');
+    assert.ok(d, JSON.stringify(r.diagnostics.map((x) => x.message)));
+    assert.equal(d.severity, 'warning');
+  });
+
+  test('parquet columns are read from the file', async () => {
+    const r = await checkConfig(taskConfig(corpusData('geometry', 'train.parquet'), 'no_such_column', 'answer'), { release: 'main', host: host(['/']) });
+    const d = r.diagnostics.find((x) => x.code === 'TRN305' && x.message.includes('prompt_key'));
+    assert.ok(d, JSON.stringify(r.diagnostics.map((x) => x.message)));
+    assert.match(d.message, /train\.parquet/);
+  });
+
+  test('a local path that does not exist is an error; a hub id is not checked', async () => {
+    const missing = await checkConfig(taskConfig('./data/nowhere.jsonl', 'q', 'a'), { release: 'main', host: host([tmpdir()]) });
+    const d = missing.diagnostics.find((x) => x.code === 'TRN304');
+    assert.ok(d);
+    assert.match(d.message, /`\.\/data\/nowhere\.jsonl` does not exist \(looked relative to/);
+    const hub = await checkConfig(taskConfig('openai/gsm8k', 'q', 'a'), { release: 'main', host: host([tmpdir()]) });
+    assert.ok(!hub.diagnostics.some((x) => x.code === 'TRN304' || x.code === 'TRN305'));
+  });
+
+  test('relative paths resolve against each base directory in turn (config dir, then working dir)', async () => {
+    const r = await checkConfig(taskConfig('gsm8k', 'question', 'answer'), { release: 'main', host: host(['/nonexistent', corpusData()]) });
+    assert.ok(!r.diagnostics.some((x) => x.code.startsWith('TRN30')));
+  });
+
+  test('a malformed jsonl line is reported with its line number', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tw-ds-'));
+    writeFileSync(join(dir, 'train.jsonl'), '{"q": 1, "a": 2}\n{"q": oops}\n');
+    const r = await checkConfig(taskConfig(dir, 'q', 'a'), { release: 'main', host: host(['/']) });
+    const d = r.diagnostics.find((x) => x.code === 'TRN306');
+    assert.ok(d);
+    assert.match(d.message, /line 2/);
+  });
+});
+
+describe('SFT and DPO datasets in train mode', () => {
+  const sft = (path: string, messagesKey: string) =>
+    `mode: train\nalgorithm:\n  algorithm_type: sft\nmodel:\n  model_path: m\n  max_model_len: 512\nbuffer:\n  train_batch_size: 4\n  trainer_input:\n    experience_buffer:\n      storage_type: file\n      path: ${path}\n      format:\n        messages_key: ${messagesKey}\ntrainer:\n  save_interval: 5\n`;
+
+  test('SFT messages_key must be in the data (Trinity raises a KeyError on the first batch)', async () => {
+    const ok = await checkConfig(sft(corpusData('sft_with_tools'), 'messages'), { release: 'main', host: host(['/']) });
+    assert.ok(!ok.diagnostics.some((x) => x.code === 'TRN305'), JSON.stringify(ok.diagnostics.map((x) => x.message)));
+    const bad = await checkConfig(sft(corpusData('sft_with_tools'), 'message'), { release: 'main', host: host(['/']) });
+    const d = bad.diagnostics.find((x) => x.code === 'TRN305');
+    assert.ok(d);
+    assert.equal(d.severity, 'error');
+    assert.match(d.message, /messages_key` is `message`.*KeyError/);
+  });
+
+  test('DPO chosen/rejected keys are checked (plaintext)', async () => {
+    const text = `mode: train\nalgorithm:\n  algorithm_type: dpo\nmodel:\n  model_path: m\n  max_model_len: 512\nbuffer:\n  train_batch_size: 4\n  trainer_input:\n    experience_buffer:\n      storage_type: file\n      path: ${corpusData('human_like')}\n      format:\n        prompt_type: plaintext\n        prompt_key: prompt\n        chosen_key: chosen\n        rejected_key: not_there\nsynchronizer:\n  sync_method: checkpoint\ntrainer:\n  save_interval: 5\n`;
+    const r = await checkConfig(text, { release: 'main', host: host(['/']) });
+    const found = r.diagnostics.filter((x) => x.code === 'TRN305');
+    assert.deepEqual(
+      found.map((x) => line(text, x.range[0])),
+      [17],
+      JSON.stringify(r.diagnostics.map((x) => x.message)),
+    );
+  });
+});
+
+test('SFT in train mode reading from a queue (the v0.4.0+ default) is an error', async () => {
+  const text = 'mode: train\nalgorithm:\n  algorithm_type: sft\nmodel:\n  model_path: m\n  max_model_len: 64\nbuffer:\n  train_batch_size: 4\n  trainer_input:\n    experience_buffer:\n      path: data.jsonl\ntrainer:\n  save_interval: 5\n';
+  const r = await checkConfig(text, { release: 'main', datasets: false });
+  const d = r.diagnostics.find((x) => x.code === 'TRN311');
+  assert.ok(d);
+  assert.equal(line(text, d.range[0]), 10);
+  assert.match(d.message, /queue` \(the default since v0\.4\.0\).*Set `storage_type: file`/);
+  const v031 = await checkConfig(text, { release: 'v0.3.1', datasets: false });
+  assert.ok(!v031.diagnostics.some((x) => x.code === 'TRN311'), 'before v0.4.0 the default was file');
+});
