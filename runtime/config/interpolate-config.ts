@@ -7,6 +7,7 @@ import type { ConfigDiagnostic, DiagnosticCode, Path } from './diagnostics';
 import { CODES } from './diagnostics';
 import { resolveValue, type ResolveError, type ResolvedRef } from './interpolate';
 import { convertScalar, pathText, type CMap, type CNode, type CScalar } from './merge';
+import { cloneData, sectionDefaults } from './model/defaults';
 import type { Release } from './releases';
 import type { Range } from './source';
 
@@ -16,7 +17,7 @@ export interface ResolvedScalar extends CScalar {
 
 export function resolveInterpolations(root: CMap, env: Record<string, string | undefined>, release: Release): ConfigDiagnostic[] {
   const diagnostics: ConfigDiagnostic[] = [];
-  const lookup = (path: (string | number)[]) => lookupRaw(root, path);
+  const lookup = (path: (string | number)[]) => lookupRaw(root, path, release);
   walk(root, (node) => {
     if (node.kind !== 'scalar' || node.interpolation === undefined) return;
     const text = node.interpolation;
@@ -80,28 +81,49 @@ function diag(code: DiagnosticCode, message: string, range: Range, path: Path): 
   return { code, severity: CODES[code].severity, message, range, data: { path } };
 }
 
-/** The raw value at a path: a pending interpolation's text, a scalar, or a plain object for a subtree. */
-export function lookupRaw(root: CNode, path: (string | number)[]): { found: true; value: unknown } | { found: false; existingPrefix: number } {
+/**
+ * The raw value at a path: a pending interpolation's text, a scalar, or plain data for a subtree. Unwritten
+ * fields of typed sections resolve to their defaults, as OmegaConf's merged config holds them.
+ */
+export function lookupRaw(
+  root: CNode,
+  path: (string | number)[],
+  release: Release,
+): { found: true; value: unknown } | { found: false; existingPrefix: number } {
   let node: CNode = root;
   for (let i = 0; i < path.length; i++) {
     const k = path[i];
     let next: CNode | undefined;
-    if (node.kind === 'map') next = node.entries.get(String(k));
-    else if (node.kind === 'list') {
+    if (node.kind === 'map') {
+      next = node.entries.get(String(k));
+      if (!next && node.section) {
+        const defaults = sectionDefaults(node.section, release);
+        if (!Object.prototype.hasOwnProperty.call(defaults, String(k))) return { found: false, existingPrefix: i };
+        return descendPlain(defaults[String(k)], path, i + 1);
+      }
+    } else if (node.kind === 'list') {
       const idx = typeof k === 'number' ? k : /^\d+$/.test(k) ? Number(k) : NaN;
       next = node.items[idx];
     }
     if (!next) return { found: false, existingPrefix: i };
     node = next;
   }
-  return { found: true, value: rawValue(node) };
+  return { found: true, value: rawValue(node, release) };
 }
 
-function rawValue(node: CNode): unknown {
+function descendPlain(v: unknown, path: (string | number)[], from: number): { found: true; value: unknown } | { found: false; existingPrefix: number } {
+  for (let i = from; i < path.length; i++) {
+    if (v === null || typeof v !== 'object' || !Object.prototype.hasOwnProperty.call(v, String(path[i]))) return { found: false, existingPrefix: i };
+    v = (v as Record<string, unknown>)[String(path[i])];
+  }
+  return { found: true, value: cloneData(v) };
+}
+
+function rawValue(node: CNode, release: Release): unknown {
   if (node.kind === 'scalar') return node.interpolation ?? node.value;
-  if (node.kind === 'list') return node.items.map(rawValue);
-  const o: Record<string, unknown> = {};
-  for (const [k, v] of node.entries) o[k] = rawValue(v);
+  if (node.kind === 'list') return node.items.map((n) => rawValue(n, release));
+  const o: Record<string, unknown> = node.section ? cloneData(sectionDefaults(node.section, release)) : {};
+  for (const [k, v] of node.entries) o[k] = rawValue(v, release);
   return o;
 }
 
@@ -111,11 +133,11 @@ export function walk(node: CNode, f: (n: CNode) => void): void {
   else if (node.kind === 'list') for (const c of node.items) walk(c, f);
 }
 
-/** The resolved tree as plain data: what Trinity's dataclasses hold after loading. */
-export function toPlain(node: CNode): unknown {
+/** The resolved tree as plain data, defaults included: what Trinity's dataclasses hold after loading. */
+export function toPlain(node: CNode, release: Release): unknown {
   if (node.kind === 'scalar') return node.value;
-  if (node.kind === 'list') return node.items.map(toPlain);
-  const o: Record<string, unknown> = {};
-  for (const [k, v] of node.entries) o[k] = toPlain(v);
+  if (node.kind === 'list') return node.items.map((n) => toPlain(n, release));
+  const o: Record<string, unknown> = node.section ? cloneData(sectionDefaults(node.section, release)) : {};
+  for (const [k, v] of node.entries) o[k] = toPlain(v, release);
   return o;
 }

@@ -72,7 +72,7 @@ export function loadConfig(text: string, opts: LoadOptions = {}): LoadedConfig {
     releaseFrom,
     source,
     root: merged.root,
-    value: toPlain(merged.root) as Record<string, unknown>,
+    value: toPlain(merged.root, release) as Record<string, unknown>,
     diagnostics,
   };
 }

@@ -1,5 +1,6 @@
 /**
- * OmegaConf's structured merge, for one release: the YAML tree is laid over the schema's defaults.
+ * OmegaConf's structured merge, for one release: the YAML tree is typed against the schema (defaults are not
+ * materialised here; see model/defaults.ts).
  * Unknown keys are errors outside free-form nodes, values are converted the way OmegaConf's typed nodes convert
  * them, and `${...}` values are kept raw here (interpolate-config.ts resolves them against the merged tree).
  */
@@ -30,8 +31,9 @@ interface CBase {
 
 export interface CMap extends CBase {
   kind: 'map';
-  /** Set for dataclass-typed nodes. */
+  /** Set for dataclass-typed nodes; their unwritten fields take the section's defaults. */
   section?: SectionDef;
+  /** What is written (or a fallback for a written value that was invalid). */
   entries: Map<string, CNode>;
 }
 
@@ -84,12 +86,10 @@ class Merger {
       if (e) {
         this.checkWrittenField(e, field, p);
         entries.set(key, this.value(e.value, field.type, field, p, e.keyRange));
-      } else {
-        if (field.required && y) {
-          this.report('TRN023', `\`${pathText(path)}\` needs \`${key}\`.`, y.range, { path: p, add: { path: p, value: '' } });
-        }
-        entries.set(key, this.fromDefault(field, p));
+      } else if (field.required && y) {
+        this.report('TRN023', `\`${pathText(path)}\` needs \`${key}\`.`, y.range, { path: p, add: { path: p, value: '' } });
       }
+      // Unwritten fields get no node: their values come from the model's defaults (model/defaults.ts).
     }
     return { kind: 'map', section, entries, path, origin, range: y?.range };
   }

@@ -8,6 +8,7 @@ import { checkDatasets } from './check/datasets';
 import { runRuntimeChecks } from './check/runtime';
 import type { ConfigDiagnostic } from './diagnostics';
 import { loadConfig, type LoadedConfig, type LoadOptions } from './load';
+import { cloneData } from './model/defaults';
 
 export interface CheckOptions extends LoadOptions {
   host?: CheckHost;
@@ -74,13 +75,13 @@ const STAGE_SECTIONS = ['mode', 'algorithm', 'buffer', 'data_processor', 'explor
 export function effectiveConfigs(loaded: LoadedConfig): { cfg: Cfg; stage?: StageInfo }[] {
   const root = loaded.value;
   const stages = (root.stages as Cfg[] | undefined) ?? [];
-  if (stages.length === 0) return [{ cfg: structuredClone(root) }];
+  if (stages.length === 0) return [{ cfg: cloneData(root) }];
   return stages.map((s, index) => {
-    const cfg = structuredClone(root);
+    const cfg = cloneData(root);
     const replaced = new Set<string>();
     for (const key of STAGE_SECTIONS) {
       if (s[key] !== null && s[key] !== undefined) {
-        cfg[key] = structuredClone(s[key]);
+        cfg[key] = cloneData(s[key]);
         replaced.add(key);
       }
     }

@@ -91,7 +91,7 @@ export class CheckContext {
     o[last] = value;
     if (note) {
       this.derivations.push({ path, value, previous, code: note.code, message: note.message });
-      this.report(note.code, note.message, note.at ?? path, { path: keys, value }, note.severity);
+      this.report(note.code, note.message, note.at ?? path, { path: [...keys], value }, note.severity);
     }
   }
 
@@ -131,7 +131,7 @@ export class CheckContext {
 
   report(code: DiagnosticCode, message: string, at: string | Range, data?: DiagnosticData, severity?: Severity): void {
     const range = typeof at === 'string' ? this.range(at) : at;
-    const d: DiagnosticData | undefined = typeof at === 'string' ? { path: split(at), ...data } : data;
+    const d: DiagnosticData | undefined = typeof at === 'string' ? { path: [...split(at)], ...data } : data;
     const prefix = this.stage ? `[stage ${this.stage.name}] ` : '';
     this.diagnostics.push({ code, severity: severity ?? CODES[code].severity, message: prefix + message, range, data: d });
   }
@@ -143,7 +143,14 @@ export class CheckContext {
   }
 }
 
+const splitCache = new Map<string, Path>();
+
+/** `a.b.0.c` -> ['a', 'b', 0, 'c']; cached, since checks ask for the same paths on every run. Do not mutate. */
 export function split(path: string): Path {
-  if (path === '') return [];
-  return path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+  let p = splitCache.get(path);
+  if (!p) {
+    p = path === '' ? [] : path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+    if (splitCache.size < 10_000) splitCache.set(path, p);
+  }
+  return p;
 }

@@ -73,12 +73,23 @@ describe('YAML as Trinity reads it', () => {
 });
 
 describe('structured merge', () => {
-  test('defaults are applied and marked as defaults', () => {
-    const c = loadConfig('mode: train\n', { release: 'main' });
+  test('defaults are applied; the tree holds only what is written', () => {
+    const c = loadConfig('mode: train\nbuffer:\n  total_epochs: 2\n', { release: 'main' });
     assert.equal((c.value.buffer as any).batch_size, 1);
+    assert.equal((c.value.buffer as any).total_epochs, 2);
     assert.equal((c.value.explorer as any).eval_interval, 100);
-    assert.equal(nodeAt(c.root, ['buffer', 'batch_size'])?.origin, 'default');
-    assert.equal(nodeAt(c.root, ['mode'])?.origin, 'yaml');
+    assert.equal((c.value.explorer as any).rollout_model.engine_num, 1);
+    assert.equal(nodeAt(c.root, ['buffer', 'batch_size']), undefined);
+    assert.equal(nodeAt(c.root, ['buffer', 'total_epochs'])?.origin, 'yaml');
+  });
+
+  test('loading twice gives independent values (defaults are copied, not shared)', () => {
+    const a = loadConfig('mode: train\n', { release: 'main' });
+    (a.value.buffer as any).batch_size = 99;
+    (a.value.explorer as any).rollout_model.engine_num = 7;
+    const b = loadConfig('mode: train\n', { release: 'main' });
+    assert.equal((b.value.buffer as any).batch_size, 1);
+    assert.equal((b.value.explorer as any).rollout_model.engine_num, 1);
   });
 
   test('free-form nodes accept any keys', () => {
