@@ -4,7 +4,7 @@
  * group, and local dataset paths that do not exist. Runs on the config after the launch checks filled it in.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { fnSpecAt, type FnSpec } from '../model/algorithms';
+import { algorithmTypeAt, EXPLORER_SIDE_ADVANTAGES, fnSpecAt, type FnSpec } from '../model/algorithms';
 import { registryNamesAt } from '../model/registries';
 import { didYouMean } from '../suggest';
 import type { CheckContext } from './context';
@@ -26,6 +26,9 @@ export function runRuntimeChecks(ctx: CheckContext): void {
   checkOfflineSource(ctx);
   checkWorkflowsAndRewards(ctx);
   checkFnArgs(ctx);
+  checkArgValues(ctx);
+  checkAdvantageSide(ctx);
+  checkMixBuffer(ctx);
   checkGroupSize(ctx);
   checkLocalPaths(ctx);
 }
@@ -123,6 +126,71 @@ function checkFnArgs(ctx: CheckContext): void {
       }
     }
   }
+}
+
+/** Argument values that constructors reject (adaptive KL, DAPO's overlong penalty, sft_phi's cutoff). */
+function checkArgValues(ctx: CheckContext): void {
+  for (const key of ['kl_loss_fn', 'kl_penalty_fn']) {
+    const args = ctx.get(`algorithm.${key}_args`);
+    if (ctx.get(`algorithm.${key}`) === 'none' || !args?.adaptive) continue;
+    const missing = ['target_kl', 'horizon'].filter((k) => args[k] === null || args[k] === undefined);
+    if (missing.length) {
+      ctx.report('TRN308', `Target KL and horizon must be provided for adaptive KL: add ${missing.map((k) => `\`${k}\``).join(' and ')} to \`algorithm.${key}_args\`.`, `algorithm.${key}_args.adaptive`);
+    }
+  }
+  if (ctx.get('algorithm.policy_loss_fn') === 'sft_phi') {
+    const cutoff = ctx.get('algorithm.policy_loss_fn_args.cutoff_prob');
+    if (typeof cutoff === 'number' && !(cutoff >= 0 && cutoff <= 1)) {
+      ctx.report('TRN308', `\`cutoff_prob\` of \`sft_phi\` must be between 0 and 1 (got ${cutoff}).`, 'algorithm.policy_loss_fn_args.cutoff_prob');
+    }
+  }
+  for (const base of tasksetPaths(ctx)) {
+    if (ctx.get(`${base}.default_reward_fn_type`) !== 'math_dapo_reward') continue;
+    const args = ctx.get(`${base}.reward_fn_args`) ?? {};
+    if (!args.enable_overlong_penalty) continue;
+    const need = ['max_response_length', 'cache_length', 'penalty_factor'].filter((k) => args[k] === null || args[k] === undefined);
+    if (need.length) {
+      ctx.report('TRN308', `\`math_dapo_reward\` with \`enable_overlong_penalty\` needs ${need.map((k) => `\`${k}\``).join(', ')} in \`reward_fn_args\`; the reward fails on the first response otherwise.`, `${base}.reward_fn_args.enable_overlong_penalty`);
+    } else if (!(args.max_response_length > args.cache_length)) {
+      ctx.report('TRN308', `\`max_response_length\` (${args.max_response_length}) must be greater than \`cache_length\` (${args.cache_length}) for DAPO's overlong penalty.`, `${base}.reward_fn_args.cache_length`);
+    }
+  }
+}
+
+/** Algorithms that take advantages from the explorer need an explorer-side advantage function (experience pipeline). */
+function checkAdvantageSide(ctx: CheckContext): void {
+  if (!['both', 'explore', 'serve', 'colocate'].includes(ctx.get('mode'))) return;
+  const spec = algorithmTypeAt(String(ctx.get('algorithm.algorithm_type')), ctx.release);
+  const adv = ctx.get('algorithm.advantage_fn');
+  if (!spec || spec.computeAdvantageInTrainer || typeof adv !== 'string' || adv.includes('.') || EXPLORER_SIDE_ADVANTAGES.has(adv)) return;
+  if (!ctx.isRegistered('advantage_fn', adv) || ctx.host.plugins?.advantage_fn?.includes(adv)) return;
+  ctx.report(
+    'TRN310',
+    `AdvantageFn \`${adv}\` can only be computed in the trainer, but \`${spec.name}\` computes advantages on the explorer side: the experience pipeline fails an assertion on the first batch. ` +
+      `Set \`algorithm.advantage_fn\` to one of ${[...EXPLORER_SIDE_ADVANTAGES].map((n) => `\`${n}\``).join(', ')}.`,
+    ctx.written('algorithm.advantage_fn') ? 'algorithm.advantage_fn' : 'algorithm.algorithm_type',
+    { candidates: [...EXPLORER_SIDE_ADVANTAGES] },
+  );
+}
+
+/** The `mix` sample strategy reads expert data from an auxiliary buffer named by `sft_dataset_name`. */
+function checkMixBuffer(ctx: CheckContext): void {
+  if (ctx.get('algorithm.sample_strategy') !== 'mix' || !['both', 'train', 'colocate'].includes(ctx.get('mode'))) return;
+  if (ctx.release === 'v0.3.0') {
+    // v0.3.0's mix strategy reads the expert data from `sft_warmup_dataset` instead.
+    if (!ctx.get('buffer.trainer_input.sft_warmup_dataset')) {
+      ctx.report('TRN309', '`buffer.trainer_input.sft_warmup_dataset` is required in MIX algorithm: it holds the expert (SFT) data the `mix` sample strategy reads.', 'algorithm.algorithm_type');
+    }
+    return;
+  }
+  const name = ctx.get('algorithm.sample_strategy_args.sft_dataset_name') ?? 'sft_dataset';
+  const aux = ctx.get('buffer.trainer_input.auxiliary_buffers') ?? {};
+  if (aux && typeof aux === 'object' && name in aux) return;
+  ctx.report(
+    'TRN309',
+    `\`${name}\` is not found in \`buffer.trainer_input.auxiliary_buffers\`: the \`mix\` sample strategy reads its expert (SFT) data there, and the trainer stops at start-up. Add \`buffer.trainer_input.auxiliary_buffers.${name}\` with the SFT dataset's \`path\`.`,
+    ctx.written('buffer.trainer_input.auxiliary_buffers') ? 'buffer.trainer_input.auxiliary_buffers' : 'algorithm.algorithm_type',
+  );
 }
 
 function checkGroupSize(ctx: CheckContext): void {

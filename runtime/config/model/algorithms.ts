@@ -876,3 +876,9 @@ export function effectiveAlgorithmDefaults(name: string, release: Release): Requ
   }
   return merged;
 }
+
+/**
+ * Advantage functions whose class computes on the explorer side (a GroupAdvantage / ExperienceOperator, with
+ * `compute_in_trainer() == False`), in every modelled release. The rest compute in the trainer.
+ */
+export const EXPLORER_SIDE_ADVANTAGES: ReadonlySet<string> = new Set(['grpo', 'step_wise_grpo', 'reinforce', 'opmd', 'asymre', 'rec']);

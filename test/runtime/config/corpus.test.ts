@@ -20,6 +20,8 @@ interface KnownReject {
 }
 
 const TEMPLATE = 'a benchmark template: benchmark/bench.py writes the dataset path in before launching, so as committed Trinity rejects it';
+const RAFT =
+  "RAFT computes advantages on the explorer side but its defaults leave `advantage_fn: ppo`, a trainer-side function; the explorer's experience pipeline asserts on that in `prepare()` (trinity/buffer/pipelines/experience_pipeline.py `_set_algorithm_operators`)";
 const TOOLCALL = '`toolcall_workflow` was renamed `tool_call_workflow` in v0.4.0, and this example still uses the old name';
 
 /** Real problems in Trinity's own files: Trinity fails these at launch (or on the first task), and so do we. */
@@ -66,6 +68,9 @@ const KNOWN_REJECTS: KnownReject[] = [
     code: 'TRN010',
     reason: '`model.tinker.base_model` is not a TinkerConfig key in v0.4.0 (OmegaConf rejects it at load)',
   },
+  ...RELEASES.flatMap((release) =>
+    ['examples/RAFT_alfworld/RAFT_alfworld_7B.yaml', 'examples/RAFT_alfworld/RAFT_reflect_alfworld_7B.yaml'].map((file) => ({ release, file, line: 6, code: 'TRN310', reason: RAFT })),
+  ),
   {
     release: 'main',
     file: 'examples/grpo_math/math.yaml',

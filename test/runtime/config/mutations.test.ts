@@ -229,6 +229,30 @@ const MUTATIONS: Mutation[] = [
     replace: '  ulysses_sequence_parallel_size: 1\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_epoch: 2',
     expect: { line: 70, code: 'TRN010', message: /`ppo_epoch`.*Did you mean `ppo_epochs`\?.*veRL trainer config/ },
   },
+  {
+    name: 'adaptive KL without its target',
+    release: 'main',
+    file: GSM8K,
+    find: '  repeat_times: 8',
+    replace: '  repeat_times: 8\n  kl_loss_fn_args:\n    adaptive: true\n    kl_coef: 0.001',
+    expect: { line: 8, code: 'TRN308', message: /Target KL and horizon must be provided for adaptive KL: add `target_kl` and `horizon`/ },
+  },
+  {
+    name: 'mix without its expert dataset',
+    release: 'main',
+    file: GSM8K,
+    find: '  algorithm_type: grpo',
+    replace: '  algorithm_type: mix',
+    expect: { line: 5, code: 'TRN309', message: /`sft_dataset` is not found in `buffer\.trainer_input\.auxiliary_buffers`/ },
+  },
+  {
+    name: 'explorer-side algorithm with a trainer-side advantage',
+    release: 'main',
+    file: GSM8K,
+    find: '  repeat_times: 8',
+    replace: '  repeat_times: 8\n  advantage_fn: reinforceplusplus',
+    expect: { line: 7, code: 'TRN310', message: /AdvantageFn `reinforceplusplus` can only be computed in the trainer, but `grpo` computes advantages on the explorer side/ },
+  },
 ];
 
 function mutate(text: string, m: Mutation): string {
