@@ -2,12 +2,13 @@
  * The validator's entry point: load, then run Trinity's check step on the config (or on each stage's config, as
  * `trinity run` does for multi-stage configs), then the checks for what Trinity only finds at run time.
  */
-import { CheckContext, type Cfg, type CheckHost, type Derivation, type StageInfo } from './check/context';
+import { CheckContext, sourcePathIn, split, type Cfg, type CheckHost, type Derivation, type StageInfo } from './check/context';
 import { guarded, runLaunchChecks } from './check/pipeline';
 import { checkDatasets } from './check/datasets';
 import { runRuntimeChecks } from './check/runtime';
 import type { ConfigDiagnostic } from './diagnostics';
-import { loadConfig, type LoadedConfig, type LoadOptions } from './load';
+import { loadConfig, nodeAt, rangeForPath, type LoadedConfig, type LoadOptions } from './load';
+import type { Range } from './source';
 import { cloneData } from './model/defaults';
 
 export interface CheckOptions extends LoadOptions {
@@ -103,4 +104,36 @@ function normalize(diags: ConfigDiagnostic[]): ConfigDiagnostic[] {
     out.push(d);
   }
   return out.sort((a, b) => a.range[0] - b.range[0] || a.range[1] - b.range[1] || a.code.localeCompare(b.code));
+}
+
+/** Where a value of the checked config comes from. */
+export interface ValueSource {
+  value: unknown;
+  /** `written` in the file, `derived` by Trinity's check step, or the schema `default`. */
+  origin: 'written' | 'derived' | 'default';
+  /** The written value's range; for a derived one, the key that caused it; for a default, the nearest written ancestor. */
+  range: Range;
+  derivation?: Derivation;
+}
+
+/** The value at a dotted path after the checks (for run `runIndex`, i.e. a stage), and the source that set it. */
+export function valueSource(result: CheckResult, path: string, runIndex = 0): ValueSource | undefined {
+  const run = result.runs[runIndex];
+  if (!run) return undefined;
+  const keys = split(path);
+  let value: unknown = run.resolved;
+  for (const k of keys) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[String(k)];
+  }
+  const root = result.loaded.root;
+  const src = sourcePathIn(run.stage, keys);
+  const derivation = [...run.derivations].reverse().find((d) => d.path === path);
+  if (derivation) {
+    const reported = derivation.code ? result.diagnostics.find((d) => d.code === derivation.code && d.data?.path?.join('.') === path) : undefined;
+    return { value, origin: 'derived', range: reported?.range ?? rangeForPath(root, src), derivation };
+  }
+  const node = nodeAt(root, src);
+  if (node && node.origin === 'yaml' && node.range) return { value, origin: 'written', range: node.range };
+  return { value, origin: 'default', range: rangeForPath(root, src) };
 }

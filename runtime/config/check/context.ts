@@ -118,6 +118,18 @@ export class CheckContext {
     o[last] = value;
   }
 
+  /**
+   * Trinity assigns `value` whatever was written: silently when nothing (or the same value) was written, with a
+   * warning naming `from` when the user wrote something else.
+   */
+  overwrite(path: string, value: unknown, from: string): void {
+    if (this.written(path) && this.get(path) !== value) {
+      this.set(path, value, { code: 'TRN214', message: `\`${path}\` is overwritten with \`${from}\` (${JSON.stringify(value)}); set it there instead.` });
+    } else {
+      this.fill(path, value, `from \`${from}\``);
+    }
+  }
+
   /** True when the user wrote this key (in the root or, for replaced sections, in the stage). */
   written(path: string): boolean {
     const n = nodeAt(this.loaded.root, this.sourcePath(split(path)));
@@ -138,9 +150,14 @@ export class CheckContext {
 
   /** Maps a path of the checked config to the path in the file that sets it. */
   sourcePath(path: Path): Path {
-    if (this.stage && typeof path[0] === 'string' && this.stage.replaced.has(path[0])) return ['stages', this.stage.index, ...path];
-    return path;
+    return sourcePathIn(this.stage, path);
   }
+}
+
+/** A stage's replaced sections are written under `stages[i]`; everything else under the root. */
+export function sourcePathIn(stage: StageInfo | undefined, path: Path): Path {
+  if (stage && typeof path[0] === 'string' && stage.replaced.has(path[0])) return ['stages', stage.index, ...path];
+  return path;
 }
 
 const splitCache = new Map<string, Path>();

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadConfig, nodeAt, rangeForPath } from '../../../runtime/config/load';
-import { checkConfig, checkLoaded } from '../../../runtime/config/validate';
+import { checkConfig, checkLoaded, valueSource } from '../../../runtime/config/validate';
 
 const at = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
 
@@ -217,4 +217,37 @@ describe('stages', () => {
 test('checkLoaded runs without any I/O host', () => {
   const r = checkLoaded(loadConfig('mode: explore\nbuffer:\n  explorer_input:\n    taskset:\n      path: ./nowhere.jsonl\n', { release: 'main' }));
   assert.ok(!r.diagnostics.some((d) => d.code === 'TRN304'), 'no exists() given: no path checks');
+});
+
+describe('where each value comes from', () => {
+  const text = 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 4\nmodel:\n  model_path: m\n  max_model_len: 512\nbuffer:\n  batch_size: 8\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n';
+  const r = checkLoaded(loadConfig(text, { release: 'main' }));
+
+  test('a written value points at its text', () => {
+    const s = valueSource(r, 'buffer.batch_size');
+    assert.equal(s?.origin, 'written');
+    assert.equal(s?.value, 8);
+    assert.equal(text.slice(s!.range[0], s!.range[1]), '8');
+  });
+
+  test('a value Trinity derives names how, and points at the key that drives it', () => {
+    const s = valueSource(r, 'buffer.train_batch_size');
+    assert.equal(s?.origin, 'derived');
+    assert.equal(s?.value, 32);
+    assert.match(s!.derivation!.message, /8 × 4 = 32/);
+    assert.equal(text.slice(s!.range[0], s!.range[1]), 'batch_size');
+  });
+
+  test('algorithm defaults and length splits are derived too', () => {
+    assert.equal(valueSource(r, 'algorithm.advantage_fn')?.value, 'grpo');
+    assert.equal(valueSource(r, 'algorithm.advantage_fn')?.origin, 'derived');
+    assert.equal(valueSource(r, 'model.max_prompt_tokens')?.value, 256);
+    assert.equal(valueSource(r, 'model.max_response_tokens')?.value, 256);
+  });
+
+  test('an untouched default is marked as such', () => {
+    const s = valueSource(r, 'explorer.max_timeout');
+    assert.equal(s?.origin, 'default');
+    assert.equal(s?.value, 1800);
+  });
 });

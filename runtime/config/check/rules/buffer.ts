@@ -68,8 +68,8 @@ function checkTasksetV03(ctx: CheckContext): void {
     }
   } else {
     ctx.fill(`${ts}.is_eval`, false, 'the training taskset');
-    ctx.fill(`${ts}.total_epochs`, ctx.get('buffer.total_epochs'), 'from `buffer.total_epochs`');
-    ctx.fill(`${ts}.total_steps`, ctx.get('buffer.total_steps'), 'from `buffer.total_steps`');
+    ctx.overwrite(`${ts}.total_epochs`, ctx.get('buffer.total_epochs'), 'buffer.total_epochs');
+    ctx.overwrite(`${ts}.total_steps`, ctx.get('buffer.total_steps'), 'buffer.total_steps');
   }
   inheritTasksetDefaults(ctx, ts, false);
 }
@@ -92,10 +92,10 @@ function checkEvalTasksetsV03(ctx: CheckContext): void {
 function checkExperienceBufferV03(ctx: CheckContext): void {
   autoExperienceBuffer(ctx);
   const eb = `${TI}.experience_buffer`;
-  ctx.fill(`${eb}.schema_type`, schemaOf(ctx), 'from the algorithm');
+  ctx.overwrite(`${eb}.schema_type`, schemaOf(ctx), 'algorithm.algorithm_type');
   if (ctx.get('mode') === 'train') {
-    ctx.fill(`${eb}.total_epochs`, ctx.get('buffer.total_epochs'), 'from `buffer.total_epochs`');
-    ctx.fill(`${eb}.total_steps`, ctx.get('buffer.total_steps'), 'from `buffer.total_steps`');
+    ctx.overwrite(`${eb}.total_epochs`, ctx.get('buffer.total_epochs'), 'buffer.total_epochs');
+    ctx.overwrite(`${eb}.total_steps`, ctx.get('buffer.total_steps'), 'buffer.total_steps');
   }
 }
 
@@ -160,18 +160,7 @@ function checkExplorerInput(ctx: CheckContext): void {
 }
 
 function syncRepeatTimes(ctx: CheckContext, p: string): void {
-  const n = ctx.get('algorithm.repeat_times');
-  const cur = ctx.get(`${p}.repeat_times`);
-  if (cur === n) return;
-  if (ctx.written(`${p}.repeat_times`)) {
-    ctx.set(`${p}.repeat_times`, n, {
-      code: 'TRN214',
-      message: `\`repeat_times\` of a training taskset is overwritten with \`algorithm.repeat_times\` (${n}); set it there.`,
-      at: `${p}.repeat_times`,
-    });
-  } else {
-    ctx.fill(`${p}.repeat_times`, n, 'from `algorithm.repeat_times`');
-  }
+  ctx.overwrite(`${p}.repeat_times`, ctx.get('algorithm.repeat_times'), 'algorithm.repeat_times');
 }
 
 /** Values a taskset takes from `explorer_input.*` and `model.*` when it does not set them. */
@@ -249,10 +238,10 @@ function checkTrainerInput(ctx: CheckContext): void {
     ctx.fill(`${eb}.path`, path, 'experiences persist under the buffer cache directory');
   }
   if (ctx.get('mode') === 'train') {
-    ctx.fill(`${eb}.total_epochs`, ctx.get('buffer.total_epochs'), 'from `buffer.total_epochs`');
-    ctx.fill(`${eb}.total_steps`, ctx.get('buffer.total_steps'), 'from `buffer.total_steps`');
+    ctx.overwrite(`${eb}.total_epochs`, ctx.get('buffer.total_epochs'), 'buffer.total_epochs');
+    ctx.overwrite(`${eb}.total_steps`, ctx.get('buffer.total_steps'), 'buffer.total_steps');
   }
-  ctx.fill(`${eb}.schema_type`, schemaOf(ctx), 'from the algorithm');
+  ctx.overwrite(`${eb}.schema_type`, schemaOf(ctx), 'algorithm.algorithm_type');
   ctx.fill(`${eb}.batch_size`, ctx.get('buffer.train_batch_size'), 'from `buffer.train_batch_size`');
   ctx.fill(`${eb}.tokenizer_path`, ctx.get('model.model_path'), 'from `model.model_path`');
   const aux = (ctx.get(`${TI}.auxiliary_buffers`) as Record<string, Record<string, unknown>> | undefined) ?? {};
