@@ -9,6 +9,7 @@ import { checkClusterV05 } from './rules/cluster';
 import { checkExplorer } from './rules/explorer';
 import { checkJobDir, checkMode, checkNamespace } from './rules/global';
 import { checkModel } from './rules/model';
+import { checkStage } from './rules/stages';
 import { checkMonitor } from './rules/monitor';
 import { checkIntervals, checkSynchronizer } from './rules/synchronizer';
 import { checkTrainer } from './rules/trainer';
@@ -18,8 +19,8 @@ type Step = (ctx: CheckContext) => boolean | void;
 export function runLaunchChecks(ctx: CheckContext): void {
   // DeprecatedConfigValidator's warnings are reported by the loader (TRN012), where the key is written.
   const steps: Step[] = ctx.since('v0.5.0')
-    ? [checkMode, checkJobDir, checkMonitor, checkAlgorithm, checkModel, checkClusterV05, checkSynchronizer, checkIntervals, checkExplorer, checkBuffer, checkTrainer]
-    : [checkNamespace, checkAlgorithm, checkMode, checkJobDir, checkModel, checkExplorer, checkSynchronizer, checkIntervals, checkMonitor, checkBuffer, checkTrainer];
+    ? [checkStage, checkMode, checkJobDir, checkMonitor, checkAlgorithm, checkModel, checkClusterV05, checkSynchronizer, checkIntervals, checkExplorer, checkBuffer, checkTrainer]
+    : [checkStage, checkNamespace, checkAlgorithm, checkMode, checkJobDir, checkModel, checkExplorer, checkSynchronizer, checkIntervals, checkMonitor, checkBuffer, checkTrainer];
   // Up to v0.4.0 the algorithm check runs before the mode check, and both must pass before anything else.
   const gates = new Set<Step>([checkMode, checkAlgorithm]);
   let gateFailed = false;

@@ -205,6 +205,35 @@ describe('stages', () => {
     assert.equal(at(text, sftError.range[0]), 19, 'reported at the stage buffer that replaced the root one');
   });
 
+  test('a stage that trains nothing fails the checkpoint hand-over; save_hf_checkpoint is forced to last', async () => {
+    const text = [
+      'model:',
+      '  model_path: m',
+      '  max_model_len: 256',
+      'buffer:',
+      '  batch_size: 2',
+      '  explorer_input:',
+      '    taskset:',
+      '      path: openai/gsm8k',
+      'stages:',
+      '  - stage_name: rl',
+      '    trainer:',
+      '      save_hf_checkpoint: never',
+      '  - stage_name: eval',
+      '    mode: bench',
+      '',
+    ].join('\n');
+    const r = await checkConfig(text, { release: 'main', datasets: false });
+    const forced = r.diagnostics.find((d) => d.code === 'TRN280' && d.severity === 'warning');
+    assert.ok(forced, JSON.stringify(r.diagnostics.map((d) => d.message)));
+    assert.equal(at(text, forced.range[0]), 12);
+    assert.equal(r.runs[0].resolved.trainer.save_hf_checkpoint, 'last');
+    const handover = r.diagnostics.find((d) => d.code === 'TRN280' && d.severity === 'error');
+    assert.ok(handover);
+    assert.equal(at(text, handover.range[0]), 14);
+    assert.match(handover.message, /^\[stage eval\] .*`bench` stage trains nothing.*No huggingface checkpoint found/);
+  });
+
   test('a stage without stage_name is an error', () => {
     const c = loadConfig('stages:\n  - mode: train\n', { release: 'main' });
     assert.deepEqual(
