@@ -7,6 +7,7 @@ import type { ConfigDiagnostic, DiagnosticCode, Path } from './diagnostics';
 import { CODES } from './diagnostics';
 import { resolveValue, type ResolveError, type ResolvedRef } from './interpolate';
 import { convertScalar, pathText, type CMap, type CNode, type CScalar } from './merge';
+import { didYouMean } from './suggest';
 import { cloneData, sectionDefaults } from './model/defaults';
 import type { Release } from './releases';
 import type { Range } from './source';
@@ -28,8 +29,8 @@ export function resolveInterpolations(root: CMap, env: Record<string, string | u
       return [base + s, base + Math.max(e, s + 1)];
     };
     if (!r.ok) {
-      for (const err of r.errors) diagnostics.push(toDiagnostic(err, at(err.start, err.end), node.path));
-      node.value = null;
+      for (const err of r.errors) diagnostics.push(toDiagnostic(err, at(err.start, err.end), node.path, root, release));
+      node.value = unresolvedValue(node);
       return;
     }
     const value = r.value;
@@ -56,7 +57,19 @@ export function resolveInterpolations(root: CMap, env: Record<string, string | u
   return diagnostics;
 }
 
-function toDiagnostic(err: ResolveError, range: Range, path: Path): ConfigDiagnostic {
+/**
+ * What a node holds when its interpolation fails, so later checks do not cascade on a hole: a string keeps its raw
+ * text (a path is then still "set"), anything else its schema default.
+ */
+function unresolvedValue(node: CScalar): CScalar['value'] {
+  if (!node.type || node.type.kind === 'str' || node.type.kind === 'any' || node.type.kind === 'dict') return node.interpolation ?? null;
+  const d = node.field?.default;
+  return d === undefined || (d !== null && typeof d === 'object') ? null : (d as CScalar['value']);
+}
+
+const KNOWN_RESOLVERS = ['oc.env', 'oc.select', 'oc.decode', 'oc.create', 'oc.deprecated', 'oc.dict.keys', 'oc.dict.values'];
+
+function toDiagnostic(err: ResolveError, range: Range, path: Path, root: CMap, release: Release): ConfigDiagnostic {
   const codes: Record<ResolveError['code'], DiagnosticCode> = {
     parse: 'TRN100',
     'missing-key': 'TRN101',
@@ -67,7 +80,16 @@ function toDiagnostic(err: ResolveError, range: Range, path: Path): ConfigDiagno
     type: 'TRN106',
   };
   let code = codes[err.code];
-  let message = err.message;
+  // Offsets belong in the range, not in the text a user reads.
+  let message = err.message.replace(/\s*\(at offset \d+\)/g, '');
+  if (err.code === 'missing-env' && err.target) {
+    message = `Environment variable \`${err.target}\` is not set, and \`\${oc.env:${err.target}}\` has no default: set it (or add it to .env), or write \`\${oc.env:${err.target},<default>}\`.`;
+  } else if (err.code === 'unknown-resolver') {
+    message = `${message}. Trinity registers no resolvers of its own; OmegaConf's are ${KNOWN_RESOLVERS.map((r) => `\`${r}\``).join(', ')}.`;
+  } else if (err.code === 'missing-key' && err.target) {
+    const hint = keySuggestion(root, err.target, release);
+    if (hint) message = `${message.replace(/[.]?$/, '.')}${hint}`;
+  }
   if (err.code === 'missing-key' && err.target?.startsWith('trainer.trainer_config.')) {
     code = 'TRN105';
     message =
@@ -75,6 +97,16 @@ function toDiagnostic(err: ResolveError, range: Range, path: Path): ConfigDiagno
       `when Trinity loads it (veRL defaults are merged later). Write \`${err.target.slice('trainer.trainer_config.'.length)}\` under \`trainer.trainer_config\`, or use a literal value.`;
   }
   return diag(code, message, range, path);
+}
+
+/** "Did you mean" for the last key of a reference whose parent exists. */
+function keySuggestion(root: CMap, target: string, release: Release): string {
+  const keys = target.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean);
+  const last = keys.pop();
+  if (!last) return '';
+  const parent = lookupRaw(root, keys, release);
+  if (!parent.found || parent.value === null || typeof parent.value !== 'object') return '';
+  return didYouMean(last, Object.keys(parent.value));
 }
 
 function diag(code: DiagnosticCode, message: string, range: Range, path: Path): ConfigDiagnostic {

@@ -1211,6 +1211,8 @@ function splitKey(key: string): string[] {
 
 /** Longest chain of interpolations followed (`a: ${b}`, `b: ${c}`, ...) plus nesting, before giving up. */
 const MAX_EVAL_DEPTH = 400;
+/** Longest string an interpolation may produce (string interpolations can double in size at each reference level). */
+const MAX_STRING_LENGTH = 1_000_000;
 
 type Code = ResolveError['code'];
 
@@ -1307,6 +1309,10 @@ class Evaluator {
         const r = this.evalInterp(p, frame);
         if (!r.ok) failed = true;
         else if (!failed) out += pyStr(r.value);
+      }
+      if (!failed && out.length > MAX_STRING_LENGTH) {
+        // e.g. `a: ${b}${b}`, `b: ${c}${c}`, ...: the result doubles at each level
+        return this.err(frame, p, 'resolver-error', `The resolved string is longer than ${MAX_STRING_LENGTH} characters`);
       }
     }
     return failed ? FAIL : ok(out);

@@ -40,6 +40,7 @@ function checkTrainBatchSize(ctx: CheckContext): void {
   }
   const b = ctx.get('buffer.batch_size');
   const n = ctx.get('algorithm.repeat_times');
+  if (typeof b !== 'number' || typeof n !== 'number') return;
   ctx.set('buffer.train_batch_size', b * n, {
     code: 'TRN255',
     message: `\`buffer.train_batch_size\` = \`batch_size\` × \`repeat_times\` = ${b} × ${n} = ${b * n} experiences per trainer step.`,
