@@ -1213,6 +1213,8 @@ function splitKey(key: string): string[] {
 const MAX_EVAL_DEPTH = 400;
 /** Longest string an interpolation may produce (string interpolations can double in size at each reference level). */
 const MAX_STRING_LENGTH = 1_000_000;
+/** Total interpolations evaluated by one resolveValue call before giving up (a safety net; results are cached). */
+const MAX_STEPS = 200_000;
 
 type Code = ResolveError['code'];
 
@@ -1224,8 +1226,6 @@ interface InnerError {
   target?: string;
   /** the nodes whose values were being resolved between the reporting `${...}` and the failure */
   via: ConfigPath[];
-  /** depends on how deep the resolution was when it failed: not cached */
-  transient?: boolean;
 }
 
 interface Frame {
@@ -1263,6 +1263,7 @@ function ok(value: unknown): Outcome {
 
 class Evaluator {
   private depth = 0;
+  private steps = 0;
   private readonly cache = new Map<string, AtResult>();
   private readonly stackKeys: string[] = [];
   private readonly stackPaths: ConfigPath[] = [];
@@ -1318,8 +1319,8 @@ class Evaluator {
     return failed ? FAIL : ok(out);
   }
 
-  private err(frame: Frame, at: { start: number; end: number }, code: Code, message: string, target?: string, transient?: boolean): Outcome {
-    frame.errors.push({ start: at.start, end: at.end, code, message, target, via: [], transient });
+  private err(frame: Frame, at: { start: number; end: number }, code: Code, message: string, target?: string): Outcome {
+    frame.errors.push({ start: at.start, end: at.end, code, message, target, via: [] });
     return FAIL;
   }
 
@@ -1332,7 +1333,6 @@ class Evaluator {
       message: e.message,
       target: e.target,
       via: via && e.code !== 'cycle' ? [via, ...e.via] : e.via,
-      transient: e.transient,
     });
     return FAIL;
   }
@@ -1343,7 +1343,10 @@ class Evaluator {
 
   private evalInterp(node: Interpolation, frame: Frame): Outcome {
     if (this.depth >= MAX_EVAL_DEPTH) {
-      return this.err(frame, node, 'cycle', `Interpolation nesting / reference chain deeper than ${MAX_EVAL_DEPTH} levels`, undefined, true);
+      return this.err(frame, node, 'cycle', `Interpolation nesting / reference chain deeper than ${MAX_EVAL_DEPTH} levels`);
+    }
+    if (++this.steps > MAX_STEPS) {
+      return this.err(frame, node, 'resolver-error', `Resolution abandoned after ${MAX_STEPS} interpolation steps`);
     }
     this.depth++;
     try {
@@ -1403,7 +1406,7 @@ class Evaluator {
         frame,
         k,
         'type',
-        `The interpolation at ${k.start}-${k.end} is used as ${what} and must resolve to a string, but it resolved to \`${pyStr(r.value)}\` of type ${pyTypeName(r.value)}`,
+        `A nested interpolation used as ${what} must resolve to a string, but it resolved to \`${pyStr(r.value)}\` of type ${pyTypeName(r.value)}`,
       );
       return null;
     }
@@ -1464,9 +1467,15 @@ class Evaluator {
       if (!r.ok) failed = true;
       else args.push(r.value);
     }
-    if (failed) return FAIL;
     const name = names.join('.');
     const custom = this.ctx.resolvers && hasOwn(this.ctx.resolvers, name) ? this.ctx.resolvers[name] : undefined;
+    if (failed) {
+      // an unknown name is worth reporting even when an argument failed too
+      if (names.length === node.nameParts.length && typeof custom !== 'function' && !BUILTINS.has(name)) {
+        this.err(frame, node, 'unknown-resolver', `Unsupported interpolation type ${name}`, name);
+      }
+      return FAIL;
+    }
     if (typeof custom === 'function') {
       try {
         return ok(custom(args.map((a) => this.unwrap(a))));
@@ -1731,7 +1740,6 @@ class Evaluator {
       curLoc = walkLoc;
       curCfg = walkCfg;
     }
-    /* c8 ignore next */
     return { k: 'notfound', message: `Interpolation key '${key}' not found`, target: key };
   }
 
@@ -1748,7 +1756,7 @@ class Evaluator {
     if (this.depth >= MAX_EVAL_DEPTH) {
       return {
         ok: false,
-        error: { start: 0, end: 0, code: 'cycle', message: `Interpolation nesting / reference chain deeper than ${MAX_EVAL_DEPTH} levels`, target: dotted(path), via: [], transient: true },
+        error: { start: 0, end: 0, code: 'cycle', message: `Interpolation nesting / reference chain deeper than ${MAX_EVAL_DEPTH} levels`, target: dotted(path), via: [] },
       };
     }
     const parsed = parseValue(raw);
@@ -1776,7 +1784,9 @@ class Evaluator {
         result = { ok: false, error: e };
       }
     }
-    if (result.ok || !result.error.transient) this.cache.set(key, result);
+    // every outcome is cached, failures included (also the depth-limit ones: otherwise `a: ${b}${b}` chains that hit
+    // the limit would be re-evaluated exponentially often)
+    this.cache.set(key, result);
     return result;
   }
 }
