@@ -95,11 +95,11 @@ class Generator {
       case 'section':
         return this.sectionRef(t.section);
       case 'list':
-        return { type: 'array', items: this.type(t.item) };
+        return { anyOf: [{ type: 'array', items: this.type(t.item) }, { $ref: '#/definitions/interpolation' }] };
       case 'map':
-        return { type: 'object', additionalProperties: this.type(t.value) };
+        return { anyOf: [{ type: 'object', additionalProperties: this.type(t.value) }, { $ref: '#/definitions/interpolation' }] };
       case 'dict':
-        return { type: 'object' };
+        return { anyOf: [{ type: 'object' }, { $ref: '#/definitions/interpolation' }] };
       case 'any':
         return {};
     }

@@ -43,6 +43,8 @@ function resolveField(section: SectionDef, key: string, def: FieldDef, release: 
     const { since: _s, until: _u, ...override } = v;
     Object.assign(resolved, override);
   }
+  // A deprecation applies from the release that made it, not before.
+  if (resolved.deprecated?.since && !inRange(release, resolved.deprecated.since)) delete resolved.deprecated;
   return resolved;
 }
 

@@ -147,7 +147,7 @@ export const StorageConfig: SectionDef = section('StorageConfig', {
   mm_data_kwargs: { type: DICT, default: {}, until: 'v0.3.1' },
   use_priority_queue: { type: BOOL, default: false, until: 'v0.3.1' },
   reuse_cooldown_time: { type: FLOAT, optional: true, default: null, until: 'v0.3.1' },
-  replay_buffer_kwargs: { type: DICT, default: {'priority_fn': 'linear_decay', 'decay': 2.0}, until: 'v0.3.1', versions: [{ until: 'v0.3.0', default: {'priority_fn': 'linear_decay', 'decay': 0.1} }], deprecated: { message: 'Replaced by `replay_buffer: {enable, priority_fn, priority_fn_args, reuse_cooldown_time}` in v0.3.2.', replacement: 'replay_buffer' } },
+  replay_buffer_kwargs: { type: DICT, default: {'priority_fn': 'linear_decay', 'decay': 2.0}, until: 'v0.3.1', versions: [{ until: 'v0.3.0', default: {'priority_fn': 'linear_decay', 'decay': 0.1} }] },
   default_eval_workflow_type: { type: STR, optional: true, default: null, until: 'v0.3.1', values: { registry: 'workflow' } },
 });
 
@@ -361,8 +361,8 @@ export const ExplorerInput: SectionDef = section('ExplorerInput', {
   default_workflow_type: { type: STR, optional: true, default: null, values: { registry: 'workflow' } },
   default_eval_workflow_type: { type: STR, optional: true, default: null, values: { registry: 'workflow' } },
   default_reward_fn_type: { type: STR, optional: true, default: null, values: { registry: 'reward_fn' } },
-  system_prompt: { type: STR, optional: true, default: null, until: 'v0.3.1', deprecated: { message: 'Moved to `buffer.explorer_input.taskset.format.system_prompt` in v0.3.2.', replacement: 'buffer.explorer_input.taskset.format.system_prompt' } },
-  reply_prefix: { type: STR, optional: true, default: null, until: 'v0.3.1', deprecated: { message: 'Moved to `buffer.explorer_input.taskset.format.reply_prefix` in v0.3.2.', replacement: 'buffer.explorer_input.taskset.format.reply_prefix' } },
+  system_prompt: { type: STR, optional: true, default: null, until: 'v0.3.1' },
+  reply_prefix: { type: STR, optional: true, default: null, until: 'v0.3.1' },
 });
 
 export const TrainerInput: SectionDef = section('TrainerInput', {

@@ -1,0 +1,82 @@
+/**
+ * The generated JSON Schemas as an editor consumes them: yaml-language-server validating every real Trinity config
+ * of a release against that release's schema reports nothing but real deprecations, and the schema carries the
+ * hover, enum, default, deprecation and snippet annotations VS Code reads.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { getLanguageService, SchemaPriority } from 'yaml-language-server';
+import { RELEASES } from '../../../runtime/config/releases';
+import { corpusConfigs } from '../../helpers/corpus';
+
+const root = join(__dirname, '..', '..', '..');
+const schemaOf = (r: string) => JSON.parse(readFileSync(join(root, 'schemas', `trinity-${r}.schema.json`), 'utf8'));
+
+/** What yaml-language-server may say about clean corpus files: deprecations the model declares, and one real bug. */
+const EXPECTED = [/`explorer\.runner_num` is deprecated/, /Property base_model is not allowed/];
+
+describe('yaml-language-server with the generated schemas', () => {
+  let version = 0;
+  for (const release of RELEASES) {
+    test(`accepts the ${release} corpus`, async () => {
+      const schema = schemaOf(release);
+      const ls = getLanguageService({
+        schemaRequestService: async () => JSON.stringify(schema),
+        workspaceContext: { resolveRelativePath: (rel: string, base: string) => new URL(rel, base).toString() },
+      });
+      ls.configure({ validate: true, yamlVersion: '1.1', schemas: [{ uri: `trinity://${release}`, fileMatch: ['*'], schema, priority: SchemaPriority.Settings }] });
+      const unexpected: string[] = [];
+      for (const f of corpusConfigs(release)) {
+        const doc = TextDocument.create(`file:///${release}/${f.rel}`, 'yaml', ++version, readFileSync(f.abs, 'utf8'));
+        for (const d of await ls.doValidation(doc, false)) {
+          if (!EXPECTED.some((re) => re.test(d.message))) unexpected.push(`${f.rel}:${d.range.start.line + 1} ${d.message}`);
+        }
+      }
+      assert.deepEqual(unexpected, []);
+    });
+  }
+
+  test('a misspelled key is flagged by the schema alone', async () => {
+    const schema = schemaOf('main');
+    const ls = getLanguageService({ schemaRequestService: async () => JSON.stringify(schema), workspaceContext: { resolveRelativePath: (r: string, b: string) => new URL(r, b).toString() } });
+    ls.configure({ validate: true, schemas: [{ uri: 'trinity://main', fileMatch: ['*'], schema, priority: SchemaPriority.Settings }] });
+    const diags = await ls.doValidation(TextDocument.create('file:///x.yaml', 'yaml', 1, 'algorithm:\n  repeat_time: 8\n'), false);
+    assert.ok(diags.some((d) => /repeat_time is not allowed/.test(d.message)));
+  });
+});
+
+describe('schema annotations', () => {
+  const s = schemaOf('main');
+  const algo = s.definitions.AlgorithmConfig.properties;
+
+  test('keys carry Markdown descriptions with default and release', () => {
+    assert.match(algo.repeat_times.markdownDescription, /Default: `1` · Since Trinity v0\.3\.0/);
+    assert.equal(algo.repeat_times.default, 1);
+  });
+
+  test('registries list their names with descriptions', () => {
+    const names = algo.algorithm_type.anyOf[0];
+    assert.ok(names.enum.includes('grpo') && names.enum.includes('dpo'));
+    assert.equal(names.enum.length, names.markdownEnumDescriptions.length);
+    assert.ok(names.markdownEnumDescriptions.every((d: string) => d.length > 10));
+  });
+
+  test('deprecated keys say what replaces them, only from the release that deprecated them', () => {
+    assert.match(s.definitions.ExplorerConfig.properties.runner_num.deprecationMessage, /runner_per_model/);
+    assert.match(s.definitions.OptimizerConfig.properties.warmup_style.deprecationMessage, /lr_scheduler_type/);
+    assert.equal(schemaOf('v0.4.0').definitions.OptimizerConfig.properties.warmup_style.deprecationMessage, undefined);
+  });
+
+  test('whole-section snippets are offered', () => {
+    assert.ok(s.definitions.AlgorithmConfig.defaultSnippets.some((x: { label: string }) => x.label === 'GRPO'));
+  });
+
+  test('each release has exactly its own keys', () => {
+    assert.ok('proxy_port' in s.definitions.ExplorerConfig.properties);
+    assert.ok(!('proxy_port' in schemaOf('v0.3.1').definitions.ExplorerConfig.properties));
+    assert.ok('api_port' in schemaOf('v0.3.1').definitions.ExplorerConfig.properties);
+  });
+});
