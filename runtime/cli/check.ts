@@ -8,7 +8,7 @@ import { RELEASES, parseRelease, type Release } from '../config/releases';
 import { scanPluginDirs } from '../config/plugins';
 import { lastValue, parseArgs } from './args';
 
-const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--no-datasets] <file>...
+const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--min-severity S] [--no-datasets] <file>...
 
 Checks Trinity-RFT config files: the schema of the selected release, OmegaConf interpolation, every rule
 Trinity enforces at launch, and problems Trinity only finds at run time (unknown workflows, partial *_args,
@@ -20,10 +20,13 @@ missing dataset files and keys).
                      json: [{"file", "version", "diagnostics": [{line, column, endLine, endColumn, severity, code, message}]}]
   --plugin-dir       a Trinity plugin directory (repeatable; also $TRINITY_PLUGIN_DIRS): names its .py
                      files register (workflows, reward functions, ...) count as known
+  --min-severity     report only problems at least this severe: error, warning, information (default), hint
   --no-datasets      do not open local datasets to check their keys
 
 Environment: \${oc.env:...} reads the process environment and a .env file in the current directory.
 Exit status: 1 when any file has an error, 2 on bad usage, 0 otherwise.`;
+
+const SEVERITY_RANK: Record<string, number> = { hint: 0, information: 1, warning: 2, error: 3 };
 
 export interface JsonReport {
   file: string;
@@ -42,7 +45,7 @@ export interface JsonReport {
 export async function runCheck(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs(argv, { values: ['--trinity-version', '--format', '--plugin-dir'], switches: ['--help', '-h', '--no-datasets'] });
+    args = parseArgs(argv, { values: ['--trinity-version', '--format', '--plugin-dir', '--min-severity'], switches: ['--help', '-h', '--no-datasets'] });
   } catch (e) {
     return usage((e as Error).message);
   }
@@ -59,6 +62,8 @@ export async function runCheck(argv: string[]): Promise<number> {
     if (!r) return usage(`unknown Trinity release \`${versionArg}\`; known: ${RELEASES.join(', ')}, auto`);
     release = r;
   }
+  const minSeverity = lastValue(args, '--min-severity') ?? 'information';
+  if (!(minSeverity in SEVERITY_RANK)) return usage(`--min-severity must be one of ${Object.keys(SEVERITY_RANK).join(', ')}`);
   if (args.positionals.length === 0) return usage('no files given');
 
   const env = { ...loadDotEnv(resolve('.env')), ...process.env };
@@ -80,7 +85,7 @@ export async function runCheck(argv: string[]): Promise<number> {
       host: { baseDirs: [...new Set([dirname(resolve(file)), process.cwd()])], env, exists: existsSync, plugins },
       datasets: !args.switches.has('--no-datasets'),
     });
-    const diagnostics = result.diagnostics.map((d) => {
+    const diagnostics = result.diagnostics.filter((d) => SEVERITY_RANK[d.severity] >= SEVERITY_RANK[minSeverity]).map((d) => {
       const s = lineColumn(result.loaded.source, d.range[0]);
       const e = lineColumn(result.loaded.source, d.range[1]);
       return { line: s.line, column: s.column, endLine: e.line, endColumn: e.column, severity: d.severity, code: d.code, message: d.message };

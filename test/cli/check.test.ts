@@ -125,9 +125,20 @@ describe('trinity-workbench check', () => {
     assert.ok(out[1].diagnostics.some((d: { code: string }) => d.code === 'TRN200'));
   });
 
+  test('--min-severity hides less severe problems', () => {
+    const dir = workspace({ 'a.yaml': 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 1\n' });
+    const all = run(['check', 'a.yaml'], { cwd: dir }).stdout;
+    assert.match(all, / information /);
+    const warnings = run(['check', '--min-severity', 'warning', 'a.yaml'], { cwd: dir }).stdout;
+    assert.doesNotMatch(warnings, / information /);
+    assert.match(warnings, / warning TRN303 /);
+    const errors = run(['check', '--min-severity', 'error', 'a.yaml'], { cwd: dir }).stdout;
+    assert.doesNotMatch(errors, / warning /);
+  });
+
   test('bad usage exits 2 with a message', () => {
     const dir = workspace({ 'a.yaml': 'mode: both\n' });
-    for (const args of [['check'], ['check', '--format', 'xml', 'a.yaml'], ['check', '--trinity-version', '0.2.0', 'a.yaml'], ['check', '--bogus', 'a.yaml'], ['check', 'missing.yaml'], ['frobnicate']]) {
+    for (const args of [['check'], ['check', '--format', 'xml', 'a.yaml'], ['check', '--trinity-version', '0.2.0', 'a.yaml'], ['check', '--bogus', 'a.yaml'], ['check', '--min-severity', 'loud', 'a.yaml'], ['check', 'missing.yaml'], ['frobnicate']]) {
       const r = run(args, { cwd: dir });
       assert.equal(r.code, 2, `${args.join(' ')} -> ${r.code}`);
       assert.ok(r.stderr.length > 0);
