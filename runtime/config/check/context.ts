@@ -80,6 +80,15 @@ export class CheckContext {
 
   /** Sets a value as Trinity does; with `note`, records it (information for a fill-in, warning for a change). */
   set(path: string, value: unknown, note?: { code: DiagnosticCode; message: string; severity?: Severity; at?: string }): void {
+    const previous = this.assign(path, value);
+    if (note) {
+      this.derivations.push({ path, value, previous, code: note.code, message: note.message });
+      this.report(note.code, note.message, note.at ?? path, { path: [...split(path)], value }, note.severity);
+    }
+  }
+
+  /** Writes a value into the checked config, creating missing mappings; returns what was there. */
+  private assign(path: string, value: unknown): unknown {
     const keys = split(path);
     let o: any = this.cfg;
     for (const k of keys.slice(0, -1)) {
@@ -89,10 +98,7 @@ export class CheckContext {
     const last = keys[keys.length - 1];
     const previous = o[last];
     o[last] = value;
-    if (note) {
-      this.derivations.push({ path, value, previous, code: note.code, message: note.message });
-      this.report(note.code, note.message, note.at ?? path, { path: [...keys], value }, note.severity);
-    }
+    return previous;
   }
 
   /**
@@ -107,15 +113,7 @@ export class CheckContext {
 
   /** Fills in a value silently, as Trinity does for internal paths; recorded as a derivation only. */
   fill(path: string, value: unknown, reason: string): void {
-    const keys = split(path);
-    let o: any = this.cfg;
-    for (const k of keys.slice(0, -1)) {
-      if (o[k] === null || o[k] === undefined) o[k] = {};
-      o = o[k];
-    }
-    const last = keys[keys.length - 1];
-    this.derivations.push({ path, value, previous: o[last], message: reason });
-    o[last] = value;
+    this.derivations.push({ path, value, previous: this.assign(path, value), message: reason });
   }
 
   /**

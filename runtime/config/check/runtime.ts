@@ -4,20 +4,12 @@
  * group, and local dataset paths that do not exist. Runs on the config after the launch checks filled it in.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { algorithmTypeAt, EXPLORER_SIDE_ADVANTAGES, fnSpecAt, type FnSpec } from '../model/algorithms';
+import { ALGORITHM_PIECES, algorithmTypeAt, EXPLORER_SIDE_ADVANTAGES, fnSpecAt } from '../model/algorithms';
 import { registryNamesAt } from '../model/registries';
 import { didYouMean } from '../suggest';
 import type { CheckContext } from './context';
 import { tasksetPaths } from './tasksets';
 
-const ARGS_FNS: { key: string; registry: FnSpec['registry'] }[] = [
-  { key: 'sample_strategy', registry: 'sample_strategy' },
-  { key: 'advantage_fn', registry: 'advantage_fn' },
-  { key: 'policy_loss_fn', registry: 'policy_loss_fn' },
-  { key: 'kl_loss_fn', registry: 'kl_fn' },
-  { key: 'kl_penalty_fn', registry: 'kl_fn' },
-  { key: 'entropy_loss_fn', registry: 'entropy_loss_fn' },
-];
 
 /** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
 const GROUP_ADVANTAGES = /^(grpo|grpo_verl|step_wise_grpo|opmd|opmd_verl|asymre|asymre_verl|rloo|rec|on_policy_distill|jsd)$/;
@@ -86,7 +78,7 @@ function writtenOrigin(ctx: CheckContext, path: string): string {
 function checkFnArgs(ctx: CheckContext): void {
   const algo = ctx.get('algorithm') as Record<string, unknown> | undefined;
   if (!algo) return;
-  for (const { key, registry } of ARGS_FNS) {
+  for (const { key, registry } of ALGORITHM_PIECES) {
     const name = algo[key];
     const argsKey = `${key}_args`;
     if (typeof name !== 'string' || !ctx.written(`algorithm.${argsKey}`)) continue;

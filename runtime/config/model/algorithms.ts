@@ -882,3 +882,13 @@ export function effectiveAlgorithmDefaults(name: string, release: Release): Requ
  * `compute_in_trainer() == False`), in every modelled release. The rest compute in the trainer.
  */
 export const EXPLORER_SIDE_ADVANTAGES: ReadonlySet<string> = new Set(['grpo', 'step_wise_grpo', 'reinforce', 'opmd', 'asymre', 'rec']);
+
+/** The six pluggable pieces of an algorithm: the config key naming each, and the registry it is looked up in. */
+export const ALGORITHM_PIECES: readonly { key: string; registry: FnSpec['registry'] }[] = [
+  { key: 'sample_strategy', registry: 'sample_strategy' },
+  { key: 'policy_loss_fn', registry: 'policy_loss_fn' },
+  { key: 'advantage_fn', registry: 'advantage_fn' },
+  { key: 'kl_loss_fn', registry: 'kl_fn' },
+  { key: 'kl_penalty_fn', registry: 'kl_fn' },
+  { key: 'entropy_loss_fn', registry: 'entropy_loss_fn' },
+];

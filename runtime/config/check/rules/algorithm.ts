@@ -2,20 +2,12 @@
  * `_check_algorithm` (<= v0.4.0) / `AlgorithmConfigValidator` (>= v0.5.0): the algorithm type, its own checks
  * (DPO), the default pieces it fills in, and the `*_args` defaults.
  */
-import { algorithmTypeAt, BASE_LOSS_AGG_MODE, effectiveAlgorithmDefaults, fnSpecAt, type FnSpec } from '../../model/algorithms';
+import { ALGORITHM_PIECES, algorithmTypeAt, BASE_LOSS_AGG_MODE, effectiveAlgorithmDefaults, fnSpecAt } from '../../model/algorithms';
 import { registryNamesAt } from '../../model/registries';
 import { atLeast } from '../../releases';
 import { didYouMean } from '../../suggest';
 import type { CheckContext } from '../context';
 
-const PIECES: { key: string; registry: FnSpec['registry'] }[] = [
-  { key: 'sample_strategy', registry: 'sample_strategy' },
-  { key: 'policy_loss_fn', registry: 'policy_loss_fn' },
-  { key: 'advantage_fn', registry: 'advantage_fn' },
-  { key: 'kl_loss_fn', registry: 'kl_fn' },
-  { key: 'kl_penalty_fn', registry: 'kl_fn' },
-  { key: 'entropy_loss_fn', registry: 'entropy_loss_fn' },
-];
 
 /** Returns false when the algorithm type is unknown (Trinity crashes there; later algorithm rules are moot). */
 export function checkAlgorithm(ctx: CheckContext): boolean {
@@ -31,7 +23,7 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
 
   const defaults = effectiveAlgorithmDefaults(type, ctx.release)!;
   const filled: string[] = [];
-  for (const { key } of PIECES) {
+  for (const { key } of ALGORITHM_PIECES) {
     if (ctx.get(`algorithm.${key}`) === null || ctx.get(`algorithm.${key}`) === undefined) {
       ctx.fill(`algorithm.${key}`, defaults[key as keyof typeof defaults], `the default \`${key}\` of \`${type}\``);
       filled.push(`${key}: ${defaults[key as keyof typeof defaults]}`);
@@ -40,7 +32,7 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
   if (filled.length > 0) {
     ctx.report('TRN203', `\`${type}\` fills in ${filled.join(', ')}.`, 'algorithm.algorithm_type', { value: Object.fromEntries(filled.map((f) => f.split(': '))) });
   }
-  for (const { key, registry } of PIECES) {
+  for (const { key, registry } of ALGORITHM_PIECES) {
     const name = String(ctx.get(`algorithm.${key}`));
     if (!ctx.isRegistered(registry, name)) {
       const names = registryNamesAt(registry, ctx.release);
