@@ -329,6 +329,18 @@ const GRPO_030_PARAMS: FnArgSpec[] = [
   opt('rank_penalty', null, 'Scale rewards down by rank of mean log-prob within the group.'),
 ];
 
+/** Arguments shared by a group advantage and its trainer-side (`_verl`) twin. */
+const OPMD_ARGS = {
+  defaultArgs: { opmd_baseline: 'mean', tau: 1.0 },
+  params: [opt('opmd_baseline', 'mean', "Group baseline: 'mean' or 'logavgexp'."), opt('tau', 1.0, 'Temperature of the logavgexp baseline.')],
+  acceptsExtraKwargs: false,
+};
+const ASYMRE_ARGS = {
+  defaultArgs: { baseline_shift: -0.1 },
+  params: [opt('baseline_shift', -0.1, 'Added to the group mean reward to form the baseline.')],
+  acceptsExtraKwargs: false,
+};
+
 export const FN_SPECS: FnSpec[] = [
   // ---- advantage functions ----
   {
@@ -366,20 +378,13 @@ export const FN_SPECS: FnSpec[] = [
     // Takes **kwargs but forwards them to a base that accepts none, so unknown keys still fail.
     registry: 'advantage_fn',
     name: 'opmd',
-    defaultArgs: { opmd_baseline: 'mean', tau: 1.0 },
-    params: [
-      opt('opmd_baseline', 'mean', "Group baseline: 'mean' or 'logavgexp'."),
-      opt('tau', 1.0, 'Temperature of the logavgexp baseline.'),
-    ],
-    acceptsExtraKwargs: false,
+    ...OPMD_ARGS,
   },
   {
     // Takes **kwargs but forwards them to a base that accepts none, so unknown keys still fail.
     registry: 'advantage_fn',
     name: 'asymre',
-    defaultArgs: { baseline_shift: -0.1 },
-    params: [opt('baseline_shift', -0.1, 'Added to the group mean reward to form the baseline.')],
-    acceptsExtraKwargs: false,
+    ...ASYMRE_ARGS,
   },
   {
     registry: 'advantage_fn',
@@ -477,19 +482,12 @@ export const FN_SPECS: FnSpec[] = [
   {
     registry: 'advantage_fn',
     name: 'opmd_verl',
-    defaultArgs: { opmd_baseline: 'mean', tau: 1.0 },
-    params: [
-      opt('opmd_baseline', 'mean', "Group baseline: 'mean' or 'logavgexp'."),
-      opt('tau', 1.0, 'Temperature of the logavgexp baseline.'),
-    ],
-    acceptsExtraKwargs: false,
+    ...OPMD_ARGS,
   },
   {
     registry: 'advantage_fn',
     name: 'asymre_verl',
-    defaultArgs: { baseline_shift: -0.1 },
-    params: [opt('baseline_shift', -0.1, 'Added to the group mean reward to form the baseline.')],
-    acceptsExtraKwargs: false,
+    ...ASYMRE_ARGS,
   },
 
   // ---- policy loss functions (the constructor's leading `backend` is supplied by the trainer) ----
