@@ -3,6 +3,7 @@ import { build } from 'esbuild';
 
 const entries = [
   { in: 'runtime/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
+  { in: 'server/main.ts', out: 'server' },
 ];
 
 await Promise.all(
@@ -12,6 +13,8 @@ await Promise.all(
       outdir: 'dist',
       bundle: true,
       platform: 'node',
+      // jsonc-parser's UMD build (main) hides its requires from the bundler; its ESM build bundles cleanly.
+      mainFields: ['module', 'main'],
       target: 'node20',
       format: 'cjs',
       sourcemap: true,

@@ -57,7 +57,9 @@ class Generator {
   }
 
   private field(f: ResolvedField): Schema {
-    const s = this.type(f.type, f);
+    const t = this.type(f.type, f);
+    // A `$ref` with sibling keywords is not resolved by yaml-language-server's completion: wrap it.
+    const s = t.$ref ? { allOf: [t] } : t;
     const base: Schema = f.optional ? nullable(s) : s;
     const out: Schema = { ...base, markdownDescription: fieldMarkdown(f) };
     if (f.default !== undefined && !(f.type.kind === 'section')) out.default = f.default;
@@ -108,7 +110,7 @@ class Generator {
 
 function nullable(s: Schema): Schema {
   if (s.anyOf) return { anyOf: [...(s.anyOf as Schema[]), { type: 'null' }] };
-  if (s.$ref) return { anyOf: [s, { type: 'null' }] };
+  if (s.allOf) return { anyOf: [s, { type: 'null' }] };
   if (typeof s.type === 'string') return { ...s, type: [s.type, 'null'] };
   return s;
 }

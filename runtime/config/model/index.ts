@@ -149,3 +149,25 @@ export function typeName(t: ValueType): string {
       return 'any value';
   }
 }
+
+/** The schema at a config path in a release: the field that holds it and its value type (undefined inside free-form nodes). */
+export function schemaAt(path: readonly (string | number)[], release: Release): { field?: ResolvedField; type?: ValueType } {
+  let type: ValueType = { kind: 'section', section: Config };
+  let field: ResolvedField | undefined;
+  for (const k of path) {
+    if (type.kind === 'section') {
+      field = fieldAt(type.section, String(k), release);
+      if (!field) return {};
+      type = field.type;
+    } else if (type.kind === 'list' && typeof k === 'number') {
+      type = type.item;
+      field = undefined;
+    } else if (type.kind === 'map') {
+      type = type.value;
+      field = undefined;
+    } else {
+      return {};
+    }
+  }
+  return { field, type };
+}

@@ -1,0 +1,206 @@
+/**
+ * LSP wiring only: documents, settings, debounce, capabilities, the custom request, and the outside world
+ * (environment, .env, file system, installed trinity-rft). No Trinity logic lives here.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import {
+  TextDocuments,
+  TextDocumentSyncKind,
+  type Connection,
+  type InitializeParams,
+  type InitializeResult,
+} from 'vscode-languageserver/node';
+import { URI } from 'vscode-uri';
+import { parseDotEnv } from '../../runtime/config/dotenv';
+import { scanPluginDirs } from '../../runtime/config/plugins';
+import { parseRelease, type Release } from '../../runtime/config/releases';
+import { TrinityLanguageService } from '../service';
+import type { Analysis } from '../service/analyze';
+import { DEFAULT_SETTINGS, type ServiceSettings } from '../service/settings';
+import { detectTrinityRelease } from './python';
+
+export const RESOLVED_CONFIG_REQUEST = 'trinity/resolvedConfig';
+export const DOCUMENT_RELEASE_NOTIFICATION = 'trinity/documentRelease';
+
+interface InitOptions {
+  /** Delay between the last edit and validation, in ms (default 200). */
+  debounceMs?: number;
+  /** Settings to use when the client does not answer `workspace/configuration`. */
+  settings?: Partial<ServiceSettings & { pythonPath: string; pluginDirs: string[] }>;
+  /** Skip looking for an installed trinity-rft (tests). */
+  detectPython?: boolean;
+}
+
+export function startServer(connection: Connection): void {
+  const documents = new TextDocuments(TextDocument);
+  const timers = new Map<string, NodeJS.Timeout>();
+  let debounceMs = 200;
+  let workspaceRoot: string | undefined;
+  let pullConfiguration = false;
+  let initSettings: InitOptions['settings'] = {};
+  let detectedRelease: Release | undefined;
+
+  const service = new TrinityLanguageService({ env: { ...process.env }, host: { exists: existsSync }, baseDirsFor: documentDirs });
+
+  const guard = <T>(what: string, fallback: T, f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      connection.console.error(`trinity-workbench: ${what} failed: ${(e as Error).stack ?? e}`);
+      return fallback;
+    }
+  };
+
+  const environment = (): Record<string, string | undefined> => {
+    const env: Record<string, string | undefined> = {};
+    if (workspaceRoot) {
+      try {
+        Object.assign(env, parseDotEnv(readFileSync(join(workspaceRoot, '.env'), 'utf8')));
+      } catch {
+        // No .env: fine.
+      }
+    }
+    return { ...env, ...process.env };
+  };
+
+  const refreshContext = (pluginDirs: string[] = []) => {
+    const env = environment();
+    const dirs = [...pluginDirs, ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)].map((d) => (workspaceRoot ? join(workspaceRoot, d) : d));
+    service.setContext({ env, detectedRelease, host: { exists: existsSync, baseDirs: workspaceRoot ? [workspaceRoot] : [], plugins: scanPluginDirs(dirs) } });
+  };
+
+  const applySettings = (s: Partial<ServiceSettings & { pluginDirs: string[] }>) => {
+    const version = s.trinityVersion && s.trinityVersion !== 'auto' ? parseRelease(s.trinityVersion) : undefined;
+    service.configure({
+      trinityVersion: version ?? 'auto',
+      disabledRules: Array.isArray(s.disabledRules) ? s.disabledRules : DEFAULT_SETTINGS.disabledRules,
+      inlayHints: s.inlayHints ?? DEFAULT_SETTINGS.inlayHints,
+    });
+    refreshContext(s.pluginDirs ?? []);
+  };
+
+  const loadSettings = async () => {
+    let s = initSettings ?? {};
+    if (pullConfiguration) {
+      try {
+        const pulled = await connection.workspace.getConfiguration('trinityWorkbench');
+        if (pulled && typeof pulled === 'object') s = { ...s, ...pulled };
+      } catch {
+        // The client could not answer; keep the initialization settings.
+      }
+    }
+    applySettings(s);
+    for (const doc of documents.all()) schedule(doc, 0);
+  };
+
+  const publish = (doc: TextDocument) => {
+    guard('validation', undefined, () => {
+      const analysis: Analysis = service.analyze(doc);
+      void connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, { uri: doc.uri, release: analysis.release, source: analysis.releaseSource });
+      void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: service.validate(doc) });
+    });
+  };
+
+  const schedule = (doc: TextDocument, delay = debounceMs) => {
+    clearTimeout(timers.get(doc.uri));
+    timers.set(
+      doc.uri,
+      setTimeout(() => {
+        timers.delete(doc.uri);
+        const current = documents.get(doc.uri);
+        if (current) publish(current);
+      }, delay),
+    );
+  };
+
+  connection.onInitialize((params: InitializeParams): InitializeResult => {
+    const opts = (params.initializationOptions ?? {}) as InitOptions;
+    debounceMs = opts.debounceMs ?? debounceMs;
+    initSettings = opts.settings ?? {};
+    const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
+    workspaceRoot = folder ? URI.parse(folder).fsPath : undefined;
+    pullConfiguration = params.capabilities.workspace?.configuration === true;
+    applySettings(initSettings);
+    if (opts.detectPython !== false) {
+      void detectTrinityRelease(initSettings.pythonPath ?? 'python3').then((r) => {
+        if (!r) return;
+        detectedRelease = r;
+        refreshContext(initSettings?.pluginDirs ?? []);
+        for (const doc of documents.all()) schedule(doc, 0);
+      });
+    }
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        completionProvider: { triggerCharacters: [':', ' ', '.', '{', '$', '-'] },
+        hoverProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
+        documentSymbolProvider: true,
+        foldingRangeProvider: true,
+        selectionRangeProvider: true,
+        documentFormattingProvider: true,
+      },
+      serverInfo: { name: 'trinity-workbench', version: '0.1.0' },
+    };
+  });
+
+  connection.onInitialized(() => void loadSettings());
+  connection.onDidChangeConfiguration((change) => {
+    const pushed = (change.settings as { trinityWorkbench?: InitOptions['settings'] } | undefined)?.trinityWorkbench;
+    if (pushed && !pullConfiguration) initSettings = { ...initSettings, ...pushed };
+    void loadSettings();
+  });
+
+  documents.onDidChangeContent((e) => schedule(e.document));
+  documents.onDidClose((e) => {
+    clearTimeout(timers.get(e.document.uri));
+    timers.delete(e.document.uri);
+    service.forget(e.document.uri);
+    void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+  });
+
+  const withDoc = <T>(uri: string, fallback: T, what: string, f: (doc: TextDocument) => T): T => {
+    const doc = documents.get(uri);
+    return doc ? guard(what, fallback, () => f(doc)) : fallback;
+  };
+
+  connection.onCompletion(async (p) => {
+    const doc = documents.get(p.textDocument.uri);
+    if (!doc) return null;
+    try {
+      return await service.complete(doc, p.position);
+    } catch (e) {
+      connection.console.error(`trinity-workbench: completion failed: ${(e as Error).stack ?? e}`);
+      return null;
+    }
+  });
+  connection.onHover((p) => withDoc(p.textDocument.uri, null, 'hover', (d) => service.hover(d, p.position)));
+  connection.onDefinition((p) => withDoc(p.textDocument.uri, [], 'definition', (d) => service.definition(d, p.position)));
+  connection.onReferences((p) => withDoc(p.textDocument.uri, [], 'references', (d) => service.references(d, p.position)));
+  connection.onDocumentSymbol((p) => withDoc(p.textDocument.uri, [], 'symbols', (d) => service.symbols(d)));
+  connection.onFoldingRanges((p) => withDoc(p.textDocument.uri, [], 'folding', (d) => service.folding(d)));
+  connection.onSelectionRanges((p) => withDoc(p.textDocument.uri, [], 'selection ranges', (d) => service.selectionRanges(d, p.positions)));
+  connection.onDocumentFormatting(async (p) => {
+    const doc = documents.get(p.textDocument.uri);
+    if (!doc) return [];
+    try {
+      return await service.format(doc, p.options);
+    } catch (e) {
+      connection.console.error(`trinity-workbench: formatting failed: ${(e as Error).stack ?? e}`);
+      return [];
+    }
+  });
+  connection.onRequest(RESOLVED_CONFIG_REQUEST, (p: { uri: string }) => withDoc(p.uri, null, 'resolved config', (d) => service.resolvedConfig(d)));
+
+  documents.listen(connection);
+  connection.listen();
+}
+
+/** A file document's own folder, where its relative paths may point. */
+function documentDirs(uri: string): string[] {
+  const u = URI.parse(uri);
+  return u.scheme === 'file' ? [dirname(u.fsPath)] : [];
+}

@@ -1,0 +1,69 @@
+/**
+ * A document analysed once per version: loaded, checked (without dataset I/O, which is too slow per keystroke),
+ * with the release it was checked against and why.
+ */
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { CheckHost } from '../../runtime/config/check/context';
+import { loadConfig, releaseComment } from '../../runtime/config/load';
+import { NEWEST_RELEASE, parseRelease, type Release } from '../../runtime/config/releases';
+import { checkLoaded, type CheckResult } from '../../runtime/config/validate';
+import type { ServiceSettings } from './settings';
+
+export type ReleaseSource = 'comment' | 'setting' | 'python' | 'default';
+
+export interface Analysis {
+  uri: string;
+  version: number;
+  release: Release;
+  releaseSource: ReleaseSource;
+  result: CheckResult;
+}
+
+/** Inputs from outside the document: environment, file system, the release of an installed trinity-rft. */
+export interface AnalysisContext {
+  env: Record<string, string | undefined>;
+  host: CheckHost;
+  /** The release of the `trinity-rft` package in the configured Python, when one was found. */
+  detectedRelease?: Release;
+  /** Extra directories a document's relative paths may be relative to (its own folder). */
+  baseDirsFor?: (uri: string) => string[];
+}
+
+/** The release a document is checked against: its comment, else the setting, else installed Trinity, else the newest. */
+export function selectRelease(text: string, settings: ServiceSettings, detected?: Release): { release: Release; source: ReleaseSource } {
+  const comment = releaseComment(text);
+  const fromComment = comment && parseRelease(comment.text);
+  if (fromComment) return { release: fromComment, source: 'comment' };
+  if (settings.trinityVersion !== 'auto') return { release: settings.trinityVersion, source: 'setting' };
+  if (detected) return { release: detected, source: 'python' };
+  return { release: NEWEST_RELEASE, source: 'default' };
+}
+
+export class AnalysisCache {
+  private readonly entries = new Map<string, Analysis>();
+
+  constructor(private readonly maxEntries = 200) {}
+
+  get(doc: TextDocument, settings: ServiceSettings, ctx: AnalysisContext): Analysis {
+    const hit = this.entries.get(doc.uri);
+    if (hit && hit.version === doc.version) return hit;
+    const text = doc.getText();
+    const { release, source } = selectRelease(text, settings, ctx.detectedRelease);
+    const loaded = loadConfig(text, { release, env: ctx.env });
+    const host = ctx.baseDirsFor ? { ...ctx.host, baseDirs: [...ctx.baseDirsFor(doc.uri), ...(ctx.host.baseDirs ?? [])] } : ctx.host;
+    const analysis: Analysis = { uri: doc.uri, version: doc.version, release, releaseSource: source, result: checkLoaded(loaded, host) };
+    this.entries.delete(doc.uri);
+    this.entries.set(doc.uri, analysis);
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    return analysis;
+  }
+
+  /** Forget everything (settings or environment changed). */
+  clear(): void {
+    this.entries.clear();
+  }
+
+  delete(uri: string): void {
+    this.entries.delete(uri);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The Trinity language service: pure functions of a document and its analysis. No LSP transport here — the host
+ * (server/host) owns connections, timing and I/O, and passes the outside world in through AnalysisContext.
+ */
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { CompletionList, Diagnostic, FoldingRange, FormattingOptions, Hover, Location, Position, SelectionRange, DocumentSymbol, TextEdit } from 'vscode-languageserver-types';
+import { AnalysisCache, type Analysis, type AnalysisContext } from './analyze';
+import { complete } from './complete';
+import { definition, references } from './definition';
+import { hover } from './hover';
+import { resolvedConfig, type ResolvedConfigResponse } from './resolved-config';
+import { DEFAULT_SETTINGS, type ServiceSettings } from './settings';
+import { validate } from './validate';
+import { yamlService } from './yaml-service';
+
+export class TrinityLanguageService {
+  private readonly cache = new AnalysisCache();
+  private settings: ServiceSettings = DEFAULT_SETTINGS;
+
+  constructor(private context: AnalysisContext) {}
+
+  configure(settings: Partial<ServiceSettings>): void {
+    this.settings = { ...DEFAULT_SETTINGS, ...settings };
+    this.cache.clear();
+  }
+
+  setContext(context: Partial<AnalysisContext>): void {
+    this.context = { ...this.context, ...context };
+    this.cache.clear();
+  }
+
+  analyze(doc: TextDocument): Analysis {
+    return this.cache.get(doc, this.settings, this.context);
+  }
+
+  forget(uri: string): void {
+    this.cache.delete(uri);
+  }
+
+  validate(doc: TextDocument): Diagnostic[] {
+    return validate(doc, this.analyze(doc), this.settings);
+  }
+
+  complete(doc: TextDocument, position: Position): Promise<CompletionList> {
+    return complete(doc, this.analyze(doc), position, this.context.env);
+  }
+
+  hover(doc: TextDocument, position: Position): Hover | null {
+    return hover(doc, this.analyze(doc), position);
+  }
+
+  definition(doc: TextDocument, position: Position): Location[] {
+    return definition(doc, this.analyze(doc), position);
+  }
+
+  references(doc: TextDocument, position: Position): Location[] {
+    return references(doc, this.analyze(doc), position);
+  }
+
+  symbols(doc: TextDocument): DocumentSymbol[] {
+    return yamlService(this.analyze(doc).release).findDocumentSymbols2(doc, {});
+  }
+
+  folding(doc: TextDocument): FoldingRange[] {
+    return yamlService(this.analyze(doc).release).getFoldingRanges(doc, {}) ?? [];
+  }
+
+  selectionRanges(doc: TextDocument, positions: Position[]): SelectionRange[] {
+    return yamlService(this.analyze(doc).release).getSelectionRanges(doc, positions);
+  }
+
+  format(doc: TextDocument, options: FormattingOptions): Promise<TextEdit[]> {
+    return Promise.resolve(yamlService(this.analyze(doc).release).doFormat(doc, { ...options, printWidth: 120, proseWrap: 'preserve' }));
+  }
+
+  resolvedConfig(doc: TextDocument): ResolvedConfigResponse {
+    return resolvedConfig(this.analyze(doc));
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The `trinity/resolvedConfig` request: the config Trinity will actually run (each stage's, for multi-stage
+ * files) as YAML, every value Trinity filled in or changed marked with a comment saying why, and the metric names
+ * the run will log.
+ */
+import { Document } from 'yaml';
+import { split } from '../../runtime/config/check/context';
+import { metricNames, type MetricNames } from '../../runtime/config/metrics';
+import type { Release } from '../../runtime/config/releases';
+import type { Analysis, ReleaseSource } from './analyze';
+
+export interface ResolvedConfigRun {
+  stage?: string;
+  /** YAML of the resolved config; values Trinity set carry a `# set by Trinity: ...` comment. */
+  yaml: string;
+  derived: { path: string; value: unknown; reason: string }[];
+  metrics: MetricNames;
+}
+
+export interface ResolvedConfigResponse {
+  release: Release;
+  releaseSource: ReleaseSource;
+  runs: ResolvedConfigRun[];
+}
+
+export function resolvedConfig(analysis: Analysis): ResolvedConfigResponse {
+  const runs = analysis.result.runs.map((run) => {
+    const doc = new Document(run.resolved);
+    const derived: ResolvedConfigRun['derived'] = [];
+    const last = new Map(run.derivations.map((d) => [d.path, d]));
+    for (const [path, d] of last) {
+      derived.push({ path, value: d.value, reason: d.message });
+      const node = doc.getIn(split(path), true) as { comment?: string } | undefined;
+      if (node && typeof node === 'object') node.comment = ` set by Trinity: ${d.message.replace(/\s+/g, ' ')}`;
+    }
+    return { stage: run.stage?.name, yaml: doc.toString({ lineWidth: 0 }), derived, metrics: metricNames(run.resolved) };
+  });
+  return { release: analysis.release, releaseSource: analysis.releaseSource, runs };
+}

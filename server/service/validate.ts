@@ -1,0 +1,54 @@
+/** Diagnostics for a document: the validator's findings as LSP diagnostics, minus what the user turned off. */
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-types';
+import { codeDocUrl, type ConfigDiagnostic } from '../../runtime/config/diagnostics';
+import type { Analysis } from './analyze';
+import type { ServiceSettings } from './settings';
+
+const SEVERITY: Record<ConfigDiagnostic['severity'], DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  information: DiagnosticSeverity.Information,
+  hint: DiagnosticSeverity.Hint,
+};
+
+const DISABLE_NEXT_LINE = /#\s*trinity-disable-next-line\b([^\n]*)/g;
+
+export function validate(doc: TextDocument, analysis: Analysis, settings: ServiceSettings): Diagnostic[] {
+  const suppressed = suppressions(doc.getText());
+  const disabled = new Set(settings.disabledRules.map((c) => c.toUpperCase()));
+  const out: Diagnostic[] = [];
+  for (const d of analysis.result.diagnostics) {
+    if (disabled.has(d.code)) continue;
+    const range = { start: doc.positionAt(d.range[0]), end: doc.positionAt(d.range[1]) };
+    const codes = suppressed.get(range.start.line);
+    if (codes && (codes.size === 0 || codes.has(d.code))) continue;
+    out.push({
+      range,
+      severity: SEVERITY[d.severity],
+      code: d.code,
+      codeDescription: { href: codeDocUrl(d.code) },
+      source: 'trinity',
+      message: d.message,
+      data: { ...d.data, release: analysis.release },
+    });
+  }
+  return out;
+}
+
+/** Lines silenced by `# trinity-disable-next-line [TRN123 ...]`: line -> codes (empty set: every code). */
+export function suppressions(text: string): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>();
+  for (const m of text.matchAll(DISABLE_NEXT_LINE)) {
+    const line = countLines(text, m.index ?? 0) + 1;
+    const codes = new Set((m[1].match(/TRN\d{3}/gi) ?? []).map((c) => c.toUpperCase()));
+    out.set(line, codes);
+  }
+  return out;
+}
+
+function countLines(text: string, end: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}

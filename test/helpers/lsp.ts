@@ -1,0 +1,125 @@
+/**
+ * A language client for tests: real JSON-RPC to the server, either in this process over streams or to the bundled
+ * `dist/server.js --stdio` child process. Nothing is mocked: the server cannot tell it from an editor.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { resolve } from 'node:path';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { createConnection } from 'vscode-languageserver/node';
+import type { Diagnostic, Position } from 'vscode-languageserver-types';
+import { startServer } from '../../server/host/server';
+
+export interface TestClient {
+  conn: MessageConnection;
+  open(uri: string, text: string): Promise<Diagnostic[]>;
+  change(uri: string, text: string): Promise<Diagnostic[]>;
+  /** Sends a full-text change without waiting for diagnostics (for fuzzing). */
+  changeNoWait(uri: string, text: string): void;
+  request<T>(method: string, params: unknown): Promise<T>;
+  releaseOf(uri: string): { release: string; source: string } | undefined;
+  close(): Promise<void>;
+}
+
+interface Options {
+  settings?: Record<string, unknown>;
+  rootUri?: string;
+  /** Answer `workspace/configuration` with these settings (else the client advertises no configuration support). */
+  configuration?: Record<string, unknown>;
+}
+
+export async function startInProcess(opts: Options = {}): Promise<TestClient> {
+  const toServer = new PassThrough();
+  const toClient = new PassThrough();
+  startServer(createConnection(new StreamMessageReader(toServer), new StreamMessageWriter(toClient)));
+  const conn = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
+  return connect(conn, opts, async () => {
+    toServer.end();
+    toClient.end();
+  });
+}
+
+export async function startChildProcess(opts: Options = {}): Promise<TestClient & { child: ChildProcess }> {
+  const child = spawn(process.execPath, [resolve(__dirname, '..', '..', 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+  const client = await connect(conn, opts, async () => {
+    child.kill();
+  });
+  return { ...client, child };
+}
+
+async function connect(conn: MessageConnection, opts: Options, shutdown: () => Promise<void>): Promise<TestClient> {
+  const waiting = new Map<string, { version: number; resolve: (d: Diagnostic[]) => void }[]>();
+  const releases = new Map<string, { release: string; source: string }>();
+  const versions = new Map<string, number>();
+  conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {
+    const list = waiting.get(p.uri) ?? [];
+    const keep = list.filter((w) => {
+      if (p.version !== undefined && p.version < w.version) return true;
+      w.resolve(p.diagnostics);
+      return false;
+    });
+    waiting.set(p.uri, keep);
+  });
+  conn.onNotification('trinity/documentRelease', (p: { uri: string; release: string; source: string }) => releases.set(p.uri, p));
+  conn.onNotification('window/logMessage', () => undefined);
+  if (opts.configuration) conn.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => opts.configuration));
+  conn.listen();
+  await conn.sendRequest('initialize', {
+    processId: null,
+    rootUri: opts.rootUri ?? null,
+    capabilities: { workspace: { configuration: opts.configuration !== undefined } },
+    initializationOptions: { debounceMs: 0, detectPython: false, settings: opts.settings ?? {} },
+  });
+  await conn.sendNotification('initialized', {});
+
+  const diagnosticsFor = (uri: string, version: number) =>
+    new Promise<Diagnostic[]>((res, rej) => {
+      const t = setTimeout(() => rej(new Error(`no diagnostics for ${uri} v${version} within 5 s`)), 5000);
+      const list = waiting.get(uri) ?? [];
+      list.push({ version, resolve: (d) => (clearTimeout(t), res(d)) });
+      waiting.set(uri, list);
+    });
+
+  return {
+    conn,
+    async open(uri, text) {
+      versions.set(uri, 1);
+      const p = diagnosticsFor(uri, 1);
+      await conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'trinity-yaml', version: 1, text } });
+      return p;
+    },
+    async change(uri, text) {
+      const v = (versions.get(uri) ?? 1) + 1;
+      versions.set(uri, v);
+      const p = diagnosticsFor(uri, v);
+      await conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [{ text }] });
+      return p;
+    },
+    changeNoWait(uri, text) {
+      const v = (versions.get(uri) ?? 1) + 1;
+      versions.set(uri, v);
+      void conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [{ text }] });
+    },
+    request: (method, params) => conn.sendRequest(method, params),
+    releaseOf: (uri) => releases.get(uri),
+    async close() {
+      try {
+        await conn.sendRequest('shutdown');
+      } catch {
+        // Already gone.
+      }
+      conn.dispose();
+      await shutdown();
+    },
+  };
+}
+
+/** Splits a document written with a `|` cursor marker into its text and the cursor position. */
+export function withCursor(marked: string): { text: string; position: Position } {
+  const i = marked.indexOf('|');
+  if (i < 0) throw new Error('no | cursor marker');
+  const text = marked.slice(0, i) + marked.slice(i + 1);
+  const before = text.slice(0, i).split('\n');
+  return { text, position: { line: before.length - 1, character: before[before.length - 1].length } };
+}

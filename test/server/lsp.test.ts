@@ -1,0 +1,219 @@
+/** The language server over real JSON-RPC: what a user sees in the editor, feature by feature. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { CompletionList, Diagnostic, Hover, Location } from 'vscode-languageserver-types';
+import { startChildProcess, startInProcess, withCursor, type TestClient } from '../helpers/lsp';
+
+const GRPO = `# trinity-version: 0.5.2
+mode: both
+algorithm:
+  algorithm_type: grpo
+  repeat_times: 8
+model:
+  model_path: Qwen/Qwen2.5-1.5B-Instruct
+  max_model_len: 2048
+  max_response_tokens: 1024
+cluster:
+  node_num: 1
+  gpu_per_node: 5
+buffer:
+  batch_size: 16
+  explorer_input:
+    taskset:
+      path: openai/gsm8k
+      format:
+        prompt_key: question
+        response_key: answer
+    default_workflow_type: math_workflow
+explorer:
+  rollout_model:
+    engine_num: 1
+`;
+
+const codes = (ds: Diagnostic[]) => ds.map((d) => `${d.range.start.line + 1}:${d.code}`);
+
+describe('language server (in process)', () => {
+  let c: TestClient;
+  before(async () => {
+    c = await startInProcess();
+  });
+  after(() => c.close());
+
+  test('a clean config has no errors, and the client learns its release', async () => {
+    const ds = await c.open('file:///w/clean.yaml', GRPO);
+    assert.deepEqual(
+      ds.filter((d) => d.severity === 1),
+      [],
+    );
+    assert.deepEqual(c.releaseOf('file:///w/clean.yaml'), { uri: 'file:///w/clean.yaml', release: 'v0.5.2', source: 'comment' });
+  });
+
+  test('diagnostics follow edits, with codes that link to docs and data for fixes', async () => {
+    const uri = 'file:///w/edit.yaml';
+    await c.open(uri, GRPO);
+    const ds = await c.change(uri, GRPO.replace('gpu_per_node: 5', 'gpu_per_node: 6').replace('  repeat_times: 8', '  repeat_tims: 8'));
+    assert.ok(codes(ds).includes('5:TRN010'), codes(ds).join(' '));
+    const bad = ds.find((d) => d.code === 'TRN010')!;
+    assert.equal(bad.source, 'trinity');
+    assert.match(bad.codeDescription!.href, /diagnostics\.md#trn010/);
+    assert.deepEqual((bad.data as { suggestion?: string }).suggestion, 'repeat_times');
+    const fixed = await c.change(uri, GRPO);
+    assert.ok(!codes(fixed).some((x) => x.endsWith('TRN010')));
+  });
+
+  test('no false type errors on ${...} values: they take the resolved value type', async () => {
+    const ds = await c.open('file:///w/interp.yaml', GRPO.replace('  batch_size: 16', '  batch_size: ${oc.env:BS,16}'));
+    assert.ok(!ds.some((d) => d.severity === 1), codes(ds).join(' '));
+  });
+
+  test('# trinity-disable-next-line silences a code on the next line only', async () => {
+    const text = GRPO.replace('  repeat_times: 8', '  # trinity-disable-next-line TRN303\n  repeat_times: 1');
+    const ds = await c.open('file:///w/disable.yaml', text);
+    assert.ok(!ds.some((d) => d.code === 'TRN303'));
+    const ds2 = await c.open('file:///w/disable2.yaml', GRPO.replace('  repeat_times: 8', '  repeat_times: 1'));
+    assert.ok(ds2.some((d) => d.code === 'TRN303'));
+  });
+
+  test('hover on a key explains it: type, default, release', async () => {
+    const { text, position } = withCursor(GRPO.replace('  repeat_times: 8', '  repeat_ti|mes: 8'));
+    await c.open('file:///w/hover.yaml', text);
+    const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover.yaml' }, position });
+    const md = (h.contents as { value: string }).value;
+    assert.match(md, /\*\*`repeat_times`\*\* · integer/);
+    assert.match(md, /Default: `1`/);
+    assert.match(md, /Since Trinity v0\.3\.0/);
+  });
+
+  test('hover on an algorithm type says what it brings', async () => {
+    const { text, position } = withCursor(GRPO.replace('algorithm_type: grpo', 'algorithm_type: gr|po'));
+    await c.open('file:///w/hover2.yaml', text);
+    const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover2.yaml' }, position });
+    const md = (h.contents as { value: string }).value;
+    assert.match(md, /Defaults: advantage `grpo`, policy loss `ppo`, KL loss `k2`/);
+    assert.match(md, /Needs a reference model/);
+  });
+
+  test('hover on a derived value shows what Trinity computes and how', async () => {
+    const { text, position } = withCursor(GRPO.replace('  max_model_len: 2048', '  max_model_len: 20|48'));
+    await c.open('file:///w/hover3.yaml', text);
+    const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover3.yaml' }, position });
+    assert.match((h.contents as { value: string }).value, /max_model_len/);
+    const text2 = withCursor(GRPO.replace('  batch_size: 16', '  batch_si|ze: 16'));
+    await c.open('file:///w/hover4.yaml', text2.text);
+    const h2 = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover4.yaml' }, position: text2.position });
+    assert.match((h2.contents as { value: string }).value, /tasks per explorer step|batch/i);
+  });
+
+  test('hover on an interpolation shows its resolved value and source', async () => {
+    const marked = GRPO.replace('  max_response_tokens: 1024', '  max_response_tokens: 1024\n  max_prompt_tokens: ${model.max_resp|onse_tokens}');
+    const { text, position } = withCursor(marked);
+    await c.open('file:///w/hover5.yaml', text);
+    const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover5.yaml' }, position });
+    const md = (h.contents as { value: string }).value;
+    assert.match(md, /\*\*Resolves to:\*\* `1024`/);
+    assert.match(md, /from `model\.max_response_tokens` = `1024`/);
+  });
+
+  test('completion of keys comes from the release schema with docs', async () => {
+    const { text, position } = withCursor(GRPO.replace('  repeat_times: 8', '  repeat_times: 8\n  |'));
+    await c.open('file:///w/comp.yaml', text);
+    const list = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri: 'file:///w/comp.yaml' }, position });
+    const labels = list.items.map((i) => i.label);
+    for (const k of ['advantage_fn', 'policy_loss_fn', 'kl_loss_fn', 'optimizer']) assert.ok(labels.includes(k), `${k} missing from ${labels.join(', ')}`);
+    assert.ok(!labels.includes('repeat_times'), 'already written');
+  });
+
+  test('completion of algorithm_type lists the registry with what each brings', async () => {
+    const { text, position } = withCursor(GRPO.replace('  algorithm_type: grpo', '  algorithm_type: |'));
+    await c.open('file:///w/comp2.yaml', text);
+    const list = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri: 'file:///w/comp2.yaml' }, position });
+    const grpo = list.items.find((i) => i.label === 'grpo');
+    assert.ok(grpo, list.items.map((i) => i.label).join(', '));
+    const doc = typeof grpo.documentation === 'string' ? grpo.documentation : grpo.documentation?.value;
+    assert.match(String(doc), /Needs a reference model/);
+    assert.ok(list.items.some((i) => i.label === 'dpo'));
+  });
+
+  test('completion after ${ offers config paths, and after oc.env: environment variables', async () => {
+    const { text, position } = withCursor(GRPO.replace('  max_response_tokens: 1024', '  max_response_tokens: 1024\n  max_prompt_tokens: ${model.|'));
+    await c.open('file:///w/comp3.yaml', text);
+    const list = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri: 'file:///w/comp3.yaml' }, position });
+    const item = list.items.find((i) => i.label === 'max_model_len');
+    assert.ok(item);
+    assert.equal(item.detail, '= 2048');
+    const env = withCursor(GRPO.replace('  model_path: Qwen/Qwen2.5-1.5B-Instruct', '  model_path: ${oc.env:TRINITY_MO|'));
+    await c.open('file:///w/comp4.yaml', env.text);
+    const list2 = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri: 'file:///w/comp4.yaml' }, position: env.position });
+    assert.ok(list2.items.some((i) => i.label === 'TRINITY_MODEL_PATH'));
+  });
+
+  test('go to definition jumps from ${a.b} to the key', async () => {
+    const marked = GRPO.replace('  max_response_tokens: 1024', '  max_response_tokens: 1024\n  max_prompt_tokens: ${model.max_mo|del_len}');
+    const { text, position } = withCursor(marked);
+    await c.open('file:///w/def.yaml', text);
+    const locs = await c.request<Location[]>('textDocument/definition', { textDocument: { uri: 'file:///w/def.yaml' }, position });
+    assert.equal(locs.length, 1);
+    assert.equal(locs[0].range.start.line, 7);
+    const refs = await c.request<Location[]>('textDocument/references', { textDocument: { uri: 'file:///w/def.yaml' }, position: { line: 7, character: 4 }, context: { includeDeclaration: false } });
+    assert.equal(refs.length, 1);
+    assert.equal(refs[0].range.start.line, 9);
+  });
+
+  test('the resolved config marks what Trinity fills in, and lists the metrics', async () => {
+    await c.open('file:///w/resolved.yaml', GRPO);
+    const r = await c.request<{ release: string; runs: { yaml: string; metrics: { explorer: string[]; trainer: string[] } }[] }>('trinity/resolvedConfig', { uri: 'file:///w/resolved.yaml' });
+    assert.equal(r.release, 'v0.5.2');
+    assert.match(r.runs[0].yaml, /train_batch_size: 128 # set by Trinity: `buffer\.train_batch_size` = `batch_size` × `repeat_times` = 16 × 8 = 128/);
+    assert.match(r.runs[0].yaml, /max_prompt_tokens: 1024 # set by Trinity/);
+    assert.ok(r.runs[0].metrics.explorer.includes('rollout/accuracy/mean'));
+    assert.ok(r.runs[0].metrics.explorer.includes('pipeline/group_advantages/reward_mean/mean'));
+    assert.ok(r.runs[0].metrics.trainer.includes('actor/pg_loss'));
+    assert.ok(r.runs[0].metrics.trainer.includes('actor/kl_loss'));
+  });
+
+  test('symbols, folding and formatting that keeps comments', async () => {
+    const uri = 'file:///w/fmt.yaml';
+    await c.open(uri, 'mode:   both   # keep me\nbuffer:\n    batch_size: 4\n');
+    const symbols = await c.request<{ name: string }[]>('textDocument/documentSymbol', { textDocument: { uri } });
+    assert.deepEqual(
+      symbols.map((s) => s.name),
+      ['mode', 'buffer'],
+    );
+    const folds = await c.request<unknown[]>('textDocument/foldingRange', { textDocument: { uri } });
+    assert.ok(folds.length >= 1);
+    const edits = await c.request<{ newText: string }[]>('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+    const out = edits.map((e) => e.newText).join('');
+    assert.match(out, /# keep me/);
+    assert.match(out, /\n {2}batch_size: 4/);
+  });
+});
+
+describe('settings', () => {
+  test('disabled rules and the release setting come from workspace/configuration', async () => {
+    const c = await startInProcess({ configuration: { trinityVersion: '0.3.1', disabledRules: ['TRN010'] } });
+    try {
+      const text = 'mode: both\nexplorer:\n  proxy_port: 1\nbogus: 1\n';
+      const ds = await c.open('file:///w/s.yaml', text);
+      assert.equal(c.releaseOf('file:///w/s.yaml')?.release, 'v0.3.1');
+      assert.deepEqual(c.releaseOf('file:///w/s.yaml')?.source, 'setting');
+      assert.ok(ds.some((d) => d.code === 'TRN011'), 'proxy_port came in v0.4.0');
+      assert.ok(!ds.some((d) => d.code === 'TRN010'), 'disabled');
+    } finally {
+      await c.close();
+    }
+  });
+});
+
+describe('bundled server (dist/server.js --stdio)', () => {
+  test('starts, validates and answers hover', async () => {
+    const c = await startChildProcess();
+    try {
+      const ds = await c.open('file:///w/child.yaml', GRPO.replace('  repeat_times: 8', '  repeat_time: 8'));
+      assert.ok(codes(ds).includes('5:TRN010'));
+      const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/child.yaml' }, position: { line: 3, character: 5 } });
+      assert.match((h.contents as { value: string }).value, /algorithm_type/);
+    } finally {
+      await c.close();
+    }
+  });
+});
