@@ -96,7 +96,8 @@ class Merger {
 
   private checkWrittenField(e: YEntry, field: ResolvedField, p: Path): void {
     if (field.deprecated) {
-      this.report('TRN012', field.deprecated.message, e.keyRange, { path: p, movedTo: field.deprecated.replacement });
+      const rename = RENAMES[`${field.section.name}.${field.key}`];
+      this.report('TRN012', field.deprecated.message, e.keyRange, { path: p, movedTo: rename?.to || field.deprecated.replacement });
     } else if (field.auto && !isNullScalar(e.value)) {
       this.report('TRN013', `\`${pathText(p)}\` is set by Trinity itself; the value written here is overwritten or ignored.`, e.keyRange, { path: p });
     }
@@ -105,8 +106,9 @@ class Merger {
   private unknownKey(e: YEntry, section: SectionDef, path: Path): void {
     const p = [...path, e.key];
     const where = path.length === 0 ? 'the top level' : `\`${pathText(path)}\``;
-    const others = releasesWithField(section, e.key);
-    const rename = RENAMES[`${section.name}.${e.key}`];
+    const lineage = [section, ...(section.formerly ?? [])];
+    const others = [...new Set(lineage.flatMap((s) => releasesWithField(s, e.key)))].sort((a, b) => releaseIndex(a) - releaseIndex(b));
+    const rename = lineage.map((s) => RENAMES[`${s.name}.${e.key}`]).find(Boolean);
     if (others.length > 0) {
       const span = others.length === 1 ? others[0] : `${others[0]}–${others[others.length - 1]}`;
       const later = releaseIndex(others[0]) > releaseIndex(this.release);

@@ -3,9 +3,10 @@
  * (environment, .env, file system, installed trinity-rft). No Trinity logic lives here.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
+  CodeActionKind,
   TextDocuments,
   TextDocumentSyncKind,
   type Connection,
@@ -42,7 +43,14 @@ export function startServer(connection: Connection): void {
   let initSettings: InitOptions['settings'] = {};
   let detectedRelease: Release | undefined;
 
-  const service = new TrinityLanguageService({ env: { ...process.env }, host: { exists: existsSync }, baseDirsFor: documentDirs });
+  const readFile = (p: string) => {
+    try {
+      return readFileSync(workspaceRoot && !isAbsolute(p) ? join(workspaceRoot, p) : p, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const service = new TrinityLanguageService({ env: { ...process.env }, host: { exists: existsSync }, baseDirsFor: documentDirs, readFile });
 
   const guard = <T>(what: string, fallback: T, f: () => T): T => {
     try {
@@ -142,6 +150,7 @@ export function startServer(connection: Connection): void {
         foldingRangeProvider: true,
         selectionRangeProvider: true,
         documentFormattingProvider: true,
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.Source] },
       },
       serverInfo: { name: 'trinity-workbench', version: '0.1.0' },
     };
@@ -193,6 +202,7 @@ export function startServer(connection: Connection): void {
       return [];
     }
   });
+  connection.onCodeAction((p) => withDoc(p.textDocument.uri, [], 'code actions', (d) => service.codeActions(d, p.range, p.context.diagnostics)));
   connection.onRequest(RESOLVED_CONFIG_REQUEST, (p: { uri: string }) => withDoc(p.uri, null, 'resolved config', (d) => service.resolvedConfig(d)));
 
   documents.listen(connection);

@@ -27,6 +27,8 @@ export interface AnalysisContext {
   detectedRelease?: Release;
   /** Extra directories a document's relative paths may be relative to (its own folder). */
   baseDirsFor?: (uri: string) => string[];
+  /** Reads a file the config names (for migrating `trainer_config_path`). */
+  readFile?: (path: string) => string | undefined;
 }
 
 /** The release a document is checked against: its comment, else the setting, else installed Trinity, else the newest. */

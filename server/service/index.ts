@@ -3,8 +3,9 @@
  * (server/host) owns connections, timing and I/O, and passes the outside world in through AnalysisContext.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { CompletionList, Diagnostic, FoldingRange, FormattingOptions, Hover, Location, Position, SelectionRange, DocumentSymbol, TextEdit } from 'vscode-languageserver-types';
+import type { CodeAction, CompletionList, Diagnostic, Range, FoldingRange, FormattingOptions, Hover, Location, Position, SelectionRange, DocumentSymbol, TextEdit } from 'vscode-languageserver-types';
 import { AnalysisCache, type Analysis, type AnalysisContext } from './analyze';
+import { codeActions } from './code-actions';
 import { complete } from './complete';
 import { definition, references } from './definition';
 import { hover } from './hover';
@@ -71,6 +72,10 @@ export class TrinityLanguageService {
 
   format(doc: TextDocument, options: FormattingOptions): Promise<TextEdit[]> {
     return Promise.resolve(yamlService(this.analyze(doc).release).doFormat(doc, { ...options, printWidth: 120, proseWrap: 'preserve' }));
+  }
+
+  codeActions(doc: TextDocument, range: Range, diagnostics: Diagnostic[]): CodeAction[] {
+    return codeActions(doc, this.analyze(doc), range, diagnostics, { readFile: this.context.readFile });
   }
 
   resolvedConfig(doc: TextDocument): ResolvedConfigResponse {

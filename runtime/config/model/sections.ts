@@ -499,3 +499,8 @@ export const Config: SectionDef = section('Config', {
   log: { type: sectionOf(LogConfig) },
   stages: { type: listOf(sectionOf(StageConfig)), default: [], since: 'v0.3.1' },
 });
+
+// Sections that took over an older section's role: their keys' history continues in the older one.
+TasksetConfig.formerly = [StorageConfig];
+ExperienceBufferConfig.formerly = [StorageConfig];
+DataSelectorConfig.formerly = [TaskSelectorConfig];

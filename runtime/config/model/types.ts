@@ -86,6 +86,8 @@ export interface SectionDef {
   fields: Record<string, FieldDef>;
   /** Inherits fields from a class that is not modelled, so keys beyond `fields` are not errors. */
   open?: boolean;
+  /** Sections this one replaced in a later release (its keys' history continues there). */
+  formerly?: SectionDef[];
 }
 
 /** A field as it is in one release: ranges and per-release overrides applied, docs attached. */

@@ -98,7 +98,7 @@ const MUTATIONS: Mutation[] = [
     find: '  gpu_per_node: 2',
     replace: '  gpu_per_node: 6',
     // 6 GPUs - 1 rollout engine = 5 trainer GPUs; 96 x 8 = 768 experiences do not divide by 5.
-    expect: { line: 18, code: 'TRN221', message: /batch size \(768\) must be divisible by the number of GPUs \(5\).*e\.g\. 770/ },
+    expect: { line: 18, code: 'TRN221', message: /batch size \(768\) must be divisible by the number of GPUs \(5\).*a `batch_size` of 100 gives 800/ },
   },
   {
     name: 'batch size not divisible (v0.4.0 rule)',

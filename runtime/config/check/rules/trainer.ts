@@ -117,12 +117,27 @@ function synchronizeConfig(ctx: CheckContext): void {
 }
 
 function reportBatch(ctx: CheckContext, message: string, tbs: number, world: number): void {
-  const up = Math.ceil(tbs / world) * world;
-  const at = ctx.written('buffer.train_batch_size') ? 'buffer.train_batch_size' : ctx.written('buffer.batch_size') ? 'buffer.batch_size' : 'buffer';
-  ctx.report('TRN221', `${message} Use a multiple of ${world}, e.g. ${up}.`, at, {
-    path: ctx.written('buffer.train_batch_size') ? ['buffer', 'train_batch_size'] : ['buffer', 'batch_size'],
-    value: ctx.written('buffer.train_batch_size') ? up : undefined,
-  });
+  const writtenTbs = ctx.written('buffer.train_batch_size');
+  if (writtenTbs) {
+    const up = Math.ceil(tbs / world) * world;
+    ctx.report('TRN221', `${message} Use a multiple of ${world}, e.g. ${up}.`, 'buffer.train_batch_size', { path: ['buffer', 'train_batch_size'], value: up });
+    return;
+  }
+  // train_batch_size = batch_size x repeat_times: batch_size must be a multiple of world / gcd(repeat_times, world).
+  const n = ctx.get('algorithm.repeat_times') || 1;
+  const step = world / gcd(n, world);
+  const b = ctx.get('buffer.batch_size') || 1;
+  const up = Math.ceil(b / step) * step;
+  ctx.report(
+    'TRN221',
+    `${message} \`train_batch_size\` is \`batch_size\` × \`repeat_times\`; a \`batch_size\` of ${up} gives ${up * n}.`,
+    ctx.written('buffer.batch_size') ? 'buffer.batch_size' : 'buffer',
+    { path: ['buffer', 'batch_size'], value: up },
+  );
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
 
 /** v0.5.0+: batch divisibility (v0.5.0 in the buffer step; v0.5.2+ per component with sequence parallelism). */
