@@ -18,6 +18,7 @@ import { parseDotEnv } from '../../runtime/config/dotenv';
 import { scanPluginDirs } from '../../runtime/config/plugins';
 import { parseRelease, type Release } from '../../runtime/config/releases';
 import { TrinityLanguageService } from '../service';
+import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
 import type { Analysis } from '../service/analyze';
 import { DEFAULT_SETTINGS, type ServiceSettings } from '../service/settings';
 import { detectTrinityRelease } from './python';
@@ -151,6 +152,9 @@ export function startServer(connection: Connection): void {
         selectionRangeProvider: true,
         documentFormattingProvider: true,
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.Source] },
+        inlayHintProvider: true,
+        documentLinkProvider: {},
+        semanticTokensProvider: { legend: SEMANTIC_LEGEND, full: true },
       },
       serverInfo: { name: 'trinity-workbench', version: '0.1.0' },
     };
@@ -202,6 +206,9 @@ export function startServer(connection: Connection): void {
       return [];
     }
   });
+  connection.languages.inlayHint.on((p) => withDoc(p.textDocument.uri, [], 'inlay hints', (d) => service.inlayHints(d, p.range)));
+  connection.onDocumentLinks((p) => withDoc(p.textDocument.uri, [], 'document links', (d) => service.documentLinks(d)));
+  connection.languages.semanticTokens.on((p) => withDoc(p.textDocument.uri, { data: [] }, 'semantic tokens', (d) => service.semanticTokens(d)));
   connection.onCodeAction((p) => withDoc(p.textDocument.uri, [], 'code actions', (d) => service.codeActions(d, p.range, p.context.diagnostics)));
   connection.onRequest(RESOLVED_CONFIG_REQUEST, (p: { uri: string }) => withDoc(p.uri, null, 'resolved config', (d) => service.resolvedConfig(d)));
 

@@ -3,11 +3,14 @@
  * (server/host) owns connections, timing and I/O, and passes the outside world in through AnalysisContext.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { CodeAction, CompletionList, Diagnostic, Range, FoldingRange, FormattingOptions, Hover, Location, Position, SelectionRange, DocumentSymbol, TextEdit } from 'vscode-languageserver-types';
+import type { CodeAction, CompletionList, Diagnostic, DocumentLink, InlayHint, Range, SemanticTokens, FoldingRange, FormattingOptions, Hover, Location, Position, SelectionRange, DocumentSymbol, TextEdit } from 'vscode-languageserver-types';
 import { AnalysisCache, type Analysis, type AnalysisContext } from './analyze';
 import { codeActions } from './code-actions';
 import { complete } from './complete';
 import { definition, references } from './definition';
+import { documentLinks } from './document-links';
+import { inlayHints } from './inlay-hints';
+import { semanticTokens } from './semantic-tokens';
 import { hover } from './hover';
 import { resolvedConfig, type ResolvedConfigResponse } from './resolved-config';
 import { DEFAULT_SETTINGS, type ServiceSettings } from './settings';
@@ -76,6 +79,19 @@ export class TrinityLanguageService {
 
   codeActions(doc: TextDocument, range: Range, diagnostics: Diagnostic[]): CodeAction[] {
     return codeActions(doc, this.analyze(doc), range, diagnostics, { readFile: this.context.readFile });
+  }
+
+  inlayHints(doc: TextDocument, range: Range): InlayHint[] {
+    return this.settings.inlayHints ? inlayHints(doc, this.analyze(doc), range) : [];
+  }
+
+  documentLinks(doc: TextDocument): DocumentLink[] {
+    const dirs = this.context.baseDirsFor?.(doc.uri) ?? [];
+    return documentLinks(doc, this.analyze(doc), { ...this.context.host, baseDirs: [...dirs, ...(this.context.host.baseDirs ?? [])] });
+  }
+
+  semanticTokens(doc: TextDocument): SemanticTokens {
+    return semanticTokens(doc, this.analyze(doc));
   }
 
   resolvedConfig(doc: TextDocument): ResolvedConfigResponse {
