@@ -109,7 +109,7 @@ export const CODES = {
   TRN301: { title: 'Partial *_args crash the constructor', severity: 'error' },
   TRN302: { title: 'Unknown *_args key', severity: 'error' },
   TRN303: { title: 'Group advantage with repeat_times 1', severity: 'warning' },
-  TRN304: { title: 'Local dataset path does not exist', severity: 'error' },
+  TRN304: { title: 'Local path does not exist', severity: 'error' },
   TRN305: { title: 'Dataset lacks a configured key', severity: 'error' },
   TRN306: { title: 'Dataset could not be read', severity: 'warning' },
   TRN307: { title: 'Unknown workflow or reward function', severity: 'error' },

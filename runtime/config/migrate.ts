@@ -29,12 +29,13 @@ export function migrate(text: string, from: Release, to: Release, host: Migratio
   const doc = parseDocument(text, { version: '1.1', keepSourceTokens: true });
   const changes: MigrationChange[] = [];
   const root = doc.contents;
-  if (!isMap(root) || releaseIndex(to) <= releaseIndex(from)) return { text, changes };
+  // Broken YAML is not migrated: the edit would have to guess, and the user is mid-edit anyway.
+  if (doc.errors.length > 0 || !isMap(root) || releaseIndex(to) <= releaseIndex(from)) return { text, changes };
   const m = new Migrator(doc, from, to, changes, host);
   m.config(root as AnyMap, '');
   const stages = root.get('stages', true);
   if (isSeq(stages)) stages.items.forEach((s, i) => isMap(s) && m.config(s as AnyMap, `stages.${i}.`));
-  m.versionComment();
+  m.versionComment(text);
   return { text: changes.length ? doc.toString({ lineWidth: 0 }) : text, changes };
 }
 
@@ -270,10 +271,9 @@ class Migrator {
     this.note(`${at}.${key}`, `\`${key}\` removed: ${why}`);
   }
 
-  versionComment(): void {
-    if (this.changes.length === 0) return;
-    const before = this.doc.toString({ lineWidth: 0 });
-    if (releaseComment(before)) this.doc.commentBefore = (this.doc.commentBefore ?? '').replace(/(trinity-version:\s*)\S+/, `$1${this.to}`);
+  versionComment(original: string): void {
+    if (this.changes.length === 0 || !releaseComment(original)) return;
+    this.doc.commentBefore = (this.doc.commentBefore ?? '').replace(/(trinity-version:\s*)\S+/, `$1${this.to}`);
   }
 }
 

@@ -3,7 +3,7 @@
  * (environment, .env, file system, installed trinity-rft). No Trinity logic lives here.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
   CodeActionKind,
@@ -76,7 +76,7 @@ export function startServer(connection: Connection): void {
 
   const refreshContext = (pluginDirs: string[] = []) => {
     const env = environment();
-    const dirs = [...pluginDirs, ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)].map((d) => (workspaceRoot ? join(workspaceRoot, d) : d));
+    const dirs = [...pluginDirs, ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)].map((d) => (workspaceRoot ? resolve(workspaceRoot, d) : resolve(d)));
     service.setContext({ env, detectedRelease, host: { exists: existsSync, baseDirs: workspaceRoot ? [workspaceRoot] : [], plugins: scanPluginDirs(dirs) } });
   };
 
@@ -101,6 +101,7 @@ export function startServer(connection: Connection): void {
       }
     }
     applySettings(s);
+    settingsLoaded();
     for (const doc of documents.all()) schedule(doc, 0);
   };
 
@@ -112,14 +113,22 @@ export function startServer(connection: Connection): void {
     });
   };
 
+  // Nothing is published before the user's settings are in (they choose the release and the disabled rules).
+  let settingsLoaded: () => void = () => undefined;
+  const settingsReady = new Promise<void>((res) => {
+    settingsLoaded = res;
+  });
+
   const schedule = (doc: TextDocument, delay = debounceMs) => {
     clearTimeout(timers.get(doc.uri));
     timers.set(
       doc.uri,
       setTimeout(() => {
         timers.delete(doc.uri);
-        const current = documents.get(doc.uri);
-        if (current) publish(current);
+        void settingsReady.then(() => {
+          const current = documents.get(doc.uri);
+          if (current) publish(current);
+        });
       }, delay),
     );
   };

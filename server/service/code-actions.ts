@@ -16,7 +16,13 @@ import type { Analysis } from './analyze';
 /** Codes whose value must be one of `data.candidates`: a did-you-mean on the value fixes them. */
 const VALUE_CODES = new Set(['TRN022', 'TRN200', 'TRN201', 'TRN202', 'TRN240', 'TRN256', 'TRN260', 'TRN300', 'TRN307']);
 
-export function codeActions(doc: TextDocument, analysis: Analysis, range: Range, diagnostics: Diagnostic[], host: MigrationHost = {}): CodeAction[] {
+export function codeActions(
+  doc: TextDocument,
+  analysis: Analysis,
+  range: Range,
+  diagnostics: Diagnostic[],
+  migration: CodeAction | undefined,
+): CodeAction[] {
   const out: CodeAction[] = [];
   const root = analysis.result.loaded.source.root;
   for (const d of diagnostics) {
@@ -44,7 +50,6 @@ export function codeActions(doc: TextDocument, analysis: Analysis, range: Range,
       if (edit) fix(`Add \`${data.add.path.slice(-1)[0]}\``, [edit]);
     }
   }
-  const migration = migrationAction(doc, analysis, host);
   if (migration) out.push(migration);
   return out;
 }

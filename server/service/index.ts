@@ -5,7 +5,7 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CodeAction, CompletionList, Diagnostic, DocumentLink, InlayHint, Range, SemanticTokens, FoldingRange, FormattingOptions, Hover, Location, Position, SelectionRange, DocumentSymbol, TextEdit } from 'vscode-languageserver-types';
 import { AnalysisCache, type Analysis, type AnalysisContext } from './analyze';
-import { codeActions } from './code-actions';
+import { codeActions, migrationAction } from './code-actions';
 import { complete } from './complete';
 import { definition, references } from './definition';
 import { documentLinks } from './document-links';
@@ -20,6 +20,7 @@ import { yamlService } from './yaml-service';
 export class TrinityLanguageService {
   private readonly cache = new AnalysisCache();
   private settings: ServiceSettings = DEFAULT_SETTINGS;
+  private readonly migrations = new Map<string, { version: number; release: string; action: CodeAction | undefined }>();
 
   constructor(private context: AnalysisContext) {}
 
@@ -39,6 +40,7 @@ export class TrinityLanguageService {
 
   forget(uri: string): void {
     this.cache.delete(uri);
+    this.migrations.delete(uri);
   }
 
   validate(doc: TextDocument): Diagnostic[] {
@@ -78,7 +80,14 @@ export class TrinityLanguageService {
   }
 
   codeActions(doc: TextDocument, range: Range, diagnostics: Diagnostic[]): CodeAction[] {
-    return codeActions(doc, this.analyze(doc), range, diagnostics, { readFile: this.context.readFile });
+    const analysis = this.analyze(doc);
+    // Migrating parses and prints the whole file: do it once per document version, not on every cursor move.
+    let m = this.migrations.get(doc.uri);
+    if (!m || m.version !== doc.version || m.release !== analysis.release) {
+      m = { version: doc.version, release: analysis.release, action: migrationAction(doc, analysis, { readFile: this.context.readFile }) };
+      this.migrations.set(doc.uri, m);
+    }
+    return codeActions(doc, analysis, range, diagnostics, m.action);
   }
 
   inlayHints(doc: TextDocument, range: Range): InlayHint[] {

@@ -18,6 +18,8 @@ export interface TestClient {
   changeNoWait(uri: string, text: string): void;
   request<T>(method: string, params: unknown): Promise<T>;
   releaseOf(uri: string): { release: string; source: string } | undefined;
+  /** Messages the server logged (a handler that failed logs here instead of crashing). */
+  logs: string[];
   close(): Promise<void>;
 }
 
@@ -62,7 +64,8 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
     waiting.set(p.uri, keep);
   });
   conn.onNotification('trinity/documentRelease', (p: { uri: string; release: string; source: string }) => releases.set(p.uri, p));
-  conn.onNotification('window/logMessage', () => undefined);
+  const logs: string[] = [];
+  conn.onNotification('window/logMessage', (p: { message: string }) => logs.push(p.message));
   if (opts.configuration) conn.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => opts.configuration));
   conn.listen();
   await conn.sendRequest('initialize', {
@@ -103,6 +106,7 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
     },
     request: (method, params) => conn.sendRequest(method, params),
     releaseOf: (uri) => releases.get(uri),
+    logs,
     async close() {
       try {
         await conn.sendRequest('shutdown');

@@ -6,87 +6,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { lineColumn } from '../../../runtime/config/load';
-import type { PluginNames } from '../../../runtime/config/plugins';
 import { RELEASES, type Release } from '../../../runtime/config/releases';
 import { checkConfig } from '../../../runtime/config/validate';
 import { corpusConfigs, TRINITY_ENV } from '../../helpers/corpus';
-
-interface KnownReject {
-  release: Release;
-  file: string;
-  line: number;
-  code: string;
-  reason: string;
-}
-
-const TEMPLATE = 'a benchmark template: benchmark/bench.py writes the dataset path in before launching, so as committed Trinity rejects it';
-const RAFT =
-  "RAFT computes advantages on the explorer side but its defaults leave `advantage_fn: ppo`, a trainer-side function; the explorer's experience pipeline asserts on that in `prepare()` (trinity/buffer/pipelines/experience_pipeline.py `_set_algorithm_operators`)";
-const TOOLCALL = '`toolcall_workflow` was renamed `tool_call_workflow` in v0.4.0, and this example still uses the old name';
-
-/** The empty dataset paths in the benchmark templates from v0.5.0 on; `shift` is the lines the templates grew by. */
-function templateRejects(release: Release, shift: number): KnownReject[] {
-  const at = (file: string, line: number, code: string) => ({ release, file: `benchmark/config/${file}`, line: line + shift, code, reason: TEMPLATE });
-  return [
-    at('countdown-template.yaml', 26, 'TRN250'),
-    at('alfworld-template.yaml', 32, 'TRN250'),
-    at('alfworld-template.yaml', 43, 'TRN252'),
-    at('frozenlake-template.yaml', 34, 'TRN250'),
-    at('frozenlake-template.yaml', 44, 'TRN252'),
-    at('guru_math-template.yaml', 32 - shift, 'TRN250'),
-  ];
-}
-
-/** Real problems in Trinity's own files: Trinity fails these at launch (or on the first task), and so do we. */
-const KNOWN_REJECTS: KnownReject[] = [
-  ...(['v0.3.0', 'v0.3.1'] as const).map((release) => ({ release, file: 'benchmark/config/countdown-template.yaml', line: 22, code: 'TRN250', reason: TEMPLATE })),
-  { release: 'v0.3.2', file: 'benchmark/config/countdown-template.yaml', line: 26, code: 'TRN250', reason: TEMPLATE },
-  ...templateRejects('v0.4.0', 0),
-  ...templateRejects('v0.5.0', 0),
-  ...templateRejects('v0.5.2', 1),
-  ...templateRejects('main', 1),
-  ...(['v0.4.0', 'v0.5.0', 'v0.5.2', 'main'] as const).flatMap((release) => [
-    { release, file: 'examples/grpo_toolcall/toolace.yaml', line: 28, code: 'TRN307', reason: TOOLCALL },
-    { release, file: 'examples/mix_chord/mix_chord_toolace.yaml', line: 48, code: 'TRN307', reason: TOOLCALL },
-    {
-      release,
-      file: 'examples/bots/ref_eval_collect.yaml',
-      line: 33,
-      code: 'TRN307',
-      reason: 'the BOTS plugin stopped registering `bots_ref_eval_collect_math_boxed_workflow` in the v0.4.0 registry rework, and the example still names it',
-    },
-  ]),
-  {
-    release: 'v0.4.0',
-    file: 'examples/tinker/tinker.yaml',
-    line: 22,
-    code: 'TRN010',
-    reason: '`model.tinker.base_model` is not a TinkerConfig key in v0.4.0 (OmegaConf rejects it at load)',
-  },
-  ...RELEASES.flatMap((release) =>
-    ['examples/RAFT_alfworld/RAFT_alfworld_7B.yaml', 'examples/RAFT_alfworld/RAFT_reflect_alfworld_7B.yaml'].map((file) => ({ release, file, line: 6, code: 'TRN310', reason: RAFT })),
-  ),
-  {
-    release: 'main',
-    file: 'examples/grpo_math/math.yaml',
-    line: 33,
-    code: 'TRN307',
-    reason: '`rm_gallery_reward` was removed from the reward registry after v0.5.2, and the example still uses it',
-  },
-];
-
-/** Names that each example's plugin directory registers (its README launches it with `--plugin-dir`). */
-const PLUGINS: Record<string, PluginNames> = {
-  'examples/bots/bots.yaml': { workflow: ['bots_math_boxed_workflow'], reward_fn: ['bots_math_boxed_reward'] },
-  'examples/bots/random.yaml': { workflow: ['bots_math_boxed_workflow'], reward_fn: ['bots_math_boxed_reward'] },
-  'benchmark/config/guru_math-template.yaml': { reward_fn: ['math_boxed_reward_naive_dapo', 'math_boxed_reward_prime_math'] },
-  'scripts/context_length_test/context_length.yaml': { workflow: ['synthetic_workflow'] },
-};
-
-/** Variables a script exports before it launches the config: search_context_length_capacity.py sets these. */
-const SCRIPT_ENV: Record<string, Record<string, string>> = {
-  'scripts/context_length_test/context_length.yaml': { GPU_NUM: '2', ENGINE_NUM: '1', SP_NUM: '1', REPEAT_TIMES: '8' },
-};
+import { KNOWN_REJECTS, PLUGINS, SCRIPT_ENV } from '../../helpers/known-rejects';
 
 async function errorsOf(release: Release, abs: string, rel: string) {
   const text = readFileSync(abs, 'utf8');

@@ -56,7 +56,7 @@ function checkChatTemplatePath(ctx: CheckContext): void {
   const exists = ctx.host.exists;
   if (!exists) return;
   if (!candidatePaths(ctx, p).some((c) => exists(c))) {
-    ctx.report('TRN290', `Failed to read chat template from \`${p}\`: the file does not exist.`, 'model.chat_template_path');
+    ctx.report('TRN304', `Failed to read chat template from \`${p}\`: the file does not exist.`, 'model.chat_template_path');
   }
 }
 

@@ -81,7 +81,7 @@ function checkTrainerConfigSource(ctx: CheckContext): boolean {
       return false;
     }
     if (exists && !(ctx.host.baseDirs ?? []).some((b) => exists(resolve(b, pathValue)))) {
-      ctx.report('TRN272', `Invalid trainer config path: \`${pathValue}\` does not exist.`, 'trainer.trainer_config_path');
+      ctx.report('TRN304', `Invalid trainer config path: \`${pathValue}\` does not exist.`, 'trainer.trainer_config_path');
       return false;
     }
     return true;
