@@ -109,7 +109,10 @@ export function startServer(connection: Connection): void {
     guard('validation', undefined, () => {
       const analysis: Analysis = service.analyze(doc);
       void connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, { uri: doc.uri, release: analysis.release, source: analysis.releaseSource });
-      void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: service.validate(doc) });
+      const diagnostics = service.validate(doc);
+      // Parse for completion now, while the user reads the diagnostics, not when they next ask for completion.
+      guard('preparing completion', undefined, () => service.prepare(doc));
+      void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
     });
   };
 

@@ -15,7 +15,7 @@ import { hover } from './hover';
 import { resolvedConfig, type ResolvedConfigResponse } from './resolved-config';
 import { DEFAULT_SETTINGS, type ServiceSettings } from './settings';
 import { validate } from './validate';
-import { yamlService } from './yaml-service';
+import { primeYamlParse, yamlService } from './yaml-service';
 
 export class TrinityLanguageService {
   private readonly cache = new AnalysisCache();
@@ -45,6 +45,11 @@ export class TrinityLanguageService {
 
   validate(doc: TextDocument): Diagnostic[] {
     return validate(doc, this.analyze(doc), this.settings);
+  }
+
+  /** Work worth doing right after an edit settles (not per keystroke): the YAML parse completion will need. */
+  prepare(doc: TextDocument): void {
+    primeYamlParse(doc);
   }
 
   complete(doc: TextDocument, position: Position): Promise<CompletionList> {

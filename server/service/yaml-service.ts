@@ -3,7 +3,10 @@
  * Used for what it does well on plain YAML: schema-driven key/value completion with snippets, formatting that
  * keeps comments, document symbols, folding and selection ranges. Trinity semantics live in our own modules.
  */
+import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { getLanguageService, SchemaPriority, type LanguageService } from 'yaml-language-server';
+// yaml-language-server caches each document version's parse here (a deep import: pinned to 1.25.0).
+import { yamlDocumentsCache } from 'yaml-language-server/out/server/src/languageservice/parser/yaml-documents';
 import type { Release } from '../../runtime/config/releases';
 import { generateSchema } from '../../runtime/config/schema-gen';
 
@@ -30,4 +33,9 @@ export function yamlService(release: Release): LanguageService {
     services.set(release, ls);
   }
   return ls;
+}
+
+/** Parses a new document version into yaml-language-server's cache ahead of the next completion request. */
+export function primeYamlParse(doc: TextDocument): void {
+  yamlDocumentsCache.getYamlDocument(doc, { customTags: [], yamlVersion: '1.1' }, true);
 }
