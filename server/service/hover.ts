@@ -45,6 +45,8 @@ export function hover(doc: TextDocument, analysis: Analysis, position: Position)
   } else if (src?.origin === 'written' && field?.auto) {
     parts.push('Trinity sets this itself; the written value is overwritten or ignored.');
   }
+  const driven = derivedAt(analysis, hit.on === 'key' && hit.keyRange ? hit.keyRange : hit.node.range, src?.derivation?.path);
+  if (driven.length) parts.push(`**Trinity derives from this:**\n${driven.map((d) => `- \`${d.path}\` = \`${short(d.value)}\`: ${d.message}`).join('\n')}`);
   if (parts.length === 0) return null;
   const start = hit.on === 'key' && hit.keyRange ? hit.keyRange[0] : hit.node.range[0];
   const end = hit.on === 'key' && hit.keyRange ? hit.keyRange[1] : hit.node.range[1];
@@ -82,6 +84,19 @@ export function algorithmSummary(name: string, analysis: Pick<Analysis, 'release
     needs.length ? `Needs ${needs.join(' and ')}.` : 'Needs no critic and no reference model.',
     `Data: \`${spec.schema}\` experiences; advantages computed ${spec.computeAdvantageInTrainer ? 'in the trainer' : 'by the explorer'}.`,
   ].join(' ');
+}
+
+/** Values Trinity fills in or changes that it reports at this key (train_batch_size at batch_size, ...). */
+function derivedAt(analysis: Analysis, range: readonly [number, number], except?: string): { path: string; value: unknown; message: string }[] {
+  const out: { path: string; value: unknown; message: string }[] = [];
+  for (const run of analysis.result.runs) {
+    for (const d of run.derivations) {
+      if (!d.code || d.path === except) continue;
+      const diag = analysis.result.diagnostics.find((x) => x.code === d.code && x.data?.path?.join('.') === d.path);
+      if (diag && diag.range[0] >= range[0] && diag.range[0] <= range[1] && !out.some((o) => o.path === d.path)) out.push({ path: d.path, value: d.value, message: d.message });
+    }
+  }
+  return out;
 }
 
 function short(v: unknown): string {
