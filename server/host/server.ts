@@ -43,6 +43,7 @@ export function startServer(connection: Connection): void {
   let pullConfiguration = false;
   let initSettings: InitOptions['settings'] = {};
   let detectedRelease: Release | undefined;
+  let detectPython = true;
 
   const readFile = (p: string) => {
     try {
@@ -85,7 +86,7 @@ export function startServer(connection: Connection): void {
     service.configure({
       trinityVersion: version ?? 'auto',
       disabledRules: Array.isArray(s.disabledRules) ? s.disabledRules : DEFAULT_SETTINGS.disabledRules,
-      inlayHints: s.inlayHints ?? DEFAULT_SETTINGS.inlayHints,
+      inlayHints: typeof s.inlayHints === 'boolean' ? s.inlayHints : DEFAULT_SETTINGS.inlayHints,
     });
     refreshContext(s.pluginDirs ?? []);
   };
@@ -103,6 +104,15 @@ export function startServer(connection: Connection): void {
     applySettings(s);
     settingsLoaded();
     for (const doc of documents.all()) schedule(doc, 0);
+    if (detectPython) {
+      const settings = s;
+      void detectTrinityRelease(settings.pythonPath || 'python3').then((r) => {
+        if (r === detectedRelease) return;
+        detectedRelease = r;
+        refreshContext(settings.pluginDirs ?? []);
+        for (const doc of documents.all()) schedule(doc, 0);
+      });
+    }
   };
 
   const publish = (doc: TextDocument) => {
@@ -144,14 +154,7 @@ export function startServer(connection: Connection): void {
     workspaceRoot = folder ? URI.parse(folder).fsPath : undefined;
     pullConfiguration = params.capabilities.workspace?.configuration === true;
     applySettings(initSettings);
-    if (opts.detectPython !== false) {
-      void detectTrinityRelease(initSettings.pythonPath ?? 'python3').then((r) => {
-        if (!r) return;
-        detectedRelease = r;
-        refreshContext(initSettings?.pluginDirs ?? []);
-        for (const doc of documents.all()) schedule(doc, 0);
-      });
-    }
+    detectPython = opts.detectPython !== false;
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
