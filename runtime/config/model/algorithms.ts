@@ -329,6 +329,14 @@ const GRPO_030_PARAMS: FnArgSpec[] = [
   opt('rank_penalty', null, 'Scale rewards down by rank of mean log-prob within the group.'),
 ];
 
+/** Arguments of the SFT losses (`sft`, `sft_is`), which took `use_token_level_loss` before v0.3.1. */
+const SFT_ARGS = {
+  defaultArgs: { loss_agg_mode: 'token-mean' },
+  params: [lossAgg()],
+  acceptsExtraKwargs: false,
+  versions: [{ until: 'v0.3.0' as const, defaultArgs: { use_token_level_loss: true }, params: [opt('use_token_level_loss', true, 'Average over tokens rather than sequences.')] }],
+};
+
 /** Arguments shared by a group advantage and its trainer-side (`_verl`) twin. */
 const OPMD_ARGS = {
   defaultArgs: { opmd_baseline: 'mean', tau: 1.0 },
@@ -532,16 +540,7 @@ export const FN_SPECS: FnSpec[] = [
   {
     registry: 'policy_loss_fn',
     name: 'sft',
-    defaultArgs: { loss_agg_mode: 'token-mean' },
-    params: [lossAgg()],
-    acceptsExtraKwargs: false,
-    versions: [
-      {
-        until: 'v0.3.0',
-        defaultArgs: { use_token_level_loss: true },
-        params: [opt('use_token_level_loss', true, 'Average over tokens rather than sequences.')],
-      },
-    ],
+    ...SFT_ARGS,
   },
   {
     registry: 'policy_loss_fn',
@@ -729,16 +728,7 @@ export const FN_SPECS: FnSpec[] = [
   {
     registry: 'policy_loss_fn',
     name: 'sft_is',
-    defaultArgs: { loss_agg_mode: 'token-mean' },
-    params: [lossAgg()],
-    acceptsExtraKwargs: false,
-    versions: [
-      {
-        until: 'v0.3.0',
-        defaultArgs: { use_token_level_loss: true },
-        params: [opt('use_token_level_loss', true, 'Average over tokens rather than sequences.')],
-      },
-    ],
+    ...SFT_ARGS,
   },
   {
     registry: 'policy_loss_fn',
