@@ -46,7 +46,11 @@ export function hover(doc: TextDocument, analysis: Analysis, position: Position)
     parts.push('Trinity sets this itself; the written value is overwritten or ignored.');
   }
   const driven = derivedAt(analysis, hit.on === 'key' && hit.keyRange ? hit.keyRange : hit.node.range, src?.derivation?.path);
-  if (driven.length) parts.push(`**Trinity derives from this:**\n${driven.map((d) => `- \`${d.path}\` = \`${short(d.value)}\`: ${d.message}`).join('\n')}`);
+  if (driven.length) {
+    const line = (d: { path: string; value: unknown; message: string }) =>
+      d.message.includes(`\`${d.path}\``) || d.message.includes(`\`${d.path.split('.').pop()}\``) ? `- ${d.message}` : `- \`${d.path}\` = \`${short(d.value)}\`: ${d.message}`;
+    parts.push(`**Trinity derives from this:**\n${driven.map(line).join('\n')}`);
+  }
   if (parts.length === 0) return null;
   const start = hit.on === 'key' && hit.keyRange ? hit.keyRange[0] : hit.node.range[0];
   const end = hit.on === 'key' && hit.keyRange ? hit.keyRange[1] : hit.node.range[1];

@@ -101,7 +101,7 @@ describe('language server (in process)', () => {
     const text2 = withCursor(GRPO.replace('  batch_size: 16', '  batch_si|ze: 16'));
     await c.open('file:///w/hover4.yaml', text2.text);
     const h2 = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover4.yaml' }, position: text2.position });
-    assert.match((h2.contents as { value: string }).value, /Trinity derives from this:[\s\S]*`buffer\.train_batch_size` = `128`: `buffer\.train_batch_size` = `batch_size` × `repeat_times` = 16 × 8 = 128/);
+    assert.match((h2.contents as { value: string }).value, /Trinity derives from this:\*\*\n- `buffer\.train_batch_size` = `batch_size` × `repeat_times` = 16 × 8 = 128/);
   });
 
   test('hover on an interpolation shows its resolved value and source', async () => {
