@@ -1,6 +1,7 @@
 /** `trinity-workbench check`: reads files, runs the validator, prints text or JSON. */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { looksLikeTrinityConfig } from '../config/detect';
 import { checkConfig } from '../config/validate';
 import { lineColumn } from '../config/load';
 import { parseDotEnv } from '../config/dotenv';
@@ -10,7 +11,7 @@ import { lastValue, parseArgs } from './args';
 
 const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--min-severity S] [--no-datasets] <file>...
 
-Checks Trinity-RFT config files: the schema of the selected release, OmegaConf interpolation, every rule
+Checks Trinity-RFT config files (a directory: every YAML file in it that is a Trinity config): the schema of the selected release, OmegaConf interpolation, every rule
 Trinity enforces at launch, and problems Trinity only finds at run time (unknown workflows, partial *_args,
 missing dataset files and keys).
 
@@ -69,9 +70,19 @@ export async function runCheck(argv: string[]): Promise<number> {
   const env = { ...loadDotEnv(resolve('.env')), ...process.env };
   const pluginDirs = [...(args.values.get('--plugin-dir') ?? []), ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)];
   const plugins = scanPluginDirs(pluginDirs.map((d) => resolve(d)));
+  const files: string[] = [];
+  for (const p of args.positionals) {
+    let isDir = false;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch {
+      // Reported below as unreadable.
+    }
+    files.push(...(isDir ? trinityConfigsIn(p) : [p]));
+  }
   const reports: JsonReport[] = [];
   let anyError = false;
-  for (const file of args.positionals) {
+  for (const file of files) {
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
@@ -103,6 +114,27 @@ export async function runCheck(argv: string[]): Promise<number> {
     process.stderr.write(`${reports.length} file${reports.length === 1 ? '' : 's'} checked: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.information} info.\n`);
   }
   return anyError ? 1 : 0;
+}
+
+/** The Trinity configs under a directory: `*.yaml`/`*.yml` files that look like one (dot-folders and node_modules skipped). */
+function trinityConfigsIn(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      if (name.startsWith('.') || name === 'node_modules') continue;
+      const p = join(d, name);
+      let st;
+      try {
+        st = statSync(p);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) walk(p);
+      else if (/\.ya?ml$/.test(name) && st.size < 4 * 1024 * 1024 && looksLikeTrinityConfig(readFileSync(p, 'utf8'))) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
 }
 
 function count(reports: JsonReport[]): Record<'error' | 'warning' | 'information', number> {

@@ -136,6 +136,14 @@ describe('trinity-workbench check', () => {
     assert.doesNotMatch(errors, / warning /);
   });
 
+  test('a directory checks the Trinity configs in it and skips other YAML', () => {
+    const dir = workspace({ 'cfg/a.yaml': GOOD, 'cfg/data/sft.jsonl': SFT_ROW, 'cfg/ci.yml': 'on: [push]\njobs: {}\n', 'cfg/sub/b.trinity.yaml': 'mode: both\nbuffer:\n  batch_size: x\nalgorithm:\n  algorithm_type: grpo\n' });
+    const r = run(['check', '--format', 'json', 'cfg'], { cwd: dir });
+    const files = JSON.parse(r.stdout).map((f: { file: string }) => f.file);
+    assert.deepEqual(files, ['cfg/a.yaml', 'cfg/sub/b.trinity.yaml']);
+    assert.equal(r.code, 1, 'b.trinity.yaml has a type error');
+  });
+
   test('bad usage exits 2 with a message', () => {
     const dir = workspace({ 'a.yaml': 'mode: both\n' });
     for (const args of [['check'], ['check', '--format', 'xml', 'a.yaml'], ['check', '--trinity-version', '0.2.0', 'a.yaml'], ['check', '--bogus', 'a.yaml'], ['check', '--min-severity', 'loud', 'a.yaml'], ['check', 'missing.yaml'], ['frobnicate']]) {

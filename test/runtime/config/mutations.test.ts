@@ -253,6 +253,14 @@ const MUTATIONS: Mutation[] = [
     replace: '  repeat_times: 8\n  advantage_fn: reinforceplusplus',
     expect: { line: 7, code: 'TRN310', message: /AdvantageFn `reinforceplusplus` can only be computed in the trainer, but `grpo` computes advantages on the explorer side/ },
   },
+  {
+    name: 'SFT without a save interval (v0.5.0+ copies it into sync_interval)',
+    release: 'main',
+    file: 'examples/sft_mot/sft.yaml',
+    find: '  save_interval: 10\n',
+    replace: '',
+    expect: { line: 31, code: 'TRN231', message: /`sync_interval` must be positive: for sft Trinity main copies it from `trainer\.save_interval` \(0\)/ },
+  },
 ];
 
 function mutate(text: string, m: Mutation): string {

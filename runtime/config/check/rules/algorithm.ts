@@ -20,6 +20,19 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
     return false;
   }
   if (type === 'dpo') checkDpo(ctx);
+  if (type === 'sft' && ctx.since('v0.5.0')) checkSft(ctx);
+  if ((type === 'dpo' || type === 'sft') && ctx.since('v0.5.0')) {
+    // Their check_config ties weight sync to checkpoints: the sync interval becomes the save interval.
+    const save = ctx.get('trainer.save_interval');
+    if (ctx.get('synchronizer.sync_interval') !== save) {
+      ctx.set('synchronizer.sync_interval', save, {
+        code: 'TRN204',
+        message: `${type.toUpperCase()} sets \`synchronizer.sync_interval\` to \`trainer.save_interval\` (${save}).`,
+        severity: ctx.written('synchronizer.sync_interval') ? 'warning' : 'information',
+        at: ctx.written('synchronizer.sync_interval') ? 'synchronizer.sync_interval' : ctx.written('trainer.save_interval') ? 'trainer.save_interval' : 'algorithm.algorithm_type',
+      });
+    }
+  }
 
   const defaults = effectiveAlgorithmDefaults(type, ctx.release)!;
   const filled: string[] = [];
@@ -48,6 +61,31 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
   checkLossAggMode(ctx);
   checkOptimizer(ctx);
   return true;
+}
+
+/** SFTAlgorithm.check_config (v0.5.0+). */
+function checkSft(ctx: CheckContext): void {
+  const mode = ctx.get('mode');
+  if (mode === 'train') {
+    const buf = ctx.get('buffer.trainer_input.experience_buffer');
+    if (!buf || !buf.path) {
+      ctx.report('TRN206', '`buffer.trainer_input.experience_buffer.path` is required when `algorithm.algorithm_type` is `sft`: point it at the SFT dataset.', 'buffer.trainer_input.experience_buffer');
+    }
+  } else if (mode === 'both' || mode === 'explore') {
+    ctx.report('TRN205', `SFT does not support \`${mode}\` mode: it trains on a fixed dataset. Use \`mode: train\`.`, ctx.written('mode') ? 'mode' : 'algorithm.algorithm_type', {
+      path: ['mode'],
+      value: 'train',
+    });
+  }
+  if (ctx.get('synchronizer.sync_method') !== 'checkpoint') {
+    const explicit = ctx.written('synchronizer.sync_method');
+    ctx.set('synchronizer.sync_method', 'checkpoint', {
+      code: 'TRN204',
+      message: 'SFT only supports checkpoint synchronization; `synchronizer.sync_method` becomes `checkpoint`.',
+      severity: explicit ? 'warning' : 'information',
+      at: explicit ? 'synchronizer.sync_method' : 'algorithm.algorithm_type',
+    });
+  }
 }
 
 /** DPOAlgorithm.check_config: runs before the defaults are filled in. */

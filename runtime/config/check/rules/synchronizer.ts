@@ -41,13 +41,13 @@ export function checkSynchronizer(ctx: CheckContext): void {
 export function checkIntervals(ctx: CheckContext): void {
   const sync = ctx.get('synchronizer.sync_interval');
   if (!(sync > 0)) {
-    const fromSave = ctx.since('v0.5.0') && ['dpo', 'sft'].includes(ctx.get('algorithm.algorithm_type')) && !ctx.written('synchronizer.sync_interval');
+    const fromSave = ctx.since('v0.5.0') && ['dpo', 'sft'].includes(ctx.get('algorithm.algorithm_type'));
     ctx.report(
       'TRN231',
       fromSave
         ? `\`sync_interval\` must be positive: for ${ctx.get('algorithm.algorithm_type')} Trinity ${ctx.release} copies it from \`trainer.save_interval\` (${sync}). Set \`trainer.save_interval\` to a positive number of steps.`
         : `\`synchronizer.sync_interval\` must be positive (got ${sync}).`,
-      fromSave ? (ctx.written('trainer.save_interval') ? 'trainer.save_interval' : 'algorithm.algorithm_type') : 'synchronizer.sync_interval',
+      fromSave ? (ctx.written('trainer.save_interval') ? 'trainer.save_interval' : ctx.written('trainer') ? 'trainer' : 'algorithm.algorithm_type') : 'synchronizer.sync_interval',
       { path: fromSave ? ['trainer', 'save_interval'] : ['synchronizer', 'sync_interval'], value: fromSave ? 100 : 1 },
     );
     return;

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { looksLikeTrinityConfig } from '../../client/detect';
-import { RELEASES } from '../../runtime/config/releases';
-import { corpusConfigs } from '../helpers/corpus';
+import { looksLikeTrinityConfig } from '../../../runtime/config/detect';
+import { RELEASES } from '../../../runtime/config/releases';
+import { corpusConfigs } from '../../helpers/corpus';
 
 test('every real Trinity config of every release is recognised', () => {
   const missed = RELEASES.flatMap((r) => corpusConfigs(r).filter((f) => !looksLikeTrinityConfig(readFileSync(f.abs, 'utf8'))).map((f) => `${r}/${f.rel}`));
