@@ -72,6 +72,7 @@ export const CODES = {
   TRN206: { title: 'Required buffer path missing', severity: 'error' },
   TRN207: { title: 'loss_agg_mode overrides policy_loss_fn_args', severity: 'information' },
   TRN208: { title: 'Deprecated setting migrated', severity: 'warning' },
+  TRN209: { title: 'Job directory already exists', severity: 'warning' },
   TRN210: { title: 'Token lengths exceed max_model_len', severity: 'error' },
   TRN211: { title: 'Token lengths filled in', severity: 'warning' },
   TRN212: { title: 'max_model_len cannot be determined', severity: 'error' },

@@ -3,7 +3,7 @@
  * checked against Trinity's real sample datasets (jsonl and parquet) and our own fixtures.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -125,4 +125,17 @@ test('SFT in train mode reading from a queue (the v0.4.0+ default) is an error',
   assert.match(d.message, /queue` \(the default since v0\.4\.0\).*Set `storage_type: file`/);
   const v031 = await checkConfig(text, { release: 'v0.3.1', datasets: false });
   assert.ok(!v031.diagnostics.some((x) => x.code === 'TRN311'), 'before v0.4.0 the default was file');
+});
+
+test('an existing job directory with continue_from_checkpoint false is a rename warning', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tw-job-'));
+  const text = `project: p\nname: run1\ncheckpoint_root_dir: ${dir}\ncontinue_from_checkpoint: false\nmode: explore\nmodel:\n  model_path: m\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n`;
+  const before = await checkConfig(text, { release: 'main', host: host([dir]) });
+  assert.ok(!before.diagnostics.some((d) => d.code === 'TRN209'));
+  mkdirSync(join(dir, 'p', 'run1'), { recursive: true });
+  const after = await checkConfig(text, { release: 'main', host: host([dir]) });
+  const d = after.diagnostics.find((x) => x.code === 'TRN209');
+  assert.ok(d);
+  assert.equal(line(text, d.range[0]), 4);
+  assert.match(d.message, /renames this run to `run1_<timestamp>`/);
 });
