@@ -1,5 +1,6 @@
 /** The config model and the diagnostic codes -> Markdown reference pages under docs/. */
-import { CODES } from './diagnostics';
+import { CODE_DOCS } from './diagnostic-docs';
+import { CODES, type DiagnosticCode } from './diagnostics';
 import { fieldsAt, releasesWithField, ROOT_SECTION, sectionDoc, typeName } from './model';
 import type { SectionDef } from './model/types';
 import { RELEASES, type Release } from './releases';
@@ -59,8 +60,19 @@ export function generateDiagnosticsReference(): string {
     '| code | default severity | title |',
     '|---|---|---|',
   ];
-  for (const [code, info] of Object.entries(CODES)) out.push(`| <a id="${code.toLowerCase()}"></a>${code} | ${info.severity} | ${info.title} |`);
-  return `${out.join('\n')}\n`;
+  const codes = Object.keys(CODES) as DiagnosticCode[];
+  for (const code of codes) out.push(`| [${code}](#${code.toLowerCase()}) | ${CODES[code].severity} | ${CODES[code].title} |`);
+  out.push('');
+  for (const code of codes) {
+    const info = CODES[code];
+    const doc = CODE_DOCS[code];
+    out.push(`<a id="${code.toLowerCase()}"></a>`, '', `## ${code} — ${info.title}`, '');
+    out.push(`**Severity:** ${info.severity}${doc.releases ? ` · **Releases:** ${doc.releases}` : ''}`);
+    out.push('', doc.explanation, '');
+    if (doc.example) out.push('Example:', '', '```yaml', doc.example.replace(/\n+$/, ''), '```', '');
+    out.push(`**Fix:** ${doc.fix}`, '');
+  }
+  return `${out.join('\n').replace(/\n+$/, '')}\n`;
 }
 
 function cell(s: string): string {
