@@ -4,6 +4,7 @@ import { build } from 'esbuild';
 const entries = [
   { in: 'runtime/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
   { in: 'server/main.ts', out: 'server' },
+  { in: 'client/extension.ts', out: 'extension' },
 ];
 
 await Promise.all(
