@@ -224,7 +224,7 @@ export function startServer(connection: Connection): void {
   connection.languages.inlayHint.on((p) => withDoc(p.textDocument.uri, [], 'inlay hints', (d) => service.inlayHints(d, p.range)));
   connection.onDocumentLinks((p) => withDoc(p.textDocument.uri, [], 'document links', (d) => service.documentLinks(d)));
   connection.languages.semanticTokens.on((p) => withDoc(p.textDocument.uri, { data: [] }, 'semantic tokens', (d) => service.semanticTokens(d)));
-  connection.onCodeAction((p) => withDoc(p.textDocument.uri, [], 'code actions', (d) => service.codeActions(d, p.range, p.context.diagnostics)));
+  connection.onCodeAction((p) => withDoc(p.textDocument.uri, [], 'code actions', (d) => service.codeActions(d, p.context.diagnostics)));
   connection.onRequest(RESOLVED_CONFIG_REQUEST, (p: { uri: string }) => withDoc(p.uri, null, 'resolved config', (d) => service.resolvedConfig(d)));
 
   documents.listen(connection);

@@ -16,13 +16,8 @@ import type { Analysis } from './analyze';
 /** Codes whose value must be one of `data.candidates`: a did-you-mean on the value fixes them. */
 const VALUE_CODES = new Set(['TRN022', 'TRN200', 'TRN201', 'TRN202', 'TRN240', 'TRN256', 'TRN260', 'TRN300', 'TRN307']);
 
-export function codeActions(
-  doc: TextDocument,
-  analysis: Analysis,
-  range: Range,
-  diagnostics: Diagnostic[],
-  migration: CodeAction | undefined,
-): CodeAction[] {
+/** Fixes for the given diagnostics (the client sends those in the requested range), plus the migration. */
+export function codeActions(doc: TextDocument, analysis: Analysis, diagnostics: Diagnostic[], migration: CodeAction | undefined): CodeAction[] {
   const out: CodeAction[] = [];
   const root = analysis.result.loaded.source.root;
   for (const d of diagnostics) {

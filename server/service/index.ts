@@ -84,7 +84,7 @@ export class TrinityLanguageService {
     return Promise.resolve(yamlService(this.analyze(doc).release).doFormat(doc, { ...options, printWidth: 120, proseWrap: 'preserve' }));
   }
 
-  codeActions(doc: TextDocument, range: Range, diagnostics: Diagnostic[]): CodeAction[] {
+  codeActions(doc: TextDocument, diagnostics: Diagnostic[]): CodeAction[] {
     const analysis = this.analyze(doc);
     // Migrating parses and prints the whole file: do it once per document version, not on every cursor move.
     let m = this.migrations.get(doc.uri);
@@ -92,7 +92,7 @@ export class TrinityLanguageService {
       m = { version: doc.version, release: analysis.release, action: migrationAction(doc, analysis, { readFile: this.context.readFile }) };
       this.migrations.set(doc.uri, m);
     }
-    return codeActions(doc, analysis, range, diagnostics, m.action);
+    return codeActions(doc, analysis, diagnostics, m.action);
   }
 
   inlayHints(doc: TextDocument, range: Range): InlayHint[] {
