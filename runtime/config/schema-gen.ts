@@ -57,7 +57,7 @@ class Generator {
   }
 
   private field(f: ResolvedField): Schema {
-    const t = this.type(f.type, f);
+    const t = f.checkedAs ? this.type({ kind: 'section', section: f.checkedAs }) : this.type(f.type, f);
     // A `$ref` with sibling keywords is not resolved by yaml-language-server's completion: wrap it.
     const s = t.$ref ? { allOf: [t] } : t;
     const base: Schema = f.optional ? nullable(s) : s;

@@ -123,6 +123,17 @@ describe('language server (in process)', () => {
     assert.ok(!labels.includes('repeat_times'), 'already written');
   });
 
+  test('inside trainer.trainer_config, keys come from veRL\'s schema (Trinity checks them against it at launch)', async () => {
+    const marked = GRPO + 'trainer:\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_epochs: 2\n        |';
+    const { text, position } = withCursor(marked);
+    await c.open('file:///w/verl.yaml', text);
+    const list = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri: 'file:///w/verl.yaml' }, position });
+    const labels = list.items.map((i) => i.label);
+    for (const k of ['ppo_mini_batch_size', 'use_dynamic_bsz', 'optim']) assert.ok(labels.includes(k), `${k} missing from ${labels.join(', ')}`);
+    const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/verl.yaml' }, position: { line: position.line - 1, character: 10 } });
+    assert.match((h.contents as { value: string }).value, /\*\*`ppo_epochs`\*\* · integer[\s\S]*Default: `1`/);
+  });
+
   test('completion of algorithm_type lists the registry with what each brings', async () => {
     const { text, position } = withCursor(GRPO.replace('  algorithm_type: grpo', '  algorithm_type: |'));
     await c.open('file:///w/comp2.yaml', text);

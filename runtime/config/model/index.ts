@@ -3,6 +3,8 @@ import { RELEASES, inRange, type Release } from '../releases';
 import { FIELD_DOCS, SECTION_DOCS } from './descriptions';
 import { REGISTRIES, registryEntriesAt, type RegistryEntry, type RegistryId } from './registries';
 import { Config } from './sections';
+// Links trainer.trainer_config to veRL's sections (checkedAs); imported here so every consumer of the model sees it.
+import './verl-sections';
 import type { ChoiceValue, EnumDef, EnumMember, FieldDef, ResolvedField, SectionDef, ValueSet, ValueType } from './types';
 
 export { Config as ROOT_SECTION } from './sections';
@@ -158,7 +160,7 @@ export function schemaAt(path: readonly (string | number)[], release: Release): 
     if (type.kind === 'section') {
       field = fieldAt(type.section, String(k), release);
       if (!field) return {};
-      type = field.type;
+      type = field.checkedAs ? { kind: 'section', section: field.checkedAs } : field.type;
     } else if (type.kind === 'list' && typeof k === 'number') {
       type = type.item;
       field = undefined;

@@ -70,6 +70,11 @@ export interface FieldShape {
   values?: ValueSet;
   /** Trinity fills this in itself ("DO NOT SET"); what the user writes is overwritten or unused. */
   auto?: boolean;
+  /**
+   * Free-form when the YAML is loaded, but merged strictly into this section when Trinity checks the config
+   * (`trainer.trainer_config` -> veRL's config): editors complete and explain it with this section.
+   */
+  checkedAs?: SectionDef;
   deprecated?: Deprecation;
 }
 

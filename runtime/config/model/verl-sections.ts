@@ -383,3 +383,6 @@ export const veRLConfig: SectionDef = section('veRLConfig', {
   enable_preview: { type: BOOL, default: true },
   buffer: { type: sectionOf(Trinity.BufferConfig), default: {}, until: 'v0.3.0' },
 });
+
+// `trainer.trainer_config` is typed Any in Trinity's dataclass but merged into veRLConfig by its check step.
+Trinity.TrainerConfig.fields.trainer_config.checkedAs = veRLConfig;

@@ -5,7 +5,8 @@
 import { resolve } from 'node:path';
 import { CODES } from '../../diagnostics';
 import { mergeConfig } from '../../merge';
-import { veRLConfig } from '../../model/verl-sections';
+import { fieldAt } from '../../model';
+import { TrainerConfig } from '../../model/sections';
 import { ynodeAt } from '../../source';
 import type { CheckContext } from '../context';
 import { knownCluster, trainerWorldSizeV03 } from './cluster';
@@ -61,8 +62,9 @@ function checkTrainerConfigSource(ctx: CheckContext): boolean {
   if (hasInline) {
     const src = ctx.sourcePath(['trainer', 'trainer_config']);
     const y = ynodeAt(ctx.loaded.source.root, src);
-    if (y && y.kind === 'map') {
-      const merged = mergeConfig(y, veRLConfig, ctx.release, src);
+    const strict = fieldAt(TrainerConfig, 'trainer_config', ctx.release)?.checkedAs;
+    if (y && y.kind === 'map' && strict) {
+      const merged = mergeConfig(y, strict, ctx.release, src);
       for (const d of merged.diagnostics) {
         ctx.diagnostics.push({
           ...d,
