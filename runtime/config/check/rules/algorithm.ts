@@ -20,7 +20,7 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
     return false;
   }
   if (type === 'dpo') checkDpo(ctx);
-  if (type === 'sft' && ctx.since('v0.5.0')) checkSft(ctx);
+  if (type === 'sft' && ctx.since('v0.5.0')) checkOfflineAlgorithm(ctx, 'sft');
   if ((type === 'dpo' || type === 'sft') && ctx.since('v0.5.0')) {
     // Their check_config ties weight sync to checkpoints: the sync interval becomes the save interval.
     const save = ctx.get('trainer.save_interval');
@@ -63,16 +63,21 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
   return true;
 }
 
-/** SFTAlgorithm.check_config (v0.5.0+). */
-function checkSft(ctx: CheckContext): void {
+/**
+ * The `check_config` DPO (every release) and SFT (v0.5.0+) share: they train offline on a dataset, so `train` mode
+ * needs its path, `both`/`explore` are refused, and weights sync through checkpoints.
+ */
+function checkOfflineAlgorithm(ctx: CheckContext, type: 'dpo' | 'sft'): void {
+  const name = type.toUpperCase();
+  const data = type === 'dpo' ? 'the preference dataset' : 'the SFT dataset';
   const mode = ctx.get('mode');
   if (mode === 'train') {
     const buf = ctx.get('buffer.trainer_input.experience_buffer');
     if (!buf || !buf.path) {
-      ctx.report('TRN206', '`buffer.trainer_input.experience_buffer.path` is required when `algorithm.algorithm_type` is `sft`: point it at the SFT dataset.', 'buffer.trainer_input.experience_buffer');
+      ctx.report('TRN206', `\`buffer.trainer_input.experience_buffer.path\` is required when \`algorithm.algorithm_type\` is \`${type}\`: point it at ${data}.`, 'buffer.trainer_input.experience_buffer');
     }
   } else if (mode === 'both' || mode === 'explore') {
-    ctx.report('TRN205', `SFT does not support \`${mode}\` mode: it trains on a fixed dataset. Use \`mode: train\`.`, ctx.written('mode') ? 'mode' : 'algorithm.algorithm_type', {
+    ctx.report('TRN205', `${name} does not support \`${mode}\` mode: it trains offline on ${data}. Use \`mode: train\`.`, ctx.written('mode') ? 'mode' : 'algorithm.algorithm_type', {
       path: ['mode'],
       value: 'train',
     });
@@ -81,7 +86,7 @@ function checkSft(ctx: CheckContext): void {
     const explicit = ctx.written('synchronizer.sync_method');
     ctx.set('synchronizer.sync_method', 'checkpoint', {
       code: 'TRN204',
-      message: 'SFT only supports checkpoint synchronization; `synchronizer.sync_method` becomes `checkpoint`.',
+      message: `${name} only supports checkpoint synchronization; \`synchronizer.sync_method\` becomes \`checkpoint\`.`,
       severity: explicit ? 'warning' : 'information',
       at: explicit ? 'synchronizer.sync_method' : 'algorithm.algorithm_type',
     });
@@ -90,27 +95,7 @@ function checkSft(ctx: CheckContext): void {
 
 /** DPOAlgorithm.check_config: runs before the defaults are filled in. */
 function checkDpo(ctx: CheckContext): void {
-  const mode = ctx.get('mode');
-  if (mode === 'train') {
-    const buf = ctx.get('buffer.trainer_input.experience_buffer');
-    if (!buf || !buf.path) {
-      ctx.report('TRN206', '`buffer.trainer_input.experience_buffer.path` is required when `algorithm.algorithm_type` is `dpo`: point it at the preference dataset.', 'buffer.trainer_input.experience_buffer');
-    }
-  } else if (mode === 'both' || mode === 'explore') {
-    ctx.report('TRN205', `DPO does not support \`${mode}\` mode: it trains offline on preference pairs. Use \`mode: train\`.`, ctx.written('mode') ? 'mode' : 'algorithm.algorithm_type', {
-      path: ['mode'],
-      value: 'train',
-    });
-  }
-  if (ctx.get('synchronizer.sync_method') !== 'checkpoint') {
-    const explicit = ctx.written('synchronizer.sync_method');
-    ctx.set('synchronizer.sync_method', 'checkpoint', {
-      code: 'TRN204',
-      message: 'DPO only supports checkpoint synchronization; `synchronizer.sync_method` becomes `checkpoint`.',
-      severity: explicit ? 'warning' : 'information',
-      at: explicit ? 'synchronizer.sync_method' : 'algorithm.algorithm_type',
-    });
-  }
+  checkOfflineAlgorithm(ctx, 'dpo');
   if (ctx.get('algorithm.repeat_times') !== 2) ctx.fill('algorithm.repeat_times', 2, 'DPO reads chosen and rejected as two samples of one task');
   const kl = ctx.get('algorithm.kl_loss_fn');
   if (kl === null || kl === undefined || kl === 'none') {
