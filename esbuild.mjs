@@ -1,5 +1,8 @@
 // Bundles each entry point into dist/. Type checking is `tsc --noEmit`, not esbuild's job.
+import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
+
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
 const entries = [
   { in: 'runtime/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
@@ -21,6 +24,7 @@ await Promise.all(
       sourcemap: true,
       banner: e.banner ? { js: e.banner } : undefined,
       external: ['vscode'],
+      define: { __VERSION__: JSON.stringify(version) },
       logLevel: 'warning',
     }),
   ),

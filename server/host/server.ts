@@ -23,6 +23,8 @@ import type { Analysis } from '../service/analyze';
 import { DEFAULT_SETTINGS, type ServiceSettings } from '../service/settings';
 import { detectTrinityRelease } from './python';
 
+declare const __VERSION__: string | undefined;
+
 export const RESOLVED_CONFIG_REQUEST = 'trinity/resolvedConfig';
 export const DOCUMENT_RELEASE_NOTIFICATION = 'trinity/documentRelease';
 
@@ -171,7 +173,7 @@ export function startServer(connection: Connection): void {
         documentLinkProvider: {},
         semanticTokensProvider: { legend: SEMANTIC_LEGEND, full: true },
       },
-      serverInfo: { name: 'trinity-workbench', version: '0.1.0' },
+      serverInfo: { name: 'trinity-workbench', version: typeof __VERSION__ === 'string' ? __VERSION__ : 'dev' },
     };
   });
 

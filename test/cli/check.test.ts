@@ -154,6 +154,12 @@ describe('trinity-workbench check', () => {
     }
   });
 
+  test('--version prints the package version', () => {
+    const r = run(['--version']);
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout.trim(), require(resolve(__dirname, '..', '..', 'package.json')).version);
+  });
+
   test('--help documents the options', () => {
     const r = run(['check', '--help']);
     assert.equal(r.code, 0);
