@@ -3,7 +3,7 @@
  * dtype, shape and byte range, then the raw little-endian data. Reads F32/F16/BF16 (and integer) tensors, writes
  * F32/F16/BF16, and follows `model.safetensors.index.json` for sharded checkpoints.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type SafeDtype = 'F64' | 'F32' | 'F16' | 'BF16' | 'I64' | 'I32' | 'I16' | 'I8' | 'U8' | 'BOOL';
@@ -57,43 +57,37 @@ export function readSafetensors(buf: Uint8Array<ArrayBufferLike>): SafetensorsFi
   return { tensors, metadata };
 }
 
-/** A tensor's values as float32 (F16 and BF16 widened exactly; integers converted). */
+type ElementReader = (view: DataView, byteOffset: number) => number;
+
+/** How one element of each dtype widens to a number (F16 and BF16 exactly; I64 as the nearest double). */
+const READ: Record<SafeDtype, ElementReader> = {
+  F64: (v, o) => v.getFloat64(o, true),
+  F32: (v, o) => v.getFloat32(o, true),
+  F16: (v, o) => halfToFloat(v.getUint16(o, true)),
+  BF16: (v, o) => bfloat16ToFloat(v.getUint16(o, true)),
+  I64: (v, o) => Number(v.getBigInt64(o, true)),
+  I32: (v, o) => v.getInt32(o, true),
+  I16: (v, o) => v.getInt16(o, true),
+  I8: (v, o) => v.getInt8(o),
+  U8: (v, o) => v.getUint8(o),
+  BOOL: (v, o) => v.getUint8(o),
+};
+
+type WritableDtype = TensorToWrite['dtype'];
+
+const WRITE: Record<WritableDtype, (view: DataView, byteOffset: number, value: number) => void> = {
+  F32: (v, o, x) => v.setFloat32(o, x, true),
+  F16: (v, o, x) => v.setUint16(o, floatToHalf(x), true),
+  BF16: (v, o, x) => v.setUint16(o, floatToBfloat16(x), true),
+};
+
+/** A tensor's values as float32. */
 export function toFloat32(t: SafeTensor): Float32Array {
-  const n = t.bytes.byteLength / BYTES[t.dtype];
-  const out = new Float32Array(n);
+  const size = BYTES[t.dtype];
+  const read = READ[t.dtype];
+  const out = new Float32Array(t.bytes.byteLength / size);
   const view = new DataView(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
-  for (let i = 0; i < n; i++) {
-    switch (t.dtype) {
-      case 'F32':
-        out[i] = view.getFloat32(i * 4, true);
-        break;
-      case 'F64':
-        out[i] = view.getFloat64(i * 8, true);
-        break;
-      case 'F16':
-        out[i] = halfToFloat(view.getUint16(i * 2, true));
-        break;
-      case 'BF16':
-        out[i] = bfloat16ToFloat(view.getUint16(i * 2, true));
-        break;
-      case 'I64':
-        out[i] = Number(view.getBigInt64(i * 8, true));
-        break;
-      case 'I32':
-        out[i] = view.getInt32(i * 4, true);
-        break;
-      case 'I16':
-        out[i] = view.getInt16(i * 2, true);
-        break;
-      case 'I8':
-        out[i] = view.getInt8(i);
-        break;
-      case 'U8':
-      case 'BOOL':
-        out[i] = view.getUint8(i);
-        break;
-    }
-  }
+  for (let i = 0; i < out.length; i++) out[i] = read(view, i * size);
   return out;
 }
 
@@ -117,36 +111,32 @@ export function writeSafetensors(tensors: Record<string, TensorToWrite>, metadat
     header[name] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + size] };
     offset += size;
   }
-  let json = JSON.stringify(header);
-  const pad = (8 - ((8 + Buffer.byteLength(json)) % 8)) % 8;
-  json += ' '.repeat(pad);
-  const headerBytes = new TextEncoder().encode(json);
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const headerBytes = new Uint8Array(json.byteLength + ((8 - ((8 + json.byteLength) % 8)) % 8)).fill(0x20);
+  headerBytes.set(json);
   const out = new Uint8Array(8 + headerBytes.byteLength + offset);
   const view = new DataView(out.buffer);
   view.setBigUint64(0, BigInt(headerBytes.byteLength), true);
   out.set(headerBytes, 8);
   let at = 8 + headerBytes.byteLength;
   for (const name of names) {
-    const t = tensors[name];
-    for (let i = 0; i < t.values.length; i++) {
-      const v = t.values[i];
-      if (t.dtype === 'F32') view.setFloat32(at, v, true);
-      else view.setUint16(at, t.dtype === 'F16' ? floatToHalf(v) : floatToBfloat16(v), true);
-      at += BYTES[t.dtype];
-    }
+    const { dtype, values } = tensors[name];
+    const write = WRITE[dtype];
+    for (let i = 0; i < values.length; i++, at += BYTES[dtype]) write(view, at, values[i]);
   }
   return out;
 }
 
 /** All tensors of a checkpoint directory: `model.safetensors`, or the shards `model.safetensors.index.json` lists. */
 export function readCheckpointDir(dir: string): Map<string, SafeTensor> {
-  let index: { weight_map?: Record<string, string> } | undefined;
+  const indexPath = join(dir, 'model.safetensors.index.json');
+  if (!existsSync(indexPath)) return readSafetensors(readBytes(join(dir, 'model.safetensors'))).tensors;
+  let index: { weight_map?: Record<string, string> };
   try {
-    index = JSON.parse(readFileSync(join(dir, 'model.safetensors.index.json'), 'utf8'));
-  } catch {
-    index = undefined;
+    index = JSON.parse(readFileSync(indexPath, 'utf8'));
+  } catch (e) {
+    throw new SafetensorsError(`${indexPath}: not JSON: ${(e as Error).message}`);
   }
-  if (!index) return readSafetensors(readBytes(join(dir, 'model.safetensors'))).tensors;
   const out = new Map<string, SafeTensor>();
   const shards = new Map<string, SafetensorsFile>();
   for (const [name, file] of Object.entries(index.weight_map ?? {})) {

@@ -122,6 +122,40 @@ describe('safetensors files', () => {
     assert.deepEqual([...toFloat32(t.get('b')!)], [2, 3]);
   });
 
+  test('integer and F64 tensors written by other tools read back as their values', () => {
+    // Hand-built: header {x: I32[3] @0..12, y: I8[2] @12..14, z: F64[1] @14..22, w: I64[1] @22..30, v: BOOL[1] @30..31}.
+    const header = JSON.stringify({
+      x: { dtype: 'I32', shape: [3], data_offsets: [0, 12] },
+      y: { dtype: 'I8', shape: [2], data_offsets: [12, 14] },
+      z: { dtype: 'F64', shape: [1], data_offsets: [14, 22] },
+      w: { dtype: 'I64', shape: [1], data_offsets: [22, 30] },
+      v: { dtype: 'BOOL', shape: [1], data_offsets: [30, 31] },
+    });
+    const buf = new Uint8Array(8 + header.length + 31);
+    const view = new DataView(buf.buffer);
+    view.setBigUint64(0, BigInt(header.length), true);
+    buf.set(new TextEncoder().encode(header), 8);
+    const d = 8 + header.length;
+    [-7, 0, 2147483647].forEach((v, i) => view.setInt32(d + 4 * i, v, true));
+    view.setInt8(d + 12, -128);
+    view.setInt8(d + 13, 5);
+    view.setFloat64(d + 14, 0.1, true);
+    view.setBigInt64(d + 22, -(2n ** 40n), true);
+    view.setUint8(d + 30, 1);
+    const t = readSafetensors(buf).tensors;
+    assert.deepEqual([...toFloat32(t.get('x')!)], [-7, 0, Math.fround(2147483647)]);
+    assert.deepEqual([...toFloat32(t.get('y')!)], [-128, 5]);
+    assert.deepEqual([...toFloat32(t.get('z')!)], [Math.fround(0.1)]);
+    assert.deepEqual([...toFloat32(t.get('w')!)], [-(2 ** 40)]);
+    assert.deepEqual([...toFloat32(t.get('v')!)], [1]);
+  });
+
+  test('a malformed shard index is reported by its path, not as a missing model.safetensors', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tw-st-'));
+    writeFileSync(join(dir, 'model.safetensors.index.json'), '{"weight_map": ');
+    assert.throws(() => readCheckpointDir(dir), (e: Error) => e instanceof SafetensorsError && e.message.includes('model.safetensors.index.json') && /not JSON/.test(e.message));
+  });
+
   test('corrupt files are refused with a message, never read out of bounds', () => {
     const good = writeSafetensors({ a: { dtype: 'F32', shape: [2], values: [1, 2] } });
     assert.throws(() => readSafetensors(good.subarray(0, 4)), SafetensorsError);
