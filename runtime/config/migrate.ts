@@ -35,8 +35,13 @@ export function migrate(text: string, from: Release, to: Release, host: Migratio
   m.config(root as AnyMap, '');
   const stages = root.get('stages', true);
   if (isSeq(stages)) stages.items.forEach((s, i) => isMap(s) && m.config(s as AnyMap, `stages.${i}.`));
-  m.versionComment(text);
-  return { text: changes.length ? doc.toString({ lineWidth: 0 }) : text, changes };
+  return { text: withReleaseComment(changes.length ? doc.toString({ lineWidth: 0 }) : text, to), changes };
+}
+
+/** The `# trinity-version:` comment, if the file has one, names the release it was migrated to. */
+function withReleaseComment(text: string, release: Release): string {
+  const comment = releaseComment(text);
+  return comment ? text.slice(0, comment.range[0]) + release + text.slice(comment.range[1]) : text;
 }
 
 class Migrator {
@@ -269,11 +274,6 @@ class Migrator {
     if (!map.has(key)) return;
     map.delete(key);
     this.note(`${at}.${key}`, `\`${key}\` removed: ${why}`);
-  }
-
-  versionComment(original: string): void {
-    if (this.changes.length === 0 || !releaseComment(original)) return;
-    this.doc.commentBefore = (this.doc.commentBefore ?? '').replace(/(trinity-version:\s*)\S+/, `$1${this.to}`);
   }
 }
 

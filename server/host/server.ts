@@ -56,11 +56,21 @@ export function startServer(connection: Connection): void {
   };
   const service = new TrinityLanguageService({ env: { ...process.env }, host: { exists: existsSync }, baseDirsFor: documentDirs, readFile });
 
+  const reportFailure = (what: string, e: unknown) => connection.console.error(`trinity-workbench: ${what} failed: ${(e as Error).stack ?? e}`);
+  /** A handler's failure is logged and answered with a fallback: one bad request never takes the server down. */
   const guard = <T>(what: string, fallback: T, f: () => T): T => {
     try {
       return f();
     } catch (e) {
-      connection.console.error(`trinity-workbench: ${what} failed: ${(e as Error).stack ?? e}`);
+      reportFailure(what, e);
+      return fallback;
+    }
+  };
+  const guardAsync = async <T>(what: string, fallback: T, f: () => Promise<T>): Promise<T> => {
+    try {
+      return await f();
+    } catch (e) {
+      reportFailure(what, e);
       return fallback;
     }
   };
@@ -107,11 +117,10 @@ export function startServer(connection: Connection): void {
     settingsLoaded();
     for (const doc of documents.all()) schedule(doc, 0);
     if (detectPython) {
-      const settings = s;
-      void detectTrinityRelease(settings.pythonPath || 'python3').then((r) => {
+      void detectTrinityRelease(s.pythonPath || 'python3').then((r) => {
         if (r === detectedRelease) return;
         detectedRelease = r;
-        refreshContext(settings.pluginDirs ?? []);
+        service.setContext({ detectedRelease: r });
         for (const doc of documents.all()) schedule(doc, 0);
       });
     }
@@ -197,15 +206,9 @@ export function startServer(connection: Connection): void {
     return doc ? guard(what, fallback, () => f(doc)) : fallback;
   };
 
-  connection.onCompletion(async (p) => {
+  connection.onCompletion((p) => {
     const doc = documents.get(p.textDocument.uri);
-    if (!doc) return null;
-    try {
-      return await service.complete(doc, p.position);
-    } catch (e) {
-      connection.console.error(`trinity-workbench: completion failed: ${(e as Error).stack ?? e}`);
-      return null;
-    }
+    return doc ? guardAsync('completion', null, () => service.complete(doc, p.position)) : null;
   });
   connection.onHover((p) => withDoc(p.textDocument.uri, null, 'hover', (d) => service.hover(d, p.position)));
   connection.onDefinition((p) => withDoc(p.textDocument.uri, [], 'definition', (d) => service.definition(d, p.position)));
@@ -213,15 +216,9 @@ export function startServer(connection: Connection): void {
   connection.onDocumentSymbol((p) => withDoc(p.textDocument.uri, [], 'symbols', (d) => service.symbols(d)));
   connection.onFoldingRanges((p) => withDoc(p.textDocument.uri, [], 'folding', (d) => service.folding(d)));
   connection.onSelectionRanges((p) => withDoc(p.textDocument.uri, [], 'selection ranges', (d) => service.selectionRanges(d, p.positions)));
-  connection.onDocumentFormatting(async (p) => {
+  connection.onDocumentFormatting((p) => {
     const doc = documents.get(p.textDocument.uri);
-    if (!doc) return [];
-    try {
-      return await service.format(doc, p.options);
-    } catch (e) {
-      connection.console.error(`trinity-workbench: formatting failed: ${(e as Error).stack ?? e}`);
-      return [];
-    }
+    return doc ? guardAsync('formatting', [], () => service.format(doc, p.options)) : [];
   });
   connection.languages.inlayHint.on((p) => withDoc(p.textDocument.uri, [], 'inlay hints', (d) => service.inlayHints(d, p.range)));
   connection.onDocumentLinks((p) => withDoc(p.textDocument.uri, [], 'document links', (d) => service.documentLinks(d)));

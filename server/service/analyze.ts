@@ -16,7 +16,10 @@ export interface Analysis {
   version: number;
   release: Release;
   releaseSource: ReleaseSource;
-  result: CheckResult;
+  /** The check host, with the document's own folder among the base directories. */
+  host: CheckHost;
+  /** Loaded and checked on first use: completion outside `${` needs only the release, not a full check. */
+  readonly result: CheckResult;
 }
 
 /** Inputs from outside the document: environment, file system, the release of an installed trinity-rft. */
@@ -32,7 +35,7 @@ export interface AnalysisContext {
 }
 
 /** The release a document is checked against: its comment, else the setting, else installed Trinity, else the newest. */
-export function selectRelease(text: string, settings: ServiceSettings, detected?: Release): { release: Release; source: ReleaseSource } {
+function selectRelease(text: string, settings: ServiceSettings, detected?: Release): { release: Release; source: ReleaseSource } {
   const comment = releaseComment(text);
   const fromComment = comment && parseRelease(comment.text);
   if (fromComment) return { release: fromComment, source: 'comment' };
@@ -51,9 +54,18 @@ export class AnalysisCache {
     if (hit && hit.version === doc.version) return hit;
     const text = doc.getText();
     const { release, source } = selectRelease(text, settings, ctx.detectedRelease);
-    const loaded = loadConfig(text, { release, env: ctx.env });
     const host = ctx.baseDirsFor ? { ...ctx.host, baseDirs: [...ctx.baseDirsFor(doc.uri), ...(ctx.host.baseDirs ?? [])] } : ctx.host;
-    const analysis: Analysis = { uri: doc.uri, version: doc.version, release, releaseSource: source, result: checkLoaded(loaded, host) };
+    let result: CheckResult | undefined;
+    const analysis: Analysis = {
+      uri: doc.uri,
+      version: doc.version,
+      release,
+      releaseSource: source,
+      host,
+      get result() {
+        return (result ??= checkLoaded(loadConfig(text, { release, env: ctx.env }), host));
+      },
+    };
     this.entries.delete(doc.uri);
     this.entries.set(doc.uri, analysis);
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);

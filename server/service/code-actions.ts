@@ -54,13 +54,11 @@ export function migrationAction(doc: TextDocument, analysis: Analysis, host: Mig
   if (releaseIndex(analysis.release) >= releaseIndex(NEWEST_RELEASE)) return undefined;
   const text = doc.getText();
   const result = migrate(text, analysis.release, NEWEST_RELEASE, host);
-  const comment = /^([ \t]*#[ \t]*trinity-version:[ \t]*)(\S+)/m;
-  const newText = comment.test(result.text) ? result.text.replace(comment, `$1${NEWEST_RELEASE}`) : result.text;
-  if (newText === text) return undefined;
+  if (result.text === text) return undefined;
   return {
     title: `Migrate this file to Trinity ${NEWEST_RELEASE} (${result.changes.length} change${result.changes.length === 1 ? '' : 's'})`,
     kind: CodeActionKind.Source,
-    edit: { changes: { [doc.uri]: [{ range: { start: doc.positionAt(0), end: doc.positionAt(text.length) }, newText }] } },
+    edit: { changes: { [doc.uri]: [{ range: { start: doc.positionAt(0), end: doc.positionAt(text.length) }, newText: result.text }] } },
   };
 }
 

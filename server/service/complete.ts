@@ -12,7 +12,7 @@ import { algorithmSummary } from './hover';
 import { yamlService } from './yaml-service';
 
 /** Variables Trinity's own code and examples read (trinity/common/constants.py). */
-export const TRINITY_ENV_VARS = [
+const TRINITY_ENV_VARS = [
   'TRINITY_CHECKPOINT_ROOT_DIR',
   'TRINITY_MODEL_PATH',
   'TRINITY_TASKSET_PATH',
@@ -42,7 +42,7 @@ export async function complete(doc: TextDocument, analysis: Analysis, position: 
 }
 
 /** The text typed after the innermost unclosed `${` on the line before the cursor, if any. */
-export function openInterpolation(before: string): string | undefined {
+function openInterpolation(before: string): string | undefined {
   let depth = 0;
   let start = -1;
   for (let i = before.length - 1; i >= 1; i--) {

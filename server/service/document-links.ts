@@ -3,13 +3,14 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { DocumentLink } from 'vscode-languageserver-types';
 import { URI } from 'vscode-uri';
 import { candidatePaths, looksLocal } from '../../runtime/config/check/runtime';
-import { CheckContext, type CheckHost } from '../../runtime/config/check/context';
+import { CheckContext } from '../../runtime/config/check/context';
 import type { YMap, YNode } from '../../runtime/config/source';
 import type { Analysis } from './analyze';
 
 const PATH_KEYS = new Set(['path', 'trainer_config_path', 'chat_template_path', 'checkpoint_root_dir', 'config_path', 'input_save_path']);
 
-export function documentLinks(doc: TextDocument, analysis: Analysis, host: CheckHost): DocumentLink[] {
+export function documentLinks(doc: TextDocument, analysis: Analysis): DocumentLink[] {
+  const host = analysis.host;
   const root = analysis.result.loaded.source.root;
   const exists = host.exists;
   if (!root || !exists) return [];

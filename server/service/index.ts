@@ -20,7 +20,8 @@ import { primeYamlParse, yamlService } from './yaml-service';
 export class TrinityLanguageService {
   private readonly cache = new AnalysisCache();
   private settings: ServiceSettings = DEFAULT_SETTINGS;
-  private readonly migrations = new Map<string, { version: number; release: string; action: CodeAction | undefined }>();
+  /** Migrating parses and prints the whole file: once per analysis (document version and release), not per cursor move. */
+  private readonly migrations = new WeakMap<Analysis, CodeAction | null>();
 
   constructor(private context: AnalysisContext) {}
 
@@ -40,7 +41,6 @@ export class TrinityLanguageService {
 
   forget(uri: string): void {
     this.cache.delete(uri);
-    this.migrations.delete(uri);
   }
 
   validate(doc: TextDocument): Diagnostic[] {
@@ -86,13 +86,12 @@ export class TrinityLanguageService {
 
   codeActions(doc: TextDocument, diagnostics: Diagnostic[]): CodeAction[] {
     const analysis = this.analyze(doc);
-    // Migrating parses and prints the whole file: do it once per document version, not on every cursor move.
-    let m = this.migrations.get(doc.uri);
-    if (!m || m.version !== doc.version || m.release !== analysis.release) {
-      m = { version: doc.version, release: analysis.release, action: migrationAction(doc, analysis, { readFile: this.context.readFile }) };
-      this.migrations.set(doc.uri, m);
+    let migration = this.migrations.get(analysis);
+    if (migration === undefined) {
+      migration = migrationAction(doc, analysis, { readFile: this.context.readFile }) ?? null;
+      this.migrations.set(analysis, migration);
     }
-    return codeActions(doc, analysis, diagnostics, m.action);
+    return codeActions(doc, analysis, diagnostics, migration ?? undefined);
   }
 
   inlayHints(doc: TextDocument, range: Range): InlayHint[] {
@@ -100,8 +99,7 @@ export class TrinityLanguageService {
   }
 
   documentLinks(doc: TextDocument): DocumentLink[] {
-    const dirs = this.context.baseDirsFor?.(doc.uri) ?? [];
-    return documentLinks(doc, this.analyze(doc), { ...this.context.host, baseDirs: [...dirs, ...(this.context.host.baseDirs ?? [])] });
+    return documentLinks(doc, this.analyze(doc));
   }
 
   semanticTokens(doc: TextDocument): SemanticTokens {

@@ -15,7 +15,7 @@ const SEVERITY: Record<ConfigDiagnostic['severity'], DiagnosticSeverity> = {
 const DISABLE_NEXT_LINE = /#\s*trinity-disable-next-line\b([^\n]*)/g;
 
 export function validate(doc: TextDocument, analysis: Analysis, settings: ServiceSettings): Diagnostic[] {
-  const suppressed = suppressions(doc.getText());
+  const suppressed = suppressions(doc);
   const disabled = new Set(settings.disabledRules.map((c) => c.toUpperCase()));
   const out: Diagnostic[] = [];
   for (const d of analysis.result.diagnostics) {
@@ -37,18 +37,11 @@ export function validate(doc: TextDocument, analysis: Analysis, settings: Servic
 }
 
 /** Lines silenced by `# trinity-disable-next-line [TRN123 ...]`: line -> codes (empty set: every code). */
-export function suppressions(text: string): Map<number, Set<string>> {
+function suppressions(doc: TextDocument): Map<number, Set<string>> {
   const out = new Map<number, Set<string>>();
-  for (const m of text.matchAll(DISABLE_NEXT_LINE)) {
-    const line = countLines(text, m.index ?? 0) + 1;
+  for (const m of doc.getText().matchAll(DISABLE_NEXT_LINE)) {
     const codes = new Set((m[1].match(/TRN\d{3}/gi) ?? []).map((c) => c.toUpperCase()));
-    out.set(line, codes);
+    out.set(doc.positionAt(m.index ?? 0).line + 1, codes);
   }
   return out;
-}
-
-function countLines(text: string, end: number): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) n++;
-  return n;
 }
