@@ -5,7 +5,7 @@
  */
 import type { ConfigDiagnostic, DiagnosticCode, Path } from './diagnostics';
 import { CODES } from './diagnostics';
-import { resolveValue, type ResolveError, type ResolvedRef } from './interpolate';
+import { resolveValue, splitKey, type ResolveError, type ResolvedRef } from './interpolate';
 import { convertScalar, pathText, type CMap, type CNode, type CScalar } from './merge';
 import { didYouMean } from './suggest';
 import { cloneData, sectionDefaults } from './model/defaults';
@@ -101,7 +101,7 @@ function toDiagnostic(err: ResolveError, range: Range, path: Path, root: CMap, r
 
 /** "Did you mean" for the last key of a reference whose parent exists. */
 function keySuggestion(root: CMap, target: string, release: Release): string {
-  const keys = target.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean);
+  const keys = splitKey(target).filter(Boolean);
   const last = keys.pop();
   if (!last) return '';
   const parent = lookupRaw(root, keys, release);

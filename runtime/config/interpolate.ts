@@ -1165,7 +1165,7 @@ const PY_INT = /^\s*[+-]?\d+(?:_\d+)*\s*$/;
  * OmegaConf's `split_key`: `a.b` → [a, b]; `a[b]` → [a, b]; `[a].b` → [a, b]. Keys are re-split after nested
  * interpolations are substituted, exactly as OmegaConf joins and re-splits the key text.
  */
-function splitKey(key: string): string[] {
+export function splitKey(key: string): string[] {
   const n = key.length;
   let i = 0;
   while (i < n && key.charCodeAt(i) === 46) i++;

@@ -84,6 +84,7 @@ class Migrator {
       const optimizer = mapAt(algorithm, 'optimizer');
       if (optimizer && this.crosses('v0.5.0')) {
         this.rename(optimizer, 'warmup_style', 'lr_scheduler_type', `${at}algorithm.optimizer`);
+        this.rename(optimizer, 'lr_decay_style', 'lr_scheduler_type', `${at}algorithm.optimizer`);
         for (const k of ['lr_warmup_init', 'lr_decay_steps', 'min_lr']) this.remove(optimizer, k, `${at}algorithm.optimizer`, 'derived from `lr`, `min_lr_ratio` and the training steps since v0.5.0');
       }
     }
@@ -93,8 +94,7 @@ class Migrator {
     }
     const buffer = mapAt(cfg, 'buffer');
     if (buffer) this.buffer(buffer, `${at}buffer`, cfg);
-    const model = mapAt(cfg, 'model');
-    if (model && this.crosses('v0.5.2')) this.remove(mapAt(cfg, 'buffer') ?? model, 'pad_token_id', `${at}buffer`, 'Trinity reads it from the tokenizer');
+    if (buffer && this.crosses('v0.5.2')) this.remove(buffer, 'pad_token_id', `${at}buffer`, 'Trinity reads it from the tokenizer');
   }
 
   private buffer(buffer: AnyMap, at: string, cfg: AnyMap): void {

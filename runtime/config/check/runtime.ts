@@ -228,7 +228,8 @@ export function candidatePaths(ctx: CheckContext, p: string): string[] {
   return bases.map((b) => resolve(b, p));
 }
 
-function describeBases(ctx: CheckContext): string {
+/** " (looked relative to `a` and `b`)" for a path that was not found, naming where it was looked for. */
+export function describeBases(ctx: CheckContext): string {
   const bases = ctx.host.baseDirs ?? [];
   return bases.length ? ` (looked relative to ${bases.map((b) => `\`${b}\``).join(' and ')})` : '';
 }

@@ -157,14 +157,12 @@ export function trainerWorldSizeV03(ctx: CheckContext): number | undefined {
   const world = nnodes * perNode;
   ctx.fill('trainer.trainer_config.trainer.nnodes', nnodes, 'nodes left for the trainer');
   ctx.fill('trainer.trainer_config.trainer.n_gpus_per_node', perNode, 'trainer GPUs per node');
-  if (world > 0) {
-    const why = r > 0 ? `${n * g} total − ${r} for the explorer` : `all ${n * g} GPUs: the explorer does not run in \`${mode}\` mode`;
-    ctx.report('TRN223', `The trainer gets ${world} GPU${world === 1 ? '' : 's'} (${why}).`, 'cluster', { value: world });
-  }
   if (world <= 0) {
     ctx.report('TRN220', 'The number of training gpus must be greater than 0, please check `engine_num` in explorer configs.', ctx.written('explorer.rollout_model.engine_num') ? 'explorer.rollout_model.engine_num' : 'cluster');
     return undefined;
   }
+  const why = r > 0 ? `${n * g} total − ${r} for the explorer` : `all ${n * g} GPUs: the explorer does not run in \`${mode}\` mode`;
+  ctx.report('TRN223', `The trainer gets ${plural(world, 'GPU')} (${why}).`, 'cluster', { value: world });
   return world;
 }
 

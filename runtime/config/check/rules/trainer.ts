@@ -2,13 +2,13 @@
  * The trainer section and veRL's `synchronize_config`: the strict merge of `trainer.trainer_config` into veRL's
  * dataclasses, the trainer's world size and the batch sizes that must divide by it, and per-GPU token budgets.
  */
-import { resolve } from 'node:path';
 import { CODES } from '../../diagnostics';
 import { mergeConfig } from '../../merge';
 import { fieldAt } from '../../model';
 import { TrainerConfig } from '../../model/sections';
 import { ynodeAt } from '../../source';
 import type { CheckContext } from '../context';
+import { candidatePaths, describeBases } from '../runtime';
 import { knownCluster, trainerWorldSizeV03 } from './cluster';
 
 export function checkTrainer(ctx: CheckContext): void {
@@ -82,8 +82,8 @@ function checkTrainerConfigSource(ctx: CheckContext): boolean {
       });
       return false;
     }
-    if (exists && !(ctx.host.baseDirs ?? []).some((b) => exists(resolve(b, pathValue)))) {
-      ctx.report('TRN304', `Invalid trainer config path: \`${pathValue}\` does not exist.`, 'trainer.trainer_config_path');
+    if (exists && !candidatePaths(ctx, pathValue).some(exists)) {
+      ctx.report('TRN304', `Invalid trainer config path: \`${pathValue}\` does not exist${describeBases(ctx)}.`, 'trainer.trainer_config_path');
       return false;
     }
     return true;
