@@ -94,10 +94,6 @@ describe('language server (in process)', () => {
   });
 
   test('hover on a derived value shows what Trinity computes and how', async () => {
-    const { text, position } = withCursor(GRPO.replace('  max_model_len: 2048', '  max_model_len: 20|48'));
-    await c.open('file:///w/hover3.yaml', text);
-    const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover3.yaml' }, position });
-    assert.match((h.contents as { value: string }).value, /max_model_len/);
     const text2 = withCursor(GRPO.replace('  batch_size: 16', '  batch_si|ze: 16'));
     await c.open('file:///w/hover4.yaml', text2.text);
     const h2 = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover4.yaml' }, position: text2.position });
@@ -190,8 +186,8 @@ describe('language server (in process)', () => {
       symbols.map((s) => s.name),
       ['mode', 'buffer'],
     );
-    const folds = await c.request<unknown[]>('textDocument/foldingRange', { textDocument: { uri } });
-    assert.ok(folds.length >= 1);
+    const folds = await c.request<{ startLine: number; endLine: number }[]>('textDocument/foldingRange', { textDocument: { uri } });
+    assert.deepEqual(folds.map((f) => [f.startLine, f.endLine]), [[1, 2]]);
     const edits = await c.request<{ newText: string }[]>('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
     const out = edits.map((e) => e.newText).join('');
     assert.match(out, /# keep me/);
