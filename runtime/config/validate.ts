@@ -129,10 +129,7 @@ export function valueSource(result: CheckResult, path: string, runIndex = 0): Va
   const root = result.loaded.root;
   const src = sourcePathIn(run.stage, keys);
   const derivation = [...run.derivations].reverse().find((d) => d.path === path);
-  if (derivation) {
-    const reported = derivation.code ? result.diagnostics.find((d) => d.code === derivation.code && d.data?.path?.join('.') === path) : undefined;
-    return { value, origin: 'derived', range: reported?.range ?? rangeForPath(root, src), derivation };
-  }
+  if (derivation) return { value, origin: 'derived', range: derivation.range ?? rangeForPath(root, src), derivation };
   const node = nodeAt(root, src);
   if (node && node.origin === 'yaml' && node.range) return { value, origin: 'written', range: node.range };
   return { value, origin: 'default', range: rangeForPath(root, src) };

@@ -95,9 +95,8 @@ function derivedAt(analysis: Analysis, range: readonly [number, number], except?
   const out: { path: string; value: unknown; message: string }[] = [];
   for (const run of analysis.result.runs) {
     for (const d of run.derivations) {
-      if (!d.code || d.path === except) continue;
-      const diag = analysis.result.diagnostics.find((x) => x.code === d.code && x.data?.path?.join('.') === d.path);
-      if (diag && diag.range[0] >= range[0] && diag.range[0] <= range[1] && !out.some((o) => o.path === d.path)) out.push({ path: d.path, value: d.value, message: d.message });
+      if (!d.range || d.path === except) continue;
+      if (d.range[0] >= range[0] && d.range[0] <= range[1] && !out.some((o) => o.path === d.path)) out.push({ path: d.path, value: d.value, message: d.message });
     }
   }
   return out;

@@ -11,10 +11,8 @@ export function inlayHints(doc: TextDocument, analysis: Analysis, range: Range):
   const byLine = new Map<number, { label: string; tooltip: string }[]>();
   for (const run of result.runs) {
     for (const d of run.derivations) {
-      if (!d.code || d.value === undefined || (d.value !== null && typeof d.value === 'object')) continue;
-      const diag = result.diagnostics.find((x) => x.code === d.code && x.data?.path?.join('.') === d.path);
-      if (!diag) continue;
-      const line = doc.positionAt(diag.range[0]).line;
+      if (!d.range || d.value === undefined || (d.value !== null && typeof d.value === 'object')) continue;
+      const line = doc.positionAt(d.range[0]).line;
       if (line < range.start.line || line > range.end.line) continue;
       const key = d.path.split('.').slice(-1)[0];
       const label = `${run.stage ? `[${run.stage.name}] ` : ''}${key}: ${String(d.value)}`;

@@ -17,6 +17,8 @@ export interface Derivation {
   previous: unknown;
   /** The diagnostic reported for it, if any (silent fills have none). */
   code?: DiagnosticCode;
+  /** Where that diagnostic points. */
+  range?: Range;
   message: string;
 }
 
@@ -82,8 +84,9 @@ export class CheckContext {
   set(path: string, value: unknown, note?: { code: DiagnosticCode; message: string; severity?: Severity; at?: string }): void {
     const previous = this.assign(path, value);
     if (note) {
-      this.derivations.push({ path, value, previous, code: note.code, message: note.message });
-      this.report(note.code, note.message, note.at ?? path, { path: [...split(path)], value }, note.severity);
+      const range = this.range(note.at ?? path);
+      this.derivations.push({ path, value, previous, code: note.code, range, message: note.message });
+      this.report(note.code, note.message, range, { path: [...split(path)], value }, note.severity);
     }
   }
 

@@ -274,6 +274,15 @@ describe('where each value comes from', () => {
     assert.equal(valueSource(r, 'model.max_response_tokens')?.value, 256);
   });
 
+  test('in a multi-stage file each stage points at its own driving key', () => {
+    const staged = 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 4\nmodel:\n  model_path: m\n  max_model_len: 512\nstages:\n  - stage_name: a\n    buffer:\n      batch_size: 8\n      explorer_input:\n        taskset:\n          path: openai/gsm8k\n  - stage_name: b\n    buffer:\n      batch_size: 2\n      explorer_input:\n        taskset:\n          path: openai/gsm8k\n';
+    const rs = checkLoaded(loadConfig(staged, { release: 'main' }));
+    const lineOf = (offset: number) => staged.slice(0, offset).split('\n').length;
+    const [a, b] = [valueSource(rs, 'buffer.train_batch_size', 0), valueSource(rs, 'buffer.train_batch_size', 1)];
+    assert.deepEqual([a?.value, b?.value], [32, 8]);
+    assert.deepEqual([lineOf(a!.range[0]), lineOf(b!.range[0])], [11, 17]);
+  });
+
   test('an untouched default is marked as such', () => {
     const s = valueSource(r, 'explorer.max_timeout');
     assert.equal(s?.origin, 'default');
