@@ -7,17 +7,12 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { looksLikeTrinityConfig } from '../runtime/config/detect';
+import { DOCUMENT_RELEASE_NOTIFICATION, RESOLVED_CONFIG_REQUEST, type DocumentReleaseParams, type ResolvedConfigResponse } from '../server/protocol';
 
 const LANGUAGE_ID = 'trinity-yaml';
 const RESOLVED_SCHEME = 'trinity-resolved';
 
 let client: LanguageClient | undefined;
-
-interface DocumentRelease {
-  uri: string;
-  release: string;
-  source: 'comment' | 'setting' | 'python' | 'default';
-}
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
@@ -31,7 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   client = new LanguageClient('trinityWorkbench', 'Trinity RFT Workbench', serverOptions, clientOptions);
 
-  const releases = new Map<string, DocumentRelease>();
+  const releases = new Map<string, DocumentReleaseParams>();
   const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
   status.command = 'trinityWorkbench.showResolvedConfig';
   context.subscriptions.push(status);
@@ -55,7 +50,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       onDidChange: resolvedDocs.event,
       provideTextDocumentContent: async (uri) => {
         const target = decodeURIComponent(uri.query);
-        const r = await client?.sendRequest<{ release: string; runs: { stage?: string; yaml: string; metrics: { explorer: string[]; trainer: string[] } }[] } | null>('trinity/resolvedConfig', { uri: target });
+        const r = await client?.sendRequest<ResolvedConfigResponse | null>(RESOLVED_CONFIG_REQUEST, { uri: target });
         if (!r) return '# Open the config in an editor first.\n';
         return r.runs
           .map((run) => {
@@ -85,7 +80,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
 
   await client.start();
-  client.onNotification('trinity/documentRelease', (r: DocumentRelease) => {
+  client.onNotification(DOCUMENT_RELEASE_NOTIFICATION, (r: DocumentReleaseParams) => {
     releases.set(r.uri, r);
     showStatus();
   });

@@ -17,6 +17,7 @@ import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/dotenv';
 import { scanPluginDirs } from '../../runtime/config/plugins';
 import { parseRelease, type Release } from '../../runtime/config/releases';
+import { DOCUMENT_RELEASE_NOTIFICATION, RESOLVED_CONFIG_REQUEST, type DocumentReleaseParams } from '../protocol';
 import { TrinityLanguageService } from '../service';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
 import type { Analysis } from '../service/analyze';
@@ -25,8 +26,6 @@ import { detectTrinityRelease } from './python';
 
 declare const __VERSION__: string | undefined;
 
-export const RESOLVED_CONFIG_REQUEST = 'trinity/resolvedConfig';
-export const DOCUMENT_RELEASE_NOTIFICATION = 'trinity/documentRelease';
 
 interface InitOptions {
   /** Delay between the last edit and validation, in ms (default 200). */
@@ -129,7 +128,8 @@ export function startServer(connection: Connection): void {
   const publish = (doc: TextDocument) => {
     guard('validation', undefined, () => {
       const analysis: Analysis = service.analyze(doc);
-      void connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, { uri: doc.uri, release: analysis.release, source: analysis.releaseSource });
+      const params: DocumentReleaseParams = { uri: doc.uri, release: analysis.release, source: analysis.releaseSource };
+      void connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, params);
       const diagnostics = service.validate(doc);
       // Parse for completion now, while the user reads the diagnostics, not when they next ask for completion.
       guard('preparing completion', undefined, () => service.prepare(doc));

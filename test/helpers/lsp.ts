@@ -9,6 +9,7 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type
 import { createConnection } from 'vscode-languageserver/node';
 import type { Diagnostic, Position } from 'vscode-languageserver-types';
 import { startServer } from '../../server/host/server';
+import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../../server/protocol';
 
 export interface TestClient {
   conn: MessageConnection;
@@ -17,7 +18,7 @@ export interface TestClient {
   /** Sends a full-text change without waiting for diagnostics (for fuzzing). */
   changeNoWait(uri: string, text: string): void;
   request<T>(method: string, params: unknown): Promise<T>;
-  releaseOf(uri: string): { release: string; source: string } | undefined;
+  releaseOf(uri: string): DocumentReleaseParams | undefined;
   /** Messages the server logged (a handler that failed logs here instead of crashing). */
   logs: string[];
   close(): Promise<void>;
@@ -52,7 +53,7 @@ export async function startChildProcess(opts: Options = {}): Promise<TestClient 
 
 async function connect(conn: MessageConnection, opts: Options, shutdown: () => Promise<void>): Promise<TestClient> {
   const waiting = new Map<string, { version: number; resolve: (d: Diagnostic[]) => void }[]>();
-  const releases = new Map<string, { release: string; source: string }>();
+  const releases = new Map<string, DocumentReleaseParams>();
   const versions = new Map<string, number>();
   conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {
     const list = waiting.get(p.uri) ?? [];
@@ -63,7 +64,7 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
     });
     waiting.set(p.uri, keep);
   });
-  conn.onNotification('trinity/documentRelease', (p: { uri: string; release: string; source: string }) => releases.set(p.uri, p));
+  conn.onNotification(DOCUMENT_RELEASE_NOTIFICATION, (p: DocumentReleaseParams) => releases.set(p.uri, p));
   const logs: string[] = [];
   conn.onNotification('window/logMessage', (p: { message: string }) => logs.push(p.message));
   if (opts.configuration) conn.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => opts.configuration));

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { CompletionList, Diagnostic, Hover, Location } from 'vscode-languageserver-types';
 import { startChildProcess, startInProcess, withCursor, type TestClient } from '../helpers/lsp';
+import { RESOLVED_CONFIG_REQUEST, type ResolvedConfigResponse } from '../../server/protocol';
 
 const GRPO = `# trinity-version: 0.5.2
 mode: both
@@ -168,7 +169,7 @@ describe('language server (in process)', () => {
 
   test('the resolved config marks what Trinity fills in, and lists the metrics', async () => {
     await c.open('file:///w/resolved.yaml', GRPO);
-    const r = await c.request<{ release: string; runs: { yaml: string; metrics: { explorer: string[]; trainer: string[] } }[] }>('trinity/resolvedConfig', { uri: 'file:///w/resolved.yaml' });
+    const r = await c.request<ResolvedConfigResponse>(RESOLVED_CONFIG_REQUEST, { uri: 'file:///w/resolved.yaml' });
     assert.equal(r.release, 'v0.5.2');
     assert.match(r.runs[0].yaml, /train_batch_size: 128 # set by Trinity: `buffer\.train_batch_size` = `batch_size` × `repeat_times` = 16 × 8 = 128/);
     assert.match(r.runs[0].yaml, /max_prompt_tokens: 1024 # set by Trinity/);
