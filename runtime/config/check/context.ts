@@ -120,6 +120,15 @@ export class CheckContext {
   }
 
   /**
+   * Trinity sets `path` to `value` itself: a warning at the key when the user wrote it, else information at
+   * `fallbackAt`, the key that makes Trinity do it.
+   */
+  force(path: string, value: unknown, code: DiagnosticCode, message: string, fallbackAt: string): void {
+    const written = this.written(path);
+    this.set(path, value, { code, message, severity: written ? 'warning' : 'information', at: written ? path : fallbackAt });
+  }
+
+  /**
    * Trinity assigns `value` whatever was written: silently when nothing (or the same value) was written, with a
    * warning naming `from` when the user wrote something else.
    */

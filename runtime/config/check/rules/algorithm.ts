@@ -25,12 +25,8 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
     // Their check_config ties weight sync to checkpoints: the sync interval becomes the save interval.
     const save = ctx.get('trainer.save_interval');
     if (ctx.get('synchronizer.sync_interval') !== save) {
-      ctx.set('synchronizer.sync_interval', save, {
-        code: 'TRN204',
-        message: `${type.toUpperCase()} sets \`synchronizer.sync_interval\` to \`trainer.save_interval\` (${save}).`,
-        severity: ctx.written('synchronizer.sync_interval') ? 'warning' : 'information',
-        at: ctx.written('synchronizer.sync_interval') ? 'synchronizer.sync_interval' : ctx.written('trainer.save_interval') ? 'trainer.save_interval' : 'algorithm.algorithm_type',
-      });
+      const why = ctx.written('trainer.save_interval') ? 'trainer.save_interval' : 'algorithm.algorithm_type';
+      ctx.force('synchronizer.sync_interval', save, 'TRN204', `${type.toUpperCase()} sets \`synchronizer.sync_interval\` to \`trainer.save_interval\` (${save}).`, why);
     }
   }
 
@@ -83,13 +79,7 @@ function checkOfflineAlgorithm(ctx: CheckContext, type: 'dpo' | 'sft'): void {
     });
   }
   if (ctx.get('synchronizer.sync_method') !== 'checkpoint') {
-    const explicit = ctx.written('synchronizer.sync_method');
-    ctx.set('synchronizer.sync_method', 'checkpoint', {
-      code: 'TRN204',
-      message: `${name} only supports checkpoint synchronization; \`synchronizer.sync_method\` becomes \`checkpoint\`.`,
-      severity: explicit ? 'warning' : 'information',
-      at: explicit ? 'synchronizer.sync_method' : 'algorithm.algorithm_type',
-    });
+    ctx.force('synchronizer.sync_method', 'checkpoint', 'TRN204', `${name} only supports checkpoint synchronization; \`synchronizer.sync_method\` becomes \`checkpoint\`.`, 'algorithm.algorithm_type');
   }
 }
 
@@ -117,13 +107,13 @@ function checkLossAggMode(ctx: CheckContext): void {
   const mode = ctx.get('algorithm.loss_agg_mode');
   const args = ctx.get('algorithm.policy_loss_fn_args');
   if (args && typeof args === 'object' && 'loss_agg_mode' in args && args.loss_agg_mode !== mode) {
-    const written = ctx.written('algorithm.policy_loss_fn_args.loss_agg_mode');
-    ctx.set('algorithm.policy_loss_fn_args.loss_agg_mode', mode, {
-      code: 'TRN207',
-      message: `\`algorithm.loss_agg_mode\` (${mode}) overrides \`policy_loss_fn_args.loss_agg_mode\` (${args.loss_agg_mode}); set \`algorithm.loss_agg_mode\` instead.`,
-      severity: written ? 'warning' : 'information',
-      at: written ? 'algorithm.policy_loss_fn_args.loss_agg_mode' : 'algorithm.algorithm_type',
-    });
+    ctx.force(
+      'algorithm.policy_loss_fn_args.loss_agg_mode',
+      mode,
+      'TRN207',
+      `\`algorithm.loss_agg_mode\` (${mode}) overrides \`policy_loss_fn_args.loss_agg_mode\` (${args.loss_agg_mode}); set \`algorithm.loss_agg_mode\` instead.`,
+      'algorithm.algorithm_type',
+    );
   }
 }
 

@@ -37,7 +37,7 @@ function checkTinker(ctx: CheckContext): void {
   }
   const adjust = (path: string, value: string, message: string) => {
     if (ctx.get(path) === value) return;
-    ctx.set(path, value, { code: 'TRN261', message, severity: ctx.written(path) ? 'warning' : 'information', at: ctx.written(path) ? path : 'model.tinker.enable' });
+    ctx.force(path, value, 'TRN261', message, 'model.tinker.enable');
   };
   adjust('explorer.rollout_model.engine_type', 'tinker', 'With tinker enabled, the rollout engine type becomes `tinker`.');
   if (ctx.since('v0.5.0')) {

@@ -6,13 +6,13 @@ export function checkStage(ctx: CheckContext): void {
   if (ctx.since('v0.4.0')) {
     const save = ctx.get('trainer.save_hf_checkpoint');
     if (save !== 'last') {
-      const written = ctx.written('trainer.save_hf_checkpoint');
-      ctx.set('trainer.save_hf_checkpoint', 'last', {
-        code: 'TRN280',
-        message: `In a stage Trinity forces \`trainer.save_hf_checkpoint\` to \`last\` (was \`${save}\`), so the next stage can start from its Hugging Face checkpoint.`,
-        severity: written ? 'warning' : 'information',
-        at: written ? 'trainer.save_hf_checkpoint' : 'stages',
-      });
+      ctx.force(
+        'trainer.save_hf_checkpoint',
+        'last',
+        'TRN280',
+        `In a stage Trinity forces \`trainer.save_hf_checkpoint\` to \`last\` (was \`${save}\`), so the next stage can start from its Hugging Face checkpoint.`,
+        'stages',
+      );
     }
   }
   // After every stage, the last one included, Trinity looks up the stage's latest veRL Hugging Face checkpoint.

@@ -8,33 +8,16 @@ export function checkSynchronizer(ctx: CheckContext): void {
   ctx.fill('synchronizer.explorer_world_size', worldSize, 'GPUs of the rollout engines');
   if (ctx.get('synchronizer.sync_method') !== 'nccl') return;
   const mode = ctx.get('mode');
-  const explicit = ctx.written('synchronizer.sync_method');
-  const at = explicit ? 'synchronizer.sync_method' : 'mode';
   const noNccl = ctx.since('v0.3.1') ? ['train', 'explore', 'bench', 'serve'] : ['train', 'explore', 'bench'];
   if (noNccl.includes(mode)) {
     // Trinity logs this on every such launch; it only deserves a warning when the user asked for nccl.
-    ctx.set('synchronizer.sync_method', 'checkpoint', {
-      code: 'TRN230',
-      message: `\`${mode}\` mode does not support NCCL synchronization; \`synchronizer.sync_method\` becomes \`checkpoint\`.`,
-      severity: explicit ? 'warning' : 'information',
-      at,
-    });
+    ctx.force('synchronizer.sync_method', 'checkpoint', 'TRN230', `\`${mode}\` mode does not support NCCL synchronization; \`synchronizer.sync_method\` becomes \`checkpoint\`.`, 'mode');
   }
   if (ctx.since('v0.4.0') && ctx.get('model.lora_configs') !== null && ctx.get('model.lora_configs') !== undefined) {
-    ctx.set('synchronizer.sync_method', 'checkpoint', {
-      code: 'TRN230',
-      message: 'LoRA is not supported with NCCL synchronization; `synchronizer.sync_method` becomes `checkpoint`.',
-      severity: explicit ? 'warning' : 'information',
-      at: explicit ? at : 'model.lora_configs',
-    });
+    ctx.force('synchronizer.sync_method', 'checkpoint', 'TRN230', 'LoRA is not supported with NCCL synchronization; `synchronizer.sync_method` becomes `checkpoint`.', 'model.lora_configs');
   }
   if (ctx.since('v0.5.0') && mode === 'colocate') {
-    ctx.set('synchronizer.sync_method', 'memory', {
-      code: 'TRN230',
-      message: "Colocate mode can't use NCCL synchronization; `synchronizer.sync_method` becomes `memory`.",
-      severity: explicit ? 'warning' : 'information',
-      at,
-    });
+    ctx.force('synchronizer.sync_method', 'memory', 'TRN230', "Colocate mode can't use NCCL synchronization; `synchronizer.sync_method` becomes `memory`.", 'mode');
   }
 }
 
