@@ -116,6 +116,7 @@ class Migrator {
             if (!format.has(key)) format.set(key, cloneNode(value));
             this.note(`${p}.format.${key}`, `\`explorer_input.${key}\` moved to each taskset's \`format.${key}\``);
           }
+          if (tasksets.length === 0) this.note(`${at}.explorer_input.${key}`, `\`${key}\` removed: it belongs in a taskset's \`format\`, and no taskset is written`);
           input.delete(key);
         }
       }

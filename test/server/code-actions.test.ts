@@ -54,19 +54,6 @@ describe('quick fixes (golden files)', () => {
   }
 });
 
-describe('migrate()', () => {
-  test('renames and removals follow the release path, and the release comment names the target', () => {
-    const from = '# trinity-version: v0.4.0\nalgorithm:\n  optimizer:\n    lr: 0.000001\n    lr_decay_style: cosine\nbuffer:\n  pad_token_id: 0\n  batch_size: 8\n';
-    const m = migrate(from, 'v0.4.0', 'main');
-    assert.equal(m.text, '# trinity-version: main\nalgorithm:\n  optimizer:\n    lr: 0.000001\n    lr_scheduler_type: cosine\nbuffer:\n  batch_size: 8\n');
-    assert.deepEqual(m.changes.map((c) => c.path).sort(), ['algorithm.optimizer.lr_scheduler_type', 'buffer.pad_token_id']);
-  });
-
-  test('a file with nothing to change still has its release comment moved on', () => {
-    assert.equal(migrate('# trinity-version: v0.5.0\nmode: both\n', 'v0.5.0', 'main').text, '# trinity-version: main\nmode: both\n');
-  });
-});
-
 describe('migrating real configs', () => {
   /** Problems the v0.3.1 originals already have, which no migration can fix (see corpus.test.ts). */
   const INHERENT = new Map([

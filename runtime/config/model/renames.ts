@@ -1,7 +1,7 @@
 /**
  * Keys that were renamed, moved or removed between releases, keyed `Section.key`.
  * `to` is the replacement's path relative to the section holding the old key ('' = removed without replacement).
- * Used for "not in this release" messages and, later, by the migration code action.
+ * Used for "not in this release" messages; test/runtime/config/migrate.test.ts holds migrate() to every entry.
  */
 import type { Release } from '../releases';
 
