@@ -3,6 +3,7 @@
  * explorer, experience pipeline, trainer and veRL metric utilities). The runtime's monitor emits the same names.
  */
 import type { Cfg } from './check/context';
+import { rolesOf } from './model/choices';
 
 export interface MetricNames {
   explorer: string[];
@@ -60,10 +61,8 @@ const POLICY_LOSS_METRICS: Record<string, string[]> = {
 };
 
 export function metricNames(cfg: Cfg): MetricNames {
-  const mode = cfg.mode as string;
-  const explorerRuns = ['both', 'explore', 'colocate', 'bench', 'serve'].includes(mode);
-  const trainerRuns = ['both', 'train', 'colocate'].includes(mode);
-  return { explorer: explorerRuns ? explorerMetrics(cfg) : [], trainer: trainerRuns ? trainerMetrics(cfg) : [] };
+  const roles = rolesOf(cfg.mode as string);
+  return { explorer: roles.explorer ? explorerMetrics(cfg) : [], trainer: roles.trainer ? trainerMetrics(cfg) : [] };
 }
 
 function tasksetsOf(cfg: Cfg): Cfg[] {

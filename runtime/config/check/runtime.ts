@@ -5,6 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { ALGORITHM_PIECES, algorithmTypeAt, EXPLORER_SIDE_ADVANTAGES, fnSpecAt } from '../model/algorithms';
+import { rolesOf } from '../model/choices';
 import { registryNamesAt } from '../model/registries';
 import { didYouMean } from '../suggest';
 import type { CheckContext } from './context';
@@ -41,8 +42,7 @@ function checkOfflineSource(ctx: CheckContext): void {
 }
 
 function checkWorkflowsAndRewards(ctx: CheckContext): void {
-  const explorerRuns = ['both', 'explore', 'bench', 'serve', 'colocate'].includes(ctx.get('mode'));
-  if (!explorerRuns) return;
+  if (!rolesOf(ctx.get('mode')).explorer) return;
   for (const base of tasksetPaths(ctx)) {
     const isEval = base.includes('eval_tasksets');
     const wfKey = isEval && ctx.get(`${base}.default_eval_workflow_type`) ? 'default_eval_workflow_type' : 'default_workflow_type';

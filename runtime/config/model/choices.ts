@@ -10,6 +10,11 @@ export const MODES = choices(
   ['colocate', 'Explorer and trainer share a single GPU (chosen automatically on a 1-GPU machine).', { since: 'v0.5.0' }],
 );
 
+/** The roles a mode launches: the explorer (rollouts, evaluation, serving) and the trainer. */
+export function rolesOf(mode: string): { explorer: boolean; trainer: boolean } {
+  return { explorer: ['both', 'explore', 'bench', 'serve', 'colocate'].includes(mode), trainer: ['both', 'train', 'colocate'].includes(mode) };
+}
+
 export const STORAGE_TYPES = choices(
   ['file', 'A local file or directory, or a Hugging Face dataset.'],
   ['queue', 'An in-memory queue shared by explorer and trainer; optionally persisted to `path`.'],

@@ -1,4 +1,5 @@
 /** What `trinity run` does around each stage of a multi-stage config (cli/launcher.py, Config.__iter__). */
+import { rolesOf } from '../../model/choices';
 import type { CheckContext } from '../context';
 
 export function checkStage(ctx: CheckContext): void {
@@ -17,7 +18,7 @@ export function checkStage(ctx: CheckContext): void {
   }
   // After every stage, the last one included, Trinity looks up the stage's latest veRL Hugging Face checkpoint.
   const mode = ctx.get('mode');
-  const trains = ['train', 'both', 'colocate'].includes(mode);
+  const trains = rolesOf(mode).trainer;
   const verl = ctx.get('trainer.trainer_type') === 'verl';
   if (!trains || !verl) {
     const why = !trains ? `a \`${mode}\` stage trains nothing, so it writes no checkpoint` : `a \`${ctx.get('trainer.trainer_type')}\` trainer writes no veRL checkpoint`;
