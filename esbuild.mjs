@@ -23,7 +23,8 @@ await Promise.all(
       format: 'cjs',
       sourcemap: true,
       banner: e.banner ? { js: e.banner } : undefined,
-      external: ['vscode'],
+      // tfjs loads .wasm files and native addons relative to its own package, so it stays in node_modules.
+      external: ['vscode', '@tensorflow/*', 'webgpu'],
       define: { __VERSION__: JSON.stringify(version) },
       logLevel: 'warning',
     }),

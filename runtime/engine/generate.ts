@@ -1,0 +1,248 @@
+/**
+ * Batched sampling with a KV cache: prompts are left-padded into one batch, prefilled once, then decoded one token
+ * per step. Sampling (temperature, top-k, top-p) runs on the host with a seeded generator, so a seed reproduces the
+ * same completions on every backend. Each sampled token's log probability is taken under the temperature-scaled
+ * distribution before top-k/top-p truncation: the quantity the trainer recomputes.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import type { CausalLM, KVCache } from './model/transformer';
+import { Rng } from './random';
+import { tidy } from './ops';
+
+export interface SamplingParams {
+  maxNewTokens: number;
+  minNewTokens?: number;
+  /** 0 means greedy. */
+  temperature?: number;
+  topP?: number;
+  /** 0 or negative: no top-k. */
+  topK?: number;
+  /** Samples per prompt. */
+  n?: number;
+  seed?: number;
+  stopTokenIds?: readonly number[];
+  /** Stop once the decoded completion contains one of these (the completion is cut before it). Needs `decode`. */
+  stopStrings?: readonly string[];
+  /** Ids at or above this are never sampled (embedding rows past the tokenizer's vocabulary). */
+  validVocab?: number;
+  /** Token fed as padding; it is masked out, so any id works. */
+  padTokenId?: number;
+}
+
+export interface Completion {
+  promptIndex: number;
+  sampleIndex: number;
+  tokens: number[];
+  /** log π(token) per generated token, at the sampling temperature. */
+  logprobs: number[];
+  finishReason: 'stop' | 'length';
+  text?: string;
+}
+
+export function generate(
+  model: CausalLM,
+  prompts: readonly (readonly number[])[],
+  params: SamplingParams,
+  decode?: (ids: number[]) => string,
+): Completion[] {
+  const n = params.n ?? 1;
+  const rows = prompts.flatMap((p, promptIndex) => Array.from({ length: n }, (_, sampleIndex) => ({ prompt: p, promptIndex, sampleIndex })));
+  if (rows.length === 0) return [];
+  if (params.stopStrings?.length && !decode) throw new Error('generate: stopStrings need a decode function');
+  for (const r of rows) if (r.prompt.length === 0) throw new Error(`generate: prompt ${r.promptIndex} is empty`);
+  const maxPrompt = Math.max(...rows.map((r) => r.prompt.length));
+  const maxNew = Math.min(params.maxNewTokens, model.config.maxPositions - maxPrompt);
+  if (maxNew <= 0) throw new Error(`generate: prompt of ${maxPrompt} tokens leaves no room in max_position_embeddings (${model.config.maxPositions})`);
+  const B = rows.length;
+  const pad = params.padTokenId ?? 0;
+  const rngs = (() => {
+    const master = new Rng(params.seed ?? 0);
+    return rows.map(() => master.fork());
+  })();
+  const sampler = new TokenSampler(params, model.config.vocabSize);
+
+  // Left padding: row b's real tokens end at the last column, positions count real tokens only.
+  const ids = new Int32Array(B * maxPrompt).fill(pad);
+  const mask = new Float32Array(B * maxPrompt);
+  const pos = new Int32Array(B * maxPrompt);
+  rows.forEach((r, b) => {
+    const off = maxPrompt - r.prompt.length;
+    r.prompt.forEach((t, i) => {
+      ids[b * maxPrompt + off + i] = t;
+      mask[b * maxPrompt + off + i] = 1;
+      pos[b * maxPrompt + off + i] = i;
+    });
+  });
+  const nextPos = rows.map((r) => r.prompt.length);
+  const out: Completion[] = rows.map((r) => ({ promptIndex: r.promptIndex, sampleIndex: r.sampleIndex, tokens: [], logprobs: [], finishReason: 'length' }));
+  const done = new Array<boolean>(B).fill(false);
+  const stops = new Set(params.stopTokenIds ?? model.config.eosTokenIds);
+
+  const head = model.inferenceHead();
+  let keyMask = tf.tensor2d(mask, [B, maxPrompt]);
+  let step = tidy(() => lastLogits(model, head, tf.tensor2d(ids, [B, maxPrompt], 'int32'), tf.tensor2d(pos, [B, maxPrompt], 'int32'), keyMask));
+  let cache: KVCache = step.cache;
+  try {
+    for (let t = 0; t < maxNew; t++) {
+      const logits = step.logits.dataSync() as Float32Array;
+      step.logits.dispose();
+      const V = model.config.vocabSize;
+      const fed = new Int32Array(B);
+      for (let b = 0; b < B; b++) {
+        if (done[b]) {
+          fed[b] = pad;
+          continue;
+        }
+        const { token, logprob } = sampler.sample(logits.subarray(b * V, (b + 1) * V), rngs[b], out[b].tokens.length, stops);
+        out[b].tokens.push(token);
+        out[b].logprobs.push(logprob);
+        fed[b] = token;
+        if (stops.has(token)) {
+          done[b] = true;
+          out[b].finishReason = 'stop';
+        } else if (params.stopStrings?.length && cutAtStopString(out[b], params.stopStrings, decode!)) {
+          done[b] = true;
+        }
+      }
+      if (done.every(Boolean) || t === maxNew - 1) break;
+      const positions = tf.tensor2d(Int32Array.from(nextPos), [B, 1], 'int32');
+      for (let b = 0; b < B; b++) nextPos[b]++;
+      const grown = tf.tidy(() => tf.concat([keyMask, tf.ones([B, 1])], 1) as tf.Tensor2D);
+      keyMask.dispose();
+      keyMask = grown;
+      const prev: KVCache = cache;
+      step = tidy(() => lastLogits(model, head, tf.tensor2d(fed, [B, 1], 'int32'), positions, keyMask, prev));
+      positions.dispose();
+      disposeCache(prev);
+      cache = step.cache;
+    }
+  } finally {
+    if (!step.logits.isDisposed) step.logits.dispose();
+    disposeCache(cache);
+    keyMask.dispose();
+    head.dispose();
+  }
+  if (decode) for (const c of out) c.text ??= decode(c.tokens);
+  return out;
+}
+
+function lastLogits(
+  model: CausalLM,
+  head: tf.Tensor2D,
+  ids: tf.Tensor2D,
+  positions: tf.Tensor2D,
+  keyMask: tf.Tensor2D,
+  cache?: KVCache,
+): { logits: tf.Tensor2D; cache: KVCache } {
+  const { hidden, cache: next } = model.forward(ids, { positions, keyMask, cache });
+  const [B, T, D] = hidden.shape;
+  const last = tf.reshape(tf.slice(hidden, [0, T - 1, 0], [B, 1, D]), [B, D]) as tf.Tensor2D;
+  return { logits: tf.matMul(last, head), cache: next };
+}
+
+function disposeCache(c: KVCache): void {
+  for (const t of c.keys) t.dispose();
+  for (const t of c.values) t.dispose();
+}
+
+/** Cuts the completion before the first stop string it now contains; true when it did. */
+function cutAtStopString(c: Completion, stopStrings: readonly string[], decode: (ids: number[]) => string): boolean {
+  const text = decode(c.tokens);
+  let at = -1;
+  for (const s of stopStrings) {
+    const i = text.indexOf(s);
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  if (at < 0) return false;
+  // Keep the shortest token prefix whose text reaches the cut; the tokens that spell the stop string go.
+  let keep = c.tokens.length;
+  while (keep > 0 && decode(c.tokens.slice(0, keep - 1)).length >= at) keep--;
+  c.tokens.length = keep;
+  c.logprobs.length = keep;
+  c.text = text.slice(0, at);
+  c.finishReason = 'stop';
+  return true;
+}
+
+/** One token from one row of logits. */
+export class TokenSampler {
+  private readonly temperature: number;
+  private readonly topK: number;
+  private readonly topP: number;
+  private readonly validVocab: number;
+  private readonly minNew: number;
+  private readonly probs: Float64Array;
+
+  constructor(params: SamplingParams, vocab: number) {
+    this.temperature = params.temperature ?? 1;
+    this.topK = params.topK && params.topK > 0 ? params.topK : 0;
+    this.topP = params.topP ?? 1;
+    this.validVocab = Math.min(params.validVocab ?? vocab, vocab);
+    this.minNew = params.minNewTokens ?? 0;
+    this.probs = new Float64Array(vocab);
+  }
+
+  sample(logits: Float32Array, rng: Rng, generated: number, stops: ReadonlySet<number>): { token: number; logprob: number } {
+    const V = this.validVocab;
+    const greedy = this.temperature <= 0;
+    const scale = greedy ? 1 : 1 / this.temperature;
+    const banned = (i: number): boolean => generated < this.minNew && stops.has(i);
+    let max = -Infinity;
+    for (let i = 0; i < V; i++) if (!banned(i) && logits[i] * scale > max) max = logits[i] * scale;
+    let sum = 0;
+    for (let i = 0; i < V; i++) {
+      const p = banned(i) ? 0 : Math.exp(logits[i] * scale - max);
+      this.probs[i] = p;
+      sum += p;
+    }
+    const logZ = max + Math.log(sum);
+    let token: number;
+    if (greedy) {
+      token = 0;
+      for (let i = 1; i < V; i++) if (this.probs[i] > this.probs[token]) token = i;
+    } else {
+      token = this.draw(sum, rng);
+    }
+    return { token, logprob: logits[token] * scale - logZ };
+  }
+
+  private draw(sum: number, rng: Rng): number {
+    const V = this.validVocab;
+    const p = this.probs;
+    if (this.topK === 0 && this.topP >= 1) {
+      let u = rng.uniform() * sum;
+      for (let i = 0; i < V; i++) {
+        u -= p[i];
+        if (u < 0) return i;
+      }
+      return lastNonZero(p, V);
+    }
+    // Candidates by probability, descending; top-k then the smallest prefix reaching top-p of what is left.
+    const order = Array.from({ length: V }, (_, i) => i).filter((i) => p[i] > 0);
+    order.sort((a, b) => p[b] - p[a] || a - b);
+    let keep = this.topK > 0 ? Math.min(this.topK, order.length) : order.length;
+    const kept = order.slice(0, keep);
+    const keptSum = kept.reduce((s, i) => s + p[i], 0);
+    if (this.topP < 1) {
+      let acc = 0;
+      keep = 0;
+      while (keep < kept.length) {
+        acc += p[kept[keep]];
+        keep++;
+        if (acc >= this.topP * keptSum) break;
+      }
+    }
+    const final = kept.slice(0, keep);
+    let u = rng.uniform() * final.reduce((s, i) => s + p[i], 0);
+    for (const i of final) {
+      u -= p[i];
+      if (u < 0) return i;
+    }
+    return final[final.length - 1];
+  }
+}
+
+function lastNonZero(p: Float64Array, V: number): number {
+  for (let i = V - 1; i >= 0; i--) if (p[i] > 0) return i;
+  return 0;
+}

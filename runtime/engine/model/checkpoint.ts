@@ -1,0 +1,168 @@
+/**
+ * Hugging Face model directories <-> CausalLM: config.json, model.safetensors (or shards), generation_config.json.
+ * Saving writes the same format (so `transformers` opens it) into a temporary directory renamed into place, so a
+ * reader never sees half a checkpoint.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parseModelConfig, type ModelConfig } from './config';
+import { canonicalName, paramSpecs, type ParamSpec } from './params';
+import { CausalLM } from './transformer';
+import { Rng } from '../random';
+import { readCheckpointDir, toFloat32, writeSafetensors, type TensorToWrite } from '../weights/safetensors';
+
+export class CheckpointError extends Error {}
+
+export interface GenerationDefaults {
+  eosTokenIds: number[];
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+}
+
+export function readJson(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new CheckpointError(`${path}: file not found`);
+  }
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not a JSON object');
+    return v as Record<string, unknown>;
+  } catch (e) {
+    throw new CheckpointError(`${path}: ${(e as Error).message}`);
+  }
+}
+
+export function loadModelConfig(dir: string): ModelConfig {
+  const path = join(dir, 'config.json');
+  return parseModelConfig(readJson(path), path);
+}
+
+export function loadGenerationDefaults(dir: string, config: ModelConfig): GenerationDefaults {
+  const path = join(dir, 'generation_config.json');
+  if (!existsSync(path)) return { eosTokenIds: config.eosTokenIds };
+  const g = readJson(path);
+  const eos = g.eos_token_id;
+  const ids = Array.isArray(eos) ? eos.filter((x): x is number => typeof x === 'number') : typeof eos === 'number' ? [eos] : config.eosTokenIds;
+  const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+  return { eosTokenIds: ids, temperature: num(g.temperature), topP: num(g.top_p), topK: num(g.top_k) };
+}
+
+/** Loads the weights of a model directory into variables (f16/bf16 widened to f32; nn.Linear transposed). */
+export function loadModel(dir: string): CausalLM {
+  const config = loadModelConfig(dir);
+  let tensors;
+  try {
+    tensors = readCheckpointDir(dir);
+  } catch (e) {
+    throw new CheckpointError(`${dir}: ${(e as Error).message}`);
+  }
+  const specs = new Map(paramSpecs(config).map((s) => [s.name, s]));
+  const params = new Map<string, tf.Variable>();
+  const unexpected: string[] = [];
+  try {
+    for (const [fileName, t] of tensors) {
+      const name = canonicalName(config, fileName);
+      if (name === undefined) continue;
+      const spec = specs.get(name);
+      if (!spec) {
+        // Tied models sometimes carry a copy of the embedding as lm_head.weight.
+        if (name === 'lm_head.weight' && config.tieEmbeddings) continue;
+        unexpected.push(fileName);
+        continue;
+      }
+      const fileShape = spec.transposed ? [...spec.shape].reverse() : spec.shape;
+      if (t.shape.join(',') !== fileShape.join(',')) {
+        throw new CheckpointError(`${dir}: tensor ${fileName} has shape [${t.shape}], config.json implies [${fileShape}]`);
+      }
+      params.set(name, tf.tidy(() => {
+        const raw = tf.tensor(toFloat32(t), t.shape, 'float32');
+        return tf.variable(spec.transposed ? tf.transpose(raw) : raw, true);
+      }));
+    }
+    if (unexpected.length) {
+      const shown = unexpected.slice(0, 5).join(', ');
+      throw new CheckpointError(`${dir}: ${unexpected.length} tensors do not belong to a ${config.family} model of this config.json: ${shown}${unexpected.length > 5 ? ', …' : ''}`);
+    }
+    const missing = [...specs.keys()].filter((n) => !params.has(n));
+    if (missing.length) {
+      throw new CheckpointError(`${dir}: missing ${missing.length} tensors: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}`);
+    }
+  } catch (e) {
+    for (const v of params.values()) v.dispose();
+    throw e;
+  }
+  return new CausalLM(config, params);
+}
+
+/** A freshly initialised model (normal(0, initializer_range) weights, unit norms, zero biases), seeded. */
+export function initModel(config: ModelConfig, seed: number): CausalLM {
+  const rng = new Rng(seed);
+  const params = new Map<string, tf.Variable>();
+  for (const spec of paramSpecs(config)) params.set(spec.name, tf.variable(tf.tensor(initValues(spec, rng), spec.shape, 'float32'), true));
+  return new CausalLM(config, params);
+}
+
+function initValues(spec: ParamSpec, rng: Rng): Float32Array {
+  const n = spec.shape.reduce((a, b) => a * b, 1);
+  const out = new Float32Array(n);
+  if (spec.init === 'ones') out.fill(1);
+  else if (spec.init === 'normal') for (let i = 0; i < n; i++) out[i] = rng.normal() * (spec.std ?? 0.02);
+  return out;
+}
+
+export interface SaveOptions {
+  dtype?: TensorToWrite['dtype'];
+  /** Extra files written beside the weights (tokenizer.json, …): name -> contents. */
+  files?: Record<string, string | Uint8Array>;
+  generation?: GenerationDefaults;
+}
+
+/**
+ * Writes `dir` as a Hugging Face model directory. The files go to a sibling temp directory first, which then
+ * replaces `dir` in one rename.
+ */
+export function saveModel(model: CausalLM, dir: string, opts: SaveOptions = {}): void {
+  const dtype = opts.dtype ?? 'F32';
+  const tensors: Record<string, TensorToWrite> = {};
+  for (const spec of model.specs) {
+    const v = model.params.get(spec.name)!;
+    const values = tf.tidy(() => (spec.transposed ? tf.transpose(v) : v).dataSync() as Float32Array);
+    tensors[spec.name] = { dtype, shape: spec.transposed ? [...spec.shape].reverse() : spec.shape, values };
+  }
+  const torchDtype = { F32: 'float32', F16: 'float16', BF16: 'bfloat16' }[dtype];
+  const config = { ...model.config.raw, torch_dtype: torchDtype };
+  const generation: Record<string, unknown> = { _from_model_config: true, eos_token_id: unwrap(opts.generation?.eosTokenIds ?? model.config.eosTokenIds) };
+  if (model.config.bosTokenId !== undefined) generation.bos_token_id = model.config.bosTokenId;
+  if (opts.generation?.temperature !== undefined) generation.temperature = opts.generation.temperature;
+  if (opts.generation?.topP !== undefined) generation.top_p = opts.generation.topP;
+  if (opts.generation?.topK !== undefined) generation.top_k = opts.generation.topK;
+  writeDirAtomically(dir, {
+    'config.json': `${JSON.stringify(config, null, 2)}\n`,
+    'generation_config.json': `${JSON.stringify(generation, null, 2)}\n`,
+    'model.safetensors': writeSafetensors(tensors, { format: 'pt' }),
+    ...opts.files,
+  });
+}
+
+function unwrap(ids: number[]): number | number[] {
+  return ids.length === 1 ? ids[0] : ids;
+}
+
+/** Writes every file into `<dir>.tmp-<pid>`, then swaps it in for `dir` (the old one removed only after). */
+export function writeDirAtomically(dir: string, files: Record<string, string | Uint8Array>): void {
+  const parent = dirname(dir);
+  mkdirSync(parent, { recursive: true });
+  const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp);
+  for (const [name, data] of Object.entries(files)) writeFileSync(join(tmp, name), data);
+  const old = join(parent, `.${basename(dir)}.old-${process.pid}`);
+  if (existsSync(dir)) renameSync(dir, old);
+  renameSync(tmp, dir);
+  rmSync(old, { recursive: true, force: true });
+}

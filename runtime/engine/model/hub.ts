@@ -1,0 +1,43 @@
+/**
+ * `model_path` as Trinity takes it: a local directory, or a Hugging Face hub id (`Qwen/Qwen2.5-0.5B-Instruct`)
+ * found in the local HF cache (`$HF_HUB_CACHE`, `$HF_HOME/hub`, `~/.cache/huggingface/hub`).
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export class ModelPathError extends Error {}
+
+const HUB_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
+
+export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.HF_HUB_CACHE) return env.HF_HUB_CACHE;
+  if (env.HF_HOME) return join(env.HF_HOME, 'hub');
+  return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'huggingface', 'hub');
+}
+
+/** The directory holding config.json for `pathOrId`, or an error saying where it looked. */
+export function resolveModelPath(pathOrId: string, opts: { baseDir?: string; env?: NodeJS.ProcessEnv; revision?: string } = {}): string {
+  const local = resolve(opts.baseDir ?? process.cwd(), pathOrId.replace(/^~(?=\/|$)/, homedir()));
+  if (existsSync(local) && statSync(local).isDirectory()) {
+    if (!existsSync(join(local, 'config.json'))) throw new ModelPathError(`${local}: not a model directory (no config.json)`);
+    return local;
+  }
+  if (!HUB_ID.test(pathOrId)) throw new ModelPathError(`${pathOrId}: no such model directory (resolved to ${local})`);
+  const cache = hubCacheDir(opts.env);
+  const repo = join(cache, `models--${pathOrId.replace('/', '--')}`);
+  const revision = opts.revision ?? 'main';
+  const refFile = join(repo, 'refs', revision);
+  let snapshot: string | undefined;
+  if (existsSync(refFile)) snapshot = join(repo, 'snapshots', readFileSync(refFile, 'utf8').trim());
+  else if (existsSync(join(repo, 'snapshots'))) {
+    const snaps = readdirSync(join(repo, 'snapshots'));
+    if (snaps.includes(revision)) snapshot = join(repo, 'snapshots', revision);
+    else if (snaps.length === 1) snapshot = join(repo, 'snapshots', snaps[0]);
+  }
+  if (snapshot && existsSync(join(snapshot, 'config.json'))) return snapshot;
+  throw new ModelPathError(
+    `${pathOrId}: not a local directory and not in the Hugging Face cache (${repo}). ` +
+      `Download it first, e.g. \`huggingface-cli download ${pathOrId}\`, or set HF_HOME / HF_HUB_CACHE.`,
+  );
+}

@@ -1,0 +1,294 @@
+/**
+ * A functional decoder-only transformer on tfjs-core: GPT-2 (LayerNorm, learned positions, GELU, fused qkv) and the
+ * Llama family (RMSNorm, RoPE, SwiGLU, grouped-query attention, Qwen2's q/k/v biases, Qwen3's q/k norms).
+ * Weights are `tf.Variable`s keyed by their Hugging Face names (see params.ts for the layout).
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import type { ModelConfig } from './config';
+import { paramSpecs, type ParamSpec } from './params';
+import { ropeTables, type RopeTables } from './rope';
+import { applyRope, geluErf, geluTanh, layerNorm, linear, mm, mmT, rmsNorm, silu } from '../ops';
+
+/** A low-rank adapter on one linear layer: y += scale · (x A) B. */
+export interface LoraAdapter {
+  a: tf.Variable;
+  b: tf.Variable;
+  scale: number;
+}
+
+interface Linear {
+  w: tf.Variable;
+  b?: tf.Variable;
+  name: string;
+}
+
+interface Norm {
+  w: tf.Variable;
+  b?: tf.Variable;
+}
+
+interface Layer {
+  ln1: Norm;
+  ln2: Norm;
+  /** GPT-2's fused projection, or the separate q/k/v of the Llama family. */
+  qkv?: Linear;
+  q?: Linear;
+  k?: Linear;
+  v?: Linear;
+  qNorm?: tf.Variable;
+  kNorm?: tf.Variable;
+  o: Linear;
+  fc?: Linear;
+  proj?: Linear;
+  gate?: Linear;
+  up?: Linear;
+  down?: Linear;
+}
+
+/** Keys and values of every layer so far, `[B, kvHeads, T, headDim]` each. */
+export interface KVCache {
+  keys: tf.Tensor4D[];
+  values: tf.Tensor4D[];
+}
+
+export interface ForwardOptions {
+  /** Position of every token, `[B, T]`. Default: past length + 0..T-1 for every row. */
+  positions?: tf.Tensor2D;
+  /** 1 for real tokens, 0 for padding, over past and current keys `[B, past + T]`. Default: all real. */
+  keyMask?: tf.Tensor2D;
+  /** The cache to attend over; the result carries the extended cache. */
+  cache?: KVCache;
+}
+
+export interface ForwardResult {
+  /** Final hidden states `[B, T, hidden]`. */
+  hidden: tf.Tensor3D;
+  cache: KVCache;
+}
+
+const MASKED = -1e9;
+
+export class CausalLM {
+  readonly params: Map<string, tf.Variable>;
+  readonly specs: ParamSpec[];
+  readonly adapters = new Map<string, LoraAdapter>();
+  private readonly embed: tf.Variable;
+  private readonly pos?: tf.Variable;
+  private readonly layers: Layer[];
+  private readonly finalNorm: Norm;
+  private readonly head?: tf.Variable;
+  private rope?: RopeTables;
+
+  constructor(
+    readonly config: ModelConfig,
+    params: Map<string, tf.Variable>,
+  ) {
+    this.params = params;
+    this.specs = paramSpecs(config);
+    const get = (name: string): tf.Variable => {
+      const v = params.get(name);
+      if (!v) throw new Error(`model is missing tensor ${name}`);
+      return v;
+    };
+    const opt = (name: string): tf.Variable | undefined => params.get(name);
+    const lin = (prefix: string): Linear => ({ w: get(`${prefix}.weight`), b: opt(`${prefix}.bias`), name: prefix });
+    const c = config;
+    if (c.family === 'gpt2') {
+      this.embed = get('transformer.wte.weight');
+      this.pos = get('transformer.wpe.weight');
+      this.layers = [];
+      for (let i = 0; i < c.layers; i++) {
+        const p = `transformer.h.${i}`;
+        this.layers.push({
+          ln1: { w: get(`${p}.ln_1.weight`), b: get(`${p}.ln_1.bias`) },
+          ln2: { w: get(`${p}.ln_2.weight`), b: get(`${p}.ln_2.bias`) },
+          qkv: lin(`${p}.attn.c_attn`),
+          o: lin(`${p}.attn.c_proj`),
+          fc: lin(`${p}.mlp.c_fc`),
+          proj: lin(`${p}.mlp.c_proj`),
+        });
+      }
+      this.finalNorm = { w: get('transformer.ln_f.weight'), b: get('transformer.ln_f.bias') };
+    } else {
+      this.embed = get('model.embed_tokens.weight');
+      this.layers = [];
+      for (let i = 0; i < c.layers; i++) {
+        const p = `model.layers.${i}`;
+        this.layers.push({
+          ln1: { w: get(`${p}.input_layernorm.weight`) },
+          ln2: { w: get(`${p}.post_attention_layernorm.weight`) },
+          q: lin(`${p}.self_attn.q_proj`),
+          k: lin(`${p}.self_attn.k_proj`),
+          v: lin(`${p}.self_attn.v_proj`),
+          qNorm: opt(`${p}.self_attn.q_norm.weight`),
+          kNorm: opt(`${p}.self_attn.k_norm.weight`),
+          o: lin(`${p}.self_attn.o_proj`),
+          gate: lin(`${p}.mlp.gate_proj`),
+          up: lin(`${p}.mlp.up_proj`),
+          down: lin(`${p}.mlp.down_proj`),
+        });
+      }
+      this.finalNorm = { w: get('model.norm.weight') };
+    }
+    if (!c.tieEmbeddings) this.head = get('lm_head.weight');
+  }
+
+  /** Every weight, in spec order (the base weights; adapters are listed by `adapterVariables`). */
+  variables(): tf.Variable[] {
+    return this.specs.map((s) => this.params.get(s.name)!);
+  }
+
+  adapterVariables(): tf.Variable[] {
+    return [...this.adapters.values()].flatMap((a) => [a.a, a.b]);
+  }
+
+  /** The variables an optimizer updates: the adapters when there are any (base frozen), else every weight. */
+  trainableVariables(): tf.Variable[] {
+    return this.adapters.size > 0 ? this.adapterVariables() : this.variables();
+  }
+
+  /** Hidden states for token ids `[B, T]`, attending over `opts.cache` when given. */
+  forward(ids: tf.Tensor2D, opts: ForwardOptions = {}): ForwardResult {
+    const c = this.config;
+    const [B, T] = ids.shape;
+    const past = opts.cache?.keys[0]?.shape[2] ?? 0;
+    const positions = opts.positions ?? defaultPositions(B, T, past);
+    let x: tf.Tensor = tf.gather(this.embed, ids);
+    if (this.pos) x = tf.add(x, tf.gather(this.pos, positions));
+    const rope = c.positions === 'rope' ? this.ropeAt(positions) : undefined;
+    const bias = attentionBias(T, past, opts.keyMask);
+    const keys: tf.Tensor4D[] = [];
+    const values: tf.Tensor4D[] = [];
+    for (let i = 0; i < this.layers.length; i++) {
+      const layer = this.layers[i];
+      const a = this.attention(layer, this.norm(x, layer.ln1), rope, bias, opts.cache?.keys[i], opts.cache?.values[i]);
+      keys.push(a.k);
+      values.push(a.v);
+      x = tf.add(x, a.out);
+      x = tf.add(x, this.mlp(layer, this.norm(x, layer.ln2)));
+    }
+    return { hidden: this.norm(x, this.finalNorm) as tf.Tensor3D, cache: { keys, values } };
+  }
+
+  /** Logits `[..., vocab]` for hidden states `[..., hidden]`. */
+  logits(hidden: tf.Tensor): tf.Tensor {
+    const lead = hidden.shape.slice(0, -1);
+    const h2 = tf.reshape(hidden, [-1, this.config.hidden]) as tf.Tensor2D;
+    const out = this.head ? mm(h2, this.head as tf.Tensor2D) : mmT(h2, this.embed as tf.Tensor2D);
+    return tf.reshape(out, [...lead, this.config.vocabSize]);
+  }
+
+  /** The output projection as `[hidden, vocab]`, for decoding: a tied head is transposed once here, not per token. The caller disposes it. */
+  inferenceHead(): tf.Tensor2D {
+    return tf.tidy(() => (this.head ? tf.clone(this.head) : tf.transpose(this.embed)) as tf.Tensor2D);
+  }
+
+  dispose(): void {
+    for (const v of this.params.values()) v.dispose();
+    for (const a of this.adapters.values()) {
+      a.a.dispose();
+      a.b.dispose();
+    }
+    this.adapters.clear();
+    this.rope?.cos.dispose();
+    this.rope?.sin.dispose();
+  }
+
+  private ropeAt(positions: tf.Tensor2D): { cos: tf.Tensor; sin: tf.Tensor } {
+    if (!this.rope) {
+      // Built on first use, usually inside a tidy scope: kept so the scope does not dispose the model's tables.
+      const t = ropeTables(this.config);
+      this.rope = { cos: tf.keep(t.cos), sin: tf.keep(t.sin) };
+    }
+    const [B, T] = positions.shape;
+    const half = this.config.headDim / 2;
+    // [B, 1, T, half]: broadcasts over heads.
+    return {
+      cos: tf.reshape(tf.gather(this.rope.cos, positions), [B, 1, T, half]),
+      sin: tf.reshape(tf.gather(this.rope.sin, positions), [B, 1, T, half]),
+    };
+  }
+
+  private norm(x: tf.Tensor, n: Norm): tf.Tensor {
+    return this.config.norm === 'layernorm' ? layerNorm(x, n.w, n.b, this.config.normEps) : rmsNorm(x, n.w, this.config.normEps);
+  }
+
+  private project(x: tf.Tensor, l: Linear): tf.Tensor {
+    const y = linear(x, l.w as tf.Tensor2D, l.b as tf.Tensor1D | undefined);
+    const lora = this.adapters.get(l.name);
+    if (!lora) return y;
+    const low = linear(x, lora.a as tf.Tensor2D);
+    return tf.add(y, tf.mul(linear(low, lora.b as tf.Tensor2D), lora.scale));
+  }
+
+  private attention(
+    layer: Layer,
+    x: tf.Tensor,
+    rope: { cos: tf.Tensor; sin: tf.Tensor } | undefined,
+    bias: tf.Tensor,
+    pastK: tf.Tensor4D | undefined,
+    pastV: tf.Tensor4D | undefined,
+  ): { out: tf.Tensor; k: tf.Tensor4D; v: tf.Tensor4D } {
+    const c = this.config;
+    const [B, T] = x.shape;
+    const hd = c.headDim;
+    let q: tf.Tensor;
+    let k: tf.Tensor;
+    let v: tf.Tensor;
+    if (layer.qkv) {
+      [q, k, v] = tf.split(this.project(x, layer.qkv), 3, -1);
+    } else {
+      q = this.project(x, layer.q!);
+      k = this.project(x, layer.k!);
+      v = this.project(x, layer.v!);
+    }
+    // [B, T, heads, hd]; Qwen3 normalises each head before the rotation.
+    q = tf.reshape(q, [B, T, c.heads, hd]);
+    k = tf.reshape(k, [B, T, c.kvHeads, hd]);
+    v = tf.reshape(v, [B, T, c.kvHeads, hd]);
+    if (layer.qNorm) q = rmsNorm(q, layer.qNorm, c.normEps);
+    if (layer.kNorm) k = rmsNorm(k, layer.kNorm, c.normEps);
+    q = tf.transpose(q, [0, 2, 1, 3]);
+    k = tf.transpose(k, [0, 2, 1, 3]);
+    v = tf.transpose(v, [0, 2, 1, 3]);
+    if (rope) {
+      q = applyRope(q, rope.cos, rope.sin);
+      k = applyRope(k, rope.cos, rope.sin);
+    }
+    const kAll = (pastK ? tf.concat([pastK, k], 2) : k) as tf.Tensor4D;
+    const vAll = (pastV ? tf.concat([pastV, v], 2) : v) as tf.Tensor4D;
+    // Grouped-query attention without copying keys: the query heads sharing a kv head are stacked along the time
+    // axis ([B, kv, groups·T, hd]), which is the same memory order as [B, heads, T, hd].
+    const Tk = kAll.shape[2];
+    const qg = tf.reshape(q, [B, c.kvHeads, (c.heads / c.kvHeads) * T, hd]) as tf.Tensor4D;
+    const scores = tf.add(tf.mul(tf.reshape(tf.matMul(qg, kAll, false, true), [B, c.heads, T, Tk]), 1 / Math.sqrt(hd)), bias);
+    const probs = tf.reshape(tf.softmax(scores), [B, c.kvHeads, (c.heads / c.kvHeads) * T, Tk]) as tf.Tensor4D;
+    const ctx = tf.reshape(tf.matMul(probs, vAll), [B, c.heads, T, hd]);
+    const merged = tf.reshape(tf.transpose(ctx, [0, 2, 1, 3]), [B, T, c.heads * hd]);
+    return { out: this.project(merged, layer.o), k: kAll, v: vAll };
+  }
+
+  private mlp(layer: Layer, x: tf.Tensor): tf.Tensor {
+    if (this.config.mlp === 'swiglu') {
+      return this.project(tf.mul(silu(this.project(x, layer.gate!)), this.project(x, layer.up!)), layer.down!);
+    }
+    const h = this.project(x, layer.fc!);
+    return this.project(this.config.activation === 'gelu' ? geluErf(h) : geluTanh(h), layer.proj!);
+  }
+}
+
+function defaultPositions(B: number, T: number, past: number): tf.Tensor2D {
+  const row = tf.range(past, past + T, 1, 'int32');
+  return tf.tile(tf.reshape(row, [1, T]), [B, 1]) as tf.Tensor2D;
+}
+
+/** Additive attention bias `[B|1, 1, T, past+T]`: causal, plus padded keys masked out. */
+function attentionBias(T: number, past: number, keyMask: tf.Tensor2D | undefined): tf.Tensor {
+  const Tk = past + T;
+  const data = new Float32Array(T * Tk);
+  for (let i = 0; i < T; i++) for (let j = past + i + 1; j < Tk; j++) data[i * Tk + j] = MASKED;
+  const causal = tf.tensor4d(data, [1, 1, T, Tk]);
+  if (!keyMask) return causal;
+  const pad = tf.mul(tf.sub(1, tf.cast(keyMask, 'float32')), MASKED);
+  return tf.add(causal, tf.reshape(pad, [keyMask.shape[0], 1, 1, Tk]));
+}

@@ -1,0 +1,95 @@
+/**
+ * The tensor building blocks of the transformer, written so that every 2-D matmul, forward and backward, is a
+ * plain un-transposed `tf.matMul`: the wasm backend runs only those on XNNPACK and everything else (any transpose
+ * flag, which autodiff of `tf.matMul` always sets) on a scalar loop about 20x slower.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+// The core package's Node entry registers no gradients; training needs them all.
+import '@tensorflow/tfjs-core/dist/register_all_gradients';
+
+/** a[m,k] @ b[k,n]. */
+export const mm = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.GradSaveFunc) => {
+  save([a, b]);
+  return {
+    value: tf.matMul(a, b),
+    gradFunc: (dy: tf.Tensor2D, [sa, sb]: tf.Tensor2D[]) => [tf.matMul(dy, tf.transpose(sb)), tf.matMul(tf.transpose(sa), dy)],
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
+
+/** a[m,k] @ b[n,k]ᵀ (a tied output head: hidden states times the embedding matrix). */
+export const mmT = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.GradSaveFunc) => {
+  save([a, b]);
+  return {
+    value: tf.matMul(a, tf.transpose(b)),
+    gradFunc: (dy: tf.Tensor2D, [sa, sb]: tf.Tensor2D[]) => [tf.matMul(dy, sb), tf.matMul(tf.transpose(dy), sa)],
+  };
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
+
+/** x[..., in] @ w[in, out] (+ b), any leading shape. */
+export function linear(x: tf.Tensor, w: tf.Tensor2D, b?: tf.Tensor1D): tf.Tensor {
+  const [inDim, outDim] = w.shape;
+  const lead = x.shape.slice(0, -1);
+  let y: tf.Tensor = mm(tf.reshape(x, [-1, inDim]) as tf.Tensor2D, w);
+  if (b) y = tf.add(y, b);
+  return tf.reshape(y, [...lead, outDim]);
+}
+
+export function layerNorm(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor | undefined, eps: number): tf.Tensor {
+  const mean = tf.mean(x, -1, true);
+  const centered = tf.sub(x, mean);
+  const variance = tf.mean(tf.square(centered), -1, true);
+  const y = tf.mul(tf.mul(centered, tf.rsqrt(tf.add(variance, eps))), w);
+  return b ? tf.add(y, b) : y;
+}
+
+export function rmsNorm(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
+  const ms = tf.mean(tf.square(x), -1, true);
+  return tf.mul(tf.mul(x, tf.rsqrt(tf.add(ms, eps))), w);
+}
+
+const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
+
+/** GPT-2's gelu_new: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))). x³ as products: `pow` has no wasm gradient. */
+export function geluTanh(x: tf.Tensor): tf.Tensor {
+  const cube = tf.mul(tf.mul(x, x), x);
+  const inner = tf.mul(tf.add(x, tf.mul(cube, 0.044715)), SQRT_2_OVER_PI);
+  return tf.mul(tf.mul(x, 0.5), tf.add(tf.tanh(inner), 1));
+}
+
+export function geluErf(x: tf.Tensor): tf.Tensor {
+  return tf.mul(tf.mul(x, 0.5), tf.add(tf.erf(tf.mul(x, Math.SQRT1_2)), 1));
+}
+
+export function silu(x: tf.Tensor): tf.Tensor {
+  return tf.mul(x, tf.sigmoid(x));
+}
+
+/**
+ * Rotary embedding in Hugging Face's rotate-half convention: the pairs are (x[i], x[i + d/2]).
+ * `cos`/`sin` hold d/2 columns and broadcast against x[..., T, d].
+ */
+export function applyRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor {
+  const half = x.shape[x.rank - 1] / 2;
+  const [x1, x2] = tf.split(x, [half, half], -1);
+  return tf.concat([tf.sub(tf.mul(x1, cos), tf.mul(x2, sin)), tf.add(tf.mul(x2, cos), tf.mul(x1, sin))], -1);
+}
+
+/** Per-token log π(target) from logits[..., V] (divided by `temperature` first) via logits − logsumexp. */
+export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor, temperature = 1): tf.Tensor {
+  const z = temperature === 1 ? logits : tf.div(logits, temperature);
+  const logp = tf.logSoftmax(z);
+  const vocab = logits.shape[logits.rank - 1];
+  return tf.sum(tf.mul(logp, tf.oneHot(tf.cast(targets, 'int32'), vocab)), -1);
+}
+
+/** Per-token entropy H = logsumexp(z) − Σ softmax(z)·z of the temperature-scaled logits. */
+export function tokenEntropy(logits: tf.Tensor, temperature = 1): tf.Tensor {
+  const z = temperature === 1 ? logits : tf.div(logits, temperature);
+  const lse = tf.logSumExp(z, -1);
+  return tf.sub(lse, tf.sum(tf.mul(tf.softmax(z), z), -1));
+}
+
+/** `tf.tidy` for functions returning structured results (tfjs' TensorContainer type rejects plain interfaces). */
+export function tidy<T>(fn: () => T): T {
+  return tf.tidy(fn as unknown as () => tf.TensorContainer) as unknown as T;
+}

@@ -1,0 +1,45 @@
+/**
+ * One optimizer step over micro-batches: each micro-batch's loss is differentiated on its own (so memory holds one
+ * micro-batch's activations), the gradients are summed, then AdamW applies them at the scheduled learning rate.
+ * Each micro-batch loss must already carry its share of the batch's normalisation.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import { AdamW } from './adamw';
+import { learningRate, type LrSchedule } from './schedule';
+
+export interface StepResult {
+  /** Sum of the micro-batch losses (each already scaled by the caller). */
+  loss: number;
+  gradNorm: number;
+  lr: number;
+  skipped: boolean;
+}
+
+export class Trainer {
+  constructor(
+    readonly optimizer: AdamW,
+    readonly schedule: LrSchedule,
+  ) {}
+
+  step(microBatchLosses: readonly (() => tf.Scalar)[]): StepResult {
+    const vars = this.optimizer.variables;
+    let sums: tf.Tensor[] | undefined;
+    let loss = 0;
+    for (const f of microBatchLosses) {
+      const { value, grads } = tf.variableGrads(f, vars as tf.Variable[]);
+      loss += value.dataSync()[0];
+      value.dispose();
+      const ordered = vars.map((v) => grads[v.name] ?? tf.zerosLike(v));
+      if (!sums) sums = ordered;
+      else {
+        const next = sums.map((s, i) => tf.add(s, ordered[i]));
+        for (const t of [...sums, ...ordered]) t.dispose();
+        sums = next;
+      }
+    }
+    if (!sums) throw new Error('Trainer.step: no micro-batches');
+    const lr = learningRate(this.schedule, this.optimizer.step);
+    const { gradNorm, skipped } = this.optimizer.apply(sums, lr);
+    return { loss, gradNorm, lr, skipped };
+  }
+}
