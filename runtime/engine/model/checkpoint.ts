@@ -117,8 +117,10 @@ function initValues(spec: ParamSpec, rng: Rng): Float32Array {
 
 export interface SaveOptions {
   dtype?: TensorToWrite['dtype'];
-  /** Extra files written beside the weights (tokenizer.json, …): name -> contents. */
+  /** Extra files written beside the weights: name -> contents. */
   files?: Record<string, string | Uint8Array>;
+  /** Saved into the same directory (tokenizer.json, tokenizer_config.json, …), inside the same atomic swap. */
+  tokenizer?: { save(dir: string): void };
   generation?: GenerationDefaults;
 }
 
@@ -146,7 +148,7 @@ export function saveModel(model: CausalLM, dir: string, opts: SaveOptions = {}):
     'generation_config.json': `${JSON.stringify(generation, null, 2)}\n`,
     'model.safetensors': writeSafetensors(tensors, { format: 'pt' }),
     ...opts.files,
-  });
+  }, opts.tokenizer ? (tmp) => opts.tokenizer!.save(tmp) : undefined);
 }
 
 function unwrap(ids: number[]): number | number[] {
@@ -154,13 +156,14 @@ function unwrap(ids: number[]): number | number[] {
 }
 
 /** Writes every file into `<dir>.tmp-<pid>`, then swaps it in for `dir` (the old one removed only after). */
-export function writeDirAtomically(dir: string, files: Record<string, string | Uint8Array>): void {
+export function writeDirAtomically(dir: string, files: Record<string, string | Uint8Array>, fill?: (tmpDir: string) => void): void {
   const parent = dirname(dir);
   mkdirSync(parent, { recursive: true });
   const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp);
   for (const [name, data] of Object.entries(files)) writeFileSync(join(tmp, name), data);
+  fill?.(tmp);
   const old = join(parent, `.${basename(dir)}.old-${process.pid}`);
   if (existsSync(dir)) renameSync(dir, old);
   renameSync(tmp, dir);
