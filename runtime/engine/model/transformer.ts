@@ -9,14 +9,15 @@ import { paramSpecs, type ParamSpec } from './params';
 import { ropeTables, type RopeTables } from './rope';
 import { applyRope, geluErf, geluTanh, layerNorm, linear, mm, mmT, rmsNorm, silu } from '../ops';
 
-/** A low-rank adapter on one linear layer: y += scale · (x A) B. */
+/** A low-rank adapter on one linear layer: y += scale · (dropout(x) A) B, A `[in, r]`, B `[r, out]`. */
 export interface LoraAdapter {
   a: tf.Variable;
   b: tf.Variable;
   scale: number;
+  dropout: number;
 }
 
-interface Linear {
+export interface Linear {
   w: tf.Variable;
   b?: tf.Variable;
   name: string;
@@ -71,7 +72,12 @@ const MASKED = -1e9;
 export class CausalLM {
   readonly params: Map<string, tf.Variable>;
   readonly specs: ParamSpec[];
+  /** Adapters by linear layer name (the Hugging Face module path, e.g. `model.layers.0.self_attn.q_proj`). */
   readonly adapters = new Map<string, LoraAdapter>();
+  /** Training mode: adapter dropout is applied only while this is set. */
+  training = false;
+  /** Every linear layer the blocks use (lm_head excluded), in order. */
+  readonly linears: Linear[] = [];
   private readonly embed: tf.Variable;
   private readonly pos?: tf.Variable;
   private readonly layers: Layer[];
@@ -131,6 +137,7 @@ export class CausalLM {
       this.finalNorm = { w: get('model.norm.weight') };
     }
     if (!c.tieEmbeddings) this.head = get('lm_head.weight');
+    for (const l of this.layers) for (const x of [l.qkv, l.q, l.k, l.v, l.o, l.fc, l.proj, l.gate, l.up, l.down]) if (x) this.linears.push(x);
   }
 
   /** Every weight, in spec order (the base weights; adapters are listed by `adapterVariables`). */
@@ -217,7 +224,8 @@ export class CausalLM {
     const y = linear(x, l.w as tf.Tensor2D, l.b as tf.Tensor1D | undefined);
     const lora = this.adapters.get(l.name);
     if (!lora) return y;
-    const low = linear(x, lora.a as tf.Tensor2D);
+    const input = this.training && lora.dropout > 0 ? tf.dropout(x, lora.dropout) : x;
+    const low = linear(input, lora.a as tf.Tensor2D);
     return tf.add(y, tf.mul(linear(low, lora.b as tf.Tensor2D), lora.scale));
   }
 
