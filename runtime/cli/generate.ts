@@ -106,6 +106,7 @@ async function run(args: ParsedArgs): Promise<number> {
         seconds,
         completions: completions.map((c) => ({
           prompt: prompts[c.promptIndex],
+          promptTokens: encoded[c.promptIndex].length,
           sample: c.sampleIndex,
           text: c.text,
           tokens: c.tokens,
