@@ -6,6 +6,12 @@ const USAGE = `Usage: trinity-workbench <command> [options]
 Commands:
   check [--trinity-version <release>|auto] [--format text|json] <file>...
         Validate Trinity-RFT config files the way \`trinity run\` checks them at launch, and more.
+  doctor [--json]
+        Report what the local runtime can run on here: host, each TensorFlow.js backend, the one picked.
+  model create --out DIR [--arch qwen2] [--layers 4] [--hidden 128] [--vocab byte|char:ABC|DIR] ...
+        Create a small randomly initialised model directory in Hugging Face format.
+  generate --model DIR --prompt TEXT [--chat] [--max-new-tokens N] [--temperature T] [--json] ...
+        Sample from a model directory, with per-token log probabilities.
 
 Run \`trinity-workbench <command> --help\` for a command's options.`;
 
@@ -14,6 +20,13 @@ export async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case 'check':
       return runCheck(rest);
+    case 'doctor':
+      // Loaded on demand: it pulls in TensorFlow.js, which other commands do not need.
+      return (require('./doctor') as typeof import('./doctor')).runDoctor(rest);
+    case 'model':
+      return (require('./model') as typeof import('./model')).runModel(rest);
+    case 'generate':
+      return (require('./generate') as typeof import('./generate')).runGenerate(rest);
     case '--help':
     case '-h':
     case 'help':

@@ -1,0 +1,17 @@
+/** Choosing and initialising the tfjs backend (see init.ts), and probing what this machine offers (probe.ts). */
+export { initBackend, currentBackend } from './init';
+export {
+  BACKEND_ENV,
+  BACKEND_ORDER,
+  BackendUnavailableError,
+  isBackendName,
+  parseBackendPreference,
+  type BackendInfo,
+  type BackendName,
+  type BackendPreference,
+  type InitBackendOptions,
+  type TriedBackend,
+} from './types';
+export { registerWasmKernels, unsortedSegmentSumInto, unsortedSegmentSumShape } from './wasm-kernels';
+export { measureMatmulGflops, selfTest } from './measure';
+export { probeBackends, type BackendProbe, type MachineReport, machineReport } from './probe';

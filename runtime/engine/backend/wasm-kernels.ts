@@ -1,0 +1,161 @@
+/**
+ * Kernels the wasm backend lacks, computed on the host. tfjs-backend-wasm 4.22 has no `UnsortedSegmentSum`, which
+ * is the gradient of `tf.gather` (embedding lookups), so training any model with an embedding fails on wasm without
+ * it (tfjs-runtime.md §2.4).
+ *
+ * Semantics follow tfjs-backend-cpu's kernel exactly for finite inputs: `segmentIds` is aligned with `x` by inserting
+ * `rank(x) - rank(ids)` unit axes after its first axis, the two are broadcast together to a shape B, and output row s
+ * is the sum over B's axis 0 of the elements whose id is s: shape `[numSegments, ...B.slice(1)]`, always float32.
+ * Ids that are negative or ≥ numSegments contribute nothing. Sums run in float64 in ascending order along axis 0,
+ * as cpu's do, so results are bit-identical. Two deliberate differences: a non-finite x element only reaches its own
+ * segment (cpu multiplies every element by a 0/1 mask, so an Inf turns every other segment's slot into NaN), and
+ * `numSegments = 0` gives an empty tensor (cpu throws).
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import type { DataType, KernelFunc, TensorInfo } from '@tensorflow/tfjs-core';
+
+type HostArray = ArrayLike<number>;
+
+/** The part of tfjs-backend-wasm's `BackendWasm` a host kernel needs. */
+interface WasmBackendLike {
+  readSync(dataId: object): unknown;
+  makeOutput(shape: number[], dtype: DataType): TensorInfo;
+  typedArrayFromHeap(t: TensorInfo): Float32Array | Int32Array | Uint8Array;
+}
+
+interface SegmentSumPlan {
+  /** The broadcast shape B of x and the aligned ids. */
+  b: number[];
+  /** x's and the ids' strides in B's coordinates (0 along broadcast axes). */
+  xStrides: number[];
+  idStrides: number[];
+  /** True when ids are one id per row of an un-broadcast x (the gather-gradient case). */
+  rows: boolean;
+  outShape: number[];
+}
+
+function size(shape: readonly number[]): number {
+  return shape.reduce((a, d) => a * d, 1);
+}
+
+function contiguousStrides(shape: readonly number[]): number[] {
+  const s = new Array<number>(shape.length).fill(1);
+  for (let d = shape.length - 2; d >= 0; d--) s[d] = s[d + 1] * shape[d + 1];
+  return s;
+}
+
+function plan(xShape: readonly number[], idsShape: readonly number[], numSegments: number): SegmentSumPlan {
+  if (!Number.isInteger(numSegments) || numSegments < 0) throw new Error(`unsortedSegmentSum: numSegments must be a non-negative integer, got ${numSegments}`);
+  const extra = xShape.length - idsShape.length;
+  const e = extra > 0 ? [...idsShape.slice(0, 1), ...new Array<number>(extra).fill(1), ...idsShape.slice(1)] : [...idsShape];
+  const n = Math.max(xShape.length, e.length);
+  const xa = [...new Array<number>(n - xShape.length).fill(1), ...xShape];
+  const ea = [...new Array<number>(n - e.length).fill(1), ...e];
+  const b = xa.map((xd, d) => {
+    const ed = ea[d];
+    if (xd !== ed && xd !== 1 && ed !== 1) throw new Error(`unsortedSegmentSum: segmentIds of shape [${idsShape}] cannot be broadcast with x of shape [${xShape}]`);
+    return xd === 1 ? ed : xd;
+  });
+  if (n === 0) throw new Error('unsortedSegmentSum: x and segmentIds are both scalars; there is no axis to sum over');
+  const xc = contiguousStrides(xa);
+  const ec = contiguousStrides(ea);
+  const xStrides = xa.map((d, i) => (d === 1 && b[i] !== 1 ? 0 : xc[i]));
+  const idStrides = ea.map((d, i) => (d === 1 && b[i] !== 1 ? 0 : ec[i]));
+  const rows = xa.every((d, i) => d === b[i]) && ea[0] === b[0] && ea.slice(1).every((d) => d === 1);
+  return { b, xStrides, idStrides, rows, outShape: [numSegments, ...b.slice(1)] };
+}
+
+/** The output shape of `unsortedSegmentSum(x, segmentIds, numSegments)`; throws where the inputs do not fit. */
+export function unsortedSegmentSumShape(xShape: readonly number[], idsShape: readonly number[], numSegments: number): number[] {
+  return plan(xShape, idsShape, numSegments).outShape;
+}
+
+/**
+ * Computes `unsortedSegmentSum` on the host into `out` (length = size of {@link unsortedSegmentSumShape}; any
+ * previous contents are overwritten). `x` and `ids` are row-major.
+ */
+export function unsortedSegmentSumInto(
+  x: HostArray,
+  xShape: readonly number[],
+  ids: HostArray,
+  idsShape: readonly number[],
+  numSegments: number,
+  out: Float32Array,
+): void {
+  const p = plan(xShape, idsShape, numSegments);
+  const outer = p.b[0];
+  const rest = size(p.b.slice(1));
+  if (out.length !== numSegments * rest) throw new Error(`unsortedSegmentSum: output has ${out.length} elements, expected ${numSegments * rest}`);
+  out.fill(0);
+  if (numSegments === 0 || rest === 0 || outer === 0) return;
+  if (p.rows) {
+    // One id per row of x: bucket the rows by id (stable, so each segment sums its rows in ascending order).
+    const start = new Int32Array(numSegments + 1);
+    for (let k = 0; k < outer; k++) {
+      const id = ids[k];
+      if (id >= 0 && id < numSegments) start[id + 1]++;
+    }
+    for (let s = 0; s < numSegments; s++) start[s + 1] += start[s];
+    const order = new Int32Array(start[numSegments]);
+    const fill = start.slice(0, numSegments);
+    for (let k = 0; k < outer; k++) {
+      const id = ids[k];
+      if (id >= 0 && id < numSegments) order[fill[id]++] = k;
+    }
+    const acc = new Float64Array(rest);
+    for (let s = 0; s < numSegments; s++) {
+      if (start[s] === start[s + 1]) continue;
+      acc.fill(0);
+      for (let q = start[s]; q < start[s + 1]; q++) {
+        const base = order[q] * rest;
+        for (let j = 0; j < rest; j++) acc[j] += x[base + j];
+      }
+      out.set(acc, s * rest);
+    }
+    return;
+  }
+  // General case: walk B in row-major order (axis 0 outermost, so each sum runs in ascending order along it).
+  const rank = p.b.length;
+  const acc = new Float64Array(numSegments * rest);
+  const idx = new Array<number>(rank).fill(0);
+  let xo = 0;
+  let io = 0;
+  const total = size(p.b);
+  for (let flat = 0; flat < total; flat++) {
+    const id = ids[io];
+    if (id >= 0 && id < numSegments) acc[id * rest + (flat % rest)] += x[xo];
+    for (let d = rank - 1; d >= 0; d--) {
+      if (++idx[d] < p.b[d]) {
+        xo += p.xStrides[d];
+        io += p.idStrides[d];
+        break;
+      }
+      xo -= p.xStrides[d] * (p.b[d] - 1);
+      io -= p.idStrides[d] * (p.b[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  out.set(acc);
+}
+
+const unsortedSegmentSumWasm: KernelFunc = ({ inputs, backend, attrs }) => {
+  const x = inputs.x as TensorInfo;
+  const segmentIds = inputs.segmentIds as TensorInfo;
+  const numSegments = Number((attrs as { numSegments?: unknown } | undefined)?.numSegments);
+  if (x.dtype === 'complex64' || x.dtype === 'string') throw new Error(`unsortedSegmentSum: x of dtype ${x.dtype} is not supported`);
+  const be = backend as WasmBackendLike;
+  // readSync copies out of the wasm heap, so these stay valid when makeOutput grows the heap below.
+  const xv = be.readSync(x.dataId) as HostArray;
+  const iv = be.readSync(segmentIds.dataId) as HostArray;
+  const shape = unsortedSegmentSumShape(x.shape, segmentIds.shape, numSegments);
+  const out = be.makeOutput(shape, 'float32');
+  unsortedSegmentSumInto(xv, x.shape, iv, segmentIds.shape, numSegments, be.typedArrayFromHeap(out) as Float32Array);
+  return out;
+};
+
+/** Registers the host kernels missing from the wasm backend (once per process; a no-op when already there). */
+export function registerWasmKernels(): void {
+  if (tf.getKernel(tf.UnsortedSegmentSum, 'wasm') == null) {
+    tf.registerKernel({ kernelName: tf.UnsortedSegmentSum, backendName: 'wasm', kernelFunc: unsortedSegmentSumWasm });
+  }
+}

@@ -1,0 +1,102 @@
+/** `trinity-workbench doctor` through the bundled dist/cli.js (run `npm run build` first), text and --json. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+
+const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
+}
+
+interface Report {
+  node: string;
+  platform: string;
+  arch: string;
+  cpu: { model: string; cores: number; features: string[] };
+  memory: { totalBytes: number; freeBytes: number };
+  backends: { name: string; available: boolean; reason?: string; details: string[] }[];
+  selection: { preference: string; ok: boolean; name?: string; tfBackend?: string; threads?: number; gflops?: number; error?: string; tried: { name: string; ok: boolean; reason?: string }[] };
+}
+
+describe('trinity-workbench doctor', () => {
+  test('--json prints one object: host, every backend with a reason when unavailable, and what auto picks', () => {
+    const r = run(['doctor', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as Report;
+    assert.deepEqual(Object.keys(report), ['node', 'napi', 'platform', 'arch', 'cpu', 'memory', 'backends', 'selection']);
+    assert.equal(report.node, process.version);
+    assert.equal(report.platform, process.platform);
+    assert.ok(report.cpu.cores >= 1 && report.cpu.model.length > 0);
+    assert.ok(report.memory.totalBytes > 0 && report.memory.freeBytes > 0);
+    assert.deepEqual(report.backends.map((b) => b.name), ['tensorflow-gpu', 'tensorflow', 'webgpu', 'wasm', 'cpu']);
+    for (const b of report.backends) if (!b.available) assert.ok(b.reason && b.reason.length > 10, b.name);
+    const webgpu = report.backends.find((b) => b.name === 'webgpu');
+    assert.ok(webgpu?.details.some((d) => /^webgpu .*loads/.test(d)), 'says whether the webgpu package loads');
+    assert.equal(report.backends.find((b) => b.name === 'wasm')?.available, true);
+    assert.equal(report.selection.preference, 'auto');
+    assert.equal(report.selection.ok, true);
+    assert.ok((report.selection.gflops ?? 0) > 0);
+    const better = report.backends.filter((b) => ['tensorflow-gpu', 'tensorflow', 'webgpu'].includes(b.name) && b.available);
+    if (better.length === 0) {
+      assert.equal(report.selection.name, 'wasm');
+      assert.equal(report.selection.threads, 1);
+      assert.deepEqual(report.selection.tried.map((t) => t.ok), [false, false, false, true]);
+    }
+  });
+
+  test('text: one line per fact, one per backend, and the pick with its GFLOP/s', () => {
+    const r = run(['doctor']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^Node      ${process.version.replace(/\./g, '\\.')} `, 'm'));
+    assert.match(r.stdout, /^Platform  \w+ \w+$/m);
+    assert.match(r.stdout, /^CPU       .+, \d+ cores?/m);
+    assert.match(r.stdout, /^Memory    [\d.]+ GiB total, [\d.]+ GiB free$/m);
+    for (const name of ['tensorflow-gpu', 'tensorflow', 'webgpu', 'wasm', 'cpu']) {
+      assert.match(r.stdout, new RegExp(`^  ${name} +(available|not available: .+)$`, 'm'), name);
+    }
+    assert.match(r.stdout, /^auto picks: [\w-]+ \(tfjs backend `\w+`.*\), [\d.]+ GFLOP\/s on a 256³ float32 matmul$/m);
+    assert.equal(r.stderr, '');
+    assert.ok(r.ms < 10000, `${r.ms} ms`);
+  });
+
+  test('$TRINITY_WORKBENCH_BACKEND is honoured, and a forced backend that cannot start is reported (exit 0)', () => {
+    const cpu = run(['doctor'], { TRINITY_WORKBENCH_BACKEND: 'cpu' });
+    assert.equal(cpu.code, 0, cpu.stderr);
+    assert.match(cpu.stdout, /^\$TRINITY_WORKBENCH_BACKEND=cpu: cpu \(tfjs backend `cpu`, 1 thread\), [\d.]+ GFLOP\/s/m);
+    const tf = run(['doctor', '--json'], { TRINITY_WORKBENCH_BACKEND: 'tensorflow' });
+    assert.equal(tf.code, 0, tf.stderr);
+    const report = JSON.parse(tf.stdout) as Report;
+    if (report.backends.find((b) => b.name === 'tensorflow')?.available) return;
+    assert.equal(report.selection.ok, false);
+    assert.match(report.selection.error ?? '', /^backend `tensorflow` \(forced by \$TRINITY_WORKBENCH_BACKEND\) cannot start: tfjs-node: /);
+  });
+
+  test('an installed tfjs-node without its native addon is reported as such, without loading it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tw-doctor-'));
+    const pkg = join(dir, 'node_modules', '@tensorflow', 'tfjs-node');
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: '@tensorflow/tfjs-node', version: '4.22.0', main: 'index.js' }));
+    writeFileSync(join(pkg, 'index.js'), 'throw new Error("must not be loaded")');
+    const r = run(['doctor', '--json'], { NODE_PATH: join(dir, 'node_modules') });
+    assert.equal(r.code, 0, r.stderr);
+    const b = (JSON.parse(r.stdout) as Report).backends.find((x) => x.name === 'tensorflow');
+    assert.equal(b?.available, false);
+    assert.equal(b?.reason, 'tfjs-node: the native addon tfjs_binding.node is missing (its install needs storage.googleapis.com)');
+    assert.ok(b?.details.includes('@tensorflow/tfjs-node 4.22.0'));
+  });
+
+  test('bad usage exits 2; --help exits 0; the top-level usage lists doctor', () => {
+    assert.equal(run(['doctor', '--jsn']).code, 2);
+    assert.equal(run(['doctor', 'extra']).code, 2);
+    const help = run(['doctor', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage: trinity-workbench doctor \[--json\]/);
+    assert.match(run(['--help']).stdout, /^  doctor \[--json\]$/m);
+  });
+});
