@@ -10,6 +10,16 @@ const entries = [
   { in: 'client/extension.ts', out: 'extension' },
 ];
 
+// tfjs loads .wasm files and native addons relative to its own package, so it stays in node_modules. The one
+// exception is the gradient registrations: the core package's Node (CommonJS) build has none, and its ES-module
+// file cannot be required from CommonJS, so those are bundled (they register into tfjs' global registry).
+const tfjsExternal = {
+  name: 'tfjs-external',
+  setup(b) {
+    b.onResolve({ filter: /^@tensorflow\// }, (args) => (args.path.includes('register_all_gradients') ? undefined : { path: args.path, external: true }));
+  },
+};
+
 await Promise.all(
   entries.map((e) =>
     build({
@@ -23,8 +33,8 @@ await Promise.all(
       format: 'cjs',
       sourcemap: true,
       banner: e.banner ? { js: e.banner } : undefined,
-      // tfjs loads .wasm files and native addons relative to its own package, so it stays in node_modules.
-      external: ['vscode', '@tensorflow/*', 'webgpu'],
+      external: ['vscode', 'webgpu'],
+      plugins: [tfjsExternal],
       define: { __VERSION__: JSON.stringify(version) },
       logLevel: 'warning',
     }),
