@@ -33,7 +33,7 @@ await Promise.all(
       format: 'cjs',
       sourcemap: true,
       banner: e.banner ? { js: e.banner } : undefined,
-      external: ['vscode', 'webgpu'],
+      external: ['vscode', 'webgpu', 'better-sqlite3'],
       plugins: [tfjsExternal],
       define: { __VERSION__: JSON.stringify(version) },
       logLevel: 'warning',

@@ -1,0 +1,117 @@
+/** Small waiting helpers shared by the storages: abortable sleeps and an in-process change notifier. */
+import { hostname } from 'node:os';
+
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+}
+
+/**
+ * AbortSignal.any (in Node 20's runtime, not in this project's @types/node), with a `dispose` that removes its
+ * listeners so long-lived signals do not collect one per read.
+ */
+export function linkSignals(...signals: (AbortSignal | undefined)[]): { signal: AbortSignal; dispose(): void } {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  const ctl = new AbortController();
+  const onAbort = (ev: Event): void => {
+    dispose();
+    ctl.abort((ev.target as AbortSignal).reason);
+  };
+  const dispose = (): void => {
+    for (const s of present) s.removeEventListener('abort', onAbort);
+  };
+  for (const s of present) {
+    if (s.aborted) {
+      ctl.abort(s.reason);
+      return { signal: ctl.signal, dispose: () => {} };
+    }
+  }
+  for (const s of present) s.addEventListener('abort', onAbort, { once: true });
+  return { signal: ctl.signal, dispose };
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortReason(signal);
+}
+
+/** Resolves after `ms` or when `wake` is called; rejects when the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(abortReason(signal!));
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Waiters are woken on every change (put, get, close); each re-checks its own condition. Single-threaded JS makes
+ * the re-check race-free, which is all asyncio.Condition gives Trinity.
+ */
+export class Notifier {
+  private waiters = new Set<() => void>();
+
+  notifyAll(): void {
+    const ws = [...this.waiters];
+    this.waiters.clear();
+    for (const w of ws) w();
+  }
+
+  /** Resolves 'changed' on the next notify, 'timeout' at `deadline` (ms since epoch; Infinity = never); rejects on abort. */
+  wait(deadline: number, signal?: AbortSignal): Promise<'changed' | 'timeout'> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal));
+      let timer: NodeJS.Timeout | undefined;
+      const done = (): void => {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiters.delete(wake);
+      };
+      const wake = (): void => {
+        done();
+        resolve('changed');
+      };
+      const onAbort = (): void => {
+        done();
+        reject(abortReason(signal!));
+      };
+      this.waiters.add(wake);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (Number.isFinite(deadline)) {
+        timer = setTimeout(() => {
+          done();
+          resolve('timeout');
+        }, Math.max(0, deadline - Date.now()));
+      }
+    });
+  }
+}
+
+export const HOST = hostname();
+
+/** Whether a writer recorded with (pid, host) may still be running: other hosts are assumed alive. */
+export function writerMayBeAlive(pid: number, host: string): boolean {
+  if (host !== HOST) return true;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** `max_read_timeout` (seconds) or the per-read override (ms) as milliseconds. */
+export function readTimeoutMs(maxReadTimeoutS: number, override: number | undefined): number {
+  if (override !== undefined) return override;
+  return maxReadTimeoutS * 1000;
+}
+
+export function checkBatchSize(n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`batchSize must be a positive integer, got ${n}`);
+}
