@@ -8,6 +8,8 @@ Commands:
         Validate Trinity-RFT config files the way \`trinity run\` checks them at launch, and more.
   doctor [--json]
         Report what the local runtime can run on here: host, each TensorFlow.js backend, the one picked.
+  run --config FILE [--events jsonl] [--backend NAME]
+        Run a Trinity config on this machine: explorer, buffer, trainer, synchronizer, stages.
   model create --out DIR [--arch qwen2] [--layers 4] [--hidden 128] [--vocab byte|char:ABC|DIR] ...
         Create a small randomly initialised model directory in Hugging Face format.
   generate --model DIR --prompt TEXT [--chat] [--max-new-tokens N] [--temperature T] [--json] ...
@@ -23,6 +25,8 @@ export async function main(argv: string[]): Promise<number> {
     case 'doctor':
       // Loaded on demand: it pulls in TensorFlow.js, which other commands do not need.
       return (require('./doctor') as typeof import('./doctor')).runDoctor(rest);
+    case 'run':
+      return (require('./run') as typeof import('./run')).runRun(rest);
     case 'model':
       return (require('./model') as typeof import('./model')).runModel(rest);
     case 'generate':

@@ -1030,7 +1030,7 @@ async function readJsonDocument(file: string, want: number, limits: Limits, firs
 }
 
 /** pandas.read_json on an object: `{col: [..]}` (scalars broadcast) or `{col: {index: value}}`. */
-function dictOfColumnsToRecords(doc: Record<string, unknown>): Record<string, unknown>[] | null {
+export function dictOfColumnsToRecords(doc: Record<string, unknown>): Record<string, unknown>[] | null {
   const keys = Object.keys(doc);
   if (keys.length === 0) return [];
   const values = keys.map((k) => doc[k]);
@@ -1086,22 +1086,32 @@ async function readCsv(file: string, want: number, limits: Limits, sep: string):
   return { format: 'csv', rows, columns: header, warnings: [] };
 }
 
-/** RFC 4180 records; blank lines skipped; a record cut off by the end of a partial read is dropped. */
-function parseCsv(text: string, sep: string, complete: boolean): string[][] {
+/**
+ * RFC 4180 records; blank lines skipped; a record cut off by the end of a partial read is dropped.
+ * `recordLines`, when given, receives the 1-based line on which each returned record starts.
+ */
+export function parseCsv(text: string, sep: string, complete: boolean, recordLines?: number[]): string[][] {
   const out: string[][] = [];
   let rec: string[] = [];
   let field = '';
   let inQuotes = false;
   let fieldStarted = false;
+  let line = 1;
+  let recordLine = 1;
   const endRecord = () => {
     rec.push(field);
-    if (!(rec.length === 1 && rec[0] === '' && !fieldStarted)) out.push(rec);
+    if (!(rec.length === 1 && rec[0] === '' && !fieldStarted)) {
+      out.push(rec);
+      recordLines?.push(recordLine);
+    }
     rec = [];
     field = '';
     fieldStarted = false;
+    recordLine = line;
   };
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
+    if (c === '\n' || (c === '\r' && text[i + 1] !== '\n')) line++;
     if (inQuotes) {
       if (c === '"') {
         if (text[i + 1] === '"') {
@@ -1117,7 +1127,10 @@ function parseCsv(text: string, sep: string, complete: boolean): string[][] {
       field = '';
       fieldStarted = true;
     } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
+      if (c === '\r' && text[i + 1] === '\n') {
+        i++;
+        line++;
+      }
       endRecord();
     } else {
       field += c;
@@ -1137,7 +1150,8 @@ function loadHyparquet(): Promise<Hyparquet> {
   return hyparquetModule;
 }
 
-function compressors(): Compressors {
+/** Decompressors for hyparquet beyond its built-in snappy: gzip, brotli and (where Node has it) zstd. */
+export function compressors(): Compressors {
   const c: Compressors = {
     GZIP: (input) => asBytes(zlib.gunzipSync(input)),
     BROTLI: (input) => asBytes(zlib.brotliDecompressSync(input)),

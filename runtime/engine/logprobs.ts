@@ -10,16 +10,39 @@ export interface SequenceScores {
   entropy?: tf.Tensor2D;
 }
 
-/**
- * Scores right-padded sequences `ids [B, T]` (prompt then response, padding at the end: causal attention means
- * padding never reaches earlier tokens, so no mask is needed here; the caller masks the loss).
- */
-export function scoreSequences(model: CausalLM, ids: tf.Tensor2D, opts: { temperature?: number; entropy?: boolean } = {}): SequenceScores {
+export interface ScoreOptions {
+  temperature?: number;
+  entropy?: boolean;
+  /**
+   * `[B, T]` 1 for real tokens, 0 for padding, for batches padded on the left (veRL's layout: prompts left-padded so
+   * every response starts in the same column). Positions then count real tokens only, as in generation. Without
+   * it, padding may only sit at the end of rows (causal attention keeps it away from earlier tokens).
+   */
+  attentionMask?: number[][];
+}
+
+export function scoreSequences(model: CausalLM, ids: tf.Tensor2D, opts: ScoreOptions = {}): SequenceScores {
   const [B, T] = ids.shape;
   if (T < 2) throw new Error('scoreSequences: sequences need at least 2 tokens');
   const inputs = tf.slice(ids, [0, 0], [B, T - 1]) as tf.Tensor2D;
   const targets = tf.slice(ids, [0, 1], [B, T - 1]);
-  const logits = model.logits(model.forward(inputs).hidden);
+  let forwardOpts = {};
+  if (opts.attentionMask) {
+    const mask = opts.attentionMask;
+    if (mask.length !== B || mask.some((r) => r.length !== T)) throw new Error(`scoreSequences: attentionMask must be [${B}, ${T}]`);
+    const positions = mask.map((row) => {
+      let n = 0;
+      return row.slice(0, T - 1).map((m) => (m ? n++ : 0));
+    });
+    forwardOpts = {
+      positions: tf.tensor2d(positions, [B, T - 1], 'int32'),
+      keyMask: tf.tensor2d(
+        mask.map((r) => r.slice(0, T - 1)),
+        [B, T - 1],
+      ),
+    };
+  }
+  const logits = model.logits(model.forward(inputs, forwardOpts).hidden);
   const temperature = opts.temperature ?? 1;
   return {
     logprobs: tokenLogProbs(logits, targets, temperature) as tf.Tensor2D,

@@ -1,0 +1,113 @@
+/**
+ * `trinity-workbench run --config FILE`: runs a Trinity config on the local runtime. With `--events jsonl` stdout
+ * carries only the event stream (one JSON object per line) and logs go to stderr; otherwise stderr shows progress
+ * and stdout a summary table. SIGTERM/SIGINT stop after the current step (the last checkpoint stays valid); a
+ * second signal exits at once.
+ */
+import { lastValue, parseArgs, UsageError, type ParsedArgs } from './args';
+import { initBackend, isBackendName, type BackendPreference } from '../engine/backend';
+import type { RuntimeEvent } from '../protocol';
+import type { JobResult } from '../rft/run/job';
+
+const USAGE = `Usage: trinity-workbench run --config FILE [options]
+
+Runs a Trinity-RFT config (the same file \`trinity run --config\` takes) on this machine.
+
+Options:
+  --config FILE        the Trinity config (required)
+  --events jsonl       print the event stream on stdout (run, metrics, rollouts, log, checkpoint, done)
+  --backend NAME       auto (default), tensorflow-gpu, tensorflow, webgpu, wasm or cpu
+  --seed N             seed for sampling (default 42)`;
+
+export async function runRun(argv: string[]): Promise<number> {
+  let args: ParsedArgs;
+  try {
+    args = parseArgs(argv, { values: ['--config', '--events', '--backend', '--seed'], switches: ['--help'] });
+    if (args.switches.has('--help')) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    if (args.positionals.length) throw new UsageError(`unexpected argument ${args.positionals[0]}`);
+    if (!lastValue(args, '--config')) throw new UsageError('--config FILE is required');
+    const events = lastValue(args, '--events');
+    if (events !== undefined && events !== 'jsonl') throw new UsageError('--events must be jsonl');
+    const backend = lastValue(args, '--backend') ?? 'auto';
+    if (backend !== 'auto' && !isBackendName(backend)) throw new UsageError(`--backend ${backend} is not a backend`);
+    const seed = lastValue(args, '--seed');
+    if (seed !== undefined && !Number.isInteger(Number(seed))) throw new UsageError(`--seed must be an integer, got ${seed}`);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`run: ${e.message}\n${USAGE}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const jsonl = lastValue(args, '--events') === 'jsonl';
+  const emit = (e: RuntimeEvent): void => {
+    if (jsonl) process.stdout.write(`${JSON.stringify(e)}\n`);
+  };
+  const log = (level: 'info' | 'warning' | 'error', message: string): void => {
+    process.stderr.write(`${level === 'info' ? '' : `${level}: `}${message}\n`);
+    if (jsonl) emit({ type: 'log', level, message });
+  };
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    signals++;
+    if (signals > 1) process.exit(130);
+    process.stderr.write(`${sig}: stopping after the current step…\n`);
+    controller.abort();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  let backendName: string;
+  try {
+    const info = await initBackend({ prefer: (lastValue(args, '--backend') ?? 'auto') as BackendPreference, log: (m) => process.stderr.write(`${m}\n`) });
+    backendName = info.name;
+  } catch (e) {
+    emit({ type: 'done', status: 'failed', error: (e as Error).message });
+    process.stderr.write(`run: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const { runJob } = require('../rft/run/job') as typeof import('../rft/run/job');
+  const progress = jsonl ? undefined : progressPrinter();
+  const result = await runJob(lastValue(args, '--config')!, {
+    events: emit,
+    log,
+    progress,
+    signal: controller.signal,
+    backend: backendName,
+    seed: Number(lastValue(args, '--seed') ?? 42),
+  });
+  if (!jsonl) printSummary(result);
+  if (result.status === 'failed') {
+    process.stderr.write(`run failed: ${result.error}\n`);
+    return 1;
+  }
+  return result.status === 'stopped' ? 130 : 0;
+}
+
+function progressPrinter(): (role: string, step: number, total: number | undefined, detail: string) => void {
+  const started = Date.now();
+  return (role, step, total, detail) => {
+    const elapsed = (Date.now() - started) / 1000;
+    const rate = step / Math.max(elapsed, 1e-9);
+    const eta = total ? ` eta ${Math.max(0, (total - step) / Math.max(rate, 1e-9)).toFixed(0)}s` : '';
+    const bar = total ? ` [${'#'.repeat(Math.round((20 * step) / total)).padEnd(20, '.')}]` : '';
+    process.stderr.write(`${role.padEnd(8)}${bar} step ${step}${total ? `/${total}` : ''}  ${detail}  ${rate.toFixed(2)} step/s${eta}\n`);
+  };
+}
+
+function printSummary(r: JobResult): void {
+  if (!r.stages.length) return;
+  const rows = r.stages.flatMap((s) => {
+    const evals = Object.entries(s.result.evals);
+    return evals.length ? evals.map(([k, v]) => [s.name, s.mode, k, v.toFixed(4)]) : [[s.name, s.mode, '–', '–']];
+  });
+  const header = ['stage', 'mode', 'final eval metric', 'value'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
+  process.stdout.write(`${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}\n`);
+  for (const s of r.stages) if (s.result.lastCheckpoint) process.stdout.write(`${s.name}: last checkpoint ${s.result.lastCheckpoint}\n`);
+}

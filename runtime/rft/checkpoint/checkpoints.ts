@@ -1,0 +1,110 @@
+/**
+ * A job's checkpoints, in Trinity's layout: `<job dir>/global_step_N/` (a Hugging Face model directory plus the
+ * trainer's optimizer state) and `<job dir>/latest_checkpointed_iteration.txt`. Each checkpoint is written to a temp
+ * directory and renamed into place, and the pointer file is replaced only after, so a kill at any moment leaves the
+ * previous checkpoint valid and pointed to.
+ */
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { saveModel } from '../../engine/model/checkpoint';
+import type { CausalLM } from '../../engine/model/transformer';
+import type { TextTokenizer } from '../../engine/tokenizer';
+import type { AdamWState } from '../../engine/train/adamw';
+import { readSafetensors, toFloat32, writeSafetensors, type TensorToWrite } from '../../engine/weights/safetensors';
+
+export const LATEST_FILE = 'latest_checkpointed_iteration.txt';
+
+export function checkpointDir(jobDir: string, step: number): string {
+  return join(jobDir, `global_step_${step}`);
+}
+
+/** Writes a file by writing a sibling temp file and renaming it over the target. */
+export function writeFileAtomically(path: string, data: string | Uint8Array): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
+
+export interface TrainerCheckpointState {
+  step: number;
+  /** Whatever else the run needs to resume (explorer position, buffer position, stage). */
+  extra: Record<string, unknown>;
+}
+
+export function saveCheckpoint(
+  jobDir: string,
+  step: number,
+  model: CausalLM,
+  tokenizer: TextTokenizer,
+  optimizer: AdamWState | undefined,
+  state: TrainerCheckpointState,
+): string {
+  const dir = checkpointDir(jobDir, step);
+  const files: Record<string, string | Uint8Array> = { 'trainer_state.json': `${JSON.stringify(state, null, 2)}\n` };
+  if (optimizer) files['optimizer.safetensors'] = encodeOptimizer(optimizer);
+  saveModel(model, dir, { tokenizer, files });
+  writeFileAtomically(join(jobDir, LATEST_FILE), `${step}\n`);
+  return dir;
+}
+
+/** The newest complete checkpoint: the pointer file's step when its directory exists, else none. */
+export function latestCheckpoint(jobDir: string): { step: number; dir: string } | undefined {
+  const pointer = join(jobDir, LATEST_FILE);
+  if (!existsSync(pointer)) return undefined;
+  const step = Number(readFileSync(pointer, 'utf8').trim());
+  const dir = checkpointDir(jobDir, step);
+  if (!Number.isInteger(step) || !existsSync(join(dir, 'trainer_state.json'))) return undefined;
+  return { step, dir };
+}
+
+/** Every `global_step_N` directory, oldest first. */
+export function listCheckpoints(jobDir: string): { step: number; dir: string }[] {
+  if (!existsSync(jobDir)) return [];
+  return readdirSync(jobDir)
+    .map((n) => /^global_step_(\d+)$/.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ step: Number(m[1]), dir: join(jobDir, m[0]) }))
+    .filter((c) => existsSync(join(c.dir, 'config.json')))
+    .sort((a, b) => a.step - b.step);
+}
+
+/** Removes all but the newest `keep` checkpoints (trainer.max_checkpoints_to_keep). */
+export function pruneCheckpoints(jobDir: string, keep: number | null): void {
+  if (!keep || keep <= 0) return;
+  const all = listCheckpoints(jobDir);
+  for (const c of all.slice(0, Math.max(0, all.length - keep))) rmSync(c.dir, { recursive: true, force: true });
+}
+
+export function readTrainerState(dir: string): TrainerCheckpointState {
+  return JSON.parse(readFileSync(join(dir, 'trainer_state.json'), 'utf8')) as TrainerCheckpointState;
+}
+
+export function readOptimizerState(dir: string): AdamWState | undefined {
+  const path = join(dir, 'optimizer.safetensors');
+  if (!existsSync(path)) return undefined;
+  const file = readSafetensors(new Uint8Array(readFileSync(path)));
+  const step = Number(file.metadata.step);
+  const n = Number(file.metadata.tensors);
+  const get = (name: string): Float32Array => {
+    const t = file.tensors.get(name);
+    if (!t) throw new Error(`${path}: missing ${name}`);
+    return toFloat32(t);
+  };
+  return { step, m: Array.from({ length: n }, (_, i) => get(`m.${i}`)), v: Array.from({ length: n }, (_, i) => get(`v.${i}`)) };
+}
+
+function encodeOptimizer(s: AdamWState): Uint8Array {
+  const tensors: Record<string, TensorToWrite> = {};
+  s.m.forEach((m, i) => (tensors[`m.${i}`] = { dtype: 'F32', shape: [m.length], values: m }));
+  s.v.forEach((v, i) => (tensors[`v.${i}`] = { dtype: 'F32', shape: [v.length], values: v }));
+  return writeSafetensors(tensors, { step: String(s.step), tensors: String(s.m.length) });
+}
+
+/** Copies every weight of `from` into `to` (same architecture): the local `memory` weight sync. */
+export function copyWeights(from: CausalLM, to: CausalLM): void {
+  const src = from.variables();
+  const dst = to.variables();
+  if (src.length !== dst.length) throw new Error('copyWeights: models differ in architecture');
+  tf.tidy(() => dst.forEach((v, i) => v.assign(src[i])));
+}

@@ -1,0 +1,20 @@
+/** Reading tasksets and train-mode (SFT/DPO) datasets as Trinity-RFT does. */
+export { DataError, describeSource, loadDatasetRows, parseSplit } from './load';
+export type { DatasetLocation, LoadedDataset, LoadedRow, LoadOptions, RowSource, SkippedRow } from './load';
+export {
+  defaultRequiredKeys,
+  PROMPT_ANSWER_WORKFLOWS,
+  readTasks,
+  resolveFormat,
+  resolveTaskset,
+  taskBatchReader,
+  taskScheduler,
+} from './tasks';
+export type { ReadTasksOptions, ReadTasksResult, ResolvedTaskset, Task, TaskReaderOptions, TasksetInput } from './tasks';
+export { createFormatter, DpoFormatter, readTrainData, SftFormatter, trainBatchReader, truncateExperience } from './train-data';
+export type { FormatterOptions, FormatterStats, TrainDataOptions, TrainDataResult, TrainDatasetInput, TrainSchema } from './train-data';
+export { ChatRenderer } from './chat';
+export type { ChatRenderOptions, Message } from './chat';
+export { BatchReader, MultiReaderScheduler, SUPPORTED_SELECTORS } from './reader';
+export type { Batch, BatchReaderOptions } from './reader';
+export { defaultRng, NumpyGenerator } from './numpy-random';

@@ -1,0 +1,58 @@
+/**
+ * Trinity's Experience: one rollout (or one SFT/DPO sample) as the buffer stores it and the trainer reads it.
+ * Token arrays are plain numbers so experiences cross threads, files and SQLite unchanged.
+ */
+
+/** Experience id (Trinity's EID): batch = explorer step, task = index in the batch, run = repeat index. */
+export interface ExperienceId {
+  batch: number | string;
+  task: number | string;
+  run: number;
+  step: number;
+  /** Random suffix making the uid unique. */
+  suffix: string;
+}
+
+export interface Experience {
+  eid: ExperienceId;
+  /** Prompt then response token ids. */
+  tokens: number[];
+  promptLength: number;
+  /** Rollout log-probs of the response tokens (length = tokens.length − promptLength). */
+  logprobs?: number[];
+  /** 1 where a response token is trained on (length = response length). Default: all ones. */
+  actionMask?: number[];
+  reward?: number;
+  /** Filled by the advantage function (per response token). */
+  advantages?: number[];
+  returns?: number[];
+  /** Whether the response hit the token limit before a stop. */
+  truncated?: boolean;
+  /** The model version (trainer step of the weights) that produced it. */
+  modelVersion?: number;
+  promptText?: string;
+  responseText?: string;
+  /** Reward components and other per-rollout numbers, logged under `rollout/<name>`. */
+  metrics?: Record<string, number>;
+  /** Free-form task info (the raw task row, its taskset, …). */
+  info?: Record<string, unknown>;
+  /** DPO pairs: token ids of the chosen and rejected responses (the prompt is tokens[0..promptLength)). */
+  chosen?: number[];
+  rejected?: number[];
+  /** Mix-style algorithms mark expert (SFT) experiences. */
+  isExpert?: boolean;
+}
+
+/** A uid unique across the run: `batch/task/run/step/suffix` as Trinity writes it. */
+export function experienceUid(e: ExperienceId): string {
+  return `${e.batch}/${e.task}/${e.run}/${e.step}/${e.suffix}`;
+}
+
+/** The group key GRPO-style advantages normalise within: every run of one task in one batch. */
+export function taskGroupId(e: ExperienceId): string {
+  return `${e.batch}/${e.task}`;
+}
+
+export function responseLength(e: Experience): number {
+  return e.tokens.length - e.promptLength;
+}

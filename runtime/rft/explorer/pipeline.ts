@@ -1,0 +1,129 @@
+/**
+ * The experience pipeline Trinity runs on each explorer step's experiences (trinity/buffer/pipelines,
+ * trinity/buffer/operators): the configured operators in order, then the algorithm's group advantage function.
+ * Metrics come back under `pipeline/` (always with `pipeline/experience_count`).
+ */
+import type { GroupAdvantageFn } from '../algorithm';
+import type { Experience } from '../experience';
+import { taskGroupId } from '../experience';
+
+export interface OperatorSpec {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+type Operator = (exps: Experience[]) => { exps: Experience[]; metrics: Record<string, number> };
+
+export class UnknownOperatorError extends Error {}
+
+const num = (args: Record<string, unknown>, key: string, fallback: number): number => (typeof args[key] === 'number' ? (args[key] as number) : fallback);
+
+function rewardFilter(args: Record<string, unknown>): Operator {
+  const threshold = num(args, 'threshold', 0);
+  return (exps) => {
+    const kept = exps.filter((e) => (e.reward ?? 0) >= threshold);
+    return { exps: kept, metrics: { filtered_count: exps.length - kept.length } };
+  };
+}
+
+/** Drops groups of fewer than 2 experiences or whose population std of rewards is ≤ threshold. */
+function rewardStdFilter(args: Record<string, unknown>): Operator {
+  const threshold = num(args, 'threshold', 0);
+  return (exps) => {
+    const groups = new Map<string, Experience[]>();
+    for (const e of exps) {
+      const k = taskGroupId(e.eid);
+      groups.set(k, [...(groups.get(k) ?? []), e]);
+    }
+    const kept: Experience[] = [];
+    for (const g of groups.values()) {
+      if (g.length < 2) continue;
+      const rs = g.map((e) => e.reward ?? 0);
+      const mean = rs.reduce((a, b) => a + b, 0) / rs.length;
+      const std = Math.sqrt(rs.reduce((a, b) => a + (b - mean) ** 2, 0) / rs.length);
+      if (std > threshold) kept.push(...g);
+    }
+    return { exps: kept, metrics: { filtered_count: exps.length - kept.length } };
+  };
+}
+
+function invalidRewardFilter(): Operator {
+  return (exps) => {
+    const kept = exps.filter((e) => e.reward !== undefined && !Number.isNaN(e.reward));
+    return { exps: kept, metrics: { filtered_count: exps.length - kept.length } };
+  };
+}
+
+/** reward (op)= weight · info[stats_key] for each shaping config, in order (DIV by 0 is skipped). */
+function rewardShapingMapper(args: Record<string, unknown>): Operator {
+  const configs = (Array.isArray(args.reward_shaping_configs) ? args.reward_shaping_configs : []) as Record<string, unknown>[];
+  return (exps) => {
+    const diffs: number[] = [];
+    const out = exps.map((e) => {
+      if (e.reward === undefined) {
+        diffs.push(0);
+        return e;
+      }
+      let reward = e.reward;
+      for (const c of configs) {
+        const stat = (e.info ?? {})[String(c.stats_key)];
+        if (typeof stat !== 'number') continue;
+        const w = typeof c.weight === 'number' ? c.weight : 1;
+        const op = String(c.op_type ?? 'ADD').toUpperCase();
+        if (op === 'ADD') reward += w * stat;
+        else if (op === 'SUB') reward -= w * stat;
+        else if (op === 'MUL') reward *= w * stat;
+        else if (op === 'DIV' && w * stat !== 0) reward /= w * stat;
+      }
+      diffs.push(reward - e.reward);
+      return { ...e, reward };
+    });
+    const mean = diffs.length ? diffs.reduce((a, b) => a + b, 0) / diffs.length : 0;
+    return {
+      exps: out,
+      metrics: { 'reward_diff/mean': mean, 'reward_diff/min': diffs.length ? Math.min(...diffs) : 0, 'reward_diff/max': diffs.length ? Math.max(...diffs) : 0 },
+    };
+  };
+}
+
+const OPERATORS: Record<string, (args: Record<string, unknown>) => Operator> = {
+  reward_filter: rewardFilter,
+  reward_std_filter: rewardStdFilter,
+  invalid_reward_filter: invalidRewardFilter,
+  reward_shaping_mapper: rewardShapingMapper,
+};
+
+export class ExperiencePipeline {
+  private readonly operators: { name: string; run: Operator }[];
+
+  constructor(
+    specs: readonly OperatorSpec[],
+    private readonly advantage: GroupAdvantageFn | undefined,
+  ) {
+    this.operators = specs.map((s) => {
+      const make = OPERATORS[s.name];
+      if (!make) {
+        const hint = s.name === 'data_juicer' ? ' (it needs a Data-Juicer service, which the local runtime does not run)' : '';
+        throw new UnknownOperatorError(`experience operator "${s.name}" is not available locally${hint} (known: ${Object.keys(OPERATORS).join(', ')})`);
+      }
+      return { name: s.name, run: make(s.args ?? {}) };
+    });
+  }
+
+  process(input: Experience[]): { exps: Experience[]; metrics: Record<string, number> } {
+    let exps = input;
+    const metrics: Record<string, number> = {};
+    for (const op of this.operators) {
+      const r = op.run(exps);
+      exps = r.exps;
+      for (const [k, v] of Object.entries(r.metrics)) metrics[`pipeline/${k}`] = (metrics[`pipeline/${k}`] ?? 0) + v;
+    }
+    if (this.advantage) {
+      const r = this.advantage.process(exps.map((e) => ({ ...e, reward: e.reward ?? 0, actionMask: e.actionMask ?? new Array<number>(e.tokens.length - e.promptLength).fill(1) })));
+      exps = r.exps;
+      for (const [k, v] of Object.entries(r.metrics)) metrics[`pipeline/${k}`] = v;
+    }
+    metrics['pipeline/experience_count'] = exps.length;
+    return { exps, metrics };
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The explorer's model, as Trinity's ModelWrapper presents vLLM to workflows: `chat(messages, rollout_args)` and
+ * `generate(prompts, rollout_args)` return n responses each as experiences (tokens, prompt length, rollout
+ * log-probs, texts). Runs the engine's KV-cache sampler on the explorer's own copy of the weights.
+ */
+import type { CausalLM } from '../../engine/model/transformer';
+import { generate } from '../../engine/generate';
+import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
+import type { Experience } from '../experience';
+
+/** Trinity's GenerationConfig plus the model-level limits it falls back to. */
+export interface RolloutArgs {
+  n?: number;
+  temperature?: number | null;
+  top_p?: number | null;
+  top_k?: number;
+  max_tokens?: number | null;
+  min_tokens?: number;
+  stop?: string[];
+}
+
+export interface RolloutLimits {
+  maxPromptTokens: number | null;
+  maxResponseTokens: number;
+  minResponseTokens: number;
+  enablePromptTruncation: boolean;
+  temperature: number;
+  topP: number;
+  topK: number;
+  enableThinking: boolean | null;
+}
+
+export class PromptTooLongError extends Error {}
+
+export class RolloutModel {
+  /** The trainer step whose weights this model holds. */
+  version = 0;
+  private seedCounter: number;
+
+  constructor(
+    readonly model: CausalLM,
+    readonly tokenizer: TextTokenizer,
+    readonly limits: RolloutLimits,
+    seed: number,
+    readonly stopTokenIds: readonly number[],
+  ) {
+    this.seedCounter = seed;
+  }
+
+  /** The chat template rendering of `messages`, continuing a final assistant message (Trinity's reply_prefix). */
+  renderChat(messages: readonly ChatMessage[]): string {
+    const last = messages[messages.length - 1];
+    const thinking = this.limits.enableThinking === null ? undefined : this.limits.enableThinking;
+    if (last?.role === 'assistant') {
+      return this.tokenizer.applyChatTemplate(messages.slice(0, -1), { addGenerationPrompt: true, enableThinking: thinking }) + last.content;
+    }
+    return this.tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true, enableThinking: thinking });
+  }
+
+  /** The rendered template already holds any BOS, so it is tokenised without special tokens (as vLLM's chat does). */
+  chat(messages: readonly ChatMessage[], args: RolloutArgs = {}): Experience[] {
+    return this.sample([this.renderChat(messages)], args, false);
+  }
+
+  /** n responses for each raw prompt text, in prompt order (special tokens added, as vLLM's generate does). */
+  generate(prompts: readonly string[], args: RolloutArgs = {}): Experience[] {
+    return this.sample(prompts, args, true);
+  }
+
+  private sample(prompts: readonly string[], args: RolloutArgs, addSpecialTokens: boolean): Experience[] {
+    const encoded = prompts.map((p) => this.promptTokens(p, addSpecialTokens));
+    const maxNew = args.max_tokens ?? this.limits.maxResponseTokens;
+    const completions = generate(
+      this.model,
+      encoded,
+      {
+        maxNewTokens: maxNew,
+        minNewTokens: args.min_tokens ?? this.limits.minResponseTokens,
+        temperature: args.temperature ?? this.limits.temperature,
+        topP: args.top_p ?? this.limits.topP,
+        topK: args.top_k ?? this.limits.topK,
+        n: args.n ?? 1,
+        seed: this.seedCounter++,
+        stopTokenIds: this.stopTokenIds,
+        stopStrings: args.stop,
+        validVocab: this.tokenizer.vocabSize,
+        padTokenId: this.tokenizer.padTokenId,
+      },
+      (ids) => this.tokenizer.decode(ids, { skipSpecialTokens: true }),
+    );
+    return completions.map((c) => {
+      const prompt = encoded[c.promptIndex];
+      return {
+        eid: { batch: '', task: '', run: c.sampleIndex, step: 0, suffix: randomSuffix() },
+        tokens: [...prompt, ...c.tokens],
+        promptLength: prompt.length,
+        logprobs: c.logprobs,
+        truncated: c.finishReason === 'length',
+        modelVersion: this.version,
+        promptText: prompts[c.promptIndex],
+        responseText: c.text ?? '',
+      };
+    });
+  }
+
+  private promptTokens(text: string, addSpecialTokens: boolean): number[] {
+    const ids = this.tokenizer.encode(text, { addSpecialTokens });
+    const max = this.limits.maxPromptTokens;
+    if (max !== null && ids.length > max) {
+      if (!this.limits.enablePromptTruncation) {
+        throw new PromptTooLongError(`prompt has ${ids.length} tokens, more than model.max_prompt_tokens (${max}); set model.enable_prompt_truncation to truncate`);
+      }
+      return ids.slice(0, max);
+    }
+    return ids;
+  }
+}
+
+function randomSuffix(): string {
+  return Math.floor(Math.random() * 0xffffff)
+    .toString(16)
+    .padStart(6, '0');
+}

@@ -1,0 +1,110 @@
+/**
+ * TensorBoard event files written directly: TFRecord framing (length, masked CRC-32C of the length, payload,
+ * masked CRC-32C of the payload) around hand-encoded `tensorflow.Event` protobufs holding scalar summaries. This is
+ * all `tensorboard --logdir` needs for scalar charts, without a TensorFlow dependency.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+
+const CRC32C_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let c = i;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
+    t[i] = c >>> 0;
+  }
+  return t;
+})();
+
+export function crc32c(data: Uint8Array): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < data.length; i++) c = CRC32C_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function maskedCrc(data: Uint8Array): number {
+  const c = crc32c(data);
+  return ((((c >>> 15) | (c << 17)) >>> 0) + 0xa282ead8) >>> 0;
+}
+
+/** One TFRecord: u64 length, u32 masked crc(length), payload, u32 masked crc(payload). */
+export function tfRecord(payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(8 + 4 + payload.length + 4);
+  const view = new DataView(out.buffer);
+  view.setBigUint64(0, BigInt(payload.length), true);
+  view.setUint32(8, maskedCrc(out.subarray(0, 8)), true);
+  out.set(payload, 12);
+  view.setUint32(12 + payload.length, maskedCrc(payload), true);
+  return out;
+}
+
+class ProtoWriter {
+  private bytes: number[] = [];
+  varint(v: number | bigint): this {
+    let x = BigInt(v);
+    if (x < 0n) x += 1n << 64n;
+    while (x >= 0x80n) {
+      this.bytes.push(Number(x & 0x7fn) | 0x80);
+      x >>= 7n;
+    }
+    this.bytes.push(Number(x));
+    return this;
+  }
+  tag(field: number, wire: number): this {
+    return this.varint((field << 3) | wire);
+  }
+  double(field: number, v: number): this {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setFloat64(0, v, true);
+    this.tag(field, 1).bytes.push(...b);
+    return this;
+  }
+  float(field: number, v: number): this {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setFloat32(0, v, true);
+    this.tag(field, 5).bytes.push(...b);
+    return this;
+  }
+  int64(field: number, v: number): this {
+    return this.tag(field, 0).varint(v);
+  }
+  lengthDelimited(field: number, payload: Uint8Array): this {
+    this.tag(field, 2).varint(payload.length).bytes.push(...payload);
+    return this;
+  }
+  string(field: number, s: string): this {
+    return this.lengthDelimited(field, new TextEncoder().encode(s));
+  }
+  finish(): Uint8Array {
+    return Uint8Array.from(this.bytes);
+  }
+}
+
+/** `Event { wall_time = 1; step = 2; file_version = 3 | summary = 5 }`, `Summary.Value { tag = 1; simple_value = 2 }`. */
+export function scalarEvent(wallTime: number, step: number, values: Record<string, number>): Uint8Array {
+  const summary = new ProtoWriter();
+  for (const [tag, v] of Object.entries(values)) summary.lengthDelimited(1, new ProtoWriter().string(1, tag).float(2, v).finish());
+  return new ProtoWriter().double(1, wallTime).int64(2, step).lengthDelimited(5, summary.finish()).finish();
+}
+
+export function fileVersionEvent(wallTime: number): Uint8Array {
+  return new ProtoWriter().double(1, wallTime).string(3, 'brain.Event:2').finish();
+}
+
+/** Appends scalar summaries to `<dir>/events.out.tfevents.<time>.<host>`, one file per writer. */
+export class TensorBoardWriter {
+  readonly path: string;
+
+  constructor(dir: string) {
+    mkdirSync(dir, { recursive: true });
+    const now = Date.now() / 1000;
+    this.path = join(dir, `events.out.tfevents.${Math.floor(now)}.${hostname()}`);
+    appendFileSync(this.path, tfRecord(fileVersionEvent(now)));
+  }
+
+  scalars(step: number, values: Record<string, number>): void {
+    const finite = Object.fromEntries(Object.entries(values).filter(([, v]) => Number.isFinite(v)));
+    if (Object.keys(finite).length) appendFileSync(this.path, tfRecord(scalarEvent(Date.now() / 1000, step, finite)));
+  }
+}

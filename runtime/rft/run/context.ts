@@ -1,0 +1,30 @@
+/** What every mode runner gets: the resolved stage config, where things go, how to report, when to stop. */
+import type { Config } from '../../config/types.generated';
+import type { Release } from '../../config/releases';
+import type { Monitor } from '../monitor/monitor';
+
+export interface StageContext {
+  cfg: Config;
+  release: Release;
+  configDir: string;
+  jobDir: string;
+  /** Overrides model.model_path (a later stage starts from the previous stage's checkpoint). */
+  modelPath?: string;
+  monitor: Monitor;
+  log: (level: 'info' | 'warning' | 'error', message: string) => void;
+  /** Aborted on SIGTERM/stop: runners finish the current unit of work, never write half a checkpoint, and return. */
+  signal: AbortSignal;
+  seed: number;
+  /** Progress lines for the terminal (steps, rates); silent when events go to stdout. */
+  progress: (role: 'explorer' | 'trainer' | 'bench', step: number, total: number | undefined, detail: string) => void;
+}
+
+export interface StageResult {
+  /** The newest checkpoint this stage wrote (the next stage starts from it). */
+  lastCheckpoint?: string;
+  /** Final eval metrics by name, for the summary table. */
+  evals: Record<string, number>;
+  stopped: boolean;
+}
+
+export class RunStopped extends Error {}

@@ -1,0 +1,134 @@
+/**
+ * `trinity run --config X` on this machine: check the config exactly as the language server does (errors stop the
+ * run before anything loads, named by file, line and key), then run each stage in order, every later stage
+ * starting from the previous stage's last checkpoint, as Trinity's launcher does. A stage already finished in an
+ * earlier, interrupted run is skipped when `continue_from_checkpoint` is set.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../../config/types.generated';
+import { checkConfig } from '../../config/validate';
+import { lineColumn } from '../../config/load';
+import { parseDotEnv } from '../../config/dotenv';
+import type { RuntimeEvent } from '../../protocol';
+import { writeFileAtomically } from '../checkpoint/checkpoints';
+import { Monitor } from '../monitor/monitor';
+import type { StageContext, StageResult } from './context';
+import { runBench, runBoth, runExplore, runTrain } from './modes';
+import { jobDirOf } from './setup';
+
+export interface JobOptions {
+  events?: (e: RuntimeEvent) => void;
+  log?: (level: 'info' | 'warning' | 'error', message: string) => void;
+  progress?: StageContext['progress'];
+  signal?: AbortSignal;
+  /** The backend that was started (for the `run` event). */
+  backend: string;
+  seed?: number;
+}
+
+export interface StageSummary {
+  name: string;
+  mode: string;
+  jobDir: string;
+  result: StageResult;
+}
+
+export interface JobResult {
+  status: 'finished' | 'stopped' | 'failed';
+  stages: StageSummary[];
+  error?: string;
+}
+
+export class ConfigRejected extends Error {}
+
+export async function runJob(configPath: string, opts: JobOptions): Promise<JobResult> {
+  const path = resolve(configPath);
+  const configDir = dirname(path);
+  const emit = opts.events ?? (() => {});
+  const log = opts.log ?? (() => {});
+  const signal = opts.signal ?? new AbortController().signal;
+  const stages: StageSummary[] = [];
+  try {
+    const text = readFileSync(path, 'utf8');
+    const env = { ...(existsSync(resolve('.env')) ? parseDotEnv(readFileSync(resolve('.env'), 'utf8')) : {}), ...process.env };
+    const result = await checkConfig(text, { env, host: { baseDirs: [...new Set([configDir, process.cwd()])], env, exists: existsSync } });
+    const errors = result.diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length) {
+      const lines = errors.map((d) => {
+        const at = lineColumn(result.loaded.source, d.range[0]);
+        return `${path}:${at.line}:${at.column} ${d.code} ${d.message}`;
+      });
+      throw new ConfigRejected(`the config has ${errors.length} error(s):\n${lines.join('\n')}`);
+    }
+    for (const d of result.diagnostics.filter((x) => x.severity === 'warning')) {
+      const at = lineColumn(result.loaded.source, d.range[0]);
+      log('warning', `${path}:${at.line}:${at.column} ${d.code} ${d.message}`);
+    }
+    const runs = result.runs;
+    const rootCfg = runs[0].resolved as Config;
+    const rootJobDir = runs.length > 1 ? resolve(rootCfg.checkpoint_root_dir, rootCfg.project, rootCfg.group ?? '', String(result.loaded.value.name ?? rootCfg.name)) : jobDirOf(rootCfg);
+    mkdirSync(rootJobDir, { recursive: true });
+    emit({ type: 'run', runId: randomUUID(), config: path, jobDir: rootJobDir, backend: opts.backend, startedAt: new Date().toISOString() });
+    const stagePath = join(rootJobDir, 'state', 'stage.json');
+    const resumeStages = rootCfg.continue_from_checkpoint && existsSync(stagePath);
+    const done = resumeStages ? (JSON.parse(readFileSync(stagePath, 'utf8')) as { finished: number; checkpoints: (string | null)[] }) : { finished: 0, checkpoints: [] };
+    let previous: string | undefined;
+    for (const [i, run] of runs.entries()) {
+      const cfg = run.resolved as Config;
+      const name = run.stage?.name ?? cfg.name;
+      const jobDir = jobDirOf(cfg);
+      if (i < done.finished) {
+        previous = done.checkpoints[i] ?? previous;
+        log('info', `stage ${i + 1}/${runs.length} (${name}) finished in an earlier run; skipped`);
+        continue;
+      }
+      if (signal.aborted) break;
+      if (runs.length > 1) log('info', `stage ${i + 1}/${runs.length}: ${name} (${cfg.mode})`);
+      const monitor = new Monitor(jobDir, emit, (cfg.monitor?.monitor_type ?? 'tensorboard') === 'tensorboard');
+      const ctx: StageContext = {
+        cfg,
+        release: result.loaded.release,
+        configDir,
+        jobDir,
+        modelPath: previous,
+        monitor,
+        log,
+        signal,
+        seed: opts.seed ?? 42,
+        progress: opts.progress ?? (() => {}),
+      };
+      const stageResult = await runStage(ctx);
+      stages.push({ name, mode: cfg.mode, jobDir, result: stageResult });
+      if (stageResult.stopped) break;
+      previous = stageResult.lastCheckpoint ?? previous;
+      done.finished = i + 1;
+      done.checkpoints[i] = stageResult.lastCheckpoint ?? null;
+      mkdirSync(dirname(stagePath), { recursive: true });
+      writeFileAtomically(stagePath, JSON.stringify(done));
+    }
+    const status = signal.aborted ? 'stopped' : 'finished';
+    emit({ type: 'done', status });
+    return { status, stages };
+  } catch (e) {
+    const message = e instanceof ConfigRejected ? e.message : (e as Error).message;
+    emit({ type: 'done', status: 'failed', error: message });
+    return { status: 'failed', stages, error: message };
+  }
+}
+
+function runStage(ctx: StageContext): Promise<StageResult> {
+  switch (ctx.cfg.mode) {
+    case 'both':
+      return runBoth(ctx);
+    case 'train':
+      return runTrain(ctx);
+    case 'explore':
+      return runExplore(ctx);
+    case 'bench':
+      return runBench(ctx);
+    default:
+      throw new Error(`mode ${ctx.cfg.mode} does not run locally (serve mode needs an OpenAI-compatible endpoint)`);
+  }
+}

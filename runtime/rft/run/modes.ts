@@ -1,0 +1,338 @@
+/**
+ * The four modes of `trinity run` on one machine (trinity/cli/launcher.py). `both` runs the explorer and trainer
+ * in one process, stepping them in the order Trinity's fixed sync style allows: explorer step k uses the weights
+ * of trainer step k − sync_offset rounded down to a sync point, so on-policy, one-step off-policy and
+ * interval-sync runs see the same model versions as under Trinity. `train` reads SFT/DPO files or an experience
+ * buffer; `explore` writes experiences to a buffer and pulls weights from checkpoints; `bench` evaluates every
+ * checkpoint of the job.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../../config/types.generated';
+import type { Pretrained } from '../../engine/pretrained';
+import { loadModel } from '../../engine/model/checkpoint';
+import { createReward } from '../rewards';
+import { BatchReader } from '../data/reader';
+import { readTrainData } from '../data/train-data';
+import type { Experience } from '../experience';
+import { Explorer, type ExplorerTask } from '../explorer/explorer';
+import { RftTrainer } from '../trainer/trainer';
+import { copyWeights, writeFileAtomically, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
+import { openExperienceReader, openExperienceWriter, BufferStopError, type BufferPosition } from '../buffer';
+import type { StageContext, StageResult } from './context';
+import { algorithmSetup, experiencePipeline, loadModelFor, rolloutModel, tasksOf, trainerOptions, withAbsolutePath } from './setup';
+
+interface ExplorerSide {
+  explorer: Explorer;
+  evalSets: { name: string; tasks: ExplorerTask[] }[];
+}
+
+function makeExplorer(ctx: StageContext, p: Pretrained, evalSets: { name: string; tasks: ExplorerTask[] }[]): ExplorerSide {
+  const explorer = new Explorer(rolloutModel(ctx.cfg, p, ctx.seed), {
+    maxRetryTimes: ctx.cfg.explorer.max_retry_times ?? 0,
+    createReward: (name, args) => createReward(name, args, { release: ctx.release }),
+    samplesPerStep: 4,
+    log: ctx.log,
+  });
+  return { explorer, evalSets };
+}
+
+function runEvals(ctx: StageContext, side: ExplorerSide, step: number, prefix = 'eval'): Record<string, number> {
+  const metrics: Record<string, number> = {};
+  for (const set of side.evalSets) Object.assign(metrics, side.explorer.evaluate(set.name, set.tasks, step, prefix));
+  if (side.evalSets.length) ctx.monitor.log(prefix === 'bench' ? 'bench' : 'explorer', step, metrics);
+  return metrics;
+}
+
+/** Mean accuracy-like numbers of an eval, for the summary: `<prefix>/<set>/<key>/mean`. */
+function evalSummary(metrics: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(metrics).filter(([k]) => k.endsWith('/mean')));
+}
+
+function trainTotalSteps(cfg: Config, explorerSteps: number | undefined): number {
+  if (cfg.trainer.total_steps) return cfg.trainer.total_steps;
+  if (cfg.buffer.total_steps) return cfg.buffer.total_steps;
+  return Math.max(1, explorerSteps ?? 1);
+}
+
+export async function runBoth(ctx: StageContext): Promise<StageResult> {
+  const { cfg } = ctx;
+  const alg = algorithmSetup(cfg, ctx.release);
+  const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
+  const rollout = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
+  const needsReference = alg.useReference && alg.klLossFn !== 'none';
+  const reference = needsReference ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
+  try {
+    const trainSets = await tasksOf(cfg, ctx.configDir, 'train');
+    const evalSets = await tasksOf(cfg, ctx.configDir, 'eval');
+    for (const s of [...trainSets, ...evalSets]) for (const w of s.warnings) ctx.log('warning', w);
+    const tasks = trainSets.flatMap((s) => s.tasks);
+    const ts = cfg.buffer.explorer_input.taskset ?? cfg.buffer.explorer_input.tasksets?.[0];
+    const batchSize = cfg.buffer.batch_size;
+    const explorerSteps = cfg.buffer.total_steps ?? Math.floor((tasks.length * (cfg.buffer.total_epochs ?? 1)) / batchSize);
+    const totalTrain = trainTotalSteps(cfg, explorerSteps);
+    const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId));
+    const side = makeExplorer(ctx, rollout, evalSets);
+    const pipeline = experiencePipeline(cfg, alg.groupAdvantage);
+    const { sync_interval: interval, sync_offset: offset } = cfg.synchronizer;
+
+    let explorerStep = 0;
+    let readerOffset = 0;
+    const resumed = cfg.continue_from_checkpoint ? latestCheckpoint(ctx.jobDir) : undefined;
+    if (resumed) {
+      const state = readTrainerState(resumed.dir);
+      const saved = loadModel(resumed.dir);
+      copyWeights(saved, policy.model);
+      copyWeights(saved, rollout.model);
+      saved.dispose();
+      const opt = readOptimizerState(resumed.dir);
+      if (opt) trainer.optimizer.loadState(opt);
+      explorerStep = Number(state.extra.explorerStep ?? 0);
+      readerOffset = Number(state.extra.readerOffset ?? 0);
+      side.explorer.model.version = trainer.step;
+      ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${explorerStep})`);
+    }
+    const reader = new BatchReader(tasks, {
+      batchSize,
+      totalEpochs: cfg.buffer.total_epochs,
+      totalSteps: cfg.buffer.total_steps,
+      offset: readerOffset,
+      selector: ts?.data_selector?.selector_type && ts.data_selector.selector_type !== 'sequential' ? ts.data_selector : null,
+      name: ts?.name ?? 'taskset',
+    });
+    const pending: Experience[] = [];
+    let lastCheckpoint = resumed?.dir;
+    let lastEval: Record<string, number> = {};
+    let lastEvalStep = -1;
+    const trainBatch = cfg.buffer.train_batch_size;
+    const save = (): void => {
+      lastCheckpoint = saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, trainer.optimizer.exportState(), {
+        step: trainer.step,
+        extra: { explorerStep, readerOffset: reader.currentOffset },
+      });
+      pruneCheckpoints(ctx.jobDir, cfg.trainer.max_checkpoints_to_keep);
+      ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
+    };
+    /** Trains on buffered experiences until the trainer reaches `target` steps (or the data runs out). */
+    const trainUntil = (target: number): void => {
+      while (trainer.step < target && pending.length >= trainBatch && !ctx.signal.aborted) {
+        const batch = pending.splice(0, trainBatch);
+        const metrics = trainer.trainStep(batch);
+        ctx.monitor.log('trainer', trainer.step, metrics);
+        ctx.progress('trainer', trainer.step, totalTrain, `loss ${fmt(metrics['actor/pg_loss'] ?? metrics['actor/sft_loss'])}`);
+        if (cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0) save();
+      }
+    };
+
+    if (cfg.explorer.eval_on_startup && explorerStep === 0 && side.evalSets.length) {
+      lastEval = runEvals(ctx, side, 0);
+      lastEvalStep = 0;
+    }
+    while (!ctx.signal.aborted) {
+      if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
+      const batch = reader.next();
+      if (!batch) break;
+      explorerStep++;
+      const out = side.explorer.explore(explorerStep, batch.items, pipeline);
+      ctx.monitor.log('explorer', explorerStep, out.metrics);
+      ctx.monitor.rollouts(explorerStep, out.samples);
+      ctx.progress('explorer', explorerStep, explorerSteps, `reward ${fmt(meanReward(out.experiences))}`);
+      pending.push(...out.experiences);
+      // Fixed sync style: after explorer step k (k > offset, (k − offset) % interval == 0) the explorer takes the
+      // weights of trainer step k − offset. Otherwise the trainer works through what is buffered.
+      if (explorerStep > offset && (explorerStep - offset) % interval === 0) {
+        trainUntil(explorerStep - offset);
+        copyWeights(policy.model, rollout.model);
+        side.explorer.model.version = trainer.step;
+      }
+      if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && side.evalSets.length) {
+        lastEval = runEvals(ctx, side, explorerStep);
+        lastEvalStep = explorerStep;
+      }
+    }
+    trainUntil(Number.MAX_SAFE_INTEGER);
+    if (!ctx.signal.aborted) {
+      copyWeights(policy.model, rollout.model);
+      side.explorer.model.version = trainer.step;
+      if (side.evalSets.length && lastEvalStep !== explorerStep) lastEval = runEvals(ctx, side, explorerStep);
+      if (trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) save();
+    }
+    trainer.dispose();
+    return { lastCheckpoint, evals: evalSummary(lastEval), stopped: ctx.signal.aborted };
+  } finally {
+    policy.model.dispose();
+    rollout.model.dispose();
+    reference?.model.dispose();
+  }
+}
+
+export async function runTrain(ctx: StageContext): Promise<StageResult> {
+  const { cfg } = ctx;
+  const alg = algorithmSetup(cfg, ctx.release);
+  const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
+  const reference = alg.useReference && (alg.klLossFn !== 'none' || alg.policyLossFn === 'dpo') ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
+  try {
+    const source = cfg.buffer.trainer_input.experience_buffer;
+    if (!source) throw new Error('mode train needs buffer.trainer_input.experience_buffer');
+    const trainBatch = cfg.buffer.train_batch_size;
+    const resumed = cfg.continue_from_checkpoint ? latestCheckpoint(ctx.jobDir) : undefined;
+    let lastCheckpoint = resumed?.dir;
+    const fromFile = source.storage_type === 'file' && (source.schema_type === 'sft' || source.schema_type === 'dpo');
+    let next: () => Promise<Experience[] | null>;
+    let position: () => Record<string, unknown>;
+    let totalSteps: number;
+    if (fromFile) {
+      const data = await readTrainData(source, { baseDir: ctx.configDir, tokenizer: policy.tokenizer, maxLength: cfg.model.max_model_len });
+      for (const w of data.warnings) ctx.log('warning', w);
+      if (data.truncated) ctx.log('warning', `${data.truncated} samples of ${source.name} were longer than max_model_len and were truncated`);
+      const offset = resumed ? Number(readTrainerState(resumed.dir).extra.readerOffset ?? 0) : 0;
+      const reader = new BatchReader(data.experiences, { batchSize: trainBatch, totalEpochs: source.total_epochs ?? cfg.buffer.total_epochs, totalSteps: source.total_steps ?? cfg.buffer.total_steps, offset, name: source.name });
+      totalSteps = cfg.trainer.total_steps ?? Math.floor(reader.totalSamples / trainBatch);
+      next = async () => reader.next()?.items ?? null;
+      position = () => ({ readerOffset: reader.currentOffset });
+    } else {
+      const resumeFrom = resumed ? (readTrainerState(resumed.dir).extra.buffer as BufferPosition | undefined) : undefined;
+      const reader = openExperienceReader(withAbsolutePath(source, ctx.configDir), { resumeFrom });
+      totalSteps = cfg.trainer.total_steps ?? cfg.buffer.total_steps ?? 1;
+      next = async () => {
+        try {
+          return await reader.read(trainBatch, { signal: ctx.signal });
+        } catch (e) {
+          if (e instanceof BufferStopError) return null;
+          throw e;
+        }
+      };
+      position = () => ({ buffer: reader.state() });
+    }
+    const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalSteps, policy.tokenizer.padTokenId));
+    if (resumed) {
+      const saved = loadModel(resumed.dir);
+      copyWeights(saved, policy.model);
+      saved.dispose();
+      const opt = readOptimizerState(resumed.dir);
+      if (opt) trainer.optimizer.loadState(opt);
+      ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step})`);
+    }
+    const save = (): void => {
+      lastCheckpoint = saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, trainer.optimizer.exportState(), { step: trainer.step, extra: position() });
+      pruneCheckpoints(ctx.jobDir, cfg.trainer.max_checkpoints_to_keep);
+      ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
+    };
+    while (!ctx.signal.aborted) {
+      if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
+      const batch = await next();
+      if (!batch) break;
+      const metrics = trainer.trainStep(batch);
+      ctx.monitor.log('trainer', trainer.step, metrics);
+      ctx.progress('trainer', trainer.step, totalSteps, `loss ${fmt(metrics['actor/sft_loss'] ?? metrics['actor/dpo_loss'] ?? metrics['actor/pg_loss'])}`);
+      if (cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0) save();
+    }
+    if (!ctx.signal.aborted && trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) save();
+    trainer.dispose();
+    return { lastCheckpoint, evals: {}, stopped: ctx.signal.aborted };
+  } finally {
+    policy.model.dispose();
+    reference?.model.dispose();
+  }
+}
+
+export async function runExplore(ctx: StageContext): Promise<StageResult> {
+  const { cfg } = ctx;
+  const alg = algorithmSetup(cfg, ctx.release);
+  const rollout = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
+  try {
+    const trainSets = await tasksOf(cfg, ctx.configDir, 'train');
+    const evalSets = await tasksOf(cfg, ctx.configDir, 'eval');
+    const tasks = trainSets.flatMap((s) => s.tasks);
+    const side = makeExplorer(ctx, rollout, evalSets);
+    const pipeline = experiencePipeline(cfg, alg.groupAdvantage);
+    const target = cfg.buffer.trainer_input.experience_buffer;
+    if (!target) throw new Error('mode explore needs buffer.trainer_input.experience_buffer (where experiences go)');
+    const writer = openExperienceWriter(withAbsolutePath(target, ctx.configDir), { keyPath: 'buffer.trainer_input.experience_buffer' });
+    const statePath = 'explorer';
+    const resumed = cfg.continue_from_checkpoint ? readExplorerState(ctx.jobDir, statePath) : undefined;
+    let explorerStep = resumed?.explorerStep ?? 0;
+    const reader = new BatchReader(tasks, { batchSize: cfg.buffer.batch_size, totalEpochs: cfg.buffer.total_epochs, totalSteps: cfg.buffer.total_steps, offset: resumed?.readerOffset ?? 0 });
+    const syncFromCheckpoint = (): void => {
+      const latest = latestCheckpoint(ctx.jobDir);
+      if (latest && latest.step > side.explorer.model.version) {
+        const saved = loadModel(latest.dir);
+        copyWeights(saved, rollout.model);
+        saved.dispose();
+        side.explorer.model.version = latest.step;
+      }
+    };
+    syncFromCheckpoint();
+    try {
+      while (!ctx.signal.aborted) {
+        const batch = reader.next();
+        if (!batch) break;
+        explorerStep++;
+        const out = side.explorer.explore(explorerStep, batch.items, pipeline);
+        await writer.write(out.experiences);
+        writeExplorerState(ctx.jobDir, statePath, { explorerStep, readerOffset: reader.currentOffset });
+        ctx.monitor.log('explorer', explorerStep, out.metrics);
+        ctx.monitor.rollouts(explorerStep, out.samples);
+        ctx.progress('explorer', explorerStep, undefined, `reward ${fmt(meanReward(out.experiences))}`);
+        if (explorerStep > cfg.synchronizer.sync_offset && (explorerStep - cfg.synchronizer.sync_offset) % cfg.synchronizer.sync_interval === 0) syncFromCheckpoint();
+        if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0) runEvals(ctx, side, explorerStep);
+      }
+    } finally {
+      await writer.finish();
+    }
+    return { evals: {}, stopped: ctx.signal.aborted };
+  } finally {
+    rollout.model.dispose();
+  }
+}
+
+export async function runBench(ctx: StageContext): Promise<StageResult> {
+  const { cfg } = ctx;
+  const base = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
+  try {
+    const evalSets = await tasksOf(cfg, ctx.configDir, 'eval');
+    if (!evalSets.length) throw new Error('mode bench needs buffer.explorer_input.eval_tasksets');
+    const side = makeExplorer(ctx, base, evalSets);
+    let evals: Record<string, number> = {};
+    const checkpoints = cfg.explorer.bench_on_latest_checkpoint ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined) : listCheckpoints(ctx.jobDir);
+    if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup) evals = runEvals(ctx, side, 0, 'bench');
+    for (const c of checkpoints) {
+      if (ctx.signal.aborted) break;
+      const saved = loadModel(c!.dir);
+      copyWeights(saved, base.model);
+      saved.dispose();
+      side.explorer.model.version = c!.step;
+      evals = runEvals(ctx, side, c!.step, 'bench');
+      ctx.progress('bench', c!.step, undefined, Object.entries(evalSummary(evals)).map(([k, v]) => `${k} ${fmt(v)}`).join(', '));
+    }
+    if (!checkpoints.length && !cfg.explorer.eval_on_startup) ctx.log('warning', `no checkpoints in ${ctx.jobDir} to benchmark`);
+    return { evals: evalSummary(evals), stopped: ctx.signal.aborted };
+  } finally {
+    base.model.dispose();
+  }
+}
+
+function meanReward(exps: readonly Experience[]): number {
+  return exps.length ? exps.reduce((a, e) => a + (e.reward ?? 0), 0) / exps.length : NaN;
+}
+
+function fmt(v: number | undefined): string {
+  return v === undefined || Number.isNaN(v) ? '–' : v.toFixed(3);
+}
+
+
+interface ExplorerState {
+  explorerStep: number;
+  readerOffset: number;
+}
+
+function readExplorerState(jobDir: string, name: string): ExplorerState | undefined {
+  const p = join(jobDir, 'state', `${name}.json`);
+  return existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as ExplorerState) : undefined;
+}
+
+function writeExplorerState(jobDir: string, name: string, s: ExplorerState): void {
+  mkdirSync(join(jobDir, 'state'), { recursive: true });
+  writeFileAtomically(join(jobDir, 'state', `${name}.json`), JSON.stringify(s));
+}
+

@@ -1,0 +1,171 @@
+/**
+ * From one resolved stage config (what Trinity's check step leaves) to the runtime's parts: paths, models,
+ * sampling limits, the trainer's options, the experience pipeline and the tasksets. No loop logic here.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import type { Config } from '../../config/types.generated';
+import { effectiveAlgorithmDefaults, algorithmTypeAt } from '../../config/model/algorithms';
+import { loadPretrained, stopTokenIds, type Pretrained } from '../../engine/pretrained';
+import { warmupSteps } from '../../engine/train/schedule';
+import { createAdvantageFn, type GroupAdvantageFn } from '../algorithm';
+import { readTasks, type Task } from '../data/tasks';
+import { ExperiencePipeline } from '../explorer/pipeline';
+import type { ExplorerTask } from '../explorer/explorer';
+import { RolloutModel, type RolloutLimits } from '../explorer/rollout-model';
+import type { AlgorithmSetup, TrainerOptions } from '../trainer/trainer';
+
+export class RunSetupError extends Error {}
+
+/** A local path from the config: tried against the config's directory, then the working directory. */
+export function localPath(p: string, configDir: string): string {
+  const expanded = p.replace(/^~(?=\/|$)/, process.env.HOME ?? '~');
+  if (isAbsolute(expanded)) return expanded;
+  for (const base of [configDir, process.cwd()]) {
+    const candidate = resolve(base, expanded);
+    if (existsSync(candidate)) return candidate;
+  }
+  return resolve(configDir, expanded);
+}
+
+/** The job directory: `checkpoint_job_dir` when Trinity filled it, else root/project/group/name (cwd-relative, as Trinity). */
+export function jobDirOf(cfg: Config): string {
+  if (cfg.checkpoint_job_dir) return resolve(cfg.checkpoint_job_dir);
+  return resolve(cfg.checkpoint_root_dir, cfg.project, cfg.group ?? '', cfg.name);
+}
+
+export function loadModelFor(cfg: Config, configDir: string, modelPath = cfg.model.model_path): Pretrained {
+  const p = localPath(modelPath, configDir);
+  try {
+    return loadPretrained(existsSync(p) ? p : modelPath);
+  } catch (e) {
+    throw new RunSetupError(`model.model_path ${modelPath}: ${(e as Error).message}`);
+  }
+}
+
+export function rolloutLimits(cfg: Config): RolloutLimits {
+  const m = cfg.model;
+  return {
+    maxPromptTokens: m.max_prompt_tokens ?? null,
+    maxResponseTokens: m.max_response_tokens ?? 512,
+    minResponseTokens: m.min_response_tokens ?? 0,
+    enablePromptTruncation: m.enable_prompt_truncation,
+    temperature: m.temperature ?? 1,
+    topP: m.top_p ?? 1,
+    topK: m.top_k ?? -1,
+    enableThinking: m.enable_thinking ?? null,
+  };
+}
+
+export function rolloutModel(cfg: Config, p: Pretrained, seed: number): RolloutModel {
+  return new RolloutModel(p.model, p.tokenizer, rolloutLimits(cfg), seed, stopTokenIds(p));
+}
+
+/** The algorithm's six pieces: the resolved config's values, else the algorithm type's defaults. */
+export function algorithmSetup(cfg: Config, release: Parameters<typeof effectiveAlgorithmDefaults>[1]): AlgorithmSetup & { groupAdvantage?: GroupAdvantageFn } {
+  const a = cfg.algorithm;
+  const defaults = effectiveAlgorithmDefaults(a.algorithm_type, release);
+  const spec = algorithmTypeAt(a.algorithm_type, release);
+  if (!defaults || !spec) throw new RunSetupError(`algorithm.algorithm_type ${a.algorithm_type} is not known to the local runtime`);
+  if (spec.useCritic) {
+    throw new RunSetupError(`algorithm_type ${a.algorithm_type} trains a critic (value model), which the local runtime does not support yet; use grpo, opmd, rloo-style or sft/dpo algorithms`);
+  }
+  const advantageName = a.advantage_fn ?? defaults.advantage_fn;
+  const advantage = spec.schema === 'experience' ? createAdvantageFn(advantageName, a.advantage_fn_args) : undefined;
+  return {
+    policyLossFn: a.policy_loss_fn ?? defaults.policy_loss_fn,
+    policyLossFnArgs: a.policy_loss_fn_args,
+    klLossFn: a.kl_loss_fn ?? defaults.kl_loss_fn,
+    klLossFnArgs: a.kl_loss_fn_args,
+    entropyLossFn: a.entropy_loss_fn ?? defaults.entropy_loss_fn,
+    entropyLossFnArgs: a.entropy_loss_fn_args,
+    lossAggMode: a.loss_agg_mode ?? 'token-mean',
+    useReference: spec.useReference,
+    trainerAdvantageFn: advantage?.computeInTrainer ? advantageName : undefined,
+    trainerAdvantageFnArgs: a.advantage_fn_args,
+    groupAdvantage: advantage && !advantage.computeInTrainer ? advantage : undefined,
+  };
+}
+
+/** Trainer options from `algorithm.optimizer`, `trainer` and the veRL actor settings in `trainer.trainer_config`. */
+export function trainerOptions(cfg: Config, algorithm: AlgorithmSetup, totalSteps: number, padTokenId: number): TrainerOptions {
+  const o = cfg.algorithm.optimizer;
+  const actor = ((cfg.trainer.trainer_config as Record<string, any> | null)?.actor_rollout_ref?.actor ?? {}) as Record<string, unknown>;
+  const style = (o.warmup_style ?? o.lr_scheduler_type ?? 'constant') === 'cosine' ? 'cosine' : 'constant';
+  return {
+    algorithm,
+    schedule: {
+      lr: o.lr,
+      style,
+      warmupSteps: warmupSteps(totalSteps, o.lr_warmup_steps, o.lr_warmup_steps_ratio),
+      totalSteps,
+      minLrRatio: o.min_lr_ratio ?? 0,
+    },
+    betas: [o.betas[0] ?? 0.9, o.betas[1] ?? 0.999],
+    weightDecay: o.weight_decay,
+    gradClip: o.clip_grad ?? cfg.trainer.grad_clip ?? 1,
+    ppoEpochs: typeof actor.ppo_epochs === 'number' ? actor.ppo_epochs : 1,
+    microBatchSize: typeof actor.ppo_micro_batch_size_per_gpu === 'number' ? actor.ppo_micro_batch_size_per_gpu : undefined,
+    temperature: cfg.model.temperature ?? 1,
+    padTokenId,
+  };
+}
+
+export function experiencePipeline(cfg: Config, groupAdvantage: GroupAdvantageFn | undefined): ExperiencePipeline {
+  const ops = (cfg.data_processor?.experience_pipeline?.operators ?? []) as { name: string; args: Record<string, unknown> }[];
+  return new ExperiencePipeline(ops, groupAdvantage);
+}
+
+/** Trinity's Task -> what the explorer runs. */
+export function explorerTask(t: Task): ExplorerTask {
+  const text = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
+  return {
+    raw: t.raw,
+    taskDesc: text(t.taskDesc),
+    truth: text(t.truth),
+    systemPrompt: t.format.system_prompt,
+    replyPrefix: t.format.reply_prefix,
+    rolloutArgs: {
+      temperature: t.rolloutArgs.temperature,
+      top_p: t.rolloutArgs.top_p,
+      top_k: t.rolloutArgs.top_k,
+      max_tokens: t.rolloutArgs.max_tokens,
+    },
+    workflowArgs: t.workflowArgs,
+    rewardFnArgs: t.rewardFnArgs,
+    rewardFn: t.rewardFn,
+    isEval: t.isEval,
+    workflow: t.workflow,
+    repeatTimes: t.repeatTimes,
+  };
+}
+
+export async function tasksOf(cfg: Config, configDir: string, which: 'train' | 'eval'): Promise<{ name: string; tasks: ExplorerTask[]; warnings: string[] }[]> {
+  const input = cfg.buffer.explorer_input;
+  const list = which === 'train' ? [...(input.taskset ? [input.taskset] : []), ...(input.tasksets ?? [])] : input.eval_tasksets ?? [];
+  const out: { name: string; tasks: ExplorerTask[]; warnings: string[] }[] = [];
+  for (const [i, ts] of list.entries()) {
+    const r = await readTasks(ts, {
+      baseDir: configDir,
+      position: i,
+      explorerInput: input,
+      algorithmRepeatTimes: which === 'train' ? cfg.algorithm.repeat_times : undefined,
+      buffer: cfg.buffer,
+    });
+    out.push({ name: r.taskset.name, tasks: r.tasks.map(explorerTask), warnings: r.warnings });
+  }
+  return out;
+}
+
+/** A buffer section with its `path` made absolute against the config's directory (plain paths and sqlite URLs). */
+export function withAbsolutePath<T extends { path: string | null }>(section: T, configDir: string): T {
+  const p = section.path;
+  if (!p) return section;
+  const sqlite = /^sqlite:\/\/\/(.*)$/.exec(p);
+  if (sqlite) {
+    const file = sqlite[1];
+    return file.startsWith('/') ? section : { ...section, path: `sqlite:///${resolve(configDir, file)}` };
+  }
+  if (/^[a-z]+:\/\//.test(p)) return section;
+  return { ...section, path: isAbsolute(p) ? p : resolve(configDir, p) };
+}

@@ -1,0 +1,34 @@
+/** Workflows under Trinity's registered names (and the `async_` twins, which run the same way here). */
+import { mathBoxedWorkflow, mathEvalWorkflow, mathWorkflow, simpleWorkflow } from './simple';
+import type { WorkflowFactory } from './types';
+
+const BUILT_IN: Record<string, WorkflowFactory> = {
+  simple_workflow: simpleWorkflow,
+  async_simple_workflow: simpleWorkflow,
+  math_workflow: mathWorkflow,
+  async_math_workflow: mathWorkflow,
+  math_boxed_workflow: mathBoxedWorkflow,
+  async_math_boxed_workflow: mathBoxedWorkflow,
+  math_eval_workflow: mathEvalWorkflow,
+  async_math_eval_workflow: mathEvalWorkflow,
+};
+
+const plugins = new Map<string, WorkflowFactory>();
+
+export class UnknownWorkflowError extends Error {}
+
+/** Adds a workflow from a plugin module (Trinity's WORKFLOWS.register_module). */
+export function registerWorkflow(name: string, factory: WorkflowFactory): void {
+  if (BUILT_IN[name] || plugins.has(name)) throw new Error(`workflow ${name} is already registered`);
+  plugins.set(name, factory);
+}
+
+export function workflowFactory(name: string): WorkflowFactory {
+  const f = BUILT_IN[name] ?? plugins.get(name);
+  if (!f) throw new UnknownWorkflowError(`workflow "${name}" is not registered (known: ${knownWorkflows().join(', ')})`);
+  return f;
+}
+
+export function knownWorkflows(): string[] {
+  return [...Object.keys(BUILT_IN), ...plugins.keys()];
+}

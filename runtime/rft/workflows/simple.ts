@@ -1,0 +1,110 @@
+/**
+ * Trinity's single-turn workflows (trinity/common/workflows/workflow.py, customized_math_workflows.py,
+ * eval_workflow.py): messages from the task, n responses from the model, each scored by the reward function.
+ */
+import type { ChatMessage } from '../../engine/tokenizer';
+import type { Experience } from '../experience';
+import type { RewardFn, Workflow, WorkflowContext } from './types';
+
+export class WorkflowError extends Error {}
+
+const R1_SYSTEM_PROMPT = `A conversation between User and Assistant. The user asks a question, and the Assistant solves it. The assistant first thinks about the reasoning process in the mind and then provides the user with the answer. The reasoning process and answer are enclosed within <think> </think> and <answer> </answer> tags, respectively, i.e.,
+<think> reasoning process here </think>
+<answer> answer here </answer>.
+`;
+
+const BOXED_PROMPT = 'Please reason step by step, and put your final answer within \\boxed{}.';
+const BOXED_THINK_PROMPT =
+  'You are a helpful assistant that solves MATH problems. You should first thinks about the reasoning process in mind and then provides the user with the answer. You should present your reasoning process using the format: <think>\n ...your reasoning process here... </think>\n first. You should always include your final answer in \\boxed{} as closed-form results.';
+
+/** Sums the reward dict into the reward and keeps its parts as metrics (Trinity: `reward = sum(reward_dict.values())`). */
+function score(exps: Experience[], ctx: WorkflowContext, reward: RewardFn, callArgs?: Record<string, unknown>): Experience[] {
+  exps.forEach((e, i) => {
+    const parts = reward({ response: e.responseText ?? '', truth: ctx.task.truth, task: ctx.task.raw, callArgs, responseTokens: e.tokens.slice(e.promptLength) });
+    e.metrics = { ...e.metrics, ...parts };
+    e.reward = Object.values(parts).reduce((a, b) => a + b, 0);
+    e.eid.run = i + ctx.runIdBase;
+  });
+  return exps;
+}
+
+export function simpleMessages(ctx: WorkflowContext, systemPrompt: string | null): ChatMessage[] {
+  if (ctx.task.taskDesc === undefined) throw new WorkflowError('the task has no prompt: format.prompt_key names a column this row does not have');
+  const messages: ChatMessage[] = [];
+  if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
+  messages.push({ role: 'user', content: ctx.task.taskDesc });
+  if (ctx.task.replyPrefix) messages.push({ role: 'assistant', content: ctx.task.replyPrefix });
+  return messages;
+}
+
+function rewardOf(ctx: WorkflowContext, fallback: string | null): RewardFn {
+  const name = ctx.task.rewardFn ?? fallback;
+  if (!name) throw new WorkflowError('no reward function: set default_reward_fn_type on the taskset (or format.reward_fn_key per row)');
+  return ctx.createReward(name, ctx.task.rewardFnArgs);
+}
+
+export function simpleWorkflow(ctx: WorkflowContext): Workflow {
+  const reward = rewardOf(ctx, null);
+  return {
+    repeatable: true,
+    run: () => score(ctx.model.chat(simpleMessages(ctx, ctx.task.systemPrompt), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes }), ctx, reward),
+  };
+}
+
+/** simple_workflow with math_reward and, for it, the DeepSeek-R1 system prompt by default. */
+export function mathWorkflow(ctx: WorkflowContext): Workflow {
+  const rewardName = ctx.task.rewardFn ?? 'math_reward';
+  const system = rewardName === 'math_reward' && ctx.task.systemPrompt === null ? R1_SYSTEM_PROMPT : ctx.task.systemPrompt;
+  const reward = ctx.createReward(rewardName, ctx.task.rewardFnArgs);
+  return {
+    repeatable: true,
+    run: () => score(ctx.model.chat(simpleMessages(ctx, system), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes }), ctx, reward),
+  };
+}
+
+export function mathBoxedWorkflow(ctx: WorkflowContext): Workflow {
+  const args = ctx.task.workflowArgs;
+  const useBase = args.use_base === true;
+  const withThink = args.with_think === true;
+  const formatScoreCoef = typeof args.format_score_coef === 'number' ? args.format_score_coef : 0.1;
+  const system = ctx.task.systemPrompt ?? (withThink ? BOXED_THINK_PROMPT : BOXED_PROMPT);
+  const reward = ctx.createReward(ctx.task.rewardFn ?? 'math_boxed_reward', ctx.task.rewardFnArgs);
+  return {
+    repeatable: true,
+    run: () => {
+      const rollout = { ...ctx.task.rolloutArgs, n: ctx.repeatTimes };
+      let exps: Experience[];
+      if (useBase) {
+        const desc = ctx.task.taskDesc ?? '';
+        const text = system ? `System:${system}\nUser:\n${desc}\nAssistant:\n` : `User:\n${desc}\nAssistant:\n`;
+        exps = ctx.model.generate([text], rollout);
+      } else {
+        exps = ctx.model.chat(simpleMessages(ctx, system), rollout);
+      }
+      return score(exps, ctx, reward, { with_think: withThink, format_score_coef: formatScoreCoef });
+    },
+  };
+}
+
+/** Qwen2.5-Math evaluation: fixed prompt and sampling (temperature 0.6, top_p 0.8, n 1); metric `accuracy`. */
+export function mathEvalWorkflow(ctx: WorkflowContext): Workflow {
+  const verify = ctx.createReward('math_boxed_reward', {});
+  return {
+    repeatable: false,
+    run: () => {
+      const question = ctx.task.raw.question;
+      if (typeof question !== 'string') throw new WorkflowError("math_eval_workflow needs a 'question' column in the task");
+      const messages: ChatMessage[] = [
+        { role: 'system', content: 'You are a helpful assistant.' },
+        { role: 'user', content: `${question}\nPlease reason step by step, and put your final answer within \\boxed{}.` },
+      ];
+      const exps = ctx.model.chat(messages, { temperature: 0.6, top_p: 0.8, n: 1 });
+      for (const e of exps) {
+        if (ctx.task.truth === undefined) continue;
+        const parts = verify({ response: e.responseText ?? '', truth: ctx.task.truth });
+        e.metrics = { ...e.metrics, accuracy: parts.accuracy ?? 0 };
+      }
+      return exps;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/** What a workflow sees of a task and of the model, and what it returns (Trinity's Workflow contract). */
+import type { Experience } from '../experience';
+import type { RolloutArgs, RolloutModel } from '../explorer/rollout-model';
+
+export interface WorkflowTask {
+  /** The dataset row. */
+  raw: Record<string, unknown>;
+  /** `raw[format.prompt_key]` (Trinity's task_desc), undefined when the column is missing. */
+  taskDesc: string | undefined;
+  /** `raw[format.response_key]` (Trinity's truth). */
+  truth: string | undefined;
+  systemPrompt: string | null;
+  replyPrefix: string | null;
+  rolloutArgs: RolloutArgs;
+  workflowArgs: Record<string, unknown>;
+  rewardFnArgs: Record<string, unknown>;
+  /** The reward function's registered name, when the taskset or row names one. */
+  rewardFn: string | null;
+  isEval: boolean;
+}
+
+import type { RewardFn } from '../rewards';
+
+export type { RewardFn };
+
+/** Builds the reward function a task names (the rewards registry, bound to the run's release). */
+export type RewardFactory = (name: string, args: Record<string, unknown>) => RewardFn;
+
+export interface WorkflowContext {
+  model: RolloutModel;
+  task: WorkflowTask;
+  /** Repeat count (rollout_args.n for repeatable workflows). */
+  repeatTimes: number;
+  runIdBase: number;
+  createReward: RewardFactory;
+}
+
+export interface Workflow {
+  /** Repeatable workflows produce all n runs from one call; others are called n times. */
+  readonly repeatable: boolean;
+  run(): Experience[];
+}
+
+export type WorkflowFactory = (ctx: WorkflowContext) => Workflow;
