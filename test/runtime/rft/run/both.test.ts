@@ -1,0 +1,159 @@
+/**
+ * The runtime end to end on a tiny model, in process: GRPO in `both` mode (metric names, on-policy ratios, eval,
+ * checkpoints), SFT in `train` mode, and stages handing the checkpoint over.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend } from '../../../../runtime/engine/backend';
+import { loadModel } from '../../../../runtime/engine/model/checkpoint';
+import { runJob } from '../../../../runtime/rft/run/job';
+import { checkConfig } from '../../../../runtime/config/validate';
+import { metricNames } from '../../../../runtime/config/metrics';
+import type { RuntimeEvent } from '../../../../runtime/protocol';
+import { GRPO_STAGE, header, tinyJob, topLevel } from './helpers';
+
+interface MetricsLine {
+  role: string;
+  step: number;
+  values: Record<string, number>;
+}
+
+const readMetrics = (jobDir: string): MetricsLine[] =>
+  readFileSync(join(jobDir, 'monitor', 'metrics.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as MetricsLine);
+
+before(async () => {
+  await initBackend({ prefer: 'wasm' });
+});
+
+describe('mode both (GRPO)', () => {
+  const events: RuntimeEvent[] = [];
+  let result: Awaited<ReturnType<typeof runJob>>;
+  let config: string;
+  let jobDir: string;
+
+  before(async () => {
+    await initBackend({ prefer: 'wasm' });
+    const job = tinyJob(3);
+    config = job.write('grpo.yaml', header(job, 'grpo') + topLevel(GRPO_STAGE));
+    jobDir = join(job.dir, 'checkpoints', 'tests', 'grpo');
+    result = await runJob(config, { backend: 'wasm', events: (e) => events.push(e) });
+  });
+
+  test('finishes, with the event stream opened by run and closed by done', () => {
+    assert.equal(result.status, 'finished', result.error);
+    assert.equal(events[0].type, 'run');
+    assert.deepEqual(events[events.length - 1], { type: 'done', status: 'finished' });
+    assert.ok(events.some((e) => e.type === 'rollouts'));
+  });
+
+  test('logs Trinity metric names, each of them one the config model predicts', async () => {
+    const lines = readMetrics(jobDir);
+    const trainer = lines.filter((l) => l.role === 'trainer');
+    const explorer = lines.filter((l) => l.role === 'explorer');
+    assert.deepEqual(
+      trainer.map((l) => l.step),
+      [1, 2, 3, 4],
+    );
+    const checked = await checkConfig(readFileSync(config, 'utf8'));
+    const predicted = metricNames(checked.runs[0].resolved);
+    for (const k of ['actor/pg_loss', 'actor/pg_clipfrac', 'actor/ppo_kl', 'actor/kl_loss', 'actor/grad_norm', 'actor/lr', 'response_length/mean', 'critic/advantages/mean']) {
+      assert.ok(k in trainer[0].values, `trainer logs ${k}`);
+      assert.ok(predicted.trainer.includes(k), `metrics.ts predicts ${k}`);
+    }
+    const rollout = explorer.find((l) => 'rollout/accuracy/mean' in l.values)!;
+    for (const k of ['rollout/model_version', 'rollout/accuracy/mean', 'pipeline/experience_count', 'pipeline/group_advantages/reward_mean/mean']) {
+      assert.ok(k in rollout.values, `explorer logs ${k}`);
+      assert.ok(predicted.explorer.includes(k), `metrics.ts predicts ${k}`);
+    }
+    assert.equal(rollout.values['pipeline/experience_count'], 16);
+    const evalSteps = explorer.filter((l) => 'eval/sums-eval/accuracy/mean' in l.values).map((l) => l.step);
+    assert.deepEqual(evalSteps, [0, 2, 4]);
+  });
+
+  test('on-policy: the trainer recomputes exactly the rollout log-probs (ppo_kl ≈ 0, nothing clipped) on step 1', () => {
+    const first = readMetrics(jobDir).find((l) => l.role === 'trainer')!;
+    assert.ok(Math.abs(first.values['actor/ppo_kl']) < 1e-4, `ppo_kl ${first.values['actor/ppo_kl']}`);
+    assert.equal(first.values['actor/pg_clipfrac'], 0);
+  });
+
+  test('explorer steps after the first use the weights of the previous trainer step (sync_interval 1)', () => {
+    const versions = readMetrics(jobDir)
+      .filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values)
+      .map((l) => l.values['rollout/model_version']);
+    assert.deepEqual(versions, [0, 1, 2, 3]);
+  });
+
+  test('checkpoints every save_interval steps in Hugging Face format, with the pointer file', () => {
+    assert.ok(existsSync(join(jobDir, 'global_step_2', 'model.safetensors')));
+    assert.ok(existsSync(join(jobDir, 'global_step_4', 'tokenizer.json')));
+    assert.equal(readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8').trim(), '4');
+    const m = loadModel(join(jobDir, 'global_step_4'));
+    assert.equal(m.config.family, 'qwen2');
+    m.dispose();
+    assert.ok(existsSync(join(jobDir, 'monitor', 'tensorboard', 'trainer')));
+  });
+});
+
+describe('stages (SFT warm-up, then GRPO)', () => {
+  test('the GRPO stage starts from the SFT stage checkpoint, and SFT lowers its loss', async () => {
+    const job = tinyJob(4);
+    const sft = `
+  - stage_name: sft
+    mode: train
+    algorithm:
+      algorithm_type: sft
+      optimizer: {lr: 3e-3}
+    buffer:
+      total_steps: 12
+      train_batch_size: 8
+      trainer_input:
+        experience_buffer:
+          name: demos
+          storage_type: file
+          path: data/sft.jsonl
+          format: {prompt_type: plaintext, prompt_key: question, response_key: answer}
+    trainer:
+      save_interval: 12
+`;
+    const config = job.write('stages.yaml', `${header(job, 'staged')}stages:${sft}  - stage_name: grpo${GRPO_STAGE.replace(/^\n {4}/, '\n    ')}`);
+    const r = await runJob(config, { backend: 'wasm' });
+    assert.equal(r.status, 'finished', r.error);
+    assert.deepEqual(
+      r.stages.map((s) => [s.name, s.mode]),
+      [
+        ['sft', 'train'],
+        ['grpo', 'both'],
+      ],
+    );
+    const sftLines = readMetrics(r.stages[0].jobDir).filter((l) => l.role === 'trainer');
+    assert.equal(sftLines.length, 12);
+    assert.ok(sftLines[11].values['actor/sft_loss'] < sftLines[0].values['actor/sft_loss'] * 0.8);
+    // Eval at GRPO step 0 runs the SFT checkpoint: a fresh copy of it must score the same.
+    const sftCkpt = r.stages[0].result.lastCheckpoint!;
+    assert.ok(sftCkpt.endsWith('global_step_12'));
+    const weights = loadModel(sftCkpt);
+    const base = loadModel(job.modelDir);
+    const diff = tf.tidy(() => tf.max(tf.abs(tf.sub(weights.variables()[1], base.variables()[1]))).dataSync()[0]);
+    assert.ok(diff > 0, 'the SFT checkpoint differs from the base model');
+    weights.dispose();
+    base.dispose();
+  });
+});
+
+describe('config errors', () => {
+  test('a config with errors does not start; the message names file, line and key', async () => {
+    const job = tinyJob(5);
+    const config = job.write('bad.yaml', header(job, 'bad') + topLevel(GRPO_STAGE).replace('batch_size: 4', 'batch_size: 4\n  batch_sise: 3'));
+    const events: RuntimeEvent[] = [];
+    const r = await runJob(config, { backend: 'wasm', events: (e) => events.push(e) });
+    assert.equal(r.status, 'failed');
+    assert.match(r.error!, new RegExp(`${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ TRN\\d+ .*batch_sise`));
+    assert.equal(events[events.length - 1].type, 'done');
+  });
+});

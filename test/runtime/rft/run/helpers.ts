@@ -1,0 +1,96 @@
+/** A tiny job on disk for runtime tests: a char-level model, an addition taskset and SFT data, and a config. */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initModel, saveModel } from '../../../../runtime/engine/model/checkpoint';
+import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/model/config';
+import { buildCharTokenizer, tokenizerFromJson } from '../../../../runtime/engine/tokenizer';
+
+export const ALPHABET = '0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz';
+
+export interface TinyJob {
+  dir: string;
+  modelDir: string;
+  write(name: string, yaml: string): string;
+}
+
+export function tinyJob(seed = 1): TinyJob {
+  const dir = mkdtempSync(join(tmpdir(), 'twb-run-'));
+  const modelDir = join(dir, 'model');
+  const tokenizer = tokenizerFromJson(buildCharTokenizer(ALPHABET));
+  const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 32, heads: 4, kvHeads: 2, vocabSize: tokenizer.vocabSize, maxPositions: 64, eosTokenIds: [...tokenizer.eosTokenIds] }));
+  const model = initModel(cfg, seed);
+  saveModel(model, modelDir, { tokenizer });
+  model.dispose();
+  mkdirSync(join(dir, 'data'));
+  const problems: { question: string; answer: string }[] = [];
+  for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b += 3) problems.push({ question: `${a}+${b}`, answer: String(a + b) });
+  const lines = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+  writeFileSync(join(dir, 'data', 'train.jsonl'), lines(problems));
+  writeFileSync(join(dir, 'data', 'eval.jsonl'), lines(problems.slice(0, 8)));
+  writeFileSync(join(dir, 'data', 'sft.jsonl'), lines(problems.map((p) => ({ question: p.question, answer: `\\boxed{${p.answer}}` }))));
+  return {
+    dir,
+    modelDir,
+    write(name, yaml) {
+      const p = join(dir, name);
+      writeFileSync(p, yaml);
+      return p;
+    },
+  };
+}
+
+export const GRPO_STAGE = `
+    mode: both
+    algorithm:
+      algorithm_type: grpo
+      repeat_times: 4
+      optimizer:
+        lr: 1e-3
+    buffer:
+      batch_size: 4
+      total_steps: 4
+      explorer_input:
+        taskset:
+          name: sums
+          storage_type: file
+          path: data/train.jsonl
+          format: {prompt_key: question, response_key: answer}
+        eval_tasksets:
+          - name: sums-eval
+            storage_type: file
+            path: data/eval.jsonl
+            format: {prompt_key: question, response_key: answer}
+            rollout_args: {temperature: 0.0}
+        default_workflow_type: simple_workflow
+        default_reward_fn_type: math_boxed_reward
+    explorer:
+      eval_on_startup: true
+      eval_interval: 2
+    trainer:
+      save_interval: 2
+`;
+
+export function header(job: TinyJob, name: string): string {
+  return `# trinity-version: main
+project: tests
+name: ${name}
+checkpoint_root_dir: ${job.dir}/checkpoints
+model:
+  model_path: model
+  max_prompt_tokens: 48
+  max_response_tokens: 8
+  max_model_len: 64
+cluster:
+  node_num: 1
+  gpu_per_node: 2
+`;
+}
+
+/** Re-indents a stage body written for `stages:` (4 spaces) to the top level. */
+export function topLevel(stage: string): string {
+  return stage
+    .split('\n')
+    .map((l) => l.replace(/^ {4}/, ''))
+    .join('\n');
+}
