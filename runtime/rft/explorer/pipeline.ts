@@ -116,7 +116,8 @@ export class ExperiencePipeline {
     for (const op of this.operators) {
       const r = op.run(exps);
       exps = r.exps;
-      for (const [k, v] of Object.entries(r.metrics)) metrics[`pipeline/${k}`] = (metrics[`pipeline/${k}`] ?? 0) + v;
+      // Later operators replace earlier metrics of the same name, as Trinity's `metrics.update` does.
+      for (const [k, v] of Object.entries(r.metrics)) metrics[`pipeline/${k}`] = v;
     }
     if (this.advantage) {
       const r = this.advantage.process(exps.map((e) => ({ ...e, reward: e.reward ?? 0, actionMask: e.actionMask ?? new Array<number>(e.tokens.length - e.promptLength).fill(1) })));

@@ -1,0 +1,71 @@
+/** The experience pipeline: Trinity's filters and reward shaping, then the group advantage, with pipeline/ metrics. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createAdvantageFn, type GroupAdvantageFn } from '../../../../runtime/rft/algorithm';
+import type { Experience } from '../../../../runtime/rft/experience';
+import { ExperiencePipeline } from '../../../../runtime/rft/explorer/pipeline';
+
+function exp(task: number, run: number, reward: number, info: Record<string, unknown> = {}): Experience {
+  return { eid: { batch: 1, task, run, step: 0, suffix: `${task}${run}` }, tokens: [1, 2, 3, 4], promptLength: 2, reward, info };
+}
+
+describe('experience pipeline', () => {
+  test('reward_filter keeps rewards ≥ threshold and counts the rest', () => {
+    const r = new ExperiencePipeline([{ name: 'reward_filter', args: { threshold: 0.5 } }], undefined).process([exp(0, 0, 1), exp(0, 1, 0.2), exp(1, 0, 0.5)]);
+    assert.deepEqual(
+      r.exps.map((e) => e.reward),
+      [1, 0.5],
+    );
+    assert.deepEqual(r.metrics, { 'pipeline/filtered_count': 1, 'pipeline/experience_count': 2 });
+  });
+
+  test('reward_std_filter drops single-run groups and groups with equal rewards (population std)', () => {
+    const r = new ExperiencePipeline([{ name: 'reward_std_filter', args: {} }], undefined).process([exp(0, 0, 1), exp(0, 1, 1), exp(1, 0, 1), exp(1, 1, 0), exp(2, 0, 3)]);
+    assert.deepEqual(
+      r.exps.map((e) => e.eid.task),
+      [1, 1],
+    );
+    assert.equal(r.metrics['pipeline/filtered_count'], 3);
+  });
+
+  test('reward_shaping_mapper applies each op in order and reports the reward change', () => {
+    const r = new ExperiencePipeline(
+      [
+        {
+          name: 'reward_shaping_mapper',
+          args: {
+            reward_shaping_configs: [
+              { stats_key: 'quality', op_type: 'ADD', weight: 0.5 },
+              { stats_key: 'scale', op_type: 'MUL', weight: 1 },
+            ],
+          },
+        },
+      ],
+      undefined,
+    ).process([exp(0, 0, 1, { quality: 2, scale: 3 }), exp(0, 1, 0, {})]);
+    // (1 + 0.5·2)·3 = 6; the second has no stats: unchanged.
+    assert.deepEqual(
+      r.exps.map((e) => e.reward),
+      [6, 0],
+    );
+    assert.deepEqual([r.metrics['pipeline/reward_diff/mean'], r.metrics['pipeline/reward_diff/max'], r.metrics['pipeline/reward_diff/min']], [2.5, 5, 0]);
+  });
+
+  test('the group advantage runs last: GRPO advantages over the filtered groups', () => {
+    const grpo = createAdvantageFn('grpo', null) as GroupAdvantageFn;
+    const r = new ExperiencePipeline([{ name: 'reward_filter', args: { threshold: 0 } }], grpo).process([exp(0, 0, 1), exp(0, 1, 0), exp(0, 2, -1)]);
+    // rewards 1, 0 (−1 filtered): mean 0.5, unbiased std √0.5; A = ±0.5/(√0.5 + 1e-6) on both response tokens.
+    const a = 0.5 / (Math.sqrt(0.5) + 1e-6);
+    assert.equal(r.exps.length, 2);
+    assert.ok(Math.abs(r.exps[0].advantages![0] - a) < 1e-12 && Math.abs(r.exps[1].advantages![1] + a) < 1e-12);
+    // Later operators' metrics replace earlier ones of the same name (Trinity's dict.update): GRPO's own
+    // filtered_count (groups dropped by std_threshold: none) is what is reported.
+    assert.equal(r.metrics['pipeline/filtered_count'], 0);
+    assert.equal(r.metrics['pipeline/group_advantages/reward_mean/mean'], 0.5);
+  });
+
+  test('unknown operators are named, with a hint for data_juicer', () => {
+    assert.throws(() => new ExperiencePipeline([{ name: 'data_juicer', args: {} }], undefined), /data_juicer.*Data-Juicer service/);
+    assert.throws(() => new ExperiencePipeline([{ name: 'nope', args: {} }], undefined), /"nope" is not available locally \(known: reward_filter/);
+  });
+});
