@@ -114,8 +114,10 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
     };
     /** Trains on buffered experiences until the trainer reaches `target` steps (or the data runs out). */
-    const trainUntil = (target: number): void => {
+    const trainUntil = async (target: number): Promise<void> => {
       while (trainer.step < target && pending.length >= trainBatch && !ctx.signal.aborted) {
+        await yieldToEvents();
+        if (ctx.signal.aborted) break;
         const batch = pending.splice(0, trainBatch);
         const metrics = trainer.trainStep(batch);
         ctx.monitor.log('trainer', trainer.step, metrics);
@@ -129,6 +131,8 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       lastEvalStep = 0;
     }
     while (!ctx.signal.aborted) {
+      await yieldToEvents();
+      if (ctx.signal.aborted) break;
       if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
       const batch = reader.next();
       if (!batch) break;
@@ -141,7 +145,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       // Fixed sync style: after explorer step k (k > offset, (k − offset) % interval == 0) the explorer takes the
       // weights of trainer step k − offset. Otherwise the trainer works through what is buffered.
       if (explorerStep > offset && (explorerStep - offset) % interval === 0) {
-        trainUntil(explorerStep - offset);
+        await trainUntil(explorerStep - offset);
         copyWeights(policy.model, rollout.model);
         side.explorer.model.version = trainer.step;
       }
@@ -150,7 +154,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
         lastEvalStep = explorerStep;
       }
     }
-    trainUntil(Number.MAX_SAFE_INTEGER);
+    await trainUntil(Number.MAX_SAFE_INTEGER);
     if (!ctx.signal.aborted) {
       copyWeights(policy.model, rollout.model);
       side.explorer.model.version = trainer.step;
@@ -219,6 +223,8 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
     };
     while (!ctx.signal.aborted) {
+      await yieldToEvents();
+      if (ctx.signal.aborted) break;
       if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
       const batch = await next();
       if (!batch) break;
@@ -265,6 +271,8 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     syncFromCheckpoint();
     try {
       while (!ctx.signal.aborted) {
+        await yieldToEvents();
+        if (ctx.signal.aborted) break;
         const batch = reader.next();
         if (!batch) break;
         explorerStep++;
@@ -297,6 +305,7 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
     const checkpoints = cfg.explorer.bench_on_latest_checkpoint ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined) : listCheckpoints(ctx.jobDir);
     if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup) evals = runEvals(ctx, side, 0, 'bench');
     for (const c of checkpoints) {
+      await yieldToEvents();
       if (ctx.signal.aborted) break;
       const saved = loadModel(c!.dir);
       copyWeights(saved, base.model);
@@ -310,6 +319,11 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
   } finally {
     base.model.dispose();
   }
+}
+
+/** Lets signal handlers and I/O callbacks run between steps (the steps themselves are synchronous). */
+function yieldToEvents(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
 }
 
 function meanReward(exps: readonly Experience[]): number {

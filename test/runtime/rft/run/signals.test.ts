@@ -1,0 +1,110 @@
+/**
+ * The runtime as a process (dist/cli.js run --events jsonl): SIGTERM stops within 5 s with a valid last checkpoint
+ * and a `done: stopped` event; SIGKILL at a random point, then the same command again, resumes from the last
+ * checkpoint and finishes the run with every step done once.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { initBackend } from '../../../../runtime/engine/backend';
+import { loadModel } from '../../../../runtime/engine/model/checkpoint';
+import type { RuntimeEvent } from '../../../../runtime/protocol';
+import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
+
+const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'cli.js');
+
+interface Running {
+  events: RuntimeEvent[];
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  kill(signal: NodeJS.Signals): void;
+  /** Resolves when an event matching `pred` arrives. */
+  waitFor(pred: (e: RuntimeEvent) => boolean): Promise<RuntimeEvent>;
+}
+
+function start(config: string): Running {
+  const child = spawn(process.execPath, [CLI, 'run', '--config', config, '--events', 'jsonl', '--backend', 'wasm'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const events: RuntimeEvent[] = [];
+  const waiters: { pred: (e: RuntimeEvent) => boolean; resolve: (e: RuntimeEvent) => void }[] = [];
+  let buf = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const e = JSON.parse(buf.slice(0, nl)) as RuntimeEvent;
+      buf = buf.slice(nl + 1);
+      events.push(e);
+      for (const w of waiters.filter((x) => x.pred(e))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(e);
+      }
+    }
+  });
+  child.stderr.resume();
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((r) => child.on('exit', (code, signal) => r({ code, signal, at: Date.now() })));
+  return {
+    events,
+    exit,
+    kill: (s) => child.kill(s),
+    waitFor: (pred) => {
+      const hit = events.find(pred);
+      return hit ? Promise.resolve(hit) : new Promise((r) => waiters.push({ pred, resolve: r }));
+    },
+  };
+}
+
+function longGrpo(job: TinyJob, name: string, steps: number): string {
+  return job.write(`${name}.yaml`, header(job, name) + topLevel(GRPO_STAGE).replace('total_steps: 4', `total_steps: ${steps}`).replace('eval_interval: 2', 'eval_interval: 100'));
+}
+
+const trainerSteps = (events: RuntimeEvent[]): number[] => events.flatMap((e) => (e.type === 'metrics' && e.role === 'trainer' ? [e.step] : []));
+
+before(async () => {
+  await initBackend({ prefer: 'wasm' });
+});
+
+describe('stopping and resuming', () => {
+  test('SIGTERM stops within 5 s, emits done: stopped, and leaves the last checkpoint loadable', async () => {
+    const job = tinyJob(6);
+    const run = start(longGrpo(job, 'term', 200));
+    await run.waitFor((e) => e.type === 'checkpoint');
+    const sent = Date.now();
+    run.kill('SIGTERM');
+    const { code, at } = await run.exit;
+    assert.ok(at - sent < 5000, `stopped after ${at - sent} ms`);
+    assert.equal(code, 130);
+    assert.deepEqual(run.events[run.events.length - 1], { type: 'done', status: 'stopped' });
+    const jobDir = join(job.dir, 'checkpoints', 'tests', 'term');
+    const step = Number(readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8'));
+    assert.ok(step >= 2);
+    loadModel(join(jobDir, `global_step_${step}`)).dispose();
+  });
+
+  test('SIGKILL at a random point, then the same command, finishes every trainer step exactly once after the last checkpoint', async () => {
+    const job = tinyJob(7);
+    const config = longGrpo(job, 'kill', 10);
+    const first = start(config);
+    // Kill somewhere between the first checkpoint (step 2) and the end.
+    const killAfter = 3 + Math.floor(Math.random() * 5);
+    await first.waitFor((e) => e.type === 'metrics' && e.role === 'trainer' && e.step >= killAfter);
+    first.kill('SIGKILL');
+    await first.exit;
+    const jobDir = join(job.dir, 'checkpoints', 'tests', 'kill');
+    const saved = Number(readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8'));
+    assert.ok(saved >= 2 && saved <= killAfter, `checkpoint ${saved}, killed after ${killAfter}`);
+
+    const second = start(config);
+    const { code } = await second.exit;
+    assert.equal(code, 0);
+    assert.deepEqual(second.events[second.events.length - 1], { type: 'done', status: 'finished' });
+    const resumedSteps = trainerSteps(second.events);
+    assert.deepEqual(
+      resumedSteps,
+      Array.from({ length: 10 - saved }, (_, i) => saved + 1 + i),
+      'the second run trains from the checkpointed step to the end',
+    );
+    assert.ok(existsSync(join(jobDir, 'global_step_10', 'model.safetensors')));
+    loadModel(join(jobDir, 'global_step_10')).dispose();
+  });
+});
