@@ -44,20 +44,20 @@ const ADVANTAGE_METRICS: Record<string, string[]> = {
 
 /** What each policy loss logs under `actor/`. */
 const POLICY_LOSS_METRICS: Record<string, string[]> = {
-  ppo: ['pg_loss', 'pg_clipfrac', 'ppo_kl'],
+  ppo: ['pg_loss', 'pg_clipfrac', 'pg_clipfrac_lower', 'ppo_kl'],
   gspo: ['pg_loss', 'pg_clipfrac', 'ppo_kl', 'ppo_kl_seq'],
-  sapo: ['pg_loss', 'ppo_kl'],
+  sapo: ['sapo_loss', 'ppo_kl', 'avg_soft_gate', 'avg_ratio', 'pos_adv_frac'],
   opmd: ['opmd_loss'],
   dpo: ['dpo_loss', 'chosen_reward', 'rejected_reward', 'accuracy_mean'],
   sft: ['sft_loss'],
   sft_is: ['sft_is_loss'],
   sft_phi: ['sft_phi_loss'],
-  topr: ['topr_loss'],
-  cispo: ['cispo_loss', 'unmasked_frac'],
-  sppo: ['pg_loss'],
+  topr: ['topr_loss', 'avg_alpha', 'avg_ratio'],
+  cispo: ['cispo_loss', 'ppo_kl', 'unmasked_frac'],
+  sppo: ['pg_loss', 'pg_clipfrac'],
   rec: ['pg_loss', 'pg_clipfrac', 'ppo_kl'],
-  mix: ['usual/pg_loss', 'usual/pg_clipfrac', 'usual/ppo_kl', 'expert/sft_loss', 'loss', 'mu'],
-  mix_chord: ['usual/pg_loss', 'usual/pg_clipfrac', 'usual/ppo_kl', 'expert/sft_loss', 'loss', 'mu'],
+  mix: ['usual/pg_loss', 'usual/pg_clipfrac', 'usual/pg_clipfrac_lower', 'usual/ppo_kl', 'expert/sft_loss', 'loss', 'mu'],
+  mix_chord: ['usual/pg_loss', 'usual/pg_clipfrac', 'usual/pg_clipfrac_lower', 'usual/ppo_kl', 'expert/sft_loss', 'expert/sft_phi_loss', 'loss', 'mu'],
 };
 
 export function metricNames(cfg: Cfg): MetricNames {

@@ -101,10 +101,12 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       name: ts?.name ?? 'taskset',
     });
     const pending: Experience[] = [];
+    const expert = alg.sampleStrategy === 'mix' ? await expertSampler(ctx, alg.sampleStrategyArgs, policy) : undefined;
     let lastCheckpoint = resumed?.dir;
     let lastEval: Record<string, number> = {};
     let lastEvalStep = -1;
-    const trainBatch = cfg.buffer.train_batch_size;
+    // The mix sample strategy fills ceil(ratio · train_batch_size) of each batch with expert (SFT) samples.
+    const trainBatch = cfg.buffer.train_batch_size - (expert?.batchSize ?? 0);
     const save = (): void => {
       lastCheckpoint = saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, trainer.optimizer.exportState(), {
         step: trainer.step,
@@ -119,6 +121,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
         await yieldToEvents();
         if (ctx.signal.aborted) break;
         const batch = pending.splice(0, trainBatch);
+        if (expert) batch.push(...expert.next());
         const metrics = trainer.trainStep(batch);
         ctx.monitor.log('trainer', trainer.step, metrics);
         ctx.progress('trainer', trainer.step, totalTrain, `loss ${fmt(metrics['actor/pg_loss'] ?? metrics['actor/sft_loss'])}`);
@@ -319,6 +322,25 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
   } finally {
     base.model.dispose();
   }
+}
+
+/** Trinity's MixSampleStrategy: expert rows from `trainer_input.auxiliary_buffers[sft_dataset_name]`, cycled. */
+async function expertSampler(ctx: StageContext, args: Record<string, unknown>, p: Pretrained): Promise<{ batchSize: number; next(): Experience[] }> {
+  const ratio = typeof args.expert_data_ratio === 'number' ? args.expert_data_ratio : 0.5;
+  const name = typeof args.sft_dataset_name === 'string' ? args.sft_dataset_name : 'sft_dataset';
+  const source = ctx.cfg.buffer.trainer_input.auxiliary_buffers?.[name];
+  if (!source) throw new Error(`sample_strategy mix needs buffer.trainer_input.auxiliary_buffers.${name} (the expert SFT data)`);
+  const data = await readTrainData({ ...source, schema_type: 'sft' }, { baseDir: ctx.configDir, tokenizer: p.tokenizer, maxLength: ctx.cfg.model.max_model_len });
+  const batchSize = Math.ceil(ratio * ctx.cfg.buffer.train_batch_size);
+  const reader = new BatchReader(data.experiences, { batchSize, totalEpochs: Number.MAX_SAFE_INTEGER, name });
+  return {
+    batchSize,
+    next: () =>
+      (reader.next()?.items ?? []).map((e) => {
+        const n = e.tokens.length - e.promptLength;
+        return { ...e, reward: 0, logprobs: new Array<number>(n).fill(0), advantages: new Array<number>(n).fill(0), isExpert: true };
+      }),
+  };
 }
 
 /** Lets signal handlers and I/O callbacks run between steps (the steps themselves are synchronous). */

@@ -62,7 +62,10 @@ export function rolloutModel(cfg: Config, p: Pretrained, seed: number): RolloutM
 }
 
 /** The algorithm's six pieces: the resolved config's values, else the algorithm type's defaults. */
-export function algorithmSetup(cfg: Config, release: Parameters<typeof effectiveAlgorithmDefaults>[1]): AlgorithmSetup & { groupAdvantage?: GroupAdvantageFn } {
+export function algorithmSetup(
+  cfg: Config,
+  release: Parameters<typeof effectiveAlgorithmDefaults>[1],
+): AlgorithmSetup & { groupAdvantage?: GroupAdvantageFn; sampleStrategy: string; sampleStrategyArgs: Record<string, unknown> } {
   const a = cfg.algorithm;
   const defaults = effectiveAlgorithmDefaults(a.algorithm_type, release);
   const spec = algorithmTypeAt(a.algorithm_type, release);
@@ -71,6 +74,15 @@ export function algorithmSetup(cfg: Config, release: Parameters<typeof effective
     throw new RunSetupError(`algorithm_type ${a.algorithm_type} trains a critic (value model), which the local runtime does not support yet; use grpo, opmd, rloo-style or sft/dpo algorithms`);
   }
   const advantageName = a.advantage_fn ?? defaults.advantage_fn;
+  const sampleStrategy = a.sample_strategy ?? defaults.sample_strategy;
+  if (!['default', 'warmup', 'mix'].includes(sampleStrategy)) {
+    throw new RunSetupError(`algorithm.sample_strategy ${sampleStrategy} is not available in the local runtime (default, warmup, mix)`);
+  }
+  if (advantageName === 'on_policy_distill' || advantageName === 'jsd') {
+    throw new RunSetupError(`advantage_fn ${advantageName} needs a teacher model's log-probs (explorer auxiliary models), which the local runtime does not run yet`);
+  }
+  // Trinity consults the advantage function on the side the algorithm says: in the trainer (ppo-style), or as the
+  // last explorer pipeline operator when it is a group advantage. RAFT's inherited `ppo` is used on neither.
   const advantage = spec.schema === 'experience' ? createAdvantageFn(advantageName, a.advantage_fn_args) : undefined;
   return {
     policyLossFn: a.policy_loss_fn ?? defaults.policy_loss_fn,
@@ -81,9 +93,11 @@ export function algorithmSetup(cfg: Config, release: Parameters<typeof effective
     entropyLossFnArgs: a.entropy_loss_fn_args,
     lossAggMode: a.loss_agg_mode ?? 'token-mean',
     useReference: spec.useReference,
-    trainerAdvantageFn: advantage?.computeInTrainer ? advantageName : undefined,
+    trainerAdvantageFn: spec.computeAdvantageInTrainer && advantage?.computeInTrainer ? advantageName : undefined,
     trainerAdvantageFnArgs: a.advantage_fn_args,
-    groupAdvantage: advantage && !advantage.computeInTrainer ? advantage : undefined,
+    groupAdvantage: !spec.computeAdvantageInTrainer && advantage && !advantage.computeInTrainer ? advantage : undefined,
+    sampleStrategy,
+    sampleStrategyArgs: a.sample_strategy_args ?? {},
   };
 }
 

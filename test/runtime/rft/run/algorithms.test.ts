@@ -1,0 +1,140 @@
+/**
+ * Every algorithm_type of Trinity main that the local runtime runs, two steps each on a tiny model: it finishes,
+ * trains (finite losses and gradient norms) and logs the policy loss's Trinity metrics. The ones it cannot run yet
+ * (a critic, a teacher model) are refused with a message that says why, before any work.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { initBackend } from '../../../../runtime/engine/backend';
+import { runJob } from '../../../../runtime/rft/run/job';
+import { checkConfig } from '../../../../runtime/config/validate';
+import { metricNames } from '../../../../runtime/config/metrics';
+import { GRPO_STAGE, header, tinyJob } from './helpers';
+
+const RL_TYPES: [string, string][] = [
+  ['grpo', 'pg_loss'],
+  ['gspo', 'pg_loss'],
+  ['opmd', 'opmd_loss'],
+  ['asymre', 'opmd_loss'],
+  ['topr', 'topr_loss'],
+  ['cispo', 'cispo_loss'],
+  ['sapo', 'sapo_loss'],
+  ['rec', 'pg_loss'],
+  ['sppo', 'pg_loss'],
+  ['raft', 'sft_loss'],
+  ['rloo', 'pg_loss'],
+  ['reinforceplusplus', 'pg_loss'],
+  ['multi_step_grpo', 'pg_loss'],
+  ['mix', 'usual/pg_loss'],
+  ['mix_chord', 'usual/pg_loss'],
+];
+
+/**
+ * An untrained model never answers a sum right, so every reward would be 0 and every advantage (and gradient) too.
+ * format_reward with a pattern some random outputs match ("contains a 1") gives the groups reward variance.
+ */
+function rlConfig(type: string): string {
+  let stage = GRPO_STAGE.replace('algorithm_type: grpo', `algorithm_type: ${type}${type === 'raft' ? '\n      advantage_fn: grpo' : ''}`)
+    .replace('total_steps: 4', 'total_steps: 2')
+    .replace(/\n    explorer:[\s\S]*?eval_interval: 2\n/, '\n')
+    .replace('default_reward_fn_type: math_boxed_reward', "default_reward_fn_type: format_reward")
+    .replace("format: {prompt_key: question, response_key: answer}\n", "format: {prompt_key: question, response_key: answer}\n          reward_fn_args: {pattern: '.*1.*'}\n          rollout_args: {temperature: 1.5}\n");
+  if (type === 'mix' || type === 'mix_chord') {
+    stage = stage.replace(
+      '        default_reward_fn_type: format_reward\n',
+      `        default_reward_fn_type: format_reward
+      trainer_input:
+        auxiliary_buffers:
+          sft_dataset:
+            name: sft_dataset
+            storage_type: file
+            path: data/sft.jsonl
+            format: {prompt_type: plaintext, prompt_key: question, response_key: answer}
+`,
+    );
+  }
+  return stage
+    .split('\n')
+    .map((l) => l.replace(/^ {4}/, ''))
+    .join('\n');
+}
+
+before(async () => {
+  await initBackend({ prefer: 'wasm' });
+});
+
+describe('algorithm types', () => {
+  for (const [type, lossMetric] of RL_TYPES) {
+    test(`${type}: two trainer steps with actor/${lossMetric}`, async () => {
+      const job = tinyJob(11);
+      const config = job.write(`${type}.yaml`, header(job, type) + rlConfig(type));
+      const r = await runJob(config, { backend: 'wasm' });
+      assert.equal(r.status, 'finished', r.error);
+      const lines = readFileSync(join(r.stages[0].jobDir, 'monitor', 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { role: string; values: Record<string, number> });
+      const trainer = lines.filter((l) => l.role === 'trainer');
+      // mix fills half of each batch with expert rows, so the explorer's two steps feed four trainer steps.
+      assert.equal(trainer.length, type.startsWith('mix') ? 4 : 2);
+      // Every actor metric the run logs is one the config model (runtime/config/metrics.ts) predicts.
+      const checked = await checkConfig(readFileSync(config, 'utf8'));
+      const predicted = new Set(metricNames(checked.runs[0].resolved).trainer);
+      const unpredicted = Object.keys(trainer[0].values).filter((k) => k.startsWith('actor/') && !predicted.has(k));
+      assert.deepEqual(unpredicted, [], 'actor metrics metrics.ts does not list');
+      for (const t of trainer) {
+        assert.ok(Number.isFinite(t.values[`actor/${lossMetric}`]), `actor/${lossMetric} = ${t.values[`actor/${lossMetric}`]}`);
+        assert.ok(Number.isFinite(t.values['actor/grad_norm']) && t.values['actor/grad_norm'] > 0, `grad_norm ${t.values['actor/grad_norm']}`);
+      }
+    });
+  }
+
+  test('dpo: trains on chosen/rejected pairs in train mode', async () => {
+    const job = tinyJob(12);
+    const pairs = Array.from({ length: 8 }, (_, i) => ({ prompt: `${i}+1`, chosen: `\\boxed{${i + 1}}`, rejected: `\\boxed{${i + 2}}` }));
+    writeFileSync(join(job.dir, 'data', 'dpo.jsonl'), pairs.map((p) => JSON.stringify(p)).join('\n') + '\n');
+    const config = job.write(
+      'dpo.yaml',
+      `${header(job, 'dpo')}mode: train
+algorithm:
+  algorithm_type: dpo
+buffer:
+  total_steps: 2
+  train_batch_size: 4
+  trainer_input:
+    experience_buffer:
+      name: prefs
+      storage_type: file
+      path: data/dpo.jsonl
+      format: {prompt_type: plaintext, prompt_key: prompt, chosen_key: chosen, rejected_key: rejected}
+trainer:
+  save_interval: 2
+`,
+    );
+    const r = await runJob(config, { backend: 'wasm' });
+    assert.equal(r.status, 'finished', r.error);
+    const trainer = readFileSync(join(r.stages[0].jobDir, 'monitor', 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { role: string; values: Record<string, number> })
+      .filter((l) => l.role === 'trainer');
+    assert.equal(trainer.length, 2);
+    // Both policy and reference start from the same weights: the first step's DPO loss is log 2.
+    assert.ok(Math.abs(trainer[0].values['actor/dpo_loss'] - Math.log(2)) < 1e-4, `dpo_loss ${trainer[0].values['actor/dpo_loss']}`);
+  });
+
+  for (const [type, reason] of [
+    ['ppo', /trains a critic/],
+    ['on_policy_distill', /teacher model/],
+  ] as const) {
+    test(`${type} is refused before any work, saying why`, async () => {
+      const job = tinyJob(13);
+      const config = job.write(`${type}.yaml`, header(job, type) + rlConfig(type));
+      const r = await runJob(config, { backend: 'wasm' });
+      assert.equal(r.status, 'failed');
+      assert.match(r.error!, reason);
+    });
+  }
+});
