@@ -157,3 +157,28 @@ describe('config errors', () => {
     assert.equal(events[events.length - 1].type, 'done');
   });
 });
+
+describe('one-step off-policy (sync_offset 1)', () => {
+  for (const thread of ['1', '0']) {
+    test(`explorer step k runs on trainer step k − 2's weights, ${thread === '1' ? 'in a worker thread' : 'in this thread'}`, async () => {
+      await initBackend({ prefer: 'wasm' });
+      const job = tinyJob(8);
+      const config = job.write('offset.yaml', header(job, 'offset') + topLevel(GRPO_STAGE) + 'synchronizer:\n  sync_offset: 1\n');
+      process.env.TRINITY_WORKBENCH_EXPLORER_THREAD = thread;
+      try {
+        const r = await runJob(config, { backend: 'wasm' });
+        assert.equal(r.status, 'finished', r.error);
+        const lines = readMetrics(r.stages[0].jobDir);
+        const versions = lines.filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values).map((l) => l.values['rollout/model_version']);
+        assert.deepEqual(versions, [0, 0, 1, 2]);
+        assert.deepEqual(
+          lines.filter((l) => l.role === 'trainer').map((l) => l.step),
+          [1, 2, 3, 4],
+        );
+        assert.ok(lines.some((l) => 'eval/sums-eval/accuracy/mean' in l.values && l.step === 4));
+      } finally {
+        delete process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
+      }
+    });
+  }
+});
