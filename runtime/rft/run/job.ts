@@ -71,8 +71,11 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
     const rootJobDir = runs.length > 1 ? resolve(rootCfg.checkpoint_root_dir, rootCfg.project, rootCfg.group ?? '', String(result.loaded.value.name ?? rootCfg.name)) : jobDirOf(rootCfg);
     mkdirSync(rootJobDir, { recursive: true });
     emit({ type: 'run', runId: randomUUID(), config: path, jobDir: rootJobDir, backend: opts.backend, startedAt: new Date().toISOString() });
+    // Stage progress only for configs with stages (Trinity's stage_meta.json): the explore and train processes of
+    // one asynchronous job share the job directory, and one finishing must not mark the other's stage done.
     const stagePath = join(rootJobDir, 'state', 'stage.json');
-    const resumeStages = rootCfg.continue_from_checkpoint && existsSync(stagePath);
+    const staged = runs.length > 1;
+    const resumeStages = staged && rootCfg.continue_from_checkpoint && existsSync(stagePath);
     const done = resumeStages ? (JSON.parse(readFileSync(stagePath, 'utf8')) as { finished: number; checkpoints: (string | null)[] }) : { finished: 0, checkpoints: [] };
     let previous: string | undefined;
     for (const [i, run] of runs.entries()) {
@@ -105,8 +108,10 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       previous = stageResult.lastCheckpoint ?? previous;
       done.finished = i + 1;
       done.checkpoints[i] = stageResult.lastCheckpoint ?? null;
-      mkdirSync(dirname(stagePath), { recursive: true });
-      writeFileAtomically(stagePath, JSON.stringify(done));
+      if (staged) {
+        mkdirSync(dirname(stagePath), { recursive: true });
+        writeFileAtomically(stagePath, JSON.stringify(done));
+      }
     }
     const status = signal.aborted ? 'stopped' : 'finished';
     emit({ type: 'done', status });

@@ -6,8 +6,6 @@
  * buffer; `explore` writes experiences to a buffer and pulls weights from checkpoints; `bench` evaluates every
  * checkpoint of the job.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Config } from '../../config/types.generated';
 import type { Pretrained } from '../../engine/pretrained';
 import { loadModel } from '../../engine/model/checkpoint';
@@ -17,9 +15,11 @@ import { readTrainData } from '../data/train-data';
 import type { Experience } from '../experience';
 import { Explorer, type ExplorerTask } from '../explorer/explorer';
 import { RftTrainer } from '../trainer/trainer';
-import { copyWeights, writeFileAtomically, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
-import { openExperienceReader, openExperienceWriter, BufferStopError, type BufferPosition } from '../buffer';
+import { copyWeights, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
+import { openExperienceReader, openExperienceWriter, resolveBufferConfig, BufferStopError, type BufferPosition } from '../buffer';
+import { sleep } from '../buffer/wait';
 import type { StageContext, StageResult } from './context';
+import { lastWriterCrashed, lastWrittenStep, readExplorerState, testKillAfterWrite, trainerRunning, writeExplorerState, writeTrainerStatus } from './async';
 import { algorithmSetup, experiencePipeline, loadModelFor, rolloutModel, tasksOf, trainerOptions, withAbsolutePath } from './setup';
 
 interface ExplorerSide {
@@ -173,11 +173,24 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   }
 }
 
+/** How often a process of the asynchronous pair looks again (new checkpoint, restarted explorer). Trinity polls every 1 s. */
+const ASYNC_POLL_MS = 200;
+
+/**
+ * `mode: train`. From an SFT/DPO file, or from an experience buffer that a `mode: explore` process of the same job
+ * fills (Trinity's fully asynchronous setup, trinity/trainer/trainer.py `Trainer.train`): the trainer waits for
+ * `train_batch_size` experiences (a killed explorer is waited for up to `max_read_timeout`, as Trinity's SQL storage
+ * does while the explorer still holds it), stops when the explorer has finished and fewer remain, or at
+ * `trainer.total_steps`. Reading from a buffer it saves a checkpoint every `sync_interval` steps (Trinity's
+ * `sync_weight` for `sync_method: checkpoint`, which the explorer pulls; `memory` cannot cross processes and is treated
+ * the same) and every `save_interval` steps, each with its buffer position (`extra.buffer`) to resume from.
+ */
 export async function runTrain(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const alg = algorithmSetup(cfg, ctx.release);
   const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
   const reference = alg.useReference && (alg.klLossFn !== 'none' || alg.policyLossFn === 'dpo') ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
+  let cleanup = (): void => {};
   try {
     const source = cfg.buffer.trainer_input.experience_buffer;
     if (!source) throw new Error('mode train needs buffer.trainer_input.experience_buffer');
@@ -188,6 +201,8 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     let next: () => Promise<Experience[] | null>;
     let position: () => Record<string, unknown>;
     let totalSteps: number;
+    /** Trainer steps between the checkpoints the explorer pulls (0: none besides save_interval's). */
+    let syncInterval = 0;
     if (fromFile) {
       const data = await readTrainData(source, { baseDir: ctx.configDir, tokenizer: policy.tokenizer, maxLength: cfg.model.max_model_len });
       for (const w of data.warnings) ctx.log('warning', w);
@@ -198,18 +213,54 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       next = async () => reader.next()?.items ?? null;
       position = () => ({ readerOffset: reader.currentOffset });
     } else {
+      const section = withAbsolutePath(source, ctx.configDir);
+      const keyPath = 'buffer.trainer_input.experience_buffer';
       const resumeFrom = resumed ? (readTrainerState(resumed.dir).extra.buffer as BufferPosition | undefined) : undefined;
-      const reader = openExperienceReader(withAbsolutePath(source, ctx.configDir), { resumeFrom });
+      let reader = openExperienceReader(section, { keyPath, resumeFrom });
+      if (cfg.continue_from_checkpoint && !resumeFrom) {
+        // No checkpoint recorded a position: batches an earlier trainer of this job took and never checkpointed go back.
+        const st = reader.state();
+        if (st.storage === 'sql' && st.policy === 'priority' && st.seq > 0) {
+          reader.close();
+          reader = openExperienceReader(section, { keyPath, resumeFrom: { ...st, seq: 0, delivered: 0 } });
+          ctx.log('info', `no checkpoint holds a buffer position: the ${st.seq} batch(es) an earlier trainer read from ${st.table} are read again`);
+        }
+      }
+      cleanup = () => reader.close();
+      if (resumeFrom) ctx.log('info', `buffer position from ${resumed!.dir}: ${JSON.stringify(resumeFrom)}`);
       totalSteps = cfg.trainer.total_steps ?? cfg.buffer.total_steps ?? 1;
+      const maxWaitMs = resolveBufferConfig(section, { keyPath }).maxReadTimeoutS * 1000;
       next = async () => {
-        try {
-          return await reader.read(trainBatch, { signal: ctx.signal });
-        } catch (e) {
-          if (e instanceof BufferStopError) return null;
-          throw e;
+        let crashedSince: number | undefined;
+        for (;;) {
+          try {
+            return await reader.read(trainBatch, { signal: ctx.signal });
+          } catch (e) {
+            if (ctx.signal.aborted) return null;
+            if (!(e instanceof BufferStopError)) throw e;
+            // Every writer is gone; the newest died without finishing (a killed explorer): wait for it to be restarted.
+            if (e.reason !== 'finished' || !lastWriterCrashed(section)) {
+              ctx.log('info', `no more experiences: ${e.message}`);
+              return null;
+            }
+            if (crashedSince === undefined) {
+              crashedSince = Date.now();
+              ctx.log('warning', `the explorer writing ${source.name} stopped without finishing; waiting up to ${maxWaitMs / 1000} s (max_read_timeout) for it to resume`);
+            }
+            if (Date.now() - crashedSince >= maxWaitMs) return null;
+            try {
+              await sleep(ASYNC_POLL_MS, ctx.signal);
+            } catch {
+              return null;
+            }
+          }
         }
       };
       position = () => ({ buffer: reader.state() });
+      if (cfg.synchronizer.sync_method !== 'checkpoint') {
+        ctx.log('info', `synchronizer.sync_method ${cfg.synchronizer.sync_method} cannot reach an explorer in another process; the trainer saves checkpoints every sync_interval steps instead`);
+      }
+      syncInterval = cfg.synchronizer.sync_interval;
     }
     const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalSteps, policy.tokenizer.padTokenId));
     if (resumed) {
@@ -219,6 +270,14 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       const opt = readOptimizerState(resumed.dir);
       if (opt) trainer.optimizer.loadState(opt);
       ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step})`);
+    }
+    if (!fromFile) {
+      writeTrainerStatus(ctx.jobDir, 'running', trainer.step);
+      const stopCleanup = cleanup;
+      cleanup = () => {
+        stopCleanup();
+        writeTrainerStatus(ctx.jobDir, 'stopped', trainer.step);
+      };
     }
     const save = (): void => {
       lastCheckpoint = saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, trainer.optimizer.exportState(), { step: trainer.step, extra: position() });
@@ -234,17 +293,29 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       const metrics = trainer.trainStep(batch);
       ctx.monitor.log('trainer', trainer.step, metrics);
       ctx.progress('trainer', trainer.step, totalSteps, `loss ${fmt(metrics['actor/sft_loss'] ?? metrics['actor/dpo_loss'] ?? metrics['actor/pg_loss'])}`);
-      if (cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0) save();
+      const syncDue = syncInterval > 0 && trainer.step % syncInterval === 0; // Trainer.need_sync (fixed style)
+      const saveDue = cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0; // Trainer.need_save
+      if (syncDue || saveDue) save();
     }
     if (!ctx.signal.aborted && trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) save();
     trainer.dispose();
     return { lastCheckpoint, evals: {}, stopped: ctx.signal.aborted };
   } finally {
+    cleanup();
     policy.model.dispose();
     reference?.model.dispose();
   }
 }
 
+/**
+ * `mode: explore` (trinity/explorer/explorer.py `Explorer.explore`): runs the taskset and writes each step's
+ * experiences (with their model version) to `buffer.trainer_input.experience_buffer` as one batch, then records its
+ * position in `state/explorer.json`. Weights come from the job's checkpoints: the newest at start, and after explorer
+ * step k when k > sync_offset and (k − sync_offset) % sync_interval == 0, when it waits up to `sync_timeout` for a
+ * checkpoint newer than its weights while a trainer of the job is running (Synchronizer.wait_new_model_state_dict),
+ * else goes on with what it has. Resuming, it continues after the highest explorer step the buffer already holds, so
+ * a step written just before a kill is not written again.
+ */
 export async function runExplore(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const alg = algorithmSetup(cfg, ctx.release);
@@ -252,46 +323,106 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
   try {
     const trainSets = await tasksOf(cfg, ctx.configDir, 'train');
     const evalSets = await tasksOf(cfg, ctx.configDir, 'eval');
+    for (const s of [...trainSets, ...evalSets]) for (const w of s.warnings) ctx.log('warning', w);
     const tasks = trainSets.flatMap((s) => s.tasks);
+    const ts = cfg.buffer.explorer_input.taskset ?? cfg.buffer.explorer_input.tasksets?.[0];
     const side = makeExplorer(ctx, rollout, evalSets);
     const pipeline = experiencePipeline(cfg, alg.groupAdvantage);
-    const target = cfg.buffer.trainer_input.experience_buffer;
-    if (!target) throw new Error('mode explore needs buffer.trainer_input.experience_buffer (where experiences go)');
-    const writer = openExperienceWriter(withAbsolutePath(target, ctx.configDir), { keyPath: 'buffer.trainer_input.experience_buffer' });
-    const statePath = 'explorer';
-    const resumed = cfg.continue_from_checkpoint ? readExplorerState(ctx.jobDir, statePath) : undefined;
+    const source = cfg.buffer.trainer_input.experience_buffer;
+    if (!source) throw new Error('mode explore needs buffer.trainer_input.experience_buffer (where experiences go)');
+    const target = withAbsolutePath(source, ctx.configDir);
+    const batchSize = cfg.buffer.batch_size;
+    const explorerSteps = cfg.buffer.total_steps ?? Math.floor((tasks.length * (cfg.buffer.total_epochs ?? 1)) / batchSize);
+    const { sync_interval: interval, sync_offset: offset, sync_timeout: syncTimeoutS } = cfg.synchronizer;
+    const resumed = cfg.continue_from_checkpoint ? readExplorerState(ctx.jobDir) : undefined;
     let explorerStep = resumed?.explorerStep ?? 0;
-    const reader = new BatchReader(tasks, { batchSize: cfg.buffer.batch_size, totalEpochs: cfg.buffer.total_epochs, totalSteps: cfg.buffer.total_steps, offset: resumed?.readerOffset ?? 0 });
-    const syncFromCheckpoint = (): void => {
-      const latest = latestCheckpoint(ctx.jobDir);
-      if (latest && latest.step > side.explorer.model.version) {
-        const saved = loadModel(latest.dir);
-        copyWeights(saved, rollout.model);
-        saved.dispose();
-        side.explorer.model.version = latest.step;
-      }
-    };
-    syncFromCheckpoint();
+    const reader = new BatchReader(tasks, {
+      batchSize,
+      totalEpochs: cfg.buffer.total_epochs,
+      totalSteps: cfg.buffer.total_steps,
+      offset: resumed?.readerOffset ?? 0,
+      selector: ts?.data_selector?.selector_type && ts.data_selector.selector_type !== 'sequential' ? ts.data_selector : null,
+      name: ts?.name ?? 'taskset',
+    });
+    const writer = openExperienceWriter(target, { keyPath: 'buffer.trainer_input.experience_buffer' });
+    let lastEval: Record<string, number> = {};
     try {
+      if (cfg.continue_from_checkpoint) {
+        // A kill between the committed write and the state file leaves steps in the buffer the state does not record.
+        const inBuffer = lastWrittenStep(target);
+        if (inBuffer > explorerStep) {
+          ctx.log('info', `the buffer already holds explorer step ${inBuffer} (state/explorer.json says ${explorerStep}); continuing after it`);
+          while (explorerStep < inBuffer && reader.next()) explorerStep++;
+          writeExplorerState(ctx.jobDir, { explorerStep, readerOffset: reader.currentOffset });
+        }
+        if (explorerStep > 0) ctx.log('info', `explorer resumes after step ${explorerStep}`);
+      }
+      const perStep = batchSize * cfg.algorithm.repeat_times;
+      if (perStep < cfg.buffer.train_batch_size) {
+        ctx.log('warning', `an explorer step writes about ${perStep} experiences but a trainer step takes ${cfg.buffer.train_batch_size}: at sync points the explorer may wait up to sync_timeout (${syncTimeoutS} s) for weights the trainer cannot produce yet`);
+      }
+
+      /** Loads the job's newest checkpoint when it is newer than the rollout weights. */
+      const loadNewest = (): boolean => {
+        const latest = latestCheckpoint(ctx.jobDir);
+        if (!latest || latest.step <= side.explorer.model.version) return false;
+        try {
+          const saved = loadModel(latest.dir);
+          copyWeights(saved, rollout.model);
+          saved.dispose();
+        } catch (e) {
+          // Pruned or replaced while being read: the next look finds the newer one.
+          ctx.log('warning', `could not load ${latest.dir}: ${(e as Error).message}`);
+          return false;
+        }
+        side.explorer.model.version = latest.step;
+        ctx.log('info', `explorer step ${explorerStep}: model weights of trainer step ${latest.step}`);
+        return true;
+      };
+      /** Explorer._pull_latest_weights: a newer checkpoint, waiting up to sync_timeout while the trainer runs. */
+      const pullWeights = async (): Promise<void> => {
+        const deadline = Date.now() + syncTimeoutS * 1000;
+        for (;;) {
+          if (loadNewest() || ctx.signal.aborted || !trainerRunning(ctx.jobDir)) return;
+          if (Date.now() >= deadline) {
+            ctx.log('warning', `No new model weights found within sync_timeout (${syncTimeoutS} s), current version: ${side.explorer.model.version}`);
+            return;
+          }
+          try {
+            await sleep(Math.min(ASYNC_POLL_MS, Math.max(0, deadline - Date.now())), ctx.signal);
+          } catch {
+            return;
+          }
+        }
+      };
+
+      loadNewest(); // the launcher's first sync_weight: the newest checkpoint, no waiting
+      if (cfg.explorer.eval_on_startup && explorerStep === 0 && side.evalSets.length) lastEval = runEvals(ctx, side, 0);
       while (!ctx.signal.aborted) {
         await yieldToEvents();
         if (ctx.signal.aborted) break;
         const batch = reader.next();
-        if (!batch) break;
+        if (!batch) {
+          writeExplorerState(ctx.jobDir, { explorerStep, readerOffset: reader.currentOffset, finished: true });
+          break;
+        }
         explorerStep++;
         const out = side.explorer.explore(explorerStep, batch.items, pipeline);
-        await writer.write(out.experiences);
-        writeExplorerState(ctx.jobDir, statePath, { explorerStep, readerOffset: reader.currentOffset });
+        await writer.write(out.experiences); // one transaction: the step's batch is in the buffer whole or not at all
+        testKillAfterWrite(explorerStep);
+        writeExplorerState(ctx.jobDir, { explorerStep, readerOffset: reader.currentOffset });
         ctx.monitor.log('explorer', explorerStep, out.metrics);
         ctx.monitor.rollouts(explorerStep, out.samples);
-        ctx.progress('explorer', explorerStep, undefined, `reward ${fmt(meanReward(out.experiences))}`);
-        if (explorerStep > cfg.synchronizer.sync_offset && (explorerStep - cfg.synchronizer.sync_offset) % cfg.synchronizer.sync_interval === 0) syncFromCheckpoint();
-        if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0) runEvals(ctx, side, explorerStep);
+        ctx.progress('explorer', explorerStep, explorerSteps, `reward ${fmt(meanReward(out.experiences))}`);
+        if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && side.evalSets.length) lastEval = runEvals(ctx, side, explorerStep);
+        if (explorerStep > offset && (explorerStep - offset) % interval === 0) await pullWeights();
       }
     } finally {
+      // Finished or stopped: readers end once the rest is read (Trinity releases the storage on shutdown). A killed
+      // explorer never gets here, and the trainer waits for it.
       await writer.finish();
     }
-    return { evals: {}, stopped: ctx.signal.aborted };
+    return { evals: evalSummary(lastEval), stopped: ctx.signal.aborted };
   } finally {
     rollout.model.dispose();
   }
@@ -355,20 +486,3 @@ function meanReward(exps: readonly Experience[]): number {
 function fmt(v: number | undefined): string {
   return v === undefined || Number.isNaN(v) ? '–' : v.toFixed(3);
 }
-
-
-interface ExplorerState {
-  explorerStep: number;
-  readerOffset: number;
-}
-
-function readExplorerState(jobDir: string, name: string): ExplorerState | undefined {
-  const p = join(jobDir, 'state', `${name}.json`);
-  return existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as ExplorerState) : undefined;
-}
-
-function writeExplorerState(jobDir: string, name: string, s: ExplorerState): void {
-  mkdirSync(join(jobDir, 'state'), { recursive: true });
-  writeFileAtomically(join(jobDir, 'state', `${name}.json`), JSON.stringify(s));
-}
-
