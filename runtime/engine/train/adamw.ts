@@ -37,8 +37,9 @@ export class AdamW {
     this.eps = opts.eps ?? 1e-8;
     this.wd = opts.weightDecay ?? 0.01;
     this.clip = opts.clipGradNorm ?? 0;
-    this.m = variables.map((x) => tf.variable(tf.zerosLike(x), false));
-    this.v = variables.map((x) => tf.variable(tf.zerosLike(x), false));
+    // Inside tidy so the zero tensors the variables are made from are freed (variables survive the scope).
+    this.m = tf.tidy(() => variables.map((x) => tf.variable(tf.zerosLike(x), false)));
+    this.v = tf.tidy(() => variables.map((x) => tf.variable(tf.zerosLike(x), false)));
   }
 
   /**

@@ -154,3 +154,15 @@ describe('training a model', () => {
     m.dispose();
   });
 });
+
+describe('AdamW memory', () => {
+  test('creating and disposing an optimizer leaves no tensors behind', () => {
+    const w = tf.variable(tf.ones([64, 64]));
+    const before = tf.memory().numTensors;
+    const opt = new AdamW([w]);
+    new Trainer(opt, constant(0.01)).step([() => tf.sum(tf.square(w))]);
+    opt.dispose();
+    assert.equal(tf.memory().numTensors, before);
+    w.dispose();
+  });
+});
