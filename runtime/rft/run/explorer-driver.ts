@@ -155,8 +155,10 @@ type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 function workerEntry(): { file: string; execArgv: string[] } {
   const bundled = join(__dirname, 'explorer-worker.js');
   if (existsSync(bundled)) return { file: bundled, execArgv: [] };
+  // Running from source (tests, benches under tsx): the worker needs tsx's require hook (`--import tsx` does not
+  // reach worker threads).
   const source = join(__dirname, 'explorer-worker.ts');
-  if (existsSync(source)) return { file: source, execArgv: ['--import', 'tsx'] };
+  if (existsSync(source)) return { file: source, execArgv: ['--require', require.resolve('tsx/cjs')] };
   throw new Error(`the explorer worker script is missing (looked for ${bundled} and ${source})`);
 }
 

@@ -20,6 +20,7 @@ import { openExperienceReader, openExperienceWriter, resolveBufferConfig, Buffer
 import { sleep } from '../buffer/wait';
 import type { StageContext, StageResult } from './context';
 import { lastWriterCrashed, lastWrittenStep, readExplorerState, testKillAfterWrite, trainerRunning, writeExplorerState, writeTrainerStatus } from './async';
+import { exportWeights, inThreadExplorer, workerExplorer, type ExplorerDriver, type ExplorerInit } from './explorer-driver';
 import { algorithmSetup, experiencePipeline, loadModelFor, rolloutModel, tasksOf, trainerOptions, withAbsolutePath } from './setup';
 
 interface ExplorerSide {
@@ -59,47 +60,45 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const alg = algorithmSetup(cfg, ctx.release);
   const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
-  const rollout = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
   const needsReference = alg.useReference && alg.klLossFn !== 'none';
   const reference = needsReference ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
+  let driver: ExplorerDriver | undefined;
   try {
-    const trainSets = await tasksOf(cfg, ctx.configDir, 'train');
-    const evalSets = await tasksOf(cfg, ctx.configDir, 'eval');
-    for (const s of [...trainSets, ...evalSets]) for (const w of s.warnings) ctx.log('warning', w);
-    const tasks = trainSets.flatMap((s) => s.tasks);
-    const ts = cfg.buffer.explorer_input.taskset ?? cfg.buffer.explorer_input.tasksets?.[0];
-    const batchSize = cfg.buffer.batch_size;
-    const explorerSteps = cfg.buffer.total_steps ?? Math.floor((tasks.length * (cfg.buffer.total_epochs ?? 1)) / batchSize);
-    const totalTrain = trainTotalSteps(cfg, explorerSteps);
-    const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId));
-    const side = makeExplorer(ctx, rollout, evalSets);
-    const pipeline = experiencePipeline(cfg, alg.groupAdvantage);
     const { sync_interval: interval, sync_offset: offset } = cfg.synchronizer;
-
     let explorerStep = 0;
     let readerOffset = 0;
     const resumed = cfg.continue_from_checkpoint ? latestCheckpoint(ctx.jobDir) : undefined;
+    let resumedOptimizer: ReturnType<typeof readOptimizerState>;
+    let resumedVersion = 0;
     if (resumed) {
       const state = readTrainerState(resumed.dir);
       const saved = loadModel(resumed.dir);
       copyWeights(saved, policy.model);
-      copyWeights(saved, rollout.model);
       saved.dispose();
-      const opt = readOptimizerState(resumed.dir);
-      if (opt) trainer.optimizer.loadState(opt);
+      resumedOptimizer = readOptimizerState(resumed.dir);
       explorerStep = Number(state.extra.explorerStep ?? 0);
       readerOffset = Number(state.extra.readerOffset ?? 0);
-      side.explorer.model.version = trainer.step;
-      ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${explorerStep})`);
+      resumedVersion = Number(state.step);
     }
-    const reader = new BatchReader(tasks, {
-      batchSize,
-      totalEpochs: cfg.buffer.total_epochs,
-      totalSteps: cfg.buffer.total_steps,
-      offset: readerOffset,
-      selector: ts?.data_selector?.selector_type && ts.data_selector.selector_type !== 'sequential' ? ts.data_selector : null,
-      name: ts?.name ?? 'taskset',
-    });
+    const init: ExplorerInit = {
+      cfg,
+      release: ctx.release,
+      configDir: ctx.configDir,
+      modelPath: resumed?.dir ?? ctx.modelPath,
+      seed: ctx.seed,
+      readerOffset,
+      version: resumedVersion,
+      backend: 'auto',
+    };
+    const threaded = useExplorerThread(cfg);
+    driver = await (threaded ? workerExplorer(init, ctx.log) : inThreadExplorer(init, ctx.log));
+    ctx.log('info', threaded ? 'the explorer runs in a worker thread, overlapping the trainer' : 'the explorer and trainer take turns in one thread');
+    const explorerSteps = driver.totalSteps;
+    const totalTrain = trainTotalSteps(cfg, explorerSteps);
+    const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId));
+    if (resumedOptimizer) trainer.optimizer.loadState(resumedOptimizer);
+    if (resumed) ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${explorerStep})`);
+
     const pending: Experience[] = [];
     const expert = alg.sampleStrategy === 'mix' ? await expertSampler(ctx, alg.sampleStrategyArgs, policy) : undefined;
     let lastCheckpoint = resumed?.dir;
@@ -110,7 +109,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     const save = (): void => {
       lastCheckpoint = saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, trainer.optimizer.exportState(), {
         step: trainer.step,
-        extra: { explorerStep, readerOffset: reader.currentOffset },
+        extra: { explorerStep, readerOffset },
       });
       pruneCheckpoints(ctx.jobDir, cfg.trainer.max_checkpoints_to_keep);
       ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
@@ -128,49 +127,67 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
         if (cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0) save();
       }
     };
+    const evaluate = async (step: number): Promise<void> => {
+      lastEval = await driver!.evaluate(step);
+      lastEvalStep = step;
+      ctx.monitor.log('explorer', step, lastEval);
+    };
+    const sync = async (): Promise<void> => driver!.setWeights(exportWeights(policy.model), trainer.step);
+    /** The trainer step the explorer syncs to next after step k (fixed style: k > offset, (k − offset) % interval == 0). */
+    const nextSyncTarget = (k: number): number => {
+      let next = k + 1;
+      while (!(next > offset && (next - offset) % interval === 0)) next++;
+      return next - offset;
+    };
 
-    if (cfg.explorer.eval_on_startup && explorerStep === 0 && side.evalSets.length) {
-      lastEval = runEvals(ctx, side, 0);
-      lastEvalStep = 0;
-    }
-    while (!ctx.signal.aborted) {
-      await yieldToEvents();
-      if (ctx.signal.aborted) break;
-      if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
-      const batch = reader.next();
-      if (!batch) break;
+    if (cfg.explorer.eval_on_startup && explorerStep === 0 && driver.hasEvals) await evaluate(0);
+    let running = ctx.signal.aborted ? undefined : driver.step(explorerStep + 1);
+    while (running && !ctx.signal.aborted) {
+      const out = await running;
+      running = undefined;
+      if (!out) break;
       explorerStep++;
-      const out = side.explorer.explore(explorerStep, batch.items, pipeline);
+      readerOffset = out.readerOffset;
       ctx.monitor.log('explorer', explorerStep, out.metrics);
       ctx.monitor.rollouts(explorerStep, out.samples);
       ctx.progress('explorer', explorerStep, explorerSteps, `reward ${fmt(meanReward(out.experiences))}`);
       pending.push(...out.experiences);
-      // Fixed sync style: after explorer step k (k > offset, (k − offset) % interval == 0) the explorer takes the
-      // weights of trainer step k − offset. Otherwise the trainer works through what is buffered.
+      // After explorer step k the explorer takes the weights of trainer step k − offset when k is a sync point.
       if (explorerStep > offset && (explorerStep - offset) % interval === 0) {
         await trainUntil(explorerStep - offset);
-        copyWeights(policy.model, rollout.model);
-        side.explorer.model.version = trainer.step;
+        await sync();
       }
-      if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && side.evalSets.length) {
-        lastEval = runEvals(ctx, side, explorerStep);
-        lastEvalStep = explorerStep;
-      }
+      if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && driver.hasEvals) await evaluate(explorerStep);
+      if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
+      if (ctx.signal.aborted) break;
+      // The explorer's next step runs (in its worker) while the trainer catches up to the next sync point.
+      running = driver.step(explorerStep + 1);
+      await trainUntil(nextSyncTarget(explorerStep));
     }
+    if (running) await running.catch(() => undefined);
     await trainUntil(Number.MAX_SAFE_INTEGER);
     if (!ctx.signal.aborted) {
-      copyWeights(policy.model, rollout.model);
-      side.explorer.model.version = trainer.step;
-      if (side.evalSets.length && lastEvalStep !== explorerStep) lastEval = runEvals(ctx, side, explorerStep);
+      await sync();
+      if (driver.hasEvals && lastEvalStep !== explorerStep) await evaluate(explorerStep);
       if (trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) save();
     }
     trainer.dispose();
     return { lastCheckpoint, evals: evalSummary(lastEval), stopped: ctx.signal.aborted };
   } finally {
+    await driver?.close();
     policy.model.dispose();
-    rollout.model.dispose();
     reference?.model.dispose();
   }
+}
+
+/**
+ * Whether the explorer gets its own thread: only when its steps can overlap training (one-step off-policy or
+ * interval sync); `TRINITY_WORKBENCH_EXPLORER_THREAD=0|1` forces the choice.
+ */
+function useExplorerThread(cfg: Config): boolean {
+  const forced = process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
+  if (forced === '0' || forced === '1') return forced === '1';
+  return cfg.synchronizer.sync_offset > 0 || cfg.synchronizer.sync_interval > 1;
 }
 
 /** How often a process of the asynchronous pair looks again (new checkpoint, restarted explorer). Trinity polls every 1 s. */

@@ -166,8 +166,10 @@ describe('one-step off-policy (sync_offset 1)', () => {
       const config = job.write('offset.yaml', header(job, 'offset') + topLevel(GRPO_STAGE) + 'synchronizer:\n  sync_offset: 1\n');
       process.env.TRINITY_WORKBENCH_EXPLORER_THREAD = thread;
       try {
-        const r = await runJob(config, { backend: 'wasm' });
+        const logs: string[] = [];
+        const r = await runJob(config, { backend: 'wasm', log: (_, m) => logs.push(m) });
         assert.equal(r.status, 'finished', r.error);
+        assert.ok(logs.includes(thread === '1' ? 'the explorer runs in a worker thread, overlapping the trainer' : 'the explorer and trainer take turns in one thread'), logs.join('\n'));
         const lines = readMetrics(r.stages[0].jobDir);
         const versions = lines.filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values).map((l) => l.values['rollout/model_version']);
         assert.deepEqual(versions, [0, 0, 1, 2]);
