@@ -90,6 +90,9 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       version: resumedVersion,
       backend: 'auto',
     };
+    if (cfg.synchronizer.sync_method !== 'memory') {
+      ctx.log('info', `synchronizer.sync_method ${cfg.synchronizer.sync_method} runs as memory sync locally: the trainer hands its weights to the explorer in this process`);
+    }
     const threaded = useExplorerThread(cfg);
     driver = await (threaded ? workerExplorer(init, ctx.log) : inThreadExplorer(init, ctx.log));
     ctx.log('info', threaded ? 'the explorer runs in a worker thread, overlapping the trainer' : 'the explorer and trainer take turns in one thread');
