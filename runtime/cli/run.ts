@@ -17,12 +17,15 @@ Options:
   --config FILE        the Trinity config (required)
   --events jsonl       print the event stream on stdout (run, metrics, rollouts, log, checkpoint, done)
   --backend NAME       auto (default), tensorflow-gpu, tensorflow, webgpu, wasm or cpu
-  --seed N             seed for sampling (default 42)`;
+  --seed N             seed for sampling (default 42)
+  --plugin-dir DIR     load JavaScript workflows and reward functions from DIR (repeatable; also
+                       $TRINITY_PLUGIN_DIRS, colon-separated): each .js/.mjs file may export \`workflows\` and
+                       \`rewards\` maps. Plugins run with your permissions: only use directories you trust.`;
 
 export async function runRun(argv: string[]): Promise<number> {
   let args: ParsedArgs;
   try {
-    args = parseArgs(argv, { values: ['--config', '--events', '--backend', '--seed'], switches: ['--help'] });
+    args = parseArgs(argv, { values: ['--config', '--events', '--backend', '--seed', '--plugin-dir'], switches: ['--help'] });
     if (args.switches.has('--help')) {
       process.stdout.write(`${USAGE}\n`);
       return 0;
@@ -79,6 +82,7 @@ export async function runRun(argv: string[]): Promise<number> {
     signal: controller.signal,
     backend: backendName,
     seed: Number(lastValue(args, '--seed') ?? 42),
+    pluginDirs: [...(args.values.get('--plugin-dir') ?? []), ...(process.env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)],
   });
   if (!jsonl) printSummary(result);
   if (result.status === 'failed') {

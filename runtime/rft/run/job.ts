@@ -17,6 +17,7 @@ import { Monitor } from '../monitor/monitor';
 import type { StageContext, StageResult } from './context';
 import { runBench, runBoth, runExplore, runTrain } from './modes';
 import { jobDirOf } from './setup';
+import { loadRuntimePlugins } from '../plugins';
 
 export interface JobOptions {
   events?: (e: RuntimeEvent) => void;
@@ -26,6 +27,8 @@ export interface JobOptions {
   /** The backend that was started (for the `run` event). */
   backend: string;
   seed?: number;
+  /** Plugin directories: JavaScript workflows and reward functions (see runtime/rft/plugins.ts). */
+  pluginDirs?: string[];
 }
 
 export interface StageSummary {
@@ -53,7 +56,9 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
   try {
     const text = readFileSync(path, 'utf8');
     const env = { ...(existsSync(resolve('.env')) ? parseDotEnv(readFileSync(resolve('.env'), 'utf8')) : {}), ...process.env };
-    const result = await checkConfig(text, { env, host: { baseDirs: [...new Set([configDir, process.cwd()])], env, exists: existsSync } });
+    const plugins = opts.pluginDirs?.length ? await loadRuntimePlugins(opts.pluginDirs) : undefined;
+    for (const f of plugins?.files ?? []) log('info', `plugin ${f} loaded`);
+    const result = await checkConfig(text, { env, host: { baseDirs: [...new Set([configDir, process.cwd()])], env, exists: existsSync, plugins: plugins?.names } });
     const errors = result.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length) {
       const lines = errors.map((d) => {

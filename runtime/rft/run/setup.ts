@@ -10,6 +10,8 @@ import { loadPretrained, stopTokenIds, type Pretrained } from '../../engine/pret
 import { warmupSteps } from '../../engine/train/schedule';
 import { createAdvantageFn, type GroupAdvantageFn } from '../algorithm';
 import { readTasks, type Task } from '../data/tasks';
+import { knownRewardNames } from '../rewards';
+import { knownWorkflows } from '../workflows/registry';
 import { ExperiencePipeline } from '../explorer/pipeline';
 import type { ExplorerTask } from '../explorer/explorer';
 import { RolloutModel, type RolloutLimits } from '../explorer/rollout-model';
@@ -165,6 +167,8 @@ export async function tasksOf(cfg: Config, configDir: string, which: 'train' | '
       explorerInput: input,
       algorithmRepeatTimes: which === 'train' ? cfg.algorithm.repeat_times : undefined,
       buffer: cfg.buffer,
+      workflows: knownWorkflows(),
+      rewardFns: knownRewardNames(),
     });
     out.push({ name: r.taskset.name, tasks: r.tasks.map(explorerTask), warnings: r.warnings });
   }
