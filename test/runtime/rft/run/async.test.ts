@@ -6,9 +6,8 @@
  * trainer is SIGKILLed and restarted, or the explorer dies between committing a batch and recording it.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { initBackend } from '../../../../runtime/engine/backend';
@@ -18,70 +17,13 @@ import { runJob } from '../../../../runtime/rft/run/job';
 import { SqlExperienceReader } from '../../../../runtime/rft/buffer';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
 import { header, tinyJob } from './helpers';
+import { killAll, start, type Running } from './cli-process';
 
-const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'cli.js');
 const BATCH = 2;
 const REPEAT = 4;
 /** Experiences per explorer step, and per trainer step. */
 const PER_STEP = BATCH * REPEAT;
 const SYNC_INTERVAL = 2;
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface Running {
-  events: RuntimeEvent[];
-  stderr: () => string;
-  exit: Promise<Exit>;
-  kill(signal: NodeJS.Signals): void;
-  waitFor(pred: (e: RuntimeEvent) => boolean): Promise<RuntimeEvent>;
-}
-
-const children = new Set<ChildProcess>();
-
-function start(config: string, env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [CLI, 'run', '--config', config, '--events', 'jsonl', '--backend', 'wasm'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  children.add(child);
-  const events: RuntimeEvent[] = [];
-  const waiters: { pred: (e: RuntimeEvent) => boolean; resolve: (e: RuntimeEvent) => void }[] = [];
-  let buf = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const e = JSON.parse(buf.slice(0, nl)) as RuntimeEvent;
-      buf = buf.slice(nl + 1);
-      events.push(e);
-      for (const w of waiters.filter((x) => x.pred(e))) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(e);
-      }
-    }
-  });
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exit = new Promise<Exit>((r) =>
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      r({ code, signal });
-    }),
-  );
-  return {
-    events,
-    stderr: () => err,
-    exit,
-    kill: (s) => child.kill(s),
-    waitFor: (pred) => {
-      const hit = events.find(pred);
-      return hit ? Promise.resolve(hit) : new Promise((r) => waiters.push({ pred, resolve: r }));
-    },
-  };
-}
 
 interface Pair {
   explore: string;
@@ -223,7 +165,7 @@ before(async () => {
 });
 
 after(() => {
-  for (const c of children) c.kill('SIGKILL');
+  killAll();
 });
 
 describe('mode explore + mode train on one SQL buffer', { timeout: 60000 }, () => {

@@ -4,55 +4,14 @@
  * checkpoint and finishes the run with every step done once.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { loadModel } from '../../../../runtime/engine/model/checkpoint';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
 import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
-
-const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'cli.js');
-
-interface Running {
-  events: RuntimeEvent[];
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-  kill(signal: NodeJS.Signals): void;
-  /** Resolves when an event matching `pred` arrives. */
-  waitFor(pred: (e: RuntimeEvent) => boolean): Promise<RuntimeEvent>;
-}
-
-function start(config: string): Running {
-  const child = spawn(process.execPath, [CLI, 'run', '--config', config, '--events', 'jsonl', '--backend', 'wasm'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const events: RuntimeEvent[] = [];
-  const waiters: { pred: (e: RuntimeEvent) => boolean; resolve: (e: RuntimeEvent) => void }[] = [];
-  let buf = '';
-  child.stdout.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const e = JSON.parse(buf.slice(0, nl)) as RuntimeEvent;
-      buf = buf.slice(nl + 1);
-      events.push(e);
-      for (const w of waiters.filter((x) => x.pred(e))) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(e);
-      }
-    }
-  });
-  child.stderr.resume();
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((r) => child.on('exit', (code, signal) => r({ code, signal, at: Date.now() })));
-  return {
-    events,
-    exit,
-    kill: (s) => child.kill(s),
-    waitFor: (pred) => {
-      const hit = events.find(pred);
-      return hit ? Promise.resolve(hit) : new Promise((r) => waiters.push({ pred, resolve: r }));
-    },
-  };
-}
+import { start } from './cli-process';
 
 function longGrpo(job: TinyJob, name: string, steps: number): string {
   return job.write(`${name}.yaml`, header(job, name) + topLevel(GRPO_STAGE).replace('total_steps: 4', `total_steps: ${steps}`).replace('eval_interval: 2', 'eval_interval: 100'));

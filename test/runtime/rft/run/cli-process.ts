@@ -1,0 +1,71 @@
+/** `dist/cli.js run --events jsonl` as a child process: its parsed event stream, stderr, exit, and kill. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { RuntimeEvent } from '../../../../runtime/protocol';
+
+const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'cli.js');
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** When it exited (Date.now()). */
+  at: number;
+}
+
+export interface Running {
+  events: RuntimeEvent[];
+  stderr: () => string;
+  exit: Promise<Exit>;
+  kill(signal: NodeJS.Signals): void;
+  /** Resolves with the first event (already seen or still to come) matching `pred`. */
+  waitFor(pred: (e: RuntimeEvent) => boolean): Promise<RuntimeEvent>;
+}
+
+const children = new Set<ChildProcess>();
+
+export function start(config: string, env: Record<string, string> = {}): Running {
+  const child = spawn(process.execPath, [CLI, 'run', '--config', config, '--events', 'jsonl', '--backend', 'wasm'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  children.add(child);
+  const events: RuntimeEvent[] = [];
+  const waiters: { pred: (e: RuntimeEvent) => boolean; resolve: (e: RuntimeEvent) => void }[] = [];
+  let buf = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const e = JSON.parse(buf.slice(0, nl)) as RuntimeEvent;
+      buf = buf.slice(nl + 1);
+      events.push(e);
+      for (const w of waiters.filter((x) => x.pred(e))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(e);
+      }
+    }
+  });
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<Exit>((r) =>
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      r({ code, signal, at: Date.now() });
+    }),
+  );
+  return {
+    events,
+    stderr: () => err,
+    exit,
+    kill: (s) => child.kill(s),
+    waitFor: (pred) => {
+      const hit = events.find(pred);
+      return hit ? Promise.resolve(hit) : new Promise((r) => waiters.push({ pred, resolve: r }));
+    },
+  };
+}
+
+/** Kills every child still running (test teardown). */
+export function killAll(): void {
+  for (const c of children) c.kill('SIGKILL');
+}
