@@ -3,6 +3,7 @@ import { lastValue, parseArgs, UsageError, type ParsedArgs } from './args';
 import { initBackend, isBackendName, type BackendPreference } from '../engine/backend';
 import { generate } from '../engine/generate';
 import { loadPretrained, stopTokenIds } from '../engine/pretrained';
+import { ensureModelDir } from '../engine/model/hub-download';
 
 const USAGE = `Usage: trinity-workbench generate --model DIR --prompt TEXT [options]
 
@@ -20,6 +21,7 @@ Options:
   --seed N                  default 0
   --stop TEXT               stop string (repeatable)
   --backend NAME            auto, tensorflow-gpu, tensorflow, webgpu, wasm or cpu (default auto)
+  --download                fetch a hub id that is not in the Hugging Face cache (HF_ENDPOINT, HF_TOKEN)
   --json                    print tokens, text and per-token log probabilities as JSON`;
 
 export async function runGenerate(argv: string[]): Promise<number> {
@@ -27,7 +29,7 @@ export async function runGenerate(argv: string[]): Promise<number> {
   try {
     args = parseArgs(argv, {
       values: ['--model', '--prompt', '--system', '--max-new-tokens', '--min-new-tokens', '--temperature', '--top-p', '--top-k', '--n', '--seed', '--stop', '--backend'],
-      switches: ['--chat', '--json', '--help'],
+      switches: ['--chat', '--json', '--help', '--download'],
     });
     if (args.switches.has('--help')) {
       process.stdout.write(`${USAGE}\n`);
@@ -68,7 +70,9 @@ async function run(args: ParsedArgs): Promise<number> {
   const isCount = (n: number): boolean => Number.isInteger(n) && n >= 0;
   const backendPref = (lastValue(args, '--backend') ?? 'auto') as BackendPreference;
   const backend = await initBackend({ prefer: backendPref, log: (m) => process.stderr.write(`${m}\n`) });
-  const p = loadPretrained(lastValue(args, '--model')!);
+  if (args.switches.has('--download')) process.env.TRINITY_WORKBENCH_ALLOW_DOWNLOAD = '1';
+  const modelDir = await ensureModelDir(lastValue(args, '--model')!, { log: (m) => process.stderr.write(`${m}\n`) });
+  const p = loadPretrained(modelDir);
   try {
     const prompts = args.values.get('--prompt')!;
     const system = lastValue(args, '--system');

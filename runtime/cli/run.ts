@@ -18,6 +18,7 @@ Options:
   --events jsonl       print the event stream on stdout (run, metrics, rollouts, log, checkpoint, done)
   --backend NAME       auto (default), tensorflow-gpu, tensorflow, webgpu, wasm or cpu
   --seed N             seed for sampling (default 42)
+  --download           fetch a model_path hub id that is not in the Hugging Face cache (HF_ENDPOINT, HF_TOKEN)
   --plugin-dir DIR     load JavaScript workflows and reward functions from DIR (repeatable; also
                        $TRINITY_PLUGIN_DIRS, colon-separated): each .js/.mjs file may export \`workflows\` and
                        \`rewards\` maps. Plugins run with your permissions: only use directories you trust.`;
@@ -25,7 +26,7 @@ Options:
 export async function runRun(argv: string[]): Promise<number> {
   let args: ParsedArgs;
   try {
-    args = parseArgs(argv, { values: ['--config', '--events', '--backend', '--seed', '--plugin-dir'], switches: ['--help'] });
+    args = parseArgs(argv, { values: ['--config', '--events', '--backend', '--seed', '--plugin-dir'], switches: ['--help', '--download'] });
     if (args.switches.has('--help')) {
       process.stdout.write(`${USAGE}\n`);
       return 0;
@@ -46,6 +47,7 @@ export async function runRun(argv: string[]): Promise<number> {
     throw e;
   }
   const jsonl = lastValue(args, '--events') === 'jsonl';
+  if (args.switches.has('--download')) process.env.TRINITY_WORKBENCH_ALLOW_DOWNLOAD = '1';
   const emit = (e: RuntimeEvent): void => {
     if (jsonl) process.stdout.write(`${JSON.stringify(e)}\n`);
   };

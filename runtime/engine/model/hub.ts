@@ -10,6 +10,10 @@ export class ModelPathError extends Error {}
 
 const HUB_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
 
+export function isHubId(s: string): boolean {
+  return HUB_ID.test(s);
+}
+
 export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.HF_HUB_CACHE) return env.HF_HUB_CACHE;
   if (env.HF_HOME) return join(env.HF_HOME, 'hub');
@@ -38,6 +42,6 @@ export function resolveModelPath(pathOrId: string, opts: { baseDir?: string; env
   if (snapshot && existsSync(join(snapshot, 'config.json'))) return snapshot;
   throw new ModelPathError(
     `${pathOrId}: not a local directory and not in the Hugging Face cache (${repo}). ` +
-      `Download it first, e.g. \`huggingface-cli download ${pathOrId}\`, or set HF_HOME / HF_HUB_CACHE.`,
+      `Download it first (\`huggingface-cli download ${pathOrId}\`, or set TRINITY_WORKBENCH_ALLOW_DOWNLOAD=1 to let the workbench fetch it), or set HF_HOME / HF_HUB_CACHE.`,
   );
 }

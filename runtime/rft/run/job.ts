@@ -18,6 +18,8 @@ import type { StageContext, StageResult } from './context';
 import { runBench, runBoth, runExplore, runTrain } from './modes';
 import { jobDirOf } from './setup';
 import { loadRuntimePlugins } from '../plugins';
+import { isHubId } from '../../engine/model/hub';
+import { ensureModelDir } from '../../engine/model/hub-download';
 
 export interface JobOptions {
   events?: (e: RuntimeEvent) => void;
@@ -94,6 +96,10 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       }
       if (signal.aborted) break;
       if (runs.length > 1) log('info', `stage ${i + 1}/${runs.length}: ${name} (${cfg.mode})`);
+      // A hub id that is not cached is fetched first when downloads are allowed (else loading names the cache).
+      if (!previous && isHubId(cfg.model.model_path) && !existsSync(resolve(configDir, cfg.model.model_path))) {
+        await ensureModelDir(cfg.model.model_path, { baseDir: configDir, log: (m) => log('info', m) });
+      }
       const monitor = new Monitor(jobDir, emit, (cfg.monitor?.monitor_type ?? 'tensorboard') === 'tensorboard');
       const ctx: StageContext = {
         cfg,
