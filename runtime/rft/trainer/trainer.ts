@@ -21,6 +21,9 @@ import {
 } from '../algorithm';
 import type { Experience } from '../experience';
 import { padBatch, sliceRows, type PaddedBatch } from './batch';
+import { aggregateLoss, maskedMean } from '../algorithm/loss-agg';
+import { gtF } from '../algorithm/tensor';
+import type { ValueModel } from '../../engine/model/value-head';
 
 export interface AlgorithmSetup {
   policyLossFn: string;
@@ -34,6 +37,25 @@ export interface AlgorithmSetup {
   trainerAdvantageFnArgs?: Record<string, unknown> | null;
   lossAggMode: string;
   useReference: boolean;
+}
+
+/** PPO's critic: a value model trained alongside the actor (veRL's critic worker). */
+export interface CriticSetup {
+  model: ValueModel;
+  schedule: LrSchedule;
+  betas: [number, number];
+  weightDecay: number;
+  gradClip: number;
+  ppoEpochs: number;
+  microBatchSize?: number;
+  /** veRL's `critic.cliprange_value`: how far a new value may move from the rollout's before the loss clips. */
+  cliprangeValue: number;
+  lossAggMode: string;
+  /** `trainer.critic_warmup`: trainer steps that update only the critic. */
+  warmupSteps: number;
+  /** `algorithm.kl_penalty_fn` applied to the token-level rewards (needs the reference model). */
+  klPenaltyFn: string;
+  klPenaltyFnArgs: Record<string, unknown> | null;
 }
 
 export interface TrainerOptions {
@@ -55,11 +77,16 @@ export class RftTrainer {
   private readonly klLoss: KlFn;
   private readonly entropyLoss: EntropyLossFn;
   private readonly advantage?: TrainerAdvantageFn;
+  private readonly criticOptimizer?: AdamW;
+  private readonly klPenalty?: KlFn;
+  /** Trainer steps taken: equals the actor's optimizer steps except during critic warm-up. */
+  private skippedActorSteps = 0;
 
   constructor(
     readonly model: CausalLM,
     readonly reference: CausalLM | undefined,
     readonly opts: TrainerOptions,
+    readonly critic?: CriticSetup,
   ) {
     const a = opts.algorithm;
     this.policyLoss = createPolicyLossFn(a.policyLossFn, a.policyLossFnArgs);
@@ -71,11 +98,20 @@ export class RftTrainer {
     }
     if (a.useReference && !reference) throw new Error(`algorithm uses a reference model but none was given`);
     this.optimizer = new AdamW(model.trainableVariables(), { betas: opts.betas, weightDecay: opts.weightDecay, clipGradNorm: opts.gradClip });
+    if (critic) {
+      this.criticOptimizer = new AdamW(critic.model.variables(), { betas: critic.betas, weightDecay: critic.weightDecay, clipGradNorm: critic.gradClip });
+      if (critic.klPenaltyFn !== 'none') this.klPenalty = createKlFn(critic.klPenaltyFn, critic.klPenaltyFnArgs, 'kl_penalty_fn');
+    }
   }
 
-  /** Optimizer steps taken so far (the trainer's global step). */
+  /** The trainer's global step. */
   get step(): number {
-    return this.optimizer.step;
+    return this.optimizer.step + this.skippedActorSteps;
+  }
+
+  /** Sets the global step after a resume (the actor optimizer's own count comes with its state). */
+  restoreStep(step: number): void {
+    this.skippedActorSteps = Math.max(0, step - this.optimizer.step);
   }
 
   /** One training step on `exps`; returns Trinity's trainer metrics for it. */
@@ -84,7 +120,19 @@ export class RftTrainer {
     const rows = expandPairs(exps);
     const batch = padBatch(rows, this.opts.padTokenId);
     const ref = this.reference && this.opts.algorithm.useReference ? this.referenceLogprobs(batch) : undefined;
-    if (this.advantage) this.applyTrainerAdvantage(batch, rows);
+    const metrics: Record<string, number> = {};
+    if (this.critic) {
+      const values = this.criticValues(batch);
+      Object.assign(metrics, this.applyTrainerAdvantage(batch, rows, values, ref));
+      Object.assign(metrics, this.updateCritic(batch, values));
+      if (this.step < this.critic.warmupSteps) {
+        // veRL: the actor waits until the critic has warmed up; the step still counts.
+        this.skippedActorSteps++;
+        Object.assign(metrics, dataMetrics(batch));
+        metrics['time/train_step'] = (Date.now() - started) / 1000;
+        return metrics;
+      }
+    } else if (this.advantage) this.applyTrainerAdvantage(batch, rows);
     const B = rows.length;
     const micro = Math.max(1, Math.min(this.opts.microBatchSize ?? B, B));
     // DPO pairs stay together in one micro-batch.
@@ -118,7 +166,6 @@ export class RftTrainer {
       const r = this.optimizer.apply(grads!, lr);
       gradNorm = r.gradNorm;
     }
-    const metrics: Record<string, number> = {};
     for (const [k, v] of sums) metrics[`actor/${k}`] = v;
     metrics['actor/grad_norm'] = gradNorm;
     metrics['actor/lr'] = lr;
@@ -179,21 +226,126 @@ export class RftTrainer {
     return out;
   }
 
-  private applyTrainerAdvantage(b: PaddedBatch, rows: readonly Experience[]): void {
+  /** Token-level rewards (the score on the last response token, minus the KL penalty if any), then the advantage. */
+  private applyTrainerAdvantage(b: PaddedBatch, rows: readonly Experience[], values?: number[][], ref?: number[][]): Record<string, number> {
     const scores = b.responseMask.map((m, i) => {
       const row = m.map(() => 0);
       const last = Math.max(0, b.responseLengths[i] - 1);
       row[last] = b.rewards[i];
       return row;
     });
+    let tokenLevelRewards = scores;
+    const metrics: Record<string, number> = {};
+    if (this.klPenalty) {
+      const r = this.klPenalty.applyKlPenaltyToReward({ tokenLevelScores: scores, oldLogprob: b.oldLogprobs, refLogprob: ref, responseMask: b.responseMask });
+      tokenLevelRewards = r.tokenLevelRewards;
+      for (const [k, v] of Object.entries(r.metrics)) metrics[`critic/${k}`] = v;
+    }
     const uid = rows.map((e) => `${e.eid.batch}/${e.eid.task}`);
-    const r = this.advantage!.compute({ tokenLevelRewards: scores, responseMask: b.responseMask, uid, oldLogprobs: b.oldLogprobs });
+    const r = this.advantage!.compute({ tokenLevelRewards, responseMask: b.responseMask, uid, oldLogprobs: b.oldLogprobs, values });
     b.advantages = r.advantages;
     b.returns = r.returns;
+    if (values) {
+      const masked = (rows2: number[][]): number[] => rows2.flatMap((row, i) => row.filter((_, t) => b.responseMask[i][t] > 0));
+      Object.assign(metrics, stats('critic/rewards', tokenLevelRewards.map((row) => row.reduce((a, x) => a + x, 0))), stats('critic/returns', masked(r.returns)), stats('critic/values', masked(values)));
+    }
+    return metrics;
+  }
+
+  /** The critic's values of each response token (the state before it), `[B, R]`, without gradients. */
+  private criticValues(b: PaddedBatch): number[][] {
+    const out: number[][] = [];
+    const micro = this.critic!.microBatchSize ?? b.tokens.length;
+    for (let from = 0; from < b.tokens.length; from += micro) {
+      const mb = sliceRows(b, from, Math.min(b.tokens.length, from + micro));
+      out.push(...tf.tidy(() => this.responseValues(mb).arraySync()));
+    }
+    return out;
+  }
+
+  private responseValues(b: PaddedBatch): tf.Tensor2D {
+    const [B, T] = [b.tokens.length, b.tokens[0].length];
+    const ids = tf.tensor2d(b.tokens, undefined, 'int32');
+    const inputs = tf.slice(ids, [0, 0], [B, T - 1]) as tf.Tensor2D;
+    const positions = b.attentionMask.map((row) => {
+      let n = 0;
+      return row.slice(0, T - 1).map((m) => (m ? n++ : 0));
+    });
+    const v = this.critic!.model.values(inputs, {
+      positions: tf.tensor2d(positions, [B, T - 1], 'int32'),
+      keyMask: tf.tensor2d(
+        b.attentionMask.map((r) => r.slice(0, T - 1)),
+        [B, T - 1],
+      ),
+    });
+    return tf.slice(v, [0, b.promptWidth - 1], [B, b.responseWidth]) as tf.Tensor2D;
+  }
+
+  /** veRL's value loss: ½·agg(max((V − R)², (clip(V, V_old ± c) − R)²)), one AdamW step per ppo epoch. */
+  private updateCritic(b: PaddedBatch, oldValues: number[][]): Record<string, number> {
+    const c = this.critic!;
+    const B = b.tokens.length;
+    const micro = Math.max(1, Math.min(c.microBatchSize ?? B, B));
+    const sums = new Map<string, number>();
+    let gradNorm = 0;
+    let lr = 0;
+    for (let epoch = 0; epoch < c.ppoEpochs; epoch++) {
+      lr = learningRate(c.schedule, this.criticOptimizer!.step);
+      let grads: tf.Tensor[] | undefined;
+      for (let from = 0; from < B; from += micro) {
+        const to = Math.min(B, from + micro);
+        const mb = sliceRows(b, from, to);
+        const weight = (to - from) / B;
+        const { value, grads: g } = tf.variableGrads(
+          () =>
+            tf.tidy(() => {
+              const vpred = this.responseValues(mb);
+              const old = tf.tensor2d(oldValues.slice(from, to));
+              const ret = tf.tensor2d(mb.returns);
+              const mask = tf.tensor2d(mb.responseMask);
+              const vclip = tf.add(old, tf.clipByValue(tf.sub(vpred, old), -c.cliprangeValue, c.cliprangeValue));
+              const l1 = tf.square(tf.sub(vpred, ret));
+              const l2 = tf.square(tf.sub(vclip, ret));
+              const loss = tf.mul(aggregateLoss(tf.maximum(l1, l2), mask, c.lossAggMode), 0.5);
+              const [vf, frac, vmean] = [loss, maskedMean(gtF(l2, l1), mask), maskedMean(vpred, mask)].map((t) => t.dataSync()[0]);
+              const add = (k: string, v: number): void => void sums.set(k, (sums.get(k) ?? 0) + (v * weight) / c.ppoEpochs);
+              add('vf_loss', vf);
+              add('vf_clipfrac', frac);
+              add('vpred_mean', vmean);
+              return tf.mul(loss, weight) as tf.Scalar;
+            }),
+          this.criticOptimizer!.variables as tf.Variable[],
+        );
+        value.dispose();
+        const ordered = this.criticOptimizer!.variables.map((v) => g[v.name] ?? tf.zerosLike(v));
+        if (!grads) grads = ordered;
+        else {
+          const next = grads.map((s, i) => tf.add(s, ordered[i]));
+          for (const t of [...grads, ...ordered]) t.dispose();
+          grads = next;
+        }
+      }
+      gradNorm = this.criticOptimizer!.apply(grads!, lr).gradNorm;
+    }
+    const out: Record<string, number> = {};
+    for (const [k, v] of sums) out[`critic/${k}`] = v;
+    out['critic/grad_norm'] = gradNorm;
+    out['critic/lr'] = lr;
+    return out;
   }
 
   dispose(): void {
     this.optimizer.dispose();
+    this.criticOptimizer?.dispose();
+  }
+
+  /** The critic optimizer's state, for checkpoints. */
+  criticState(): ReturnType<AdamW['exportState']> | undefined {
+    return this.criticOptimizer?.exportState();
+  }
+
+  loadCriticState(s: ReturnType<AdamW['exportState']>): void {
+    this.criticOptimizer?.loadState(s);
   }
 }
 
@@ -209,13 +361,17 @@ function expandPairs(exps: readonly Experience[]): Experience[] {
   });
 }
 
-/** veRL's data metrics Trinity logs for every step. */
-function dataMetrics(b: PaddedBatch): Record<string, number> {
-  const stats = (name: string, vs: number[]): Record<string, number> => ({
+function stats(name: string, vs: number[]): Record<string, number> {
+  if (!vs.length) return {};
+  return {
     [`${name}/mean`]: vs.reduce((a, x) => a + x, 0) / vs.length,
     [`${name}/max`]: Math.max(...vs),
     [`${name}/min`]: Math.min(...vs),
-  });
+  };
+}
+
+/** veRL's data metrics Trinity logs for every step. */
+function dataMetrics(b: PaddedBatch): Record<string, number> {
   const advantages = b.advantages.flatMap((row, i) => row.filter((_, t) => b.responseMask[i][t] > 0));
   return {
     ...stats('response_length', b.responseLengths),
