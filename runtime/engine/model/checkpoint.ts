@@ -121,6 +121,8 @@ export interface SaveOptions {
   files?: Record<string, string | Uint8Array>;
   /** Saved into the same directory (tokenizer.json, tokenizer_config.json, …), inside the same atomic swap. */
   tokenizer?: { save(dir: string): void };
+  /** Writes more into the directory before it is swapped in (e.g. a critic in a subdirectory). */
+  extra?: (dir: string) => void;
   generation?: GenerationDefaults;
 }
 
@@ -148,7 +150,10 @@ export function saveModel(model: CausalLM, dir: string, opts: SaveOptions = {}):
     'generation_config.json': `${JSON.stringify(generation, null, 2)}\n`,
     'model.safetensors': writeSafetensors(tensors, { format: 'pt' }),
     ...opts.files,
-  }, opts.tokenizer ? (tmp) => opts.tokenizer!.save(tmp) : undefined);
+  }, (tmp) => {
+    opts.tokenizer?.save(tmp);
+    opts.extra?.(tmp);
+  });
 }
 
 function unwrap(ids: number[]): number | number[] {

@@ -39,11 +39,13 @@ export function saveCheckpoint(
   tokenizer: TextTokenizer,
   optimizer: AdamWState | undefined,
   state: TrainerCheckpointState,
+  /** Writes more into the checkpoint before it is swapped in (PPO's critic goes to `critic/`). */
+  extra?: (dir: string) => void,
 ): string {
   const dir = checkpointDir(jobDir, step);
   const files: Record<string, string | Uint8Array> = { 'trainer_state.json': `${JSON.stringify(state, null, 2)}\n` };
   if (optimizer) files['optimizer.safetensors'] = encodeOptimizer(optimizer);
-  saveModel(model, dir, { tokenizer, files });
+  saveModel(model, dir, { tokenizer, files, extra });
   writeFileAtomically(join(jobDir, LATEST_FILE), `${step}\n`);
   return dir;
 }
@@ -94,7 +96,7 @@ export function readOptimizerState(dir: string): AdamWState | undefined {
   return { step, m: Array.from({ length: n }, (_, i) => get(`m.${i}`)), v: Array.from({ length: n }, (_, i) => get(`v.${i}`)) };
 }
 
-function encodeOptimizer(s: AdamWState): Uint8Array {
+export function encodeOptimizer(s: AdamWState): Uint8Array {
   const tensors: Record<string, TensorToWrite> = {};
   s.m.forEach((m, i) => (tensors[`m.${i}`] = { dtype: 'F32', shape: [m.length], values: m }));
   s.v.forEach((v, i) => (tensors[`v.${i}`] = { dtype: 'F32', shape: [v.length], values: v }));
