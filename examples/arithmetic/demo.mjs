@@ -68,7 +68,7 @@ function runSeed(seed) {
           stage++;
           show(`seed ${seed}: ${e.message}`);
         } else if (e.type === 'metrics') {
-          const acc = Object.entries(e.values).find(([k]) => /^eval\/.*\/accuracy\/mean$/.test(k));
+          const acc = Object.entries(e.values).find(([k]) => /^eval\/.*\/accuracy\/mean(@\d+)?$/.test(k));
           if (acc) evals.push({ step: e.step, accuracy: acc[1] });
           if (e.role === 'trainer' && stage === 1 && e.step % 10 === 0) show(`seed ${seed}: SFT step ${e.step}  loss ${e.values['actor/sft_loss']?.toFixed(3)}`);
           if (e.role === 'explorer' && e.values['rollout/accuracy/mean'] !== undefined) {

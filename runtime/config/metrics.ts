@@ -4,6 +4,7 @@
  */
 import type { Cfg } from './check/context';
 import { rolesOf } from './model/choices';
+import { atLeast, NEWEST_RELEASE, type Release } from './releases';
 
 export interface MetricNames {
   explorer: string[];
@@ -60,9 +61,85 @@ const POLICY_LOSS_METRICS: Record<string, string[]> = {
   mix_chord: ['usual/pg_loss', 'usual/pg_clipfrac', 'usual/pg_clipfrac_lower', 'usual/ppo_kl', 'expert/sft_loss', 'expert/sft_phi_loss', 'loss', 'mu'],
 };
 
-export function metricNames(cfg: Cfg): MetricNames {
+/**
+ * Explorer metric names by release (rollout, experience pipeline, eval/bench), read from Trinity's history:
+ * - pipeline: v0.3.0–v0.3.1 prefix every key `pipeline/`; from v0.3.2 (30ca213) keys are `experience_pipeline/<key>`
+ *   and `time/…` keys stay unprefixed (trinity/buffer/pipelines/experience_pipeline.py).
+ * - per-run timing: v0.3.x log `time_per_task` (workflow_runner.py) and `task_run_time` (scheduler.py); from v0.4.0
+ *   (4b27dff) `time/run_execution` (workflow_runner.py) and `time/task_execution` (scheduler.py).
+ * - eval: v0.3.x gather each task's mean as `<prefix>/<taskset>/<key>/{mean,max,min}`; v0.4.0 turns a task's runs
+ *   into `<key>/{mean,best,worst}@k` (k = 2, 4, … < n, then n) and gathers those with {mean,max,min}; from v0.5.0
+ *   (fdfdc7b) a task gives `<key>/mean@n`, `<key>/std@n` (+ bootstrapped `best@k`/`worst@k` when n > 1) and
+ *   `gather_eval_metrics` logs only their mean over tasks, `<prefix>/<taskset>/<key>/mean@n` (all of
+ *   {mean,max,min,std} under `monitor.detailed_stats`). Time keys are averaged per task, not split by @n.
+ * - `<prefix>/total_time` up to v0.3.1, `time/eval` from v0.3.2; `…/finished_task_count` from v0.4.0.
+ */
+export function pipelineMetricKey(release: Release, key: string): string {
+  if (!atLeast(release, 'v0.3.2')) return `pipeline/${key}`;
+  return key.startsWith('time/') ? key : `experience_pipeline/${key}`;
+}
+
+/** The timing keys of one task's run (workflow runner) and of the whole task (scheduler), before gathering. */
+export function runMetricKeys(release: Release): { run: string; task: string } {
+  return atLeast(release, 'v0.4.0') ? { run: 'time/run_execution', task: 'time/task_execution' } : { run: 'time_per_task', task: 'task_run_time' };
+}
+
+export type EvalStyle = 'stats' | 'at-k' | 'at-n';
+
+/** How eval runs are reduced: per-task mean then {mean,max,min} (≤ v0.3.2), @k stats (v0.4.0), @n stats (≥ v0.5.0). */
+export function evalStyle(release: Release): EvalStyle {
+  return atLeast(release, 'v0.5.0') ? 'at-n' : atLeast(release, 'v0.4.0') ? 'at-k' : 'stats';
+}
+
+const isTimeKey = (key: string) => key.includes('time/task_execution') || key.includes('time/run_execution');
+
+/** v0.4.0's subset sizes: 2, 4, … below n, then n. */
+export function evalKs(n: number): number[] {
+  const ks: number[] = [];
+  for (let k = 2; k < n; k *= 2) ks.push(k);
+  ks.push(n);
+  return ks;
+}
+
+/**
+ * The per-task keys Trinity's `calculate_task_level_metrics(is_eval=True)` makes of one key over n runs (≥ v0.4.0).
+ * `bootstrap` adds main's best@/worst@ names (computed with numpy's bootstrap; the local runtime omits them).
+ */
+export function evalTaskKeys(release: Release, key: string, n: number, bootstrap = true): string[] {
+  const style = evalStyle(release);
+  if (style === 'stats' || isTimeKey(key)) return [key];
+  if (style === 'at-k') return evalKs(n).flatMap((k) => [`${key}/mean@${k}`, `${key}/best@${k}`, `${key}/worst@${k}`]);
+  const out = [`${key}/mean@${n}`, `${key}/std@${n}`];
+  if (bootstrap && n > 1) for (const k of evalKs(n)) out.push(`${key}/best@${k}`, `${key}/worst@${k}`);
+  return out;
+}
+
+/** The stats over tasks one per-task eval key is logged with: `/{mean,max,min}`, or (≥ v0.5.0) the bare mean. */
+export function evalGatherSuffixes(release: Release, detailedStats = false): string[] {
+  if (evalStyle(release) !== 'at-n') return ['/mean', '/max', '/min'];
+  return detailedStats ? ['/mean', '/max', '/min', '/std'] : [''];
+}
+
+/** Every name one eval metric key of a taskset is logged under: `<prefix>/<taskset>/…`. */
+export function evalMetricKeys(release: Release, prefix: string, taskset: string, key: string, n: number, detailedStats = false, bootstrap = true): string[] {
+  const sfx = evalGatherSuffixes(release, detailedStats);
+  return evalTaskKeys(release, key, n, bootstrap).flatMap((k) => sfx.map((s) => `${prefix}/${taskset}/${k}${s}`));
+}
+
+/** The eval wall-time key: `<prefix>/total_time` up to v0.3.1, `time/eval` after. */
+export function evalTimeKey(release: Release, prefix: string): string {
+  return atLeast(release, 'v0.3.2') ? 'time/eval' : `${prefix}/total_time`;
+}
+
+/** Whether `rollout/finished_task_count` and `<prefix>/<taskset>/finished_task_count` are logged (≥ v0.4.0). */
+export function logsFinishedTaskCount(release: Release): boolean {
+  return atLeast(release, 'v0.4.0');
+}
+
+/** The metric names a run of `cfg` logs with Trinity `release` (default: the newest modelled release). */
+export function metricNames(cfg: Cfg, release: Release = NEWEST_RELEASE): MetricNames {
   const roles = rolesOf(cfg.mode as string);
-  return { explorer: roles.explorer ? explorerMetrics(cfg) : [], trainer: roles.trainer ? trainerMetrics(cfg) : [] };
+  return { explorer: roles.explorer ? explorerMetrics(cfg, release) : [], trainer: roles.trainer ? trainerMetrics(cfg) : [] };
 }
 
 function tasksetsOf(cfg: Cfg): Cfg[] {
@@ -70,33 +147,44 @@ function tasksetsOf(cfg: Cfg): Cfg[] {
   return [...(input.taskset ? [input.taskset] : []), ...(input.tasksets ?? [])];
 }
 
-function taskMetricKeys(ts: Cfg | undefined, cfg: Cfg): string[] {
+function taskMetricKeys(ts: Cfg | undefined, cfg: Cfg, release: Release): string[] {
   const workflow = ts?.default_workflow_type ?? cfg.buffer?.explorer_input?.default_workflow_type;
   const reward = ts?.default_reward_fn_type ?? cfg.buffer?.explorer_input?.default_reward_fn_type ?? WORKFLOW_REWARDS[workflow];
-  return ['time_per_task', 'task_run_time', ...(REWARD_METRICS[reward] ?? [])];
+  const run = runMetricKeys(release);
+  return [run.run, run.task, ...(REWARD_METRICS[reward] ?? [])];
 }
 
-function explorerMetrics(cfg: Cfg): string[] {
+function explorerMetrics(cfg: Cfg, release: Release): string[] {
   const out: string[] = [];
   const evalPrefix = cfg.mode === 'bench' ? 'bench' : 'eval';
+  const pipe = (k: string) => pipelineMetricKey(release, k);
   if (cfg.mode !== 'bench') {
     out.push('rollout/model_version');
-    const keys = new Set(tasksetsOf(cfg).flatMap((ts) => taskMetricKeys(ts, cfg)));
-    if (keys.size === 0) taskMetricKeys(undefined, cfg).forEach((k) => keys.add(k));
+    if (logsFinishedTaskCount(release)) out.push('rollout/finished_task_count');
+    const keys = new Set(tasksetsOf(cfg).flatMap((ts) => taskMetricKeys(ts, cfg, release)));
+    if (keys.size === 0) taskMetricKeys(undefined, cfg, release).forEach((k) => keys.add(k));
     for (const k of keys) out.push(...stats(`rollout/${k}`));
-    out.push('pipeline/experience_count');
+    out.push(pipe('experience_count'));
     const adv = cfg.algorithm?.advantage_fn;
-    for (const k of ADVANTAGE_METRICS[adv] ?? []) out.push(...stats(`pipeline/group_advantages/${k}`));
+    // From v0.3.2 GRPO folds its per-group `skipped_count` into a pipeline-level `filtered_count`, and the
+    // step-wise GRPO adds `filtered_count` and `skipped_group_ratio` (trinity/algorithm/advantage_fn).
+    const v032 = atLeast(release, 'v0.3.2');
+    for (const k of ADVANTAGE_METRICS[adv] ?? []) if (!(v032 && adv === 'grpo' && k === 'skipped_count')) out.push(...stats(pipe(`group_advantages/${k}`)));
+    const advFiltered = v032 && (adv === 'grpo' || adv === 'step_wise_grpo');
+    if (v032 && adv === 'step_wise_grpo') out.push(pipe('skipped_group_ratio'));
     const ops = (cfg.data_processor?.experience_pipeline?.operators ?? []) as { name?: string }[];
-    if (ops.some((o) => o?.name === 'reward_filter' || o?.name === 'reward_std_filter')) out.push('pipeline/filtered_count');
-    if (ops.some((o) => o?.name === 'reward_shaping_mapper')) out.push(...stats('pipeline/reward_diff'));
+    if (advFiltered || ops.some((o) => o?.name === 'reward_filter' || o?.name === 'reward_std_filter')) out.push(pipe('filtered_count'));
+    if (ops.some((o) => o?.name === 'reward_shaping_mapper')) out.push(...stats(pipe('reward_diff')));
   }
   const evals = (cfg.buffer?.explorer_input?.eval_tasksets ?? []) as Cfg[];
+  const detailed = atLeast(release, 'v0.5.0') && cfg.monitor?.detailed_stats === true;
   evals.forEach((ts, i) => {
     const name = ts?.name || `eval_taskset_${i}`;
-    for (const k of taskMetricKeys(ts, cfg)) out.push(...stats(`${evalPrefix}/${name}/${k}`));
+    const n = typeof ts?.repeat_times === 'number' && ts.repeat_times > 0 ? ts.repeat_times : 1;
+    if (logsFinishedTaskCount(release)) out.push(`${evalPrefix}/${name}/finished_task_count`);
+    for (const k of taskMetricKeys(ts, cfg, release)) out.push(...evalMetricKeys(release, evalPrefix, name, k, n, detailed));
   });
-  if (evals.length) out.push(`${evalPrefix}/total_time`);
+  if (evals.length) out.push(evalTimeKey(release, evalPrefix));
   return out;
 }
 

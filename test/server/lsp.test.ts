@@ -174,7 +174,7 @@ describe('language server (in process)', () => {
     assert.match(r.runs[0].yaml, /train_batch_size: 128 # set by Trinity: `buffer\.train_batch_size` = `batch_size` × `repeat_times` = 16 × 8 = 128/);
     assert.match(r.runs[0].yaml, /max_prompt_tokens: 1024 # set by Trinity/);
     assert.ok(r.runs[0].metrics.explorer.includes('rollout/accuracy/mean'));
-    assert.ok(r.runs[0].metrics.explorer.includes('pipeline/group_advantages/reward_mean/mean'));
+    assert.ok(r.runs[0].metrics.explorer.includes('experience_pipeline/group_advantages/reward_mean/mean'));
     assert.ok(r.runs[0].metrics.trainer.includes('actor/pg_loss'));
     assert.ok(r.runs[0].metrics.trainer.includes('actor/kl_loss'));
   });

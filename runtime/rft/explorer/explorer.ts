@@ -1,8 +1,11 @@
 /**
  * Trinity's explorer step (trinity/explorer/explorer.py, workflow_runner.py): read `batch_size` tasks, run each
  * task's workflow `repeat_times` times, send the experiences through the pipeline into the buffer, and log
- * `rollout/…` and `pipeline/…` metrics. Eval runs every eval taskset whole and logs `eval/<name>/…`.
+ * `rollout/…` and pipeline metrics. Eval runs every eval taskset whole and logs `eval/<name>/…`. Names follow the
+ * release (runtime/config/metrics.ts): per-run timing keys, eval reduction ({mean,max,min}, @k or @n) and the rest.
  */
+import { evalGatherSuffixes, evalKs, evalStyle, evalTimeKey, logsFinishedTaskCount, runMetricKeys } from '../../config/metrics';
+import { NEWEST_RELEASE, type Release } from '../../config/releases';
 import type { RolloutSample } from '../../protocol';
 import { gatherMetrics } from '../algorithm';
 import type { Experience } from '../experience';
@@ -22,6 +25,10 @@ export interface ExplorerOptions {
   /** Rollout samples reported per step (prompt, response, reward). */
   samplesPerStep: number;
   log: (level: 'info' | 'warning' | 'error', message: string) => void;
+  /** The Trinity release whose metric names are logged (default: the newest). */
+  release?: Release;
+  /** `monitor.detailed_stats` (≥ v0.5.0): eval metrics gathered as {mean,max,min,std} instead of the mean only. */
+  detailedStats?: boolean;
 }
 
 export interface StepOutput {
@@ -32,14 +39,23 @@ export interface StepOutput {
 
 interface TaskRun {
   exps: Experience[];
+  /** The task's metrics: each run's (one per experience) mean, plus the release's timing keys. */
   metrics: Record<string, number>;
+  /** One record per run (experience) of the task, for eval's per-task reduction. */
+  runs: Record<string, number>[];
+  /** The release's timing keys (run, task) with the task's seconds. */
+  timing: Record<string, number>;
 }
 
 export class Explorer {
+  private readonly release: Release;
+
   constructor(
     readonly model: RolloutModel,
     private readonly opts: ExplorerOptions,
-  ) {}
+  ) {
+    this.release = opts.release ?? NEWEST_RELEASE;
+  }
 
   /** Runs one batch of training tasks; the experiences carry eid.batch = step. */
   explore(step: number, tasks: readonly ExplorerTask[], pipeline: ExperiencePipeline): StepOutput {
@@ -55,8 +71,7 @@ export class Explorer {
         'rollout',
       ),
       ...pipelineMetrics,
-      'rollout/finished_task_count': tasks.length - failed,
-      'rollout/failed_task_count': failed,
+      ...(logsFinishedTaskCount(this.release) ? { 'rollout/finished_task_count': tasks.length - failed } : {}),
       'time/explore_step': (Date.now() - started) / 1000,
     };
     return { experiences: exps, metrics, samples: sample(all, this.opts.samplesPerStep) };
@@ -66,13 +81,12 @@ export class Explorer {
   evaluate(name: string, tasks: readonly ExplorerTask[], step: number, prefix = 'eval'): Record<string, number> {
     const started = Date.now();
     const runs = tasks.map((t, i) => this.runTask({ ...t, isEval: true }, `${step}/${name}`, i));
+    const done = runs.filter((r) => r.exps.length > 0);
+    const perTask = done.map((r) => ({ ...evalTaskMetrics(this.release, r.runs), ...r.timing }));
     return {
-      ...gatherMetrics(
-        runs.filter((r) => r.exps.length > 0).map((r) => r.metrics),
-        `${prefix}/${name}`,
-      ),
-      [`${prefix}/${name}/finished_task_count`]: runs.filter((r) => r.exps.length > 0).length,
-      [`${prefix}/total_time`]: (Date.now() - started) / 1000,
+      ...gatherEval(this.release, perTask, `${prefix}/${name}`, this.opts.detailedStats ?? false),
+      ...(logsFinishedTaskCount(this.release) ? { [`${prefix}/${name}/finished_task_count`]: done.length } : {}),
+      [evalTimeKey(this.release, prefix)]: (Date.now() - started) / 1000,
     };
   }
 
@@ -97,17 +111,63 @@ export class Explorer {
           e.info = { ...e.info, model_version: this.model.version, task_index: index };
         }
         const elapsed = (Date.now() - started) / 1000;
-        // Trinity ≤ v0.5 names (the ones runtime/config/metrics.ts lists); main renamed them time/run_execution.
-        return { exps, metrics: { ...averageMetrics(exps), time_per_task: elapsed, task_run_time: elapsed } };
+        const keys = runMetricKeys(this.release);
+        const timing = { [keys.run]: elapsed, [keys.task]: elapsed };
+        return { exps, metrics: { ...averageMetrics(exps), ...timing }, runs: exps.map((e) => ({ ...(e.metrics ?? {}) })), timing };
       } catch (e) {
         const message = (e as Error).message;
         if (attempt >= this.opts.maxRetryTimes) {
           this.opts.log('warning', `task ${index} of batch ${batch} failed after ${attempt + 1} attempt(s): ${message}`);
-          return { exps: [], metrics: {} };
+          return { exps: [], metrics: {}, runs: [], timing: {} };
         }
       }
     }
   }
+}
+
+/**
+ * One eval task's metrics from its runs, as Trinity's `calculate_task_level_metrics(is_eval=True)`: the mean
+ * (≤ v0.3.2); `<key>/{mean,best,worst}@k` over the first k runs (v0.4.0); `<key>/mean@n` and `<key>/std@n`
+ * (population std) from v0.5.0. Main's bootstrapped best@k/worst@k (numpy RNG) are not computed locally.
+ */
+function evalTaskMetrics(release: Release, runs: readonly Record<string, number>[]): Record<string, number> {
+  const style = evalStyle(release);
+  const cols = new Map<string, number[]>();
+  for (const r of runs) for (const [k, v] of Object.entries(r)) if (typeof v === 'number') cols.set(k, [...(cols.get(k) ?? []), v]);
+  const out: Record<string, number> = {};
+  for (const [key, vs] of cols) {
+    const m = vs.reduce((a, b) => a + b, 0) / vs.length;
+    if (style === 'stats') out[key] = m;
+    else if (style === 'at-k') {
+      for (const k of evalKs(vs.length)) {
+        const head = vs.slice(0, k);
+        out[`${key}/mean@${k}`] = head.reduce((a, b) => a + b, 0) / k;
+        out[`${key}/best@${k}`] = Math.max(...head);
+        out[`${key}/worst@${k}`] = Math.min(...head);
+      }
+    } else {
+      out[`${key}/mean@${vs.length}`] = m;
+      out[`${key}/std@${vs.length}`] = Math.sqrt(vs.reduce((a, b) => a + (b - m) ** 2, 0) / vs.length);
+    }
+  }
+  return out;
+}
+
+/** Eval metrics over tasks: {mean,max,min} (< v0.5.0); from v0.5.0 `gather_eval_metrics`, the mean only unless detailed. */
+function gatherEval(release: Release, perTask: readonly Record<string, number>[], prefix: string, detailed: boolean): Record<string, number> {
+  if (evalStyle(release) !== 'at-n') return gatherMetrics(perTask, prefix);
+  const sfx = evalGatherSuffixes(release, detailed);
+  const cols = new Map<string, number[]>();
+  for (const d of perTask) for (const [k, v] of Object.entries(d)) if (typeof v === 'number' && !Number.isNaN(v)) cols.set(k, [...(cols.get(k) ?? []), v]);
+  const out: Record<string, number> = {};
+  for (const [k, vs] of cols) {
+    const m = vs.reduce((a, b) => a + b, 0) / vs.length;
+    // pandas' std is the sample std (ddof 1): NaN for a single task, which is left out here.
+    const std = vs.length > 1 ? Math.sqrt(vs.reduce((a, b) => a + (b - m) ** 2, 0) / (vs.length - 1)) : NaN;
+    const stat: Record<string, number> = { '': m, '/mean': m, '/max': Math.max(...vs), '/min': Math.min(...vs), '/std': std };
+    for (const s of sfx) if (!Number.isNaN(stat[s])) out[`${prefix}/${k}${s}`] = stat[s];
+  }
+  return out;
 }
 
 /** Each metric of a task: the mean over its experiences (Trinity averages per task before gathering). */

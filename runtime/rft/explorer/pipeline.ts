@@ -1,8 +1,11 @@
 /**
  * The experience pipeline Trinity runs on each explorer step's experiences (trinity/buffer/pipelines,
  * trinity/buffer/operators): the configured operators in order, then the algorithm's group advantage function.
- * Metrics come back under `pipeline/` (always with `pipeline/experience_count`).
+ * Metrics come back named as the release names them (runtime/config/metrics.ts `pipelineMetricKey`): `pipeline/…`
+ * up to v0.3.1, `experience_pipeline/…` from v0.3.2 (always with `…/experience_count`).
  */
+import { pipelineMetricKey } from '../../config/metrics';
+import { NEWEST_RELEASE, type Release } from '../../config/releases';
 import type { GroupAdvantageFn } from '../algorithm';
 import type { Experience } from '../experience';
 import { taskGroupId } from '../experience';
@@ -99,6 +102,7 @@ export class ExperiencePipeline {
   constructor(
     specs: readonly OperatorSpec[],
     private readonly advantage: GroupAdvantageFn | undefined,
+    private readonly release: Release = NEWEST_RELEASE,
   ) {
     this.operators = specs.map((s) => {
       const make = OPERATORS[s.name];
@@ -117,14 +121,14 @@ export class ExperiencePipeline {
       const r = op.run(exps);
       exps = r.exps;
       // Later operators replace earlier metrics of the same name, as Trinity's `metrics.update` does.
-      for (const [k, v] of Object.entries(r.metrics)) metrics[`pipeline/${k}`] = v;
+      for (const [k, v] of Object.entries(r.metrics)) metrics[pipelineMetricKey(this.release, k)] = v;
     }
     if (this.advantage) {
       const r = this.advantage.process(exps.map((e) => ({ ...e, reward: e.reward ?? 0, actionMask: e.actionMask ?? new Array<number>(e.tokens.length - e.promptLength).fill(1) })));
       exps = r.exps;
-      for (const [k, v] of Object.entries(r.metrics)) metrics[`pipeline/${k}`] = v;
+      for (const [k, v] of Object.entries(r.metrics)) metrics[pipelineMetricKey(this.release, k)] = v;
     }
-    metrics['pipeline/experience_count'] = exps.length;
+    metrics[pipelineMetricKey(this.release, 'experience_count')] = exps.length;
     return { exps, metrics };
   }
 }

@@ -82,12 +82,14 @@ export async function buildExplorer(init: ExplorerInit, log: (level: 'info' | 'w
     maxRetryTimes: cfg.explorer.max_retry_times ?? 0,
     createReward: (name, args) => createReward(name, args, { release: init.release }),
     samplesPerStep: 4,
+    release: init.release,
+    detailedStats: cfg.monitor?.detailed_stats === true,
     log,
   });
   explorer.model.version = init.version;
   return {
     explorer,
-    pipeline: experiencePipeline(cfg, alg.groupAdvantage),
+    pipeline: experiencePipeline(cfg, alg.groupAdvantage, init.release),
     reader,
     evalSets,
     model: p.model,

@@ -33,6 +33,8 @@ function makeExplorer(ctx: StageContext, p: Pretrained, evalSets: { name: string
     maxRetryTimes: ctx.cfg.explorer.max_retry_times ?? 0,
     createReward: (name, args) => createReward(name, args, { release: ctx.release }),
     samplesPerStep: 4,
+    release: ctx.release,
+    detailedStats: ctx.cfg.monitor?.detailed_stats === true,
     log: ctx.log,
   });
   return { explorer, evalSets };
@@ -45,9 +47,9 @@ function runEvals(ctx: StageContext, side: ExplorerSide, step: number, prefix = 
   return metrics;
 }
 
-/** Mean accuracy-like numbers of an eval, for the summary: `<prefix>/<set>/<key>/mean`. */
+/** Mean accuracy-like numbers of an eval, for the summary: `<prefix>/<set>/<key>/mean` (`…/mean@n` from v0.5.0). */
 function evalSummary(metrics: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(metrics).filter(([k]) => k.endsWith('/mean')));
+  return Object.fromEntries(Object.entries(metrics).filter(([k]) => /\/mean(@\d+)?$/.test(k) && !/\/(best|worst|std)@\d+\/mean$/.test(k)));
 }
 
 function trainTotalSteps(cfg: Config, explorerSteps: number | undefined): number {
@@ -347,7 +349,7 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     const tasks = trainSets.flatMap((s) => s.tasks);
     const ts = cfg.buffer.explorer_input.taskset ?? cfg.buffer.explorer_input.tasksets?.[0];
     const side = makeExplorer(ctx, rollout, evalSets);
-    const pipeline = experiencePipeline(cfg, alg.groupAdvantage);
+    const pipeline = experiencePipeline(cfg, alg.groupAdvantage, ctx.release);
     const source = cfg.buffer.trainer_input.experience_buffer;
     if (!source) throw new Error('mode explore needs buffer.trainer_input.experience_buffer (where experiences go)');
     const target = withAbsolutePath(source, ctx.configDir);

@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Config } from '../../config/types.generated';
+import type { Release } from '../../config/releases';
 import { effectiveAlgorithmDefaults, algorithmTypeAt } from '../../config/model/algorithms';
 import { loadPretrained, stopTokenIds, type Pretrained } from '../../engine/pretrained';
 import { warmupSteps } from '../../engine/train/schedule';
@@ -127,9 +128,9 @@ export function trainerOptions(cfg: Config, algorithm: AlgorithmSetup, totalStep
   };
 }
 
-export function experiencePipeline(cfg: Config, groupAdvantage: GroupAdvantageFn | undefined): ExperiencePipeline {
+export function experiencePipeline(cfg: Config, groupAdvantage: GroupAdvantageFn | undefined, release?: Release): ExperiencePipeline {
   const ops = (cfg.data_processor?.experience_pipeline?.operators ?? []) as { name: string; args: Record<string, unknown> }[];
-  return new ExperiencePipeline(ops, groupAdvantage);
+  return new ExperiencePipeline(ops, groupAdvantage, release);
 }
 
 /** Trinity's Task -> what the explorer runs. */

@@ -1,4 +1,5 @@
-/** The experience pipeline: Trinity's filters and reward shaping, then the group advantage, with pipeline/ metrics. */
+/** The experience pipeline: Trinity's filters and reward shaping, then the group advantage, with the release's metric names
+ * (`experience_pipeline/…` from v0.3.2, the default being main; `pipeline/…` before). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createAdvantageFn, type GroupAdvantageFn } from '../../../../runtime/rft/algorithm';
@@ -16,7 +17,7 @@ describe('experience pipeline', () => {
       r.exps.map((e) => e.reward),
       [1, 0.5],
     );
-    assert.deepEqual(r.metrics, { 'pipeline/filtered_count': 1, 'pipeline/experience_count': 2 });
+    assert.deepEqual(r.metrics, { 'experience_pipeline/filtered_count': 1, 'experience_pipeline/experience_count': 2 });
   });
 
   test('reward_std_filter drops single-run groups and groups with equal rewards (population std)', () => {
@@ -25,7 +26,7 @@ describe('experience pipeline', () => {
       r.exps.map((e) => e.eid.task),
       [1, 1],
     );
-    assert.equal(r.metrics['pipeline/filtered_count'], 3);
+    assert.equal(r.metrics['experience_pipeline/filtered_count'], 3);
   });
 
   test('reward_shaping_mapper applies each op in order and reports the reward change', () => {
@@ -48,7 +49,7 @@ describe('experience pipeline', () => {
       r.exps.map((e) => e.reward),
       [6, 0],
     );
-    assert.deepEqual([r.metrics['pipeline/reward_diff/mean'], r.metrics['pipeline/reward_diff/max'], r.metrics['pipeline/reward_diff/min']], [2.5, 5, 0]);
+    assert.deepEqual([r.metrics['experience_pipeline/reward_diff/mean'], r.metrics['experience_pipeline/reward_diff/max'], r.metrics['experience_pipeline/reward_diff/min']], [2.5, 5, 0]);
   });
 
   test('the group advantage runs last: GRPO advantages over the filtered groups', () => {
@@ -60,8 +61,19 @@ describe('experience pipeline', () => {
     assert.ok(Math.abs(r.exps[0].advantages![0] - a) < 1e-12 && Math.abs(r.exps[1].advantages![1] + a) < 1e-12);
     // Later operators' metrics replace earlier ones of the same name (Trinity's dict.update): GRPO's own
     // filtered_count (groups dropped by std_threshold: none) is what is reported.
-    assert.equal(r.metrics['pipeline/filtered_count'], 0);
-    assert.equal(r.metrics['pipeline/group_advantages/reward_mean/mean'], 0.5);
+    assert.equal(r.metrics['experience_pipeline/filtered_count'], 0);
+    assert.equal(r.metrics['experience_pipeline/group_advantages/reward_mean/mean'], 0.5);
+  });
+
+  test('metric names follow the release: pipeline/ up to v0.3.1, experience_pipeline/ from v0.3.2', () => {
+    const grpo = createAdvantageFn('grpo', null) as GroupAdvantageFn;
+    const run = (release: 'v0.3.1' | 'v0.3.2' | 'main') =>
+      Object.keys(new ExperiencePipeline([{ name: 'reward_filter', args: { threshold: 0 } }], grpo, release).process([exp(0, 0, 1), exp(0, 1, 0)]).metrics).sort();
+    const old = run('v0.3.1');
+    assert.ok(old.includes('pipeline/experience_count') && old.includes('pipeline/group_advantages/reward_mean/mean'), old.join(', '));
+    assert.ok(old.every((k) => k.startsWith('pipeline/')));
+    assert.deepEqual(run('v0.3.2'), old.map((k) => k.replace(/^pipeline\//, 'experience_pipeline/')).sort());
+    assert.deepEqual(run('main'), run('v0.3.2'));
   });
 
   test('unknown operators are named, with a hint for data_juicer', () => {

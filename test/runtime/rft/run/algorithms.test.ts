@@ -81,7 +81,7 @@ describe('algorithm types', () => {
       assert.equal(trainer.length, type.startsWith('mix') ? 4 : 2);
       // Every actor metric the run logs is one the config model (runtime/config/metrics.ts) predicts.
       const checked = await checkConfig(readFileSync(config, 'utf8'));
-      const predicted = new Set(metricNames(checked.runs[0].resolved).trainer);
+      const predicted = new Set(metricNames(checked.runs[0].resolved, checked.loaded.release).trainer);
       const unpredicted = Object.keys(trainer[0].values).filter((k) => k.startsWith('actor/') && !predicted.has(k));
       assert.deepEqual(unpredicted, [], 'actor metrics metrics.ts does not list');
       for (const t of trainer) {

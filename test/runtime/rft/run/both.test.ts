@@ -61,18 +61,18 @@ describe('mode both (GRPO)', () => {
       [1, 2, 3, 4],
     );
     const checked = await checkConfig(readFileSync(config, 'utf8'));
-    const predicted = metricNames(checked.runs[0].resolved);
+    const predicted = metricNames(checked.runs[0].resolved, checked.loaded.release);
     for (const k of ['actor/pg_loss', 'actor/pg_clipfrac', 'actor/ppo_kl', 'actor/kl_loss', 'actor/grad_norm', 'actor/lr', 'response_length/mean', 'critic/advantages/mean']) {
       assert.ok(k in trainer[0].values, `trainer logs ${k}`);
       assert.ok(predicted.trainer.includes(k), `metrics.ts predicts ${k}`);
     }
     const rollout = explorer.find((l) => 'rollout/accuracy/mean' in l.values)!;
-    for (const k of ['rollout/model_version', 'rollout/accuracy/mean', 'pipeline/experience_count', 'pipeline/group_advantages/reward_mean/mean']) {
+    for (const k of ['rollout/model_version', 'rollout/accuracy/mean', 'rollout/time/run_execution/mean', 'experience_pipeline/experience_count', 'experience_pipeline/group_advantages/reward_mean/mean']) {
       assert.ok(k in rollout.values, `explorer logs ${k}`);
       assert.ok(predicted.explorer.includes(k), `metrics.ts predicts ${k}`);
     }
-    assert.equal(rollout.values['pipeline/experience_count'], 16);
-    const evalSteps = explorer.filter((l) => 'eval/sums-eval/accuracy/mean' in l.values).map((l) => l.step);
+    assert.equal(rollout.values['experience_pipeline/experience_count'], 16);
+    const evalSteps = explorer.filter((l) => 'eval/sums-eval/accuracy/mean@1' in l.values).map((l) => l.step);
     assert.deepEqual(evalSteps, [0, 2, 4]);
   });
 
@@ -177,7 +177,7 @@ describe('one-step off-policy (sync_offset 1)', () => {
           lines.filter((l) => l.role === 'trainer').map((l) => l.step),
           [1, 2, 3, 4],
         );
-        assert.ok(lines.some((l) => 'eval/sums-eval/accuracy/mean' in l.values && l.step === 4));
+        assert.ok(lines.some((l) => 'eval/sums-eval/accuracy/mean@1' in l.values && l.step === 4));
       } finally {
         delete process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
       }
