@@ -14,14 +14,16 @@ import { BatchReader } from '../data/reader';
 import { readTrainData } from '../data/train-data';
 import type { Experience } from '../experience';
 import { Explorer, type ExplorerTask } from '../explorer/explorer';
-import { RftTrainer } from '../trainer/trainer';
-import { copyWeights, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
+import { RftTrainer, type CriticSetup } from '../trainer/trainer';
+import { saveValueModel } from '../../engine/model/value-head';
+import { copyWeights, encodeOptimizer, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
+import { join } from 'node:path';
 import { openExperienceReader, openExperienceWriter, resolveBufferConfig, BufferStopError, type BufferPosition } from '../buffer';
 import { sleep } from '../buffer/wait';
 import type { StageContext, StageResult } from './context';
 import { lastWriterCrashed, lastWrittenStep, readExplorerState, testKillAfterWrite, trainerRunning, writeExplorerState, writeTrainerStatus } from './async';
 import { exportWeights, inThreadExplorer, workerExplorer, type ExplorerDriver, type ExplorerInit } from './explorer-driver';
-import { algorithmSetup, experiencePipeline, loadModelFor, rolloutModel, tasksOf, trainerOptions, withAbsolutePath } from './setup';
+import { algorithmSetup, criticSetup, experiencePipeline, loadModelFor, rolloutModel, tasksOf, trainerOptions, withAbsolutePath } from './setup';
 
 interface ExplorerSide {
   explorer: Explorer;
@@ -65,6 +67,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const needsReference = alg.useReference && alg.klLossFn !== 'none';
   const reference = needsReference ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
   let driver: ExplorerDriver | undefined;
+  let critic: CriticSetup | undefined;
   try {
     const { sync_interval: interval, sync_offset: offset } = cfg.synchronizer;
     let explorerStep = 0;
@@ -100,8 +103,12 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     ctx.log('info', threaded ? 'the explorer runs in a worker thread, overlapping the trainer' : 'the explorer and trainer take turns in one thread');
     const explorerSteps = driver.totalSteps;
     const totalTrain = trainTotalSteps(cfg, explorerSteps);
-    const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId));
+    critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, totalTrain, ctx.seed, resumed?.dir) : undefined;
+    const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId), critic);
     if (resumedOptimizer) trainer.optimizer.loadState(resumedOptimizer);
+    const criticOptimizer = resumed && critic ? readOptimizerState(join(resumed.dir, 'critic')) : undefined;
+    if (criticOptimizer) trainer.loadCriticState(criticOptimizer);
+    if (resumed) trainer.restoreStep(resumedVersion);
     if (resumed) ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${explorerStep})`);
 
     const pending: Experience[] = [];
@@ -112,10 +119,15 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     // The mix sample strategy fills ceil(ratio · train_batch_size) of each batch with expert (SFT) samples.
     const trainBatch = cfg.buffer.train_batch_size - (expert?.batchSize ?? 0);
     const save = (): void => {
-      lastCheckpoint = saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, trainer.optimizer.exportState(), {
-        step: trainer.step,
-        extra: { explorerStep, readerOffset },
-      });
+      lastCheckpoint = saveCheckpoint(
+        ctx.jobDir,
+        trainer.step,
+        policy.model,
+        policy.tokenizer,
+        trainer.optimizer.exportState(),
+        { step: trainer.step, extra: { explorerStep, readerOffset } },
+        critic ? (dir) => saveCritic(critic!, trainer, join(dir, 'critic')) : undefined,
+      );
       pruneCheckpoints(ctx.jobDir, cfg.trainer.max_checkpoints_to_keep);
       ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
     };
@@ -182,7 +194,14 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     await driver?.close();
     policy.model.dispose();
     reference?.model.dispose();
+    critic?.model.dispose();
   }
+}
+
+/** PPO's critic inside a checkpoint: its weights and value head, and its optimizer state. */
+function saveCritic(critic: CriticSetup, trainer: RftTrainer, dir: string): void {
+  const state = trainer.criticState();
+  saveValueModel(critic.model, dir, { files: state ? { 'optimizer.safetensors': encodeOptimizer(state) } : {} });
 }
 
 /**
@@ -213,6 +232,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
   const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
   const reference = alg.useReference && (alg.klLossFn !== 'none' || alg.policyLossFn === 'dpo') ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
   let cleanup = (): void => {};
+  let critic: CriticSetup | undefined;
   try {
     const source = cfg.buffer.trainer_input.experience_buffer;
     if (!source) throw new Error('mode train needs buffer.trainer_input.experience_buffer');
@@ -284,13 +304,17 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       }
       syncInterval = cfg.synchronizer.sync_interval;
     }
-    const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalSteps, policy.tokenizer.padTokenId));
+    critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, totalSteps, ctx.seed, resumed?.dir) : undefined;
+    const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalSteps, policy.tokenizer.padTokenId), critic);
     if (resumed) {
       const saved = loadModel(resumed.dir);
       copyWeights(saved, policy.model);
       saved.dispose();
       const opt = readOptimizerState(resumed.dir);
       if (opt) trainer.optimizer.loadState(opt);
+      const criticOpt = critic ? readOptimizerState(join(resumed.dir, 'critic')) : undefined;
+      if (criticOpt) trainer.loadCriticState(criticOpt);
+      trainer.restoreStep(Number(readTrainerState(resumed.dir).step));
       ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step})`);
     }
     if (!fromFile) {
@@ -302,7 +326,15 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       };
     }
     const save = (): void => {
-      lastCheckpoint = saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, trainer.optimizer.exportState(), { step: trainer.step, extra: position() });
+      lastCheckpoint = saveCheckpoint(
+        ctx.jobDir,
+        trainer.step,
+        policy.model,
+        policy.tokenizer,
+        trainer.optimizer.exportState(),
+        { step: trainer.step, extra: position() },
+        critic ? (dir) => saveCritic(critic!, trainer, join(dir, 'critic')) : undefined,
+      );
       pruneCheckpoints(ctx.jobDir, cfg.trainer.max_checkpoints_to_keep);
       ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
     };
@@ -326,6 +358,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     cleanup();
     policy.model.dispose();
     reference?.model.dispose();
+    critic?.model.dispose();
   }
 }
 

@@ -3,7 +3,7 @@
  * sampling limits, the trainer's options, the experience pipeline and the tasksets. No loop logic here.
  */
 import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { Config } from '../../config/types.generated';
 import type { Release } from '../../config/releases';
 import { effectiveAlgorithmDefaults, algorithmTypeAt } from '../../config/model/algorithms';
@@ -16,7 +16,8 @@ import { knownWorkflows } from '../workflows/registry';
 import { ExperiencePipeline } from '../explorer/pipeline';
 import type { ExplorerTask } from '../explorer/explorer';
 import { RolloutModel, type RolloutLimits } from '../explorer/rollout-model';
-import type { AlgorithmSetup, TrainerOptions } from '../trainer/trainer';
+import type { AlgorithmSetup, CriticSetup, TrainerOptions } from '../trainer/trainer';
+import { loadValueModel, type ValueModel } from '../../engine/model/value-head';
 
 export class RunSetupError extends Error {}
 
@@ -68,14 +69,11 @@ export function rolloutModel(cfg: Config, p: Pretrained, seed: number): RolloutM
 export function algorithmSetup(
   cfg: Config,
   release: Parameters<typeof effectiveAlgorithmDefaults>[1],
-): AlgorithmSetup & { groupAdvantage?: GroupAdvantageFn; sampleStrategy: string; sampleStrategyArgs: Record<string, unknown> } {
+): AlgorithmSetup & { groupAdvantage?: GroupAdvantageFn; sampleStrategy: string; sampleStrategyArgs: Record<string, unknown>; useCritic: boolean; klPenaltyFn: string } {
   const a = cfg.algorithm;
   const defaults = effectiveAlgorithmDefaults(a.algorithm_type, release);
   const spec = algorithmTypeAt(a.algorithm_type, release);
   if (!defaults || !spec) throw new RunSetupError(`algorithm.algorithm_type ${a.algorithm_type} is not known to the local runtime`);
-  if (spec.useCritic) {
-    throw new RunSetupError(`algorithm_type ${a.algorithm_type} trains a critic (value model), which the local runtime does not support yet; use grpo, opmd, rloo-style or sft/dpo algorithms`);
-  }
   const advantageName = a.advantage_fn ?? defaults.advantage_fn;
   const sampleStrategy = a.sample_strategy ?? defaults.sample_strategy;
   if (!['default', 'warmup', 'mix'].includes(sampleStrategy)) {
@@ -101,6 +99,8 @@ export function algorithmSetup(
     groupAdvantage: !spec.computeAdvantageInTrainer && advantage && !advantage.computeInTrainer ? advantage : undefined,
     sampleStrategy,
     sampleStrategyArgs: a.sample_strategy_args ?? {},
+    useCritic: spec.useCritic,
+    klPenaltyFn: a.kl_penalty_fn ?? defaults.kl_penalty_fn,
   };
 }
 
@@ -187,4 +187,39 @@ export function withAbsolutePath<T extends { path: string | null }>(section: T, 
   }
   if (/^[a-z]+:\/\//.test(p)) return section;
   return { ...section, path: isAbsolute(p) ? p : resolve(configDir, p) };
+}
+
+/**
+ * PPO's critic from the resolved config: weights from `model.critic_model_path` (else `model_path`; a checkpoint's
+ * `critic/` when resuming) with a value head, and veRL's `trainer_config.critic` settings (optim, ppo_epochs,
+ * micro-batches, cliprange_value, loss_agg_mode) and `trainer_config.trainer.critic_warmup`.
+ */
+export function criticSetup(cfg: Config, configDir: string, totalSteps: number, seed: number, resumeDir?: string): CriticSetup {
+  const verl = (cfg.trainer.trainer_config ?? {}) as Record<string, any>;
+  const critic = (verl.critic ?? {}) as Record<string, any>;
+  const optim = (critic.optim ?? {}) as Record<string, any>;
+  const fromCheckpoint = resumeDir && existsSync(join(resumeDir, 'critic', 'config.json')) ? join(resumeDir, 'critic') : undefined;
+  const source = fromCheckpoint ?? localPath(cfg.model.critic_model_path || cfg.model.model_path, configDir);
+  let model: ValueModel;
+  try {
+    model = loadValueModel(source, seed);
+  } catch (e) {
+    throw new RunSetupError(`model.critic_model_path ${source}: ${(e as Error).message}`);
+  }
+  const lr = typeof optim.lr === 'number' ? optim.lr : 1e-5;
+  const style = (optim.warmup_style ?? optim.lr_scheduler_type ?? 'constant') === 'cosine' ? 'cosine' : 'constant';
+  return {
+    model,
+    schedule: { lr, style, warmupSteps: warmupSteps(totalSteps, optim.lr_warmup_steps, optim.lr_warmup_steps_ratio), totalSteps, minLrRatio: optim.min_lr_ratio ?? 0 },
+    betas: Array.isArray(optim.betas) ? [optim.betas[0], optim.betas[1]] : [0.9, 0.999],
+    weightDecay: typeof optim.weight_decay === 'number' ? optim.weight_decay : 0.01,
+    gradClip: typeof critic.grad_clip === 'number' ? critic.grad_clip : cfg.trainer.grad_clip ?? 1,
+    ppoEpochs: typeof critic.ppo_epochs === 'number' && critic.ppo_epochs > 0 ? critic.ppo_epochs : 1,
+    microBatchSize: typeof critic.ppo_micro_batch_size_per_gpu === 'number' ? critic.ppo_micro_batch_size_per_gpu : undefined,
+    cliprangeValue: typeof critic.cliprange_value === 'number' ? critic.cliprange_value : 0.5,
+    lossAggMode: typeof critic.loss_agg_mode === 'string' ? critic.loss_agg_mode : 'token-mean',
+    warmupSteps: typeof verl.trainer?.critic_warmup === 'number' ? verl.trainer.critic_warmup : 0,
+    klPenaltyFn: cfg.algorithm.kl_penalty_fn ?? 'none',
+    klPenaltyFnArgs: cfg.algorithm.kl_penalty_fn_args,
+  };
 }
