@@ -1,7 +1,7 @@
 /**
  * Every algorithm_type of Trinity main that the local runtime runs, two steps each on a tiny model: it finishes,
  * trains (finite losses and gradient norms) and logs the policy loss's Trinity metrics. The ones it cannot run yet
- * (a critic, a teacher model) are refused with a message that says why, before any work.
+ * (a teacher model) are refused with a message that says why, before any work.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
