@@ -94,15 +94,38 @@ export async function runRun(argv: string[]): Promise<number> {
   return result.status === 'stopped' ? 130 : 0;
 }
 
+/**
+ * Progress per role: on a terminal one bar per role redrawn in place (explorer, trainer, bench), elsewhere a line
+ * per role at most every 5 s (and at the last step), so logs stay readable.
+ */
 function progressPrinter(): (role: string, step: number, total: number | undefined, detail: string) => void {
   const started = Date.now();
+  const tty = process.stderr.isTTY === true;
+  const lines = new Map<string, string>();
+  const lastPrint = new Map<string, number>();
+  let drawn = 0;
   return (role, step, total, detail) => {
     const elapsed = (Date.now() - started) / 1000;
     const rate = step / Math.max(elapsed, 1e-9);
-    const eta = total ? ` eta ${Math.max(0, (total - step) / Math.max(rate, 1e-9)).toFixed(0)}s` : '';
-    const bar = total ? ` [${'#'.repeat(Math.round((20 * step) / total)).padEnd(20, '.')}]` : '';
-    process.stderr.write(`${role.padEnd(8)}${bar} step ${step}${total ? `/${total}` : ''}  ${detail}  ${rate.toFixed(2)} step/s${eta}\n`);
+    const eta = total ? ` eta ${formatSeconds(Math.max(0, (total - step) / Math.max(rate, 1e-9)))}` : '';
+    const bar = total ? ` [${'#'.repeat(Math.round((20 * Math.min(step, total)) / total)).padEnd(20, '.')}]` : '';
+    const line = `${role.padEnd(8)}${bar} step ${step}${total ? `/${total}` : ''}  ${detail}  ${rate.toFixed(2)} step/s${eta}`;
+    if (tty) {
+      lines.set(role, line);
+      process.stderr.write(`${drawn ? `\x1b[${drawn}A` : ''}${[...lines.values()].map((l) => `\r\x1b[2K${l}`).join('\n')}\n`);
+      drawn = lines.size;
+      return;
+    }
+    const now = Date.now();
+    if (now - (lastPrint.get(role) ?? 0) >= 5000 || step === total) {
+      lastPrint.set(role, now);
+      process.stderr.write(`${line}\n`);
+    }
   };
+}
+
+function formatSeconds(s: number): string {
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${s.toFixed(0)}s`;
 }
 
 function printSummary(r: JobResult): void {
