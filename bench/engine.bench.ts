@@ -629,7 +629,7 @@ function report(rows: Row[], backend: BackendInfo, peerList: PeerSpec[], threads
   const peak = peakGflops();
   const lines = [
     `engine benchmark: B=${B} T=${T} training step (mean token NLL, backward, AdamW with clip ${OPT.clip}); generation batch ${GEN_BATCH}, prompt ${PROMPT}, ${NEW_TOKENS} new tokens (KV cache); interleaved timings, medians`,
-    `ours: tfjs ${tf.version_core} on ${backend.name} (${backend.threads ?? '?'} thread${backend.threads === 1 ? '' : 's'}); backend peak ${peak.toFixed(1)} GFLOP/s (best f32 matmul median: 512³ ${Math.max(...peakSamples['512']).toFixed(1)}, 1024³ ${Math.max(...peakSamples['1024']).toFixed(1)})`,
+    `ours: tfjs ${tf.version_core} on ${backend.name} (${backend.threads ?? '?'} thread${backend.threads === 1 ? '' : 's'}${backend.accelerators?.length ? `, matmuls on ${backend.accelerators.join(', ')}` : ''}); backend peak ${peak.toFixed(1)} GFLOP/s (best f32 matmul median: 512³ ${Math.max(...peakSamples['512']).toFixed(1)}, 1024³ ${Math.max(...peakSamples['1024']).toFixed(1)})`,
     `training GFLOP/s = (6·N + 12·L·T·d) · tokens/s, T = ${T}; ratios are ours / PyTorch (above 1: we are faster)`,
   ];
   for (const p of peerList) {
@@ -659,12 +659,13 @@ function report(rows: Row[], backend: BackendInfo, peerList: PeerSpec[], threads
     );
   }
   lines.push('', 'Where our training step goes (medians of 3 split steps; kernel counts from tf.profile):');
+  const native = backend.accelerators?.includes('openblas-matmul') ?? false;
   for (const r of rows) {
     const pr = r.ours.profile;
     lines.push(
       `  ${r.model}: step ${r.ours.train.medianStepMs.toFixed(0)} ms ≈ forward ${r.ours.train.forwardMs.toFixed(0)} + backward ${r.ours.train.backwardMs.toFixed(0)} + AdamW ${r.ours.train.optimizerMs.toFixed(0)} ms; ` +
         `${pr.forwardBackward.kernels + pr.optimizer.kernels} kernels (fwd+bwd ${pr.forwardBackward.kernels}, AdamW ${pr.optimizer.kernels}); ` +
-        `BatchMatMul slow path ${pr.matmul.slow.ms.toFixed(0)} ms (${pr.matmul.slow.count} calls, ${pr.matmul.slow.gflops.toFixed(1)} GFLOP/s), XNNPACK ${pr.matmul.fast.ms.toFixed(0)} ms (${pr.matmul.fast.count} calls, ${pr.matmul.fast.gflops.toFixed(1)} GFLOP/s); ` +
+        `BatchMatMul ${native ? 'transposed/batched (OpenBLAS)' : 'slow path'} ${pr.matmul.slow.ms.toFixed(0)} ms (${pr.matmul.slow.count} calls, ${pr.matmul.slow.gflops.toFixed(1)} GFLOP/s), ${native ? 'plain 2-D (OpenBLAS)' : 'XNNPACK'} ${pr.matmul.fast.ms.toFixed(0)} ms (${pr.matmul.fast.count} calls, ${pr.matmul.fast.gflops.toFixed(1)} GFLOP/s); ` +
         `decode step ${pr.decodeStepKernels} kernels; initial loss ${r.ours.train.initialLoss.toFixed(4)}${peerList.length ? ` (torch ${Object.values(r.peers).map((x) => x.initialLoss.toFixed(4)).join(', ')})` : ''}`,
     );
   }

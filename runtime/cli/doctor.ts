@@ -59,7 +59,8 @@ export function formatReport(r: MachineReport): string {
   const label = s.preference === 'auto' ? 'auto picks' : `$${BACKEND_ENV}=${s.preference}`;
   if (s.ok) {
     const threads = s.threads !== undefined ? `, ${s.threads} thread${s.threads === 1 ? '' : 's'}` : '';
-    lines.push(`${label}: ${s.name} (tfjs backend \`${s.tfBackend}\`${threads}), ${formatGflops(s.gflops)} GFLOP/s on a 256³ float32 matmul`);
+    const acc = s.accelerators?.length ? `, accelerated by ${s.accelerators.join(', ')}` : '';
+    lines.push(`${label}: ${s.name} (tfjs backend \`${s.tfBackend}\`${threads}${acc}), ${formatGflops(s.gflops)} GFLOP/s on a 256³ float32 matmul`);
   } else {
     lines.push(`${label}: ${s.error}`);
   }

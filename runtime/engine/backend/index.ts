@@ -14,4 +14,14 @@ export {
 } from './types';
 export { registerWasmKernels, unsortedSegmentSumInto, unsortedSegmentSumShape } from './wasm-kernels';
 export { measureMatmulGflops, selfTest } from './measure';
+export {
+  NATIVE_MATMUL_ACCELERATOR,
+  NATIVE_MATMUL_ENV,
+  installNativeMatmul,
+  loadNativeMatmul,
+  nativeMatmulStatus,
+  useNativeMatmul,
+  type NativeMatmulLoad,
+  type NativeMatmulStatus,
+} from './native-matmul';
 export { probeBackends, type BackendProbe, type MachineReport, machineReport } from './probe';

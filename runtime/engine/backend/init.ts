@@ -21,7 +21,7 @@ import {
 import { initWasm } from './wasm';
 import { initWebgpu } from './webgpu';
 
-type Started = { ok: true; threads?: number; detail?: string } | { ok: false; reason: string };
+type Started = { ok: true; threads?: number; detail?: string; accelerators?: string[] } | { ok: false; reason: string };
 
 async function initCpu(): Promise<Started> {
   try {
@@ -48,7 +48,7 @@ async function start(name: BackendName, forced: boolean, threads: number | undef
     }
     case 'wasm': {
       const r = await initWasm(threads, log);
-      return r.ok ? { ok: true, threads: r.threads, detail: 'SIMD' } : { ok: false, reason: `wasm: ${r.reason}` };
+      return r.ok ? { ok: true, threads: r.threads, detail: r.detail, accelerators: r.accelerators } : { ok: false, reason: `wasm: ${r.reason}` };
     }
     case 'cpu': {
       const r = await initCpu();
@@ -85,6 +85,7 @@ async function select(prefer: BackendPreference, source: string, threads: number
     const info: BackendInfo = { name, tfBackend: tf.getBackend(), gflops, tried };
     const th = r.ok ? r.threads : undefined;
     if (th !== undefined) info.threads = th;
+    if (r.ok && r.accelerators) info.accelerators = r.accelerators;
     const detail = [r.ok ? r.detail : undefined, th !== undefined ? `${th} thread${th === 1 ? '' : 's'}` : undefined].filter((s) => s);
     log(`tfjs backend: ${name}${detail.length ? ` (${detail.join(', ')})` : ''}, ${formatGflops(gflops)} GFLOP/s (256³ matmul)${forced ? ` [${source}]` : ''}`);
     return info;

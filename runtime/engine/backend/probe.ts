@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus, freemem, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { initBackend } from './init';
+import { loadNativeMatmul } from './native-matmul';
 import { findSharedLib } from './shared-libs';
 import { probeTfjsNode, type NativeVariant } from './tfjs-node';
 import { BACKEND_ENV, BACKEND_ORDER, BackendUnavailableError, type BackendInfo, type BackendName, type TriedBackend } from './types';
@@ -33,7 +34,7 @@ export interface MachineReport {
   backends: BackendProbe[];
   /** What initBackend() chose here: `auto` unless $TRINITY_WORKBENCH_BACKEND forces one. */
   selection:
-    | { preference: string; ok: true; name: BackendName; tfBackend: string; threads?: number; gflops: number; tried: TriedBackend[] }
+    | { preference: string; ok: true; name: BackendName; tfBackend: string; threads?: number; accelerators?: string[]; gflops: number; tried: TriedBackend[] }
     | { preference: string; ok: false; error: string; tried: TriedBackend[] };
 }
 
@@ -88,6 +89,12 @@ function probeWasm(): BackendProbe {
   details.push(`${join(dir, file)}`);
   details.push(simd ? 'SIMD' : 'no SIMD in this runtime (about 3× slower)');
   details.push('1 thread (multithreaded wasm in Node needs the patch in tfjs-runtime.md §2.1)');
+  const native = loadNativeMatmul();
+  details.push(
+    native.ok
+      ? `matmuls on native OpenBLAS (openblas-matmul, ${native.threads} thread${native.threads === 1 ? '' : 's'}): ${native.config}; ${native.path}`
+      : `matmuls on wasm: no native OpenBLAS matmul: ${native.reason}`,
+  );
   return { name: 'wasm', available: true, details };
 }
 

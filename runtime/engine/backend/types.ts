@@ -28,6 +28,11 @@ export interface BackendInfo {
   tfBackend: string;
   /** Threads the backend computes with, where that is known (wasm, cpu: 1). */
   threads?: number;
+  /**
+   * Native accelerators in use behind the backend: `openblas-matmul` when wasm's matmuls run on OpenBLAS
+   * (native-matmul.ts). Empty or absent: none.
+   */
+  accelerators?: string[];
   /** Measured float32 2-D matmul throughput (GFLOP/s) right after initialisation. */
   gflops: number;
   /** Every backend attempted, in order, the chosen one last. */

@@ -18,6 +18,7 @@ import { after, before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { BACKEND_ENV, initBackend } from '../../../runtime/engine/backend';
+import { assertNativeMatmulOnWasm } from '../../helpers/native-matmul';
 import { scoreSequences } from '../../../runtime/engine/logprobs';
 import { initModel } from '../../../runtime/engine/model/checkpoint';
 import { newModelConfigJson, parseModelConfig, type NewModelSpec } from '../../../runtime/engine/model/config';
@@ -36,6 +37,8 @@ before(async () => {
   delete process.env[BACKEND_ENV];
   const info = await initBackend({ prefer: 'wasm' });
   assert.equal(info.tfBackend, 'wasm');
+  // The wasm side computes its matmuls on the native OpenBLAS kernel: this compares it with cpu too.
+  assertNativeMatmulOnWasm(info);
   assert.ok(await tf.setBackend('cpu'), 'the cpu backend does not start');
   // The cpu backend prints a "looks like you are running TensorFlow.js in Node.js" banner on first use.
   (tf.backend() as { firstUse?: boolean }).firstUse = false;

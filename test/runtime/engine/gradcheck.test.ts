@@ -37,11 +37,14 @@ import {
 } from '../../../runtime/engine/ops';
 import { Rng } from '../../../runtime/engine/random';
 import { assertGradCheck, describeReport, gradCheck, gradCheckVariables, randn, type GradCheckReport } from '../../helpers/gradcheck';
+import { assertNativeMatmulOnWasm } from '../../helpers/native-matmul';
 
 let info: BackendInfo;
 
 before(async () => {
   info = await initBackend({ prefer: 'auto' });
+  // On wasm, the matmuls (and so every matmul gradient checked here) run on the native OpenBLAS kernel.
+  assertNativeMatmulOnWasm(info);
 });
 
 function check(rep: GradCheckReport): void {

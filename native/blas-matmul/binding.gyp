@@ -1,0 +1,11 @@
+# The native BLAS matmul addon (see README.md): one C file, linked against the system OpenBLAS.
+{
+  "targets": [
+    {
+      "target_name": "blas_matmul",
+      "sources": ["src/blas_matmul.c"],
+      "cflags": ["-O2", "-Wall"],
+      "libraries": ["-lopenblas"]
+    }
+  ]
+}
