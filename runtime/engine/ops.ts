@@ -1,14 +1,16 @@
 /**
- * The tensor building blocks of the transformer, written so that every 2-D matmul, forward and backward, is a
- * plain un-transposed `tf.matMul`: the wasm backend runs only those on XNNPACK and everything else (any transpose
- * flag, which autodiff of `tf.matMul` always sets) on a scalar loop about 20x slower.
+ * The tensor building blocks of the transformer. On stock wasm every 2-D matmul, forward and backward, is a plain
+ * un-transposed `tf.matMul`: that backend runs only those on XNNPACK and everything else (any transpose flag, which
+ * autodiff of `tf.matMul` always sets) on a scalar loop about 20x slower. With the OpenBLAS kernel (and on other
+ * backends) transpose flags cost nothing, so plain `tf.matMul` and its own gradients are used (1.2-1.35x faster).
  */
 import * as tf from '@tensorflow/tfjs-core';
 // The core package's Node entry registers no gradients; training needs them all.
 import '@tensorflow/tfjs-core/dist/register_all_gradients';
+import { currentBackend } from './backend/init';
 
 /** a[m,k] @ b[k,n]. */
-export const mm = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.GradSaveFunc) => {
+const mmUntransposed = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
     value: tf.matMul(a, b),
@@ -17,13 +19,33 @@ export const mm = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.GradS
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
 
 /** a[m,k] @ b[n,k]ᵀ (a tied output head: hidden states times the embedding matrix). */
-export const mmT = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.GradSaveFunc) => {
+const mmTUntransposed = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.GradSaveFunc) => {
   save([a, b]);
   return {
     value: tf.matMul(a, tf.transpose(b)),
     gradFunc: (dy: tf.Tensor2D, [sa, sb]: tf.Tensor2D[]) => [tf.matMul(dy, sb), tf.matMul(tf.transpose(dy), sa)],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
+
+/**
+ * Whether matmuls with transpose flags are as fast as plain ones: true when wasm's BatchMatMul runs on OpenBLAS
+ * (then tfjs' own matmul gradients, which set the flags, need no explicit transposes), and on every other backend
+ * but stock wasm.
+ */
+function transposesAreFree(): boolean {
+  const b = currentBackend();
+  return b !== undefined && (b.name !== 'wasm' || (b.accelerators ?? []).includes('openblas-matmul'));
+}
+
+/** a[m,k] @ b[k,n]. */
+export function mm(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
+  return transposesAreFree() ? tf.matMul(a, b) : mmUntransposed(a, b);
+}
+
+/** a[m,k] @ b[n,k]ᵀ. */
+export function mmT(a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D {
+  return transposesAreFree() ? tf.matMul(a, b, false, true) : mmTUntransposed(a, b);
+}
 
 /** x[..., in] @ w[in, out] (+ b), any leading shape. */
 export function linear(x: tf.Tensor, w: tf.Tensor2D, b?: tf.Tensor1D): tf.Tensor {
