@@ -2,13 +2,12 @@
  * Loading whole datasets as Trinity's `datasets.load_dataset(path, name=subset_name, split=split)` does.
  * Expected rows were checked against Hugging Face `datasets` 5.0 loading the same fixtures (test/fixtures/rft-data).
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { DataError, describeSource, loadDatasetRows, parseSplit } from '../../../../runtime/rft/data/load';
+import { describeSource, loadDatasetRows, parseSplit } from '../../../../runtime/rft/data/load';
+import { rejectsDataError, scratchDir } from './helpers';
 
 const FIX = path.resolve(__dirname, '../../../fixtures/rft-data');
 const ROWS = [
@@ -19,28 +18,10 @@ const ROWS = [
   { question: 'What is 2 ** 5?', answer: '32', level: 2 },
 ];
 
-let tmp = '';
-function write(rel: string, content: string | Uint8Array): string {
-  const abs = path.join(tmp, rel);
-  fs.mkdirSync(path.dirname(abs), { recursive: true });
-  fs.writeFileSync(abs, content);
-  return abs;
-}
-before(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rft-data-load-'));
-});
-after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const scratch = scratchDir('rft-data-load-');
+const write = scratch.write;
 
-async function rejects(p: Promise<unknown>, re: RegExp): Promise<DataError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof DataError, `expected a DataError, got ${String(e)}`);
-    assert.match(e.message, re);
-    return e;
-  }
-  assert.fail(`expected an error matching ${re}`);
-}
+const rejects = rejectsDataError;
 
 describe('loadDatasetRows: file formats', () => {
   it('JSON Lines: every row, with its file and line', async () => {
@@ -76,10 +57,10 @@ describe('loadDatasetRows: file formats', () => {
 
   it('CSV booleans and a ragged row', async () => {
     const f = write('b.csv', 'a,flag\nx,True\ny,false\n');
-    const d = await loadDatasetRows({ path: f }, { baseDir: tmp });
+    const d = await loadDatasetRows({ path: f }, { baseDir: scratch.path });
     assert.deepEqual(d.rows.map((r) => r.row.flag), [true, false]);
     write('ragged.csv', 'a,b\n1,2\n3,4,5\n');
-    await rejects(loadDatasetRows({ path: 'ragged.csv' }, { baseDir: tmp }), /ragged\.csv:3: expected 2 fields, saw 3/);
+    await rejects(loadDatasetRows({ path: 'ragged.csv' }, { baseDir: scratch.path }), /ragged\.csv:3: expected 2 fields, saw 3/);
   });
 
   it('parquet: rows with int64 as numbers, sources by row', async () => {
@@ -92,13 +73,13 @@ describe('loadDatasetRows: file formats', () => {
 
   it('gzip-compressed JSON Lines', async () => {
     write('z/train.jsonl.gz', new Uint8Array(zlib.gzipSync('{"q": 1}\n{"q": 2}\n')));
-    const d = await loadDatasetRows({ path: 'z' }, { baseDir: tmp });
+    const d = await loadDatasetRows({ path: 'z' }, { baseDir: scratch.path });
     assert.deepEqual(d.rows.map((r) => r.row), [{ q: 1 }, { q: 2 }]);
   });
 
   it('keys missing from some rows are null there (the columns are the union), as in an Arrow table', async () => {
     write('miss.jsonl', '{"q":"a","a":1}\n{"q":"b"}\n\n{"q":"c","a":3,"z":true}\n');
-    const d = await loadDatasetRows({ path: 'miss.jsonl' }, { baseDir: tmp });
+    const d = await loadDatasetRows({ path: 'miss.jsonl' }, { baseDir: scratch.path });
     // datasets: [{'q': 'a', 'a': 1, 'z': None}, {'q': 'b', 'a': None, 'z': None}, {'q': 'c', 'a': 3, 'z': True}]
     assert.deepEqual(
       d.rows.map((r) => r.row),
@@ -161,10 +142,10 @@ describe('loadDatasetRows: directories, splits and subsets', () => {
 describe('loadDatasetRows: errors', () => {
   it('a malformed JSON Lines line: error naming file and line, or skipped and counted', async () => {
     const f = write('bad.jsonl', '{"q":"a"}\n{"q":"b"}\n{"q": "c",\n{"q":"d"}\n');
-    const e = await rejects(loadDatasetRows({ path: 'bad.jsonl' }, { baseDir: tmp }), /bad\.jsonl:3: line is not valid JSON/);
+    const e = await rejects(loadDatasetRows({ path: 'bad.jsonl' }, { baseDir: scratch.path }), /bad\.jsonl:3: line is not valid JSON/);
     assert.equal(e.file, f);
     assert.equal(e.line, 3);
-    const d = await loadDatasetRows({ path: 'bad.jsonl' }, { baseDir: tmp, onInvalidRow: 'skip' });
+    const d = await loadDatasetRows({ path: 'bad.jsonl' }, { baseDir: scratch.path, onInvalidRow: 'skip' });
     assert.deepEqual(d.rows.map((r) => r.row.q), ['a', 'b', 'd']);
     assert.equal(d.skipped.length, 1);
     assert.equal(d.skipped[0].source.line, 3);
@@ -172,26 +153,26 @@ describe('loadDatasetRows: errors', () => {
 
   it('a line holding an array is not a record', async () => {
     write('arr.jsonl', '{"q":"a"}\n[1,2]\n');
-    await rejects(loadDatasetRows({ path: 'arr.jsonl' }, { baseDir: tmp }), /arr\.jsonl:2: line is an array/);
+    await rejects(loadDatasetRows({ path: 'arr.jsonl' }, { baseDir: scratch.path }), /arr\.jsonl:2: line is an array/);
   });
 
   it('a broken first line that is no JSON document either', async () => {
     write('first.jsonl', '{"q": \n{"q":"b"}\n');
-    await rejects(loadDatasetRows({ path: 'first.jsonl' }, { baseDir: tmp }), /first\.jsonl:3: not JSON Lines \(line 1 is not valid JSON/);
-    const d = await loadDatasetRows({ path: 'first.jsonl' }, { baseDir: tmp, onInvalidRow: 'skip' });
+    await rejects(loadDatasetRows({ path: 'first.jsonl' }, { baseDir: scratch.path }), /first\.jsonl:3: not JSON Lines \(line 1 is not valid JSON/);
+    const d = await loadDatasetRows({ path: 'first.jsonl' }, { baseDir: scratch.path, onInvalidRow: 'skip' });
     assert.deepEqual(d.rows.map((r) => r.row.q), ['b']);
     assert.equal(d.skipped[0].source.line, 1);
   });
 
   it('a Hugging Face Hub id that is not local: a clear error, no download', async () => {
-    const e = await rejects(loadDatasetRows({ path: 'openai/gsm8k', subset_name: 'main', name: 'gsm8k', kind: 'taskset' }, { baseDir: tmp }), /Hugging Face Hub/);
+    const e = await rejects(loadDatasetRows({ path: 'openai/gsm8k', subset_name: 'main', name: 'gsm8k', kind: 'taskset' }, { baseDir: scratch.path }), /Hugging Face Hub/);
     assert.match(e.message, /^taskset 'gsm8k': 'openai\/gsm8k' is not a local file or directory/);
     assert.match(e.message, /huggingface-cli download --repo-type dataset openai\/gsm8k/);
   });
 
   it('missing paths, empty paths and non-file storage', async () => {
-    await rejects(loadDatasetRows({ path: './nope/data.jsonl' }, { baseDir: tmp }), /does not exist/);
-    await rejects(loadDatasetRows({ path: '' }, { baseDir: tmp }), /path is not configured/);
-    await rejects(loadDatasetRows({ path: 'sqlite:///x.db', storage_type: 'sql' }, { baseDir: tmp }), /storage_type 'sql' is not read here/);
+    await rejects(loadDatasetRows({ path: './nope/data.jsonl' }, { baseDir: scratch.path }), /does not exist/);
+    await rejects(loadDatasetRows({ path: '' }, { baseDir: scratch.path }), /path is not configured/);
+    await rejects(loadDatasetRows({ path: 'sqlite:///x.db', storage_type: 'sql' }, { baseDir: scratch.path }), /storage_type 'sql' is not read here/);
   });
 });

