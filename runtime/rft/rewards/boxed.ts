@@ -90,10 +90,15 @@ export function lastBoxedContent(text: string): string | null {
     const m = /^[^\s$]+/.exec(text.slice(i));
     return m ? m[0] : null;
   }
-  const start = i + 1;
+  const end = matchBrace(text, i);
+  return end < 0 ? null : text.slice(i + 1, end - 1);
+}
+
+/** Index just past the `}` matching the `{` at `open` (escaped braces `\{ \}` do not count), or -1. */
+export function matchBrace(s: string, open: number): number {
   let depth = 0;
-  for (; i < text.length; i++) {
-    const c = text[i];
+  for (let i = open; i < s.length; i++) {
+    const c = s[i];
     if (c === '\\') {
       i++;
       continue;
@@ -101,10 +106,10 @@ export function lastBoxedContent(text: string): string | null {
     if (c === '{') depth++;
     else if (c === '}') {
       depth--;
-      if (depth === 0) return text.slice(start, i);
+      if (depth === 0) return i + 1;
     }
   }
-  return null;
+  return -1;
 }
 
 /** Python's `str.strip()` (whitespace on both ends). */

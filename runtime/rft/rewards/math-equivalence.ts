@@ -22,7 +22,7 @@
  * No `eval`/`Function`: everything is a recursive-descent parser over the normalised text.
  */
 
-import { lastBoxedContent } from './boxed';
+import { lastBoxedContent, matchBrace } from './boxed';
 
 export const RELATIVE_TOLERANCE = 1e-6;
 export const ABSOLUTE_TOLERANCE = 1e-9;
@@ -56,23 +56,6 @@ export type MathValue =
 
 const TEXT_MACROS = 'text|textbf|textit|textrm|textnormal|mathrm|mathbf|mathit|mbox|operatorname|mathbb|mathsf';
 
-/** Index just past the `}` matching the `{` at `open`, or -1. */
-function matchBrace(s: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < s.length; i++) {
-    const c = s[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '{') depth++;
-    else if (c === '}') {
-      depth--;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return -1;
-}
 
 /** Replaces every `\macro{content}` (balanced) by `fn(content, precededByContent)`. */
 function replaceTextMacros(s: string, fn: (content: string, before: string, after: string) => string): string {
