@@ -7,13 +7,10 @@
 import { defaultFnArgs, withDefaults } from '../args';
 import { gatherMetrics, mean } from './stats';
 import {
-  broadcastScores,
   groupBy,
-  requireField,
-  rowSums,
-  rowsByUid,
   taskId,
   withScore,
+  groupedOutcomeAdvantage,
   type AdvantageBatch,
   type AdvantageExperience,
   type GroupAdvantageResult,
@@ -39,13 +36,8 @@ export function asymreAdvantage<E extends AdvantageExperience>(exps: readonly E[
 
 export function asymreVerlAdvantage(batch: AdvantageBatch, args?: Partial<AsymreAdvantageArgs> | null): TrainerAdvantageResult {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'asymre_verl') as unknown as AsymreAdvantageArgs, args);
-  const uid = requireField(batch.uid, 'asymre_verl', 'uid');
-  const scores = rowSums(batch.tokenLevelRewards);
-  const adjusted = [...scores];
-  for (const rows of rowsByUid(uid).values()) {
-    const baseline = rows.length > 1 ? mean(rows.map((i) => scores[i])) + a.baseline_shift : 0;
-    for (const i of rows) adjusted[i] = scores[i] - baseline;
-  }
-  const adv = broadcastScores(adjusted, batch.responseMask);
-  return { advantages: adv, returns: adv.map((r) => [...r]), metrics: {} };
+  return groupedOutcomeAdvantage(batch, 'asymre_verl', (group) => {
+    const baseline = group.length > 1 ? mean(group) + a.baseline_shift : 0;
+    return group.map((s) => s - baseline);
+  });
 }

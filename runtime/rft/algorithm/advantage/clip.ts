@@ -15,8 +15,8 @@
  * Note `clipv`'s default_args() mu is 8.5 while its constructor default is 2.0.
  */
 import { defaultFnArgs, withDefaults } from '../args';
-import { groupNormalizedScores } from './grpo-verl';
-import { broadcastScores, requireField, rowSums, type AdvantageBatch, type TrainerAdvantageResult } from './types';
+import { groupNormalized } from './grpo-verl';
+import { groupedOutcomeAdvantage, requireField, type AdvantageBatch, type TrainerAdvantageResult } from './types';
 
 export interface ClipbAdvantageArgs {
   epsilon: number;
@@ -69,11 +69,10 @@ function signal(logprobs: number[][], entropys: number[][]): number[][] {
 
 export function clipbAdvantage(batch: AdvantageBatch, args?: Partial<ClipbAdvantageArgs> | null): TrainerAdvantageResult {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'clipb') as unknown as ClipbAdvantageArgs, args);
-  const uid = requireField(batch.uid, 'clipb', 'uid');
   const lp = requireField(batch.rolloutLogprobs, 'clipb', 'rolloutLogprobs');
   const H = requireField(batch.entropys, 'clipb', 'entropys');
   const mask = batch.responseMask;
-  const adv = broadcastScores(groupNormalizedScores(rowSums(batch.tokenLevelRewards), uid, a.epsilon), mask);
+  const adv = groupedOutcomeAdvantage(batch, 'clipb', (group) => groupNormalized(group, a.epsilon)).advantages;
   const S = signal(lp, H);
   const { mean: ES, variance: varS } = maskedPopulationStats(S, mask);
   const stdS = Math.sqrt(varS);
@@ -94,12 +93,11 @@ export function clipbAdvantage(batch: AdvantageBatch, args?: Partial<ClipbAdvant
 
 export function clipvAdvantage(batch: AdvantageBatch, args?: Partial<ClipvAdvantageArgs> | null): TrainerAdvantageResult {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'clipv') as unknown as ClipvAdvantageArgs, args);
-  const uid = requireField(batch.uid, 'clipv', 'uid');
   const lp = requireField(batch.oldLogprobs, 'clipv', 'oldLogprobs');
   const H = requireField(batch.entropys, 'clipv', 'entropys');
   const necs = requireField(batch.necs, 'clipv', 'necs');
   const mask = batch.responseMask;
-  const adv = broadcastScores(groupNormalizedScores(rowSums(batch.tokenLevelRewards), uid, a.epsilon), mask);
+  const adv = groupedOutcomeAdvantage(batch, 'clipv', (group) => groupNormalized(group, a.epsilon)).advantages;
   const S = signal(lp, H);
   const D = necs.map((row, i) => row.map((n, t) => n - S[i][t]));
   const stdD = Math.sqrt(maskedPopulationStats(D, mask).variance);

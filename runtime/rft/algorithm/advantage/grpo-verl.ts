@@ -5,27 +5,20 @@
  */
 import { defaultFnArgs, withDefaults } from '../args';
 import { mean, stdBessel } from './stats';
-import { broadcastScores, requireField, rowSums, rowsByUid, type AdvantageBatch, type TrainerAdvantageResult } from './types';
+import { groupedOutcomeAdvantage, type AdvantageBatch, type TrainerAdvantageResult } from './types';
 
 export interface GrpoVerlAdvantageArgs {
   epsilon: number;
 }
 
-/** Per-row (s − mean_g)/(std_g + ε) with Trinity's group-of-one convention. */
-export function groupNormalizedScores(scores: readonly number[], uid: readonly (string | number)[], epsilon: number): number[] {
-  const out = [...scores];
-  for (const rows of rowsByUid(uid).values()) {
-    const group = rows.map((i) => scores[i]);
-    const m = rows.length === 1 ? 0 : mean(group);
-    const s = rows.length === 1 ? 1 : stdBessel(group);
-    for (const i of rows) out[i] = (scores[i] - m) / (s + epsilon);
-  }
-  return out;
+/** (s − mean_g)/(std_g + ε) over one group, with Trinity's group-of-one convention (mean 0, std 1). */
+export function groupNormalized(group: readonly number[], epsilon: number): number[] {
+  const m = group.length === 1 ? 0 : mean(group);
+  const s = group.length === 1 ? 1 : stdBessel(group);
+  return group.map((x) => (x - m) / (s + epsilon));
 }
 
 export function grpoVerlAdvantage(batch: AdvantageBatch, args?: Partial<GrpoVerlAdvantageArgs> | null): TrainerAdvantageResult {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'grpo_verl') as unknown as GrpoVerlAdvantageArgs, args);
-  const uid = requireField(batch.uid, 'grpo_verl', 'uid');
-  const adv = broadcastScores(groupNormalizedScores(rowSums(batch.tokenLevelRewards), uid, a.epsilon), batch.responseMask);
-  return { advantages: adv, returns: adv.map((r) => [...r]), metrics: {} };
+  return groupedOutcomeAdvantage(batch, 'grpo_verl', (group) => groupNormalized(group, a.epsilon));
 }

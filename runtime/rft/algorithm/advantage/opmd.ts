@@ -10,13 +10,10 @@
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from '../args';
 import { gatherMetrics, logSumExp, mean } from './stats';
 import {
-  broadcastScores,
   groupBy,
-  requireField,
-  rowSums,
-  rowsByUid,
   taskId,
   withScore,
+  groupedOutcomeAdvantage,
   type AdvantageBatch,
   type AdvantageExperience,
   type GroupAdvantageResult,
@@ -49,19 +46,13 @@ export function opmdAdvantage<E extends AdvantageExperience>(exps: readonly E[],
 
 export function opmdVerlAdvantage(batch: AdvantageBatch, args?: Partial<OpmdAdvantageArgs> | null): TrainerAdvantageResult {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'opmd_verl') as unknown as OpmdAdvantageArgs, args);
-  const uid = requireField(batch.uid, 'opmd_verl', 'uid');
-  const scores = rowSums(batch.tokenLevelRewards);
-  const adjusted = [...scores];
-  for (const rows of rowsByUid(uid).values()) {
-    const group = rows.map((i) => scores[i]);
+  return groupedOutcomeAdvantage(batch, 'opmd_verl', (group) => {
     let baseline = 0;
-    if (rows.length > 1) {
+    if (group.length > 1) {
       if (a.opmd_baseline === 'mean') baseline = mean(group);
       else if (a.opmd_baseline === 'logavgexp') baseline = softBaseline(group, a.tau);
       else throw new AlgorithmArgsError('advantage_fn', 'opmd_verl', `opmd_baseline '${a.opmd_baseline}' is not implemented (mean, logavgexp)`);
     }
-    for (const i of rows) adjusted[i] = scores[i] - baseline;
-  }
-  const adv = broadcastScores(adjusted, batch.responseMask);
-  return { advantages: adv, returns: adv.map((r) => [...r]), metrics: {} };
+    return group.map((s) => s - baseline);
+  });
 }

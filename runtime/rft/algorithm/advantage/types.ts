@@ -128,6 +128,22 @@ export function rowsByUid(uid: readonly (string | number)[]): Map<string | numbe
   return out;
 }
 
+/**
+ * The shape of the trainer-side outcome advantages: each row's score (`Σ_t r`), replaced group by group (rows with
+ * the same uid) by `perGroup`, broadcast over the response mask; returns equal the advantages.
+ */
+export function groupedOutcomeAdvantage(batch: AdvantageBatch, fn: string, perGroup: (scores: number[]) => number[]): TrainerAdvantageResult {
+  const uid = requireField(batch.uid, fn, 'uid');
+  const scores = rowSums(batch.tokenLevelRewards);
+  const out = [...scores];
+  for (const rows of rowsByUid(uid).values()) {
+    const next = perGroup(rows.map((i) => scores[i]));
+    rows.forEach((row, j) => (out[row] = next[j]));
+  }
+  const adv = broadcastScores(out, batch.responseMask);
+  return { advantages: adv, returns: adv.map((r) => [...r]), metrics: {} };
+}
+
 /** `scores[i] · mask[i][t]` for every position. */
 export function broadcastScores(scores: readonly number[], mask: number[][]): number[][] {
   return mask.map((row, i) => row.map((m) => scores[i] * m));
