@@ -26,5 +26,3 @@ export interface StageResult {
   evals: Record<string, number>;
   stopped: boolean;
 }
-
-export class RunStopped extends Error {}

@@ -147,6 +147,7 @@ export type ToWorker =
 
 export type FromWorker =
   | { kind: 'ready'; hasEvals: boolean; totalSteps: number; warnings: string[] }
+  | { kind: 'failed'; message: string }
   | { kind: 'result'; id: number; value: unknown }
   | { kind: 'error'; id: number; message: string }
   | { kind: 'log'; level: 'info' | 'warning' | 'error'; message: string };
@@ -176,6 +177,9 @@ export async function workerExplorer(init: ExplorerInit, log: (level: 'info' | '
       if (m.kind === 'ready') {
         for (const w of m.warnings) log('warning', w);
         resolve({ hasEvals: m.hasEvals, totalSteps: m.totalSteps });
+      } else if (m.kind === 'failed') {
+        failure = new Error(m.message);
+        reject(failure);
       } else if (m.kind === 'log') log(m.level, m.message);
       else {
         const p = pending.get(m.id);
@@ -228,9 +232,13 @@ export function serveExplorer(port: { on(e: 'message', f: (m: ToWorker) => void)
   port.on('message', (m) => {
     void (async () => {
       if (m.kind === 'init') {
-        await initBackend({ prefer: m.init.backend as BackendPreference });
-        parts = await buildExplorer(m.init, log);
-        port.postMessage({ kind: 'ready', hasEvals: parts.evalSets.length > 0, totalSteps: totalStepsOf(m.init.cfg, parts.reader.size), warnings: parts.warnings });
+        try {
+          await initBackend({ prefer: m.init.backend as BackendPreference });
+          parts = await buildExplorer(m.init, log);
+          port.postMessage({ kind: 'ready', hasEvals: parts.evalSets.length > 0, totalSteps: totalStepsOf(m.init.cfg, parts.reader.size), warnings: parts.warnings });
+        } catch (e) {
+          port.postMessage({ kind: 'failed', message: (e as Error).message });
+        }
         return;
       }
       try {

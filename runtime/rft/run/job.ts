@@ -128,7 +128,7 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
     emit({ type: 'done', status });
     return { status, stages };
   } catch (e) {
-    const message = e instanceof ConfigRejected ? e.message : (e as Error).message;
+    const message = (e as Error).message;
     emit({ type: 'done', status: 'failed', error: message });
     return { status: 'failed', stages, error: message };
   }

@@ -14,7 +14,7 @@ import { BatchReader } from '../data/reader';
 import { readTrainData } from '../data/train-data';
 import type { Experience } from '../experience';
 import { Explorer, type ExplorerTask } from '../explorer/explorer';
-import { RftTrainer, type CriticSetup } from '../trainer/trainer';
+import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
 import { saveValueModel } from '../../engine/model/value-head';
 import { copyWeights, encodeOptimizer, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
 import { join } from 'node:path';
@@ -64,10 +64,10 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const alg = algorithmSetup(cfg, ctx.release);
   const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
-  const needsReference = alg.useReference && alg.klLossFn !== 'none';
-  const reference = needsReference ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
+  const reference = needsReference(alg) ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
   let driver: ExplorerDriver | undefined;
   let critic: CriticSetup | undefined;
+  let created: RftTrainer | undefined;
   try {
     const { sync_interval: interval, sync_offset: offset } = cfg.synchronizer;
     let explorerStep = 0;
@@ -105,6 +105,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     const totalTrain = trainTotalSteps(cfg, explorerSteps);
     critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, totalTrain, ctx.seed, resumed?.dir) : undefined;
     const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId), critic);
+    created = trainer;
     if (resumedOptimizer) trainer.optimizer.loadState(resumedOptimizer);
     const criticOptimizer = resumed && critic ? readOptimizerState(join(resumed.dir, 'critic')) : undefined;
     if (criticOptimizer) trainer.loadCriticState(criticOptimizer);
@@ -181,20 +182,20 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       running = driver.step(explorerStep + 1);
       await trainUntil(nextSyncTarget(explorerStep));
     }
-    if (running) await running.catch(() => undefined);
+    if (running) await running.catch((e: Error) => ctx.log('warning', `explorer step after the run stopped: ${e.message}`));
     await trainUntil(Number.MAX_SAFE_INTEGER);
     if (!ctx.signal.aborted) {
       await sync();
       if (driver.hasEvals && lastEvalStep !== explorerStep) await evaluate(explorerStep);
       if (trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) save();
     }
-    trainer.dispose();
     return { lastCheckpoint, evals: evalSummary(lastEval), stopped: ctx.signal.aborted };
   } finally {
     await driver?.close();
     policy.model.dispose();
     reference?.model.dispose();
     critic?.model.dispose();
+    created?.dispose();
   }
 }
 
@@ -230,9 +231,10 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const alg = algorithmSetup(cfg, ctx.release);
   const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
-  const reference = alg.useReference && (alg.klLossFn !== 'none' || alg.policyLossFn === 'dpo') ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
+  const reference = needsReference(alg) ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
   let cleanup = (): void => {};
   let critic: CriticSetup | undefined;
+  let created: RftTrainer | undefined;
   try {
     const source = cfg.buffer.trainer_input.experience_buffer;
     if (!source) throw new Error('mode train needs buffer.trainer_input.experience_buffer');
@@ -306,6 +308,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     }
     critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, totalSteps, ctx.seed, resumed?.dir) : undefined;
     const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalSteps, policy.tokenizer.padTokenId), critic);
+    created = trainer;
     if (resumed) {
       const saved = loadModel(resumed.dir);
       copyWeights(saved, policy.model);
@@ -352,13 +355,13 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       if (syncDue || saveDue) save();
     }
     if (!ctx.signal.aborted && trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) save();
-    trainer.dispose();
     return { lastCheckpoint, evals: {}, stopped: ctx.signal.aborted };
   } finally {
     cleanup();
     policy.model.dispose();
     reference?.model.dispose();
     critic?.model.dispose();
+    created?.dispose();
   }
 }
 

@@ -69,7 +69,7 @@ export function rolloutModel(cfg: Config, p: Pretrained, seed: number): RolloutM
 export function algorithmSetup(
   cfg: Config,
   release: Parameters<typeof effectiveAlgorithmDefaults>[1],
-): AlgorithmSetup & { groupAdvantage?: GroupAdvantageFn; sampleStrategy: string; sampleStrategyArgs: Record<string, unknown>; useCritic: boolean; klPenaltyFn: string } {
+): AlgorithmSetup & { groupAdvantage?: GroupAdvantageFn; sampleStrategy: string; sampleStrategyArgs: Record<string, unknown>; useCritic: boolean } {
   const a = cfg.algorithm;
   const defaults = effectiveAlgorithmDefaults(a.algorithm_type, release);
   const spec = algorithmTypeAt(a.algorithm_type, release);

@@ -37,6 +37,13 @@ export interface AlgorithmSetup {
   trainerAdvantageFnArgs?: Record<string, unknown> | null;
   lossAggMode: string;
   useReference: boolean;
+  /** `algorithm.kl_penalty_fn` (a penalty on rewards needs the reference too). */
+  klPenaltyFn?: string;
+}
+
+/** Whether the trainer reads reference log-probs: for a KL loss, DPO, or a KL penalty on rewards. */
+export function needsReference(a: AlgorithmSetup): boolean {
+  return a.useReference && (a.klLossFn !== 'none' || a.policyLossFn === 'dpo' || (a.klPenaltyFn ?? 'none') !== 'none');
 }
 
 /** PPO's critic: a value model trained alongside the actor (veRL's critic worker). */
@@ -78,6 +85,7 @@ export class RftTrainer {
   private readonly entropyLoss: EntropyLossFn;
   private readonly advantage?: TrainerAdvantageFn;
   private readonly criticOptimizer?: AdamW;
+  private readonly readsReference: boolean;
   private readonly klPenalty?: KlFn;
   /** Trainer steps taken: equals the actor's optimizer steps except during critic warm-up. */
   private skippedActorSteps = 0;
@@ -96,7 +104,8 @@ export class RftTrainer {
       const fn = createAdvantageFn(a.trainerAdvantageFn, a.trainerAdvantageFnArgs);
       if (fn.computeInTrainer) this.advantage = fn;
     }
-    if (a.useReference && !reference) throw new Error(`algorithm uses a reference model but none was given`);
+    this.readsReference = needsReference(a) || (critic?.klPenaltyFn ?? 'none') !== 'none';
+    if (this.readsReference && !reference) throw new Error(`algorithm uses a reference model but none was given`);
     this.optimizer = new AdamW(model.trainableVariables(), { betas: opts.betas, weightDecay: opts.weightDecay, clipGradNorm: opts.gradClip });
     if (critic) {
       this.criticOptimizer = new AdamW(critic.model.variables(), { betas: critic.betas, weightDecay: critic.weightDecay, clipGradNorm: critic.gradClip });
@@ -119,7 +128,7 @@ export class RftTrainer {
     const started = Date.now();
     const rows = expandPairs(exps);
     const batch = padBatch(rows, this.opts.padTokenId);
-    const ref = this.reference && this.opts.algorithm.useReference ? this.referenceLogprobs(batch) : undefined;
+    const ref = this.readsReference ? this.referenceLogprobs(batch) : undefined;
     const metrics: Record<string, number> = {};
     if (this.critic) {
       const values = this.criticValues(batch);
@@ -361,13 +370,18 @@ function expandPairs(exps: readonly Experience[]): Experience[] {
   });
 }
 
-function stats(name: string, vs: number[]): Record<string, number> {
+/** `{mean,max,min}` by a loop (spreading a batch's worth of tokens into Math.max overflows the stack). */
+function stats(name: string, vs: readonly number[]): Record<string, number> {
   if (!vs.length) return {};
-  return {
-    [`${name}/mean`]: vs.reduce((a, x) => a + x, 0) / vs.length,
-    [`${name}/max`]: Math.max(...vs),
-    [`${name}/min`]: Math.min(...vs),
-  };
+  let sum = 0;
+  let max = -Infinity;
+  let min = Infinity;
+  for (const v of vs) {
+    sum += v;
+    if (v > max) max = v;
+    if (v < min) min = v;
+  }
+  return { [`${name}/mean`]: sum / vs.length, [`${name}/max`]: max, [`${name}/min`]: min };
 }
 
 /** veRL's data metrics Trinity logs for every step. */

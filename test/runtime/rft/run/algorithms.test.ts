@@ -141,3 +141,24 @@ trainer:
     });
   }
 });
+
+describe('reference model and explorer worker edge cases', () => {
+  test('grpo without a KL loss runs without loading a reference model', async () => {
+    const job = tinyJob(16);
+    const config = job.write('nokl.yaml', header(job, 'nokl') + rlConfig('grpo').replace('algorithm_type: grpo', 'algorithm_type: grpo\n  kl_loss_fn: none'));
+    const r = await runJob(config, { backend: 'wasm' });
+    assert.equal(r.status, 'finished', r.error);
+  });
+
+  test('an explorer worker that cannot start fails the run instead of hanging', async () => {
+    const job = tinyJob(17);
+    // The checker reads only a dataset's first rows; line 60 breaks when the worker loads the taskset.
+    const rows = Array.from({ length: 59 }, (_, i) => JSON.stringify({ question: `${i % 10}+1`, answer: String((i % 10) + 1) }));
+    writeFileSync(join(job.dir, 'data', 'late-break.jsonl'), `${rows.join('\n')}\n{ not json\n`);
+    const config = job.write('badworker.yaml', header(job, 'badworker') + rlConfig('grpo').replace('path: data/train.jsonl', 'path: data/late-break.jsonl') + 'synchronizer:\n  sync_offset: 1\n');
+    const logs: string[] = [];
+    const r = await runJob(config, { backend: 'wasm', log: (_, m) => logs.push(m) });
+    assert.equal(r.status, 'failed');
+    assert.match(r.error!, /late-break\.jsonl:60/);
+  });
+});
