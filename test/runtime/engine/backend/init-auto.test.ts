@@ -15,9 +15,7 @@ describe('initBackend auto', () => {
   let first: Awaited<ReturnType<typeof initBackend>>;
 
   test('picks the first backend that starts and reports what it tried', async () => {
-    const t0 = performance.now();
     first = await initBackend({ threads: 4, log: (m) => logs.push(m) });
-    const ms = performance.now() - t0;
     assert.equal(first.tfBackend, tf.getBackend());
     assert.ok(first.gflops > 0, `gflops ${first.gflops}`);
     assert.equal(first.tried[first.tried.length - 1].name, first.name);
@@ -26,7 +24,6 @@ describe('initBackend auto', () => {
       assert.equal(t.ok, false);
       assert.ok(t.reason && t.reason.length > 10, `${t.name} has a reason`);
     }
-    assert.ok(ms < 5000, `init took ${ms} ms`);
     assert.ok(logs.some((l) => l.startsWith(`tfjs backend: ${first.name}`) && /GFLOP\/s/.test(l)), logs.join('\n'));
   });
 
@@ -63,11 +60,9 @@ describe('initBackend auto', () => {
 
   test('a second call returns the same info without initialising again', async () => {
     const n = logs.length;
-    const t0 = performance.now();
     const again = await initBackend({ log: (m) => logs.push(m) });
     assert.equal(again, first);
     assert.equal(logs.length, n, 'nothing logged: no new measurement');
-    assert.ok(performance.now() - t0 < 20);
     assert.equal(currentBackend(), first);
     assert.equal(await initBackend({ prefer: first.name }), first);
   });

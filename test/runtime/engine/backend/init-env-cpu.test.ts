@@ -7,16 +7,13 @@ import { BACKEND_ENV, initBackend } from '../../../../runtime/engine/backend';
 test('$TRINITY_WORKBENCH_BACKEND=cpu wins over prefer and starts cpu only', async () => {
   process.env[BACKEND_ENV] = ' CPU ';
   const logs: string[] = [];
-  const t0 = performance.now();
   const info = await initBackend({ prefer: 'wasm', log: (m) => logs.push(m) });
-  const ms = performance.now() - t0;
   assert.equal(info.name, 'cpu');
   assert.equal(info.tfBackend, 'cpu');
   assert.equal(tf.getBackend(), 'cpu');
   assert.equal(info.threads, 1);
   assert.deepEqual(info.tried, [{ name: 'cpu', ok: true }]);
   assert.ok(info.gflops > 0);
-  assert.ok(ms < 1500, `init + measurement took ${ms} ms`);
   assert.equal(logs.length, 1);
   assert.match(logs[0], /^tfjs backend: cpu \(pure JavaScript, 1 thread\), [\d.]+ GFLOP\/s \(256³ matmul\) \[forced by \$TRINITY_WORKBENCH_BACKEND\]$/);
 });

@@ -60,7 +60,11 @@ export function start(config: string, env: Record<string, string> = {}): Running
     kill: (s) => child.kill(s),
     waitFor: (pred) => {
       const hit = events.find(pred);
-      return hit ? Promise.resolve(hit) : new Promise((r) => waiters.push({ pred, resolve: r }));
+      if (hit) return Promise.resolve(hit);
+      return new Promise((r, reject) => {
+        waiters.push({ pred, resolve: r });
+        void exit.then((x) => reject(new Error(`the run exited (${x.code ?? x.signal}) before the event came; stderr: ${err.slice(-2000)}`)));
+      });
     },
   };
 }
