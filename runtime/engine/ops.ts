@@ -101,7 +101,11 @@ export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor, temperature
   const z = temperature === 1 ? logits : tf.div(logits, temperature);
   const logp = tf.logSoftmax(z);
   const vocab = logits.shape[logits.rank - 1];
-  return tf.sum(tf.mul(logp, tf.oneHot(tf.cast(targets, 'int32'), vocab)), -1);
+  // One gather on the flattened log-probs (row·V + target), not a [N, V] one-hot product: with a 150k vocabulary
+  // that product alone would be gigabytes per batch.
+  const n = targets.size;
+  const index = tf.add(tf.mul(tf.range(0, n, 1, 'int32'), tf.scalar(vocab, 'int32')), tf.reshape(tf.cast(targets, 'int32'), [n]));
+  return tf.reshape(tf.gather(tf.reshape(logp, [n * vocab]), index), targets.shape);
 }
 
 /** Per-token entropy H = logsumexp(z) − Σ softmax(z)·z of the temperature-scaled logits. */
