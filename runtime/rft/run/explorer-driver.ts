@@ -206,7 +206,15 @@ export async function workerExplorer(init: ExplorerInit, log: (level: 'info' | '
     });
   };
   worker.postMessage({ kind: 'init', init: { ...init, backend: currentBackend()?.name ?? init.backend } } satisfies ToWorker);
-  const info = await ready;
+  let info: Awaited<typeof ready>;
+  try {
+    info = await ready;
+  } catch (e) {
+    // A worker that failed to start is still alive (its port keeps it): end it, or the process never exits.
+    worker.removeAllListeners('exit');
+    await worker.terminate();
+    throw e;
+  }
   return {
     step: (step) => call<ExplorerStepResult | null>({ kind: 'step', step }),
     evaluate: (step) => call<Record<string, number>>({ kind: 'evaluate', step }),
