@@ -13,12 +13,11 @@ import type { RolloutSample } from '../../protocol';
 import type { CausalLM } from '../../engine/model/transformer';
 import * as tf from '@tensorflow/tfjs-core';
 import { currentBackend, initBackend, type BackendPreference } from '../../engine/backend';
-import { BatchReader } from '../data/reader';
+import type { BatchReader } from '../data/reader';
 import type { Experience } from '../experience';
-import { Explorer, type ExplorerTask } from '../explorer/explorer';
+import type { Explorer, ExplorerTask } from '../explorer/explorer';
 import type { ExperiencePipeline } from '../explorer/pipeline';
-import { createReward } from '../rewards';
-import { algorithmSetup, experiencePipeline, loadModelFor, rolloutModel, tasksOf } from './setup';
+import { algorithmSetup, createExplorer, evaluateAll, experiencePipeline, explorerTotalSteps, loadModelFor, taskReader, tasksOf, type RunLog } from './setup';
 
 export interface ExplorerStepResult {
   experiences: Experience[];
@@ -62,30 +61,15 @@ interface ExplorerParts {
 }
 
 /** Builds the explorer side from the resolved config (used in both threads). */
-export async function buildExplorer(init: ExplorerInit, log: (level: 'info' | 'warning' | 'error', m: string) => void): Promise<ExplorerParts> {
+export async function buildExplorer(init: ExplorerInit, log: RunLog): Promise<ExplorerParts> {
   const { cfg } = init;
   const alg = algorithmSetup(cfg, init.release);
   const p = loadModelFor(cfg, init.configDir, init.modelPath);
   const trainSets = await tasksOf(cfg, init.configDir, 'train');
   const evalSets = await tasksOf(cfg, init.configDir, 'eval');
   const tasks = trainSets.flatMap((s) => s.tasks);
-  const ts = cfg.buffer.explorer_input.taskset ?? cfg.buffer.explorer_input.tasksets?.[0];
-  const reader = new BatchReader(tasks, {
-    batchSize: cfg.buffer.batch_size,
-    totalEpochs: cfg.buffer.total_epochs,
-    totalSteps: cfg.buffer.total_steps,
-    offset: init.readerOffset,
-    selector: ts?.data_selector?.selector_type && ts.data_selector.selector_type !== 'sequential' ? ts.data_selector : null,
-    name: ts?.name ?? 'taskset',
-  });
-  const explorer = new Explorer(rolloutModel(cfg, p, init.seed), {
-    maxRetryTimes: cfg.explorer.max_retry_times ?? 0,
-    createReward: (name, args) => createReward(name, args, { release: init.release }),
-    samplesPerStep: 4,
-    release: init.release,
-    detailedStats: cfg.monitor?.detailed_stats === true,
-    log,
-  });
+  const reader = taskReader(cfg, tasks, init.readerOffset);
+  const explorer = createExplorer(cfg, init.release, p, init.seed, log);
   explorer.model.version = init.version;
   return {
     explorer,
@@ -97,10 +81,6 @@ export async function buildExplorer(init: ExplorerInit, log: (level: 'info' | 'w
   };
 }
 
-function totalStepsOf(cfg: Config, tasks: number): number {
-  return cfg.buffer.total_steps ?? Math.floor((tasks * (cfg.buffer.total_epochs ?? 1)) / cfg.buffer.batch_size);
-}
-
 export function stepWith(parts: ExplorerParts, step: number): ExplorerStepResult | null {
   const batch = parts.reader.next();
   if (!batch) return null;
@@ -109,9 +89,7 @@ export function stepWith(parts: ExplorerParts, step: number): ExplorerStepResult
 }
 
 export function evaluateWith(parts: ExplorerParts, step: number): Record<string, number> {
-  const metrics: Record<string, number> = {};
-  for (const set of parts.evalSets) Object.assign(metrics, parts.explorer.evaluate(set.name, set.tasks, step));
-  return metrics;
+  return evaluateAll(parts.explorer, parts.evalSets, step);
 }
 
 export function assignWeights(model: CausalLM, weights: Float32Array[]): void {
@@ -121,7 +99,7 @@ export function assignWeights(model: CausalLM, weights: Float32Array[]): void {
 }
 
 /** The explorer in this thread: steps run when called, so nothing overlaps with training. */
-export async function inThreadExplorer(init: ExplorerInit, log: (level: 'info' | 'warning' | 'error', m: string) => void): Promise<ExplorerDriver> {
+export async function inThreadExplorer(init: ExplorerInit, log: RunLog): Promise<ExplorerDriver> {
   const parts = await buildExplorer(init, log);
   for (const w of parts.warnings) log('warning', w);
   return {
@@ -132,7 +110,7 @@ export async function inThreadExplorer(init: ExplorerInit, log: (level: 'info' |
       parts.explorer.model.version = version;
     },
     hasEvals: parts.evalSets.length > 0,
-    totalSteps: totalStepsOf(init.cfg, parts.reader.size),
+    totalSteps: explorerTotalSteps(init.cfg, parts.reader.size),
     close: async () => parts.model.dispose(),
   };
 }
@@ -166,7 +144,7 @@ function workerEntry(): { file: string; execArgv: string[] } {
 }
 
 /** The explorer in a worker thread, so its steps run on another core while the trainer trains. */
-export async function workerExplorer(init: ExplorerInit, log: (level: 'info' | 'warning' | 'error', m: string) => void): Promise<ExplorerDriver> {
+export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<ExplorerDriver> {
   const entry = workerEntry();
   const worker = new Worker(entry.file, { execArgv: entry.execArgv });
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -243,7 +221,7 @@ export function serveExplorer(port: { on(e: 'message', f: (m: ToWorker) => void)
         try {
           await initBackend({ prefer: m.init.backend as BackendPreference });
           parts = await buildExplorer(m.init, log);
-          port.postMessage({ kind: 'ready', hasEvals: parts.evalSets.length > 0, totalSteps: totalStepsOf(m.init.cfg, parts.reader.size), warnings: parts.warnings });
+          port.postMessage({ kind: 'ready', hasEvals: parts.evalSets.length > 0, totalSteps: explorerTotalSteps(m.init.cfg, parts.reader.size), warnings: parts.warnings });
         } catch (e) {
           port.postMessage({ kind: 'failed', message: (e as Error).message });
         }

@@ -9,11 +9,10 @@
 import type { Config } from '../../config/types.generated';
 import type { Pretrained } from '../../engine/pretrained';
 import { loadModel } from '../../engine/model/checkpoint';
-import { createReward } from '../rewards';
 import { BatchReader } from '../data/reader';
 import { readTrainData } from '../data/train-data';
 import type { Experience } from '../experience';
-import { Explorer, type ExplorerTask } from '../explorer/explorer';
+import type { Explorer, ExplorerTask } from '../explorer/explorer';
 import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
 import { saveValueModel } from '../../engine/model/value-head';
 import { copyWeights, encodeOptimizer, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
@@ -23,7 +22,7 @@ import { sleep } from '../buffer/wait';
 import type { StageContext, StageResult } from './context';
 import { lastWriterCrashed, lastWrittenStep, readExplorerState, testKillAfterWrite, trainerRunning, writeExplorerState, writeTrainerStatus } from './async';
 import { exportWeights, inThreadExplorer, workerExplorer, type ExplorerDriver, type ExplorerInit } from './explorer-driver';
-import { algorithmSetup, criticSetup, experiencePipeline, loadModelFor, rolloutModel, tasksOf, trainerOptions, withAbsolutePath } from './setup';
+import { algorithmSetup, createExplorer, criticSetup, evaluateAll, experiencePipeline, explorerTotalSteps, loadModelFor, taskReader, tasksOf, trainerOptions, withAbsolutePath } from './setup';
 
 interface ExplorerSide {
   explorer: Explorer;
@@ -31,20 +30,11 @@ interface ExplorerSide {
 }
 
 function makeExplorer(ctx: StageContext, p: Pretrained, evalSets: { name: string; tasks: ExplorerTask[] }[]): ExplorerSide {
-  const explorer = new Explorer(rolloutModel(ctx.cfg, p, ctx.seed), {
-    maxRetryTimes: ctx.cfg.explorer.max_retry_times ?? 0,
-    createReward: (name, args) => createReward(name, args, { release: ctx.release }),
-    samplesPerStep: 4,
-    release: ctx.release,
-    detailedStats: ctx.cfg.monitor?.detailed_stats === true,
-    log: ctx.log,
-  });
-  return { explorer, evalSets };
+  return { explorer: createExplorer(ctx.cfg, ctx.release, p, ctx.seed, ctx.log), evalSets };
 }
 
 function runEvals(ctx: StageContext, side: ExplorerSide, step: number, prefix = 'eval'): Record<string, number> {
-  const metrics: Record<string, number> = {};
-  for (const set of side.evalSets) Object.assign(metrics, side.explorer.evaluate(set.name, set.tasks, step, prefix));
+  const metrics = evaluateAll(side.explorer, side.evalSets, step, prefix);
   if (side.evalSets.length) ctx.monitor.log(prefix === 'bench' ? 'bench' : 'explorer', step, metrics);
   return metrics;
 }
@@ -383,25 +373,17 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     const evalSets = await tasksOf(cfg, ctx.configDir, 'eval');
     for (const s of [...trainSets, ...evalSets]) for (const w of s.warnings) ctx.log('warning', w);
     const tasks = trainSets.flatMap((s) => s.tasks);
-    const ts = cfg.buffer.explorer_input.taskset ?? cfg.buffer.explorer_input.tasksets?.[0];
     const side = makeExplorer(ctx, rollout, evalSets);
     const pipeline = experiencePipeline(cfg, alg.groupAdvantage, ctx.release);
     const source = cfg.buffer.trainer_input.experience_buffer;
     if (!source) throw new Error('mode explore needs buffer.trainer_input.experience_buffer (where experiences go)');
     const target = withAbsolutePath(source, ctx.configDir);
     const batchSize = cfg.buffer.batch_size;
-    const explorerSteps = cfg.buffer.total_steps ?? Math.floor((tasks.length * (cfg.buffer.total_epochs ?? 1)) / batchSize);
+    const explorerSteps = explorerTotalSteps(cfg, tasks.length);
     const { sync_interval: interval, sync_offset: offset, sync_timeout: syncTimeoutS } = cfg.synchronizer;
     const resumed = cfg.continue_from_checkpoint ? readExplorerState(ctx.jobDir) : undefined;
     let explorerStep = resumed?.explorerStep ?? 0;
-    const reader = new BatchReader(tasks, {
-      batchSize,
-      totalEpochs: cfg.buffer.total_epochs,
-      totalSteps: cfg.buffer.total_steps,
-      offset: resumed?.readerOffset ?? 0,
-      selector: ts?.data_selector?.selector_type && ts.data_selector.selector_type !== 'sequential' ? ts.data_selector : null,
-      name: ts?.name ?? 'taskset',
-    });
+    const reader = taskReader(cfg, tasks, resumed?.readerOffset ?? 0);
     const writer = openExperienceWriter(target, { keyPath: 'buffer.trainer_input.experience_buffer' });
     let lastEval: Record<string, number> = {};
     try {

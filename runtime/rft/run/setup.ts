@@ -11,10 +11,11 @@ import { loadPretrained, stopTokenIds, type Pretrained } from '../../engine/pret
 import { warmupSteps } from '../../engine/train/schedule';
 import { createAdvantageFn, type GroupAdvantageFn } from '../algorithm';
 import { readTasks, type Task } from '../data/tasks';
-import { knownRewardNames } from '../rewards';
 import { knownWorkflows } from '../workflows/registry';
 import { ExperiencePipeline } from '../explorer/pipeline';
-import type { ExplorerTask } from '../explorer/explorer';
+import { Explorer, type ExplorerTask } from '../explorer/explorer';
+import { BatchReader } from '../data/reader';
+import { createReward, knownRewardNames } from '../rewards';
 import { RolloutModel, type RolloutLimits } from '../explorer/rollout-model';
 import type { AlgorithmSetup, CriticSetup, TrainerOptions } from '../trainer/trainer';
 import { loadValueModel, type ValueModel } from '../../engine/model/value-head';
@@ -63,6 +64,45 @@ export function rolloutLimits(cfg: Config): RolloutLimits {
 
 export function rolloutModel(cfg: Config, p: Pretrained, seed: number): RolloutModel {
   return new RolloutModel(p.model, p.tokenizer, rolloutLimits(cfg), seed, stopTokenIds(p));
+}
+
+export type RunLog = (level: 'info' | 'warning' | 'error', message: string) => void;
+
+/** The explorer of a run: rollout model, retries, reward factory, metric names of the release. */
+export function createExplorer(cfg: Config, release: Release, p: Pretrained, seed: number, log: RunLog): Explorer {
+  return new Explorer(rolloutModel(cfg, p, seed), {
+    maxRetryTimes: cfg.explorer.max_retry_times ?? 0,
+    createReward: (name, args) => createReward(name, args, { release }),
+    samplesPerStep: 4,
+    release,
+    detailedStats: cfg.monitor?.detailed_stats === true,
+    log,
+  });
+}
+
+/** Reads the training taskset batch by batch (`buffer.batch_size`, epochs/total_steps, the taskset's selector). */
+export function taskReader(cfg: Config, tasks: ExplorerTask[], offset: number): BatchReader<ExplorerTask> {
+  const ts = cfg.buffer.explorer_input.taskset ?? cfg.buffer.explorer_input.tasksets?.[0];
+  return new BatchReader(tasks, {
+    batchSize: cfg.buffer.batch_size,
+    totalEpochs: cfg.buffer.total_epochs,
+    totalSteps: cfg.buffer.total_steps,
+    offset,
+    selector: ts?.data_selector?.selector_type && ts.data_selector.selector_type !== 'sequential' ? ts.data_selector : null,
+    name: ts?.name ?? 'taskset',
+  });
+}
+
+/** Explorer steps a taskset of `tasks` rows allows: `buffer.total_steps`, else epochs × rows / batch_size. */
+export function explorerTotalSteps(cfg: Config, tasks: number): number {
+  return cfg.buffer.total_steps ?? Math.floor((tasks * (cfg.buffer.total_epochs ?? 1)) / cfg.buffer.batch_size);
+}
+
+/** Every eval taskset, as one metrics record (`<prefix>/<taskset>/…`). */
+export function evaluateAll(explorer: Explorer, evalSets: readonly { name: string; tasks: ExplorerTask[] }[], step: number, prefix = 'eval'): Record<string, number> {
+  const metrics: Record<string, number> = {};
+  for (const set of evalSets) Object.assign(metrics, explorer.evaluate(set.name, set.tasks, step, prefix));
+  return metrics;
 }
 
 /** The algorithm's six pieces: the resolved config's values, else the algorithm type's defaults. */
