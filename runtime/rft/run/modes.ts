@@ -15,6 +15,7 @@ import type { Experience } from '../experience';
 import type { Explorer, ExplorerTask } from '../explorer/explorer';
 import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
 import { saveValueModel } from '../../engine/model/value-head';
+import { readPendingExperiences, writePendingExperiences } from '../checkpoint/pending';
 import { copyWeights, encodeOptimizer, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
 import { join } from 'node:path';
 import { openExperienceReader, openExperienceWriter, resolveBufferConfig, BufferStopError, type BufferPosition } from '../buffer';
@@ -50,31 +51,42 @@ function trainTotalSteps(cfg: Config, explorerSteps: number | undefined): number
   return Math.max(1, explorerSteps ?? 1);
 }
 
+/** The checkpoint a run continues from (`continue_from_checkpoint` and one exists), with its trainer state. */
+interface ResumePoint {
+  dir: string;
+  step: number;
+  extra: Record<string, unknown>;
+}
+
+function resumePoint(ctx: StageContext): ResumePoint | undefined {
+  const latest = ctx.cfg.continue_from_checkpoint ? latestCheckpoint(ctx.jobDir) : undefined;
+  if (!latest) return undefined;
+  const state = readTrainerState(latest.dir);
+  return { dir: latest.dir, step: Number(state.step), extra: state.extra };
+}
+
+/** The trainer's side of a resume (its weights come with the policy, loaded from the checkpoint directory). */
+function restoreTrainer(trainer: RftTrainer, critic: CriticSetup | undefined, at: ResumePoint): void {
+  const opt = readOptimizerState(at.dir);
+  if (opt) trainer.optimizer.loadState(opt);
+  const criticOpt = critic ? readOptimizerState(join(at.dir, 'critic')) : undefined;
+  if (criticOpt) trainer.loadCriticState(criticOpt);
+  trainer.restoreStep(at.step);
+}
+
 export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const alg = algorithmSetup(cfg, ctx.release);
-  const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
+  const resumed = resumePoint(ctx);
+  const policy = loadModelFor(cfg, ctx.configDir, resumed?.dir ?? ctx.modelPath);
   const reference = needsReference(alg) ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
   let driver: ExplorerDriver | undefined;
   let critic: CriticSetup | undefined;
   let created: RftTrainer | undefined;
   try {
     const { sync_interval: interval, sync_offset: offset } = cfg.synchronizer;
-    let explorerStep = 0;
-    let readerOffset = 0;
-    const resumed = cfg.continue_from_checkpoint ? latestCheckpoint(ctx.jobDir) : undefined;
-    let resumedOptimizer: ReturnType<typeof readOptimizerState>;
-    let resumedVersion = 0;
-    if (resumed) {
-      const state = readTrainerState(resumed.dir);
-      const saved = loadModel(resumed.dir);
-      copyWeights(saved, policy.model);
-      saved.dispose();
-      resumedOptimizer = readOptimizerState(resumed.dir);
-      explorerStep = Number(state.extra.explorerStep ?? 0);
-      readerOffset = Number(state.extra.readerOffset ?? 0);
-      resumedVersion = Number(state.step);
-    }
+    let explorerStep = Number(resumed?.extra.explorerStep ?? 0);
+    let readerOffset = Number(resumed?.extra.readerOffset ?? 0);
     const init: ExplorerInit = {
       cfg,
       release: ctx.release,
@@ -82,7 +94,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       modelPath: resumed?.dir ?? ctx.modelPath,
       seed: ctx.seed,
       readerOffset,
-      version: resumedVersion,
+      version: resumed?.step ?? 0,
       backend: 'auto',
     };
     if (cfg.synchronizer.sync_method !== 'memory') {
@@ -96,14 +108,13 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, totalTrain, ctx.seed, resumed?.dir) : undefined;
     const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId), critic);
     created = trainer;
-    if (resumedOptimizer) trainer.optimizer.loadState(resumedOptimizer);
-    const criticOptimizer = resumed && critic ? readOptimizerState(join(resumed.dir, 'critic')) : undefined;
-    if (criticOptimizer) trainer.loadCriticState(criticOptimizer);
-    if (resumed) trainer.restoreStep(resumedVersion);
-    if (resumed) ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${explorerStep})`);
-
-    const pending: Experience[] = [];
-    const expert = alg.sampleStrategy === 'mix' ? await expertSampler(ctx, alg.sampleStrategyArgs, policy) : undefined;
+    // Experiences explored before the checkpoint and not yet trained on: the explorer resumes after its last step.
+    const pending: Experience[] = resumed ? readPendingExperiences(resumed.dir) : [];
+    if (resumed) {
+      restoreTrainer(trainer, critic, resumed);
+      ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${explorerStep}, ${pending.length} experience(s) not yet trained on)`);
+    }
+    const expert = alg.sampleStrategy === 'mix' ? await expertSampler(ctx, alg.sampleStrategyArgs, policy, Number(resumed?.extra.expertOffset ?? 0)) : undefined;
     let lastCheckpoint = resumed?.dir;
     let lastEval: Record<string, number> = {};
     let lastEvalStep = -1;
@@ -116,8 +127,11 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
         policy.model,
         policy.tokenizer,
         trainer.optimizer.exportState(),
-        { step: trainer.step, extra: { explorerStep, readerOffset } },
-        critic ? (dir) => saveCritic(critic!, trainer, join(dir, 'critic')) : undefined,
+        { step: trainer.step, extra: { explorerStep, readerOffset, ...(expert ? { expertOffset: expert.offset() } : {}) } },
+        (dir) => {
+          writePendingExperiences(dir, pending);
+          if (critic) saveCritic(critic, trainer, join(dir, 'critic'));
+        },
       );
       pruneCheckpoints(ctx.jobDir, cfg.trainer.max_checkpoints_to_keep);
       ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
@@ -220,7 +234,8 @@ const ASYNC_POLL_MS = 200;
 export async function runTrain(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const alg = algorithmSetup(cfg, ctx.release);
-  const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
+  const resumed = resumePoint(ctx);
+  const policy = loadModelFor(cfg, ctx.configDir, resumed?.dir ?? ctx.modelPath);
   const reference = needsReference(alg) ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
   let cleanup = (): void => {};
   let critic: CriticSetup | undefined;
@@ -229,7 +244,6 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     const source = cfg.buffer.trainer_input.experience_buffer;
     if (!source) throw new Error('mode train needs buffer.trainer_input.experience_buffer');
     const trainBatch = cfg.buffer.train_batch_size;
-    const resumed = cfg.continue_from_checkpoint ? latestCheckpoint(ctx.jobDir) : undefined;
     let lastCheckpoint = resumed?.dir;
     const fromFile = source.storage_type === 'file' && (source.schema_type === 'sft' || source.schema_type === 'dpo');
     let next: () => Promise<Experience[] | null>;
@@ -241,7 +255,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       const data = await readTrainData(source, { baseDir: ctx.configDir, tokenizer: policy.tokenizer, maxLength: cfg.model.max_model_len });
       for (const w of data.warnings) ctx.log('warning', w);
       if (data.truncated) ctx.log('warning', `${data.truncated} samples of ${source.name} were longer than max_model_len and were truncated`);
-      const offset = resumed ? Number(readTrainerState(resumed.dir).extra.readerOffset ?? 0) : 0;
+      const offset = Number(resumed?.extra.readerOffset ?? 0);
       const reader = new BatchReader(data.experiences, { batchSize: trainBatch, totalEpochs: source.total_epochs ?? cfg.buffer.total_epochs, totalSteps: source.total_steps ?? cfg.buffer.total_steps, offset, name: source.name });
       totalSteps = cfg.trainer.total_steps ?? Math.floor(reader.totalSamples / trainBatch);
       next = async () => reader.next()?.items ?? null;
@@ -249,7 +263,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     } else {
       const section = withAbsolutePath(source, ctx.configDir);
       const keyPath = 'buffer.trainer_input.experience_buffer';
-      const resumeFrom = resumed ? (readTrainerState(resumed.dir).extra.buffer as BufferPosition | undefined) : undefined;
+      const resumeFrom = resumed?.extra.buffer as BufferPosition | undefined;
       let reader = openExperienceReader(section, { keyPath, resumeFrom });
       if (cfg.continue_from_checkpoint && !resumeFrom) {
         // No checkpoint recorded a position: batches an earlier trainer of this job took and never checkpointed go back.
@@ -300,14 +314,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalSteps, policy.tokenizer.padTokenId), critic);
     created = trainer;
     if (resumed) {
-      const saved = loadModel(resumed.dir);
-      copyWeights(saved, policy.model);
-      saved.dispose();
-      const opt = readOptimizerState(resumed.dir);
-      if (opt) trainer.optimizer.loadState(opt);
-      const criticOpt = critic ? readOptimizerState(join(resumed.dir, 'critic')) : undefined;
-      if (criticOpt) trainer.loadCriticState(criticOpt);
-      trainer.restoreStep(Number(readTrainerState(resumed.dir).step));
+      restoreTrainer(trainer, critic, resumed);
       ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step})`);
     }
     if (!fromFile) {
@@ -496,16 +503,17 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
 }
 
 /** Trinity's MixSampleStrategy: expert rows from `trainer_input.auxiliary_buffers[sft_dataset_name]`, cycled. */
-async function expertSampler(ctx: StageContext, args: Record<string, unknown>, p: Pretrained): Promise<{ batchSize: number; next(): Experience[] }> {
+async function expertSampler(ctx: StageContext, args: Record<string, unknown>, p: Pretrained, offset: number): Promise<{ batchSize: number; next(): Experience[]; offset(): number }> {
   const ratio = typeof args.expert_data_ratio === 'number' ? args.expert_data_ratio : 0.5;
   const name = typeof args.sft_dataset_name === 'string' ? args.sft_dataset_name : 'sft_dataset';
   const source = ctx.cfg.buffer.trainer_input.auxiliary_buffers?.[name];
   if (!source) throw new Error(`sample_strategy mix needs buffer.trainer_input.auxiliary_buffers.${name} (the expert SFT data)`);
   const data = await readTrainData({ ...source, schema_type: 'sft' }, { baseDir: ctx.configDir, tokenizer: p.tokenizer, maxLength: ctx.cfg.model.max_model_len });
   const batchSize = Math.ceil(ratio * ctx.cfg.buffer.train_batch_size);
-  const reader = new BatchReader(data.experiences, { batchSize, totalEpochs: Number.MAX_SAFE_INTEGER, name });
+  const reader = new BatchReader(data.experiences, { batchSize, totalEpochs: Number.MAX_SAFE_INTEGER, offset, name });
   return {
     batchSize,
+    offset: () => reader.currentOffset,
     next: () =>
       (reader.next()?.items ?? []).map((e) => {
         const n = e.tokens.length - e.promptLength;

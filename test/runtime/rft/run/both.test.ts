@@ -184,3 +184,43 @@ describe('one-step off-policy (sync_offset 1)', () => {
     });
   }
 });
+
+describe('resuming mode both', () => {
+  test('experiences explored before a checkpoint but not yet trained on are trained on after the resume, none twice', async () => {
+    // 16 experiences per explorer step, 8 per trainer step: the checkpoint after trainer step 3 is taken with the
+    // second half of explorer step 2's experiences still waiting.
+    const job = tinyJob(9);
+    const body = topLevel(GRPO_STAGE)
+      .replace('total_steps: 4', 'total_steps: 6\n  train_batch_size: 8')
+      .replace('save_interval: 2', 'save_interval: 1')
+      .replace('eval_interval: 2', 'eval_interval: 100')
+      .replace('eval_on_startup: true', 'eval_on_startup: false');
+    const config = job.write('resume.yaml', header(job, 'resume') + body);
+    const stop = new AbortController();
+    const first: RuntimeEvent[] = [];
+    const r1 = await runJob(config, {
+      backend: 'wasm',
+      signal: stop.signal,
+      events: (e) => {
+        first.push(e);
+        if (e.type === 'checkpoint' && e.step === 3) stop.abort();
+      },
+    });
+    assert.equal(r1.status, 'stopped', r1.error);
+    const jobDir = r1.stages[0].jobDir;
+    const state = JSON.parse(readFileSync(join(jobDir, 'global_step_3', 'trainer_state.json'), 'utf8')) as { extra: { explorerStep: number } };
+    assert.equal(state.extra.explorerStep, 2);
+    assert.equal(readFileSync(join(jobDir, 'global_step_3', 'pending_experiences.jsonl'), 'utf8').trim().split('\n').length, 8);
+
+    const second: RuntimeEvent[] = [];
+    const logs: string[] = [];
+    const r2 = await runJob(config, { backend: 'wasm', events: (e) => second.push(e), log: (_, m) => logs.push(m) });
+    assert.equal(r2.status, 'finished', r2.error);
+    const steps = (events: RuntimeEvent[], role: string): number[] => events.flatMap((e) => (e.type === 'metrics' && e.role === role && (role !== 'explorer' || 'rollout/model_version' in e.values) ? [e.step] : []));
+    assert.deepEqual(steps(second, 'explorer'), [3, 4, 5, 6], 'the explorer continues after its last finished step');
+    // 6 explorer steps × 16 experiences = 12 trainer steps of 8: none lost, none trained twice.
+    assert.deepEqual(steps(second, 'trainer'), [4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    assert.ok(logs.some((m) => m.includes('8 experience(s) not yet trained on')), logs.join('\n'));
+    loadModel(join(jobDir, 'global_step_12')).dispose();
+  });
+});
