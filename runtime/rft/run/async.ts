@@ -6,8 +6,12 @@
  *
  * - `state/explorer.json`: the explorer's position (explorer step, taskset rows served), written after every batch
  *   committed to the buffer (Trinity: `<explorer>_meta.json`, written at sync points).
- * - `state/trainer.json`: the trainer's status (`running` / `stopped`, pid, host, step), which the explorer reads to
- *   decide whether to wait for a newer checkpoint (Trinity: `Synchronizer.trainer_status`).
+ * - `state/trainer.json`: the trainer's status (`running` / `stopped`, pid, host, step, waiting for data), which the
+ *   explorer reads to decide whether to wait for a newer checkpoint (Trinity: `Synchronizer.trainer_status`).
+ * - Explorer-driven sync (Trinity: the explorer's REQUIRE_SYNC status, which the trainer polls in `need_sync`): the
+ *   explorer sets `requireSync` in `state/explorer.json` at a sync point; the trainer, after a step or while waiting
+ *   for data, saves a checkpoint if it trained since its last one; an explorer whose trainer waits for data with
+ *   nothing newer goes on with the weights it has.
  * - The buffer: the highest explorer step (`eid.batch`) it already holds closes the explorer's crash window between
  *   the committed write and the state file; the `<table>__writers` rows tell a finished explorer from a killed one.
  *   (These read the SQL layout of buffer/sql.ts and the JSON lines of buffer/file.ts directly.)
@@ -36,6 +40,8 @@ export interface ExplorerState {
   readerOffset: number;
   /** The taskset ran out and the explorer finished. */
   finished?: boolean;
+  /** Explorer-driven sync: the explorer waits at a sync point for the trainer's current weights. */
+  requireSync?: boolean;
 }
 
 function statePath(jobDir: string, name: string): string {
@@ -70,15 +76,21 @@ export interface TrainerStatus {
   pid: number;
   host: string;
   step: number;
+  /** Blocked until the buffer holds a batch (an explorer-driven explorer then knows no newer weights are coming). */
+  waiting?: boolean;
 }
 
-export function writeTrainerStatus(jobDir: string, status: TrainerStatus['status'], step: number): void {
-  writeState(jobDir, 'trainer', { status, pid: process.pid, host: HOST, step } satisfies TrainerStatus);
+export function writeTrainerStatus(jobDir: string, status: TrainerStatus['status'], step: number, waiting = false): void {
+  writeState(jobDir, 'trainer', { status, pid: process.pid, host: HOST, step, ...(waiting ? { waiting } : {}) } satisfies TrainerStatus);
+}
+
+export function readTrainerStatus(jobDir: string): TrainerStatus | undefined {
+  return readState<TrainerStatus>(jobDir, 'trainer');
 }
 
 /** Whether a trainer of this job is running (said so and its process is alive): then an explorer waits for its weights. */
 export function trainerRunning(jobDir: string): boolean {
-  const s = readState<TrainerStatus>(jobDir, 'trainer');
+  const s = readTrainerStatus(jobDir);
   return s?.status === 'running' && writerMayBeAlive(s.pid, s.host);
 }
 

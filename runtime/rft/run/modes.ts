@@ -1,8 +1,9 @@
 /**
  * The four modes of `trinity run` on one machine (trinity/cli/launcher.py). `both` runs the explorer and trainer
- * in one process, stepping them in the order Trinity's fixed sync style allows: explorer step k uses the weights
- * of trainer step k − sync_offset rounded down to a sync point, so on-policy, one-step off-policy and
- * interval-sync runs see the same model versions as under Trinity. `train` reads SFT/DPO files or an experience
+ * in one process, stepping them in the order Trinity's sync style allows. Fixed (and trainer-driven, which differs
+ * from it only under NCCL): explorer step k uses the weights of trainer step k − sync_offset rounded down to a sync
+ * point, so on-policy, one-step off-policy and interval-sync runs see the same model versions as under Trinity.
+ * Explorer-driven: at its sync points the explorer takes the trainer's weights as they are, never waiting for a step. `train` reads SFT/DPO files or an experience
  * buffer; `explore` writes experiences to a buffer and pulls weights from checkpoints; `bench` evaluates every
  * checkpoint of the job.
  */
@@ -21,7 +22,7 @@ import { join } from 'node:path';
 import { openExperienceReader, openExperienceWriter, resolveBufferConfig, BufferStopError, type BufferPosition } from '../buffer';
 import { sleep } from '../buffer/wait';
 import type { StageContext, StageResult } from './context';
-import { lastWriterCrashed, lastWrittenStep, readExplorerState, testKillAfterWrite, trainerRunning, writeExplorerState, writeTrainerStatus } from './async';
+import { lastWriterCrashed, lastWrittenStep, readExplorerState, readTrainerStatus, testKillAfterWrite, trainerRunning, writeExplorerState, writeTrainerStatus } from './async';
 import { exportWeights, inThreadExplorer, workerExplorer, type ExplorerDriver, type ExplorerInit } from './explorer-driver';
 import { algorithmSetup, createExplorer, criticSetup, evaluateAll, experiencePipeline, explorerTotalSteps, loadModelFor, taskReader, tasksOf, trainerOptions, withAbsolutePath } from './setup';
 
@@ -154,12 +155,33 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       lastEvalStep = step;
       ctx.monitor.log('explorer', step, lastEval);
     };
-    const sync = async (): Promise<void> => driver!.setWeights(exportWeights(policy.model), trainer.step);
-    /** The trainer step the explorer syncs to next after step k (fixed style: k > offset, (k − offset) % interval == 0). */
+    let syncedVersion = resumed?.step ?? 0;
+    const sync = async (): Promise<void> => {
+      await driver!.setWeights(exportWeights(policy.model), trainer.step);
+      syncedVersion = trainer.step;
+    };
+    const explorerDriven = isExplorerDriven(cfg.synchronizer.sync_style);
+    /**
+     * The trainer step the explorer syncs to next after step k (k > offset, (k − offset) % interval == 0). Explorer-
+     * driven sync waits for no particular step: the trainer trains on whatever is buffered meanwhile.
+     */
     const nextSyncTarget = (k: number): number => {
+      if (explorerDriven) return Number.MAX_SAFE_INTEGER;
       let next = k + 1;
       while (!(next > offset && (next - offset) % interval === 0)) next++;
       return next - offset;
+    };
+    /**
+     * A sync point: fixed (and trainer-driven, which differs only under NCCL) waits for trainer step k − offset;
+     * explorer-driven takes the trainer's weights as they are, if it trained since the last sync
+     * (Trainer.need_sync / Synchronizer.notify_no_new_model_state_dict).
+     */
+    const syncAt = async (k: number): Promise<void> => {
+      if (!explorerDriven) {
+        await trainUntil(k - offset);
+        await sync();
+      } else if (trainer.step > syncedVersion) await sync();
+      else ctx.log('warning', `No new model weights found, current version: ${syncedVersion}`);
     };
 
     if (cfg.explorer.eval_on_startup && explorerStep === 0 && driver.hasEvals) await evaluate(0);
@@ -175,10 +197,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       ctx.progress('explorer', explorerStep, explorerSteps, `reward ${fmt(meanReward(out.experiences))}`);
       pending.push(...out.experiences);
       // After explorer step k the explorer takes the weights of trainer step k − offset when k is a sync point.
-      if (explorerStep > offset && (explorerStep - offset) % interval === 0) {
-        await trainUntil(explorerStep - offset);
-        await sync();
-      }
+      if (explorerStep > offset && (explorerStep - offset) % interval === 0) await syncAt(explorerStep);
       if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && driver.hasEvals) await evaluate(explorerStep);
       if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
       if (ctx.signal.aborted) break;
@@ -216,7 +235,12 @@ function saveCritic(critic: CriticSetup, trainer: RftTrainer, dir: string): void
 function useExplorerThread(cfg: Config): boolean {
   const forced = process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
   if (forced === '0' || forced === '1') return forced === '1';
-  return cfg.synchronizer.sync_offset > 0 || cfg.synchronizer.sync_interval > 1;
+  return cfg.synchronizer.sync_offset > 0 || cfg.synchronizer.sync_interval > 1 || isExplorerDriven(cfg.synchronizer.sync_style);
+}
+
+/** `explorer_driven` (`dynamic_by_explorer` before v0.5.0); matched as Trinity's case-insensitive enum does. */
+function isExplorerDriven(style: string): boolean {
+  return ['explorer_driven', 'dynamic_by_explorer'].includes(style.toLowerCase());
 }
 
 /** How often a process of the asynchronous pair looks again (new checkpoint, restarted explorer). Trinity polls every 1 s. */
@@ -251,6 +275,10 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     let totalSteps: number;
     /** Trainer steps between the checkpoints the explorer pulls (0: none besides save_interval's). */
     let syncInterval = 0;
+    const explorerDriven = !fromFile && isExplorerDriven(cfg.synchronizer.sync_style);
+    // Set once the trainer exists; the reader's waits call them.
+    let trainerStep = (): number => 0;
+    let syncIfRequested = (): void => {};
     if (fromFile) {
       const data = await readTrainData(source, { baseDir: ctx.configDir, tokenizer: policy.tokenizer, maxLength: cfg.model.max_model_len });
       for (const w of data.warnings) ctx.log('warning', w);
@@ -280,35 +308,51 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       const maxWaitMs = resolveBufferConfig(section, { keyPath }).maxReadTimeoutS * 1000;
       next = async () => {
         let crashedSince: number | undefined;
-        for (;;) {
-          try {
-            return await reader.read(trainBatch, { signal: ctx.signal });
-          } catch (e) {
-            if (ctx.signal.aborted) return null;
-            if (!(e instanceof BufferStopError)) throw e;
-            // Every writer is gone; the newest died without finishing (a killed explorer): wait for it to be restarted.
-            if (e.reason !== 'finished' || !lastWriterCrashed(section)) {
-              ctx.log('info', `no more experiences: ${e.message}`);
-              return null;
-            }
-            if (crashedSince === undefined) {
-              crashedSince = Date.now();
-              ctx.log('warning', `the explorer writing ${source.name} stopped without finishing; waiting up to ${maxWaitMs / 1000} s (max_read_timeout) for it to resume`);
-            }
-            if (Date.now() - crashedSince >= maxWaitMs) return null;
+        let waitingSince: number | undefined;
+        try {
+          for (;;) {
             try {
-              await sleep(ASYNC_POLL_MS, ctx.signal);
-            } catch {
-              return null;
+              // Explorer-driven, the wait is cut into polls so the trainer answers the explorer's sync requests meanwhile.
+              return await reader.read(trainBatch, { signal: ctx.signal, ...(explorerDriven ? { timeoutMs: ASYNC_POLL_MS } : {}) });
+            } catch (e) {
+              if (ctx.signal.aborted) return null;
+              if (!(e instanceof BufferStopError)) throw e;
+              if (explorerDriven && e.reason === 'timeout') {
+                if (waitingSince === undefined) {
+                  waitingSince = Date.now();
+                  writeTrainerStatus(ctx.jobDir, 'running', trainerStep(), true);
+                }
+                if (Date.now() - waitingSince < maxWaitMs) {
+                  syncIfRequested();
+                  continue;
+                }
+              }
+            // Every writer is gone; the newest died without finishing (a killed explorer): wait for it to be restarted.
+              if (e.reason !== 'finished' || !lastWriterCrashed(section)) {
+                ctx.log('info', `no more experiences: ${e.message}`);
+                return null;
+              }
+              if (crashedSince === undefined) {
+                crashedSince = Date.now();
+                ctx.log('warning', `the explorer writing ${source.name} stopped without finishing; waiting up to ${maxWaitMs / 1000} s (max_read_timeout) for it to resume`);
+              }
+              if (Date.now() - crashedSince >= maxWaitMs) return null;
+              try {
+                await sleep(ASYNC_POLL_MS, ctx.signal);
+              } catch {
+                return null;
+              }
             }
           }
+        } finally {
+          if (waitingSince !== undefined) writeTrainerStatus(ctx.jobDir, 'running', trainerStep());
         }
       };
       position = () => ({ buffer: reader.state() });
       if (cfg.synchronizer.sync_method !== 'checkpoint') {
         ctx.log('info', `synchronizer.sync_method ${cfg.synchronizer.sync_method} cannot reach an explorer in another process; the trainer saves checkpoints every sync_interval steps instead`);
       }
-      syncInterval = cfg.synchronizer.sync_interval;
+      syncInterval = explorerDriven ? 0 : cfg.synchronizer.sync_interval;
     }
     critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, totalSteps, ctx.seed, resumed?.dir) : undefined;
     const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalSteps, policy.tokenizer.padTokenId), critic);
@@ -338,6 +382,11 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       pruneCheckpoints(ctx.jobDir, cfg.trainer.max_checkpoints_to_keep);
       ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
     };
+    trainerStep = () => trainer.step;
+    // Explorer-driven Trainer.need_sync: the explorer asked, and there are weights it has not been offered.
+    syncIfRequested = () => {
+      if (trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`) && readExplorerState(ctx.jobDir)?.requireSync) save();
+    };
     while (!ctx.signal.aborted) {
       await yieldToEvents();
       if (ctx.signal.aborted) break;
@@ -350,6 +399,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       const syncDue = syncInterval > 0 && trainer.step % syncInterval === 0; // Trainer.need_sync (fixed style)
       const saveDue = cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0; // Trainer.need_save
       if (syncDue || saveDue) save();
+      if (explorerDriven) syncIfRequested();
     }
     if (!ctx.signal.aborted && trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) save();
     return { lastCheckpoint, evals: {}, stopped: ctx.signal.aborted };
@@ -426,20 +476,35 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
         ctx.log('info', `explorer step ${explorerStep}: model weights of trainer step ${latest.step}`);
         return true;
       };
-      /** Explorer._pull_latest_weights: a newer checkpoint, waiting up to sync_timeout while the trainer runs. */
+      const explorerDriven = isExplorerDriven(cfg.synchronizer.sync_style);
+      /**
+       * Explorer._pull_latest_weights: a newer checkpoint, waiting up to sync_timeout while the trainer runs. Explorer-
+       * driven, the explorer asks for one (the trainer saves what it has) and stops waiting when the trainer, blocked on
+       * data, has nothing newer.
+       */
       const pullWeights = async (): Promise<void> => {
         const deadline = Date.now() + syncTimeoutS * 1000;
-        for (;;) {
-          if (loadNewest() || ctx.signal.aborted || !trainerRunning(ctx.jobDir)) return;
-          if (Date.now() >= deadline) {
-            ctx.log('warning', `No new model weights found within sync_timeout (${syncTimeoutS} s), current version: ${side.explorer.model.version}`);
-            return;
+        if (explorerDriven) writeExplorerState(ctx.jobDir, { explorerStep, readerOffset: reader.currentOffset, requireSync: true });
+        try {
+          for (;;) {
+            if (loadNewest() || ctx.signal.aborted || !trainerRunning(ctx.jobDir)) return;
+            const trainer = readTrainerStatus(ctx.jobDir);
+            if (explorerDriven && trainer?.waiting && trainer.step <= side.explorer.model.version) {
+              ctx.log('warning', `No new model weights found, current version: ${side.explorer.model.version}`);
+              return;
+            }
+            if (Date.now() >= deadline) {
+              ctx.log('warning', `No new model weights found within sync_timeout (${syncTimeoutS} s), current version: ${side.explorer.model.version}`);
+              return;
+            }
+            try {
+              await sleep(Math.min(ASYNC_POLL_MS, Math.max(0, deadline - Date.now())), ctx.signal);
+            } catch {
+              return;
+            }
           }
-          try {
-            await sleep(Math.min(ASYNC_POLL_MS, Math.max(0, deadline - Date.now())), ctx.signal);
-          } catch {
-            return;
-          }
+        } finally {
+          if (explorerDriven) writeExplorerState(ctx.jobDir, { explorerStep, readerOffset: reader.currentOffset });
         }
       };
 

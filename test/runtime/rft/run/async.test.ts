@@ -33,7 +33,7 @@ interface Pair {
 }
 
 /** The two configs of one job: same project/name, one SQLite buffer, checkpoint sync every 2 steps. */
-function pair(seed: number, name: string, steps: number): Pair {
+function pair(seed: number, name: string, steps: number, syncStyle = 'fixed'): Pair {
   const job = tinyJob(seed);
   const body = (mode: string): string =>
     `${header(job, name)}mode: ${mode}
@@ -63,6 +63,7 @@ buffer:
 synchronizer:
   sync_method: checkpoint
   sync_interval: ${SYNC_INTERVAL}
+  sync_style: ${syncStyle}
   sync_timeout: 30
 trainer:
   save_interval: 100
@@ -196,6 +197,35 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 60000 }, () =
     const state = JSON.parse(readFileSync(join(p.jobDir, 'state', 'explorer.json'), 'utf8'));
     assert.deepEqual(state, { explorerStep: steps, readerOffset: steps * BATCH, finished: true });
     assert.equal(JSON.parse(readFileSync(join(p.jobDir, 'state', 'trainer.json'), 'utf8')).status, 'stopped');
+  });
+
+  test('explorer-driven sync: the explorer takes whatever the trainer has at its sync points, and nothing waits for sync_timeout', async () => {
+    const steps = 8;
+    const p = pair(26, 'explorer-driven', steps, 'explorer_driven');
+    const trainer = await startTrainer(p);
+    const explorer = start(p.explore);
+    const startedAt = Date.now();
+    await finished(explorer, 'explorer');
+    await finished(trainer, 'trainer');
+    // A sync request left unanswered would hold the explorer for sync_timeout (30 s) at one of its 4 sync points.
+    assert.ok(Date.now() - startedAt < 30000, `the pair took ${Date.now() - startedAt} ms`);
+    assert.ok(!explorer.stderr().includes('within sync_timeout'), explorer.stderr());
+    assertEveryStepOnce(p.db, steps);
+    assertEveryRowReadOnce(p.db);
+    assert.deepEqual(stepsOf(trainer.events, 'trainer'), range(1, steps));
+    // No fixed schedule: the trainer checkpoints when asked (and at the end), and versions only move at sync points,
+    // to one of those checkpoints.
+    const checkpoints = trainer.events.flatMap((e) => (e.type === 'checkpoint' ? [e.step] : []));
+    assert.equal(checkpoints[checkpoints.length - 1], steps);
+    const versions = versionsOf(explorer.events);
+    assert.equal(versions[0], 0);
+    for (let k = 1; k < steps; k++) {
+      if (versions[k] === versions[k - 1]) continue;
+      assert.equal(k % SYNC_INTERVAL, 0, `version changed before explorer step ${k + 1}, not after a sync point: ${versions}`);
+      assert.ok(versions[k] > versions[k - 1] && checkpoints.includes(versions[k]), `versions ${versions}, checkpoints ${checkpoints}`);
+    }
+    assert.ok(Math.max(...versions) > 0, 'the explorer pulled trainer weights');
+    assert.deepEqual(rowsPerStep(p.db).map((c) => c.versions), versions.map(String));
   });
 
   test('SIGKILL the explorer at a random point and restart it: every step once in the table, the trainer waits and trains on all', async () => {

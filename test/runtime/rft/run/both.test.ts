@@ -224,3 +224,30 @@ describe('resuming mode both', () => {
     loadModel(join(jobDir, 'global_step_12')).dispose();
   });
 });
+
+describe('sync styles', () => {
+  // sync_interval 2: explorer steps 2 and 4 are sync points. Fixed waits there for trainer step k; explorer-driven
+  // takes what the trainer has (it trains on step k − 1's experiences while the explorer runs step k).
+  for (const [style, versions] of [
+    ['fixed', [0, 0, 2, 2]],
+    ['trainer_driven', [0, 0, 2, 2]],
+    ['explorer_driven', [0, 0, 1, 1]],
+  ] as const) {
+    test(`${style}: explorer steps 1–4 run on trainer versions ${versions.join(', ')}`, async () => {
+      const job = tinyJob(10);
+      const body = topLevel(GRPO_STAGE).replace('eval_interval: 2', 'eval_interval: 100').replace('eval_on_startup: true', 'eval_on_startup: false');
+      const config = job.write('style.yaml', header(job, 'style') + body + `synchronizer:\n  sync_interval: 2\n  sync_style: ${style}\n`);
+      const r = await runJob(config, { backend: 'wasm' });
+      assert.equal(r.status, 'finished', r.error);
+      const lines = readMetrics(r.stages[0].jobDir);
+      assert.deepEqual(
+        lines.filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values).map((l) => l.values['rollout/model_version']),
+        versions,
+      );
+      assert.deepEqual(
+        lines.filter((l) => l.role === 'trainer').map((l) => l.step),
+        [1, 2, 3, 4],
+      );
+    });
+  }
+});
