@@ -15,6 +15,29 @@ export interface StepResult {
   skipped: boolean;
 }
 
+/**
+ * Differentiates each micro-batch loss on its own and sums the gradients (in `vars` order; a variable a loss does not
+ * reach gets zeros). Returns the summed gradients, which the caller owns, and the sum of the losses.
+ */
+export function accumulateGradients(vars: readonly tf.Variable[], microBatchLosses: readonly (() => tf.Scalar)[]): { grads: tf.Tensor[]; loss: number } {
+  let sums: tf.Tensor[] | undefined;
+  let loss = 0;
+  for (const f of microBatchLosses) {
+    const { value, grads } = tf.variableGrads(f, vars as tf.Variable[]);
+    loss += value.dataSync()[0];
+    value.dispose();
+    const ordered = vars.map((v) => grads[v.name] ?? tf.zerosLike(v));
+    if (!sums) sums = ordered;
+    else {
+      const next = sums.map((s, i) => tf.add(s, ordered[i]));
+      for (const t of [...sums, ...ordered]) t.dispose();
+      sums = next;
+    }
+  }
+  if (!sums) throw new Error('accumulateGradients: no micro-batches');
+  return { grads: sums, loss };
+}
+
 export class Trainer {
   constructor(
     readonly optimizer: AdamW,
@@ -22,24 +45,9 @@ export class Trainer {
   ) {}
 
   step(microBatchLosses: readonly (() => tf.Scalar)[]): StepResult {
-    const vars = this.optimizer.variables;
-    let sums: tf.Tensor[] | undefined;
-    let loss = 0;
-    for (const f of microBatchLosses) {
-      const { value, grads } = tf.variableGrads(f, vars as tf.Variable[]);
-      loss += value.dataSync()[0];
-      value.dispose();
-      const ordered = vars.map((v) => grads[v.name] ?? tf.zerosLike(v));
-      if (!sums) sums = ordered;
-      else {
-        const next = sums.map((s, i) => tf.add(s, ordered[i]));
-        for (const t of [...sums, ...ordered]) t.dispose();
-        sums = next;
-      }
-    }
-    if (!sums) throw new Error('Trainer.step: no micro-batches');
+    const { grads, loss } = accumulateGradients(this.optimizer.variables as tf.Variable[], microBatchLosses);
     const lr = learningRate(this.schedule, this.optimizer.step);
-    const { gradNorm, skipped } = this.optimizer.apply(sums, lr);
+    const { gradNorm, skipped } = this.optimizer.apply(grads, lr);
     return { loss, gradNorm, lr, skipped };
   }
 }

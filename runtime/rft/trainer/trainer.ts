@@ -9,6 +9,7 @@ import type { CausalLM } from '../../engine/model/transformer';
 import { scoreSequences } from '../../engine/logprobs';
 import { AdamW } from '../../engine/train/adamw';
 import { learningRate, type LrSchedule } from '../../engine/train/schedule';
+import { accumulateGradients } from '../../engine/train/step';
 import {
   createAdvantageFn,
   createEntropyLossFn,
@@ -159,20 +160,8 @@ export class RftTrainer {
         losses.push(() => this.microBatchLoss(mb, mbRef, weight, (k, v) => add(k, v, weight / this.opts.ppoEpochs)));
       }
       lr = learningRate(this.opts.schedule, this.optimizer.step);
-      const vars = this.optimizer.variables;
-      let grads: tf.Tensor[] | undefined;
-      for (const f of losses) {
-        const { value, grads: g } = tf.variableGrads(f, vars as tf.Variable[]);
-        value.dispose();
-        const ordered = vars.map((v) => g[v.name] ?? tf.zerosLike(v));
-        if (!grads) grads = ordered;
-        else {
-          const next = grads.map((s, i) => tf.add(s, ordered[i]));
-          for (const t of [...grads, ...ordered]) t.dispose();
-          grads = next;
-        }
-      }
-      const r = this.optimizer.apply(grads!, lr);
+      const { grads } = accumulateGradients(this.optimizer.variables as tf.Variable[], losses);
+      const r = this.optimizer.apply(grads, lr);
       gradNorm = r.gradNorm;
     }
     for (const [k, v] of sums) metrics[`actor/${k}`] = v;
@@ -300,41 +289,32 @@ export class RftTrainer {
     let lr = 0;
     for (let epoch = 0; epoch < c.ppoEpochs; epoch++) {
       lr = learningRate(c.schedule, this.criticOptimizer!.step);
-      let grads: tf.Tensor[] | undefined;
+      const losses: (() => tf.Scalar)[] = [];
       for (let from = 0; from < B; from += micro) {
         const to = Math.min(B, from + micro);
         const mb = sliceRows(b, from, to);
         const weight = (to - from) / B;
-        const { value, grads: g } = tf.variableGrads(
-          () =>
-            tf.tidy(() => {
-              const vpred = this.responseValues(mb);
-              const old = tf.tensor2d(oldValues.slice(from, to));
-              const ret = tf.tensor2d(mb.returns);
-              const mask = tf.tensor2d(mb.responseMask);
-              const vclip = tf.add(old, tf.clipByValue(tf.sub(vpred, old), -c.cliprangeValue, c.cliprangeValue));
-              const l1 = tf.square(tf.sub(vpred, ret));
-              const l2 = tf.square(tf.sub(vclip, ret));
-              const loss = tf.mul(aggregateLoss(tf.maximum(l1, l2), mask, c.lossAggMode), 0.5);
-              const [vf, frac, vmean] = [loss, maskedMean(gtF(l2, l1), mask), maskedMean(vpred, mask)].map((t) => t.dataSync()[0]);
-              const add = (k: string, v: number): void => void sums.set(k, (sums.get(k) ?? 0) + (v * weight) / c.ppoEpochs);
-              add('vf_loss', vf);
-              add('vf_clipfrac', frac);
-              add('vpred_mean', vmean);
-              return tf.mul(loss, weight) as tf.Scalar;
-            }),
-          this.criticOptimizer!.variables as tf.Variable[],
+        losses.push(() =>
+          tf.tidy(() => {
+            const vpred = this.responseValues(mb);
+            const old = tf.tensor2d(oldValues.slice(from, to));
+            const ret = tf.tensor2d(mb.returns);
+            const mask = tf.tensor2d(mb.responseMask);
+            const vclip = tf.add(old, tf.clipByValue(tf.sub(vpred, old), -c.cliprangeValue, c.cliprangeValue));
+            const l1 = tf.square(tf.sub(vpred, ret));
+            const l2 = tf.square(tf.sub(vclip, ret));
+            const loss = tf.mul(aggregateLoss(tf.maximum(l1, l2), mask, c.lossAggMode), 0.5);
+            const [vf, frac, vmean] = [loss, maskedMean(gtF(l2, l1), mask), maskedMean(vpred, mask)].map((t) => t.dataSync()[0]);
+            const add = (k: string, v: number): void => void sums.set(k, (sums.get(k) ?? 0) + (v * weight) / c.ppoEpochs);
+            add('vf_loss', vf);
+            add('vf_clipfrac', frac);
+            add('vpred_mean', vmean);
+            return tf.mul(loss, weight) as tf.Scalar;
+          }),
         );
-        value.dispose();
-        const ordered = this.criticOptimizer!.variables.map((v) => g[v.name] ?? tf.zerosLike(v));
-        if (!grads) grads = ordered;
-        else {
-          const next = grads.map((s, i) => tf.add(s, ordered[i]));
-          for (const t of [...grads, ...ordered]) t.dispose();
-          grads = next;
-        }
       }
-      gradNorm = this.criticOptimizer!.apply(grads!, lr).gradNorm;
+      const { grads } = accumulateGradients(this.criticOptimizer!.variables as tf.Variable[], losses);
+      gradNorm = this.criticOptimizer!.apply(grads, lr).gradNorm;
     }
     const out: Record<string, number> = {};
     for (const [k, v] of sums) out[`critic/${k}`] = v;
