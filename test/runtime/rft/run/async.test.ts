@@ -169,7 +169,7 @@ after(() => {
   killAll();
 });
 
-describe('mode explore + mode train on one SQL buffer', { timeout: 60000 }, () => {
+describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () => {
   test('the pair runs to completion: each step once in the table, all of it trained on, weights pulled every sync_interval', async () => {
     const steps = 8;
     const p = pair(21, 'pair', steps);
