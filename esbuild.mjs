@@ -34,7 +34,8 @@ await Promise.all(
       format: 'cjs',
       sourcemap: true,
       banner: e.banner ? { js: e.banner } : undefined,
-      external: ['vscode', 'webgpu', 'better-sqlite3'],
+      // tsx/cjs: only the explorer worker's from-source path (tests under tsx) asks for it; the bundle never loads it.
+      external: ['vscode', 'webgpu', 'better-sqlite3', 'tsx/cjs'],
       plugins: [tfjsExternal],
       define: { __VERSION__: JSON.stringify(version) },
       logLevel: 'warning',

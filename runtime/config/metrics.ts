@@ -43,6 +43,26 @@ const ADVANTAGE_METRICS: Record<string, string[]> = {
   step_wise_grpo: ['reward_mean', 'reward_std'],
 };
 
+/** Trinity's class of each experience operator (trinity/buffer/operators), as the pipeline's timing keys name it. */
+const OPERATOR_CLASSES: Record<string, string> = {
+  reward_filter: 'RewardFilter',
+  reward_std_filter: 'RewardSTDFilter',
+  invalid_reward_filter: 'InvalidRewardFilter',
+  reward_shaping_mapper: 'RewardShapingMapper',
+  pass_rate_calculator: 'PassRateCalculator',
+  data_juicer: 'DataJuicerOperator',
+};
+
+/** Trinity's class of each explorer-side advantage fn (trinity/algorithm/advantage_fn), the pipeline's last operator. */
+const GROUP_ADVANTAGE_CLASSES: Record<string, string> = {
+  grpo: 'GRPOGroupedAdvantage',
+  step_wise_grpo: 'StepWiseGRPOAdvantageFn',
+  reinforce: 'REINFORCEGroupAdvantage',
+  opmd: 'OPMDGroupAdvantage',
+  asymre: 'ASYMREGroupAdvantage',
+  rec: 'RECGroupedAdvantage',
+};
+
 /** What each policy loss logs under `actor/`. */
 const POLICY_LOSS_METRICS: Record<string, string[]> = {
   ppo: ['pg_loss', 'pg_clipfrac', 'pg_clipfrac_lower', 'ppo_kl'],
@@ -64,7 +84,8 @@ const POLICY_LOSS_METRICS: Record<string, string[]> = {
 /**
  * Explorer metric names by release (rollout, experience pipeline, eval/bench), read from Trinity's history:
  * - pipeline: v0.3.0–v0.3.1 prefix every key `pipeline/`; from v0.3.2 (30ca213) keys are `experience_pipeline/<key>`
- *   and `time/…` keys stay unprefixed (trinity/buffer/pipelines/experience_pipeline.py).
+ *   and `time/…` keys stay unprefixed (trinity/buffer/pipelines/experience_pipeline.py): the pipeline's own timers
+ *   `time/experience_pipeline/{operator/<i>_<class>,write,total}` (`pipelineTimeKeys`).
  * - per-run timing: v0.3.x log `time_per_task` (workflow_runner.py) and `task_run_time` (scheduler.py); from v0.4.0
  *   (4b27dff) `time/run_execution` (workflow_runner.py) and `time/task_execution` (scheduler.py).
  * - eval: v0.3.x gather each task's mean as `<prefix>/<taskset>/<key>/{mean,max,min}`; v0.4.0 turns a task's runs
@@ -77,6 +98,32 @@ const POLICY_LOSS_METRICS: Record<string, string[]> = {
 export function pipelineMetricKey(release: Release, key: string): string {
   if (!atLeast(release, 'v0.3.2')) return `pipeline/${key}`;
   return key.startsWith('time/') ? key : `experience_pipeline/${key}`;
+}
+
+/** Whether the experience pipeline logs `time/experience_pipeline/…` (its `Timer`s, from v0.3.2). */
+export function logsPipelineTimes(release: Release): boolean {
+  return atLeast(release, 'v0.3.2');
+}
+
+/**
+ * The timing key of the pipeline's operator at `index` (the configured operators in order, then the group advantage
+ * fn): `time/experience_pipeline/operator/<index>_<class>`. From v0.5.2 the pipeline wraps every legacy
+ * `ExperienceOperator` (all built-in operators and advantage fns) with `ensure_v1_operator`, so the class named is
+ * `ExperienceOperatorV1Wrapper`. Undefined before v0.3.2 and for a name whose class is not known (plugins).
+ */
+export function pipelineOperatorTimeKey(release: Release, index: number, name: string, kind: 'operator' | 'advantage'): string | undefined {
+  if (!logsPipelineTimes(release)) return undefined;
+  const cls = (kind === 'operator' ? OPERATOR_CLASSES : GROUP_ADVANTAGE_CLASSES)[name];
+  if (!cls) return undefined;
+  return `time/experience_pipeline/operator/${index}_${atLeast(release, 'v0.5.2') ? 'ExperienceOperatorV1Wrapper' : cls}`;
+}
+
+/** Every `time/experience_pipeline/…` key of a pipeline of `operators` then `advantage` (when explorer-side). */
+export function pipelineTimeKeys(release: Release, operators: readonly string[], advantage?: string): string[] {
+  if (!logsPipelineTimes(release)) return [];
+  const ops = operators.map((o, i) => pipelineOperatorTimeKey(release, i, o, 'operator'));
+  const adv = advantage && GROUP_ADVANTAGE_CLASSES[advantage] ? [pipelineOperatorTimeKey(release, operators.length, advantage, 'advantage')] : [];
+  return [...ops, ...adv].filter((k): k is string => k !== undefined).concat('time/experience_pipeline/write', 'time/experience_pipeline/total');
 }
 
 /** The timing keys of one task's run (workflow runner) and of the whole task (scheduler), before gathering. */
@@ -102,15 +149,15 @@ export function evalKs(n: number): number[] {
 }
 
 /**
- * The per-task keys Trinity's `calculate_task_level_metrics(is_eval=True)` makes of one key over n runs (≥ v0.4.0).
- * `bootstrap` adds main's best@/worst@ names (computed with numpy's bootstrap; the local runtime omits them).
+ * The per-task keys Trinity's `calculate_task_level_metrics(is_eval=True)` makes of one key over n runs (≥ v0.4.0);
+ * from v0.5.0 best@k/worst@k are bootstrapped (n > 1).
  */
-export function evalTaskKeys(release: Release, key: string, n: number, bootstrap = true): string[] {
+export function evalTaskKeys(release: Release, key: string, n: number): string[] {
   const style = evalStyle(release);
   if (style === 'stats' || isTimeKey(key)) return [key];
   if (style === 'at-k') return evalKs(n).flatMap((k) => [`${key}/mean@${k}`, `${key}/best@${k}`, `${key}/worst@${k}`]);
   const out = [`${key}/mean@${n}`, `${key}/std@${n}`];
-  if (bootstrap && n > 1) for (const k of evalKs(n)) out.push(`${key}/best@${k}`, `${key}/worst@${k}`);
+  if (n > 1) for (const k of evalKs(n)) out.push(`${key}/best@${k}`, `${key}/worst@${k}`);
   return out;
 }
 
@@ -121,9 +168,9 @@ export function evalGatherSuffixes(release: Release, detailedStats = false): str
 }
 
 /** Every name one eval metric key of a taskset is logged under: `<prefix>/<taskset>/…`. */
-export function evalMetricKeys(release: Release, prefix: string, taskset: string, key: string, n: number, detailedStats = false, bootstrap = true): string[] {
+export function evalMetricKeys(release: Release, prefix: string, taskset: string, key: string, n: number, detailedStats = false): string[] {
   const sfx = evalGatherSuffixes(release, detailedStats);
-  return evalTaskKeys(release, key, n, bootstrap).flatMap((k) => sfx.map((s) => `${prefix}/${taskset}/${k}${s}`));
+  return evalTaskKeys(release, key, n).flatMap((k) => sfx.map((s) => `${prefix}/${taskset}/${k}${s}`));
 }
 
 /** The eval wall-time key: `<prefix>/total_time` up to v0.3.1, `time/eval` after. */
@@ -175,6 +222,7 @@ function explorerMetrics(cfg: Cfg, release: Release): string[] {
     const ops = (cfg.data_processor?.experience_pipeline?.operators ?? []) as { name?: string }[];
     if (advFiltered || ops.some((o) => o?.name === 'reward_filter' || o?.name === 'reward_std_filter')) out.push(pipe('filtered_count'));
     if (ops.some((o) => o?.name === 'reward_shaping_mapper')) out.push(...stats(pipe('reward_diff')));
+    out.push(...pipelineTimeKeys(release, ops.map((o) => String(o?.name ?? '')), adv));
   }
   const evals = (cfg.buffer?.explorer_input?.eval_tasksets ?? []) as Cfg[];
   const detailed = atLeast(release, 'v0.5.0') && cfg.monitor?.detailed_stats === true;

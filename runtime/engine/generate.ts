@@ -27,7 +27,11 @@ export interface SamplingParams {
   validVocab?: number;
   /** Token fed as padding; it is masked out, so any id works. */
   padTokenId?: number;
+  /** Asked once per decode step; true abandons the generation with a `GenerationStoppedError` (e.g. a deadline). */
+  shouldStop?: () => boolean;
 }
+
+export class GenerationStoppedError extends Error {}
 
 export interface Completion {
   promptIndex: number;
@@ -84,6 +88,7 @@ export function generate(
   let cache: KVCache = step.cache;
   try {
     for (let t = 0; t < maxNew; t++) {
+      if (params.shouldStop?.()) throw new GenerationStoppedError(`generation stopped after ${t} decode step(s)`);
       const logits = step.logits.dataSync() as Float32Array;
       step.logits.dispose();
       const V = model.config.vocabSize;
@@ -172,14 +177,16 @@ export class TokenSampler {
   private readonly validVocab: number;
   private readonly minNew: number;
   private readonly probs: Float64Array;
+  private readonly scratch: Float64Array;
 
   constructor(params: SamplingParams, vocab: number) {
     this.temperature = params.temperature ?? 1;
-    this.topK = params.topK && params.topK > 0 ? params.topK : 0;
+    this.topK = params.topK && params.topK >= 1 ? Math.floor(params.topK) : 0;
     this.topP = params.topP ?? 1;
     this.validVocab = Math.min(params.validVocab ?? vocab, vocab);
     this.minNew = params.minNewTokens ?? 0;
     this.probs = new Float64Array(vocab);
+    this.scratch = new Float64Array(vocab);
   }
 
   sample(logits: Float32Array, rng: Rng, generated: number, stops: ReadonlySet<number>): { token: number; logprob: number } {
@@ -217,28 +224,86 @@ export class TokenSampler {
       }
       return lastNonZero(p, V);
     }
-    // Candidates by probability, descending; top-k then the smallest prefix reaching top-p of what is left.
-    const order = Array.from({ length: V }, (_, i) => i).filter((i) => p[i] > 0);
-    order.sort((a, b) => p[b] - p[a] || a - b);
-    let keep = this.topK > 0 ? Math.min(this.topK, order.length) : order.length;
-    const kept = order.slice(0, keep);
-    const keptSum = kept.reduce((s, i) => s + p[i], 0);
+    // The candidates (p > 0) in the order (probability descending, id ascending); top-k keeps a prefix of it, top-p
+    // the shortest prefix of that reaching topP of its mass. Every sum below adds in that order, so only the sorted
+    // probabilities of the top-k are needed (ties are equal values); an id is looked up only for the drawn position.
+    let count = 0;
+    for (let i = 0; i < V; i++) if (p[i] > 0) count++;
+    const kept = this.topK > 0 && this.topK < count ? this.largest(this.topK) : this.positive(count);
+    kept.sort();
+    const n = kept.length;
+    // kept is ascending: the j-th candidate (0-based, descending) is kept[n - 1 - j].
+    let keep = n;
     if (this.topP < 1) {
+      let keptSum = 0;
+      for (let j = n - 1; j >= 0; j--) keptSum += kept[j];
       let acc = 0;
       keep = 0;
-      while (keep < kept.length) {
-        acc += p[kept[keep]];
+      while (keep < n) {
+        acc += kept[n - 1 - keep];
         keep++;
         if (acc >= this.topP * keptSum) break;
       }
     }
-    const final = kept.slice(0, keep);
-    let u = rng.uniform() * final.reduce((s, i) => s + p[i], 0);
-    for (const i of final) {
-      u -= p[i];
-      if (u < 0) return i;
+    if (keep === 0) return lastNonZero(p, V);
+    let total = 0;
+    for (let j = 0; j < keep; j++) total += kept[n - 1 - j];
+    let u = rng.uniform() * total;
+    let at = keep - 1;
+    for (let j = 0; j < keep; j++) {
+      u -= kept[n - 1 - j];
+      if (u < 0) {
+        at = j;
+        break;
+      }
     }
-    return final[final.length - 1];
+    // Position `at` holds value v; among the ids with probability v it is the r-th by id.
+    const v = kept[n - 1 - at];
+    let r = 0;
+    while (at - r > 0 && kept[n - at + r] === v) r++;
+    for (let i = 0; i < V; i++) if (p[i] === v && r-- === 0) return i;
+    return lastNonZero(p, V);
+  }
+
+  /** The `count` positive probabilities (in a reused buffer). */
+  private positive(count: number): Float64Array {
+    const out = this.scratch.subarray(0, count);
+    const p = this.probs;
+    for (let i = 0, n = 0; n < count; i++) if (p[i] > 0) out[n++] = p[i];
+    return out;
+  }
+
+  /** The k largest probabilities (a multiset, unordered), by a min-heap of size k. */
+  private largest(k: number): Float64Array {
+    const heap = this.scratch.subarray(0, k);
+    const p = this.probs;
+    let size = 0;
+    for (let i = 0; i < this.validVocab; i++) {
+      const x = p[i];
+      if (!(x > 0)) continue;
+      if (size < k) {
+        let c = size++;
+        while (c > 0) {
+          const parent = (c - 1) >> 1;
+          if (heap[parent] <= x) break;
+          heap[c] = heap[parent];
+          c = parent;
+        }
+        heap[c] = x;
+      } else if (x > heap[0]) {
+        let c = 0;
+        for (;;) {
+          let child = 2 * c + 1;
+          if (child >= k) break;
+          if (child + 1 < k && heap[child + 1] < heap[child]) child++;
+          if (heap[child] >= x) break;
+          heap[c] = heap[child];
+          c = child;
+        }
+        heap[c] = x;
+      }
+    }
+    return heap;
   }
 }
 

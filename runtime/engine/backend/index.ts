@@ -12,7 +12,7 @@ export {
   type InitBackendOptions,
   type TriedBackend,
 } from './types';
-export { registerWasmKernels, unsortedSegmentSumInto, unsortedSegmentSumShape } from './wasm-kernels';
+export { registerWasmKernels, unsortedSegmentSumShape } from './wasm-kernels';
 export { measureMatmulGflops, selfTest } from './measure';
 export {
   NATIVE_MATMUL_ACCELERATOR,
@@ -21,7 +21,5 @@ export {
   loadNativeMatmul,
   nativeMatmulStatus,
   useNativeMatmul,
-  type NativeMatmulLoad,
-  type NativeMatmulStatus,
 } from './native-matmul';
 export { probeBackends, type BackendProbe, type MachineReport, machineReport } from './probe';

@@ -26,8 +26,8 @@ export const NATIVE_MATMUL_ENV = 'TRINITY_WORKBENCH_NATIVE_MATMUL';
 /** The name {@link BackendInfo.accelerators} lists when it is in use. */
 export const NATIVE_MATMUL_ACCELERATOR = 'openblas-matmul';
 /** Where `npm run build:native` puts the addon, relative to the repository (package) root. */
-export const NATIVE_MATMUL_ADDON = join('native', 'blas-matmul', 'build', 'Release', 'blas_matmul.node');
-export const NATIVE_MATMUL_BUILD_HINT = 'build it with `npm run build:native` (needs OpenBLAS with cblas.h: apt-get install libopenblas-dev)';
+const NATIVE_MATMUL_ADDON = join('native', 'blas-matmul', 'build', 'Release', 'blas_matmul.node');
+const NATIVE_MATMUL_BUILD_HINT = 'build it with `npm run build:native` (needs OpenBLAS with cblas.h: apt-get install libopenblas-dev)';
 
 interface BlasAddon {
   sgemm(heap: ArrayBuffer, batch: number, batchA: number, batchB: number, m: number, n: number, k: number, aOff: number, bOff: number, cOff: number, transA: boolean, transB: boolean): void;
@@ -47,7 +47,7 @@ interface WasmBackendLike {
   makeOutput(shape: number[], dtype: 'float32'): TensorInfo;
 }
 
-export function nativeMatmulDisabled(): boolean {
+function nativeMatmulDisabled(): boolean {
   const v = process.env[NATIVE_MATMUL_ENV]?.trim().toLowerCase();
   return v === '0' || v === 'false' || v === 'off' || v === 'no';
 }
@@ -56,7 +56,7 @@ export function nativeMatmulDisabled(): boolean {
  * The addon's path: found by walking up from this file's directory, so it resolves from the sources
  * (runtime/engine/backend, under tsx) and from the esbuild bundles in dist/ (cli.js, explorer-worker.js) alike.
  */
-export function findNativeMatmulAddon(from = __dirname): string | undefined {
+function findNativeMatmulAddon(from = __dirname): string | undefined {
   let dir = from;
   for (let i = 0; i < 8; i++) {
     const p = join(dir, NATIVE_MATMUL_ADDON);

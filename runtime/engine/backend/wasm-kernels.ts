@@ -74,7 +74,7 @@ export function unsortedSegmentSumShape(xShape: readonly number[], idsShape: rea
  * Computes `unsortedSegmentSum` on the host into `out` (length = size of {@link unsortedSegmentSumShape}; any
  * previous contents are overwritten). `x` and `ids` are row-major.
  */
-export function unsortedSegmentSumInto(
+function unsortedSegmentSumInto(
   x: HostArray,
   xShape: readonly number[],
   ids: HostArray,

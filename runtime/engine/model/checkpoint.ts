@@ -4,11 +4,12 @@
  * reader never sees half a checkpoint.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseModelConfig, type ModelConfig } from './config';
 import { canonicalName, paramSpecs, type ParamSpec } from './params';
 import { CausalLM } from './transformer';
+import { generationEosIds, readJsonDocument } from '../json-file';
 import { Rng } from '../random';
 import { readCheckpointDir, toFloat32, writeSafetensors, type TensorToWrite } from '../weights/safetensors';
 
@@ -21,40 +22,23 @@ export interface GenerationDefaults {
   topK?: number;
 }
 
-export function readJson(path: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    throw new CheckpointError(`${path}: file not found`);
-  }
-  try {
-    const v = JSON.parse(text) as unknown;
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not a JSON object');
-    return v as Record<string, unknown>;
-  } catch (e) {
-    throw new CheckpointError(`${path}: ${(e as Error).message}`);
-  }
-}
-
-export function loadModelConfig(dir: string): ModelConfig {
-  const path = join(dir, 'config.json');
-  return parseModelConfig(readJson(path), path);
-}
-
 export function loadGenerationDefaults(dir: string, config: ModelConfig): GenerationDefaults {
   const path = join(dir, 'generation_config.json');
   if (!existsSync(path)) return { eosTokenIds: config.eosTokenIds };
-  const g = readJson(path);
-  const eos = g.eos_token_id;
-  const ids = Array.isArray(eos) ? eos.filter((x): x is number => typeof x === 'number') : typeof eos === 'number' ? [eos] : config.eosTokenIds;
+  const g = readJsonDocument(path, CheckpointError);
   const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
-  return { eosTokenIds: ids, temperature: num(g.temperature), topP: num(g.top_p), topK: num(g.top_k) };
+  return {
+    eosTokenIds: generationEosIds(g, CheckpointError) ?? config.eosTokenIds,
+    temperature: num(g.value.temperature),
+    topP: num(g.value.top_p),
+    topK: num(g.value.top_k),
+  };
 }
 
 /** Loads the weights of a model directory into variables (f16/bf16 widened to f32; nn.Linear transposed). */
 export function loadModel(dir: string): CausalLM {
-  const config = loadModelConfig(dir);
+  const configPath = join(dir, 'config.json');
+  const config = parseModelConfig(readJsonDocument(configPath, CheckpointError).value, configPath);
   let tensors;
   try {
     tensors = readCheckpointDir(dir);

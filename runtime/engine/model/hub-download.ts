@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { hubCacheDir, isHubId, ModelPathError, resolveModelPath } from './hub';
+import { hubRepoDir, isHubId, ModelPathError, resolveModelPath } from './hub';
 
 export interface DownloadOptions {
   revision?: string;
@@ -21,7 +21,7 @@ export interface DownloadOptions {
 const WANTED = /^(config\.json|generation_config\.json|tokenizer\.json|tokenizer_config\.json|special_tokens_map\.json|chat_template\.jinja|model(-\d+-of-\d+)?\.safetensors|model\.safetensors\.index\.json)$/;
 
 /** Downloads `repoId` at `revision` into the cache; returns the snapshot directory. */
-export async function downloadModel(repoId: string, opts: DownloadOptions = {}): Promise<string> {
+async function downloadModel(repoId: string, opts: DownloadOptions = {}): Promise<string> {
   const env = opts.env ?? process.env;
   if (env.HF_HUB_OFFLINE === '1') throw new ModelPathError(`${repoId}: not in the Hugging Face cache, and HF_HUB_OFFLINE=1 forbids downloading it`);
   const endpoint = (env.HF_ENDPOINT ?? 'https://huggingface.co').replace(/\/$/, '');
@@ -39,7 +39,7 @@ export async function downloadModel(repoId: string, opts: DownloadOptions = {}):
   if (!info.sha || !info.siblings) throw new ModelPathError(`${repoId}: ${infoUrl} did not return a commit and a file list`);
   const files = info.siblings.map((s) => s.rfilename).filter((f) => WANTED.test(f));
   if (!files.includes('config.json')) throw new ModelPathError(`${repoId}: the repository has no config.json`);
-  const repoDir = join(hubCacheDir(env), `models--${repoId.replace('/', '--')}`);
+  const repoDir = hubRepoDir(repoId, env);
   const snapshot = join(repoDir, 'snapshots', info.sha);
   for (const file of files) {
     const target = join(snapshot, file);

@@ -14,10 +14,15 @@ export function isHubId(s: string): boolean {
   return HUB_ID.test(s);
 }
 
-export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+function hubCacheDir(env: NodeJS.ProcessEnv): string {
   if (env.HF_HUB_CACHE) return env.HF_HUB_CACHE;
   if (env.HF_HOME) return join(env.HF_HOME, 'hub');
   return join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'huggingface', 'hub');
+}
+
+/** Where huggingface_hub caches the model repository `org/name`: `<cache>/models--org--name`. */
+export function hubRepoDir(repoId: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(hubCacheDir(env), `models--${repoId.replace('/', '--')}`);
 }
 
 /** The directory holding config.json for `pathOrId`, or an error saying where it looked. */
@@ -28,8 +33,7 @@ export function resolveModelPath(pathOrId: string, opts: { baseDir?: string; env
     return local;
   }
   if (!HUB_ID.test(pathOrId)) throw new ModelPathError(`${pathOrId}: no such model directory (resolved to ${local})`);
-  const cache = hubCacheDir(opts.env);
-  const repo = join(cache, `models--${pathOrId.replace('/', '--')}`);
+  const repo = hubRepoDir(pathOrId, opts.env);
   const revision = opts.revision ?? 'main';
   const refFile = join(repo, 'refs', revision);
   let snapshot: string | undefined;

@@ -3,12 +3,13 @@
  * keys `base_model.model.<module>.lora_A.weight` `[r, in]` and `lora_B.weight` `[out, r]`), so `peft` loads them.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CausalLM, Linear } from './transformer';
-import { readJson, writeDirAtomically } from './checkpoint';
+import { CheckpointError, writeDirAtomically } from './checkpoint';
+import { readJsonDocument } from '../json-file';
 import { Rng } from '../random';
-import { readSafetensors, toFloat32, writeSafetensors, type TensorToWrite } from '../weights/safetensors';
+import { readSafetensorsFile, toFloat32, writeSafetensors, type TensorToWrite } from '../weights/safetensors';
 
 export interface LoraSpec {
   rank: number;
@@ -86,7 +87,7 @@ export function saveLora(model: CausalLM, dir: string, spec: LoraSpec, baseModel
 /** Loads a PEFT LoRA adapter directory onto `model` (which must have none yet). */
 export function loadLora(model: CausalLM, dir: string): LoraSpec {
   const cfgPath = join(dir, 'adapter_config.json');
-  const cfg = readJson(cfgPath);
+  const cfg = readJsonDocument(cfgPath, CheckpointError).value;
   if (cfg.peft_type !== 'LORA') throw new LoraError(`${cfgPath}: peft_type ${JSON.stringify(cfg.peft_type)} is not LORA`);
   const rank = Number(cfg.r);
   const alpha = Number(cfg.lora_alpha ?? rank);
@@ -99,7 +100,7 @@ export function loadLora(model: CausalLM, dir: string): LoraSpec {
   };
   const weightsPath = join(dir, 'adapter_model.safetensors');
   if (!existsSync(weightsPath)) throw new LoraError(`${weightsPath}: file not found`);
-  const file = readSafetensors(new Uint8Array(readFileSync(weightsPath)));
+  const file = readSafetensorsFile(weightsPath);
   const byName = new Map(model.linears.map((l) => [l.name, l]));
   const pairs = new Map<string, { a?: Float32Array; b?: Float32Array; aShape?: number[]; bShape?: number[] }>();
   for (const [key, t] of file.tensors) {

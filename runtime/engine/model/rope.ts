@@ -9,7 +9,7 @@ export interface RopeTables {
 }
 
 /** inv_freq_i = θ^(−2i/d), then adjusted by the config's rope_scaling (linear, or Llama 3's frequency bands). */
-export function inverseFrequencies(c: ModelConfig): number[] {
+function inverseFrequencies(c: ModelConfig): number[] {
   const half = c.headDim / 2;
   const inv = Array.from({ length: half }, (_, i) => 1 / Math.pow(c.ropeTheta, (2 * i) / c.headDim));
   const s = c.ropeScaling;

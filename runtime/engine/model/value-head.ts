@@ -4,13 +4,13 @@
  * backbone's Hugging Face directory plus `value_head.safetensors` holding `score.weight` and `score.bias`.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CausalLM, ForwardOptions } from './transformer';
 import { Rng } from '../random';
 import { mm } from '../ops';
 import { loadModel, saveModel, type SaveOptions } from './checkpoint';
-import { readSafetensors, toFloat32, writeSafetensors } from '../weights/safetensors';
+import { readSafetensorsFile, toFloat32, writeSafetensors } from '../weights/safetensors';
 
 export class ValueModel {
   constructor(
@@ -54,7 +54,7 @@ export function loadValueModel(dir: string, seed: number): ValueModel {
   const backbone = loadModel(dir);
   const path = join(dir, HEAD_FILE);
   if (!existsSync(path)) return withValueHead(backbone, seed);
-  const file = readSafetensors(new Uint8Array(readFileSync(path)));
+  const file = readSafetensorsFile(path);
   const w = file.tensors.get('score.weight');
   const b = file.tensors.get('score.bias');
   if (!w || !b || w.shape.join() !== `1,${backbone.config.hidden}`) {

@@ -2,16 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TokenizerError, type TokenizerJsonFiles } from './api';
-
-export type JsonObject = Record<string, unknown>;
-
-export interface JsonDocument {
-  /** Where it came from: a file path, or a label for a tokenizer built in memory. */
-  origin: string;
-  /** The exact text, so that saving writes back what was loaded. */
-  text: string;
-  value: JsonObject;
-}
+import { parseJsonDocument, readJsonDocument, type JsonDocument } from '../json-file';
 
 /** A tokenizer's documents, whether read from a directory or built in memory. */
 export interface TokenizerDocuments {
@@ -29,38 +20,16 @@ export const TOKENIZER_CONFIG = 'tokenizer_config.json';
 export const GENERATION_CONFIG = 'generation_config.json';
 export const CHAT_TEMPLATE_FILE = 'chat_template.jinja';
 
-export function parseJsonDocument(text: string, origin: string): JsonDocument {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new TokenizerError(`${origin}: not valid JSON: ${(e as Error).message}`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new TokenizerError(`${origin}: expected a JSON object`);
-  return { origin, text, value: value as JsonObject };
-}
-
-function readJsonFile(path: string): JsonDocument {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new TokenizerError(code === 'ENOENT' ? `${path}: file not found` : `${path}: cannot read: ${(e as Error).message}`);
-  }
-  return parseJsonDocument(text, path);
-}
-
 export function readTokenizerDir(dir: string): TokenizerDocuments {
   if (!existsSync(dir)) throw new TokenizerError(`${dir}: tokenizer directory not found`);
   if (!statSync(dir).isDirectory()) throw new TokenizerError(`${dir}: not a directory (expected a directory holding ${TOKENIZER_JSON} and ${TOKENIZER_CONFIG})`);
   const docs: TokenizerDocuments = {
     source: dir,
-    tokenizerJson: readJsonFile(join(dir, TOKENIZER_JSON)),
-    tokenizerConfig: readJsonFile(join(dir, TOKENIZER_CONFIG)),
+    tokenizerJson: readJsonDocument(join(dir, TOKENIZER_JSON), TokenizerError),
+    tokenizerConfig: readJsonDocument(join(dir, TOKENIZER_CONFIG), TokenizerError),
   };
   const generation = join(dir, GENERATION_CONFIG);
-  if (existsSync(generation)) docs.generationConfig = readJsonFile(generation);
+  if (existsSync(generation)) docs.generationConfig = readJsonDocument(generation, TokenizerError);
   const template = join(dir, CHAT_TEMPLATE_FILE);
   if (existsSync(template)) docs.chatTemplateFile = { origin: template, text: readFileSync(template, 'utf8') };
   return docs;
@@ -71,8 +40,8 @@ export function documentsFromJson(files: TokenizerJsonFiles, source: string): To
   const text = (value: object): string => `${JSON.stringify(value, null, 2)}\n`;
   return {
     source,
-    tokenizerJson: parseJsonDocument(text(files.tokenizerJson), `${source} (${TOKENIZER_JSON})`),
-    tokenizerConfig: parseJsonDocument(text(files.tokenizerConfig), `${source} (${TOKENIZER_CONFIG})`),
+    tokenizerJson: parseJsonDocument(text(files.tokenizerJson), `${source} (${TOKENIZER_JSON})`, TokenizerError),
+    tokenizerConfig: parseJsonDocument(text(files.tokenizerConfig), `${source} (${TOKENIZER_CONFIG})`, TokenizerError),
   };
 }
 

@@ -8,7 +8,8 @@ import {
   type TextTokenizer,
 } from './api';
 import { ChatTemplate, findChatTemplate, noChatTemplateError } from './chat-template';
-import { writeTokenizerDocuments, type JsonDocument, type TokenizerDocuments } from './files';
+import { writeTokenizerDocuments, type TokenizerDocuments } from './files';
+import type { JsonDocument } from '../json-file';
 import { HfTokenizer } from './hf-libs';
 import { resolveSpecialTokens } from './special-tokens';
 

@@ -1,6 +1,6 @@
 /** The special token ids a tokenizer_config (and generation_config) names: EOS, padding, BOS. */
 import { TokenizerError } from './api';
-import type { JsonDocument } from './files';
+import { generationEosIds, type JsonDocument } from '../json-file';
 
 export interface SpecialTokens {
   eosTokenIds: number[];
@@ -30,16 +30,6 @@ function tokenId(config: JsonDocument, key: string, tokenToId: (t: string) => nu
   return { token, id };
 }
 
-function generationEosIds(doc: JsonDocument): number[] {
-  const value = doc.value.eos_token_id;
-  if (value === undefined || value === null) return [];
-  const ids = Array.isArray(value) ? value : [value];
-  for (const id of ids) {
-    if (!Number.isInteger(id) || (id as number) < 0) throw new TokenizerError(`${doc.origin}: "eos_token_id" must be a non-negative integer or a list of them`);
-  }
-  return ids as number[];
-}
-
 export function resolveSpecialTokens(
   source: string,
   config: JsonDocument,
@@ -50,7 +40,8 @@ export function resolveSpecialTokens(
   const bos = tokenId(config, 'bos_token', tokenToId);
   const pad = tokenId(config, 'pad_token', tokenToId);
   const eosTokenIds = eos ? [eos.id] : [];
-  for (const id of generationConfig ? generationEosIds(generationConfig) : []) if (!eosTokenIds.includes(id)) eosTokenIds.push(id);
+  const generationEos = generationConfig ? generationEosIds(generationConfig, TokenizerError) : undefined;
+  for (const id of generationEos ?? []) if (!eosTokenIds.includes(id)) eosTokenIds.push(id);
   const padTokenId = pad?.id ?? eosTokenIds[0];
   if (padTokenId === undefined) {
     throw new TokenizerError(`${source}: no pad_token and no eos_token (in ${config.origin}${generationConfig ? ` or ${generationConfig.origin}` : ''}), so there is no id to pad or stop with`);

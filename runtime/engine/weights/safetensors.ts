@@ -127,10 +127,16 @@ export function writeSafetensors(tensors: Record<string, TensorToWrite>, metadat
   return out;
 }
 
+/** A safetensors file read from disk (tensors are views into its bytes). */
+export function readSafetensorsFile(path: string): SafetensorsFile {
+  const b = readFileSync(path);
+  return readSafetensors(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+}
+
 /** All tensors of a checkpoint directory: `model.safetensors`, or the shards `model.safetensors.index.json` lists. */
 export function readCheckpointDir(dir: string): Map<string, SafeTensor> {
   const indexPath = join(dir, 'model.safetensors.index.json');
-  if (!existsSync(indexPath)) return readSafetensors(readBytes(join(dir, 'model.safetensors'))).tensors;
+  if (!existsSync(indexPath)) return readSafetensorsFile(join(dir, 'model.safetensors')).tensors;
   let index: { weight_map?: Record<string, string> };
   try {
     index = JSON.parse(readFileSync(indexPath, 'utf8'));
@@ -142,7 +148,7 @@ export function readCheckpointDir(dir: string): Map<string, SafeTensor> {
   for (const [name, file] of Object.entries(index.weight_map ?? {})) {
     let shard = shards.get(file);
     if (!shard) {
-      shard = readSafetensors(readBytes(join(dir, file)));
+      shard = readSafetensorsFile(join(dir, file));
       shards.set(file, shard);
     }
     const t = shard.tensors.get(name);
@@ -150,12 +156,6 @@ export function readCheckpointDir(dir: string): Map<string, SafeTensor> {
     out.set(name, t);
   }
   return out;
-}
-
-/** A file's bytes as a Uint8Array view (no copy). */
-function readBytes(path: string): Uint8Array {
-  const b = readFileSync(path);
-  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
 const f32 = new Float32Array(1);

@@ -11,7 +11,7 @@ import { saveModel } from '../../engine/model/checkpoint';
 import type { CausalLM } from '../../engine/model/transformer';
 import type { TextTokenizer } from '../../engine/tokenizer';
 import type { AdamWState } from '../../engine/train/adamw';
-import { readSafetensors, toFloat32, writeSafetensors, type TensorToWrite } from '../../engine/weights/safetensors';
+import { readSafetensorsFile, toFloat32, writeSafetensors, type TensorToWrite } from '../../engine/weights/safetensors';
 
 export const LATEST_FILE = 'latest_checkpointed_iteration.txt';
 
@@ -85,7 +85,7 @@ export function readTrainerState(dir: string): TrainerCheckpointState {
 export function readOptimizerState(dir: string): AdamWState | undefined {
   const path = join(dir, 'optimizer.safetensors');
   if (!existsSync(path)) return undefined;
-  const file = readSafetensors(new Uint8Array(readFileSync(path)));
+  const file = readSafetensorsFile(path);
   const step = Number(file.metadata.step);
   const n = Number(file.metadata.tensors);
   const get = (name: string): Float32Array => {

@@ -3,9 +3,14 @@
  * task's workflow `repeat_times` times, send the experiences through the pipeline into the buffer, and log
  * `rollout/…` and pipeline metrics. Eval runs every eval taskset whole and logs `eval/<name>/…`. Names follow the
  * release (runtime/config/metrics.ts): per-run timing keys, eval reduction ({mean,max,min}, @k or @n) and the rest.
+ *
+ * A task runs as Trinity's scheduler runs it (`RunnerWrapper.run_with_retry`): each attempt may take the task timeout
+ * at most, a failed or timed-out attempt is retried up to `max_retry_times`, and a task whose attempts all failed is
+ * still returned — it counts in `finished_task_count`, and of its metrics only the task time remains.
  */
-import { evalGatherSuffixes, evalKs, evalStyle, evalTimeKey, logsFinishedTaskCount, runMetricKeys } from '../../config/metrics';
-import { NEWEST_RELEASE, type Release } from '../../config/releases';
+import { evalGatherSuffixes, evalStyle, evalTimeKey, logsFinishedTaskCount, runMetricKeys } from '../../config/metrics';
+import { atLeast, NEWEST_RELEASE, type Release } from '../../config/releases';
+import { GenerationStoppedError } from '../../engine/generate';
 import type { RolloutSample } from '../../protocol';
 import { gatherMetrics } from '../algorithm';
 import type { Experience } from '../experience';
@@ -13,6 +18,7 @@ import type { ExperiencePipeline } from './pipeline';
 import type { RolloutModel } from './rollout-model';
 import type { RewardFactory, WorkflowTask } from '../workflows/types';
 import { workflowFactory } from '../workflows/registry';
+import { evalTaskMetrics } from './eval-metrics';
 
 export interface ExplorerTask extends WorkflowTask {
   workflow: string;
@@ -29,7 +35,21 @@ export interface ExplorerOptions {
   release?: Release;
   /** `monitor.detailed_stats` (≥ v0.5.0): eval metrics gathered as {mean,max,min,std} instead of the mean only. */
   detailedStats?: boolean;
+  /** The task timeout (none: tasks run to the end). */
+  timeout?: TaskTimeoutOptions;
 }
+
+export interface TaskTimeoutOptions {
+  /** `explorer.max_timeout`, seconds. */
+  maxTimeout: number;
+  /** `explorer.dynamic_timeout` (≥ v0.4.0). */
+  dynamic?: { enable: boolean; ratio: number } | null;
+  /** `buffer.batch_size`: training tasks to finish before the dynamic timeout applies. */
+  batchSize?: number;
+}
+
+/** A task attempt ran past its timeout (Trinity: `asyncio.wait_for` raising `TimeoutError`). */
+class TaskTimeoutError extends Error {}
 
 export interface StepOutput {
   experiences: Experience[];
@@ -45,10 +65,15 @@ interface TaskRun {
   runs: Record<string, number>[];
   /** The release's timing keys (run, task) with the task's seconds. */
   timing: Record<string, number>;
+  /** Every attempt failed or timed out. */
+  failed: boolean;
 }
 
 export class Explorer {
   private readonly release: Release;
+  /** Trinity's scheduler totals for the dynamic timeout: seconds and count of finished training tasks. */
+  private totalRunningTime = 0;
+  private totalCompletedTasks = 0;
 
   constructor(
     readonly model: RolloutModel,
@@ -63,15 +88,12 @@ export class Explorer {
     const runs = tasks.map((t, i) => this.runTask(t, step, i));
     const all = runs.flatMap((r) => r.exps);
     const { exps, metrics: pipelineMetrics } = pipeline.process(all);
-    const failed = runs.filter((r) => r.exps.length === 0).length;
+    // Failed tasks are statuses too: their task time enters the stats, and they count as finished.
     const metrics: Record<string, number> = {
       'rollout/model_version': this.model.version,
-      ...gatherMetrics(
-        runs.filter((r) => r.exps.length > 0).map((r) => r.metrics),
-        'rollout',
-      ),
+      ...gatherMetrics(runs.map((r) => r.metrics), 'rollout'),
       ...pipelineMetrics,
-      ...(logsFinishedTaskCount(this.release) ? { 'rollout/finished_task_count': tasks.length - failed } : {}),
+      ...(logsFinishedTaskCount(this.release) ? { 'rollout/finished_task_count': runs.length } : {}),
       'time/explore_step': (Date.now() - started) / 1000,
     };
     return { experiences: exps, metrics, samples: sample(all, this.opts.samplesPerStep) };
@@ -81,76 +103,86 @@ export class Explorer {
   evaluate(name: string, tasks: readonly ExplorerTask[], step: number, prefix = 'eval'): Record<string, number> {
     const started = Date.now();
     const runs = tasks.map((t, i) => this.runTask({ ...t, isEval: true }, `${step}/${name}`, i));
-    const done = runs.filter((r) => r.exps.length > 0);
-    const perTask = done.map((r) => ({ ...evalTaskMetrics(this.release, r.runs), ...r.timing }));
+    const perTask = runs.map((r) => (r.failed ? r.timing : { ...evalTaskMetrics(this.release, r.runs), ...r.timing }));
     return {
       ...gatherEval(this.release, perTask, `${prefix}/${name}`, this.opts.detailedStats ?? false),
-      ...(logsFinishedTaskCount(this.release) ? { [`${prefix}/${name}/finished_task_count`]: done.length } : {}),
+      ...(logsFinishedTaskCount(this.release) ? { [`${prefix}/${name}/finished_task_count`]: runs.length } : {}),
       [evalTimeKey(this.release, prefix)]: (Date.now() - started) / 1000,
     };
   }
 
-  private runTask(task: ExplorerTask, batch: number | string, index: number): TaskRun {
-    const started = Date.now();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const factory = workflowFactory(task.workflow);
-        const ctx = { model: this.model, task, repeatTimes: task.repeatTimes, runIdBase: 0, createReward: this.opts.createReward };
-        const wf = factory(ctx);
-        let exps: Experience[];
-        if (wf.repeatable) exps = wf.run();
-        else {
-          exps = [];
-          for (let i = 0; i < task.repeatTimes; i++) exps.push(...factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run());
-        }
-        if (exps.length === 0) throw new Error('An empty experience is generated');
-        for (const e of exps) {
-          e.eid.batch = batch;
-          e.eid.task = index;
-          e.modelVersion = this.model.version;
-          e.info = { ...e.info, model_version: this.model.version, task_index: index };
-        }
-        const elapsed = (Date.now() - started) / 1000;
-        const keys = runMetricKeys(this.release);
-        const timing = { [keys.run]: elapsed, [keys.task]: elapsed };
-        return { exps, metrics: { ...averageMetrics(exps), ...timing }, runs: exps.map((e) => ({ ...(e.metrics ?? {}) })), timing };
-      } catch (e) {
-        const message = (e as Error).message;
-        if (attempt >= this.opts.maxRetryTimes) {
-          this.opts.log('warning', `task ${index} of batch ${batch} failed after ${attempt + 1} attempt(s): ${message}`);
-          return { exps: [], metrics: {}, runs: [], timing: {} };
-        }
-      }
-    }
+  /**
+   * Each attempt's timeout (Trinity's scheduler): `max_timeout` up to v0.3.2; from v0.4.0 the scheduler passes
+   * `dynamic_timeout()`, which is `max_timeout × (max_retry_times + 1)`, or, with `dynamic_timeout.enable` once
+   * `batch_size` training tasks have finished, the smaller of that and their mean time × `ratio`.
+   */
+  private attemptTimeout(): number | null {
+    const t = this.opts.timeout;
+    if (!t) return null;
+    if (!atLeast(this.release, 'v0.4.0')) return t.maxTimeout;
+    const max = t.maxTimeout * (this.opts.maxRetryTimes + 1);
+    if (!t.dynamic?.enable || this.totalCompletedTasks < (t.batchSize ?? Infinity)) return max;
+    return Math.min(max, (this.totalRunningTime / this.totalCompletedTasks) * t.dynamic.ratio);
   }
-}
 
-/**
- * One eval task's metrics from its runs, as Trinity's `calculate_task_level_metrics(is_eval=True)`: the mean
- * (≤ v0.3.2); `<key>/{mean,best,worst}@k` over the first k runs (v0.4.0); `<key>/mean@n` and `<key>/std@n`
- * (population std) from v0.5.0. Main's bootstrapped best@k/worst@k (numpy RNG) are not computed locally.
- */
-function evalTaskMetrics(release: Release, runs: readonly Record<string, number>[]): Record<string, number> {
-  const style = evalStyle(release);
-  const cols = new Map<string, number[]>();
-  for (const r of runs) for (const [k, v] of Object.entries(r)) if (typeof v === 'number') cols.set(k, [...(cols.get(k) ?? []), v]);
-  const out: Record<string, number> = {};
-  for (const [key, vs] of cols) {
-    const m = vs.reduce((a, b) => a + b, 0) / vs.length;
-    if (style === 'stats') out[key] = m;
-    else if (style === 'at-k') {
-      for (const k of evalKs(vs.length)) {
-        const head = vs.slice(0, k);
-        out[`${key}/mean@${k}`] = head.reduce((a, b) => a + b, 0) / k;
-        out[`${key}/best@${k}`] = Math.max(...head);
-        out[`${key}/worst@${k}`] = Math.min(...head);
+  private runTask(task: ExplorerTask, batch: number | string, index: number): TaskRun {
+    const keys = runMetricKeys(this.release);
+    const started = performance.now();
+    const timeout = this.attemptTimeout();
+    let done: { exps: Experience[]; seconds: number } | undefined;
+    let lastError = '';
+    for (let attempt = 0; attempt <= this.opts.maxRetryTimes && !done; attempt++) {
+      const attemptStart = performance.now();
+      const deadline = timeout === null ? null : attemptStart + timeout * 1000;
+      try {
+        const exps = this.model.withDeadline(deadline, () => this.runWorkflow(task));
+        // A workflow that returns after its deadline had timed out too (Trinity stops waiting for it).
+        if (deadline !== null && performance.now() >= deadline) throw new TaskTimeoutError();
+        done = { exps, seconds: (performance.now() - attemptStart) / 1000 };
+      } catch (e) {
+        if (e instanceof GenerationStoppedError || e instanceof TaskTimeoutError) {
+          lastError = `Timeout when running task ${index} of batch ${batch} at attempt ${attempt + 1} (timeout ${timeout} s)`;
+          this.opts.log('error', lastError);
+        } else {
+          lastError = (e as Error).message;
+          this.opts.log('warning', `Task execution attempt ${attempt + 1} failed (task ${index} of batch ${batch}): ${lastError}`);
+        }
       }
-    } else {
-      out[`${key}/mean@${vs.length}`] = m;
-      out[`${key}/std@${vs.length}`] = Math.sqrt(vs.reduce((a, b) => a + (b - m) ** 2, 0) / vs.length);
     }
+    const seconds = (performance.now() - started) / 1000;
+    if (!task.isEval) {
+      this.totalRunningTime += seconds;
+      this.totalCompletedTasks++;
+    }
+    if (!done) {
+      this.opts.log('warning', `task ${index} of batch ${batch} failed after ${this.opts.maxRetryTimes + 1} attempt(s): ${lastError}`);
+      const timing = { [keys.task]: seconds };
+      return { exps: [], metrics: { ...timing }, runs: [], timing, failed: true };
+    }
+    const exps = done.exps;
+    for (const e of exps) {
+      e.eid.batch = batch;
+      e.eid.task = index;
+      e.modelVersion = this.model.version;
+      e.info = { ...e.info, model_version: this.model.version, task_index: index };
+    }
+    const timing = { [keys.run]: done.seconds, [keys.task]: seconds };
+    return { exps, metrics: { ...averageMetrics(exps), ...timing }, runs: exps.map((e) => ({ ...(e.metrics ?? {}) })), timing, failed: false };
   }
-  return out;
+
+  private runWorkflow(task: ExplorerTask): Experience[] {
+    const factory = workflowFactory(task.workflow);
+    const ctx = { model: this.model, task, repeatTimes: task.repeatTimes, runIdBase: 0, createReward: this.opts.createReward };
+    const wf = factory(ctx);
+    let exps: Experience[];
+    if (wf.repeatable) exps = wf.run();
+    else {
+      exps = [];
+      for (let i = 0; i < task.repeatTimes; i++) exps.push(...factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run());
+    }
+    if (exps.length === 0) throw new Error('An empty experience is generated');
+    return exps;
+  }
 }
 
 /** Eval metrics over tasks: {mean,max,min} (< v0.5.0); from v0.5.0 `gather_eval_metrics`, the mean only unless detailed. */

@@ -2,9 +2,10 @@
  * The experience pipeline Trinity runs on each explorer step's experiences (trinity/buffer/pipelines,
  * trinity/buffer/operators): the configured operators in order, then the algorithm's group advantage function.
  * Metrics come back named as the release names them (runtime/config/metrics.ts `pipelineMetricKey`): `pipeline/…`
- * up to v0.3.1, `experience_pipeline/…` from v0.3.2 (always with `…/experience_count`).
+ * up to v0.3.1, `experience_pipeline/…` from v0.3.2 (always with `…/experience_count`), and from v0.3.2 the
+ * pipeline's timers `time/experience_pipeline/operator/<i>_<class>`, `…/write` and `…/total` (seconds).
  */
-import { pipelineMetricKey } from '../../config/metrics';
+import { logsPipelineTimes, pipelineMetricKey, pipelineOperatorTimeKey } from '../../config/metrics';
 import { NEWEST_RELEASE, type Release } from '../../config/releases';
 import type { GroupAdvantageFn } from '../algorithm';
 import type { Experience } from '../experience';
@@ -97,38 +98,58 @@ const OPERATORS: Record<string, (args: Record<string, unknown>) => Operator> = {
 };
 
 export class ExperiencePipeline {
-  private readonly operators: { name: string; run: Operator }[];
+  private readonly operators: { name: string; run: Operator; timeKey?: string }[];
+  private readonly advantageTimeKey?: string;
 
   constructor(
     specs: readonly OperatorSpec[],
     private readonly advantage: GroupAdvantageFn | undefined,
     private readonly release: Release = NEWEST_RELEASE,
   ) {
-    this.operators = specs.map((s) => {
+    this.operators = specs.map((s, i) => {
       const make = OPERATORS[s.name];
       if (!make) {
         const hint = s.name === 'data_juicer' ? ' (it needs a Data-Juicer service, which the local runtime does not run)' : '';
         throw new UnknownOperatorError(`experience operator "${s.name}" is not available locally${hint} (known: ${Object.keys(OPERATORS).join(', ')})`);
       }
-      return { name: s.name, run: make(s.args ?? {}) };
+      return { name: s.name, run: make(s.args ?? {}), timeKey: pipelineOperatorTimeKey(release, i, s.name, 'operator') };
     });
+    if (advantage) this.advantageTimeKey = pipelineOperatorTimeKey(release, this.operators.length, advantage.name, 'advantage');
   }
 
-  process(input: Experience[]): { exps: Experience[]; metrics: Record<string, number> } {
+  /**
+   * Runs the operators and the advantage on one step's experiences. `write` (optional) is the hand-off to the buffer
+   * that Trinity's pipeline makes itself and times as `time/experience_pipeline/write`; here the callers write the
+   * returned experiences, so without it that key times only the hand-off of the list.
+   */
+  process(input: Experience[], write?: (exps: Experience[]) => void): { exps: Experience[]; metrics: Record<string, number> } {
+    const started = performance.now();
+    const timed = logsPipelineTimes(this.release);
+    const since = (t: number) => (performance.now() - t) / 1000;
     let exps = input;
     const metrics: Record<string, number> = {};
     for (const op of this.operators) {
+      const t = performance.now();
       const r = op.run(exps);
       exps = r.exps;
       // Later operators replace earlier metrics of the same name, as Trinity's `metrics.update` does.
       for (const [k, v] of Object.entries(r.metrics)) metrics[pipelineMetricKey(this.release, k)] = v;
+      if (op.timeKey) metrics[op.timeKey] = since(t);
     }
     if (this.advantage) {
+      const t = performance.now();
       const r = this.advantage.process(exps.map((e) => ({ ...e, reward: e.reward ?? 0, actionMask: e.actionMask ?? new Array<number>(e.tokens.length - e.promptLength).fill(1) })));
       exps = r.exps;
       for (const [k, v] of Object.entries(r.metrics)) metrics[pipelineMetricKey(this.release, k)] = v;
+      if (this.advantageTimeKey) metrics[this.advantageTimeKey] = since(t);
     }
     metrics[pipelineMetricKey(this.release, 'experience_count')] = exps.length;
+    const t = performance.now();
+    write?.(exps);
+    if (timed) {
+      metrics['time/experience_pipeline/write'] = since(t);
+      metrics['time/experience_pipeline/total'] = since(started);
+    }
     return { exps, metrics };
   }
 }

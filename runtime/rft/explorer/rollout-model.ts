@@ -36,6 +36,7 @@ export class RolloutModel {
   /** The trainer step whose weights this model holds. */
   version = 0;
   private seedCounter: number;
+  private deadline: number | null = null;
 
   constructor(
     readonly model: CausalLM,
@@ -45,6 +46,20 @@ export class RolloutModel {
     readonly stopTokenIds: readonly number[],
   ) {
     this.seedCounter = seed;
+  }
+
+  /**
+   * Runs `fn` (a workflow) with a deadline (`performance.now()` milliseconds) on every generation it makes: a
+   * generation still decoding then is abandoned with the engine's `GenerationStoppedError`.
+   */
+  withDeadline<T>(deadline: number | null, fn: () => T): T {
+    const outer = this.deadline;
+    this.deadline = deadline;
+    try {
+      return fn();
+    } finally {
+      this.deadline = outer;
+    }
   }
 
   /** The chat template rendering of `messages`, continuing a final assistant message (Trinity's reply_prefix). */
@@ -70,6 +85,7 @@ export class RolloutModel {
   private sample(prompts: readonly string[], args: RolloutArgs, addSpecialTokens: boolean): Experience[] {
     const encoded = prompts.map((p) => this.promptTokens(p, addSpecialTokens));
     const maxNew = args.max_tokens ?? this.limits.maxResponseTokens;
+    const deadline = this.deadline;
     const completions = generate(
       this.model,
       encoded,
@@ -85,6 +101,7 @@ export class RolloutModel {
         stopStrings: args.stop,
         validVocab: this.tokenizer.vocabSize,
         padTokenId: this.tokenizer.padTokenId,
+        shouldStop: deadline === null ? undefined : () => performance.now() >= deadline,
       },
       (ids) => this.tokenizer.decode(ids, { skipSpecialTokens: true }),
     );

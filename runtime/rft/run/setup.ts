@@ -76,6 +76,7 @@ export function createExplorer(cfg: Config, release: Release, p: Pretrained, see
     samplesPerStep: 4,
     release,
     detailedStats: cfg.monitor?.detailed_stats === true,
+    timeout: { maxTimeout: cfg.explorer.max_timeout, dynamic: cfg.explorer.dynamic_timeout, batchSize: cfg.buffer.batch_size },
     log,
   });
 }

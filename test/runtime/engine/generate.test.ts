@@ -168,4 +168,88 @@ describe('TokenSampler', () => {
     assert.deepEqual([...seen({ topP: 0.6 })].sort(), [0, 1]);
     assert.deepEqual([...seen({ topP: 0.45 })].sort(), [0]);
   });
+
+  test('top-k/top-p draws equal a full-sort reference for the same seed, ties included', () => {
+    const g = new Rng(2024);
+    let draws = 0;
+    for (let trial = 0; trial < 600; trial++) {
+      const V = [2, 3, 7, 40, 257, 3000][trial % 6];
+      const kind = Math.floor(trial / 6) % 5;
+      const logits = new Float32Array(V);
+      for (let i = 0; i < V; i++) {
+        const z = g.normal();
+        // Continuous, coarse (many ties), two levels, one level, wide.
+        logits[i] = [z * 3, Math.round(z * 2) / 2, g.uniform() < 0.3 ? 1 : 0, 0.25, z * 15][kind];
+      }
+      const topK = [0, 1, 2, 5, 50, V - 1, V, V + 3][trial % 8];
+      const topP = [1, 0.95, 0.8, 0.5, 0.2, 1e-9, 0.999][trial % 7];
+      const params = {
+        maxNewTokens: 1,
+        topK,
+        topP,
+        temperature: [1, 0.6, 1.7][trial % 3],
+        minNewTokens: trial % 5 === 0 ? 2 : 0,
+        validVocab: trial % 4 === 0 ? V - 1 || 1 : undefined,
+      };
+      const stops = new Set(trial % 5 === 0 && V > 2 ? [0] : []);
+      const sampler = new TokenSampler(params, V);
+      for (let seed = 0; seed < 8; seed++) {
+        const got = sampler.sample(logits, new Rng(trial * 1000 + seed), 0, stops);
+        const want = referenceSample(logits, params, new Rng(trial * 1000 + seed), 0, stops);
+        assert.deepEqual(got, want, `trial ${trial} (V ${V}, top-k ${topK}, top-p ${topP}) seed ${seed}`);
+        draws++;
+      }
+    }
+    assert.equal(draws, 4800);
+  });
 });
+
+/** The sampler written plainly: every candidate sorted by (probability descending, id ascending), then cut. */
+function referenceSample(
+  logits: Float32Array,
+  params: { temperature: number; topK: number; topP: number; minNewTokens: number; validVocab?: number },
+  rng: Rng,
+  generated: number,
+  stops: ReadonlySet<number>,
+): { token: number; logprob: number } {
+  const V = params.validVocab ?? logits.length;
+  const scale = 1 / params.temperature;
+  const banned = (i: number): boolean => generated < params.minNewTokens && stops.has(i);
+  let max = -Infinity;
+  for (let i = 0; i < V; i++) if (!banned(i) && logits[i] * scale > max) max = logits[i] * scale;
+  const p: number[] = [];
+  let sum = 0;
+  for (let i = 0; i < V; i++) {
+    p.push(banned(i) ? 0 : Math.exp(logits[i] * scale - max));
+    sum += p[i];
+  }
+  const logprob = (token: number): { token: number; logprob: number } => ({ token, logprob: logits[token] * scale - (max + Math.log(sum)) });
+  const order = p.map((_, i) => i).filter((i) => p[i] > 0);
+  order.sort((a, b) => p[b] - p[a] || a - b);
+  if (params.topK <= 0 && params.topP >= 1) {
+    let u = rng.uniform() * sum;
+    for (let i = 0; i < V; i++) {
+      u -= p[i];
+      if (u < 0) return logprob(i);
+    }
+    return logprob(order.reduce((a, b) => Math.max(a, b)));
+  }
+  const kept = params.topK > 0 ? order.slice(0, params.topK) : order;
+  const keptSum = kept.reduce((s, i) => s + p[i], 0);
+  let keep = kept.length;
+  if (params.topP < 1) {
+    let acc = 0;
+    keep = 0;
+    while (keep < kept.length) {
+      acc += p[kept[keep++]];
+      if (acc >= params.topP * keptSum) break;
+    }
+  }
+  const final = kept.slice(0, keep);
+  let u = rng.uniform() * final.reduce((s, i) => s + p[i], 0);
+  for (const i of final) {
+    u -= p[i];
+    if (u < 0) return logprob(i);
+  }
+  return logprob(final[final.length - 1]);
+}

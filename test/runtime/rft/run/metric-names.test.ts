@@ -2,8 +2,9 @@
  * The explorer's metric names follow the config's Trinity release (runtime/config/metrics.ts): v0.3.2 logs
  * `time_per_task`/`task_run_time` and eval `{mean,max,min}` (its pipeline prefix is already `experience_pipeline/`;
  * v0.3.0–v0.3.1's `pipeline/` is covered in test/runtime/rft/explorer/pipeline.test.ts); v0.4.0 `experience_pipeline/…`,
- * `time/run_execution` and eval `<key>/{mean,best,worst}@k/{mean,max,min}`; main eval `<key>/mean@n`, `std@n`.
- * Every rollout/pipeline/eval name the runtime logs is one metricNames() predicts for that release.
+ * `time/run_execution` and eval `<key>/{mean,best,worst}@k/{mean,max,min}`; main eval `<key>/mean@n`, `std@n` and the
+ * bootstrapped `best@k`/`worst@k`. From v0.3.2 the pipeline's timers `time/experience_pipeline/…` name each operator's
+ * class (the V1 wrapper from v0.5.2). Every rollout/pipeline/eval name the runtime logs is one metricNames() predicts.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { checkConfig } from '../../../../runtime/config/validate';
 import { evalKs, evalMetricKeys, metricNames, pipelineMetricKey, runMetricKeys } from '../../../../runtime/config/metrics';
 import { GRPO_STAGE, header, tinyJob, topLevel } from './helpers';
 
-const FAMILY = /^(rollout|pipeline|experience_pipeline|eval|bench)\//;
+const FAMILY = /^(rollout|pipeline|experience_pipeline|eval|bench|time\/experience_pipeline)\//;
 
 async function explorerNames(release: string): Promise<{ names: Set<string>; predicted: Set<string>; values: Record<string, number>[] }> {
   const job = tinyJob(5);
@@ -50,6 +51,8 @@ describe('explorer metric names by release', () => {
       for (const k of ['experience_pipeline/experience_count', 'experience_pipeline/group_advantages/reward_mean/mean', 'time/eval']) has(k);
       assert.ok(![...names].some((k) => k.startsWith('pipeline/')));
       lacks('eval/total_time');
+      for (const k of ['time/experience_pipeline/write', 'time/experience_pipeline/total']) has(k);
+      has(`time/experience_pipeline/operator/0_${release === 'main' ? 'ExperienceOperatorV1Wrapper' : 'GRPOGroupedAdvantage'}`);
       if (release === 'v0.3.2') {
         for (const k of ['rollout/time_per_task/mean', 'rollout/task_run_time/max']) has(k);
         for (const s of ['mean', 'max', 'min']) has(`eval/sums-eval/accuracy/${s}`);
@@ -64,19 +67,21 @@ describe('explorer metric names by release', () => {
         lacks('eval/sums-eval/accuracy/mean');
       }
       if (release === 'main') {
-        for (const k of ['accuracy/mean@2', 'accuracy/std@2', 'time/run_execution', 'time/task_execution']) has(`eval/sums-eval/${k}`);
-        for (const k of ['accuracy/mean', 'accuracy/mean@2/mean', 'accuracy/best@2']) lacks(`eval/sums-eval/${k}`);
+        for (const k of ['accuracy/mean@2', 'accuracy/std@2', 'accuracy/best@2', 'accuracy/worst@2', 'time/run_execution', 'time/task_execution']) has(`eval/sums-eval/${k}`);
+        for (const k of ['accuracy/mean', 'accuracy/mean@2/mean', 'accuracy/best@2/max']) lacks(`eval/sums-eval/${k}`);
       }
       const unpredicted = [...names].filter((k) => FAMILY.test(k) && !predicted.has(k));
       assert.deepEqual(unpredicted, [], `${release}: logged but not predicted by metricNames()`);
     });
   }
 
-  test('main: greedy eval runs agree, so std@n is 0 and mean@n lies in [0, 1]', async () => {
+  test('main: greedy eval runs agree, so std@n is 0 and mean@n = best@n = worst@n lies in [0, 1]', async () => {
     const { values } = await explorerNames('main');
     const ev = values.find((v) => 'eval/sums-eval/accuracy/mean@2' in v)!;
     assert.equal(ev['eval/sums-eval/accuracy/std@2'], 0);
     assert.ok(ev['eval/sums-eval/accuracy/mean@2'] >= 0 && ev['eval/sums-eval/accuracy/mean@2'] <= 1);
+    assert.equal(ev['eval/sums-eval/accuracy/best@2'], ev['eval/sums-eval/accuracy/mean@2']);
+    assert.equal(ev['eval/sums-eval/accuracy/worst@2'], ev['eval/sums-eval/accuracy/mean@2']);
   });
 
   test('the naming helpers', () => {

@@ -1,0 +1,126 @@
+/**
+ * The NumPy calls Trinity's eval bootstrap makes (trinity/explorer/scheduler.py `bootstrap_metric`), bit for bit:
+ * the legacy global generator — `np.random.seed(int)` (MT19937, Knuth's init_genrand) and
+ * `np.random.choice(n, size, replace=True)` (= `randint(0, n, size)`, int64, masked rejection on 32-bit draws) —
+ * and `np.mean`/`np.std` on float64, which sum pairwise.
+ *
+ * Sources (NumPy 2.x): numpy/random/_mt19937.pyx (`_legacy_seeding`), src/mt19937/mt19937.c, numpy/random/mtrand.pyx
+ * (`choice`, `randint` with `_masked = True`), src/distributions/distributions.c (`random_bounded_uint64_fill` →
+ * `buffered_bounded_masked_uint32`), numpy/_core/src/umath/loops_utils.h.src (`pairwise_sum`), numpy/_core/_methods.py
+ * (`_mean`, `_var`).
+ */
+
+const N = 624;
+const M = 397;
+const MATRIX_A = 0x9908b0df;
+const UPPER = 0x80000000;
+const LOWER = 0x7fffffff;
+
+/** NumPy's legacy `RandomState` (MT19937), only as far as the bootstrap draws from it. */
+export class LegacyRandomState {
+  private readonly mt = new Uint32Array(N);
+  private pos = N;
+
+  /** As `np.random.seed(seed)` for an integer seed in [0, 2^32). */
+  constructor(seed: number) {
+    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError('Seed must be between 0 and 2**32 - 1');
+    const mt = this.mt;
+    mt[0] = seed;
+    for (let i = 1; i < N; i++) {
+      const prev = mt[i - 1] ^ (mt[i - 1] >>> 30);
+      mt[i] = (Math.imul(1812433253, prev) + i) >>> 0;
+    }
+  }
+
+  private twist(): void {
+    const mt = this.mt;
+    let kk = 0;
+    let y: number;
+    for (; kk < N - M; kk++) {
+      y = (mt[kk] & UPPER) | (mt[kk + 1] & LOWER);
+      mt[kk] = mt[kk + M] ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
+    }
+    for (; kk < N - 1; kk++) {
+      y = (mt[kk] & UPPER) | (mt[kk + 1] & LOWER);
+      mt[kk] = mt[kk + (M - N)] ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
+    }
+    y = (mt[N - 1] & UPPER) | (mt[0] & LOWER);
+    mt[N - 1] = mt[M - 1] ^ (y >>> 1) ^ (y & 1 ? MATRIX_A : 0);
+    this.pos = 0;
+  }
+
+  nextUint32(): number {
+    if (this.pos >= N) this.twist();
+    let y = this.mt[this.pos++];
+    y ^= y >>> 11;
+    y ^= (y << 7) & 0x9d2c5680;
+    y ^= (y << 15) & 0xefc60000;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+
+  /** `randint(0, high)` (`choice(high, replace=True)` draws these): a value in [0, high), high ≤ 2^32. */
+  randint(high: number): number {
+    if (!Number.isInteger(high) || high <= 0 || high > 0x100000000) throw new RangeError(`randint: high must be in [1, 2^32], got ${high}`);
+    const rng = high - 1;
+    if (rng === 0) return 0;
+    if (rng === 0xffffffff) return this.nextUint32();
+    let mask = rng;
+    mask |= mask >>> 1;
+    mask |= mask >>> 2;
+    mask |= mask >>> 4;
+    mask |= mask >>> 8;
+    mask |= mask >>> 16;
+    mask >>>= 0;
+    let v: number;
+    do v = (this.nextUint32() & mask) >>> 0;
+    while (v > rng);
+    return v;
+  }
+
+  /** `choice(n, size, replace=True)`. */
+  choiceWithReplacement(n: number, size: number): number[] {
+    const out = new Array<number>(size);
+    for (let i = 0; i < size; i++) out[i] = this.randint(n);
+    return out;
+  }
+}
+
+const PW_BLOCKSIZE = 128;
+
+/** NumPy's float64 `pairwise_sum` over `a[lo, lo + n)`. */
+function pairwiseSum(a: ArrayLike<number>, lo: number, n: number): number {
+  if (n < 8) {
+    let res = 0;
+    for (let i = 0; i < n; i++) res += a[lo + i];
+    return res;
+  }
+  if (n <= PW_BLOCKSIZE) {
+    const r = [a[lo], a[lo + 1], a[lo + 2], a[lo + 3], a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]];
+    let i = 8;
+    for (; i < n - (n % 8); i += 8) for (let j = 0; j < 8; j++) r[j] += a[lo + i + j];
+    let res = r[0] + r[1] + (r[2] + r[3]) + (r[4] + r[5] + (r[6] + r[7]));
+    for (; i < n; i++) res += a[lo + i];
+    return res;
+  }
+  let n2 = Math.floor(n / 2);
+  n2 -= n2 % 8;
+  return pairwiseSum(a, lo, n2) + pairwiseSum(a, lo + n2, n - n2);
+}
+
+/** `np.sum` of a 1-D float64 array (the reduction starts from 0.0, then adds the pairwise sum). */
+export function npSum(a: ArrayLike<number>): number {
+  return 0 + pairwiseSum(a, 0, a.length);
+}
+
+/** `np.mean` of a 1-D float64 array. */
+export function npMean(a: ArrayLike<number>): number {
+  return npSum(a) / a.length;
+}
+
+/** `np.std` (ddof 0) of a 1-D float64 array: squared deviations from the pairwise mean, summed pairwise. */
+export function npStd(a: ArrayLike<number>): number {
+  const m = npMean(a);
+  const sq = Float64Array.from(a, (v) => (v - m) * (v - m));
+  return Math.sqrt(npSum(sq) / a.length);
+}
