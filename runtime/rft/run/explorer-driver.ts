@@ -47,6 +47,8 @@ export interface ExplorerInit {
   modelPath?: string;
   seed: number;
   readerOffset: number;
+  /** Batches to pass over first (steps already in the experience buffer when resuming). */
+  skipBatches?: number;
   version: number;
   backend: string;
 }
@@ -69,7 +71,14 @@ export async function buildExplorer(init: ExplorerInit, log: RunLog): Promise<Ex
   const evalSets = await tasksOf(cfg, init.configDir, 'eval');
   const tasks = trainSets.flatMap((s) => s.tasks);
   const reader = taskReader(cfg, tasks, init.readerOffset);
-  const explorer = createExplorer(cfg, init.release, p, init.seed, log);
+  for (let i = 0; i < (init.skipBatches ?? 0); i++) reader.next();
+  let explorer: Explorer;
+  try {
+    explorer = createExplorer(cfg, init.release, p, init.seed, log, init.configDir);
+  } catch (e) {
+    p.model.dispose();
+    throw e;
+  }
   explorer.model.version = init.version;
   return {
     explorer,
@@ -79,6 +88,11 @@ export async function buildExplorer(init: ExplorerInit, log: RunLog): Promise<Ex
     model: p.model,
     warnings: [...trainSets, ...evalSets].flatMap((s) => s.warnings),
   };
+}
+
+function closeParts(parts: ExplorerParts): void {
+  parts.explorer.dispose();
+  parts.model.dispose();
 }
 
 export function stepWith(parts: ExplorerParts, step: number): ExplorerStepResult | null {
@@ -111,7 +125,7 @@ export async function inThreadExplorer(init: ExplorerInit, log: RunLog): Promise
     },
     hasEvals: parts.evalSets.length > 0,
     totalSteps: explorerTotalSteps(init.cfg, parts.reader.size),
-    close: async () => parts.model.dispose(),
+    close: async () => closeParts(parts),
   };
 }
 
@@ -234,7 +248,7 @@ export function serveExplorer(port: { on(e: 'message', f: (m: ToWorker) => void)
         else if (m.kind === 'weights') {
           assignWeights(parts!.model, m.weights);
           parts!.explorer.model.version = m.version;
-        } else if (m.kind === 'close') parts?.model.dispose();
+        } else if (m.kind === 'close' && parts) closeParts(parts);
         port.postMessage({ kind: 'result', id: m.id, value });
       } catch (e) {
         port.postMessage({ kind: 'error', id: m.id, message: (e as Error).stack ?? (e as Error).message });

@@ -16,10 +16,10 @@ import type { Experience } from '../experience';
 import type { Explorer, ExplorerTask } from '../explorer/explorer';
 import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
 import { saveValueModel } from '../../engine/model/value-head';
-import { readPendingExperiences, writePendingExperiences } from '../checkpoint/pending';
+import { EXPERIENCE_BUFFER_KEY, isStoredBuffer, memoryChannel, openTrainerReader, storedChannel, type ExperienceChannel } from './experience-channel';
 import { copyWeights, encodeOptimizer, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
 import { join } from 'node:path';
-import { openExperienceReader, openExperienceWriter, resolveBufferConfig, BufferStopError, type BufferPosition } from '../buffer';
+import { openExperienceWriter, resolveBufferConfig, BufferStopError, type BufferPosition } from '../buffer';
 import { sleep } from '../buffer/wait';
 import type { StageContext, StageResult } from './context';
 import { lastWriterCrashed, lastWrittenStep, readExplorerState, readTrainerStatus, testKillAfterWrite, trainerRunning, writeExplorerState, writeTrainerStatus } from './async';
@@ -82,12 +82,26 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const policy = loadModelFor(cfg, ctx.configDir, resumed?.dir ?? ctx.modelPath);
   const reference = needsReference(alg) ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
   let driver: ExplorerDriver | undefined;
+  let channel: ExperienceChannel | undefined;
   let critic: CriticSetup | undefined;
   let created: RftTrainer | undefined;
   try {
     const { sync_interval: interval, sync_offset: offset } = cfg.synchronizer;
     let explorerStep = Number(resumed?.extra.explorerStep ?? 0);
     let readerOffset = Number(resumed?.extra.readerOffset ?? 0);
+    const bufferSection = cfg.buffer.trainer_input.experience_buffer;
+    const stored = isStoredBuffer(bufferSection) ? withAbsolutePath(bufferSection, ctx.configDir) : undefined;
+    let skipBatches = 0;
+    if (stored && cfg.continue_from_checkpoint) {
+      // Steps the explorer wrote after the checkpoint are in the buffer (the trainer reads them from its position):
+      // the explorer continues after them instead of writing them again.
+      const inBuffer = lastWrittenStep(stored);
+      if (inBuffer > explorerStep) {
+        ctx.log('info', `the buffer already holds explorer step ${inBuffer} (the checkpoint says ${explorerStep}); the explorer continues after it`);
+        skipBatches = inBuffer - explorerStep;
+        explorerStep = inBuffer;
+      }
+    }
     const init: ExplorerInit = {
       cfg,
       release: ctx.release,
@@ -95,6 +109,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       modelPath: resumed?.dir ?? ctx.modelPath,
       seed: ctx.seed,
       readerOffset,
+      skipBatches,
       version: resumed?.step ?? 0,
       backend: 'auto',
     };
@@ -109,11 +124,13 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, totalTrain, ctx.seed, resumed?.dir) : undefined;
     const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId), critic);
     created = trainer;
-    // Experiences explored before the checkpoint and not yet trained on: the explorer resumes after its last step.
-    const pending: Experience[] = resumed ? readPendingExperiences(resumed.dir) : [];
+    // A resumed channel holds what was explored before the checkpoint and not yet trained on.
+    const memory = stored ? undefined : memoryChannel(resumed?.dir);
+    channel = memory ?? storedChannel(stored!, resumed?.extra.buffer as BufferPosition | undefined, cfg.continue_from_checkpoint, ctx.log);
     if (resumed) {
       restoreTrainer(trainer, critic, resumed);
-      ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${explorerStep}, ${pending.length} experience(s) not yet trained on)`);
+      const waiting = memory ? `, ${memory.waiting} experience(s) not yet trained on` : '';
+      ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${explorerStep}${waiting})`);
     }
     const expert = alg.sampleStrategy === 'mix' ? await expertSampler(ctx, alg.sampleStrategyArgs, policy, Number(resumed?.extra.expertOffset ?? 0)) : undefined;
     let lastCheckpoint = resumed?.dir;
@@ -128,9 +145,9 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
         policy.model,
         policy.tokenizer,
         trainer.optimizer.exportState(),
-        { step: trainer.step, extra: { explorerStep, readerOffset, ...(expert ? { expertOffset: expert.offset() } : {}) } },
+        { step: trainer.step, extra: { explorerStep, readerOffset, ...channel!.position(), ...(expert ? { expertOffset: expert.offset() } : {}) } },
         (dir) => {
-          writePendingExperiences(dir, pending);
+          channel!.saveInto(dir);
           if (critic) saveCritic(critic, trainer, join(dir, 'critic'));
         },
       );
@@ -139,10 +156,11 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     };
     /** Trains on buffered experiences until the trainer reaches `target` steps (or the data runs out). */
     const trainUntil = async (target: number): Promise<void> => {
-      while (trainer.step < target && pending.length >= trainBatch && !ctx.signal.aborted) {
+      while (trainer.step < target && !ctx.signal.aborted) {
         await yieldToEvents();
         if (ctx.signal.aborted) break;
-        const batch = pending.splice(0, trainBatch);
+        const batch = await channel!.take(trainBatch);
+        if (!batch) break;
         if (expert) batch.push(...expert.next());
         const metrics = trainer.trainStep(batch);
         ctx.monitor.log('trainer', trainer.step, metrics);
@@ -195,7 +213,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       ctx.monitor.log('explorer', explorerStep, out.metrics);
       ctx.monitor.rollouts(explorerStep, out.samples);
       ctx.progress('explorer', explorerStep, explorerSteps, `reward ${fmt(meanReward(out.experiences))}`);
-      pending.push(...out.experiences);
+      await channel.put(out.experiences);
       // After explorer step k the explorer takes the weights of trainer step k − offset when k is a sync point.
       if (explorerStep > offset && (explorerStep - offset) % interval === 0) await syncAt(explorerStep);
       if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && driver.hasEvals) await evaluate(explorerStep);
@@ -215,6 +233,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     return { lastCheckpoint, evals: evalSummary(lastEval), stopped: ctx.signal.aborted };
   } finally {
     await driver?.close();
+    await channel?.close();
     policy.model.dispose();
     reference?.model.dispose();
     critic?.model.dispose();
@@ -290,22 +309,10 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       position = () => ({ readerOffset: reader.currentOffset });
     } else {
       const section = withAbsolutePath(source, ctx.configDir);
-      const keyPath = 'buffer.trainer_input.experience_buffer';
-      const resumeFrom = resumed?.extra.buffer as BufferPosition | undefined;
-      let reader = openExperienceReader(section, { keyPath, resumeFrom });
-      if (cfg.continue_from_checkpoint && !resumeFrom) {
-        // No checkpoint recorded a position: batches an earlier trainer of this job took and never checkpointed go back.
-        const st = reader.state();
-        if (st.storage === 'sql' && st.policy === 'priority' && st.seq > 0) {
-          reader.close();
-          reader = openExperienceReader(section, { keyPath, resumeFrom: { ...st, seq: 0, delivered: 0 } });
-          ctx.log('info', `no checkpoint holds a buffer position: the ${st.seq} batch(es) an earlier trainer read from ${st.table} are read again`);
-        }
-      }
+      const reader = openTrainerReader(section, resumed?.extra.buffer as BufferPosition | undefined, cfg.continue_from_checkpoint, ctx.log);
       cleanup = () => reader.close();
-      if (resumeFrom) ctx.log('info', `buffer position from ${resumed!.dir}: ${JSON.stringify(resumeFrom)}`);
       totalSteps = cfg.trainer.total_steps ?? cfg.buffer.total_steps ?? 1;
-      const maxWaitMs = resolveBufferConfig(section, { keyPath }).maxReadTimeoutS * 1000;
+      const maxWaitMs = resolveBufferConfig(section, { keyPath: EXPERIENCE_BUFFER_KEY }).maxReadTimeoutS * 1000;
       next = async () => {
         let crashedSince: number | undefined;
         let waitingSince: number | undefined;
@@ -441,7 +448,7 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     const resumed = cfg.continue_from_checkpoint ? readExplorerState(ctx.jobDir) : undefined;
     let explorerStep = resumed?.explorerStep ?? 0;
     const reader = taskReader(cfg, tasks, resumed?.readerOffset ?? 0);
-    const writer = openExperienceWriter(target, { keyPath: 'buffer.trainer_input.experience_buffer' });
+    const writer = openExperienceWriter(target, { keyPath: EXPERIENCE_BUFFER_KEY });
     let lastEval: Record<string, number> = {};
     try {
       if (cfg.continue_from_checkpoint) {

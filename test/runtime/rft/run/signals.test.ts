@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
@@ -67,5 +68,45 @@ describe('stopping and resuming', () => {
     );
     assert.ok(existsSync(join(jobDir, 'global_step_10', 'model.safetensors')));
     loadModel(join(jobDir, 'global_step_10')).dispose();
+  });
+
+  test('both mode on an SQL experience buffer: SIGKILL at a random point, then the same command; every explorer step is in the table once and every row trained on once', async () => {
+    const job = tinyJob(11);
+    const steps = 8;
+    const body = topLevel(GRPO_STAGE)
+      .replace('total_steps: 4', `total_steps: ${steps}`)
+      .replace('eval_interval: 2', 'eval_interval: 100')
+      .replace('save_interval: 2', 'save_interval: 1')
+      .replace(
+        '    default_reward_fn_type: math_boxed_reward',
+        '    default_reward_fn_type: math_boxed_reward\n  trainer_input:\n    experience_buffer:\n      name: exps\n      storage_type: sql\n      path: sqlite:///buffer.db',
+      );
+    const config = job.write('sql.yaml', header(job, 'sql') + body + 'synchronizer:\n  sync_offset: 1\n');
+    const first = start(config);
+    const killAfter = 2 + Math.floor(Math.random() * 5); // 2..6
+    await first.waitFor((e) => e.type === 'metrics' && e.role === 'trainer' && e.step >= killAfter);
+    first.kill('SIGKILL');
+    assert.equal((await first.exit).signal, 'SIGKILL');
+    const jobDir = join(job.dir, 'checkpoints', 'tests', 'sql');
+    const saved = Number(readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8'));
+
+    const second = start(config);
+    const { code } = await second.exit;
+    assert.equal(code, 0, second.stderr().slice(-2000));
+    assert.deepEqual(trainerSteps(second.events), Array.from({ length: steps - saved }, (_, i) => saved + 1 + i), 'the second run trains from the checkpoint to the end');
+    const db = new Database(join(job.dir, 'buffer.db'), { readonly: true, fileMustExist: true });
+    try {
+      const rows = db
+        .prepare(`SELECT json_extract(experience, '$.eid.batch') AS batch, COUNT(*) AS n, MIN(consumed) AS lo, MAX(consumed) AS hi FROM exps GROUP BY batch ORDER BY batch`)
+        .all() as { batch: number; n: number; lo: number; hi: number }[];
+      assert.deepEqual(
+        rows.map((r) => [r.batch, r.n, r.lo, r.hi]),
+        Array.from({ length: steps }, (_, i) => [i + 1, 16, 1, 1]),
+        `each explorer step once, each row read once (killed after trainer step ${killAfter}, checkpoint ${saved})`,
+      );
+    } finally {
+      db.close();
+    }
+    loadModel(join(jobDir, `global_step_${steps}`)).dispose();
   });
 });
