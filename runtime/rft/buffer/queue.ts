@@ -54,6 +54,8 @@ interface QueueBuffer {
   /** An item if one is ready (after dropping stale ones), else undefined. */
   tryGet(minModelVersion: number): Item | undefined;
   size(): number;
+  /** Every item held, in the order reads would take them, then those waiting out a reuse cooldown. */
+  items(): Item[];
   close(): void;
   /** Stops delayed re-insertions (the storage is being discarded). */
   dispose(): void;
@@ -62,22 +64,22 @@ interface QueueBuffer {
 
 class FifoQueue implements QueueBuffer {
   readonly changed = new Notifier();
-  private items: Item[] = [];
+  private held: Item[] = [];
 
   constructor(private readonly capacity: number) {}
 
   async put(item: Item, signal: AbortSignal): Promise<void> {
-    while (this.capacity > 0 && this.items.length >= this.capacity) {
+    while (this.capacity > 0 && this.held.length >= this.capacity) {
       if (signal.aborted) throw abortReason(signal);
       await this.changed.wait(Infinity, signal);
     }
-    this.items.push(item);
+    this.held.push(item);
     this.changed.notifyAll();
   }
 
   tryGet(minModelVersion: number): Item | undefined {
-    while (this.items.length > 0) {
-      const item = this.items.shift()!;
+    while (this.held.length > 0) {
+      const item = this.held.shift()!;
       this.changed.notifyAll(); // a writer may be waiting for room
       if (minModelVersion <= 0 || item.modelVersion >= minModelVersion) return item;
     }
@@ -85,7 +87,11 @@ class FifoQueue implements QueueBuffer {
   }
 
   size(): number {
-    return this.items.length;
+    return this.held.length;
+  }
+
+  items(): Item[] {
+    return [...this.held];
   }
 
   close(): void {
@@ -102,7 +108,7 @@ export class PriorityQueue implements QueueBuffer {
   private groups = new Map<number, Item[]>();
   private count = 0;
   private closed = false;
-  private timers = new Set<NodeJS.Timeout>();
+  private timers = new Map<NodeJS.Timeout, Item>();
 
   constructor(
     private readonly capacity: number,
@@ -172,7 +178,7 @@ export class PriorityQueue implements QueueBuffer {
           this.timers.delete(t);
           this.insert(used);
         }, this.reuseCooldownS * 1000);
-        this.timers.add(t);
+        this.timers.set(t, used);
       }
       return used;
     }
@@ -181,6 +187,12 @@ export class PriorityQueue implements QueueBuffer {
 
   size(): number {
     return this.count;
+  }
+
+  items(): Item[] {
+    const out: Item[] = [];
+    for (let i = this.keys.length - 1; i >= 0; i--) out.push(...this.groups.get(this.keys[i])!);
+    return [...out, ...this.timers.values()];
   }
 
   /** The priorities held, highest first (for tests and diagnostics). */
@@ -201,7 +213,7 @@ export class PriorityQueue implements QueueBuffer {
   }
 
   dispose(): void {
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers.keys()) clearTimeout(t);
     this.timers.clear();
   }
 }
@@ -249,6 +261,20 @@ export class QueueStorage {
   /** Items in the queue (not counting the read pool). */
   length(): number {
     return this.queue.size();
+  }
+
+  /**
+   * What is waiting to be read, as batches: the read pool's rest, then the queued items in read order, then items
+   * waiting out a reuse cooldown (each experience carries its `info.use_count`). A run keeps this in its checkpoint.
+   */
+  snapshot(): Experience[][] {
+    const items = this.queue.items().map((i) => i.exps);
+    return this.pool.length ? [[...this.pool], ...items] : items;
+  }
+
+  /** Puts a snapshot back (prioritised again by its use counts), without persisting it to `path` a second time. */
+  async restore(batches: readonly Experience[][], signal: AbortSignal): Promise<void> {
+    for (const b of batches) if (b.length) await this.queue.put(makeItem(b), signal);
   }
 
   openWriter(): ExperienceWriter {

@@ -1,12 +1,13 @@
 /**
  * How an explorer step's experiences reach the trainer in `both` mode. With the default `queue` storage they wait in
- * memory, and a checkpoint keeps the ones not yet trained on (checkpoint/pending.ts). With an `sql` or `file`
+ * this process's queue (FIFO or Trinity's priority replay queue), and a checkpoint keeps what it holds
+ * (checkpoint/pending.ts). With an `sql` or `file`
  * experience buffer they go through that storage, as under Trinity: written per explorer step, read back by the
  * trainer, so the rows can be inspected, and a checkpoint records the trainer's read position instead.
  */
 import type { ExperienceBufferConfig, StorageConfig } from '../../config/types.generated';
 import type { Experience } from '../experience';
-import { BufferStopError, openExperienceReader, openExperienceWriter, type BufferPosition, type ExperienceReader } from '../buffer';
+import { BufferReadTimeoutError, BufferStopError, QueueRegistry, openBuffer, resolveBufferConfig, openExperienceReader, openExperienceWriter, type BufferPosition, type ExperienceReader } from '../buffer';
 import { readPendingExperiences, writePendingExperiences } from '../checkpoint/pending';
 import type { RunLog } from './setup';
 
@@ -20,6 +21,8 @@ export interface ExperienceChannel {
   /** Writes what the checkpoint being saved into `dir` must hold besides `position()`. */
   saveInto(dir: string): void;
   close(): Promise<void>;
+  /** Whether read experiences can come back (Trinity's replay buffer with a reuse cooldown). */
+  readonly replays: boolean;
 }
 
 type BufferSection = ExperienceBufferConfig | StorageConfig;
@@ -31,17 +34,45 @@ export function isStoredBuffer(section: BufferSection | null | undefined): secti
   return section?.storage_type === 'sql' || section?.storage_type === 'file';
 }
 
-export function memoryChannel(resumeDir: string | undefined): ExperienceChannel & { readonly waiting: number } {
-  const pending: Experience[] = resumeDir ? readPendingExperiences(resumeDir) : [];
+/**
+ * The `queue` storage in this process (FIFO, or Trinity's priority replay queue with reuse), with what it holds
+ * saved into checkpoints and put back on resume.
+ */
+export async function queueChannel(section: BufferSection | null | undefined, resumeDir: string | undefined): Promise<ExperienceChannel & { readonly waiting: number }> {
+  const registry = new QueueRegistry();
+  const config: BufferSection = section ?? ({ name: 'experience_buffer', storage_type: 'queue' } as BufferSection);
+  const buffer = openBuffer(config, { keyPath: EXPERIENCE_BUFFER_KEY, queueRegistry: registry });
+  const writer = buffer.writer();
+  const reader = buffer.reader();
+  const storage = registry.get(buffer.config.name)!;
+  if (resumeDir) await storage.restore(readPendingExperiences(resumeDir), new AbortController().signal);
   return {
     get waiting() {
-      return pending.length;
+      return storage.snapshot().reduce((n, b) => n + b.length, 0);
     },
-    put: async (exps) => void pending.push(...exps),
-    take: async (n) => (pending.length >= n ? pending.splice(0, n) : null),
+    put: async (exps) => {
+      const { capacity } = buffer.config;
+      if (!buffer.config.replay.enable && capacity > 0 && storage.length() >= capacity) {
+        // Nothing in this process would ever make room: the trainer runs on this thread after the write returns.
+        throw new Error(`${EXPERIENCE_BUFFER_KEY}.capacity ${capacity} is full: in both mode the queue must hold the explorer steps the trainer has not reached yet (up to sync_interval + sync_offset + 1)`);
+      }
+      await writer.write(exps);
+    },
+    take: async (n) => {
+      try {
+        return await reader.read(n, { timeoutMs: 0 });
+      } catch (e) {
+        if (e instanceof BufferStopError || e instanceof BufferReadTimeoutError) return null;
+        throw e;
+      }
+    },
     position: () => ({}),
-    saveInto: (dir) => writePendingExperiences(dir, pending),
-    close: async () => {},
+    saveInto: (dir) => writePendingExperiences(dir, storage.snapshot()),
+    replays: buffer.config.replay.enable && buffer.config.replay.reuseCooldownS !== null,
+    close: async () => {
+      reader.close();
+      await writer.finish();
+    },
   };
 }
 
@@ -78,6 +109,7 @@ export function storedChannel(section: BufferSection, resumeFrom: BufferPosition
     },
     position: () => ({ buffer: reader.state() }),
     saveInto: () => {},
+    replays: resolveBufferConfig(section, { keyPath: EXPERIENCE_BUFFER_KEY }).replay.enable,
     close: async () => {
       await writer.finish();
       reader.close();

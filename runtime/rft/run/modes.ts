@@ -16,7 +16,7 @@ import type { Experience } from '../experience';
 import type { Explorer, ExplorerTask } from '../explorer/explorer';
 import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
 import { saveValueModel } from '../../engine/model/value-head';
-import { EXPERIENCE_BUFFER_KEY, isStoredBuffer, memoryChannel, openTrainerReader, storedChannel, type ExperienceChannel } from './experience-channel';
+import { EXPERIENCE_BUFFER_KEY, isStoredBuffer, openTrainerReader, queueChannel, storedChannel, type ExperienceChannel } from './experience-channel';
 import { copyWeights, encodeOptimizer, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
 import { join } from 'node:path';
 import { openExperienceWriter, resolveBufferConfig, BufferStopError, type BufferPosition } from '../buffer';
@@ -125,7 +125,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId), critic);
     created = trainer;
     // A resumed channel holds what was explored before the checkpoint and not yet trained on.
-    const memory = stored ? undefined : memoryChannel(resumed?.dir);
+    const memory = stored ? undefined : await queueChannel(bufferSection, resumed?.dir);
     channel = memory ?? storedChannel(stored!, resumed?.extra.buffer as BufferPosition | undefined, cfg.continue_from_checkpoint, ctx.log);
     if (resumed) {
       restoreTrainer(trainer, critic, resumed);
@@ -154,9 +154,12 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       pruneCheckpoints(ctx.jobDir, cfg.trainer.max_checkpoints_to_keep);
       ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
     };
+    // A replay queue can serve experiences again and again: its trainer stops at the steps the taskset implies.
+    const replays = channel.replays;
+    const stepLimit = cfg.trainer.total_steps ?? (replays ? totalTrain : Number.MAX_SAFE_INTEGER);
     /** Trains on buffered experiences until the trainer reaches `target` steps (or the data runs out). */
     const trainUntil = async (target: number): Promise<void> => {
-      while (trainer.step < target && !ctx.signal.aborted) {
+      while (trainer.step < Math.min(target, stepLimit) && !ctx.signal.aborted) {
         await yieldToEvents();
         if (ctx.signal.aborted) break;
         const batch = await channel!.take(trainBatch);

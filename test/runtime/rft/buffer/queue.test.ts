@@ -268,3 +268,39 @@ describe('priority queue (replay_buffer.enable)', () => {
     r.close();
   });
 });
+
+describe('queue snapshot and restore (a both-mode checkpoint)', () => {
+  test('FIFO: the read pool\'s rest, then the items in order; restored, reads continue exactly where they were', async () => {
+    const { buf, registry } = queue({});
+    const w = buf.writer();
+    const r = buf.reader();
+    await w.write([exp(0, 0), exp(0, 1)]);
+    await w.write([exp(1, 0)]);
+    assert.deepEqual(ids(await r.read(1)), ['0/0/0']);
+    const snap = registry.get('q')!.snapshot();
+    assert.deepEqual(snap.map(ids), [['0/1/0'], ['1/0/0']]);
+
+    const other = queue({});
+    other.buf.writer(); // creates the storage
+    await other.registry.get('q')!.restore(snap, new AbortController().signal);
+    assert.deepEqual(ids(await other.buf.reader().read(2)), ['0/1/0', '1/0/0']);
+  });
+
+  test('priority replay: items come back highest priority first, with their use counts, and are prioritised by them again', async () => {
+    const cfg = { replay_buffer: { enable: true, priority_fn: 'linear_decay', priority_fn_args: { decay: 1 } } } as BufferSectionConfig;
+    const { buf, registry, prios } = queue(cfg);
+    const w = buf.writer();
+    await w.write([exp(0, 0, 0, { modelVersion: 1 })]);
+    await w.write([exp(1, 0, 0, { modelVersion: 3, useCount: 2 })]);
+    await w.write([exp(2, 0, 0, { modelVersion: 2 })]);
+    const before = prios();
+    const snap = registry.get('q')!.snapshot();
+    assert.deepEqual(snap.map(ids), [['2/0/0'], ['0/0/0'], ['1/0/0']], 'linear_decay: version − decay·use_count, highest first');
+    const other = queue(cfg);
+    other.buf.writer();
+    await other.registry.get('q')!.restore(snap, new AbortController().signal);
+    assert.deepEqual(other.prios(), before);
+    const r = other.buf.reader();
+    assert.deepEqual(ids(await r.read(3)), ['2/0/0', '0/0/0', '1/0/0']);
+  });
+});

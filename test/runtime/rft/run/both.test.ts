@@ -210,7 +210,8 @@ describe('resuming mode both', () => {
     const jobDir = r1.stages[0].jobDir;
     const state = JSON.parse(readFileSync(join(jobDir, 'global_step_3', 'trainer_state.json'), 'utf8')) as { extra: { explorerStep: number } };
     assert.equal(state.extra.explorerStep, 2);
-    assert.equal(readFileSync(join(jobDir, 'global_step_3', 'pending_experiences.jsonl'), 'utf8').trim().split('\n').length, 8);
+    const items = readFileSync(join(jobDir, 'global_step_3', 'pending_experiences.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown[]);
+    assert.equal(items.flat().length, 8, 'the half of explorer step 2 the trainer had not read');
 
     const second: RuntimeEvent[] = [];
     const logs: string[] = [];
@@ -250,4 +251,48 @@ describe('sync styles', () => {
       );
     });
   }
+});
+
+describe('the experience queue in mode both', () => {
+  test('a replay buffer with reuse serves experiences again: more trainer steps than explorer steps produced data for', async () => {
+    const job = tinyJob(12);
+    const body = topLevel(GRPO_STAGE)
+      .replace('total_steps: 4', 'total_steps: 3')
+      .replace('eval_interval: 2', 'eval_interval: 100')
+      .replace('eval_on_startup: true', 'eval_on_startup: false')
+      .replace('save_interval: 2', 'save_interval: 0\n  total_steps: 6')
+      .replace(
+        '    default_reward_fn_type: math_boxed_reward',
+        '    default_reward_fn_type: math_boxed_reward\n  trainer_input:\n    experience_buffer:\n      name: replayed\n      storage_type: queue\n      replay_buffer:\n        enable: true\n        priority_fn: linear_decay\n        reuse_cooldown_time: 0',
+      );
+    const config = job.write('replay.yaml', header(job, 'replay') + body);
+    const r = await runJob(config, { backend: 'wasm' });
+    assert.equal(r.status, 'finished', r.error);
+    const lines = readMetrics(r.stages[0].jobDir);
+    assert.deepEqual(
+      lines.filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values).map((l) => l.step),
+      [1, 2, 3],
+    );
+    // 3 explorer steps hold 3 batches; the trainer's 6 steps reuse them (each read puts the batch back).
+    assert.deepEqual(
+      lines.filter((l) => l.role === 'trainer').map((l) => l.step),
+      [1, 2, 3, 4, 5, 6],
+    );
+  });
+
+  test('without replay, the trainer stops when the explorer steps\' experiences are used up', async () => {
+    const job = tinyJob(12);
+    const body = topLevel(GRPO_STAGE)
+      .replace('total_steps: 4', 'total_steps: 3')
+      .replace('eval_interval: 2', 'eval_interval: 100')
+      .replace('eval_on_startup: true', 'eval_on_startup: false')
+      .replace('save_interval: 2', 'save_interval: 0\n  total_steps: 6');
+    const config = job.write('noreplay.yaml', header(job, 'noreplay') + body);
+    const r = await runJob(config, { backend: 'wasm' });
+    assert.equal(r.status, 'finished', r.error);
+    assert.deepEqual(
+      readMetrics(r.stages[0].jobDir).filter((l) => l.role === 'trainer').map((l) => l.step),
+      [1, 2, 3],
+    );
+  });
 });
