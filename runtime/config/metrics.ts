@@ -34,6 +34,12 @@ const WORKFLOW_REWARDS: Record<string, string> = {
   async_math_eval_workflow: 'math_reward',
 };
 
+/** Per-experience metrics of workflows that score responses themselves and call no reward function. */
+const WORKFLOW_METRICS: Record<string, string[]> = {
+  on_policy_distill_workflow: ['kl_divergence'],
+  on_policy_distill_math_workflow: ['kl_divergence', 'accuracy'],
+};
+
 /** Keys each group advantage function reports under `pipeline/group_advantages/`. */
 const ADVANTAGE_METRICS: Record<string, string[]> = {
   grpo: ['reward_mean', 'reward_std', 'skipped_count'],
@@ -198,19 +204,38 @@ function taskMetricKeys(ts: Cfg | undefined, cfg: Cfg, release: Release): string
   const workflow = ts?.default_workflow_type ?? cfg.buffer?.explorer_input?.default_workflow_type;
   const reward = ts?.default_reward_fn_type ?? cfg.buffer?.explorer_input?.default_reward_fn_type ?? WORKFLOW_REWARDS[workflow];
   const run = runMetricKeys(release);
-  return [run.run, run.task, ...(REWARD_METRICS[reward] ?? [])];
+  return [run.run, run.task, ...(WORKFLOW_METRICS[workflow] ?? REWARD_METRICS[reward] ?? [])];
+}
+
+/**
+ * What serve mode's service reports (trinity/explorer/proxy/service.py `collect_metrics`, explorer/api/service.py up
+ * to v0.3.2): per rollout engine its request count and model version, the experiences recorded, and from v0.4.0 those
+ * made ready by feedback. Logged with the experience pipeline's metrics at each commit (each interval up to v0.3.2).
+ */
+export function serviceMetricKeys(release: Release, engines = 1): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < engines; i++) out.push(`rollout/model_${i}/total_request_count`, `rollout/model_${i}/model_version`);
+  out.push('rollout/total_experience_count');
+  if (atLeast(release, 'v0.4.0')) out.push('rollout/ready_experience_count');
+  return out;
 }
 
 function explorerMetrics(cfg: Cfg, release: Release): string[] {
   const out: string[] = [];
   const evalPrefix = cfg.mode === 'bench' ? 'bench' : 'eval';
   const pipe = (k: string) => pipelineMetricKey(release, k);
-  if (cfg.mode !== 'bench') {
+  if (cfg.mode === 'serve') {
+    // No tasksets and no eval: the served requests' experiences go through the pipeline.
+    const engines = cfg.explorer?.rollout_model?.engine_num;
+    out.push(...serviceMetricKeys(release, typeof engines === 'number' && engines > 0 ? engines : 1));
+  } else if (cfg.mode !== 'bench') {
     out.push('rollout/model_version');
     if (logsFinishedTaskCount(release)) out.push('rollout/finished_task_count');
     const keys = new Set(tasksetsOf(cfg).flatMap((ts) => taskMetricKeys(ts, cfg, release)));
     if (keys.size === 0) taskMetricKeys(undefined, cfg, release).forEach((k) => keys.add(k));
     for (const k of keys) out.push(...stats(`rollout/${k}`));
+  }
+  if (cfg.mode !== 'bench') {
     out.push(pipe('experience_count'));
     const adv = cfg.algorithm?.advantage_fn;
     // From v0.3.2 GRPO folds its per-group `skipped_count` into a pipeline-level `filtered_count`, and the
@@ -224,7 +249,8 @@ function explorerMetrics(cfg: Cfg, release: Release): string[] {
     if (ops.some((o) => o?.name === 'reward_shaping_mapper')) out.push(...stats(pipe('reward_diff')));
     out.push(...pipelineTimeKeys(release, ops.map((o) => String(o?.name ?? '')), adv));
   }
-  const evals = (cfg.buffer?.explorer_input?.eval_tasksets ?? []) as Cfg[];
+  // Serve mode never evaluates (its explorer has no scheduler to run eval tasks).
+  const evals = (cfg.mode === 'serve' ? [] : cfg.buffer?.explorer_input?.eval_tasksets ?? []) as Cfg[];
   const detailed = atLeast(release, 'v0.5.0') && cfg.monitor?.detailed_stats === true;
   evals.forEach((ts, i) => {
     const name = ts?.name || `eval_taskset_${i}`;

@@ -20,6 +20,8 @@ export interface Experience {
   promptLength: number;
   /** Rollout log-probs of the response tokens (length = tokens.length − promptLength). */
   logprobs?: number[];
+  /** The teacher's log-probs of the response tokens (on-policy distillation; length = response length). */
+  teacherLogprobs?: number[];
   /** 1 where a response token is trained on (length = response length). Default: all ones. */
   actionMask?: number[];
   reward?: number;

@@ -37,5 +37,7 @@ export function yamlService(release: Release): LanguageService {
 
 /** Parses a new document version into yaml-language-server's cache ahead of the next completion request. */
 export function primeYamlParse(doc: TextDocument): void {
-  yamlDocumentsCache.getYamlDocument(doc, { customTags: [], yamlVersion: '1.1' }, true);
+  const parsed = yamlDocumentsCache.getYamlDocument(doc, { customTags: [], yamlVersion: '1.1' }, true);
+  // Completion copies each document's line comments, collected on first use: collect them now, once per version.
+  for (const d of parsed.documents) void d.lineComments;
 }

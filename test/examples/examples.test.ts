@@ -1,6 +1,7 @@
 /**
  * The example configs written for Trinity run on the local runtime with the corpus's real datasets (countdown,
- * GSM8K with SFT warm-up, DPO on human_like, and the asynchronous explore/train pair), on a tiny byte-level model.
+ * GSM8K with SFT warm-up, DPO on human_like, and the asynchronous explore/train pair), on a tiny byte-level model;
+ * on-policy distillation on our arithmetic data, from a second tiny model as the teacher.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -50,10 +51,12 @@ before(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'twb-examples-'));
   const tokenizer = tokenizerFromJson(buildByteTokenizer());
   const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 32, heads: 4, kvHeads: 2, vocabSize: tokenizer.vocabSize, maxPositions: 1024, eosTokenIds: [...tokenizer.eosTokenIds] }));
-  const model = initModel(cfg, 1);
-  saveModel(model, join(dir, 'model'), { tokenizer });
-  model.dispose();
-  env = { TRINITY_MODEL_PATH: join(dir, 'model'), TRINITY_CHECKPOINT_ROOT_DIR: join(dir, 'checkpoints'), TRINITY_CORPUS_DIR: corpusDir() };
+  for (const [name, seed] of [['model', 1], ['teacher', 2]] as const) {
+    const model = initModel(cfg, seed);
+    saveModel(model, join(dir, name), { tokenizer });
+    model.dispose();
+  }
+  env = { TRINITY_MODEL_PATH: join(dir, 'model'), TRINITY_TEACHER_MODEL_PATH: join(dir, 'teacher'), TRINITY_CHECKPOINT_ROOT_DIR: join(dir, 'checkpoints'), TRINITY_CORPUS_DIR: corpusDir() };
   Object.assign(process.env, env);
 });
 
@@ -80,6 +83,17 @@ describe('examples', () => {
     );
     assert.equal(trainerSteps(r.stages[0].jobDir), 2);
     assert.equal(trainerSteps(r.stages[1].jobDir), 4);
+  });
+
+  test('distill: on-policy distillation from an auxiliary teacher model', async () => {
+    const r = await runJob(join(ROOT, 'examples/distill/distill.trinity.yaml'), { backend: 'wasm' });
+    assert.equal(r.status, 'finished', r.error);
+    const jobDir = r.stages[0].jobDir;
+    assert.equal(trainerSteps(jobDir), 8);
+    const explorer = metrics(jobDir).filter((l) => l.role === 'explorer' && 'rollout/kl_divergence/mean' in l.values);
+    assert.equal(explorer.length, 8);
+    assert.ok(explorer.every((l) => Number.isFinite(l.values['rollout/kl_divergence/mean'])));
+    assert.ok(metrics(jobDir).some((l) => 'eval/arith-test/accuracy/mean@1' in l.values));
   });
 
   test('dpo: the human_like preference pairs', async () => {

@@ -4,20 +4,34 @@
  * The record keeps the keys and shapes of Trinity's `Experience.to_dict()` (trinity/common/experience.py: `eid`,
  * `type`, `prompt_length`, `response_length`, `info`, `metrics`, `prompt_text`, `response_text`, `reward`,
  * `truncate_status`) and adds what to_dict leaves out, so a record reads back as the same Experience: `tokens`,
- * `logprobs`, `action_mask`, `advantages`, `returns`, `chosen`, `rejected`, `model_version`, `is_expert`,
- * `truncated`. (Trinity's own JSONWriter output has no token ids, so it cannot be read back as experiences — Trinity
+ * `logprobs`, `advantages`, `returns`, `teacher_logprobs`, `action_mask`, `chosen`, `rejected`, `model_version`,
+ * `is_expert`, `truncated`. A key a record lacks (older records have no `teacher_logprobs`) is an absent field. (Trinity's own JSONWriter output has no token ids, so it cannot be read back as experiences — Trinity
  * never reads it either: storage/file.py `FileStorage.read` raises NotImplementedError.)
  *
  * Numbers round-trip bit-exactly as doubles: JSON's shortest repr is exact for finite values, and the values JSON
  * cannot hold (NaN, ±Infinity, -0 — e.g. a logprob of -Infinity) are written as `{"$f64": "NaN" | "Infinity" |
- * "-Infinity" | "-0"}`. In SQL the float arrays (`logprobs`, `advantages`, `returns`) go to BLOB columns as
- * little-endian Float64 instead (see sql.ts); everything else is this JSON.
+ * "-Infinity" | "-0"}`. In SQL the float arrays (`FLOAT_ARRAYS`) go to BLOB columns as little-endian Float64
+ * instead (see sql.ts); everything else is this JSON.
  */
 import type { Experience, ExperienceId } from '../experience';
 
-/** The float arrays SQL stores as Float64 BLOBs. */
+/** The float arrays: the Experience field, and its record key and SQL BLOB column (Trinity's attribute name). */
+export const FLOAT_ARRAYS = [
+  { field: 'logprobs', key: 'logprobs' },
+  { field: 'advantages', key: 'advantages' },
+  { field: 'returns', key: 'returns' },
+  { field: 'teacherLogprobs', key: 'teacher_logprobs' },
+] as const;
+export type FloatArrayField = (typeof FLOAT_ARRAYS)[number]['field'];
+/** The float arrays of the first SQL layout, whose field and column names coincide. */
 export const FLOAT_ARRAY_FIELDS = ['logprobs', 'advantages', 'returns'] as const;
-export type FloatArrayField = (typeof FLOAT_ARRAY_FIELDS)[number];
+
+/** The float arrays a row's BLOB columns hold (a column the row lacks or holds NULL in is absent). Throws RecordError. */
+export function floatsFromRow(row: Readonly<Record<string, unknown>>): Partial<Record<FloatArrayField, number[]>> {
+  const floats: Partial<Record<FloatArrayField, number[]>> = {};
+  for (const { field, key } of FLOAT_ARRAYS) if (row[key] !== null && row[key] !== undefined) floats[field] = blobToFloats(row[key], key);
+  return floats;
+}
 
 const F64_TAG = '$f64';
 const SPECIALS: Record<string, number> = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
@@ -108,7 +122,7 @@ export function validateExperience(e: Experience, where: string): void {
     checkIntArray(e.tokens, 'tokens');
     if (!Number.isInteger(e.promptLength) || e.promptLength < 0) throw new RecordError('`promptLength` is not a non-negative integer');
     for (const k of ['actionMask', 'chosen', 'rejected'] as const) if (e[k] !== undefined) checkIntArray(e[k], k);
-    for (const k of ['logprobs', 'advantages', 'returns'] as const) if (e[k] !== undefined) checkNumberArray(e[k], k);
+    for (const { field } of FLOAT_ARRAYS) if (e[field] !== undefined) checkNumberArray(e[field], field);
   } catch (err) {
     if (err instanceof RecordError) throw new RecordError(`${where}: ${err.message}`);
     throw err;
@@ -117,7 +131,7 @@ export function validateExperience(e: Experience, where: string): void {
 
 /**
  * The record of one experience (Trinity's to_dict keys first, then ours), numbers already made JSON-safe.
- * `omitFloatArrays`: leave logprobs/advantages/returns out (SQL stores them as BLOBs).
+ * `omitFloatArrays`: leave the FLOAT_ARRAYS out (SQL stores them as BLOBs).
  */
 export function experienceToRecord(e: Experience, omitFloatArrays = false): Record<string, unknown> {
   const r: Record<string, unknown> = {
@@ -134,7 +148,7 @@ export function experienceToRecord(e: Experience, omitFloatArrays = false): Reco
   if (e.truncated === true) r.truncate_status = 'response_truncated';
   r.tokens = e.tokens;
   if (!omitFloatArrays) {
-    for (const k of FLOAT_ARRAY_FIELDS) if (e[k] !== undefined) r[k] = (e[k] as number[]).map(encodeNumber);
+    for (const { field, key } of FLOAT_ARRAYS) if (e[field] !== undefined) r[key] = (e[field] as number[]).map(encodeNumber);
   }
   if (e.actionMask !== undefined) r.action_mask = e.actionMask;
   if (e.chosen !== undefined) r.chosen = e.chosen;
@@ -163,10 +177,10 @@ export function recordToExperience(raw: unknown, floats?: Partial<Record<FloatAr
     throw new RecordError('`prompt_length` is not a non-negative integer');
   }
   e.promptLength = r.prompt_length;
-  for (const k of FLOAT_ARRAY_FIELDS) {
-    const fromBlob = floats?.[k];
-    if (fromBlob !== undefined) e[k] = fromBlob;
-    else if (r[k] !== undefined) e[k] = checkNumberArray(decodeJsonValue(r[k]), k);
+  for (const { field, key } of FLOAT_ARRAYS) {
+    const fromBlob = floats?.[field];
+    if (fromBlob !== undefined) e[field] = fromBlob;
+    else if (r[key] !== undefined) e[field] = checkNumberArray(decodeJsonValue(r[key]), key);
   }
   if (r.action_mask !== undefined) e.actionMask = checkIntArray(r.action_mask, 'action_mask');
   if (r.chosen !== undefined) e.chosen = checkIntArray(r.chosen, 'chosen');

@@ -7,8 +7,9 @@
  * - Table: `id INTEGER PRIMARY KEY AUTOINCREMENT` (ids never reused, so a position is stable), Trinity's
  *   `ExperienceModel` columns `timestamp`, `task_id`, `run_id`, `msg_id`, `model_version`, `reward`, `consumed`; the
  *   experience itself as the JSON record of codec.ts in `experience` and its float arrays as little-endian Float64
- *   BLOBs in `logprobs`, `advantages`, `returns` (bit-exact doubles; Trinity pickles the whole experience into
- *   `experience_bytes`, which cannot be read here). One table layout serves every schema (experience, sft, dpo).
+ *   BLOBs in `logprobs`, `advantages`, `returns`, `teacher_logprobs` (bit-exact doubles; Trinity pickles the whole
+ *   experience into `experience_bytes`, which cannot be read here). One table layout serves every schema (experience,
+ *   sft, dpo). A table written before `teacher_logprobs` existed gets the column on open; its rows read as before.
  * - The database is in WAL mode (`PRAGMA journal_mode = WAL`, `synchronous = NORMAL`: a committed batch survives the
  *   writer being killed), readers and writers in other processes work concurrently; `busy_timeout` waits for locks,
  *   and failed transactions are retried `max_retry_times` times `max_retry_interval` s apart (Trinity's
@@ -35,14 +36,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Experience } from '../experience';
 import {
-  FLOAT_ARRAY_FIELDS,
+  FLOAT_ARRAYS,
   RecordError,
-  blobToFloats,
   experienceToRecord,
+  floatsFromRow,
   floatsToBlob,
   recordToExperience,
   validateExperience,
-  type FloatArrayField,
 } from './codec';
 import {
   BufferConfigError,
@@ -94,6 +94,10 @@ export interface SqlOptions {
 }
 
 const REQUIRED_COLUMNS = ['id', 'consumed', 'model_version', 'experience', 'logprobs', 'advantages', 'returns'];
+/** Float-array columns added after the first layout: added to an older table when it is opened. */
+const ADDED_COLUMNS = ['teacher_logprobs'];
+const FLOAT_COLUMNS = FLOAT_ARRAYS.map((a) => a.key);
+const SELECT_COLUMNS = ['id', 'experience', ...FLOAT_COLUMNS].join(', ');
 
 /** One connection to the buffer's database, with its tables ensured. */
 class SqlConnection {
@@ -141,7 +145,8 @@ class SqlConnection {
             experience TEXT NOT NULL,
             logprobs BLOB,
             advantages BLOB,
-            returns BLOB
+            returns BLOB,
+            teacher_logprobs BLOB
           );`);
         const cols = (this.db.prepare(`PRAGMA table_info(${this.t})`).all() as { name: string }[]).map((c) => c.name);
         const missing = REQUIRED_COLUMNS.filter((c) => !cols.includes(c));
@@ -151,6 +156,7 @@ class SqlConnection {
               'it was not written by this storage (a table of Trinity\'s SQLAlchemy schema holds pickled `experience_bytes`, which cannot be read here)',
           );
         }
+        for (const c of ADDED_COLUMNS) if (!cols.includes(c)) this.db.exec(`ALTER TABLE ${this.t} ADD COLUMN ${c} BLOB`);
         this.db.exec(`
           ${idx('consumed')} ${idx('model_version')} ${idx('task_id')}
           CREATE TABLE IF NOT EXISTS ${this.writers} (
@@ -221,8 +227,8 @@ export class SqlExperienceWriter implements ExperienceWriter {
     const r = this.conn.retry(() => this.conn.db.prepare(`INSERT INTO ${this.conn.writers} (pid, host) VALUES (?, ?)`).run(process.pid, HOST));
     this.writerId = Number(r.lastInsertRowid);
     this.insert = this.conn.db.prepare(
-      `INSERT INTO ${this.conn.t} (task_id, run_id, msg_id, model_version, reward, experience, logprobs, advantages, returns)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ${this.conn.t} (task_id, run_id, msg_id, model_version, reward, experience, ${FLOAT_COLUMNS.join(', ')})
+       VALUES (?, ?, ?, ?, ?, ?, ${FLOAT_COLUMNS.map(() => '?').join(', ')})`,
     );
   }
 
@@ -240,7 +246,7 @@ export class SqlExperienceWriter implements ExperienceWriter {
         mv,
         typeof e.reward === 'number' && Number.isFinite(e.reward) ? e.reward : null,
         JSON.stringify(experienceToRecord(e, true)),
-        ...FLOAT_ARRAY_FIELDS.map((k) => (e[k] === undefined ? null : floatsToBlob(e[k] as number[]))),
+        ...FLOAT_ARRAYS.map(({ field }) => (e[field] === undefined ? null : floatsToBlob(e[field] as number[]))),
       ];
     });
     const tx = this.conn.db.transaction((all: unknown[][]) => {
@@ -297,6 +303,7 @@ interface Row {
   logprobs: Uint8Array | null;
   advantages: Uint8Array | null;
   returns: Uint8Array | null;
+  teacher_logprobs: Uint8Array | null;
 }
 
 export class SqlExperienceReader implements ExperienceReader {
@@ -380,9 +387,7 @@ export class SqlExperienceReader implements ExperienceReader {
 
   private decode(row: Row): Experience {
     try {
-      const floats: Partial<Record<FloatArrayField, number[]>> = {};
-      for (const k of FLOAT_ARRAY_FIELDS) if (row[k] !== null) floats[k] = blobToFloats(row[k], k);
-      return recordToExperience(JSON.parse(row.experience), floats);
+      return recordToExperience(JSON.parse(row.experience), floatsFromRow(row as unknown as Record<string, unknown>));
     } catch (e) {
       if (e instanceof RecordError || e instanceof SyntaxError) {
         throw new CorruptRecordError({ file: this.file, table: this.table, rowId: row.id }, e.message);
@@ -460,7 +465,7 @@ export class SqlExperienceReader implements ExperienceReader {
 
   /** `_read_fifo`, one poll: extends the pending batch with every row there is; commits the position only when full. */
   private fifoStep(st: { cursor: number; got: Experience[] }, n: number): Experience[] | undefined {
-    const select = this.conn.stmt(`SELECT id, experience, logprobs, advantages, returns FROM ${this.conn.t} WHERE id > ? ORDER BY id ASC LIMIT ?`);
+    const select = this.conn.stmt(`SELECT ${SELECT_COLUMNS} FROM ${this.conn.t} WHERE id > ? ORDER BY id ASC LIMIT ?`);
     while (st.got.length < n) {
       const rows = select.all(st.cursor, n - st.got.length) as Row[];
       if (rows.length === 0) return undefined;
@@ -486,7 +491,7 @@ export class SqlExperienceReader implements ExperienceReader {
     if (!this.opts.replay) where.push('consumed = 0');
     if (minModelVersion > 0) where.push('model_version >= @min');
     const select = this.conn.stmt(
-      `SELECT id, experience, logprobs, advantages, returns FROM ${this.conn.t} WHERE ${where.join(' AND ')} ORDER BY consumed ASC, id DESC LIMIT @n`,
+      `SELECT ${SELECT_COLUMNS} FROM ${this.conn.t} WHERE ${where.join(' AND ')} ORDER BY consumed ASC, id DESC LIMIT @n`,
     );
     const mark = this.conn.stmt(`UPDATE ${this.conn.t} SET consumed = consumed + 1 WHERE id IN (SELECT value FROM json_each(?))`);
     const quarantine = this.conn.stmt(`UPDATE ${this.conn.t} SET consumed = -1 WHERE id = ?`);

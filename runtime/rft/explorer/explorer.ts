@@ -16,6 +16,7 @@ import { gatherMetrics } from '../algorithm';
 import type { Experience } from '../experience';
 import type { ExperiencePipeline } from './pipeline';
 import type { RolloutModel } from './rollout-model';
+import type { AuxiliaryModel } from './auxiliary-model';
 import type { RewardFactory, WorkflowTask } from '../workflows/types';
 import { workflowFactory } from '../workflows/registry';
 import { evalTaskMetrics } from './eval-metrics';
@@ -37,6 +38,8 @@ export interface ExplorerOptions {
   detailedStats?: boolean;
   /** The task timeout (none: tasks run to the end). */
   timeout?: TaskTimeoutOptions;
+  /** `explorer.auxiliary_models`, handed to every workflow; the explorer owns them (see `dispose`). */
+  auxiliaryModels?: AuxiliaryModel[];
 }
 
 export interface TaskTimeoutOptions {
@@ -172,7 +175,7 @@ export class Explorer {
 
   private runWorkflow(task: ExplorerTask): Experience[] {
     const factory = workflowFactory(task.workflow);
-    const ctx = { model: this.model, task, repeatTimes: task.repeatTimes, runIdBase: 0, createReward: this.opts.createReward };
+    const ctx = { model: this.model, task, repeatTimes: task.repeatTimes, runIdBase: 0, createReward: this.opts.createReward, auxiliaryModels: this.opts.auxiliaryModels ?? [] };
     const wf = factory(ctx);
     let exps: Experience[];
     if (wf.repeatable) exps = wf.run();
@@ -182,6 +185,12 @@ export class Explorer {
     }
     if (exps.length === 0) throw new Error('An empty experience is generated');
     return exps;
+  }
+
+  /** Frees the auxiliary models (the rollout model's weights belong to the caller). */
+  dispose(): void {
+    for (const m of this.opts.auxiliaryModels ?? []) m.dispose();
+    this.opts.auxiliaryModels = [];
   }
 }
 

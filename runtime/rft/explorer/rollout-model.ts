@@ -1,10 +1,13 @@
 /**
  * The explorer's model, as Trinity's ModelWrapper presents vLLM to workflows: `chat(messages, rollout_args)` and
  * `generate(prompts, rollout_args)` return n responses each as experiences (tokens, prompt length, rollout
- * log-probs, texts). Runs the engine's KV-cache sampler on the explorer's own copy of the weights.
+ * log-probs, texts); `logprobs(tokens, temperature)` scores a whole sequence. Runs the engine's KV-cache sampler
+ * on the explorer's own copy of the weights.
  */
+import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../engine/model/transformer';
 import { generate } from '../../engine/generate';
+import { scoreSequences } from '../../engine/logprobs';
 import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
 import type { Experience } from '../experience';
 
@@ -82,8 +85,39 @@ export class RolloutModel {
     return this.sample(prompts, args, true);
   }
 
+  /**
+   * Trinity's `ModelWrapper.logprobs(tokens, temperature)`: entry i is log p(tokens[i+1] | tokens[..i]) at
+   * `temperature` (default: the model's, else 1), so the result has `tokens.length − 1` entries.
+   */
+  logprobs(tokens: readonly number[], temperature: number | null = null): number[] {
+    if (tokens.length < 2) return [];
+    const vocab = this.model.config.vocabSize;
+    const bad = tokens.find((t) => !Number.isInteger(t) || t < 0 || t >= vocab);
+    if (bad !== undefined) throw new Error(`logprobs: token id ${bad} is outside this model's vocabulary (${vocab} tokens)`);
+    const t = temperature ?? this.limits.temperature;
+    return tf.tidy(() => {
+      const ids = tf.tensor2d([tokens as number[]], [1, tokens.length], 'int32');
+      return Array.from(scoreSequences(this.model, ids, { temperature: t }).logprobs.dataSync());
+    });
+  }
+
+  /**
+   * n responses to a prompt already rendered and tokenised by the caller (the serve mode's OpenAI endpoint does both
+   * as vLLM's server does: no prompt limits of the explorer, its own max_tokens).
+   */
+  complete(prompt: { text: string; ids: readonly number[] }, args: RolloutArgs = {}): Experience[] {
+    return this.sampleEncoded([[...prompt.ids]], [prompt.text], args);
+  }
+
   private sample(prompts: readonly string[], args: RolloutArgs, addSpecialTokens: boolean): Experience[] {
-    const encoded = prompts.map((p) => this.promptTokens(p, addSpecialTokens));
+    return this.sampleEncoded(
+      prompts.map((p) => this.promptTokens(p, addSpecialTokens)),
+      prompts,
+      args,
+    );
+  }
+
+  private sampleEncoded(encoded: number[][], prompts: readonly string[], args: RolloutArgs): Experience[] {
     const maxNew = args.max_tokens ?? this.limits.maxResponseTokens;
     const deadline = this.deadline;
     const completions = generate(

@@ -16,7 +16,8 @@ import { writeFileAtomically } from '../checkpoint/checkpoints';
 import { Monitor } from '../monitor/monitor';
 import type { StageContext, StageResult } from './context';
 import { runBench, runBoth, runExplore, runTrain } from './modes';
-import { jobDirOf } from './setup';
+import { runServe } from './serve';
+import { jobDirOf, withAbsoluteAuxiliaryPaths } from './setup';
 import { loadRuntimePlugins } from '../plugins';
 import { isHubId } from '../../engine/model/hub';
 import { ensureModelDir } from '../../engine/model/hub-download';
@@ -86,7 +87,8 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
     const done = resumeStages ? (JSON.parse(readFileSync(stagePath, 'utf8')) as { finished: number; checkpoints: (string | null)[] }) : { finished: 0, checkpoints: [] };
     let previous: string | undefined;
     for (const [i, run] of runs.entries()) {
-      const cfg = run.resolved as Config;
+      // Auxiliary models load wherever the explorer is built (worker, explore/bench modes): paths fixed here.
+      const cfg = withAbsoluteAuxiliaryPaths(run.resolved as Config, configDir);
       const name = run.stage?.name ?? cfg.name;
       const jobDir = jobDirOf(cfg);
       if (i < done.finished) {
@@ -99,6 +101,9 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       // A hub id that is not cached is fetched first when downloads are allowed (else loading names the cache).
       if (!previous && isHubId(cfg.model.model_path) && !existsSync(resolve(configDir, cfg.model.model_path))) {
         await ensureModelDir(cfg.model.model_path, { baseDir: configDir, log: (m) => log('info', m) });
+      }
+      for (const m of cfg.explorer.auxiliary_models ?? []) {
+        if (m.model_path && isHubId(m.model_path) && !existsSync(resolve(configDir, m.model_path))) await ensureModelDir(m.model_path, { baseDir: configDir, log: (x) => log('info', x) });
       }
       const monitor = new Monitor(jobDir, emit, (cfg.monitor?.monitor_type ?? 'tensorboard') === 'tensorboard');
       const ctx: StageContext = {
@@ -144,7 +149,9 @@ function runStage(ctx: StageContext): Promise<StageResult> {
       return runExplore(ctx);
     case 'bench':
       return runBench(ctx);
+    case 'serve':
+      return runServe(ctx);
     default:
-      throw new Error(`mode ${ctx.cfg.mode} does not run locally (serve mode needs an OpenAI-compatible endpoint)`);
+      throw new Error(`mode ${ctx.cfg.mode} does not run locally`);
   }
 }

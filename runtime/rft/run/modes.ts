@@ -32,7 +32,7 @@ interface ExplorerSide {
 }
 
 function makeExplorer(ctx: StageContext, p: Pretrained, evalSets: { name: string; tasks: ExplorerTask[] }[]): ExplorerSide {
-  return { explorer: createExplorer(ctx.cfg, ctx.release, p, ctx.seed, ctx.log), evalSets };
+  return { explorer: createExplorer(ctx.cfg, ctx.release, p, ctx.seed, ctx.log, ctx.configDir), evalSets };
 }
 
 function runEvals(ctx: StageContext, side: ExplorerSide, step: number, prefix = 'eval'): Record<string, number> {
@@ -435,12 +435,14 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const alg = algorithmSetup(cfg, ctx.release);
   const rollout = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
+  let made: ExplorerSide | undefined;
   try {
     const trainSets = await tasksOf(cfg, ctx.configDir, 'train');
     const evalSets = await tasksOf(cfg, ctx.configDir, 'eval');
     for (const s of [...trainSets, ...evalSets]) for (const w of s.warnings) ctx.log('warning', w);
     const tasks = trainSets.flatMap((s) => s.tasks);
     const side = makeExplorer(ctx, rollout, evalSets);
+    made = side;
     const pipeline = experiencePipeline(cfg, alg.groupAdvantage, ctx.release);
     const source = cfg.buffer.trainer_input.experience_buffer;
     if (!source) throw new Error('mode explore needs buffer.trainer_input.experience_buffer (where experiences go)');
@@ -546,6 +548,7 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     }
     return { evals: evalSummary(lastEval), stopped: ctx.signal.aborted };
   } finally {
+    made?.explorer.dispose();
     rollout.model.dispose();
   }
 }
@@ -553,10 +556,12 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
 export async function runBench(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const base = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
+  let made: ExplorerSide | undefined;
   try {
     const evalSets = await tasksOf(cfg, ctx.configDir, 'eval');
     if (!evalSets.length) throw new Error('mode bench needs buffer.explorer_input.eval_tasksets');
     const side = makeExplorer(ctx, base, evalSets);
+    made = side;
     let evals: Record<string, number> = {};
     const checkpoints = cfg.explorer.bench_on_latest_checkpoint ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined) : listCheckpoints(ctx.jobDir);
     if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup) evals = runEvals(ctx, side, 0, 'bench');
@@ -573,6 +578,7 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
     if (!checkpoints.length && !cfg.explorer.eval_on_startup) ctx.log('warning', `no checkpoints in ${ctx.jobDir} to benchmark`);
     return { evals: evalSummary(evals), stopped: ctx.signal.aborted };
   } finally {
+    made?.explorer.dispose();
     base.model.dispose();
   }
 }

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { Config } from '../../config/types.generated';
+import type { Config, InferenceModelConfig } from '../../config/types.generated';
 import type { Release } from '../../config/releases';
 import { effectiveAlgorithmDefaults, algorithmTypeAt } from '../../config/model/algorithms';
 import { loadPretrained, stopTokenIds, type Pretrained } from '../../engine/pretrained';
@@ -17,6 +17,7 @@ import { Explorer, type ExplorerTask } from '../explorer/explorer';
 import { BatchReader } from '../data/reader';
 import { createReward, knownRewardNames } from '../rewards';
 import { RolloutModel, type RolloutLimits } from '../explorer/rollout-model';
+import { AuxiliaryModel } from '../explorer/auxiliary-model';
 import type { AlgorithmSetup, CriticSetup, TrainerOptions } from '../trainer/trainer';
 import { loadValueModel, type ValueModel } from '../../engine/model/value-head';
 
@@ -39,13 +40,60 @@ export function jobDirOf(cfg: Config): string {
   return resolve(cfg.checkpoint_root_dir, cfg.project, cfg.group ?? '', cfg.name);
 }
 
-export function loadModelFor(cfg: Config, configDir: string, modelPath = cfg.model.model_path): Pretrained {
+export function loadModelFor(cfg: Config, configDir: string, modelPath = cfg.model.model_path, key = 'model.model_path'): Pretrained {
   const p = localPath(modelPath, configDir);
   try {
     return loadPretrained(existsSync(p) ? p : modelPath);
   } catch (e) {
-    throw new RunSetupError(`model.model_path ${modelPath}: ${(e as Error).message}`);
+    throw new RunSetupError(`${key} ${modelPath}: ${(e as Error).message}`);
   }
+}
+
+/** The config with each auxiliary model's `model_path` that names a local directory made absolute (hub ids stay). */
+export function withAbsoluteAuxiliaryPaths(cfg: Config, configDir: string): Config {
+  const aux = cfg.explorer.auxiliary_models ?? [];
+  if (!aux.length) return cfg;
+  const absolute = (m: InferenceModelConfig): InferenceModelConfig => {
+    if (!m.model_path) return m;
+    const p = localPath(m.model_path, configDir);
+    return existsSync(p) ? { ...m, model_path: p } : m;
+  };
+  return { ...cfg, explorer: { ...cfg.explorer, auxiliary_models: aux.map(absolute) } };
+}
+
+/**
+ * An auxiliary model's sampling limits: its own values, else `model`'s (Trinity's check fills each unset one from
+ * `model` with set_if_none; the checker here leaves them unset).
+ */
+export function auxiliaryLimits(cfg: Config, m: InferenceModelConfig): RolloutLimits {
+  const base = rolloutLimits(cfg);
+  return {
+    maxPromptTokens: m.max_prompt_tokens ?? base.maxPromptTokens,
+    maxResponseTokens: m.max_response_tokens ?? base.maxResponseTokens,
+    minResponseTokens: m.min_response_tokens ?? base.minResponseTokens,
+    enablePromptTruncation: m.enable_prompt_truncation ?? base.enablePromptTruncation,
+    temperature: m.temperature ?? base.temperature,
+    topP: m.top_p ?? base.topP,
+    topK: m.top_k ?? base.topK,
+    enableThinking: m.enable_thinking ?? base.enableThinking,
+  };
+}
+
+/** `explorer.auxiliary_models`, each loaded whole, in config order. On a failure the ones already loaded are freed. */
+export function loadAuxiliaryModels(cfg: Config, configDir: string, seed: number): AuxiliaryModel[] {
+  const out: AuxiliaryModel[] = [];
+  try {
+    for (const [i, m] of (cfg.explorer.auxiliary_models ?? []).entries()) {
+      const key = `explorer.auxiliary_models.${i}.model_path`;
+      if (!m.model_path) throw new RunSetupError(`${key} is required`);
+      const p = loadModelFor(cfg, configDir, m.model_path, key);
+      out.push(new AuxiliaryModel(m.name ?? String(i), p, auxiliaryLimits(cfg, m), seed + i + 1, stopTokenIds(p)));
+    }
+  } catch (e) {
+    for (const a of out) a.dispose();
+    throw e;
+  }
+  return out;
 }
 
 export function rolloutLimits(cfg: Config): RolloutLimits {
@@ -68,9 +116,13 @@ export function rolloutModel(cfg: Config, p: Pretrained, seed: number): RolloutM
 
 export type RunLog = (level: 'info' | 'warning' | 'error', message: string) => void;
 
-/** The explorer of a run: rollout model, retries, reward factory, metric names of the release. */
-export function createExplorer(cfg: Config, release: Release, p: Pretrained, seed: number, log: RunLog): Explorer {
+/**
+ * The explorer of a run: rollout model, auxiliary models (loaded here, freed by `Explorer.dispose`; relative paths
+ * against `configDir`), retries, reward factory, metric names of the release.
+ */
+export function createExplorer(cfg: Config, release: Release, p: Pretrained, seed: number, log: RunLog, configDir: string): Explorer {
   return new Explorer(rolloutModel(cfg, p, seed), {
+    auxiliaryModels: loadAuxiliaryModels(cfg, configDir, seed),
     maxRetryTimes: cfg.explorer.max_retry_times ?? 0,
     createReward: (name, args) => createReward(name, args, { release }),
     samplesPerStep: 4,
@@ -119,9 +171,6 @@ export function algorithmSetup(
   const sampleStrategy = a.sample_strategy ?? defaults.sample_strategy;
   if (!['default', 'warmup', 'mix'].includes(sampleStrategy)) {
     throw new RunSetupError(`algorithm.sample_strategy ${sampleStrategy} is not available in the local runtime (default, warmup, mix)`);
-  }
-  if (advantageName === 'on_policy_distill' || advantageName === 'jsd') {
-    throw new RunSetupError(`advantage_fn ${advantageName} needs a teacher model's log-probs (explorer auxiliary models), which the local runtime does not run yet`);
   }
   // Trinity consults the advantage function on the side the algorithm says: in the trainer (ppo-style), or as the
   // last explorer pipeline operator when it is a group advantage. RAFT's inherited `ppo` is used on neither.

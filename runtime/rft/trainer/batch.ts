@@ -17,6 +17,8 @@ export interface PaddedBatch {
   oldLogprobs: number[][];
   advantages: number[][];
   returns: number[][];
+  /** `[B, R]` teacher log-probs, when every experience has them (Trinity gathers the field only then). */
+  teacherLogprobs?: number[][];
   rewards: number[];
   promptLengths: number[];
   responseLengths: number[];
@@ -47,6 +49,7 @@ export function padBatch(exps: readonly Experience[], padId: number): PaddedBatc
     oldLogprobs: exps.map((e) => perToken(e, e.logprobs, 0)),
     advantages: exps.map((e) => perToken(e, e.advantages, 0)),
     returns: exps.map((e) => perToken(e, e.returns, 0)),
+    teacherLogprobs: exps.every((e) => e.teacherLogprobs !== undefined) ? exps.map((e) => perToken(e, e.teacherLogprobs, 0)) : undefined,
     rewards: exps.map((e) => e.reward ?? 0),
     promptLengths: exps.map((e) => e.promptLength),
     responseLengths: exps.map((e) => e.tokens.length - e.promptLength),
@@ -64,6 +67,7 @@ export function sliceRows(b: PaddedBatch, from: number, to: number): PaddedBatch
     oldLogprobs: b.oldLogprobs.slice(from, to),
     advantages: b.advantages.slice(from, to),
     returns: b.returns.slice(from, to),
+    teacherLogprobs: b.teacherLogprobs?.slice(from, to),
     rewards: b.rewards.slice(from, to),
     promptLengths: b.promptLengths.slice(from, to),
     responseLengths: b.responseLengths.slice(from, to),

@@ -240,7 +240,7 @@ export class RftTrainer {
       for (const [k, v] of Object.entries(r.metrics)) metrics[`critic/${k}`] = v;
     }
     const uid = rows.map((e) => `${e.eid.batch}/${e.eid.task}`);
-    const r = this.advantage!.compute({ tokenLevelRewards, responseMask: b.responseMask, uid, oldLogprobs: b.oldLogprobs, values });
+    const r = this.advantage!.compute({ tokenLevelRewards, responseMask: b.responseMask, uid, oldLogprobs: b.oldLogprobs, teacherLogprobs: b.teacherLogprobs, values });
     b.advantages = r.advantages;
     b.returns = r.returns;
     if (values) {

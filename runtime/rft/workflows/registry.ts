@@ -1,4 +1,5 @@
 /** Workflows under Trinity's registered names (and the `async_` twins, which run the same way here). */
+import { onPolicyDistillMathWorkflow, onPolicyDistillWorkflow } from './distill';
 import { mathBoxedWorkflow, mathEvalWorkflow, mathWorkflow, simpleWorkflow } from './simple';
 import type { WorkflowFactory } from './types';
 
@@ -11,6 +12,9 @@ const BUILT_IN: Record<string, WorkflowFactory> = {
   async_math_boxed_workflow: mathBoxedWorkflow,
   math_eval_workflow: mathEvalWorkflow,
   async_math_eval_workflow: mathEvalWorkflow,
+  // From v0.4.0 (the checker refuses the names for older releases).
+  on_policy_distill_workflow: onPolicyDistillWorkflow,
+  on_policy_distill_math_workflow: onPolicyDistillMathWorkflow,
 };
 
 const plugins = new Map<string, WorkflowFactory>();

@@ -1,5 +1,6 @@
 /** What a workflow sees of a task and of the model, and what it returns (Trinity's Workflow contract). */
 import type { Experience } from '../experience';
+import type { AuxiliaryModel } from '../explorer/auxiliary-model';
 import type { RolloutArgs, RolloutModel } from '../explorer/rollout-model';
 
 export interface WorkflowTask {
@@ -33,6 +34,8 @@ export interface WorkflowContext {
   repeatTimes: number;
   runIdBase: number;
   createReward: RewardFactory;
+  /** `explorer.auxiliary_models`, in config order (Trinity's `auxiliary_models` of a workflow). */
+  auxiliaryModels: readonly AuxiliaryModel[];
 }
 
 export interface Workflow {

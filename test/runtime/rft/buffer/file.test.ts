@@ -33,6 +33,7 @@ describe('file storage', () => {
     for (let i = 0; i < xs.length; i++) {
       assert.deepEqual(bits(back[i].logprobs), bits(xs[i].logprobs));
       assert.deepEqual(bits(back[i].advantages), bits(xs[i].advantages));
+      assert.deepEqual(bits(back[i].teacherLogprobs), bits(xs[i].teacherLogprobs));
     }
     await assert.rejects(r.read(1), (e: unknown) => e instanceof BufferStopError && e.reason === 'finished');
   });
@@ -48,6 +49,8 @@ describe('file storage', () => {
     assert.equal(lines[0].response_length, 3);
     assert.deepEqual(lines[0].reward, { $f64: 'NaN' });
     assert.equal(lines[0].logprobs[0].$f64, '-Infinity');
+    assert.deepEqual(lines[0].teacher_logprobs, [-0.30000000000000004, { $f64: '-Infinity' }, { $f64: '-0' }]);
+    assert.ok(!('teacher_logprobs' in lines[1]), 'absent when the experience has none');
     assert.deepEqual([lines[0].type, lines[1].type, lines[2].type, lines[3].type], ['single_turn', 'multi_turn', 'multi_turn', 'dpo']);
     assert.equal(lines[1].truncate_status, 'response_truncated');
     assert.deepEqual(lines[3].chosen, [21, 22]);

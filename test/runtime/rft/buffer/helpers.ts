@@ -93,6 +93,7 @@ export function oddExperiences(): Experience[] {
       logprobs: [-Infinity, -0, -1.2345678901234567, 5e-324, -Number.MAX_VALUE, NaN],
       advantages: [0.1 + 0.2, -0, 1e300],
       returns: [Infinity, -1 / 3, 0],
+      teacherLogprobs: [-0.1 - 0.2, -Infinity, -0],
       reward: NaN,
       truncated: false,
       modelVersion: 12,

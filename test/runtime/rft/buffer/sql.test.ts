@@ -44,7 +44,10 @@ describe('sql storage', () => {
     const r = buf.reader();
     const back = await r.read(4);
     assert.deepEqual(back, xs);
-    for (let i = 0; i < xs.length; i++) assert.deepEqual(bits(back[i].logprobs), bits(xs[i].logprobs));
+    for (let i = 0; i < xs.length; i++) {
+      assert.deepEqual(bits(back[i].logprobs), bits(xs[i].logprobs));
+      assert.deepEqual(bits(back[i].teacherLogprobs), bits(xs[i].teacherLogprobs));
+    }
     await w.finish();
     r.close();
     const db = raw(dir);
@@ -52,7 +55,36 @@ describe('sql storage', () => {
     const row = db.prepare('SELECT typeof(logprobs) t, length(logprobs) n, task_id, run_id, msg_id, model_version, reward, consumed FROM exps WHERE id = 1').get();
     assert.deepEqual(row, { t: 'blob', n: 48, task_id: 'gsm8k/7', run_id: 2, msg_id: 'a1b2c3', model_version: 12, reward: null, consumed: 0 });
     assert.equal((db.prepare('SELECT logprobs FROM exps WHERE id = 3').get() as { logprobs: unknown }).logprobs, null, 'SFT: no logprobs');
+    assert.deepEqual(db.prepare('SELECT typeof(teacher_logprobs) t, length(teacher_logprobs) n FROM exps WHERE id = 1').get(), { t: 'blob', n: 24 });
+    assert.ok(!('teacher_logprobs' in JSON.parse((db.prepare('SELECT experience FROM exps WHERE id = 1').get() as { experience: string }).experience)), 'float arrays live in their BLOB columns only');
     db.close();
+  });
+
+  test('a table written before teacher_logprobs existed: its rows read as before, and it gets the column', async () => {
+    const dir = tmp('oldlayout');
+    const db = raw(dir);
+    // The layout of the first release of this storage, with one row as that release wrote it.
+    db.exec(`CREATE TABLE exps (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now')),
+      task_id TEXT, run_id INTEGER, msg_id TEXT, model_version INTEGER, reward REAL, consumed INTEGER NOT NULL DEFAULT 0,
+      experience TEXT NOT NULL, logprobs BLOB, advantages BLOB, returns BLOB)`);
+    const old = exp(1, 0);
+    const record = { eid: old.eid, type: 'single_turn', prompt_length: 3, response_length: 4, reward: old.reward, tokens: old.tokens };
+    db.prepare('INSERT INTO exps (task_id, run_id, msg_id, model_version, reward, experience, logprobs) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      '0', 0, old.eid.suffix, null, old.reward, JSON.stringify(record), Buffer.from(new Float64Array(old.logprobs!).buffer),
+    );
+    db.close();
+    const buf = sqlBuffer(dir, { schema_type: 'sft' });
+    const r = buf.reader();
+    assert.deepEqual(await r.read(1), [old]);
+    const w = buf.writer();
+    const withTeacher = { ...exp(2, 0), teacherLogprobs: [-1.5, -0.25, -3, -0.125] };
+    await w.write([withTeacher]);
+    await w.finish();
+    assert.deepEqual(await r.read(1), [withTeacher]);
+    r.close();
+    const check = raw(dir);
+    assert.ok((check.prepare('PRAGMA table_info(exps)').all() as { name: string }[]).some((c) => c.name === 'teacher_logprobs'));
+    check.close();
   });
 
   test('a batch is all or nothing', async () => {

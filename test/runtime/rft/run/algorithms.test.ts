@@ -1,7 +1,7 @@
 /**
  * Every algorithm_type of Trinity main that the local runtime runs, two steps each on a tiny model: it finishes,
- * trains (finite losses and gradient norms) and logs the policy loss's Trinity metrics. The ones it cannot run yet
- * (a teacher model) are refused with a message that says why, before any work.
+ * trains (finite losses and gradient norms) and logs the policy loss's Trinity metrics. The distillation types
+ * (a teacher model) are in distill.test.ts.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -130,16 +130,6 @@ trainer:
     // Both policy and reference start from the same weights: the first step's DPO loss is log 2.
     assert.ok(Math.abs(trainer[0].values['actor/dpo_loss'] - Math.log(2)) < 1e-4, `dpo_loss ${trainer[0].values['actor/dpo_loss']}`);
   });
-
-  for (const [type, reason] of [['on_policy_distill', /teacher model/]] as const) {
-    test(`${type} is refused before any work, saying why`, async () => {
-      const job = tinyJob(13);
-      const config = job.write(`${type}.yaml`, header(job, type) + rlConfig(type));
-      const r = await runJob(config, { backend: 'wasm' });
-      assert.equal(r.status, 'failed');
-      assert.match(r.error!, reason);
-    });
-  }
 });
 
 describe('reference model and explorer worker edge cases', () => {

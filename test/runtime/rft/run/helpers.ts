@@ -1,4 +1,5 @@
 /** A tiny job on disk for runtime tests: a char-level model, an addition taskset and SFT data, and a config. */
+import * as tf from '@tensorflow/tfjs-core';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,14 +15,25 @@ export interface TinyJob {
   write(name: string, yaml: string): string;
 }
 
+/**
+ * Saves a tiny char-level model (the tiny job's architecture) to `dir`. `sharpness` scales the final norm's weight:
+ * the logits scale with it, so a model of sharpness 10 has peaked next-token distributions where a fresh one's are
+ * nearly uniform (a teacher worth distilling from).
+ */
+export function saveTinyModel(dir: string, seed: number, opts: { sharpness?: number; maxPositions?: number } = {}): void {
+  const sharpness = opts.sharpness ?? 1;
+  const tokenizer = tokenizerFromJson(buildCharTokenizer(ALPHABET));
+  const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 32, heads: 4, kvHeads: 2, vocabSize: tokenizer.vocabSize, maxPositions: opts.maxPositions ?? 64, eosTokenIds: [...tokenizer.eosTokenIds] }));
+  const model = initModel(cfg, seed);
+  if (sharpness !== 1) model.params.get('model.norm.weight')!.assign(tf.fill([cfg.hidden], sharpness));
+  saveModel(model, dir, { tokenizer });
+  model.dispose();
+}
+
 export function tinyJob(seed = 1): TinyJob {
   const dir = mkdtempSync(join(tmpdir(), 'twb-run-'));
   const modelDir = join(dir, 'model');
-  const tokenizer = tokenizerFromJson(buildCharTokenizer(ALPHABET));
-  const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 32, heads: 4, kvHeads: 2, vocabSize: tokenizer.vocabSize, maxPositions: 64, eosTokenIds: [...tokenizer.eosTokenIds] }));
-  const model = initModel(cfg, seed);
-  saveModel(model, modelDir, { tokenizer });
-  model.dispose();
+  saveTinyModel(modelDir, seed);
   mkdirSync(join(dir, 'data'));
   const problems: { question: string; answer: string }[] = [];
   for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b += 3) problems.push({ question: `${a}+${b}`, answer: String(a + b) });

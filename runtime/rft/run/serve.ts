@@ -1,0 +1,155 @@
+/**
+ * `mode: serve` (trinity/cli/launcher.py `serve`, trinity/explorer/explorer.py `Explorer.serve`): the policy behind an
+ * OpenAI-compatible HTTP service on `explorer.listen_address`:`explorer.proxy_port` (`explorer.api_port` up to
+ * v0.3.2) for agent applications that run elsewhere. Responses are recorded as experiences; from v0.4.0 the agent
+ * posts rewards to `/feedback` and sends the rewarded experiences to `buffer.trainer_input.experience_buffer` with
+ * `/commit` (see serve/service.ts). A `mode: train` process of the same job that reads that buffer trains on them and
+ * saves checkpoints; every `explorer.service_status_check_interval` seconds the service takes the job's newest
+ * checkpoint (weights and model version), between requests. The run lasts until it is stopped (SIGTERM, the run's
+ * abort signal): then the server closes, the buffer writer finishes (so the trainer ends once it has read the rest)
+ * and the run ends as stopped.
+ */
+import { writeFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadModel } from '../../engine/model/checkpoint';
+import type { CausalLM } from '../../engine/model/transformer';
+import { openExperienceWriter, type ExperienceWriter } from '../buffer';
+import { sleep } from '../buffer/wait';
+import { latestCheckpoint } from '../checkpoint/checkpoints';
+import { startHttpServer, type HttpServer } from '../serve/http';
+import { HistoryRecorder } from '../serve/recorder';
+import { serviceRoutes } from '../serve/routes';
+import { ExplorerService, serviceFlavor } from '../serve/service';
+import type { StageContext, StageResult } from './context';
+import { RunSetupError, algorithmSetup, experiencePipeline, loadModelFor, rolloutModel, withAbsolutePath } from './setup';
+
+export async function runServe(ctx: StageContext): Promise<StageResult> {
+  const { cfg } = ctx;
+  const flavor = serviceFlavor(ctx.release);
+  const source = cfg.buffer.trainer_input.experience_buffer;
+  if (!source) throw new RunSetupError('mode serve needs buffer.trainer_input.experience_buffer (where committed experiences go)');
+  const pipeline = experiencePipeline(cfg, algorithmSetup(cfg, ctx.release).groupAdvantage, ctx.release);
+  const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
+  let writer: ExperienceWriter | undefined;
+  let recorder: HistoryRecorder | undefined;
+  let server: HttpServer | undefined;
+  let service: ExplorerService | undefined;
+  try {
+    const keyPath = 'buffer.trainer_input.experience_buffer';
+    writer = openExperienceWriter(withAbsolutePath(source, ctx.configDir), { keyPath });
+    if (flavor.feedback) {
+      const key = cfg.explorer.db_url ? 'explorer.db_url' : 'buffer.cache_dir';
+      recorder = new HistoryRecorder(historyDbUrl(cfg.explorer.db_url, cfg.buffer.cache_dir, ctx), key);
+    }
+    const maxPositions = policy.model.config.maxPositions;
+    service = new ExplorerService({
+      flavor,
+      rollout: rolloutModel(cfg, policy, ctx.seed),
+      servedModel: ctx.modelPath ?? cfg.model.model_path,
+      maxModelLen: Math.min(cfg.model.max_model_len ?? maxPositions, maxPositions),
+      maxResponseTokens: cfg.model.max_response_tokens ?? maxPositions,
+      temperature: cfg.model.temperature ?? 1,
+      pipeline,
+      writer,
+      recorder,
+      monitor: ctx.monitor,
+    });
+    const svc = service;
+    pullNewestCheckpoint(ctx, svc); // the launcher's sync_weight before serving
+    if (ctx.signal.aborted) return { evals: {}, stopped: true };
+
+    const host = cfg.explorer.listen_address;
+    const portKey = flavor.feedback ? 'explorer.proxy_port' : 'explorer.api_port';
+    const port = flavor.feedback ? cfg.explorer.proxy_port : ((cfg.explorer as unknown as { api_port?: number }).api_port ?? 8010);
+    try {
+      server = await startHttpServer(serviceRoutes(service, Math.floor(Date.now() / 1000)), host, port, (m) => ctx.log('error', m));
+    } catch (e) {
+      throw new RunSetupError(`cannot listen on ${host}:${port} (explorer.listen_address, ${portKey}): ${(e as Error).message}`);
+    }
+    const url = `http://${advertisedHost(server.host)}:${server.port}`;
+    ctx.log('info', flavor.feedback ? `Starting Trinity Service on ${url}` : `Explorer API Server is started on ${url} and listening to ${host}.`);
+    ctx.log('info', 'requests are served one at a time: generation is synchronous in this runtime, and new weights are taken between requests');
+    if (cfg.explorer.rollout_model.engine_num > 1) {
+      ctx.log('info', `explorer.rollout_model.engine_num is ${cfg.explorer.rollout_model.engine_num}: one local model serves every request`);
+    }
+    const urlFile = join(ctx.jobDir, `${cfg.explorer.name}_server_url.txt`);
+    writeFileSync(urlFile, url);
+    ctx.log('info', `Saved explorer server URL to ${urlFile}`);
+
+    const intervalMs = Math.max(cfg.explorer.service_status_check_interval, 0.05) * 1000;
+    const srv = server;
+    while (!ctx.signal.aborted) {
+      try {
+        await sleep(intervalMs, ctx.signal);
+      } catch {
+        break;
+      }
+      await srv.exclusive(async () => {
+        try {
+          if (!flavor.feedback) await svc.commit(); // up to v0.3.2 every interval is an explorer step
+          pullNewestCheckpoint(ctx, svc);
+        } catch (e) {
+          ctx.log('warning', `service status check: ${(e as Error).message}`);
+        }
+      });
+    }
+    return { evals: {}, stopped: ctx.signal.aborted };
+  } finally {
+    await server?.close();
+    if (service?.pending) {
+      ctx.log(
+        'warning',
+        flavor.feedback
+          ? `${service.pending} rewarded experience(s) were never committed (POST /commit) and do not reach the trainer`
+          : `${service.pending} experience(s) of the last interval do not reach the trainer`,
+      );
+    }
+    await writer?.finish();
+    await recorder?.close();
+    policy.model.dispose();
+  }
+}
+
+/**
+ * The job's newest trainer checkpoint, when newer than the served weights (Explorer.serve's loop with the service's
+ * model_weights_sync_loop).
+ */
+function pullNewestCheckpoint(ctx: StageContext, service: ExplorerService): void {
+  const latest = latestCheckpoint(ctx.jobDir);
+  if (!latest || latest.step <= service.modelVersion) return;
+  ctx.log('info', `Updated latest model version to ${latest.step}.`);
+  let saved: CausalLM;
+  try {
+    saved = loadModel(latest.dir);
+  } catch (e) {
+    // Pruned or replaced while being read: the next check finds the newer one.
+    ctx.log('warning', `could not load ${latest.dir}: ${(e as Error).message}`);
+    return;
+  }
+  try {
+    service.setWeights(saved, latest.step);
+  } finally {
+    saved.dispose();
+  }
+  ctx.log('info', `Model 0 synchronized to version ${latest.step}.`);
+}
+
+/** `explorer.db_url`, else Trinity's `sqlite:///<buffer.cache_dir>/proxy_history.db`. */
+function historyDbUrl(dbUrl: string | null, cacheDir: string | null, ctx: StageContext): string {
+  if (dbUrl) return withAbsolutePath({ path: dbUrl }, ctx.configDir).path;
+  const dir = cacheDir ? resolve(cacheDir) : join(ctx.jobDir, 'buffer');
+  return `sqlite:///${join(dir, 'proxy_history.db')}`;
+}
+
+/** The address clients use: a wildcard listen address is reached at this machine's address (Trinity logs the node IP). */
+function advertisedHost(bound: string): string {
+  if (bound === '0.0.0.0' || bound === '::') {
+    for (const list of Object.values(networkInterfaces())) {
+      const v4 = list?.find((a) => a.family === 'IPv4' && !a.internal);
+      if (v4) return v4.address;
+    }
+    return '127.0.0.1';
+  }
+  return bound.includes(':') ? `[${bound}]` : bound;
+}
