@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { saveModel } from '../../engine/model/checkpoint';
+import { loadModel, saveModel } from '../../engine/model/checkpoint';
 import type { CausalLM } from '../../engine/model/transformer';
 import type { TextTokenizer } from '../../engine/tokenizer';
 import type { AdamWState } from '../../engine/train/adamw';
@@ -58,6 +58,28 @@ export function latestCheckpoint(jobDir: string): { step: number; dir: string } 
   const dir = checkpointDir(jobDir, step);
   if (!Number.isInteger(step) || !existsSync(join(dir, 'trainer_state.json'))) return undefined;
   return { step, dir };
+}
+
+/**
+ * Hands the job's newest checkpoint to `apply` when it is newer than `version`; returns its step, or undefined when
+ * there is none newer or it could not be read (pruned or replaced while being read: the next look finds the newer one).
+ */
+export function applyNewerCheckpoint(jobDir: string, version: number, apply: (saved: CausalLM, step: number) => void, warn: (message: string) => void): number | undefined {
+  const latest = latestCheckpoint(jobDir);
+  if (!latest || latest.step <= version) return undefined;
+  let saved: CausalLM;
+  try {
+    saved = loadModel(latest.dir);
+  } catch (e) {
+    warn(`could not load ${latest.dir}: ${(e as Error).message}`);
+    return undefined;
+  }
+  try {
+    apply(saved, latest.step);
+  } finally {
+    saved.dispose();
+  }
+  return latest.step;
 }
 
 /** Every `global_step_N` directory, oldest first. */

@@ -17,7 +17,7 @@ import type { Explorer, ExplorerTask } from '../explorer/explorer';
 import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
 import { saveValueModel } from '../../engine/model/value-head';
 import { EXPERIENCE_BUFFER_KEY, isStoredBuffer, openTrainerReader, queueChannel, storedChannel, type ExperienceChannel } from './experience-channel';
-import { copyWeights, encodeOptimizer, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
+import { applyNewerCheckpoint, copyWeights, encodeOptimizer, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
 import { join } from 'node:path';
 import { openExperienceWriter, resolveBufferConfig, BufferStopError, type BufferPosition } from '../buffer';
 import { sleep } from '../buffer/wait';
@@ -473,19 +473,10 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
 
       /** Loads the job's newest checkpoint when it is newer than the rollout weights. */
       const loadNewest = (): boolean => {
-        const latest = latestCheckpoint(ctx.jobDir);
-        if (!latest || latest.step <= side.explorer.model.version) return false;
-        try {
-          const saved = loadModel(latest.dir);
-          copyWeights(saved, rollout.model);
-          saved.dispose();
-        } catch (e) {
-          // Pruned or replaced while being read: the next look finds the newer one.
-          ctx.log('warning', `could not load ${latest.dir}: ${(e as Error).message}`);
-          return false;
-        }
-        side.explorer.model.version = latest.step;
-        ctx.log('info', `explorer step ${explorerStep}: model weights of trainer step ${latest.step}`);
+        const step = applyNewerCheckpoint(ctx.jobDir, side.explorer.model.version, (saved) => copyWeights(saved, rollout.model), (m) => ctx.log('warning', m));
+        if (step === undefined) return false;
+        side.explorer.model.version = step;
+        ctx.log('info', `explorer step ${explorerStep}: model weights of trainer step ${step}`);
         return true;
       };
       const explorerDriven = isExplorerDriven(cfg.synchronizer.sync_style);

@@ -12,11 +12,9 @@
 import { writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadModel } from '../../engine/model/checkpoint';
-import type { CausalLM } from '../../engine/model/transformer';
 import { openExperienceWriter, type ExperienceWriter } from '../buffer';
 import { sleep } from '../buffer/wait';
-import { latestCheckpoint } from '../checkpoint/checkpoints';
+import { applyNewerCheckpoint } from '../checkpoint/checkpoints';
 import { startHttpServer, type HttpServer } from '../serve/http';
 import { HistoryRecorder } from '../serve/recorder';
 import { serviceRoutes } from '../serve/routes';
@@ -116,23 +114,10 @@ export async function runServe(ctx: StageContext): Promise<StageResult> {
  * model_weights_sync_loop).
  */
 function pullNewestCheckpoint(ctx: StageContext, service: ExplorerService): void {
-  const latest = latestCheckpoint(ctx.jobDir);
-  if (!latest || latest.step <= service.modelVersion) return;
-  ctx.log('info', `Updated latest model version to ${latest.step}.`);
-  let saved: CausalLM;
-  try {
-    saved = loadModel(latest.dir);
-  } catch (e) {
-    // Pruned or replaced while being read: the next check finds the newer one.
-    ctx.log('warning', `could not load ${latest.dir}: ${(e as Error).message}`);
-    return;
-  }
-  try {
-    service.setWeights(saved, latest.step);
-  } finally {
-    saved.dispose();
-  }
-  ctx.log('info', `Model 0 synchronized to version ${latest.step}.`);
+  const step = applyNewerCheckpoint(ctx.jobDir, service.modelVersion, (saved, at) => service.setWeights(saved, at), (m) => ctx.log('warning', m));
+  if (step === undefined) return;
+  ctx.log('info', `Updated latest model version to ${step}.`);
+  ctx.log('info', `Model 0 synchronized to version ${step}.`);
 }
 
 /** `explorer.db_url`, else Trinity's `sqlite:///<buffer.cache_dir>/proxy_history.db`. */
