@@ -119,8 +119,11 @@ export class Pcg64 {
   }
 }
 
-/** `random_interval(max)`: a value in [0, max] by masked rejection (what `shuffle`/`permutation` use). */
-function randomInterval(bg: Pcg64, max: number): number {
+/**
+ * NumPy's masked rejection sampling of a value in [0, max] (max < 2^32) from 32-bit draws: `random_interval`
+ * (what `shuffle`/`permutation` use) and the legacy generator's bounded integers.
+ */
+export function maskedInterval(max: number, nextUint32: () => number): number {
   if (max === 0) return 0;
   if (max > 0xffffffff) throw new RangeError('random_interval: ranges over 2^32 are not ported');
   let mask = max;
@@ -131,9 +134,13 @@ function randomInterval(bg: Pcg64, max: number): number {
   mask |= mask >>> 16;
   mask >>>= 0;
   let v: number;
-  do v = (bg.nextUint32() & mask) >>> 0;
+  do v = (nextUint32() & mask) >>> 0;
   while (v > max);
   return v;
+}
+
+function randomInterval(bg: Pcg64, max: number): number {
+  return maskedInterval(max, () => bg.nextUint32());
 }
 
 /** `random_bounded_uint64(0, rng, 0, use_masked=False)` for rng < 2^32: Lemire's multiply-and-reject. */

@@ -9,6 +9,7 @@
  * `buffered_bounded_masked_uint32`), numpy/_core/src/umath/loops_utils.h.src (`pairwise_sum`), numpy/_core/_methods.py
  * (`_mean`, `_var`).
  */
+import { maskedInterval } from '../data/numpy-random';
 
 const N = 624;
 const M = 397;
@@ -63,19 +64,8 @@ export class LegacyRandomState {
   randint(high: number): number {
     if (!Number.isInteger(high) || high <= 0 || high > 0x100000000) throw new RangeError(`randint: high must be in [1, 2^32], got ${high}`);
     const rng = high - 1;
-    if (rng === 0) return 0;
     if (rng === 0xffffffff) return this.nextUint32();
-    let mask = rng;
-    mask |= mask >>> 1;
-    mask |= mask >>> 2;
-    mask |= mask >>> 4;
-    mask |= mask >>> 8;
-    mask |= mask >>> 16;
-    mask >>>= 0;
-    let v: number;
-    do v = (this.nextUint32() & mask) >>> 0;
-    while (v > rng);
-    return v;
+    return maskedInterval(rng, () => this.nextUint32());
   }
 
   /** `choice(n, size, replace=True)`. */
