@@ -30,15 +30,18 @@ const WORKFLOW_REWARDS: Record<string, string> = {
   async_math_workflow: 'math_reward',
   math_boxed_workflow: 'math_boxed_reward',
   async_math_boxed_workflow: 'math_boxed_reward',
-  math_eval_workflow: 'math_reward',
-  async_math_eval_workflow: 'math_reward',
 };
 
 /** Per-experience metrics of workflows that score responses themselves and call no reward function. */
 const WORKFLOW_METRICS: Record<string, string[]> = {
   on_policy_distill_workflow: ['kl_divergence'],
   on_policy_distill_math_workflow: ['kl_divergence', 'accuracy'],
+  math_eval_workflow: ['accuracy'],
+  async_math_eval_workflow: ['accuracy'],
 };
+
+/** What the `pass_rate_calculator` operator reports: shares of the step's per-task pass rates in each range. */
+const PASS_RATE_METRICS = ['valid_ratio', 'strict_valid_ratio', '<1_ratio', '>0_ratio', '<15_16_ratio', '>1_16_ratio'].map((k) => `selection/${k}`);
 
 /** Keys each group advantage function reports under `pipeline/group_advantages/`. */
 const ADVANTAGE_METRICS: Record<string, string[]> = {
@@ -247,6 +250,7 @@ function explorerMetrics(cfg: Cfg, release: Release): string[] {
     const ops = (cfg.data_processor?.experience_pipeline?.operators ?? []) as { name?: string }[];
     if (advFiltered || ops.some((o) => o?.name === 'reward_filter' || o?.name === 'reward_std_filter')) out.push(pipe('filtered_count'));
     if (ops.some((o) => o?.name === 'reward_shaping_mapper')) out.push(...stats(pipe('reward_diff')));
+    if (ops.some((o) => o?.name === 'pass_rate_calculator')) out.push(...PASS_RATE_METRICS.map(pipe));
     out.push(...pipelineTimeKeys(release, ops.map((o) => String(o?.name ?? '')), adv));
   }
   // Serve mode never evaluates (its explorer has no scheduler to run eval tasks).

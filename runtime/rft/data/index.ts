@@ -16,5 +16,5 @@ export type { FormatterOptions, FormatterStats, TrainDataOptions, TrainDataResul
 export { ChatRenderer } from './chat';
 export type { ChatRenderOptions, Message } from './chat';
 export { BatchReader, MultiReaderScheduler, SUPPORTED_SELECTORS } from './reader';
-export type { Batch, BatchReaderOptions } from './reader';
+export type { Batch, BatchReaderOptions, SelectorFeedback } from './reader';
 export { defaultRng, NumpyGenerator } from './numpy-random';

@@ -7,7 +7,9 @@
  * Sources (NumPy 2.x): numpy/random/bit_generator.pyx (SeedSequence), numpy/random/_pcg64.pyx and
  * src/pcg64/pcg64.h (PCG64 XSL-RR 128/64, buffered 32-bit draws), src/distributions/distributions.c
  * (`random_interval`, `random_bounded_uint64` → Lemire), numpy/random/_generator.pyx (`shuffle`, `choice`).
+ * `beta` (the difficulty-based selector's sampled pass rates) is in numpy-distributions.ts.
  */
+import { beta } from './numpy-distributions';
 
 const M32 = 0xffffffffn;
 const M64 = (1n << 64n) - 1n;
@@ -117,6 +119,11 @@ export class Pcg64 {
     this.uinteger = Number(next >> 32n);
     return Number(next & M32);
   }
+
+  /** `next_double`: the top 53 bits of a 64-bit draw, in [0, 1). */
+  nextDouble(): number {
+    return Number(this.nextUint64() >> 11n) / 9007199254740992;
+  }
 }
 
 /**
@@ -219,6 +226,22 @@ export class NumpyGenerator {
       }
     }
     this.shuffleInt(out, size, 1);
+    return out;
+  }
+
+  /** `random()`: one double in [0, 1). */
+  random(): number {
+    return this.bg.nextDouble();
+  }
+
+  /** `beta(a, b)` for arrays: one draw per pair, in order (see numpy-distributions.ts for how close to NumPy). */
+  beta(a: ArrayLike<number>, b: ArrayLike<number>): Float64Array {
+    if (a.length !== b.length) throw new RangeError(`beta: shapes ${a.length} and ${b.length} differ`);
+    const out = new Float64Array(a.length);
+    for (let i = 0; i < a.length; i++) {
+      if (!(a[i] > 0) || !(b[i] > 0)) throw new RangeError(`beta: a and b must be > 0, got ${a[i]}, ${b[i]}`);
+      out[i] = beta(this.bg, a[i], b[i]);
+    }
     return out;
   }
 

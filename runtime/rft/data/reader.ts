@@ -7,13 +7,14 @@
  *  - without a selector (one sequential taskset: Trinity's SimpleTasksetScheduler) rows come in order from `offset`
  *    (the taskset's `index`); with one, the selector picks indices: `sequential`, `shuffle` (a NumPy permutation per
  *    epoch seeded with `seed + epoch`), `random` (NumPy `choice` without replacement per batch, seeded with
- *    `seed + rows served`), `offline_easy2hard` (rows sorted by `feature_keys`, highest first);
- *    `difficulty_based` needs reward feedback and is not supported here;
+ *    `seed + rows served`), `offline_easy2hard` (rows sorted by `feature_keys`, highest first), `difficulty_based`
+ *    (difficulty-selector.ts: tasks whose estimated pass rate is nearest a target, updated by `feedback`);
  *  - several tasksets (or any non-sequential selector) go through Trinity's TasksetScheduler: each step draws its
  *    `batch_size` slots from a per-epoch shuffle (seeded with the epoch) of all tasksets' rows, then reads that many
  *    from each taskset.
  */
 import type { DataSelectorConfig } from '../../config/types.generated';
+import { difficultyBasedSelector } from './difficulty-selector';
 import { DataError } from './load';
 import { defaultRng } from './numpy-random';
 
@@ -35,7 +36,7 @@ export interface BatchReaderOptions {
   selectorOffset?: number;
   /** null/undefined: rows in order without a selector. */
   selector?: Partial<DataSelectorConfig> | null;
-  /** Column values by key, for `offline_easy2hard`'s `feature_keys`. */
+  /** Column values by key, for the `feature_keys` of `offline_easy2hard` and `difficulty_based`. */
   column?: (key: string) => unknown[];
   /** For messages. */
   name?: string;
@@ -47,9 +48,18 @@ export interface Batch<T> {
   indices: number[];
 }
 
+/** What Trinity's `pass_rate_calculator` hands back to the taskset scheduler: per taskset, each task's mean reward. */
+export interface SelectorFeedback {
+  tasksetId: number;
+  indices: number[];
+  values: number[];
+}
+
 interface Selector {
   getIndices(batchSize: number): number[];
   currentIndex: number;
+  /** Adaptive selectors learn from the rewards of the rows they picked; the others ignore it. */
+  feedback?(indices: readonly number[], values: readonly number[]): void;
 }
 
 function sequentialSelector(size: number, start: number): Selector {
@@ -128,7 +138,21 @@ function easyToHardSelector(size: number, features: number[][], start: number): 
   };
 }
 
-export const SUPPORTED_SELECTORS = ['sequential', 'shuffle', 'random', 'offline_easy2hard'] as const;
+export const SUPPORTED_SELECTORS = ['sequential', 'shuffle', 'random', 'offline_easy2hard', 'difficulty_based'] as const;
+
+/** The `feature_keys` columns as numbers (booleans as 0/1), one array per key. */
+function featureColumns(keys: readonly string[], type: string, name: string, column?: (key: string) => unknown[]): number[][] {
+  if (!column) throw new DataError(`${name}: data_selector ${type} needs the dataset's columns`);
+  return keys.map((k) => {
+    const values = column(k);
+    values.forEach((v, i) => {
+      if (typeof v !== 'number' && typeof v !== 'boolean') {
+        throw new DataError(`${name}: feature '${k}' of row ${i} is ${JSON.stringify(v)}, not a number (${type} reads it)`, undefined, undefined, k);
+      }
+    });
+    return values.map(Number);
+  });
+}
 
 function makeSelector(cfg: Partial<DataSelectorConfig>, size: number, start: number, name: string, column?: (key: string) => unknown[]): Selector {
   const type = cfg.selector_type ?? 'sequential';
@@ -143,23 +167,20 @@ function makeSelector(cfg: Partial<DataSelectorConfig>, size: number, start: num
     case 'offline_easy2hard': {
       const keys = cfg.feature_keys ?? [];
       if (keys.length === 0) throw new DataError(`${name}: data_selector offline_easy2hard needs feature_keys`);
-      if (!column) throw new DataError(`${name}: data_selector offline_easy2hard needs the dataset's columns`);
-      const cols = keys.map((k) => {
-        const values = column(k);
-        values.forEach((v, i) => {
-          if (typeof v !== 'number' && typeof v !== 'boolean') {
-            throw new DataError(`${name}: feature '${k}' of row ${i} is ${JSON.stringify(v)}, not a number (offline_easy2hard sorts by it)`, undefined, undefined, k);
-          }
-        });
-        return values.map(Number);
-      });
+      const cols = featureColumns(keys, type, name, column);
       return easyToHardSelector(size, range(0, size).map((i) => cols.map((c) => c[i])), start);
     }
-    default:
-      throw new DataError(
-        `${name}: data_selector '${type}' is not supported here (supported: ${SUPPORTED_SELECTORS.join(', ')}; ` +
-          `difficulty_based needs reward feedback from the explorer)`,
+    case 'difficulty_based': {
+      const keys = cfg.feature_keys ?? [];
+      if (keys.length !== 2) throw new DataError(`${name}: DifficultyBasedSelector requires exactly 2 feature keys, but got ${keys.length}.`);
+      const [f0, f1] = featureColumns(keys, type, name, column);
+      return difficultyBasedSelector(
+        f0.map((v, i) => [v, f1[i]] as const),
+        { seed, kwargs: cfg.kwargs ?? {}, start, name },
       );
+    }
+    default:
+      throw new DataError(`${name}: data_selector '${type}' is not supported here (supported: ${SUPPORTED_SELECTORS.join(', ')})`);
   }
 }
 
@@ -226,6 +247,11 @@ export class BatchReader<T> {
     return { items, indices };
   }
 
+  /** Trinity's `FileReader.feedback`: the rewards of rows this reader served, for an adaptive selector. */
+  feedback(indices: readonly number[], values: readonly number[]): void {
+    this.selector?.feedback?.(indices, values);
+  }
+
   /** What Trinity checkpoints: the selector's `current_index`, or the reader's offset. */
   state(): { current_index: number } {
     return { current_index: this.selector ? this.selector.currentIndex : this.currentOffset };
@@ -258,6 +284,11 @@ export class MultiReaderScheduler<T> {
 
   private buildOrders(epoch: number): number[] {
     return defaultRng(epoch).shuffle([...this.baseIds]);
+  }
+
+  /** Trinity's `TasksetScheduler.feedback`: each taskset's part to its reader. */
+  feedback(feedback: readonly SelectorFeedback[]): void {
+    for (const f of feedback) this.readers[f.tasksetId]?.feedback(f.indices, f.values);
   }
 
   /** The next batch with the taskset (reader) each item came from, or null when the schedule is done. */

@@ -12,6 +12,7 @@ import { evalGatherSuffixes, evalStyle, evalTimeKey, logsFinishedTaskCount, runM
 import { atLeast, NEWEST_RELEASE, type Release } from '../../config/releases';
 import { GenerationStoppedError } from '../../engine/generate';
 import type { RolloutSample } from '../../protocol';
+import type { SelectorFeedback } from '../data/reader';
 import { gatherMetrics } from '../algorithm';
 import type { Experience } from '../experience';
 import type { ExperiencePipeline } from './pipeline';
@@ -24,6 +25,8 @@ import { evalTaskMetrics } from './eval-metrics';
 export interface ExplorerTask extends WorkflowTask {
   workflow: string;
   repeatTimes: number;
+  /** Trinity's `task.index`: the dataset row, and the taskset when a scheduler mixed them (its experiences' `task_index`). */
+  taskIndex?: { index: number; taskset_id?: number };
 }
 
 export interface ExplorerOptions {
@@ -58,6 +61,8 @@ export interface StepOutput {
   experiences: Experience[];
   metrics: Record<string, number>;
   samples: RolloutSample[];
+  /** The pipeline's per-task pass rates for the taskset's selector (with `pass_rate_calculator`). */
+  selectorFeedback?: SelectorFeedback[];
 }
 
 interface TaskRun {
@@ -90,7 +95,7 @@ export class Explorer {
     const started = Date.now();
     const runs = tasks.map((t, i) => this.runTask(t, step, i));
     const all = runs.flatMap((r) => r.exps);
-    const { exps, metrics: pipelineMetrics } = pipeline.process(all);
+    const { exps, metrics: pipelineMetrics, selectorFeedback } = pipeline.process(all);
     // Failed tasks are statuses too: their task time enters the stats, and they count as finished.
     const metrics: Record<string, number> = {
       'rollout/model_version': this.model.version,
@@ -99,7 +104,9 @@ export class Explorer {
       ...(logsFinishedTaskCount(this.release) ? { 'rollout/finished_task_count': runs.length } : {}),
       'time/explore_step': (Date.now() - started) / 1000,
     };
-    return { experiences: exps, metrics, samples: sample(all, this.opts.samplesPerStep) };
+    const out: StepOutput = { experiences: exps, metrics, samples: sample(all, this.opts.samplesPerStep) };
+    if (selectorFeedback) out.selectorFeedback = selectorFeedback;
+    return out;
   }
 
   /** Runs every task of one eval taskset (no experiences kept); metrics under `eval/<name>/`. */
@@ -167,7 +174,7 @@ export class Explorer {
       e.eid.batch = batch;
       e.eid.task = index;
       e.modelVersion = this.model.version;
-      e.info = { ...e.info, model_version: this.model.version, task_index: index };
+      e.info = { ...e.info, model_version: this.model.version, task_index: task.taskIndex ?? index };
     }
     const timing = { [keys.run]: done.seconds, [keys.task]: seconds };
     return { exps, metrics: { ...averageMetrics(exps), ...timing }, runs: exps.map((e) => ({ ...(e.metrics ?? {}) })), timing, failed: false };

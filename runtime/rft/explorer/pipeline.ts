@@ -8,15 +8,17 @@
 import { logsPipelineTimes, pipelineMetricKey, pipelineOperatorTimeKey } from '../../config/metrics';
 import { NEWEST_RELEASE, type Release } from '../../config/releases';
 import type { GroupAdvantageFn } from '../algorithm';
+import type { SelectorFeedback } from '../data/reader';
 import type { Experience } from '../experience';
 import { taskGroupId } from '../experience';
+import { npMean } from './numpy-legacy';
 
 export interface OperatorSpec {
   name: string;
   args: Record<string, unknown>;
 }
 
-type Operator = (exps: Experience[]) => { exps: Experience[]; metrics: Record<string, number> };
+type Operator = (exps: Experience[]) => { exps: Experience[]; metrics: Record<string, number>; selectorFeedback?: SelectorFeedback[] };
 
 export class UnknownOperatorError extends Error {}
 
@@ -90,11 +92,52 @@ function rewardShapingMapper(args: Record<string, unknown>): Operator {
   };
 }
 
+/**
+ * Trinity's PassRateCalculator: each task's mean reward, per taskset (in order of first appearance), handed back to
+ * the taskset's selector (`selector_metric`), and how many of those pass rates lie strictly inside (0, 1) and
+ * friends. It needs every experience's `task_index` to name its taskset, which Trinity's TasksetScheduler adds (a
+ * non-sequential `data_selector` or several tasksets); without it Trinity fails on an assertion, and so does this.
+ */
+function passRateCalculator(): Operator {
+  return (exps) => {
+    const byTaskset = new Map<number, Map<number, number[]>>();
+    for (const e of exps) {
+      const ix = e.info?.task_index as { index?: unknown; taskset_id?: unknown } | undefined;
+      if (typeof ix?.taskset_id !== 'number' || typeof ix.index !== 'number') {
+        throw new Error(
+          'pass_rate_calculator: the experience\'s task_index has no taskset_id (Trinity asserts it; tasks carry one when the taskset has a data_selector other than sequential, or there are several tasksets)',
+        );
+      }
+      const tasks = byTaskset.get(ix.taskset_id) ?? new Map<number, number[]>();
+      byTaskset.set(ix.taskset_id, tasks);
+      tasks.set(ix.index, [...(tasks.get(ix.index) ?? []), e.reward ?? NaN]);
+    }
+    const selectorFeedback: SelectorFeedback[] = [];
+    const rates: number[] = [];
+    for (const [tasksetId, tasks] of byTaskset) {
+      const values = [...tasks.values()].map(npMean);
+      selectorFeedback.push({ tasksetId, indices: [...tasks.keys()], values });
+      rates.push(...values);
+    }
+    const ratio = (test: (r: number) => boolean) => npMean(rates.map((r) => (test(r) ? 1 : 0)));
+    const metrics = {
+      'selection/valid_ratio': ratio((r) => 0 < r && r < 1),
+      'selection/strict_valid_ratio': ratio((r) => 1 / 16 + 1e-3 < r && r < 15 / 16 - 1e-3),
+      'selection/<1_ratio': ratio((r) => r < 1),
+      'selection/>0_ratio': ratio((r) => r > 0),
+      'selection/<15_16_ratio': ratio((r) => r < 15 / 16 - 1e-3),
+      'selection/>1_16_ratio': ratio((r) => r > 1 / 16 + 1e-3),
+    };
+    return { exps, metrics, selectorFeedback };
+  };
+}
+
 const OPERATORS: Record<string, (args: Record<string, unknown>) => Operator> = {
   reward_filter: rewardFilter,
   reward_std_filter: rewardStdFilter,
   invalid_reward_filter: invalidRewardFilter,
   reward_shaping_mapper: rewardShapingMapper,
+  pass_rate_calculator: passRateCalculator,
 };
 
 export class ExperiencePipeline {
@@ -122,16 +165,18 @@ export class ExperiencePipeline {
    * that Trinity's pipeline makes itself and times as `time/experience_pipeline/write`; here the callers write the
    * returned experiences, so without it that key times only the hand-off of the list.
    */
-  process(input: Experience[], write?: (exps: Experience[]) => void): { exps: Experience[]; metrics: Record<string, number> } {
+  process(input: Experience[], write?: (exps: Experience[]) => void): { exps: Experience[]; metrics: Record<string, number>; selectorFeedback?: SelectorFeedback[] } {
     const started = performance.now();
     const timed = logsPipelineTimes(this.release);
     const since = (t: number) => (performance.now() - t) / 1000;
     let exps = input;
     const metrics: Record<string, number> = {};
+    let selectorFeedback: SelectorFeedback[] | undefined;
     for (const op of this.operators) {
       const t = performance.now();
       const r = op.run(exps);
       exps = r.exps;
+      if (r.selectorFeedback) selectorFeedback = r.selectorFeedback;
       // Later operators replace earlier metrics of the same name, as Trinity's `metrics.update` does.
       for (const [k, v] of Object.entries(r.metrics)) metrics[pipelineMetricKey(this.release, k)] = v;
       if (op.timeKey) metrics[op.timeKey] = since(t);
@@ -150,6 +195,6 @@ export class ExperiencePipeline {
       metrics['time/experience_pipeline/write'] = since(t);
       metrics['time/experience_pipeline/total'] = since(started);
     }
-    return { exps, metrics };
+    return selectorFeedback ? { exps, metrics, selectorFeedback } : { exps, metrics };
   }
 }

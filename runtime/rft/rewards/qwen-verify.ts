@@ -1,5 +1,6 @@
 /**
- * Trinity's `verify_math_answer` (trinity/common/rewards/qwen25_eval.py, from v0.4.0): the answer extracted from
+ * Trinity's `verify_math_answer` (trinity/common/rewards/qwen25_eval.py from v0.4.0, trinity/utils/math_eval_utils.py
+ * before; the same function in every release): the answer extracted from
  * the response (`extract_answer`: the last `boxed` part, else "final/the answer is …", else the last number) against
  * the one extracted from the truth, compared by `math_equal`: equal strings, numbers within rel_tol 1e-4 (the
  * truth also taken ×100 and ÷100), intervals and pmatrix element-wise, `x = v` against `v`, then sympy's symbolic

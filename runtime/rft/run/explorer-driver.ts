@@ -13,11 +13,10 @@ import type { RolloutSample } from '../../protocol';
 import type { CausalLM } from '../../engine/model/transformer';
 import * as tf from '@tensorflow/tfjs-core';
 import { currentBackend, initBackend, type BackendPreference } from '../../engine/backend';
-import type { BatchReader } from '../data/reader';
 import type { Experience } from '../experience';
 import type { Explorer, ExplorerTask } from '../explorer/explorer';
 import type { ExperiencePipeline } from '../explorer/pipeline';
-import { algorithmSetup, createExplorer, evaluateAll, experiencePipeline, explorerTotalSteps, loadModelFor, taskReader, tasksOf, type RunLog } from './setup';
+import { algorithmSetup, createExplorer, evaluateAll, experiencePipeline, explorerTotalSteps, loadModelFor, taskReader, tasksOf, type RunLog, type TaskReader } from './setup';
 
 export interface ExplorerStepResult {
   experiences: Experience[];
@@ -56,7 +55,7 @@ export interface ExplorerInit {
 interface ExplorerParts {
   explorer: Explorer;
   pipeline: ExperiencePipeline;
-  reader: BatchReader<ExplorerTask>;
+  reader: TaskReader;
   evalSets: { name: string; tasks: ExplorerTask[] }[];
   model: CausalLM;
   warnings: string[];
@@ -99,6 +98,7 @@ export function stepWith(parts: ExplorerParts, step: number): ExplorerStepResult
   const batch = parts.reader.next();
   if (!batch) return null;
   const out = parts.explorer.explore(step, batch.items, parts.pipeline);
+  parts.reader.afterStep(step, out.selectorFeedback);
   return { ...out, readerOffset: parts.reader.currentOffset };
 }
 

@@ -523,6 +523,7 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
         }
         explorerStep++;
         const out = side.explorer.explore(explorerStep, batch.items, pipeline);
+        reader.afterStep(explorerStep, out.selectorFeedback);
         await writer.write(out.experiences); // one transaction: the step's batch is in the buffer whole or not at all
         testKillAfterWrite(explorerStep);
         writeExplorerState(ctx.jobDir, { explorerStep, readerOffset: reader.currentOffset });

@@ -14,7 +14,8 @@ import { readTasks, type Task } from '../data/tasks';
 import { knownWorkflows } from '../workflows/registry';
 import { ExperiencePipeline } from '../explorer/pipeline';
 import { Explorer, type ExplorerTask } from '../explorer/explorer';
-import { BatchReader } from '../data/reader';
+import { BatchReader, type SelectorFeedback } from '../data/reader';
+import { feedbackAtSyncPoints } from './selector-feedback';
 import { createReward, knownRewardNames } from '../rewards';
 import { RolloutModel, type RolloutLimits } from '../explorer/rollout-model';
 import { AuxiliaryModel } from '../explorer/auxiliary-model';
@@ -133,17 +134,33 @@ export function createExplorer(cfg: Config, release: Release, p: Pretrained, see
   });
 }
 
+export type TaskReader = BatchReader<ExplorerTask> & {
+  /** After explorer step `step`: the step's pass rates (if any) for the selector, delivered as Trinity times them. */
+  afterStep(step: number, feedback: readonly SelectorFeedback[] | undefined): void;
+};
+
 /** Reads the training taskset batch by batch (`buffer.batch_size`, epochs/total_steps, the taskset's selector). */
-export function taskReader(cfg: Config, tasks: ExplorerTask[], offset: number): BatchReader<ExplorerTask> {
-  const ts = cfg.buffer.explorer_input.taskset ?? cfg.buffer.explorer_input.tasksets?.[0];
-  return new BatchReader(tasks, {
-    batchSize: cfg.buffer.batch_size,
-    totalEpochs: cfg.buffer.total_epochs,
-    totalSteps: cfg.buffer.total_steps,
-    offset,
-    selector: ts?.data_selector?.selector_type && ts.data_selector.selector_type !== 'sequential' ? ts.data_selector : null,
-    name: ts?.name ?? 'taskset',
-  });
+export function taskReader(cfg: Config, tasks: ExplorerTask[], offset: number): TaskReader {
+  const input = cfg.buffer.explorer_input;
+  const ts = input.taskset ?? input.tasksets?.[0];
+  // `task_selector` up to v0.5.0; from v0.5.2 a deprecated alias that Trinity copies over `data_selector`.
+  const written = ts?.task_selector ?? ts?.data_selector;
+  const selector = written?.selector_type && written.selector_type !== 'sequential' ? written : null;
+  // Trinity's TasksetScheduler (a selector, or several tasksets) adds the taskset to each task's index.
+  const scheduled = selector !== null || (input.taskset ? 1 : 0) + (input.tasksets?.length ?? 0) > 1;
+  const reader = new BatchReader(
+    tasks.map((t, i) => ({ ...t, taskIndex: scheduled ? { index: i, taskset_id: 0 } : { index: i } })),
+    {
+      batchSize: cfg.buffer.batch_size,
+      totalEpochs: cfg.buffer.total_epochs,
+      totalSteps: cfg.buffer.total_steps,
+      offset,
+      selector,
+      column: (key) => tasks.map((t) => t.raw[key]),
+      name: ts?.name ?? 'taskset',
+    },
+  );
+  return Object.assign(reader, { afterStep: feedbackAtSyncPoints(reader, cfg.synchronizer) });
 }
 
 /** Explorer steps a taskset of `tasks` rows allows: `buffer.total_steps`, else epochs × rows / batch_size. */

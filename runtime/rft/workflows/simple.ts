@@ -4,6 +4,7 @@
  */
 import type { ChatMessage } from '../../engine/tokenizer';
 import type { Experience } from '../experience';
+import { verifyMathAnswer } from '../rewards/qwen-verify';
 import type { RewardFn, Workflow, WorkflowContext } from './types';
 
 export class WorkflowError extends Error {}
@@ -86,9 +87,12 @@ export function mathBoxedWorkflow(ctx: WorkflowContext): Workflow {
   };
 }
 
-/** Qwen2.5-Math evaluation: fixed prompt and sampling (temperature 0.6, top_p 0.8, n 1); metric `accuracy`. */
+/**
+ * Qwen2.5-Math evaluation (eval_workflow.py `MathEvalWorkflow`, the same in every release): fixed prompt and sampling
+ * (temperature 0.6, top_p 0.8, n 1), graded by `verify_math_answer` into the metric `accuracy`; no reward function
+ * and no reward.
+ */
 export function mathEvalWorkflow(ctx: WorkflowContext): Workflow {
-  const verify = ctx.createReward('math_boxed_reward', {});
   return {
     repeatable: false,
     run: () => {
@@ -100,9 +104,8 @@ export function mathEvalWorkflow(ctx: WorkflowContext): Workflow {
       ];
       const exps = ctx.model.chat(messages, { temperature: 0.6, top_p: 0.8, n: 1 });
       for (const e of exps) {
-        if (ctx.task.truth === undefined) continue;
-        const parts = verify({ response: e.responseText ?? '', truth: ctx.task.truth });
-        e.metrics = { ...e.metrics, accuracy: parts.accuracy ?? 0 };
+        if (e.responseText === undefined || ctx.task.truth === undefined) continue;
+        e.metrics = { ...e.metrics, accuracy: verifyMathAnswer(e.responseText, ctx.task.truth) };
       }
       return exps;
     },

@@ -85,7 +85,7 @@ describe('BatchReader (Trinity _HFBatchReader + selectors)', () => {
     assert.deepEqual(r.state(), { current_index: 3 });
     assert.equal(r.next(), null, 'one row left: dropped');
     assert.throws(() => new BatchReader([], { batchSize: 1, name: 'x' }), /Dataset \[x\] is empty/);
-    assert.throws(() => new BatchReader(rows(3), { batchSize: 1, selector: { selector_type: 'difficulty_based' } }), /not supported here/);
+    assert.throws(() => new BatchReader(rows(3), { batchSize: 1, selector: { selector_type: 'lottery' } }), /'lottery' is not supported here/);
   });
 });
 
