@@ -151,6 +151,8 @@ function runStage(ctx: StageContext): Promise<StageResult> {
       return runBench(ctx);
     case 'serve':
       return runServe(ctx);
+    case 'colocate': // trinity/cli/launcher.py MODE_MAP: `both`, explorer and trainer taking turns on one GPU
+      return runBoth(ctx);
     default:
       throw new Error(`mode ${ctx.cfg.mode} does not run locally`);
   }

@@ -251,12 +251,13 @@ function saveCritic(critic: CriticSetup, trainer: RftTrainer, dir: string): void
 }
 
 /**
- * Whether the explorer gets its own thread: only when its steps can overlap training (one-step off-policy or
- * interval sync); `TRINITY_WORKBENCH_EXPLORER_THREAD=0|1` forces the choice.
+ * Whether the explorer gets its own thread: only when its steps can overlap training (one-step off-policy, interval
+ * or explorer-driven sync; never in colocate mode); `TRINITY_WORKBENCH_EXPLORER_THREAD=0|1` forces the choice.
  */
 function useExplorerThread(cfg: Config): boolean {
   const forced = process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
   if (forced === '0' || forced === '1') return forced === '1';
+  if (cfg.mode === 'colocate') return false; // Trinity's colocate shares one GPU: the two never overlap
   return cfg.synchronizer.sync_offset > 0 || cfg.synchronizer.sync_interval > 1 || isExplorerDriven(cfg.synchronizer.sync_style);
 }
 

@@ -296,3 +296,24 @@ describe('the experience queue in mode both', () => {
     );
   });
 });
+
+describe('mode colocate', () => {
+  test('runs as both (Trinity\'s launcher maps it so), explorer and trainer taking turns, with memory sync', async () => {
+    const job = tinyJob(13);
+    const body = topLevel(GRPO_STAGE).replace('mode: both', 'mode: colocate').replace('eval_interval: 2', 'eval_interval: 100');
+    const config = job.write('colocate.yaml', header(job, 'colocate').replace('gpu_per_node: 2', 'gpu_per_node: 1') + body + 'synchronizer:\n  sync_offset: 1\n');
+    const logs: string[] = [];
+    const r = await runJob(config, { backend: 'wasm', log: (_, m) => logs.push(m) });
+    assert.equal(r.status, 'finished', r.error);
+    assert.ok(logs.includes('the explorer and trainer take turns in one thread'), logs.join('\n'));
+    const lines = readMetrics(r.stages[0].jobDir);
+    assert.deepEqual(
+      lines.filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values).map((l) => l.values['rollout/model_version']),
+      [0, 0, 1, 2],
+    );
+    assert.deepEqual(
+      lines.filter((l) => l.role === 'trainer').map((l) => l.step),
+      [1, 2, 3, 4],
+    );
+  });
+});
