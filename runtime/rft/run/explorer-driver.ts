@@ -35,6 +35,8 @@ export interface ExplorerDriver {
   readonly hasEvals: boolean;
   /** Total explorer steps the taskset allows, when known. */
   readonly totalSteps: number | undefined;
+  /** Rows the task reader had served when the driver started (after `skipBatches`). */
+  readonly startOffset: number;
   close(): Promise<void>;
 }
 
@@ -125,6 +127,7 @@ export async function inThreadExplorer(init: ExplorerInit, log: RunLog): Promise
     },
     hasEvals: parts.evalSets.length > 0,
     totalSteps: explorerTotalSteps(init.cfg, parts.reader.size),
+    startOffset: parts.reader.currentOffset,
     close: async () => closeParts(parts),
   };
 }
@@ -138,7 +141,7 @@ export type ToWorker =
   | { kind: 'close'; id: number };
 
 export type FromWorker =
-  | { kind: 'ready'; hasEvals: boolean; totalSteps: number; warnings: string[] }
+  | { kind: 'ready'; hasEvals: boolean; totalSteps: number; startOffset: number; warnings: string[] }
   | { kind: 'failed'; message: string }
   | { kind: 'result'; id: number; value: unknown }
   | { kind: 'error'; id: number; message: string }
@@ -164,11 +167,11 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 0;
   let failure: Error | undefined;
-  const ready = new Promise<{ hasEvals: boolean; totalSteps: number }>((resolve, reject) => {
+  const ready = new Promise<{ hasEvals: boolean; totalSteps: number; startOffset: number }>((resolve, reject) => {
     worker.on('message', (m: FromWorker) => {
       if (m.kind === 'ready') {
         for (const w of m.warnings) log('warning', w);
-        resolve({ hasEvals: m.hasEvals, totalSteps: m.totalSteps });
+        resolve({ hasEvals: m.hasEvals, totalSteps: m.totalSteps, startOffset: m.startOffset });
       } else if (m.kind === 'failed') {
         failure = new Error(m.message);
         reject(failure);
@@ -217,6 +220,7 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
       ),
     hasEvals: info.hasEvals,
     totalSteps: info.totalSteps,
+    startOffset: info.startOffset,
     close: async () => {
       if (!failure) await call<void>({ kind: 'close' }).catch(() => undefined);
       worker.removeAllListeners('exit');
@@ -235,7 +239,7 @@ export function serveExplorer(port: { on(e: 'message', f: (m: ToWorker) => void)
         try {
           await initBackend({ prefer: m.init.backend as BackendPreference });
           parts = await buildExplorer(m.init, log);
-          port.postMessage({ kind: 'ready', hasEvals: parts.evalSets.length > 0, totalSteps: explorerTotalSteps(m.init.cfg, parts.reader.size), warnings: parts.warnings });
+          port.postMessage({ kind: 'ready', hasEvals: parts.evalSets.length > 0, totalSteps: explorerTotalSteps(m.init.cfg, parts.reader.size), startOffset: parts.reader.currentOffset, warnings: parts.warnings });
         } catch (e) {
           port.postMessage({ kind: 'failed', message: (e as Error).message });
         }

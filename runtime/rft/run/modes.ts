@@ -119,6 +119,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     const threaded = useExplorerThread(cfg);
     driver = await (threaded ? workerExplorer(init, ctx.log) : inThreadExplorer(init, ctx.log));
     ctx.log('info', threaded ? 'the explorer runs in a worker thread, overlapping the trainer' : 'the explorer and trainer take turns in one thread');
+    readerOffset = driver.startOffset;
     const explorerSteps = driver.totalSteps;
     const totalTrain = trainTotalSteps(cfg, explorerSteps);
     critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, totalTrain, ctx.seed, resumed?.dir) : undefined;
