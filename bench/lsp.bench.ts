@@ -126,8 +126,9 @@ async function main(): Promise<void> {
 
   await assertPeerUsesSchema(peer);
   const files = (tag: string) => largest.map((f, i) => ({ uri: pathToFileURL(join(root, `bench-${tag}-${i}.yaml`)).toString(), text: f.text }));
-  // Warm both up, then measure.
+  // Warm every measured server up, then measure.
   await measure(ours, files('warm-a').slice(0, 1));
+  await measure(oursDelayed, files('warm-c').slice(0, 1));
   await measure(peer, files('warm-b').slice(0, 1));
   const a = await measure(ours, files('ours'));
   const b = await measure(peer, files('peer'));
