@@ -140,20 +140,8 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     // The mix sample strategy fills ceil(ratio · train_batch_size) of each batch with expert (SFT) samples.
     const trainBatch = cfg.buffer.train_batch_size - (expert?.batchSize ?? 0);
     const save = (): void => {
-      lastCheckpoint = saveCheckpoint(
-        ctx.jobDir,
-        trainer.step,
-        policy.model,
-        policy.tokenizer,
-        trainer.optimizer.exportState(),
-        { step: trainer.step, extra: { explorerStep, readerOffset, ...channel!.position(), ...(expert ? { expertOffset: expert.offset() } : {}) } },
-        (dir) => {
-          channel!.saveInto(dir);
-          if (critic) saveCritic(critic, trainer, join(dir, 'critic'));
-        },
-      );
-      pruneCheckpoints(ctx.jobDir, cfg.trainer.max_checkpoints_to_keep);
-      ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
+      const extra = { explorerStep, readerOffset, ...channel!.position(), ...(expert ? { expertOffset: expert.offset() } : {}) };
+      lastCheckpoint = saveTrainerCheckpoint(ctx, policy, trainer, critic, extra, (dir) => channel!.saveInto(dir));
     };
     // A replay queue can serve experiences again and again: its trainer stops at the steps the taskset implies.
     const replays = channel.replays;
@@ -243,6 +231,27 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     critic?.model.dispose();
     created?.dispose();
   }
+}
+
+/**
+ * The trainer's checkpoint `global_step_<step>` (weights, tokenizer, optimizer, `extra` to resume from, PPO's critic,
+ * whatever `more` writes), then pruning to `max_checkpoints_to_keep` and the `checkpoint` event. Returns its directory.
+ */
+function saveTrainerCheckpoint(
+  ctx: StageContext,
+  policy: Pretrained,
+  trainer: RftTrainer,
+  critic: CriticSetup | undefined,
+  extra: Record<string, unknown>,
+  more?: (dir: string) => void,
+): string {
+  const dir = saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, trainer.optimizer.exportState(), { step: trainer.step, extra }, (tmp) => {
+    more?.(tmp);
+    if (critic) saveCritic(critic, trainer, join(tmp, 'critic'));
+  });
+  pruneCheckpoints(ctx.jobDir, ctx.cfg.trainer.max_checkpoints_to_keep);
+  ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: dir });
+  return dir;
 }
 
 /** PPO's critic inside a checkpoint: its weights and value head, and its optimizer state. */
@@ -382,17 +391,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       };
     }
     const save = (): void => {
-      lastCheckpoint = saveCheckpoint(
-        ctx.jobDir,
-        trainer.step,
-        policy.model,
-        policy.tokenizer,
-        trainer.optimizer.exportState(),
-        { step: trainer.step, extra: position() },
-        critic ? (dir) => saveCritic(critic!, trainer, join(dir, 'critic')) : undefined,
-      );
-      pruneCheckpoints(ctx.jobDir, cfg.trainer.max_checkpoints_to_keep);
-      ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: lastCheckpoint });
+      lastCheckpoint = saveTrainerCheckpoint(ctx, policy, trainer, critic, position());
     };
     trainerStep = () => trainer.step;
     // Explorer-driven Trainer.need_sync: the explorer asked, and there are weights it has not been offered.
