@@ -47,15 +47,20 @@ export function needsReference(a: AlgorithmSetup): boolean {
   return a.useReference && (a.klLossFn !== 'none' || a.policyLossFn === 'dpo' || (a.klPenaltyFn ?? 'none') !== 'none');
 }
 
-/** PPO's critic: a value model trained alongside the actor (veRL's critic worker). */
-export interface CriticSetup {
-  model: ValueModel;
+/** How one model (actor or critic) is updated: AdamW, schedule, clipping, epochs and micro-batches. */
+export interface UpdateSettings {
   schedule: LrSchedule;
   betas: [number, number];
   weightDecay: number;
   gradClip: number;
   ppoEpochs: number;
+  /** Rows per forward/backward pass; the whole batch when undefined. */
   microBatchSize?: number;
+}
+
+/** PPO's critic: a value model trained alongside the actor (veRL's critic worker). */
+export interface CriticSetup extends UpdateSettings {
+  model: ValueModel;
   /** veRL's `critic.cliprange_value`: how far a new value may move from the rollout's before the loss clips. */
   cliprangeValue: number;
   lossAggMode: string;
@@ -66,15 +71,8 @@ export interface CriticSetup {
   klPenaltyFnArgs: Record<string, unknown> | null;
 }
 
-export interface TrainerOptions {
+export interface TrainerOptions extends UpdateSettings {
   algorithm: AlgorithmSetup;
-  schedule: LrSchedule;
-  betas: [number, number];
-  weightDecay: number;
-  gradClip: number;
-  ppoEpochs: number;
-  /** Rows per forward/backward pass; the whole batch when undefined. */
-  microBatchSize?: number;
   temperature: number;
   padTokenId: number;
 }
