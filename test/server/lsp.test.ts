@@ -120,6 +120,23 @@ describe('language server (in process)', () => {
     assert.ok(!labels.includes('repeat_times'), 'already written');
   });
 
+  test('completion answers alike from the document copy made after an edit and from a fresh one, and no request sees another\'s edits', async () => {
+    // `monitor:` over a half-typed key reads as `monitor: mon`; completion rewrites it to `monitor: {mon: null}` in its copy.
+    const marked = GRPO.replace('  max_model_len: 2048', '  max_model_len: 2048\n  ') + 'monitor:\n  mon|';
+    const { text, position: typing } = withCursor(marked);
+    const blank = { line: text.split('\n').indexOf('  max_model_len: 2048') + 1, character: 2 };
+    const ask = (uri: string, position: { line: number; character: number }) => c.request<CompletionList>('textDocument/completion', { textDocument: { uri }, position });
+    await c.open('file:///w/copy-a.yaml', text);
+    const first = await ask('file:///w/copy-a.yaml', typing);
+    assert.ok(first.items.some((i) => i.label === 'monitor_type'), first.items.map((i) => i.label).join(', '));
+    assert.deepEqual(await ask('file:///w/copy-a.yaml', typing), first);
+    const blankAfter = await ask('file:///w/copy-a.yaml', blank);
+    await c.open('file:///w/copy-b.yaml', text);
+    const blankFirst = await ask('file:///w/copy-b.yaml', blank);
+    assert.ok(blankFirst.items.some((i) => i.label === 'temperature'), blankFirst.items.map((i) => i.label).join(', '));
+    assert.deepEqual(blankAfter, blankFirst);
+  });
+
   test('inside trainer.trainer_config, keys come from veRL\'s schema (Trinity checks them against it at launch)', async () => {
     const marked = GRPO + 'trainer:\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_epochs: 2\n        |';
     const { text, position } = withCursor(marked);
