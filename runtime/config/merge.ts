@@ -82,11 +82,12 @@ class Merger {
     }
     for (const [key, field] of fields) {
       const e = written.get(key);
-      const p = [...path, key];
       if (e) {
+        const p = [...path, key];
         this.checkWrittenField(e, field, p);
         entries.set(key, this.value(e.value, field.type, field, p, e.keyRange));
       } else if (field.required && y) {
+        const p = [...path, key];
         this.report('TRN023', `\`${pathText(path)}\` needs \`${key}\`.`, y.range, { path: p, add: { path: p, value: '' } });
       }
       // Unwritten fields get no node: their values come from the model's defaults (model/defaults.ts).

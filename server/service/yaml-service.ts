@@ -53,15 +53,21 @@ interface Clonable {
  */
 export function primeYamlParse(doc: TextDocument): void {
   const parsed = yamlDocumentsCache.getYamlDocument(doc, { customTags: [], yamlVersion: '1.1' }, true);
-  for (const d of parsed.documents) {
+  const primed = parsed.documents.map((d) => {
     // Completion copies each document's line comments, collected on first use: collect them now, once per version.
     void d.lineComments;
-    prepareCopy(d as unknown as Clonable);
-  }
+    return d as unknown as Clonable;
+  });
+  // Only the file edited last keeps spare copies: an editor full of open files does not hold a copy of each.
+  for (const [d, drop] of spares) if (!primed.includes(d)) drop();
+  spares = new Map(primed.map((d) => [d, spares.get(d) ?? prepareCopy(d)]));
 }
 
-function prepareCopy(d: Clonable): void {
-  if (Object.prototype.hasOwnProperty.call(d, 'clone')) return;
+/** The documents primed last, each with a way to drop its spare copy. */
+let spares = new Map<Clonable, () => void>();
+
+/** Gives `d` a spare copy for the next completion request; returns how to drop it. */
+function prepareCopy(d: Clonable): () => void {
   const copyOf = Object.getPrototypeOf(d).clone as (this: Clonable) => Clonable;
   let spare: Clonable | undefined = copyOf.call(d);
   d.clone = function (this: Clonable): Clonable {
@@ -73,5 +79,8 @@ function prepareCopy(d: Clonable): void {
     copy.currentDocIndex = this.currentDocIndex;
     copy.disableAdditionalProperties = this.disableAdditionalProperties;
     return copy;
+  };
+  return () => {
+    spare = undefined;
   };
 }

@@ -135,6 +135,8 @@ describe('language server (in process)', () => {
     const blankFirst = await ask('file:///w/copy-b.yaml', blank);
     assert.ok(blankFirst.items.some((i) => i.label === 'temperature'), blankFirst.items.map((i) => i.label).join(', '));
     assert.deepEqual(blankAfter, blankFirst);
+    // copy-b took over the spare copies; copy-a's requests copy as they go.
+    assert.deepEqual(await ask('file:///w/copy-a.yaml', typing), first);
   });
 
   test('inside trainer.trainer_config, keys come from veRL\'s schema (Trinity checks them against it at launch)', async () => {
