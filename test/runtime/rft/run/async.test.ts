@@ -224,7 +224,10 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
       assert.equal(k % SYNC_INTERVAL, 0, `version changed before explorer step ${k + 1}, not after a sync point: ${versions}`);
       assert.ok(versions[k] > versions[k - 1] && checkpoints.includes(versions[k]), `versions ${versions}, checkpoints ${checkpoints}`);
     }
-    assert.ok(Math.max(...versions) > 0, 'the explorer pulled trainer weights');
+    // Every sync point is answered at once: with the trainer's newest weights, or, when the trainer is still waiting
+    // for data with nothing newer (an explorer running far ahead on a busy machine), with the weights it has.
+    const answers = explorer.stderr().match(/explorer step \d+: model weights of trainer step \d+|No new model weights found, current version: \d+/g) ?? [];
+    assert.equal(answers.length, steps / SYNC_INTERVAL, explorer.stderr());
     assert.deepEqual(rowsPerStep(p.db).map((c) => c.versions), versions.map(String));
   });
 
