@@ -286,11 +286,6 @@ export class MultiReaderScheduler<T> {
     return defaultRng(epoch).shuffle([...this.baseIds]);
   }
 
-  /** Trinity's `TasksetScheduler.feedback`: each taskset's part to its reader. */
-  feedback(feedback: readonly SelectorFeedback[]): void {
-    for (const f of feedback) this.readers[f.tasksetId]?.feedback(f.indices, f.values);
-  }
-
   /** The next batch with the taskset (reader) each item came from, or null when the schedule is done. */
   next(): { items: T[]; indices: number[]; readerIds: number[] } | null {
     if (this.step >= this.maxSteps) return null;
