@@ -92,7 +92,7 @@ class Merger {
       }
       // Unwritten fields get no node: their values come from the model's defaults (model/defaults.ts).
     }
-    return { kind: 'map', section, entries, path, origin, range: y?.range };
+    return { kind: 'map', path, field: undefined, type: undefined, origin, keyRange: undefined, range: y?.range, section, entries };
   }
 
   private checkWrittenField(e: YEntry, field: ResolvedField, p: Path): void {
@@ -131,12 +131,9 @@ class Merger {
   }
 
   value(y: YNode, type: ValueType, field: ResolvedField | undefined, path: Path, keyRange?: Range): CNode {
-    const base = { path, field, type, origin: 'yaml' as const, keyRange, range: y.range };
-    if (y.kind === 'scalar' && typeof y.value === 'string' && !y.quoted && isInterpolated(y.value)) {
-      return { ...base, kind: 'scalar', value: null, interpolation: y.value, contentStart: y.contentStart };
-    }
-    if (y.kind === 'scalar' && typeof y.value === 'string' && y.quoted && isInterpolated(y.value)) {
-      return { ...base, kind: 'scalar', value: null, interpolation: y.value, contentStart: y.contentStart };
+    const base: CBase = { path, field, type, origin: 'yaml', keyRange, range: y.range };
+    if (y.kind === 'scalar' && typeof y.value === 'string' && isInterpolated(y.value)) {
+      return scalarNode(base, null, y.value, y.contentStart);
     }
     if (y.kind === 'scalar' && y.value === null && type.kind !== 'any') {
       if (!field && type.kind === 'section') {
@@ -148,22 +145,22 @@ class Merger {
         this.report('TRN021', `\`${pathText(path)}\` cannot be null; expected ${typeName(type)}.`, y.range, { path });
         return this.fallback(type, field, path, base, y.range);
       }
-      return { ...base, kind: 'scalar', value: null };
+      return scalarNode(base, null);
     }
     switch (type.kind) {
       case 'section':
         if (y.kind !== 'map') return this.typeError(y, type, field, path, base);
-        return { ...this.section(y, type.section, path, 'yaml'), field, type, keyRange };
+        return withBase(this.section(y, type.section, path, 'yaml'), { field, type, keyRange });
       case 'list': {
         if (y.kind !== 'seq') return this.typeError(y, type, field, path, base);
         const items = y.items.map((it, i) => this.value(it, type.item, undefined, [...path, i]));
-        return { ...base, kind: 'list', items };
+        return listNode(base, items);
       }
       case 'map': {
         if (y.kind !== 'map') return this.typeError(y, type, field, path, base);
         const entries = new Map<string, CNode>();
         for (const e of y.entries) entries.set(e.key, this.value(e.value, type.value, undefined, [...path, e.key], e.keyRange));
-        return { ...base, kind: 'map', entries };
+        return mapNode(base, entries);
       }
       case 'dict':
         if (y.kind !== 'map') return this.typeError(y, type, field, path, base);
@@ -180,7 +177,7 @@ class Merger {
           this.report(code, `\`${pathText(path)}\`: ${c.message}${hint}`, y.range, { path, candidates });
           return this.fallback(type, field, path, base, y.range);
         }
-        return { ...base, kind: 'scalar', value: c.value, contentStart: y.contentStart };
+        return scalarNode(base, c.value, undefined, y.contentStart);
       }
     }
   }
@@ -193,45 +190,65 @@ class Merger {
 
   /** What a node holds after a reported problem: its default, so later checks see a well-formed config. */
   private fallback(type: ValueType, field: ResolvedField | undefined, path: Path, base: CBase, range: Range): CNode {
-    if (field) return { ...this.fromDefault(field, path), keyRange: base.keyRange, range, origin: 'yaml' };
-    if (type.kind === 'section') return { ...this.section(undefined, type.section, path, 'default'), keyRange: base.keyRange, range };
-    if (type.kind === 'list') return { ...base, kind: 'list', items: [] };
-    if (type.kind === 'map' || type.kind === 'dict') return { ...base, kind: 'map', entries: new Map() };
-    return { ...base, kind: 'scalar', value: null };
+    if (field) return withBase(this.fromDefault(field, path), { keyRange: base.keyRange, range, origin: 'yaml' });
+    if (type.kind === 'section') return withBase(this.section(undefined, type.section, path, 'default'), { keyRange: base.keyRange, range });
+    if (type.kind === 'list') return listNode(base, []);
+    if (type.kind === 'map' || type.kind === 'dict') return mapNode(base, new Map());
+    return scalarNode(base, null);
   }
 
   fromDefault(field: ResolvedField, path: Path): CNode {
-    const base = { path, field, type: field.type, origin: 'default' as const };
+    const base: CBase = { path, field, type: field.type, origin: 'default' };
     if (field.type.kind === 'section' && field.default === undefined && !field.required) {
-      return { ...this.section(undefined, field.type.section, path, 'default'), field, type: field.type, origin: 'default' };
+      return withBase(this.section(undefined, field.type.section, path, 'default'), { field, type: field.type });
     }
     return jsonToNode(field.default ?? null, path, base);
   }
 }
 
 function jsonToNode(v: unknown, path: Path, base: CBase): CNode {
-  if (Array.isArray(v)) return { ...base, kind: 'list', items: v.map((x, i) => jsonToNode(x, [...path, i], { path: [...path, i], origin: base.origin })) };
+  if (Array.isArray(v)) return listNode(base, v.map((x, i) => jsonToNode(x, [...path, i], { path: [...path, i], origin: base.origin })));
   if (v !== null && typeof v === 'object') {
     const entries = new Map<string, CNode>();
     for (const [k, x] of Object.entries(v)) entries.set(k, jsonToNode(x, [...path, k], { path: [...path, k], origin: base.origin }));
-    return { ...base, kind: 'map', entries };
+    return mapNode(base, entries);
   }
-  return { ...base, kind: 'scalar', value: v as CScalar['value'] };
+  return scalarNode(base, v as CScalar['value']);
 }
 
 /** A free-form subtree: kept as written (interpolations included), with ranges. */
 function freeNode(y: YNode, path: Path, field: ResolvedField | undefined, type: ValueType | undefined, keyRange?: Range): CNode {
-  const base = { path, field, type, origin: 'yaml' as const, keyRange, range: y.range };
+  const base: CBase = { path, field, type, origin: 'yaml', keyRange, range: y.range };
   if (y.kind === 'map') {
     const entries = new Map<string, CNode>();
     for (const e of y.entries) entries.set(e.key, freeNode(e.value, [...path, e.key], undefined, undefined, e.keyRange));
-    return { ...base, kind: 'map', entries };
+    return mapNode(base, entries);
   }
-  if (y.kind === 'seq') return { ...base, kind: 'list', items: y.items.map((it, i) => freeNode(it, [...path, i], undefined, undefined)) };
-  if (typeof y.value === 'string' && isInterpolated(y.value)) {
-    return { ...base, kind: 'scalar', value: null, interpolation: y.value, contentStart: y.contentStart };
-  }
-  return { ...base, kind: 'scalar', value: y.value, contentStart: y.contentStart };
+  if (y.kind === 'seq') return listNode(base, y.items.map((it, i) => freeNode(it, [...path, i], undefined, undefined)));
+  if (typeof y.value === 'string' && isInterpolated(y.value)) return scalarNode(base, null, y.value, y.contentStart);
+  return scalarNode(base, y.value, undefined, y.contentStart);
+}
+
+/*
+ * Node constructors write every field out. Node 20's V8 keeps objects made by `{ ...base, more }` alive through
+ * young-generation GCs (measured: nearly all of them were promoted), which turned each edit's merged tree into
+ * old-generation garbage and a major GC every few dozen edits in the language server.
+ */
+function scalarNode(b: CBase, value: CScalar['value'], interpolation?: string, contentStart?: number): CScalar {
+  return { kind: 'scalar', path: b.path, field: b.field, type: b.type, origin: b.origin, keyRange: b.keyRange, range: b.range, value, interpolation, contentStart };
+}
+
+function listNode(b: CBase, items: CNode[]): CList {
+  return { kind: 'list', path: b.path, field: b.field, type: b.type, origin: b.origin, keyRange: b.keyRange, range: b.range, items };
+}
+
+function mapNode(b: CBase, entries: Map<string, CNode>): CMap {
+  return { kind: 'map', path: b.path, field: b.field, type: b.type, origin: b.origin, keyRange: b.keyRange, range: b.range, section: undefined, entries };
+}
+
+/** `node` (made for this call, not shared) with some of its base fields replaced. */
+function withBase<T extends CNode>(node: T, fields: Partial<CBase>): T {
+  return Object.assign(node, fields);
 }
 
 export type Conversion = { ok: true; value: string | number | boolean | null } | { ok: false; message: string };
