@@ -131,7 +131,7 @@ export function startServer(connection: Connection): void {
       const params: DocumentReleaseParams = { uri: doc.uri, release: analysis.release, source: analysis.releaseSource };
       void connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, params);
       const diagnostics = service.validate(doc);
-      // Parse for completion now, while the user reads the diagnostics, not when they next ask for completion.
+      // Usually done already, in the quiet after the edit; with little or no debounce, done here.
       guard('preparing completion', undefined, () => service.prepare(doc));
       void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
     });
@@ -143,7 +143,22 @@ export function startServer(connection: Connection): void {
     settingsLoaded = res;
   });
 
+  /** Completion's YAML parse is made after this much quiet, well before validation's debounce runs out. */
+  const PREPARE_AFTER_MS = 30;
+  const prepareTimers = new Map<string, NodeJS.Timeout>();
+
   const schedule = (doc: TextDocument, delay = debounceMs) => {
+    clearTimeout(prepareTimers.get(doc.uri));
+    if (delay > PREPARE_AFTER_MS) {
+      prepareTimers.set(
+        doc.uri,
+        setTimeout(() => {
+          prepareTimers.delete(doc.uri);
+          const current = documents.get(doc.uri);
+          if (current) guard('preparing completion', undefined, () => service.prepare(current));
+        }, PREPARE_AFTER_MS),
+      );
+    }
     clearTimeout(timers.get(doc.uri));
     timers.set(
       doc.uri,
@@ -197,6 +212,8 @@ export function startServer(connection: Connection): void {
   documents.onDidClose((e) => {
     clearTimeout(timers.get(e.document.uri));
     timers.delete(e.document.uri);
+    clearTimeout(prepareTimers.get(e.document.uri));
+    prepareTimers.delete(e.document.uri);
     service.forget(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });

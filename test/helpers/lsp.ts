@@ -29,6 +29,8 @@ interface Options {
   rootUri?: string;
   /** Answer `workspace/configuration` with these settings (else the client advertises no configuration support). */
   configuration?: Record<string, unknown>;
+  /** The server's validation debounce (default 0: diagnostics right after each change). */
+  debounceMs?: number;
 }
 
 export async function startInProcess(opts: Options = {}): Promise<TestClient> {
@@ -73,7 +75,7 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
     processId: null,
     rootUri: opts.rootUri ?? null,
     capabilities: { workspace: { configuration: opts.configuration !== undefined } },
-    initializationOptions: { debounceMs: 0, detectPython: false, settings: opts.settings ?? {} },
+    initializationOptions: { debounceMs: opts.debounceMs ?? 0, detectPython: false, settings: opts.settings ?? {} },
   });
   await conn.sendNotification('initialized', {});
 

@@ -1,8 +1,11 @@
 /** The language server over real JSON-RPC: what a user sees in the editor, feature by feature. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { CompletionList, Diagnostic, Hover, Location } from 'vscode-languageserver-types';
+import { DiagnosticSeverity, type CompletionList, type Diagnostic, type Hover, type Location } from 'vscode-languageserver-types';
 import { startChildProcess, startInProcess, withCursor, type TestClient } from '../helpers/lsp';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+// The cache our server primes for completion (the deep import server/service/yaml-service.ts uses).
+import { yamlDocumentsCache } from 'yaml-language-server/out/server/src/languageservice/parser/yaml-documents';
 import { RESOLVED_CONFIG_REQUEST, type ResolvedConfigResponse } from '../../server/protocol';
 
 const GRPO = `# trinity-version: 0.5.2
@@ -225,6 +228,27 @@ describe('settings', () => {
       assert.deepEqual(c.releaseOf('file:///w/s.yaml')?.source, 'setting');
       assert.ok(ds.some((d) => d.code === 'TRN011'), 'proxy_port came in v0.4.0');
       assert.ok(!ds.some((d) => d.code === 'TRN010'), 'disabled');
+    } finally {
+      await c.close();
+    }
+  });
+});
+
+describe('debounce', () => {
+  test('completion\'s YAML parse and document copy are made in the quiet after an edit, before validation\'s debounce runs out', async () => {
+    const c = await startInProcess({ debounceMs: 1000 });
+    try {
+      const uri = 'file:///w/quiet.yaml';
+      await c.open(uri, GRPO);
+      const edited = GRPO.replace('  max_model_len: 2048', '  max_model_len: 4096');
+      let validated = false;
+      const diagnostics = c.change(uri, edited).then((ds) => ((validated = true), ds));
+      await new Promise((res) => setTimeout(res, 300));
+      assert.equal(validated, false, 'still inside the debounce');
+      // A cache hit (not a parse made now) that carries the spare copy completion will take.
+      const parsed = yamlDocumentsCache.getYamlDocument(TextDocument.create(uri, 'trinity-yaml', 2, edited), { customTags: [], yamlVersion: '1.1' }, true);
+      assert.ok(Object.hasOwn(parsed.documents[0], 'clone'), 'version 2 was parsed and copied ahead');
+      assert.deepEqual((await diagnostics).filter((d) => d.severity === DiagnosticSeverity.Error), [], 'validated after the debounce');
     } finally {
       await c.close();
     }
