@@ -143,13 +143,15 @@ export function startServer(connection: Connection): void {
     settingsLoaded = res;
   });
 
-  /** Completion's YAML parse is made after this much quiet, well before validation's debounce runs out. */
+  /** Completion's YAML parse is made after this much quiet, well before validation's debounce runs out... */
   const PREPARE_AFTER_MS = 30;
+  /** ...unless the file is large enough (16 KiB: ~8 ms) that parsing it between keystrokes would slow typing. */
+  const PREPARE_EARLY_MAX_CHARS = 16 * 1024;
   const prepareTimers = new Map<string, NodeJS.Timeout>();
 
   const schedule = (doc: TextDocument, delay = debounceMs) => {
     clearTimeout(prepareTimers.get(doc.uri));
-    if (delay > PREPARE_AFTER_MS) {
+    if (delay > PREPARE_AFTER_MS && doc.getText().length <= PREPARE_EARLY_MAX_CHARS) {
       prepareTimers.set(
         doc.uri,
         setTimeout(() => {

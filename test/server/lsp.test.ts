@@ -249,6 +249,16 @@ describe('debounce', () => {
       const parsed = yamlDocumentsCache.getYamlDocument(TextDocument.create(uri, 'trinity-yaml', 2, edited), { customTags: [], yamlVersion: '1.1' }, true);
       assert.ok(Object.hasOwn(parsed.documents[0], 'clone'), 'version 2 was parsed and copied ahead');
       assert.deepEqual((await diagnostics).filter((d) => d.severity === DiagnosticSeverity.Error), [], 'validated after the debounce');
+
+      // A large file is parsed for completion only with validation, not between keystrokes.
+      const large = 'file:///w/quiet-large.yaml';
+      const filler = '# a long comment line to make the file large\n'.repeat(400);
+      await c.open(large, GRPO + filler);
+      const largeDiagnostics = c.change(large, edited + filler);
+      await new Promise((res) => setTimeout(res, 300));
+      const parsedNow = yamlDocumentsCache.getYamlDocument(TextDocument.create(large, 'trinity-yaml', 2, edited + filler), { customTags: [], yamlVersion: '1.1' }, true);
+      assert.ok(!Object.hasOwn(parsedNow.documents[0], 'clone'), 'not parsed ahead');
+      await largeDiagnostics;
     } finally {
       await c.close();
     }
