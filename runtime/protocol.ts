@@ -1,17 +1,56 @@
 /**
- * The runtime's event stream (`trinity-workbench run --events jsonl`): one JSON object per stdout line. Type-only,
- * shared by the runtime, the extension and the tests.
+ * The runtime's event stream (`trinity-workbench run --events jsonl`): one JSON object per stdout line. Type-only
+ * (but for the version), shared by the runtime, the extension and the tests. This stream is the only contract
+ * between the extension and the runtime: a reader ignores event types it does not know, and the version in `run`
+ * goes up when a field changes meaning.
  */
+
+/** Version of this stream, sent in the `run` event. */
+export const PROTOCOL_VERSION = 1;
 
 export type Role = 'explorer' | 'trainer' | 'bench';
 
 export interface RunEvent {
   type: 'run';
+  /** PROTOCOL_VERSION of the runtime that wrote the stream. */
+  protocol: number;
   runId: string;
   config: string;
   jobDir: string;
   backend: string;
   startedAt: string;
+  /** The runtime's process id (the extension stops it by its process group). */
+  pid: number;
+  /** The stages that will run, in order (one, named after the config, when it has no `stages`). */
+  stages: StageInfo[];
+}
+
+export interface StageInfo {
+  name: string;
+  mode: string;
+  jobDir: string;
+}
+
+/** A stage begins (also sent for a stage skipped because an earlier run finished it, with `skipped`). */
+export interface StageEvent {
+  type: 'stage';
+  index: number;
+  count: number;
+  name: string;
+  mode: string;
+  jobDir: string;
+  skipped?: boolean;
+}
+
+/** A role finished a step: what the status bar and progress notification show. */
+export interface ProgressEvent {
+  type: 'progress';
+  role: Role;
+  step: number;
+  /** Steps this role will take in this stage, when known. */
+  total?: number;
+  /** Short words for the step, e.g. `reward 0.41`. */
+  detail: string;
 }
 
 export interface MetricsEvent {
@@ -53,4 +92,25 @@ export interface DoneEvent {
   error?: string;
 }
 
-export type RuntimeEvent = RunEvent | MetricsEvent | RolloutsEvent | LogEvent | CheckpointEvent | DoneEvent;
+export type RuntimeEvent = RunEvent | StageEvent | ProgressEvent | MetricsEvent | RolloutsEvent | LogEvent | CheckpointEvent | DoneEvent;
+
+/**
+ * `<job dir>/state/run.json`: the runtime's record of its latest run in a job directory, written atomically when
+ * the run starts and when it ends, so that a window that did not start the run can tell its state. A record that
+ * says `running` whose pid is gone is a run that was killed.
+ */
+export interface RunRecord {
+  protocol: number;
+  runId: string;
+  config: string;
+  status: 'running' | DoneEvent['status'];
+  pid: number;
+  backend: string;
+  startedAt: string;
+  endedAt?: string;
+  error?: string;
+  stages: StageInfo[];
+}
+
+/** Where a run record sits, relative to its job directory. */
+export const RUN_RECORD_PATH = 'state/run.json';

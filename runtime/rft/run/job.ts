@@ -11,7 +11,7 @@ import type { Config } from '../../config/types.generated';
 import { checkConfig } from '../../config/validate';
 import { lineColumn } from '../../config/load';
 import { parseDotEnv } from '../../config/dotenv';
-import type { RuntimeEvent } from '../../protocol';
+import { PROTOCOL_VERSION, RUN_RECORD_PATH, type RunEvent, type RunRecord, type RuntimeEvent, type StageInfo } from '../../protocol';
 import { writeFileAtomically } from '../checkpoint/checkpoints';
 import { Monitor } from '../monitor/monitor';
 import type { StageContext, StageResult } from './context';
@@ -56,6 +56,8 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
   const log = opts.log ?? (() => {});
   const signal = opts.signal ?? new AbortController().signal;
   const stages: StageSummary[] = [];
+  // Set once the run's job directory is known: records how the run ended there.
+  let endRecord: (status: RunRecord['status'], error?: string) => void = () => {};
   try {
     const text = readFileSync(path, 'utf8');
     const env = { ...(existsSync(resolve('.env')) ? parseDotEnv(readFileSync(resolve('.env'), 'utf8')) : {}), ...process.env };
@@ -78,7 +80,20 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
     const rootCfg = runs[0].resolved as Config;
     const rootJobDir = runs.length > 1 ? resolve(rootCfg.checkpoint_root_dir, rootCfg.project, rootCfg.group ?? '', String(result.loaded.value.name ?? rootCfg.name)) : jobDirOf(rootCfg);
     mkdirSync(rootJobDir, { recursive: true });
-    emit({ type: 'run', runId: randomUUID(), config: path, jobDir: rootJobDir, backend: opts.backend, startedAt: new Date().toISOString() });
+    const stageInfo: StageInfo[] = runs.map((run) => {
+      const cfg = run.resolved as Config;
+      return { name: run.stage?.name ?? cfg.name, mode: cfg.mode, jobDir: jobDirOf(cfg) };
+    });
+    const runEvent: RunEvent = { type: 'run', protocol: PROTOCOL_VERSION, runId: randomUUID(), config: path, jobDir: rootJobDir, backend: opts.backend, startedAt: new Date().toISOString(), pid: process.pid, stages: stageInfo };
+    const { type: _, jobDir: __, ...recordBase } = runEvent;
+    const record = (status: RunRecord['status'], error?: string): void => {
+      const r: RunRecord = { ...recordBase, status, ...(status === 'running' ? {} : { endedAt: new Date().toISOString() }), ...(error ? { error } : {}) };
+      mkdirSync(join(rootJobDir, dirname(RUN_RECORD_PATH)), { recursive: true });
+      writeFileAtomically(join(rootJobDir, RUN_RECORD_PATH), `${JSON.stringify(r, null, 1)}\n`);
+    };
+    endRecord = (status, error) => record(status, error);
+    record('running');
+    emit(runEvent);
     // Stage progress only for configs with stages (Trinity's stage_meta.json): the explore and train processes of
     // one asynchronous job share the job directory, and one finishing must not mark the other's stage done.
     const stagePath = join(rootJobDir, 'state', 'stage.json');
@@ -91,12 +106,15 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       const cfg = withAbsoluteAuxiliaryPaths(run.resolved as Config, configDir);
       const name = run.stage?.name ?? cfg.name;
       const jobDir = jobDirOf(cfg);
+      const stageEvent = { type: 'stage', index: i, count: runs.length, name, mode: cfg.mode, jobDir } as const;
       if (i < done.finished) {
+        emit({ ...stageEvent, skipped: true });
         previous = done.checkpoints[i] ?? previous;
         log('info', `stage ${i + 1}/${runs.length} (${name}) finished in an earlier run; skipped`);
         continue;
       }
       if (signal.aborted) break;
+      emit(stageEvent);
       if (runs.length > 1) log('info', `stage ${i + 1}/${runs.length}: ${name} (${cfg.mode})`);
       // A hub id that is not cached is fetched first when downloads are allowed (else loading names the cache).
       if (!previous && isHubId(cfg.model.model_path) && !existsSync(resolve(configDir, cfg.model.model_path))) {
@@ -116,7 +134,10 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
         log,
         signal,
         seed: opts.seed ?? 42,
-        progress: opts.progress ?? (() => {}),
+        progress: (role, step, total, detail) => {
+          emit({ type: 'progress', role, step, total, detail });
+          opts.progress?.(role, step, total, detail);
+        },
       };
       const stageResult = await runStage(ctx);
       stages.push({ name, mode: cfg.mode, jobDir, result: stageResult });
@@ -130,10 +151,16 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       }
     }
     const status = signal.aborted ? 'stopped' : 'finished';
+    endRecord(status);
     emit({ type: 'done', status });
     return { status, stages };
   } catch (e) {
     const message = (e as Error).message;
+    try {
+      endRecord('failed', message);
+    } catch {
+      // The job directory itself may be what failed; the event still says why.
+    }
     emit({ type: 'done', status: 'failed', error: message });
     return { status: 'failed', stages, error: message };
   }
