@@ -18,6 +18,9 @@ Options:
   --events jsonl       print the event stream on stdout (run, metrics, rollouts, log, checkpoint, done)
   --backend NAME       auto (default), tensorflow-gpu, tensorflow, webgpu, wasm or cpu
   --seed N             seed for sampling (default 42)
+  --continue-from-checkpoint
+                       continue from the job's last checkpoint even when the config sets
+                       continue_from_checkpoint: false (what the editor's Resume does)
   --download           fetch a model_path hub id that is not in the Hugging Face cache (HF_ENDPOINT, HF_TOKEN)
   --plugin-dir DIR     load JavaScript workflows and reward functions from DIR (repeatable; also
                        $TRINITY_PLUGIN_DIRS, colon-separated): each .js/.mjs file may export \`workflows\` and
@@ -26,7 +29,7 @@ Options:
 export async function runRun(argv: string[]): Promise<number> {
   let args: ParsedArgs;
   try {
-    args = parseArgs(argv, { values: ['--config', '--events', '--backend', '--seed', '--plugin-dir'], switches: ['--help', '--download'] });
+    args = parseArgs(argv, { values: ['--config', '--events', '--backend', '--seed', '--plugin-dir'], switches: ['--help', '--download', '--continue-from-checkpoint'] });
     if (args.switches.has('--help')) {
       process.stdout.write(`${USAGE}\n`);
       return 0;
@@ -84,6 +87,7 @@ export async function runRun(argv: string[]): Promise<number> {
     signal: controller.signal,
     backend: backendName,
     seed: Number(lastValue(args, '--seed') ?? 42),
+    continueFromCheckpoint: args.switches.has('--continue-from-checkpoint') || undefined,
     pluginDirs: [...(args.values.get('--plugin-dir') ?? []), ...(process.env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)],
   });
   if (!jsonl) printSummary(result);

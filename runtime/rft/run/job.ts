@@ -17,7 +17,8 @@ import { Monitor } from '../monitor/monitor';
 import type { StageContext, StageResult } from './context';
 import { runBench, runBoth, runExplore, runTrain } from './modes';
 import { runServe } from './serve';
-import { jobDirOf, withAbsoluteAuxiliaryPaths } from './setup';
+import { withAbsoluteAuxiliaryPaths } from './setup';
+import { jobDirOf, runJobDirOf } from '../../config/job-dir';
 import { loadRuntimePlugins } from '../plugins';
 import { isHubId } from '../../engine/model/hub';
 import { ensureModelDir } from '../../engine/model/hub-download';
@@ -32,6 +33,8 @@ export interface JobOptions {
   seed?: number;
   /** Plugin directories: JavaScript workflows and reward functions (see runtime/rft/plugins.ts). */
   pluginDirs?: string[];
+  /** Overrides `continue_from_checkpoint` in every stage (the editor's Resume). */
+  continueFromCheckpoint?: boolean;
 }
 
 export interface StageSummary {
@@ -77,8 +80,9 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       log('warning', `${path}:${at.line}:${at.column} ${d.code} ${d.message}`);
     }
     const runs = result.runs;
+    if (opts.continueFromCheckpoint !== undefined) for (const run of runs) (run.resolved as Config).continue_from_checkpoint = opts.continueFromCheckpoint;
     const rootCfg = runs[0].resolved as Config;
-    const rootJobDir = runs.length > 1 ? resolve(rootCfg.checkpoint_root_dir, rootCfg.project, rootCfg.group ?? '', String(result.loaded.value.name ?? rootCfg.name)) : jobDirOf(rootCfg);
+    const rootJobDir = runJobDirOf(runs.map((r) => r.resolved as Config), result.loaded.value.name);
     mkdirSync(rootJobDir, { recursive: true });
     const stageInfo: StageInfo[] = runs.map((run) => {
       const cfg = run.resolved as Config;

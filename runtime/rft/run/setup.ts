@@ -35,11 +35,7 @@ export function localPath(p: string, configDir: string): string {
   return resolve(configDir, expanded);
 }
 
-/** The job directory: `checkpoint_job_dir` when Trinity filled it, else root/project/group/name (cwd-relative, as Trinity). */
-export function jobDirOf(cfg: Config): string {
-  if (cfg.checkpoint_job_dir) return resolve(cfg.checkpoint_job_dir);
-  return resolve(cfg.checkpoint_root_dir, cfg.project, cfg.group ?? '', cfg.name);
-}
+export { jobDirOf } from '../../config/job-dir';
 
 export function loadModelFor(cfg: Config, configDir: string, modelPath = cfg.model.model_path, key = 'model.model_path'): Pretrained {
   const p = localPath(modelPath, configDir);

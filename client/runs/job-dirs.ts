@@ -1,0 +1,156 @@
+/**
+ * Runs on disk: job directories under the workspace (ours hold `state/run.json` and `monitor/metrics.jsonl`;
+ * Trinity-RFT's hold `monitor/tensorboard/`), read back into `RunState`s so that runs of earlier windows, of the
+ * terminal and of other machines show in the Runs view. Reads are bounded: a directory walk of limited depth, and
+ * only the tail of each metrics file.
+ */
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { RUN_RECORD_PATH, type Role, type RunRecord, type StageInfo } from '../../runtime/protocol';
+import { noteMetrics, type CheckpointInfo, type RunState } from './run-state';
+
+const SKIP = new Set(['node_modules', '.git', 'dist', 'out', '__pycache__', '.venv', 'venv']);
+const GLOBAL_STEP = /^global_step_(\d+)$/;
+
+/** Job directories under `roots`, down to `maxDepth` levels; a run's stage directories are not listed apart. */
+export function findJobDirs(roots: string[], maxDepth = 6): string[] {
+  const found = new Set<string>();
+  const stageDirs = new Set<string>();
+  const walk = (dir: string, depth: number): void => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    if (names.includes('state') && existsSync(join(dir, RUN_RECORD_PATH))) {
+      found.add(dir);
+      for (const s of readRecord(dir)?.stages ?? []) if (resolve(s.jobDir) !== dir) stageDirs.add(resolve(s.jobDir));
+    } else if (names.includes('monitor') && (existsSync(join(dir, 'monitor', 'metrics.jsonl')) || existsSync(join(dir, 'monitor', 'tensorboard')))) {
+      found.add(dir);
+      return;
+    }
+    if (depth >= maxDepth) return;
+    for (const n of names) {
+      if (n.startsWith('.') || SKIP.has(n) || GLOBAL_STEP.test(n) || n === 'monitor' || n === 'buffer') continue;
+      const p = join(dir, n);
+      try {
+        if (statSync(p).isDirectory()) walk(p, depth + 1);
+      } catch {
+        // Vanished or unreadable: not a run.
+      }
+    }
+  };
+  for (const r of roots) walk(resolve(r), 0);
+  return [...found].filter((d) => !stageDirs.has(d)).sort();
+}
+
+export function readRecord(jobDir: string): RunRecord | undefined {
+  try {
+    const r = JSON.parse(readFileSync(join(jobDir, RUN_RECORD_PATH), 'utf8')) as RunRecord;
+    return r && typeof r === 'object' && typeof r.status === 'string' ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A job directory as a run: its record, each stage's latest metrics and its checkpoints. */
+export function readJobDir(jobDir: string, isAlive: (pid: number) => boolean = pidAlive): RunState {
+  const dir = resolve(jobDir);
+  const record = readRecord(dir);
+  const stages: StageInfo[] = record?.stages?.length ? record.stages : [{ name: basename(dir), mode: '', jobDir: dir }];
+  const run: RunState = {
+    jobDir: dir,
+    configPath: record?.config,
+    runWith: record ? 'local' : 'trinity',
+    status: record ? record.status : 'unknown',
+    live: false,
+    pid: record?.pid,
+    startedAt: record ? Date.parse(record.startedAt) : undefined,
+    endedAt: record?.endedAt ? Date.parse(record.endedAt) : undefined,
+    stages,
+    progress: {},
+    checkpoints: [],
+    error: record?.error,
+  };
+  // A record that still says running, of a process that is gone, is a run that was killed.
+  if (run.status === 'running' && (record?.pid === undefined || !isAlive(record.pid))) run.status = 'interrupted';
+  let lastTime: number | undefined;
+  for (const [i, s] of stages.entries()) {
+    const tail = readMetricsTail(join(s.jobDir, 'monitor', 'metrics.jsonl'));
+    if (tail.length) {
+      run.stage = { index: i, count: stages.length, name: s.name, mode: s.mode };
+      run.progress = {};
+    }
+    for (const m of tail) {
+      noteMetrics(run, m.values);
+      run.progress[m.role] = { step: m.step, detail: '' };
+      lastTime = m.time;
+    }
+    run.checkpoints.push(...checkpointsIn(s.jobDir, stages.length > 1 ? s.name : undefined));
+  }
+  if (run.startedAt !== undefined && run.endedAt === undefined && lastTime !== undefined && run.status !== 'running') run.endedAt = run.startedAt + lastTime * 1000;
+  return run;
+}
+
+export function checkpointsIn(jobDir: string, stage?: string): CheckpointInfo[] {
+  let names: string[];
+  try {
+    names = readdirSync(jobDir);
+  } catch {
+    return [];
+  }
+  return names
+    .flatMap((n) => {
+      const m = GLOBAL_STEP.exec(n);
+      return m ? [{ step: Number(m[1]), path: join(jobDir, n), ...(stage ? { stage } : {}) }] : [];
+    })
+    .sort((a, b) => a.step - b.step);
+}
+
+interface MetricsLine {
+  role: Role;
+  step: number;
+  time: number;
+  values: Record<string, number>;
+}
+
+/** The last lines of a metrics.jsonl (at most the last 256 KiB), oldest first; a torn last line is skipped. */
+export function readMetricsTail(path: string, maxBytes = 256 * 1024): MetricsLine[] {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return [];
+  }
+  try {
+    const size = statSync(path).size;
+    const start = Math.max(0, size - maxBytes);
+    const buf = new Uint8Array(size - start);
+    readSync(fd, buf, 0, buf.length, start);
+    const lines = new TextDecoder().decode(buf).split('\n');
+    if (start > 0) lines.shift();
+    const out: MetricsLine[] = [];
+    for (const l of lines) {
+      if (!l.trim()) continue;
+      try {
+        const m = JSON.parse(l) as MetricsLine;
+        if (typeof m.step === 'number' && m.values && typeof m.role === 'string') out.push(m);
+      } catch {
+        // A line being written right now.
+      }
+    }
+    return out;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

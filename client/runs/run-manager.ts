@@ -1,0 +1,129 @@
+/**
+ * The runs this window started: launches them through a launcher, keeps their state from the event stream, stops
+ * them (one, or all when the window closes) and tells listeners when anything changed. No UI and no `vscode`:
+ * the views, the status bar and the commands read from it.
+ */
+import { resolve } from 'node:path';
+import type { RuntimeEvent } from '../../runtime/protocol';
+import type { LaunchedRun, Launcher, LaunchSpec, RunEnd } from './launchers/launcher';
+import { applyEnd, applyEvent, newRunState, type RunState } from './run-state';
+
+/** Where one run's words go (an output channel per run in VS Code, an array in tests). */
+export interface RunOutput {
+  line(text: string): void;
+}
+
+export interface RunManagerOptions {
+  /** Makes the output for a new run. */
+  output(run: RunState): RunOutput;
+}
+
+export interface LiveRun {
+  readonly state: RunState;
+  readonly handle: LaunchedRun;
+  /** Every event this run has sent, in order (the dashboard replays them). */
+  readonly events: RuntimeEvent[];
+  readonly output: RunOutput;
+}
+
+export class RunManager {
+  private readonly live = new Map<string, LiveRun>();
+  private readonly listeners = new Set<(run: RunState) => void>();
+  private readonly eventListeners = new Set<(run: RunState, e: RuntimeEvent) => void>();
+
+  constructor(private readonly opts: RunManagerOptions) {}
+
+  /** Runs started by this window that have not ended. */
+  liveRuns(): LiveRun[] {
+    return [...this.live.values()];
+  }
+
+  get(jobDir: string): LiveRun | undefined {
+    return this.live.get(resolve(jobDir));
+  }
+
+  onDidChange(listener: (run: RunState) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  onEvent(listener: (run: RunState, e: RuntimeEvent) => void): { dispose(): void } {
+    this.eventListeners.add(listener);
+    return { dispose: () => this.eventListeners.delete(listener) };
+  }
+
+  /**
+   * Starts a run. Rejects when a run of this window already writes to the same job directory (two runs would
+   * interleave checkpoints), or when the launcher cannot start it.
+   */
+  async start(launcher: Launcher, spec: LaunchSpec): Promise<LiveRun> {
+    const jobDir = resolve(spec.jobDir);
+    const busy = this.live.get(jobDir);
+    if (busy) throw new Error(`A run of ${busy.state.configPath ?? jobDir} is already writing to ${jobDir}: stop it first.`);
+    const state = newRunState(jobDir, launcher.kind, spec.configPath);
+    state.startedAt = Date.now();
+    const output = this.opts.output(state);
+    const events: RuntimeEvent[] = [];
+    // Reserve the job directory while the launcher starts, so that a second Run of the same file is refused.
+    const placeholder = { state, events, output } as LiveRun;
+    this.live.set(jobDir, placeholder);
+    this.changed(state);
+    let handle: LaunchedRun;
+    try {
+      handle = await launcher.launch(spec, {
+        event: (e) => {
+          events.push(e);
+          applyEvent(state, e);
+          if (e.type === 'log') output.line(`[${e.level}] ${e.message}`);
+          for (const l of this.eventListeners) l(state, e);
+          this.changed(state);
+        },
+        output: (line) => output.line(line),
+        warn: (message) => output.line(`[workbench] ${message}`),
+      });
+    } catch (e) {
+      this.live.delete(jobDir);
+      applyEnd(state, { status: 'failed', error: (e as Error).message });
+      this.changed(state);
+      throw e;
+    }
+    const run: LiveRun = { state, handle, events, output };
+    this.live.set(jobDir, run);
+    if (handle.pid !== undefined) state.pid = handle.pid;
+    void handle.ended.then((end) => this.ended(run, end));
+    return run;
+  }
+
+  /** Stops a live run: SIGTERM (or the job system's stop), then a forced kill after `graceMs`. */
+  async stop(jobDir: string, graceMs: number): Promise<RunEnd | undefined> {
+    const run = this.live.get(resolve(jobDir));
+    if (!run?.handle) return undefined;
+    run.state.status = 'stopping';
+    this.changed(run.state);
+    // `ended` was subscribed at start, so the state is final by the time this resolves.
+    return run.handle.stop(graceMs);
+  }
+
+  /** Stops every live run (the window is closing). */
+  async stopAll(graceMs: number): Promise<void> {
+    await Promise.all([...this.live.keys()].map((k) => this.stop(k, graceMs)));
+  }
+
+  private ended(run: LiveRun, end: RunEnd): void {
+    applyEnd(run.state, end);
+    if (end.error && end.status !== 'finished') run.output.line(`[workbench] run ${end.status}: ${end.error}`);
+    else run.output.line(`[workbench] run ${end.status}`);
+    if (this.live.get(run.state.jobDir) === run) this.live.delete(run.state.jobDir);
+    this.changed(run.state);
+  }
+
+  private changed(state: RunState): void {
+    for (const l of this.listeners) {
+      try {
+        l(state);
+      } catch {
+        // A listener's bug must not stop the run's bookkeeping.
+      }
+    }
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * A run as the editor shows it: status, stage, steps of each role, the latest reward and eval accuracy,
+ * checkpoints. Built from the event stream of a live run (`applyEvent`) or from a job directory on disk
+ * (job-dirs.ts). Plain data, no `vscode`.
+ */
+import type { Role, RuntimeEvent, StageInfo } from '../../runtime/protocol';
+import type { RunEnd, RunWith } from './launchers/launcher';
+
+export type RunStatus = 'starting' | 'running' | 'stopping' | 'finished' | 'stopped' | 'failed' | 'interrupted' | 'unknown';
+
+export interface RoleProgress {
+  step: number;
+  total?: number;
+  detail: string;
+}
+
+export interface CheckpointInfo {
+  step: number;
+  path: string;
+  /** The stage that wrote it (configs with `stages`). */
+  stage?: string;
+}
+
+export interface RunState {
+  /** The run's job directory (absolute): what identifies a run across windows. */
+  jobDir: string;
+  configPath?: string;
+  runWith: RunWith;
+  status: RunStatus;
+  /** Started by this window and not yet ended. */
+  live: boolean;
+  pid?: number;
+  /** Epoch milliseconds. */
+  startedAt?: number;
+  endedAt?: number;
+  stages: StageInfo[];
+  stage?: { index: number; count: number; name: string; mode: string };
+  progress: Partial<Record<Role, RoleProgress>>;
+  reward?: number;
+  evalAccuracy?: { name: string; value: number };
+  checkpoints: CheckpointInfo[];
+  error?: string;
+}
+
+export function newRunState(jobDir: string, runWith: RunWith, configPath?: string): RunState {
+  return { jobDir, configPath, runWith, status: 'starting', live: true, stages: [], progress: {}, checkpoints: [] };
+}
+
+/** Trinity's names for a step's reward, best first: the trainer's score is the reward every algorithm logs. */
+const REWARD_KEYS = ['critic/score/mean', 'rollout/reward/mean', 'rollout/score/mean', 'rollout/accuracy/mean'];
+const EVAL_ACCURACY = /^eval\/(.+)\/accuracy\/mean(@\d+)?$/;
+
+/** Updates the latest reward / eval accuracy from one step's metric values. */
+export function noteMetrics(run: RunState, values: Record<string, number>): void {
+  for (const k of REWARD_KEYS) {
+    if (Number.isFinite(values[k])) {
+      run.reward = values[k];
+      break;
+    }
+  }
+  for (const [k, v] of Object.entries(values)) {
+    const m = EVAL_ACCURACY.exec(k);
+    if (m && Number.isFinite(v)) {
+      run.evalAccuracy = { name: m[1], value: v };
+      break;
+    }
+  }
+}
+
+export function applyEvent(run: RunState, e: RuntimeEvent): void {
+  switch (e.type) {
+    case 'run':
+      if (run.status === 'starting') run.status = 'running';
+      run.pid = e.pid;
+      run.stages = e.stages ?? [];
+      run.startedAt = Date.parse(e.startedAt) || Date.now();
+      run.configPath = e.config;
+      break;
+    case 'stage':
+      run.stage = { index: e.index, count: e.count, name: e.name, mode: e.mode };
+      if (!e.skipped) run.progress = {};
+      break;
+    case 'progress':
+      run.progress[e.role] = { step: e.step, total: e.total, detail: e.detail };
+      break;
+    case 'metrics':
+      noteMetrics(run, e.values);
+      if (!run.progress[e.role] || run.progress[e.role]!.step < e.step) run.progress[e.role] = { ...run.progress[e.role], step: e.step, detail: run.progress[e.role]?.detail ?? '' };
+      break;
+    case 'checkpoint':
+      run.checkpoints.push({ step: e.step, path: e.path, stage: run.stage?.name });
+      break;
+    case 'done':
+      run.status = e.status;
+      if (e.error) run.error = e.error;
+      break;
+    case 'rollouts':
+    case 'log':
+      break;
+  }
+}
+
+/** The run has ended (the process exited or the job reached a final state). */
+export function applyEnd(run: RunState, end: RunEnd): void {
+  run.live = false;
+  run.endedAt = Date.now();
+  run.status = end.status;
+  if (end.error) run.error = end.error;
+}
+
+/** `grpo step 37/250 · reward 0.41`: the status bar's and the Runs view's one-line summary. */
+export function describeProgress(run: RunState): string {
+  const role: Role | undefined = run.progress.trainer ? 'trainer' : run.progress.explorer ? 'explorer' : run.progress.bench ? 'bench' : undefined;
+  const parts: string[] = [];
+  const name = run.stage?.name ?? run.stages[0]?.name;
+  if (role) {
+    const p = run.progress[role]!;
+    parts.push(`${name ? `${name} ` : ''}step ${p.step}${p.total ? `/${p.total}` : ''}`);
+  } else if (name) parts.push(name);
+  if (run.reward !== undefined) parts.push(`reward ${formatNumber(run.reward)}`);
+  if (run.evalAccuracy) parts.push(`eval ${formatNumber(run.evalAccuracy.value)}`);
+  return parts.join(' · ');
+}
+
+/** The fraction of the current stage done, 0..1, when a total is known. */
+export function stageFraction(run: RunState): number | undefined {
+  const p = run.progress.trainer?.total ? run.progress.trainer : run.progress.explorer?.total ? run.progress.explorer : undefined;
+  return p?.total ? Math.min(1, p.step / p.total) : undefined;
+}
+
+export function formatNumber(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  const a = Math.abs(v);
+  return a !== 0 && (a < 1e-3 || a >= 1e5) ? v.toExponential(2) : String(Number(v.toFixed(a < 1 ? 3 : 2)));
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
