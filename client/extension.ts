@@ -1,91 +1,60 @@
 /**
- * The VS Code extension: starts the language server for `trinity-yaml` documents, gives YAML files that are Trinity
- * configs that language, shows the release each file is checked against, and opens the resolved config.
- * Glue only: every Trinity decision is the server's (or runtime/config's).
+ * The VS Code extension: builds the parts and owns their lifetimes. The language server checks configs; the run
+ * controller starts and stops runs through launchers (the local runtime as a process); the Runs view, the status
+ * bar, CodeLens and tasks show and drive them. Glue only: every Trinity decision is the server's or the runtime's.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { looksLikeTrinityConfig } from '../runtime/config/detect';
-import { DOCUMENT_RELEASE_NOTIFICATION, RESOLVED_CONFIG_REQUEST, type DocumentReleaseParams, type ResolvedConfigResponse } from '../server/protocol';
+import { RunCodeLens } from './code-lens';
+import { registerCommands } from './commands';
+import { LANGUAGE_ID, TrinityLanguageClient } from './language-client';
+import { ModelPathActions } from './config-tools';
+import { registerResolvedConfig } from './resolved-config';
+import { RunController } from './runs/run-controller';
+import { RunsView } from './runs/runs-view';
+import { StatusBar } from './status-bar';
+import { TASK_TYPE, TrinityTasks } from './tasks';
 
-const LANGUAGE_ID = 'trinity-yaml';
-const RESOLVED_SCHEME = 'trinity-resolved';
-
-let client: LanguageClient | undefined;
+let lsp: TrinityLanguageClient | undefined;
+let runs: RunController | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
-  const serverOptions: ServerOptions = {
-    run: { module: serverModule, transport: TransportKind.ipc },
-    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6010'] } },
-  };
-  const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ language: LANGUAGE_ID }],
-    synchronize: { configurationSection: 'trinityWorkbench' },
-  };
-  client = new LanguageClient('trinityWorkbench', 'Trinity RFT Workbench', serverOptions, clientOptions);
+  let status: StatusBar | undefined;
+  lsp = new TrinityLanguageClient(context, (r) => status?.setRelease(r));
+  runs = new RunController(context, lsp);
+  const view = new RunsView(runs.manager, context.workspaceState);
+  status = new StatusBar(runs);
+  const lenses = new RunCodeLens(runs, view);
+  const cliPath = context.asAbsolutePath(path.join('dist', 'cli.js'));
+  const tree = vscode.window.createTreeView('trinityWorkbench.runs', { treeDataProvider: view, showCollapseAll: true, canSelectMany: true });
 
-  const releases = new Map<string, DocumentReleaseParams>();
-  const status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
-  status.command = 'trinityWorkbench.showResolvedConfig';
-  context.subscriptions.push(status);
-  const showStatus = () => {
-    const doc = vscode.window.activeTextEditor?.document;
-    const r = doc && doc.languageId === LANGUAGE_ID ? releases.get(doc.uri.toString()) : undefined;
-    if (!r) {
-      status.hide();
-      return;
-    }
-    const why = { comment: 'from the # trinity-version comment', setting: 'from trinityWorkbench.trinityVersion', python: 'the installed trinity-rft', default: 'the newest modelled release' }[r.source];
-    status.text = `$(beaker) Trinity ${r.release}`;
-    status.tooltip = `Checked against Trinity-RFT ${r.release} (${why}). Click for the resolved config.`;
-    status.show();
+  // Whether the active editor's config has a live run: the editor title shows Stop instead of Run.
+  const setActiveContext = () => {
+    const file = vscode.window.activeTextEditor?.document.uri.fsPath;
+    const live = runs!.manager.liveRuns().some((r) => r.state.configPath === file);
+    void vscode.commands.executeCommand('setContext', 'trinityWorkbench.activeConfigRunning', live);
+    void vscode.commands.executeCommand('setContext', 'trinityWorkbench.anyRunLive', runs!.manager.liveRuns().length > 0);
   };
-
-  // Resolved configs open as read-only documents: trinity-resolved:/<file>?<uri of the config>.
-  const resolvedDocs = new vscode.EventEmitter<vscode.Uri>();
   context.subscriptions.push(
-    vscode.workspace.registerTextDocumentContentProvider(RESOLVED_SCHEME, {
-      onDidChange: resolvedDocs.event,
-      provideTextDocumentContent: async (uri) => {
-        const target = decodeURIComponent(uri.query);
-        const r = await client?.sendRequest<ResolvedConfigResponse | null>(RESOLVED_CONFIG_REQUEST, { uri: target });
-        if (!r) return '# Open the config in an editor first.\n';
-        return r.runs
-          .map((run) => {
-            const head = [`# What Trinity-RFT ${r.release} runs${run.stage ? ` in stage ${run.stage}` : ''}; "set by Trinity" marks values it fills in.`];
-            const metrics = [...run.metrics.explorer.map((m) => `#   explorer  ${m}`), ...run.metrics.trainer.map((m) => `#   trainer   ${m}`)];
-            return `${head.join('\n')}\n${run.yaml}\n# Metrics this run logs:\n${metrics.join('\n')}\n`;
-          })
-          .join('\n---\n');
-      },
-    }),
-  );
-
-  context.subscriptions.push(
-    vscode.commands.registerCommand('trinityWorkbench.showResolvedConfig', async () => {
-      const doc = vscode.window.activeTextEditor?.document;
-      if (!doc || doc.languageId !== LANGUAGE_ID) {
-        void vscode.window.showInformationMessage('Open a Trinity config first.');
-        return;
-      }
-      const uri = vscode.Uri.from({ scheme: RESOLVED_SCHEME, path: `/${path.basename(doc.uri.path)} (resolved)`, query: encodeURIComponent(doc.uri.toString()) });
-      resolvedDocs.fire(uri);
-      const shown = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), 'yaml');
-      await vscode.window.showTextDocument(shown, { preview: true, viewColumn: vscode.ViewColumn.Beside });
-    }),
-    vscode.window.onDidChangeActiveTextEditor(showStatus),
+    view,
+    tree,
+    status,
+    lenses,
+    ...registerResolvedConfig(lsp),
+    ...registerCommands({ context, runs, view, tree, cliPath }),
+    vscode.languages.registerCodeLensProvider({ language: LANGUAGE_ID, scheme: 'file' }, lenses),
+    vscode.languages.registerCodeActionsProvider({ language: LANGUAGE_ID, scheme: 'file' }, new ModelPathActions(), { providedCodeActionKinds: ModelPathActions.kinds }),
+    vscode.tasks.registerTaskProvider(TASK_TYPE, new TrinityTasks(runs, cliPath)),
+    runs.manager.onDidChange(setActiveContext),
+    vscode.window.onDidChangeActiveTextEditor(setActiveContext),
     vscode.workspace.onDidOpenTextDocument((doc) => void adopt(doc)),
+    // Trust granted: restart the server so that it may read plugin directories and probe Python.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void lsp?.restart()),
   );
-
-  await client.start();
-  client.onNotification(DOCUMENT_RELEASE_NOTIFICATION, (r: DocumentReleaseParams) => {
-    releases.set(r.uri, r);
-    showStatus();
-  });
+  await lsp.start();
   for (const doc of vscode.workspace.textDocuments) await adopt(doc);
-  showStatus();
+  setActiveContext();
 }
 
 /** Gives a plain YAML document the trinity-yaml language when it is a Trinity config (unless detection is off). */
@@ -95,6 +64,8 @@ async function adopt(doc: vscode.TextDocument): Promise<void> {
   if (looksLikeTrinityConfig(doc.getText())) await vscode.languages.setTextDocumentLanguage(doc, LANGUAGE_ID);
 }
 
+/** The window is closing: stop the runs it started (their last checkpoints stay valid), then the server. */
 export async function deactivate(): Promise<void> {
-  await client?.stop();
+  await runs?.dispose();
+  await lsp?.stop();
 }

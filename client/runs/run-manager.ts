@@ -28,8 +28,11 @@ export interface LiveRun {
 
 export class RunManager {
   private readonly live = new Map<string, LiveRun>();
+  /** Runs of this window that have ended, by job directory (the latest of each). */
+  private readonly ended_ = new Map<string, LiveRun>();
   private readonly listeners = new Set<(run: RunState) => void>();
   private readonly eventListeners = new Set<(run: RunState, e: RuntimeEvent) => void>();
+  private readonly outputListeners = new Set<(run: RunState, line: string) => void>();
 
   constructor(private readonly opts: RunManagerOptions) {}
 
@@ -38,8 +41,14 @@ export class RunManager {
     return [...this.live.values()];
   }
 
+  /** Runs of this window that have ended (the latest per job directory). */
+  endedRuns(): LiveRun[] {
+    return [...this.ended_.values()];
+  }
+
+  /** The live run writing to `jobDir`, else the last one this window ran there. */
   get(jobDir: string): LiveRun | undefined {
-    return this.live.get(resolve(jobDir));
+    return this.live.get(resolve(jobDir)) ?? this.ended_.get(resolve(jobDir));
   }
 
   onDidChange(listener: (run: RunState) => void): { dispose(): void } {
@@ -52,6 +61,12 @@ export class RunManager {
     return { dispose: () => this.eventListeners.delete(listener) };
   }
 
+  /** Every line written to any run's output (a task's terminal follows its run this way). */
+  onOutput(listener: (run: RunState, line: string) => void): { dispose(): void } {
+    this.outputListeners.add(listener);
+    return { dispose: () => this.outputListeners.delete(listener) };
+  }
+
   /**
    * Starts a run. Rejects when a run of this window already writes to the same job directory (two runs would
    * interleave checkpoints), or when the launcher cannot start it.
@@ -62,7 +77,13 @@ export class RunManager {
     if (busy) throw new Error(`A run of ${busy.state.configPath ?? jobDir} is already writing to ${jobDir}: stop it first.`);
     const state = newRunState(jobDir, launcher.kind, spec.configPath);
     state.startedAt = Date.now();
-    const output = this.opts.output(state);
+    const sink = this.opts.output(state);
+    const output: RunOutput = {
+      line: (text) => {
+        sink.line(text);
+        for (const l of this.outputListeners) l(state, text);
+      },
+    };
     const events: RuntimeEvent[] = [];
     // Reserve the job directory while the launcher starts, so that a second Run of the same file is refused.
     const placeholder = { state, events, output } as LiveRun;
@@ -98,6 +119,7 @@ export class RunManager {
   async stop(jobDir: string, graceMs: number): Promise<RunEnd | undefined> {
     const run = this.live.get(resolve(jobDir));
     if (!run?.handle) return undefined;
+    if (!run.state.live) return run.handle.ended;
     run.state.status = 'stopping';
     this.changed(run.state);
     // `ended` was subscribed at start, so the state is final by the time this resolves.
@@ -114,6 +136,7 @@ export class RunManager {
     if (end.error && end.status !== 'finished') run.output.line(`[workbench] run ${end.status}: ${end.error}`);
     else run.output.line(`[workbench] run ${end.status}`);
     if (this.live.get(run.state.jobDir) === run) this.live.delete(run.state.jobDir);
+    this.ended_.set(run.state.jobDir, run);
     this.changed(run.state);
   }
 

@@ -17,7 +17,8 @@ import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/dotenv';
 import { scanPluginDirs } from '../../runtime/config/plugins';
 import { parseRelease, type Release } from '../../runtime/config/releases';
-import { DOCUMENT_RELEASE_NOTIFICATION, RESOLVED_CONFIG_REQUEST, type DocumentReleaseParams } from '../protocol';
+import { DOCUMENT_RELEASE_NOTIFICATION, RESOLVED_CONFIG_REQUEST, RUN_PLAN_REQUEST, type DocumentReleaseParams, type RunPlanResponse } from '../protocol';
+import { isHubId, resolveModelPath } from '../../runtime/engine/model/hub';
 import { TrinityLanguageService } from '../service';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
 import type { Analysis } from '../service/analyze';
@@ -244,9 +245,30 @@ export function startServer(connection: Connection): void {
   connection.languages.semanticTokens.on((p) => withDoc(p.textDocument.uri, { data: [] }, 'semantic tokens', (d) => service.semanticTokens(d)));
   connection.onCodeAction((p) => withDoc(p.textDocument.uri, [], 'code actions', (d) => service.codeActions(d, p.context.diagnostics)));
   connection.onRequest(RESOLVED_CONFIG_REQUEST, (p: { uri: string }) => withDoc(p.uri, null, 'resolved config', (d) => service.resolvedConfig(d)));
+  connection.onRequest(RUN_PLAN_REQUEST, (p: { uri: string }) =>
+    withDoc(p.uri, null, 'run plan', (d) => {
+      const plan = service.runPlan(d);
+      const model = plan.stages[0]?.modelPath;
+      return model ? { ...plan, model: findModel(model, [...documentDirs(d.uri), ...(workspaceRoot ? [workspaceRoot] : [])]) } : plan;
+    }),
+  );
 
   documents.listen(connection);
   connection.listen();
+}
+
+/** Whether a model path loads here, looked up as the runtime does (the config's folder, then the working directory). */
+function findModel(model: string, baseDirs: string[]): NonNullable<RunPlanResponse['model']> {
+  let problem = '';
+  for (const baseDir of baseDirs.length ? baseDirs : [process.cwd()]) {
+    try {
+      resolveModelPath(model, { baseDir });
+      return { path: model, found: true, hubId: isHubId(model) };
+    } catch (e) {
+      problem ||= (e as Error).message;
+    }
+  }
+  return { path: model, found: false, hubId: isHubId(model), problem };
 }
 
 /** A file document's own folder, where its relative paths may point. */

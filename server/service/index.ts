@@ -13,6 +13,7 @@ import { inlayHints } from './inlay-hints';
 import { semanticTokens } from './semantic-tokens';
 import { hover } from './hover';
 import { resolvedConfig, type ResolvedConfigResponse } from './resolved-config';
+import { runPlan, type RunPlanResponse } from './run-plan';
 import { DEFAULT_SETTINGS, type ServiceSettings } from './settings';
 import { validate } from './validate';
 import { primeYamlParse, yamlService } from './yaml-service';
@@ -104,6 +105,10 @@ export class TrinityLanguageService {
 
   semanticTokens(doc: TextDocument): SemanticTokens {
     return semanticTokens(doc, this.analyze(doc));
+  }
+
+  runPlan(doc: TextDocument): RunPlanResponse {
+    return runPlan(this.analyze(doc), this.validate(doc));
   }
 
   resolvedConfig(doc: TextDocument): ResolvedConfigResponse {

@@ -6,8 +6,6 @@
 import { Document } from 'yaml';
 import { split } from '../../runtime/config/check/context';
 import { metricNames, type MetricNames } from '../../runtime/config/metrics';
-import { jobDirPath, runJobDirPath } from '../../runtime/config/job-dir';
-import type { Config } from '../../runtime/config/types.generated';
 import type { Release } from '../../runtime/config/releases';
 import type { Analysis, ReleaseSource } from './analyze';
 
@@ -15,9 +13,6 @@ export interface ResolvedConfigRun {
   stage?: string;
   /** YAML of the resolved config; values Trinity set carry a `# set by Trinity: ...` comment. */
   yaml: string;
-  mode: string;
-  /** Where this stage writes, relative to the run's working directory unless absolute. */
-  jobDir: string;
   derived: { path: string; value: unknown; reason: string }[];
   metrics: MetricNames;
 }
@@ -26,8 +21,6 @@ export interface ResolvedConfigResponse {
   release: Release;
   releaseSource: ReleaseSource;
   runs: ResolvedConfigRun[];
-  /** Where the run keeps its record and shared state, relative to its working directory unless absolute. */
-  jobDir: string;
 }
 
 export function resolvedConfig(analysis: Analysis): ResolvedConfigResponse {
@@ -40,9 +33,7 @@ export function resolvedConfig(analysis: Analysis): ResolvedConfigResponse {
       const node = doc.getIn(split(path), true) as { comment?: string } | undefined;
       if (node && typeof node === 'object') node.comment = ` set by Trinity: ${d.message.replace(/\s+/g, ' ')}`;
     }
-    const cfg = run.resolved as Config;
-    return { stage: run.stage?.name, yaml: doc.toString({ lineWidth: 0 }), mode: cfg.mode, jobDir: jobDirPath(cfg), derived, metrics: metricNames(run.resolved, analysis.release) };
+    return { stage: run.stage?.name, yaml: doc.toString({ lineWidth: 0 }), derived, metrics: metricNames(run.resolved, analysis.release) };
   });
-  const jobDir = runJobDirPath(analysis.result.runs.map((r) => r.resolved as Config), analysis.result.loaded.value.name);
-  return { release: analysis.release, releaseSource: analysis.releaseSource, runs, jobDir };
+  return { release: analysis.release, releaseSource: analysis.releaseSource, runs };
 }

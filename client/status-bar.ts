@@ -1,0 +1,75 @@
+/**
+ * Two status bar items: the release the active config is checked against (from `trinity/documentRelease`), and,
+ * while a run of this window is live, its progress (`$(sync~spin) grpo step 37/250 · reward 0.41`).
+ */
+import * as vscode from 'vscode';
+import type { DocumentReleaseParams } from '../server/protocol';
+import { LANGUAGE_ID } from './language-client';
+import type { RunController } from './runs/run-controller';
+import { describeProgress } from './runs/run-state';
+
+const WHY: Record<DocumentReleaseParams['source'], string> = {
+  comment: 'from the # trinity-version comment',
+  setting: 'from trinityWorkbench.trinityVersion',
+  python: 'the installed trinity-rft',
+  default: 'the newest modelled release',
+};
+
+export class StatusBar implements vscode.Disposable {
+  private readonly release = vscode.window.createStatusBarItem('trinityWorkbench.release', vscode.StatusBarAlignment.Right, 100);
+  private readonly run = vscode.window.createStatusBarItem('trinityWorkbench.run', vscode.StatusBarAlignment.Left, 50);
+  private readonly releases = new Map<string, DocumentReleaseParams>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private pending: NodeJS.Timeout | undefined;
+
+  constructor(private readonly runs: RunController) {
+    this.release.name = 'Trinity release';
+    this.release.command = 'trinityWorkbench.selectRelease';
+    this.run.name = 'Trinity run';
+    this.run.command = 'trinityWorkbench.showRuns';
+    this.disposables.push(
+      vscode.window.onDidChangeActiveTextEditor(() => {
+        this.showRelease();
+        this.showRun();
+      }),
+      // A live run reports every step: redraw at most a few times a second.
+      runs.manager.onDidChange(() => {
+        this.pending ??= setTimeout(() => {
+          this.pending = undefined;
+          this.showRun();
+        }, 250);
+      }),
+    );
+  }
+
+  setRelease(r: DocumentReleaseParams): void {
+    this.releases.set(r.uri, r);
+    this.showRelease();
+  }
+
+  private showRelease(): void {
+    const doc = vscode.window.activeTextEditor?.document;
+    const r = doc && doc.languageId === LANGUAGE_ID ? this.releases.get(doc.uri.toString()) : undefined;
+    if (!r) return this.release.hide();
+    this.release.text = `$(beaker) Trinity ${r.release}`;
+    this.release.tooltip = `Checked against Trinity-RFT ${r.release} (${WHY[r.source]}). Click to select the release.`;
+    this.release.show();
+  }
+
+  private showRun(): void {
+    const live = this.runs.activeLiveRun();
+    if (!live) return this.run.hide();
+    const s = live.state;
+    const spin = s.status === 'stopping' ? '$(loading~spin)' : '$(sync~spin)';
+    this.run.text = `${spin} ${describeProgress(s) || s.status}`;
+    this.run.tooltip = `${s.configPath ?? s.jobDir}: ${s.status}. Click for the Runs view.`;
+    this.run.show();
+  }
+
+  dispose(): void {
+    if (this.pending) clearTimeout(this.pending);
+    this.release.dispose();
+    this.run.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
