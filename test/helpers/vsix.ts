@@ -32,14 +32,14 @@ function inputsHash(): string {
   const h = createHash('sha256');
   for (const f of INPUTS) {
     const p = join(ROOT, f);
-    h.update(f).update(existsSync(p) ? readFileSync(p) : 'missing');
+    h.update(f).update(existsSync(p) ? new Uint8Array(readFileSync(p)) : 'missing');
   }
   for (const dir of ['schemas', 'syntaxes', 'media']) {
     if (!existsSync(join(ROOT, dir))) continue;
     for (const f of readdirSync(join(ROOT, dir), { recursive: true }).map(String).sort()) {
       const p = join(ROOT, dir, f);
       try {
-        h.update(`${dir}/${f}`).update(readFileSync(p));
+        h.update(`${dir}/${f}`).update(new Uint8Array(readFileSync(p)));
       } catch {
         // a folder
       }
