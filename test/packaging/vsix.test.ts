@@ -185,7 +185,7 @@ for (const ext of ['.js', '.json', '.node']) {
     assert.deepEqual(rows.filter(([, f]) => !f.startsWith(`${ext}/`)).map(([, f]) => f), [], 'modules loaded from outside the unpacked VSIX');
   }
 
-  test('check reports a config error by line with the exit status, and passes a good config', () => {
+  test('check reports a config error at its line, with exit status 1', () => {
     writeFileSync(join(dir, 'bad.yaml'), 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_time: 8\n');
     const bad = cli(['check', 'bad.yaml']);
     assert.equal(bad.code, 1, bad.stderr);
