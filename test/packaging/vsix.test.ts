@@ -56,6 +56,13 @@ function filesUnder(dir: string): string[] {
     .filter((f) => statSync(join(ROOT, f)).isFile());
 }
 
+/** The committed example configs and their datasets (New Config from Example copies them). */
+function exampleFiles(): string[] {
+  const r = spawnSync('git', ['ls-files', 'examples'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.split('\n').filter((f) => /\.trinity\.ya?ml$/.test(f) || /(^|\/)data\//.test(f));
+}
+
 function expectedFiles(): string[] {
   const ext = [
     'package.json',
@@ -65,6 +72,7 @@ function expectedFiles(): string[] {
     ...filesUnder('schemas'),
     ...filesUnder('syntaxes'),
     ...filesUnder('media'),
+    ...exampleFiles(),
     ...RUNTIME_FILES,
     ...(existsSync(join(ROOT, 'node_modules/webgpu/dist/linux-x64/dawn.node')) ? WEBGPU_FILES : []),
   ];

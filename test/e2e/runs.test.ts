@@ -1,0 +1,174 @@
+/**
+ * Runs from the editor, in real VS Code (code-server, the extension installed from the VSIX) driven through
+ * Debian's Chromium, as a new user would: open the arithmetic example, fix its seeded error with the quick fix,
+ * press Run in the editor title, create the missing model from the message that offers it, press Run again, watch
+ * the status bar count steps and the Runs view list the run, press Stop and check that the runtime's process is
+ * gone within 5 s, then Resume it from the Runs view and let it finish. Screenshots go to test-results/.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { RunRecord } from '../../runtime/protocol';
+import { startCodeServer, type CodeServerSession } from './code-server';
+
+const ROOT = resolve(__dirname, '..', '..');
+const EXAMPLE = join(ROOT, 'examples', 'arithmetic');
+
+/** The example as shipped, made short enough for a test (fewer steps) and with one seeded error (a misspelt key). */
+function exampleConfig(): string {
+  const text = readFileSync(join(EXAMPLE, 'arithmetic.trinity.yaml'), 'utf8');
+  const out = text
+    .replace('total_steps: 120', 'total_steps: 30')
+    .replace('save_interval: 120', 'save_interval: 30')
+    .replace('total_steps: 250', 'total_steps: 90')
+    .replace('save_interval: 100', 'save_interval: 5')
+    .replace('eval_interval: 50', 'eval_interval: 45')
+    .replace('repeat_times: 8', 'repeat_time: 8');
+  assert.notEqual(out, text);
+  return out;
+}
+
+let vscode: CodeServerSession;
+let page: Page;
+
+before(async () => {
+  const files: Record<string, string> = { 'arithmetic/arithmetic.trinity.yaml': exampleConfig() };
+  for (const f of readdirSync(join(EXAMPLE, 'data'))) files[`arithmetic/data/${f}`] = readFileSync(join(EXAMPLE, 'data', f), 'utf8');
+  vscode = await startCodeServer({ workspace: files, settings: { 'trinityWorkbench.backend': 'wasm', 'trinityWorkbench.inlayHints': false } });
+  page = vscode.page;
+});
+
+after(async () => {
+  await vscode?.close();
+});
+
+const jobDir = () => join(vscode.workspace, 'checkpoints', 'trinity-workbench-demo', 'arithmetic');
+const record = (): RunRecord | undefined => (existsSync(join(jobDir(), 'state', 'run.json')) ? (JSON.parse(readFileSync(join(jobDir(), 'state', 'run.json'), 'utf8')) as RunRecord) : undefined);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until<T>(what: string, f: () => T | undefined | false, timeoutMs: number): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = f();
+    if (v) return v;
+    if (Date.now() - t0 > timeoutMs) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The Runs view's row of the run, once its description says `status`. */
+const runRow = (status: RegExp) => page.locator('.pane-body .monaco-list-row', { hasText: 'arithmetic.trinity' }).filter({ hasText: status });
+
+/** The run's status bar item text (`grpo step 37/90 · reward 0.41`), or '' when none is shown. */
+async function runStatus(): Promise<string> {
+  const item = page.locator('.statusbar-item', { has: page.locator('.codicon-sync') });
+  return (await item.count()) ? ((await item.first().textContent()) ?? '') : '';
+}
+
+test('Run, Stop and Resume the arithmetic example from the editor', { timeout: 600_000 }, async () => {
+  try {
+    await runFromTheEditor();
+  } catch (e) {
+    await vscode.screenshot('vscode-runs-failure');
+    throw e;
+  }
+});
+
+async function runFromTheEditor(): Promise<void> {
+  await page.keyboard.press('Control+P');
+  await page.keyboard.type('arithmetic.trinity.yaml');
+  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("arithmetic.trinity.yaml")', { timeout: 30_000 });
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.monaco-editor .view-lines', { timeout: 30_000 });
+
+  // The seeded error is underlined (the Problems count says so first); its quick fix renames the key.
+  await page.locator('.statusbar-item', { hasText: /1\s*1\s*\d+/ }).first().waitFor({ timeout: 60_000 });
+  await page.keyboard.press('Control+G');
+  const line = exampleConfig().split('\n').findIndex((l) => l.includes('repeat_time:')) + 1;
+  await page.keyboard.type(String(line));
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('End');
+  await page.waitForSelector('.monaco-editor .squiggly-error', { timeout: 60_000 });
+  await vscode.screenshot('vscode-runs-1-error');
+  await page.keyboard.press('Control+.');
+  await page.waitForSelector('.action-widget .monaco-list-row:has-text("Change to `repeat_times`")', { timeout: 30_000 });
+  await page.click('.action-widget .monaco-list-row:has-text("Change to `repeat_times`")');
+  await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'detached', timeout: 30_000 });
+
+  // The CodeLens and the editor title both offer Run.
+  await page.waitForSelector('.monaco-editor .codelens-decoration a:has-text("Run")', { timeout: 30_000 });
+  const runButton = page.locator('.editor-actions .action-label.codicon-play');
+  await runButton.click();
+
+  // No model yet: the message offers to create one; the quick picks choose architecture, size and tokenizer.
+  const toast = page.locator('.notification-toast', { hasText: 'model.model_path' });
+  await toast.waitFor({ timeout: 60_000 });
+  await vscode.screenshot('vscode-runs-2-no-model');
+  await toast.locator('.monaco-button', { hasText: 'Create Small Model here' }).click();
+  for (const choice of ['qwen2', 'tiny', 'arithmetic characters']) {
+    await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text("${choice}")`, { timeout: 30_000 });
+    await page.keyboard.type(choice);
+    await page.keyboard.press('Enter');
+  }
+  await until('the model', () => existsSync(join(vscode.workspace, 'arithmetic', 'model', 'model.safetensors')), 60_000);
+  await page.locator('.notification-toast', { hasText: 'Created a qwen2 model' }).waitFor({ timeout: 30_000 });
+
+  // Run: the status bar counts steps while the run is live.
+  await runButton.click();
+  const first = await until('the run record', () => record(), 90_000);
+  assert.equal(first.status, 'running');
+  const pid = first.pid;
+  assert.ok(alive(pid));
+  const progress = async (): Promise<number> => Number(/step (\d+)\/\d+/.exec(await runStatus())?.[1] ?? 0);
+  const t0 = Date.now();
+  let a = 0;
+  while ((a = await progress()) < 3) {
+    if (Date.now() - t0 > 120_000) assert.fail(`the status bar shows no steps: "${await runStatus()}"`);
+    await page.waitForTimeout(200);
+  }
+  let b = a;
+  while ((b = await progress()) <= a && Date.now() - t0 < 180_000) await page.waitForTimeout(200);
+  assert.ok(b > a, `the step count went from ${a} to ${b}`);
+  assert.match(await runStatus(), /step \d+\/\d+/);
+
+  // The Runs view lists it as running.
+  await page.click('.activitybar .action-item a[aria-label^="Trinity"]');
+  const row = page.locator('.pane-body .monaco-list-row', { hasText: 'arithmetic.trinity' });
+  await row.waitFor({ timeout: 30_000 });
+  await runRow(/running/).waitFor({ timeout: 30_000 });
+  await vscode.screenshot('vscode-runs-3-running');
+
+  // Stop: the runtime's process is gone within 5 s.
+  await page.waitForSelector('.editor-actions .action-label.codicon-debug-stop', { timeout: 10_000 });
+  const stopped = Date.now();
+  await page.click('.editor-actions .action-label.codicon-debug-stop');
+  await until(`process ${pid} to exit`, () => !alive(pid), 5000);
+  assert.ok(Date.now() - stopped < 5000);
+  await until('the run record to say stopped', () => record()?.status === 'stopped', 5000);
+  await runRow(/stopped/).waitFor({ timeout: 30_000 });
+  await page.waitForSelector('.editor-actions .action-label.codicon-play', { timeout: 10_000 });
+  await vscode.screenshot('vscode-runs-4-stopped');
+
+  // Resume from the Runs view's context menu; it finishes.
+  await row.click({ button: 'right' });
+  await page.locator('.monaco-menu .action-label', { hasText: 'Resume' }).click();
+  const resumed = await until('the resumed run', () => (record()?.status === 'running' && record()!.pid !== pid ? record() : undefined), 60_000);
+  await until('the resumed run to finish', () => record()?.status === 'finished', 300_000);
+  await until(`process ${resumed.pid} to exit`, () => !alive(resumed.pid), 10_000);
+  await runRow(/finished/).waitFor({ timeout: 30_000 });
+  const grpo = readdirSync(join(jobDir(), 'grpo')).filter((n) => /^global_step_\d+$/.test(n));
+  assert.ok(grpo.includes('global_step_90'), `GRPO checkpoints: ${grpo.join(', ')}`);
+  await row.click();
+  await page.keyboard.press('ArrowRight');
+  await vscode.screenshot('vscode-runs-5-finished');
+}
