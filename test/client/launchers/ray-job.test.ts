@@ -41,7 +41,7 @@ function spec(ws: Workspace, address: string, over: Partial<LaunchSpec> = {}): L
 }
 
 describe('ray-job launcher', () => {
-  const server = new RayJobsServer({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: STANDIN_DIR }, stopWaitSeconds: 1 });
+  const server = new RayJobsServer({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: STANDIN_DIR, PYTHONDONTWRITEBYTECODE: '1' }, stopWaitSeconds: 1 });
   let address = '';
   const launcher = new RayJobLauncher({ python: PYTHON, pollMs: 100 });
   before(async () => {
@@ -110,7 +110,7 @@ describe('ray-job launcher', () => {
   });
 
   test('a job Ray does not stop within the grace is reported, with what to do', async () => {
-    const stuck = new RayJobsServer({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: STANDIN_DIR }, ignoreStop: true });
+    const stuck = new RayJobsServer({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: STANDIN_DIR, PYTHONDONTWRITEBYTECODE: '1' }, ignoreStop: true });
     const at = await stuck.start();
     try {
       const ws = workspace({ steps: 10000, step_seconds: 0.2 });

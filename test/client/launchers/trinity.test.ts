@@ -38,7 +38,7 @@ function spec(ws: Workspace, over: Partial<LaunchSpec> = {}): LaunchSpec {
     jobDir: ws.jobDir,
     resume: true,
     pluginDirs: [],
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: STANDIN_DIR },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: STANDIN_DIR, PYTHONDONTWRITEBYTECODE: '1' },
     ...over,
   };
 }
