@@ -14,6 +14,8 @@ Commands:
         Create a small randomly initialised model directory in Hugging Face format.
   generate --model DIR --prompt TEXT [--chat] [--max-new-tokens N] [--temperature T] [--json] ...
         Sample from a model directory, with per-token log probabilities.
+  metrics [--format csv|json] [--tag REGEX] <job dir | event dir | file>...
+        Every scalar of a run: TensorBoard event files (Trinity's or ours) and metrics.jsonl, as CSV or JSON.
 
 Run \`trinity-workbench <command> --help\` for a command's options.`;
 
@@ -31,6 +33,8 @@ export async function main(argv: string[]): Promise<number> {
       return (require('./model') as typeof import('./model')).runModel(rest);
     case 'generate':
       return (require('./generate') as typeof import('./generate')).runGenerate(rest);
+    case 'metrics':
+      return (require('./metrics') as typeof import('./metrics')).runMetrics(rest);
     case '--help':
     case '-h':
     case 'help':

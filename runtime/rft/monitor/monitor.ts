@@ -26,8 +26,10 @@ export class Monitor {
   }
 
   log(role: Role, step: number, values: Record<string, number>): void {
-    const time = (Date.now() - this.started) / 1000;
-    appendFileSync(this.metricsPath, `${JSON.stringify({ role, step, time, values })}\n`);
+    const now = Date.now();
+    const time = (now - this.started) / 1000;
+    // wallTime: what TensorBoard's files record per value, so readers of either file get the same rows.
+    appendFileSync(this.metricsPath, `${JSON.stringify({ role, step, time, wallTime: now / 1000, values })}\n`);
     if (this.tensorboard) {
       let board = this.boards.get(role);
       if (!board) {

@@ -6,36 +6,16 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-
-const CRC32C_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
-    t[i] = c >>> 0;
-  }
-  return t;
-})();
-
-export function crc32c(data: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < data.length; i++) c = CRC32C_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function maskedCrc(data: Uint8Array): number {
-  const c = crc32c(data);
-  return ((((c >>> 15) | (c << 17)) >>> 0) + 0xa282ead8) >>> 0;
-}
+import { maskedCrc32c } from '../../metrics/crc32c';
 
 /** One TFRecord: u64 length, u32 masked crc(length), payload, u32 masked crc(payload). */
 export function tfRecord(payload: Uint8Array): Uint8Array {
   const out = new Uint8Array(8 + 4 + payload.length + 4);
   const view = new DataView(out.buffer);
   view.setBigUint64(0, BigInt(payload.length), true);
-  view.setUint32(8, maskedCrc(out.subarray(0, 8)), true);
+  view.setUint32(8, maskedCrc32c(out.subarray(0, 8)), true);
   out.set(payload, 12);
-  view.setUint32(12 + payload.length, maskedCrc(payload), true);
+  view.setUint32(12 + payload.length, maskedCrc32c(payload), true);
   return out;
 }
 

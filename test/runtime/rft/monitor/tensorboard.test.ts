@@ -7,7 +7,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { crc32c, TensorBoardWriter } from '../../../../runtime/rft/monitor/tensorboard';
+import { crc32c } from '../../../../runtime/metrics/crc32c';
+import { TensorBoardWriter } from '../../../../runtime/rft/monitor/tensorboard';
 
 /** Minimal protobuf decoding: field number -> list of raw values (varint as bigint, fixed as bytes, bytes). */
 function decode(buf: Uint8Array): Map<number, (bigint | Uint8Array)[]> {

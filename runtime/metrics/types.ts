@@ -1,0 +1,23 @@
+/** What the metrics readers return: one row per scalar, and problems that name where they are. */
+
+export interface ScalarRow {
+  /** The run: a role folder (`explorer`, `trainer`, …), prefixed by the stage folder for a staged job. */
+  run: string;
+  tag: string;
+  step: number;
+  /** Seconds since the epoch when the value was logged; null where the source does not record it. */
+  wallTime: number | null;
+  value: number;
+}
+
+export interface MetricsProblem {
+  file: string;
+  /** Byte offset of the damaged record (event files) or of the line's start (metrics.jsonl). */
+  offset?: number;
+  message: string;
+}
+
+export interface MetricsRead {
+  rows: ScalarRow[];
+  problems: MetricsProblem[];
+}
