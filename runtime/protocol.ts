@@ -19,7 +19,7 @@ export interface RunEvent {
   jobDir: string;
   backend: string;
   startedAt: string;
-  /** The runtime's process id (the extension stops it by its process group). */
+  /** The runtime's process id (the extension stops it by its process group); 0 when no local process runs it. */
   pid: number;
   /** The stages that will run, in order (one, named after the config, when it has no `stages`). */
   stages: StageInfo[];

@@ -81,6 +81,7 @@ export function readJobDir(jobDir: string, isAlive: (pid: number) => boolean = p
     if (tail.length) {
       run.stage = { index: i, count: stages.length, name: s.name, mode: s.mode };
       run.progress = {};
+      run.reward = run.loss = undefined;
     }
     for (const m of tail) {
       noteMetrics(run, m.values);

@@ -22,7 +22,7 @@ export interface GroupExit {
   stopRequested: boolean;
   /** True when the grace period ran out and the group was SIGKILLed. */
   killed: boolean;
-  /** Set when the process could not be started at all (ENOENT, EACCES). */
+  /** Set when the process could not be started at all: the error code (ENOENT, EACCES) or message. */
   spawnError?: string;
 }
 
@@ -64,21 +64,26 @@ export class GroupProcess {
         out.flush();
         err.flush();
         const failedToStart = r.failed && r.exitCode === undefined && !r.signal;
+        const code = (r as { code?: string }).code;
         return {
           exitCode: r.exitCode ?? null,
           signal: r.signal ?? null,
           stopRequested: this.stopRequested,
           killed: this.killed,
-          ...(failedToStart ? { spawnError: r.originalMessage || r.shortMessage } : {}),
+          ...(failedToStart ? { spawnError: code ?? (r.originalMessage || r.shortMessage) } : {}),
         };
       },
       (e: Error) => ({ exitCode: null, signal: null, stopRequested: this.stopRequested, killed: this.killed, spawnError: e.message }),
     );
   }
 
-  /** SIGTERM to the group; SIGKILL to the group after `graceMs` if it has not exited. Resolves on exit. */
+  /**
+   * SIGTERM to the group; SIGKILL to the group after `graceMs` if it has not exited. Once the leader has exited,
+   * what it started in its group (Ray workers, say) gets the rest of the grace, then SIGKILL. Resolves on exit.
+   */
   async stop(graceMs: number): Promise<GroupExit> {
     this.stopRequested = true;
+    const deadline = Date.now() + graceMs;
     this.signalGroup('SIGTERM');
     const timer = setTimeout(() => {
       this.killed = true;
@@ -86,11 +91,21 @@ export class GroupProcess {
     }, graceMs);
     try {
       const exit = await this.exited;
-      // The leader may exit on SIGTERM while something it started lingers in the group: take it down too.
-      this.signalGroup('SIGKILL');
+      while (this.groupAlive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      if (this.groupAlive()) this.signalGroup('SIGKILL');
       return exit;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  private groupAlive(): boolean {
+    if (this.pid === undefined) return false;
+    try {
+      process.kill(-this.pid, 0);
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -11,6 +11,8 @@ import { LANGUAGE_ID, type TrinityLanguageClient } from '../language-client';
 import { runSettings, type RunSettings } from '../settings';
 import type { Launcher, LaunchSpec, RunEnd } from './launchers/launcher';
 import { LocalLauncher } from './launchers/local';
+import { RayJobLauncher } from './launchers/ray-job';
+import { TrinityLauncher } from './launchers/trinity';
 import { findNode } from './node-path';
 import { RunManager, type LiveRun } from './run-manager';
 import { describeProgress, stageFraction, type RunState } from './run-state';
@@ -29,7 +31,7 @@ export class RunController implements vscode.Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly lsp: TrinityLanguageClient,
-    private readonly launcherFor: (settings: RunSettings, spec: Omit<LaunchSpec, 'env'> & { extraArgs?: string[] }) => Launcher = (s, spec) => this.localLauncher(s, spec),
+    private readonly launcherFor: (settings: RunSettings, spec: Omit<LaunchSpec, 'env'> & { extraArgs?: string[] }) => Launcher = (s, spec) => this.launcher(s, spec),
   ) {
     this.manager = new RunManager({
       output: (run) => {
@@ -157,7 +159,10 @@ export class RunController implements vscode.Disposable {
     return doc;
   }
 
-  private localLauncher(settings: RunSettings, spec: { extraArgs?: string[] }): Launcher {
+  /** The launcher `trinityWorkbench.runWith` asks for. */
+  private launcher(settings: RunSettings, spec: { extraArgs?: string[] }): Launcher {
+    if (settings.runWith === 'trinity') return new TrinityLauncher({ pythonPath: settings.pythonPath });
+    if (settings.runWith === 'ray-job') return new RayJobLauncher({ address: settings.rayAddress || undefined });
     const node = findNode(settings.nodePath, process.env);
     if ('error' in node) return { kind: 'local', launch: () => Promise.reject(new Error(node.error)) };
     return new LocalLauncher({ nodePath: node.path, cliPath: this.context.asAbsolutePath(path.join('dist', 'cli.js')), extraArgs: [...(settings.backend && settings.backend !== 'auto' ? ['--backend', settings.backend] : []), ...(spec.extraArgs ?? [])] });
@@ -187,5 +192,5 @@ export class RunController implements vscode.Disposable {
 }
 
 export function runLabel(run: RunState): string {
-  return run.configPath ? path.basename(run.configPath).replace(/\.ya?ml$/, '') : path.basename(run.jobDir);
+  return run.configPath ? path.basename(run.configPath).replace(/(\.trinity)?\.ya?ml$/, '') : path.basename(run.jobDir);
 }

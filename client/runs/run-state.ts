@@ -37,6 +37,8 @@ export interface RunState {
   stage?: { index: number; count: number; name: string; mode: string };
   progress: Partial<Record<Role, RoleProgress>>;
   reward?: number;
+  /** The loss of a run without rewards (SFT, DPO). */
+  loss?: number;
   evalAccuracy?: { name: string; value: number };
   checkpoints: CheckpointInfo[];
   error?: string;
@@ -50,9 +52,16 @@ export function newRunState(jobDir: string, runWith: RunWith, configPath?: strin
 const REWARD_KEYS = ['critic/score/mean', 'rollout/reward/mean', 'rollout/score/mean', 'rollout/accuracy/mean'];
 const EVAL_ACCURACY = /^eval\/(.+)\/accuracy\/mean(@\d+)?$/;
 
-/** Updates the latest reward / eval accuracy from one step's metric values. */
+/** Losses of the algorithms that learn without rewards (their `critic/score` is a placeholder 0). */
+const LOSS_KEYS = ['actor/sft_loss', 'actor/dpo_loss'];
+
+/** Updates the latest reward (or loss) and eval accuracy from one step's metric values. */
 export function noteMetrics(run: RunState, values: Record<string, number>): void {
-  for (const k of REWARD_KEYS) {
+  const loss = LOSS_KEYS.find((k) => Number.isFinite(values[k]));
+  if (loss) {
+    run.loss = values[loss];
+    run.reward = undefined;
+  } else for (const k of REWARD_KEYS) {
     if (Number.isFinite(values[k])) {
       run.reward = values[k];
       break;
@@ -71,14 +80,18 @@ export function applyEvent(run: RunState, e: RuntimeEvent): void {
   switch (e.type) {
     case 'run':
       if (run.status === 'starting') run.status = 'running';
-      run.pid = e.pid;
+      // A run without a local process (a Ray job) reports pid 0: never a process to signal.
+      if (e.pid > 0) run.pid = e.pid;
       run.stages = e.stages ?? [];
       run.startedAt = Date.parse(e.startedAt) || Date.now();
       run.configPath = e.config;
       break;
     case 'stage':
       run.stage = { index: e.index, count: e.count, name: e.name, mode: e.mode };
-      if (!e.skipped) run.progress = {};
+      if (!e.skipped) {
+        run.progress = {};
+        run.reward = run.loss = undefined;
+      }
       break;
     case 'progress':
       run.progress[e.role] = { step: e.step, total: e.total, detail: e.detail };
@@ -118,6 +131,7 @@ export function describeProgress(run: RunState): string {
     parts.push(`${name ? `${name} ` : ''}step ${p.step}${p.total ? `/${p.total}` : ''}`);
   } else if (name) parts.push(name);
   if (run.reward !== undefined) parts.push(`reward ${formatNumber(run.reward)}`);
+  else if (run.loss !== undefined) parts.push(`loss ${formatNumber(run.loss)}`);
   if (run.evalAccuracy) parts.push(`eval ${formatNumber(run.evalAccuracy.value)}`);
   return parts.join(' · ');
 }

@@ -28,6 +28,7 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
   private runs: RunState[] = [];
   private scanned = false;
   private timer: NodeJS.Timeout | undefined;
+  private readonly shownStatus = new Map<string, string>();
   private readonly disposables: vscode.Disposable[] = [];
   /** Job directories this window ran, kept across windows so they are listed even outside the workspace. */
   private readonly known: Set<string>;
@@ -43,7 +44,12 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
           this.known.add(s.jobDir);
           void memento.update('trinityWorkbench.jobDirs', [...this.known].slice(-200));
         }
-        this.schedule(false);
+        // A run starting, stopping or ending changes what can be done with it: show that at once. Steps are batched.
+        const shown = `${s.status}:${s.live}`;
+        if (this.shownStatus.get(s.jobDir) !== shown) {
+          this.shownStatus.set(s.jobDir, shown);
+          this.changed.fire(undefined);
+        } else this.schedule(false);
       }),
     );
     for (const pattern of ['**/state/run.json', '**/monitor/metrics.jsonl', '**/monitor/tensorboard/**']) {
@@ -147,6 +153,7 @@ function runItem(run: RunState): vscode.TreeItem {
   if (run.stage) md.appendMarkdown(`Stage ${run.stage.index + 1}/${run.stage.count}: ${run.stage.name} (${run.stage.mode})\n\n`);
   for (const [role, p] of Object.entries(run.progress)) md.appendMarkdown(`${role}: step ${p.step}${p.total ? ` of ${p.total}` : ''}${p.detail ? ` — ${p.detail}` : ''}\n\n`);
   if (run.reward !== undefined) md.appendMarkdown(`Latest reward: ${formatNumber(run.reward)}\n\n`);
+  if (run.loss !== undefined) md.appendMarkdown(`Latest loss: ${formatNumber(run.loss)}\n\n`);
   if (run.evalAccuracy) md.appendMarkdown(`Eval accuracy (${run.evalAccuracy.name}): ${formatNumber(run.evalAccuracy.value)}\n\n`);
   if (duration) md.appendMarkdown(`Duration: ${duration}\n\n`);
   if (run.error) md.appendCodeblock(run.error.slice(0, 1500), 'text');

@@ -56,10 +56,10 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until<T>(what: string, f: () => T | undefined | false, timeoutMs: number): Promise<T> {
+async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
   const t0 = Date.now();
   for (;;) {
-    const v = f();
+    const v = await f();
     if (v) return v;
     if (Date.now() - t0 > timeoutMs) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -67,7 +67,7 @@ async function until<T>(what: string, f: () => T | undefined | false, timeoutMs:
 }
 
 /** The Runs view's row of the run, once its description says `status`. */
-const runRow = (status: RegExp) => page.locator('.pane-body .monaco-list-row', { hasText: 'arithmetic.trinity' }).filter({ hasText: status });
+const runRow = (status: RegExp) => page.locator('.pane-body .monaco-list-row', { hasText: 'arithmetic' }).filter({ hasText: status });
 
 /** The run's status bar item text (`grpo step 37/90 · reward 0.41`), or '' when none is shown. */
 async function runStatus(): Promise<string> {
@@ -91,8 +91,7 @@ async function runFromTheEditor(): Promise<void> {
   await page.keyboard.press('Enter');
   await page.waitForSelector('.monaco-editor .view-lines', { timeout: 30_000 });
 
-  // The seeded error is underlined (the Problems count says so first); its quick fix renames the key.
-  await page.locator('.statusbar-item', { hasText: /1\s*1\s*\d+/ }).first().waitFor({ timeout: 60_000 });
+  // The seeded error is underlined; its quick fix renames the key.
   await page.keyboard.press('Control+G');
   const line = exampleConfig().split('\n').findIndex((l) => l.includes('repeat_time:')) + 1;
   await page.keyboard.type(String(line));
@@ -101,12 +100,15 @@ async function runFromTheEditor(): Promise<void> {
   await page.waitForSelector('.monaco-editor .squiggly-error', { timeout: 60_000 });
   await vscode.screenshot('vscode-runs-1-error');
   await page.keyboard.press('Control+.');
-  await page.waitForSelector('.action-widget .monaco-list-row:has-text("Change to `repeat_times`")', { timeout: 30_000 });
-  await page.click('.action-widget .monaco-list-row:has-text("Change to `repeat_times`")');
+  const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Change to `repeat_times`' });
+  await fix.waitFor({ timeout: 30_000 });
+  // The action list takes the keyboard (a pointer block covers it): move to the fix, then apply it.
+  for (let i = 0; i < 6 && !/\bfocused\b/.test((await fix.getAttribute('class')) ?? ''); i++) await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
   await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'detached', timeout: 30_000 });
 
   // The CodeLens and the editor title both offer Run.
-  await page.waitForSelector('.monaco-editor .codelens-decoration a:has-text("Run")', { timeout: 30_000 });
+  await page.waitForSelector('.monaco-editor .codelens-decoration a:has-text("Run")', { state: 'attached', timeout: 30_000 });
   const runButton = page.locator('.editor-actions .action-label.codicon-play');
   await runButton.click();
 
@@ -143,7 +145,7 @@ async function runFromTheEditor(): Promise<void> {
 
   // The Runs view lists it as running.
   await page.click('.activitybar .action-item a[aria-label^="Trinity"]');
-  const row = page.locator('.pane-body .monaco-list-row', { hasText: 'arithmetic.trinity' });
+  const row = page.locator('.pane-body .monaco-list-row', { hasText: 'arithmetic' });
   await row.waitFor({ timeout: 30_000 });
   await runRow(/running/).waitFor({ timeout: 30_000 });
   await vscode.screenshot('vscode-runs-3-running');
@@ -161,11 +163,15 @@ async function runFromTheEditor(): Promise<void> {
 
   // Resume from the Runs view's context menu; it finishes.
   await row.click({ button: 'right' });
-  await page.locator('.monaco-menu .action-label', { hasText: 'Resume' }).click();
+  // VS Code's menus act on the keyboard's Enter over the item the pointer is on.
+  await page.locator('.monaco-menu .action-label', { hasText: 'Resume' }).hover();
+  await page.keyboard.press('Enter');
   const resumed = await until('the resumed run', () => (record()?.status === 'running' && record()!.pid !== pid ? record() : undefined), 60_000);
   await until('the resumed run to finish', () => record()?.status === 'finished', 300_000);
   await until(`process ${resumed.pid} to exit`, () => !alive(resumed.pid), 10_000);
   await runRow(/finished/).waitFor({ timeout: 30_000 });
+  // Nothing is live any more: the status bar's run item goes away.
+  await until('the status bar run item to go', async () => (await runStatus()) === '', 5000);
   const grpo = readdirSync(join(jobDir(), 'grpo')).filter((n) => /^global_step_\d+$/.test(n));
   assert.ok(grpo.includes('global_step_90'), `GRPO checkpoints: ${grpo.join(', ')}`);
   await row.click();

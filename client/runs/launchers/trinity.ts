@@ -14,10 +14,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
-import type { Result } from 'execa' with { 'resolution-mode': 'import' };
 import { PROTOCOL_VERSION } from '../../../runtime/protocol';
+import { GroupProcess, type GroupExit } from '../process-group';
 import { JobFollower } from './job-follower';
 import type { LaunchedRun, Launcher, LaunchSink, LaunchSpec, RunEnd } from './launcher';
 import { configTextForResume, readTrinityJob, stageFailure } from './trinity-job';
@@ -62,88 +60,49 @@ export class TrinityLauncher implements Launcher {
     const follower = new JobFollower({ dirs: job.stages.map((s) => s.jobDir), startedAt, roleOf: job.roleOf, sink, pollMs: this.options.pollMs });
     follower.start();
 
-    const { execa } = await import('execa');
-    const child = execa(python, args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      extendEnv: false,
-      detached: true,
-      cleanup: false,
-      reject: false,
-      buffer: false,
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    });
+    const recent: string[] = [];
+    const stderrTail: string[] = [];
+    const collect = (isErr: boolean) => (line: string) => {
+      sink.output(line);
+      recent.push(line);
+      if (recent.length > KEEP_LINES) recent.shift();
+      if (isErr) {
+        stderrTail.push(line);
+        if (stderrTail.length > ERROR_LINES) stderrTail.shift();
+      }
+    };
+    const proc = await GroupProcess.start({ command: python, args, cwd: spec.cwd, env: spec.env, onStdoutLine: collect(false), onStderrLine: collect(true) });
     const cleanUp = () => {
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     };
-    const spawned = await Promise.race([new Promise<true>((resolve) => child.once('spawn', () => resolve(true))), child.then((r) => r)]);
-    if (spawned !== true) {
+    if (proc.pid === undefined) {
+      const exit = await proc.exited;
       follower.finish();
       cleanUp();
-      const why = spawned.code === 'ENOENT' ? 'not found' : (spawned.code ?? spawned.shortMessage);
+      const why = exit.spawnError === 'ENOENT' ? 'not found' : exit.spawnError;
       throw new Error(`cannot start Trinity-RFT: ${python} ${why}. Set trinityWorkbench.pythonPath to the Python that has trinity-rft installed.`);
     }
-    const pid = child.pid!;
+    const pid = proc.pid;
     if (override !== undefined) {
       sink.event({ type: 'log', level: 'info', message: `continue_from_checkpoint is ${spec.resume} for this run (the config says ${!spec.resume}); Trinity reads a copy of the config: ${config}` });
     }
     sink.event({ type: 'run', protocol: PROTOCOL_VERSION, runId: randomUUID(), config: spec.configPath, jobDir: spec.jobDir, backend: 'trinity', startedAt: new Date(startedAt).toISOString(), pid, stages: job.stages });
 
-    const recent: string[] = [];
-    const stderrTail: string[] = [];
-    const collect = (stream: Readable | null, isErr: boolean) => {
-      if (!stream) return;
-      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
-        sink.output(line);
-        recent.push(line);
-        if (recent.length > KEEP_LINES) recent.shift();
-        if (isErr) {
-          stderrTail.push(line);
-          if (stderrTail.length > ERROR_LINES) stderrTail.shift();
-        }
-      });
-    };
-    collect(child.stdout, false);
-    collect(child.stderr, true);
-
-    let stopRequested = false;
-    const ended: Promise<RunEnd> = child.then((result) => {
+    const ended: Promise<RunEnd> = proc.exited.then((exit) => {
       follower.finish();
       cleanUp();
-      const end = runEnd(result, stopRequested, recent, stderrTail);
+      const end = runEnd(exit, recent, stderrTail);
       sink.event(end.status === 'failed' ? { type: 'done', status: end.status, error: end.error } : { type: 'done', status: end.status });
       return end;
     });
 
-    return {
-      id: String(pid),
-      pid,
-      ended,
-      async stop(graceMs: number): Promise<RunEnd> {
-        if (!stopRequested) {
-          stopRequested = true;
-          const deadline = Date.now() + graceMs;
-          signalGroup(pid, 'SIGTERM');
-          const kill = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
-          const end = await ended;
-          clearTimeout(kill);
-          // The leader is gone; what it started in its group (Ray workers) gets the rest of the grace, then SIGKILL.
-          while (groupAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-          if (groupAlive(pid)) signalGroup(pid, 'SIGKILL');
-          return end;
-        }
-        return ended;
-      },
-    };
+    return { id: String(pid), pid, ended, stop: async (graceMs) => (await proc.stop(graceMs), ended) };
   }
 }
 
-function runEnd(result: Result, stopped: boolean, recent: string[], stderrTail: string[]): RunEnd {
-  const exitCode = result.exitCode ?? null;
-  const signal = result.signal ?? null;
-  if (stopped) return { status: 'stopped', exitCode, signal };
+function runEnd(exit: GroupExit, recent: string[], stderrTail: string[]): RunEnd {
+  const { exitCode, signal } = exit;
+  if (exit.stopRequested) return { status: 'stopped', exitCode, signal };
   const tail = (stderrTail.length ? stderrTail : recent.slice(-ERROR_LINES)).join('\n');
   if (exitCode === 0) {
     const failure = stageFailure(recent);
@@ -151,21 +110,4 @@ function runEnd(result: Result, stopped: boolean, recent: string[], stderrTail: 
   }
   const how = signal ? `was killed by ${signal}` : `exited with code ${exitCode}`;
   return { status: 'failed', error: `Trinity-RFT ${how}${tail ? `:\n${tail}` : ''}`, exitCode, signal };
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is gone already.
-  }
-}
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
