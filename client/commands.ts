@@ -1,7 +1,6 @@
 /**
  * Command ids -> handlers. A command gets a config `Uri` (editor title, CodeLens, explorer), a Runs view node
  * (context menus), or nothing (command palette: the active editor's config, or the run picked from a list).
- * A test holds this list to package.json's `contributes.commands`.
  */
 import * as vscode from 'vscode';
 import { checkAllConfigs, createSmallModel, newConfigFromExample, selectRelease, type CreateModelArgs } from './config-tools';
@@ -9,6 +8,7 @@ import type { RunController } from './runs/run-controller';
 import { runLabel } from './runs/run-controller';
 import { runOfNode, type RunsNode, type RunsView } from './runs/runs-view';
 import type { RunState } from './runs/run-state';
+import { COMMANDS } from './command-ids';
 
 export interface CommandParts {
   context: vscode.ExtensionContext;
@@ -18,22 +18,6 @@ export interface CommandParts {
   cliPath: string;
 }
 
-export const COMMANDS = [
-  'trinityWorkbench.run',
-  'trinityWorkbench.stop',
-  'trinityWorkbench.resume',
-  'trinityWorkbench.rerun',
-  'trinityWorkbench.showRuns',
-  'trinityWorkbench.refreshRuns',
-  'trinityWorkbench.showRunOutput',
-  'trinityWorkbench.revealJobFolder',
-  'trinityWorkbench.openRunConfig',
-  'trinityWorkbench.deleteRun',
-  'trinityWorkbench.checkAllConfigs',
-  'trinityWorkbench.newConfigFromExample',
-  'trinityWorkbench.createSmallModel',
-  'trinityWorkbench.selectRelease',
-] as const;
 
 export function registerCommands(p: CommandParts): vscode.Disposable[] {
   const { runs, view } = p;

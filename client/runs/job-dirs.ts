@@ -7,6 +7,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { RUN_RECORD_PATH, type Role, type RunRecord, type StageInfo } from '../../runtime/protocol';
+import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import { noteMetrics, type CheckpointInfo, type RunState } from './run-state';
 
 const SKIP = new Set(['node_modules', '.git', 'dist', 'out', '__pycache__', '.venv', 'venv']);
@@ -77,7 +78,8 @@ export function readJobDir(jobDir: string, isAlive: (pid: number) => boolean = p
   if (run.status === 'running' && (record?.pid === undefined || !isAlive(record.pid))) run.status = 'interrupted';
   let lastTime: number | undefined;
   for (const [i, s] of stages.entries()) {
-    const tail = readMetricsTail(join(s.jobDir, 'monitor', 'metrics.jsonl'));
+    const jsonl = join(s.jobDir, 'monitor', 'metrics.jsonl');
+    const tail = existsSync(jsonl) ? readMetricsTail(jsonl) : tensorboardTail(s.jobDir);
     if (tail.length) {
       run.stage = { index: i, count: stages.length, name: s.name, mode: s.mode };
       run.progress = {};
@@ -108,6 +110,27 @@ export function checkpointsIn(jobDir: string, stage?: string): CheckpointInfo[] 
     })
     .sort((a, b) => a.step - b.step);
 }
+
+/** One reader per Trinity job dir, kept so that each look reads only what its event files gained. */
+const boards = new Map<string, { reader: MetricsReader; latest: Map<string, MetricsLine> }>();
+
+/** The latest step of each role in a job's TensorBoard event files (Trinity-RFT writes no metrics.jsonl). */
+function tensorboardTail(jobDir: string): MetricsLine[] {
+  const dir = join(jobDir, 'monitor', 'tensorboard');
+  if (!existsSync(dir)) return [];
+  let b = boards.get(dir);
+  if (!b) boards.set(dir, (b = { reader: new MetricsReader([dir]), latest: new Map() }));
+  for (const row of b.reader.read().rows) {
+    const role = ROLE_OF_FOLDER.exec(row.run)?.[1] as Role | undefined;
+    if (!role) continue;
+    const cur = b.latest.get(role);
+    if (!cur || row.step > cur.step) b.latest.set(role, { role, step: row.step, time: 0, values: { [row.tag]: row.value } });
+    else if (row.step === cur.step) cur.values[row.tag] = row.value;
+  }
+  return [...b.latest.values()];
+}
+
+const ROLE_OF_FOLDER = /(explorer|trainer|bench)/;
 
 interface MetricsLine {
   role: Role;

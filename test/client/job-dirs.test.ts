@@ -1,0 +1,95 @@
+/**
+ * Runs read back from disk for the Runs view: our runtime's job directories (run record, metrics.jsonl, checkpoints),
+ * a staged run listed once (not once per stage), a record left `running` by a killed process, a torn last metrics
+ * line, and Trinity-RFT's job directories (TensorBoard event files only, written here by our own monitor's writer in
+ * Trinity's layout).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync, appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { findJobDirs, readJobDir } from '../../client/runs/job-dirs';
+import { describeProgress } from '../../client/runs/run-state';
+import { TensorBoardWriter } from '../../runtime/rft/monitor/tensorboard';
+import type { RunRecord } from '../../runtime/protocol';
+
+function record(dir: string, r: Partial<RunRecord>): void {
+  mkdirSync(join(dir, 'state'), { recursive: true });
+  const full: RunRecord = { protocol: 1, runId: 'x', config: '/w/c.trinity.yaml', status: 'finished', pid: 999_999_999, backend: 'wasm', startedAt: '2026-12-01T10:00:00.000Z', stages: [], ...r };
+  writeFileSync(join(dir, 'state', 'run.json'), JSON.stringify(full));
+}
+
+function metrics(dir: string, lines: object[], torn = ''): void {
+  mkdirSync(join(dir, 'monitor'), { recursive: true });
+  appendFileSync(join(dir, 'monitor', 'metrics.jsonl'), lines.map((l) => `${JSON.stringify(l)}\n`).join('') + torn);
+}
+
+describe('job directories on disk', () => {
+  test('a staged run is one run with its stages, latest step, reward and checkpoints; a torn last line is skipped', () => {
+    const root = mkdtempSync(join(tmpdir(), 'twb-jobs-'));
+    const job = join(root, 'checkpoints', 'demo', 'arith');
+    const sft = join(job, 'sft');
+    const grpo = join(job, 'grpo');
+    record(job, { status: 'stopped', endedAt: '2026-12-01T10:05:00.000Z', stages: [{ name: 'sft', mode: 'train', jobDir: sft }, { name: 'grpo', mode: 'both', jobDir: grpo }] });
+    metrics(sft, [{ role: 'trainer', step: 1, time: 1, values: { 'actor/sft_loss': 3.5 } }]);
+    mkdirSync(join(sft, 'global_step_1'));
+    metrics(grpo, [
+      { role: 'explorer', step: 7, time: 20, values: { 'rollout/accuracy/mean': 0.25 } },
+      { role: 'trainer', step: 7, time: 21, values: { 'critic/score/mean': 0.375, 'actor/pg_loss': -0.1 } },
+      { role: 'explorer', step: 8, time: 22, values: { 'eval/sums/accuracy/mean@1': 0.5 } },
+    ], '{"role": "trainer", "step": 8, "ti');
+    for (const n of [5, 10]) mkdirSync(join(grpo, `global_step_${n}`));
+    assert.deepEqual(findJobDirs([root]), [job]);
+    const run = readJobDir(job);
+    assert.equal(run.status, 'stopped');
+    assert.equal(run.configPath, '/w/c.trinity.yaml');
+    assert.deepEqual(run.stage, { index: 1, count: 2, name: 'grpo', mode: 'both' });
+    assert.equal(run.progress.trainer?.step, 7);
+    assert.equal(run.progress.explorer?.step, 8);
+    assert.equal(run.reward, 0.375);
+    assert.deepEqual(run.evalAccuracy, { name: 'sums', value: 0.5 });
+    assert.deepEqual(run.checkpoints.map((c) => [c.stage, c.step]), [['sft', 1], ['grpo', 5], ['grpo', 10]]);
+    assert.equal(describeProgress(run), 'grpo step 7 · reward 0.375 · eval 0.5');
+    assert.equal(run.endedAt! - run.startedAt!, 5 * 60 * 1000);
+  });
+
+  test('a record that says running, of a process that is gone, is an interrupted run; of a live one, running', () => {
+    const root = mkdtempSync(join(tmpdir(), 'twb-jobs-'));
+    const dead = join(root, 'dead');
+    const live = join(root, 'live');
+    record(dead, { status: 'running', pid: 999_999_999 });
+    record(live, { status: 'running', pid: process.pid });
+    assert.equal(readJobDir(dead).status, 'interrupted');
+    assert.equal(readJobDir(live).status, 'running');
+    assert.deepEqual(findJobDirs([root]), [dead, live]);
+  });
+
+  test("Trinity-RFT's job dir (TensorBoard event files per role, no record) shows its latest steps, read incrementally", () => {
+    const root = mkdtempSync(join(tmpdir(), 'twb-jobs-'));
+    const job = join(root, 'ckpt', 'proj', 'run1');
+    const trainer = new TensorBoardWriter(join(job, 'monitor', 'tensorboard', 'trainer'));
+    const explorer = new TensorBoardWriter(join(job, 'monitor', 'tensorboard', 'explorer'));
+    trainer.scalars(1, { 'critic/score/mean': 0.1 });
+    explorer.scalars(1, { 'rollout/accuracy/mean': 0.2 });
+    mkdirSync(join(job, 'global_step_1'));
+    assert.deepEqual(findJobDirs([root]), [job]);
+    let run = readJobDir(job);
+    assert.equal(run.status, 'unknown');
+    assert.equal(run.runWith, 'trinity');
+    assert.equal(run.progress.trainer?.step, 1);
+    assert.equal(run.reward, 0.1);
+    trainer.scalars(2, { 'critic/score/mean': 0.6 });
+    run = readJobDir(job);
+    assert.equal(run.progress.trainer?.step, 2);
+    assert.ok(Math.abs(run.reward! - 0.6) < 1e-6, `reward ${run.reward}`);
+    assert.deepEqual(run.checkpoints.map((c) => c.step), [1]);
+  });
+
+  test('the walk skips node_modules, hidden folders and checkpoints, and stops at its depth', () => {
+    const root = mkdtempSync(join(tmpdir(), 'twb-jobs-'));
+    for (const d of ['node_modules/x', '.git/y', 'a/b/c/d/e/f/g/h']) metrics(join(root, d), [{ role: 'trainer', step: 1, time: 0, values: {} }]);
+    metrics(join(root, 'ok'), [{ role: 'trainer', step: 1, time: 0, values: {} }]);
+    assert.deepEqual(findJobDirs([root]), [join(root, 'ok')]);
+  });
+});
