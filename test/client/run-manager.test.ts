@@ -17,6 +17,7 @@ import { RunManager, type LiveRun } from '../../client/runs/run-manager';
 import { findJobDirs, readJobDir } from '../../client/runs/job-dirs';
 import { describeProgress } from '../../client/runs/run-state';
 import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from '../runtime/rft/run/helpers';
+import { alive } from '../helpers/process';
 
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const IGNORE_SIGTERM = resolve(__dirname, '..', 'fixtures', 'client', 'ignore-sigterm.cjs');
@@ -81,14 +82,6 @@ function waitFor(run: LiveRun, pred: (e: RuntimeEvent) => boolean, timeoutMs = 6
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function goneWithin(pid: number, ms: number): Promise<number> {
   const t0 = Date.now();

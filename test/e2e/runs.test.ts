@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { RunRecord } from '../../runtime/protocol';
 import { startCodeServer, type CodeServerSession } from './code-server';
+import { alive } from '../helpers/process';
 
 const ROOT = resolve(__dirname, '..', '..');
 const EXAMPLE = join(ROOT, 'examples', 'arithmetic');
@@ -47,14 +48,6 @@ after(async () => {
 const jobDir = () => join(vscode.workspace, 'checkpoints', 'trinity-workbench-demo', 'arithmetic');
 const record = (): RunRecord | undefined => (existsSync(join(jobDir(), 'state', 'run.json')) ? (JSON.parse(readFileSync(join(jobDir(), 'state', 'run.json'), 'utf8')) as RunRecord) : undefined);
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
   const t0 = Date.now();

@@ -1,6 +1,9 @@
 /** A LaunchSink that records what a launcher reports, and waits for events. */
 import type { LaunchSink } from '../../client/runs/launchers/launcher';
 import type { RuntimeEvent } from '../../runtime/protocol';
+import { alive } from './process';
+
+export { alive };
 
 export class RecordingSink implements LaunchSink {
   readonly events: RuntimeEvent[] = [];
@@ -47,11 +50,3 @@ export class RecordingSink implements LaunchSink {
 }
 
 /** Whether a process exists (signal 0). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

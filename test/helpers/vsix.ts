@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { alive } from './process';
 
 export const ROOT = resolve(__dirname, '..', '..');
 const PREFIX = 'trinity-workbench-vsix-';
@@ -46,15 +47,6 @@ function inputsHash(): string {
     }
   }
   return h.digest('hex').slice(0, 16);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Removes caches of test runs that have ended. */
