@@ -1,0 +1,90 @@
+/**
+ * The config commands in real VS Code (code-server, the extension installed from the VSIX): New Config from Example
+ * copies an example with its data into the workspace and opens it; Check All Configs fills the Problems panel with
+ * the errors of configs that were never opened; Select Trinity Release writes the file's `# trinity-version:`.
+ * Screenshots (dark theme) go to test-results/.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { startCodeServer, type CodeServerSession } from './code-server';
+
+let vscode: CodeServerSession;
+let page: Page;
+
+before(async () => {
+  vscode = await startCodeServer({
+    workspace: {
+      // Never opened in the test: only Check All Configs can report it.
+      'configs/typo.yaml': 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_time: 8\nbuffer:\n  batch_size: 4\n',
+      'notes/readme.yaml': 'just: some yaml\n',
+    },
+    // The runs test is in the light theme; this one shows the extension's parts in the dark one.
+    settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+  });
+  page = vscode.page;
+});
+
+after(async () => {
+  await vscode?.close();
+});
+
+async function command(title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  await page.keyboard.type(title);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Enter');
+}
+
+async function pick(label: string): Promise<void> {
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 30_000 });
+  await page.keyboard.type(label);
+  await page.keyboard.press('Enter');
+}
+
+test('New Config from Example, Check All Configs and Select Trinity Release', { timeout: 300_000 }, async () => {
+  try {
+    // The extension's contributions are in once its activity bar icon is.
+    await page.locator('.activitybar .action-item a[aria-label^="Trinity"]').waitFor({ timeout: 60_000 });
+    // The example list describes each example by its first comment lines.
+    await command('Trinity: New Config from Example');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'single-digit addition' }).first().waitFor({ timeout: 30_000 });
+    await vscode.screenshot('vscode-tools-1-examples');
+    await pick('arithmetic/arithmetic.trinity.yaml');
+    const copied = join(vscode.workspace, 'arithmetic', 'arithmetic.trinity.yaml');
+    await page.locator('.tab', { hasText: 'arithmetic.trinity.yaml' }).waitFor({ timeout: 30_000 });
+    assert.ok(existsSync(copied));
+    for (const f of ['train.jsonl', 'eval.jsonl', 'sft.jsonl']) assert.ok(existsSync(join(vscode.workspace, 'arithmetic', 'data', f)), f);
+
+    // Check All Configs: the unopened config's error reaches the Problems panel; the plain YAML file is not a config.
+    await command('Trinity: Check All Configs in Workspace');
+    await page.locator('.notification-toast', { hasText: /2 Trinity configs checked: 3 errors/ }).waitFor({ timeout: 60_000 });
+    const problem = page.locator('.markers-panel .monaco-tl-contents', { hasText: 'repeat_times' });
+    await problem.first().waitFor({ timeout: 30_000 });
+    assert.match((await problem.first().textContent()) ?? '', /Unknown key `repeat_time`/);
+    await vscode.screenshot('vscode-tools-2-check-all');
+
+    // Select Trinity Release for the open file writes its comment; the status bar follows.
+    await page.locator('.tab', { hasText: 'arithmetic.trinity.yaml' }).click();
+    await command('Trinity: Select Trinity Release');
+    await pick('v0.5.2');
+    await pick('This file');
+    await page.locator('.statusbar-item', { hasText: 'Trinity v0.5.2' }).waitFor({ timeout: 60_000 });
+    await page.keyboard.press('Control+S');
+    await until(() => readFileSync(copied, 'utf8').startsWith('# trinity-version: 0.5.2\n'), 10_000);
+    await vscode.screenshot('vscode-tools-3-release');
+  } catch (e) {
+    await vscode.screenshot('vscode-tools-failure');
+    throw e;
+  }
+});
+
+async function until(f: () => boolean, timeoutMs: number): Promise<void> {
+  const t0 = Date.now();
+  while (!f()) {
+    if (Date.now() - t0 > timeoutMs) assert.fail('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
