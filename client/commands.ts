@@ -45,7 +45,7 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
     'trinityWorkbench.run': (arg) => runs.run(arg instanceof vscode.Uri ? arg : undefined),
     'trinityWorkbench.stop': async (arg) => {
       const run = await runFor(arg, (r) => r.live, 'Stop');
-      return run ? runs.stop(run.jobDir) : runs.stop(undefined);
+      return run ? runs.stop(run.key) : runs.stop(undefined);
     },
     'trinityWorkbench.resume': async (arg) => {
       const run = await runFor(arg, resumable, 'Resume');
@@ -60,7 +60,7 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
     'trinityWorkbench.refreshRuns': () => view.refresh(),
     'trinityWorkbench.showRunOutput': async (arg) => {
       const run = await runFor(arg, () => true, 'Show the output of');
-      if (run) runs.showOutput(run.jobDir);
+      if (run) runs.showOutput(run.key);
     },
     'trinityWorkbench.revealJobFolder': async (arg) => {
       const run = await runFor(arg, () => true, 'Reveal');

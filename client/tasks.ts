@@ -60,7 +60,7 @@ class RunTerminal implements vscode.Pseudoterminal {
   private readonly closed = new vscode.EventEmitter<number>();
   readonly onDidWrite = this.write.event;
   readonly onDidClose = this.closed.event;
-  private jobDir: string | undefined;
+  private key: string | undefined;
   private sub: vscode.Disposable | undefined;
 
   constructor(
@@ -77,7 +77,7 @@ class RunTerminal implements vscode.Pseudoterminal {
       this.closed.fire(1);
       return;
     }
-    this.jobDir = run.state.jobDir;
+    this.key = run.state.key;
     this.sub = this.runs.manager.onOutput((state, line) => {
       if (state === run.state) this.write.fire(`${line.replace(/\n/g, '\r\n')}\r\n`);
     });
@@ -89,11 +89,11 @@ class RunTerminal implements vscode.Pseudoterminal {
 
   /** The user closed the terminal or terminated the task: stop the run. */
   handleInput(data: string): void {
-    if (data === '\x03' && this.jobDir) void this.runs.stop(this.jobDir);
+    if (data === '\x03' && this.key) void this.runs.stop(this.key);
   }
 
   close(): void {
-    if (this.jobDir && this.runs.manager.get(this.jobDir)?.state.live) void this.runs.stop(this.jobDir);
+    if (this.key && this.runs.manager.get(this.key)?.state.live) void this.runs.stop(this.key);
   }
 
 }

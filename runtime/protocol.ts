@@ -112,5 +112,13 @@ export interface RunRecord {
   stages: StageInfo[];
 }
 
-/** Where a run record sits, relative to its job directory. */
-export const RUN_RECORD_PATH = 'state/run.json';
+/**
+ * Where a run record sits, relative to its job directory. The explore and train processes of one asynchronous job
+ * share the job directory, so each of them keeps its own record (`mode` is the config's mode when it has no stages).
+ */
+export function runRecordPath(mode?: string): string {
+  return mode === 'explore' || mode === 'train' ? `state/run-${mode}.json` : 'state/run.json';
+}
+
+/** Every record name `runRecordPath` gives, as a pattern on the file name in `state/`. */
+export const RUN_RECORD_FILE = /^run(-explore|-train)?\.json$/;

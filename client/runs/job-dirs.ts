@@ -6,9 +6,9 @@
  */
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { RUN_RECORD_PATH, type Role, type RunRecord, type StageInfo } from '../../runtime/protocol';
+import { RUN_RECORD_FILE, type Role, type RunRecord, type StageInfo } from '../../runtime/protocol';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
-import { noteMetrics, type CheckpointInfo, type RunState } from './run-state';
+import { noteMetrics, runKey, type CheckpointInfo, type RunState } from './run-state';
 
 const SKIP = new Set(['node_modules', '.git', 'dist', 'out', '__pycache__', '.venv', 'venv']);
 const GLOBAL_STEP = /^global_step_(\d+)$/;
@@ -24,9 +24,10 @@ export function findJobDirs(roots: string[], maxDepth = 6): string[] {
     } catch {
       return;
     }
-    if (names.includes('state') && existsSync(join(dir, RUN_RECORD_PATH))) {
+    const records = names.includes('state') ? readRecords(dir) : [];
+    if (records.length) {
       found.add(dir);
-      for (const s of readRecord(dir)?.stages ?? []) if (resolve(s.jobDir) !== dir) stageDirs.add(resolve(s.jobDir));
+      for (const { record } of records) for (const s of record.stages ?? []) if (resolve(s.jobDir) !== dir) stageDirs.add(resolve(s.jobDir));
     } else if (names.includes('monitor') && (existsSync(join(dir, 'monitor', 'metrics.jsonl')) || existsSync(join(dir, 'monitor', 'tensorboard')))) {
       found.add(dir);
       return;
@@ -46,21 +47,43 @@ export function findJobDirs(roots: string[], maxDepth = 6): string[] {
   return [...found].filter((d) => !stageDirs.has(d)).sort();
 }
 
-export function readRecord(jobDir: string): RunRecord | undefined {
+/** The run records in a job directory's `state/`, with the mode of the half they record (explore, train) if any. */
+export function readRecords(jobDir: string): { record: RunRecord; mode?: string }[] {
+  let names: string[];
   try {
-    const r = JSON.parse(readFileSync(join(jobDir, RUN_RECORD_PATH), 'utf8')) as RunRecord;
-    return r && typeof r === 'object' && typeof r.status === 'string' ? r : undefined;
+    names = readdirSync(join(jobDir, 'state')).filter((n) => RUN_RECORD_FILE.test(n)).sort();
   } catch {
-    return undefined;
+    return [];
   }
+  return names.flatMap((n) => {
+    try {
+      const record = JSON.parse(readFileSync(join(jobDir, 'state', n), 'utf8')) as RunRecord;
+      if (!record || typeof record !== 'object' || typeof record.status !== 'string') return [];
+      const mode = RUN_RECORD_FILE.exec(n)?.[1]?.slice(1);
+      return [{ record, ...(mode ? { mode } : {}) }];
+    } catch {
+      // Being replaced right now (records are written atomically), or not ours.
+      return [];
+    }
+  });
 }
 
-/** A job directory as a run: its record, each stage's latest metrics and its checkpoints. */
+/** Every run of a job directory: one per run record (the explore and train halves of a job each keep one), else one. */
+export function readJobRuns(jobDir: string, isAlive: (pid: number) => boolean = pidAlive): RunState[] {
+  const records = readRecords(jobDir);
+  return records.length ? records.map((r) => runFrom(jobDir, r.record, r.mode, isAlive)) : [runFrom(jobDir, undefined, undefined, isAlive)];
+}
+
+/** A job directory as one run (its first record's): the record, each stage's latest metrics and its checkpoints. */
 export function readJobDir(jobDir: string, isAlive: (pid: number) => boolean = pidAlive): RunState {
+  return readJobRuns(jobDir, isAlive)[0];
+}
+
+function runFrom(jobDir: string, record: RunRecord | undefined, mode: string | undefined, isAlive: (pid: number) => boolean): RunState {
   const dir = resolve(jobDir);
-  const record = readRecord(dir);
   const stages: StageInfo[] = record?.stages?.length ? record.stages : [{ name: basename(dir), mode: '', jobDir: dir }];
   const run: RunState = {
+    key: runKey(dir, mode),
     jobDir: dir,
     configPath: record?.config,
     runWith: record ? 'local' : 'trinity',
@@ -85,7 +108,10 @@ export function readJobDir(jobDir: string, isAlive: (pid: number) => boolean = p
       run.progress = {};
       run.reward = run.loss = undefined;
     }
+    // The two halves of an asynchronous job write into one metrics file: each shows its own role.
+    const ownRole: Role | undefined = mode === 'explore' ? 'explorer' : mode === 'train' ? 'trainer' : undefined;
     for (const m of tail) {
+      if (ownRole && m.role !== ownRole) continue;
       noteMetrics(run, m.values);
       run.progress[m.role] = { step: m.step, detail: '' };
       lastTime = m.time;

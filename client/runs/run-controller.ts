@@ -36,9 +36,9 @@ export class RunController implements vscode.Disposable {
     this.manager = new RunManager({
       output: (run) => {
         const name = `Trinity Run: ${runLabel(run)}`;
-        this.channels.get(run.jobDir)?.dispose();
+        this.channels.get(run.key)?.dispose();
         const channel = vscode.window.createOutputChannel(name);
-        this.channels.set(run.jobDir, channel);
+        this.channels.set(run.key, channel);
         return { line: (t) => channel.appendLine(t) };
       },
     });
@@ -85,7 +85,8 @@ export class RunController implements vscode.Disposable {
       rmSync(jobDir, { recursive: true, force: true });
     }
     const settings = runSettings(doc.uri);
-    const base = { configPath: doc.uri.fsPath, cwd, jobDir, resume: req.resume === true, pluginDirs: settings.pluginDirs.map((d) => path.resolve(cwd, d)), extraArgs };
+    const mode = plan.stages.length === 1 ? plan.stages[0].mode : undefined;
+    const base = { configPath: doc.uri.fsPath, cwd, jobDir, mode, resume: req.resume === true, pluginDirs: settings.pluginDirs.map((d) => path.resolve(cwd, d)), extraArgs };
     let run: LiveRun;
     try {
       run = await this.manager.start(this.launcherFor(settings, base), { ...base, env: { ...process.env } });
@@ -98,8 +99,9 @@ export class RunController implements vscode.Disposable {
     return run;
   }
 
-  async stop(jobDir: string | undefined): Promise<void> {
-    const dir = jobDir ?? this.activeLiveRun()?.state.jobDir;
+  /** Stops the run of `key` (RunState.key), else the active editor's or the latest live run. */
+  async stop(key: string | undefined): Promise<void> {
+    const dir = key ?? this.activeLiveRun()?.state.key;
     if (!dir) {
       void vscode.window.showInformationMessage('No run of this window is running.');
       return;
@@ -132,8 +134,8 @@ export class RunController implements vscode.Disposable {
     return true;
   }
 
-  showOutput(jobDir: string): void {
-    this.channels.get(jobDir)?.show(true);
+  showOutput(key: string): void {
+    this.channels.get(key)?.show(true);
   }
 
   /** The live run of the active editor's config, else the most recent live run. */
@@ -171,7 +173,7 @@ export class RunController implements vscode.Disposable {
   private showProgress(run: LiveRun, graceMs: number): void {
     void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Trinity: ${runLabel(run.state)}`, cancellable: true }, (progress, token) => {
       let reported = 0;
-      token.onCancellationRequested(() => void this.manager.stop(run.state.jobDir, graceMs));
+      token.onCancellationRequested(() => void this.manager.stop(run.state.key, graceMs));
       const sub = this.manager.onDidChange((s) => {
         if (s !== run.state) return;
         const f = stageFraction(s);
@@ -187,7 +189,7 @@ export class RunController implements vscode.Disposable {
     if (end.status !== 'failed') return;
     const first = (end.error ?? 'the run failed').split('\n')[0];
     const pick = await vscode.window.showErrorMessage(`Run ${runLabel(run.state)} failed: ${first}`, 'Show Output');
-    if (pick) this.showOutput(run.state.jobDir);
+    if (pick) this.showOutput(run.state.key);
   }
 }
 

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { RuntimeEvent } from '../../runtime/protocol';
 import type { LaunchedRun, Launcher, LaunchSpec, RunEnd } from './launchers/launcher';
-import { applyEnd, applyEvent, newRunState, type RunState } from './run-state';
+import { applyEnd, applyEvent, newRunState, runKey, type RunState } from './run-state';
 
 /** Where one run's words go (an output channel per run in VS Code, an array in tests). */
 export interface RunOutput {
@@ -28,7 +28,7 @@ export interface LiveRun {
 
 export class RunManager {
   private readonly live = new Map<string, LiveRun>();
-  /** Runs of this window that have ended, by job directory (the latest of each). */
+  /** Runs of this window that have ended, by run key (the latest of each). */
   private readonly ended_ = new Map<string, LiveRun>();
   private readonly listeners = new Set<(run: RunState) => void>();
   private readonly eventListeners = new Set<(run: RunState, e: RuntimeEvent) => void>();
@@ -46,9 +46,9 @@ export class RunManager {
     return [...this.ended_.values()];
   }
 
-  /** The live run writing to `jobDir`, else the last one this window ran there. */
-  get(jobDir: string): LiveRun | undefined {
-    return this.live.get(resolve(jobDir)) ?? this.ended_.get(resolve(jobDir));
+  /** The live run of `key` (RunState.key), else the last one this window ran there. */
+  get(key: string): LiveRun | undefined {
+    return this.live.get(key) ?? this.ended_.get(key);
   }
 
   onDidChange(listener: (run: RunState) => void): { dispose(): void } {
@@ -73,9 +73,10 @@ export class RunManager {
    */
   async start(launcher: Launcher, spec: LaunchSpec): Promise<LiveRun> {
     const jobDir = resolve(spec.jobDir);
-    const busy = this.live.get(jobDir);
+    const key = runKey(jobDir, spec.mode);
+    const busy = this.live.get(key);
     if (busy) throw new Error(`A run of ${busy.state.configPath ?? jobDir} is already writing to ${jobDir}: stop it first.`);
-    const state = newRunState(jobDir, launcher.kind, spec.configPath);
+    const state = newRunState(jobDir, launcher.kind, spec.configPath, spec.mode);
     state.startedAt = Date.now();
     const sink = this.opts.output(state);
     const output: RunOutput = {
@@ -87,7 +88,7 @@ export class RunManager {
     const events: RuntimeEvent[] = [];
     // Reserve the job directory while the launcher starts, so that a second Run of the same file is refused.
     const placeholder = { state, events, output } as LiveRun;
-    this.live.set(jobDir, placeholder);
+    this.live.set(key, placeholder);
     this.changed(state);
     let handle: LaunchedRun;
     try {
@@ -103,21 +104,21 @@ export class RunManager {
         warn: (message) => output.line(`[workbench] ${message}`),
       });
     } catch (e) {
-      this.live.delete(jobDir);
+      this.live.delete(key);
       applyEnd(state, { status: 'failed', error: (e as Error).message });
       this.changed(state);
       throw e;
     }
     const run: LiveRun = { state, handle, events, output };
-    this.live.set(jobDir, run);
+    this.live.set(key, run);
     if (handle.pid !== undefined) state.pid = handle.pid;
     void handle.ended.then((end) => this.ended(run, end));
     return run;
   }
 
   /** Stops a live run: SIGTERM (or the job system's stop), then a forced kill after `graceMs`. */
-  async stop(jobDir: string, graceMs: number): Promise<RunEnd | undefined> {
-    const run = this.live.get(resolve(jobDir));
+  async stop(key: string, graceMs: number): Promise<RunEnd | undefined> {
+    const run = this.live.get(key);
     if (!run?.handle) return undefined;
     if (!run.state.live) return run.handle.ended;
     run.state.status = 'stopping';
@@ -135,8 +136,8 @@ export class RunManager {
     applyEnd(run.state, end);
     if (end.error && end.status !== 'finished') run.output.line(`[workbench] run ${end.status}: ${end.error}`);
     else run.output.line(`[workbench] run ${end.status}`);
-    if (this.live.get(run.state.jobDir) === run) this.live.delete(run.state.jobDir);
-    this.ended_.set(run.state.jobDir, run);
+    if (this.live.get(run.state.key) === run) this.live.delete(run.state.key);
+    this.ended_.set(run.state.key, run);
     this.changed(run.state);
   }
 

@@ -22,7 +22,9 @@ export interface CheckpointInfo {
 }
 
 export interface RunState {
-  /** The run's job directory (absolute): what identifies a run across windows. */
+  /** What identifies a run across windows: its job directory, and which half of an asynchronous pair it is. */
+  key: string;
+  /** The run's job directory (absolute). */
   jobDir: string;
   configPath?: string;
   runWith: RunWith;
@@ -44,8 +46,13 @@ export interface RunState {
   error?: string;
 }
 
-export function newRunState(jobDir: string, runWith: RunWith, configPath?: string): RunState {
-  return { jobDir, configPath, runWith, status: 'starting', live: true, stages: [], progress: {}, checkpoints: [] };
+export function newRunState(jobDir: string, runWith: RunWith, configPath?: string, mode?: string): RunState {
+  return { key: runKey(jobDir, mode), jobDir, configPath, runWith, status: 'starting', live: true, stages: [], progress: {}, checkpoints: [] };
+}
+
+/** `jobDir`, or `jobDir#explore` / `jobDir#train` for a half of an asynchronous pair (they share the job directory). */
+export function runKey(jobDir: string, mode?: string): string {
+  return mode === 'explore' || mode === 'train' ? `${jobDir}#${mode}` : jobDir;
 }
 
 /** Trinity's names for a step's reward, best first: the trainer's score is the reward every algorithm logs. */

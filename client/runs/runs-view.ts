@@ -46,8 +46,8 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
         }
         // A run starting, stopping or ending changes what can be done with it: show that at once. Steps are batched.
         const shown = `${s.status}:${s.live}`;
-        if (this.shownStatus.get(s.jobDir) !== shown) {
-          this.shownStatus.set(s.jobDir, shown);
+        if (this.shownStatus.get(s.key) !== shown) {
+          this.shownStatus.set(s.key, shown);
           this.changed.fire(undefined);
         } else this.schedule(false);
       }),
@@ -89,9 +89,9 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
         this.scanned = true;
       } else {
         // Between rescans, live states change in place; ended runs of this window replace their entry.
-        const ended = new Map(this.manager.endedRuns().map((r) => [r.state.jobDir, r.state]));
-        const live = new Map(this.manager.liveRuns().map((r) => [r.state.jobDir, r.state]));
-        this.runs = this.runs.map((r) => live.get(r.jobDir) ?? ended.get(r.jobDir) ?? r);
+        const ended = new Map(this.manager.endedRuns().map((r) => [r.state.key, r.state]));
+        const live = new Map(this.manager.liveRuns().map((r) => [r.state.key, r.state]));
+        this.runs = this.runs.map((r) => live.get(r.key) ?? ended.get(r.key) ?? r);
         for (const s of live.values()) if (!this.runs.includes(s)) this.runs.unshift(s);
       }
       // No runs: an empty list lets the view's welcome content show.
@@ -143,7 +143,7 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
 function runItem(run: RunState): vscode.TreeItem {
   const hasChildren = run.stages.length > 1 || run.checkpoints.length > 0;
   const item = new vscode.TreeItem(runLabel(run), hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-  item.id = run.jobDir;
+  item.id = run.key;
   const [icon, color] = STATUS_ICON[run.status];
   item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
   const duration = run.startedAt ? formatDuration((run.live ? Date.now() : (run.endedAt ?? run.startedAt)) - run.startedAt) : '';

@@ -9,10 +9,10 @@ import { mkdirSync, mkdtempSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { findJobDirs, readJobDir } from '../../client/runs/job-dirs';
+import { findJobDirs, readJobDir, readJobRuns } from '../../client/runs/job-dirs';
 import { describeProgress } from '../../client/runs/run-state';
 import { TensorBoardWriter } from '../../runtime/rft/monitor/tensorboard';
-import type { RunRecord } from '../../runtime/protocol';
+import { runRecordPath, type RunRecord } from '../../runtime/protocol';
 
 function record(dir: string, r: Partial<RunRecord>): void {
   mkdirSync(join(dir, 'state'), { recursive: true });
@@ -84,6 +84,27 @@ describe('job directories on disk', () => {
     assert.equal(run.progress.trainer?.step, 2);
     assert.ok(Math.abs(run.reward! - 0.6) < 1e-6, `reward ${run.reward}`);
     assert.deepEqual(run.checkpoints.map((c) => c.step), [1]);
+  });
+
+  test("the explore and train halves of an asynchronous job share its directory: two runs, each with its own role's steps", () => {
+    const root = mkdtempSync(join(tmpdir(), 'twb-jobs-'));
+    const job = join(root, 'async');
+    mkdirSync(join(job, 'state'), { recursive: true });
+    const base = { protocol: 1, runId: 'x', pid: 999_999_999, backend: 'wasm', startedAt: '2026-12-01T10:00:00.000Z', stages: [] };
+    writeFileSync(join(job, runRecordPath('explore')), JSON.stringify({ ...base, config: '/w/explore.trinity.yaml', status: 'finished' }));
+    writeFileSync(join(job, runRecordPath('train')), JSON.stringify({ ...base, config: '/w/train.trinity.yaml', status: 'stopped' }));
+    metrics(job, [
+      { role: 'explorer', step: 6, time: 1, values: { 'rollout/accuracy/mean': 0.5 } },
+      { role: 'trainer', step: 3, time: 2, values: { 'critic/score/mean': 0.25 } },
+    ]);
+    assert.deepEqual(findJobDirs([root]), [job]);
+    const runs = readJobRuns(job);
+    assert.deepEqual(runs.map((r) => [r.key, r.configPath, r.status]), [
+      [`${job}#explore`, '/w/explore.trinity.yaml', 'finished'],
+      [`${job}#train`, '/w/train.trinity.yaml', 'stopped'],
+    ]);
+    assert.deepEqual(runs.map((r) => Object.keys(r.progress)), [['explorer'], ['trainer']]);
+    assert.deepEqual(runs.map((r) => r.reward), [0.5, 0.25]);
   });
 
   test('the walk skips node_modules, hidden folders and checkpoints, and stops at its depth', () => {

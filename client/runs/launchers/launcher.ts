@@ -15,6 +15,8 @@ export interface LaunchSpec {
   cwd: string;
   /** The job directory the config writes to (`checkpoint_root_dir/project/group/name`), absolute. */
   jobDir: string;
+  /** The config's mode when it has no stages (`explore` and `train` halves of one job share its directory). */
+  mode?: string;
   /** Continue from the job's last checkpoint (`continue_from_checkpoint`). */
   resume: boolean;
   pluginDirs: string[];

@@ -11,7 +11,7 @@ import type { Config } from '../../config/types.generated';
 import { checkConfig } from '../../config/validate';
 import { lineColumn } from '../../config/load';
 import { parseDotEnv } from '../../config/dotenv';
-import { PROTOCOL_VERSION, RUN_RECORD_PATH, type RunEvent, type RunRecord, type RuntimeEvent, type StageInfo } from '../../protocol';
+import { PROTOCOL_VERSION, runRecordPath, type RunEvent, type RunRecord, type RuntimeEvent, type StageInfo } from '../../protocol';
 import { writeFileAtomically } from '../checkpoint/checkpoints';
 import { Monitor } from '../monitor/monitor';
 import type { StageContext, StageResult } from './context';
@@ -90,10 +90,11 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
     });
     const runEvent: RunEvent = { type: 'run', protocol: PROTOCOL_VERSION, runId: randomUUID(), config: path, jobDir: rootJobDir, backend: opts.backend, startedAt: new Date().toISOString(), pid: process.pid, stages: stageInfo };
     const { type: _, jobDir: __, ...recordBase } = runEvent;
+    const recordPath = join(rootJobDir, runRecordPath(runs.length > 1 ? undefined : rootCfg.mode));
     const record = (status: RunRecord['status'], error?: string): void => {
       const r: RunRecord = { ...recordBase, status, ...(status === 'running' ? {} : { endedAt: new Date().toISOString() }), ...(error ? { error } : {}) };
-      mkdirSync(join(rootJobDir, dirname(RUN_RECORD_PATH)), { recursive: true });
-      writeFileAtomically(join(rootJobDir, RUN_RECORD_PATH), `${JSON.stringify(r, null, 1)}\n`);
+      mkdirSync(dirname(recordPath), { recursive: true });
+      writeFileAtomically(recordPath, `${JSON.stringify(r, null, 1)}\n`);
     };
     endRecord = (status, error) => record(status, error);
     record('running');
