@@ -69,8 +69,10 @@ export class RunController implements vscode.Disposable {
     }
     const configDir = path.dirname(doc.uri.fsPath);
     const cwd = vscode.workspace.getWorkspaceFolder(doc.uri)?.uri.fsPath ?? configDir;
+    const settings = runSettings(doc.uri);
     let extraArgs: string[] = [];
-    if (plan.model && !plan.model.found) {
+    // Only the local runtime loads the model on this machine; Trinity-RFT and a Ray job find it themselves.
+    if (settings.runWith === 'local' && plan.model && !plan.model.found) {
       const target = plan.model.hubId ? path.join(configDir, 'model') : path.resolve(configDir, plan.model.path);
       const actions = ['Create Small Model here', ...(plan.model.hubId ? ['Download and Run'] : [])];
       const pick = await vscode.window.showErrorMessage(`model.model_path: ${plan.model.problem ?? `${plan.model.path} was not found`}`, ...actions);
@@ -79,12 +81,15 @@ export class RunController implements vscode.Disposable {
       extraArgs = ['--download'];
     }
     const jobDir = path.resolve(cwd, plan.jobDir);
+    if (req.fresh && this.manager.liveRuns().some((r) => r.state.jobDir === jobDir)) {
+      void vscode.window.showWarningMessage(`A run is still writing to ${jobDir}: stop it before rerunning from scratch.`);
+      return undefined;
+    }
     if (req.fresh && existsSync(jobDir)) {
       const ok = await vscode.window.showWarningMessage(`Rerun from scratch deletes ${jobDir} (checkpoints, buffers, metrics).`, { modal: true }, 'Delete and Rerun');
       if (ok !== 'Delete and Rerun') return undefined;
       rmSync(jobDir, { recursive: true, force: true });
     }
-    const settings = runSettings(doc.uri);
     const mode = plan.stages.length === 1 ? plan.stages[0].mode : undefined;
     const base = { configPath: doc.uri.fsPath, cwd, jobDir, mode, resume: req.resume === true, pluginDirs: settings.pluginDirs.map((d) => path.resolve(cwd, d)), extraArgs };
     let run: LiveRun;
