@@ -17,6 +17,7 @@ export async function checkAllConfigs(): Promise<void> {
   const found = await vscode.workspace.findFiles('**/*.{yaml,yml}', '{**/node_modules/**,**/.git/**,**/checkpoints/**}', 5000);
   let configs = 0;
   let errors = 0;
+  const checked: vscode.Uri[] = [];
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Checking Trinity configs', cancellable: true }, async (progress, token) => {
     for (const [i, uri] of found.entries()) {
       if (token.isCancellationRequested) break;
@@ -29,12 +30,22 @@ export async function checkAllConfigs(): Promise<void> {
       }
       if (!/\.trinity\.ya?ml$/.test(uri.fsPath) && !looksLikeTrinityConfig(text)) continue;
       configs++;
+      checked.push(uri);
       const doc = await vscode.workspace.openTextDocument(uri);
       if (doc.languageId !== LANGUAGE_ID) await vscode.languages.setTextDocumentLanguage(doc, LANGUAGE_ID);
     }
     // Diagnostics arrive after the server's debounce.
     await new Promise((r) => setTimeout(r, 1500));
-    for (const [, diags] of vscode.languages.getDiagnostics()) errors += diags.filter((d) => d.severity === vscode.DiagnosticSeverity.Error && String(typeof d.code === 'object' ? d.code.value : d.code).startsWith('TRN')).length;
+    // Only the checked files, and each problem once (a `check` task's problem matcher may report the same ones).
+    for (const uri of checked) {
+      const seen = new Set(
+        vscode.languages
+          .getDiagnostics(uri)
+          .filter((d) => d.severity === vscode.DiagnosticSeverity.Error && String(typeof d.code === 'object' ? d.code.value : d.code).startsWith('TRN'))
+          .map((d) => `${d.range.start.line}:${d.range.start.character}:${d.message}`),
+      );
+      errors += seen.size;
+    }
   });
   await vscode.commands.executeCommand('workbench.actions.view.problems');
   void vscode.window.showInformationMessage(`${configs} Trinity config${configs === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}.`);

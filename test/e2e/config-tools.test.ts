@@ -1,7 +1,7 @@
 /**
  * The config commands in real VS Code (code-server, the extension installed from the VSIX): New Config from Example
  * copies an example with its data into the workspace and opens it; Check All Configs fills the Problems panel with
- * the errors of configs that were never opened; Select Trinity Release writes the file's `# trinity-version:`.
+ * the errors of configs that were never opened, as does a `trinity` check task from tasks.json; Select Trinity Release writes the file's `# trinity-version:`.
  * Screenshots (dark theme) go to test-results/.
  */
 import assert from 'node:assert/strict';
@@ -20,6 +20,7 @@ before(async () => {
       // Never opened in the test: only Check All Configs can report it.
       'configs/typo.yaml': 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_time: 8\nbuffer:\n  batch_size: 4\n',
       'notes/readme.yaml': 'just: some yaml\n',
+      '.vscode/tasks.json': JSON.stringify({ version: '2.0.0', tasks: [{ type: 'trinity', config: 'configs/typo.yaml', command: 'check', label: 'check typo' }] }),
     },
     // The runs test is in the light theme; this one shows the extension's parts in the dark one.
     settings: { 'workbench.colorTheme': 'Default Dark Modern' },
@@ -31,16 +32,25 @@ after(async () => {
   await vscode?.close();
 });
 
+/** Runs a command from the palette: moves to the row that is that command (fuzzy matches may come first). */
 async function command(title: string): Promise<void> {
   await page.keyboard.press('F1');
   await page.keyboard.type(title);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 30_000 });
-  await page.keyboard.press('Enter');
+  await choose(title);
 }
 
+/** In the open quick pick, types `label` and accepts the first row whose text starts with it. */
 async function pick(label: string): Promise<void> {
   await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 30_000 });
   await page.keyboard.type(label);
+  await choose(label);
+}
+
+async function choose(label: string): Promise<void> {
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ timeout: 30_000 });
+  const focused = page.locator('.quick-input-list .monaco-list-row.focused');
+  for (let i = 0; i < 10 && !((await focused.textContent().catch(() => '')) ?? '').trim().startsWith(label); i++) await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
 }
 
@@ -58,13 +68,23 @@ test('New Config from Example, Check All Configs and Select Trinity Release', { 
     assert.ok(existsSync(copied));
     for (const f of ['train.jsonl', 'eval.jsonl', 'sft.jsonl']) assert.ok(existsSync(join(vscode.workspace, 'arithmetic', 'data', f)), f);
 
+    // A `trinity` check task from tasks.json: its output, read by the $trinity problem matcher, fills the Problems
+    // panel for a file no editor has opened (so the language server has not checked it).
+    await command('Tasks: Run Task');
+    await pick('check typo');
+    const fromTask = page.locator('.markers-panel .monaco-tl-contents', { hasText: 'repeat_times' });
+    await page.keyboard.press('Control+Shift+M');
+    await fromTask.first().waitFor({ timeout: 60_000 });
+    await vscode.screenshot('vscode-tools-2-task');
+    await page.keyboard.press('Escape');
+
     // Check All Configs: the unopened config's error reaches the Problems panel; the plain YAML file is not a config.
     await command('Trinity: Check All Configs in Workspace');
     await page.locator('.notification-toast', { hasText: /2 Trinity configs checked: 3 errors/ }).waitFor({ timeout: 60_000 });
     const problem = page.locator('.markers-panel .monaco-tl-contents', { hasText: 'repeat_times' });
     await problem.first().waitFor({ timeout: 30_000 });
     assert.match((await problem.first().textContent()) ?? '', /Unknown key `repeat_time`/);
-    await vscode.screenshot('vscode-tools-2-check-all');
+    await vscode.screenshot('vscode-tools-3-check-all');
 
     // Select Trinity Release for the open file writes its comment; the status bar follows.
     await page.locator('.tab', { hasText: 'arithmetic.trinity.yaml' }).click();
@@ -74,7 +94,7 @@ test('New Config from Example, Check All Configs and Select Trinity Release', { 
     await page.locator('.statusbar-item', { hasText: 'Trinity v0.5.2' }).waitFor({ timeout: 60_000 });
     await page.keyboard.press('Control+S');
     await until(() => readFileSync(copied, 'utf8').startsWith('# trinity-version: 0.5.2\n'), 10_000);
-    await vscode.screenshot('vscode-tools-3-release');
+    await vscode.screenshot('vscode-tools-4-release');
   } catch (e) {
     await vscode.screenshot('vscode-tools-failure');
     throw e;
