@@ -47,7 +47,7 @@ export async function checkAllConfigs(): Promise<void> {
       errors += seen.size;
     }
   });
-  await vscode.commands.executeCommand('workbench.actions.view.problems');
+  await vscode.commands.executeCommand('workbench.panel.markers.view.focus');
   void vscode.window.showInformationMessage(`${configs} Trinity config${configs === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}.`);
 }
 

@@ -61,7 +61,7 @@ export class RunController implements vscode.Disposable {
     }
     if (plan.errors.length) {
       const first = plan.errors[0];
-      await vscode.commands.executeCommand('workbench.actions.view.problems');
+      await vscode.commands.executeCommand('workbench.panel.markers.view.focus');
       void vscode.window.showErrorMessage(
         `${path.basename(doc.uri.fsPath)} has ${plan.errors.length} error${plan.errors.length > 1 ? 's' : ''}; fix ${plan.errors.length > 1 ? 'them' : 'it'} before running. Line ${first.range.start.line + 1}: ${first.message}`,
       );

@@ -72,7 +72,9 @@ test('New Config from Example, Check All Configs and Select Trinity Release', { 
     // panel for a file no editor has opened (so the language server has not checked it).
     await command('Tasks: Run Task');
     await pick('check typo');
-    const fromTask = page.locator('.markers-panel .monaco-tl-contents', { hasText: 'repeat_times' });
+    const fromTask = page.locator('.markers-panel .monaco-tl-contents', { hasText: 'Unknown key `repeat_time`' });
+    // The task's terminal takes the panel while it runs: open Problems once the matcher has counted errors.
+    await page.locator('[id="status.problems"] [aria-label*="Errors: 3"], [id="status.problems"][aria-label*="Errors: 3"]').first().waitFor({ state: 'attached', timeout: 60_000 });
     await page.keyboard.press('Control+Shift+M');
     await fromTask.first().waitFor({ timeout: 60_000 });
     await vscode.screenshot('vscode-tools-2-task');
@@ -81,7 +83,7 @@ test('New Config from Example, Check All Configs and Select Trinity Release', { 
     // Check All Configs: the unopened config's error reaches the Problems panel; the plain YAML file is not a config.
     await command('Trinity: Check All Configs in Workspace');
     await page.locator('.notification-toast', { hasText: /2 Trinity configs checked: 3 errors/ }).waitFor({ timeout: 60_000 });
-    const problem = page.locator('.markers-panel .monaco-tl-contents', { hasText: 'repeat_times' });
+    const problem = page.locator('.markers-panel .monaco-tl-contents', { hasText: 'Unknown key `repeat_time`' });
     await problem.first().waitFor({ timeout: 30_000 });
     assert.match((await problem.first().textContent()) ?? '', /Unknown key `repeat_time`/);
     await vscode.screenshot('vscode-tools-3-check-all');
