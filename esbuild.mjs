@@ -29,7 +29,7 @@ const webview = build({
   platform: 'browser',
   format: 'iife',
   target: 'chrome114',
-  minify: true,
+  minify: !process.env.DEBUG_WEBVIEW,
   sourcemap: true,
   logLevel: 'warning',
 });

@@ -69,7 +69,7 @@ export class ChartCard {
         elements: { point: { radius: 0, hitRadius: 4 }, line: { borderWidth: 1.5, tension: 0 } },
         plugins: {
           decimation: { enabled: true, algorithm: 'lttb' },
-          legend: { display: false },
+          legend: { display: false, labels: { filter: (item) => !String(item.text).endsWith('(raw)') } },
           tooltip: { enabled: true },
         },
         scales: {
@@ -99,41 +99,44 @@ export class ChartCard {
       datasets.push({ label: s.run, run: s.run, raw: false, data: sm, borderColor: colour, backgroundColor: colour, borderWidth: 1.5, order: 0 });
     });
     this.chart.data.datasets = datasets;
-    const legend = this.chart.options.plugins!.legend!;
-    legend.display = series.length > 1;
-    legend.labels = { ...legend.labels, filter: (item) => !String(item.text).endsWith('(raw)') };
+    this.chart.options.plugins!.legend!.display = series.length > 1;
     this.chart.update('none');
   }
 
+  // chart.options is a resolver proxy: set its properties one by one (spreading it trips over Chart.js' internals).
   applyAxis(settings: ViewSettings): void {
     const scales = this.chart.options.scales!;
     scales.y!.type = settings.logY ? 'logarithmic' : 'linear';
     const x = scales.x!;
-    x.title = { ...x.title, display: true, text: settings.xAxis === 'step' ? 'step' : 'relative time' };
-    x.ticks = { ...x.ticks, callback: settings.xAxis === 'step' ? (v) => String(v) : (v) => formatSeconds(Number(v)) };
+    x.title!.display = true;
+    x.title!.text = settings.xAxis === 'step' ? 'step' : 'relative time';
+    x.ticks!.callback = settings.xAxis === 'step' ? (v) => String(v) : (v) => formatSeconds(Number(v));
   }
 
   applyTheme(theme: Theme, redraw = true): void {
     const o = this.chart.options;
     const font = { family: theme.fontFamily, size: 11 };
     for (const axis of [o.scales!.x!, o.scales!.y!]) {
-      axis.grid = { ...axis.grid, color: theme.grid };
-      axis.border = { ...axis.border, color: theme.grid };
-      axis.ticks = { ...axis.ticks, color: theme.muted, font };
-      axis.title = { ...axis.title, color: theme.muted, font };
+      axis.grid!.color = theme.grid;
+      axis.border!.color = theme.grid;
+      axis.ticks!.color = theme.muted;
+      axis.ticks!.font = font;
+      if ('title' in axis) {
+        axis.title!.color = theme.muted;
+        axis.title!.font = font;
+      }
     }
     const legend = o.plugins!.legend!;
-    legend.labels = { ...legend.labels, color: theme.foreground, font };
-    o.plugins!.tooltip = {
-      ...o.plugins!.tooltip,
-      backgroundColor: theme.tooltipBackground,
-      borderColor: theme.tooltipBorder,
-      borderWidth: theme.tooltipBorder ? 1 : 0,
-      titleColor: theme.foreground,
-      bodyColor: theme.foreground,
-      titleFont: font,
-      bodyFont: font,
-    };
+    legend.labels!.color = theme.foreground;
+    legend.labels!.font = font;
+    const tip = o.plugins!.tooltip!;
+    tip.backgroundColor = theme.tooltipBackground;
+    tip.borderColor = theme.tooltipBorder;
+    tip.borderWidth = theme.tooltipBorder ? 1 : 0;
+    tip.titleColor = theme.foreground;
+    tip.bodyColor = theme.foreground;
+    tip.titleFont = font;
+    tip.bodyFont = font;
     if (redraw) this.chart.update('none');
   }
 
