@@ -69,7 +69,7 @@ export class ChartCard {
         elements: { point: { radius: 0, hitRadius: 4 }, line: { borderWidth: 1.5, tension: 0 } },
         plugins: {
           decimation: { enabled: true, algorithm: 'lttb' },
-          legend: { display: false, labels: { filter: (item) => !String(item.text).endsWith('(raw)') } },
+          legend: { display: false, labels: { boxWidth: 12, boxHeight: 2, filter: (item) => !String(item.text).endsWith('(raw)') } },
           tooltip: { enabled: true },
         },
         scales: {
@@ -96,7 +96,9 @@ export class ChartCard {
         sm[j] = { x: xs[j], y: smoothed[j] };
       }
       datasets.push({ label: `${s.run} (raw)`, run: s.run, raw: true, data: raw, borderColor: withAlpha(colour, 0.3), backgroundColor: withAlpha(colour, 0.3), borderWidth: 1, order: 1 });
-      datasets.push({ label: s.run, run: s.run, raw: false, data: sm, borderColor: colour, backgroundColor: colour, borderWidth: 1.5, order: 0 });
+      // A lone point draws no line: show it as a dot.
+      const lone = s.values.filter((v) => v !== null).length === 1;
+      datasets.push({ label: s.run, run: s.run, raw: false, data: sm, borderColor: colour, backgroundColor: colour, borderWidth: 1.5, pointRadius: lone ? 3 : 0, order: 0 });
     });
     this.chart.data.datasets = datasets;
     this.chart.options.plugins!.legend!.display = series.length > 1;
@@ -111,6 +113,7 @@ export class ChartCard {
     x.title!.display = true;
     x.title!.text = settings.xAxis === 'step' ? 'step' : 'relative time';
     x.ticks!.callback = settings.xAxis === 'step' ? (v) => String(v) : (v) => formatSeconds(Number(v));
+    (x.ticks as { precision?: number }).precision = settings.xAxis === 'step' ? 0 : undefined;
   }
 
   applyTheme(theme: Theme, redraw = true): void {
@@ -118,7 +121,7 @@ export class ChartCard {
     const font = { family: theme.fontFamily, size: 11 };
     for (const axis of [o.scales!.x!, o.scales!.y!]) {
       axis.grid!.color = theme.grid;
-      axis.border!.color = theme.grid;
+      axis.border!.color = theme.border;
       axis.ticks!.color = theme.muted;
       axis.ticks!.font = font;
       if ('title' in axis) {

@@ -8,7 +8,10 @@
 export interface Theme {
   foreground: string;
   muted: string;
+  /** Grid lines: the foreground, faint (a border colour is too loud in high contrast). */
   grid: string;
+  /** The axis lines. */
+  border: string;
   tooltipBackground: string;
   tooltipBorder: string;
   fontFamily: string;
@@ -31,7 +34,8 @@ export function readTheme(): Theme {
   return {
     foreground,
     muted: v('--vscode-descriptionForeground', '--vscode-foreground'),
-    grid: v('--vscode-editorWidget-border', '--vscode-panel-border', '--vscode-widget-border') || withAlpha(foreground, 0.2),
+    grid: withAlpha(foreground, 0.15),
+    border: v('--vscode-editorWidget-border', '--vscode-panel-border', '--vscode-contrastBorder') || withAlpha(foreground, 0.4),
     tooltipBackground: v('--vscode-editorHoverWidget-background', '--vscode-editorWidget-background', '--vscode-editor-background'),
     tooltipBorder: v('--vscode-editorHoverWidget-border', '--vscode-contrastBorder', '--vscode-editorWidget-border'),
     fontFamily: v('--vscode-font-family') || 'sans-serif',
