@@ -77,10 +77,10 @@ export function latestRolloutsOnDisk(jobDir: string): Rollouts | undefined {
   try {
     const size = statSync(file).size;
     const len = Math.min(size, TAIL_BYTES);
-    const buf = Buffer.alloc(len);
+    const buf = new Uint8Array(len);
     fd = openSync(file, 'r');
     readSync(fd, buf, 0, len, size - len);
-    const lines = buf.toString('utf8').split('\n');
+    const lines = new TextDecoder().decode(buf).split('\n');
     // The last element is '' after a complete line, or a line still being written.
     for (let i = lines.length - 2; i >= (size > len ? 1 : 0); i--) {
       try {

@@ -14,6 +14,12 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { dashboardHtml } from '../../client/dashboard/html';
 import type { HostMessage, Series } from '../../client/dashboard/messages';
 
+// The functions passed to page.evaluate run in Chromium; this file is compiled without the DOM's types.
+declare const window: any;
+declare const document: any;
+type HTMLElement = any;
+type HTMLInputElement = any;
+
 const ROOT = resolve(__dirname, '..', '..');
 const MEDIA = join(ROOT, 'dist', 'media');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -87,12 +93,12 @@ let page: Page;
 const problems: string[] = [];
 
 async function post(m: HostMessage | Record<string, unknown>): Promise<void> {
-  await page.evaluate((msg) => window.postMessage(msg, '*'), m);
+  await page.evaluate((msg) => (globalThis as any).postMessage(msg, '*'), m);
 }
 
 /** Waits two animation frames (the webview redraws once a frame). */
 async function frames(): Promise<void> {
-  await page.evaluate(() => new Promise<void>((ok) => requestAnimationFrame(() => requestAnimationFrame(() => ok()))));
+  await page.evaluate(() => new Promise<void>((ok) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(() => ok()))));
 }
 
 interface Drawn {
