@@ -311,6 +311,20 @@ describe('the dashboard webview', () => {
     }
   });
 
+  test('20 000 streamed points: all kept, LTTB-decimated for drawing, no animation, no parsing', async () => {
+    const points = Array.from({ length: 20_000 }, (_, i) => ({ run: 'trainer', tag: 'actor/kl_loss', step: i + 1, time: i, value: Math.sin(i / 500) + 2 }));
+    for (let i = 0; i < points.length; i += 2000) await post({ type: 'append', points: points.slice(i, i + 2000) });
+    await frames();
+    const drawn = await page.evaluate(() => {
+      const c = (window as any).__charts.get('actor/kl_loss');
+      const raw = c.data.datasets.find((d: any) => d.raw);
+      return { kept: (raw._data ?? raw.data).length, drawn: raw.data.length, animation: c.options.animation, parsing: c.options.parsing, decimation: c.options.plugins.decimation.algorithm };
+    });
+    assert.equal(drawn.kept, 20_000);
+    assert.ok(drawn.drawn < 5_000, `drawn ${drawn.drawn} points`);
+    assert.deepEqual([drawn.animation, drawn.parsing, drawn.decimation], [false, false, 'lttb']);
+  });
+
   test('no console errors, no CSP violations; the CSP is enforced (an inline script is refused and reported)', async () => {
     assert.deepEqual(problems, []);
     assert.deepEqual(await page.evaluate(() => (window as any).__csp), []);
