@@ -21,8 +21,24 @@ const tfjsExternal = {
   },
 };
 
-await Promise.all(
-  entries.map((e) =>
+// The dashboard webview (media/dashboard): one browser script and its stylesheet, loaded by client/dashboard/html.ts.
+const webview = build({
+  entryPoints: { dashboard: 'media/dashboard/main.ts' },
+  outdir: 'dist/media',
+  bundle: true,
+  platform: 'browser',
+  format: 'iife',
+  target: 'chrome114',
+  minify: !process.env.DEBUG_WEBVIEW,
+  sourcemap: true,
+  logLevel: 'warning',
+});
+const webviewStyle = build({ entryPoints: { dashboard: 'media/dashboard/dashboard.css' }, outdir: 'dist/media', bundle: true, minify: true, logLevel: 'warning' });
+
+await Promise.all([
+  webview,
+  webviewStyle,
+  ...entries.map((e) =>
     build({
       entryPoints: { [e.out]: e.in },
       outdir: 'dist',
@@ -41,4 +57,4 @@ await Promise.all(
       logLevel: 'warning',
     }),
   ),
-);
+]);

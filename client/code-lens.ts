@@ -1,6 +1,6 @@
 /**
  * The CodeLens at the top of a Trinity config: `Run` (or `Stop` while it runs) · `Resume` when its last run was
- * stopped or killed · `Resolved`.
+ * stopped or killed · `Dashboard` when it has a run · `Resolved`.
  */
 import * as vscode from 'vscode';
 import { LANGUAGE_ID } from './language-client';
@@ -40,6 +40,8 @@ export class RunCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
     if (last && (last.status === 'stopped' || last.status === 'interrupted' || last.status === 'failed') && last.checkpoints.length) {
       lenses.push(new vscode.CodeLens(top, { title: '$(debug-continue) Resume', command: 'trinityWorkbench.resume', arguments: [doc.uri], tooltip: `Continue from global_step_${last.checkpoints.at(-1)!.step}` }));
     }
+    const shown = live?.state ?? last;
+    if (shown) lenses.push(new vscode.CodeLens(top, { title: '$(graph-line) Dashboard', command: 'trinityWorkbench.openDashboard', arguments: [doc.uri], tooltip: `Reward and loss curves of ${live ? 'this run' : 'the last run'}` }));
     lenses.push(new vscode.CodeLens(top, { title: 'Resolved', command: 'trinityWorkbench.showResolvedConfig', arguments: [doc.uri], tooltip: 'The config Trinity will run, with the values it fills in' }));
     return lenses;
   }

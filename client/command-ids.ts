@@ -10,6 +10,7 @@ export const COMMANDS = [
   'trinityWorkbench.revealJobFolder',
   'trinityWorkbench.openRunConfig',
   'trinityWorkbench.deleteRun',
+  'trinityWorkbench.openDashboard',
   'trinityWorkbench.checkAllConfigs',
   'trinityWorkbench.newConfigFromExample',
   'trinityWorkbench.createSmallModel',

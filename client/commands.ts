@@ -9,6 +9,7 @@ import { runLabel } from './runs/run-controller';
 import { runOfNode, type RunsNode, type RunsView } from './runs/runs-view';
 import type { RunState } from './runs/run-state';
 import { COMMANDS } from './command-ids';
+import type { DashboardPanels } from './dashboard/panel';
 
 export interface CommandParts {
   context: vscode.ExtensionContext;
@@ -16,6 +17,7 @@ export interface CommandParts {
   view: RunsView;
   tree: vscode.TreeView<RunsNode>;
   cliPath: string;
+  dashboards: DashboardPanels;
 }
 
 
@@ -75,6 +77,12 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
       const targets = many.length > 1 ? many : [await runFor(arg, (r) => !r.live, 'Delete')].filter((r): r is RunState => !!r);
       for (const run of targets) await runs.deleteRun(run);
       view.refresh();
+    },
+    'trinityWorkbench.openDashboard': async (arg) => {
+      const anyLive = view.current().some((r) => r.live);
+      const run = await runFor(arg, (r) => !anyLive || r.live, 'Open the dashboard of');
+      if (!run) return void vscode.window.showInformationMessage(arg instanceof vscode.Uri ? 'This config has no run yet: Run it first.' : 'No run to show: Run a config first.');
+      p.dashboards.show(run, runLabel(run));
     },
     'trinityWorkbench.checkAllConfigs': () => checkAllConfigs(),
     'trinityWorkbench.newConfigFromExample': () => newConfigFromExample(p.context.asAbsolutePath('examples')),

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { looksLikeTrinityConfig } from '../runtime/config/detect';
 import { RunCodeLens } from './code-lens';
 import { registerCommands } from './commands';
+import { DashboardPanels } from './dashboard/panel';
 import { LANGUAGE_ID, TrinityLanguageClient } from './language-client';
 import { ModelPathActions } from './config-tools';
 import { registerResolvedConfig } from './resolved-config';
@@ -27,6 +28,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status = new StatusBar(runs);
   const lenses = new RunCodeLens(runs, view);
   const cliPath = context.asAbsolutePath(path.join('dist', 'cli.js'));
+  const dashboards = new DashboardPanels(context.extensionUri, runs.manager);
   const tree = vscode.window.createTreeView('trinityWorkbench.runs', { treeDataProvider: view, showCollapseAll: true, canSelectMany: true });
 
   // Whether the active editor's config has a live run: the editor title shows Stop instead of Run.
@@ -41,8 +43,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     tree,
     status,
     lenses,
+    dashboards,
     ...registerResolvedConfig(lsp),
-    ...registerCommands({ context, runs, view, tree, cliPath }),
+    ...registerCommands({ context, runs, view, tree, cliPath, dashboards }),
     vscode.languages.registerCodeLensProvider({ language: LANGUAGE_ID, scheme: 'file' }, lenses),
     vscode.languages.registerCodeActionsProvider({ language: LANGUAGE_ID, scheme: 'file' }, new ModelPathActions(), { providedCodeActionKinds: ModelPathActions.kinds }),
     vscode.tasks.registerTaskProvider(TASK_TYPE, new TrinityTasks(runs, cliPath)),

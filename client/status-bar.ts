@@ -26,7 +26,6 @@ export class StatusBar implements vscode.Disposable {
     this.release.name = 'Trinity release';
     this.release.command = 'trinityWorkbench.selectRelease';
     this.run.name = 'Trinity run';
-    this.run.command = 'trinityWorkbench.showRuns';
     this.disposables.push(
       vscode.window.onDidChangeActiveTextEditor(() => {
         this.showRelease();
@@ -62,7 +61,9 @@ export class StatusBar implements vscode.Disposable {
     const s = live.state;
     const spin = s.status === 'stopping' ? '$(loading~spin)' : '$(sync~spin)';
     this.run.text = `${spin} ${describeProgress(s) || s.status}`;
-    this.run.tooltip = `${s.configPath ?? s.jobDir}: ${s.status}. Click for the Runs view.`;
+    this.run.tooltip = `${s.configPath ?? s.jobDir}: ${s.status}. Click for its dashboard.`;
+    // Shaped as a Runs view node, which the command takes.
+    this.run.command = { title: 'Open Dashboard', command: 'trinityWorkbench.openDashboard', arguments: [{ kind: 'run', run: s }] };
     this.run.show();
   }
 

@@ -19,6 +19,8 @@ const INPUTS = [
   'dist/server.js',
   'dist/cli.js',
   'dist/explorer-worker.js',
+  'dist/media/dashboard.js',
+  'dist/media/dashboard.css',
   'package.json',
   'package-lock.json',
   '.vscodeignore',

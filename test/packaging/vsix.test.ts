@@ -69,9 +69,12 @@ function expectedFiles(): string[] {
     'readme.md',
     'LICENSE.txt',
     ...['extension', 'server', 'cli', 'explorer-worker'].map((n) => `dist/${n}.js`),
+    'dist/media/dashboard.js',
+    'dist/media/dashboard.css',
     ...filesUnder('schemas'),
     ...filesUnder('syntaxes'),
-    ...filesUnder('media'),
+    // The dashboard's sources are bundled into dist/media, not shipped.
+    ...filesUnder('media').filter((f) => !f.startsWith('media/dashboard/')),
     ...exampleFiles(),
     ...RUNTIME_FILES,
     ...(existsSync(join(ROOT, 'node_modules/webgpu/dist/linux-x64/dawn.node')) ? WEBGPU_FILES : []),

@@ -1,0 +1,65 @@
+/**
+ * The dashboard webview's HTML: a pure function of where its script and style are and the webview's CSP source,
+ * so that the tests load exactly what VS Code shows. Strict CSP: nothing remote, scripts only with the nonce,
+ * styles only from the extension (Chart.js sets canvas sizes through the CSSOM, which `style-src` does not govern).
+ */
+import { randomBytes } from 'node:crypto';
+
+export interface DashboardHtmlParts {
+  /** `webview.cspSource`. */
+  cspSource: string;
+  nonce: string;
+  /** `webview.asWebviewUri` of dist/media/dashboard.js and dist/media/dashboard.css. */
+  scriptUri: string;
+  styleUri: string;
+  title: string;
+}
+
+export function newNonce(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function dashboardHtml(p: DashboardHtmlParts): string {
+  const csp = [`default-src 'none'`, `script-src 'nonce-${p.nonce}'`, `style-src ${p.cspSource}`, `img-src ${p.cspSource} data:`, `font-src ${p.cspSource}`].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escape(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="${escape(p.styleUri)}">
+<title>${escape(p.title)}</title>
+</head>
+<body>
+<header class="toolbar">
+  <span id="run-title" class="run-title"></span>
+  <span id="run-status" class="run-status"></span>
+  <nav class="tabs" role="tablist">
+    <button id="tab-charts" role="tab" aria-selected="true" data-tab="charts">Charts</button>
+    <button id="tab-rollouts" role="tab" aria-selected="false" data-tab="rollouts">Rollouts</button>
+  </nav>
+</header>
+<section id="charts" class="pane" role="tabpanel" aria-labelledby="tab-charts">
+  <div class="controls">
+    <input id="filter" type="search" placeholder="Filter tags (regex)" aria-label="Filter tags">
+    <label>Smoothing <input id="smoothing" type="range" min="0" max="0.99" step="0.01" value="0.6"> <output id="smoothing-value">0.60</output></label>
+    <label>X axis <select id="x-axis"><option value="step">Step</option><option value="relative">Relative time</option></select></label>
+    <label><input id="log-y" type="checkbox"> Log y</label>
+  </div>
+  <p id="empty" class="empty">No metrics yet.</p>
+  <div id="groups"></div>
+</section>
+<section id="rollouts" class="pane" role="tabpanel" aria-labelledby="tab-rollouts" hidden>
+  <p id="rollouts-step" class="empty">No rollouts yet.</p>
+  <table id="rollouts-table" hidden>
+    <thead><tr><th>Reward</th><th>Prompt</th><th>Response</th></tr></thead>
+    <tbody></tbody>
+  </table>
+</section>
+<script nonce="${escape(p.nonce)}" src="${escape(p.scriptUri)}"></script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,99 @@
+/**
+ * What the dashboard is sent, built from a live run's events or from a job directory's metric rows. Pure (no
+ * `vscode`): the panel calls these and posts the result.
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MetricsEvent, RuntimeEvent } from '../../runtime/protocol';
+import type { ScalarRow } from '../../runtime/metrics/types';
+import { wireValue, type MetricPoint, type RolloutSampleMessage, type Series } from './messages';
+
+/** The points of one `metrics` event: one per value, named by the role that logged it. */
+export function pointsOfEvent(e: MetricsEvent): MetricPoint[] {
+  return Object.entries(e.values).map(([tag, v]) => ({ run: e.role, tag, step: e.step, time: e.time, value: wireValue(v) }));
+}
+
+/** Points grouped into series by run and tag, each in the order the points came (step order for one writer). */
+export function toSeries(points: Iterable<MetricPoint>): Series[] {
+  const byKey = new Map<string, Series>();
+  for (const p of points) {
+    const k = `${p.run}\u0000${p.tag}`;
+    let s = byKey.get(k);
+    if (!s) byKey.set(k, (s = { run: p.run, tag: p.tag, steps: [], times: [], values: [] }));
+    s.steps.push(p.step);
+    s.times.push(p.time);
+    s.values.push(p.value);
+  }
+  return [...byKey.values()];
+}
+
+export function seriesOfEvents(events: readonly RuntimeEvent[]): Series[] {
+  return toSeries(events.flatMap((e) => (e.type === 'metrics' ? pointsOfEvent(e) : [])));
+}
+
+/**
+ * Rows read from disk (MetricsReader) as series. Relative time is measured from the earliest wall time of all the
+ * rows, so that explorer and trainer share one timeline; a row without a wall time is put at 0.
+ */
+export function seriesOfRows(rows: readonly ScalarRow[]): Series[] {
+  let t0 = Infinity;
+  for (const r of rows) if (r.wallTime !== null && r.wallTime < t0) t0 = r.wallTime;
+  const series = toSeries(rows.map((r) => ({ run: r.run, tag: r.tag, step: r.step, time: r.wallTime === null ? 0 : r.wallTime - t0, value: wireValue(r.value) })));
+  return series.map(sortedByStep);
+}
+
+/** A series in step order (the charts need x sorted); ties keep the order they were written in. */
+export function sortedByStep(s: Series): Series {
+  if (s.steps.every((v, i) => i === 0 || s.steps[i - 1] <= v)) return s;
+  const order = s.steps.map((_, i) => i).sort((a, b) => s.steps[a] - s.steps[b] || a - b);
+  return { run: s.run, tag: s.tag, steps: order.map((i) => s.steps[i]), times: order.map((i) => s.times[i]), values: order.map((i) => s.values[i]) };
+}
+
+export interface Rollouts {
+  step: number;
+  samples: RolloutSampleMessage[];
+}
+
+export function rolloutsOf(step: number, samples: readonly { prompt: string; response: string; reward: number }[]): Rollouts {
+  return { step, samples: samples.map((s) => ({ prompt: String(s.prompt), response: String(s.response), reward: wireValue(s.reward) })) };
+}
+
+/** The latest `rollouts` event of a run, if any. */
+export function latestRolloutsOfEvents(events: readonly RuntimeEvent[]): Rollouts | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e.type === 'rollouts') return rolloutsOf(e.step, e.samples);
+  }
+  return undefined;
+}
+
+/** How much of the end of `monitor/rollouts.jsonl` is read for its last line. */
+const TAIL_BYTES = 1 << 20;
+
+/** The last complete line of `<jobDir>/monitor/rollouts.jsonl` (what our runtime writes), if it parses. */
+export function latestRolloutsOnDisk(jobDir: string): Rollouts | undefined {
+  const file = join(jobDir, 'monitor', 'rollouts.jsonl');
+  let fd: number | undefined;
+  try {
+    const size = statSync(file).size;
+    const len = Math.min(size, TAIL_BYTES);
+    const buf = new Uint8Array(len);
+    fd = openSync(file, 'r');
+    readSync(fd, buf, 0, len, size - len);
+    const lines = new TextDecoder().decode(buf).split('\n');
+    // The last element is '' after a complete line, or a line still being written.
+    for (let i = lines.length - 2; i >= (size > len ? 1 : 0); i--) {
+      try {
+        const o = JSON.parse(lines[i]) as { step?: unknown; samples?: unknown };
+        if (typeof o.step === 'number' && Array.isArray(o.samples)) return rolloutsOf(o.step, o.samples.filter((s) => s && typeof s === 'object'));
+      } catch {
+        // A damaged line: try the one before.
+      }
+    }
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return undefined;
+}

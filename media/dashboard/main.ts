@@ -1,0 +1,227 @@
+/// <reference lib="dom" />
+/**
+ * The dashboard webview: holds the run's series, draws one card per tag grouped by prefix, and redraws at most once
+ * a frame however many messages arrive. Talks to the extension only through client/dashboard/messages.ts.
+ */
+import { parseHostMessage, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
+import { ChartCard, type SeriesData, type ViewSettings } from './chart-card';
+import { compareGroups, compareTags, groupOf, PINNED_GROUP, tagMatcher } from './groups';
+import { showRollouts } from './rollouts-view';
+import { onThemeChange, readTheme } from './theme';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+interface SavedState extends Partial<PanelState> {
+  settings?: Partial<ViewSettings>;
+  filter?: string;
+  tab?: string;
+}
+
+const vscode = acquireVsCodeApi();
+const saved = (vscode.getState() ?? {}) as SavedState;
+const settings: ViewSettings = {
+  smoothing: clampSmoothing(saved.settings?.smoothing ?? 0.6),
+  xAxis: saved.settings?.xAxis === 'relative' ? 'relative' : 'step',
+  logY: saved.settings?.logY === true,
+};
+let panel: PanelState | undefined = saved.key && saved.jobDir ? { key: saved.key, jobDir: saved.jobDir } : undefined;
+let filter = typeof saved.filter === 'string' ? saved.filter : '';
+let theme = readTheme();
+
+/** tag -> run -> points. */
+const data = new Map<string, Map<string, SeriesData>>();
+const cards = new Map<string, ChartCard>();
+const dirty = new Set<string>();
+let frame: number | undefined;
+
+/** The Chart.js instance of every card, by tag (the webview tests read what is drawn from here). */
+const charts = new Map<string, ChartCard['chart']>();
+(window as unknown as { __charts: typeof charts }).__charts = charts;
+
+function clampSmoothing(x: unknown): number {
+  return typeof x === 'number' && Number.isFinite(x) ? Math.min(0.99, Math.max(0, x)) : 0.6;
+}
+
+function save(): void {
+  vscode.setState({ ...panel, settings, filter, tab: currentTab() } satisfies SavedState);
+}
+
+function seriesOf(tag: string, run: string): SeriesData {
+  let runs = data.get(tag);
+  if (!runs) data.set(tag, (runs = new Map()));
+  let s = runs.get(run);
+  if (!s) runs.set(run, (s = { run, steps: [], times: [], values: [] }));
+  return s;
+}
+
+function load(series: readonly Series[]): void {
+  for (const c of cards.values()) c.destroy();
+  cards.clear();
+  charts.clear();
+  data.clear();
+  document.getElementById('groups')!.replaceChildren();
+  for (const s of series) {
+    const d = seriesOf(s.tag, s.run);
+    d.steps.push(...s.steps);
+    d.times.push(...s.times);
+    d.values.push(...s.values);
+    dirty.add(s.tag);
+  }
+  schedule();
+}
+
+function append(points: readonly MetricPoint[]): void {
+  for (const p of points) {
+    const d = seriesOf(p.tag, p.run);
+    d.steps.push(p.step);
+    d.times.push(p.time);
+    d.values.push(p.value);
+    dirty.add(p.tag);
+  }
+  schedule();
+}
+
+function schedule(): void {
+  frame ??= requestAnimationFrame(() => {
+    frame = undefined;
+    redraw();
+  });
+}
+
+function groupElement(group: string): HTMLElement {
+  const root = document.getElementById('groups')!;
+  let el = root.querySelector<HTMLElement>(`section[data-group="${CSS.escape(group)}"]`);
+  if (el) return el;
+  el = document.createElement('section');
+  el.className = 'group';
+  el.dataset.group = group;
+  const h = document.createElement('h2');
+  h.textContent = group === PINNED_GROUP ? 'Pinned' : `${group}/`;
+  const grid = document.createElement('div');
+  grid.className = 'cards';
+  el.append(h, grid);
+  const after = [...root.children].find((g) => compareGroups(group, (g as HTMLElement).dataset.group!) < 0);
+  root.insertBefore(el, after ?? null);
+  return el;
+}
+
+function cardFor(tag: string): ChartCard {
+  let card = cards.get(tag);
+  if (card) return card;
+  card = new ChartCard(tag, theme, settings);
+  cards.set(tag, card);
+  charts.set(tag, card.chart);
+  const grid = groupElement(groupOf(tag)).querySelector('.cards')!;
+  const after = [...grid.children].find((c) => compareTags(tag, (c as HTMLElement).dataset.tag!) < 0);
+  grid.insertBefore(card.element, after ?? null);
+  return card;
+}
+
+function redraw(): void {
+  for (const tag of dirty) cardFor(tag).setData([...data.get(tag)!.values()], theme, settings);
+  if (dirty.size) applyFilter();
+  dirty.clear();
+  document.getElementById('empty')!.hidden = cards.size > 0;
+}
+
+function redrawAll(): void {
+  for (const tag of cards.keys()) dirty.add(tag);
+  schedule();
+}
+
+function applyFilter(): void {
+  const match = tagMatcher(filter);
+  for (const [tag, card] of cards) card.element.hidden = !match(tag);
+  for (const g of document.querySelectorAll<HTMLElement>('section.group')) g.hidden = !g.querySelector('.card:not([hidden])');
+}
+
+function currentTab(): string {
+  return document.getElementById('rollouts')!.hidden ? 'charts' : 'rollouts';
+}
+
+function showTab(tab: string): void {
+  for (const b of document.querySelectorAll<HTMLButtonElement>('[data-tab]')) {
+    const on = b.dataset.tab === tab;
+    b.setAttribute('aria-selected', String(on));
+    document.getElementById(b.dataset.tab!)!.hidden = !on;
+  }
+}
+
+function onMessage(m: HostMessage): void {
+  switch (m.type) {
+    case 'init':
+      panel = { key: m.run.key, jobDir: m.run.jobDir };
+      document.getElementById('run-title')!.textContent = m.run.title;
+      document.getElementById('run-status')!.textContent = m.run.status;
+      document.title = m.run.title;
+      save();
+      load(m.series);
+      break;
+    case 'append':
+      append(m.points);
+      break;
+    case 'rollouts':
+      showRollouts(m.step, m.samples);
+      break;
+    case 'status':
+      document.getElementById('run-status')!.textContent = m.detail ? `${m.status} · ${m.detail}` : m.status;
+      break;
+  }
+}
+
+function wireControls(): void {
+  const slider = document.getElementById('smoothing') as HTMLInputElement;
+  const shown = document.getElementById('smoothing-value') as HTMLOutputElement;
+  const xAxis = document.getElementById('x-axis') as HTMLSelectElement;
+  const logY = document.getElementById('log-y') as HTMLInputElement;
+  const filterBox = document.getElementById('filter') as HTMLInputElement;
+  slider.value = String(settings.smoothing);
+  shown.value = settings.smoothing.toFixed(2);
+  xAxis.value = settings.xAxis;
+  logY.checked = settings.logY;
+  filterBox.value = filter;
+  slider.addEventListener('input', () => {
+    settings.smoothing = clampSmoothing(Number(slider.value));
+    shown.value = settings.smoothing.toFixed(2);
+    save();
+    redrawAll();
+  });
+  const axisChanged = () => {
+    settings.xAxis = xAxis.value === 'relative' ? 'relative' : 'step';
+    settings.logY = logY.checked;
+    save();
+    for (const c of cards.values()) c.applyAxis(settings);
+    redrawAll();
+  };
+  xAxis.addEventListener('change', axisChanged);
+  logY.addEventListener('change', axisChanged);
+  filterBox.addEventListener('input', () => {
+    filter = filterBox.value;
+    save();
+    applyFilter();
+  });
+  for (const b of document.querySelectorAll<HTMLButtonElement>('[data-tab]')) {
+    b.addEventListener('click', () => {
+      showTab(b.dataset.tab!);
+      save();
+    });
+  }
+  showTab(saved.tab === 'rollouts' ? 'rollouts' : 'charts');
+}
+
+wireControls();
+onThemeChange(() => {
+  theme = readTheme();
+  for (const c of cards.values()) c.applyTheme(theme, false);
+  redrawAll();
+});
+window.addEventListener('message', (ev: MessageEvent) => {
+  const m = parseHostMessage(ev.data);
+  if (m) onMessage(m);
+});
+vscode.postMessage({ type: 'ready' });

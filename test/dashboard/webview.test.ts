@@ -1,0 +1,342 @@
+/**
+ * The dashboard webview in Debian's Chromium: exactly the HTML and CSP of client/dashboard/html.ts, the bundle
+ * `npm run build` made (dist/media), served from a loopback server standing in for the webview's resource origin,
+ * with `acquireVsCodeApi` stubbed. Messages are posted as the extension posts them, and what the charts hold is
+ * read back from Chart.js.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { dashboardHtml } from '../../client/dashboard/html';
+import type { HostMessage, Series } from '../../client/dashboard/messages';
+
+// The functions passed to page.evaluate run in Chromium; this file is compiled without the DOM's types.
+declare const window: any;
+declare const document: any;
+type HTMLElement = any;
+type HTMLInputElement = any;
+
+const ROOT = resolve(__dirname, '..', '..');
+const MEDIA = join(ROOT, 'dist', 'media');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const NONCE = 'dGVzdC1ub25jZS0xMjM0NTY3';
+
+/** Float64 reference of TensorBoard's debiased EMA, written out again here (not imported) so the test can fail. */
+function reference(values: (number | null)[], w: number): (number | null)[] {
+  if (values.every((v) => v === values[0])) return values;
+  let last = 0;
+  let n = 0;
+  return values.map((y) => {
+    if (y === null) return null;
+    last = last * w + (1 - w) * y;
+    n += 1;
+    return last / (1 - w ** n);
+  });
+}
+
+function closeTo(actual: (number | null)[], expected: (number | null)[], what: string): void {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  for (let i = 0; i < expected.length; i++) {
+    const a = actual[i];
+    const e = expected[i];
+    if (e === null) assert.equal(a, null, `${what}[${i}]`);
+    else assert.ok(a !== null && Math.abs(a - e) <= 1e-9 * Math.max(1, Math.abs(e)), `${what}[${i}]: ${a} vs ${e}`);
+  }
+}
+
+/** VS Code's theme variables (a subset of Default Light+, Dark+ and High Contrast), set the way VS Code sets them. */
+const THEMES = {
+  light: {
+    cls: 'vscode-light',
+    vars: { 'editor-background': '#ffffff', foreground: '#616161', descriptionForeground: '#717171', 'editorWidget-background': '#f3f3f3', 'editorWidget-border': '#c8c8c8', 'panel-border': '#80808059', 'input-background': '#ffffff', 'input-foreground': '#616161', 'input-border': '#cecece', 'dropdown-background': '#ffffff', 'dropdown-foreground': '#616161', 'dropdown-border': '#cecece', focusBorder: '#0090f1', 'charts-blue': '#1a85ff', 'charts-orange': '#d18616', 'charts-green': '#388a34', 'charts-purple': '#652d90', 'charts-red': '#e51400', 'charts-yellow': '#bf8803', 'editorHoverWidget-background': '#f3f3f3', 'editorHoverWidget-border': '#c8c8c8' },
+  },
+  dark: {
+    cls: 'vscode-dark',
+    vars: { 'editor-background': '#1e1e1e', foreground: '#cccccc', descriptionForeground: '#ccccccb3', 'editorWidget-background': '#252526', 'editorWidget-border': '#454545', 'panel-border': '#80808059', 'input-background': '#3c3c3c', 'input-foreground': '#cccccc', 'dropdown-background': '#3c3c3c', 'dropdown-foreground': '#f0f0f0', 'dropdown-border': '#3c3c3c', focusBorder: '#007fd4', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'charts-green': '#89d185', 'charts-purple': '#b180d7', 'charts-red': '#f14c4c', 'charts-yellow': '#cca700', 'editorHoverWidget-background': '#252526', 'editorHoverWidget-border': '#454545' },
+  },
+  'high-contrast': {
+    cls: 'vscode-high-contrast',
+    vars: { 'editor-background': '#000000', foreground: '#ffffff', descriptionForeground: '#ffffff', contrastBorder: '#6fc3df', 'editorWidget-background': '#0c141f', 'editorWidget-border': '#6fc3df', 'panel-border': '#6fc3df', 'input-background': '#000000', 'input-foreground': '#ffffff', 'input-border': '#6fc3df', 'dropdown-background': '#000000', 'dropdown-foreground': '#ffffff', 'dropdown-border': '#6fc3df', focusBorder: '#f38518', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'charts-green': '#89d185', 'charts-purple': '#b180d7', 'charts-red': '#f14c4c', 'charts-yellow': '#ffff00', 'editorHoverWidget-background': '#0c141f', 'editorHoverWidget-border': '#6fc3df' },
+  },
+} as const;
+type ThemeName = keyof typeof THEMES;
+
+function serve(html: () => string): Promise<Server> {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end(html());
+    }
+    if (url.pathname === '/favicon.ico') {
+      res.writeHead(204);
+      return res.end();
+    }
+    const name = url.pathname.slice(1);
+    if (name !== 'dashboard.js' && name !== 'dashboard.css') {
+      res.writeHead(404);
+      return res.end();
+    }
+    res.writeHead(200, { 'content-type': name.endsWith('.js') ? 'text/javascript' : 'text/css' });
+    res.end(readFileSync(join(MEDIA, name)));
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+
+let server: Server;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+async function post(m: HostMessage | Record<string, unknown>): Promise<void> {
+  await page.evaluate((msg) => (globalThis as any).postMessage(msg, '*'), m);
+}
+
+/** Waits two animation frames (the webview redraws once a frame). */
+async function frames(): Promise<void> {
+  await page.evaluate(() => new Promise<void>((ok) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(() => ok()))));
+}
+
+interface Drawn {
+  label: string;
+  run: string;
+  raw: boolean;
+  x: number[];
+  y: (number | null)[];
+  borderColor: string;
+}
+
+/** What a tag's chart holds: every dataset's points (the undecimated ones), the y scale's type. */
+async function chart(tag: string): Promise<{ datasets: Drawn[]; yType: string; yBuilt: string }> {
+  return page.evaluate((t) => {
+    const c = (window as any).__charts.get(t);
+    if (!c) throw new Error(`no chart for ${t}`);
+    return {
+      datasets: c.data.datasets.map((d: any) => {
+        const pts = d._data ?? d.data;
+        return { label: d.label, run: d.run, raw: d.raw, x: pts.map((p: any) => p.x), y: pts.map((p: any) => p.y), borderColor: d.borderColor };
+      }),
+      yType: c.options.scales.y.type,
+      yBuilt: c.scales.y.type,
+    };
+  }, tag);
+}
+
+async function setTheme(name: ThemeName): Promise<void> {
+  const t = THEMES[name];
+  await page.evaluate(
+    ({ cls, vars }) => {
+      // VS Code writes the variables on <html>'s style, then swaps the body class.
+      const root = document.documentElement;
+      for (const [k, v] of Object.entries(vars)) root.style.setProperty(`--vscode-${k}`, v);
+      root.style.setProperty('--vscode-font-family', 'system-ui, "Ubuntu", "Droid Sans", sans-serif');
+      root.style.setProperty('--vscode-font-size', '13px');
+      root.style.setProperty('--vscode-editor-font-family', '"Droid Sans Mono", monospace');
+      document.body.classList.remove('vscode-light', 'vscode-dark', 'vscode-high-contrast');
+      document.body.classList.add(cls);
+    },
+    { cls: t.cls, vars: t.vars as Record<string, string> },
+  );
+  await frames();
+}
+
+const REWARD = [0.1, 0.25, null, 0.3, 0.42, 0.38, 0.55];
+const INIT: Series[] = [
+  { run: 'trainer', tag: 'critic/score/mean', steps: [1, 2, 3, 4, 5, 6, 7], times: [2, 4, 6, 8, 10, 12, 14], values: REWARD },
+  { run: 'trainer', tag: 'actor/pg_loss', steps: [1, 2, 3], times: [2, 4, 6], values: [0.9, 0.5, 0.7] },
+  { run: 'trainer', tag: 'actor/entropy', steps: [1, 2, 3], times: [2, 4, 6], values: [2, 2, 2] },
+  { run: 'explorer', tag: 'rollout/accuracy/mean', steps: [1, 2, 3], times: [1, 3, 5], values: [0.2, 0.4, 0.3] },
+  { run: 'explorer', tag: 'eval/math/accuracy/mean@4', steps: [2], times: [4], values: [0.35] },
+  { run: 'trainer', tag: 'response_length/mean', steps: [1, 2, 3], times: [2, 4, 6], values: [120, 150, 140] },
+  { run: 'explorer', tag: 'time/step', steps: [1, 2, 3], times: [1, 3, 5], values: [1.1, 0.9, 1.0] },
+];
+
+before(async () => {
+  server = await serve(() => {
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return dashboardHtml({ cspSource: origin, nonce: NONCE, scriptUri: `${origin}/dashboard.js`, styleUri: `${origin}/dashboard.css`, title: 'Dashboard: test' });
+  });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.stack}`));
+  page.on('dialog', (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  // A string, not a function: tsx compiles this file with esbuild's keepNames, whose `__name` the page lacks.
+  await page.addInitScript(`
+    window.__posted = [];
+    window.__csp = [];
+    window.__state = undefined;
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));
+    window.acquireVsCodeApi = () => ({
+      postMessage: (m) => window.__posted.push(m),
+      getState: () => window.__state,
+      setState: (s) => { window.__state = s; },
+    });
+  `);
+  await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  await setTheme('dark');
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((ok) => server?.close(ok));
+});
+
+describe('the dashboard webview', () => {
+  test('says ready, draws the init series as points, one card per tag, reward and eval accuracy pinned first', async () => {
+    await page.waitForFunction(() => (window as any).__posted.some((m: any) => m.type === 'ready'));
+    await post({ type: 'init', run: { key: '/jobs/a', title: 'grpo · run a', jobDir: '/jobs/a', status: 'running' }, series: INIT });
+    await frames();
+    const reward = await chart('critic/score/mean');
+    const raw = reward.datasets.find((d) => d.raw)!;
+    assert.deepEqual(raw.x, [1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(raw.y, REWARD);
+    const groups = await page.$$eval('section.group', (els) => els.map((e) => [(e as HTMLElement).dataset.group, [...e.querySelectorAll('.card')].map((c) => (c as HTMLElement).dataset.tag)]));
+    assert.deepEqual(groups, [
+      ['pinned', ['critic/score/mean', 'rollout/accuracy/mean', 'eval/math/accuracy/mean@4']],
+      ['actor', ['actor/entropy', 'actor/pg_loss']],
+      ['response_length', ['response_length/mean']],
+      ['time', ['time/step']],
+    ]);
+    assert.equal(await page.textContent('#run-title'), 'grpo · run a');
+    assert.deepEqual(await page.evaluate(() => (window as any).__state?.key), '/jobs/a');
+  });
+
+  test('streamed points are appended; the smoothed line is TensorBoard’s debiased EMA (float64, 1e-9)', async () => {
+    // Several messages in one frame: all of them land, in order.
+    const more = [0.6, Number.NaN, 0.58, 0.71];
+    for (let i = 0; i < more.length; i++) {
+      const v = more[i];
+      await post({ type: 'append', points: [{ run: 'trainer', tag: 'critic/score/mean', step: 8 + i, time: 16 + 2 * i, value: Number.isFinite(v) ? v : null }] });
+    }
+    await post({ type: 'append', points: [{ run: 'explorer', tag: 'critic/score/mean', step: 1, time: 1, value: 0.05 }] });
+    await frames();
+    const all = [...REWARD, 0.6, null, 0.58, 0.71];
+    const c = await chart('critic/score/mean');
+    const trainerRaw = c.datasets.find((d) => d.run === 'trainer' && d.raw)!;
+    const trainerSmooth = c.datasets.find((d) => d.run === 'trainer' && !d.raw)!;
+    assert.deepEqual(trainerRaw.x, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert.deepEqual(trainerRaw.y, all);
+    closeTo(trainerSmooth.y, reference(all, 0.6), 'smoothed at 0.6');
+    assert.ok(c.datasets.some((d) => d.run === 'explorer'), 'a second run gets its own line');
+    // A constant series is drawn unsmoothed.
+    const entropy = await chart('actor/entropy');
+    assert.deepEqual(entropy.datasets.find((d) => !d.raw)!.y, [2, 2, 2]);
+  });
+
+  test('the smoothing slider, the x axis and log y change what is drawn as the formulas say', async () => {
+    await page.$eval('#smoothing', (el) => {
+      (el as HTMLInputElement).value = '0.9';
+      el.dispatchEvent(new Event('input'));
+    });
+    await frames();
+    const all = [...REWARD, 0.6, null, 0.58, 0.71];
+    let c = await chart('critic/score/mean');
+    closeTo(c.datasets.find((d) => d.run === 'trainer' && !d.raw)!.y, reference(all, 0.9), 'smoothed at 0.9');
+    assert.equal(await page.textContent('#smoothing-value'), '0.90');
+
+    await page.selectOption('#x-axis', 'relative');
+    await frames();
+    c = await chart('critic/score/mean');
+    assert.deepEqual(c.datasets.find((d) => d.run === 'trainer' && d.raw)!.x, [2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22]);
+    await page.selectOption('#x-axis', 'step');
+
+    assert.equal(c.yBuilt, 'linear');
+    await page.check('#log-y');
+    await frames();
+    c = await chart('critic/score/mean');
+    assert.equal(c.yType, 'logarithmic');
+    assert.equal(c.yBuilt, 'logarithmic');
+    await page.uncheck('#log-y');
+    await frames();
+    assert.equal((await chart('critic/score/mean')).yBuilt, 'linear');
+    const state = await page.evaluate(() => (window as any).__state);
+    assert.deepEqual(state.settings, { smoothing: 0.9, xAxis: 'step', logY: false });
+  });
+
+  test('the filter box hides the cards (and groups) whose tag does not match', async () => {
+    await page.fill('#filter', '^actor/');
+    const visible = await page.$$eval('.card:not([hidden])', (els) => els.map((e) => (e as HTMLElement).dataset.tag));
+    assert.deepEqual(visible, ['actor/entropy', 'actor/pg_loss']);
+    assert.equal(await page.isHidden('section.group[data-group="pinned"]'), true);
+    await page.fill('#filter', '');
+    assert.equal((await page.$$('.card:not([hidden])')).length, INIT.length);
+  });
+
+  test('malformed and unknown messages are dropped', async () => {
+    const before = (await chart('actor/pg_loss')).datasets[0].y;
+    await post({ type: 'append', points: [{ run: 'trainer', tag: 'actor/pg_loss', step: 'four', time: 8, value: 1 }] });
+    await post({ type: 'append', points: [{ run: 'trainer', tag: 'actor/pg_loss', step: 4, time: 8, value: 1 }, { tag: 'x' }] });
+    await post({ type: 'init', run: { key: 'k' }, series: [] });
+    await post({ type: 'explode' });
+    await frames();
+    assert.deepEqual((await chart('actor/pg_loss')).datasets[0].y, before);
+    assert.equal(await page.textContent('#run-title'), 'grpo · run a');
+  });
+
+  test('rollout text with <script> and <img onerror> shows as text; nothing of it becomes markup', async () => {
+    const evil = '<script>alert(1)</script>';
+    await post({ type: 'rollouts', step: 12, samples: [{ prompt: evil, response: '<img src=x onerror="alert(2)"> 42', reward: 1 }, { prompt: 'What is 2+3?', response: '5', reward: null }] });
+    await page.click('#tab-rollouts');
+    const cells = await page.$$eval('#rollouts-table tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    assert.deepEqual(cells, [
+      ['1', evil, '<img src=x onerror="alert(2)"> 42'],
+      ['n/a', 'What is 2+3?', '5'],
+    ]);
+    assert.equal(await page.$$eval('#rollouts-table script, #rollouts-table img', (els) => els.length), 0);
+    assert.equal(await page.textContent('#rollouts-step'), 'Step 12: 2 samples');
+    await page.click('#tab-charts');
+  });
+
+  test('colours come from the --vscode-* variables and are re-read when the theme changes; screenshots of each theme', async () => {
+    mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+    await post({ type: 'status', status: 'running', detail: 'step 11/20 · reward 0.71' });
+    for (const name of Object.keys(THEMES) as ThemeName[]) {
+      await setTheme(name);
+      const c = await chart('critic/score/mean');
+      const smooth = c.datasets.find((d) => d.run === 'trainer' && !d.raw)!;
+      assert.equal(smooth.borderColor, THEMES[name].vars['charts-blue'], `${name}: the first run is charts-blue`);
+      const raw = c.datasets.find((d) => d.run === 'trainer' && d.raw)!;
+      assert.match(raw.borderColor, /^rgba\(\d+, \d+, \d+, 0\.3\)$/, `${name}: the raw line is faded`);
+      await page.screenshot({ path: join(ROOT, 'test-results', `dashboard-${name}.png`), fullPage: true });
+    }
+  });
+
+  test('20 000 streamed points: all kept, LTTB-decimated for drawing, no animation, no parsing', async () => {
+    const points = Array.from({ length: 20_000 }, (_, i) => ({ run: 'trainer', tag: 'actor/kl_loss', step: i + 1, time: i, value: Math.sin(i / 500) + 2 }));
+    for (let i = 0; i < points.length; i += 2000) await post({ type: 'append', points: points.slice(i, i + 2000) });
+    await frames();
+    const drawn = await page.evaluate(() => {
+      const c = (window as any).__charts.get('actor/kl_loss');
+      const raw = c.data.datasets.find((d: any) => d.raw);
+      return { kept: (raw._data ?? raw.data).length, drawn: raw.data.length, animation: c.options.animation, parsing: c.options.parsing, decimation: c.options.plugins.decimation.algorithm };
+    });
+    assert.equal(drawn.kept, 20_000);
+    assert.ok(drawn.drawn < 5_000, `drawn ${drawn.drawn} points`);
+    assert.deepEqual([drawn.animation, drawn.parsing, drawn.decimation], [false, false, 'lttb']);
+  });
+
+  test('no console errors, no CSP violations; the CSP is enforced (an inline script is refused and reported)', async () => {
+    assert.deepEqual(problems, []);
+    assert.deepEqual(await page.evaluate(() => (window as any).__csp), []);
+    const ran = await page.evaluate(async () => {
+      const s = document.createElement('script');
+      s.textContent = 'window.__inlineRan = true';
+      document.body.append(s);
+      await new Promise((ok) => setTimeout(ok, 50));
+      return (window as any).__inlineRan === true;
+    });
+    assert.equal(ran, false);
+    assert.deepEqual(await page.evaluate(() => (window as any).__csp.map((v: string) => v.split(' ')[0])), ['script-src-elem']);
+    problems.length = 0;
+  });
+});
