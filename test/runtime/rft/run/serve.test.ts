@@ -4,7 +4,8 @@
  * re-scoring, model version, keyed by the response id); /feedback rewards them, /commit sends them through the
  * experience pipeline into the trainer's buffer; bad requests get Trinity's 400/404s and the server keeps serving; a
  * `mode: train` run of the same job trains on what was served and the service takes its checkpoint; abort and SIGTERM
- * stop it cleanly.
+ * stop it cleanly. Security: loopback unless listen_address is written; beyond loopback (reached here through
+ * 127.0.0.1 only) a bearer key on every route but /health; refused feedback and commits leave the buffer untouched.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -508,6 +509,32 @@ describe('serve mode bound beyond loopback (listen_address: 0.0.0.0 written)', (
       rows<{ msg_id: string }>(db, 'SELECT msg_id FROM exps ORDER BY id').map((x) => x.msg_id).slice(-2).sort(),
       [ready, open].sort(),
     );
+  });
+});
+
+describe('serve mode beyond loopback with TRINITY_WORKBENCH_API_KEY', () => {
+  test('the key from the environment is the one required; it is written nowhere and logged nowhere', async () => {
+    const job = tinyJob(17);
+    const key = 'env-key-for-the-test-0123456789';
+    process.env.TRINITY_WORKBENCH_API_KEY = key;
+    let s: Served | undefined;
+    try {
+      s = await serve(serveConfig(job, 'envkey', SERVE.replace('explorer:\n', 'explorer:\n  listen_address: 0.0.0.0\n')));
+      const base = `http://127.0.0.1:${s.url.split(':').pop()}`;
+      const file = join(job.dir, 'checkpoints', 'tests', 'envkey', 'explorer_server_url.txt');
+      assert.equal(readFileSync(file, 'utf8'), s.url);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal((await call(`${base}/v1/models`, 'GET', undefined, { authorization: `Bearer ${key}` })).status, 200);
+      const missing = await call(`${base}/v1/models`, 'GET');
+      assert.equal(missing.status, 401);
+      assert.match(missing.json.error.message, /the value of TRINITY_WORKBENCH_API_KEY/);
+      assert.equal((await call(`${base}/v1/models`, 'GET', undefined, { authorization: 'Bearer twb-other' })).status, 401);
+      for (const l of [...s.logs, ...s.events]) assert.ok(!l.includes(key), `the key leaked: ${l}`);
+    } finally {
+      delete process.env.TRINITY_WORKBENCH_API_KEY;
+      s?.controller.abort();
+      if (s) assert.equal((await s.done).status, 'stopped');
+    }
   });
 });
 
