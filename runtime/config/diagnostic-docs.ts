@@ -386,6 +386,13 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     fix: 'Keep a single entry in `model.lora_configs`; give it a `path` to start from an existing adapter.',
     releases: 'v0.3.1 and later',
   },
+  TRN263: {
+    explanation:
+      'In `serve` mode the OpenAI-compatible service listens on `explorer.listen_address`. An address other than loopback lets anyone who reaches this machine call the model and POST `/feedback` and `/commit`, which write rewarded experiences into the buffer a `train` process trains on. The workbench\'s runtime then requires `Authorization: Bearer <key>` on every route but `/health`; Trinity-RFT itself serves without a key.',
+    example: 'mode: serve\nexplorer:\n  listen_address: 0.0.0.0\n',
+    fix: 'Remove `listen_address` (the workbench binds 127.0.0.1 and ::1), or keep it and give clients the key: `TRINITY_WORKBENCH_API_KEY`, else the one generated at start and written with the URL to `<job dir>/<explorer.name>_server_url.txt` (mode 0600).',
+    releases: 'v0.3.1 and later',
+  },
   TRN270: {
     explanation:
       'A trainer setting that Trinity rejects at launch: an unknown `trainer_type`, or a `save_hf_checkpoint` other than `last`, `always` or `never`. It is also a warning for a fresh `bench` run with the veRL FSDP trainer, which Trinity v0.5.0 to main fail with a ZeroDivisionError.',

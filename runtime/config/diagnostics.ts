@@ -97,6 +97,7 @@ export const CODES = {
   TRN260: { title: 'Invalid explorer setting', severity: 'error' },
   TRN261: { title: 'Explorer value adjusted', severity: 'warning' },
   TRN262: { title: 'Invalid LoRA setting', severity: 'error' },
+  TRN263: { title: 'Service exposed to the network', severity: 'warning' },
   TRN270: { title: 'Invalid trainer setting', severity: 'error' },
   TRN271: { title: 'Trainer value adjusted', severity: 'warning' },
   TRN272: { title: 'Trainer config path invalid', severity: 'error' },

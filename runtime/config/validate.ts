@@ -134,3 +134,10 @@ export function valueSource(result: CheckResult, path: string, runIndex = 0): Va
   if (node && node.origin === 'yaml' && node.range) return { value, origin: 'written', range: node.range };
   return { value, origin: 'default', range: rangeForPath(root, src) };
 }
+
+/** Whether the user wrote the key at a dotted path (for run `runIndex`: in its stage when the stage replaces that section). */
+export function writtenIn(result: CheckResult, path: string, runIndex = 0): boolean {
+  const run = result.runs[runIndex];
+  const node = run && nodeAt(result.loaded.root, sourcePathIn(run.stage, split(path)));
+  return node !== undefined && node.origin === 'yaml';
+}

@@ -68,6 +68,15 @@ describe('trinity-workbench check', () => {
     for (const l of lines) assert.match(l, /^bad\.yaml:\d+:\d+ (error|warning|information|hint) TRN\d{3} .+/);
   });
 
+  test('a serve config bound beyond loopback: TRN263 warning at listen_address', () => {
+    const serve = GOOD.replace('mode: train', 'mode: serve').replace('algorithm_type: sft', 'algorithm_type: grpo') + 'explorer:\n  listen_address: 0.0.0.0\n';
+    const dir = workspace({ 'serve.yaml': serve, 'data/sft.jsonl': SFT_ROW });
+    const r = run(['check', 'serve.yaml'], { cwd: dir });
+    const line = r.stdout.split('\n').find((l) => l.includes('TRN263'));
+    assert.ok(line, r.stdout + r.stderr);
+    assert.match(line, /^serve\.yaml:22:3 warning TRN263 `explorer\.listen_address` `0\.0\.0\.0` exposes .*`\/commit`.*Authorization: Bearer <key>/);
+  });
+
   test('--format json prints exactly the documented shape', () => {
     const dir = workspace({ 'bad.yaml': GOOD.replace('gpu_per_node: 2', 'gpu_per_node: 3'), 'data/sft.jsonl': SFT_ROW });
     const r = run(['check', '--format', 'json', 'bad.yaml'], { cwd: dir });

@@ -6,6 +6,8 @@ import type { Monitor } from '../monitor/monitor';
 export interface StageContext {
   cfg: Config;
   release: Release;
+  /** Whether the user wrote the key at a dotted path of `cfg` (the resolved config also holds defaults). */
+  written: (path: string) => boolean;
   configDir: string;
   jobDir: string;
   /** Overrides model.model_path (a later stage starts from the previous stage's checkpoint). */

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/types.generated';
-import { checkConfig } from '../../config/validate';
+import { checkConfig, writtenIn } from '../../config/validate';
 import { lineColumn } from '../../config/load';
 import { parseDotEnv } from '../../config/dotenv';
 import { PROTOCOL_VERSION, runRecordPath, type RunEvent, type RunRecord, type RuntimeEvent, type StageInfo } from '../../protocol';
@@ -132,6 +132,7 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       const ctx: StageContext = {
         cfg,
         release: result.loaded.release,
+        written: (key) => writtenIn(result, key, i),
         configDir,
         jobDir,
         modelPath: previous,

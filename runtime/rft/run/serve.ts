@@ -8,13 +8,19 @@
  * checkpoint (weights and model version), between requests. The run lasts until it is stopped (SIGTERM, the run's
  * abort signal): then the server closes, the buffer writer finishes (so the trainer ends once it has read the rest)
  * and the run ends as stopped.
+ *
+ * Safe by default: without a written `explorer.listen_address` the service binds 127.0.0.1 and ::1 only (Trinity's
+ * default 0.0.0.0 suits its Ray cluster, not a laptop). Bound beyond loopback, every route but `/health` needs the
+ * API key (serve/auth.ts), which goes to the URL file (mode 0600) and never to the logs.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openExperienceWriter, type ExperienceWriter } from '../buffer';
 import { sleep } from '../buffer/wait';
 import { applyNewerCheckpoint } from '../checkpoint/checkpoints';
+import { isLoopbackAddress } from '../../config/loopback';
+import { API_KEY_ENV, bearerAuth, generateApiKey } from '../serve/auth';
 import { startHttpServer, type HttpServer } from '../serve/http';
 import { HistoryRecorder } from '../serve/recorder';
 import { serviceRoutes } from '../serve/routes';
@@ -57,22 +63,42 @@ export async function runServe(ctx: StageContext): Promise<StageResult> {
     pullNewestCheckpoint(ctx, svc); // the launcher's sync_weight before serving
     if (ctx.signal.aborted) return { evals: {}, stopped: true };
 
-    const host = cfg.explorer.listen_address;
+    const written = ctx.written('explorer.listen_address');
+    const hosts = written ? [cfg.explorer.listen_address] : ['127.0.0.1', '::1'];
+    const exposed = hosts.some((h) => !isLoopbackAddress(h));
+    const envKey = process.env[API_KEY_ENV];
+    const apiKey = exposed ? envKey || generateApiKey() : undefined;
+    const urlFile = join(ctx.jobDir, `${cfg.explorer.name}_server_url.txt`);
     const portKey = flavor.feedback ? 'explorer.proxy_port' : 'explorer.api_port';
     const port = flavor.feedback ? cfg.explorer.proxy_port : ((cfg.explorer as unknown as { api_port?: number }).api_port ?? 8010);
     try {
-      server = await startHttpServer(serviceRoutes(service, Math.floor(Date.now() / 1000)), host, port, (m) => ctx.log('error', m));
+      server = await startHttpServer(serviceRoutes(service, Math.floor(Date.now() / 1000)), {
+        hosts,
+        port,
+        onError: (m) => ctx.log('error', m),
+        authorize: apiKey ? bearerAuth(apiKey, envKey ? `the value of ${API_KEY_ENV}` : `in ${urlFile}`) : undefined,
+      });
     } catch (e) {
-      throw new RunSetupError(`cannot listen on ${host}:${port} (explorer.listen_address, ${portKey}): ${(e as Error).message}`);
+      throw new RunSetupError(`cannot listen on ${hosts[0]}:${port} (explorer.listen_address, ${portKey}): ${(e as Error).message}`);
     }
-    const url = `http://${advertisedHost(server.host)}:${server.port}`;
+    const url = `http://${advertisedHost(server.hosts[0])}:${server.port}`;
+    const host = hosts[0];
     ctx.log('info', flavor.feedback ? `Starting Trinity Service on ${url}` : `Explorer API Server is started on ${url} and listening to ${host}.`);
+    const bound = server.hosts.map((h) => `${h.includes(':') ? `[${h}]` : h}:${server!.port}`).join(' and ');
+    if (!written) {
+      ctx.log('info', `listening on ${bound} only: the service is local to this machine (explorer.listen_address is not written; Trinity's default is 0.0.0.0). To serve other machines, write explorer.listen_address (e.g. 0.0.0.0); clients then need the API key.`);
+    } else if (apiKey) {
+      const from = envKey ? `from ${API_KEY_ENV}` : `generated for this run and saved in ${urlFile}`;
+      ctx.log('warning', `listening on ${bound}, reachable from the network: every route but /health needs Authorization: Bearer <key> (the key is ${from})`);
+    } else {
+      ctx.log('info', `listening on ${bound}`);
+    }
+    for (const s of server.skipped) ctx.log('info', `not listening on ${s.host}: ${s.error}`);
     ctx.log('info', 'requests are served one at a time: generation is synchronous in this runtime, and new weights are taken between requests');
     if (cfg.explorer.rollout_model.engine_num > 1) {
       ctx.log('info', `explorer.rollout_model.engine_num is ${cfg.explorer.rollout_model.engine_num}: one local model serves every request`);
     }
-    const urlFile = join(ctx.jobDir, `${cfg.explorer.name}_server_url.txt`);
-    writeFileSync(urlFile, url);
+    writeUrlFile(urlFile, url, envKey ? undefined : apiKey);
     ctx.log('info', `Saved explorer server URL to ${urlFile}`);
 
     const intervalMs = Math.max(cfg.explorer.service_status_check_interval, 0.05) * 1000;
@@ -107,6 +133,15 @@ export async function runServe(ctx: StageContext): Promise<StageResult> {
     await recorder?.close();
     policy.model.dispose();
   }
+}
+
+/**
+ * The URL (Trinity's file), then, when the key was generated, the header clients send. Created afresh with mode 0600
+ * so an older file's looser mode never holds the key.
+ */
+function writeUrlFile(file: string, url: string, generatedKey: string | undefined): void {
+  rmSync(file, { force: true });
+  writeFileSync(file, generatedKey ? `${url}\nAuthorization: Bearer ${generatedKey}\n` : url, { mode: 0o600, flag: 'wx' });
 }
 
 /**

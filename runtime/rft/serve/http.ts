@@ -2,7 +2,8 @@
  * A small JSON-over-HTTP server on Node's `http` for the service's routes. Requests are handled one at a time, in
  * arrival order (generation is synchronous here; the queue also keeps a commit's buffer write from interleaving with
  * anything else). A handler's error becomes a 500 for that request only. Unknown paths get FastAPI's 404, a known
- * path with another method its 405.
+ * path with another method its 405. With `authorize`, every request but one to an `open` route is checked before
+ * anything else (unknown paths included, so they reveal nothing). One handler serves every listen address.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,12 +15,25 @@ export interface Route {
   method: 'GET' | 'POST';
   path: string;
   handle: (body: string) => Reply | Promise<Reply>;
+  /** Served without authorization (`/health`). */
+  open?: true;
+}
+
+export interface ListenOptions {
+  /** Listen addresses: the first must bind; the others bind the same port, or are skipped (`skipped`). */
+  hosts: readonly string[];
+  port: number;
+  onError: (message: string) => void;
+  /** Undefined when the request may pass, else the reply to answer it with. */
+  authorize?: (authorization: string | undefined) => Reply | undefined;
 }
 
 export interface HttpServer {
-  /** The bound address (the real port when 0 was asked for). */
-  host: string;
+  /** The bound addresses, as the sockets report them (the real port when 0 was asked for). */
+  hosts: string[];
   port: number;
+  /** Addresses after the first that could not be bound (e.g. ::1 without IPv6), and why. */
+  skipped: { host: string; error: string }[];
   /** Runs `fn` in the request queue: after the request in flight, before the next. */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T>;
   /** Stops accepting, drops idle connections, and waits for the request in flight. */
@@ -64,7 +78,8 @@ function send(res: ServerResponse, reply: Reply): void {
   }
 }
 
-export function startHttpServer(routes: readonly Route[], host: string, port: number, onError: (message: string) => void): Promise<HttpServer> {
+export async function startHttpServer(routes: readonly Route[], opts: ListenOptions): Promise<HttpServer> {
+  const { onError, authorize } = opts;
   let queue: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(fn: () => T | Promise<T>): Promise<T> => {
     const run = queue.then(fn);
@@ -76,6 +91,12 @@ export function startHttpServer(routes: readonly Route[], host: string, port: nu
     const path = (req.url ?? '/').split('?')[0];
     const onPath = routes.filter((r) => r.path === path);
     const route = onPath.find((r) => r.method === req.method);
+    const denied = route?.open ? undefined : authorize?.(req.headers.authorization);
+    if (denied) {
+      req.resume();
+      send(res, denied);
+      return;
+    }
     if (!route) {
       req.resume();
       send(res, onPath.length ? { status: 405, json: { detail: 'Method Not Allowed' } } : { status: 404, json: { detail: 'Not Found' } });
@@ -101,7 +122,7 @@ export function startHttpServer(routes: readonly Route[], host: string, port: nu
 
   let closing = false;
   const active = new Set<ServerResponse>();
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     if (closing) {
       req.resume();
       res.setHeader('connection', 'close');
@@ -114,29 +135,53 @@ export function startHttpServer(routes: readonly Route[], host: string, port: nu
       onError(`${req.method} ${req.url}: ${e.message}`);
       if (!res.headersSent) send(res, { status: 500, json: { detail: 'Internal Server Error' } });
     });
-  });
+  };
+  const servers: Server[] = [];
+  const skipped: { host: string; error: string }[] = [];
+  let port = opts.port;
+  try {
+    for (const [i, host] of opts.hosts.entries()) {
+      const server = createServer(handler);
+      try {
+        await listen(server, host, port);
+      } catch (e) {
+        if (i === 0) throw e;
+        skipped.push({ host, error: (e as Error).message });
+        continue;
+      }
+      server.on('error', (e) => onError(`HTTP server: ${e.message}`));
+      servers.push(server);
+      port = (server.address() as AddressInfo).port;
+    }
+  } catch (e) {
+    await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
+    throw e;
+  }
+  return {
+    hosts: servers.map((s) => (s.address() as AddressInfo).address),
+    port,
+    skipped,
+    exclusive,
+    close: async () => {
+      closing = true;
+      const closed = Promise.all(servers.map((s) => new Promise<void>((done) => s.close(() => done()))));
+      for (const s of servers) s.closeIdleConnections();
+      // The request in flight (and any queued) is answered; a client still sending its body gets 2 s.
+      await queue;
+      const deadline = Date.now() + 2000;
+      while (active.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      for (const s of servers) s.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      server.on('error', (e) => onError(`HTTP server: ${e.message}`));
-      const addr = server.address() as AddressInfo;
-      resolve({
-        host: addr.address,
-        port: addr.port,
-        exclusive,
-        close: async () => {
-          closing = true;
-          const closed = new Promise<void>((done) => server.close(() => done()));
-          server.closeIdleConnections();
-          // The request in flight (and any queued) is answered; a client still sending its body gets 2 s.
-          await queue;
-          const deadline = Date.now() + 2000;
-          while (active.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-          server.closeAllConnections();
-          await closed;
-        },
-      });
+      resolve();
     });
   });
 }

@@ -15,6 +15,13 @@ import { SqlExperienceWriter, sqliteFile } from '../buffer';
 export const HISTORY_TABLE = 'proxy_history';
 
 /** The feedback's grouping: Trinity copies `task_id` and `run_id` into each experience's id. */
+/** Feedback naming message ids this service never served: nothing was changed. */
+export class UnknownMessageIds extends Error {
+  constructor(readonly ids: string[]) {
+    super(`unknown msg_ids (not response ids of this service): ${ids.slice(0, 5).map((i) => JSON.stringify(i)).join(', ')}${ids.length > 5 ? `, and ${ids.length - 5} more` : ''}`);
+  }
+}
+
 export interface FeedbackKey {
   taskId: string | number | null;
   runId: number;
@@ -47,16 +54,23 @@ export class HistoryRecorder {
     await this.writer.write(exps);
   }
 
-  /** update_reward: the unconsumed rows of `msgIds`, now with `reward`, `task_id` and `run_id`, consumed. */
+  /**
+   * update_reward: the unconsumed rows of `msgIds`, now with `reward`, `task_id` and `run_id`, consumed. Unlike
+   * Trinity, an id that was never recorded fails the whole feedback (UnknownMessageIds) and changes nothing.
+   */
   updateReward(reward: number, msgIds: readonly string[], key: FeedbackKey): Experience[] {
     const t = `"${HISTORY_TABLE}"`;
     const select = this.db.prepare(
       `SELECT id, msg_id, model_version, experience, logprobs, advantages, returns FROM ${t}
         WHERE consumed = 0 AND msg_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
     );
+    const known = this.db.prepare(`SELECT DISTINCT msg_id FROM ${t} WHERE msg_id IN (SELECT value FROM json_each(?))`);
     const update = this.db.prepare(`UPDATE ${t} SET reward = ?, task_id = ?, run_id = ?, consumed = consumed + 1 WHERE id = ?`);
     const rows = this.db
       .transaction(() => {
+        const seen = new Set((known.all(JSON.stringify(msgIds)) as { msg_id: string }[]).map((r) => r.msg_id));
+        const unknown = [...new Set(msgIds)].filter((m) => !seen.has(m));
+        if (unknown.length) throw new UnknownMessageIds(unknown);
         const found = select.all(JSON.stringify(msgIds)) as HistoryRow[];
         const taskColumn = key.taskId === null ? null : String(key.taskId);
         for (const r of found) update.run(reward, taskColumn, key.runId, r.id);

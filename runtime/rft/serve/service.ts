@@ -176,9 +176,11 @@ export class ExplorerService {
    * the buffer as explorer step `exploreStepNum + 1`, whose metrics are logged with the service's.
    */
   async commit(): Promise<Record<string, number>> {
-    const exps = this.ready.splice(0);
+    // Taken out only once written (one transaction): a failing pipeline or write leaves them waiting.
+    const exps = this.ready.slice();
     const out = this.parts.pipeline.process(exps);
     await this.parts.writer.write(out.exps);
+    this.ready.splice(0, exps.length);
     const metrics = { ...out.metrics, ...this.collectMetrics() };
     this.exploreStepNum++;
     this.parts.monitor.log('explorer', this.exploreStepNum, metrics);

@@ -1,4 +1,5 @@
-/** The explorer section: rollout-model inheritance, auxiliary models, over-rollout, LoRA, concurrency. */
+/** The explorer section: rollout-model inheritance, auxiliary models, over-rollout, LoRA, concurrency, serve's address. */
+import { isLoopbackAddress } from '../../loopback';
 import type { CheckContext } from '../context';
 import { checkExplorerGpusV04 } from './cluster';
 
@@ -27,6 +28,27 @@ export function checkExplorer(ctx: CheckContext): void {
   if (ctx.since('v0.4.0')) checkOverRollout(ctx);
   checkLora(ctx);
   if (ctx.since('v0.5.0')) checkConcurrency(ctx);
+  if (ctx.since('v0.3.1')) checkListenAddress(ctx);
+}
+
+/**
+ * Not Trinity's check: the workbench binds loopback unless `listen_address` is written, so a written address
+ * that reaches the network is the user's decision to expose the service, and worth saying what that exposes.
+ */
+function checkListenAddress(ctx: CheckContext): void {
+  const key = 'explorer.listen_address';
+  const address = ctx.get(key);
+  if (ctx.get('mode') !== 'serve' || !ctx.written(key) || typeof address !== 'string' || isLoopbackAddress(address)) return;
+  const writes = ctx.since('v0.4.0')
+    ? 'call the model and POST `/feedback` and `/commit`, which write rewarded experiences into the experience buffer a `train` process trains on'
+    : 'call the model, and every response it serves is written into the experience buffer a `train` process trains on';
+  ctx.report(
+    'TRN263',
+    `\`${key}\` \`${address}\` exposes the serve-mode service to the network: anyone who reaches this machine can ${writes}. ` +
+      'The workbench requires `Authorization: Bearer <key>` on every route but `/health`: the key is `TRINITY_WORKBENCH_API_KEY`, else one generated at start and written with the URL to `<explorer.name>_server_url.txt` in the job directory (mode 0600); Trinity-RFT itself serves without a key. ' +
+      `Remove \`listen_address\` to serve on 127.0.0.1 and ::1 only.`,
+    key,
+  );
 }
 
 function inheritRolloutModel(ctx: CheckContext): void {

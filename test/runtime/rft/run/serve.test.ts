@@ -4,10 +4,11 @@
  * re-scoring, model version, keyed by the response id); /feedback rewards them, /commit sends them through the
  * experience pipeline into the trainer's buffer; bad requests get Trinity's 400/404s and the server keeps serving; a
  * `mode: train` run of the same job trains on what was served and the service takes its checkpoint; abort and SIGTERM
- * stop it cleanly.
+ * stop it cleanly. Security: loopback unless listen_address is written; beyond loopback (reached here through
+ * 127.0.0.1 only) a bearer key on every route but /health; refused feedback and commits leave the buffer untouched.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -36,7 +37,6 @@ buffer:
       storage_type: sql
       path: sqlite:///buffer.db
 explorer:
-  listen_address: 127.0.0.1
   proxy_port: 0
   service_status_check_interval: 1
 synchronizer:
@@ -50,6 +50,8 @@ function serveConfig(job: TinyJob, name: string, body = SERVE): string {
 interface Served {
   url: string;
   logs: string[];
+  /** Every event the run emitted, as JSON. */
+  events: string[];
   controller: AbortController;
   done: Promise<JobResult>;
 }
@@ -57,12 +59,14 @@ interface Served {
 /** runJob in this process; resolves once the service logs its URL. */
 async function serve(config: string, announce = /Starting Trinity Service on (\S+)/): Promise<Served> {
   const logs: string[] = [];
+  const events: string[] = [];
   const controller = new AbortController();
   let found: (url: string) => void = () => {};
   const url = new Promise<string>((r) => (found = r));
   const done = runJob(config, {
     backend: 'wasm',
     signal: controller.signal,
+    events: (e) => events.push(JSON.stringify(e)),
     log: (level, m) => {
       logs.push(`${level}: ${m}`);
       const hit = announce.exec(m);
@@ -72,7 +76,7 @@ async function serve(config: string, announce = /Starting Trinity Service on (\S
   const ended = done.then((r): never => {
     throw new Error(`the run ended before serving: ${r.status} ${r.error ?? ''}\n${logs.join('\n')}`);
   });
-  return { url: await Promise.race([url, ended]), logs, controller, done };
+  return { url: await Promise.race([url, ended]), logs, events, controller, done };
 }
 
 interface Reply {
@@ -82,10 +86,10 @@ interface Reply {
   type: string | null;
 }
 
-async function call(url: string, method: 'GET' | 'POST', body?: unknown): Promise<Reply> {
+async function call(url: string, method: 'GET' | 'POST', body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
   const res = await fetch(url, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -174,6 +178,21 @@ describe('serve mode: one service, requests in order', () => {
   after(async () => {
     s.controller.abort();
     await s.done;
+  });
+
+  test('no listen_address written: bound to loopback only, logged so, no key; the URL file is 0600', async () => {
+    assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const port = s.url.split(':')[2];
+    const line = s.logs.find((l) => l.includes('the service is local to this machine'));
+    assert.ok(line, s.logs.join('\n'));
+    // ::1 is bound where this machine has IPv6; either way every bound address is loopback.
+    const bound = /listening on (.*) only:/.exec(line)![1].split(' and ');
+    assert.ok(bound.every((b) => b === `127.0.0.1:${port}` || b === `[::1]:${port}`), line);
+    assert.equal(bound[0], `127.0.0.1:${port}`);
+    assert.match(line, /write explorer\.listen_address/);
+    const file = join(jobDir, 'explorer_server_url.txt');
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    assert.equal((await call(`${s.url}/metrics`, 'GET')).status, 200, 'no key needed on loopback');
   });
 
   test('logs its URL, writes it to the job directory, and answers /health and /v1/models', async () => {
@@ -292,7 +311,9 @@ describe('serve mode: one service, requests in order', () => {
     const [a, b, streamed] = responses;
     const ok = (body: unknown) => call(`${s.url}/feedback`, 'POST', body).then((r) => assert.deepEqual([r.status, r.json], [200, { status: 'success' }]));
     await ok({ reward: 1, msg_ids: [a.id], task_id: 'sums' });
-    await ok({ reward: 0.25, msg_ids: [b.id, 'unknown-id'], task_id: 'sums', run_id: 1 });
+    const unknown = await call(`${s.url}/feedback`, 'POST', { reward: 0.25, msg_ids: [b.id, 'unknown-id'], task_id: 'sums', run_id: 1 });
+    assert.deepEqual([unknown.status, unknown.json], [400, { error: 'unknown msg_ids (not response ids of this service): "unknown-id"' }]);
+    await ok({ reward: 0.25, msg_ids: [b.id], task_id: 'sums', run_id: 1 });
     await ok({ reward: 0.5, msg_ids: [streamed.id], task_id: 'other' });
     await ok({ reward: 7, msg_ids: [a.id], task_id: 'again' }); // already rewarded: nothing changes
     let m = await call(`${s.url}/metrics`, 'GET');
@@ -364,6 +385,156 @@ describe('serve mode: one service, requests in order', () => {
     await assert.rejects(fetch(`${s.url}/health`));
     const writers = rows<{ finished_at: string | null }>(db, 'SELECT finished_at FROM exps__writers');
     assert.ok(writers.length === 1 && writers[0].finished_at !== null, 'the buffer writer finished');
+  });
+});
+
+describe('serve mode bound beyond loopback (listen_address: 0.0.0.0 written)', () => {
+  let job: TinyJob;
+  let jobDir: string;
+  let db: string;
+  let history: string;
+  let s: Served;
+  /** The service, reached through loopback only (it listens on every interface). */
+  let base: string;
+  let key: string;
+  let auth: Record<string, string>;
+
+  before(async () => {
+    job = tinyJob(16);
+    jobDir = join(job.dir, 'checkpoints', 'tests', 'exposed');
+    db = join(job.dir, 'buffer.db');
+    history = join(jobDir, 'buffer', 'proxy_history.db');
+    s = await serve(serveConfig(job, 'exposed', SERVE.replace('explorer:\n', 'explorer:\n  listen_address: 0.0.0.0\n')));
+    base = `http://127.0.0.1:${s.url.split(':').pop()}`;
+  });
+  after(async () => {
+    s.controller.abort();
+    assert.equal((await s.done).status, 'stopped');
+  });
+
+  test('the URL file holds the URL and a generated key, mode 0600; the key is in no log line or event', () => {
+    const file = join(jobDir, 'explorer_server_url.txt');
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const [url, header, ...rest] = readFileSync(file, 'utf8').split('\n');
+    assert.equal(url, s.url);
+    assert.deepEqual(rest, ['']);
+    const m = /^Authorization: Bearer (twb-[A-Za-z0-9_-]{43})$/.exec(header);
+    assert.ok(m, header);
+    key = m[1];
+    auth = { authorization: `Bearer ${key}` };
+    assert.ok(s.logs.some((l) => l.startsWith('warning: ') && l.includes('reachable from the network') && l.includes('Authorization: Bearer <key>')), s.logs.join('\n'));
+    for (const l of [...s.logs, ...s.events]) assert.ok(!l.includes(key), `the key leaked: ${l}`);
+  });
+
+  test('without the key (or with a wrong one) every route but /health answers 401 with an OpenAI error body', async () => {
+    const routes: [string, 'GET' | 'POST', unknown][] = [
+      ['/v1/chat/completions', 'POST', { messages: [{ role: 'user', content: '1+2' }] }],
+      ['/v1/models', 'GET', undefined],
+      ['/metrics', 'GET', undefined],
+      ['/feedback', 'POST', { reward: 1, msg_ids: [] }],
+      ['/commit', 'POST', undefined],
+      ['/nowhere', 'GET', undefined],
+    ];
+    const wrong: Record<string, string>[] = [{}, { authorization: `Bearer ${key}x` }, { authorization: `Bearer ${key.slice(0, -1)}` }, { authorization: key }, { authorization: `Basic ${key}` }, { authorization: 'Bearer ' }];
+    for (const [path, method, body] of routes) {
+      for (const headers of wrong) {
+        const r = await call(`${base}${path}`, method, body, headers);
+        assert.equal(r.status, 401, `${method} ${path} with ${JSON.stringify(headers)}`);
+        assert.deepEqual(Object.keys(r.json.error).sort(), ['code', 'message', 'param', 'type']);
+        assert.equal(r.json.error.code, 'invalid_api_key');
+        assert.equal(r.json.error.type, 'invalid_request_error');
+        assert.ok(!r.text.includes(key.slice(4)), 'the reply does not echo the key');
+      }
+    }
+    assert.equal((await call(`${base}/health`, 'GET')).status, 200);
+    const m = await call(`${base}/metrics`, 'GET', undefined, auth);
+    assert.equal(m.json['rollout/model_0/total_request_count'], 0, 'no unauthorized request was served');
+  });
+
+  test('with the key everything works as on loopback', async () => {
+    assert.equal((await call(`${base}/v1/models`, 'GET', undefined, auth)).json.data[0].id, 'model');
+    const r = await call(`${base}/v1/chat/completions`, 'POST', { model: 'model', messages: [{ role: 'user', content: '1+2' }], max_tokens: 6 }, auth);
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await call(`${base}/feedback`, 'POST', { reward: 1, msg_ids: [r.json.id], task_id: 't' }, auth)).status, 200);
+    assert.equal((await call(`${base}/commit`, 'POST', undefined, auth)).status, 200);
+    assert.deepEqual(rows<{ msg_id: string }>(db, 'SELECT msg_id FROM exps').map((x) => x.msg_id), [r.json.id]);
+  });
+
+  test('malformed /feedback and /commit bodies leave the buffer and the history exactly as they were', async () => {
+    const post = (path: string, body?: unknown) => call(`${base}${path}`, 'POST', body, auth);
+    const ask = async () => (await post('/v1/chat/completions', { messages: [{ role: 'user', content: '4+5' }], max_tokens: 4 })).json.id as string;
+    const ready = await ask();
+    const open = await ask();
+    assert.equal((await post('/feedback', { reward: 0.5, msg_ids: [ready], task_id: 'r' })).status, 200);
+    const snapshot = () => ({ exps: rows(db, 'SELECT * FROM exps ORDER BY id'), history: rows(history, 'SELECT * FROM proxy_history ORDER BY id') });
+    const metrics = async () => (await call(`${base}/metrics`, 'GET', undefined, auth)).json;
+    const before = snapshot();
+    const metricsBefore = await metrics();
+    const feedbacks: unknown[] = [
+      '{"reward": 1, "msg_ids": [',
+      '',
+      'null',
+      [open],
+      { msg_ids: [open] },
+      { reward: 1 },
+      { reward: '1', msg_ids: [open] },
+      { reward: 1, msg_ids: open },
+      { reward: 1, msg_ids: [open, { id: 1 }] },
+      { reward: 1, msg_ids: [open, 'chatcmpl-unknown'] },
+      { reward: 1, msg_ids: ['x'.repeat(257)] },
+      { reward: 1, msg_ids: [open, ''] },
+      { reward: 1, msg_ids: Array.from({ length: 4097 }, () => open) },
+      { reward: 1, msg_ids: [open], task_id: 't'.repeat(257) },
+      { reward: 1, msg_ids: [open], task_id: ['t'] },
+      { reward: 1, msg_ids: [open], run_id: 1.5 },
+      { reward: 1, msg_ids: [open], run_id: -1 },
+      { reward: 1, msg_ids: [open], run_id: '1' },
+      '{"reward": 1e999, "msg_ids": ["' + open + '"]}',
+    ];
+    for (const body of feedbacks) {
+      const r = await post('/feedback', body);
+      assert.equal(r.status, 400, `feedback ${JSON.stringify(body).slice(0, 80)}: ${r.text.slice(0, 200)}`);
+      assert.equal(typeof r.json.error, 'string');
+    }
+    for (const body of ['{', '[1]', '"commit"', { force: true }, '{"msg_ids": []}']) {
+      const r = await post('/commit', body);
+      assert.equal(r.status, 400, `commit ${JSON.stringify(body)}: ${r.text}`);
+    }
+    assert.deepEqual(snapshot(), before, 'rows and their content unchanged');
+    assert.deepEqual(await metrics(), metricsBefore);
+    // The service is unharmed: the rewarded experience and the open one still commit.
+    assert.equal((await post('/feedback', { reward: 0, msg_ids: [open], task_id: 'r' })).status, 200);
+    assert.equal((await post('/commit', {})).status, 200);
+    assert.deepEqual(
+      rows<{ msg_id: string }>(db, 'SELECT msg_id FROM exps ORDER BY id').map((x) => x.msg_id).slice(-2).sort(),
+      [ready, open].sort(),
+    );
+  });
+});
+
+describe('serve mode beyond loopback with TRINITY_WORKBENCH_API_KEY', () => {
+  test('the key from the environment is the one required; it is written nowhere and logged nowhere', async () => {
+    const job = tinyJob(17);
+    const key = 'env-key-for-the-test-0123456789';
+    process.env.TRINITY_WORKBENCH_API_KEY = key;
+    let s: Served | undefined;
+    try {
+      s = await serve(serveConfig(job, 'envkey', SERVE.replace('explorer:\n', 'explorer:\n  listen_address: 0.0.0.0\n')));
+      const base = `http://127.0.0.1:${s.url.split(':').pop()}`;
+      const file = join(job.dir, 'checkpoints', 'tests', 'envkey', 'explorer_server_url.txt');
+      assert.equal(readFileSync(file, 'utf8'), s.url);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal((await call(`${base}/v1/models`, 'GET', undefined, { authorization: `Bearer ${key}` })).status, 200);
+      const missing = await call(`${base}/v1/models`, 'GET');
+      assert.equal(missing.status, 401);
+      assert.match(missing.json.error.message, /the value of TRINITY_WORKBENCH_API_KEY/);
+      assert.equal((await call(`${base}/v1/models`, 'GET', undefined, { authorization: 'Bearer twb-other' })).status, 401);
+      for (const l of [...s.logs, ...s.events]) assert.ok(!l.includes(key), `the key leaked: ${l}`);
+    } finally {
+      delete process.env.TRINITY_WORKBENCH_API_KEY;
+      s?.controller.abort();
+      if (s) assert.equal((await s.done).status, 'stopped');
+    }
   });
 });
 
