@@ -3,7 +3,8 @@
  * Debian's Chromium, as a new user would: open the arithmetic example, fix its seeded error with the quick fix,
  * press Run in the editor title, create the missing model from the message that offers it, press Run again, watch
  * the status bar count steps and the Runs view list the run, press Stop and check that the runtime's process is
- * gone within 5 s, then Resume it from the Runs view and let it finish. Screenshots go to test-results/.
+ * gone within 5 s, then Resume it from the Runs view, watch reward points arrive in its dashboard, let it finish,
+ * and reload the window: the dashboard comes back from disk. Screenshots go to test-results/.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -57,6 +58,32 @@ async function until<T>(what: string, f: () => T | undefined | false | Promise<T
     if (Date.now() - t0 > timeoutMs) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Runs a palette command, moving to the row that is that command (fuzzy matches may come first). */
+async function command(title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  await page.keyboard.type(title);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 30_000 });
+  const focused = page.locator('.quick-input-list .monaco-list-row.focused');
+  for (let i = 0; i < 10 && !((await focused.textContent().catch(() => '')) ?? '').trim().startsWith(title); i++) await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+}
+
+/** Points the dashboard webview draws for `tag` (the most of any of its datasets), or 0 when no panel shows it. */
+async function dashboardPoints(tag: string): Promise<number> {
+  let most = 0;
+  for (const frame of page.frames()) {
+    const n = await frame
+      .evaluate((t) => {
+        const charts = (globalThis as unknown as { __charts?: Map<string, { data: { datasets: { data: unknown[]; _data?: unknown[] }[] } }> }).__charts;
+        const chart = charts?.get(t);
+        return chart ? Math.max(0, ...chart.data.datasets.map((d) => (d._data ?? d.data).length)) : 0;
+      }, tag)
+      .catch(() => 0);
+    most = Math.max(most, n);
+  }
+  return most;
 }
 
 /** The Runs view's row of the run, once its description says `status`. */
@@ -160,6 +187,11 @@ async function runFromTheEditor(): Promise<void> {
   await page.locator('.monaco-menu .action-label', { hasText: 'Resume' }).hover();
   await page.keyboard.press('Enter');
   const resumed = await until('the resumed run', () => (record()?.status === 'running' && record()!.pid !== pid ? record() : undefined), 60_000);
+  // The dashboard of the live run: reward points arrive while it trains.
+  await command('Trinity: Open Dashboard');
+  const before = await until('reward points in the dashboard', async () => (await dashboardPoints('critic/score/mean')) || undefined, 60_000);
+  await until('more reward points', async () => (await dashboardPoints('critic/score/mean')) > before, 120_000);
+  await vscode.screenshot('vscode-runs-5-dashboard-live');
   await until('the resumed run to finish', () => record()?.status === 'finished', 300_000);
   await until(`process ${resumed.pid} to exit`, () => !alive(resumed.pid), 10_000);
   await runRow(/finished/).waitFor({ timeout: 30_000 });
@@ -169,5 +201,11 @@ async function runFromTheEditor(): Promise<void> {
   assert.ok(grpo.includes('global_step_90'), `GRPO checkpoints: ${grpo.join(', ')}`);
   await row.click();
   await page.keyboard.press('ArrowRight');
-  await vscode.screenshot('vscode-runs-5-finished');
+  await vscode.screenshot('vscode-runs-6-finished');
+
+  // Reloading the window restores the dashboard from disk, points and all.
+  await command('Developer: Reload Window');
+  await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+  await until('the restored dashboard', async () => (await dashboardPoints('critic/score/mean')) >= 90 || undefined, 90_000);
+  await vscode.screenshot('vscode-runs-7-dashboard-restored');
 }
