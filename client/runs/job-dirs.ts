@@ -1,10 +1,10 @@
 /**
  * Runs on disk: job directories under the workspace (ours hold `state/run.json` and `monitor/metrics.jsonl`;
  * Trinity-RFT's hold `monitor/tensorboard/`), read back into `RunState`s so that runs of earlier windows, of the
- * terminal and of other machines show in the Runs view. Reads are bounded: a directory walk of limited depth, and
- * only the tail of each metrics file.
+ * terminal and of other machines show in the Runs view. The directory walk has a limited depth, and each job's
+ * metrics are read incrementally (runtime/metrics), so a rescan reads only what the files gained.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { RUN_RECORD_FILE, type Role, type RunRecord, type StageInfo } from '../../runtime/protocol';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
@@ -99,26 +99,26 @@ function runFrom(jobDir: string, record: RunRecord | undefined, mode: string | u
   };
   // A record that still says running, of a process that is gone, is a run that was killed.
   if (run.status === 'running' && (record?.pid === undefined || !isAlive(record.pid))) run.status = 'interrupted';
-  let lastTime: number | undefined;
+  let lastWall: number | undefined;
+  // The two halves of an asynchronous job write into one metrics file: each shows its own role.
+  const ownRole: Role | undefined = mode === 'explore' ? 'explorer' : mode === 'train' ? 'trainer' : undefined;
   for (const [i, s] of stages.entries()) {
-    const jsonl = join(s.jobDir, 'monitor', 'metrics.jsonl');
-    const tail = existsSync(jsonl) ? readMetricsTail(jsonl) : tensorboardTail(s.jobDir);
-    if (tail.length) {
+    const latest = latestSteps(s.jobDir);
+    if (latest.length) {
       run.stage = { index: i, count: stages.length, name: s.name, mode: s.mode };
       run.progress = {};
       run.reward = run.loss = undefined;
     }
-    // The two halves of an asynchronous job write into one metrics file: each shows its own role.
-    const ownRole: Role | undefined = mode === 'explore' ? 'explorer' : mode === 'train' ? 'trainer' : undefined;
-    for (const m of tail) {
+    for (const m of latest) {
       if (ownRole && m.role !== ownRole) continue;
       noteMetrics(run, m.values);
       run.progress[m.role] = { step: m.step, detail: '' };
-      lastTime = m.time;
+      if (m.wallTime !== null) lastWall = Math.max(lastWall ?? 0, m.wallTime);
     }
     run.checkpoints.push(...checkpointsIn(s.jobDir, stages.length > 1 ? s.name : undefined));
   }
-  if (run.startedAt !== undefined && run.endedAt === undefined && lastTime !== undefined && run.status !== 'running') run.endedAt = run.startedAt + lastTime * 1000;
+  // A killed run's record has no end: its last logged step is when it stopped.
+  if (run.endedAt === undefined && lastWall !== undefined && run.status !== 'running') run.endedAt = lastWall * 1000;
   return run;
 }
 
@@ -137,64 +137,39 @@ export function checkpointsIn(jobDir: string, stage?: string): CheckpointInfo[] 
     .sort((a, b) => a.step - b.step);
 }
 
-/** One reader per Trinity job dir, kept so that each look reads only what its event files gained. */
-const boards = new Map<string, { reader: MetricsReader; latest: Map<string, MetricsLine> }>();
-
-/** The latest step of each role in a job's TensorBoard event files (Trinity-RFT writes no metrics.jsonl). */
-function tensorboardTail(jobDir: string): MetricsLine[] {
-  const dir = join(jobDir, 'monitor', 'tensorboard');
-  if (!existsSync(dir)) return [];
-  let b = boards.get(dir);
-  if (!b) boards.set(dir, (b = { reader: new MetricsReader([dir]), latest: new Map() }));
-  for (const row of b.reader.read().rows) {
-    const role = ROLE_OF_FOLDER.exec(row.run)?.[1] as Role | undefined;
-    if (!role) continue;
-    const cur = b.latest.get(role);
-    if (!cur || row.step > cur.step) b.latest.set(role, { role, step: row.step, time: 0, values: { [row.tag]: row.value } });
-    else if (row.step === cur.step) cur.values[row.tag] = row.value;
-  }
-  return [...b.latest.values()];
-}
-
-const ROLE_OF_FOLDER = /(explorer|trainer|bench)/;
-
-interface MetricsLine {
+interface LatestStep {
   role: Role;
   step: number;
-  time: number;
+  wallTime: number | null;
   values: Record<string, number>;
 }
 
-/** The last lines of a metrics.jsonl (at most the last 256 KiB), oldest first; a torn last line is skipped. */
-export function readMetricsTail(path: string, maxBytes = 256 * 1024): MetricsLine[] {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return [];
-  }
-  try {
-    const size = statSync(path).size;
-    const start = Math.max(0, size - maxBytes);
-    const buf = new Uint8Array(size - start);
-    readSync(fd, buf, 0, buf.length, start);
-    const lines = new TextDecoder().decode(buf).split('\n');
-    if (start > 0) lines.shift();
-    const out: MetricsLine[] = [];
-    for (const l of lines) {
-      if (!l.trim()) continue;
-      try {
-        const m = JSON.parse(l) as MetricsLine;
-        if (typeof m.step === 'number' && m.values && typeof m.role === 'string') out.push(m);
-      } catch {
-        // A line being written right now.
-      }
+/**
+ * One metrics reader per job directory (our metrics.jsonl, else Trinity's TensorBoard event files), kept so that
+ * each look at a job reads only what its files gained since the last one.
+ */
+const readers = new Map<string, { reader: MetricsReader; latest: Map<Role, LatestStep> }>();
+
+/** The latest step of each role in a job directory, with that step's values. */
+function latestSteps(jobDir: string): LatestStep[] {
+  if (!existsSync(join(jobDir, 'monitor'))) return [];
+  let r = readers.get(jobDir);
+  if (!r) readers.set(jobDir, (r = { reader: new MetricsReader([jobDir]), latest: new Map() }));
+  for (const row of r.reader.read().rows) {
+    const role = ROLE_OF_RUN.exec(row.run)?.[1] as Role | undefined;
+    if (!role) continue;
+    const cur = r.latest.get(role);
+    if (!cur || row.step > cur.step) r.latest.set(role, { role, step: row.step, wallTime: row.wallTime, values: { [row.tag]: row.value } });
+    else if (row.step === cur.step) {
+      cur.values[row.tag] = row.value;
+      if (row.wallTime !== null) cur.wallTime = Math.max(cur.wallTime ?? 0, row.wallTime);
     }
-    return out;
-  } finally {
-    closeSync(fd);
   }
+  return [...r.latest.values()];
 }
+
+/** The role in a reader's run name (`trainer`, or Trinity's role folders such as `trainer_0`). */
+const ROLE_OF_RUN = /(explorer|trainer|bench)/;
 
 function pidAlive(pid: number): boolean {
   try {

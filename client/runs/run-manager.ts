@@ -28,6 +28,8 @@ export interface LiveRun {
 
 export class RunManager {
   private readonly live = new Map<string, LiveRun>();
+  /** Runs whose launcher has not started them yet, by key: reserved so that a second Run is refused. */
+  private readonly starting = new Map<string, RunState>();
   /** Runs of this window that have ended, by run key (the latest of each). */
   private readonly ended_ = new Map<string, LiveRun>();
   private readonly listeners = new Set<(run: RunState) => void>();
@@ -74,8 +76,8 @@ export class RunManager {
   async start(launcher: Launcher, spec: LaunchSpec): Promise<LiveRun> {
     const jobDir = resolve(spec.jobDir);
     const key = runKey(jobDir, spec.mode);
-    const busy = this.live.get(key);
-    if (busy) throw new Error(`A run of ${busy.state.configPath ?? jobDir} is already writing to ${jobDir}: stop it first.`);
+    const busy = this.live.get(key)?.state ?? this.starting.get(key);
+    if (busy) throw new Error(`A run of ${busy.configPath ?? jobDir} is already writing to ${jobDir}: stop it first.`);
     const state = newRunState(jobDir, launcher.kind, spec.configPath, spec.mode);
     state.startedAt = Date.now();
     const sink = this.opts.output(state);
@@ -87,8 +89,7 @@ export class RunManager {
     };
     const events: RuntimeEvent[] = [];
     // Reserve the job directory while the launcher starts, so that a second Run of the same file is refused.
-    const placeholder = { state, events, output } as LiveRun;
-    this.live.set(key, placeholder);
+    this.starting.set(key, state);
     this.changed(state);
     let handle: LaunchedRun;
     try {
@@ -104,12 +105,13 @@ export class RunManager {
         warn: (message) => output.line(`[workbench] ${message}`),
       });
     } catch (e) {
-      this.live.delete(key);
+      this.starting.delete(key);
       applyEnd(state, { status: 'failed', error: (e as Error).message });
       this.changed(state);
       throw e;
     }
     const run: LiveRun = { state, handle, events, output };
+    this.starting.delete(key);
     this.live.set(key, run);
     if (handle.pid !== undefined) state.pid = handle.pid;
     void handle.ended.then((end) => this.ended(run, end));
@@ -119,7 +121,7 @@ export class RunManager {
   /** Stops a live run: SIGTERM (or the job system's stop), then a forced kill after `graceMs`. */
   async stop(key: string, graceMs: number): Promise<RunEnd | undefined> {
     const run = this.live.get(key);
-    if (!run?.handle) return undefined;
+    if (!run) return undefined;
     if (!run.state.live) return run.handle.ended;
     run.state.status = 'stopping';
     this.changed(run.state);

@@ -105,7 +105,8 @@ export function applyEvent(run: RunState, e: RuntimeEvent): void {
       break;
     case 'metrics':
       noteMetrics(run, e.values);
-      if (!run.progress[e.role] || run.progress[e.role]!.step < e.step) run.progress[e.role] = { ...run.progress[e.role], step: e.step, detail: run.progress[e.role]?.detail ?? '' };
+      // Runtimes without progress events (Trinity's, seen through its event files) still show their step.
+      if ((run.progress[e.role]?.step ?? -1) < e.step) run.progress[e.role] = { ...run.progress[e.role], step: e.step, detail: run.progress[e.role]?.detail ?? '' };
       break;
     case 'checkpoint':
       run.checkpoints.push({ step: e.step, path: e.path, stage: run.stage?.name });

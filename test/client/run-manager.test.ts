@@ -219,7 +219,7 @@ describe('run manager with the real runtime', () => {
     const job = tinyJob(26);
     const { runs } = manager();
     const a = await runs.start(launcher(), spec(job, grpo(job, 'a', 3), 'a'));
-    const b = await runs.start(launcher(), spec(job, sft(job, 'b').replace('b.yaml', 'b.yaml'), 'b'));
+    const b = await runs.start(launcher(), spec(job, sft(job, 'b'), 'b'));
     await assert.rejects(runs.start(launcher(), spec(job, grpo(job, 'a', 3), 'a')), /already writing to/);
     assert.equal(runs.liveRuns().length, 2);
     const endA = await a.handle.ended;
