@@ -1,11 +1,12 @@
-/** Which card goes where: Trinity's metric prefixes as groups, the reward and eval accuracy pinned first. */
+/** Which card goes where: Trinity's metric prefixes as groups; the reward (or SFT/DPO loss) and eval accuracy pinned first. */
 
 export const PINNED_GROUP = 'pinned';
 
 /** Trinity's metric prefixes, in the order their groups are shown; others follow alphabetically. */
 const GROUP_ORDER = ['rollout', 'eval', 'critic', 'actor', 'response_length', 'prompt_length', 'time', 'timing_s', 'experience_pipeline', 'pipeline'];
 
-const PINNED_TAGS = ['critic/score/mean', 'rollout/accuracy/mean', 'rollout/reward/mean'];
+/** The reward first; SFT and DPO log no reward (their `critic/score` is a placeholder 0), so their loss is pinned too. */
+const PINNED_TAGS = ['critic/score/mean', 'rollout/accuracy/mean', 'rollout/reward/mean', 'actor/sft_loss', 'actor/dpo_loss'];
 const EVAL_ACCURACY = /^eval\/.+\/accuracy\/mean(@\d+)?$/;
 
 export function isPinned(tag: string): boolean {

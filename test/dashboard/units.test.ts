@@ -94,6 +94,8 @@ describe('cards', () => {
   test('reward and eval accuracy are pinned; the rest group by Trinity prefix, in Trinity order', () => {
     assert.ok(isPinned('critic/score/mean') && isPinned('rollout/accuracy/mean') && isPinned('eval/gsm8k/accuracy/mean@8'));
     assert.ok(!isPinned('eval/gsm8k/accuracy/std') && !isPinned('actor/pg_loss'));
+    // SFT and DPO log no reward: their loss is what is pinned for them.
+    assert.ok(isPinned('actor/sft_loss') && isPinned('actor/dpo_loss'));
     assert.equal(groupOf('experience_pipeline/time'), 'experience_pipeline');
     assert.equal(groupOf('loss'), 'other');
     const groups = ['other', 'zeta', 'time', 'actor', 'pinned', 'rollout', 'critic'].sort(compareGroups);

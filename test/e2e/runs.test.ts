@@ -128,7 +128,7 @@ async function runFromTheEditor(): Promise<void> {
   await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'detached', timeout: 30_000 });
 
   // The CodeLens and the editor title both offer Run.
-  await page.waitForSelector('.monaco-editor .codelens-decoration a:has-text("Run")', { state: 'attached', timeout: 30_000 });
+  await page.waitForSelector('.monaco-editor .codelens-decoration a:has-text("Run")', { state: 'attached', timeout: 90_000 });
   const runButton = page.locator('.editor-actions .action-label.codicon-play');
   await runButton.click();
 
@@ -187,10 +187,10 @@ async function runFromTheEditor(): Promise<void> {
   await page.locator('.monaco-menu .action-label', { hasText: 'Resume' }).hover();
   await page.keyboard.press('Enter');
   const resumed = await until('the resumed run', () => (record()?.status === 'running' && record()!.pid !== pid ? record() : undefined), 60_000);
-  // The dashboard of the live run: reward points arrive while it trains.
+  // The dashboard of the live run: points arrive while it trains (grad norm: both the SFT and the GRPO stage log it).
   await command('Trinity: Open Dashboard');
-  const before = await until('reward points in the dashboard', async () => (await dashboardPoints('critic/score/mean')) || undefined, 60_000);
-  await until('more reward points', async () => (await dashboardPoints('critic/score/mean')) > before, 120_000);
+  const before = await until('trainer points in the dashboard', async () => (await dashboardPoints('actor/grad_norm')) || undefined, 60_000);
+  await until('more trainer points', async () => (await dashboardPoints('actor/grad_norm')) > before, 120_000);
   await vscode.screenshot('vscode-runs-5-dashboard-live');
   await until('the resumed run to finish', () => record()?.status === 'finished', 300_000);
   await until(`process ${resumed.pid} to exit`, () => !alive(resumed.pid), 10_000);
