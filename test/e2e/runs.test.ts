@@ -92,7 +92,8 @@ const runRow = (status: RegExp) => page.locator('.pane-body .monaco-list-row', {
 /** The run's status bar item text (`grpo step 37/90 · reward 0.41`), or '' when none is shown. */
 async function runStatus(): Promise<string> {
   const item = page.locator('.statusbar-item', { has: page.locator('.codicon-sync') });
-  return (await item.count()) ? ((await item.first().textContent()) ?? '') : '';
+  // One read, no auto-wait: the item may go between a count and a textContent (a finished run's does).
+  return (await item.allTextContents())[0] ?? '';
 }
 
 test('Run, Stop and Resume the arithmetic example from the editor', { timeout: 600_000 }, async () => {
