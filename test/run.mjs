@@ -3,6 +3,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { locateCorpus } from './setup/corpus-source.mjs';
 
 function collect(dir) {
   const out = [];
@@ -22,6 +23,6 @@ if (files.length === 0) {
 }
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
-  env: { ...process.env, TRINITY_CORPUS_DIR: process.env.TRINITY_CORPUS_DIR ?? '../shared/corpus' },
+  env: { ...process.env, TRINITY_CORPUS_DIR: locateCorpus(process.cwd()) ?? process.env.TRINITY_CORPUS_DIR ?? '../shared/corpus' },
 });
 process.exit(r.status ?? 1);

@@ -24,24 +24,29 @@ function nodeGyp() {
   return candidates.find((p) => p && existsSync(p));
 }
 
-function fail(msg) {
-  const text = `native/blas-matmul: ${msg}\n  The engine will run without the OpenBLAS matmul (plain wasm, 1.4–2.4x slower training).\n  To build it: apt-get install libopenblas-dev (plus gcc, make, python3), then npm run build:native.`;
+/** Without --strict (npm's postinstall) one line says the matmul is off and why; with it (CI), an error. */
+function fail(msg, detail = '') {
   if (strict) {
-    console.error(`error: ${text}`);
+    console.error(`${detail}error: native/blas-matmul: ${msg}\n  To build it: apt-get install libopenblas-dev (plus gcc, make, python3), then npm run build:native.`);
     process.exit(1);
   }
-  console.warn(`warning: ${text}`);
+  console.warn(`native/blas-matmul: off (${msg}); the engine runs on plain wasm, 1.4–2.4x slower training. Fix: apt-get install libopenblas-dev, then npm run build:native`);
   process.exit(0);
 }
+
+const hasCblas = spawnSync('cc', ['-E', '-x', 'c', '-'], { input: '#include <cblas.h>\n', stdio: ['pipe', 'ignore', 'ignore'] });
+if (hasCblas.error) fail('no C compiler (cc) found');
+if (hasCblas.status !== 0) fail('cblas.h not found: OpenBLAS is not installed');
 
 const gyp = nodeGyp();
 if (!gyp) fail("npm's node-gyp was not found");
 const args = [gyp, 'rebuild', '--release'];
 const prefix = join(dirname(process.execPath), '..');
 if (!process.env.npm_config_nodedir && existsSync(join(prefix, 'include', 'node', 'node_api.h'))) args.push(`--nodedir=${prefix}`);
-const r = spawnSync(process.execPath, args, { cwd: here, stdio: ['ignore', 'inherit', 'inherit'] });
+// node-gyp's output is shown only when it fails under --strict (a postinstall warning stays one line).
+const r = spawnSync(process.execPath, args, { cwd: here, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 if (r.error) fail(`node-gyp did not run: ${r.error.message}`);
-if (r.status !== 0) fail(`node-gyp rebuild failed (exit ${r.status}); its output is above`);
+if (r.status !== 0) fail(`node-gyp rebuild failed (exit ${r.status})`, `${r.stdout}${r.stderr}`);
 const out = join(here, 'build', 'Release', 'blas_matmul.node');
 if (!existsSync(out)) fail(`node-gyp succeeded but ${out} is missing`);
 // Load it once here, so a missing libopenblas.so.0 shows now rather than as a silent fallback later.

@@ -1,0 +1,103 @@
+// The test suite's set-up on a fresh machine, run by `npm test` before anything else: Debian packages the tests
+// use (installed when this user may run apt-get, as root or through sudo), the OpenBLAS matmul addon, and the
+// Trinity-RFT corpus. Whatever it cannot provide stops the run here, with one message that says how to provide it,
+// rather than as dozens of failing tests later. A no-op (well under a second) when everything is present.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cacheDir, fetchCorpus, locateCorpus, TRINITY_RFT_URL } from './corpus-source.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ok = (cmd, args, input) => spawnSync(cmd, args, { input, stdio: ['pipe', 'ignore', 'ignore'] }).status === 0;
+
+/** Each need: a check, and the Debian packages that satisfy it. */
+const NEEDS = [
+  { what: 'OpenBLAS headers (the native matmul addon)', packages: ['libopenblas-dev'], present: () => ok('cc', ['-E', '-x', 'c', '-'], '#include <cblas.h>\n') },
+  { what: 'unzip (the packaging test reads the VSIX)', packages: ['unzip'], present: () => ok('sh', ['-c', 'command -v unzip']) },
+  {
+    what: "Debian's Python with protobuf and PyYAML (the independent event-file writer, the Trinity-RFT stand-in)",
+    packages: ['python3', 'python3-protobuf', 'python3-yaml'],
+    present: () => ok('/usr/bin/python3', ['-c', 'import google.protobuf, yaml']),
+  },
+];
+
+function aptGet() {
+  if (process.getuid?.() === 0) return ['apt-get'];
+  if (ok('sudo', ['-n', 'true'])) return ['sudo', 'apt-get'];
+  return undefined;
+}
+
+function stop(lines) {
+  console.error(`\nnpm test cannot start:\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
+  process.exit(1);
+}
+
+function installPackages() {
+  const missing = NEEDS.filter((n) => !n.present());
+  if (missing.length === 0) return;
+  const packages = missing.flatMap((n) => n.packages);
+  const apt = aptGet();
+  if (!apt) {
+    stop([
+      ...missing.map((n) => `missing: ${n.what}`),
+      `install them, then run npm test again:  sudo apt-get install -y ${packages.join(' ')}`,
+      `(this user (${process.env.USER ?? 'uid ' + process.getuid?.()}) is not root and has no password-less sudo)`,
+    ]);
+  }
+  console.log(`test set-up: installing ${packages.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const install = () => spawnSync(apt[0], [...apt.slice(1), 'install', '-y', '-qq', '--no-install-recommends', ...packages], { env, stdio: ['ignore', 'ignore', 'inherit'] }).status === 0;
+  if (!install()) {
+    spawnSync(apt[0], [...apt.slice(1), 'update', '-qq'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (!install()) stop([`apt-get could not install ${packages.join(' ')} (its messages are above)`]);
+  }
+}
+
+/** A fresh clone has no node_modules: install exactly the lockfile (after the packages, so the addon builds). */
+function installNodeModules() {
+  if (existsSync(join(ROOT, 'node_modules', '.package-lock.json'))) return;
+  console.log('test set-up: npm ci');
+  const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ['npm'];
+  const r = spawnSync(npm[0], [...npm.slice(1), 'ci', '--no-audit', '--no-fund'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) stop(['npm ci failed (its output is above)']);
+}
+
+function buildNative() {
+  const addon = join(ROOT, 'native', 'blas-matmul', 'build', 'Release', 'blas_matmul.node');
+  if (existsSync(addon) && ok(process.execPath, ['-e', `require(${JSON.stringify(addon)})`])) return;
+  console.log('test set-up: building the OpenBLAS matmul addon');
+  const r = spawnSync(process.execPath, [join(ROOT, 'native', 'blas-matmul', 'build.mjs'), '--strict'], { stdio: 'inherit' });
+  if (r.status !== 0) stop(['the OpenBLAS matmul addon did not build (the engine tests need it); its output is above']);
+}
+
+/** Real VS Code (code-server) and Debian's Chromium for test/e2e, cached outside the repository. */
+function installCodeServer() {
+  const r = spawnSync('bash', [join(ROOT, '.ci', 'code-server.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) stop(['code-server (real VS Code for test/e2e) did not install (.ci/code-server.sh; its output is above)']);
+}
+
+async function provideCorpus() {
+  if (locateCorpus(ROOT)) return;
+  if (process.env.TRINITY_CORPUS_DIR) {
+    stop([`TRINITY_CORPUS_DIR=${process.env.TRINITY_CORPUS_DIR} holds no trinity-configs/ and data/: point it at the Trinity corpus, or unset it`]);
+  }
+  console.log(`test set-up: no Trinity corpus at ../shared/corpus or ${join(cacheDir(), 'corpus')}; fetching Trinity-RFT's files at the pinned commits`);
+  try {
+    const { dir, counts } = await fetchCorpus(process.env.TRINITY_RFT_GIT_URL ?? TRINITY_RFT_URL);
+    console.log(`test set-up: corpus in ${dir} (${Object.entries(counts).map(([r, n]) => `${r} ${n}`).join(', ')} configs)`);
+  } catch (e) {
+    stop([
+      `no Trinity corpus, and it could not be fetched: ${e.message}`,
+      'provide it in one of these ways, then run npm test again:',
+      '  - set TRINITY_CORPUS_DIR to a folder holding trinity-configs/<release>/ and data/ (developer machines have ../shared/corpus)',
+      `  - or let this machine reach ${TRINITY_RFT_URL} (or set TRINITY_RFT_GIT_URL to a clone of it)`,
+    ]);
+  }
+}
+
+installPackages();
+installNodeModules();
+buildNative();
+installCodeServer();
+await provideCorpus();
