@@ -98,6 +98,6 @@ async function provideCorpus() {
 
 installPackages();
 installNodeModules();
+await provideCorpus();
 buildNative();
 installCodeServer();
-await provideCorpus();
