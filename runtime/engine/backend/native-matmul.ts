@@ -91,7 +91,6 @@ export function loadNativeMatmul(): NativeMatmulLoad {
   const before = process.env.OPENBLAS_NUM_THREADS;
   process.env.OPENBLAS_NUM_THREADS = String(threads);
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const m = require(path) as BlasAddon;
     m.setThreads(threads);
     addon = m;

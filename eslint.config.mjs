@@ -1,0 +1,56 @@
+// ESLint: the walls of ARCHITECTURE.md ("Walls") as import rules, so that crossing one fails `npm run lint` (part of
+// `npm test`) instead of waiting for a reviewer. Each zone's message names the wall it keeps.
+import tseslint from 'typescript-eslint';
+import importPlugin from 'eslint-plugin-import';
+
+/** `from` may not be imported by files under `target` (paths from the repository root). */
+const walls = [
+  { target: './runtime', from: ['./client', './server', './media'], message: 'runtime/ never imports the extension, the server or the webview.' },
+  {
+    target: './runtime/config',
+    from: './runtime',
+    except: ['./config'],
+    message: 'runtime/config imports nothing from the rest of runtime/ (ARCHITECTURE.md, Walls).',
+  },
+  {
+    target: './runtime/engine',
+    from: ['./runtime/config', './runtime/rft'],
+    message: 'runtime/engine knows nothing of Trinity configs (ARCHITECTURE.md, Walls).',
+  },
+  {
+    target: './runtime/metrics',
+    from: './runtime',
+    except: ['./metrics'],
+    message: 'runtime/metrics imports nothing from the rest of runtime/ (ARCHITECTURE.md, Walls).',
+  },
+  { target: './server', from: ['./client', './media'], message: 'server/ never imports the extension or the webview.' },
+  ...[
+    { from: './client', except: ['./dashboard/messages.ts'] },
+    { from: './server' },
+    { from: './runtime' },
+  ].map((z) => ({ target: './media', ...z, message: 'media/ knows only client/dashboard/messages.ts and its own modules (ARCHITECTURE.md, Walls).' })),
+];
+
+/** Packages a folder may not import at all (a later entry replaces an earlier one for the files both match). */
+const VSCODE = { name: 'vscode', message: 'only client/ may import vscode.' };
+const LSP = ['vscode-languageserver', 'vscode-languageserver/node', 'vscode-languageserver-protocol', 'vscode-jsonrpc'].map((name) => ({
+  name,
+  message: 'the LSP library belongs to server/host (server/service and runtime/ stay transport-free).',
+}));
+const banned = [
+  { files: ['server/**/*.ts'], paths: [VSCODE] },
+  { files: ['runtime/**/*.ts', 'media/**/*.ts', 'server/service/**/*.ts'], paths: [VSCODE, ...LSP] },
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'dist-vsix/**', 'node_modules/**', 'test-results/**', 'bench/results/**', '**/*.generated.ts'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser, parserOptions: { sourceType: 'module' } },
+    plugins: { import: importPlugin },
+    settings: { 'import/resolver': { node: { extensions: ['.ts', '.js', '.mjs', '.json'] } } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: { 'import/no-restricted-paths': ['error', { zones: walls }] },
+  },
+  ...banned.map(({ files, paths }) => ({ files, rules: { 'no-restricted-imports': ['error', { paths }] } })),
+);
