@@ -78,6 +78,11 @@ export function codeServerBinary(): string {
   return binary;
 }
 
+/** The folder of one of VS Code's built-in extensions (e.g. `yaml`) in the installed code-server. */
+export function builtinExtensionDir(name: string): string {
+  return join(dirname(dirname(codeServerBinary())), 'code-server', 'lib', 'vscode', 'extensions', name);
+}
+
 /** Installs a VSIX into an extensions folder with code-server's own CLI; returns the installed extension's folder. */
 export function installVsix(vsix: string, extensionsDir: string, env: NodeJS.ProcessEnv = process.env): string {
   const before = new Set(existsSync(extensionsDir) ? readdirSync(extensionsDir) : []);

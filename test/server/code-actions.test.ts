@@ -28,7 +28,10 @@ describe('quick fixes (golden files)', () => {
   });
   after(() => c.close());
 
-  for (const name of readdirSync(DIR).filter((f) => f.endsWith('.yaml') && !f.endsWith('.golden.yaml'))) {
+  const fixtures = readdirSync(DIR).filter((f) => f.endsWith('.yaml') && !f.endsWith('.golden.yaml'));
+  // A data-driven test registers nothing when its folder is empty or moved: that must fail, not pass silently.
+  test('the quick-fix fixtures are there', () => assert.ok(fixtures.length >= 9, `${fixtures.length} fixtures in ${DIR}`));
+  for (const name of fixtures) {
     test(name, async () => {
       const text = readFileSync(join(DIR, name), 'utf8');
       const want = /^# fix: (.+)$/m.exec(text)?.[1];

@@ -22,6 +22,8 @@ function rng(seed: number): () => number {
   };
 }
 
+const LIMIT_MS = 10_000;
+
 test(`${EDITS} random edits through the bundled server`, async () => {
   const random = rng(20261129);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
@@ -32,7 +34,9 @@ test(`${EDITS} random edits through the bundled server`, async () => {
     const t0 = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<never>((_, rej) => {
-      timer = setTimeout(() => rej(new Error(`${what} did not answer within 1 s`)), 1000);
+      // What this catches is a hang or a runaway request, not slowness: answers take milliseconds, and the bound is
+      // generous so that a loaded 2-core CI machine does not fail it.
+      timer = setTimeout(() => rej(new Error(`${what} did not answer within ${LIMIT_MS / 1000} s`)), LIMIT_MS);
     });
     try {
       return await Promise.race([p, limit]);
@@ -88,5 +92,5 @@ test(`${EDITS} random edits through the bundled server`, async () => {
   } finally {
     await c.close();
   }
-  assert.ok(slowest < 1000, `slowest answer ${slowest.toFixed(0)} ms`);
+  assert.ok(slowest < LIMIT_MS, `slowest answer ${slowest.toFixed(0)} ms`);
 });

@@ -25,6 +25,9 @@ const WHERE: Record<string, string[]> = {
 /** A value of the shape the old key took (a mapping for the `*_kwargs` ones). */
 const valueFor = (key: string): unknown => (key.endsWith('_kwargs') ? { priority_fn: 'linear_decay' } : key.startsWith('use_') ? true : key.endsWith('_steps') || key.endsWith('_num') || key.endsWith('_port') ? 2 : 'x');
 
+// Data-driven below: an empty table would register nothing and pass.
+test('the renames table is there', () => assert.ok(Object.keys(RENAMES).length >= 5, `${Object.keys(RENAMES).length} renames`));
+
 for (const [id, change] of Object.entries(RENAMES)) {
   const [section, key] = id.split('.');
   const from = RELEASES[Math.max(0, releaseIndex(change.in) - 1)];

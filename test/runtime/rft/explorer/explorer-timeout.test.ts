@@ -155,8 +155,9 @@ describe('explorer.max_timeout', () => {
   });
 
   test('each attempt may take max_timeout up to v0.3.2, max_timeout × (max_retry_times + 1) from v0.4.0', () => {
-    // 200 ms of work against max_timeout 0.1 s and 3 retries: v0.3.2 allows 0.1 s per attempt, v0.4.0+ 0.4 s.
-    const opts = { maxRetryTimes: 3, timeout: { maxTimeout: 0.1 } };
+    // 200 ms of work against max_timeout 0.15 s and 9 retries: v0.3.2 allows 0.15 s per attempt (never enough: the
+    // work takes at least 200 ms), v0.4.0+ 1.5 s (7x the work, so a loaded machine does not make it time out).
+    const opts = { maxRetryTimes: 9, timeout: { maxTimeout: 0.15 } };
     const old = explorer({ ...opts, release: 'v0.3.2' }).explore(1, [task('3+4', 'test_busy_200ms')], new ExperiencePipeline([], undefined, 'v0.3.2'));
     assert.equal(old.experiences.length, 0);
     for (const release of ['v0.4.0', 'main'] as const) {

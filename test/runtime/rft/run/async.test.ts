@@ -18,6 +18,7 @@ import { SqlExperienceReader } from '../../../../runtime/rft/buffer';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
 import { header, tinyJob } from './helpers';
 import { killAll, start, type Running } from './cli-process';
+import { killPoint } from '../../../helpers/kill-point';
 
 const BATCH = 2;
 const REPEAT = 4;
@@ -236,7 +237,7 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
     const p = pair(22, 'kill-explorer', steps);
     const trainer = await startTrainer(p);
     const first = start(p.explore);
-    const killAfter = 2 + Math.floor(Math.random() * 6); // 2..7
+    const killAfter = killPoint('async: SIGKILL the explorer', 2, 7);
     await first.waitFor((e) => e.type === 'metrics' && e.role === 'explorer' && e.step >= killAfter);
     first.kill('SIGKILL');
     assert.equal((await first.exit).signal, 'SIGKILL');
@@ -262,7 +263,7 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
     const p = pair(23, 'kill-trainer', steps);
     const first = await startTrainer(p);
     const explorer = start(p.explore);
-    const killAfter = 3 + Math.floor(Math.random() * 5); // 3..7: after the first checkpoint (step 2)
+    const killAfter = killPoint('async: SIGKILL the trainer', 3, 7); // after the first checkpoint (step 2)
     await first.waitFor((e) => e.type === 'metrics' && e.role === 'trainer' && e.step >= killAfter);
     first.kill('SIGKILL');
     assert.equal((await first.exit).signal, 'SIGKILL');

@@ -13,6 +13,7 @@ import { loadModel } from '../../../../runtime/engine/model/checkpoint';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
 import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
 import { start } from './cli-process';
+import { killPoint } from '../../../helpers/kill-point';
 
 function longGrpo(job: TinyJob, name: string, steps: number): string {
   return job.write(`${name}.yaml`, header(job, name) + topLevel(GRPO_STAGE).replace('total_steps: 4', `total_steps: ${steps}`).replace('eval_interval: 2', 'eval_interval: 100'));
@@ -46,7 +47,7 @@ describe('stopping and resuming', () => {
     const config = longGrpo(job, 'kill', 10);
     const first = start(config);
     // Kill somewhere between the first checkpoint (step 2) and the end.
-    const killAfter = 3 + Math.floor(Math.random() * 5);
+    const killAfter = killPoint('signals: SIGKILL the trainer', 3, 7);
     await first.waitFor((e) => e.type === 'metrics' && e.role === 'trainer' && e.step >= killAfter);
     first.kill('SIGKILL');
     await first.exit;
@@ -83,7 +84,7 @@ describe('stopping and resuming', () => {
       );
     const config = job.write('sql.yaml', header(job, 'sql') + body + 'synchronizer:\n  sync_offset: 1\n');
     const first = start(config);
-    const killAfter = 2 + Math.floor(Math.random() * 5); // 2..6
+    const killAfter = killPoint('signals: SIGKILL during the SQL buffer run', 2, 6);
     await first.waitFor((e) => e.type === 'metrics' && e.role === 'trainer' && e.step >= killAfter);
     first.kill('SIGKILL');
     assert.equal((await first.exit).signal, 'SIGKILL');

@@ -1,0 +1,47 @@
+/**
+ * Every example in the diagnostics reference (docs/diagnostics.md, from CODE_DOCS) reports its own code when checked
+ * as the CLI checks a file, so each documented code is named by a test and a doc example that drifts from the
+ * checker fails here. A few examples are about files on disk; those get the folder they describe.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { CODE_DOCS } from '../../../runtime/config/diagnostic-docs';
+import type { DiagnosticCode } from '../../../runtime/config/diagnostics';
+import { checkConfig } from '../../../runtime/config/validate';
+
+/** The files an example's folder must hold for its finding to exist (paths relative to the config's folder). */
+const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
+  // An earlier run of the same job, not empty.
+  TRN209: { 'checkpoints/gsm8k/grpo-qwen/monitor/metrics.jsonl': '{}\n' },
+  // A taskset whose columns are GSM8K's (question, answer), not `problem`.
+  TRN305: { 'data/gsm8k/train.jsonl': '{"question": "1+1?", "answer": "2"}\n' },
+  // A dataset folder with a train split only, asked for its test split.
+  TRN306: { 'data/gsm8k/train.jsonl': '{"question": "1+1?", "answer": "2"}\n' },
+};
+
+/** Codes that no config can trigger (an internal error of a check). */
+const NO_EXAMPLE: DiagnosticCode[] = ['TRN009'];
+
+const documented = Object.entries(CODE_DOCS) as [DiagnosticCode, (typeof CODE_DOCS)[DiagnosticCode]][];
+
+test('every code but the internal error has an example', () => {
+  assert.ok(documented.length >= 70, `only ${documented.length} codes documented`);
+  assert.deepEqual(documented.filter(([, d]) => !d.example).map(([c]) => c), NO_EXAMPLE);
+});
+
+for (const [code, doc] of documented) {
+  if (!doc.example) continue;
+  test(`${code}: the documented example reports ${code}`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), `${code}-`));
+    for (const [path, text] of Object.entries(FILES[code] ?? {})) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    const result = await checkConfig(doc.example, { release: 'auto', env: {}, host: { baseDirs: [dir], env: {}, exists: existsSync } });
+    const codes = result.diagnostics.map((d) => d.code);
+    assert.ok(codes.includes(code), `${code}'s example reports ${JSON.stringify([...new Set(codes)])}`);
+  });
+}
