@@ -25,6 +25,7 @@ import type { StageContext, StageResult } from './context';
 import { lastWriterCrashed, lastWrittenStep, readExplorerState, readTrainerStatus, testKillAfterWrite, trainerRunning, writeExplorerState, writeTrainerStatus } from './async';
 import { exportWeights, inThreadExplorer, workerExplorer, type ExplorerDriver, type ExplorerInit } from './explorer-driver';
 import { algorithmSetup, createExplorer, criticSetup, evaluateAll, experiencePipeline, explorerTotalSteps, loadModelFor, taskReader, tasksOf, trainerOptions, withAbsolutePath } from './setup';
+import { isExplorerDriven, isExplorerSyncPoint, isTrainerSyncPoint, nextSyncTrainerStep } from '../synchronizer/sync-points';
 
 interface ExplorerSide {
   explorer: Explorer;
@@ -86,7 +87,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   let critic: CriticSetup | undefined;
   let created: RftTrainer | undefined;
   try {
-    const { sync_interval: interval, sync_offset: offset } = cfg.synchronizer;
+    const { sync_offset: offset } = cfg.synchronizer;
     let explorerStep = Number(resumed?.extra.explorerStep ?? 0);
     let readerOffset = Number(resumed?.extra.readerOffset ?? 0);
     const bufferSection = cfg.buffer.trainer_input.experience_buffer;
@@ -175,12 +176,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
      * The trainer step the explorer syncs to next after step k (k > offset, (k − offset) % interval == 0). Explorer-
      * driven sync waits for no particular step: the trainer trains on whatever is buffered meanwhile.
      */
-    const nextSyncTarget = (k: number): number => {
-      if (explorerDriven) return Number.MAX_SAFE_INTEGER;
-      let next = k + 1;
-      while (!(next > offset && (next - offset) % interval === 0)) next++;
-      return next - offset;
-    };
+    const nextSyncTarget = (k: number): number => (explorerDriven ? Number.MAX_SAFE_INTEGER : nextSyncTrainerStep(k, cfg.synchronizer));
     /**
      * A sync point: fixed (and trainer-driven, which differs only under NCCL) waits for trainer step k − offset;
      * explorer-driven takes the trainer's weights as they are, if it trained since the last sync
@@ -207,7 +203,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       ctx.progress('explorer', explorerStep, explorerSteps, `reward ${fmt(meanReward(out.experiences))}`);
       await channel.put(out.experiences);
       // After explorer step k the explorer takes the weights of trainer step k − offset when k is a sync point.
-      if (explorerStep > offset && (explorerStep - offset) % interval === 0) await syncAt(explorerStep);
+      if (isExplorerSyncPoint(explorerStep, cfg.synchronizer)) await syncAt(explorerStep);
       if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && driver.hasEvals) await evaluate(explorerStep);
       if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
       if (ctx.signal.aborted) break;
@@ -269,11 +265,6 @@ function useExplorerThread(cfg: Config): boolean {
   if (forced === '0' || forced === '1') return forced === '1';
   if (cfg.mode === 'colocate') return false; // Trinity's colocate shares one GPU: the two never overlap
   return cfg.synchronizer.sync_offset > 0 || cfg.synchronizer.sync_interval > 1 || isExplorerDriven(cfg.synchronizer.sync_style);
-}
-
-/** `explorer_driven` (`dynamic_by_explorer` before v0.5.0); matched as Trinity's case-insensitive enum does. */
-function isExplorerDriven(style: string): boolean {
-  return ['explorer_driven', 'dynamic_by_explorer'].includes(style.toLowerCase());
 }
 
 /** How often a process of the asynchronous pair looks again (new checkpoint, restarted explorer). Trinity polls every 1 s. */
@@ -407,7 +398,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       const metrics = trainer.trainStep(batch);
       ctx.monitor.log('trainer', trainer.step, metrics);
       ctx.progress('trainer', trainer.step, totalSteps, `loss ${fmt(metrics['actor/sft_loss'] ?? metrics['actor/dpo_loss'] ?? metrics['actor/pg_loss'])}`);
-      const syncDue = syncInterval > 0 && trainer.step % syncInterval === 0; // Trainer.need_sync (fixed style)
+      const syncDue = isTrainerSyncPoint(trainer.step, syncInterval);
       const saveDue = cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0; // Trainer.need_save
       if (syncDue || saveDue) save();
       if (explorerDriven) syncIfRequested();
@@ -450,7 +441,7 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     const target = withAbsolutePath(source, ctx.configDir);
     const batchSize = cfg.buffer.batch_size;
     const explorerSteps = explorerTotalSteps(cfg, tasks.length);
-    const { sync_interval: interval, sync_offset: offset, sync_timeout: syncTimeoutS } = cfg.synchronizer;
+    const { sync_timeout: syncTimeoutS } = cfg.synchronizer;
     const resumed = cfg.continue_from_checkpoint ? readExplorerState(ctx.jobDir) : undefined;
     let explorerStep = resumed?.explorerStep ?? 0;
     const reader = taskReader(cfg, tasks, resumed?.readerOffset ?? 0);
@@ -532,7 +523,7 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
         ctx.monitor.rollouts(explorerStep, out.samples);
         ctx.progress('explorer', explorerStep, explorerSteps, `reward ${fmt(meanReward(out.experiences))}`);
         if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && side.evalSets.length) lastEval = runEvals(ctx, side, explorerStep);
-        if (explorerStep > offset && (explorerStep - offset) % interval === 0) await pullWeights();
+        if (isExplorerSyncPoint(explorerStep, cfg.synchronizer)) await pullWeights();
       }
     } finally {
       // Finished or stopped: readers end once the rest is read (Trinity releases the storage on shutdown). A killed

@@ -6,19 +6,15 @@
  * are kept until that point and then handed over step by step, before the next batch is read.
  */
 import type { BatchReader, SelectorFeedback } from '../data/reader';
-
-export interface FeedbackTiming {
-  sync_interval: number;
-  sync_offset: number;
-}
+import { isExplorerSyncPoint, type SyncTiming } from '../synchronizer/sync-points';
 
 /** `afterStep(k, feedback)`, called after each explorer step, delivers the kept feedback at sync points. */
-export function feedbackAtSyncPoints(reader: Pick<BatchReader<unknown>, 'feedback'>, timing: FeedbackTiming): (step: number, feedback: readonly SelectorFeedback[] | undefined) => void {
+export function feedbackAtSyncPoints(reader: Pick<BatchReader<unknown>, 'feedback'>, timing: SyncTiming): (step: number, feedback: readonly SelectorFeedback[] | undefined) => void {
   const pending: SelectorFeedback[][] = [];
   return (step, feedback) => {
     // One reader stands for taskset 0 (the runtime reads the training tasksets as one).
     if (feedback) pending.push(feedback.filter((f) => f.tasksetId === 0));
-    if (step <= timing.sync_offset || (step - timing.sync_offset) % timing.sync_interval !== 0) return;
+    if (!isExplorerSyncPoint(step, timing)) return;
     for (const fs of pending.splice(0)) for (const f of fs) reader.feedback(f.indices, f.values);
   };
 }
