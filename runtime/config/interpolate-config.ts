@@ -5,7 +5,7 @@
  */
 import type { ConfigDiagnostic, DiagnosticCode, Path } from './diagnostics';
 import { CODES } from './diagnostics';
-import { resolveValue, splitKey, type ResolveError, type ResolvedRef } from './interpolate';
+import { resolveValue, splitKey, type ResolveError, type ResolvedRef } from './interpolation';
 import { convertScalar, pathText, type CMap, type CNode, type CScalar } from './merge';
 import { didYouMean } from './suggest';
 import { cloneData, sectionDefaults } from './model/defaults';

@@ -9,7 +9,7 @@ import { CODES } from './diagnostics';
 import { enumLookup, enumMembersAt, fieldsAt, releasesWithField, typeName } from './model';
 import { RENAMES } from './model/renames';
 import type { ResolvedField, SectionDef, ValueType } from './model/types';
-import { isInterpolated } from './interpolate';
+import { isInterpolated } from './interpolation';
 import { pyStr } from './python-repr';
 import { RELEASES, releaseIndex, type Release } from './releases';
 import type { Range, YEntry, YMap, YNode, YScalar } from './source';

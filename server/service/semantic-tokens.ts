@@ -1,7 +1,7 @@
 /** Semantic highlighting of `${...}` interpolations: the braces, resolver names and referenced keys. */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { SemanticTokens, SemanticTokensLegend } from 'vscode-languageserver-types';
-import { findInterpolations } from '../../runtime/config/interpolate';
+import { findInterpolations } from '../../runtime/config/interpolation';
 import { walk } from '../../runtime/config/interpolate-config';
 import type { Analysis } from './analyze';
 

@@ -19,6 +19,7 @@
  * - An answer that normalises to nothing is `None`, and `None == None`: an empty `\boxed{}` matches a truth
  *   like `.` or `$`.
  */
+import { pyFloat } from '../../config/python-repr';
 
 const UNIT_TEXTS_BASE = [
   'east', 'degree', 'mph', 'kmph', 'ft', 'm sqaure', ' m east', 'sq m', 'deg', 'mile', 'q .', 'monkey', 'prime',
@@ -70,25 +71,6 @@ function numberFormation(words: string[]): number {
   if (nums.length === 3) return nums[0] * nums[1] + nums[2];
   if (nums.length === 2) return nums.includes(100) ? nums[0] * nums[1] : nums[0] + nums[1];
   return nums[0];
-}
-
-/** Python's repr() of a float. */
-export function pyFloatRepr(v: number): string {
-  if (Number.isNaN(v)) return 'nan';
-  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
-  if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
-  const exp = Math.floor(Math.log10(Math.abs(v)));
-  if (exp < -4 || exp >= 16) {
-    const [mant, e] = v.toExponential().split('e');
-    const en = Number(e);
-    return `${mant}e${en < 0 ? '-' : '+'}${String(Math.abs(en)).padStart(2, '0')}`;
-  }
-  const s = String(v);
-  if (/e/.test(s)) {
-    // JS uses exponent form from 1e21 / below 1e-6; Python's repr switches at 1e16 / 1e-4 (handled above).
-    return v.toFixed(Math.max(0, -exp + 15)).replace(/0+$/, '').replace(/\.$/, '.0');
-  }
-  return Number.isInteger(v) ? `${s}.0` : s;
 }
 
 /** Value of a string of Unicode decimal digits (Python's int() on `str.isdigit()` text), or null. */
@@ -160,7 +142,7 @@ export function wordToNum(sentence: string): WordToNum {
         isFloat = true;
       }
     }
-    return { kind: 'value', text: isFloat ? pyFloatRepr(total) : String(total) };
+    return { kind: 'value', text: isFloat ? pyFloat(total) : String(total) };
   } catch (e) {
     if (e instanceof OtherError) return { kind: 'other-error' };
     throw e;

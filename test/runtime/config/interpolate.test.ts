@@ -13,7 +13,7 @@ import {
   type ResolveContext,
   type ResolveResult,
   type ResolverInterpolation,
-} from '../../../runtime/config/interpolate';
+} from '../../../runtime/config/interpolation';
 
 type Path = (string | number)[];
 

@@ -12,7 +12,8 @@ import {
   strictLastBoxed,
 } from '../../../../runtime/rft/rewards/boxed';
 import { dapoMatchAnswer, dapoNormalize, gradeAnswer, mathdNormalize, naiveDapoScore } from '../../../../runtime/rft/rewards/dapo-grader';
-import { isEquivStrict, pyFloatRepr, stripString, wordToNum } from '../../../../runtime/rft/rewards/qwen-strip';
+import { pyFloat as pyFloatRepr } from '../../../../runtime/config/python-repr';
+import { isEquivStrict, stripString, wordToNum } from '../../../../runtime/rft/rewards/qwen-strip';
 import { createReward } from '../../../../runtime/rft/rewards';
 
 describe('boxed extractors', () => {
