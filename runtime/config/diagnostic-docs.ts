@@ -504,4 +504,10 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'mode: train\nalgorithm:\n  algorithm_type: sft\nbuffer:\n  train_batch_size: 32\n  trainer_input:\n    experience_buffer:\n      path: data/sft/train.jsonl\n',
     fix: 'Set `storage_type: file` on the experience buffer so the dataset at `path` is read.',
   },
+  TRN312: {
+    explanation:
+      'The config names a workflow, reward function, operator, selector, sample strategy or algorithm function that Trinity-RFT registers but the local runtime (`trinity-workbench run`, `trinityWorkbench.runWith: local`) does not implement. Trinity runs it; the local runtime refuses the config before any work. Shown only when runs are local; it is not a problem with the config.',
+    example: 'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: tool_call_workflow\n',
+    fix: 'Run the config with Trinity-RFT (`trinityWorkbench.runWith: trinity`), or pick one of the names the message lists to try it locally.',
+  },
 };

@@ -115,6 +115,7 @@ export const CODES = {
   TRN309: { title: 'Auxiliary buffer missing', severity: 'error' },
   TRN310: { title: 'Advantage computed on the wrong side', severity: 'error' },
   TRN311: { title: 'Offline data read from a queue', severity: 'error' },
+  TRN312: { title: 'Runs on Trinity-RFT only', severity: 'information' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;
