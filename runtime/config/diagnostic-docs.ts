@@ -105,6 +105,12 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'stages:\n  - mode: train\n',
     fix: 'Add the missing key, e.g. `stage_name: sft_warmup`.',
   },
+  TRN024: {
+    explanation:
+      'The value has the right type but lies outside what the library behind the key accepts: a negative batch size, a temperature below 0, `top_p` outside (0, 1], a storage type that is not `file`, `queue` or `sql`, … The message names the allowed range or set and the code that enforces it (vLLM, veRL, torch or Trinity). Values that come from `${...}` are checked after resolution. Error where that code raises (usually after the GPUs are allocated); warning where it silently clamps or ignores the value.',
+    example: 'buffer:\n  batch_size: -16\n',
+    fix: 'Use a value in the named range or set (for a misspelt name the quick fix offers the nearest one).',
+  },
   TRN030: {
     explanation:
       'The `# trinity-version:` comment names a release the workbench cannot map to one it models: not a version at all, or older than v0.3.0. (Other versions map to the nearest modelled release at or below them, and anything newer than the last tag to `main`.) The file is then checked against the newest modelled release, which may differ from what you run.',

@@ -54,6 +54,7 @@ export const CODES = {
   TRN021: { title: 'Null not allowed', severity: 'error' },
   TRN022: { title: 'Invalid enum value', severity: 'error' },
   TRN023: { title: 'Required key missing', severity: 'error' },
+  TRN024: { title: 'Value outside what the library accepts', severity: 'error' },
   TRN030: { title: 'Unknown Trinity release', severity: 'warning' },
   TRN100: { title: 'Interpolation syntax error', severity: 'error' },
   TRN101: { title: 'Interpolation refers to a missing key', severity: 'error' },
