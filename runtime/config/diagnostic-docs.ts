@@ -105,6 +105,12 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'stages:\n  - mode: train\n',
     fix: 'Add the missing key, e.g. `stage_name: sft_warmup`.',
   },
+  TRN024: {
+    explanation:
+      'The value has the right type but lies outside what the library behind the key accepts: a negative batch size, a temperature below 0, `top_p` outside (0, 1], a storage type that is not `file`, `queue` or `sql`, … The message names the allowed range or set and the code that enforces it (vLLM, veRL, torch or Trinity). Values that come from `${...}` are checked after resolution. Error where that code raises (usually after the GPUs are allocated); warning where it silently clamps or ignores the value.',
+    example: 'buffer:\n  batch_size: -16\n',
+    fix: 'Use a value in the named range or set (for a misspelt name the quick fix offers the nearest one).',
+  },
   TRN030: {
     explanation:
       'The `# trinity-version:` comment names a release the workbench cannot map to one it models: not a version at all, or older than v0.3.0. (Other versions map to the nearest modelled release at or below them, and anything newer than the last tag to `main`.) The file is then checked against the newest modelled release, which may differ from what you run.',
@@ -503,5 +509,11 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example:
       'mode: train\nalgorithm:\n  algorithm_type: sft\nbuffer:\n  train_batch_size: 32\n  trainer_input:\n    experience_buffer:\n      path: data/sft/train.jsonl\n',
     fix: 'Set `storage_type: file` on the experience buffer so the dataset at `path` is read.',
+  },
+  TRN312: {
+    explanation:
+      'The config names a workflow, reward function, operator, selector, sample strategy or algorithm function that Trinity-RFT registers but the local runtime (`trinity-workbench run`, `trinityWorkbench.runWith: local`) does not implement. Trinity runs it; the local runtime refuses the config before any work. Shown only when runs are local; it is not a problem with the config.',
+    example: 'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: tool_call_workflow\n',
+    fix: 'Run the config with Trinity-RFT (`trinityWorkbench.runWith: trinity`), or pick one of the names the message lists to try it locally.',
   },
 };

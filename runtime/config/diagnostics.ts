@@ -54,6 +54,7 @@ export const CODES = {
   TRN021: { title: 'Null not allowed', severity: 'error' },
   TRN022: { title: 'Invalid enum value', severity: 'error' },
   TRN023: { title: 'Required key missing', severity: 'error' },
+  TRN024: { title: 'Value outside what the library accepts', severity: 'error' },
   TRN030: { title: 'Unknown Trinity release', severity: 'warning' },
   TRN100: { title: 'Interpolation syntax error', severity: 'error' },
   TRN101: { title: 'Interpolation refers to a missing key', severity: 'error' },
@@ -115,6 +116,7 @@ export const CODES = {
   TRN309: { title: 'Auxiliary buffer missing', severity: 'error' },
   TRN310: { title: 'Advantage computed on the wrong side', severity: 'error' },
   TRN311: { title: 'Offline data read from a queue', severity: 'error' },
+  TRN312: { title: 'Runs on Trinity-RFT only', severity: 'information' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -5,7 +5,8 @@
  */
 import { allowedValues, enumMembersAt, fieldsAt, ROOT_SECTION, sectionDoc } from './model';
 import { SECTION_SNIPPETS } from './model/snippets';
-import type { ResolvedField, SectionDef, ValueType } from './model/types';
+import { describeDomain } from './model/domains';
+import type { Domain, ResolvedField, SectionDef, ValueType } from './model/types';
 import { atLeast, type Release } from './releases';
 
 type Schema = Record<string, unknown>;
@@ -70,6 +71,14 @@ class Generator {
   private type(t: ValueType, f?: ResolvedField): Schema {
     switch (t.kind) {
       case 'str': {
+        // A closed set some library enforces: no other string (an interpolation still may be anything).
+        if (f?.domain?.oneOf) {
+          const docs = f.values ? new Map(allowedValues(f.values, this.release).map((v) => [v.value.toLowerCase(), v.doc])) : new Map<string, string>();
+          const en: Schema = { type: 'string', enum: [...f.domain.oneOf], markdownEnumDescriptions: f.domain.oneOf.map((v) => docs.get(v.toLowerCase()) ?? '') };
+          // Other spellings of the same names (case-insensitive sets) match a pattern, so completion offers each name once.
+          const other: Schema[] = f.domain.caseInsensitive ? [{ type: 'string', pattern: `^(${f.domain.oneOf.map(anyCase).join('|')})$` }] : [];
+          return { anyOf: [en, ...other, { $ref: '#/definitions/interpolation' }] };
+        }
         if (f?.values) {
           const vals = allowedValues(f.values, this.release);
           const en: Schema = { type: 'string', enum: vals.map((v) => v.value), markdownEnumDescriptions: vals.map((v) => v.doc + (v.deprecated ? ` *(deprecated: ${v.deprecated})*` : '')) };
@@ -80,9 +89,9 @@ class Generator {
         return { type: 'string' };
       }
       case 'int':
-        return { anyOf: [{ type: 'integer' }, { $ref: '#/definitions/interpolation' }] };
+        return { anyOf: [{ type: 'integer', ...bounds(f?.domain) }, ...sentinels(f?.domain), { $ref: '#/definitions/interpolation' }] };
       case 'float':
-        return { anyOf: [{ type: 'number' }, { $ref: '#/definitions/interpolation' }] };
+        return { anyOf: [{ type: 'number', ...bounds(f?.domain) }, ...sentinels(f?.domain), { $ref: '#/definitions/interpolation' }] };
       case 'bool':
         return { anyOf: [{ type: 'boolean' }, { $ref: '#/definitions/interpolation' }] };
       case 'enum': {
@@ -108,6 +117,25 @@ class Generator {
   }
 }
 
+/** A regular expression matching `word` in any letter case: `[fF][iI][lL][eE]`. */
+function anyCase(word: string): string {
+  return [...word].map((c) => (c.toLowerCase() !== c.toUpperCase() ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+}
+
+/** JSON Schema bounds of a numeric domain. */
+function bounds(d: Domain | undefined): Schema {
+  if (!d || d.oneOf) return {};
+  const out: Schema = {};
+  if (d.min !== undefined) out[d.minExclusive ? 'exclusiveMinimum' : 'minimum'] = d.min;
+  if (d.max !== undefined) out[d.maxExclusive ? 'exclusiveMaximum' : 'maximum'] = d.max;
+  return out;
+}
+
+/** The sentinel numbers a domain allows outside its range (-1 = unlimited, …). */
+function sentinels(d: Domain | undefined): Schema[] {
+  return d?.except?.length ? [{ enum: [...d.except] }] : [];
+}
+
 function nullable(s: Schema): Schema {
   if (s.anyOf) return { anyOf: [...(s.anyOf as Schema[]), { type: 'null' }] };
   if (s.allOf) return { anyOf: [s, { type: 'null' }] };
@@ -124,6 +152,7 @@ export function fieldMarkdown(f: ResolvedField): string {
   if (f.auto) facts.push('Set by Trinity');
   facts.push(`Since Trinity ${f.since}`);
   parts.push(facts.join(' · '));
+  if (f.domain) parts.push(`Allowed: ${describeDomain(f.domain)} (${f.domain.source}).`);
   if (f.deprecated) parts.push(`**Deprecated:** ${f.deprecated.message}`);
   return parts.join('\n\n');
 }

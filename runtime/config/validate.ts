@@ -6,6 +6,7 @@ import { CheckContext, sourcePathIn, split, type Cfg, type CheckHost, type Deriv
 import { guarded, runLaunchChecks } from './check/pipeline';
 import { checkDatasets } from './check/datasets';
 import { runRuntimeChecks } from './check/runtime';
+import { checkDomains } from './check/domains';
 import type { ConfigDiagnostic } from './diagnostics';
 import { loadConfig, nodeAt, rangeForPath, type LoadedConfig, type LoadOptions } from './load';
 import type { Range } from './source';
@@ -35,6 +36,13 @@ export interface CheckResult {
 /** Everything that needs no I/O beyond `host.exists`: fast enough to run on every keystroke. */
 export function checkLoaded(loaded: LoadedConfig, host: CheckHost = {}): CheckResult {
   const diagnostics = [...loaded.diagnostics];
+  if (loaded.source.root !== undefined) {
+    try {
+      diagnostics.push(...checkDomains(loaded));
+    } catch (e) {
+      diagnostics.push({ code: 'TRN009', severity: 'error', message: `Internal error while checking value domains: ${(e as Error).message}.`, range: [0, 0] });
+    }
+  }
   const runs: CheckedRun[] = [];
   const contexts: CheckContext[] = [];
   // A document that did not parse into a mapping has nothing further to check.

@@ -32,7 +32,7 @@ interface InitOptions {
   /** Delay between the last edit and validation, in ms (default 200). */
   debounceMs?: number;
   /** Settings to use when the client does not answer `workspace/configuration`. */
-  settings?: Partial<ServiceSettings & { pythonPath: string; pluginDirs: string[] }>;
+  settings?: Partial<ServiceSettings & { pythonPath: string; pluginDirs: string[]; runWith: string }>;
   /** Skip looking for an installed trinity-rft (tests). */
   detectPython?: boolean;
 }
@@ -93,12 +93,13 @@ export function startServer(connection: Connection): void {
     service.setContext({ env, detectedRelease, host: { exists: existsSync, baseDirs: workspaceRoot ? [workspaceRoot] : [], plugins: scanPluginDirs(dirs) } });
   };
 
-  const applySettings = (s: Partial<ServiceSettings & { pluginDirs: string[] }>) => {
+  const applySettings = (s: Partial<ServiceSettings & { pluginDirs: string[]; runWith: string }>) => {
     const version = s.trinityVersion && s.trinityVersion !== 'auto' ? parseRelease(s.trinityVersion) : undefined;
     service.configure({
       trinityVersion: version ?? 'auto',
       disabledRules: Array.isArray(s.disabledRules) ? s.disabledRules : DEFAULT_SETTINGS.disabledRules,
       inlayHints: typeof s.inlayHints === 'boolean' ? s.inlayHints : DEFAULT_SETTINGS.inlayHints,
+      runsLocally: s.runWith === undefined ? DEFAULT_SETTINGS.runsLocally : s.runWith === 'local',
     });
     refreshContext(s.pluginDirs ?? []);
   };

@@ -14,7 +14,7 @@ import { closest } from '../../runtime/config/suggest';
 import type { Analysis } from './analyze';
 
 /** Codes whose value must be one of `data.candidates`: a did-you-mean on the value fixes them. */
-const VALUE_CODES = new Set(['TRN022', 'TRN200', 'TRN201', 'TRN202', 'TRN240', 'TRN256', 'TRN260', 'TRN300', 'TRN307']);
+const VALUE_CODES = new Set(['TRN022', 'TRN024', 'TRN200', 'TRN201', 'TRN202', 'TRN240', 'TRN256', 'TRN260', 'TRN300', 'TRN307']);
 
 /** Fixes for the given diagnostics (the client sends those in the requested range), plus the migration. */
 export function codeActions(doc: TextDocument, analysis: Analysis, diagnostics: Diagnostic[], migration: CodeAction | undefined): CodeAction[] {

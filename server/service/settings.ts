@@ -8,6 +8,8 @@ export interface ServiceSettings {
   disabledRules: string[];
   /** `trinityWorkbench.inlayHints.enabled`. */
   inlayHints: boolean;
+  /** `trinityWorkbench.runWith` is `local`: runs use this runtime, so what it lacks is shown (TRN312). */
+  runsLocally: boolean;
 }
 
-export const DEFAULT_SETTINGS: ServiceSettings = { trinityVersion: 'auto', disabledRules: [], inlayHints: true };
+export const DEFAULT_SETTINGS: ServiceSettings = { trinityVersion: 'auto', disabledRules: [], inlayHints: true, runsLocally: true };

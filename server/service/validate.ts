@@ -2,6 +2,7 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-types';
 import { codeDocUrl, type ConfigDiagnostic } from '../../runtime/config/diagnostics';
+import { localRefusals } from '../../runtime/rft/local-support';
 import type { Analysis } from './analyze';
 import type { ServiceSettings } from './settings';
 
@@ -18,7 +19,7 @@ export function validate(doc: TextDocument, analysis: Analysis, settings: Servic
   const suppressed = suppressions(doc);
   const disabled = new Set(settings.disabledRules.map((c) => c.toUpperCase()));
   const out: Diagnostic[] = [];
-  for (const d of analysis.result.diagnostics) {
+  for (const d of [...analysis.result.diagnostics, ...(settings.runsLocally ? refusals(analysis) : [])]) {
     if (disabled.has(d.code)) continue;
     const range = { start: doc.positionAt(d.range[0]), end: doc.positionAt(d.range[1]) };
     const codes = suppressed.get(range.start.line);
@@ -34,6 +35,19 @@ export function validate(doc: TextDocument, analysis: Analysis, settings: Servic
     });
   }
   return out;
+}
+
+/** TRN312: what the local runtime would refuse (information: Trinity-RFT runs it). */
+function refusals(analysis: Analysis): ConfigDiagnostic[] {
+  // A name already reported as an error there (TRN307's unknown workflow) is not also "Trinity-only".
+  const errorAt = new Set(analysis.result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.range[0]));
+  return localRefusals(analysis.result).filter((r) => !errorAt.has(r.range[0])).map((r) => ({
+    code: 'TRN312',
+    severity: 'information',
+    message: r.message,
+    range: r.range,
+    data: { path: r.path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k)), candidates: [...r.local] },
+  }));
 }
 
 /** Lines silenced by `# trinity-disable-next-line [TRN123 ...]`: line -> codes (empty set: every code). */

@@ -83,3 +83,51 @@ export const SCRIPT_ENV: Record<string, Record<string, string>> = {
   'scripts/context_length_test/context_length.yaml': { GPU_NUM: '2', ENGINE_NUM: '1', SP_NUM: '1', REPEAT_TIMES: '8' },
 };
 
+
+/**
+ * The local paths each corpus example names that are not on this machine: placeholders (`/PATH/TO/DATASET/`) and the
+ * examples' own data, which the corpus (configs only) does not hold. TRN304 is expected there and nowhere else.
+ */
+export const MISSING_DATASETS: Record<string, readonly string[]> = {
+  'examples/RAFT_alfworld/RAFT_alfworld_7B.yaml': ['/PATH/TO/ALFWORLD_DATA/'],
+  'examples/RAFT_alfworld/RAFT_reflect_alfworld_7B.yaml': ['/PATH/TO/ALFWORLD_DATA/'],
+  'examples/asymre_gsm8k/gsm8k.yaml': ['/PATH/TO/DATASET/'],
+  'examples/asymre_math/math.yaml': ['/PATH/TO/DATASET/'],
+  'examples/async_gsm8k/explorer.yaml': ['/PATH/TO/DATASET/'],
+  'examples/async_gsm8k/trainer.yaml': ['/PATH/TO/DATASET/'],
+  'examples/dapo_math/dapo.yaml': ['/PATH/TO/AIME2024/'],
+  'examples/dpo_humanlike/dpo.yaml': ['/PATH/TO/DATASET/'],
+  'examples/grpo_email_search/email_search.yaml': ['/PATH/TO/ENRON_EMAIL_QA_PAIRS/'],
+  'examples/grpo_math/math.yaml': ['/PATH/TO/DATASET/'],
+  'examples/mix_chord/mix_chord.yaml': ['/PATH/TO/RL_DATASET', '/PATH/TO/SFT_DATASET'],
+  'examples/mix_math/mix_math.yaml': ['/PATH/TO/DATASET/', '/PATH/TO/EXPERT_DATA/'],
+  'examples/sppo_gsm8k/gsm8k.yaml': ['/PATH/TO/DATASET/'],
+  // trainer_config_path, relative to the repository root Trinity's tests start in
+  'tests/template/config.yaml': ['tests/template/verl_config.yaml'],
+  'examples/bots/bots.yaml': [
+    '<DATA_ROOT>/LLM360/guru-RL-92k/train/math__combined_54.4k.parquet',
+    '<DATA_ROOT>/LLM360/guru-RL-92k/online_eval/math__math_500.parquet',
+    'your/data/path/containing/math__combined_54.4k.parquet',
+    'your/data/path/containing/math__math_500.parquet',
+  ],
+  'examples/bots/random.yaml': [
+    '<DATA_ROOT>/LLM360/guru-RL-92k/train/math__combined_54.4k.parquet',
+    '<DATA_ROOT>/LLM360/guru-RL-92k/online_eval/math__math_500.parquet',
+    'your/data/path/containing/math__combined_54.4k.parquet',
+    'your/data/path/containing/math__math_500.parquet',
+  ],
+  'examples/bots/ref_eval_collect.yaml': ['your/data/path/containing/math__combined_54.4k.parquet'],
+  'examples/entropy/clipb.yaml': ['/path/to/dapo-validation'],
+  'examples/entropy/clipv.yaml': ['/path/to/dapo-validation'],
+};
+
+/** The path a TRN304 message says does not exist. */
+export function missingPathOf(message: string): string | undefined {
+  return /`([^`]*)` does not exist/.exec(message)?.[1];
+}
+
+/** Whether a diagnostic is a TRN304 for a path listed as missing for this file. */
+export function isMissingDataset(file: string, code: string, message: string): boolean {
+  const p = missingPathOf(message);
+  return code === 'TRN304' && p !== undefined && (MISSING_DATASETS[file] ?? []).includes(p);
+}

@@ -278,3 +278,36 @@ describe('bundled server (dist/server.js --stdio)', () => {
     }
   });
 });
+
+describe('language server: what the local runtime lacks (TRN312)', () => {
+  const TOOL = GRPO.replace('default_workflow_type: math_workflow', 'default_workflow_type: tool_call_workflow');
+  const line = TOOL.split('\n').findIndex((l) => l.includes('tool_call_workflow'));
+
+  test('runs are local (the default): information on the key, naming what runs locally and runWith: trinity', async () => {
+    const c = await startInProcess();
+    try {
+      const ds = await c.open('file:///w/tool.yaml', TOOL);
+      const info = ds.filter((d) => d.code === 'TRN312');
+      assert.equal(info.length, 1, codes(ds).join(' '));
+      assert.equal(info[0].severity, DiagnosticSeverity.Information);
+      assert.equal(info[0].range.start.line, line);
+      assert.match(info[0].message, /`tool_call_workflow` runs on Trinity-RFT only; the local runtime runs `simple_workflow`/);
+      assert.match(info[0].message, /trinityWorkbench\.runWith: trinity/);
+      assert.ok(!ds.some((d) => d.severity === DiagnosticSeverity.Error), codes(ds).join(' '));
+      const clean = await c.open('file:///w/math.yaml', GRPO);
+      assert.ok(!clean.some((d) => d.code === 'TRN312'), codes(clean).join(' '));
+    } finally {
+      await c.close();
+    }
+  });
+
+  test('runWith: trinity: nothing to say', async () => {
+    const c = await startInProcess({ settings: { runWith: 'trinity' } });
+    try {
+      const ds = await c.open('file:///w/tool.yaml', TOOL);
+      assert.ok(!ds.some((d) => d.code === 'TRN312'), codes(ds).join(' '));
+    } finally {
+      await c.close();
+    }
+  });
+});

@@ -9,7 +9,7 @@ import { rolesOf } from '../model/choices';
 import { registryNamesAt } from '../model/registries';
 import { didYouMean } from '../suggest';
 import type { CheckContext } from './context';
-import { tasksetPaths } from './tasksets';
+import { taskPipelineOutputPath, tasksetPaths } from './tasksets';
 
 
 /** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
@@ -204,11 +204,13 @@ function checkGroupSize(ctx: CheckContext): void {
 function checkLocalPaths(ctx: CheckContext): void {
   const exists = ctx.host.exists;
   if (!exists) return;
+  // The task pipeline creates its output at launch (the taskset or SFT/DPO buffer it writes into when unset).
+  const pipelineOutput = taskPipelineOutputPath(ctx, String(ctx.get('buffer.trainer_input.experience_buffer.schema_type') ?? 'experience'));
   for (const base of tasksetPaths(ctx, { includeBuffers: true })) {
     const path = ctx.get(`${base}.path`);
     const storage = String(ctx.get(`${base}.storage_type`) ?? 'file').toLowerCase();
     if (typeof path !== 'string' || path === '' || storage !== 'file') continue;
-    if (!looksLocal(path)) continue;
+    if (!looksLocal(path) || path === pipelineOutput) continue;
     if (candidatePaths(ctx, path).some((p) => exists(p))) continue;
     // A file-backed experience buffer that Trinity writes to need not exist yet.
     if (base.includes('experience_buffer') && ctx.get('mode') !== 'train') continue;

@@ -20,3 +20,38 @@ export function tasksetPaths(ctx: CheckContext, opts: { includeBuffers?: boolean
   }
   return out;
 }
+
+/** Whether Trinity's check step handles `data_processor.task_pipeline` in this mode (every mode before v0.4.0). */
+export function taskPipelineApplies(ctx: CheckContext): boolean {
+  if (!ctx.get('data_processor.task_pipeline')) return false;
+  const modes = ctx.since('v0.5.0') ? ['explore', 'train', 'both', 'colocate'] : ['explore', 'train', 'both'];
+  return !ctx.since('v0.4.0') || modes.includes(ctx.get('mode'));
+}
+
+/**
+ * The buffer the task pipeline writes into when `task_pipeline.output` is unset, as Trinity's check step picks it
+ * (trinity/common/config.py, DataProcessor checks): up to v0.3.1 the taskset when it has a path, else an SFT/DPO
+ * experience buffer with a path; from v0.3.2 the first taskset in every mode but `train`, and in `train` the
+ * experience buffer of `sft`/`dpo`. The pipeline creates that path at launch (and refuses one that exists).
+ */
+export function taskPipelineDefaultOutput(ctx: CheckContext, schema: string): string | undefined {
+  const tp = ctx.get('data_processor.task_pipeline');
+  if (!tp || (tp.output !== null && tp.output !== undefined) || !taskPipelineApplies(ctx)) return undefined;
+  const eb = 'buffer.trainer_input.experience_buffer';
+  const first = tasksetPaths(ctx, { includeEval: false })[0];
+  if (!ctx.since('v0.3.2')) {
+    if (ctx.get('buffer.explorer_input.taskset.path')) return 'buffer.explorer_input.taskset';
+    return ['dpo', 'sft'].includes(schema) && ctx.get(`${eb}.path`) ? eb : undefined;
+  }
+  if (ctx.get('mode') !== 'train') return first;
+  return ['dpo', 'sft'].includes(String(ctx.get('algorithm.algorithm_type'))) ? eb : undefined;
+}
+
+/** The path the task pipeline writes (its `output.path`, else the default output's), if any. */
+export function taskPipelineOutputPath(ctx: CheckContext, schema: string): string | undefined {
+  if (!taskPipelineApplies(ctx)) return undefined;
+  const out = ctx.get('data_processor.task_pipeline.output');
+  const base = out ? 'data_processor.task_pipeline.output' : taskPipelineDefaultOutput(ctx, schema);
+  const p = base && ctx.get(`${base}.path`);
+  return typeof p === 'string' && p !== '' ? p : undefined;
+}

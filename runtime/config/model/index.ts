@@ -3,6 +3,7 @@ import { RELEASES, inRange, type Release } from '../releases';
 import { FIELD_DOCS, SECTION_DOCS } from './descriptions';
 import { REGISTRIES, registryEntriesAt, type RegistryEntry, type RegistryId } from './registries';
 import { Config } from './sections';
+import { domainOf } from './domains';
 // Links trainer.trainer_config to veRL's sections (checkedAs); imported here so every consumer of the model sees it.
 import './verl-sections';
 import type { ChoiceValue, EnumDef, EnumMember, FieldDef, ResolvedField, SectionDef, ValueSet, ValueType } from './types';
@@ -45,6 +46,8 @@ function resolveField(section: SectionDef, key: string, def: FieldDef, release: 
     const { since: _s, until: _u, ...override } = v;
     Object.assign(resolved, override);
   }
+  resolved.domain ??= domainOf(`${section.name}.${key}`, release, inRange);
+  if (!resolved.domain) delete resolved.domain;
   // A deprecation applies from the release that made it, not before.
   if (resolved.deprecated?.since && !inRange(release, resolved.deprecated.since)) delete resolved.deprecated;
   return resolved;

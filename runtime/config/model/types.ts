@@ -58,6 +58,27 @@ export interface Deprecation {
   since?: Release;
 }
 
+/**
+ * The values a library accepts for a field beyond its Python type: a numeric range (with values allowed outside
+ * it, such as -1 for "no limit") or a closed set of strings. Each names the code that enforces it.
+ */
+export interface Domain {
+  min?: number;
+  /** `min` itself is not allowed. */
+  minExclusive?: boolean;
+  max?: number;
+  maxExclusive?: boolean;
+  /** Numbers allowed outside the range (sentinels such as -1 = unlimited, 0 = auto). */
+  except?: readonly number[];
+  /** A closed set of strings. */
+  oneOf?: readonly string[];
+  caseInsensitive?: boolean;
+  /** `error` where the library raises; `warning` where it silently clamps or ignores the value. */
+  severity: 'error' | 'warning';
+  /** Where the rule comes from (file and function of Trinity, veRL, vLLM or torch): shown on hover and in messages. */
+  source: string;
+}
+
 /** Properties of a field that may differ between releases. */
 export interface FieldShape {
   type: ValueType;
@@ -76,6 +97,8 @@ export interface FieldShape {
    */
   checkedAs?: SectionDef;
   deprecated?: Deprecation;
+  /** The values some library accepts (model/domains.ts); checked after interpolation. */
+  domain?: Domain;
 }
 
 export interface FieldDef extends FieldShape {

@@ -54,6 +54,11 @@ export const PRIORITY_FUNCTIONS: Record<string, PriorityFnSpec> = {
 /** v0.3.1's name of decay_limit_randomization. */
 const ALIASES: Record<string, string> = { linear_decay_use_count_control_randomization: 'decay_limit_randomization' };
 
+/** Every name `makePriorityFn` accepts (functions and aliases). */
+export function priorityFnNames(): string[] {
+  return [...Object.keys(PRIORITY_FUNCTIONS), ...Object.keys(ALIASES)];
+}
+
 export function makePriorityFn(
   name: string,
   args: Record<string, unknown> | null | undefined,

@@ -140,6 +140,11 @@ const OPERATORS: Record<string, (args: Record<string, unknown>) => Operator> = {
   pass_rate_calculator: passRateCalculator,
 };
 
+/** The experience operators this runtime implements (Trinity's names). */
+export function experienceOperatorNames(): string[] {
+  return Object.keys(OPERATORS);
+}
+
 export class ExperiencePipeline {
   private readonly operators: { name: string; run: Operator; timeKey?: string }[];
   private readonly advantageTimeKey?: string;

@@ -20,6 +20,7 @@ import { runServe } from './serve';
 import { withAbsoluteAuxiliaryPaths } from './setup';
 import { jobDirOf, runJobDirOf } from '../../config/job-dir';
 import { loadRuntimePlugins } from '../plugins';
+import { localRefusals } from '../local-support';
 import { isHubId } from '../../engine/model/hub';
 import { ensureModelDir } from '../../engine/model/hub-download';
 
@@ -74,6 +75,14 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
         return `${path}:${at.line}:${at.column} ${d.code} ${d.message}`;
       });
       throw new ConfigRejected(`the config has ${errors.length} error(s):\n${lines.join('\n')}`);
+    }
+    const refusals = localRefusals(result, plugins?.names);
+    if (refusals.length) {
+      const lines = refusals.map((r) => {
+        const at = lineColumn(result.loaded.source, r.range[0]);
+        return `${path}:${at.line}:${at.column} ${r.message}`;
+      });
+      throw new ConfigRejected(`the config uses ${refusals.length === 1 ? 'an entry' : `${refusals.length} entries`} the local runtime does not implement:\n${lines.join('\n')}`);
     }
     for (const d of result.diagnostics.filter((x) => x.severity === 'warning')) {
       const at = lineColumn(result.loaded.source, d.range[0]);

@@ -171,6 +171,9 @@ export function evaluateAll(explorer: Explorer, evalSets: readonly { name: strin
   return metrics;
 }
 
+/** The sample strategies the trainer implements (`mix` reads expert data through modes.ts' expert sampler). */
+export const SAMPLE_STRATEGIES = ['default', 'warmup', 'mix'] as const;
+
 /** The algorithm's six pieces: the resolved config's values, else the algorithm type's defaults. */
 export function algorithmSetup(
   cfg: Config,
@@ -182,8 +185,8 @@ export function algorithmSetup(
   if (!defaults || !spec) throw new RunSetupError(`algorithm.algorithm_type ${a.algorithm_type} is not known to the local runtime`);
   const advantageName = a.advantage_fn ?? defaults.advantage_fn;
   const sampleStrategy = a.sample_strategy ?? defaults.sample_strategy;
-  if (!['default', 'warmup', 'mix'].includes(sampleStrategy)) {
-    throw new RunSetupError(`algorithm.sample_strategy ${sampleStrategy} is not available in the local runtime (default, warmup, mix)`);
+  if (!(SAMPLE_STRATEGIES as readonly string[]).includes(sampleStrategy)) {
+    throw new RunSetupError(`algorithm.sample_strategy ${sampleStrategy} is not available in the local runtime (${SAMPLE_STRATEGIES.join(', ')})`);
   }
   // Trinity consults the advantage function on the side the algorithm says: in the trainer (ppo-style), or as the
   // last explorer pipeline operator when it is a group advantage. RAFT's inherited `ppo` is used on neither.

@@ -3,6 +3,7 @@ import { algorithmTypeAt } from '../../model/algorithms';
 import { registryNamesAt } from '../../model/registries';
 import { didYouMean } from '../../suggest';
 import type { CheckContext } from '../context';
+import { taskPipelineApplies, taskPipelineDefaultOutput, taskPipelineOutputPath } from '../tasksets';
 
 const EI = 'buffer.explorer_input';
 const TI = 'buffer.trainer_input';
@@ -276,27 +277,22 @@ function checkDataProcessor(ctx: CheckContext): void {
     checkOperators(ctx);
   }
   const tp = ctx.get('data_processor.task_pipeline');
-  const taskModes = ctx.since('v0.5.0') ? ['explore', 'train', 'both', 'colocate'] : ['explore', 'train', 'both'];
-  if (!tp || (ctx.since('v0.4.0') && !taskModes.includes(mode))) return;
-  if (tp.output === null || tp.output === undefined) {
-    const type = ctx.get('algorithm.algorithm_type');
-    let ok: boolean;
-    if (!ctx.since('v0.3.2')) {
-      ok = !!ctx.get(`${EI}.taskset.path`) || (['dpo', 'sft'].includes(schemaOf(ctx)) && !!ctx.get(`${TI}.experience_buffer.path`));
-    } else {
-      ok = mode !== 'train' || ['dpo', 'sft'].includes(type);
-    }
-    if (!ok) {
-      const msg = ctx.since('v0.3.2')
-        ? '`data_processor.task_pipeline.output` is missing. Please set it to the desired output storage config.'
-        : '`data_processor.task_pipeline.output` is required when both `buffer.explorer_input.taskset.path` and `buffer.trainer_input.experience_buffer.path` are None.';
-      ctx.report('TRN257', msg, 'data_processor.task_pipeline');
-    }
-  } else if (typeof tp.output.path === 'string' && ctx.host.exists) {
-    const out = tp.output.path;
-    if (ctx.host.exists(out)) {
-      ctx.report('TRN257', `Task pipeline output path \`${out}\` already exists; Trinity refuses to overwrite it. Choose another path.`, 'data_processor.task_pipeline.output.path');
-    }
+  if (!tp || !taskPipelineApplies(ctx)) return;
+  const derived = taskPipelineDefaultOutput(ctx, schemaOf(ctx));
+  if ((tp.output === null || tp.output === undefined) && !derived) {
+    const msg = ctx.since('v0.3.2') && ctx.get('mode') !== 'train'
+      ? 'At least one taskset should be provided in explorer_input! (`data_processor.task_pipeline.output` is unset, so the pipeline writes into the first taskset.)'
+      : ctx.since('v0.3.2')
+      ? '`data_processor.task_pipeline.output` is missing. Please set it to the desired output storage config.'
+      : '`data_processor.task_pipeline.output` is required when both `buffer.explorer_input.taskset.path` and `buffer.trainer_input.experience_buffer.path` are None.';
+    ctx.report('TRN257', msg, 'data_processor.task_pipeline');
+    return;
+  }
+  const out = taskPipelineOutputPath(ctx, schemaOf(ctx));
+  if (out && ctx.host.exists?.(out)) {
+    const at = derived ? `${derived}.path` : 'data_processor.task_pipeline.output.path';
+    const where = derived ? ` (\`data_processor.task_pipeline.output\` is unset, so the pipeline writes into \`${derived}\`)` : '';
+    ctx.report('TRN257', `Task pipeline output path \`${out}\` already exists${where}; Trinity refuses to overwrite it. Choose another path.`, at);
   }
 }
 

@@ -1,0 +1,173 @@
+/**
+ * Value domains (runtime/config/model/domains.ts): for every domain in every release that has its field, a valid
+ * boundary value passes and an invalid one gets TRN024 at its line, with the allowed range or set in the message;
+ * values through `${...}` are checked after resolution, at the `${`; the JSON Schema carries the same bounds.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { lineColumn } from '../../../runtime/config/load';
+import { fieldAt, ROOT_SECTION } from '../../../runtime/config/model';
+import { DOMAINS, describeDomain } from '../../../runtime/config/model/domains';
+import type { Domain, SectionDef, ValueType } from '../../../runtime/config/model/types';
+import { RELEASES, type Release } from '../../../runtime/config/releases';
+import { generateSchema } from '../../../runtime/config/schema-gen';
+import { checkLoaded } from '../../../runtime/config/validate';
+import { loadConfig } from '../../../runtime/config/load';
+
+/** A path from the root to a section named `name` at `release` (list items as index 0; maps not followed). */
+function pathTo(name: string, release: Release): (string | number)[] | undefined {
+  const seen = new Set<string>();
+  const queue: { s: SectionDef; path: (string | number)[] }[] = [{ s: ROOT_SECTION, path: [] }];
+  while (queue.length) {
+    const { s, path } = queue.shift()!;
+    if (s.name === name) return path;
+    if (seen.has(s.name)) continue;
+    seen.add(s.name);
+    for (const key of Object.keys(s.fields)) {
+      if (key === 'stages') continue;
+      const f = fieldAt(s, key, release);
+      if (!f) continue;
+      let t: ValueType = f.type;
+      const p: (string | number)[] = [...path, key];
+      for (;;) {
+        if (t.kind === 'list') (p.push(0), (t = t.item));
+        else break;
+      }
+      if (t.kind === 'section') queue.push({ s: t.section, path: p });
+    }
+  }
+  return undefined;
+}
+
+/** YAML that sets `path` to `value` (a scalar written as is), after `mode: both`; its last line holds the value. */
+function yamlAt(path: (string | number)[], value: string): string {
+  const lines = ['mode: both'];
+  let indent = '';
+  let item = false;
+  path.forEach((k, i) => {
+    const last = i === path.length - 1;
+    if (typeof k === 'number') return;
+    const next = path[i + 1];
+    const prefix = item ? `${indent.slice(2)}- ` : indent;
+    item = false;
+    if (last) lines.push(`${prefix}${k}: ${value}`);
+    else if (typeof next === 'number') {
+      lines.push(`${prefix}${k}:`);
+      indent += '    ';
+      item = true;
+    } else {
+      lines.push(`${prefix}${k}:`);
+      indent += '  ';
+    }
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+function domainErrors(text: string, release: Release) {
+  const r = checkLoaded(loadConfig(text, { release, env: { BAD: '-16' } }));
+  return r.diagnostics.filter((d) => d.code === 'TRN024').map((d) => ({ ...d, line: lineColumn(r.loaded.source, d.range[0]).line, column: lineColumn(r.loaded.source, d.range[0]).column }));
+}
+
+function samples(d: Domain, isInt: boolean): { valid: string[]; invalid: string[] } {
+  if (d.oneOf) return { valid: [...d.oneOf], invalid: [`${d.oneOf[0]}x`] };
+  const valid: string[] = [];
+  const invalid: string[] = [];
+  const step = isInt ? 1 : 0.5;
+  if (d.min !== undefined) {
+    valid.push(String(d.minExclusive ? d.min + (isInt ? 1 : 0.001) : d.min));
+    invalid.push(String(d.minExclusive ? d.min : d.min - step));
+    if (d.except?.includes(d.min - step)) invalid.pop();
+    if (!isInt || d.min - 2 >= -1000) invalid.push(String(d.min - 2 * step - (d.except?.length ? 5 : 0)));
+  }
+  if (d.max !== undefined) {
+    valid.push(String(d.maxExclusive ? d.max - 0.001 : d.max));
+    invalid.push(String(d.maxExclusive ? d.max : d.max + step));
+  }
+  for (const e of d.except ?? []) valid.push(String(e));
+  return { valid, invalid: invalid.filter((v) => !(d.except ?? []).includes(Number(v))) };
+}
+
+describe('value domains', () => {
+  for (const key of Object.keys(DOMAINS)) {
+    const [section, field] = key.split('.');
+    test(key, () => {
+      let checked = 0;
+      for (const release of RELEASES) {
+        const path = pathTo(section, release);
+        if (!path) continue;
+        const f = (() => {
+          // the field as resolved at this release, through the section found on the path
+          let s: SectionDef = ROOT_SECTION;
+          for (const k of path) {
+            if (typeof k === 'number') continue;
+            let t: ValueType = fieldAt(s, k, release)!.type;
+            while (t.kind === 'list' || t.kind === 'map') t = t.kind === 'list' ? t.item : t.value;
+            if (t.kind === 'section') s = t.section;
+          }
+          return fieldAt(s, field, release);
+        })();
+        if (!f?.domain) continue;
+        const full = [...path, field];
+        const { valid, invalid } = samples(f.domain, f.type.kind === 'int');
+        for (const v of valid) {
+          const errs = domainErrors(yamlAt(full, v), release);
+          assert.deepEqual(errs.map((e) => e.message), [], `${release} ${full.join('.')}: ${v} is allowed (${describeDomain(f.domain)})`);
+        }
+        for (const v of invalid) {
+          const text = yamlAt(full, v);
+          const errs = domainErrors(text, release);
+          assert.equal(errs.length, 1, `${release} ${full.join('.')}: ${v} is outside ${describeDomain(f.domain)}\n${text}`);
+          assert.equal(errs[0].line, text.trimEnd().split('\n').length, 'at the value\'s line');
+          assert.equal(errs[0].severity, f.domain.severity);
+          assert.ok(errs[0].message.includes(describeDomain(f.domain)), errs[0].message);
+        }
+        checked++;
+      }
+      assert.ok(checked > 0, `${key} was checked in some release`);
+    });
+  }
+
+  test('there are dozens of domains', () => assert.ok(Object.keys(DOMAINS).length >= 50, `${Object.keys(DOMAINS).length}`));
+
+  test('the issue\'s examples on main: batch_size -16, rollout_args temperature -0.5, storage_type quue', () => {
+    const text = `mode: both
+buffer:
+  batch_size: -16
+  explorer_input:
+    taskset:
+      storage_type: quue
+      rollout_args:
+        temperature: -0.5
+`;
+    const errs = domainErrors(text, 'main');
+    assert.deepEqual(errs.map((e) => [e.line, e.severity]), [[3, 'error'], [6, 'error'], [8, 'error']]);
+    assert.match(errs[0].message, /must be ≥ 1/);
+    assert.match(errs[1].message, /one of `file`, `queue`, `sql`.*Did you mean `queue`\?/);
+    assert.equal(errs[1].data?.suggestion, 'queue');
+    assert.match(errs[2].message, /temperature must be non-negative/);
+    // v0.3.2 still has StorageType as an Enum: the enum check (TRN022) reports it, not a domain
+    assert.deepEqual(domainErrors(text, 'v0.3.2').map((e) => e.line), [3, 8]);
+  });
+
+  test('a value through ${...} is checked after resolution, at the ${', () => {
+    const plain = 'mode: both\nbuffer:\n  batch_size: ${oc.env:BAD}\n';
+    const errs = domainErrors(plain, 'main');
+    assert.equal(errs.length, 1);
+    assert.equal(errs[0].line, 3);
+    assert.equal(errs[0].column, plain.split('\n')[2].indexOf('${') + 1);
+    assert.match(errs[0].message, /-16 \(resolved from `\$\{oc\.env:BAD\}`\)/);
+  });
+
+  test('the JSON Schema carries the bounds and closed sets', () => {
+    const s = generateSchema('main') as any;
+    const defs = s.definitions;
+    const batch = defs.BufferConfig.properties.batch_size.anyOf[0];
+    assert.equal(batch.minimum, 1);
+    const topP = JSON.stringify(defs.GenerationConfig.properties.top_p);
+    assert.match(topP, /"exclusiveMinimum":0/);
+    assert.match(topP, /"maximum":1/);
+    assert.match(JSON.stringify(defs.GenerationConfig.properties.top_k), /"enum":\[-1,0\]/);
+    assert.deepEqual(defs.TasksetConfig.properties.storage_type.anyOf[0].enum.includes('quue'), false);
+    assert.match(defs.BufferConfig.properties.batch_size.markdownDescription, /Allowed: ≥ 1/);
+  });
+});
