@@ -24,6 +24,8 @@ import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
 import type { Analysis } from '../service/analyze';
 import { DEFAULT_SETTINGS, type ServiceSettings } from '../service/settings';
 import { detectTrinityRelease } from './python';
+import { RunWatcher } from './run-watcher';
+import { DEFAULT_HEALTH_THRESHOLDS, type RunHealthThresholds } from '../../runtime/config/run-health';
 
 declare const __VERSION__: string | undefined;
 
@@ -32,7 +34,7 @@ interface InitOptions {
   /** Delay between the last edit and validation, in ms (default 200). */
   debounceMs?: number;
   /** Settings to use when the client does not answer `workspace/configuration`. */
-  settings?: Partial<ServiceSettings & { pythonPath: string; pluginDirs: string[] }>;
+  settings?: Partial<Omit<ServiceSettings, 'runHealth'> & { pythonPath: string; pluginDirs: string[]; runHealth: Record<string, unknown> }>;
   /** Skip looking for an installed trinity-rft (tests). */
   detectPython?: boolean;
 }
@@ -93,12 +95,13 @@ export function startServer(connection: Connection): void {
     service.setContext({ env, detectedRelease, host: { exists: existsSync, baseDirs: workspaceRoot ? [workspaceRoot] : [], plugins: scanPluginDirs(dirs) } });
   };
 
-  const applySettings = (s: Partial<ServiceSettings & { pluginDirs: string[] }>) => {
+  const applySettings = (s: NonNullable<InitOptions['settings']>) => {
     const version = s.trinityVersion && s.trinityVersion !== 'auto' ? parseRelease(s.trinityVersion) : undefined;
     service.configure({
       trinityVersion: version ?? 'auto',
       disabledRules: Array.isArray(s.disabledRules) ? s.disabledRules : DEFAULT_SETTINGS.disabledRules,
       inlayHints: typeof s.inlayHints === 'boolean' ? s.inlayHints : DEFAULT_SETTINGS.inlayHints,
+      runHealth: runHealthSettings(s.runHealth),
     });
     refreshContext(s.pluginDirs ?? []);
   };
@@ -126,9 +129,23 @@ export function startServer(connection: Connection): void {
     }
   };
 
+  /** A document's last run is read from where it writes: relative to the workspace folder, else the file's folder. */
+  const followRun = (doc: TextDocument) => {
+    const dirs = service.runDirs(doc);
+    const cwd = workspaceRoot ?? documentDirs(doc.uri)[0];
+    if (!cwd || !dirs.jobDir) return watcher.untrack(doc.uri);
+    watcher.track(doc.uri, resolve(cwd, dirs.jobDir), dirs.stages.map((s) => ({ run: s.run, jobDir: resolve(cwd, s.jobDir) })));
+    service.setRunMetrics(doc.uri, watcher.snapshot(doc.uri));
+  };
+  const watcher = new RunWatcher((uri) => {
+    const doc = documents.get(uri);
+    if (doc) publish(doc);
+  });
+
   const publish = (doc: TextDocument) => {
     guard('validation', undefined, () => {
       const analysis: Analysis = service.analyze(doc);
+      guard('reading the last run', undefined, () => followRun(doc));
       const params: DocumentReleaseParams = { uri: doc.uri, release: analysis.release, source: analysis.releaseSource };
       void connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, params);
       const diagnostics = service.validate(doc);
@@ -218,6 +235,7 @@ export function startServer(connection: Connection): void {
     clearTimeout(prepareTimers.get(e.document.uri));
     prepareTimers.delete(e.document.uri);
     service.forget(e.document.uri);
+    watcher.untrack(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });
 
@@ -255,6 +273,18 @@ export function startServer(connection: Connection): void {
 
   documents.listen(connection);
   connection.listen();
+}
+
+/** `trinityWorkbench.runHealth.*` as given (numbers and a boolean; anything else keeps the default). */
+function runHealthSettings(given: Record<string, unknown> | undefined): ServiceSettings['runHealth'] {
+  const out: ServiceSettings['runHealth'] = { ...DEFAULT_SETTINGS.runHealth };
+  if (!given || typeof given !== 'object') return out;
+  if (typeof given.enabled === 'boolean') out.enabled = given.enabled;
+  for (const k of Object.keys(DEFAULT_HEALTH_THRESHOLDS) as (keyof RunHealthThresholds)[]) {
+    const v = given[k];
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0) out[k] = v;
+  }
+  return out;
 }
 
 /** Whether a model path loads here, looked up as the runtime does (the config's folder, then the working directory). */
