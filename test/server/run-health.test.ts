@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { CodeAction, Diagnostic, Hover } from 'vscode-languageserver-types';
+import { sparkline } from '../../server/service/sparkline';
 import { startInProcess, type TestClient } from '../helpers/lsp';
 
 const FIXTURE = 'test/fixtures/run-health/tiny-grpo/metrics.jsonl';
@@ -131,8 +132,7 @@ describe('run health and metric hovers over LSP', () => {
 });
 
 describe('sparkline', () => {
-  test('blocks scale from the minimum to the maximum; long series are bucket means; gaps are spaces', async () => {
-    const { sparkline } = await import('../../server/service/sparkline');
+  test('blocks scale from the minimum to the maximum; long series are bucket means; gaps are spaces', () => {
     assert.equal(sparkline([0, 1, 2, 3, 4, 5, 6, 7]), '▁▂▃▄▅▆▇█');
     assert.equal(sparkline([3, 3, 3]), '▄▄▄');
     assert.equal(sparkline([0, NaN, 1]), '▁ █');
