@@ -17,7 +17,17 @@ import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/dotenv';
 import { scanPluginDirs } from '../../runtime/config/plugins';
 import { parseRelease, type Release } from '../../runtime/config/releases';
-import { DOCUMENT_RELEASE_NOTIFICATION, RESOLVED_CONFIG_REQUEST, RUN_PLAN_REQUEST, type DocumentReleaseParams, type RunPlanResponse } from '../protocol';
+import {
+  DOCUMENT_RELEASE_NOTIFICATION,
+  KEY_LOCATION_REQUEST,
+  METRIC_DRIVERS_REQUEST,
+  RESOLVED_CONFIG_REQUEST,
+  RUN_PLAN_REQUEST,
+  type DocumentReleaseParams,
+  type KeyLocationParams,
+  type MetricDriversParams,
+  type RunPlanResponse,
+} from '../protocol';
 import { isHubId, resolveModelPath } from '../../runtime/engine/model/hub';
 import { TrinityLanguageService } from '../service';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
@@ -270,6 +280,11 @@ export function startServer(connection: Connection): void {
       return model ? { ...plan, model: findModel(model, [...documentDirs(d.uri), ...(workspaceRoot ? [workspaceRoot] : [])]) } : plan;
     }),
   );
+
+  connection.onRequest(METRIC_DRIVERS_REQUEST, (p: MetricDriversParams) =>
+    guard('metric drivers', {}, () => service.metricDrivers(Array.isArray(p?.tags) ? p.tags.filter((t) => typeof t === 'string') : [], p?.uri ? documents.get(p.uri) : undefined)),
+  );
+  connection.onRequest(KEY_LOCATION_REQUEST, (p: KeyLocationParams) => withDoc(p.uri, null, 'key location', (d) => (typeof p.key === 'string' ? service.keyLocation(d, p.key) : null)));
 
   documents.listen(connection);
   connection.listen();

@@ -13,7 +13,10 @@ import { inlayHints } from './inlay-hints';
 import { semanticTokens } from './semantic-tokens';
 import { hover } from './hover';
 import { resolvedConfig, type ResolvedConfigResponse } from './resolved-config';
-import { healthDiagnostics, type StageMetrics } from './run-metrics';
+import { healthDiagnostics, keyLocation, type StageMetrics } from './run-metrics';
+import { metricDrivers } from '../../runtime/config/model/metric-drivers';
+import { NEWEST_RELEASE } from '../../runtime/config/releases';
+import type { KeyLocation } from '../protocol';
 import { runPlan, type RunPlanResponse } from './run-plan';
 import { DEFAULT_SETTINGS, type ServiceSettings } from './settings';
 import { validate } from './validate';
@@ -126,6 +129,18 @@ export class TrinityLanguageService {
   runDirs(doc: TextDocument): { jobDir: string; stages: { run: number; jobDir: string }[] } {
     const plan = runPlan(this.analyze(doc), []);
     return { jobDir: plan.jobDir, stages: plan.stages.map((s, run) => ({ run, jobDir: s.jobDir })) };
+  }
+
+  /** The config keys that drive each metric tag, in the document's release (else the newest). */
+  metricDrivers(tags: readonly string[], doc?: TextDocument): Record<string, string[]> {
+    const release = doc ? this.analyze(doc).release : NEWEST_RELEASE;
+    const out: Record<string, string[]> = {};
+    for (const t of tags) out[t] = metricDrivers(t, release);
+    return out;
+  }
+
+  keyLocation(doc: TextDocument, key: string): KeyLocation | null {
+    return keyLocation(doc, this.analyze(doc), key);
   }
 
   runPlan(doc: TextDocument): RunPlanResponse {

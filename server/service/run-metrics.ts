@@ -9,6 +9,7 @@ import { nodeAt, rangeForPath } from '../../runtime/config/load';
 import { metricsDrivenBy } from '../../runtime/config/model/metric-drivers';
 import { checkRunHealth, type HealthSeries, type RunHealthThresholds } from '../../runtime/config/run-health';
 import { valueSource } from '../../runtime/config/validate';
+import type { KeyLocation } from '../protocol';
 import type { Analysis } from './analyze';
 import { sparkline } from './sparkline';
 
@@ -86,4 +87,15 @@ function num(x: number): string {
   if (!Number.isFinite(x)) return String(x);
   if (x === 0 || (Math.abs(x) >= 0.01 && Math.abs(x) < 1e5)) return String(Number(x.toPrecision(3)));
   return x.toExponential(2);
+}
+
+/** Where a dotted key is shown in the file: written at the root, else in the first stage that writes it, else its nearest written ancestor. */
+export function keyLocation(doc: TextDocument, analysis: Analysis, key: string): KeyLocation | null {
+  const root = analysis.result.loaded.root;
+  const path: Path = key.split('.');
+  const candidates: Path[] = [path];
+  for (const run of analysis.result.runs) if (run.stage) candidates.push(['stages', run.stage.index, ...path]);
+  const written = candidates.find((p) => nodeAt(root, p)?.origin === 'yaml');
+  const [start, end] = rangeForPath(root, written ?? path);
+  return { range: { start: doc.positionAt(start), end: doc.positionAt(end) }, written: written !== undefined };
 }

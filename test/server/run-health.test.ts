@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import type { CodeAction, Diagnostic, Hover } from 'vscode-languageserver-types';
 import { sparkline } from '../../server/service/sparkline';
 import { startInProcess, type TestClient } from '../helpers/lsp';
+import { KEY_LOCATION_REQUEST, METRIC_DRIVERS_REQUEST, type KeyLocation } from '../../server/protocol';
 
 const FIXTURE = 'test/fixtures/run-health/tiny-grpo/metrics.jsonl';
 const CONFIG = `# trinity-version: main
@@ -97,6 +98,17 @@ describe('run health and metric hovers over LSP', () => {
     // A key that drives no logged metric gets no run section.
     const none = await c.request<Hover>('textDocument/hover', { textDocument: { uri }, position: { line: lineOf('project'), character: 2 } });
     assert.doesNotMatch((none.contents as { value: string }).value, /Last run/);
+  });
+
+  test('the dashboard\'s requests: the keys that drive each tag, and where a key is in the file', async () => {
+    const drivers = await c.request<Record<string, string[]>>(METRIC_DRIVERS_REQUEST, { tags: ['response_length/clip_ratio', 'actor/grad_norm', 'no/such'], uri });
+    assert.deepEqual(drivers['response_length/clip_ratio'], ['model.max_response_tokens', 'buffer.explorer_input.taskset.rollout_args.max_tokens']);
+    assert.deepEqual(drivers['actor/grad_norm'], ['trainer.grad_clip', 'algorithm.optimizer.lr']);
+    assert.deepEqual(drivers['no/such'], []);
+    const written = await c.request<KeyLocation>(KEY_LOCATION_REQUEST, { uri, key: 'model.max_response_tokens' });
+    assert.deepEqual([written.written, written.range.start.line], [true, lineOf('max_response_tokens')]);
+    const ancestor = await c.request<KeyLocation>(KEY_LOCATION_REQUEST, { uri, key: 'algorithm.policy_loss_fn_args.clip_range' });
+    assert.deepEqual([ancestor.written, ancestor.range.start.line], [false, lineOf('algorithm')]);
   });
 
   test('a live run is followed: a stall appears while it runs, new steps reach the hover, and it clears when it ends', async () => {
