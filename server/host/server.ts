@@ -232,6 +232,8 @@ export function startServer(connection: Connection): void {
   });
 
   connection.onInitialized(() => void loadSettings());
+  // No more reading job dirs (and publishing) once the client shuts the server down.
+  connection.onShutdown(() => watcher.dispose());
   connection.onDidChangeConfiguration((change) => {
     const pushed = (change.settings as { trinityWorkbench?: InitOptions['settings'] } | undefined)?.trinityWorkbench;
     if (pushed && !pullConfiguration) initSettings = { ...initSettings, ...pushed };

@@ -156,3 +156,33 @@ describe('sparkline', () => {
     assert.equal(sparkline([]), '');
   });
 });
+
+describe('run health of a staged config', () => {
+  test('a stage\'s findings land on the keys that stage writes, the root\'s on the root', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'run-health-staged-'));
+    const c = await startInProcess({ rootUri: pathToFileURL(dir).toString() });
+    try {
+      const text = readFileSync('test/fixtures/run-health/collapse/config.trinity.yaml', 'utf8');
+      const uri = pathToFileURL(join(dir, 'collapse.trinity.yaml')).toString();
+      writeFileSync(join(dir, 'collapse.trinity.yaml'), text);
+      await c.open(uri, text);
+      // Where the grpo stage writes, as the server plans the run.
+      const plan = await c.request<{ stages: { name: string; jobDir: string }[] }>('trinity/runPlan', { uri });
+      const grpo = plan.stages.find((s) => s.name === 'grpo')!;
+      const monitor = join(dir, grpo.jobDir, 'monitor');
+      mkdirSync(monitor, { recursive: true });
+      copyFileSync('test/fixtures/run-health/collapse/metrics.jsonl', join(monitor, 'metrics.jsonl'));
+      // The server finds the new metrics on its next look at the job dirs and publishes again by itself.
+      const ds = await c.nextDiagnostics(uri, (d) => health(d).length > 0);
+      const lines = text.split('\n');
+      const at = (needle: string) => lines.findIndex((l) => l.includes(needle));
+      // Step 14 as recorded: kl_loss 15.75, every response at the limit, every group's rewards equal.
+      assert.deepEqual(health(ds), [`${at('lr: 3e-2')}:TRN403`, `${at('max_response_tokens')}:TRN400`, `${at('repeat_times: 8')}:TRN401`].sort());
+      assert.deepEqual(ds.find((d) => d.code === 'TRN401')!.data.path, ['stages', 1, 'algorithm', 'repeat_times']);
+      assert.equal(ds.find((d) => d.code === 'TRN401')!.data.value, 16);
+    } finally {
+      await c.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
