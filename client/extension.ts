@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { looksLikeTrinityConfig } from '../runtime/config/detect';
 import { RunCodeLens } from './code-lens';
 import { registerCommands } from './commands';
+import { revealConfigKey } from './config-reveal';
 import { DashboardPanels } from './dashboard/panel';
 import { LANGUAGE_ID, TrinityLanguageClient } from './language-client';
 import { ModelPathActions } from './config-tools';
@@ -28,7 +29,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status = new StatusBar(runs);
   const lenses = new RunCodeLens(runs, view);
   const cliPath = context.asAbsolutePath(path.join('dist', 'cli.js'));
-  const dashboards = new DashboardPanels(context.extensionUri, runs.manager);
+  const client = lsp;
+  const dashboards = new DashboardPanels(context.extensionUri, runs.manager, {
+    drivers: (tags, config) => client.metricDrivers(tags, config ? vscode.Uri.file(config) : undefined),
+    reveal: (config, key) => revealConfigKey(client, config, key),
+  });
   const tree = vscode.window.createTreeView('trinityWorkbench.runs', { treeDataProvider: view, showCollapseAll: true, canSelectMany: true });
 
   // Whether the active editor's config has a live run: the editor title shows Stop instead of Run.

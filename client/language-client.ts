@@ -6,7 +6,19 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { DOCUMENT_RELEASE_NOTIFICATION, RESOLVED_CONFIG_REQUEST, RUN_PLAN_REQUEST, type DocumentReleaseParams, type ResolvedConfigResponse, type RunPlanResponse } from '../server/protocol';
+import {
+  DOCUMENT_RELEASE_NOTIFICATION,
+  KEY_LOCATION_REQUEST,
+  METRIC_DRIVERS_REQUEST,
+  RESOLVED_CONFIG_REQUEST,
+  RUN_PLAN_REQUEST,
+  type DocumentReleaseParams,
+  type KeyLocation,
+  type KeyLocationParams,
+  type MetricDriversParams,
+  type ResolvedConfigResponse,
+  type RunPlanResponse,
+} from '../server/protocol';
 
 export const LANGUAGE_ID = 'trinity-yaml';
 
@@ -67,6 +79,14 @@ export class TrinityLanguageClient {
 
   runPlan(uri: vscode.Uri): Promise<RunPlanResponse | null> {
     return this.client.sendRequest<RunPlanResponse | null>(RUN_PLAN_REQUEST, { uri: uri.toString() });
+  }
+
+  metricDrivers(tags: string[], uri?: vscode.Uri): Promise<Record<string, string[]>> {
+    return this.client.sendRequest<Record<string, string[]>>(METRIC_DRIVERS_REQUEST, { tags, uri: uri?.toString() } satisfies MetricDriversParams);
+  }
+
+  keyLocation(uri: vscode.Uri, key: string): Promise<KeyLocation | null> {
+    return this.client.sendRequest<KeyLocation | null>(KEY_LOCATION_REQUEST, { uri: uri.toString(), key } satisfies KeyLocationParams);
   }
 
   resolvedConfig(uri: string): Promise<ResolvedConfigResponse | null> {

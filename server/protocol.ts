@@ -22,3 +22,31 @@ export interface DocumentReleaseParams {
   release: string;
   source: ReleaseSource;
 }
+
+/**
+ * Request `{ tags, uri? }` → `Record<tag, keys[]>`: the config keys that drive each metric (the dashboard's cards),
+ * in the release of the open document `uri` (else the newest).
+ */
+export const METRIC_DRIVERS_REQUEST = 'trinity/metricDrivers';
+
+export interface MetricDriversParams {
+  tags: string[];
+  uri?: string;
+}
+
+/**
+ * Request `{ uri, key }` (a dotted config path) → `KeyLocation | null`: where to show that key in the document —
+ * where it is written (at the root, else in the first stage that writes it), else its nearest written ancestor.
+ */
+export const KEY_LOCATION_REQUEST = 'trinity/keyLocation';
+
+export interface KeyLocationParams {
+  uri: string;
+  key: string;
+}
+
+export interface KeyLocation {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  /** The key itself is written there (false: an ancestor is shown, the key is not in the file). */
+  written: boolean;
+}

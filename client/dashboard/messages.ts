@@ -41,9 +41,12 @@ export type HostMessage =
   | { type: 'init'; run: DashboardRun; series: Series[] }
   | { type: 'append'; points: MetricPoint[] }
   | { type: 'rollouts'; step: number; samples: RolloutSampleMessage[] }
-  | { type: 'status'; status: string; detail: string };
+  | { type: 'status'; status: string; detail: string }
+  /** The config keys that drive each tag (runtime/config/model/metric-drivers.ts), for the tags known so far. */
+  | { type: 'drivers'; drivers: Record<string, string[]> };
 
-export type WebviewMessage = { type: 'ready' };
+/** `revealKey`: show a config key (dotted path) in the run's config file. */
+export type WebviewMessage = { type: 'ready' } | { type: 'revealKey'; key: string };
 
 /** What the panel's webview state holds so that a reload can restore it (`WebviewPanelSerializer`). */
 export interface PanelState {
@@ -56,6 +59,9 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isValue = (v: unknown): v is number | null => v === null || isNum(v);
+/** A dotted config path as the drivers table writes them. */
+const CONFIG_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+const isKey = (v: unknown): v is string => isStr(v) && v.length <= 200 && CONFIG_KEY.test(v);
 
 function isRun(v: unknown): v is DashboardRun {
   return isObj(v) && isStr(v.key) && isStr(v.title) && isStr(v.jobDir) && isStr(v.status);
@@ -89,6 +95,8 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
       return isNum(data.step) && Array.isArray(data.samples) && data.samples.every(isSample) ? { type: 'rollouts', step: data.step, samples: data.samples } : undefined;
     case 'status':
       return isStr(data.status) && isStr(data.detail) ? { type: 'status', status: data.status, detail: data.detail } : undefined;
+    case 'drivers':
+      return isObj(data.drivers) && Object.values(data.drivers).every((keys) => Array.isArray(keys) && keys.every(isKey)) ? { type: 'drivers', drivers: data.drivers as Record<string, string[]> } : undefined;
     default:
       return undefined;
   }
@@ -96,7 +104,10 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
 
 /** A webview -> host message, or `undefined` when `data` is not one. */
 export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
-  return isObj(data) && data.type === 'ready' ? { type: 'ready' } : undefined;
+  if (!isObj(data)) return undefined;
+  if (data.type === 'ready') return { type: 'ready' };
+  if (data.type === 'revealKey' && isKey(data.key)) return { type: 'revealKey', key: data.key };
+  return undefined;
 }
 
 export function parsePanelState(data: unknown): PanelState | undefined {

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import type { RuntimeEvent } from '../../runtime/protocol';
+import { readRecords } from '../runs/job-dirs';
 import type { RunManager } from '../runs/run-manager';
 import { describeProgress, type RunState } from '../runs/run-state';
 import { Coalescer } from './coalesce';
@@ -20,6 +21,12 @@ export const DASHBOARD_VIEW_TYPE = 'trinityWorkbench.dashboard';
 
 /** How often a run on disk (not started by this window) is read for new rows while its panel is visible. */
 const DISK_POLL_MS = 2000;
+
+/** What the panels need from the language server: the keys that drive each tag, and showing a key in the config. */
+export interface ConfigLinks {
+  drivers(tags: string[], configPath: string | undefined): Promise<Record<string, string[]>>;
+  reveal(configPath: string, key: string): Promise<void>;
+}
 
 export interface DashboardTarget {
   key: string;
@@ -34,6 +41,7 @@ export class DashboardPanels implements vscode.Disposable {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly manager: RunManager,
+    private readonly links?: ConfigLinks,
   ) {
     this.disposables.push(
       manager.onEvent((run, e) => this.open.get(run.key)?.event(e)),
@@ -77,7 +85,7 @@ export class DashboardPanels implements vscode.Disposable {
       styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'dashboard.css')).toString(),
       title: `Dashboard: ${target.title}`,
     });
-    const dashboard = new Dashboard(panel, target, this.manager);
+    const dashboard = new Dashboard(panel, target, this.manager, this.links);
     this.open.set(target.key, dashboard);
     panel.onDidDispose(() => {
       dashboard.dispose();
@@ -99,16 +107,25 @@ class Dashboard {
   private poll: NodeJS.Timeout | undefined;
   private readonly outbox: Coalescer<HostMessage>;
   private readonly subs: vscode.Disposable[] = [];
+  /** Tags whose driving keys were asked for since the last `init`. */
+  private readonly tagsAsked = new Set<string>();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
     private readonly target: DashboardTarget,
     private readonly manager: RunManager,
+    private readonly links?: ConfigLinks,
   ) {
     this.outbox = new Coalescer((batch) => this.flush(batch), 100);
     this.subs.push(
       panel.webview.onDidReceiveMessage((data) => {
-        if (parseWebviewMessage(data)?.type === 'ready') this.init();
+        const m = parseWebviewMessage(data);
+        if (m?.type === 'ready') this.init();
+        else if (m?.type === 'revealKey') {
+          const config = this.configPath();
+          if (config && this.links) void this.links.reveal(config, m.key);
+          else void vscode.window.showWarningMessage(`The config of ${this.target.jobDir} is not known: open it to find ${m.key}.`);
+        }
       }),
       // Hidden, the webview is gone: nothing is sent until it is shown again and says `ready`.
       panel.onDidChangeViewState(() => {
@@ -117,9 +134,31 @@ class Dashboard {
     );
   }
 
+  /** The run's config file: the live run's, else the one its record names. */
+  private configPath(): string | undefined {
+    return this.manager.get(this.target.key)?.state.configPath ?? readRecords(this.target.jobDir).find((r) => r.record.config)?.record.config;
+  }
+
+  /** Asks once per tag which keys drive it, and tells the webview. */
+  private askDrivers(tags: Iterable<string>): void {
+    if (!this.links) return;
+    const fresh = [...new Set(tags)].filter((t) => !this.tagsAsked.has(t));
+    if (!fresh.length) return;
+    for (const t of fresh) this.tagsAsked.add(t);
+    this.links.drivers(fresh, this.configPath()).then(
+      (drivers) => {
+        if (this.ready) void this.panel.webview.postMessage({ type: 'drivers', drivers } satisfies HostMessage);
+      },
+      () => fresh.forEach((t) => this.tagsAsked.delete(t)),
+    );
+  }
+
   event(e: RuntimeEvent): void {
     if (!this.ready) return;
-    if (e.type === 'metrics') this.outbox.push({ type: 'append', points: pointsOfEvent(e) });
+    if (e.type === 'metrics') {
+      this.outbox.push({ type: 'append', points: pointsOfEvent(e) });
+      this.askDrivers(Object.keys(e.values));
+    }
     else if (e.type === 'rollouts') {
       const r = latestRolloutsOfEvents([e])!;
       this.outbox.push({ type: 'rollouts', ...r });
@@ -136,7 +175,9 @@ class Dashboard {
     const post = (m: HostMessage) => void this.panel.webview.postMessage(m);
     if (live) {
       const s = live.state;
-      post({ type: 'init', run: { key: s.key, jobDir: s.jobDir, title: this.target.title, status: s.status }, series: seriesOfEvents(live.events) });
+      const series = seriesOfEvents(live.events);
+      post({ type: 'init', run: { key: s.key, jobDir: s.jobDir, title: this.target.title, status: s.status }, series });
+      this.askDrivers(series.map((x) => x.tag));
       const rollouts = latestRolloutsOfEvents(live.events);
       if (rollouts) post({ type: 'rollouts', ...rollouts });
       post({ type: 'status', status: s.status, detail: describeProgress(s) });
@@ -145,7 +186,9 @@ class Dashboard {
       const rows = reader.read().rows;
       const t0 = Math.min(...rows.flatMap((r) => (r.wallTime === null ? [] : [r.wallTime])));
       this.disk = { reader, t0: Number.isFinite(t0) ? t0 : Date.now() / 1000 };
-      post({ type: 'init', run: { key: this.target.key, jobDir: this.target.jobDir, title: this.target.title, status: 'on disk' }, series: seriesOfRows(rows) });
+      const series = seriesOfRows(rows);
+      post({ type: 'init', run: { key: this.target.key, jobDir: this.target.jobDir, title: this.target.title, status: 'on disk' }, series });
+      this.askDrivers(series.map((x) => x.tag));
       const rollouts = latestRolloutsOnDisk(this.target.jobDir);
       if (rollouts) post({ type: 'rollouts', ...rollouts });
       this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);
@@ -157,6 +200,7 @@ class Dashboard {
     if (!this.disk || this.manager.get(this.target.key)) return;
     const { rows } = this.disk.reader.read();
     const t0 = this.disk.t0;
+    this.askDrivers(rows.map((r) => r.tag));
     if (rows.length) this.outbox.push({ type: 'append', points: rows.map((r) => ({ run: r.run, tag: r.tag, step: r.step, time: r.wallTime === null ? 0 : r.wallTime - t0, value: Number.isFinite(r.value) ? r.value : null })) });
   }
 
@@ -177,6 +221,7 @@ class Dashboard {
 
   private pause(): void {
     this.ready = false;
+    this.tagsAsked.clear();
     this.outbox.dispose();
     if (this.poll) clearInterval(this.poll);
     this.poll = undefined;

@@ -36,6 +36,7 @@ export function formatSeconds(s: number): string {
 export class ChartCard {
   readonly element: HTMLElement;
   readonly chart: Chart<'line', Point[]>;
+  private readonly drivers: HTMLElement;
 
   constructor(
     readonly tag: string,
@@ -54,7 +55,10 @@ export class ChartCard {
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', `${tag} by step`);
     box.append(canvas);
-    this.element.append(title, box);
+    this.drivers = document.createElement('p');
+    this.drivers.className = 'drivers';
+    this.drivers.hidden = true;
+    this.element.append(title, this.drivers, box);
     this.chart = new Chart(canvas, {
       type: 'line',
       data: { datasets: [] },
@@ -103,6 +107,21 @@ export class ChartCard {
     this.chart.data.datasets = datasets;
     this.chart.options.plugins!.legend!.display = series.length > 1;
     this.chart.update('none');
+  }
+
+  /** The config keys that drive this tag, as buttons under the title; a click reveals the key (`onReveal`). */
+  setDrivers(keys: readonly string[], onReveal: (key: string) => void): void {
+    const buttons = keys.map((k) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'driver';
+      b.textContent = k;
+      b.title = `Show ${k} in the config`;
+      b.addEventListener('click', () => onReveal(k));
+      return b;
+    });
+    this.drivers.replaceChildren(...buttons);
+    this.drivers.hidden = keys.length === 0;
   }
 
   // chart.options is a resolver proxy: set its properties one by one (spreading it trips over Chart.js' internals).

@@ -36,6 +36,9 @@ let theme = readTheme();
 /** tag -> run -> points. */
 const data = new Map<string, Map<string, SeriesData>>();
 const cards = new Map<string, ChartCard>();
+/** tag -> the config keys that drive it (from the host's `drivers` messages). */
+const drivers = new Map<string, string[]>();
+const reveal = (key: string) => vscode.postMessage({ type: 'revealKey', key });
 const dirty = new Set<string>();
 let frame: number | undefined;
 
@@ -115,6 +118,8 @@ function cardFor(tag: string): ChartCard {
   if (card) return card;
   card = new ChartCard(tag, theme, settings);
   cards.set(tag, card);
+  const keys = drivers.get(tag);
+  if (keys) card.setDrivers(keys, reveal);
   charts.set(tag, card.chart);
   const grid = groupElement(groupOf(tag)).querySelector('.cards')!;
   const after = [...grid.children].find((c) => compareTags(tag, (c as HTMLElement).dataset.tag!) < 0);
@@ -160,6 +165,7 @@ function onMessage(m: HostMessage): void {
       document.getElementById('run-status')!.textContent = m.run.status;
       document.title = m.run.title;
       save();
+      drivers.clear();
       load(m.series);
       break;
     case 'append':
@@ -167,6 +173,12 @@ function onMessage(m: HostMessage): void {
       break;
     case 'rollouts':
       showRollouts(m.step, m.samples);
+      break;
+    case 'drivers':
+      for (const [tag, keys] of Object.entries(m.drivers)) {
+        drivers.set(tag, keys);
+        cards.get(tag)?.setDrivers(keys, reveal);
+      }
       break;
     case 'status':
       document.getElementById('run-status')!.textContent = m.detail ? `${m.status} · ${m.detail}` : m.status;

@@ -516,4 +516,43 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: tool_call_workflow\n',
     fix: 'Run the config with Trinity-RFT (`trinityWorkbench.runWith: trinity`), or pick one of the names the message lists to try it locally.',
   },
+  // ------------------------------------------------------------------------------------------------------------
+  // 4xx: run health, from the metrics of the config's last (or live) run
+  // ------------------------------------------------------------------------------------------------------------
+  TRN400: {
+    explanation:
+      'Over the latest steps, at least `trinityWorkbench.runHealth.truncatedShare` (default 50%) of the trained responses end exactly at `model.max_response_tokens` (`response_length/clip_ratio`). The reward then scores answers cut off mid-way, which usually means a reward of 0 for reasons the policy cannot learn from.',
+    example: 'model:\n  max_response_tokens: 4\n',
+    fix: 'Raise `max_response_tokens` (the quick fix doubles it; keep `max_prompt_tokens + max_response_tokens <= max_model_len`), or prompt for shorter answers.',
+  },
+  TRN401: {
+    explanation:
+      'For the latest `window` explorer steps, the largest per-group reward standard deviation (`experience_pipeline/group_advantages/reward_std/max`, `pipeline/…` up to v0.3.1) is 0: every response of every task got the same reward. Group-relative advantages (GRPO, OPMD, …) are then all 0 and the policy gets no gradient from the rewards.',
+    example: 'algorithm:\n  algorithm_type: grpo\n  repeat_times: 2\n',
+    fix: 'Raise `algorithm.repeat_times` (the quick fix doubles it) or the sampling temperature so that responses differ, or use tasks the model sometimes solves or a reward with partial credit.',
+  },
+  TRN402: {
+    explanation:
+      'The policy\'s entropy (`actor/entropy`, or `actor/entropy_loss` as Trinity\'s entropy loss fn logs it) fell to `runHealth.entropyCollapseRatio` (default 40%) of its first value. A collapsed policy samples nearly the same answer every time: exploration stops and so does learning.',
+    example: 'algorithm:\n  optimizer:\n    lr: 3e-2\n  entropy_loss_fn_args:\n    entropy_coef: 0.0\n',
+    fix: 'Raise `entropy_loss_fn_args.entropy_coef`, lower the learning rate, or clip the ratio\'s upper side less (`clip_range_high`, as DAPO does).',
+  },
+  TRN403: {
+    explanation:
+      '`actor/kl_loss` (the KL to the reference model) or `actor/ppo_kl` (how far one update moved the policy from the rollout policy) is above `runHealth.klMax` (default 1). The policy is drifting fast: rewards are often being hacked, or the learning rate is too high.',
+    example: 'algorithm:\n  optimizer:\n    lr: 3e-2\n',
+    fix: 'Lower `algorithm.optimizer.lr`; raise `kl_loss_fn_args.kl_coef` for `kl_loss`, or tighten `clip_range` for `ppo_kl`.',
+  },
+  TRN404: {
+    explanation:
+      'The latest `actor/grad_norm` is not finite, or above `runHealth.gradNormSpike` (default 10) times the median of the steps before it (with at least `window` of them). Such a spike is an unstable update; it often comes before a loss of the policy.',
+    example: 'trainer:\n  grad_clip: 100.0\n',
+    fix: 'Clip gradients harder (`trainer.grad_clip`, `trainer.actor_grad_clip` up to v0.3.1) or lower the learning rate.',
+  },
+  TRN405: {
+    explanation:
+      'A run that is still live has logged no step for `runHealth.stallFactor` (default 5) times its median step time. A rollout may hang (it is retried only after `explorer.max_timeout`), the trainer may wait for experiences that never come, or a process died.',
+    example: 'explorer:\n  max_timeout: 1800\n',
+    fix: 'Look at the run\'s log (the Runs view\'s output channel); lower `explorer.max_timeout` so that a hung rollout is retried sooner.',
+  },
 };

@@ -37,7 +37,8 @@ interface CodeInfo {
 
 /**
  * Every code the project reports. Numbers are stable: never reuse or renumber one.
- * 0xx YAML and structure, 1xx interpolation, 2xx Trinity's launch checks, 3xx what Trinity finds only at run time.
+ * 0xx YAML and structure, 1xx interpolation, 2xx Trinity's launch checks, 3xx what Trinity finds only at run time,
+ * 4xx run health (what a run's metrics show: run-health.ts).
  */
 export const CODES = {
   TRN001: { title: 'YAML syntax error', severity: 'error' },
@@ -117,6 +118,12 @@ export const CODES = {
   TRN310: { title: 'Advantage computed on the wrong side', severity: 'error' },
   TRN311: { title: 'Offline data read from a queue', severity: 'error' },
   TRN312: { title: 'Runs on Trinity-RFT only', severity: 'information' },
+  TRN400: { title: 'Responses truncated at max_response_tokens', severity: 'warning' },
+  TRN401: { title: 'No learning signal: identical rewards in every group', severity: 'warning' },
+  TRN402: { title: 'Entropy collapse', severity: 'warning' },
+  TRN403: { title: 'KL blow-up', severity: 'warning' },
+  TRN404: { title: 'Gradient norm blow-up', severity: 'warning' },
+  TRN405: { title: 'Run stalled', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

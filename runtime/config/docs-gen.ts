@@ -56,6 +56,7 @@ export function generateDiagnosticsReference(): string {
     '- `TRN1xx`: OmegaConf interpolation',
     "- `TRN2xx`: what Trinity's own check step raises, warns about or fills in at launch",
     '- `TRN3xx`: what Trinity only finds at run time, after the cluster has started',
+    "- `TRN4xx`: run health, from the metrics of the config's live or last run (thresholds in `trinityWorkbench.runHealth.*`)",
     '',
     '| code | default severity | title |',
     '|---|---|---|',

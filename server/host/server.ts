@@ -17,13 +17,25 @@ import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/dotenv';
 import { scanPluginDirs } from '../../runtime/config/plugins';
 import { parseRelease, type Release } from '../../runtime/config/releases';
-import { DOCUMENT_RELEASE_NOTIFICATION, RESOLVED_CONFIG_REQUEST, RUN_PLAN_REQUEST, type DocumentReleaseParams, type RunPlanResponse } from '../protocol';
+import {
+  DOCUMENT_RELEASE_NOTIFICATION,
+  KEY_LOCATION_REQUEST,
+  METRIC_DRIVERS_REQUEST,
+  RESOLVED_CONFIG_REQUEST,
+  RUN_PLAN_REQUEST,
+  type DocumentReleaseParams,
+  type KeyLocationParams,
+  type MetricDriversParams,
+  type RunPlanResponse,
+} from '../protocol';
 import { isHubId, resolveModelPath } from '../../runtime/engine/model/hub';
 import { TrinityLanguageService } from '../service';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
 import type { Analysis } from '../service/analyze';
 import { DEFAULT_SETTINGS, type ServiceSettings } from '../service/settings';
 import { detectTrinityRelease } from './python';
+import { RunWatcher } from './run-watcher';
+import { DEFAULT_HEALTH_THRESHOLDS, type RunHealthThresholds } from '../../runtime/config/run-health';
 
 declare const __VERSION__: string | undefined;
 
@@ -32,7 +44,7 @@ interface InitOptions {
   /** Delay between the last edit and validation, in ms (default 200). */
   debounceMs?: number;
   /** Settings to use when the client does not answer `workspace/configuration`. */
-  settings?: Partial<ServiceSettings & { pythonPath: string; pluginDirs: string[]; runWith: string }>;
+  settings?: Partial<Omit<ServiceSettings, 'runHealth'> & { pythonPath: string; pluginDirs: string[]; runWith: string; runHealth: Record<string, unknown> }>;
   /** Skip looking for an installed trinity-rft (tests). */
   detectPython?: boolean;
 }
@@ -93,13 +105,14 @@ export function startServer(connection: Connection): void {
     service.setContext({ env, detectedRelease, host: { exists: existsSync, baseDirs: workspaceRoot ? [workspaceRoot] : [], plugins: scanPluginDirs(dirs) } });
   };
 
-  const applySettings = (s: Partial<ServiceSettings & { pluginDirs: string[]; runWith: string }>) => {
+  const applySettings = (s: NonNullable<InitOptions['settings']>) => {
     const version = s.trinityVersion && s.trinityVersion !== 'auto' ? parseRelease(s.trinityVersion) : undefined;
     service.configure({
       trinityVersion: version ?? 'auto',
       disabledRules: Array.isArray(s.disabledRules) ? s.disabledRules : DEFAULT_SETTINGS.disabledRules,
       inlayHints: typeof s.inlayHints === 'boolean' ? s.inlayHints : DEFAULT_SETTINGS.inlayHints,
       runsLocally: s.runWith === undefined ? DEFAULT_SETTINGS.runsLocally : s.runWith === 'local',
+      runHealth: runHealthSettings(s.runHealth),
     });
     refreshContext(s.pluginDirs ?? []);
   };
@@ -127,9 +140,23 @@ export function startServer(connection: Connection): void {
     }
   };
 
+  /** A document's last run is read from where it writes: relative to the workspace folder, else the file's folder. */
+  const followRun = (doc: TextDocument) => {
+    const dirs = service.runDirs(doc);
+    const cwd = workspaceRoot ?? documentDirs(doc.uri)[0];
+    if (!cwd || !dirs.jobDir) return watcher.untrack(doc.uri);
+    watcher.track(doc.uri, resolve(cwd, dirs.jobDir), dirs.stages.map((s) => ({ run: s.run, jobDir: resolve(cwd, s.jobDir) })));
+    service.setRunMetrics(doc.uri, watcher.snapshot(doc.uri));
+  };
+  const watcher = new RunWatcher((uri) => {
+    const doc = documents.get(uri);
+    if (doc) publish(doc);
+  });
+
   const publish = (doc: TextDocument) => {
     guard('validation', undefined, () => {
       const analysis: Analysis = service.analyze(doc);
+      guard('reading the last run', undefined, () => followRun(doc));
       const params: DocumentReleaseParams = { uri: doc.uri, release: analysis.release, source: analysis.releaseSource };
       void connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, params);
       const diagnostics = service.validate(doc);
@@ -206,6 +233,8 @@ export function startServer(connection: Connection): void {
   });
 
   connection.onInitialized(() => void loadSettings());
+  // No more reading job dirs (and publishing) once the client shuts the server down.
+  connection.onShutdown(() => watcher.dispose());
   connection.onDidChangeConfiguration((change) => {
     const pushed = (change.settings as { trinityWorkbench?: InitOptions['settings'] } | undefined)?.trinityWorkbench;
     if (pushed && !pullConfiguration) initSettings = { ...initSettings, ...pushed };
@@ -219,6 +248,7 @@ export function startServer(connection: Connection): void {
     clearTimeout(prepareTimers.get(e.document.uri));
     prepareTimers.delete(e.document.uri);
     service.forget(e.document.uri);
+    watcher.untrack(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });
 
@@ -254,8 +284,25 @@ export function startServer(connection: Connection): void {
     }),
   );
 
+  connection.onRequest(METRIC_DRIVERS_REQUEST, (p: MetricDriversParams) =>
+    guard('metric drivers', {}, () => service.metricDrivers(Array.isArray(p?.tags) ? p.tags.filter((t) => typeof t === 'string') : [], p?.uri ? documents.get(p.uri) : undefined)),
+  );
+  connection.onRequest(KEY_LOCATION_REQUEST, (p: KeyLocationParams) => withDoc(p.uri, null, 'key location', (d) => (typeof p.key === 'string' ? service.keyLocation(d, p.key) : null)));
+
   documents.listen(connection);
   connection.listen();
+}
+
+/** `trinityWorkbench.runHealth.*` as given (numbers and a boolean; anything else keeps the default). */
+function runHealthSettings(given: Record<string, unknown> | undefined): ServiceSettings['runHealth'] {
+  const out: ServiceSettings['runHealth'] = { ...DEFAULT_SETTINGS.runHealth };
+  if (!given || typeof given !== 'object') return out;
+  if (typeof given.enabled === 'boolean') out.enabled = given.enabled;
+  for (const k of Object.keys(DEFAULT_HEALTH_THRESHOLDS) as (keyof RunHealthThresholds)[]) {
+    const v = given[k];
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0) out[k] = v;
+  }
+  return out;
 }
 
 /** Whether a model path loads here, looked up as the runtime does (the config's folder, then the working directory). */

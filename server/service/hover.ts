@@ -14,8 +14,9 @@ import { valueSource } from '../../runtime/config/validate';
 import type { Analysis } from './analyze';
 import { locate } from './locate';
 import { runFor } from './paths';
+import { metricsHoverMarkdown, type StageMetrics } from './run-metrics';
 
-export function hover(doc: TextDocument, analysis: Analysis, position: Position): Hover | null {
+export function hover(doc: TextDocument, analysis: Analysis, position: Position, runs: readonly StageMetrics[] = []): Hover | null {
   const offset = doc.offsetAt(position);
   const loaded = analysis.result.loaded;
   const hit = locate(loaded.source.root, offset);
@@ -51,6 +52,8 @@ export function hover(doc: TextDocument, analysis: Analysis, position: Position)
       d.message.includes(`\`${d.path}\``) || d.message.includes(`\`${d.path.split('.').pop()}\``) ? `- ${d.message}` : `- \`${d.path}\` = \`${short(d.value)}\`: ${d.message}`;
     parts.push(`**Trinity derives from this:**\n${driven.map(line).join('\n')}`);
   }
+  const metrics = hit.on === 'key' ? metricsHoverMarkdown(analysis, runs.find((s) => s.run === run), inner.join('.')) : undefined;
+  if (metrics) parts.push(metrics);
   if (parts.length === 0) return null;
   const start = hit.on === 'key' && hit.keyRange ? hit.keyRange[0] : hit.node.range[0];
   const end = hit.on === 'key' && hit.keyRange ? hit.keyRange[1] : hit.node.range[1];

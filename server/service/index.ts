@@ -13,6 +13,10 @@ import { inlayHints } from './inlay-hints';
 import { semanticTokens } from './semantic-tokens';
 import { hover } from './hover';
 import { resolvedConfig, type ResolvedConfigResponse } from './resolved-config';
+import { healthDiagnostics, keyLocation, type StageMetrics } from './run-metrics';
+import { metricDrivers } from '../../runtime/config/model/metric-drivers';
+import { NEWEST_RELEASE } from '../../runtime/config/releases';
+import type { KeyLocation } from '../protocol';
 import { runPlan, type RunPlanResponse } from './run-plan';
 import { DEFAULT_SETTINGS, type ServiceSettings } from './settings';
 import { validate } from './validate';
@@ -23,6 +27,8 @@ export class TrinityLanguageService {
   private settings: ServiceSettings = DEFAULT_SETTINGS;
   /** Migrating parses and prints the whole file: once per analysis (document version and release), not per cursor move. */
   private readonly migrations = new WeakMap<Analysis, CodeAction | null>();
+  /** Each document's last (or live) run, per stage, as the host last read it from the job directories. */
+  private readonly runs = new Map<string, readonly StageMetrics[]>();
 
   constructor(private context: AnalysisContext) {}
 
@@ -42,10 +48,22 @@ export class TrinityLanguageService {
 
   forget(uri: string): void {
     this.cache.delete(uri);
+    this.runs.delete(uri);
+  }
+
+  /** The metrics of a document's last run (none: forget them); used by validate (run health) and hover. */
+  setRunMetrics(uri: string, stages: readonly StageMetrics[] | undefined): void {
+    if (stages?.length) this.runs.set(uri, stages);
+    else this.runs.delete(uri);
   }
 
   validate(doc: TextDocument): Diagnostic[] {
-    return validate(doc, this.analyze(doc), this.settings);
+    const analysis = this.analyze(doc);
+    const out = validate(doc, analysis, this.settings);
+    const stages = this.runs.get(doc.uri);
+    if (!stages) return out;
+    const disabled = new Set(this.settings.disabledRules.map((c) => c.toUpperCase()));
+    return out.concat(healthDiagnostics(doc, analysis, stages, this.settings.runHealth).filter((d) => !disabled.has(String(d.code))));
   }
 
   /** Work worth doing right after an edit settles (not per keystroke): the YAML parse completion will need. */
@@ -58,7 +76,7 @@ export class TrinityLanguageService {
   }
 
   hover(doc: TextDocument, position: Position): Hover | null {
-    return hover(doc, this.analyze(doc), position);
+    return hover(doc, this.analyze(doc), position, this.runs.get(doc.uri));
   }
 
   definition(doc: TextDocument, position: Position): Location[] {
@@ -105,6 +123,24 @@ export class TrinityLanguageService {
 
   semanticTokens(doc: TextDocument): SemanticTokens {
     return semanticTokens(doc, this.analyze(doc));
+  }
+
+  /** Where the document's run writes (relative to the working directory unless absolute): its own dir and each stage's. */
+  runDirs(doc: TextDocument): { jobDir: string; stages: { run: number; jobDir: string }[] } {
+    const plan = runPlan(this.analyze(doc), []);
+    return { jobDir: plan.jobDir, stages: plan.stages.map((s, run) => ({ run, jobDir: s.jobDir })) };
+  }
+
+  /** The config keys that drive each metric tag, in the document's release (else the newest). */
+  metricDrivers(tags: readonly string[], doc?: TextDocument): Record<string, string[]> {
+    const release = doc ? this.analyze(doc).release : NEWEST_RELEASE;
+    const out: Record<string, string[]> = {};
+    for (const t of tags) out[t] = metricDrivers(t, release);
+    return out;
+  }
+
+  keyLocation(doc: TextDocument, key: string): KeyLocation | null {
+    return keyLocation(doc, this.analyze(doc), key);
   }
 
   runPlan(doc: TextDocument): RunPlanResponse {

@@ -1,5 +1,7 @@
 /** What the user can configure (`trinityWorkbench.*`), as the service sees it. */
 import type { Release } from '../../runtime/config/releases';
+import { DEFAULT_HEALTH_THRESHOLDS } from '../../runtime/config/run-health';
+import type { RunHealthSettings } from './run-metrics';
 
 export interface ServiceSettings {
   /** `trinityWorkbench.trinityVersion`: a release, or 'auto'. */
@@ -10,6 +12,8 @@ export interface ServiceSettings {
   inlayHints: boolean;
   /** `trinityWorkbench.runWith` is `local`: runs use this runtime, so what it lacks is shown (TRN312). */
   runsLocally: boolean;
+  /** `trinityWorkbench.runHealth.*`: run health diagnostics (TRN4xx) and their thresholds. */
+  runHealth: RunHealthSettings;
 }
 
-export const DEFAULT_SETTINGS: ServiceSettings = { trinityVersion: 'auto', disabledRules: [], inlayHints: true, runsLocally: true };
+export const DEFAULT_SETTINGS: ServiceSettings = { trinityVersion: 'auto', disabledRules: [], inlayHints: true, runsLocally: true, runHealth: { enabled: true, ...DEFAULT_HEALTH_THRESHOLDS } };

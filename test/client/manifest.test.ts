@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { COMMANDS } from '../../client/command-ids';
+import { DEFAULT_HEALTH_THRESHOLDS } from '../../runtime/config/run-health';
 
 const ROOT = resolve(__dirname, '..', '..');
 const pkg = require(join(ROOT, 'package.json'));
@@ -30,6 +31,13 @@ describe('the extension manifest', () => {
     const restricted = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations as string[];
     for (const k of ['trinityWorkbench.pythonPath', 'trinityWorkbench.nodePath', 'trinityWorkbench.pluginDirs']) assert.ok(restricted.includes(k), k);
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+  });
+
+  test('the run health settings are the rules\' thresholds, with the same defaults', () => {
+    const props = contributes.configuration.properties as Record<string, { default: unknown }>;
+    const given = Object.keys(props).filter((k) => k.startsWith('trinityWorkbench.runHealth.')).map((k) => k.slice('trinityWorkbench.runHealth.'.length));
+    assert.deepEqual(given.sort(), ['enabled', ...Object.keys(DEFAULT_HEALTH_THRESHOLDS)].sort());
+    for (const [k, v] of Object.entries(DEFAULT_HEALTH_THRESHOLDS)) assert.equal(props[`trinityWorkbench.runHealth.${k}`].default, v, k);
   });
 
   test('menus name contributed commands, each with a when clause', () => {

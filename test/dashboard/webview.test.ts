@@ -297,6 +297,30 @@ describe('the dashboard webview', () => {
     await page.click('#tab-charts');
   });
 
+  test('each card says which config keys drive it; a click asks the extension to reveal the key', async () => {
+    await post({ type: 'drivers', drivers: { 'response_length/mean': ['model.max_response_tokens'], 'actor/entropy': ['algorithm.entropy_loss_fn', 'algorithm.entropy_loss_fn_args.entropy_coef'], 'later/tag': ['buffer.batch_size'] } });
+    // A key that is not a dotted config path drops the whole message.
+    await post({ type: 'drivers', drivers: { 'time/step': ['model.x', '<img src=x onerror=alert(1)>'] } });
+    await frames();
+    const shown = async () =>
+      Object.fromEntries(
+        await page.$$eval('.card', (cards) =>
+          cards.flatMap((c) => {
+            const p = c.querySelector('.drivers');
+            return p && !p.hidden ? [[(c as HTMLElement).dataset.tag, [...p.querySelectorAll('button')].map((b) => b.textContent)]] : [];
+          }),
+        ),
+      );
+    assert.deepEqual(await shown(), { 'actor/entropy': ['algorithm.entropy_loss_fn', 'algorithm.entropy_loss_fn_args.entropy_coef'], 'response_length/mean': ['model.max_response_tokens'] });
+    // A card made after its drivers came shows them too.
+    await post({ type: 'append', points: [{ run: 'trainer', tag: 'later/tag', step: 1, time: 1, value: 1 }] });
+    await frames();
+    assert.deepEqual((await shown())['later/tag'], ['buffer.batch_size']);
+    await page.click('.card[data-tag="actor/entropy"] .drivers button:nth-child(2)');
+    const posted = await page.evaluate(() => (window as any).__posted.filter((m: any) => m.type === 'revealKey'));
+    assert.deepEqual(posted, [{ type: 'revealKey', key: 'algorithm.entropy_loss_fn_args.entropy_coef' }]);
+  });
+
   test('colours come from the --vscode-* variables and are re-read when the theme changes; screenshots of each theme', async () => {
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     await post({ type: 'status', status: 'running', detail: 'step 11/20 · reward 0.71' });

@@ -19,6 +19,8 @@ export interface TestClient {
   changeNoWait(uri: string, text: string): void;
   request<T>(method: string, params: unknown): Promise<T>;
   releaseOf(uri: string): DocumentReleaseParams | undefined;
+  /** The next diagnostics published for `uri` that `accept` takes (pushed by the server on its own, e.g. a live run). */
+  nextDiagnostics(uri: string, accept: (d: Diagnostic[]) => boolean, timeoutMs?: number): Promise<Diagnostic[]>;
   /** Messages the server logged (a handler that failed logs here instead of crashing). */
   logs: string[];
   close(): Promise<void>;
@@ -55,6 +57,7 @@ export async function startChildProcess(opts: Options = {}): Promise<TestClient 
 
 async function connect(conn: MessageConnection, opts: Options, shutdown: () => Promise<void>): Promise<TestClient> {
   const waiting = new Map<string, { version: number; resolve: (d: Diagnostic[]) => void }[]>();
+  const watchers = new Set<(uri: string, d: Diagnostic[]) => void>();
   const releases = new Map<string, DocumentReleaseParams>();
   const versions = new Map<string, number>();
   conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {
@@ -65,6 +68,7 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
       return false;
     });
     waiting.set(p.uri, keep);
+    for (const w of watchers) w(p.uri, p.diagnostics);
   });
   conn.onNotification(DOCUMENT_RELEASE_NOTIFICATION, (p: DocumentReleaseParams) => releases.set(p.uri, p));
   const logs: string[] = [];
@@ -109,6 +113,20 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
     },
     request: (method, params) => conn.sendRequest(method, params),
     releaseOf: (uri) => releases.get(uri),
+    nextDiagnostics: (uri, accept, timeoutMs = 10_000) =>
+      new Promise<Diagnostic[]>((res, rej) => {
+        const w = (u: string, d: Diagnostic[]) => {
+          if (u !== uri || !accept(d)) return;
+          watchers.delete(w);
+          clearTimeout(t);
+          res(d);
+        };
+        const t = setTimeout(() => {
+          watchers.delete(w);
+          rej(new Error(`no matching diagnostics for ${uri} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        watchers.add(w);
+      }),
     logs,
     async close() {
       try {

@@ -1,0 +1,224 @@
+/**
+ * Run health: what a run's metrics say is going wrong, and the config key to change. Pure: the metrics, the
+ * thresholds, the clock and the config's values come in; findings (TRN4xx) go out. The language server reads the
+ * job directory and turns findings into diagnostics on the key (its nearest written ancestor when not written).
+ */
+import type { DiagnosticCode, Path } from './diagnostics';
+import { atLeast, NEWEST_RELEASE, type Release } from './releases';
+
+export interface HealthPoint {
+  step: number;
+  value: number;
+  /** Seconds since the epoch; null where the source does not record it. */
+  wallTime: number | null;
+}
+
+/** A run's scalars by tag (explorer and trainer tags do not collide in Trinity's names), each in step order. */
+export type HealthSeries = ReadonlyMap<string, readonly HealthPoint[]>;
+
+export interface RunHealthThresholds {
+  /** How many of the latest steps a rule looks at. */
+  window: number;
+  /** TRN400: mean `response_length/clip_ratio` over the window at or above this. */
+  truncatedShare: number;
+  /** TRN402: entropy at or below this share of its first value. */
+  entropyCollapseRatio: number;
+  /** TRN403: `actor/kl_loss` or |`actor/ppo_kl`| above this. */
+  klMax: number;
+  /** TRN404: `actor/grad_norm` above this many times the median of the steps before it (or not finite). */
+  gradNormSpike: number;
+  /** TRN405: a live run with no new step for this many times its median step time. */
+  stallFactor: number;
+}
+
+export const DEFAULT_HEALTH_THRESHOLDS: RunHealthThresholds = { window: 5, truncatedShare: 0.5, entropyCollapseRatio: 0.4, klMax: 1, gradNormSpike: 10, stallFactor: 5 };
+
+export type HealthCode = Extract<DiagnosticCode, 'TRN400' | 'TRN401' | 'TRN402' | 'TRN403' | 'TRN404' | 'TRN405'>;
+
+export interface HealthFinding {
+  code: HealthCode;
+  /** The config key to change, from the root of the (stage's) config. */
+  path: Path;
+  message: string;
+  /** The metric that shows it, and the step it was seen at. */
+  metric: string;
+  step: number;
+  /** A value to set the key to, where one is clear. */
+  fix?: number;
+}
+
+export interface HealthInput {
+  series: HealthSeries;
+  thresholds?: Partial<RunHealthThresholds>;
+  /** Whether the run is still going (the stall rule applies only then). */
+  live: boolean;
+  /** Seconds since the epoch. */
+  now: number;
+  /** The value Trinity uses for a dotted key of the run's config (for fixes and messages). */
+  value?: (key: string) => unknown;
+  /** The release the config is checked against (key names differ), default the newest. */
+  release?: Release;
+}
+
+const fmt = (x: number) => (Math.abs(x) >= 100 || Number.isInteger(x) ? String(Math.round(x * 100) / 100) : x.toPrecision(3));
+const finite = (ps: readonly HealthPoint[]) => ps.filter((p) => Number.isFinite(p.value));
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function first(series: HealthSeries, ...tags: string[]): { tag: string; points: readonly HealthPoint[] } | undefined {
+  for (const tag of tags) {
+    const points = series.get(tag);
+    if (points?.length) return { tag, points };
+  }
+  return undefined;
+}
+
+/** Every finding of a run's metrics (the trainer's and the explorer's) under the thresholds. */
+export function checkRunHealth(input: HealthInput): HealthFinding[] {
+  const t = { ...DEFAULT_HEALTH_THRESHOLDS, ...input.thresholds };
+  const window = Math.max(1, Math.round(t.window));
+  const value = input.value ?? (() => undefined);
+  const out: HealthFinding[] = [];
+
+  // TRN400: most responses end at the length limit, so the reward sees cut-off answers.
+  const clip = first(input.series, 'response_length/clip_ratio');
+  if (clip) {
+    const last = finite(clip.points).slice(-window);
+    const share = last.reduce((a, p) => a + p.value, 0) / last.length;
+    if (last.length >= Math.min(window, 2) && share >= t.truncatedShare) {
+      const limit = num(value('model.max_response_tokens'));
+      out.push({
+        code: 'TRN400',
+        path: ['model', 'max_response_tokens'],
+        metric: clip.tag,
+        step: last[last.length - 1].step,
+        message: `${Math.round(share * 100)}% of responses over the last ${last.length} steps stop at max_response_tokens${limit ? ` (${limit})` : ''}: answers are cut off before they end. Raise max_response_tokens (and max_model_len with it), or ask for shorter answers.`,
+        ...(limit ? { fix: limit * 2 } : {}),
+      });
+    }
+  }
+
+  // TRN401: every group's rewards are equal, so every group-relative advantage is 0 and nothing is learned.
+  const std = first(input.series, 'experience_pipeline/group_advantages/reward_std/max', 'pipeline/group_advantages/reward_std/max');
+  if (std) {
+    const last = finite(std.points).slice(-window);
+    if (last.length >= window && last.every((p) => p.value <= 1e-12)) {
+      const n = num(value('algorithm.repeat_times'));
+      out.push({
+        code: 'TRN401',
+        path: ['algorithm', 'repeat_times'],
+        metric: std.tag,
+        step: last[last.length - 1].step,
+        message: `In each of the last ${last.length} steps every group of ${n ?? 'repeat_times'} responses got identical rewards (${std.tag} is 0): the advantages are all 0 and the policy does not learn. Raise repeat_times or the sampling temperature, or use easier tasks or a denser reward.`,
+        ...(n && n >= 1 ? { fix: n * 2 } : {}),
+      });
+    }
+  }
+
+  // TRN402: the policy's entropy has collapsed: it samples (nearly) one answer and stops exploring.
+  const ent = first(input.series, 'actor/entropy', 'actor/entropy_loss');
+  if (ent) {
+    const ps = finite(ent.points);
+    const start = ps[0]?.value;
+    const latest = ps[ps.length - 1];
+    if (ps.length >= 2 && start > 0 && latest.value <= start * t.entropyCollapseRatio) {
+      const coef = num(value('algorithm.entropy_loss_fn_args.entropy_coef'));
+      out.push({
+        code: 'TRN402',
+        path: ['algorithm', 'entropy_loss_fn_args', 'entropy_coef'],
+        metric: ent.tag,
+        step: latest.step,
+        message: `Entropy fell from ${fmt(start)} to ${fmt(latest.value)} (${Math.round((latest.value / start) * 100)}% of its first value) by step ${latest.step}: the policy is collapsing onto few answers. Raise entropy_coef${coef !== undefined ? ` (now ${fmt(coef)})` : ''}, lower the learning rate, or clip less (clip_range_high).`,
+      });
+    }
+  }
+
+  // TRN403: the policy ran far from its reference (kl_loss) or from the rollout policy within one step (ppo_kl).
+  for (const tag of ['actor/kl_loss', 'actor/ppo_kl']) {
+    const ps = input.series.get(tag);
+    const latest = ps?.length ? ps[ps.length - 1] : undefined;
+    if (!latest || !(Math.abs(latest.value) > t.klMax || !Number.isFinite(latest.value))) continue;
+    const lr = num(value('algorithm.optimizer.lr'));
+    out.push({
+      code: 'TRN403',
+      path: ['algorithm', 'optimizer', 'lr'],
+      metric: tag,
+      step: latest.step,
+      message: `${tag} is ${fmt(latest.value)} at step ${latest.step} (limit ${fmt(t.klMax)}): the policy is moving away ${tag === 'actor/kl_loss' ? 'from the reference model' : 'from the rollout policy within one update'} too fast. Lower the learning rate${lr !== undefined ? ` (now ${lr})` : ''}${tag === 'actor/kl_loss' ? ' or raise kl_loss_fn_args.kl_coef' : ' or tighten clip_range'}.`,
+    });
+    break;
+  }
+
+  // TRN404: a gradient far larger than usual (or not finite): an unstable update.
+  const gn = input.series.get('actor/grad_norm');
+  if (gn && gn.length >= 2) {
+    const latest = gn[gn.length - 1];
+    const before = finite(gn.slice(0, -1)).map((p) => p.value);
+    const base = before.length >= window ? median(before) : undefined;
+    const spiked = !Number.isFinite(latest.value) || (base !== undefined && base > 0 && latest.value > base * t.gradNormSpike);
+    if (spiked) {
+      out.push({
+        code: 'TRN404',
+        path: ['trainer', atLeast(input.release ?? NEWEST_RELEASE, 'v0.3.2') ? 'grad_clip' : 'actor_grad_clip'],
+        metric: 'actor/grad_norm',
+        step: latest.step,
+        message: Number.isFinite(latest.value)
+          ? `actor/grad_norm is ${fmt(latest.value)} at step ${latest.step}, ${fmt(latest.value / base!)}× its median ${fmt(base!)} so far: the update is unstable. Clip gradients harder (grad_clip) or lower the learning rate.`
+          : `actor/grad_norm is ${latest.value} at step ${latest.step}: the update overflowed. Lower the learning rate or clip gradients (grad_clip).`,
+      });
+    }
+  }
+
+  // TRN405: a live run that has not logged a step for far longer than its steps take.
+  if (input.live) {
+    const stall = stalled(input.series, input.now, t.stallFactor);
+    if (stall) {
+      out.push({
+        code: 'TRN405',
+        path: ['explorer', 'max_timeout'],
+        metric: stall.tag,
+        step: stall.step,
+        message: `No new step for ${fmt(stall.idle)} s, ${fmt(stall.idle / stall.usual)}× the usual ${fmt(stall.usual)} s a step takes (last: ${stall.tag} step ${stall.step}): the run looks stuck. A rollout can hang for up to explorer.max_timeout before it is retried; check the run's log.`,
+      });
+    }
+  }
+  return out;
+}
+
+/** The latest step of any role, and the median time between steps of the role that logged it. */
+function stalled(series: HealthSeries, now: number, factor: number): { tag: string; step: number; idle: number; usual: number } | undefined {
+  // One timestamp per (role's) step: the wall times of a step's tags are within milliseconds of each other.
+  const byTagSteps: { tag: string; times: { step: number; wall: number }[] }[] = [];
+  for (const tag of ['time/train_step', 'time/explore_step', 'actor/grad_norm', 'rollout/model_version']) {
+    const ps = series.get(tag);
+    if (!ps) continue;
+    const times = ps.flatMap((p) => (p.wallTime === null ? [] : [{ step: p.step, wall: p.wallTime }]));
+    if (times.length >= 3) byTagSteps.push({ tag, times });
+  }
+  let latest: { tag: string; step: number; wall: number; usual: number } | undefined;
+  for (const { tag, times } of byTagSteps) {
+    const gaps = times.slice(1).map((t, i) => t.wall - times[i].wall).filter((g) => g > 0);
+    if (!gaps.length) continue;
+    const last = times[times.length - 1];
+    if (!latest || last.wall > latest.wall) latest = { tag, step: last.step, wall: last.wall, usual: median(gaps) };
+  }
+  if (!latest) return undefined;
+  const idle = now - latest.wall;
+  return idle > latest.usual * factor ? { tag: latest.tag, step: latest.step, idle, usual: latest.usual } : undefined;
+}
+
+/** Rows of a run (runtime/metrics' ScalarRow shape) as health series: by tag, each in step order. */
+export function healthSeriesOf(rows: Iterable<{ tag: string; step: number; value: number; wallTime: number | null }>): Map<string, HealthPoint[]> {
+  const out = new Map<string, HealthPoint[]>();
+  for (const r of rows) {
+    let s = out.get(r.tag);
+    if (!s) out.set(r.tag, (s = []));
+    s.push({ step: r.step, value: r.value, wallTime: r.wallTime });
+  }
+  for (const s of out.values()) if (s.some((p, i) => i > 0 && s[i - 1].step > p.step)) s.sort((a, b) => a.step - b.step);
+  return out;
+}

@@ -1,0 +1,140 @@
+/**
+ * The last run of each open config, read from its job directories (runtime/metrics, incrementally) and polled while
+ * the document is open, so that run health and metric hovers follow a live run. I/O only: what the rows mean is the
+ * service's business.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MetricsReader } from '../../runtime/metrics/job-metrics';
+import { RUN_RECORD_FILE, type RunRecord } from '../../runtime/protocol';
+import type { HealthPoint } from '../../runtime/config/run-health';
+import type { StageMetrics } from '../service/run-metrics';
+
+export interface WatchedStage {
+  run: number;
+  /** Absolute. */
+  jobDir: string;
+}
+
+interface StageState {
+  stage: WatchedStage;
+  reader: MetricsReader;
+  series: Map<string, HealthPoint[]>;
+}
+
+interface Watched {
+  /** The run's own job dir (its records in state/), absolute. */
+  runDir: string;
+  stages: StageState[];
+  runIds: string;
+  live: boolean;
+  key: string;
+}
+
+const POLL_MS = 2000;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The run records of a job dir: their run ids (a rerun from scratch changes them) and whether one is running. */
+function records(runDir: string): { ids: string; live: boolean } {
+  let names: string[];
+  try {
+    names = readdirSync(join(runDir, 'state')).filter((n) => RUN_RECORD_FILE.test(n)).sort();
+  } catch {
+    return { ids: '', live: false };
+  }
+  let live = false;
+  const ids: string[] = [];
+  for (const n of names) {
+    try {
+      const r = JSON.parse(readFileSync(join(runDir, 'state', n), 'utf8')) as RunRecord;
+      ids.push(String(r.runId));
+      if (r.status === 'running' && typeof r.pid === 'number' && isAlive(r.pid)) live = true;
+    } catch {
+      // Being rewritten: read again next time.
+    }
+  }
+  return { ids: ids.join(','), live };
+}
+
+export class RunWatcher {
+  private readonly docs = new Map<string, Watched>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    /** Called when a document's run changed (new rows, started or ended, or live: the clock moves the stall rule). */
+    private readonly changed: (uri: string) => void,
+    private readonly pollMs = POLL_MS,
+  ) {}
+
+  /** Follows the job dirs of a document's run (a no-op when they are the ones already followed). */
+  track(uri: string, runDir: string, stages: readonly WatchedStage[]): void {
+    const key = JSON.stringify([runDir, stages]);
+    if (this.docs.get(uri)?.key === key) return;
+    this.docs.set(uri, { runDir, key, runIds: '', live: false, stages: [] });
+    this.refresh(uri, this.docs.get(uri)!);
+    this.timer ??= setInterval(() => this.poll(), this.pollMs);
+    this.timer.unref?.();
+  }
+
+  untrack(uri: string): void {
+    this.docs.delete(uri);
+    if (this.docs.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** What the service is given: the stages that have logged anything. */
+  snapshot(uri: string): StageMetrics[] | undefined {
+    const w = this.docs.get(uri);
+    if (!w) return undefined;
+    const readAt = Date.now() / 1000;
+    const out = w.stages.filter((s) => s.series.size > 0).map((s) => ({ run: s.stage.run, jobDir: s.stage.jobDir, live: w.live, series: s.series, readAt }));
+    return out.length ? out : undefined;
+  }
+
+  private poll(): void {
+    for (const [uri, w] of this.docs) if (this.refresh(uri, w)) this.changed(uri);
+  }
+
+  /** Reads what is new; true when the document's run looks different. */
+  private refresh(uri: string, w: Watched): boolean {
+    const rec = records(w.runDir);
+    let changed = rec.live !== w.live || w.live;
+    if (rec.ids !== w.runIds || w.stages.length === 0) {
+      // A new run in the same job dir (or the first look): start over.
+      w.stages = JSON.parse(w.key)[1].map((stage: WatchedStage) => ({ stage, reader: new MetricsReader([stage.jobDir]), series: new Map() }));
+      w.runIds = rec.ids;
+      changed = true;
+    }
+    w.live = rec.live;
+    for (const s of w.stages) {
+      const { rows } = s.reader.read();
+      for (const r of rows) {
+        let ps = s.series.get(r.tag);
+        if (!ps) s.series.set(r.tag, (ps = []));
+        ps.push({ step: r.step, value: r.value, wallTime: r.wallTime });
+      }
+      if (rows.length) {
+        changed = true;
+        for (const ps of s.series.values()) if (ps.some((p, i) => i > 0 && ps[i - 1].step > p.step)) ps.sort((a, b) => a.step - b.step);
+      }
+    }
+    void uri;
+    return changed;
+  }
+
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.docs.clear();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * A config's last (or live) run as the service sees it: each stage's metric series, read from its job directory by
+ * the host. Run health diagnostics and the metric sparklines in hovers are made from it. Pure.
+ */
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-types';
+import { CODES, codeDocUrl, type Path } from '../../runtime/config/diagnostics';
+import { nodeAt, rangeForPath } from '../../runtime/config/load';
+import { metricsDrivenBy } from '../../runtime/config/model/metric-drivers';
+import { checkRunHealth, type HealthSeries, type RunHealthThresholds } from '../../runtime/config/run-health';
+import { valueSource } from '../../runtime/config/validate';
+import type { KeyLocation } from '../protocol';
+import type { Analysis } from './analyze';
+import { sparkline } from './sparkline';
+
+export interface StageMetrics {
+  /** Index into the analysis' runs (the root config, or one stage). */
+  run: number;
+  jobDir: string;
+  /** The run is still going (its record says running and its process is alive). */
+  live: boolean;
+  series: HealthSeries;
+  /** Seconds since the epoch when the host last read the job dir. */
+  readAt: number;
+}
+
+export type RunHealthSettings = RunHealthThresholds & { enabled: boolean };
+
+/** Where a path of a run's config is in the file: under `stages[i]` when that stage replaced the section. */
+function filePath(analysis: Analysis, run: number, path: Path): Path {
+  const stage = analysis.result.runs[run]?.stage;
+  return stage && stage.replaced.has(String(path[0])) ? ['stages', stage.index, ...path] : path;
+}
+
+/** Run health findings as diagnostics on the key to change (its nearest written ancestor when not written). */
+export function healthDiagnostics(doc: TextDocument, analysis: Analysis, stages: readonly StageMetrics[], settings: RunHealthSettings): Diagnostic[] {
+  if (!settings.enabled) return [];
+  const out: Diagnostic[] = [];
+  const root = analysis.result.loaded.root;
+  for (const s of stages) {
+    const findings = checkRunHealth({
+      series: s.series,
+      live: s.live,
+      now: s.readAt,
+      thresholds: settings,
+      release: analysis.release,
+      value: (key) => valueSource(analysis.result, key, s.run)?.value,
+    });
+    for (const f of findings) {
+      const path = filePath(analysis, s.run, f.path);
+      const [start, end] = rangeForPath(root, path);
+      const written = nodeAt(root, path)?.origin === 'yaml';
+      out.push({
+        range: { start: doc.positionAt(start), end: doc.positionAt(end) },
+        severity: CODES[f.code].severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Information,
+        code: f.code,
+        codeDescription: { href: codeDocUrl(f.code) },
+        source: 'trinity',
+        message: `${written ? '' : `${f.path.join('.')}: `}${f.message}`,
+        data: { path, ...(f.fix !== undefined ? { value: f.fix } : {}), metric: f.metric, step: f.step, release: analysis.release },
+      });
+    }
+  }
+  return out;
+}
+
+/** Hover markdown: the last run's values of the metrics `key` drives, one sparkline each (at most `limit`). */
+export function metricsHoverMarkdown(analysis: Analysis, stage: StageMetrics | undefined, key: string, limit = 6): string | undefined {
+  if (!stage) return undefined;
+  const tags = metricsDrivenBy(key, [...stage.series.keys()].sort(), analysis.release);
+  if (!tags.length) return undefined;
+  const lines: string[] = [];
+  for (const tag of tags.slice(0, limit)) {
+    const points = stage.series.get(tag)!;
+    const values = points.map((p) => p.value);
+    const finite = values.filter(Number.isFinite);
+    if (!finite.length) continue;
+    const last = points[points.length - 1];
+    lines.push(`- \`${tag}\` \`${sparkline(values)}\` min ${num(Math.min(...finite))} · max ${num(Math.max(...finite))} · last ${num(last.value)} (step ${last.step})`);
+  }
+  if (!lines.length) return undefined;
+  const more = tags.length > limit ? `\n\n…and ${tags.length - limit} more metrics.` : '';
+  return `**${stage.live ? 'Live run' : 'Last run'}** (\`${stage.jobDir}\`):\n${lines.join('\n')}${more}`;
+}
+
+function num(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0 || (Math.abs(x) >= 0.01 && Math.abs(x) < 1e5)) return String(Number(x.toPrecision(3)));
+  return x.toExponential(2);
+}
+
+/** Where a dotted key is shown in the file: written at the root, else in the first stage that writes it, else its nearest written ancestor. */
+export function keyLocation(doc: TextDocument, analysis: Analysis, key: string): KeyLocation | null {
+  const root = analysis.result.loaded.root;
+  const path: Path = key.split('.');
+  const candidates: Path[] = [path];
+  for (const run of analysis.result.runs) if (run.stage) candidates.push(['stages', run.stage.index, ...path]);
+  const written = candidates.find((p) => nodeAt(root, p)?.origin === 'yaml');
+  const [start, end] = rangeForPath(root, written ?? path);
+  return { range: { start: doc.positionAt(start), end: doc.positionAt(end) }, written: written !== undefined };
+}

@@ -1,0 +1,110 @@
+/**
+ * Run health rules (runtime/config/run-health.ts) on runs recorded from the local runtime (test/fixtures/run-health):
+ * each rule fires where the recorded metrics show its problem, not where they do not, and its threshold moves it.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { CODES } from '../../../runtime/config/diagnostics';
+import { configKeyExists } from '../../../runtime/config/model/metric-drivers';
+import { checkRunHealth, healthSeriesOf, type HealthFinding, type HealthInput } from '../../../runtime/config/run-health';
+
+interface Line {
+  role: string;
+  step: number;
+  wallTime: number;
+  values: Record<string, number>;
+}
+
+function recorded(name: string, upToStep = Infinity): { series: Map<string, { step: number; value: number; wallTime: number | null }[]>; lastWall: number } {
+  const lines = readFileSync(`test/fixtures/run-health/${name}/metrics.jsonl`, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line)
+    .filter((l) => l.step <= upToStep);
+  const rows = lines.flatMap((l) => Object.entries(l.values).map(([tag, value]) => ({ tag, step: l.step, value, wallTime: l.wallTime })));
+  return { series: healthSeriesOf(rows), lastWall: Math.max(...lines.map((l) => l.wallTime)) };
+}
+
+const codes = (fs: HealthFinding[]) => fs.map((f) => f.code).sort();
+const run = (name: string, upTo: number, extra: Partial<HealthInput> = {}) => {
+  const r = recorded(name, upTo);
+  return checkRunHealth({ series: r.series, live: false, now: r.lastWall, ...extra });
+};
+
+describe('run health on recorded runs', () => {
+  test('the untrained model: truncated responses and no learning signal, with fixes that double the keys', () => {
+    const values: Record<string, number> = { 'model.max_response_tokens': 4, 'algorithm.repeat_times': 4 };
+    const found = run('tiny-grpo', Infinity, { value: (k) => values[k] });
+    assert.deepEqual(codes(found), ['TRN400', 'TRN401']);
+    const trunc = found.find((f) => f.code === 'TRN400')!;
+    assert.deepEqual(trunc.path, ['model', 'max_response_tokens']);
+    assert.equal(trunc.fix, 8);
+    // clip_ratio of trainer steps 8-12 as recorded: (15+15+16+15+15)/16/5 = 0.95.
+    assert.match(trunc.message, /^95% of responses over the last 5 steps/);
+    const flat = found.find((f) => f.code === 'TRN401')!;
+    assert.deepEqual(flat.path, ['algorithm', 'repeat_times']);
+    assert.equal(flat.fix, 8);
+    assert.equal(flat.step, 12);
+  });
+
+  test('thresholds move the rules', () => {
+    assert.deepEqual(codes(run('tiny-grpo', Infinity, { thresholds: { truncatedShare: 0.99, window: 13 } })), []);
+    // Fewer explorer steps than the window: no verdict on the signal yet.
+    assert.deepEqual(codes(run('tiny-grpo', 3, { thresholds: { truncatedShare: 0.99 } })), []);
+  });
+
+  test('the high learning rate run: KL blows up at step 3, entropy collapses by step 6 and recovers', () => {
+    assert.deepEqual(codes(run('collapse', 2)), []);
+    const at3 = run('collapse', 3);
+    assert.ok(codes(at3).includes('TRN403'));
+    const kl = at3.find((f) => f.code === 'TRN403')!;
+    assert.equal(kl.metric, 'actor/kl_loss');
+    assert.deepEqual(kl.path, ['algorithm', 'optimizer', 'lr']);
+    assert.equal(kl.step, 3);
+    assert.equal(run('collapse', 3, { thresholds: { klMax: 20 } }).some((f) => f.code === 'TRN403'), false);
+    // Entropy as recorded: 0.3637 at step 1, 0.1355 at step 6 (0.13549…) (37% <= 40%); at step 5, 0.1555 (43%).
+    assert.equal(run('collapse', 5).some((f) => f.code === 'TRN402'), false);
+    const ent = run('collapse', 6).find((f) => f.code === 'TRN402')!;
+    assert.deepEqual(ent.path, ['algorithm', 'entropy_loss_fn_args', 'entropy_coef']);
+    assert.match(ent.message, /from 0\.364 to 0\.135 \(37% of its first value\) by step 6/);
+    assert.equal(run('collapse', 14).some((f) => f.code === 'TRN402'), false, 'entropy is back to 119% at step 14');
+  });
+
+  test('the gradient spike of step 12 (0.0263 against a median of 0.0014 over steps 1-11)', () => {
+    assert.equal(run('collapse', 11).some((f) => f.code === 'TRN404'), false);
+    const spike = run('collapse', 12).find((f) => f.code === 'TRN404')!;
+    assert.equal(spike.step, 12);
+    assert.deepEqual(spike.path, ['trainer', 'grad_clip']);
+    assert.deepEqual(run('collapse', 12, { release: 'v0.3.1' }).find((f) => f.code === 'TRN404')!.path, ['trainer', 'actor_grad_clip']);
+    assert.equal(run('collapse', 12, { thresholds: { gradNormSpike: 30 } }).some((f) => f.code === 'TRN404'), false);
+  });
+
+  test('a stall: only while live, only past stallFactor times the median step time', () => {
+    const r = recorded('tiny-grpo');
+    const gaps: number[] = [];
+    const train = r.series.get('time/train_step')!;
+    for (let i = 1; i < train.length; i++) gaps.push(train[i].wallTime! - train[i - 1].wallTime!);
+    const last = Math.max(...[...r.series.values()].flatMap((ps) => ps.map((p) => p.wallTime!)));
+    const sorted = [...gaps].sort((a, b) => a - b);
+    const usual = (sorted[5] + sorted[6]) / 2;
+    const explore = r.series.get('time/explore_step')!;
+    const exploreLast = explore[explore.length - 1].wallTime!;
+    // The trainer logged the last step (its step 12 comes after explorer step 12).
+    assert.ok(train[train.length - 1].wallTime! >= exploreLast);
+    const at = (now: number, live = true) => checkRunHealth({ series: r.series, live, now }).filter((f) => f.code === 'TRN405');
+    assert.equal(at(last + usual * 4.9).length, 0);
+    const stall = at(last + usual * 5.1);
+    assert.equal(stall.length, 1);
+    assert.deepEqual(stall[0].path, ['explorer', 'max_timeout']);
+    assert.equal(at(last + usual * 50, false).length, 0, 'a finished run is not stalled');
+  });
+
+  test('every finding names a key of the model and a documented code', () => {
+    const all = [...run('tiny-grpo', Infinity, { value: () => 4 }), ...run('collapse', 12)];
+    for (const f of all) {
+      assert.ok(configKeyExists(f.path.join('.'), 'main'), f.path.join('.'));
+      assert.ok(CODES[f.code].title);
+    }
+  });
+});
