@@ -12,8 +12,8 @@
  */
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
-import { rolloutsOf, type Rollouts } from './series';
+import { basename, isAbsolute, resolve } from 'node:path';
+import { rolloutsOf, rolloutStepsOnDisk, type Rollouts } from './series';
 
 type Plain = Record<string, unknown>;
 
@@ -82,4 +82,23 @@ export function rolloutsFromBuffer(ref: ExperienceBufferRef, maxSteps = 20, perS
   } finally {
     db?.close();
   }
+}
+
+export interface JobRollouts {
+  /** Where they were read, for the tab to say. */
+  origin: string;
+  steps: Rollouts[];
+}
+
+/**
+ * A run on disk's latest rollouts: our runtime's `monitor/rollouts.jsonl`, else the SQLite experience buffer its
+ * resolved config names (Trinity logs samples only to W&B / MLflow; the buffer is where they are on disk). A
+ * relative database path is looked for from the config's folder, then the job directory.
+ */
+export function rolloutsOfJob(jobDir: string, resolved: unknown, configDir: string | undefined, maxSteps: number): JobRollouts | undefined {
+  const jsonl = rolloutStepsOnDisk(jobDir, maxSteps);
+  if (jsonl.length) return { origin: 'monitor/rollouts.jsonl', steps: jsonl };
+  const ref = resolved === undefined ? undefined : experienceBufferOf(resolved, [...(configDir ? [configDir] : []), jobDir]);
+  const steps = ref ? rolloutsFromBuffer(ref, maxSteps) : undefined;
+  return ref && steps?.length ? { origin: `experience buffer ${basename(ref.file)} (table ${ref.table})`, steps } : undefined;
 }

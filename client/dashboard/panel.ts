@@ -13,10 +13,10 @@ import type { RunManager } from '../runs/run-manager';
 import { describeProgress, type RunState } from '../runs/run-state';
 import { Coalescer } from './coalesce';
 import { dashboardHtml, newNonce } from './html';
-import { experienceBufferOf, rolloutsFromBuffer } from './buffer-rollouts';
+import { rolloutsOfJob } from './buffer-rollouts';
 import { parsePanelState, parseWebviewMessage, type DashboardRun, type HostMessage, type MetricPoint, type Series } from './messages';
 import { resolveRunConfig } from './run-config';
-import { latestRolloutsOfEvents, pointsOfEvent, rolloutStepsOnDisk, seriesOfEvents, seriesOfRows } from './series';
+import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows } from './series';
 
 /** How many steps of rollouts a run on disk sends its panel. */
 const ROLLOUT_STEPS = 20;
@@ -30,6 +30,8 @@ export interface DashboardTarget {
   key: string;
   jobDir: string;
   title: string;
+  /** The config the run was started with, when this window knows it (a Trinity run keeps no record naming it). */
+  configPath?: string;
 }
 
 export class DashboardPanels implements vscode.Disposable {
@@ -63,7 +65,7 @@ export class DashboardPanels implements vscode.Disposable {
     const existing = this.open.get(run.key);
     if (existing) return existing.panel.reveal();
     const panel = vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, `Dashboard: ${title}`, vscode.ViewColumn.Beside, this.options());
-    this.adopt(panel, [{ key: run.key, jobDir: run.jobDir, title }], false);
+    this.adopt(panel, [{ key: run.key, jobDir: run.jobDir, title, configPath: run.configPath }], false);
   }
 
   /** Opens (or reveals) one panel overlaying several runs, in the order given (their colours). */
@@ -74,7 +76,7 @@ export class DashboardPanels implements vscode.Disposable {
     const panel = vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, `Compare: ${runs.length} runs`, vscode.ViewColumn.Beside, this.options());
     this.adopt(
       panel,
-      runs.map((r) => ({ key: r.run.key, jobDir: r.run.jobDir, title: r.title })),
+      runs.map((r) => ({ key: r.run.key, jobDir: r.run.jobDir, title: r.title, configPath: r.run.configPath })),
       true,
     );
   }
@@ -197,7 +199,7 @@ class Dashboard {
         runs.push({ key: t.key, jobDir: t.jobDir, title: t.title, status: 'on disk' });
         series.push(...seriesOfRows(rows).map((x) => this.tag(t.key, x)));
       }
-      configs.push(resolveRunConfig(t.key, t.jobDir, live?.state.configPath));
+      configs.push(resolveRunConfig(t.key, t.jobDir, live?.state.configPath ?? t.configPath));
     }
     if (this.isCompare) {
       const panelRun: DashboardRun = { key: compareKey(runs.map((r) => r.key)), jobDir: runs[0].jobDir, title: `Compare: ${runs.map((r) => r.title).join(', ')}`, status: `${runs.length} runs` };
@@ -219,11 +221,8 @@ class Dashboard {
 
   /** Our runtime's monitor/rollouts.jsonl, else a Trinity run's SQLite experience buffer. */
   private rolloutsOnDisk(t: DashboardTarget, config: ReturnType<typeof resolveRunConfig>): HostMessage[] {
-    const jsonl = rolloutStepsOnDisk(t.jobDir, ROLLOUT_STEPS);
-    if (jsonl.length) return jsonl.map((r) => ({ type: 'rollouts', ...r, origin: 'monitor/rollouts.jsonl' }));
-    const ref = config.resolved.length ? experienceBufferOf(config.resolved[0], [...(config.configDir ? [config.configDir] : []), t.jobDir]) : undefined;
-    const fromDb = ref ? rolloutsFromBuffer(ref, ROLLOUT_STEPS) : undefined;
-    return (fromDb ?? []).map((r) => ({ type: 'rollouts', ...r, origin: `experience buffer ${path.basename(ref!.file)} (table ${ref!.table})` }));
+    const found = rolloutsOfJob(t.jobDir, config.resolved[0], config.configDir, ROLLOUT_STEPS);
+    return (found?.steps ?? []).map((r) => ({ type: 'rollouts', ...r, origin: found!.origin }));
   }
 
   private readDisk(): void {

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { experienceBufferOf, rolloutsFromBuffer } from '../../client/dashboard/buffer-rollouts';
+import { experienceBufferOf, rolloutsFromBuffer, rolloutsOfJob } from '../../client/dashboard/buffer-rollouts';
 import { SqlExperienceWriter } from '../../runtime/rft/buffer/sql';
 import { parseHostMessage, parsePanelState } from '../../client/dashboard/messages';
-import { flattenConfig, runConfigOf } from '../../client/dashboard/run-config';
+import { flattenConfig, resolveRunConfig, runConfigOf } from '../../client/dashboard/run-config';
 import { rolloutStepsOnDisk } from '../../client/dashboard/series';
 import { differingKeys } from '../../media/dashboard/config-diff';
 import { rewardHistogram } from '../../media/dashboard/histogram';
@@ -200,5 +200,50 @@ describe('rollouts on disk', () => {
       { step: 7, samples: [{ prompt: 'prompt 7.0', response: 'response 7.0', reward: 7 }, { prompt: 'prompt 7.1', response: 'response 7.1', reward: 7.1 }] },
       { step: 8, samples: [{ prompt: 'prompt 8.0', response: 'response 8.0', reward: 8 }] },
     ]);
+  });
+});
+
+describe('a Trinity run’s rollouts, end to end on disk', () => {
+  test('its config names a sql experience buffer: the samples come from that SQLite file, the origin says so', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'twb-trinity-job-'));
+    const cfg = join(dir, 'gsm8k.trinity.yaml');
+    writeFileSync(
+      cfg,
+      [
+        '# trinity-version: main',
+        'project: p',
+        'name: gsm8k',
+        'algorithm: {algorithm_type: grpo, repeat_times: 2}',
+        'model: {model_path: /models/none}',
+        'buffer:',
+        '  batch_size: 1',
+        '  total_steps: 2',
+        '  explorer_input: {taskset: {name: gsm8k, path: /data/gsm8k}}',
+        '  trainer_input:',
+        '    experience_buffer: {name: gsm8k_buffer, storage_type: sql, path: "sqlite:///gsm8k.db"}',
+        '',
+      ].join('\n'),
+    );
+    const db = new Database(join(dir, 'gsm8k.db'));
+    db.exec('CREATE TABLE gsm8k_buffer (id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, prompt TEXT, response TEXT, message_list JSON, reward FLOAT, train_step INTEGER, explore_step INTEGER, experience_bytes BLOB, consumed INTEGER)');
+    const ins = db.prepare('INSERT INTO gsm8k_buffer (prompt, response, reward, train_step, explore_step, consumed) VALUES (?, ?, ?, ?, ?, 0)');
+    ins.run('Q1', 'A1 <b>bold</b>', 1, 0, 1);
+    ins.run('Q1', 'A1 wrong', 0, 0, 1);
+    ins.run('Q2', 'A2', 0.5, 1, 2);
+    db.close();
+    const job = join(dir, 'checkpoints', 'p', 'gsm8k');
+    mkdirSync(job, { recursive: true });
+    const config = resolveRunConfig('k', job, cfg, {});
+    assert.equal(config.message.error, undefined);
+    const found = rolloutsOfJob(job, config.resolved[0], config.configDir, 20)!;
+    assert.equal(found.origin, 'experience buffer gsm8k.db (table gsm8k_buffer)');
+    assert.deepEqual(found.steps, [
+      { step: 1, samples: [{ prompt: 'Q1', response: 'A1 <b>bold</b>', reward: 1 }, { prompt: 'Q1', response: 'A1 wrong', reward: 0 }] },
+      { step: 2, samples: [{ prompt: 'Q2', response: 'A2', reward: 0.5 }] },
+    ]);
+    // Our runtime's rollouts.jsonl, when there is one, comes first.
+    mkdirSync(join(job, 'monitor'));
+    writeFileSync(join(job, 'monitor', 'rollouts.jsonl'), `${JSON.stringify({ step: 9, samples: [{ prompt: 'p', response: 'r', reward: 1 }] })}\n`);
+    assert.equal(rolloutsOfJob(job, config.resolved[0], config.configDir, 20)!.origin, 'monitor/rollouts.jsonl');
   });
 });

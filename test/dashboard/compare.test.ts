@@ -1,5 +1,5 @@
 /**
- * The compare panel, the Config tab and the Rollouts tab of the dashboard webview, in Debian's Chromium: the real
+ * The compare panel, the Config tab and the Rollouts tab (search, step selector, reward histogram) of the dashboard webview, in Debian's Chromium: the real
  * HTML, CSP and bundle (dist/media, from `npm run build`), `acquireVsCodeApi` stubbed, messages posted as the
  * extension posts them, and what is drawn read back from Chart.js and the DOM.
  */
@@ -264,6 +264,117 @@ describe('the compare panel', () => {
       await page.click('#tab-config');
       await page.screenshot({ path: join(ROOT, 'test-results', `dashboard-config-${name}.png`), fullPage: true });
     }
+  });
+
+  test('no console errors, no CSP violations', async () => {
+    assert.deepEqual(problems, []);
+    assert.deepEqual(await page.evaluate(() => (window as any).__csp), []);
+    await page.close();
+  });
+});
+
+describe('a run’s Rollouts and Config tabs', () => {
+  let page: Page;
+  const run = { key: '/jobs/trinity-gsm8k', title: 'gsm8k', jobDir: '/jobs/trinity-gsm8k', status: 'on disk' };
+  const evil = '<script>window.__pwned = 1</script>';
+  const img = '<img src=x onerror="window.__pwned = 2"> 42';
+  const step3 = [
+    { prompt: 'What is 6 × 7?', response: img, reward: 1 },
+    { prompt: evil, response: 'The answer is 5', reward: 0 },
+    { prompt: 'Natalia sold clips to 48 friends…', response: 'She sold 72 clips', reward: 1 },
+    { prompt: 'Weng earns $12 an hour…', response: 'Weng earned $10', reward: 0.5 },
+    { prompt: 'Betty is saving money…', response: 'no answer', reward: null },
+  ];
+  const step2 = [
+    { prompt: 'What is 2+3?', response: '5', reward: 1 },
+    { prompt: 'What is 2+2?', response: '5', reward: 0 },
+  ];
+
+  before(async () => {
+    page = await open();
+    await setTheme(page, 'dark');
+    await post(page, { type: 'init', run, series: [{ run: 'explorer', tag: 'rollout/accuracy/mean', steps: [1, 2, 3], times: [1, 2, 3], values: [0.3, 0.5, 0.6] }] });
+    await post(page, { type: 'config', runs: [{ key: run.key, source: '/work/gsm8k.yaml', note: 'Resolved for Trinity-RFT main.', yaml: 'mode: both\nname: "<b>gsm8k</b>"\n', flat: [['mode', 'both']] }] });
+    await post(page, { type: 'rollouts', step: 2, samples: step2, origin: 'experience buffer gsm8k.db (table gsm8k_buffer)' });
+    await post(page, { type: 'rollouts', step: 3, samples: step3, origin: 'experience buffer gsm8k.db (table gsm8k_buffer)' });
+    await page.click('#tab-rollouts');
+  });
+
+  const cells = () => page.$$eval('#rollouts-table tbody tr', (rows) => rows.map((r: any) => [...r.querySelectorAll('td')].map((td: any) => td.textContent)));
+  const histogram = () =>
+    page.evaluate(() => {
+      const c = (window as any).__rollouts.chart;
+      return { labels: c.data.labels, counts: c.data.datasets[0].data, edges: c.data.datasets[0].edges, type: c.config.type };
+    });
+
+  test('the latest step is shown, model output as literal text: <script> and <img onerror> neither become markup nor run', async () => {
+    assert.equal(await page.textContent('#rollouts-step'), 'Step 3: 5 samples');
+    assert.equal(await page.textContent('#rollouts-source'), 'experience buffer gsm8k.db (table gsm8k_buffer)');
+    assert.deepEqual(await cells(), [
+      ['1', 'What is 6 × 7?', img],
+      ['0', evil, 'The answer is 5'],
+      ['1', 'Natalia sold clips to 48 friends…', 'She sold 72 clips'],
+      ['0.5', 'Weng earns $12 an hour…', 'Weng earned $10'],
+      ['n/a', 'Betty is saving money…', 'no answer'],
+    ]);
+    assert.equal(await page.$$eval('#rollouts script, #rollouts img', (els) => els.length), 0);
+    await new Promise((ok) => setTimeout(ok, 100));
+    assert.equal(await page.evaluate(() => (window as any).__pwned), undefined);
+  });
+
+  test('the reward histogram is a Chart.js bar chart of the shown samples’ rewards, binned as rewardHistogram says', async () => {
+    // Rewards 1, 0, 1, 0.5 (one null left out): n = 4 -> 3 bins over [0, 1], edges 0, 1/3, 2/3, 1.
+    const h = await histogram();
+    assert.equal(h.type, 'bar');
+    assert.deepEqual(h.edges, [0, 1 / 3, 2 / 3, 1]);
+    assert.deepEqual(h.counts, [1, 1, 2]);
+    assert.deepEqual(h.labels, ['0 – 0.333', '0.333 – 0.667', '0.667 – 1']);
+  });
+
+  test('search narrows to prompts or responses containing the text (case-insensitive), the histogram follows', async () => {
+    await page.fill('#rollouts-search', 'SOLD');
+    assert.equal(await page.textContent('#rollouts-step'), 'Step 3: 1 of 5 samples match');
+    assert.deepEqual((await cells()).map((r) => r[1]), ['Natalia sold clips to 48 friends…']);
+    assert.deepEqual((await histogram()).counts, [1]);
+    await page.fill('#rollouts-search', 'onerror');
+    assert.deepEqual((await cells()).map((r) => r[2]), [img]);
+    await page.fill('#rollouts-search', '');
+    assert.equal((await cells()).length, 5);
+  });
+
+  test('the step selector lists the steps newest first; an older step stays picked when a new one arrives', async () => {
+    assert.deepEqual(await page.$$eval('#rollouts-step-select option', (os) => os.map((o: any) => o.value)), ['3', '2']);
+    await page.selectOption('#rollouts-step-select', '2');
+    assert.equal(await page.textContent('#rollouts-step'), 'Step 2: 2 samples');
+    assert.deepEqual((await histogram()).counts, [1, 1]);
+    await post(page, { type: 'rollouts', step: 4, samples: [{ prompt: 'new', response: 'x', reward: 0.25 }] });
+    await frames(page);
+    assert.equal(await page.textContent('#rollouts-step'), 'Step 2: 2 samples');
+    assert.deepEqual(await page.$$eval('#rollouts-step-select option', (os) => os.map((o: any) => o.value)), ['4', '3', '2']);
+    assert.equal(await page.inputValue('#rollouts-step-select'), '2');
+    // Picking the latest again follows new steps.
+    await page.selectOption('#rollouts-step-select', '4');
+    await post(page, { type: 'rollouts', step: 5, samples: step3 });
+    await frames(page);
+    assert.equal(await page.textContent('#rollouts-step'), 'Step 5: 5 samples');
+  });
+
+  test('screenshots of the Rollouts tab in light, dark and high contrast; the histogram takes the theme’s colour', async () => {
+    for (const name of Object.keys(THEMES) as ThemeName[]) {
+      await setTheme(page, name);
+      const colour = await page.evaluate(() => (window as any).__rollouts.chart.data.datasets[0].backgroundColor);
+      assert.equal(colour, THEMES[name].vars['charts-blue'], name);
+      await page.screenshot({ path: join(ROOT, 'test-results', `dashboard-rollouts-${name}.png`), fullPage: true });
+    }
+  });
+
+  test('the Config tab of one run: its resolved config as text, no diff table', async () => {
+    await page.click('#tab-config');
+    assert.equal(await page.isHidden('#config-diff'), true);
+    assert.equal(await page.textContent('#config-runs pre.config-yaml'), 'mode: both\nname: "<b>gsm8k</b>"\n');
+    assert.equal(await page.$$eval('#config b', (els) => els.length), 0);
+    assert.equal(await page.evaluate(() => (window as any).__state.tab), 'config');
+    await page.screenshot({ path: join(ROOT, 'test-results', 'dashboard-config-run-high-contrast.png') });
   });
 
   test('no console errors, no CSP violations', async () => {
