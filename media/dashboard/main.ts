@@ -3,7 +3,7 @@
  * The dashboard webview: holds the run's series, draws one card per tag grouped by prefix, and redraws at most once
  * a frame however many messages arrive. Talks to the extension only through client/dashboard/messages.ts.
  */
-import { parseHostMessage, type DashboardRun, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
+import { parseHostMessage, parsePanelState, type DashboardRun, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
 import { ChartCard, type SeriesData, type ViewSettings } from './chart-card';
 import { compareGroups, compareTags, groupOf, PINNED_GROUP, tagMatcher } from './groups';
 import { CompareView } from './compare-view';
@@ -32,7 +32,7 @@ const settings: ViewSettings = {
   xAxis: saved.settings?.xAxis === 'relative' ? 'relative' : 'step',
   logY: saved.settings?.logY === true,
 };
-let panel: PanelState | undefined = saved.key && saved.jobDir ? { key: saved.key, jobDir: saved.jobDir } : undefined;
+let panel: PanelState | undefined = parsePanelState(saved);
 let filter = typeof saved.filter === 'string' ? saved.filter : '';
 let theme = readTheme();
 
@@ -171,8 +171,8 @@ function onMessage(m: HostMessage): void {
       panel = m.compare ? { key: m.compare[0].key, jobDir: m.compare[0].jobDir, compare: m.compare.map((r) => ({ key: r.key, jobDir: r.jobDir })) } : { key: m.run.key, jobDir: m.run.jobDir };
       compareRuns = m.compare ?? [];
       compare.setRuns(compareRuns, theme);
-      renderConfig();
       document.getElementById('run-title')!.textContent = m.run.title;
+      renderConfig();
       document.getElementById('run-status')!.textContent = m.run.status;
       document.title = m.run.title;
       save();

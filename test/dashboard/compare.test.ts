@@ -64,7 +64,7 @@ let server: Server;
 let browser: Browser;
 const problems: string[] = [];
 
-async function open(): Promise<Page> {
+async function open(state?: unknown): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1200, height: 820 } });
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
@@ -77,7 +77,7 @@ async function open(): Promise<Page> {
   await page.addInitScript(`
     window.__posted = [];
     window.__csp = [];
-    window.__state = undefined;
+    window.__state = ${JSON.stringify(state ?? null)} ?? undefined;
     document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));
     window.acquireVsCodeApi = () => ({
       postMessage: (m) => window.__posted.push(m),
@@ -380,6 +380,24 @@ describe('a run’s Rollouts and Config tabs', () => {
   test('no console errors, no CSP violations', async () => {
     assert.deepEqual(problems, []);
     assert.deepEqual(await page.evaluate(() => (window as any).__csp), []);
+    await page.close();
+  });
+});
+
+describe('a compare panel restored after a reload', () => {
+  test('the state the webview kept restores the runs, the run filter and the tab; the host’s init redraws them filtered', async () => {
+    const state = { key: RUNS[0].key, jobDir: RUNS[0].jobDir, compare: RUNS.map((r) => ({ key: r.key, jobDir: r.jobDir })), runFilter: 'lr1', tab: 'config', settings: { smoothing: 0.6, xAxis: 'step', logY: false } };
+    const page = await open(state);
+    assert.equal(await page.inputValue('#run-filter'), 'lr1');
+    assert.equal(await page.isVisible('#config'), true);
+    await post(page, { type: 'init', run: { key: 'compare:x', title: 'Compare: 2 runs', jobDir: RUNS[0].jobDir, status: '2 runs' }, series: COMPARE_SERIES, compare: RUNS });
+    await post(page, { type: 'config', runs: CONFIGS });
+    await frames(page);
+    assert.deepEqual([...new Set((await chart(page, 'critic/score/mean')).map((d) => d.source))], [RUNS[0].key]);
+    assert.deepEqual(await page.$$eval('#config-runs details', (els) => els.map((e: any) => e.dataset.key)), [RUNS[0].key]);
+    const kept = await page.evaluate(() => (window as any).__state);
+    assert.deepEqual([kept.compare, kept.runFilter, kept.tab], [state.compare, 'lr1', 'config']);
+    assert.deepEqual(problems, []);
     await page.close();
   });
 });
