@@ -13,7 +13,9 @@ import type { RunManager } from '../runs/run-manager';
 import { describeProgress, type RunState } from '../runs/run-state';
 import { Coalescer } from './coalesce';
 import { dashboardHtml, newNonce } from './html';
-import { rolloutsOfJob } from './buffer-rollouts';
+import { findNode } from '../runs/node-path';
+import { runSettings } from '../settings';
+import { readBufferRollouts, rolloutsOfJob } from './buffer-rollouts';
 import { parsePanelState, parseWebviewMessage, type DashboardRun, type HostMessage, type MetricPoint, type Series } from './messages';
 import { resolveRunConfig } from './run-config';
 import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows } from './series';
@@ -104,7 +106,7 @@ export class DashboardPanels implements vscode.Disposable {
       styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'dashboard.css')).toString(),
       title,
     });
-    const dashboard = new Dashboard(panel, targets, compare, this.manager);
+    const dashboard = new Dashboard(panel, targets, compare, this.manager, vscode.Uri.joinPath(this.extensionUri, 'dist', 'cli.js').fsPath);
     this.open.set(key, dashboard);
     panel.onDidDispose(() => {
       dashboard.dispose();
@@ -135,6 +137,8 @@ class Dashboard {
   /** The panel's runs on disk (not live in this window), by key. */
   private readonly disk = new Map<string, DiskRun>();
   private poll: NodeJS.Timeout | undefined;
+  /** How many times the webview said `ready`: a reply that comes late goes only to the webview that asked. */
+  private inits = 0;
   private readonly outbox: Coalescer<HostMessage>;
   private readonly subs: vscode.Disposable[] = [];
 
@@ -143,6 +147,7 @@ class Dashboard {
     private readonly targets: readonly DashboardTarget[],
     private readonly isCompare: boolean,
     private readonly manager: RunManager,
+    private readonly cliPath: string,
   ) {
     this.outbox = new Coalescer((batch) => this.flush(batch), 100);
     this.subs.push(
@@ -181,6 +186,7 @@ class Dashboard {
 
   private init(): void {
     this.pause();
+    this.inits++;
     const post = (m: HostMessage) => void this.panel.webview.postMessage(m);
     const runs: DashboardRun[] = [];
     const series: Series[] = [];
@@ -213,16 +219,27 @@ class Dashboard {
         const rollouts = latestRolloutsOfEvents(live.events);
         if (rollouts) post({ type: 'rollouts', ...rollouts });
         post({ type: 'status', status: live.state.status, detail: describeProgress(live.state) });
-      } else for (const m of this.rolloutsOnDisk(t, configs[0])) post(m);
+      } else this.rolloutsOnDisk(t, configs[0], post);
     }
     if (this.disk.size) this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);
     this.ready = true;
   }
 
-  /** Our runtime's monitor/rollouts.jsonl, else a Trinity run's SQLite experience buffer. */
-  private rolloutsOnDisk(t: DashboardTarget, config: ReturnType<typeof resolveRunConfig>): HostMessage[] {
+  /** Our runtime's monitor/rollouts.jsonl, else a Trinity run's SQLite experience buffer (read by a Node 20 process). */
+  private rolloutsOnDisk(t: DashboardTarget, config: ReturnType<typeof resolveRunConfig>, post: (m: HostMessage) => void): void {
     const found = rolloutsOfJob(t.jobDir, config.resolved[0], config.configDir, ROLLOUT_STEPS);
-    return (found?.steps ?? []).map((r) => ({ type: 'rollouts', ...r, origin: found!.origin }));
+    if (!found) return;
+    if ('steps' in found) {
+      for (const r of found.steps) post({ type: 'rollouts', ...r, origin: found.origin });
+      return;
+    }
+    const node = findNode(runSettings().nodePath, process.env);
+    if ('error' in node) return;
+    const initAt = this.inits;
+    void readBufferRollouts(node.path, this.cliPath, found.buffer, ROLLOUT_STEPS).then(({ steps }) => {
+      // Posted only to the webview that asked (not after it was hidden or reloaded).
+      if (this.ready && this.inits === initAt) for (const r of steps) post({ type: 'rollouts', ...r, origin: found.origin });
+    });
   }
 
   private readDisk(): void {

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { experienceBufferOf, rolloutsFromBuffer, rolloutsOfJob } from '../../client/dashboard/buffer-rollouts';
+import { experienceBufferOf, readBufferRollouts, rolloutsOfJob } from '../../client/dashboard/buffer-rollouts';
+import { rolloutsFromBuffer } from '../../runtime/metrics/buffer-rollouts';
 import { SqlExperienceWriter } from '../../runtime/rft/buffer/sql';
 import { parseHostMessage, parsePanelState } from '../../client/dashboard/messages';
 import { flattenConfig, resolveRunConfig, runConfigOf } from '../../client/dashboard/run-config';
@@ -204,7 +205,7 @@ describe('rollouts on disk', () => {
 });
 
 describe('a Trinity run’s rollouts, end to end on disk', () => {
-  test('its config names a sql experience buffer: the samples come from that SQLite file, the origin says so', () => {
+  test('its config names a sql experience buffer: the samples come from that SQLite file, the origin says so', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'twb-trinity-job-'));
     const cfg = join(dir, 'gsm8k.trinity.yaml');
     writeFileSync(
@@ -237,7 +238,12 @@ describe('a Trinity run’s rollouts, end to end on disk', () => {
     assert.equal(config.message.error, undefined);
     const found = rolloutsOfJob(job, config.resolved[0], config.configDir, 20)!;
     assert.equal(found.origin, 'experience buffer gsm8k.db (table gsm8k_buffer)');
-    assert.deepEqual(found.steps, [
+    assert.ok('buffer' in found);
+    assert.deepEqual(found.buffer, { file: join(dir, 'gsm8k.db'), table: 'gsm8k_buffer' });
+    // Read as the editor reads it: `trinity-workbench rollouts` (dist/cli.js, `npm run build`) in a Node 20 process.
+    const read = await readBufferRollouts(process.execPath, join(__dirname, '..', '..', 'dist', 'cli.js'), found.buffer, 20);
+    assert.equal(read.error, undefined);
+    assert.deepEqual(read.steps, [
       { step: 1, samples: [{ prompt: 'Q1', response: 'A1 <b>bold</b>', reward: 1 }, { prompt: 'Q1', response: 'A1 wrong', reward: 0 }] },
       { step: 2, samples: [{ prompt: 'Q2', response: 'A2', reward: 0.5 }] },
     ]);
@@ -245,5 +251,9 @@ describe('a Trinity run’s rollouts, end to end on disk', () => {
     mkdirSync(join(job, 'monitor'));
     writeFileSync(join(job, 'monitor', 'rollouts.jsonl'), `${JSON.stringify({ step: 9, samples: [{ prompt: 'p', response: 'r', reward: 1 }] })}\n`);
     assert.equal(rolloutsOfJob(job, config.resolved[0], config.configDir, 20)!.origin, 'monitor/rollouts.jsonl');
+    // A table the file lacks: the CLI fails and the reader says why.
+    const bad = await readBufferRollouts(process.execPath, join(__dirname, '..', '..', 'dist', 'cli.js'), { file: join(dir, 'gsm8k.db'), table: 'nope' }, 20);
+    assert.deepEqual(bad.steps, []);
+    assert.match(bad.error!, /no readable experience table "nope"/);
   });
 });
