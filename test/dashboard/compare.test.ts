@@ -401,3 +401,22 @@ describe('a compare panel restored after a reload', () => {
     await page.close();
   });
 });
+
+describe('a compare panel of more runs than the theme has chart colours', () => {
+  test('the seventh run takes the first colour again, dashed, on its lines and in the legend', async () => {
+    const page = await open();
+    await setTheme(page, 'light');
+    const runs = Array.from({ length: 7 }, (_, i) => ({ key: `/jobs/r${i}`, title: `r${i}`, jobDir: `/jobs/r${i}`, status: 'on disk' }));
+    const series = runs.map((r, i) => ({ source: r.key, run: 'trainer', tag: 'critic/score/mean', steps: [1, 2], times: [1, 2], values: [i / 10, i / 10 + 0.05] }));
+    await post(page, { type: 'init', run: { key: 'compare:7', title: 'Compare: 7 runs', jobDir: runs[0].jobDir, status: '7 runs' }, series, compare: runs });
+    await frames(page);
+    const smooth = (await chart(page, 'critic/score/mean')).filter((d) => !d.raw);
+    const v = THEMES.light.vars;
+    assert.deepEqual(smooth.map((d) => d.borderColor), [v['charts-blue'], v['charts-orange'], v['charts-green'], v['charts-purple'], v['charts-red'], v['charts-yellow'], v['charts-blue']]);
+    assert.deepEqual(smooth.map((d) => d.borderDash), [[], [], [], [], [], [], [6, 3]]);
+    assert.deepEqual(await page.$$eval('#run-legend .swatch', (els) => els.map((e: any) => e.classList.contains('dashed'))), [false, false, false, false, false, false, true]);
+    await page.screenshot({ path: join(ROOT, 'test-results', 'dashboard-compare-7-runs-light.png') });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
