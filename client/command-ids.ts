@@ -11,6 +11,7 @@ export const COMMANDS = [
   'trinityWorkbench.openRunConfig',
   'trinityWorkbench.deleteRun',
   'trinityWorkbench.openDashboard',
+  'trinityWorkbench.compareRuns',
   'trinityWorkbench.checkAllConfigs',
   'trinityWorkbench.newConfigFromExample',
   'trinityWorkbench.createSmallModel',

@@ -84,6 +84,23 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
       if (!run) return void vscode.window.showInformationMessage(arg instanceof vscode.Uri ? 'This config has no run yet: Run it first.' : 'No run to show: Run a config first.');
       p.dashboards.show(run, runLabel(run));
     },
+    'trinityWorkbench.compareRuns': async (arg, selected) => {
+      // From the Runs view: the selected runs (the clicked one first if it is not among them); else a pick.
+      const fromView = [runOfNode(arg), ...(Array.isArray(selected) ? selected.map(runOfNode) : [])].filter((r): r is RunState => !!r);
+      let targets = [...new Map(fromView.map((r) => [r.key, r])).values()];
+      if (targets.length < 2) {
+        const all = view.current();
+        if (all.length < 2) return void vscode.window.showInformationMessage('Comparing needs two runs or more: Run a config first.');
+        const picks = await vscode.window.showQuickPick(
+          all.map((r) => ({ label: runLabel(r), description: r.status, detail: r.jobDir, picked: targets.some((t) => t.key === r.key), run: r })),
+          { title: 'Compare which runs?', canPickMany: true, placeHolder: 'Pick two runs or more' },
+        );
+        if (!picks) return;
+        targets = picks.map((x) => x.run);
+        if (targets.length < 2) return void vscode.window.showInformationMessage('Pick two runs or more to compare.');
+      }
+      p.dashboards.compare(targets.map((run) => ({ run, title: runLabel(run) })));
+    },
     'trinityWorkbench.checkAllConfigs': () => checkAllConfigs(),
     'trinityWorkbench.newConfigFromExample': () => newConfigFromExample(p.context.asAbsolutePath('examples')),
     'trinityWorkbench.createSmallModel': (arg) => createSmallModel(p.cliPath, (arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? arg : { config: arg instanceof vscode.Uri ? arg : undefined }) as CreateModelArgs),

@@ -39,8 +39,14 @@ export function dashboardHtml(p: DashboardHtmlParts): string {
   <nav class="tabs" role="tablist">
     <button id="tab-charts" role="tab" aria-selected="true" data-tab="charts">Charts</button>
     <button id="tab-rollouts" role="tab" aria-selected="false" data-tab="rollouts">Rollouts</button>
+    <button id="tab-config" role="tab" aria-selected="false" data-tab="config">Config</button>
   </nav>
 </header>
+<div id="compare-bar" class="compare-bar" hidden>
+  <input id="run-filter" type="search" placeholder="Filter runs (regex)" aria-label="Filter runs (regex)" aria-describedby="run-filter-error">
+  <span id="run-filter-error" class="input-error" role="alert" hidden></span>
+  <ul id="run-legend" class="run-legend" aria-label="Runs"></ul>
+</div>
 <section id="charts" class="pane" role="tabpanel" aria-labelledby="tab-charts">
   <div class="controls">
     <input id="filter" type="search" placeholder="Filter tags (regex)" aria-label="Filter tags">
@@ -52,11 +58,28 @@ export function dashboardHtml(p: DashboardHtmlParts): string {
   <div id="groups"></div>
 </section>
 <section id="rollouts" class="pane" role="tabpanel" aria-labelledby="tab-rollouts" hidden>
+  <div class="controls">
+    <input id="rollouts-search" type="search" placeholder="Search prompts and responses" aria-label="Search prompts and responses">
+    <label>Step <select id="rollouts-step-select" aria-label="Step"></select></label>
+    <span id="rollouts-source" class="empty"></span>
+  </div>
   <p id="rollouts-step" class="empty">No rollouts yet.</p>
+  <div id="reward-histogram" class="card histogram" hidden>
+    <h3>Reward histogram</h3>
+    <div class="chart-box"><canvas id="reward-histogram-canvas" role="img" aria-label="Reward histogram"></canvas></div>
+  </div>
   <table id="rollouts-table" hidden>
     <thead><tr><th>Reward</th><th>Prompt</th><th>Response</th></tr></thead>
     <tbody></tbody>
   </table>
+</section>
+<section id="config" class="pane" role="tabpanel" aria-labelledby="tab-config" hidden>
+  <p id="config-empty" class="empty">No config yet.</p>
+  <div id="config-diff" hidden>
+    <h2 id="config-diff-title">Keys that differ</h2>
+    <table id="config-diff-table"><thead></thead><tbody></tbody></table>
+  </div>
+  <div id="config-runs"></div>
 </section>
 <script nonce="${escape(p.nonce)}" src="${escape(p.scriptUri)}"></script>
 </body>

@@ -8,6 +8,8 @@
 
 /** One scalar series of a run: a role (`explorer`, `trainer`, `sft/trainer`) and a tag, points in step order. */
 export interface Series {
+  /** In a compare panel: the key of the compared run the series belongs to (`run` is then its role). */
+  source?: string;
   run: string;
   tag: string;
   steps: number[];
@@ -17,6 +19,7 @@ export interface Series {
 }
 
 export interface MetricPoint {
+  source?: string;
   run: string;
   tag: string;
   step: number;
@@ -37,21 +40,43 @@ export interface RolloutSampleMessage {
   reward: number | null;
 }
 
+/** A run's resolved config: as YAML text, and flattened to dotted keys (values as YAML-ish text) for the diff. */
+export interface RunConfigMessage {
+  key: string;
+  /** Where it was read or resolved from, and anything to know about it (e.g. the file changed after the run). */
+  source: string;
+  note: string;
+  yaml: string;
+  flat: [string, string][];
+  /** Why there is no config (no record of the config file, unreadable, invalid). */
+  error?: string;
+}
+
 export type HostMessage =
-  | { type: 'init'; run: DashboardRun; series: Series[] }
+  /** `compare`: the runs of a compare panel, in colour order (then `run` describes the panel, series have `source`). */
+  | { type: 'init'; run: DashboardRun; series: Series[]; compare?: DashboardRun[] }
   | { type: 'append'; points: MetricPoint[] }
-  | { type: 'rollouts'; step: number; samples: RolloutSampleMessage[] }
+  /** `origin`: where the samples were read (e.g. the experience buffer's SQLite file), shown above them. */
+  | { type: 'rollouts'; step: number; samples: RolloutSampleMessage[]; origin?: string }
   | { type: 'status'; status: string; detail: string }
+  | { type: 'config'; runs: RunConfigMessage[] }
   /** The config keys that drive each tag (runtime/config/model/metric-drivers.ts), for the tags known so far. */
   | { type: 'drivers'; drivers: Record<string, string[]> };
 
 /** `revealKey`: show a config key (dotted path) in the run's config file. */
 export type WebviewMessage = { type: 'ready' } | { type: 'revealKey'; key: string };
 
-/** What the panel's webview state holds so that a reload can restore it (`WebviewPanelSerializer`). */
-export interface PanelState {
+export interface PanelRunRef {
   key: string;
   jobDir: string;
+}
+
+/**
+ * What the panel's webview state holds so that a reload can restore it (`WebviewPanelSerializer`): one run, or the
+ * runs of a compare panel (`compare`, with `key`/`jobDir` those of the first).
+ */
+export interface PanelState extends PanelRunRef {
+  compare?: PanelRunRef[];
 }
 
 type Obj = Record<string, unknown>;
@@ -67,8 +92,10 @@ function isRun(v: unknown): v is DashboardRun {
   return isObj(v) && isStr(v.key) && isStr(v.title) && isStr(v.jobDir) && isStr(v.status);
 }
 
+const isSource = (v: unknown) => v === undefined || isStr(v);
+
 function isSeries(v: unknown): v is Series {
-  if (!isObj(v) || !isStr(v.run) || !isStr(v.tag)) return false;
+  if (!isObj(v) || !isStr(v.run) || !isStr(v.tag) || !isSource(v.source)) return false;
   const { steps, times, values } = v;
   if (!Array.isArray(steps) || !Array.isArray(times) || !Array.isArray(values)) return false;
   if (steps.length !== times.length || steps.length !== values.length) return false;
@@ -76,23 +103,34 @@ function isSeries(v: unknown): v is Series {
 }
 
 function isPoint(v: unknown): v is MetricPoint {
-  return isObj(v) && isStr(v.run) && isStr(v.tag) && isNum(v.step) && isNum(v.time) && isValue(v.value);
+  return isObj(v) && isStr(v.run) && isStr(v.tag) && isSource(v.source) && isNum(v.step) && isNum(v.time) && isValue(v.value);
 }
 
 function isSample(v: unknown): v is RolloutSampleMessage {
   return isObj(v) && isStr(v.prompt) && isStr(v.response) && isValue(v.reward);
 }
 
+function isRunConfig(v: unknown): v is RunConfigMessage {
+  if (!isObj(v) || !isStr(v.key) || !isStr(v.source) || !isStr(v.note) || !isStr(v.yaml) || !(v.error === undefined || isStr(v.error))) return false;
+  return Array.isArray(v.flat) && v.flat.every((e) => Array.isArray(e) && e.length === 2 && isStr(e[0]) && isStr(e[1]));
+}
+
 /** A host -> webview message, or `undefined` when `data` is not one. */
 export function parseHostMessage(data: unknown): HostMessage | undefined {
   if (!isObj(data)) return undefined;
   switch (data.type) {
-    case 'init':
-      return isRun(data.run) && Array.isArray(data.series) && data.series.every(isSeries) ? { type: 'init', run: data.run, series: data.series } : undefined;
+    case 'init': {
+      if (!isRun(data.run) || !Array.isArray(data.series) || !data.series.every(isSeries)) return undefined;
+      if (data.compare === undefined) return { type: 'init', run: data.run, series: data.series };
+      return Array.isArray(data.compare) && data.compare.length > 0 && data.compare.every(isRun) ? { type: 'init', run: data.run, series: data.series, compare: data.compare } : undefined;
+    }
+    case 'config':
+      return Array.isArray(data.runs) && data.runs.every(isRunConfig) ? { type: 'config', runs: data.runs } : undefined;
     case 'append':
       return Array.isArray(data.points) && data.points.every(isPoint) ? { type: 'append', points: data.points } : undefined;
     case 'rollouts':
-      return isNum(data.step) && Array.isArray(data.samples) && data.samples.every(isSample) ? { type: 'rollouts', step: data.step, samples: data.samples } : undefined;
+      if (!isNum(data.step) || !Array.isArray(data.samples) || !data.samples.every(isSample) || !isSource(data.origin)) return undefined;
+      return { type: 'rollouts', step: data.step, samples: data.samples, ...(isStr(data.origin) ? { origin: data.origin } : {}) };
     case 'status':
       return isStr(data.status) && isStr(data.detail) ? { type: 'status', status: data.status, detail: data.detail } : undefined;
     case 'drivers':
@@ -110,8 +148,14 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
   return undefined;
 }
 
+const isRef = (v: unknown): v is PanelRunRef => isObj(v) && isStr(v.key) && isStr(v.jobDir) && v.key.length > 0 && v.jobDir.length > 0;
+
 export function parsePanelState(data: unknown): PanelState | undefined {
-  return isObj(data) && isStr(data.key) && isStr(data.jobDir) && data.key.length > 0 && data.jobDir.length > 0 ? { key: data.key, jobDir: data.jobDir } : undefined;
+  if (!isRef(data)) return undefined;
+  const { compare } = data as unknown as Obj;
+  if (compare === undefined) return { key: data.key, jobDir: data.jobDir };
+  if (!Array.isArray(compare) || compare.length === 0 || !compare.every(isRef)) return undefined;
+  return { key: data.key, jobDir: data.jobDir, compare: compare.map((r) => ({ key: r.key, jobDir: r.jobDir })) };
 }
 
 /** A number for the wire: non-finite values become `null`. */

@@ -14,8 +14,15 @@ import type { RunManager } from '../runs/run-manager';
 import { describeProgress, type RunState } from '../runs/run-state';
 import { Coalescer } from './coalesce';
 import { dashboardHtml, newNonce } from './html';
-import { parsePanelState, parseWebviewMessage, type HostMessage, type MetricPoint } from './messages';
-import { latestRolloutsOfEvents, latestRolloutsOnDisk, pointsOfEvent, seriesOfEvents, seriesOfRows } from './series';
+import { findNode } from '../runs/node-path';
+import { runSettings } from '../settings';
+import { readBufferRollouts, rolloutsOfJob } from './buffer-rollouts';
+import { parsePanelState, parseWebviewMessage, type DashboardRun, type HostMessage, type MetricPoint, type Series } from './messages';
+import { resolveRunConfig } from './run-config';
+import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows } from './series';
+
+/** How many steps of rollouts a run on disk sends its panel. */
+const ROLLOUT_STEPS = 20;
 
 export const DASHBOARD_VIEW_TYPE = 'trinityWorkbench.dashboard';
 
@@ -32,6 +39,8 @@ export interface DashboardTarget {
   key: string;
   jobDir: string;
   title: string;
+  /** The config the run was started with, when this window knows it (a Trinity run keeps no record naming it). */
+  configPath?: string;
 }
 
 export class DashboardPanels implements vscode.Disposable {
@@ -44,13 +53,18 @@ export class DashboardPanels implements vscode.Disposable {
     private readonly links?: ConfigLinks,
   ) {
     this.disposables.push(
-      manager.onEvent((run, e) => this.open.get(run.key)?.event(e)),
-      manager.onDidChange((run) => this.open.get(run.key)?.status(run)),
+      manager.onEvent((run, e) => {
+        for (const d of this.open.values()) d.event(run.key, e);
+      }),
+      manager.onDidChange((run) => {
+        for (const d of this.open.values()) d.status(run);
+      }),
       vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, state) => {
           const saved = parsePanelState(state);
           if (!saved) return panel.dispose();
-          this.adopt(panel, { ...saved, title: this.titleOf(saved.key, saved.jobDir) });
+          if (saved.compare) this.adopt(panel, saved.compare.map((r) => ({ ...r, title: this.titleOf(r.key, r.jobDir) })), true);
+          else this.adopt(panel, [{ ...saved, title: this.titleOf(saved.key, saved.jobDir) }], false);
         },
       }),
     );
@@ -61,7 +75,20 @@ export class DashboardPanels implements vscode.Disposable {
     const existing = this.open.get(run.key);
     if (existing) return existing.panel.reveal();
     const panel = vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, `Dashboard: ${title}`, vscode.ViewColumn.Beside, this.options());
-    this.adopt(panel, { key: run.key, jobDir: run.jobDir, title });
+    this.adopt(panel, [{ key: run.key, jobDir: run.jobDir, title, configPath: run.configPath }], false);
+  }
+
+  /** Opens (or reveals) one panel overlaying several runs, in the order given (their colours). */
+  compare(runs: readonly { run: RunState; title: string }[]): void {
+    const key = compareKey(runs.map((r) => r.run.key));
+    const existing = this.open.get(key);
+    if (existing) return existing.panel.reveal();
+    const panel = vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, `Compare: ${runs.length} runs`, vscode.ViewColumn.Beside, this.options());
+    this.adopt(
+      panel,
+      runs.map((r) => ({ key: r.run.key, jobDir: r.run.jobDir, title: r.title, configPath: r.run.configPath })),
+      true,
+    );
   }
 
   private titleOf(key: string, jobDir: string): string {
@@ -74,22 +101,24 @@ export class DashboardPanels implements vscode.Disposable {
     return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media'), vscode.Uri.joinPath(this.extensionUri, 'dist')] };
   }
 
-  private adopt(panel: vscode.WebviewPanel, target: DashboardTarget): void {
+  private adopt(panel: vscode.WebviewPanel, targets: DashboardTarget[], compare: boolean): void {
     panel.webview.options = this.options();
-    panel.title = `Dashboard: ${target.title}`;
+    const title = compare ? `Compare: ${targets.map((t) => t.title).join(', ')}` : `Dashboard: ${targets[0].title}`;
+    panel.title = compare ? `Compare: ${targets.length} runs` : title;
+    const key = compare ? compareKey(targets.map((t) => t.key)) : targets[0].key;
     const media = vscode.Uri.joinPath(this.extensionUri, 'dist', 'media');
     panel.webview.html = dashboardHtml({
       cspSource: panel.webview.cspSource,
       nonce: newNonce(),
       scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'dashboard.js')).toString(),
       styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'dashboard.css')).toString(),
-      title: `Dashboard: ${target.title}`,
+      title,
     });
-    const dashboard = new Dashboard(panel, target, this.manager, this.links);
-    this.open.set(target.key, dashboard);
+    const dashboard = new Dashboard(panel, targets, compare, this.manager, vscode.Uri.joinPath(this.extensionUri, 'dist', 'cli.js').fsPath, this.links);
+    this.open.set(key, dashboard);
     panel.onDidDispose(() => {
       dashboard.dispose();
-      if (this.open.get(target.key) === dashboard) this.open.delete(target.key);
+      if (this.open.get(key) === dashboard) this.open.delete(key);
     });
   }
 
@@ -99,12 +128,25 @@ export class DashboardPanels implements vscode.Disposable {
   }
 }
 
-/** One panel's conversation with its webview. */
+/** A compare panel's key among the open panels: its runs, in order. */
+function compareKey(keys: readonly string[]): string {
+  return `compare:${keys.join('\u0000')}`;
+}
+
+interface DiskRun {
+  reader: MetricsReader;
+  t0: number;
+}
+
+/** One panel's conversation with its webview: one run, or (compare) several, each series tagged with its run. */
 class Dashboard {
   /** The webview said `ready` and has its `init`: appends may follow. */
   private ready = false;
-  private disk: { reader: MetricsReader; t0: number } | undefined;
+  /** The panel's runs on disk (not live in this window), by key. */
+  private readonly disk = new Map<string, DiskRun>();
   private poll: NodeJS.Timeout | undefined;
+  /** How many times the webview said `ready`: a reply that comes late goes only to the webview that asked. */
+  private inits = 0;
   private readonly outbox: Coalescer<HostMessage>;
   private readonly subs: vscode.Disposable[] = [];
   /** Tags whose driving keys were asked for since the last `init`. */
@@ -112,8 +154,10 @@ class Dashboard {
 
   constructor(
     readonly panel: vscode.WebviewPanel,
-    private readonly target: DashboardTarget,
+    private readonly targets: readonly DashboardTarget[],
+    private readonly isCompare: boolean,
     private readonly manager: RunManager,
+    private readonly cliPath: string,
     private readonly links?: ConfigLinks,
   ) {
     this.outbox = new Coalescer((batch) => this.flush(batch), 100);
@@ -124,7 +168,7 @@ class Dashboard {
         else if (m?.type === 'revealKey') {
           const config = this.configPath();
           if (config && this.links) void this.links.reveal(config, m.key);
-          else void vscode.window.showWarningMessage(`The config of ${this.target.jobDir} is not known: open it to find ${m.key}.`);
+          else void vscode.window.showWarningMessage(`The config of ${this.targets[0].jobDir} is not known: open it to find ${m.key}.`);
         }
       }),
       // Hidden, the webview is gone: nothing is sent until it is shown again and says `ready`.
@@ -134,9 +178,10 @@ class Dashboard {
     );
   }
 
-  /** The run's config file: the live run's, else the one its record names. */
+  /** The (first) run's config file: the live run's, the one this window knows, else the one its record names. */
   private configPath(): string | undefined {
-    return this.manager.get(this.target.key)?.state.configPath ?? readRecords(this.target.jobDir).find((r) => r.record.config)?.record.config;
+    const t = this.targets[0];
+    return this.manager.get(t.key)?.state.configPath ?? t.configPath ?? readRecords(t.jobDir).find((r) => r.record.config)?.record.config;
   }
 
   /** Asks once per tag which keys drive it, and tells the webview. */
@@ -145,63 +190,108 @@ class Dashboard {
     const fresh = [...new Set(tags)].filter((t) => !this.tagsAsked.has(t));
     if (!fresh.length) return;
     for (const t of fresh) this.tagsAsked.add(t);
+    const initAt = this.inits;
     this.links.drivers(fresh, this.configPath()).then(
       (drivers) => {
-        if (this.ready) void this.panel.webview.postMessage({ type: 'drivers', drivers } satisfies HostMessage);
+        if (this.ready && this.inits === initAt) void this.panel.webview.postMessage({ type: 'drivers', drivers } satisfies HostMessage);
       },
       () => fresh.forEach((t) => this.tagsAsked.delete(t)),
     );
   }
 
-  event(e: RuntimeEvent): void {
-    if (!this.ready) return;
+  private has(key: string): boolean {
+    return this.targets.some((t) => t.key === key);
+  }
+
+  /** In a compare panel, a point or series names its run. */
+  private tag<T extends { source?: string }>(key: string, x: T): T {
+    return this.isCompare ? { ...x, source: key } : x;
+  }
+
+  event(key: string, e: RuntimeEvent): void {
+    if (!this.ready || !this.has(key)) return;
     if (e.type === 'metrics') {
-      this.outbox.push({ type: 'append', points: pointsOfEvent(e) });
+      this.outbox.push({ type: 'append', points: pointsOfEvent(e).map((p) => this.tag(key, p)) });
       this.askDrivers(Object.keys(e.values));
     }
-    else if (e.type === 'rollouts') {
+    else if (e.type === 'rollouts' && !this.isCompare) {
       const r = latestRolloutsOfEvents([e])!;
       this.outbox.push({ type: 'rollouts', ...r });
     }
   }
 
   status(run: RunState): void {
-    if (this.ready) this.outbox.push({ type: 'status', status: run.status, detail: describeProgress(run) });
+    if (!this.ready || !this.has(run.key) || this.isCompare) return;
+    this.outbox.push({ type: 'status', status: run.status, detail: describeProgress(run) });
   }
 
   private init(): void {
     this.pause();
-    const live = this.manager.get(this.target.key);
+    this.inits++;
     const post = (m: HostMessage) => void this.panel.webview.postMessage(m);
-    if (live) {
-      const s = live.state;
-      const series = seriesOfEvents(live.events);
-      post({ type: 'init', run: { key: s.key, jobDir: s.jobDir, title: this.target.title, status: s.status }, series });
-      this.askDrivers(series.map((x) => x.tag));
-      const rollouts = latestRolloutsOfEvents(live.events);
-      if (rollouts) post({ type: 'rollouts', ...rollouts });
-      post({ type: 'status', status: s.status, detail: describeProgress(s) });
-    } else {
-      const reader = new MetricsReader([this.target.jobDir]);
-      const rows = reader.read().rows;
-      const t0 = Math.min(...rows.flatMap((r) => (r.wallTime === null ? [] : [r.wallTime])));
-      this.disk = { reader, t0: Number.isFinite(t0) ? t0 : Date.now() / 1000 };
-      const series = seriesOfRows(rows);
-      post({ type: 'init', run: { key: this.target.key, jobDir: this.target.jobDir, title: this.target.title, status: 'on disk' }, series });
-      this.askDrivers(series.map((x) => x.tag));
-      const rollouts = latestRolloutsOnDisk(this.target.jobDir);
-      if (rollouts) post({ type: 'rollouts', ...rollouts });
-      this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);
+    const runs: DashboardRun[] = [];
+    const series: Series[] = [];
+    const configs: ReturnType<typeof resolveRunConfig>[] = [];
+    for (const t of this.targets) {
+      const live = this.manager.get(t.key);
+      if (live) {
+        const s = live.state;
+        runs.push({ key: s.key, jobDir: s.jobDir, title: t.title, status: s.status });
+        series.push(...seriesOfEvents(live.events).map((x) => this.tag(t.key, x)));
+      } else {
+        const reader = new MetricsReader([t.jobDir]);
+        const rows = reader.read().rows;
+        const t0 = Math.min(...rows.flatMap((r) => (r.wallTime === null ? [] : [r.wallTime])));
+        this.disk.set(t.key, { reader, t0: Number.isFinite(t0) ? t0 : Date.now() / 1000 });
+        runs.push({ key: t.key, jobDir: t.jobDir, title: t.title, status: 'on disk' });
+        series.push(...seriesOfRows(rows).map((x) => this.tag(t.key, x)));
+      }
+      configs.push(resolveRunConfig(t.key, t.jobDir, live?.state.configPath ?? t.configPath));
     }
+    if (this.isCompare) {
+      const panelRun: DashboardRun = { key: compareKey(runs.map((r) => r.key)), jobDir: runs[0].jobDir, title: `Compare: ${runs.map((r) => r.title).join(', ')}`, status: `${runs.length} runs` };
+      post({ type: 'init', run: panelRun, series, compare: runs });
+    } else post({ type: 'init', run: runs[0], series });
+    post({ type: 'config', runs: configs.map((c) => c.message) });
     this.ready = true;
+    this.askDrivers(series.map((x) => x.tag));
+    if (!this.isCompare) {
+      const t = this.targets[0];
+      const live = this.manager.get(t.key);
+      if (live) {
+        const rollouts = latestRolloutsOfEvents(live.events);
+        if (rollouts) post({ type: 'rollouts', ...rollouts });
+        post({ type: 'status', status: live.state.status, detail: describeProgress(live.state) });
+      } else this.rolloutsOnDisk(t, configs[0], post);
+    }
+    if (this.disk.size) this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);
+  }
+
+  /** Our runtime's monitor/rollouts.jsonl, else a Trinity run's SQLite experience buffer (read by a Node 20 process). */
+  private rolloutsOnDisk(t: DashboardTarget, config: ReturnType<typeof resolveRunConfig>, post: (m: HostMessage) => void): void {
+    const found = rolloutsOfJob(t.jobDir, config.resolved[0], config.configDir, ROLLOUT_STEPS);
+    if (!found) return;
+    if ('steps' in found) {
+      for (const r of found.steps) post({ type: 'rollouts', ...r, origin: found.origin });
+      return;
+    }
+    const node = findNode(runSettings().nodePath, process.env);
+    if ('error' in node) return;
+    const initAt = this.inits;
+    void readBufferRollouts(node.path, this.cliPath, found.buffer, ROLLOUT_STEPS).then(({ steps }) => {
+      // Posted only to the webview that asked (not after it was hidden or reloaded).
+      if (this.ready && this.inits === initAt) for (const r of steps) post({ type: 'rollouts', ...r, origin: found.origin });
+    });
   }
 
   private readDisk(): void {
-    if (!this.disk || this.manager.get(this.target.key)) return;
-    const { rows } = this.disk.reader.read();
-    const t0 = this.disk.t0;
-    this.askDrivers(rows.map((r) => r.tag));
-    if (rows.length) this.outbox.push({ type: 'append', points: rows.map((r) => ({ run: r.run, tag: r.tag, step: r.step, time: r.wallTime === null ? 0 : r.wallTime - t0, value: Number.isFinite(r.value) ? r.value : null })) });
+    for (const [key, disk] of this.disk) {
+      if (this.manager.get(key)) continue;
+      const { rows } = disk.reader.read();
+      const t0 = disk.t0;
+      this.askDrivers(rows.map((r) => r.tag));
+      if (rows.length) this.outbox.push({ type: 'append', points: rows.map((r) => this.tag<MetricPoint>(key, { run: r.run, tag: r.tag, step: r.step, time: r.wallTime === null ? 0 : r.wallTime - t0, value: Number.isFinite(r.value) ? r.value : null })) });
+    }
   }
 
   /** One batch: all points in one `append`, the latest rollouts and status. */
@@ -225,6 +315,7 @@ class Dashboard {
     this.outbox.dispose();
     if (this.poll) clearInterval(this.poll);
     this.poll = undefined;
+    this.disk.clear();
   }
 
   dispose(): void {

@@ -72,7 +72,13 @@ const TAIL_BYTES = 1 << 20;
 
 /** The last complete line of `<jobDir>/monitor/rollouts.jsonl` (what our runtime writes), if it parses. */
 export function latestRolloutsOnDisk(jobDir: string): Rollouts | undefined {
+  return rolloutStepsOnDisk(jobDir, 1).at(-1);
+}
+
+/** The last `maxSteps` complete, parsable lines of `<jobDir>/monitor/rollouts.jsonl` (within its last MiB), in file order. */
+export function rolloutStepsOnDisk(jobDir: string, maxSteps: number): Rollouts[] {
   const file = join(jobDir, 'monitor', 'rollouts.jsonl');
+  const out: Rollouts[] = [];
   let fd: number | undefined;
   try {
     const size = statSync(file).size;
@@ -81,19 +87,19 @@ export function latestRolloutsOnDisk(jobDir: string): Rollouts | undefined {
     fd = openSync(file, 'r');
     readSync(fd, buf, 0, len, size - len);
     const lines = new TextDecoder().decode(buf).split('\n');
-    // The last element is '' after a complete line, or a line still being written.
-    for (let i = lines.length - 2; i >= (size > len ? 1 : 0); i--) {
+    // The last element is '' after a complete line, or a line still being written; the first may be cut.
+    for (let i = lines.length - 2; i >= (size > len ? 1 : 0) && out.length < maxSteps; i--) {
       try {
         const o = JSON.parse(lines[i]) as { step?: unknown; samples?: unknown };
-        if (typeof o.step === 'number' && Array.isArray(o.samples)) return rolloutsOf(o.step, o.samples.filter((s) => s && typeof s === 'object'));
+        if (typeof o.step === 'number' && Array.isArray(o.samples)) out.push(rolloutsOf(o.step, o.samples.filter((s) => s && typeof s === 'object')));
       } catch {
         // A damaged line: try the one before.
       }
     }
   } catch {
-    return undefined;
+    return [];
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  return undefined;
+  return out.reverse();
 }

@@ -10,10 +10,16 @@ import { withAlpha, type Theme } from './theme';
 Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip, Legend, Decimation);
 
 export interface SeriesData {
+  /** A compare panel's run key (see compare-view.ts); `run` is then the role. */
+  source?: string;
   run: string;
   steps: number[];
   times: number[];
   values: (number | null)[];
+  /** Set by a compare panel: the theme colour, dash pattern and legend label of the series' run. */
+  colourIndex?: number;
+  dash?: number[];
+  label?: string;
 }
 
 export interface ViewSettings {
@@ -23,7 +29,7 @@ export interface ViewSettings {
 }
 
 type Point = { x: number; y: number | null };
-type LineDataset = ChartDataset<'line', Point[]> & { run?: string; raw?: boolean };
+type LineDataset = ChartDataset<'line', Point[]> & { run?: string; source?: string; raw?: boolean };
 
 export function formatSeconds(s: number): string {
   if (!Number.isFinite(s)) return '';
@@ -91,7 +97,9 @@ export class ChartCard {
     const datasets: LineDataset[] = [];
     series.forEach((s, i) => {
       const xs = settings.xAxis === 'step' ? s.steps : s.times;
-      const colour = theme.series[i % theme.series.length];
+      const colour = theme.series[(s.colourIndex ?? i) % theme.series.length];
+      const label = s.label ?? s.run;
+      const borderDash = s.dash ?? [];
       const smoothed = smooth(s.values, settings.smoothing);
       const raw: Point[] = new Array(xs.length);
       const sm: Point[] = new Array(xs.length);
@@ -99,10 +107,10 @@ export class ChartCard {
         raw[j] = { x: xs[j], y: s.values[j] };
         sm[j] = { x: xs[j], y: smoothed[j] };
       }
-      datasets.push({ label: `${s.run} (raw)`, run: s.run, raw: true, data: raw, borderColor: withAlpha(colour, 0.3), backgroundColor: withAlpha(colour, 0.3), borderWidth: 1, order: 1 });
+      datasets.push({ label: `${label} (raw)`, run: s.run, source: s.source, raw: true, data: raw, borderDash, borderColor: withAlpha(colour, 0.3), backgroundColor: withAlpha(colour, 0.3), borderWidth: 1, order: 1 });
       // A lone point draws no line: show it as a dot.
       const lone = s.values.filter((v) => v !== null).length === 1;
-      datasets.push({ label: s.run, run: s.run, raw: false, data: sm, borderColor: colour, backgroundColor: colour, borderWidth: 1.5, pointRadius: lone ? 3 : 0, order: 0 });
+      datasets.push({ label, run: s.run, source: s.source, raw: false, data: sm, borderDash, borderColor: colour, backgroundColor: colour, borderWidth: 1.5, pointRadius: lone ? 3 : 0, order: 0 });
     });
     this.chart.data.datasets = datasets;
     this.chart.options.plugins!.legend!.display = series.length > 1;

@@ -3,10 +3,12 @@
  * The dashboard webview: holds the run's series, draws one card per tag grouped by prefix, and redraws at most once
  * a frame however many messages arrive. Talks to the extension only through client/dashboard/messages.ts.
  */
-import { parseHostMessage, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
+import { parseHostMessage, parsePanelState, type DashboardRun, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
 import { ChartCard, type SeriesData, type ViewSettings } from './chart-card';
 import { compareGroups, compareTags, groupOf, PINNED_GROUP, tagMatcher } from './groups';
-import { showRollouts } from './rollouts-view';
+import { CompareView } from './compare-view';
+import { ConfigView } from './config-view';
+import { RolloutsView } from './rollouts-view';
 import { onThemeChange, readTheme } from './theme';
 
 interface VsCodeApi {
@@ -19,6 +21,7 @@ declare function acquireVsCodeApi(): VsCodeApi;
 interface SavedState extends Partial<PanelState> {
   settings?: Partial<ViewSettings>;
   filter?: string;
+  runFilter?: string;
   tab?: string;
 }
 
@@ -29,7 +32,7 @@ const settings: ViewSettings = {
   xAxis: saved.settings?.xAxis === 'relative' ? 'relative' : 'step',
   logY: saved.settings?.logY === true,
 };
-let panel: PanelState | undefined = saved.key && saved.jobDir ? { key: saved.key, jobDir: saved.jobDir } : undefined;
+let panel: PanelState | undefined = parsePanelState(saved);
 let filter = typeof saved.filter === 'string' ? saved.filter : '';
 let theme = readTheme();
 
@@ -51,14 +54,16 @@ function clampSmoothing(x: unknown): number {
 }
 
 function save(): void {
-  vscode.setState({ ...panel, settings, filter, tab: currentTab() } satisfies SavedState);
+  vscode.setState({ ...panel, settings, filter, runFilter: compare.filterText, tab: currentTab() } satisfies SavedState);
 }
 
-function seriesOf(tag: string, run: string): SeriesData {
+/** A series of a card: a role's, or in a compare panel a compared run's role's (`source`). */
+function seriesOf(tag: string, run: string, source?: string): SeriesData {
   let runs = data.get(tag);
   if (!runs) data.set(tag, (runs = new Map()));
-  let s = runs.get(run);
-  if (!s) runs.set(run, (s = { run, steps: [], times: [], values: [] }));
+  const key = source === undefined ? run : `${source}\u0000${run}`;
+  let s = runs.get(key);
+  if (!s) runs.set(key, (s = { ...(source === undefined ? {} : { source }), run, steps: [], times: [], values: [] }));
   return s;
 }
 
@@ -69,7 +74,7 @@ function load(series: readonly Series[]): void {
   data.clear();
   document.getElementById('groups')!.replaceChildren();
   for (const s of series) {
-    const d = seriesOf(s.tag, s.run);
+    const d = seriesOf(s.tag, s.run, s.source);
     d.steps.push(...s.steps);
     d.times.push(...s.times);
     d.values.push(...s.values);
@@ -80,7 +85,7 @@ function load(series: readonly Series[]): void {
 
 function append(points: readonly MetricPoint[]): void {
   for (const p of points) {
-    const d = seriesOf(p.tag, p.run);
+    const d = seriesOf(p.tag, p.run, p.source);
     d.steps.push(p.step);
     d.times.push(p.time);
     d.values.push(p.value);
@@ -128,7 +133,7 @@ function cardFor(tag: string): ChartCard {
 }
 
 function redraw(): void {
-  for (const tag of dirty) cardFor(tag).setData([...data.get(tag)!.values()], theme, settings);
+  for (const tag of dirty) cardFor(tag).setData(compare.decorate([...data.get(tag)!.values()], theme.series.length), theme, settings);
   if (dirty.size) applyFilter();
   dirty.clear();
   document.getElementById('empty')!.hidden = cards.size > 0;
@@ -145,8 +150,16 @@ function applyFilter(): void {
   for (const g of document.querySelectorAll<HTMLElement>('section.group')) g.hidden = !g.querySelector('.card:not([hidden])');
 }
 
+const TABS = ['charts', 'rollouts', 'config'];
+
 function currentTab(): string {
-  return document.getElementById('rollouts')!.hidden ? 'charts' : 'rollouts';
+  return TABS.find((t) => !document.getElementById(t)!.hidden) ?? 'charts';
+}
+
+/** The runs the Config tab shows: the compared runs the run filter lets through, or the panel's one run. */
+function renderConfig(): void {
+  const runs = compare.active ? compareRuns.filter((r) => compare.shows(r.key)) : panel ? [{ key: panel.key, title: document.getElementById('run-title')!.textContent ?? '' }] : [];
+  configView.render(runs, compare.active);
 }
 
 function showTab(tab: string): void {
@@ -160,8 +173,11 @@ function showTab(tab: string): void {
 function onMessage(m: HostMessage): void {
   switch (m.type) {
     case 'init':
-      panel = { key: m.run.key, jobDir: m.run.jobDir };
+      panel = m.compare ? { key: m.compare[0].key, jobDir: m.compare[0].jobDir, compare: m.compare.map((r) => ({ key: r.key, jobDir: r.jobDir })) } : { key: m.run.key, jobDir: m.run.jobDir };
+      compareRuns = m.compare ?? [];
+      compare.setRuns(compareRuns, theme);
       document.getElementById('run-title')!.textContent = m.run.title;
+      renderConfig();
       document.getElementById('run-status')!.textContent = m.run.status;
       document.title = m.run.title;
       save();
@@ -172,7 +188,11 @@ function onMessage(m: HostMessage): void {
       append(m.points);
       break;
     case 'rollouts':
-      showRollouts(m.step, m.samples);
+      rolloutsView.add(m.step, m.samples, m.origin);
+      break;
+    case 'config':
+      configView.set(m.runs);
+      renderConfig();
       break;
     case 'drivers':
       for (const [tag, keys] of Object.entries(m.drivers)) {
@@ -223,12 +243,24 @@ function wireControls(): void {
       save();
     });
   }
-  showTab(saved.tab === 'rollouts' ? 'rollouts' : 'charts');
+  showTab(TABS.includes(saved.tab ?? '') ? saved.tab! : 'charts');
 }
 
+let compareRuns: readonly DashboardRun[] = [];
+const compare = new CompareView(() => {
+  save();
+  redrawAll();
+  renderConfig();
+});
+const configView = new ConfigView();
+const rolloutsView = new RolloutsView(theme);
+(window as unknown as { __rollouts: RolloutsView }).__rollouts = rolloutsView;
 wireControls();
+if (typeof saved.runFilter === 'string') compare.setFilter(saved.runFilter);
 onThemeChange(() => {
   theme = readTheme();
+  compare.renderLegend(theme);
+  rolloutsView.setTheme(theme);
   for (const c of cards.values()) c.applyTheme(theme, false);
   redrawAll();
 });

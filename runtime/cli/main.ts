@@ -16,6 +16,8 @@ Commands:
         Sample from a model directory, with per-token log probabilities.
   metrics [--format csv|json] [--tag REGEX] <job dir | event dir | file>...
         Every scalar of a run: TensorBoard event files (Trinity's or ours) and metrics.jsonl, as CSV or JSON.
+  rollouts --table NAME [--steps N] <sqlite file>
+        The latest prompts, responses and rewards of a SQLite experience buffer, as JSON.
 
 Run \`trinity-workbench <command> --help\` for a command's options.`;
 
@@ -35,6 +37,8 @@ export async function main(argv: string[]): Promise<number> {
       return (require('./generate') as typeof import('./generate')).runGenerate(rest);
     case 'metrics':
       return (require('./metrics') as typeof import('./metrics')).runMetrics(rest);
+    case 'rollouts':
+      return (require('./rollouts') as typeof import('./rollouts')).runRollouts(rest);
     case '--help':
     case '-h':
     case 'help':

@@ -1,0 +1,67 @@
+/**
+ * Where a run on disk's rollouts are: our runtime's `monitor/rollouts.jsonl`, else the SQLite experience buffer its
+ * resolved config names (`storage_type: sql`, or a queue persisted to a `sqlite:///` path; Trinity logs samples only
+ * to W&B / MLflow, so the buffer is where they are on disk). Pure of `vscode`; the buffer itself is read by
+ * runtime/metrics/buffer-rollouts.ts, in a Node 20 process (`trinity-workbench rollouts`).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { basename, isAbsolute, resolve } from 'node:path';
+import type { ExperienceBufferRef } from '../../runtime/metrics/buffer-rollouts';
+import { parseHostMessage } from './messages';
+import { rolloutStepsOnDisk, type Rollouts } from './series';
+
+type Plain = Record<string, unknown>;
+
+const obj = (v: unknown): Plain | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Plain) : undefined);
+/**
+ * The SQLite experience buffer a resolved config names (`buffer.trainer_input.experience_buffer`), if it has one.
+ * A relative database path is looked for under `baseDirs` in order (Trinity resolves it against its working
+ * directory); the first that exists wins, else the first.
+ */
+export function experienceBufferOf(resolved: unknown, baseDirs: readonly string[]): ExperienceBufferRef | undefined {
+  const eb = obj(obj(obj(obj(resolved)?.buffer)?.trainer_input)?.experience_buffer);
+  if (!eb) return undefined;
+  const type = String(eb.storage_type ?? '').toLowerCase();
+  const path = typeof eb.path === 'string' ? eb.path : '';
+  if (!path.startsWith('sqlite:///') || (type !== 'sql' && type !== 'queue')) return undefined;
+  const rel = path.slice('sqlite:///'.length).split('?')[0];
+  const table = typeof eb.name === 'string' && eb.name ? eb.name : 'experience_buffer';
+  if (isAbsolute(rel)) return { file: rel, table };
+  const candidates = baseDirs.map((d) => resolve(d, rel));
+  return { file: candidates.find((f) => existsSync(f)) ?? candidates[0] ?? resolve(rel), table };
+}
+
+export type JobRollouts = { origin: string; steps: Rollouts[] } | { origin: string; buffer: ExperienceBufferRef };
+
+/** monitor/rollouts.jsonl's last steps if it has any, else the experience buffer to read (relative paths: from the config's folder, then the job dir). */
+export function rolloutsOfJob(jobDir: string, resolved: unknown, configDir: string | undefined, maxSteps: number): JobRollouts | undefined {
+  const jsonl = rolloutStepsOnDisk(jobDir, maxSteps);
+  if (jsonl.length) return { origin: 'monitor/rollouts.jsonl', steps: jsonl };
+  const ref = resolved === undefined ? undefined : experienceBufferOf(resolved, [...(configDir ? [configDir] : []), jobDir]);
+  return ref && existsSync(ref.file) ? { origin: `experience buffer ${basename(ref.file)} (table ${ref.table})`, buffer: ref } : undefined;
+}
+
+/**
+ * Reads an experience buffer through `node <cli> rollouts` (better-sqlite3 is built for Node 20's ABI, which the
+ * editor's own process does not have). What comes back is checked; a failure gives no steps and says why.
+ */
+export function readBufferRollouts(nodePath: string, cliPath: string, ref: ExperienceBufferRef, maxSteps: number, timeoutMs = 20_000): Promise<{ steps: Rollouts[]; error?: string }> {
+  return new Promise((done) => {
+    execFile(nodePath, [cliPath, 'rollouts', '--table', ref.table, '--steps', String(maxSteps), ref.file], { timeout: timeoutMs, maxBuffer: 64 << 20, encoding: 'utf8' }, (err, stdout, stderr) => {
+      if (err) return done({ steps: [], error: (stderr || err.message).trim().split('\n')[0] });
+      try {
+        const parsed = JSON.parse(stdout) as unknown;
+        if (!Array.isArray(parsed)) throw new Error('not a list');
+        const steps: Rollouts[] = [];
+        for (const r of parsed) {
+          const m = parseHostMessage({ type: 'rollouts', ...(r as object) });
+          if (m?.type === 'rollouts') steps.push({ step: m.step, samples: m.samples });
+        }
+        done({ steps });
+      } catch (e) {
+        done({ steps: [], error: `unreadable output of trinity-workbench rollouts: ${(e as Error).message}` });
+      }
+    });
+  });
+}
