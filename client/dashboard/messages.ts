@@ -29,6 +29,11 @@ export interface DashboardRun {
   title: string;
   jobDir: string;
   status: string;
+  /**
+   * When the run started, in seconds since the epoch: series times are relative to it, so that the wall-time axis
+   * is the real clock. Absent when unknown.
+   */
+  startedAt?: number;
 }
 
 export interface RolloutSampleMessage {
@@ -58,7 +63,7 @@ const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFin
 const isValue = (v: unknown): v is number | null => v === null || isNum(v);
 
 function isRun(v: unknown): v is DashboardRun {
-  return isObj(v) && isStr(v.key) && isStr(v.title) && isStr(v.jobDir) && isStr(v.status);
+  return isObj(v) && isStr(v.key) && isStr(v.title) && isStr(v.jobDir) && isStr(v.status) && (v.startedAt === undefined || (isNum(v.startedAt) && v.startedAt >= 0));
 }
 
 function isSeries(v: unknown): v is Series {

@@ -136,7 +136,7 @@ class Dashboard {
     const post = (m: HostMessage) => void this.panel.webview.postMessage(m);
     if (live) {
       const s = live.state;
-      post({ type: 'init', run: { key: s.key, jobDir: s.jobDir, title: this.target.title, status: s.status }, series: seriesOfEvents(live.events) });
+      post({ type: 'init', run: { key: s.key, jobDir: s.jobDir, title: this.target.title, status: s.status, ...(s.startedAt === undefined ? {} : { startedAt: s.startedAt / 1000 }) }, series: seriesOfEvents(live.events) });
       const rollouts = latestRolloutsOfEvents(live.events);
       if (rollouts) post({ type: 'rollouts', ...rollouts });
       post({ type: 'status', status: s.status, detail: describeProgress(s) });
@@ -145,7 +145,8 @@ class Dashboard {
       const rows = reader.read().rows;
       const t0 = Math.min(...rows.flatMap((r) => (r.wallTime === null ? [] : [r.wallTime])));
       this.disk = { reader, t0: Number.isFinite(t0) ? t0 : Date.now() / 1000 };
-      post({ type: 'init', run: { key: this.target.key, jobDir: this.target.jobDir, title: this.target.title, status: 'on disk' }, series: seriesOfRows(rows) });
+      // seriesOfRows measures times from the earliest wall time too: that is when the run started.
+      post({ type: 'init', run: { key: this.target.key, jobDir: this.target.jobDir, title: this.target.title, status: 'on disk', ...(Number.isFinite(t0) ? { startedAt: t0 } : {}) }, series: seriesOfRows(rows) });
       const rollouts = latestRolloutsOnDisk(this.target.jobDir);
       if (rollouts) post({ type: 'rollouts', ...rollouts });
       this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);

@@ -4,8 +4,10 @@
  * (Chart.js performance guide): no animation, no parsing, LTTB decimation, no points, `update('none')`.
  */
 import { Chart, Decimation, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip, type ChartDataset } from 'chart.js';
+import { formatX, outlierExtent, xValues, X_AXIS_TITLES, type XAxis } from './axes';
 import { smooth } from './smoothing';
 import { withAlpha, type Theme } from './theme';
+import { formatValue, indexAtOrBefore, type RunDataset } from './tooltip';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip, Legend, Decimation);
 
@@ -18,30 +20,43 @@ export interface SeriesData {
 
 export interface ViewSettings {
   smoothing: number;
-  xAxis: 'step' | 'relative';
+  xAxis: XAxis;
   logY: boolean;
+  /** y extent = 5th–95th percentile of the values in view (TensorBoard's "Ignore outliers in chart scaling"). */
+  ignoreOutliers: boolean;
+}
+
+/** What the cards share beyond the settings: the run's start (seconds since the epoch) for wall time. */
+export interface ViewContext {
+  startedAt?: number;
 }
 
 type Point = { x: number; y: number | null };
-type LineDataset = ChartDataset<'line', Point[]> & { run?: string; raw?: boolean };
+type LineDataset = ChartDataset<'line', Point[]> & RunDataset;
 
-export function formatSeconds(s: number): string {
-  if (!Number.isFinite(s)) return '';
-  const a = Math.abs(s);
-  if (a < 60) return `${Number(s.toFixed(a < 10 ? 1 : 0))}s`;
-  if (a < 3600) return `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+/** A run's line as drawn, undecimated: the tooltip and the exports read from here. */
+export interface Column {
+  run: string;
+  xs: number[];
+  raw: (number | null)[];
+  smoothed: (number | null)[];
 }
 
 export class ChartCard {
   readonly element: HTMLElement;
   readonly chart: Chart<'line', Point[]>;
+  /** The runs' lines, in dataset order. */
+  columns: Column[] = [];
+  private settings: ViewSettings;
+  private context: ViewContext = {};
+  private hoverX: number | undefined;
 
   constructor(
     readonly tag: string,
     theme: Theme,
     settings: ViewSettings,
   ) {
+    this.settings = settings;
     this.element = document.createElement('article');
     this.element.className = 'card';
     this.element.dataset.tag = tag;
@@ -65,12 +80,23 @@ export class ChartCard {
         responsive: true,
         maintainAspectRatio: false,
         spanGaps: true,
-        interaction: { mode: 'nearest', axis: 'x', intersect: false },
+        interaction: { mode: 'runsAtX', intersect: false },
         elements: { point: { radius: 0, hitRadius: 4 }, line: { borderWidth: 1.5, tension: 0 } },
         plugins: {
           decimation: { enabled: true, algorithm: 'lttb' },
           legend: { display: false, labels: { boxWidth: 12, boxHeight: 2, filter: (item) => !String(item.text).endsWith('(raw)') } },
-          tooltip: { enabled: true },
+          tooltip: {
+            enabled: true,
+            filter: (item) => (item.dataset as RunDataset).raw === false,
+            callbacks: {
+              // Called before the labels: the title's x is the one each label compares its run's x with.
+              title: (items) => {
+                this.hoverX = items[0]?.parsed.x ?? undefined;
+                return this.hoverX === undefined ? '' : `${X_AXIS_TITLES[this.settings.xAxis]} ${formatX(this.settings.xAxis, this.hoverX, this.context.startedAt)}`;
+              },
+              label: (item) => this.tooltipLabel(item.datasetIndex, item.parsed.x ?? Number.NaN, this.hoverX),
+            },
+          },
         },
         scales: {
           x: { type: 'linear', ticks: { minRotation: 0, maxRotation: 0, maxTicksLimit: 6 } },
@@ -83,10 +109,13 @@ export class ChartCard {
   }
 
   /** Redraws the card from its series (all of them: smoothing depends on every earlier point). */
-  setData(series: readonly SeriesData[], theme: Theme, settings: ViewSettings): void {
+  setData(series: readonly SeriesData[], theme: Theme, settings: ViewSettings, context: ViewContext = this.context): void {
+    this.settings = settings;
+    this.context = context;
     const datasets: LineDataset[] = [];
+    const columns: Column[] = [];
     series.forEach((s, i) => {
-      const xs = settings.xAxis === 'step' ? s.steps : s.times;
+      const xs = xValues(settings.xAxis, s.steps, s.times, context.startedAt);
       const colour = theme.series[i % theme.series.length];
       const smoothed = smooth(s.values, settings.smoothing);
       const raw: Point[] = new Array(xs.length);
@@ -98,21 +127,50 @@ export class ChartCard {
       datasets.push({ label: `${s.run} (raw)`, run: s.run, raw: true, data: raw, borderColor: withAlpha(colour, 0.3), backgroundColor: withAlpha(colour, 0.3), borderWidth: 1, order: 1 });
       // A lone point draws no line: show it as a dot.
       const lone = s.values.filter((v) => v !== null).length === 1;
+      columns.push({ run: s.run, xs, raw: s.values, smoothed });
       datasets.push({ label: s.run, run: s.run, raw: false, data: sm, borderColor: colour, backgroundColor: colour, borderWidth: 1.5, pointRadius: lone ? 3 : 0, order: 0 });
     });
     this.chart.data.datasets = datasets;
+    this.columns = columns;
     this.chart.options.plugins!.legend!.display = series.length > 1;
+    this.applyYExtent();
     this.chart.update('none');
+  }
+
+  /** The y bounds: the outlier extent when asked for, else the scale's own. */
+  private applyYExtent(): void {
+    const y = this.chart.options.scales!.y!;
+    const x = this.chart.options.scales!.x!;
+    const extent = this.settings.ignoreOutliers
+      ? outlierExtent(
+          this.columns.map((c) => ({ xs: c.xs, ys: c.raw })),
+          x.min as number | undefined,
+          x.max as number | undefined,
+          this.settings.logY,
+        )
+      : undefined;
+    y.min = extent?.min;
+    y.max = extent?.max;
+  }
+
+  /** `run: smoothed (raw r)`, and the run's own x when it is not the hovered one. */
+  private tooltipLabel(datasetIndex: number, x: number, titleX: number | undefined): string {
+    const c = this.columns[datasetIndex >> 1];
+    if (!c) return '';
+    const j = indexAtOrBefore(c.xs, x);
+    const at = titleX !== undefined && x !== titleX ? ` @ ${formatX(this.settings.xAxis, x, this.context.startedAt)}` : '';
+    return `${c.run}${at}: ${formatValue(c.smoothed[j])} (raw ${formatValue(c.raw[j])})`;
   }
 
   // chart.options is a resolver proxy: set its properties one by one (spreading it trips over Chart.js' internals).
   applyAxis(settings: ViewSettings): void {
+    this.settings = settings;
     const scales = this.chart.options.scales!;
     scales.y!.type = settings.logY ? 'logarithmic' : 'linear';
     const x = scales.x!;
     x.title!.display = true;
-    x.title!.text = settings.xAxis === 'step' ? 'step' : 'relative time';
-    x.ticks!.callback = settings.xAxis === 'step' ? (v) => String(v) : (v) => formatSeconds(Number(v));
+    x.title!.text = X_AXIS_TITLES[settings.xAxis];
+    x.ticks!.callback = (v) => formatX(this.settings.xAxis, Number(v), this.context.startedAt);
     (x.ticks as { precision?: number }).precision = settings.xAxis === 'step' ? 0 : undefined;
   }
 
@@ -148,3 +206,4 @@ export class ChartCard {
     this.element.remove();
   }
 }
+

@@ -4,7 +4,8 @@
  * a frame however many messages arrive. Talks to the extension only through client/dashboard/messages.ts.
  */
 import { parseHostMessage, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
-import { ChartCard, type SeriesData, type ViewSettings } from './chart-card';
+import { parseXAxis } from './axes';
+import { ChartCard, type SeriesData, type ViewContext, type ViewSettings } from './chart-card';
 import { compareGroups, compareTags, groupOf, PINNED_GROUP, tagMatcher } from './groups';
 import { showRollouts } from './rollouts-view';
 import { onThemeChange, readTheme } from './theme';
@@ -26,9 +27,11 @@ const vscode = acquireVsCodeApi();
 const saved = (vscode.getState() ?? {}) as SavedState;
 const settings: ViewSettings = {
   smoothing: clampSmoothing(saved.settings?.smoothing ?? 0.6),
-  xAxis: saved.settings?.xAxis === 'relative' ? 'relative' : 'step',
+  xAxis: parseXAxis(saved.settings?.xAxis),
   logY: saved.settings?.logY === true,
+  ignoreOutliers: saved.settings?.ignoreOutliers === true,
 };
+const context: ViewContext = {};
 let panel: PanelState | undefined = saved.key && saved.jobDir ? { key: saved.key, jobDir: saved.jobDir } : undefined;
 let filter = typeof saved.filter === 'string' ? saved.filter : '';
 let theme = readTheme();
@@ -123,7 +126,7 @@ function cardFor(tag: string): ChartCard {
 }
 
 function redraw(): void {
-  for (const tag of dirty) cardFor(tag).setData([...data.get(tag)!.values()], theme, settings);
+  for (const tag of dirty) cardFor(tag).setData([...data.get(tag)!.values()], theme, settings, context);
   if (dirty.size) applyFilter();
   dirty.clear();
   document.getElementById('empty')!.hidden = cards.size > 0;
@@ -156,6 +159,7 @@ function onMessage(m: HostMessage): void {
   switch (m.type) {
     case 'init':
       panel = { key: m.run.key, jobDir: m.run.jobDir };
+      context.startedAt = m.run.startedAt;
       document.getElementById('run-title')!.textContent = m.run.title;
       document.getElementById('run-status')!.textContent = m.run.status;
       document.title = m.run.title;
@@ -179,11 +183,13 @@ function wireControls(): void {
   const shown = document.getElementById('smoothing-value') as HTMLOutputElement;
   const xAxis = document.getElementById('x-axis') as HTMLSelectElement;
   const logY = document.getElementById('log-y') as HTMLInputElement;
+  const ignoreOutliers = document.getElementById('ignore-outliers') as HTMLInputElement;
   const filterBox = document.getElementById('filter') as HTMLInputElement;
   slider.value = String(settings.smoothing);
   shown.value = settings.smoothing.toFixed(2);
   xAxis.value = settings.xAxis;
   logY.checked = settings.logY;
+  ignoreOutliers.checked = settings.ignoreOutliers;
   filterBox.value = filter;
   slider.addEventListener('input', () => {
     settings.smoothing = clampSmoothing(Number(slider.value));
@@ -192,14 +198,16 @@ function wireControls(): void {
     redrawAll();
   });
   const axisChanged = () => {
-    settings.xAxis = xAxis.value === 'relative' ? 'relative' : 'step';
+    settings.xAxis = parseXAxis(xAxis.value);
     settings.logY = logY.checked;
+    settings.ignoreOutliers = ignoreOutliers.checked;
     save();
     for (const c of cards.values()) c.applyAxis(settings);
     redrawAll();
   };
   xAxis.addEventListener('change', axisChanged);
   logY.addEventListener('change', axisChanged);
+  ignoreOutliers.addEventListener('change', axisChanged);
   filterBox.addEventListener('input', () => {
     filter = filterBox.value;
     save();

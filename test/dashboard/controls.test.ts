@@ -1,0 +1,125 @@
+/**
+ * The dashboard's chart controls in Debian's Chromium (real HTML, CSP and bundle; stubbed `acquireVsCodeApi`):
+ * the wall-time axis, ignore outliers, tooltips with every run, and what they draw read back from Chart.js.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Series } from '../../client/dashboard/messages';
+import { DashboardPage, ROOT, THEMES, type ThemeName } from './harness';
+
+/** The run started at 2026-12-01 10:00:00 UTC (seconds since the epoch). */
+const STARTED_AT = 1_796_119_200;
+const TAG = 'critic/score/mean';
+const TRAINER = Array.from({ length: 19 }, (_, i) => i + 1).concat([1000]);
+const EXPLORER = [-500, 3, 4];
+const INIT: Series[] = [
+  { run: 'trainer', tag: TAG, steps: TRAINER.map((_, i) => i + 1), times: TRAINER.map((_, i) => 10 * (i + 1)), values: TRAINER },
+  { run: 'explorer', tag: TAG, steps: [2, 4, 7], times: [5, 25, 65], values: EXPLORER },
+  { run: 'trainer', tag: 'actor/pg_loss', steps: [1, 2, 3], times: [10, 20, 30], values: [0.9, 0.5, 0.7] },
+];
+
+/** Float64 references written out again here (not imported from media/), so that the tests can fail. */
+function ema(values: number[], w: number): number[] {
+  let last = 0;
+  return values.map((y, i) => {
+    last = last * w + (1 - w) * y;
+    return last / (1 - w ** (i + 1));
+  });
+}
+function quantile(values: number[], q: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  const h = (s.length - 1) * q;
+  return s[Math.floor(h)] + (s[Math.ceil(h)] - s[Math.floor(h)]) * (h - Math.floor(h));
+}
+const clock = (t: number) => {
+  const d = new Date(t * 1000);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+};
+
+let d: DashboardPage;
+
+before(async () => {
+  d = await DashboardPage.open();
+  await d.setTheme('dark');
+  await d.post({ type: 'init', run: { key: '/jobs/c', title: 'controls', jobDir: '/jobs/c', status: 'running', startedAt: STARTED_AT }, series: INIT });
+  await d.frames();
+});
+
+after(async () => {
+  await d?.close();
+});
+
+describe('the dashboard chart controls', () => {
+  test('x axis: step, relative time, and wall time (the run’s start plus the relative time; clock ticks)', async () => {
+    let c = await d.chart(TAG);
+    assert.deepEqual(c.datasets.find((s) => s.run === 'trainer' && s.raw)!.x, INIT[0].steps);
+    assert.equal(c.x.title, 'step');
+    await d.page.selectOption('#x-axis', 'wall');
+    await d.frames();
+    c = await d.chart(TAG);
+    assert.deepEqual(c.datasets.find((s) => s.run === 'trainer' && s.raw)!.x, INIT[0].times.map((t) => STARTED_AT + t));
+    assert.deepEqual(c.datasets.find((s) => s.run === 'explorer' && s.raw)!.x, [5, 25, 65].map((t) => STARTED_AT + t));
+    assert.equal(c.x.title, 'wall time');
+    const ticks: { value: number; label: string }[] = await d.page.evaluate((t) => (globalThis as any).__charts.get(t).scales.x.ticks.map((k: any) => ({ value: k.value, label: k.label })), TAG);
+    assert.ok(ticks.length >= 2);
+    for (const k of ticks) assert.equal(k.label, clock(k.value), `tick at ${k.value}`);
+    assert.ok(c.x.min >= STARTED_AT && c.x.max <= STARTED_AT + 200 + 60, `x extent ${c.x.min}..${c.x.max}`);
+    await d.page.selectOption('#x-axis', 'relative');
+    await d.frames();
+    c = await d.chart(TAG);
+    assert.deepEqual(c.datasets.find((s) => s.run === 'trainer' && s.raw)!.x, INIT[0].times);
+    assert.equal(c.x.title, 'relative time');
+    assert.equal((await d.state()).settings.xAxis, 'relative');
+    await d.page.selectOption('#x-axis', 'step');
+    await d.frames();
+  });
+
+  test('ignore outliers: y runs from the 5th to the 95th percentile of the values in view, and back when off', async () => {
+    let c = await d.chart(TAG);
+    assert.ok(c.y.max >= 1000 && c.y.min <= -500, `own extent ${c.y.min}..${c.y.max}`);
+    await d.page.check('#ignore-outliers');
+    await d.frames();
+    c = await d.chart(TAG);
+    const all = [...TRAINER, ...EXPLORER];
+    const lo = quantile(all, 0.05);
+    const hi = quantile(all, 0.95);
+    assert.ok(Math.abs(c.y.min - lo) <= 1e-12 && Math.abs(c.y.max - hi) <= 1e-12, `${c.y.min}..${c.y.max} vs ${lo}..${hi}`);
+    // Outliers really are left out: the extent is inside both of them.
+    assert.ok(c.y.min > -500 && c.y.max < 1000);
+    assert.equal((await d.state()).settings.ignoreOutliers, true);
+    await d.page.uncheck('#ignore-outliers');
+    await d.frames();
+    c = await d.chart(TAG);
+    assert.ok(c.y.max >= 1000 && c.y.min <= -500);
+  });
+
+  test('the tooltip lists every run at the hovered x with its smoothed and raw value', async () => {
+    const at = await d.pixelOf(TAG, 5);
+    await d.page.mouse.move(at.x, at.y);
+    await d.frames();
+    const tip: { title: string[]; lines: string[]; opacity: number } = await d.page.evaluate((t) => {
+      const tt = (globalThis as any).__charts.get(t).tooltip;
+      return { title: tt.title, lines: tt.body.flatMap((b: any) => b.lines), opacity: tt.opacity };
+    }, TAG);
+    const trainer = ema(TRAINER, 0.6)[4];
+    const explorer = ema(EXPLORER, 0.6)[1];
+    const fmt = (v: number) => String(Number(v.toPrecision(5)));
+    assert.deepEqual(tip.title, ['step 5']);
+    assert.deepEqual(tip.lines.sort(), [`explorer @ 4: ${fmt(explorer)} (raw 3)`, `trainer: ${fmt(trainer)} (raw 5)`].sort());
+    assert.ok(tip.opacity > 0, 'the tooltip is shown');
+    await d.page.screenshot({ path: join(ROOT, 'test-results', 'dashboard-tooltip.png'), clip: { x: at.x - 200, y: at.y - 120, width: 420, height: 260 } });
+    await d.page.mouse.move(1, 1);
+  });
+
+  test('screenshots of the controls in light, dark and high-contrast themes; no console errors, no CSP violations', async () => {
+    mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+    for (const name of Object.keys(THEMES) as ThemeName[]) {
+      await d.setTheme(name);
+      await d.page.screenshot({ path: join(ROOT, 'test-results', `dashboard-controls-${name}.png`), clip: { x: 0, y: 0, width: 1200, height: 520 } });
+    }
+    assert.deepEqual(d.problems, []);
+    assert.deepEqual(await d.page.evaluate(() => (globalThis as any).__csp), []);
+  });
+});
