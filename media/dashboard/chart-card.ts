@@ -45,6 +45,8 @@ export interface Column {
 export class ChartCard {
   readonly element: HTMLElement;
   readonly chart: Chart<'line', Point[]>;
+  /** The card's buttons (pin, export, reset zoom), after its title. */
+  readonly actions: HTMLElement;
   /** The runs' lines, in dataset order. */
   columns: Column[] = [];
   private settings: ViewSettings;
@@ -63,13 +65,18 @@ export class ChartCard {
     const title = document.createElement('h3');
     title.textContent = tag;
     title.title = tag;
+    const head = document.createElement('header');
+    head.className = 'card-head';
+    this.actions = document.createElement('span');
+    this.actions.className = 'card-actions';
+    head.append(title, this.actions);
     const box = document.createElement('div');
     box.className = 'chart-box';
     const canvas = document.createElement('canvas');
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', `${tag} by step`);
     box.append(canvas);
-    this.element.append(title, box);
+    this.element.append(head, box);
     this.chart = new Chart(canvas, {
       type: 'line',
       data: { datasets: [] },

@@ -6,7 +6,8 @@
 import { parseHostMessage, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
 import { parseXAxis } from './axes';
 import { ChartCard, type SeriesData, type ViewContext, type ViewSettings } from './chart-card';
-import { compareGroups, compareTags, groupOf, PINNED_GROUP, tagMatcher } from './groups';
+import { compareGroups, compareTags, PINNED_GROUP, tagMatcher } from './groups';
+import { Layout, parseLayout, type LayoutState } from './layout';
 import { showRollouts } from './rollouts-view';
 import { onThemeChange, readTheme } from './theme';
 
@@ -21,6 +22,7 @@ interface SavedState extends Partial<PanelState> {
   settings?: Partial<ViewSettings>;
   filter?: string;
   tab?: string;
+  layout?: LayoutState;
 }
 
 const vscode = acquireVsCodeApi();
@@ -35,6 +37,7 @@ const context: ViewContext = {};
 let panel: PanelState | undefined = saved.key && saved.jobDir ? { key: saved.key, jobDir: saved.jobDir } : undefined;
 let filter = typeof saved.filter === 'string' ? saved.filter : '';
 let theme = readTheme();
+const layout = new Layout(parseLayout(saved.layout));
 
 /** tag -> run -> points. */
 const data = new Map<string, Map<string, SeriesData>>();
@@ -51,7 +54,7 @@ function clampSmoothing(x: unknown): number {
 }
 
 function save(): void {
-  vscode.setState({ ...panel, settings, filter, tab: currentTab() } satisfies SavedState);
+  vscode.setState({ ...panel, settings, filter, tab: currentTab(), layout: layout.state } satisfies SavedState);
 }
 
 function seriesOf(tag: string, run: string): SeriesData {
@@ -104,24 +107,63 @@ function groupElement(group: string): HTMLElement {
   el.className = 'group';
   el.dataset.group = group;
   const h = document.createElement('h2');
-  h.textContent = group === PINNED_GROUP ? 'Pinned' : `${group}/`;
+  const toggle = document.createElement('button');
+  toggle.className = 'group-toggle';
+  toggle.textContent = group === PINNED_GROUP ? 'Pinned' : `${group}/`;
+  h.append(toggle);
   const grid = document.createElement('div');
   grid.className = 'cards';
   el.append(h, grid);
+  const section = el;
+  const showCollapsed = () => {
+    const collapsed = layout.isCollapsed(group);
+    section.classList.toggle('collapsed', collapsed);
+    toggle.setAttribute('aria-expanded', String(!collapsed));
+    grid.hidden = collapsed;
+  };
+  toggle.addEventListener('click', () => {
+    layout.toggleCollapsed(group);
+    showCollapsed();
+    save();
+  });
+  showCollapsed();
   const after = [...root.children].find((g) => compareGroups(group, (g as HTMLElement).dataset.group!) < 0);
   root.insertBefore(el, after ?? null);
   return el;
 }
 
+/** Puts a card into its group (pinned or its prefix's), in tag order. */
+function place(tag: string, card: ChartCard): void {
+  const grid = groupElement(layout.groupFor(tag)).querySelector('.cards')!;
+  const after = [...grid.children].find((c) => c !== card.element && compareTags(tag, (c as HTMLElement).dataset.tag!) < 0);
+  grid.insertBefore(card.element, after ?? null);
+}
+
 function cardFor(tag: string): ChartCard {
   let card = cards.get(tag);
   if (card) return card;
-  card = new ChartCard(tag, theme, settings);
+  const made = new ChartCard(tag, theme, settings);
+  card = made;
   cards.set(tag, card);
   charts.set(tag, card.chart);
-  const grid = groupElement(groupOf(tag)).querySelector('.cards')!;
-  const after = [...grid.children].find((c) => compareTags(tag, (c as HTMLElement).dataset.tag!) < 0);
-  grid.insertBefore(card.element, after ?? null);
+  const pin = document.createElement('button');
+  pin.className = 'card-action pin';
+  const showPin = () => {
+    const on = layout.isPinned(tag);
+    pin.setAttribute('aria-pressed', String(on));
+    pin.textContent = on ? 'Unpin' : 'Pin';
+    pin.title = on ? 'Unpin this card' : 'Pin this card to the top';
+  };
+  pin.addEventListener('click', () => {
+    layout.togglePin(tag);
+    showPin();
+    place(tag, made);
+    applyFilter();
+    save();
+  });
+  showPin();
+  card.actions.append(pin);
+  place(tag, card);
   return card;
 }
 

@@ -18,7 +18,9 @@ const INIT: Series[] = [
   { run: 'trainer', tag: TAG, steps: TRAINER.map((_, i) => i + 1), times: TRAINER.map((_, i) => 10 * (i + 1)), values: TRAINER },
   { run: 'explorer', tag: TAG, steps: [2, 4, 7], times: [5, 25, 65], values: EXPLORER },
   { run: 'trainer', tag: 'actor/pg_loss', steps: [1, 2, 3], times: [10, 20, 30], values: [0.9, 0.5, 0.7] },
+  { run: 'trainer', tag: 'actor/entropy', steps: [1, 2, 3], times: [10, 20, 30], values: [2.1, 2.0, 1.8] },
 ];
+const INIT_MESSAGE = { type: 'init', run: { key: '/jobs/c', title: 'controls', jobDir: '/jobs/c', status: 'running', startedAt: STARTED_AT }, series: INIT } as const;
 
 /** Float64 references written out again here (not imported from media/), so that the tests can fail. */
 function ema(values: number[], w: number): number[] {
@@ -43,7 +45,7 @@ let d: DashboardPage;
 before(async () => {
   d = await DashboardPage.open();
   await d.setTheme('dark');
-  await d.post({ type: 'init', run: { key: '/jobs/c', title: 'controls', jobDir: '/jobs/c', status: 'running', startedAt: STARTED_AT }, series: INIT });
+  await d.post(INIT_MESSAGE);
   await d.frames();
 });
 
@@ -111,6 +113,42 @@ describe('the dashboard chart controls', () => {
     assert.ok(tip.opacity > 0, 'the tooltip is shown');
     await d.page.screenshot({ path: join(ROOT, 'test-results', 'dashboard-tooltip.png'), clip: { x: at.x - 200, y: at.y - 120, width: 420, height: 260 } });
     await d.page.mouse.move(1, 1);
+  });
+
+  test('collapsed groups and pinned or unpinned cards are kept in the webview state and restored by a reload', async () => {
+    const layout = () =>
+      d.page.$$eval('section.group:not([hidden])', (els) =>
+        els.map((e: any) => ({ group: e.dataset.group, collapsed: e.querySelector('.cards').hidden, expanded: e.querySelector('.group-toggle').getAttribute('aria-expanded'), tags: [...e.querySelectorAll('.card')].map((c: any) => c.dataset.tag) })),
+      );
+    assert.deepEqual(await layout(), [
+      { group: 'pinned', collapsed: false, expanded: 'true', tags: [TAG] },
+      { group: 'actor', collapsed: false, expanded: 'true', tags: ['actor/entropy', 'actor/pg_loss'] },
+    ]);
+    await d.page.click(`.card[data-tag="actor/pg_loss"] .pin`);
+    await d.page.click(`.card[data-tag="${TAG}"] .pin`);
+    await d.page.click('section[data-group="actor"] .group-toggle');
+    const changed = [
+      { group: 'pinned', collapsed: false, expanded: 'true', tags: ['actor/pg_loss'] },
+      { group: 'critic', collapsed: false, expanded: 'true', tags: [TAG] },
+      { group: 'actor', collapsed: true, expanded: 'false', tags: ['actor/entropy'] },
+    ];
+    assert.deepEqual(await layout(), changed);
+    assert.equal(await d.page.isHidden('.card[data-tag="actor/entropy"]'), true, 'a collapsed group hides its cards');
+    assert.deepEqual((await d.state()).layout, { collapsed: ['actor'], pins: { 'actor/pg_loss': true, [TAG]: false } });
+
+    // VS Code reloads the webview with its saved state; the host sends init again on ready.
+    await d.reload();
+    await d.setTheme('dark');
+    await d.post(INIT_MESSAGE);
+    await d.frames();
+    assert.deepEqual(await layout(), changed);
+    assert.equal(await d.page.getAttribute('.card[data-tag="actor/pg_loss"] .pin', 'aria-pressed'), 'true');
+
+    // Back to the defaults (no overrides kept) for the tests after this one.
+    await d.page.click('section[data-group="actor"] .group-toggle');
+    await d.page.click(`.card[data-tag="actor/pg_loss"] .pin`);
+    await d.page.click(`.card[data-tag="${TAG}"] .pin`);
+    assert.deepEqual((await d.state()).layout, { collapsed: [], pins: {} });
   });
 
   test('screenshots of the controls in light, dark and high-contrast themes; no console errors, no CSP violations', async () => {
