@@ -48,7 +48,21 @@ export type HostMessage =
   | { type: 'rollouts'; step: number; samples: RolloutSampleMessage[] }
   | { type: 'status'; status: string; detail: string };
 
-export type WebviewMessage = { type: 'ready' };
+/** A card exported by the webview: the extension asks where to save it and writes it (webviews cannot download). */
+export interface ExportMessage {
+  type: 'export';
+  format: 'csv' | 'png';
+  /** The suggested file name: no directory part. */
+  fileName: string;
+  /** csv: the file's text; png: a `data:image/png;base64,` URL. */
+  data: string;
+}
+
+export type WebviewMessage = { type: 'ready' } | ExportMessage;
+
+/** The largest export accepted (a card's PNG is well under a megabyte; a CSV of 30 × 100 000 rows is ~150 MB). */
+export const MAX_EXPORT_CHARS = 256 * 1024 * 1024;
+const PNG_DATA_URL = 'data:image/png;base64,';
 
 /** What the panel's webview state holds so that a reload can restore it (`WebviewPanelSerializer`). */
 export interface PanelState {
@@ -101,7 +115,19 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
 
 /** A webview -> host message, or `undefined` when `data` is not one. */
 export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
-  return isObj(data) && data.type === 'ready' ? { type: 'ready' } : undefined;
+  if (!isObj(data)) return undefined;
+  if (data.type === 'ready') return { type: 'ready' };
+  if (data.type !== 'export') return undefined;
+  const { format, fileName, data: body } = data;
+  if ((format !== 'csv' && format !== 'png') || !isStr(fileName) || !isStr(body) || body.length > MAX_EXPORT_CHARS) return undefined;
+  if (!isFileName(fileName) || !fileName.toLowerCase().endsWith(`.${format}`)) return undefined;
+  if (format === 'png' && !(body.startsWith(PNG_DATA_URL) && /^[A-Za-z0-9+/]*={0,2}$/.test(body.slice(PNG_DATA_URL.length)))) return undefined;
+  return { type: 'export', format, fileName, data: body };
+}
+
+/** A plain file name: no directory part, no control characters, not `.` or `..`. */
+function isFileName(s: string): boolean {
+  return s.length > 0 && s.length <= 200 && !/[\\/\u0000-\u001f:*?"<>|]/.test(s) && s !== '.' && s !== '..';
 }
 
 export function parsePanelState(data: unknown): PanelState | undefined {

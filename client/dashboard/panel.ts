@@ -12,8 +12,9 @@ import type { RuntimeEvent } from '../../runtime/protocol';
 import type { RunManager } from '../runs/run-manager';
 import { describeProgress, type RunState } from '../runs/run-state';
 import { Coalescer } from './coalesce';
+import { exportFilters, writeExport } from './export-file';
 import { dashboardHtml, newNonce } from './html';
-import { parsePanelState, parseWebviewMessage, type HostMessage, type MetricPoint } from './messages';
+import { parsePanelState, parseWebviewMessage, type ExportMessage, type HostMessage, type MetricPoint } from './messages';
 import { latestRolloutsOfEvents, latestRolloutsOnDisk, pointsOfEvent, seriesOfEvents, seriesOfRows } from './series';
 
 export const DASHBOARD_VIEW_TYPE = 'trinityWorkbench.dashboard';
@@ -108,7 +109,9 @@ class Dashboard {
     this.outbox = new Coalescer((batch) => this.flush(batch), 100);
     this.subs.push(
       panel.webview.onDidReceiveMessage((data) => {
-        if (parseWebviewMessage(data)?.type === 'ready') this.init();
+        const m = parseWebviewMessage(data);
+        if (m?.type === 'ready') this.init();
+        else if (m?.type === 'export') void this.saveExport(m);
       }),
       // Hidden, the webview is gone: nothing is sent until it is shown again and says `ready`.
       panel.onDidChangeViewState(() => {
@@ -152,6 +155,17 @@ class Dashboard {
       this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);
     }
     this.ready = true;
+  }
+
+  /** Asks where to save a card's CSV or PNG (next to the job by default) and writes it. */
+  private async saveExport(m: ExportMessage): Promise<void> {
+    const uri = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(this.target.jobDir, m.fileName)), filters: exportFilters(m.format), title: `Export ${m.format.toUpperCase()}` });
+    if (!uri) return;
+    try {
+      writeExport(uri.fsPath, m);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not export ${m.fileName}: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   private readDisk(): void {

@@ -7,6 +7,7 @@ import { parseHostMessage, type HostMessage, type MetricPoint, type PanelState, 
 import { parseXAxis } from './axes';
 import { ChartCard, type SeriesData, type ViewContext, type ViewSettings } from './chart-card';
 import { compareGroups, compareTags, PINNED_GROUP, tagMatcher } from './groups';
+import { csvExport, pngExport } from './export';
 import { Layout, parseLayout, type LayoutState } from './layout';
 import { showRollouts } from './rollouts-view';
 import { onThemeChange, readTheme } from './theme';
@@ -162,9 +163,20 @@ function cardFor(tag: string): ChartCard {
     save();
   });
   showPin();
-  card.actions.append(pin);
+  const csv = actionButton('CSV', 'Export this card’s series as CSV', () => vscode.postMessage(csvExport(tag, [...(data.get(tag)?.values() ?? [])], context.startedAt)));
+  const png = actionButton('PNG', 'Export this chart as a PNG image', () => vscode.postMessage(pngExport(tag, made.chart.canvas, getComputedStyle(made.element).backgroundColor)));
+  card.actions.append(pin, csv, png);
   place(tag, card);
   return card;
+}
+
+function actionButton(text: string, title: string, click: () => void): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.className = `card-action ${text.toLowerCase()}`;
+  b.textContent = text;
+  b.title = title;
+  b.addEventListener('click', click);
+  return b;
 }
 
 function redraw(): void {

@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Series } from '../../client/dashboard/messages';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { exportBytes, pngSize, writeExport } from '../../client/dashboard/export-file';
+import { parseWebviewMessage, type Series } from '../../client/dashboard/messages';
 import { DashboardPage, ROOT, THEMES, type ThemeName } from './harness';
 
 /** The run started at 2026-12-01 10:00:00 UTC (seconds since the epoch). */
@@ -149,6 +152,53 @@ describe('the dashboard chart controls', () => {
     await d.page.click(`.card[data-tag="actor/pg_loss"] .pin`);
     await d.page.click(`.card[data-tag="${TAG}"] .pin`);
     assert.deepEqual((await d.state()).layout, { collapsed: [], pins: {} });
+  });
+
+  test('export CSV and PNG per card: the posted message holds the rows and a PNG of the canvas’ size; the extension’s writer saves them', async () => {
+    const before = (await d.posted()).length;
+    await d.page.click(`.card[data-tag="${TAG}"] .csv`);
+    await d.page.click(`.card[data-tag="${TAG}"] .png`);
+    const [csv, png] = (await d.posted()).slice(before);
+    assert.equal(csv.type, 'export');
+    assert.equal(csv.format, 'csv');
+    assert.equal(csv.fileName, 'critic_score_mean.csv');
+    const expected = ['run,tag,step,wall_time,value'];
+    for (const s of INIT.filter((x) => x.tag === TAG)) s.steps.forEach((step, i) => expected.push(`${s.run},${TAG},${step},${STARTED_AT + s.times[i]},${s.values[i]}`));
+    assert.deepEqual(csv.data.trimEnd().split('\n'), expected);
+
+    assert.equal(png.format, 'png');
+    assert.equal(png.fileName, 'critic_score_mean.png');
+    const canvas = await d.page.$eval(`.card[data-tag="${TAG}"] canvas`, (c: any) => ({ width: c.width, height: c.height, cssWidth: c.getBoundingClientRect().width }));
+    assert.ok(canvas.width > 100 && canvas.height > 100);
+    // What the extension receives is validated and decoded there.
+    const pngMessage = parseWebviewMessage(png);
+    assert.ok(pngMessage?.type === 'export');
+    const bytes = exportBytes(pngMessage);
+    assert.deepEqual(pngSize(bytes), { width: canvas.width, height: canvas.height });
+    const dir = mkdtempSync(join(tmpdir(), 'dash-export-'));
+    const csvMessage = parseWebviewMessage(csv);
+    assert.ok(csvMessage?.type === 'export');
+    writeExport(join(dir, csvMessage.fileName), csvMessage);
+    writeExport(join(dir, pngMessage.fileName), pngMessage);
+    assert.equal(readFileSync(join(dir, 'critic_score_mean.csv'), 'utf8'), csv.data);
+    assert.deepEqual(new Uint8Array(readFileSync(join(dir, 'critic_score_mean.png'))), bytes);
+    // The PNG is the chart, not a blank: Chromium decodes it and it has the card's background and other colours.
+    const colours: number = await d.page.evaluate(async (url: string) => {
+      const g = globalThis as any;
+      const img = new g.Image();
+      img.src = url;
+      await img.decode();
+      const c = g.document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext('2d');
+      ctx.drawImage(img, 0, 0);
+      const px = ctx.getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set<number>();
+      for (let i = 0; i < px.length; i += 4) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+      return seen.size;
+    }, png.data);
+    assert.ok(colours > 10, `${colours} colours`);
   });
 
   test('screenshots of the controls in light, dark and high-contrast themes; no console errors, no CSP violations', async () => {
