@@ -12,12 +12,12 @@ import { deflateSync } from 'node:zlib';
 import { exportBytes, pngSize, writeExport } from '../../client/dashboard/export-file';
 import { parseHostMessage, parseWebviewMessage } from '../../client/dashboard/messages';
 import { formatClock, outlierExtent, parseXAxis, quantileSorted, xValues } from '../../media/dashboard/axes';
-import { csvOf, exportName } from '../../media/dashboard/export';
+import { csvOf, exportName } from '../../media/dashboard/csv';
 import { Layout, parseLayout } from '../../media/dashboard/layout';
 
-/** A real 3×2 PNG, built here by hand (signature, IHDR, IDAT, IEND; CRCs by the table-less bitwise CRC-32). */
+/** A real PNG, built here by hand (signature, IHDR, IDAT, IEND; CRCs by the table-less bitwise CRC-32). */
 function tinyPng(width: number, height: number): Buffer {
-  const crc = (b: Buffer) => {
+  const crc = (b: number[]) => {
     let c = ~0;
     for (const x of b) {
       c ^= x;
@@ -25,21 +25,14 @@ function tinyPng(width: number, height: number): Buffer {
     }
     return ~c >>> 0;
   };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(td));
-    return Buffer.concat([len, td, c]);
+  const u32 = (n: number) => [(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
+  const chunk = (type: string, data: number[]) => {
+    const td = [...type].map((ch) => ch.charCodeAt(0)).concat(data);
+    return [...u32(data.length), ...td, ...u32(crc(td))];
   };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  const rows = Buffer.alloc((1 + 3 * width) * height);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+  const ihdr = [...u32(width), ...u32(height), 8, 2, 0, 0, 0];
+  const idat = [...deflateSync(new Uint8Array((1 + 3 * width) * height))];
+  return Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...chunk('IHDR', ihdr), ...chunk('IDAT', idat), ...chunk('IEND', [])]);
 }
 
 describe('dashboard axes', () => {
