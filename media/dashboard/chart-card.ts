@@ -8,6 +8,7 @@ import { formatX, outlierExtent, xValues, X_AXIS_TITLES, type XAxis } from './ax
 import { smooth } from './smoothing';
 import { withAlpha, type Theme } from './theme';
 import { formatValue, indexAtOrBefore, type RunDataset } from './tooltip';
+import { DragZoom, selectionPlugin, type XRange } from './zoom';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip, Legend, Decimation);
 
@@ -52,6 +53,9 @@ export class ChartCard {
   private settings: ViewSettings;
   private context: ViewContext = {};
   private hoverX: number | undefined;
+  private theme: Theme;
+  private xAxisShown: XAxis | undefined;
+  readonly zoom: DragZoom;
 
   constructor(
     readonly tag: string,
@@ -59,6 +63,7 @@ export class ChartCard {
     settings: ViewSettings,
   ) {
     this.settings = settings;
+    this.theme = theme;
     this.element = document.createElement('article');
     this.element.className = 'card';
     this.element.dataset.tag = tag;
@@ -80,6 +85,7 @@ export class ChartCard {
     this.chart = new Chart(canvas, {
       type: 'line',
       data: { datasets: [] },
+      plugins: [selectionPlugin(() => withAlpha(this.theme.foreground, 0.12))],
       options: {
         animation: false,
         parsing: false,
@@ -113,6 +119,17 @@ export class ChartCard {
     });
     this.applyTheme(theme, false);
     this.applyAxis(settings);
+    this.zoom = new DragZoom(this.chart as unknown as Chart, (range) => this.setXRange(range));
+    this.actions.append(this.zoom.resetButton);
+  }
+
+  /** Shows only `range` of x (undefined: all of it); the outlier extent follows what is in view. */
+  private setXRange(range: XRange | undefined): void {
+    const x = this.chart.options.scales!.x!;
+    x.min = range?.min;
+    x.max = range?.max;
+    this.applyYExtent();
+    this.chart.update('none');
   }
 
   /** Redraws the card from its series (all of them: smoothing depends on every earlier point). */
@@ -171,6 +188,9 @@ export class ChartCard {
 
   // chart.options is a resolver proxy: set its properties one by one (spreading it trips over Chart.js' internals).
   applyAxis(settings: ViewSettings): void {
+    // A zoom is a range of the old axis' units.
+    if (this.xAxisShown !== undefined && settings.xAxis !== this.xAxisShown) this.zoom.set(undefined);
+    this.xAxisShown = settings.xAxis;
     this.settings = settings;
     const scales = this.chart.options.scales!;
     scales.y!.type = settings.logY ? 'logarithmic' : 'linear';
@@ -182,6 +202,7 @@ export class ChartCard {
   }
 
   applyTheme(theme: Theme, redraw = true): void {
+    this.theme = theme;
     const o = this.chart.options;
     const font = { family: theme.fontFamily, size: 11 };
     for (const axis of [o.scales!.x!, o.scales!.y!]) {

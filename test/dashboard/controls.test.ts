@@ -118,6 +118,51 @@ describe('the dashboard chart controls', () => {
     await d.page.mouse.move(1, 1);
   });
 
+  test('drag-zoom on x: the dragged range is shown (the outlier extent follows it); double-click and Reset show all again', async () => {
+    const full = (await d.chart(TAG)).x;
+    const from = await d.pixelOf(TAG, 4.5);
+    const to = await d.pixelOf(TAG, 12.5);
+    await d.page.mouse.move(from.x, from.y);
+    await d.page.mouse.down();
+    await d.page.mouse.move((from.x + to.x) / 2, from.y, { steps: 3 });
+    await d.page.screenshot({ path: join(ROOT, 'test-results', 'dashboard-drag-zoom.png'), clip: { x: from.x - 80, y: from.y - 110, width: 400, height: 230 } });
+    await d.page.mouse.move(to.x, to.y, { steps: 3 });
+    await d.page.mouse.up();
+    await d.frames();
+    let c = await d.chart(TAG);
+    // One CSS pixel of this card is about 0.06 steps.
+    const tol = (full.max - full.min) / 200;
+    assert.ok(Math.abs(c.x.min - 4.5) < tol && Math.abs(c.x.max - 12.5) < tol, `zoomed to ${c.x.min}..${c.x.max}`);
+    assert.equal(await d.page.isVisible(`.card[data-tag="${TAG}"] .reset-zoom`), true);
+    // Ignore outliers now counts only the points in view: trainer steps 5..12 and the explorer's step 7.
+    await d.page.check('#ignore-outliers');
+    await d.frames();
+    c = await d.chart(TAG);
+    const inView = [5, 6, 7, 8, 9, 10, 11, 12, 4];
+    assert.ok(Math.abs(c.y.min - quantile(inView, 0.05)) < 1e-12 && Math.abs(c.y.max - quantile(inView, 0.95)) < 1e-12, `${c.y.min}..${c.y.max}`);
+    // A click (no drag) does not zoom.
+    const mid = await d.pixelOf(TAG, 8);
+    await d.page.mouse.click(mid.x, mid.y);
+    assert.ok(Math.abs((await d.chart(TAG)).x.min - 4.5) < tol);
+    await d.page.mouse.dblclick(mid.x, mid.y);
+    await d.frames();
+    c = await d.chart(TAG);
+    assert.deepEqual([c.x.min, c.x.max], [full.min, full.max]);
+    assert.equal(await d.page.isHidden(`.card[data-tag="${TAG}"] .reset-zoom`), true);
+    // Zoom again, and Reset.
+    await d.page.mouse.move(from.x, from.y);
+    await d.page.mouse.down();
+    await d.page.mouse.move(to.x, to.y, { steps: 4 });
+    await d.page.mouse.up();
+    assert.ok((await d.chart(TAG)).x.max < full.max);
+    await d.page.click(`.card[data-tag="${TAG}"] .reset-zoom`);
+    await d.frames();
+    c = await d.chart(TAG);
+    assert.deepEqual([c.x.min, c.x.max], [full.min, full.max]);
+    await d.page.uncheck('#ignore-outliers');
+    await d.page.mouse.move(1, 1);
+  });
+
   test('collapsed groups and pinned or unpinned cards are kept in the webview state and restored by a reload', async () => {
     const layout = () =>
       d.page.$$eval('section.group:not([hidden])', (els) =>
