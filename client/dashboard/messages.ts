@@ -42,11 +42,20 @@ export interface RolloutSampleMessage {
   reward: number | null;
 }
 
+/** A checkpoint the trainer saved: a mark on the dashboard's timeline. */
+export interface CheckpointMark {
+  step: number;
+  /** Its folder's name, e.g. `global_step_20`. */
+  name: string;
+}
+
 export type HostMessage =
   | { type: 'init'; run: DashboardRun; series: Series[] }
   | { type: 'append'; points: MetricPoint[] }
   | { type: 'rollouts'; step: number; samples: RolloutSampleMessage[] }
-  | { type: 'status'; status: string; detail: string };
+  | { type: 'status'; status: string; detail: string }
+  /** All the run's checkpoints so far (each message replaces the last). */
+  | { type: 'checkpoints'; checkpoints: CheckpointMark[] };
 
 /** A card exported by the webview: the extension asks where to save it and writes it (webviews cannot download). */
 export interface ExportMessage {
@@ -92,6 +101,10 @@ function isPoint(v: unknown): v is MetricPoint {
   return isObj(v) && isStr(v.run) && isStr(v.tag) && isNum(v.step) && isNum(v.time) && isValue(v.value);
 }
 
+function isCheckpoint(v: unknown): v is CheckpointMark {
+  return isObj(v) && isNum(v.step) && v.step >= 0 && isStr(v.name);
+}
+
 function isSample(v: unknown): v is RolloutSampleMessage {
   return isObj(v) && isStr(v.prompt) && isStr(v.response) && isValue(v.reward);
 }
@@ -108,6 +121,8 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
       return isNum(data.step) && Array.isArray(data.samples) && data.samples.every(isSample) ? { type: 'rollouts', step: data.step, samples: data.samples } : undefined;
     case 'status':
       return isStr(data.status) && isStr(data.detail) ? { type: 'status', status: data.status, detail: data.detail } : undefined;
+    case 'checkpoints':
+      return Array.isArray(data.checkpoints) && data.checkpoints.every(isCheckpoint) ? { type: 'checkpoints', checkpoints: data.checkpoints.map((c) => ({ step: c.step, name: c.name })) } : undefined;
     default:
       return undefined;
   }

@@ -10,11 +10,12 @@ import * as vscode from 'vscode';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import type { RuntimeEvent } from '../../runtime/protocol';
 import type { RunManager } from '../runs/run-manager';
+import { checkpointsIn } from '../runs/job-dirs';
 import { describeProgress, type RunState } from '../runs/run-state';
 import { Coalescer } from './coalesce';
 import { exportFilters, writeExport } from './export-file';
 import { dashboardHtml, newNonce } from './html';
-import { parsePanelState, parseWebviewMessage, type ExportMessage, type HostMessage, type MetricPoint } from './messages';
+import { parsePanelState, parseWebviewMessage, type CheckpointMark, type ExportMessage, type HostMessage, type MetricPoint } from './messages';
 import { latestRolloutsOfEvents, latestRolloutsOnDisk, pointsOfEvent, seriesOfEvents, seriesOfRows } from './series';
 
 export const DASHBOARD_VIEW_TYPE = 'trinityWorkbench.dashboard';
@@ -100,6 +101,8 @@ class Dashboard {
   private poll: NodeJS.Timeout | undefined;
   private readonly outbox: Coalescer<HostMessage>;
   private readonly subs: vscode.Disposable[] = [];
+  /** The checkpoints sent so far (the timeline's marks). */
+  private checkpoints: CheckpointMark[] = [];
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -126,15 +129,25 @@ class Dashboard {
     else if (e.type === 'rollouts') {
       const r = latestRolloutsOfEvents([e])!;
       this.outbox.push({ type: 'rollouts', ...r });
-    }
+    } else if (e.type === 'checkpoint') this.noteCheckpoints([{ step: e.step, path: e.path }]);
   }
 
   status(run: RunState): void {
     if (this.ready) this.outbox.push({ type: 'status', status: run.status, detail: describeProgress(run) });
   }
 
+  /** Adds checkpoints not sent yet, and sends the whole list when there are any. */
+  private noteCheckpoints(found: readonly { step: number; path: string }[], post = (m: HostMessage) => this.outbox.push(m)): void {
+    const known = new Set(this.checkpoints.map((c) => `${c.step}:${c.name}`));
+    const added = found.map((c) => ({ step: c.step, name: path.basename(c.path) })).filter((c) => !known.has(`${c.step}:${c.name}`));
+    if (!added.length) return;
+    this.checkpoints = [...this.checkpoints, ...added].sort((a, b) => a.step - b.step);
+    post({ type: 'checkpoints', checkpoints: this.checkpoints });
+  }
+
   private init(): void {
     this.pause();
+    this.checkpoints = [];
     const live = this.manager.get(this.target.key);
     const post = (m: HostMessage) => void this.panel.webview.postMessage(m);
     if (live) {
@@ -142,6 +155,7 @@ class Dashboard {
       post({ type: 'init', run: { key: s.key, jobDir: s.jobDir, title: this.target.title, status: s.status, ...(s.startedAt === undefined ? {} : { startedAt: s.startedAt / 1000 }) }, series: seriesOfEvents(live.events) });
       const rollouts = latestRolloutsOfEvents(live.events);
       if (rollouts) post({ type: 'rollouts', ...rollouts });
+      this.noteCheckpoints(s.checkpoints, post);
       post({ type: 'status', status: s.status, detail: describeProgress(s) });
     } else {
       const reader = new MetricsReader([this.target.jobDir]);
@@ -152,6 +166,7 @@ class Dashboard {
       post({ type: 'init', run: { key: this.target.key, jobDir: this.target.jobDir, title: this.target.title, status: 'on disk', ...(Number.isFinite(t0) ? { startedAt: t0 } : {}) }, series: seriesOfRows(rows) });
       const rollouts = latestRolloutsOnDisk(this.target.jobDir);
       if (rollouts) post({ type: 'rollouts', ...rollouts });
+      this.noteCheckpoints(checkpointsIn(this.target.jobDir), post);
       this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);
     }
     this.ready = true;
@@ -171,6 +186,7 @@ class Dashboard {
   private readDisk(): void {
     if (!this.disk || this.manager.get(this.target.key)) return;
     const { rows } = this.disk.reader.read();
+    this.noteCheckpoints(checkpointsIn(this.target.jobDir));
     const t0 = this.disk.t0;
     if (rows.length) this.outbox.push({ type: 'append', points: rows.map((r) => ({ run: r.run, tag: r.tag, step: r.step, time: r.wallTime === null ? 0 : r.wallTime - t0, value: Number.isFinite(r.value) ? r.value : null })) });
   }
@@ -180,14 +196,17 @@ class Dashboard {
     const points: MetricPoint[] = [];
     let rollouts: HostMessage | undefined;
     let status: HostMessage | undefined;
+    let checkpoints: HostMessage | undefined;
     for (const m of batch) {
       if (m.type === 'append') points.push(...m.points);
       else if (m.type === 'rollouts') rollouts = m;
       else if (m.type === 'status') status = m;
+      else if (m.type === 'checkpoints') checkpoints = m;
     }
     if (points.length) void this.panel.webview.postMessage({ type: 'append', points } satisfies HostMessage);
     if (rollouts) void this.panel.webview.postMessage(rollouts);
     if (status) void this.panel.webview.postMessage(status);
+    if (checkpoints) void this.panel.webview.postMessage(checkpoints);
   }
 
   private pause(): void {

@@ -9,6 +9,8 @@ import { smooth } from './smoothing';
 import { withAlpha, type Theme } from './theme';
 import { formatValue, indexAtOrBefore, type RunDataset } from './tooltip';
 import { DragZoom, selectionPlugin, type XRange } from './zoom';
+import { markX, type TimelineMark } from './marks';
+import { marksPlugin, type PlacedMark } from './marks-plugin';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip, Legend, Decimation);
 
@@ -30,6 +32,8 @@ export interface ViewSettings {
 /** What the cards share beyond the settings: the run's start (seconds since the epoch) for wall time. */
 export interface ViewContext {
   startedAt?: number;
+  /** Weight syncs and checkpoints, drawn on every card. */
+  marks?: readonly TimelineMark[];
 }
 
 type Point = { x: number; y: number | null };
@@ -85,7 +89,7 @@ export class ChartCard {
     this.chart = new Chart(canvas, {
       type: 'line',
       data: { datasets: [] },
-      plugins: [selectionPlugin(() => withAlpha(this.theme.foreground, 0.12))],
+      plugins: [selectionPlugin(() => withAlpha(this.theme.foreground, 0.12)), marksPlugin(() => this.placedMarks())],
       options: {
         animation: false,
         parsing: false,
@@ -121,6 +125,22 @@ export class ChartCard {
     this.applyAxis(settings);
     this.zoom = new DragZoom(this.chart as unknown as Chart, (range) => this.setXRange(range));
     this.actions.append(this.zoom.resetButton);
+  }
+
+  private placedMarks(): { marks: PlacedMark[]; style: { checkpoint: string; sync: string; font: string } } {
+    const marks: PlacedMark[] = [];
+    for (const m of this.context.marks ?? []) {
+      const x = markX(m, this.settings.xAxis, this.context.startedAt);
+      if (x !== undefined) marks.push({ kind: m.kind, x, label: m.label });
+    }
+    const t = this.theme;
+    return { marks, style: { checkpoint: withAlpha(t.muted, 0.8), sync: t.series[3] ?? t.foreground, font: `10px ${t.fontFamily}` } };
+  }
+
+  /** Redraws the marks alone (the data did not change). */
+  redrawMarks(context: ViewContext): void {
+    this.context = context;
+    this.chart.draw();
   }
 
   /** Shows only `range` of x (undefined: all of it); the outlier extent follows what is in view. */

@@ -3,12 +3,13 @@
  * The dashboard webview: holds the run's series, draws one card per tag grouped by prefix, and redraws at most once
  * a frame however many messages arrive. Talks to the extension only through client/dashboard/messages.ts.
  */
-import { parseHostMessage, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
+import { parseHostMessage, type CheckpointMark, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
 import { parseXAxis } from './axes';
 import { ChartCard, type SeriesData, type ViewContext, type ViewSettings } from './chart-card';
 import { compareGroups, compareTags, PINNED_GROUP, tagMatcher } from './groups';
 import { csvExport, pngExport } from './export';
 import { Layout, parseLayout, type LayoutState } from './layout';
+import { checkpointMarks, MODEL_VERSION_TAG, syncMarks, trainerTimes, type TimelineMark } from './marks';
 import { showRollouts } from './rollouts-view';
 import { onThemeChange, readTheme } from './theme';
 
@@ -35,6 +36,9 @@ const settings: ViewSettings = {
   ignoreOutliers: saved.settings?.ignoreOutliers === true,
 };
 const context: ViewContext = {};
+let checkpoints: CheckpointMark[] = [];
+/** The marks need working out again (new checkpoints, model versions, or trainer times for checkpoints). */
+let marksStale = false;
 let panel: PanelState | undefined = saved.key && saved.jobDir ? { key: saved.key, jobDir: saved.jobDir } : undefined;
 let filter = typeof saved.filter === 'string' ? saved.filter : '';
 let theme = readTheme();
@@ -179,7 +183,27 @@ function actionButton(text: string, title: string, click: () => void): HTMLButto
   return b;
 }
 
+/** The trainer series with the most points: the one checkpoint steps are timed by. */
+function trainerSeries(): SeriesData[] {
+  let best: SeriesData | undefined;
+  for (const runs of data.values()) for (const s of runs.values()) if ((s.run === 'trainer' || s.run.endsWith('/trainer')) && s.steps.length > (best?.steps.length ?? 0)) best = s;
+  return best ? [best] : [];
+}
+
+/** Works the marks out again when something they depend on changed; true when they changed. */
+function updateMarks(): boolean {
+  const checkpointsUntimed = () => (context.marks ?? []).some((m) => m.kind === 'checkpoint' && m.time === undefined);
+  if (!marksStale && ![...dirty].some((t) => MODEL_VERSION_TAG.test(t)) && !(checkpointsUntimed() && dirty.size)) return false;
+  marksStale = false;
+  const versions = [...data].filter(([tag]) => MODEL_VERSION_TAG.test(tag)).flatMap(([, runs]) => [...runs.values()]);
+  const marks: TimelineMark[] = [...syncMarks(versions), ...checkpointMarks(checkpoints, trainerTimes(trainerSeries()))];
+  const same = JSON.stringify(marks) === JSON.stringify(context.marks ?? []);
+  context.marks = marks;
+  return !same;
+}
+
 function redraw(): void {
+  if (updateMarks()) for (const [tag, c] of cards) if (!dirty.has(tag)) c.redrawMarks(context);
   for (const tag of dirty) cardFor(tag).setData([...data.get(tag)!.values()], theme, settings, context);
   if (dirty.size) applyFilter();
   dirty.clear();
@@ -214,6 +238,8 @@ function onMessage(m: HostMessage): void {
     case 'init':
       panel = { key: m.run.key, jobDir: m.run.jobDir };
       context.startedAt = m.run.startedAt;
+      checkpoints = [];
+      marksStale = true;
       document.getElementById('run-title')!.textContent = m.run.title;
       document.getElementById('run-status')!.textContent = m.run.status;
       document.title = m.run.title;
@@ -225,6 +251,11 @@ function onMessage(m: HostMessage): void {
       break;
     case 'rollouts':
       showRollouts(m.step, m.samples);
+      break;
+    case 'checkpoints':
+      checkpoints = m.checkpoints;
+      marksStale = true;
+      schedule();
       break;
     case 'status':
       document.getElementById('run-status')!.textContent = m.detail ? `${m.status} · ${m.detail}` : m.status;

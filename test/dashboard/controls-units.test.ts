@@ -14,6 +14,7 @@ import { parseHostMessage, parseWebviewMessage } from '../../client/dashboard/me
 import { formatClock, outlierExtent, parseXAxis, quantileSorted, xValues } from '../../media/dashboard/axes';
 import { csvOf, exportName } from '../../media/dashboard/csv';
 import { Layout, parseLayout } from '../../media/dashboard/layout';
+import { checkpointMarks, markX, MODEL_VERSION_TAG, syncMarks, trainerTimes } from '../../media/dashboard/marks';
 
 /** A real PNG, built here by hand (signature, IHDR, IDAT, IEND; CRCs by the table-less bitwise CRC-32). */
 function tinyPng(width: number, height: number): Buffer {
@@ -133,5 +134,29 @@ describe('init carries the run’s start time', () => {
     assert.equal((parseHostMessage({ type: 'init', run: { ...run, startedAt: 1.7e9 }, series: [] }) as any).run.startedAt, 1.7e9);
     assert.ok(parseHostMessage({ type: 'init', run, series: [] }));
     for (const startedAt of ['1', -1, null, Number.NaN]) assert.equal(parseHostMessage({ type: 'init', run: { ...run, startedAt }, series: [] }), undefined, String(startedAt));
+  });
+});
+
+describe('timeline marks', () => {
+  test('a sync where the model version changes (not at the first version), once for several models; checkpoints timed by the trainer', () => {
+    const a = { run: 'explorer', steps: [1, 2, 3, 4], times: [1, 2, 3, 4], values: [0, null, 2, 2] };
+    const b = { run: 'explorer', steps: [1, 2, 3, 4], times: [1, 2, 3, 4], values: [0, 0, 2, 3] };
+    assert.deepEqual(syncMarks([a, b]), [
+      { kind: 'sync', step: 3, time: 3, label: 'v2 (lag 1)' },
+      { kind: 'sync', step: 4, time: 4, label: 'v3 (lag 1)' },
+    ]);
+    assert.ok(MODEL_VERSION_TAG.test('rollout/model_version') && MODEL_VERSION_TAG.test('rollout/model_0/model_version') && !MODEL_VERSION_TAG.test('rollout/model_versions'));
+    const times = trainerTimes([{ run: 'sft/trainer', steps: [1, 2], times: [10, 20], values: [1, 1] }, { run: 'explorer', steps: [3], times: [99], values: [1] }]);
+    assert.deepEqual([...times], [[1, 10], [2, 20]]);
+    const [c2, c3] = checkpointMarks([{ step: 3, name: 'global_step_3' }, { step: 2, name: 'global_step_2' }], times);
+    assert.deepEqual(c2, { kind: 'checkpoint', step: 2, time: 20, label: 'ckpt 2' });
+    assert.equal(markX(c2, 'wall', 1000), 1020);
+    assert.equal(markX(c3, 'relative', 1000), undefined, 'no trainer time for step 3: not on a time axis');
+    assert.equal(markX(c3, 'step', 1000), 3);
+  });
+
+  test('checkpoints messages are validated', () => {
+    assert.deepEqual(parseHostMessage({ type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4', extra: 1 }] }), { type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4' }] });
+    for (const checkpoints of [[{ step: -1, name: 'x' }], [{ step: 1 }], 'x', [{ step: Number.NaN, name: 'x' }]]) assert.equal(parseHostMessage({ type: 'checkpoints', checkpoints }), undefined);
   });
 });

@@ -246,8 +246,67 @@ describe('the dashboard chart controls', () => {
     assert.ok(colours > 10, `${colours} colours`);
   });
 
+  test('timeline marks: weight syncs (model version changes, with their lag) and checkpoints as vertical lines on every card, on each x axis', async () => {
+    const versions = [0, 0, 1, 2, 2, 4, 4, 6];
+    const exTimes = versions.map((_, i) => 5 + 10 * i);
+    await d.post({ ...INIT_MESSAGE, series: [...INIT, { run: 'explorer', tag: 'rollout/model_version', steps: [1, 2, 3, 4, 5, 6, 7, 8], times: exTimes, values: versions }] });
+    await d.post({ type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4' }, { step: 8, name: 'global_step_8' }] });
+    // Malformed: dropped, the marks stay.
+    await d.post({ type: 'checkpoints', checkpoints: [{ step: 'nine', name: 'x' }] });
+    await d.frames();
+    const drawn = async (tag: string) => {
+      const marks: { kind: string; x: number; label: string }[] = await d.page.evaluate((t) => (globalThis as any).__charts.get(t).$timelineMarks, tag);
+      return marks.map((m) => `${m.kind} ${m.x} ${m.label}`).sort();
+    };
+    const expected = (x: (kind: string, step: number) => number) =>
+      [
+        ['sync', 3, 'v1 (lag 2)'],
+        ['sync', 4, 'v2 (lag 2)'],
+        ['sync', 6, 'v4 (lag 2)'],
+        ['sync', 8, 'v6 (lag 2)'],
+        ['checkpoint', 4, 'ckpt 4'],
+        ['checkpoint', 8, 'ckpt 8'],
+      ]
+        .map(([k, step, label]) => `${k} ${x(k as string, step as number)} ${label}`)
+        .sort();
+    assert.deepEqual(await drawn(TAG), expected((_, step) => step));
+    // The syncs at the explorer's times, the checkpoints at the trainer's (trainer step n logged at 10·n s).
+    const time = (k: string, step: number) => (k === 'sync' ? exTimes[step - 1] : 10 * step);
+    await d.page.selectOption('#x-axis', 'relative');
+    await d.frames();
+    assert.deepEqual(await drawn(TAG), expected(time));
+    await d.page.selectOption('#x-axis', 'wall');
+    await d.frames();
+    assert.deepEqual(await drawn(TAG), expected((k, step) => STARTED_AT + time(k, step)));
+    await d.page.selectOption('#x-axis', 'step');
+    await d.frames();
+    // A card whose x range ends at step 3 draws only the marks inside it.
+    assert.deepEqual(await drawn('actor/pg_loss'), ['sync 3 v1 (lag 2)']);
+    // The line is on the canvas: the column at the v4 sync (step 6) is painted in far more rows than its neighbour.
+    const painted: number[] = await d.page.evaluate((t) => {
+      const c = (globalThis as any).__charts.get(t);
+      const ratio = c.canvas.width / c.canvas.getBoundingClientRect().width;
+      const ctx = c.canvas.getContext('2d');
+      const at = Math.round(c.scales.x.getPixelForValue(6)) + 0.5;
+      // One read (several make Chromium warn), then the mark's column and one 4 CSS pixels right of it.
+      const x = Math.round(at * ratio);
+      const w = Math.round(4 * ratio) + 1;
+      const top = Math.round(c.chartArea.top * ratio) + 30;
+      const h = Math.round((c.chartArea.bottom - c.chartArea.top) * ratio) - 40;
+      const px = ctx.getImageData(x, top, w, h).data;
+      const out = [0, 0];
+      for (let row = 0; row < h; row++) {
+        if (px[(row * w) * 4 + 3] > 40) out[0]++;
+        if (px[(row * w + w - 1) * 4 + 3] > 40) out[1]++;
+      }
+      return out;
+    }, TAG);
+    assert.ok(painted[0] > 40 && painted[0] > 4 * painted[1], `painted rows ${painted[0]} at the mark vs ${painted[1]} beside it`);
+  });
+
   test('screenshots of the controls in light, dark and high-contrast themes; no console errors, no CSP violations', async () => {
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+    await d.page.mouse.move(1, 1);
     for (const name of Object.keys(THEMES) as ThemeName[]) {
       await d.setTheme(name);
       await d.page.screenshot({ path: join(ROOT, 'test-results', `dashboard-controls-${name}.png`), clip: { x: 0, y: 0, width: 1200, height: 520 } });
