@@ -5,7 +5,6 @@
  */
 import { Chart, Decimation, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip, type ChartDataset } from 'chart.js';
 import { formatX, outlierExtent, xValues, X_AXIS_TITLES, type XAxis } from './axes';
-import { smooth } from './smoothing';
 import { withAlpha, type Theme } from './theme';
 import { formatValue, indexAtOrBefore, type RunDataset } from './tooltip';
 import { DragZoom, selectionPlugin, type XRange } from './zoom';
@@ -37,6 +36,22 @@ export interface ViewContext {
 }
 
 type Point = { x: number; y: number | null };
+
+/** A run's line as last drawn, and the EMA's state, so that streamed points extend it. */
+interface RunCache {
+  smoothing: number;
+  xAxis: XAxis;
+  startedAt: number | undefined;
+  xs: number[];
+  smoothed: (number | null)[];
+  rawPts: Point[];
+  smPts: Point[];
+  last: number;
+  count: number;
+  finite: number;
+  /** Every value so far equals the first: drawn unsmoothed (smooth()'s rule). */
+  constant: boolean;
+}
 type LineDataset = ChartDataset<'line', Point[]> & RunDataset;
 
 /** A run's line as drawn, undecimated: the tooltip and the exports read from here. */
@@ -59,6 +74,7 @@ export class ChartCard {
   private hoverX: number | undefined;
   private theme: Theme;
   private xAxisShown: XAxis | undefined;
+  private readonly cache = new Map<string, RunCache>();
   readonly zoom: DragZoom;
 
   constructor(
@@ -158,27 +174,71 @@ export class ChartCard {
     this.context = context;
     const datasets: LineDataset[] = [];
     const columns: Column[] = [];
+    const seen = new Set<string>();
     series.forEach((s, i) => {
-      const xs = xValues(settings.xAxis, s.steps, s.times, context.startedAt);
+      seen.add(s.run);
+      const c = this.runCache(s, settings, context);
       const colour = theme.series[i % theme.series.length];
-      const smoothed = smooth(s.values, settings.smoothing);
-      const raw: Point[] = new Array(xs.length);
-      const sm: Point[] = new Array(xs.length);
-      for (let j = 0; j < xs.length; j++) {
-        raw[j] = { x: xs[j], y: s.values[j] };
-        sm[j] = { x: xs[j], y: smoothed[j] };
-      }
-      datasets.push({ label: `${s.run} (raw)`, run: s.run, raw: true, data: raw, borderColor: withAlpha(colour, 0.3), backgroundColor: withAlpha(colour, 0.3), borderWidth: 1, order: 1 });
+      // New arrays (cheap: references) so Chart.js sees new data; the points themselves are reused.
+      datasets.push({ label: `${s.run} (raw)`, run: s.run, raw: true, data: c.rawPts.slice(), borderColor: withAlpha(colour, 0.3), backgroundColor: withAlpha(colour, 0.3), borderWidth: 1, order: 1 });
+      columns.push({ run: s.run, xs: c.xs, raw: s.values, smoothed: c.smoothed });
       // A lone point draws no line: show it as a dot.
-      const lone = s.values.filter((v) => v !== null).length === 1;
-      columns.push({ run: s.run, xs, raw: s.values, smoothed });
-      datasets.push({ label: s.run, run: s.run, raw: false, data: sm, borderColor: colour, backgroundColor: colour, borderWidth: 1.5, pointRadius: lone ? 3 : 0, order: 0 });
+      datasets.push({ label: s.run, run: s.run, raw: false, data: c.smPts.slice(), borderColor: colour, backgroundColor: colour, borderWidth: 1.5, pointRadius: c.finite === 1 ? 3 : 0, order: 0 });
     });
+    for (const run of this.cache.keys()) if (!seen.has(run)) this.cache.delete(run);
     this.chart.data.datasets = datasets;
     this.columns = columns;
     this.chart.options.plugins!.legend!.display = series.length > 1;
     this.applyYExtent();
     this.chart.update('none');
+  }
+
+  /**
+   * A run's drawn points, extended by the points that arrived since the last redraw (streaming adds at the end);
+   * built again when the settings changed, the series shrank, or a constant series stopped being constant (its
+   * smoothing, unsmoothed until then, is the EMA from the start). Gives exactly what `smooth()` gives.
+   */
+  private runCache(s: SeriesData, settings: ViewSettings, context: ViewContext): RunCache {
+    let c = this.cache.get(s.run);
+    const n = s.values.length;
+    const valid = c && c.smoothing === settings.smoothing && c.xAxis === settings.xAxis && c.startedAt === context.startedAt && c.xs.length <= n;
+    if (!c || !valid) {
+      c = { smoothing: settings.smoothing, xAxis: settings.xAxis, startedAt: context.startedAt, xs: [], smoothed: [], rawPts: [], smPts: [], last: 0, count: 0, finite: 0, constant: true };
+      this.cache.set(s.run, c);
+    }
+    const from = c.xs.length;
+    if (from === n) return c;
+    const first = n ? s.values[0] : null;
+    let constant = c.constant;
+    for (let j = from; j < n && constant; j++) if (s.values[j] !== first) constant = false;
+    if (c.constant && !constant && from > 0) {
+      // Smoothed from the start now.
+      this.cache.delete(s.run);
+      return this.runCache(s, settings, context);
+    }
+    c.constant = constant;
+    const xs = xValues(settings.xAxis, s.steps.slice(from), s.times.slice(from), context.startedAt);
+    const w = Math.min(1, Math.max(0, settings.smoothing));
+    for (let k = 0; k < xs.length; k++) {
+      const j = from + k;
+      const y = s.values[j];
+      let out: number | null;
+      if (y === null || !Number.isFinite(y)) out = y;
+      else {
+        c.finite++;
+        if (constant) out = y;
+        else {
+          c.last = c.last * w + (1 - w) * y;
+          c.count++;
+          out = c.last / (w === 1 ? 1 : 1 - Math.pow(w, c.count));
+        }
+      }
+      c.xs.push(xs[k]);
+      c.smoothed.push(out);
+      c.rawPts.push({ x: xs[k], y });
+      c.smPts.push({ x: xs[k], y: out });
+    }
+    return c;
   }
 
   /** The y bounds: the outlier extent when asked for, else the scale's own. */
