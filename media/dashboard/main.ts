@@ -49,6 +49,8 @@ const data = new Map<string, Map<string, SeriesData>>();
 const cards = new Map<string, ChartCard>();
 const dirty = new Set<string>();
 let frame: number | undefined;
+/** How long one frame spends redrawing cards before leaving the rest to the next. */
+const REDRAW_BUDGET_MS = 8;
 
 /** The Chart.js instance of every card, by tag (the webview tests read what is drawn from here). */
 const charts = new Map<string, ChartCard['chart']>();
@@ -204,9 +206,17 @@ function updateMarks(): boolean {
 
 function redraw(): void {
   if (updateMarks()) for (const [tag, c] of cards) if (!dirty.has(tag)) c.redrawMarks(context);
-  for (const tag of dirty) cardFor(tag).setData([...data.get(tag)!.values()], theme, settings, context);
-  if (dirty.size) applyFilter();
-  dirty.clear();
+  // A frame's budget: cards left over are drawn in the next frame (a stream of 30 big series stays responsive).
+  const started = performance.now();
+  let drew = false;
+  for (const tag of [...dirty]) {
+    cardFor(tag).setData([...data.get(tag)!.values()], theme, settings, context);
+    dirty.delete(tag);
+    drew = true;
+    if (performance.now() - started > REDRAW_BUDGET_MS) break;
+  }
+  if (drew) applyFilter();
+  if (dirty.size) schedule();
   document.getElementById('empty')!.hidden = cards.size > 0;
 }
 
