@@ -51,8 +51,9 @@ export function dashboardHtml(p: DashboardHtmlParts): string {
   <div class="controls">
     <input id="filter" type="search" placeholder="Filter tags (regex)" aria-label="Filter tags">
     <label>Smoothing <input id="smoothing" type="range" min="0" max="0.99" step="0.01" value="0.6"> <output id="smoothing-value">0.60</output></label>
-    <label>X axis <select id="x-axis"><option value="step">Step</option><option value="relative">Relative time</option></select></label>
+    <label>X axis <select id="x-axis"><option value="step">Step</option><option value="relative">Relative time</option><option value="wall">Wall time</option></select></label>
     <label><input id="log-y" type="checkbox"> Log y</label>
+    <label title="Scale y to the 5th–95th percentile of the values in view"><input id="ignore-outliers" type="checkbox"> Ignore outliers</label>
   </div>
   <p id="empty" class="empty">No metrics yet.</p>
   <div id="groups"></div>

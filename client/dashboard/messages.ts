@@ -32,6 +32,11 @@ export interface DashboardRun {
   title: string;
   jobDir: string;
   status: string;
+  /**
+   * When the run started, in seconds since the epoch: series times are relative to it, so that the wall-time axis
+   * is the real clock. Absent when unknown.
+   */
+  startedAt?: number;
 }
 
 export interface RolloutSampleMessage {
@@ -52,6 +57,13 @@ export interface RunConfigMessage {
   error?: string;
 }
 
+/** A checkpoint the trainer saved: a mark on the dashboard's timeline. */
+export interface CheckpointMark {
+  step: number;
+  /** Its folder's name, e.g. `global_step_20`. */
+  name: string;
+}
+
 export type HostMessage =
   /** `compare`: the runs of a compare panel, in colour order (then `run` describes the panel, series have `source`). */
   | { type: 'init'; run: DashboardRun; series: Series[]; compare?: DashboardRun[] }
@@ -61,10 +73,26 @@ export type HostMessage =
   | { type: 'status'; status: string; detail: string }
   | { type: 'config'; runs: RunConfigMessage[] }
   /** The config keys that drive each tag (runtime/config/model/metric-drivers.ts), for the tags known so far. */
-  | { type: 'drivers'; drivers: Record<string, string[]> };
+  | { type: 'drivers'; drivers: Record<string, string[]> }
+  /** All the run's checkpoints so far (each message replaces the last). */
+  | { type: 'checkpoints'; checkpoints: CheckpointMark[] };
 
-/** `revealKey`: show a config key (dotted path) in the run's config file. */
-export type WebviewMessage = { type: 'ready' } | { type: 'revealKey'; key: string };
+/** A card exported by the webview: the extension asks where to save it and writes it (webviews cannot download). */
+export interface ExportMessage {
+  type: 'export';
+  format: 'csv' | 'png';
+  /** The suggested file name: no directory part. */
+  fileName: string;
+  /** csv: the file's text; png: a `data:image/png;base64,` URL. */
+  data: string;
+}
+
+/** `revealKey`: show a config key (dotted path) in the run's config file; `export`: save a card. */
+export type WebviewMessage = { type: 'ready' } | { type: 'revealKey'; key: string } | ExportMessage;
+
+/** The largest export accepted (a card's PNG is well under a megabyte; a CSV of 30 × 100 000 rows is ~150 MB). */
+export const MAX_EXPORT_CHARS = 256 * 1024 * 1024;
+const PNG_DATA_URL = 'data:image/png;base64,';
 
 export interface PanelRunRef {
   key: string;
@@ -89,7 +117,7 @@ const CONFIG_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const isKey = (v: unknown): v is string => isStr(v) && v.length <= 200 && CONFIG_KEY.test(v);
 
 function isRun(v: unknown): v is DashboardRun {
-  return isObj(v) && isStr(v.key) && isStr(v.title) && isStr(v.jobDir) && isStr(v.status);
+  return isObj(v) && isStr(v.key) && isStr(v.title) && isStr(v.jobDir) && isStr(v.status) && (v.startedAt === undefined || (isNum(v.startedAt) && v.startedAt >= 0));
 }
 
 const isSource = (v: unknown) => v === undefined || isStr(v);
@@ -104,6 +132,10 @@ function isSeries(v: unknown): v is Series {
 
 function isPoint(v: unknown): v is MetricPoint {
   return isObj(v) && isStr(v.run) && isStr(v.tag) && isSource(v.source) && isNum(v.step) && isNum(v.time) && isValue(v.value);
+}
+
+function isCheckpoint(v: unknown): v is CheckpointMark {
+  return isObj(v) && isNum(v.step) && v.step >= 0 && isStr(v.name);
 }
 
 function isSample(v: unknown): v is RolloutSampleMessage {
@@ -135,6 +167,8 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
       return isStr(data.status) && isStr(data.detail) ? { type: 'status', status: data.status, detail: data.detail } : undefined;
     case 'drivers':
       return isObj(data.drivers) && Object.values(data.drivers).every((keys) => Array.isArray(keys) && keys.every(isKey)) ? { type: 'drivers', drivers: data.drivers as Record<string, string[]> } : undefined;
+    case 'checkpoints':
+      return Array.isArray(data.checkpoints) && data.checkpoints.every(isCheckpoint) ? { type: 'checkpoints', checkpoints: data.checkpoints.map((c) => ({ step: c.step, name: c.name })) } : undefined;
     default:
       return undefined;
   }
@@ -145,7 +179,17 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
   if (!isObj(data)) return undefined;
   if (data.type === 'ready') return { type: 'ready' };
   if (data.type === 'revealKey' && isKey(data.key)) return { type: 'revealKey', key: data.key };
-  return undefined;
+  if (data.type !== 'export') return undefined;
+  const { format, fileName, data: body } = data;
+  if ((format !== 'csv' && format !== 'png') || !isStr(fileName) || !isStr(body) || body.length > MAX_EXPORT_CHARS) return undefined;
+  if (!isFileName(fileName) || !fileName.toLowerCase().endsWith(`.${format}`)) return undefined;
+  if (format === 'png' && !(body.startsWith(PNG_DATA_URL) && /^[A-Za-z0-9+/]*={0,2}$/.test(body.slice(PNG_DATA_URL.length)))) return undefined;
+  return { type: 'export', format, fileName, data: body };
+}
+
+/** A plain file name: no directory part, no control characters, not `.` or `..`. */
+function isFileName(s: string): boolean {
+  return s.length > 0 && s.length <= 200 && !/[\\/\u0000-\u001f:*?"<>|]/.test(s) && s !== '.' && s !== '..';
 }
 
 const isRef = (v: unknown): v is PanelRunRef => isObj(v) && isStr(v.key) && isStr(v.jobDir) && v.key.length > 0 && v.jobDir.length > 0;

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import type { RuntimeEvent } from '../../runtime/protocol';
-import { readRecords } from '../runs/job-dirs';
+import { checkpointsIn, readRecords } from '../runs/job-dirs';
+import { exportFilters, writeExport } from './export-file';
 import type { RunManager } from '../runs/run-manager';
 import { describeProgress, type RunState } from '../runs/run-state';
 import { Coalescer } from './coalesce';
@@ -17,7 +18,7 @@ import { dashboardHtml, newNonce } from './html';
 import { findNode } from '../runs/node-path';
 import { runSettings } from '../settings';
 import { readBufferRollouts, rolloutsOfJob } from './buffer-rollouts';
-import { parsePanelState, parseWebviewMessage, type DashboardRun, type HostMessage, type MetricPoint, type Series } from './messages';
+import { parsePanelState, parseWebviewMessage, type CheckpointMark, type DashboardRun, type ExportMessage, type HostMessage, type MetricPoint, type Series } from './messages';
 import { resolveRunConfig } from './run-config';
 import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows } from './series';
 
@@ -136,6 +137,7 @@ function compareKey(keys: readonly string[]): string {
 interface DiskRun {
   reader: MetricsReader;
   t0: number;
+  jobDir: string;
 }
 
 /** One panel's conversation with its webview: one run, or (compare) several, each series tagged with its run. */
@@ -151,6 +153,8 @@ class Dashboard {
   private readonly subs: vscode.Disposable[] = [];
   /** Tags whose driving keys were asked for since the last `init`. */
   private readonly tagsAsked = new Set<string>();
+  /** The checkpoints sent so far (the timeline's marks; a single run's panel only). */
+  private checkpoints: CheckpointMark[] = [];
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -169,7 +173,7 @@ class Dashboard {
           const config = this.configPath();
           if (config && this.links) void this.links.reveal(config, m.key);
           else void vscode.window.showWarningMessage(`The config of ${this.targets[0].jobDir} is not known: open it to find ${m.key}.`);
-        }
+        } else if (m?.type === 'export') void this.saveExport(m);
       }),
       // Hidden, the webview is gone: nothing is sent until it is shown again and says `ready`.
       panel.onDidChangeViewState(() => {
@@ -217,7 +221,16 @@ class Dashboard {
     else if (e.type === 'rollouts' && !this.isCompare) {
       const r = latestRolloutsOfEvents([e])!;
       this.outbox.push({ type: 'rollouts', ...r });
-    }
+    } else if (e.type === 'checkpoint' && !this.isCompare) this.noteCheckpoints([{ step: e.step, path: e.path }]);
+  }
+
+  /** Adds checkpoints not sent yet, and sends the whole list when there are any. */
+  private noteCheckpoints(found: readonly { step: number; path: string }[], post = (m: HostMessage) => this.outbox.push(m)): void {
+    const known = new Set(this.checkpoints.map((c) => `${c.step}:${c.name}`));
+    const added = found.map((c) => ({ step: c.step, name: path.basename(c.path) })).filter((c) => !known.has(`${c.step}:${c.name}`));
+    if (!added.length) return;
+    this.checkpoints = [...this.checkpoints, ...added].sort((a, b) => a.step - b.step);
+    post({ type: 'checkpoints', checkpoints: this.checkpoints });
   }
 
   status(run: RunState): void {
@@ -228,6 +241,7 @@ class Dashboard {
   private init(): void {
     this.pause();
     this.inits++;
+    this.checkpoints = [];
     const post = (m: HostMessage) => void this.panel.webview.postMessage(m);
     const runs: DashboardRun[] = [];
     const series: Series[] = [];
@@ -236,14 +250,15 @@ class Dashboard {
       const live = this.manager.get(t.key);
       if (live) {
         const s = live.state;
-        runs.push({ key: s.key, jobDir: s.jobDir, title: t.title, status: s.status });
+        runs.push({ key: s.key, jobDir: s.jobDir, title: t.title, status: s.status, ...(s.startedAt === undefined ? {} : { startedAt: s.startedAt / 1000 }) });
         series.push(...seriesOfEvents(live.events).map((x) => this.tag(t.key, x)));
       } else {
         const reader = new MetricsReader([t.jobDir]);
         const rows = reader.read().rows;
         const t0 = Math.min(...rows.flatMap((r) => (r.wallTime === null ? [] : [r.wallTime])));
-        this.disk.set(t.key, { reader, t0: Number.isFinite(t0) ? t0 : Date.now() / 1000 });
-        runs.push({ key: t.key, jobDir: t.jobDir, title: t.title, status: 'on disk' });
+        this.disk.set(t.key, { reader, t0: Number.isFinite(t0) ? t0 : Date.now() / 1000, jobDir: t.jobDir });
+        // seriesOfRows measures times from the earliest wall time too: that is when the run started.
+        runs.push({ key: t.key, jobDir: t.jobDir, title: t.title, status: 'on disk', ...(Number.isFinite(t0) ? { startedAt: t0 } : {}) });
         series.push(...seriesOfRows(rows).map((x) => this.tag(t.key, x)));
       }
       configs.push(resolveRunConfig(t.key, t.jobDir, live?.state.configPath ?? t.configPath));
@@ -261,8 +276,12 @@ class Dashboard {
       if (live) {
         const rollouts = latestRolloutsOfEvents(live.events);
         if (rollouts) post({ type: 'rollouts', ...rollouts });
+        this.noteCheckpoints(live.state.checkpoints, post);
         post({ type: 'status', status: live.state.status, detail: describeProgress(live.state) });
-      } else this.rolloutsOnDisk(t, configs[0], post);
+      } else {
+        this.rolloutsOnDisk(t, configs[0], post);
+        this.noteCheckpoints(checkpointsIn(t.jobDir), post);
+      }
     }
     if (this.disk.size) this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);
   }
@@ -290,22 +309,37 @@ class Dashboard {
       const { rows } = disk.reader.read();
       const t0 = disk.t0;
       this.askDrivers(rows.map((r) => r.tag));
+      if (!this.isCompare) this.noteCheckpoints(checkpointsIn(disk.jobDir));
       if (rows.length) this.outbox.push({ type: 'append', points: rows.map((r) => this.tag<MetricPoint>(key, { run: r.run, tag: r.tag, step: r.step, time: r.wallTime === null ? 0 : r.wallTime - t0, value: Number.isFinite(r.value) ? r.value : null })) });
     }
   }
 
-  /** One batch: all points in one `append`, the latest rollouts and status. */
+  /** Asks where to save a card's CSV or PNG (next to the job by default) and writes it. */
+  private async saveExport(m: ExportMessage): Promise<void> {
+    const uri = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(this.targets[0].jobDir, m.fileName)), filters: exportFilters(m.format), title: `Export ${m.format.toUpperCase()}` });
+    if (!uri) return;
+    try {
+      writeExport(uri.fsPath, m);
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not export ${m.fileName}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** One batch: all points in one `append`, the latest rollouts, checkpoints and status. */
   private flush(batch: HostMessage[]): void {
     const points: MetricPoint[] = [];
     let rollouts: HostMessage | undefined;
     let status: HostMessage | undefined;
+    let checkpoints: HostMessage | undefined;
     for (const m of batch) {
       if (m.type === 'append') points.push(...m.points);
       else if (m.type === 'rollouts') rollouts = m;
       else if (m.type === 'status') status = m;
+      else if (m.type === 'checkpoints') checkpoints = m;
     }
     if (points.length) void this.panel.webview.postMessage({ type: 'append', points } satisfies HostMessage);
     if (rollouts) void this.panel.webview.postMessage(rollouts);
+    if (checkpoints) void this.panel.webview.postMessage(checkpoints);
     if (status) void this.panel.webview.postMessage(status);
   }
 

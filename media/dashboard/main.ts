@@ -3,11 +3,15 @@
  * The dashboard webview: holds the run's series, draws one card per tag grouped by prefix, and redraws at most once
  * a frame however many messages arrive. Talks to the extension only through client/dashboard/messages.ts.
  */
-import { parseHostMessage, parsePanelState, type DashboardRun, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
-import { ChartCard, type SeriesData, type ViewSettings } from './chart-card';
-import { compareGroups, compareTags, groupOf, PINNED_GROUP, tagMatcher } from './groups';
+import { parseHostMessage, parsePanelState, type CheckpointMark, type DashboardRun, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
+import { parseXAxis } from './axes';
+import { ChartCard, type SeriesData, type ViewContext, type ViewSettings } from './chart-card';
+import { compareGroups, compareTags, PINNED_GROUP, tagMatcher } from './groups';
 import { CompareView } from './compare-view';
 import { ConfigView } from './config-view';
+import { csvExport, pngExport } from './export';
+import { Layout, parseLayout, type LayoutState } from './layout';
+import { checkpointMarks, MODEL_VERSION_TAG, syncMarks, trainerTimes, type TimelineMark } from './marks';
 import { RolloutsView } from './rollouts-view';
 import { onThemeChange, readTheme } from './theme';
 
@@ -23,18 +27,25 @@ interface SavedState extends Partial<PanelState> {
   filter?: string;
   runFilter?: string;
   tab?: string;
+  layout?: LayoutState;
 }
 
 const vscode = acquireVsCodeApi();
 const saved = (vscode.getState() ?? {}) as SavedState;
 const settings: ViewSettings = {
   smoothing: clampSmoothing(saved.settings?.smoothing ?? 0.6),
-  xAxis: saved.settings?.xAxis === 'relative' ? 'relative' : 'step',
+  xAxis: parseXAxis(saved.settings?.xAxis),
   logY: saved.settings?.logY === true,
+  ignoreOutliers: saved.settings?.ignoreOutliers === true,
 };
+const context: ViewContext = {};
+let checkpoints: CheckpointMark[] = [];
+/** The marks need working out again (new checkpoints, model versions, or trainer times for checkpoints). */
+let marksStale = false;
 let panel: PanelState | undefined = parsePanelState(saved);
 let filter = typeof saved.filter === 'string' ? saved.filter : '';
 let theme = readTheme();
+const layout = new Layout(parseLayout(saved.layout));
 
 /** tag -> run -> points. */
 const data = new Map<string, Map<string, SeriesData>>();
@@ -44,6 +55,8 @@ const drivers = new Map<string, string[]>();
 const reveal = (key: string) => vscode.postMessage({ type: 'revealKey', key });
 const dirty = new Set<string>();
 let frame: number | undefined;
+/** How long one frame spends redrawing cards before leaving the rest to the next. */
+const REDRAW_BUDGET_MS = 8;
 
 /** The Chart.js instance of every card, by tag (the webview tests read what is drawn from here). */
 const charts = new Map<string, ChartCard['chart']>();
@@ -54,7 +67,7 @@ function clampSmoothing(x: unknown): number {
 }
 
 function save(): void {
-  vscode.setState({ ...panel, settings, filter, runFilter: compare.filterText, tab: currentTab() } satisfies SavedState);
+  vscode.setState({ ...panel, settings, filter, runFilter: compare.filterText, tab: currentTab(), layout: layout.state } satisfies SavedState);
 }
 
 /** A series of a card: a role's, or in a compare panel a compared run's role's (`source`). */
@@ -109,33 +122,111 @@ function groupElement(group: string): HTMLElement {
   el.className = 'group';
   el.dataset.group = group;
   const h = document.createElement('h2');
-  h.textContent = group === PINNED_GROUP ? 'Pinned' : `${group}/`;
+  const toggle = document.createElement('button');
+  toggle.className = 'group-toggle';
+  toggle.textContent = group === PINNED_GROUP ? 'Pinned' : `${group}/`;
+  h.append(toggle);
   const grid = document.createElement('div');
   grid.className = 'cards';
   el.append(h, grid);
+  const section = el;
+  const showCollapsed = () => {
+    const collapsed = layout.isCollapsed(group);
+    section.classList.toggle('collapsed', collapsed);
+    toggle.setAttribute('aria-expanded', String(!collapsed));
+    grid.hidden = collapsed;
+  };
+  toggle.addEventListener('click', () => {
+    layout.toggleCollapsed(group);
+    showCollapsed();
+    save();
+  });
+  showCollapsed();
   const after = [...root.children].find((g) => compareGroups(group, (g as HTMLElement).dataset.group!) < 0);
   root.insertBefore(el, after ?? null);
   return el;
 }
 
+/** Puts a card into its group (pinned or its prefix's), in tag order. */
+function place(tag: string, card: ChartCard): void {
+  const grid = groupElement(layout.groupFor(tag)).querySelector('.cards')!;
+  const after = [...grid.children].find((c) => c !== card.element && compareTags(tag, (c as HTMLElement).dataset.tag!) < 0);
+  grid.insertBefore(card.element, after ?? null);
+}
+
 function cardFor(tag: string): ChartCard {
   let card = cards.get(tag);
   if (card) return card;
-  card = new ChartCard(tag, theme, settings);
+  const made = new ChartCard(tag, theme, settings);
+  card = made;
   cards.set(tag, card);
   const keys = drivers.get(tag);
   if (keys) card.setDrivers(keys, reveal);
   charts.set(tag, card.chart);
-  const grid = groupElement(groupOf(tag)).querySelector('.cards')!;
-  const after = [...grid.children].find((c) => compareTags(tag, (c as HTMLElement).dataset.tag!) < 0);
-  grid.insertBefore(card.element, after ?? null);
+  const pin = document.createElement('button');
+  pin.className = 'card-action pin';
+  const showPin = () => {
+    const on = layout.isPinned(tag);
+    pin.setAttribute('aria-pressed', String(on));
+    pin.textContent = on ? 'Unpin' : 'Pin';
+    pin.title = on ? 'Unpin this card' : 'Pin this card to the top';
+  };
+  pin.addEventListener('click', () => {
+    layout.togglePin(tag);
+    showPin();
+    place(tag, made);
+    applyFilter();
+    save();
+  });
+  showPin();
+  const csv = actionButton('CSV', 'Export this card’s series as CSV', () => vscode.postMessage(csvExport(tag, [...(data.get(tag)?.values() ?? [])], context.startedAt)));
+  const png = actionButton('PNG', 'Export this chart as a PNG image', () => vscode.postMessage(pngExport(tag, made.chart.canvas, getComputedStyle(made.element).backgroundColor)));
+  card.actions.append(pin, csv, png);
+  place(tag, card);
   return card;
 }
 
+function actionButton(text: string, title: string, click: () => void): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.className = `card-action ${text.toLowerCase()}`;
+  b.textContent = text;
+  b.title = title;
+  b.addEventListener('click', click);
+  return b;
+}
+
+/** The trainer series with the most points: the one checkpoint steps are timed by. */
+function trainerSeries(): SeriesData[] {
+  let best: SeriesData | undefined;
+  for (const runs of data.values()) for (const s of runs.values()) if ((s.run === 'trainer' || s.run.endsWith('/trainer')) && s.steps.length > (best?.steps.length ?? 0)) best = s;
+  return best ? [best] : [];
+}
+
+/** Works the marks out again when something they depend on changed; true when they changed. */
+function updateMarks(): boolean {
+  const checkpointsUntimed = () => (context.marks ?? []).some((m) => m.kind === 'checkpoint' && m.time === undefined);
+  if (!marksStale && ![...dirty].some((t) => MODEL_VERSION_TAG.test(t)) && !(checkpointsUntimed() && dirty.size)) return false;
+  marksStale = false;
+  const versions = [...data].filter(([tag]) => MODEL_VERSION_TAG.test(tag)).flatMap(([, runs]) => [...runs.values()]);
+  const marks: TimelineMark[] = [...syncMarks(versions), ...checkpointMarks(checkpoints, trainerTimes(trainerSeries()))];
+  const same = JSON.stringify(marks) === JSON.stringify(context.marks ?? []);
+  context.marks = marks;
+  return !same;
+}
+
 function redraw(): void {
-  for (const tag of dirty) cardFor(tag).setData(compare.decorate([...data.get(tag)!.values()], theme.series.length), theme, settings);
-  if (dirty.size) applyFilter();
-  dirty.clear();
+  if (updateMarks()) for (const [tag, c] of cards) if (!dirty.has(tag)) c.redrawMarks(context);
+  // A frame's budget: cards left over are drawn in the next frame (a stream of 30 big series stays responsive).
+  const started = performance.now();
+  let drew = false;
+  for (const tag of [...dirty]) {
+    cardFor(tag).setData(compare.decorate([...data.get(tag)!.values()], theme.series.length), theme, settings, context);
+    dirty.delete(tag);
+    drew = true;
+    if (performance.now() - started > REDRAW_BUDGET_MS) break;
+  }
+  if (drew) applyFilter();
+  if (dirty.size) schedule();
   document.getElementById('empty')!.hidden = cards.size > 0;
 }
 
@@ -176,6 +267,9 @@ function onMessage(m: HostMessage): void {
       panel = m.compare ? { key: m.compare[0].key, jobDir: m.compare[0].jobDir, compare: m.compare.map((r) => ({ key: r.key, jobDir: r.jobDir })) } : { key: m.run.key, jobDir: m.run.jobDir };
       compareRuns = m.compare ?? [];
       compare.setRuns(compareRuns, theme);
+      context.startedAt = m.run.startedAt;
+      checkpoints = [];
+      marksStale = true;
       document.getElementById('run-title')!.textContent = m.run.title;
       renderConfig();
       document.getElementById('run-status')!.textContent = m.run.status;
@@ -200,6 +294,11 @@ function onMessage(m: HostMessage): void {
         cards.get(tag)?.setDrivers(keys, reveal);
       }
       break;
+    case 'checkpoints':
+      checkpoints = m.checkpoints;
+      marksStale = true;
+      schedule();
+      break;
     case 'status':
       document.getElementById('run-status')!.textContent = m.detail ? `${m.status} · ${m.detail}` : m.status;
       break;
@@ -211,11 +310,13 @@ function wireControls(): void {
   const shown = document.getElementById('smoothing-value') as HTMLOutputElement;
   const xAxis = document.getElementById('x-axis') as HTMLSelectElement;
   const logY = document.getElementById('log-y') as HTMLInputElement;
+  const ignoreOutliers = document.getElementById('ignore-outliers') as HTMLInputElement;
   const filterBox = document.getElementById('filter') as HTMLInputElement;
   slider.value = String(settings.smoothing);
   shown.value = settings.smoothing.toFixed(2);
   xAxis.value = settings.xAxis;
   logY.checked = settings.logY;
+  ignoreOutliers.checked = settings.ignoreOutliers;
   filterBox.value = filter;
   slider.addEventListener('input', () => {
     settings.smoothing = clampSmoothing(Number(slider.value));
@@ -224,14 +325,16 @@ function wireControls(): void {
     redrawAll();
   });
   const axisChanged = () => {
-    settings.xAxis = xAxis.value === 'relative' ? 'relative' : 'step';
+    settings.xAxis = parseXAxis(xAxis.value);
     settings.logY = logY.checked;
+    settings.ignoreOutliers = ignoreOutliers.checked;
     save();
     for (const c of cards.values()) c.applyAxis(settings);
     redrawAll();
   };
   xAxis.addEventListener('change', axisChanged);
   logY.addEventListener('change', axisChanged);
+  ignoreOutliers.addEventListener('change', axisChanged);
   filterBox.addEventListener('input', () => {
     filter = filterBox.value;
     save();

@@ -260,7 +260,7 @@ describe('the dashboard webview', () => {
     await frames();
     assert.equal((await chart('critic/score/mean')).yBuilt, 'linear');
     const state = await page.evaluate(() => (window as any).__state);
-    assert.deepEqual(state.settings, { smoothing: 0.9, xAxis: 'step', logY: false });
+    assert.deepEqual(state.settings, { smoothing: 0.9, xAxis: 'step', logY: false, ignoreOutliers: false });
   });
 
   test('the filter box hides the cards (and groups) whose tag does not match', async () => {

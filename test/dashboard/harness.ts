@@ -1,0 +1,185 @@
+/**
+ * A dashboard webview in Debian's Chromium for the control tests (test/dashboard/controls.test.ts): the HTML and
+ * CSP of client/dashboard/html.ts, the bundle `npm run build` made (dist/media), served from a loopback server
+ * standing in for the webview's resource origin, `acquireVsCodeApi` stubbed (posted messages and the saved state
+ * are kept on `window`, and a reload can start from a given state, as VS Code restores a webview).
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { dashboardHtml } from '../../client/dashboard/html';
+import type { HostMessage } from '../../client/dashboard/messages';
+
+export const ROOT = resolve(__dirname, '..', '..');
+const MEDIA = join(ROOT, 'dist', 'media');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const NONCE = 'Y29udHJvbHMtbm9uY2UtMTIz';
+
+/** VS Code's theme variables (a subset of Default Light+, Dark+ and High Contrast), set the way VS Code sets them. */
+export const THEMES = {
+  light: {
+    cls: 'vscode-light',
+    vars: { 'editor-background': '#ffffff', foreground: '#616161', descriptionForeground: '#717171', 'editorWidget-background': '#f3f3f3', 'editorWidget-border': '#c8c8c8', 'panel-border': '#80808059', 'input-background': '#ffffff', 'input-foreground': '#616161', 'input-border': '#cecece', 'dropdown-background': '#ffffff', 'dropdown-foreground': '#616161', 'dropdown-border': '#cecece', focusBorder: '#0090f1', 'button-background': '#007acc', 'button-foreground': '#ffffff', 'button-secondaryBackground': '#e5e5e5', 'button-secondaryForeground': '#000000', 'charts-blue': '#1a85ff', 'charts-orange': '#d18616', 'charts-green': '#388a34', 'charts-purple': '#652d90', 'charts-red': '#e51400', 'charts-yellow': '#bf8803', 'editorHoverWidget-background': '#f3f3f3', 'editorHoverWidget-border': '#c8c8c8' },
+  },
+  dark: {
+    cls: 'vscode-dark',
+    vars: { 'editor-background': '#1e1e1e', foreground: '#cccccc', descriptionForeground: '#ccccccb3', 'editorWidget-background': '#252526', 'editorWidget-border': '#454545', 'panel-border': '#80808059', 'input-background': '#3c3c3c', 'input-foreground': '#cccccc', 'dropdown-background': '#3c3c3c', 'dropdown-foreground': '#f0f0f0', 'dropdown-border': '#3c3c3c', focusBorder: '#007fd4', 'button-background': '#0e639c', 'button-foreground': '#ffffff', 'button-secondaryBackground': '#3a3d41', 'button-secondaryForeground': '#ffffff', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'charts-green': '#89d185', 'charts-purple': '#b180d7', 'charts-red': '#f14c4c', 'charts-yellow': '#cca700', 'editorHoverWidget-background': '#252526', 'editorHoverWidget-border': '#454545' },
+  },
+  'high-contrast': {
+    cls: 'vscode-high-contrast',
+    vars: { 'editor-background': '#000000', foreground: '#ffffff', descriptionForeground: '#ffffff', contrastBorder: '#6fc3df', 'editorWidget-background': '#0c141f', 'editorWidget-border': '#6fc3df', 'panel-border': '#6fc3df', 'input-background': '#000000', 'input-foreground': '#ffffff', 'input-border': '#6fc3df', 'dropdown-background': '#000000', 'dropdown-foreground': '#ffffff', 'dropdown-border': '#6fc3df', focusBorder: '#f38518', 'button-background': '#000000', 'button-foreground': '#ffffff', 'button-border': '#6fc3df', 'button-secondaryBackground': '#000000', 'button-secondaryForeground': '#ffffff', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'charts-green': '#89d185', 'charts-purple': '#b180d7', 'charts-red': '#f14c4c', 'charts-yellow': '#ffff00', 'editorHoverWidget-background': '#0c141f', 'editorHoverWidget-border': '#6fc3df' },
+  },
+} as const;
+export type ThemeName = keyof typeof THEMES;
+
+function serve(html: () => string): Promise<Server> {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end(html());
+    }
+    if (url.pathname === '/favicon.ico') {
+      res.writeHead(204);
+      return res.end();
+    }
+    const name = url.pathname.slice(1);
+    if (name !== 'dashboard.js' && name !== 'dashboard.css') {
+      res.writeHead(404);
+      return res.end();
+    }
+    res.writeHead(200, { 'content-type': name.endsWith('.js') ? 'text/javascript' : 'text/css' });
+    res.end(readFileSync(join(MEDIA, name)));
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+
+export interface Drawn {
+  label: string;
+  run: string;
+  raw: boolean;
+  x: number[];
+  y: (number | null)[];
+}
+
+export class DashboardPage {
+  /** Console errors and warnings, page errors, dialogs. */
+  readonly problems: string[] = [];
+
+  private constructor(
+    private readonly server: Server,
+    private readonly browser: Browser,
+    readonly page: Page,
+  ) {}
+
+  static async open(viewport = { width: 1200, height: 900 }): Promise<DashboardPage> {
+    let origin = '';
+    const server = await serve(() => dashboardHtml({ cspSource: origin, nonce: NONCE, scriptUri: `${origin}/dashboard.js`, styleUri: `${origin}/dashboard.css`, title: 'Dashboard: test' }));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    const page = await browser.newPage({ viewport });
+    const d = new DashboardPage(server, browser, page);
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') d.problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => d.problems.push(`page error: ${e.stack}`));
+    // A string, not a function: tsx compiles this file with esbuild's keepNames, whose `__name` the page lacks.
+    // The state survives reloads in sessionStorage, as VS Code keeps a webview's state across its reloads.
+    await page.addInitScript(`
+      window.__posted = [];
+      window.__csp = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));
+      const kept = sessionStorage.getItem('vscode-state');
+      window.__state = kept === null ? undefined : JSON.parse(kept);
+      window.acquireVsCodeApi = () => ({
+        postMessage: (m) => window.__posted.push(m),
+        getState: () => window.__state,
+        setState: (s) => { window.__state = s; sessionStorage.setItem('vscode-state', JSON.stringify(s)); },
+      });
+    `);
+    await page.goto(`${origin}/`);
+    await d.ready();
+    return d;
+  }
+
+  async ready(): Promise<void> {
+    await this.page.waitForFunction(() => (globalThis as any).__posted.some((m: any) => m.type === 'ready'));
+  }
+
+  /** Reloads the page (the webview's state kept), and waits for its `ready`. */
+  async reload(): Promise<void> {
+    await this.page.reload();
+    await this.ready();
+  }
+
+  async post(m: HostMessage | Record<string, unknown>): Promise<void> {
+    await this.page.evaluate((msg) => (globalThis as any).postMessage(msg, '*'), m);
+  }
+
+  /** Waits two animation frames (the webview redraws once a frame). */
+  async frames(): Promise<void> {
+    await this.page.evaluate(() => new Promise<void>((ok) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(() => ok()))));
+  }
+
+  async posted(): Promise<any[]> {
+    return this.page.evaluate(() => (globalThis as any).__posted);
+  }
+
+  async state(): Promise<any> {
+    return this.page.evaluate(() => (globalThis as any).__state);
+  }
+
+  /** What a tag's chart holds (undecimated points) and its built scales. */
+  async chart(tag: string): Promise<{ datasets: Drawn[]; x: { min: number; max: number; type: string; title: string }; y: { min: number; max: number; type: string } }> {
+    return this.page.evaluate((t) => {
+      const c = (globalThis as any).__charts.get(t);
+      if (!c) throw new Error(`no chart for ${t}`);
+      return {
+        datasets: c.data.datasets.map((d: any) => {
+          const pts = d._data ?? d.data;
+          return { label: d.label, run: d.run, raw: d.raw, x: pts.map((p: any) => p.x), y: pts.map((p: any) => p.y) };
+        }),
+        x: { min: c.scales.x.min, max: c.scales.x.max, type: c.scales.x.type, title: c.options.scales.x.title.text },
+        y: { min: c.scales.y.min, max: c.scales.y.max, type: c.scales.y.type },
+      };
+    }, tag);
+  }
+
+  /** The page coordinates of the data point (x, y) of a tag's chart. */
+  async pixelOf(tag: string, x: number, y?: number): Promise<{ x: number; y: number }> {
+    return this.page.evaluate(
+      ({ t, px, py }) => {
+        const c = (globalThis as any).__charts.get(t);
+        const r = c.canvas.getBoundingClientRect();
+        const yPix = py === undefined ? (c.chartArea.top + c.chartArea.bottom) / 2 : c.scales.y.getPixelForValue(py);
+        return { x: r.left + c.scales.x.getPixelForValue(px), y: r.top + yPix };
+      },
+      { t: tag, px: x, py: y },
+    );
+  }
+
+  async setTheme(name: ThemeName): Promise<void> {
+    const t = THEMES[name];
+    await this.page.evaluate(
+      ({ cls, vars }) => {
+        const doc = (globalThis as any).document;
+        const root = doc.documentElement;
+        for (const [k, v] of Object.entries(vars)) root.style.setProperty(`--vscode-${k}`, v);
+        root.style.setProperty('--vscode-font-family', 'system-ui, "Ubuntu", "Droid Sans", sans-serif');
+        root.style.setProperty('--vscode-font-size', '13px');
+        root.style.setProperty('--vscode-editor-font-family', '"Droid Sans Mono", monospace');
+        doc.body.classList.remove('vscode-light', 'vscode-dark', 'vscode-high-contrast');
+        doc.body.classList.add(cls);
+      },
+      { cls: t.cls, vars: t.vars as Record<string, string> },
+    );
+    await this.frames();
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close();
+    await new Promise((ok) => this.server.close(ok));
+  }
+}
