@@ -104,20 +104,22 @@ function genFlopsPerToken(c: ModelConfig, n: number): number {
 }
 
 /** Median GFLOP/s of an n³ float32 matmul on the active backend. */
-function matmulGflops(n: number, reps: number): number {
+async function matmulGflops(n: number, reps: number): Promise<number> {
   const a = tf.randomUniform([n, n], -1, 1, 'float32', 1) as tf.Tensor2D;
   const b = tf.randomUniform([n, n], -1, 1, 'float32', 2) as tf.Tensor2D;
-  const once = (): number => {
+  const once = async (): Promise<number> => {
     const s = performance.now();
     const c = tf.matMul(a, b);
-    c.dataSync();
+    await c.data();
     const ms = performance.now() - s;
     c.dispose();
     return ms;
   };
-  once();
-  once();
-  const ms = median(Array.from({ length: reps }, once));
+  await once();
+  await once();
+  const times: number[] = [];
+  for (let i = 0; i < reps; i++) times.push(await once());
+  const ms = median(times);
   a.dispose();
   b.dispose();
   return (2 * n ** 3) / (ms / 1000) / 1e9;
@@ -125,9 +127,9 @@ function matmulGflops(n: number, reps: number): number {
 
 const peakSamples: Record<'512' | '1024', number[]> = { '512': [], '1024': [] };
 
-function samplePeak(): void {
-  peakSamples['512'].push(matmulGflops(512, 15));
-  peakSamples['1024'].push(matmulGflops(1024, 7));
+async function samplePeak(): Promise<void> {
+  peakSamples['512'].push(await matmulGflops(512, 15));
+  peakSamples['1024'].push(await matmulGflops(1024, 7));
 }
 
 function peakGflops(): number {
@@ -214,9 +216,9 @@ function recordMatmuls(fn: () => void): MatmulCall[] {
   return calls;
 }
 
-async function profilePhase(fn: () => void): Promise<PhaseProfile> {
-  const info = await tf.profile(() => {
-    fn();
+async function profilePhase(fn: () => unknown): Promise<PhaseProfile> {
+  const info = await tf.profile(async () => {
+    await fn();
     return [] as unknown as tf.TensorContainer;
   });
   const backendName = tf.getBackend();
@@ -249,25 +251,25 @@ async function profileOurs(
   for (let s = 0; s < 3; s++) {
     let start = performance.now();
     const loss = tf.tidy(lossFn);
-    loss.dataSync();
+    await loss.data();
     fwd.push(performance.now() - start);
     loss.dispose();
     start = performance.now();
     const { value, grads } = tf.variableGrads(lossFn, vars);
-    value.dataSync();
+    await value.data();
     fb.push(performance.now() - start);
     value.dispose();
     start = performance.now();
-    optimizer.apply(
+    await optimizer.apply(
       vars.map((v) => grads[v.name]),
       OPT.lr,
     );
     opt.push(performance.now() - start);
   }
 
-  const forward = await profilePhase(() => {
+  const forward = await profilePhase(async () => {
     const loss = tf.tidy(lossFn);
-    loss.dataSync();
+    await loss.data();
     loss.dispose();
   });
   let pending: { value: tf.Scalar; grads: tf.NamedTensorMap } | undefined;
@@ -458,7 +460,7 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
   progress(`model ${spec.id}: d${spec.hidden} L${spec.layers} H${spec.heads} V${spec.vocab} ff${config.intermediate}, ${fmt(n)} params`);
   const model = initModel(config, 1234);
   const dir = join(work, spec.id);
-  saveModel(model, dir);
+  await saveModel(model, dir);
   const rng = new Rng(99);
   const trainIds = randomIds(rng, B, T + 1, spec.vocab);
   const prompts = randomIds(rng, GEN_BATCH, PROMPT, spec.vocab);
@@ -489,9 +491,9 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
     const trainer = new Trainer(optimizer, { lr: OPT.lr, style: 'constant', warmupSteps: 0, totalSteps: 1_000_000 });
     const ours = { trainMs: [] as number[], genMs: [] as number[], losses: [] as number[] };
     let timing = false;
-    const oursStep = (): void => {
+    const oursStep = async (): Promise<void> => {
       const s = performance.now();
-      const r = trainer.step([lossFn]);
+      const r = await trainer.step([lossFn]);
       const ms = performance.now() - s;
       ours.losses.push(r.loss);
       if (timing) ours.trainMs.push(ms);
@@ -526,9 +528,9 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
 
     // ---- generation: sampled at temperature 1, no stop tokens, so every row produces all NEW_TOKENS ----
     timing = false;
-    const oursGen = (): void => {
+    const oursGen = async (): Promise<void> => {
       const s = performance.now();
-      const out = generate(model, prompts, genParams);
+      const out = await generate(model, prompts, genParams);
       const ms = performance.now() - s;
       const total = out.reduce((x, c) => x + c.tokens.length, 0);
       if (total !== GEN_BATCH * NEW_TOKENS) throw new Error(`generate produced ${total} tokens, expected ${GEN_BATCH * NEW_TOKENS}`);
@@ -539,13 +541,13 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
     timing = true;
     const genReps = Math.max(2, Math.round(spec.genReps * SCALE));
     await interleaved(genReps, genJobs);
-    const prefillMs = median(
-      Array.from({ length: 3 }, () => {
-        const s = performance.now();
-        generate(model, prompts, { ...genParams, maxNewTokens: 1 });
-        return performance.now() - s;
-      }),
-    );
+    const prefills: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const s = performance.now();
+      await generate(model, prompts, { ...genParams, maxNewTokens: 1 });
+      prefills.push(performance.now() - s);
+    }
+    const prefillMs = median(prefills);
     progress(`  generate ms per ${GEN_BATCH}×${NEW_TOKENS}, median of ${genReps}: ours ${median(ours.genMs).toFixed(0)}; ${sideList((s) => s.genMs)}`);
 
     const flopsTok = trainFlopsPerToken(config, n);
@@ -592,7 +594,7 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
       };
     }
     progress(`  initial loss: ours ${ours.losses[0].toFixed(5)}; ${peers.map((p) => `${p.spec.id} ${peerResults[p.spec.id].initialLoss.toFixed(5)}`).join(', ')}`);
-    samplePeak();
+    await samplePeak();
     return {
       model: spec.id,
       config: { hidden: spec.hidden, layers: spec.layers, heads: spec.heads, headDim: config.headDim, vocab: spec.vocab, intermediate: config.intermediate, tiedEmbeddings: config.tieEmbeddings },
@@ -691,7 +693,7 @@ async function main(): Promise<void> {
   if (!python) progress('WARNING: no python with torch (python3, /usr/bin/python3; set BENCH_PYTHON): measuring the engine alone, no ratios');
   const peerList = python ? peerSpecs() : [];
   progress(`ours: ${backend.name}, ${backend.threads ?? '?'} thread(s); peers (${python}, ${TORCH_THREADS.join(' and ')} threads): ${peerList.map((p) => p.label).join('; ')}`);
-  samplePeak();
+  await samplePeak();
   progress(`backend matmul: 512³ ${peakSamples['512'][0].toFixed(1)}, 1024³ ${peakSamples['1024'][0].toFixed(1)} GFLOP/s`);
 
   const work = mkdtempSync(join(tmpdir(), 'bench-engine-'));

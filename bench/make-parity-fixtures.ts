@@ -97,14 +97,14 @@ function perturb(model: CausalLM, rng: Rng): void {
   }
 }
 
-export function writeFixture(f: FixtureSpec, outDir: string): string {
+export async function writeFixture(f: FixtureSpec, outDir: string): Promise<string> {
   const raw = { ...newModelConfigJson(f.spec), ...f.extra };
   const config = parseModelConfig(raw);
   const model = initModel(config, f.seed);
   try {
     perturb(model, new Rng(f.seed * 7919 + 1));
     const dir = join(outDir, f.name);
-    saveModel(model, dir);
+    await saveModel(model, dir);
     return dir;
   } finally {
     model.dispose();
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
   await tf.setBackend('cpu');
   mkdirSync(outDir, { recursive: true });
   for (const f of FIXTURES) {
-    const dir = writeFixture(f, outDir);
+    const dir = await writeFixture(f, outDir);
     const bytes = statSync(join(dir, 'model.safetensors')).size;
     console.log(`${f.name}: ${dir} (model.safetensors ${(bytes / 1024).toFixed(1)} KiB)`);
   }

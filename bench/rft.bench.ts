@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   const tokenizer = tokenizerFromJson(buildCharTokenizer('0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz'));
   const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 4, hidden: 128, heads: 4, vocabSize: tokenizer.vocabSize, maxPositions: 64, eosTokenIds: [...tokenizer.eosTokenIds] }));
   const model = initModel(cfg, 1);
-  saveModel(model, join(dir, 'model'), { tokenizer });
+  await saveModel(model, join(dir, 'model'), { tokenizer });
   model.dispose();
   const rows: string[] = [];
   for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b++) rows.push(JSON.stringify({ question: `${a}+${b}`, answer: String(a + b) }));

@@ -83,7 +83,7 @@ async function run(args: ParsedArgs): Promise<number> {
     });
     const encoded = texts.map((t) => p.tokenizer.encode(t));
     const started = Date.now();
-    const completions = generate(
+    const completions = await generate(
       p.model,
       encoded,
       {

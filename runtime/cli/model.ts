@@ -2,8 +2,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { lastValue, parseArgs, UsageError } from './args';
-import { initBackend } from '../engine/backend';
-import { initModel, saveModel } from '../engine/model/checkpoint';
+import { saveInitialModel } from '../engine/model/checkpoint';
 import { newModelConfigJson, parseModelConfig, type ModelFamily } from '../engine/model/config';
 import { parameterCount } from '../engine/model/params';
 import { buildByteTokenizer, buildCharTokenizer, loadTokenizer, tokenizerFromJson, type TextTokenizer } from '../engine/tokenizer';
@@ -102,13 +101,8 @@ async function create(argv: string[]): Promise<number> {
     bosTokenId: tokenizer.bosTokenId,
   });
   const config = parseModelConfig(configJson, '--arch/--hidden/--heads');
-  await initBackend({ prefer: 'auto', log: () => {} });
-  const model = initModel(config, seed);
-  try {
-    saveModel(model, dir, { dtype, tokenizer });
-  } finally {
-    model.dispose();
-  }
+  // Drawn and written on the host: creating a model needs no tfjs backend (and reads nothing back from a device).
+  saveInitialModel(config, seed, dir, { dtype, tokenizer });
   const params = parameterCount(config);
   if (args.switches.has('--json')) {
     process.stdout.write(`${JSON.stringify({ dir, family, parameters: params, layers: config.layers, hidden, heads, kvHeads: config.kvHeads, vocabSize: config.vocabSize, maxPositions: config.maxPositions, dtype, seed })}\n`);

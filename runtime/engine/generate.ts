@@ -2,7 +2,8 @@
  * Batched sampling with a KV cache: prompts are left-padded into one batch, prefilled once, then decoded one token
  * per step. Sampling (temperature, top-k, top-p) runs on the host with a seeded generator, so a seed reproduces the
  * same completions on every backend. Each sampled token's log probability is taken under the temperature-scaled
- * distribution before top-k/top-p truncation: the quantity the trainer recomputes.
+ * distribution before top-k/top-p truncation: the quantity the trainer recomputes. Each step's logits come back with
+ * one asynchronous read (webgpu in Node has no synchronous one).
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM, KVCache } from './model/transformer';
@@ -43,12 +44,12 @@ export interface Completion {
   text?: string;
 }
 
-export function generate(
+export async function generate(
   model: CausalLM,
   prompts: readonly (readonly number[])[],
   params: SamplingParams,
   decode?: (ids: number[]) => string,
-): Completion[] {
+): Promise<Completion[]> {
   const n = params.n ?? 1;
   const rows = prompts.flatMap((p, promptIndex) => Array.from({ length: n }, (_, sampleIndex) => ({ prompt: p, promptIndex, sampleIndex })));
   if (rows.length === 0) return [];
@@ -89,7 +90,7 @@ export function generate(
   try {
     for (let t = 0; t < maxNew; t++) {
       if (params.shouldStop?.()) throw new GenerationStoppedError(`generation stopped after ${t} decode step(s)`);
-      const logits = step.logits.dataSync() as Float32Array;
+      const logits = (await step.logits.data()) as Float32Array;
       step.logits.dispose();
       const V = model.config.vocabSize;
       const fed = new Int32Array(B);

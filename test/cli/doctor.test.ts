@@ -77,6 +77,25 @@ describe('trinity-workbench doctor', () => {
     assert.match(report.selection.error ?? '', /^backend `tensorflow` \(forced by \$TRINITY_WORKBENCH_BACKEND\) cannot start: tfjs-node: /);
   });
 
+  test('auto never picks a software WebGPU adapter (SwiftShader): doctor says why; without libvulkan1 it names the package', () => {
+    const icd = '/usr/lib/chromium/vk_swiftshader_icd.json';
+    const r = run(['doctor', '--json'], { VK_ICD_FILENAMES: icd, XDG_RUNTIME_DIR: tmpdir() });
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as Report;
+    const webgpu = report.backends.find((b) => b.name === 'webgpu')!;
+    assert.notEqual(report.selection.name, 'webgpu');
+    if (webgpu.details.includes('libvulkan.so.1: not found')) {
+      // A machine without libvulkan1 (CI installs it): the reason names what to install.
+      assert.match(webgpu.reason ?? '', /libvulkan\.so\.1 is missing \(Debian\/Ubuntu: apt-get install libvulkan1/);
+      return;
+    }
+    assert.equal(webgpu.available, true, webgpu.reason);
+    assert.ok(webgpu.details.some((d) => /^adapter: .*swiftshader/i.test(d)), webgpu.details.join('; '));
+    assert.ok(webgpu.details.some((d) => /^auto skips it: the adapter is a fallback \(software\) adapter/.test(d)), webgpu.details.join('; '));
+    const tried = report.selection.tried.find((t) => t.name === 'webgpu');
+    assert.match(tried?.reason ?? '', /auto skips it/);
+  });
+
   test('an installed tfjs-node without its native addon is reported as such, without loading it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tw-doctor-'));
     const pkg = join(dir, 'node_modules', '@tensorflow', 'tfjs-node');

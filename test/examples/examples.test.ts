@@ -53,7 +53,7 @@ before(async () => {
   const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 32, heads: 4, kvHeads: 2, vocabSize: tokenizer.vocabSize, maxPositions: 1024, eosTokenIds: [...tokenizer.eosTokenIds] }));
   for (const [name, seed] of [['model', 1], ['teacher', 2]] as const) {
     const model = initModel(cfg, seed);
-    saveModel(model, join(dir, name), { tokenizer });
+    await saveModel(model, join(dir, name), { tokenizer });
     model.dispose();
   }
   env = { TRINITY_MODEL_PATH: join(dir, 'model'), TRINITY_TEACHER_MODEL_PATH: join(dir, 'teacher'), TRINITY_CHECKPOINT_ROOT_DIR: join(dir, 'checkpoints'), TRINITY_CORPUS_DIR: corpusDir() };

@@ -14,6 +14,11 @@ const ok = (cmd, args, input) => spawnSync(cmd, args, { input, stdio: ['pipe', '
 /** Each need: a check, and the Debian packages that satisfy it. */
 const NEEDS = [
   { what: 'OpenBLAS headers (the native matmul addon)', packages: ['libopenblas-dev'], present: () => ok('cc', ['-E', '-x', 'c', '-'], '#include <cblas.h>\n') },
+  {
+    what: "the Vulkan loader (the webgpu backend's tests run Dawn on SwiftShader, which Debian's chromium ships)",
+    packages: ['libvulkan1'],
+    present: () => ok('sh', ['-c', 'ldconfig -p | grep -q "libvulkan\\.so\\.1 "']),
+  },
   { what: 'unzip (the packaging test reads the VSIX)', packages: ['unzip'], present: () => ok('sh', ['-c', 'command -v unzip']) },
   {
     what: "Debian's Python with protobuf and PyYAML (the independent event-file writer, the Trinity-RFT stand-in)",

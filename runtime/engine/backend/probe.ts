@@ -66,6 +66,7 @@ async function probeWebgpuBackend(): Promise<BackendProbe> {
   details.push(p.loads ? `webgpu ${version ?? ''} loads (dawn.node)`.replace('  ', ' ') : 'webgpu does not load');
   if (p.libvulkan !== undefined) details.push(p.libvulkan ? `libvulkan.so.1: ${p.libvulkan}` : 'libvulkan.so.1: not found');
   if (p.adapterInfo) details.push(`adapter: ${p.adapterInfo}`);
+  if (p.software) details.push(`auto skips it: ${p.software} (\`--backend webgpu\` still runs on it)`);
   const tfjs = packageVersion('@tensorflow/tfjs-backend-webgpu');
   if (!tfjs) details.push('@tensorflow/tfjs-backend-webgpu is not installed');
   if (p.adapter && !tfjs) return { name: 'webgpu', available: false, reason: '@tensorflow/tfjs-backend-webgpu is not installed', details };

@@ -9,10 +9,12 @@ import * as tf from '@tensorflow/tfjs-core';
 import { selfTest } from './measure';
 import { firstLine, trySetBackend } from './set-backend';
 import { findSharedLib } from './shared-libs';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The parts of Dawn's WebGPU objects used here (the full types live in @webgpu/types, not in our build). */
 interface GpuAdapterLike {
-  info?: { vendor?: string; architecture?: string; device?: string; description?: string };
+  info?: { vendor?: string; architecture?: string; device?: string; description?: string; isFallbackAdapter?: boolean };
 }
 interface GpuLike {
   requestAdapter(options?: { powerPreference?: string }): Promise<GpuAdapterLike | null>;
@@ -32,6 +34,38 @@ export interface WebgpuProbe {
   adapterInfo?: string;
   /** Why there is no usable adapter. */
   reason?: string;
+  /** Why `auto` passes this adapter over (a software rasteriser on the CPU); absent for a hardware adapter. */
+  software?: string;
+}
+
+/** Adapters that compute on the CPU: SwiftShader, Mesa's llvmpipe/lavapipe, Microsoft's WARP/Basic Render. */
+const SOFTWARE_ADAPTER = /swiftshader|llvmpipe|lavapipe|softpipe|warp|basic render/i;
+
+/** Why an adapter is a software (fallback) one, or undefined for hardware. */
+export function softwareAdapterReason(info: GpuAdapterLike['info']): string | undefined {
+  if (info?.isFallbackAdapter) return 'the adapter is a fallback (software) adapter';
+  const text = [info?.vendor, info?.architecture, info?.device, info?.description].filter((s) => s).join(' ');
+  const m = SOFTWARE_ADAPTER.exec(text);
+  return m ? `the adapter is ${m[0]}, a software renderer on the CPU` : undefined;
+}
+
+/** Vulkan ICD manifest directories the loader searches (besides $VK_ICD_FILENAMES / $VK_DRIVER_FILES). */
+function icdDirs(): string[] {
+  const data = (process.env.XDG_DATA_DIRS || '/usr/local/share:/usr/share').split(':').filter((d) => d);
+  const home = process.env.HOME ? [join(process.env.HOME, '.local/share')] : [];
+  return ['/etc', ...(process.env.XDG_CONFIG_DIRS || '/etc/xdg').split(':'), ...home, ...data].map((d) => join(d, 'vulkan', 'icd.d'));
+}
+
+/** Whether the Vulkan loader has any driver to load (asking Dawn without one only prints loader warnings). */
+export function vulkanDriverListed(): boolean {
+  for (const v of ['VK_ICD_FILENAMES', 'VK_DRIVER_FILES', 'VK_ADD_DRIVER_FILES']) if (process.env[v]?.trim()) return true;
+  return icdDirs().some((d) => {
+    try {
+      return readdirSync(d).some((f) => f.endsWith('.json'));
+    } catch {
+      return false;
+    }
+  });
 }
 
 const VULKAN_HINT = 'Debian/Ubuntu: apt-get install libvulkan1, plus the GPU driver\'s Vulkan ICD';
@@ -72,6 +106,10 @@ async function find(requestWithoutVulkan: boolean): Promise<Found> {
     probe.reason = `no adapter: libvulkan.so.1 is missing (${VULKAN_HINT})`;
     return { probe };
   }
+  if (libvulkan && !requestWithoutVulkan && !vulkanDriverListed()) {
+    probe.reason = 'no adapter: libvulkan.so.1 is installed but lists no Vulkan driver (no ICD in /usr/share/vulkan/icd.d or /etc/vulkan/icd.d, no $VK_ICD_FILENAMES): install the GPU driver\'s Vulkan ICD';
+    return { probe };
+  }
   let gpu: GpuLike;
   let adapter: GpuAdapterLike | null;
   try {
@@ -92,6 +130,8 @@ async function find(requestWithoutVulkan: boolean): Promise<Found> {
   const info = adapter.info;
   const text = [info?.vendor, info?.architecture, info?.description || info?.device].filter((s) => s).join(' / ');
   if (text) probe.adapterInfo = text;
+  const software = softwareAdapterReason(info);
+  if (software) probe.software = software;
   return { probe, gpu, globals: mod.globals };
 }
 
@@ -113,6 +153,8 @@ export type WebgpuInit = { ok: true; adapterInfo?: string } | { ok: false; reaso
 export async function initWebgpu(forced: boolean): Promise<WebgpuInit> {
   const found = await find(forced);
   if (!found.gpu || !found.globals) return { ok: false, reason: `webgpu: ${found.probe.reason ?? 'no adapter'}` };
+  // auto never picks a software adapter (it is slower than wasm); `--backend webgpu` still runs on one (CI does).
+  if (!forced && found.probe.software) return { ok: false, reason: `webgpu: auto skips it: ${found.probe.software} (${found.probe.adapterInfo ?? 'no adapter info'}); --backend webgpu still uses it` };
   installGlobals(found.gpu, found.globals);
   try {
     const id = '@tensorflow/tfjs-backend-webgpu';

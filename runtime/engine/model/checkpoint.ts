@@ -112,16 +112,64 @@ export interface SaveOptions {
 
 /**
  * Writes `dir` as a Hugging Face model directory. The files go to a sibling temp directory first, which then
- * replaces `dir` in one rename.
+ * replaces `dir` in one rename. The weights are read back asynchronously (webgpu has no synchronous read in Node).
  */
-export function saveModel(model: CausalLM, dir: string, opts: SaveOptions = {}): void {
+export async function saveModel(model: CausalLM, dir: string, opts: SaveOptions = {}): Promise<void> {
+  writeDirAtomically(dir, await modelFiles(model, opts), (tmp) => {
+    opts.tokenizer?.save(tmp);
+    opts.extra?.(tmp);
+  });
+}
+
+/** The files of a model directory (config, generation config, weights, `opts.files`); tokenizer and `extra` aside. */
+export async function modelFiles(model: CausalLM, opts: Omit<SaveOptions, 'tokenizer' | 'extra'> = {}): Promise<Record<string, string | Uint8Array>> {
   const dtype = opts.dtype ?? 'F32';
   const tensors: Record<string, TensorToWrite> = {};
   for (const spec of model.specs) {
     const v = model.params.get(spec.name)!;
-    const values = tf.tidy(() => (spec.transposed ? tf.transpose(v) : v).dataSync() as Float32Array);
+    const values = await readFloat32(v, spec.transposed === true);
     tensors[spec.name] = { dtype, shape: spec.transposed ? [...spec.shape].reverse() : spec.shape, values };
   }
+  return directoryFiles(model.config, tensors, opts);
+}
+
+/**
+ * The files of a freshly initialised model (what {@link initModel} with this seed holds), made on the host: no
+ * tensor, no backend. `set` replaces named weights (in memory layout) before writing.
+ */
+export function initialModelFiles(config: ModelConfig, seed: number, opts: Omit<SaveOptions, 'tokenizer' | 'extra'> & { set?: Record<string, Float32Array> } = {}): Record<string, string | Uint8Array> {
+  const dtype = opts.dtype ?? 'F32';
+  const rng = new Rng(seed);
+  const tensors: Record<string, TensorToWrite> = {};
+  for (const spec of paramSpecs(config)) {
+    const drawn = initValues(spec, rng);
+    const values = opts.set?.[spec.name] ?? drawn;
+    if (values.length !== drawn.length) throw new Error(`${spec.name}: ${values.length} values given, the weight has ${drawn.length}`);
+    const [rows, cols] = spec.shape;
+    tensors[spec.name] = spec.transposed
+      ? { dtype, shape: [cols, rows], values: transpose2d(values, rows, cols) }
+      : { dtype, shape: spec.shape, values };
+  }
+  return directoryFiles(config, tensors, opts);
+}
+
+/** Writes a freshly initialised model directory (see {@link initialModelFiles}), atomically. */
+export function saveInitialModel(config: ModelConfig, seed: number, dir: string, opts: SaveOptions & { set?: Record<string, Float32Array> } = {}): void {
+  writeDirAtomically(dir, initialModelFiles(config, seed, opts), (tmp) => {
+    opts.tokenizer?.save(tmp);
+    opts.extra?.(tmp);
+  });
+}
+
+function transpose2d(x: Float32Array, rows: number, cols: number): Float32Array {
+  const out = new Float32Array(x.length);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = x[r * cols + c];
+  return out;
+}
+
+function directoryFiles(modelConfig: ModelConfig, tensors: Record<string, TensorToWrite>, opts: Omit<SaveOptions, 'tokenizer' | 'extra'>): Record<string, string | Uint8Array> {
+  const dtype = opts.dtype ?? 'F32';
+  const model = { config: modelConfig };
   const torchDtype = { F32: 'float32', F16: 'float16', BF16: 'bfloat16' }[dtype];
   const config = { ...model.config.raw, torch_dtype: torchDtype };
   const generation: Record<string, unknown> = { _from_model_config: true, eos_token_id: unwrap(opts.generation?.eosTokenIds ?? model.config.eosTokenIds) };
@@ -129,15 +177,12 @@ export function saveModel(model: CausalLM, dir: string, opts: SaveOptions = {}):
   if (opts.generation?.temperature !== undefined) generation.temperature = opts.generation.temperature;
   if (opts.generation?.topP !== undefined) generation.top_p = opts.generation.topP;
   if (opts.generation?.topK !== undefined) generation.top_k = opts.generation.topK;
-  writeDirAtomically(dir, {
+  return {
     'config.json': `${JSON.stringify(config, null, 2)}\n`,
     'generation_config.json': `${JSON.stringify(generation, null, 2)}\n`,
     'model.safetensors': writeSafetensors(tensors, { format: 'pt' }),
     ...opts.files,
-  }, (tmp) => {
-    opts.tokenizer?.save(tmp);
-    opts.extra?.(tmp);
-  });
+  };
 }
 
 function unwrap(ids: number[]): number | number[] {
@@ -157,4 +202,21 @@ export function writeDirAtomically(dir: string, files: Record<string, string | U
   if (existsSync(dir)) renameSync(dir, old);
   renameSync(tmp, dir);
   rmSync(old, { recursive: true, force: true });
+}
+
+/** Writes `files` into `dir` (created; inside a directory that is itself swapped in atomically). */
+export function writeDirFiles(dir: string, files: Record<string, string | Uint8Array>): void {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, data] of Object.entries(files)) writeFileSync(join(dir, name), data);
+}
+
+/** A float32 tensor's values (transposed first when asked), read asynchronously. */
+export async function readFloat32(t: tf.Tensor, transpose = false): Promise<Float32Array> {
+  if (!transpose) return (await t.data()) as Float32Array;
+  const tt = tf.transpose(t);
+  try {
+    return (await tt.data()) as Float32Array;
+  } finally {
+    tt.dispose();
+  }
 }

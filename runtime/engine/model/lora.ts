@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CausalLM, Linear } from './transformer';
-import { CheckpointError, writeDirAtomically } from './checkpoint';
+import { CheckpointError, readFloat32, writeDirAtomically } from './checkpoint';
 import { readJsonDocument } from '../json-file';
 import { Rng } from '../random';
 import { readSafetensorsFile, toFloat32, writeSafetensors, type TensorToWrite } from '../weights/safetensors';
@@ -55,14 +55,14 @@ function targetedLinears(model: CausalLM, targets: LoraSpec['targetModules']): L
 }
 
 /** Writes the adapters as a PEFT adapter directory (atomically). */
-export function saveLora(model: CausalLM, dir: string, spec: LoraSpec, baseModel = ''): void {
+export async function saveLora(model: CausalLM, dir: string, spec: LoraSpec, baseModel = ''): Promise<void> {
   if (!model.adapters.size) throw new LoraError('the model has no LoRA adapters to save');
   const tensors: Record<string, TensorToWrite> = {};
   // PyTorch's nn.Linear layout: [out, in], the transpose of ours.
-  const asLinear = (v: tf.Variable): TensorToWrite => ({ dtype: 'F32', shape: [...v.shape].reverse(), values: tf.tidy(() => tf.transpose(v).dataSync() as Float32Array) });
+  const asLinear = async (v: tf.Variable): Promise<TensorToWrite> => ({ dtype: 'F32', shape: [...v.shape].reverse(), values: await readFloat32(v, true) });
   for (const [name, ad] of model.adapters) {
-    tensors[`base_model.model.${name}.lora_A.weight`] = asLinear(ad.a);
-    tensors[`base_model.model.${name}.lora_B.weight`] = asLinear(ad.b);
+    tensors[`base_model.model.${name}.lora_A.weight`] = await asLinear(ad.a);
+    tensors[`base_model.model.${name}.lora_B.weight`] = await asLinear(ad.b);
   }
   const config = {
     peft_type: 'LORA',

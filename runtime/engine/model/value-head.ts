@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { CausalLM, ForwardOptions } from './transformer';
 import { Rng } from '../random';
 import { mm } from '../ops';
-import { loadModel, saveModel, type SaveOptions } from './checkpoint';
+import { loadModel, modelFiles, readFloat32, writeDirAtomically, type SaveOptions } from './checkpoint';
 import { readSafetensorsFile, toFloat32, writeSafetensors } from '../weights/safetensors';
 
 export class ValueModel {
@@ -64,10 +64,18 @@ export function loadValueModel(dir: string, seed: number): ValueModel {
   return new ValueModel(backbone, tf.variable(tf.tensor2d(toFloat32(w), [backbone.config.hidden, 1]), true), tf.variable(tf.tensor1d(toFloat32(b)), true));
 }
 
-export function saveValueModel(critic: ValueModel, dir: string, opts: SaveOptions = {}): void {
+export async function saveValueModel(critic: ValueModel, dir: string, opts: SaveOptions = {}): Promise<void> {
+  writeDirAtomically(dir, await valueModelFiles(critic, opts), opts.tokenizer || opts.extra ? (tmp) => {
+    opts.tokenizer?.save(tmp);
+    opts.extra?.(tmp);
+  } : undefined);
+}
+
+/** The critic's directory as files: its backbone's model files plus the value head. */
+export async function valueModelFiles(critic: ValueModel, opts: Omit<SaveOptions, 'tokenizer' | 'extra'> = {}): Promise<Record<string, string | Uint8Array>> {
   const head = {
-    'score.weight': { dtype: 'F32' as const, shape: [1, critic.backbone.config.hidden], values: critic.weight.dataSync() as Float32Array },
-    'score.bias': { dtype: 'F32' as const, shape: [1], values: critic.bias.dataSync() as Float32Array },
+    'score.weight': { dtype: 'F32' as const, shape: [1, critic.backbone.config.hidden], values: await readFloat32(critic.weight) },
+    'score.bias': { dtype: 'F32' as const, shape: [1], values: await readFloat32(critic.bias) },
   };
-  saveModel(critic.backbone, dir, { ...opts, files: { ...opts.files, [HEAD_FILE]: writeSafetensors(head, { format: 'pt' }) } });
+  return modelFiles(critic.backbone, { ...opts, files: { ...opts.files, [HEAD_FILE]: writeSafetensors(head, { format: 'pt' }) } });
 }

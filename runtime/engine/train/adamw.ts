@@ -46,11 +46,12 @@ export class AdamW {
    * Applies one update from `grads` (aligned with `variables`; disposed here). Returns the global norm before
    * clipping, and whether the step was skipped for a non-finite norm.
    */
-  apply(grads: tf.Tensor[], lr: number): { gradNorm: number; skipped: boolean } {
+  async apply(grads: tf.Tensor[], lr: number): Promise<{ gradNorm: number; skipped: boolean }> {
     if (grads.length !== this.variables.length) throw new Error(`AdamW: ${grads.length} gradients for ${this.variables.length} variables`);
     try {
       const normT = tf.tidy(() => tf.sqrt(tf.addN(grads.map((g) => tf.sum(tf.square(g))))));
-      const gradNorm = normT.dataSync()[0];
+      // Read asynchronously: the one value a step needs on the host (a non-finite norm skips the step).
+      const gradNorm = (await normT.data())[0];
       normT.dispose();
       if (!Number.isFinite(gradNorm)) return { gradNorm, skipped: true };
       const coef = this.clip > 0 ? Math.min(1, this.clip / (gradNorm + 1e-6)) : 1;
@@ -75,8 +76,12 @@ export class AdamW {
     }
   }
 
-  exportState(): AdamWState {
-    return { step: this.step, m: this.m.map((t) => t.dataSync() as Float32Array), v: this.v.map((t) => t.dataSync() as Float32Array) };
+  async exportState(): Promise<AdamWState> {
+    const m: Float32Array[] = [];
+    const v: Float32Array[] = [];
+    for (const t of this.m) m.push((await t.data()) as Float32Array);
+    for (const t of this.v) v.push((await t.data()) as Float32Array);
+    return { step: this.step, m, v };
   }
 
   loadState(s: AdamWState): void {

@@ -17,15 +17,21 @@ export interface StepResult {
 
 /**
  * Differentiates each micro-batch loss on its own and sums the gradients (in `vars` order; a variable a loss does not
- * reach gets zeros). Returns the summed gradients, which the caller owns, and the sum of the losses.
+ * reach gets zeros). Returns the summed gradients and the sum of the losses (a scalar still on the device: nothing is
+ * read back here), both owned by the caller.
  */
-export function accumulateGradients(vars: readonly tf.Variable[], microBatchLosses: readonly (() => tf.Scalar)[]): { grads: tf.Tensor[]; loss: number } {
+export function accumulateGradients(vars: readonly tf.Variable[], microBatchLosses: readonly (() => tf.Scalar)[]): { grads: tf.Tensor[]; loss: tf.Scalar } {
   let sums: tf.Tensor[] | undefined;
-  let loss = 0;
+  let loss: tf.Scalar | undefined;
   for (const f of microBatchLosses) {
     const { value, grads } = tf.variableGrads(f, vars as tf.Variable[]);
-    loss += value.dataSync()[0];
-    value.dispose();
+    if (!loss) loss = value;
+    else {
+      const total = tf.add(loss, value) as tf.Scalar;
+      loss.dispose();
+      value.dispose();
+      loss = total;
+    }
     const ordered = vars.map((v) => grads[v.name] ?? tf.zerosLike(v));
     if (!sums) sums = ordered;
     else {
@@ -34,7 +40,7 @@ export function accumulateGradients(vars: readonly tf.Variable[], microBatchLoss
       sums = next;
     }
   }
-  if (!sums) throw new Error('accumulateGradients: no micro-batches');
+  if (!sums || !loss) throw new Error('accumulateGradients: no micro-batches');
   return { grads: sums, loss };
 }
 
@@ -44,10 +50,12 @@ export class Trainer {
     readonly schedule: LrSchedule,
   ) {}
 
-  step(microBatchLosses: readonly (() => tf.Scalar)[]): StepResult {
-    const { grads, loss } = accumulateGradients(this.optimizer.variables as tf.Variable[], microBatchLosses);
+  async step(microBatchLosses: readonly (() => tf.Scalar)[]): Promise<StepResult> {
+    const { grads, loss: lossT } = accumulateGradients(this.optimizer.variables as tf.Variable[], microBatchLosses);
     const lr = learningRate(this.schedule, this.optimizer.step);
-    const { gradNorm, skipped } = this.optimizer.apply(grads, lr);
+    const { gradNorm, skipped } = await this.optimizer.apply(grads, lr);
+    const loss = (await lossT.data())[0];
+    lossT.dispose();
     return { loss, gradNorm, lr, skipped };
   }
 }

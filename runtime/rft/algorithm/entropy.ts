@@ -15,7 +15,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { aggregateLoss } from './loss-agg';
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from './args';
-import { readScalars, selectRows, tidy } from './tensor';
+import { metricScalars, selectRows, tidy, type ScalarMetrics } from './tensor';
 
 export const ENTROPY_LOSS_FN_NAMES = ['default', 'mix', 'none'] as const;
 export type EntropyLossFnName = (typeof ENTROPY_LOSS_FN_NAMES)[number];
@@ -37,7 +37,7 @@ export interface EntropyLossInputs {
 export interface EntropyLossResult {
   /** entropy_coef · aggregated entropy (to be subtracted from the policy loss) */
   loss: tf.Scalar;
-  metrics: Record<string, number>;
+  metrics: ScalarMetrics;
 }
 
 export function isEntropyLossFnName(name: string): name is EntropyLossFnName {
@@ -62,6 +62,6 @@ export function entropyLoss(name: string, inputs: EntropyLossInputs, args?: Part
       actionMask = selectRows(actionMask, usual);
     }
     const agg = aggregateLoss(entropy, actionMask, lossAggMode);
-    return { loss: tf.mul(agg, a.entropy_coef) as tf.Scalar, metrics: readScalars({ entropy_loss: agg }) };
+    return { loss: tf.mul(agg, a.entropy_coef) as tf.Scalar, metrics: metricScalars({ entropy_loss: agg }) };
   });
 }

@@ -29,7 +29,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { aggregateLoss } from './loss-agg';
 import { defaultFnArgs, AlgorithmArgsError, withDefaults } from './args';
-import { tidy, readScalars } from './tensor';
+import { tidy, metricScalars, type ScalarMetrics } from './tensor';
 
 export const KL_FN_NAMES = ['none', 'k1', 'k2', 'k3', 'low_var_kl', 'abs', 'corrected_k3'] as const;
 export type KlFnName = (typeof KL_FN_NAMES)[number];
@@ -53,7 +53,7 @@ export interface KlLossInputs {
 
 export interface KlLossResult {
   loss: tf.Scalar;
-  metrics: Record<string, number>;
+  metrics: ScalarMetrics;
 }
 
 export interface KlPenaltyInputs {
@@ -166,7 +166,7 @@ export class KlFn {
     return tidy(() => {
       const kl = klTensor(this.name, logprob, refLogprob, oldLogprob);
       const klLoss = aggregateLoss(kl, actionMask, lossAggMode);
-      const metrics = { ...readScalars({ kl_loss: klLoss }), kl_coef: coef };
+      const metrics = { ...metricScalars({ kl_loss: klLoss }), kl_coef: tf.scalar(coef) };
       return { loss: tf.mul(klLoss, coef) as tf.Scalar, metrics };
     });
   }

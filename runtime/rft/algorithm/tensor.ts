@@ -1,6 +1,6 @@
 /**
  * Small tensor helpers shared by the algorithm pieces: a stop-gradient (tfjs has none), masks as float32, and
- * reading many metric scalars back with one device sync.
+ * metric scalars (kept on the device, read back asynchronously in one go).
  *
  * Importing runtime/engine/ops registers every gradient (the core package's Node entry registers none).
  */
@@ -29,13 +29,25 @@ export function asFloat(cond: tf.Tensor): tf.Tensor {
 }
 
 /**
- * Reads named scalar tensors back as numbers with one sync (they are stacked first). Call inside a tidy: the
- * stacked tensor is not disposed here.
+ * Named metric scalars, left on the device: nothing here reads them (a backend such as webgpu cannot read
+ * synchronously), the trainer reads a whole step's worth at once with {@link readMetrics}.
  */
-export function readScalars(named: Record<string, tf.Tensor>): Record<string, number> {
+export type ScalarMetrics = Record<string, tf.Scalar>;
+
+/** Each named tensor as a scalar (a tensor of one value, reshaped). */
+export function metricScalars(named: Record<string, tf.Tensor>): ScalarMetrics {
+  const out: ScalarMetrics = {};
+  for (const [k, t] of Object.entries(named)) out[k] = tf.reshape(t, []) as tf.Scalar;
+  return out;
+}
+
+/** Reads metric scalars back as numbers with one asynchronous read (they are stacked first); disposes nothing. */
+export async function readMetrics(named: ScalarMetrics): Promise<Record<string, number>> {
   const keys = Object.keys(named);
   if (keys.length === 0) return {};
-  const values = tf.stack(keys.map((k) => tf.reshape(named[k], []))).dataSync();
+  const stacked = tf.tidy(() => tf.stack(keys.map((k) => named[k])));
+  const values = await stacked.data();
+  stacked.dispose();
   const out: Record<string, number> = {};
   keys.forEach((k, i) => (out[k] = values[i]));
   return out;

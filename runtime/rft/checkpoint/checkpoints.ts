@@ -32,7 +32,7 @@ export interface TrainerCheckpointState {
   extra: Record<string, unknown>;
 }
 
-export function saveCheckpoint(
+export async function saveCheckpoint(
   jobDir: string,
   step: number,
   model: CausalLM,
@@ -41,11 +41,11 @@ export function saveCheckpoint(
   state: TrainerCheckpointState,
   /** Writes more into the checkpoint before it is swapped in (PPO's critic goes to `critic/`). */
   extra?: (dir: string) => void,
-): string {
+): Promise<string> {
   const dir = checkpointDir(jobDir, step);
   const files: Record<string, string | Uint8Array> = { 'trainer_state.json': `${JSON.stringify(state, null, 2)}\n` };
   if (optimizer) files['optimizer.safetensors'] = encodeOptimizer(optimizer);
-  saveModel(model, dir, { tokenizer, files, extra });
+  await saveModel(model, dir, { tokenizer, files, extra });
   writeFileAtomically(join(jobDir, LATEST_FILE), `${step}\n`);
   return dir;
 }

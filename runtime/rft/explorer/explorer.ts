@@ -91,9 +91,10 @@ export class Explorer {
   }
 
   /** Runs one batch of training tasks; the experiences carry eid.batch = step. */
-  explore(step: number, tasks: readonly ExplorerTask[], pipeline: ExperiencePipeline): StepOutput {
+  async explore(step: number, tasks: readonly ExplorerTask[], pipeline: ExperiencePipeline): Promise<StepOutput> {
     const started = Date.now();
-    const runs = tasks.map((t, i) => this.runTask(t, step, i));
+    const runs: TaskRun[] = [];
+    for (const [i, t] of tasks.entries()) runs.push(await this.runTask(t, step, i));
     const all = runs.flatMap((r) => r.exps);
     const { exps, metrics: pipelineMetrics, selectorFeedback } = pipeline.process(all);
     // Failed tasks are statuses too: their task time enters the stats, and they count as finished.
@@ -110,9 +111,10 @@ export class Explorer {
   }
 
   /** Runs every task of one eval taskset (no experiences kept); metrics under `eval/<name>/`. */
-  evaluate(name: string, tasks: readonly ExplorerTask[], step: number, prefix = 'eval'): Record<string, number> {
+  async evaluate(name: string, tasks: readonly ExplorerTask[], step: number, prefix = 'eval'): Promise<Record<string, number>> {
     const started = Date.now();
-    const runs = tasks.map((t, i) => this.runTask({ ...t, isEval: true }, `${step}/${name}`, i));
+    const runs: TaskRun[] = [];
+    for (const [i, t] of tasks.entries()) runs.push(await this.runTask({ ...t, isEval: true }, `${step}/${name}`, i));
     const perTask = runs.map((r) => (r.failed ? r.timing : { ...evalTaskMetrics(this.release, r.runs), ...r.timing }));
     return {
       ...gatherEval(this.release, perTask, `${prefix}/${name}`, this.opts.detailedStats ?? false),
@@ -135,7 +137,7 @@ export class Explorer {
     return Math.min(max, (this.totalRunningTime / this.totalCompletedTasks) * t.dynamic.ratio);
   }
 
-  private runTask(task: ExplorerTask, batch: number | string, index: number): TaskRun {
+  private async runTask(task: ExplorerTask, batch: number | string, index: number): Promise<TaskRun> {
     const keys = runMetricKeys(this.release);
     const started = performance.now();
     const timeout = this.attemptTimeout();
@@ -145,7 +147,7 @@ export class Explorer {
       const attemptStart = performance.now();
       const deadline = timeout === null ? null : attemptStart + timeout * 1000;
       try {
-        const exps = this.model.withDeadline(deadline, () => this.runWorkflow(task));
+        const exps = await this.model.withDeadline(deadline, () => this.runWorkflow(task));
         // A workflow that returns after its deadline had timed out too (Trinity stops waiting for it).
         if (deadline !== null && performance.now() >= deadline) throw new TaskTimeoutError();
         done = { exps, seconds: (performance.now() - attemptStart) / 1000 };
@@ -180,15 +182,15 @@ export class Explorer {
     return { exps, metrics: { ...averageMetrics(exps), ...timing }, runs: exps.map((e) => ({ ...(e.metrics ?? {}) })), timing, failed: false };
   }
 
-  private runWorkflow(task: ExplorerTask): Experience[] {
+  private async runWorkflow(task: ExplorerTask): Promise<Experience[]> {
     const factory = workflowFactory(task.workflow);
     const ctx = { model: this.model, task, repeatTimes: task.repeatTimes, runIdBase: 0, createReward: this.opts.createReward, auxiliaryModels: this.opts.auxiliaryModels ?? [] };
     const wf = factory(ctx);
     let exps: Experience[];
-    if (wf.repeatable) exps = wf.run();
+    if (wf.repeatable) exps = await wf.run();
     else {
       exps = [];
-      for (let i = 0; i < task.repeatTimes; i++) exps.push(...factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run());
+      for (let i = 0; i < task.repeatTimes; i++) exps.push(...(await factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run()));
     }
     if (exps.length === 0) throw new Error('An empty experience is generated');
     return exps;

@@ -55,11 +55,11 @@ export class RolloutModel {
    * Runs `fn` (a workflow) with a deadline (`performance.now()` milliseconds) on every generation it makes: a
    * generation still decoding then is abandoned with the engine's `GenerationStoppedError`.
    */
-  withDeadline<T>(deadline: number | null, fn: () => T): T {
+  async withDeadline<T>(deadline: number | null, fn: () => T | Promise<T>): Promise<T> {
     const outer = this.deadline;
     this.deadline = deadline;
     try {
-      return fn();
+      return await fn();
     } finally {
       this.deadline = outer;
     }
@@ -76,12 +76,12 @@ export class RolloutModel {
   }
 
   /** The rendered template already holds any BOS, so it is tokenised without special tokens (as vLLM's chat does). */
-  chat(messages: readonly ChatMessage[], args: RolloutArgs = {}): Experience[] {
+  chat(messages: readonly ChatMessage[], args: RolloutArgs = {}): Promise<Experience[]> {
     return this.sample([this.renderChat(messages)], args, false);
   }
 
   /** n responses for each raw prompt text, in prompt order (special tokens added, as vLLM's generate does). */
-  generate(prompts: readonly string[], args: RolloutArgs = {}): Experience[] {
+  generate(prompts: readonly string[], args: RolloutArgs = {}): Promise<Experience[]> {
     return this.sample(prompts, args, true);
   }
 
@@ -89,27 +89,29 @@ export class RolloutModel {
    * Trinity's `ModelWrapper.logprobs(tokens, temperature)`: entry i is log p(tokens[i+1] | tokens[..i]) at
    * `temperature` (default: the model's, else 1), so the result has `tokens.length − 1` entries.
    */
-  logprobs(tokens: readonly number[], temperature: number | null = null): number[] {
+  async logprobs(tokens: readonly number[], temperature: number | null = null): Promise<number[]> {
     if (tokens.length < 2) return [];
     const vocab = this.model.config.vocabSize;
     const bad = tokens.find((t) => !Number.isInteger(t) || t < 0 || t >= vocab);
     if (bad !== undefined) throw new Error(`logprobs: token id ${bad} is outside this model's vocabulary (${vocab} tokens)`);
     const t = temperature ?? this.limits.temperature;
-    return tf.tidy(() => {
-      const ids = tf.tensor2d([tokens as number[]], [1, tokens.length], 'int32');
-      return Array.from(scoreSequences(this.model, ids, { temperature: t }).logprobs.dataSync());
-    });
+    const lp = tf.tidy(() => scoreSequences(this.model, tf.tensor2d([tokens as number[]], [1, tokens.length], 'int32'), { temperature: t }).logprobs);
+    try {
+      return Array.from(await lp.data());
+    } finally {
+      lp.dispose();
+    }
   }
 
   /**
    * n responses to a prompt already rendered and tokenised by the caller (the serve mode's OpenAI endpoint does both
    * as vLLM's server does: no prompt limits of the explorer, its own max_tokens).
    */
-  complete(prompt: { text: string; ids: readonly number[] }, args: RolloutArgs = {}): Experience[] {
+  complete(prompt: { text: string; ids: readonly number[] }, args: RolloutArgs = {}): Promise<Experience[]> {
     return this.sampleEncoded([[...prompt.ids]], [prompt.text], args);
   }
 
-  private sample(prompts: readonly string[], args: RolloutArgs, addSpecialTokens: boolean): Experience[] {
+  private sample(prompts: readonly string[], args: RolloutArgs, addSpecialTokens: boolean): Promise<Experience[]> {
     return this.sampleEncoded(
       prompts.map((p) => this.promptTokens(p, addSpecialTokens)),
       prompts,
@@ -117,10 +119,10 @@ export class RolloutModel {
     );
   }
 
-  private sampleEncoded(encoded: number[][], prompts: readonly string[], args: RolloutArgs): Experience[] {
+  private async sampleEncoded(encoded: number[][], prompts: readonly string[], args: RolloutArgs): Promise<Experience[]> {
     const maxNew = args.max_tokens ?? this.limits.maxResponseTokens;
     const deadline = this.deadline;
-    const completions = generate(
+    const completions = await generate(
       this.model,
       encoded,
       {

@@ -96,15 +96,15 @@ function closeParts(parts: ExplorerParts): void {
   parts.model.dispose();
 }
 
-export function stepWith(parts: ExplorerParts, step: number): ExplorerStepResult | null {
+export async function stepWith(parts: ExplorerParts, step: number): Promise<ExplorerStepResult | null> {
   const batch = parts.reader.next();
   if (!batch) return null;
-  const out = parts.explorer.explore(step, batch.items, parts.pipeline);
+  const out = await parts.explorer.explore(step, batch.items, parts.pipeline);
   parts.reader.afterStep(step, out.selectorFeedback);
   return { ...out, readerOffset: parts.reader.currentOffset };
 }
 
-export function evaluateWith(parts: ExplorerParts, step: number): Record<string, number> {
+export function evaluateWith(parts: ExplorerParts, step: number): Promise<Record<string, number>> {
   return evaluateAll(parts.explorer, parts.evalSets, step);
 }
 
@@ -247,8 +247,8 @@ export function serveExplorer(port: { on(e: 'message', f: (m: ToWorker) => void)
       }
       try {
         let value: unknown;
-        if (m.kind === 'step') value = stepWith(parts!, m.step);
-        else if (m.kind === 'evaluate') value = evaluateWith(parts!, m.step);
+        if (m.kind === 'step') value = await stepWith(parts!, m.step);
+        else if (m.kind === 'evaluate') value = await evaluateWith(parts!, m.step);
         else if (m.kind === 'weights') {
           assignWeights(parts!.model, m.weights);
           parts!.explorer.model.version = m.version;
@@ -262,6 +262,8 @@ export function serveExplorer(port: { on(e: 'message', f: (m: ToWorker) => void)
 }
 
 /** A copy of the trainer's weights to send to the explorer (transferable buffers). */
-export function exportWeights(model: CausalLM): Float32Array[] {
-  return model.variables().map((v) => Float32Array.from(v.dataSync() as Float32Array));
+export async function exportWeights(model: CausalLM): Promise<Float32Array[]> {
+  const out: Float32Array[] = [];
+  for (const v of model.variables()) out.push(Float32Array.from((await v.data()) as Float32Array));
+  return out;
 }

@@ -15,7 +15,8 @@ import { readTrainData } from '../data/train-data';
 import type { Experience } from '../experience';
 import type { Explorer, ExplorerTask } from '../explorer/explorer';
 import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
-import { saveValueModel } from '../../engine/model/value-head';
+import { valueModelFiles } from '../../engine/model/value-head';
+import { writeDirFiles } from '../../engine/model/checkpoint';
 import { EXPERIENCE_BUFFER_KEY, isStoredBuffer, openTrainerReader, queueChannel, storedChannel, type ExperienceChannel } from './experience-channel';
 import { applyNewerCheckpoint, copyWeights, encodeOptimizer, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
 import { join } from 'node:path';
@@ -36,8 +37,8 @@ function makeExplorer(ctx: StageContext, p: Pretrained, evalSets: { name: string
   return { explorer: createExplorer(ctx.cfg, ctx.release, p, ctx.seed, ctx.log, ctx.configDir), evalSets };
 }
 
-function runEvals(ctx: StageContext, side: ExplorerSide, step: number, prefix = 'eval'): Record<string, number> {
-  const metrics = evaluateAll(side.explorer, side.evalSets, step, prefix);
+async function runEvals(ctx: StageContext, side: ExplorerSide, step: number, prefix = 'eval'): Promise<Record<string, number>> {
+  const metrics = await evaluateAll(side.explorer, side.evalSets, step, prefix);
   if (side.evalSets.length) ctx.monitor.log(prefix === 'bench' ? 'bench' : 'explorer', step, metrics);
   return metrics;
 }
@@ -140,9 +141,9 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     let lastEvalStep = -1;
     // The mix sample strategy fills ceil(ratio · train_batch_size) of each batch with expert (SFT) samples.
     const trainBatch = cfg.buffer.train_batch_size - (expert?.batchSize ?? 0);
-    const save = (): void => {
+    const save = async (): Promise<void> => {
       const extra = { explorerStep, readerOffset, ...channel!.position(), ...(expert ? { expertOffset: expert.offset() } : {}) };
-      lastCheckpoint = saveTrainerCheckpoint(ctx, policy, trainer, critic, extra, (dir) => channel!.saveInto(dir));
+      lastCheckpoint = await saveTrainerCheckpoint(ctx, policy, trainer, critic, extra, (dir) => channel!.saveInto(dir));
     };
     // A replay queue can serve experiences again and again: its trainer stops at the steps the taskset implies.
     const replays = channel.replays;
@@ -155,10 +156,10 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
         const batch = await channel!.take(trainBatch);
         if (!batch) break;
         if (expert) batch.push(...expert.next());
-        const metrics = trainer.trainStep(batch);
+        const metrics = await trainer.trainStep(batch);
         ctx.monitor.log('trainer', trainer.step, metrics);
         ctx.progress('trainer', trainer.step, totalTrain, `loss ${fmt(metrics['actor/pg_loss'] ?? metrics['actor/sft_loss'])}`);
-        if (cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0) save();
+        if (cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0) await save();
       }
     };
     const evaluate = async (step: number): Promise<void> => {
@@ -168,7 +169,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     };
     let syncedVersion = resumed?.step ?? 0;
     const sync = async (): Promise<void> => {
-      await driver!.setWeights(exportWeights(policy.model), trainer.step);
+      await driver!.setWeights(await exportWeights(policy.model), trainer.step);
       syncedVersion = trainer.step;
     };
     const explorerDriven = isExplorerDriven(cfg.synchronizer.sync_style);
@@ -216,7 +217,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     if (!ctx.signal.aborted) {
       await sync();
       if (driver.hasEvals && lastEvalStep !== explorerStep) await evaluate(explorerStep);
-      if (trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) save();
+      if (trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) await save();
     }
     return { lastCheckpoint, evals: evalSummary(lastEval), stopped: ctx.signal.aborted };
   } finally {
@@ -233,27 +234,30 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
  * The trainer's checkpoint `global_step_<step>` (weights, tokenizer, optimizer, `extra` to resume from, PPO's critic,
  * whatever `more` writes), then pruning to `max_checkpoints_to_keep` and the `checkpoint` event. Returns its directory.
  */
-function saveTrainerCheckpoint(
+async function saveTrainerCheckpoint(
   ctx: StageContext,
   policy: Pretrained,
   trainer: RftTrainer,
   critic: CriticSetup | undefined,
   extra: Record<string, unknown>,
   more?: (dir: string) => void,
-): string {
-  const dir = saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, trainer.optimizer.exportState(), { step: trainer.step, extra }, (tmp) => {
+): Promise<string> {
+  // Everything read off the device first (asynchronously); the directory is then written in one synchronous swap.
+  const optimizer = await trainer.optimizer.exportState();
+  const criticFiles = critic ? await criticFilesOf(critic, trainer) : undefined;
+  const dir = await saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, optimizer, { step: trainer.step, extra }, (tmp) => {
     more?.(tmp);
-    if (critic) saveCritic(critic, trainer, join(tmp, 'critic'));
+    if (criticFiles) writeDirFiles(join(tmp, 'critic'), criticFiles);
   });
   pruneCheckpoints(ctx.jobDir, ctx.cfg.trainer.max_checkpoints_to_keep);
   ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: dir });
   return dir;
 }
 
-/** PPO's critic inside a checkpoint: its weights and value head, and its optimizer state. */
-function saveCritic(critic: CriticSetup, trainer: RftTrainer, dir: string): void {
-  const state = trainer.criticState();
-  saveValueModel(critic.model, dir, { files: state ? { 'optimizer.safetensors': encodeOptimizer(state) } : {} });
+/** PPO's critic inside a checkpoint: its weights and value head, and its optimizer state, as files. */
+async function criticFilesOf(critic: CriticSetup, trainer: RftTrainer): Promise<Record<string, string | Uint8Array>> {
+  const state = await trainer.criticState();
+  return valueModelFiles(critic.model, { files: state ? { 'optimizer.safetensors': encodeOptimizer(state) } : {} });
 }
 
 /**
@@ -302,7 +306,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     const explorerDriven = !fromFile && isExplorerDriven(cfg.synchronizer.sync_style);
     // Set once the trainer exists; the reader's waits call them.
     let trainerStep = (): number => 0;
-    let syncIfRequested = (): void => {};
+    let syncIfRequested = async (): Promise<void> => {};
     if (fromFile) {
       const data = await readTrainData(source, { baseDir: ctx.configDir, tokenizer: policy.tokenizer, maxLength: cfg.model.max_model_len });
       for (const w of data.warnings) ctx.log('warning', w);
@@ -335,7 +339,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
                   writeTrainerStatus(ctx.jobDir, 'running', trainerStep(), true);
                 }
                 if (Date.now() - waitingSince < maxWaitMs) {
-                  syncIfRequested();
+                  await syncIfRequested();
                   continue;
                 }
               }
@@ -381,13 +385,13 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
         writeTrainerStatus(ctx.jobDir, 'stopped', trainer.step);
       };
     }
-    const save = (): void => {
-      lastCheckpoint = saveTrainerCheckpoint(ctx, policy, trainer, critic, position());
+    const save = async (): Promise<void> => {
+      lastCheckpoint = await saveTrainerCheckpoint(ctx, policy, trainer, critic, position());
     };
     trainerStep = () => trainer.step;
     // Explorer-driven Trainer.need_sync: the explorer asked, and there are weights it has not been offered.
-    syncIfRequested = () => {
-      if (trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`) && readExplorerState(ctx.jobDir)?.requireSync) save();
+    syncIfRequested = async () => {
+      if (trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`) && readExplorerState(ctx.jobDir)?.requireSync) await save();
     };
     while (!ctx.signal.aborted) {
       await yieldToEvents();
@@ -395,15 +399,15 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
       const batch = await next();
       if (!batch) break;
-      const metrics = trainer.trainStep(batch);
+      const metrics = await trainer.trainStep(batch);
       ctx.monitor.log('trainer', trainer.step, metrics);
       ctx.progress('trainer', trainer.step, totalSteps, `loss ${fmt(metrics['actor/sft_loss'] ?? metrics['actor/dpo_loss'] ?? metrics['actor/pg_loss'])}`);
       const syncDue = isTrainerSyncPoint(trainer.step, syncInterval);
       const saveDue = cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0; // Trainer.need_save
-      if (syncDue || saveDue) save();
-      if (explorerDriven) syncIfRequested();
+      if (syncDue || saveDue) await save();
+      if (explorerDriven) await syncIfRequested();
     }
-    if (!ctx.signal.aborted && trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) save();
+    if (!ctx.signal.aborted && trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) await save();
     return { lastCheckpoint, evals: {}, stopped: ctx.signal.aborted };
   } finally {
     cleanup();
@@ -504,7 +508,7 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
       };
 
       loadNewest(); // the launcher's first sync_weight: the newest checkpoint, no waiting
-      if (cfg.explorer.eval_on_startup && explorerStep === 0 && side.evalSets.length) lastEval = runEvals(ctx, side, 0);
+      if (cfg.explorer.eval_on_startup && explorerStep === 0 && side.evalSets.length) lastEval = await runEvals(ctx, side, 0);
       while (!ctx.signal.aborted) {
         await yieldToEvents();
         if (ctx.signal.aborted) break;
@@ -514,7 +518,7 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
           break;
         }
         explorerStep++;
-        const out = side.explorer.explore(explorerStep, batch.items, pipeline);
+        const out = await side.explorer.explore(explorerStep, batch.items, pipeline);
         reader.afterStep(explorerStep, out.selectorFeedback);
         await writer.write(out.experiences); // one transaction: the step's batch is in the buffer whole or not at all
         testKillAfterWrite(explorerStep);
@@ -522,7 +526,7 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
         ctx.monitor.log('explorer', explorerStep, out.metrics);
         ctx.monitor.rollouts(explorerStep, out.samples);
         ctx.progress('explorer', explorerStep, explorerSteps, `reward ${fmt(meanReward(out.experiences))}`);
-        if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && side.evalSets.length) lastEval = runEvals(ctx, side, explorerStep);
+        if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && side.evalSets.length) lastEval = await runEvals(ctx, side, explorerStep);
         if (isExplorerSyncPoint(explorerStep, cfg.synchronizer)) await pullWeights();
       }
     } finally {
@@ -548,7 +552,7 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
     made = side;
     let evals: Record<string, number> = {};
     const checkpoints = cfg.explorer.bench_on_latest_checkpoint ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined) : listCheckpoints(ctx.jobDir);
-    if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup) evals = runEvals(ctx, side, 0, 'bench');
+    if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup) evals = await runEvals(ctx, side, 0, 'bench');
     for (const c of checkpoints) {
       await yieldToEvents();
       if (ctx.signal.aborted) break;
@@ -556,7 +560,7 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
       copyWeights(saved, base.model);
       saved.dispose();
       side.explorer.model.version = c!.step;
-      evals = runEvals(ctx, side, c!.step, 'bench');
+      evals = await runEvals(ctx, side, c!.step, 'bench');
       ctx.progress('bench', c!.step, undefined, Object.entries(evalSummary(evals)).map(([k, v]) => `${k} ${fmt(v)}`).join(', '));
     }
     if (!checkpoints.length && !cfg.explorer.eval_on_startup) ctx.log('warning', `no checkpoints in ${ctx.jobDir} to benchmark`);

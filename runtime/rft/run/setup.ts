@@ -165,9 +165,9 @@ export function explorerTotalSteps(cfg: Config, tasks: number): number {
 }
 
 /** Every eval taskset, as one metrics record (`<prefix>/<taskset>/…`). */
-export function evaluateAll(explorer: Explorer, evalSets: readonly { name: string; tasks: ExplorerTask[] }[], step: number, prefix = 'eval'): Record<string, number> {
+export async function evaluateAll(explorer: Explorer, evalSets: readonly { name: string; tasks: ExplorerTask[] }[], step: number, prefix = 'eval'): Promise<Record<string, number>> {
   const metrics: Record<string, number> = {};
-  for (const set of evalSets) Object.assign(metrics, explorer.evaluate(set.name, set.tasks, step, prefix));
+  for (const set of evalSets) Object.assign(metrics, await explorer.evaluate(set.name, set.tasks, step, prefix));
   return metrics;
 }
 

@@ -124,7 +124,7 @@ export class ExplorerService {
     }
     const maxTokens = Math.min(p.maxModelLen - ids.length, p.maxResponseTokens, req.maxTokens ?? Number.MAX_SAFE_INTEGER);
     const version = rollout.version;
-    const sampled = rollout.complete(
+    const sampled = await rollout.complete(
       { text, ids },
       {
         n: req.n,

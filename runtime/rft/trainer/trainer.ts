@@ -7,7 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../engine/model/transformer';
 import { scoreSequences } from '../../engine/logprobs';
-import { AdamW } from '../../engine/train/adamw';
+import { AdamW, type AdamWState } from '../../engine/train/adamw';
 import { learningRate, type LrSchedule } from '../../engine/train/schedule';
 import { accumulateGradients } from '../../engine/train/step';
 import {
@@ -25,6 +25,7 @@ import { padBatch, sliceRows, type PaddedBatch } from './batch';
 import { aggregateLoss, maskedMean } from '../algorithm/loss-agg';
 import { gtF } from '../algorithm/tensor';
 import type { ValueModel } from '../../engine/model/value-head';
+import { DeviceMetricSums } from './metric-sums';
 
 export interface AlgorithmSetup {
   policyLossFn: string;
@@ -123,16 +124,16 @@ export class RftTrainer {
   }
 
   /** One training step on `exps`; returns Trinity's trainer metrics for it. */
-  trainStep(exps: readonly Experience[]): Record<string, number> {
+  async trainStep(exps: readonly Experience[]): Promise<Record<string, number>> {
     const started = Date.now();
     const rows = expandPairs(exps);
     const batch = padBatch(rows, this.opts.padTokenId);
-    const ref = this.readsReference ? this.referenceLogprobs(batch) : undefined;
+    const ref = this.readsReference ? await this.referenceLogprobs(batch) : undefined;
     const metrics: Record<string, number> = {};
     if (this.critic) {
-      const values = this.criticValues(batch);
+      const values = await this.criticValues(batch);
       Object.assign(metrics, this.applyTrainerAdvantage(batch, rows, values, ref));
-      Object.assign(metrics, this.updateCritic(batch, values));
+      Object.assign(metrics, await this.updateCritic(batch, values));
       if (this.step < this.critic.warmupSteps) {
         // veRL: the actor waits until the critic has warmed up; the step still counts.
         this.skippedActorSteps++;
@@ -145,10 +146,11 @@ export class RftTrainer {
     const micro = Math.max(1, Math.min(this.opts.microBatchSize ?? B, B));
     // DPO pairs stay together in one micro-batch.
     const step = this.policyLoss.name === 'dpo' && micro % 2 === 1 ? micro + 1 : micro;
-    const sums = new Map<string, number>();
-    const add = (k: string, v: number, w: number): void => void sums.set(k, (sums.get(k) ?? 0) + v * w);
+    const device = new DeviceMetricSums();
+    const add = (k: string, v: tf.Scalar, w: number): void => device.add(k, v, w);
     let gradNorm = 0;
     let lr = 0;
+    try {
     for (let epoch = 0; epoch < this.opts.ppoEpochs; epoch++) {
       const losses: (() => tf.Scalar)[] = [];
       for (let from = 0; from < B; from += step) {
@@ -158,11 +160,16 @@ export class RftTrainer {
         losses.push(() => this.microBatchLoss(mb, mbRef, weight, (k, v) => add(k, v, weight / this.opts.ppoEpochs)));
       }
       lr = learningRate(this.opts.schedule, this.optimizer.step);
-      const { grads } = accumulateGradients(this.optimizer.variables as tf.Variable[], losses);
-      const r = this.optimizer.apply(grads, lr);
+      const { grads, loss } = accumulateGradients(this.optimizer.variables as tf.Variable[], losses);
+      loss.dispose();
+      const r = await this.optimizer.apply(grads, lr);
       gradNorm = r.gradNorm;
     }
-    for (const [k, v] of sums) metrics[`actor/${k}`] = v;
+    } catch (e) {
+      device.dispose();
+      throw e;
+    }
+    for (const [k, v] of await device.read()) metrics[`actor/${k}`] = v;
     metrics['actor/grad_norm'] = gradNorm;
     metrics['actor/lr'] = lr;
     Object.assign(metrics, dataMetrics(batch));
@@ -170,7 +177,7 @@ export class RftTrainer {
     return metrics;
   }
 
-  private microBatchLoss(mb: PaddedBatch, ref: number[][] | undefined, weight: number, record: (k: string, v: number) => void): tf.Scalar {
+  private microBatchLoss(mb: PaddedBatch, ref: number[][] | undefined, weight: number, record: (k: string, v: tf.Scalar) => void): tf.Scalar {
     return tf.tidy(() => {
       const a = this.opts.algorithm;
       const { logprob, entropy } = this.responseScores(this.model, mb, true);
@@ -211,13 +218,14 @@ export class RftTrainer {
     return { logprob: cut(s.logprobs), entropy: s.entropy ? cut(s.entropy) : undefined };
   }
 
-  private referenceLogprobs(b: PaddedBatch): number[][] {
+  private async referenceLogprobs(b: PaddedBatch): Promise<number[][]> {
     const out: number[][] = [];
     const micro = this.opts.microBatchSize ?? b.tokens.length;
     for (let from = 0; from < b.tokens.length; from += micro) {
       const mb = sliceRows(b, from, Math.min(b.tokens.length, from + micro));
-      const lp = tf.tidy(() => this.responseScores(this.reference!, mb, false).logprob.arraySync());
-      out.push(...lp);
+      const lp = tf.tidy(() => this.responseScores(this.reference!, mb, false).logprob);
+      out.push(...(await lp.array()));
+      lp.dispose();
     }
     return out;
   }
@@ -249,12 +257,14 @@ export class RftTrainer {
   }
 
   /** The critic's values of each response token (the state before it), `[B, R]`, without gradients. */
-  private criticValues(b: PaddedBatch): number[][] {
+  private async criticValues(b: PaddedBatch): Promise<number[][]> {
     const out: number[][] = [];
     const micro = this.critic!.microBatchSize ?? b.tokens.length;
     for (let from = 0; from < b.tokens.length; from += micro) {
       const mb = sliceRows(b, from, Math.min(b.tokens.length, from + micro));
-      out.push(...tf.tidy(() => this.responseValues(mb).arraySync()));
+      const v = tf.tidy(() => this.responseValues(mb));
+      out.push(...(await v.array()));
+      v.dispose();
     }
     return out;
   }
@@ -278,11 +288,11 @@ export class RftTrainer {
   }
 
   /** veRL's value loss: ½·agg(max((V − R)², (clip(V, V_old ± c) − R)²)), one AdamW step per ppo epoch. */
-  private updateCritic(b: PaddedBatch, oldValues: number[][]): Record<string, number> {
+  private async updateCritic(b: PaddedBatch, oldValues: number[][]): Promise<Record<string, number>> {
     const c = this.critic!;
     const B = b.tokens.length;
     const micro = Math.max(1, Math.min(c.microBatchSize ?? B, B));
-    const sums = new Map<string, number>();
+    const device = new DeviceMetricSums();
     let gradNorm = 0;
     let lr = 0;
     for (let epoch = 0; epoch < c.ppoEpochs; epoch++) {
@@ -302,20 +312,25 @@ export class RftTrainer {
             const l1 = tf.square(tf.sub(vpred, ret));
             const l2 = tf.square(tf.sub(vclip, ret));
             const loss = tf.mul(aggregateLoss(tf.maximum(l1, l2), mask, c.lossAggMode), 0.5);
-            const [vf, frac, vmean] = [loss, maskedMean(gtF(l2, l1), mask), maskedMean(vpred, mask)].map((t) => t.dataSync()[0]);
-            const add = (k: string, v: number): void => void sums.set(k, (sums.get(k) ?? 0) + (v * weight) / c.ppoEpochs);
-            add('vf_loss', vf);
-            add('vf_clipfrac', frac);
-            add('vpred_mean', vmean);
+            const add = (k: string, v: tf.Tensor): void => device.add(k, v as tf.Scalar, weight / c.ppoEpochs);
+            add('vf_loss', loss);
+            add('vf_clipfrac', maskedMean(gtF(l2, l1), mask));
+            add('vpred_mean', maskedMean(vpred, mask));
             return tf.mul(loss, weight) as tf.Scalar;
           }),
         );
       }
-      const { grads } = accumulateGradients(this.criticOptimizer!.variables as tf.Variable[], losses);
-      gradNorm = this.criticOptimizer!.apply(grads, lr).gradNorm;
+      try {
+        const { grads, loss } = accumulateGradients(this.criticOptimizer!.variables as tf.Variable[], losses);
+        loss.dispose();
+        gradNorm = (await this.criticOptimizer!.apply(grads, lr)).gradNorm;
+      } catch (e) {
+        device.dispose();
+        throw e;
+      }
     }
     const out: Record<string, number> = {};
-    for (const [k, v] of sums) out[`critic/${k}`] = v;
+    for (const [k, v] of await device.read()) out[`critic/${k}`] = v;
     out['critic/grad_norm'] = gradNorm;
     out['critic/lr'] = lr;
     return out;
@@ -327,11 +342,11 @@ export class RftTrainer {
   }
 
   /** The critic optimizer's state, for checkpoints. */
-  criticState(): ReturnType<AdamW['exportState']> | undefined {
+  async criticState(): Promise<AdamWState | undefined> {
     return this.criticOptimizer?.exportState();
   }
 
-  loadCriticState(s: ReturnType<AdamW['exportState']>): void {
+  loadCriticState(s: AdamWState): void {
     this.criticOptimizer?.loadState(s);
   }
 }

@@ -21,12 +21,12 @@ function distillWorkflow(ctx: WorkflowContext, messages: () => ChatMessage[], co
   const temperature = t === undefined ? 1.0 : t === null ? null : Number(t);
   return {
     repeatable: true,
-    run: () => {
-      const responses = ctx.model.chat(messages(), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes });
-      responses.forEach((e, i) => {
+    run: async () => {
+      const responses = await ctx.model.chat(messages(), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes });
+      for (const [i, e] of responses.entries()) {
         const student = e.logprobs ?? [];
         // Entry i of the teacher's scores predicts token i + 1: the response starts at promptLength − 1.
-        const teacherResponse = teacher.logprobs(e.tokens, temperature).slice(e.promptLength - 1);
+        const teacherResponse = (await teacher.logprobs(e.tokens, temperature)).slice(e.promptLength - 1);
         if (teacherResponse.length !== student.length) {
           throw new WorkflowError(
             `Length mismatch: teacher_logprobs=${teacherResponse.length}, student_logprobs=${student.length}. tokens=${e.tokens.length}, prompt_length=${e.promptLength}`,
@@ -37,7 +37,7 @@ function distillWorkflow(ctx: WorkflowContext, messages: () => ChatMessage[], co
         e.reward = computeReward(e, ctx);
         e.eid.run = i + ctx.runIdBase;
         e.metrics.kl_divergence = student.reduce((s, lp, k) => s + (lp - teacherResponse[k]), 0);
-      });
+      }
       return responses;
     },
   };

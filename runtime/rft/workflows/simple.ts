@@ -48,7 +48,7 @@ export function simpleWorkflow(ctx: WorkflowContext): Workflow {
   const reward = rewardOf(ctx, null);
   return {
     repeatable: true,
-    run: () => score(ctx.model.chat(simpleMessages(ctx, ctx.task.systemPrompt), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes }), ctx, reward),
+    run: async () => score(await ctx.model.chat(simpleMessages(ctx, ctx.task.systemPrompt), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes }), ctx, reward),
   };
 }
 
@@ -59,7 +59,7 @@ export function mathWorkflow(ctx: WorkflowContext): Workflow {
   const reward = ctx.createReward(rewardName, ctx.task.rewardFnArgs);
   return {
     repeatable: true,
-    run: () => score(ctx.model.chat(simpleMessages(ctx, system), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes }), ctx, reward),
+    run: async () => score(await ctx.model.chat(simpleMessages(ctx, system), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes }), ctx, reward),
   };
 }
 
@@ -72,15 +72,15 @@ export function mathBoxedWorkflow(ctx: WorkflowContext): Workflow {
   const reward = ctx.createReward(ctx.task.rewardFn ?? 'math_boxed_reward', ctx.task.rewardFnArgs);
   return {
     repeatable: true,
-    run: () => {
+    run: async () => {
       const rollout = { ...ctx.task.rolloutArgs, n: ctx.repeatTimes };
       let exps: Experience[];
       if (useBase) {
         const desc = ctx.task.taskDesc ?? '';
         const text = system ? `System:${system}\nUser:\n${desc}\nAssistant:\n` : `User:\n${desc}\nAssistant:\n`;
-        exps = ctx.model.generate([text], rollout);
+        exps = await ctx.model.generate([text], rollout);
       } else {
-        exps = ctx.model.chat(simpleMessages(ctx, system), rollout);
+        exps = await ctx.model.chat(simpleMessages(ctx, system), rollout);
       }
       return score(exps, ctx, reward, { with_think: withThink, format_score_coef: formatScoreCoef });
     },
@@ -95,14 +95,14 @@ export function mathBoxedWorkflow(ctx: WorkflowContext): Workflow {
 export function mathEvalWorkflow(ctx: WorkflowContext): Workflow {
   return {
     repeatable: false,
-    run: () => {
+    run: async () => {
       const question = ctx.task.raw.question;
       if (typeof question !== 'string') throw new WorkflowError("math_eval_workflow needs a 'question' column in the task");
       const messages: ChatMessage[] = [
         { role: 'system', content: 'You are a helpful assistant.' },
         { role: 'user', content: `${question}\nPlease reason step by step, and put your final answer within \\boxed{}.` },
       ];
-      const exps = ctx.model.chat(messages, { temperature: 0.6, top_p: 0.8, n: 1 });
+      const exps = await ctx.model.chat(messages, { temperature: 0.6, top_p: 0.8, n: 1 });
       for (const e of exps) {
         if (e.responseText === undefined || ctx.task.truth === undefined) continue;
         e.metrics = { ...e.metrics, accuracy: verifyMathAnswer(e.responseText, ctx.task.truth) };

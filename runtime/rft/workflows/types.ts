@@ -41,7 +41,7 @@ export interface WorkflowContext {
 export interface Workflow {
   /** Repeatable workflows produce all n runs from one call; others are called n times. */
   readonly repeatable: boolean;
-  run(): Experience[];
+  run(): Experience[] | Promise<Experience[]>;
 }
 
 export type WorkflowFactory = (ctx: WorkflowContext) => Workflow;

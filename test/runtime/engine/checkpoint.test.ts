@@ -81,10 +81,10 @@ describe('config.json', () => {
 
 describe('save and load', () => {
   for (const family of ['gpt2', 'llama', 'qwen2', 'qwen3'] as const) {
-    test(`${family}: F32 round trip is exact and the files are Hugging Face's`, () => {
+    test(`${family}: F32 round trip is exact and the files are Hugging Face's`, async () => {
       const dir = join(tmp(), 'model');
       const m = initModel(tinyConfig(family, family === 'qwen2' ? { tie_word_embeddings: false } : {}), 7);
-      saveModel(m, dir);
+      await saveModel(m, dir);
       assert.deepEqual(readdirSync(dir).sort(), ['config.json', 'generation_config.json', 'model.safetensors']);
       const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
       assert.equal(cfg.model_type, family);
@@ -105,7 +105,7 @@ describe('save and load', () => {
     });
   }
 
-  test('F16 and BF16 checkpoints load within their rounding', () => {
+  test('F16 and BF16 checkpoints load within their rounding', async () => {
     const m = initModel(tinyConfig('qwen2'), 3);
     const ref = logitsOf(m, IDS);
     for (const [dtype, tol] of [
@@ -113,7 +113,7 @@ describe('save and load', () => {
       ['BF16', 5e-2],
     ] as const) {
       const dir = join(tmp(), dtype);
-      saveModel(m, dir, { dtype });
+      await saveModel(m, dir, { dtype });
       assert.equal(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).torch_dtype, dtype === 'F16' ? 'float16' : 'bfloat16');
       const back = loadModel(dir);
       const d = maxAbsDiff(ref, logitsOf(back, IDS));
@@ -123,10 +123,10 @@ describe('save and load', () => {
     m.dispose();
   });
 
-  test('a sharded checkpoint loads the same as a single file', () => {
+  test('a sharded checkpoint loads the same as a single file', async () => {
     const m = initModel(tinyConfig('llama'), 5);
     const single = join(tmp(), 'single');
-    saveModel(m, single);
+    await saveModel(m, single);
     const all = readCheckpointDir(single);
     const sharded = join(tmp(), 'sharded');
     mkdirSync(sharded);
@@ -148,10 +148,10 @@ describe('save and load', () => {
     back.dispose();
   });
 
-  test('GPT-2 files without the transformer. prefix and with attn.bias buffers load', () => {
+  test('GPT-2 files without the transformer. prefix and with attn.bias buffers load', async () => {
     const m = initModel(tinyConfig('gpt2'), 9);
     const dir = join(tmp(), 'gpt2');
-    saveModel(m, dir);
+    await saveModel(m, dir);
     const file = readCheckpointDir(dir);
     const renamed: Record<string, TensorToWrite> = {};
     for (const [name, t] of file) renamed[name.replace(/^transformer\./, '')] = { dtype: 'F32', shape: t.shape, values: new Float32Array(t.bytes.slice().buffer) };
@@ -163,10 +163,10 @@ describe('save and load', () => {
     back.dispose();
   });
 
-  test('wrong checkpoints are rejected with the tensor and directory named', () => {
+  test('wrong checkpoints are rejected with the tensor and directory named', async () => {
     const m = initModel(tinyConfig('qwen2'), 1);
     const dir = join(tmp(), 'bad');
-    saveModel(m, dir);
+    await saveModel(m, dir);
     const cfgPath = join(dir, 'config.json');
     const cfg = JSON.parse(readFileSync(cfgPath, 'utf8'));
     writeFileSync(cfgPath, JSON.stringify({ ...cfg, intermediate_size: cfg.intermediate_size + 8 }));
@@ -181,13 +181,13 @@ describe('save and load', () => {
     m.dispose();
   });
 
-  test('saving over an existing directory replaces it whole and leaves no temp files', () => {
+  test('saving over an existing directory replaces it whole and leaves no temp files', async () => {
     const parent = tmp();
     const dir = join(parent, 'm');
     mkdirSync(dir);
     writeFileSync(join(dir, 'stale.txt'), 'old');
     const m = initModel(tinyConfig('gpt2'), 2);
-    saveModel(m, dir, { files: { 'tokenizer.json': '{}' } });
+    await saveModel(m, dir, { files: { 'tokenizer.json': '{}' } });
     assert.deepEqual(readdirSync(parent), ['m']);
     assert.ok(!existsSync(join(dir, 'stale.txt')));
     assert.ok(existsSync(join(dir, 'tokenizer.json')));

@@ -38,9 +38,9 @@ describe('generate', () => {
   ];
 
   for (const family of ['gpt2', 'qwen3'] as const) {
-    test(`${family}: sampled log probabilities equal the full-sequence recomputation at the sampling temperature`, () => {
+    test(`${family}: sampled log probabilities equal the full-sequence recomputation at the sampling temperature`, async () => {
       const m = tinyModel(family);
-      const out = generate(m, prompts, { maxNewTokens: 8, n: 2, seed: 4, temperature: 0.7, stopTokenIds: [] });
+      const out = await generate(m, prompts, { maxNewTokens: 8, n: 2, seed: 4, temperature: 0.7, stopTokenIds: [] });
       assert.equal(out.length, 6);
       for (const c of out) {
         const ref = rescore(m, prompts[c.promptIndex], c.tokens, 0.7);
@@ -51,11 +51,11 @@ describe('generate', () => {
     });
   }
 
-  test('the same seed gives the same samples; another seed gives others', () => {
+  test('the same seed gives the same samples; another seed gives others', async () => {
     const m = tinyModel('qwen2');
-    const a = generate(m, prompts, { maxNewTokens: 10, n: 2, seed: 1, stopTokenIds: [] });
-    const b = generate(m, prompts, { maxNewTokens: 10, n: 2, seed: 1, stopTokenIds: [] });
-    const c = generate(m, prompts, { maxNewTokens: 10, n: 2, seed: 2, stopTokenIds: [] });
+    const a = await generate(m, prompts, { maxNewTokens: 10, n: 2, seed: 1, stopTokenIds: [] });
+    const b = await generate(m, prompts, { maxNewTokens: 10, n: 2, seed: 1, stopTokenIds: [] });
+    const c = await generate(m, prompts, { maxNewTokens: 10, n: 2, seed: 2, stopTokenIds: [] });
     assert.deepEqual(a.map((x) => x.tokens), b.map((x) => x.tokens));
     assert.notDeepEqual(a.map((x) => x.tokens), c.map((x) => x.tokens));
     // The n samples of one prompt differ from each other.
@@ -63,48 +63,48 @@ describe('generate', () => {
     m.dispose();
   });
 
-  test('greedy decoding of a prompt is the same alone and left-padded in a batch', () => {
+  test('greedy decoding of a prompt is the same alone and left-padded in a batch', async () => {
     const m = tinyModel('llama');
-    const batch = generate(m, prompts, { maxNewTokens: 8, temperature: 0, stopTokenIds: [] });
-    prompts.forEach((p, i) => {
-      const alone = generate(m, [p], { maxNewTokens: 8, temperature: 0, stopTokenIds: [] });
+    const batch = await generate(m, prompts, { maxNewTokens: 8, temperature: 0, stopTokenIds: [] });
+    for (const [i, p] of prompts.entries()) {
+      const alone = await generate(m, [p], { maxNewTokens: 8, temperature: 0, stopTokenIds: [] });
       assert.deepEqual(batch[i].tokens, alone[0].tokens, `prompt ${i}`);
-    });
+    }
     m.dispose();
   });
 
-  test('top-k 1 and a tiny top-p are greedy', () => {
+  test('top-k 1 and a tiny top-p are greedy', async () => {
     const m = tinyModel('qwen2');
-    const greedy = generate(m, prompts, { maxNewTokens: 6, temperature: 0, stopTokenIds: [] });
-    const k1 = generate(m, prompts, { maxNewTokens: 6, temperature: 1.5, topK: 1, seed: 9, stopTokenIds: [] });
-    const p0 = generate(m, prompts, { maxNewTokens: 6, temperature: 1.5, topP: 1e-6, seed: 9, stopTokenIds: [] });
+    const greedy = await generate(m, prompts, { maxNewTokens: 6, temperature: 0, stopTokenIds: [] });
+    const k1 = await generate(m, prompts, { maxNewTokens: 6, temperature: 1.5, topK: 1, seed: 9, stopTokenIds: [] });
+    const p0 = await generate(m, prompts, { maxNewTokens: 6, temperature: 1.5, topP: 1e-6, seed: 9, stopTokenIds: [] });
     assert.deepEqual(k1.map((c) => c.tokens), greedy.map((c) => c.tokens));
     assert.deepEqual(p0.map((c) => c.tokens), greedy.map((c) => c.tokens));
     m.dispose();
   });
 
-  test('a stop token ends a completion (and is kept); min_new_tokens holds it back', () => {
+  test('a stop token ends a completion (and is kept); min_new_tokens holds it back', async () => {
     const m = tinyModel('gpt2');
     // Stop on whatever the model likes most after the first prompt: it must then stop at once.
-    const first = generate(m, [prompts[0]], { maxNewTokens: 1, temperature: 0, stopTokenIds: [] })[0].tokens[0];
-    const stopped = generate(m, [prompts[0]], { maxNewTokens: 6, temperature: 0, stopTokenIds: [first] })[0];
+    const first = (await generate(m, [prompts[0]], { maxNewTokens: 1, temperature: 0, stopTokenIds: [] }))[0].tokens[0];
+    const stopped = (await generate(m, [prompts[0]], { maxNewTokens: 6, temperature: 0, stopTokenIds: [first] }))[0];
     assert.deepEqual(stopped.tokens, [first]);
     assert.equal(stopped.finishReason, 'stop');
-    const held = generate(m, [prompts[0]], { maxNewTokens: 6, minNewTokens: 3, temperature: 0, stopTokenIds: [first] })[0];
+    const held = (await generate(m, [prompts[0]], { maxNewTokens: 6, minNewTokens: 3, temperature: 0, stopTokenIds: [first] }))[0];
     assert.ok(held.tokens.length >= 3);
     assert.ok(!held.tokens.slice(0, 3).includes(first));
-    const unlimited = generate(m, [prompts[0]], { maxNewTokens: 5, temperature: 0, stopTokenIds: [] })[0];
+    const unlimited = (await generate(m, [prompts[0]], { maxNewTokens: 5, temperature: 0, stopTokenIds: [] }))[0];
     assert.equal(unlimited.finishReason, 'length');
     assert.equal(unlimited.tokens.length, 5);
     m.dispose();
   });
 
-  test('stop strings cut the completion before the string', () => {
+  test('stop strings cut the completion before the string', async () => {
     const m = tinyModel('qwen2');
     const decode = (ids: number[]): string => ids.map((i) => String.fromCharCode(97 + i)).join('');
-    const free = generate(m, [prompts[1]], { maxNewTokens: 8, temperature: 0, stopTokenIds: [] }, decode)[0];
+    const free = (await generate(m, [prompts[1]], { maxNewTokens: 8, temperature: 0, stopTokenIds: [] }, decode))[0];
     const stop = free.text!.slice(3, 5);
-    const cut = generate(m, [prompts[1]], { maxNewTokens: 8, temperature: 0, stopTokenIds: [], stopStrings: [stop] }, decode)[0];
+    const cut = (await generate(m, [prompts[1]], { maxNewTokens: 8, temperature: 0, stopTokenIds: [], stopStrings: [stop] }, decode))[0];
     assert.equal(cut.finishReason, 'stop');
     assert.equal(cut.text, free.text!.slice(0, free.text!.indexOf(stop)));
     assert.deepEqual(cut.tokens, free.tokens.slice(0, cut.tokens.length));
@@ -112,20 +112,20 @@ describe('generate', () => {
     m.dispose();
   });
 
-  test('prompts longer than the context are refused; ids past validVocab are never sampled', () => {
+  test('prompts longer than the context are refused; ids past validVocab are never sampled', async () => {
     const m = tinyModel('qwen2');
-    assert.throws(() => generate(m, [Array.from({ length: 40 }, () => 3)], { maxNewTokens: 4 }), /leaves no room in max_position_embeddings \(40\)/);
-    assert.throws(() => generate(m, [[]], { maxNewTokens: 4 }), /prompt 0 is empty/);
-    const out = generate(m, prompts, { maxNewTokens: 12, n: 4, temperature: 3, seed: 5, validVocab: 6, stopTokenIds: [] });
+    await assert.rejects(async () => generate(m, [Array.from({ length: 40 }, () => 3)], { maxNewTokens: 4 }), /leaves no room in max_position_embeddings \(40\)/);
+    await assert.rejects(async () => generate(m, [[]], { maxNewTokens: 4 }), /prompt 0 is empty/);
+    const out = await generate(m, prompts, { maxNewTokens: 12, n: 4, temperature: 3, seed: 5, validVocab: 6, stopTokenIds: [] });
     for (const c of out) assert.ok(c.tokens.every((t) => t < 6), c.tokens.join(','));
     m.dispose();
   });
 
-  test('generation leaks no tensors', () => {
+  test('generation leaks no tensors', async () => {
     const m = tinyModel('qwen3');
-    generate(m, prompts, { maxNewTokens: 4, stopTokenIds: [] });
+    await generate(m, prompts, { maxNewTokens: 4, stopTokenIds: [] });
     const before = tf.memory().numTensors;
-    for (let i = 0; i < 5; i++) generate(m, prompts, { maxNewTokens: 6, n: 2, seed: i });
+    for (let i = 0; i < 5; i++) await generate(m, prompts, { maxNewTokens: 6, n: 2, seed: i });
     assert.equal(tf.memory().numTensors, before);
     m.dispose();
   });

@@ -27,7 +27,7 @@ before(async () => {
   source = join(mkdtempSync(join(tmpdir(), 'twb-hub-')), 'model');
   const tokenizer = tokenizerFromJson(buildByteTokenizer());
   const m = initModel(parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 16, heads: 4, vocabSize: tokenizer.vocabSize, maxPositions: 16, eosTokenIds: [...tokenizer.eosTokenIds] })), 3);
-  saveModel(m, source, { tokenizer, files: { 'README.md': '# not needed' } });
+  await saveModel(m, source, { tokenizer, files: { 'README.md': '# not needed' } });
   m.dispose();
   server = createServer((req, res) => {
     requests.push(req.url ?? '');

@@ -35,13 +35,13 @@ function maxDiff(a: Float32Array, b: Float32Array): number {
   return a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 }
 
-function train(m: CausalLM, steps: number): number[] {
+async function train(m: CausalLM, steps: number): Promise<number[]> {
   const opt = new AdamW(m.trainableVariables(), { weightDecay: 0 });
   const t = new Trainer(opt, { lr: 5e-2, style: 'constant', warmupSteps: 0, totalSteps: steps });
   const losses: number[] = [];
   m.training = true;
   for (let i = 0; i < steps; i++) {
-    losses.push(t.step([() => tf.tidy(() => tf.neg(tf.mean(scoreSequences(m, tf.tensor2d(ROWS, undefined, 'int32')).logprobs)) as tf.Scalar)]).loss);
+    losses.push((await t.step([() => tf.tidy(() => tf.neg(tf.mean(scoreSequences(m, tf.tensor2d(ROWS, undefined, 'int32')).logprobs)) as tf.Scalar)])).loss);
   }
   m.training = false;
   opt.dispose();
@@ -57,7 +57,7 @@ describe('LoRA', () => {
     ['qwen2', ['q_proj', 'v_proj']],
     ['gpt2', ['c_attn', 'c_proj']],
   ] as const) {
-    test(`${family}: trains only the adapters, saves as PEFT, loads and merges to the same outputs`, () => {
+    test(`${family}: trains only the adapters, saves as PEFT, loads and merges to the same outputs`, async () => {
       const spec: LoraSpec = { rank: 4, alpha: 8, targetModules: targets, dropout: 0 };
       const m = model(family);
       const base = logits(m);
@@ -67,14 +67,14 @@ describe('LoRA', () => {
       assert.equal(maxDiff(base, logits(m)), 0, 'B = 0: the adapters start as a no-op');
       assert.equal(m.trainableVariables().length, 2 * names.length);
 
-      const losses = train(m, 20);
+      const losses = await train(m, 20);
       assert.ok(losses[19] < losses[0] - 0.1, `loss ${losses[0]} -> ${losses[19]}`);
       m.variables().forEach((v, i) => assert.deepEqual(v.dataSync(), baseWeights[i], 'base weights stay frozen'));
       const tuned = logits(m);
       assert.ok(maxDiff(base, tuned) > 1e-2);
 
       const dir = join(mkdtempSync(join(tmpdir(), 'twb-lora-')), 'adapter');
-      saveLora(m, dir, spec, 'tiny-base');
+      await saveLora(m, dir, spec, 'tiny-base');
       assert.deepEqual(readdirSync(dir).sort(), ['adapter_config.json', 'adapter_model.safetensors']);
       const cfg = JSON.parse(readFileSync(join(dir, 'adapter_config.json'), 'utf8'));
       assert.deepEqual([cfg.peft_type, cfg.r, cfg.lora_alpha, cfg.target_modules, cfg.fan_in_fan_out], ['LORA', 4, 8, [...targets], family === 'gpt2']);
@@ -94,10 +94,10 @@ describe('LoRA', () => {
     });
   }
 
-  test('dropout applies only in training mode', () => {
+  test('dropout applies only in training mode', async () => {
     const m = model('llama');
     addLora(m, { rank: 2, alpha: 2, targetModules: 'all-linear', dropout: 0.5 }, 3);
-    train(m, 3);
+    await train(m, 3);
     const a = logits(m);
     assert.equal(maxDiff(a, logits(m)), 0, 'inference is deterministic');
     m.training = true;
@@ -105,13 +105,13 @@ describe('LoRA', () => {
     m.dispose();
   });
 
-  test('unknown target modules and malformed adapters are named', () => {
+  test('unknown target modules and malformed adapters are named', async () => {
     const m = model('qwen3');
     assert.throws(() => addLora(m, { rank: 2, alpha: 2, targetModules: ['c_attn'], dropout: 0 }), /target_modules c_attn match no linear layer of this qwen3 model \(it has q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj\)/);
     const other = model('qwen3');
     addLora(other, { rank: 2, alpha: 2, targetModules: ['q_proj'], dropout: 0 });
     const dir = join(mkdtempSync(join(tmpdir(), 'twb-lora-')), 'a');
-    saveLora(other, dir, { rank: 2, alpha: 2, targetModules: ['q_proj'], dropout: 0 });
+    await saveLora(other, dir, { rank: 2, alpha: 2, targetModules: ['q_proj'], dropout: 0 });
     const gpt = model('gpt2');
     assert.throws(() => loadLora(gpt, dir), /adapter for model\.layers\.0\.self_attn\.q_proj, which this gpt2 model does not have/);
     m.dispose();

@@ -20,7 +20,7 @@ before(async () => {
 const constant = (lr: number) => ({ lr, style: 'constant' as const, warmupSteps: 0, totalSteps: 100 });
 
 describe('AdamW', () => {
-  test('three clipped steps match torch.optim.AdamW (float64) to float32 precision', () => {
+  test('three clipped steps match torch.optim.AdamW (float64) to float32 precision', async () => {
     // Reference: torch 1.13, float64, AdamW(lr=0.1, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01),
     // clip_grad_norm_(max_norm=1.0) before each step, loss = sum(c·w) so the gradient is c.
     const cs = [
@@ -36,21 +36,21 @@ describe('AdamW', () => {
     const w = tf.variable(tf.tensor1d([1, -2, 0.5]));
     const opt = new AdamW([w], { betas: [0.9, 0.999], eps: 1e-8, weightDecay: 0.01, clipGradNorm: 1 });
     const trainer = new Trainer(opt, constant(0.1));
-    cs.forEach((c, i) => {
-      const r = trainer.step([() => tf.sum(tf.mul(w, tf.tensor1d(c)))]);
+    for (const [i, c] of cs.entries()) {
+      const r = await trainer.step([() => tf.sum(tf.mul(w, tf.tensor1d(c)))]);
       assert.ok(Math.abs(r.gradNorm - expected[i].norm) < 1e-5, `step ${i} norm ${r.gradNorm}`);
       const got = Array.from(w.dataSync());
       expected[i].w.forEach((e, j) => assert.ok(Math.abs(got[j] - e) < 2e-6, `step ${i} w[${j}] = ${got[j]}, torch ${e}`));
-    });
+    }
     assert.equal(opt.step, 3);
     opt.dispose();
     w.dispose();
   });
 
-  test('a non-finite gradient norm skips the step and leaves the weights alone', () => {
+  test('a non-finite gradient norm skips the step and leaves the weights alone', async () => {
     const w = tf.variable(tf.tensor1d([1, 2]));
     const opt = new AdamW([w]);
-    const r = new Trainer(opt, constant(0.1)).step([() => tf.sum(tf.mul(w, tf.tensor1d([NaN, 1])))]);
+    const r = await new Trainer(opt, constant(0.1)).step([() => tf.sum(tf.mul(w, tf.tensor1d([NaN, 1])))]);
     assert.equal(r.skipped, true);
     assert.ok(Number.isNaN(r.gradNorm));
     assert.deepEqual(Array.from(w.dataSync()), [1, 2]);
@@ -59,25 +59,25 @@ describe('AdamW', () => {
     w.dispose();
   });
 
-  test('exported state resumes to exactly the uninterrupted trajectory', () => {
-    const run = (resumeAt: number | undefined): number[] => {
+  test('exported state resumes to exactly the uninterrupted trajectory', async () => {
+    const run = async (resumeAt: number | undefined): Promise<number[]> => {
       const w = tf.variable(tf.tensor1d([0.3, -0.7, 1.1]));
       let opt = new AdamW([w], { clipGradNorm: 0.5 });
       for (let s = 0; s < 6; s++) {
         if (s === resumeAt) {
-          const state = opt.exportState();
+          const state = await opt.exportState();
           opt.dispose();
           opt = new AdamW([w], { clipGradNorm: 0.5 });
           opt.loadState(state);
         }
-        new Trainer(opt, constant(0.05)).step([() => tf.sum(tf.square(tf.sub(w, tf.tensor1d([s, -s, 2]))))]);
+        await new Trainer(opt, constant(0.05)).step([() => tf.sum(tf.square(tf.sub(w, tf.tensor1d([s, -s, 2]))))]);
       }
       const out = Array.from(w.dataSync());
       opt.dispose();
       w.dispose();
       return out;
     };
-    assert.deepEqual(run(3), run(undefined));
+    assert.deepEqual(await run(3), await run(undefined));
   });
 });
 
@@ -117,13 +117,13 @@ describe('training a model', () => {
   const nll = (m: ReturnType<typeof initModel>, rows: number[][], scale: number) => () =>
     tf.tidy(() => tf.mul(tf.neg(tf.mean(scoreSequences(m, tf.tensor2d(rows, undefined, 'int32')).logprobs)), scale) as tf.Scalar);
 
-  test('two half micro-batches give the same step as the whole batch', () => {
+  test('two half micro-batches give the same step as the whole batch', async () => {
     const a = initModel(cfg, 3);
     const b = initModel(cfg, 3);
     const ta = new Trainer(new AdamW(a.trainableVariables(), { clipGradNorm: 1 }), constant(1e-2));
     const tb = new Trainer(new AdamW(b.trainableVariables(), { clipGradNorm: 1 }), constant(1e-2));
-    const ra = ta.step([nll(a, batch, 1)]);
-    const rb = tb.step([nll(b, [batch[0]], 0.5), nll(b, [batch[1]], 0.5)]);
+    const ra = await ta.step([nll(a, batch, 1)]);
+    const rb = await tb.step([nll(b, [batch[0]], 0.5), nll(b, [batch[1]], 0.5)]);
     assert.ok(Math.abs(ra.loss - rb.loss) < 1e-5);
     assert.ok(Math.abs(ra.gradNorm - rb.gradNorm) < 1e-5 * ra.gradNorm);
     const va = a.variables();
@@ -139,14 +139,14 @@ describe('training a model', () => {
     b.dispose();
   });
 
-  test('the loss falls and the tensor count stays flat over a training loop', () => {
+  test('the loss falls and the tensor count stays flat over a training loop', async () => {
     const m = initModel(cfg, 5);
     const opt = new AdamW(m.trainableVariables(), { clipGradNorm: 1, weightDecay: 0 });
     const trainer = new Trainer(opt, { lr: 1e-2, style: 'cosine', warmupSteps: 2, totalSteps: 40, minLrRatio: 0.1 });
-    const first = trainer.step([nll(m, batch, 1)]);
+    const first = await trainer.step([nll(m, batch, 1)]);
     const tensors = tf.memory().numTensors;
     let last = first;
-    for (let i = 0; i < 30; i++) last = trainer.step([nll(m, batch, 1)]);
+    for (let i = 0; i < 30; i++) last = await trainer.step([nll(m, batch, 1)]);
     assert.equal(tf.memory().numTensors, tensors);
     assert.ok(last.loss < 0.5 * first.loss, `loss ${first.loss} -> ${last.loss}`);
     assert.ok(last.lr < 1e-2 && last.lr > 1e-3);
@@ -156,11 +156,11 @@ describe('training a model', () => {
 });
 
 describe('AdamW memory', () => {
-  test('creating and disposing an optimizer leaves no tensors behind', () => {
+  test('creating and disposing an optimizer leaves no tensors behind', async () => {
     const w = tf.variable(tf.ones([64, 64]));
     const before = tf.memory().numTensors;
     const opt = new AdamW([w]);
-    new Trainer(opt, constant(0.01)).step([() => tf.sum(tf.square(w))]);
+    await new Trainer(opt, constant(0.01)).step([() => tf.sum(tf.square(w))]);
     opt.dispose();
     assert.equal(tf.memory().numTensors, before);
     w.dispose();

@@ -8,7 +8,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { defaultFnArgs, withDefaults } from '../args';
 import { aggregateLoss, maskedMean } from '../loss-agg';
-import { andF, detach, gtF, ltF, notF, orF, readScalars, tidy } from '../tensor';
+import { andF, detach, gtF, ltF, notF, orF, metricScalars, tidy } from '../tensor';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
 
 export interface CispoPolicyLossArgs {
@@ -37,7 +37,7 @@ export function cispoPolicyLoss(inputs: PolicyLossInputs, args?: Partial<CispoPo
     }
     const perToken = tf.mul(tf.mul(tf.mul(tf.neg(advantages), detach(w)), detach(mask)), logprob);
     const loss = aggregateLoss(perToken, actionMask, a.loss_agg_mode);
-    const metrics = readScalars({
+    const metrics = metricScalars({
       cispo_loss: loss,
       ppo_kl: maskedMean(tf.neg(logRatio), actionMask),
       unmasked_frac: maskedMean(mask, actionMask),

@@ -10,7 +10,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { defaultFnArgs, withDefaults } from '../args';
 import { maskedSum } from '../loss-agg';
-import { asFloat, floatMask, readScalars, tidy } from '../tensor';
+import { asFloat, floatMask, metricScalars, tidy } from '../tensor';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
 
 export interface DpoLossArgs {
@@ -38,7 +38,7 @@ export function dpoLoss(inputs: PolicyLossInputs, args?: Partial<DpoLossArgs> | 
     const z = tf.mul(tf.sub(chosenRatio, rejectedRatio), a.beta);
     const losses = tf.sub(tf.mul(tf.neg(logSigmoid(z)), 1 - a.label_smoothing), tf.mul(logSigmoid(tf.neg(z)), a.label_smoothing));
     const loss = tf.mean(losses) as tf.Scalar;
-    const metrics = readScalars({
+    const metrics = metricScalars({
       chosen_reward: tf.mul(chosenRatio, a.beta),
       rejected_reward: tf.mul(rejectedRatio, a.beta),
       accuracy_mean: asFloat(tf.greater(chosenRatio, rejectedRatio)),

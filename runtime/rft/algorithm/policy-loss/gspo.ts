@@ -11,7 +11,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from '../args';
 import { aggregateLoss, maskedMean } from '../loss-agg';
-import { asFloat, detach, readScalars, tidy } from '../tensor';
+import { asFloat, detach, metricScalars, tidy } from '../tensor';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
 
 export interface GspoPolicyLossArgs {
@@ -45,7 +45,7 @@ export function gspoPolicyLoss(inputs: PolicyLossInputs, args?: Partial<GspoPoli
     const pg = tf.mul(negA, ratio);
     const pgClipped = tf.mul(negA, tf.clipByValue(ratio, 1 - low, 1 + high));
     const loss = aggregateLoss(tf.maximum(pg, pgClipped), actionMask, a.loss_agg_mode);
-    const metrics = readScalars({
+    const metrics = metricScalars({
       pg_clipfrac: maskedMean(asFloat(tf.greater(pgClipped, pg)), actionMask),
       ppo_kl: maskedMean(tf.neg(logRatio), actionMask),
       pg_loss: loss,

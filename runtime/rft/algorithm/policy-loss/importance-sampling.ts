@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { defaultFnArgs, withDefaults } from '../args';
 import { aggregateLoss, maskedMean } from '../loss-agg';
-import { readScalars, tidy } from '../tensor';
+import { metricScalars, tidy } from '../tensor';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
 
 export interface ImportanceSamplingLossArgs {
@@ -22,7 +22,7 @@ export function importanceSamplingLoss(inputs: PolicyLossInputs, args?: Partial<
     const logRatio = tf.clipByValue(tf.sub(logprob, oldLogprob), -20, 20);
     const ratio = tf.exp(logRatio);
     const loss = aggregateLoss(tf.mul(tf.neg(advantages), ratio), actionMask, a.loss_agg_mode);
-    const metrics = readScalars({
+    const metrics = metricScalars({
       pg_loss: loss,
       'ratio/mean': maskedMean(ratio, actionMask),
       approx_kl: maskedMean(tf.neg(logRatio), actionMask),

@@ -16,7 +16,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from '../args';
-import { readScalars, selectRows, tidy } from '../tensor';
+import { selectRows, tidy, type ScalarMetrics } from '../tensor';
 import { ppoArgs, ppoPolicyLoss } from './ppo';
 import { sftLoss, sftPhiLoss } from './sft';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
@@ -106,7 +106,7 @@ function mixCore(
   );
   const sftAgg = a.sft_loss_agg_mode || a.loss_agg_mode;
   return tidy(() => {
-    const metrics: Record<string, number> = {};
+    const metrics: ScalarMetrics = {};
     let rl: tf.Scalar = tf.scalar(0);
     if (nUsual > 0 || alwaysBoth) {
       const r = ppoPolicyLoss(
@@ -120,7 +120,7 @@ function mixCore(
       );
       const f = nUsual * w.usual;
       rl = tf.mul(r.loss, f) as tf.Scalar;
-      for (const [k, v] of Object.entries(r.metrics)) metrics[`usual/${k}`] = v * f;
+      for (const [k, v] of Object.entries(r.metrics)) metrics[`usual/${k}`] = tf.mul(v, f) as tf.Scalar;
     }
     let sl: tf.Scalar = tf.scalar(0);
     if (nExpert > 0 || alwaysBoth) {
@@ -128,10 +128,10 @@ function mixCore(
       const r = sft === 'sft_phi' ? sftPhiLoss(sub, { loss_agg_mode: sftAgg, cutoff_prob: 1.0 }) : sftLoss(sub, { loss_agg_mode: sftAgg });
       const f = nExpert * w.expert;
       sl = tf.mul(r.loss, f) as tf.Scalar;
-      for (const [k, v] of Object.entries(r.metrics)) metrics[`expert/${k}`] = v * f;
+      for (const [k, v] of Object.entries(r.metrics)) metrics[`expert/${k}`] = tf.mul(v, f) as tf.Scalar;
     }
     const loss = tf.add(tf.mul(rl, 1 - mu), tf.mul(sl, mu)) as tf.Scalar;
-    metrics.loss = readScalars({ loss }).loss;
+    metrics.loss = loss;
     return { loss, metrics };
   });
 }
@@ -158,5 +158,5 @@ export function mixChordPolicyLoss(inputs: PolicyLossInputs, args?: Partial<MixC
   }
   const mu = muSchedule(step, a.mu_warmup_steps, a.mu_decay_steps, a.mu_peak, a.mu_valley);
   const r = mixCore('mix_chord', inputs, a, mu, a.enable_phi_function ? 'sft_phi' : 'sft', true);
-  return { loss: r.loss, metrics: { ...r.metrics, mu } };
+  return { loss: r.loss, metrics: { ...r.metrics, mu: tf.scalar(mu) } };
 }

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { defaultFnArgs, withDefaults } from '../args';
 import { aggregateLoss } from '../loss-agg';
-import { readScalars, tidy } from '../tensor';
+import { metricScalars, tidy } from '../tensor';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
 
 export interface OpmdPolicyLossArgs {
@@ -19,6 +19,6 @@ export function opmdPolicyLoss(inputs: PolicyLossInputs, args?: Partial<OpmdPoli
   return tidy(() => {
     const agg = aggregateLoss(tf.mul(tf.neg(advantages), inputs.logprob), inputs.actionMask, a.loss_agg_mode);
     const loss = tf.div(agg, 1 + a.tau) as tf.Scalar;
-    return { loss, metrics: readScalars({ opmd_loss: loss }) };
+    return { loss, metrics: metricScalars({ opmd_loss: loss }) };
   });
 }

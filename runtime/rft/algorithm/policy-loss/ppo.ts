@@ -14,7 +14,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from '../args';
 import { aggregateLoss, maskedMean } from '../loss-agg';
-import { andF, asFloat, detach, floatMask, gtF, notF, readScalars, tidy } from '../tensor';
+import { andF, asFloat, detach, floatMask, gtF, notF, metricScalars, tidy, type ScalarMetrics } from '../tensor';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
 
 export interface PpoPolicyLossArgs {
@@ -70,8 +70,8 @@ export function ppoPolicyLoss(inputs: PolicyLossInputs, args?: Partial<PpoPolicy
       named['seq_mask/mean_sequence_kl'] = tf.mean(seqKl);
     }
     const loss = aggregateLoss(pgLosses, actionMask, a.loss_agg_mode);
-    const read = readScalars({ ...named, pg_loss: loss });
-    const metrics: Record<string, number> = {
+    const read = metricScalars({ ...named, pg_loss: loss });
+    const metrics: ScalarMetrics = {
       pg_clipfrac: read.pg_clipfrac,
       pg_clipfrac_lower: read.pg_clipfrac_lower,
       ppo_kl: read.ppo_kl,

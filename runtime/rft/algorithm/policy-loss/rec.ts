@@ -16,7 +16,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from '../args';
 import { aggregateLoss, maskedMean } from '../loss-agg';
-import { andF, detach, geF, leF, notF, orF, readScalars, tidy } from '../tensor';
+import { andF, detach, geF, leF, notF, orF, metricScalars, tidy } from '../tensor';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
 
 export const REC_CLIP_MODES = ['none', 'one-side', 'gspo-one-side', 'two-side', 'ring'] as const;
@@ -94,7 +94,7 @@ export function recPolicyLoss(inputs: PolicyLossInputs, args?: Partial<RecPolicy
     if (a.regularizer === 'forward-kl') pgLosses = tf.sub(pgLosses, tf.mul(logprob, a.regularizer_coef));
     else if (a.regularizer === 'k2') pgLosses = tf.add(pgLosses, tf.mul(tf.square(logRatio), a.regularizer_coef));
     const loss = (a.clip_mode === 'gspo-one-side' ? aggregateLoss(pgLosses, actionMask, 'seq-mean-token-mean') : maskedMean(pgLosses, actionMask)) as tf.Scalar;
-    const metrics = readScalars({ pg_clipfrac: maskedMean(notF(inF), actionMask), pg_loss: loss });
+    const metrics = metricScalars({ pg_clipfrac: maskedMean(notF(inF), actionMask), pg_loss: loss });
     return { loss, metrics };
   });
 }

@@ -9,7 +9,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from '../args';
 import { aggregateLoss, maskedMean } from '../loss-agg';
-import { asFloat, detach, readScalars, tidy } from '../tensor';
+import { asFloat, detach, metricScalars, tidy } from '../tensor';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
 
 export interface SapoPolicyLossArgs {
@@ -38,7 +38,7 @@ export function sapoPolicyLoss(inputs: PolicyLossInputs, args?: Partial<SapoPoli
     const tau = tf.where(pos, tf.fill(advantages.shape, a.tau_pos), tf.fill(advantages.shape, a.tau_neg));
     const gate = tf.mul(tf.sigmoid(tf.mul(tau, tf.sub(ratio, 1))), tf.div(4, tau));
     const loss = aggregateLoss(tf.mul(tf.mul(tf.neg(advantages), detach(gate)), logprob), actionMask, a.loss_agg_mode);
-    const metrics = readScalars({
+    const metrics = metricScalars({
       sapo_loss: loss,
       ppo_kl: maskedMean(tf.neg(logRatio), actionMask),
       avg_soft_gate: maskedMean(gate, actionMask),

@@ -8,7 +8,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from '../args';
 import { aggregateLoss } from '../loss-agg';
-import { detach, readScalars, tidy } from '../tensor';
+import { detach, metricScalars, tidy } from '../tensor';
 import type { PolicyLossInputs, PolicyLossResult } from './types';
 
 export interface SftLossArgs {
@@ -24,7 +24,7 @@ export function sftLoss(inputs: PolicyLossInputs, args?: Partial<SftLossArgs> | 
   const a = withDefaults(defaultFnArgs('policy_loss_fn', 'sft') as unknown as SftLossArgs, args);
   return tidy(() => {
     const loss = aggregateLoss(tf.neg(inputs.logprob), inputs.actionMask, a.loss_agg_mode);
-    return { loss, metrics: readScalars({ sft_loss: loss }) };
+    return { loss, metrics: metricScalars({ sft_loss: loss }) };
   });
 }
 
@@ -33,7 +33,7 @@ export function sftIsLoss(inputs: PolicyLossInputs, args?: Partial<SftLossArgs> 
   return tidy(() => {
     const p = detach(tf.exp(inputs.logprob));
     const loss = aggregateLoss(tf.mul(tf.neg(inputs.logprob), p), inputs.actionMask, a.loss_agg_mode);
-    return { loss, metrics: readScalars({ sft_is_loss: loss }) };
+    return { loss, metrics: metricScalars({ sft_is_loss: loss }) };
   });
 }
 
@@ -50,6 +50,6 @@ export function sftPhiLoss(inputs: PolicyLossInputs, args?: Partial<SftPhiLossAr
     const lp = a.cutoff_prob < 1 ? tf.minimum(inputs.logprob, Math.log(a.cutoff_prob)) : inputs.logprob;
     const phi = detach(tf.mul(p, tf.sub(1, p)));
     const loss = aggregateLoss(tf.mul(tf.neg(lp), phi), inputs.actionMask, a.loss_agg_mode);
-    return { loss, metrics: readScalars({ sft_phi_loss: loss }) };
+    return { loss, metrics: metricScalars({ sft_phi_loss: loss }) };
   });
 }

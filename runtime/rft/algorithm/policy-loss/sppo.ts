@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { defaultFnArgs, withDefaults } from '../args';
 import { aggregateLoss, maskedMean } from '../loss-agg';
-import { andF, geF, leF, notF, readScalars, tidy } from '../tensor';
+import { andF, geF, leF, notF, metricScalars, tidy } from '../tensor';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
 
 export interface SppoPolicyLossArgs {
@@ -25,7 +25,7 @@ export function sppoPolicyLoss(inputs: PolicyLossInputs, args?: Partial<SppoPoli
     const ratio = tf.exp(logRatio);
     const inRange = andF(geF(ratio, 1 / (1 + a.epsilon)), leF(ratio, 1 + a.epsilon));
     const loss = aggregateLoss(tf.mul(tf.mul(tf.neg(advantages), logRatio), inRange), actionMask, a.loss_agg_mode);
-    const metrics = readScalars({ pg_clipfrac: maskedMean(notF(inRange), actionMask), pg_loss: loss });
+    const metrics = metricScalars({ pg_clipfrac: maskedMean(notF(inRange), actionMask), pg_loss: loss });
     return { loss, metrics };
   });
 }

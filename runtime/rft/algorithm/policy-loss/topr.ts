@@ -6,7 +6,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { defaultFnArgs, withDefaults } from '../args';
 import { aggregateLoss, maskedMean } from '../loss-agg';
-import { detach, readScalars, tidy } from '../tensor';
+import { detach, metricScalars, tidy } from '../tensor';
 import { need, type PolicyLossInputs, type PolicyLossResult } from './types';
 
 export interface ToprPolicyLossArgs {
@@ -23,7 +23,7 @@ export function toprPolicyLoss(inputs: PolicyLossInputs, args?: Partial<ToprPoli
     const ratio = tf.exp(tf.sub(logprob, oldLogprob));
     const alpha = tf.where(tf.lessEqual(rewards, a.advantage_threshold), tf.clipByValue(ratio, 0, 1), tf.onesLike(ratio));
     const loss = aggregateLoss(tf.mul(tf.mul(tf.neg(detach(alpha)), rewards), logprob), actionMask, a.loss_agg_mode);
-    const metrics = readScalars({
+    const metrics = metricScalars({
       topr_loss: loss,
       avg_alpha: maskedMean(alpha, actionMask),
       avg_ratio: maskedMean(ratio, actionMask),

@@ -1,9 +1,11 @@
 /**
  * The shape every policy loss shares (Trinity's `PolicyLossFn.__call__(logprob, **kwargs) -> (loss, metrics)`).
  * All tensors are [B, T] float32 over response tokens; the loss is differentiable w.r.t. `logprob`. Metric names
- * are Trinity's (the actor logs them as `actor/<name>`); values are read back as numbers with one sync per call.
+ * are Trinity's (the actor logs them as `actor/<name>`); values are scalars left on the
+ * device (the trainer reads a step's metrics back at once, asynchronously).
  */
 import type * as tf from '@tensorflow/tfjs-core';
+import type { ScalarMetrics } from '../tensor';
 
 export interface PolicyLossInputs {
   /** log π_θ of the taken tokens (the differentiated input) */
@@ -23,7 +25,7 @@ export interface PolicyLossInputs {
 
 export interface PolicyLossResult {
   loss: tf.Scalar;
-  metrics: Record<string, number>;
+  metrics: ScalarMetrics;
 }
 
 /** The inputs a loss reads besides `logprob` (Trinity's `select_keys`, in Trinity's names). */

@@ -34,10 +34,15 @@ export function assertAllClose(actual: ArrayLike<unknown>, expected: ArrayLike<u
   }
 }
 
+/** A metric as a number: host metrics are numbers, the losses' metrics are device scalars (read here on cpu). */
+export function num(x: number | tf.Tensor): number {
+  return typeof x === 'number' ? x : x.dataSync()[0];
+}
+
 /** Same keys, values close. */
-export function assertMetrics(actual: Record<string, number>, expected: Record<string, number>, tol: { rtol: number; atol: number }, what = ''): void {
+export function assertMetrics(actual: Record<string, number | tf.Tensor>, expected: Record<string, number>, tol: { rtol: number; atol: number }, what = ''): void {
   assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), `${what}: metric names`);
-  for (const [k, v] of Object.entries(expected)) assertClose(actual[k], v, tol, `${what} ${k}`);
+  for (const [k, v] of Object.entries(expected)) assertClose(num(actual[k]), v, tol, `${what} ${k}`);
 }
 
 // The batch of most tensor tests: 3 sequences x 4 tokens; row 0 ends after 3 tokens, row 2 after 2.

@@ -16,7 +16,7 @@ import { createPolicyLossFn, knownNames } from '../../../../runtime/rft/algorith
 import { muSchedule } from '../../../../runtime/rft/algorithm/policy-loss/mix';
 import { ppoPolicyLoss } from '../../../../runtime/rft/algorithm/policy-loss/ppo';
 import type { PolicyLossInputs } from '../../../../runtime/rft/algorithm/policy-loss/types';
-import { ADV, assertAllClose, assertClose, assertMetrics, F32, LP, MASK, OLD, REF, scalarOf, t2, useCpu } from './helpers';
+import { ADV, assertAllClose, assertClose, assertMetrics, F32, num, LP, MASK, OLD, REF, scalarOf, t2, useCpu } from './helpers';
 
 before(useCpu);
 
@@ -268,10 +268,10 @@ describe('hand checks', () => {
     const r = ppoPolicyLoss({ logprob: t2(LP), oldLogprob: t2(OLD), advantages: t2(ADV), actionMask: t2(MASK) });
     assertClose(scalarOf(r.loss), token.reduce((a, b) => a + b) / 9, F32, 'pg_loss');
     // clipped (L2 > L1): row 1 token 3 (ρ = 0.368 < 0.8) and row 2 token 0 (ρ = 1.35 > 1.2): 2/9; dual-clipped: 1/9
-    assertClose(r.metrics.pg_clipfrac, 2 / 9, F32, 'pg_clipfrac');
-    assertClose(r.metrics.pg_clipfrac_lower, 1 / 9, F32, 'pg_clipfrac_lower');
+    assertClose(num(r.metrics.pg_clipfrac), 2 / 9, F32, 'pg_clipfrac');
+    assertClose(num(r.metrics.pg_clipfrac_lower), 1 / 9, F32, 'pg_clipfrac_lower');
     // ppo_kl = masked mean of ℓ_old - ℓ: row 0: -0.1 + 0.1 + 0.5; row 1: 0 + 0.2 - 1.3 + 1.0; row 2: -0.3 + 0 → 0.1/9
-    assertClose(r.metrics.ppo_kl, 0.1 / 9, F32, 'ppo_kl');
+    assertClose(num(r.metrics.ppo_kl), 0.1 / 9, F32, 'ppo_kl');
   });
 
   test('dpo: z = β·(Δ_chosen - Δ_rejected) pooled over both pairs', () => {
@@ -279,7 +279,7 @@ describe('hand checks', () => {
     // z = 0.1·0.5 = 0.05; loss = -log σ(0.05) = log(1 + e^-0.05)
     const { result } = run('dpo', null, {}, LP4, REF4, MASK4);
     assertClose(scalarOf(result.loss), Math.log(1 + Math.exp(-0.05)), F32, 'loss');
-    assertClose(result.metrics.rejected_reward, -0.05, F32, 'rejected_reward');
+    assertClose(num(result.metrics.rejected_reward), -0.05, F32, 'rejected_reward');
   });
 
   test('opmd: agg(-A·ℓ)/(1 + τ)', () => {
@@ -324,6 +324,7 @@ describe('gradient sanity', () => {
       const before = tf.memory().numTensors;
       const r = createPolicyLossFn(name)(inputs);
       r.loss.dispose();
+      tf.dispose(Object.values(r.metrics)); // the metrics are device scalars the caller owns
       assert.equal(tf.memory().numTensors, before, name);
     }
   });

@@ -80,8 +80,8 @@ before(async () => {
   // Generates until its deadline stops it: only the engine's GenerationStoppedError can end this workflow.
   registerWorkflow('test_generate_forever', (ctx) => ({
     repeatable: true,
-    run: () => {
-      for (;;) ctx.model.chat([{ role: 'user', content: ctx.task.taskDesc ?? '' }]);
+    run: async () => {
+      for (;;) await ctx.model.chat([{ role: 'user', content: ctx.task.taskDesc ?? '' }]);
     },
   }));
   registerWorkflow('test_busy_200ms', () => ({
@@ -101,27 +101,27 @@ before(async () => {
 });
 
 describe('generate: the shouldStop hook', () => {
-  test('checked once per decode step; stopping throws GenerationStoppedError and frees every tensor', () => {
+  test('checked once per decode step; stopping throws GenerationStoppedError and frees every tensor', async () => {
     const prompt = tokenizer.encode('1+2');
-    generate(model, [prompt], { maxNewTokens: 2, seed: 1 }); // first call: the backend's lazily made constants
+    await generate(model, [prompt], { maxNewTokens: 2, seed: 1 }); // first call: the backend's lazily made constants
     const before = tf.memory().numTensors;
     let asked = 0;
-    assert.throws(
+    await assert.rejects(
       () => generate(model, [prompt], { maxNewTokens: 8, minNewTokens: 8, seed: 1, shouldStop: () => ++asked > 3 }),
       (e: unknown) => e instanceof GenerationStoppedError && /after 3 decode step/.test((e as Error).message),
     );
     assert.equal(asked, 4);
     assert.equal(tf.memory().numTensors, before);
-    const full = generate(model, [prompt], { maxNewTokens: 8, minNewTokens: 8, seed: 1, shouldStop: () => false });
+    const full = await generate(model, [prompt], { maxNewTokens: 8, minNewTokens: 8, seed: 1, shouldStop: () => false });
     assert.equal(full[0].tokens.length, 8);
   });
 });
 
 describe('explorer.max_timeout', () => {
-  test('a timeout that cannot be met: every attempt times out, the tasks count as finished with their task time only', () => {
+  test('a timeout that cannot be met: every attempt times out, the tasks count as finished with their task time only', async () => {
     const logs: Logged[] = [];
     const ex = explorer({ release: 'main', timeout: { maxTimeout: 0 } }, logs);
-    const out = ex.explore(1, [task('3+4'), task('5+2')], new ExperiencePipeline([], undefined, 'main'));
+    const out = await ex.explore(1, [task('3+4'), task('5+2')], new ExperiencePipeline([], undefined, 'main'));
     assert.equal(out.experiences.length, 0);
     const m = out.metrics;
     assert.equal(m['rollout/finished_task_count'], 2);
@@ -132,56 +132,56 @@ describe('explorer.max_timeout', () => {
     assert.equal(timeouts.length, 6, JSON.stringify(logs));
     assert.equal(logs.filter((l) => l.level === 'warning' && /failed after 3 attempt\(s\)/.test(l.message)).length, 2);
 
-    const ev = ex.evaluate('sums', [task('3+4'), task('5+2')], 0);
+    const ev = await ex.evaluate('sums', [task('3+4'), task('5+2')], 0);
     assert.equal(ev['eval/sums/finished_task_count'], 2);
     assert.ok(ev['eval/sums/time/task_execution'] >= 0);
     assert.ok(ev['time/eval'] >= 0);
     assert.ok(!Object.keys(ev).some((k) => k.includes('accuracy')), Object.keys(ev).join(', '));
   });
 
-  test('v0.3.2 names the failed task’s time task_run_time and logs no finished_task_count', () => {
-    const out = explorer({ release: 'v0.3.2', maxRetryTimes: 0, timeout: { maxTimeout: 0 } }).explore(1, [task('3+4')], new ExperiencePipeline([], undefined, 'v0.3.2'));
+  test('v0.3.2 names the failed task’s time task_run_time and logs no finished_task_count', async () => {
+    const out = await explorer({ release: 'v0.3.2', maxRetryTimes: 0, timeout: { maxTimeout: 0 } }).explore(1, [task('3+4')], new ExperiencePipeline([], undefined, 'v0.3.2'));
     assert.deepEqual(Object.keys(out.metrics).filter((k) => k.startsWith('rollout/')).sort(), ['rollout/model_version', 'rollout/task_run_time/max', 'rollout/task_run_time/mean', 'rollout/task_run_time/min']);
   });
 
-  test('nothing hangs: a workflow that would generate forever is stopped at its deadline, each attempt', () => {
+  test('nothing hangs: a workflow that would generate forever is stopped at its deadline, each attempt', async () => {
     const logs: Logged[] = [];
     const started = performance.now();
-    const out = explorer({ release: 'v0.3.2', maxRetryTimes: 1, timeout: { maxTimeout: 0.3 } }, logs).explore(1, [task('3+4', 'test_generate_forever')], new ExperiencePipeline([], undefined, 'v0.3.2'));
+    const out = await explorer({ release: 'v0.3.2', maxRetryTimes: 1, timeout: { maxTimeout: 0.3 } }, logs).explore(1, [task('3+4', 'test_generate_forever')], new ExperiencePipeline([], undefined, 'v0.3.2'));
     const seconds = (performance.now() - started) / 1000;
     assert.ok(seconds >= 0.6 && seconds < 30, `took ${seconds} s`);
     assert.equal(out.experiences.length, 0);
     assert.equal(logs.filter((l) => l.level === 'error' && /^Timeout when running task 0 of batch 1 at attempt [12] \(timeout 0.3 s\)/.test(l.message)).length, 2);
   });
 
-  test('each attempt may take max_timeout up to v0.3.2, max_timeout × (max_retry_times + 1) from v0.4.0', () => {
+  test('each attempt may take max_timeout up to v0.3.2, max_timeout × (max_retry_times + 1) from v0.4.0', async () => {
     // 200 ms of work against max_timeout 0.15 s and 9 retries: v0.3.2 allows 0.15 s per attempt (never enough: the
     // work takes at least 200 ms), v0.4.0+ 1.5 s (7x the work, so a loaded machine does not make it time out).
     const opts = { maxRetryTimes: 9, timeout: { maxTimeout: 0.15 } };
-    const old = explorer({ ...opts, release: 'v0.3.2' }).explore(1, [task('3+4', 'test_busy_200ms')], new ExperiencePipeline([], undefined, 'v0.3.2'));
+    const old = await explorer({ ...opts, release: 'v0.3.2' }).explore(1, [task('3+4', 'test_busy_200ms')], new ExperiencePipeline([], undefined, 'v0.3.2'));
     assert.equal(old.experiences.length, 0);
     for (const release of ['v0.4.0', 'main'] as const) {
-      const out = explorer({ ...opts, release }).explore(1, [task('3+4', 'test_busy_200ms')], new ExperiencePipeline([], undefined, release));
+      const out = await explorer({ ...opts, release }).explore(1, [task('3+4', 'test_busy_200ms')], new ExperiencePipeline([], undefined, release));
       assert.equal(out.experiences.length, 1, release);
       assert.equal(out.metrics['rollout/accuracy/mean'], 1);
     }
   });
 
-  test('dynamic_timeout: once batch_size training tasks finished, an attempt may take their mean time × ratio at most', () => {
+  test('dynamic_timeout: once batch_size training tasks finished, an attempt may take their mean time × ratio at most', async () => {
     const logs: Logged[] = [];
     const ex = explorer({ release: 'main', maxRetryTimes: 0, timeout: { maxTimeout: 100, dynamic: { enable: true, ratio: 0.1 }, batchSize: 1 } }, logs);
     const pipeline = new ExperiencePipeline([], undefined, 'main');
-    assert.equal(ex.explore(1, [task('3+4', 'test_busy_100ms')], pipeline).experiences.length, 1);
+    assert.equal((await ex.explore(1, [task('3+4', 'test_busy_100ms')], pipeline)).experiences.length, 1);
     // now the timeout is ≈ 0.1 × (≥ 0.1 s), shorter than the same 100 ms of work
-    assert.equal(ex.explore(2, [task('3+4', 'test_busy_100ms')], pipeline).experiences.length, 0);
+    assert.equal((await ex.explore(2, [task('3+4', 'test_busy_100ms')], pipeline)).experiences.length, 0);
     assert.equal(logs.filter((l) => l.level === 'error' && /^Timeout when running task 0 of batch 2 at attempt 1/.test(l.message)).length, 1);
   });
 
-  test('a generous timeout changes nothing: same experiences and metric names as without one', () => {
+  test('a generous timeout changes nothing: same experiences and metric names as without one', async () => {
     const tasks = [task('3+4'), task('5+2', 'simple_workflow', 3)];
-    const plain = explorer({ release: 'main' }, [], rollout(11)).explore(1, tasks, new ExperiencePipeline([], undefined, 'main'));
+    const plain = await explorer({ release: 'main' }, [], rollout(11)).explore(1, tasks, new ExperiencePipeline([], undefined, 'main'));
     const logs: Logged[] = [];
-    const timed = explorer({ release: 'main', timeout: { maxTimeout: 1800 } }, logs, rollout(11)).explore(1, tasks, new ExperiencePipeline([], undefined, 'main'));
+    const timed = await explorer({ release: 'main', timeout: { maxTimeout: 1800 } }, logs, rollout(11)).explore(1, tasks, new ExperiencePipeline([], undefined, 'main'));
     assert.deepEqual(logs, []);
     const view = (exps: Experience[]) => exps.map((e) => ({ tokens: e.tokens, logprobs: e.logprobs, reward: e.reward, metrics: e.metrics, eid: { ...e.eid, suffix: '' } }));
     assert.equal(timed.experiences.length, 5);

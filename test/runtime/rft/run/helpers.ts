@@ -1,9 +1,8 @@
 /** A tiny job on disk for runtime tests: a char-level model, an addition taskset and SFT data, and a config. */
-import * as tf from '@tensorflow/tfjs-core';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initModel, saveModel } from '../../../../runtime/engine/model/checkpoint';
+import { saveInitialModel } from '../../../../runtime/engine/model/checkpoint';
 import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/model/config';
 import { buildCharTokenizer, tokenizerFromJson } from '../../../../runtime/engine/tokenizer';
 
@@ -24,10 +23,8 @@ export function saveTinyModel(dir: string, seed: number, opts: { sharpness?: num
   const sharpness = opts.sharpness ?? 1;
   const tokenizer = tokenizerFromJson(buildCharTokenizer(ALPHABET));
   const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 32, heads: 4, kvHeads: 2, vocabSize: tokenizer.vocabSize, maxPositions: opts.maxPositions ?? 64, eosTokenIds: [...tokenizer.eosTokenIds] }));
-  const model = initModel(cfg, seed);
-  if (sharpness !== 1) model.params.get('model.norm.weight')!.assign(tf.fill([cfg.hidden], sharpness));
-  saveModel(model, dir, { tokenizer });
-  model.dispose();
+  const set = sharpness !== 1 ? { 'model.norm.weight': new Float32Array(cfg.hidden).fill(sharpness) } : undefined;
+  saveInitialModel(cfg, seed, dir, { tokenizer, set });
 }
 
 export function tinyJob(seed = 1): TinyJob {

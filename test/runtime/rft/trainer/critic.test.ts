@@ -57,12 +57,12 @@ before(async () => {
 });
 
 describe('PPO critic', () => {
-  test('the value loss falls on a fixed batch, and veRL’s critic metrics are logged', () => {
+  test('the value loss falls on a fixed batch, and veRL’s critic metrics are logged', async () => {
     const { trainer } = setup(0);
     const losses: number[] = [];
     let m: Record<string, number> = {};
     for (let i = 0; i < 25; i++) {
-      m = trainer.trainStep(batch());
+      m = await trainer.trainStep(batch());
       losses.push(m['critic/vf_loss']);
     }
     for (const k of ['critic/vf_loss', 'critic/vf_clipfrac', 'critic/vpred_mean', 'critic/grad_norm', 'critic/lr', 'critic/returns/mean', 'critic/values/mean', 'critic/rewards/mean', 'actor/pg_loss']) {
@@ -75,23 +75,23 @@ describe('PPO critic', () => {
     assert.equal(trainer.step, 25);
   });
 
-  test('during critic warm-up the actor does not move but the step counts', () => {
+  test('during critic warm-up the actor does not move but the step counts', async () => {
     const { trainer, actorBefore } = setup(2);
-    const m1 = trainer.trainStep(batch());
+    const m1 = await trainer.trainStep(batch());
     assert.ok(!('actor/pg_loss' in m1));
-    trainer.trainStep(batch());
+    await trainer.trainStep(batch());
     assert.equal(trainer.step, 2);
     assert.deepEqual(trainer.model.variables()[1].dataSync(), actorBefore);
-    const m3 = trainer.trainStep(batch());
+    const m3 = await trainer.trainStep(batch());
     assert.ok('actor/pg_loss' in m3);
     assert.notDeepEqual(trainer.model.variables()[1].dataSync(), actorBefore);
     trainer.restoreStep(7);
     assert.equal(trainer.step, 7);
   });
 
-  test('a KL penalty lowers the token-level rewards by kl_coef · KL(old ‖ ref)', () => {
+  test('a KL penalty lowers the token-level rewards by kl_coef · KL(old ‖ ref)', async () => {
     const { trainer } = setup(0, 'k1');
-    const m = trainer.trainStep(batch());
+    const m = await trainer.trainStep(batch());
     // Rollout log-probs are −2 while the reference (same weights as the actor) gives about −ln 12 ≈ −2.48:
     // k1 = old − ref ≈ 0.48 per token, so rewards drop by about 0.1 · 0.48 per token.
     assert.ok(m['critic/kl'] > 0.3 && m['critic/kl'] < 0.7, `kl ${m['critic/kl']}`);

@@ -85,10 +85,10 @@ describe('on-policy distillation workflows', () => {
     ['on_policy_distill_workflow', undefined],
     ['on_policy_distill_math_workflow', 0.7],
   ] as const) {
-    test(`${name}: teacher log-probs of the student's tokens (temperature ${temperature ?? 'default 1.0'})`, () => {
+    test(`${name}: teacher log-probs of the student's tokens (temperature ${temperature ?? 'default 1.0'})`, async () => {
       const wf = workflowFactory(name)(context(task({ workflowArgs: temperature === undefined ? {} : { temperature } }), [teacher], 5));
       assert.equal(wf.repeatable, true);
-      const exps = wf.run();
+      const exps = await wf.run();
       assert.equal(exps.length, 3);
       exps.forEach((e, i) => {
         const n = e.tokens.length - e.promptLength;
@@ -114,13 +114,13 @@ describe('on-policy distillation workflows', () => {
     });
   }
 
-  test('the teacher scores the whole sequence: length − 1 entries, the first predicting token 1', () => {
+  test('the teacher scores the whole sequence: length − 1 entries, the first predicting token 1', async () => {
     const tokens = student.tokenizer.encode('12+3', { addSpecialTokens: false });
-    const lp = teacher.logprobs(tokens);
+    const lp = await teacher.logprobs(tokens);
     assert.equal(lp.length, tokens.length - 1);
     const direct = teacherScores(tokens, 1, 1);
     lp.forEach((v, k) => assert.ok(Math.abs(v - direct[k]) < 1e-6));
-    assert.throws(() => teacher.logprobs([1, 10_000]), /outside this model's vocabulary/);
+    await assert.rejects(async () => teacher.logprobs([1, 10_000]), /outside this model's vocabulary/);
   });
 
   test('without an auxiliary model the workflow refuses, naming explorer.auxiliary_models', () => {

@@ -12,7 +12,7 @@ import type { RolloutArgs, RolloutModel } from '../../../../runtime/rft/explorer
 import { workflowFactory } from '../../../../runtime/rft/workflows/registry';
 import type { WorkflowTask } from '../../../../runtime/rft/workflows/types';
 
-function run(responseText: string, truth: string | undefined, workflow = 'math_eval_workflow') {
+async function run(responseText: string, truth: string | undefined, workflow = 'math_eval_workflow') {
   const calls: { messages: ChatMessage[]; args: RolloutArgs }[] = [];
   const model = {
     chat(messages: ChatMessage[], args: RolloutArgs): Experience[] {
@@ -44,12 +44,12 @@ function run(responseText: string, truth: string | undefined, workflow = 'math_e
     },
     auxiliaryModels: [],
   });
-  return { exps: wf.run(), calls, created, repeatable: wf.repeatable };
+  return { exps: await wf.run(), calls, created, repeatable: wf.repeatable };
 }
 
 describe('math_eval_workflow', () => {
-  test('Qwen2.5-Math prompt and sampling; no reward function; not repeatable', () => {
-    const { calls, created, repeatable, exps } = run('\\boxed{7}', '7');
+  test('Qwen2.5-Math prompt and sampling; no reward function; not repeatable', async () => {
+    const { calls, created, repeatable, exps } = await run('\\boxed{7}', '7');
     assert.deepEqual(calls[0].messages, [
       { role: 'system', content: 'You are a helpful assistant.' },
       { role: 'user', content: 'What is 3+4?\nPlease reason step by step, and put your final answer within \\boxed{}.' },
@@ -60,18 +60,18 @@ describe('math_eval_workflow', () => {
     assert.equal(exps[0].reward, undefined);
   });
 
-  test('accuracy is verify_math_answer: "the final answer is …" counts without a box; the last box decides', () => {
+  test('accuracy is verify_math_answer: "the final answer is …" counts without a box; the last box decides', async () => {
     for (const workflow of ['math_eval_workflow', 'async_math_eval_workflow']) {
-      assert.deepEqual(run('\\boxed{7}', '7', workflow).exps[0].metrics, { accuracy: 1 });
+      assert.deepEqual((await run('\\boxed{7}', '7', workflow)).exps[0].metrics, { accuracy: 1 });
       // math_boxed_reward gave 0 here: it needs a \boxed{}.
-      assert.deepEqual(run('The final answer is 7', '7', workflow).exps[0].metrics, { accuracy: 1 });
-      assert.deepEqual(run('\\boxed{7} no, \\boxed{8}', '7', workflow).exps[0].metrics, { accuracy: 0 });
+      assert.deepEqual((await run('The final answer is 7', '7', workflow)).exps[0].metrics, { accuracy: 1 });
+      assert.deepEqual((await run('\\boxed{7} no, \\boxed{8}', '7', workflow)).exps[0].metrics, { accuracy: 0 });
       // Trinity parses "50\" out of \boxed{50\%}: not 0.5.
-      assert.deepEqual(run('so \\boxed{50\\%}', '0.5', workflow).exps[0].metrics, { accuracy: 0 });
+      assert.deepEqual((await run('so \\boxed{50\\%}', '0.5', workflow)).exps[0].metrics, { accuracy: 0 });
     }
   });
 
-  test('a task without a truth gets no accuracy', () => {
-    assert.equal(run('\\boxed{7}', undefined).exps[0].metrics, undefined);
+  test('a task without a truth gets no accuracy', async () => {
+    assert.equal((await run('\\boxed{7}', undefined)).exps[0].metrics, undefined);
   });
 });

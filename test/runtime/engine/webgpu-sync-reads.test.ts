@@ -1,0 +1,74 @@
+/**
+ * The engine on webgpu (Dawn on SwiftShader's Vulkan driver here; CI installs libvulkan1, Debian's chromium ships the
+ * driver) never reads the device synchronously: the backend's readSync is made to throw for any tensor still on the
+ * GPU (what crashes in Node: tfjs-backend-webgpu's sync read draws through an OffscreenCanvas), then greedy generation
+ * and an optimizer step run. Greedy tokens equal the cpu backend's, computed on the host beforehand.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { tmpdir } from 'node:os';
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+import { initBackend } from '../../../runtime/engine/backend';
+import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/model/config';
+import { initModel } from '../../../runtime/engine/model/checkpoint';
+import { generate } from '../../../runtime/engine/generate';
+import { scoreSequences } from '../../../runtime/engine/logprobs';
+import { AdamW } from '../../../runtime/engine/train/adamw';
+import { Trainer } from '../../../runtime/engine/train/step';
+
+const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 16, heads: 4, kvHeads: 2, vocabSize: 16, maxPositions: 16, eosTokenIds: [1] }));
+const prompts = [[2, 3, 4], [5, 6]];
+let cpuTokens: number[][];
+let syncReads = 0;
+
+before(async () => {
+  await tf.setBackend('cpu');
+  const m = initModel(cfg, 5);
+  cpuTokens = (await generate(m, prompts, { maxNewTokens: 4, temperature: 0, stopTokenIds: [] })).map((c) => c.tokens);
+  m.dispose();
+  process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
+  process.env.XDG_RUNTIME_DIR ??= tmpdir();
+  try {
+    await initBackend({ prefer: 'webgpu' });
+  } catch (e) {
+    throw new Error(`webgpu did not start (CI installs libvulkan1; Debian's chromium ships ${SWIFTSHADER_ICD}): ${(e as Error).message}`);
+  }
+  const be = tf.backend() as unknown as { readSync(id: object): unknown; tensorMap: { get(id: object): { values?: unknown } } };
+  const readSync = be.readSync.bind(be);
+  be.readSync = (id: object) => {
+    if (be.tensorMap.get(id)?.values == null) {
+      syncReads++;
+      throw new Error('synchronous read of a GPU tensor on webgpu');
+    }
+    return readSync(id);
+  };
+});
+
+describe('webgpu: no synchronous reads', () => {
+  test('greedy generation matches the cpu backend', async () => {
+    const m = initModel(cfg, 5);
+    const out = await generate(m, prompts, { maxNewTokens: 4, temperature: 0, stopTokenIds: [] });
+    assert.deepEqual(out.map((c) => c.tokens), cpuTokens);
+    m.dispose();
+    assert.equal(syncReads, 0);
+  });
+
+  test('an AdamW step trains and reports its loss and norm', async () => {
+    const m = initModel(cfg, 5);
+    const rows = [[2, 3, 4, 5, 6, 7], [7, 6, 5, 4, 3, 2]];
+    const nll = () => tf.tidy(() => tf.neg(tf.mean(scoreSequences(m, tf.tensor2d(rows, undefined, 'int32')).logprobs)) as tf.Scalar);
+    const opt = new AdamW(m.trainableVariables(), { clipGradNorm: 1 });
+    const t = new Trainer(opt, { lr: 0.01, style: 'constant', warmupSteps: 0, totalSteps: 10 });
+    const first = await t.step([nll]);
+    const second = await t.step([nll]);
+    assert.ok(Number.isFinite(first.loss) && first.gradNorm > 0, JSON.stringify(first));
+    assert.ok(second.loss < first.loss, `${first.loss} -> ${second.loss}`);
+    const state = await opt.exportState();
+    assert.equal(state.step, 2);
+    opt.dispose();
+    m.dispose();
+    assert.equal(syncReads, 0);
+  });
+});
