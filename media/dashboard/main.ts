@@ -61,6 +61,8 @@ const REDRAW_BUDGET_MS = 8;
 /** The Chart.js instance of every card, by tag (the webview tests read what is drawn from here). */
 const charts = new Map<string, ChartCard['chart']>();
 (window as unknown as { __charts: typeof charts }).__charts = charts;
+/** Cards still to draw (a frame draws within its budget, the rest in the next ones): tests wait for 0. */
+(window as unknown as { __drawPending: () => number }).__drawPending = () => dirty.size;
 
 function clampSmoothing(x: unknown): number {
   return typeof x === 'number' && Number.isFinite(x) ? Math.min(0.99, Math.max(0, x)) : 0.6;

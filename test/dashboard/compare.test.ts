@@ -4,61 +4,21 @@
  * extension posts them, and what is drawn read back from Chart.js and the DOM.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { dashboardHtml } from '../../client/dashboard/html';
+import { CHROMIUM_ARGS, drawn, ROOT, serve, THEMES, type ThemeName } from './harness';
 import type { HostMessage, RunConfigMessage, Series } from '../../client/dashboard/messages';
 
 declare const window: any;
 declare const document: any;
 
-const ROOT = resolve(__dirname, '..', '..');
-const MEDIA = join(ROOT, 'dist', 'media');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const NONCE = 'Y29tcGFyZS1ub25jZS0xMjM0';
 
-/** VS Code's theme variables (a subset of Default Light+, Dark+ and High Contrast), set the way VS Code sets them. */
-const THEMES = {
-  light: {
-    cls: 'vscode-light',
-    vars: { 'editor-background': '#ffffff', foreground: '#616161', descriptionForeground: '#717171', 'editorWidget-background': '#f3f3f3', 'editorWidget-border': '#c8c8c8', 'panel-border': '#80808059', 'input-background': '#ffffff', 'input-foreground': '#616161', 'input-border': '#cecece', 'dropdown-background': '#ffffff', 'dropdown-foreground': '#616161', 'dropdown-border': '#cecece', focusBorder: '#0090f1', 'charts-blue': '#1a85ff', 'charts-orange': '#d18616', 'charts-green': '#388a34', 'charts-purple': '#652d90', 'charts-red': '#e51400', 'charts-yellow': '#bf8803', 'editorHoverWidget-background': '#f3f3f3', 'editorHoverWidget-border': '#c8c8c8' },
-  },
-  dark: {
-    cls: 'vscode-dark',
-    vars: { 'editor-background': '#1e1e1e', foreground: '#cccccc', descriptionForeground: '#ccccccb3', 'editorWidget-background': '#252526', 'editorWidget-border': '#454545', 'panel-border': '#80808059', 'input-background': '#3c3c3c', 'input-foreground': '#cccccc', 'dropdown-background': '#3c3c3c', 'dropdown-foreground': '#f0f0f0', 'dropdown-border': '#3c3c3c', focusBorder: '#007fd4', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'charts-green': '#89d185', 'charts-purple': '#b180d7', 'charts-red': '#f14c4c', 'charts-yellow': '#cca700', 'editorHoverWidget-background': '#252526', 'editorHoverWidget-border': '#454545' },
-  },
-  'high-contrast': {
-    cls: 'vscode-high-contrast',
-    vars: { 'editor-background': '#000000', foreground: '#ffffff', descriptionForeground: '#ffffff', contrastBorder: '#6fc3df', 'editorWidget-background': '#0c141f', 'editorWidget-border': '#6fc3df', 'panel-border': '#6fc3df', 'input-background': '#000000', 'input-foreground': '#ffffff', 'input-border': '#6fc3df', 'dropdown-background': '#000000', 'dropdown-foreground': '#ffffff', 'dropdown-border': '#6fc3df', focusBorder: '#f38518', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'charts-green': '#89d185', 'charts-purple': '#b180d7', 'charts-red': '#f14c4c', 'charts-yellow': '#ffff00', 'editorHoverWidget-background': '#0c141f', 'editorHoverWidget-border': '#6fc3df' },
-  },
-} as const;
-type ThemeName = keyof typeof THEMES;
-
-function serve(html: () => string): Promise<Server> {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      return res.end(html());
-    }
-    if (url.pathname === '/favicon.ico') {
-      res.writeHead(204);
-      return res.end();
-    }
-    const name = url.pathname.slice(1);
-    if (name !== 'dashboard.js' && name !== 'dashboard.css') {
-      res.writeHead(404);
-      return res.end();
-    }
-    res.writeHead(200, { 'content-type': name.endsWith('.js') ? 'text/javascript' : 'text/css' });
-    res.end(readFileSync(join(MEDIA, name)));
-  });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
-}
 
 let server: Server;
 let browser: Browser;
@@ -95,7 +55,7 @@ async function post(page: Page, m: HostMessage | Record<string, unknown>): Promi
 }
 
 async function frames(page: Page): Promise<void> {
-  await page.evaluate(() => new Promise<void>((ok) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(() => ok()))));
+  await drawn(page);
 }
 
 async function setTheme(page: Page, name: ThemeName): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * A dashboard webview in Debian's Chromium for the control tests (test/dashboard/controls.test.ts): the HTML and
+ * A dashboard webview in Debian's Chromium for the webview tests (test/dashboard/*.test.ts): the HTML and
  * CSP of client/dashboard/html.ts, the bundle `npm run build` made (dist/media), served from a loopback server
  * standing in for the webview's resource origin, `acquireVsCodeApi` stubbed (posted messages and the saved state
  * are kept on `window`, and a reload can start from a given state, as VS Code restores a webview).
@@ -14,7 +14,7 @@ import type { HostMessage } from '../../client/dashboard/messages';
 
 export const ROOT = resolve(__dirname, '..', '..');
 const MEDIA = join(ROOT, 'dist', 'media');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const NONCE = 'Y29udHJvbHMtbm9uY2UtMTIz';
 
 /** VS Code's theme variables (a subset of Default Light+, Dark+ and High Contrast), set the way VS Code sets them. */
@@ -34,7 +34,8 @@ export const THEMES = {
 } as const;
 export type ThemeName = keyof typeof THEMES;
 
-function serve(html: () => string): Promise<Server> {
+/** A loopback server for the page (`/`, from `html()`) and the bundle in dist/media: the webview's resource origin. */
+export function serve(html: () => string): Promise<Server> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/') {
@@ -54,6 +55,18 @@ function serve(html: () => string): Promise<Server> {
     res.end(readFileSync(join(MEDIA, name)));
   });
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+
+/**
+ * Waits two animation frames, then for as many more as the cards still to draw need (the webview redraws once a
+ * frame, within a time budget, so a loaded machine spreads a big update over several frames).
+ */
+export async function drawn(page: Page): Promise<void> {
+  // No named functions inside: tsx would wrap them in a helper the page does not have.
+  await page.evaluate(async () => {
+    const g = globalThis as any;
+    for (let i = 0; i < 2 || (g.__drawPending?.() ?? 0) > 0; i++) await new Promise<void>((ok) => g.requestAnimationFrame(() => ok()));
+  });
 }
 
 export interface Drawn {
@@ -118,9 +131,9 @@ export class DashboardPage {
     await this.page.evaluate((msg) => (globalThis as any).postMessage(msg, '*'), m);
   }
 
-  /** Waits two animation frames (the webview redraws once a frame). */
+  /** Waits until the webview has drawn everything it was sent (see `drawn`). */
   async frames(): Promise<void> {
-    await this.page.evaluate(() => new Promise<void>((ok) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(() => ok()))));
+    await drawn(this.page);
   }
 
   async posted(): Promise<any[]> {
