@@ -24,7 +24,8 @@
  * thread counts in BENCH_TORCH_THREADS (default 2,1; the table's is the first) with OMP_WAIT_POLICY=PASSIVE unless set
  * (libgomp's spin-waiting makes a 2-thread torch many times slower whenever another process holds a core).
  *
- * Knobs: BENCH_MODELS=1m,3m,12m (subset), BENCH_SCALE=1 (multiplies timed step counts), BENCH_PYTHON (a python with
+ * Knobs: BENCH_MODELS=1m,3m,12m (subset; also tiny, 124m, 0.5b by name), the backend: $TRINITY_WORKBENCH_BACKEND,
+ * BENCH_TORCH_DEVICE (default cpu; cuda puts the PyTorch peer on the GPU, torch >= 2.0), BENCH_SCALE=1 (multiplies timed step counts and peak-matmul repetitions), BENCH_PEAK=0 (skip the peak matmuls), BENCH_PYTHON (a python with
  * torch; default: the first of python3, /usr/bin/python3 that imports it), BENCH_OUT (default bench/results/engine.json).
  * Output: the tables on stdout, progress on stderr, everything in the JSON.
  */
@@ -65,6 +66,8 @@ interface BenchModel {
   hidden: number;
   heads: number;
   vocab: number;
+  kvHeads?: number;
+  intermediate?: number;
   /** Untimed warm-up rounds, timed training rounds, timed generation rounds (after one warm-up round). */
   warmup: number;
   steps: number;
@@ -75,6 +78,13 @@ const MODELS: BenchModel[] = [
   { id: '1m', layers: 4, hidden: 128, heads: 4, vocab: 512, warmup: 3, steps: 12, genReps: 5 },
   { id: '3m', layers: 4, hidden: 256, heads: 4, vocab: 512, warmup: 2, steps: 8, genReps: 4 },
   { id: '12m', layers: 6, hidden: 384, heads: 6, vocab: 4096, warmup: 1, steps: 5, genReps: 3 },
+];
+
+/** Run only when BENCH_MODELS names them (bench/gpu-check.sh): a dry-run size, GPT-2 small's and Qwen2.5-0.5B's shapes. */
+const EXTRA_MODELS: BenchModel[] = [
+  { id: 'tiny', layers: 1, hidden: 32, heads: 2, vocab: 64, warmup: 1, steps: 1, genReps: 1 },
+  { id: '124m', layers: 12, hidden: 768, heads: 12, vocab: 50257, warmup: 1, steps: 5, genReps: 3 },
+  { id: '0.5b', layers: 24, hidden: 896, heads: 14, kvHeads: 2, intermediate: 4864, vocab: 151936, warmup: 1, steps: 3, genReps: 2 },
 ];
 
 const t0 = performance.now();
@@ -128,11 +138,14 @@ async function matmulGflops(n: number, reps: number): Promise<number> {
 const peakSamples: Record<'512' | '1024', number[]> = { '512': [], '1024': [] };
 
 async function samplePeak(): Promise<void> {
-  peakSamples['512'].push(await matmulGflops(512, 15));
-  peakSamples['1024'].push(await matmulGflops(1024, 7));
+  // BENCH_PEAK=0 skips it (a dry run on SwiftShader, where one 1024³ matmul takes half a minute).
+  if (process.env.BENCH_PEAK === '0') return;
+  peakSamples['512'].push(await matmulGflops(512, Math.max(1, Math.round(15 * SCALE))));
+  peakSamples['1024'].push(await matmulGflops(1024, Math.max(1, Math.round(7 * SCALE))));
 }
 
 function peakGflops(): number {
+  if (peakSamples['512'].length === 0) return NaN;
   return Math.max(...peakSamples['512'], ...peakSamples['1024']);
 }
 
@@ -454,7 +467,7 @@ interface Row {
 
 async function benchModel(spec: BenchModel, python: string | undefined, work: string, peerList: PeerSpec[], threads: number[]): Promise<Row> {
   const config = parseModelConfig(
-    newModelConfigJson({ family: 'qwen2', layers: spec.layers, hidden: spec.hidden, heads: spec.heads, vocabSize: spec.vocab, maxPositions: 128, eosTokenIds: [0] }),
+    newModelConfigJson({ family: 'qwen2', layers: spec.layers, hidden: spec.hidden, heads: spec.heads, kvHeads: spec.kvHeads, intermediate: spec.intermediate, vocabSize: spec.vocab, maxPositions: 128, eosTokenIds: [0] }),
   );
   const n = parameterCount(config);
   progress(`model ${spec.id}: d${spec.hidden} L${spec.layers} H${spec.heads} V${spec.vocab} ff${config.intermediate}, ${fmt(n)} params`);
@@ -685,8 +698,8 @@ function report(rows: Row[], backend: BackendInfo, peerList: PeerSpec[], threads
 
 async function main(): Promise<void> {
   const wanted = (process.env.BENCH_MODELS ?? MODELS.map((m) => m.id).join(',')).split(',').map((s) => s.trim().toLowerCase());
-  const models = MODELS.filter((m) => wanted.includes(m.id));
-  if (models.length === 0) throw new Error(`BENCH_MODELS: none of ${wanted.join(', ')} is one of ${MODELS.map((m) => m.id).join(', ')}`);
+  const models = [...MODELS, ...EXTRA_MODELS].filter((m) => wanted.includes(m.id));
+  if (models.length === 0) throw new Error(`BENCH_MODELS: none of ${wanted.join(', ')} is one of ${[...MODELS, ...EXTRA_MODELS].map((m) => m.id).join(', ')}`);
   if (TORCH_THREADS.length === 0) throw new Error('BENCH_TORCH_THREADS: no positive thread count');
   const backend = await initBackend({ log: (m) => progress(m) });
   const python = findPython();
@@ -694,7 +707,7 @@ async function main(): Promise<void> {
   const peerList = python ? peerSpecs() : [];
   progress(`ours: ${backend.name}, ${backend.threads ?? '?'} thread(s); peers (${python}, ${TORCH_THREADS.join(' and ')} threads): ${peerList.map((p) => p.label).join('; ')}`);
   await samplePeak();
-  progress(`backend matmul: 512³ ${peakSamples['512'][0].toFixed(1)}, 1024³ ${peakSamples['1024'][0].toFixed(1)} GFLOP/s`);
+  progress(`backend matmul: 512³ ${peakSamples['512'][0]?.toFixed(1) ?? 'not measured'}, 1024³ ${peakSamples['1024'][0]?.toFixed(1) ?? 'not measured'} GFLOP/s`);
 
   const work = mkdtempSync(join(tmpdir(), 'bench-engine-'));
   const rows: Row[] = [];

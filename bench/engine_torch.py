@@ -27,6 +27,7 @@ The first reply line is {"ready": true, "torch_version", "params", "blas", "blas
 """
 import json
 import math
+import os
 import statistics
 import struct
 import sys
@@ -35,6 +36,12 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+# BENCH_TORCH_DEVICE=cuda (bench/gpu-check.sh): every tensor on that device; timings synchronise it first.
+DEVICE = os.environ.get("BENCH_TORCH_DEVICE", "cpu")
+if DEVICE != "cpu":
+    torch.set_default_device(DEVICE)  # torch >= 2.0
+sync = torch.cuda.synchronize if DEVICE.startswith("cuda") else (lambda: None)
 
 
 def read_safetensors(path):
@@ -56,7 +63,7 @@ def read_safetensors(path):
         else:
             np_dt = dtypes[dt]
             arr = np.frombuffer(buf, dtype=np_dt, count=(e - b) // np.dtype(np_dt).itemsize, offset=base + b).astype(np.float32)
-        out[name] = torch.from_numpy(arr.copy()).reshape(info["shape"])
+        out[name] = torch.from_numpy(arr.copy()).reshape(info["shape"]).to(DEVICE)
     return out
 
 
@@ -150,9 +157,9 @@ def matmul_gflops(n, reps):
         a @ b
     ts = []
     for _ in range(reps):
-        t = time.perf_counter()
+        t = (sync(), time.perf_counter())[1]
         a @ b
-        ts.append(time.perf_counter() - t)
+        ts.append((sync(), time.perf_counter())[1] - t)
     return 2 * n**3 / median(ts) / 1e9
 
 
@@ -175,26 +182,26 @@ class Bench:
         self.positions = torch.arange(self.T).unsqueeze(0).expand(self.B, self.T)
         self.opt = torch.optim.AdamW(self.params, lr=inp["lr"], betas=tuple(inp["betas"]), eps=inp["eps"], weight_decay=inp["weight_decay"])
         self.prompts = torch.tensor(inp["prompts"], dtype=torch.long)
-        self.gen = torch.Generator().manual_seed(inp.get("seed", 0))
+        self.gen = torch.Generator(device=DEVICE).manual_seed(inp.get("seed", 0))
 
     def logits(self, hidden, head):
         return hidden @ head.t() if self.model.tied else F.linear(hidden, head)
 
     def train_step(self):
         m = self.model
-        t0 = time.perf_counter()
+        t0 = (sync(), time.perf_counter())[1]
         self.opt.zero_grad(set_to_none=True)
         hidden, _ = m.forward(self.inputs, self.positions)
         logp = torch.log_softmax(self.logits(hidden, m.head()), dim=-1)
         loss = -logp.gather(-1, self.targets.unsqueeze(-1)).squeeze(-1).mean()
         lv = loss.item()
-        t1 = time.perf_counter()
+        t1 = (sync(), time.perf_counter())[1]
         loss.backward()
-        t2 = time.perf_counter()
+        t2 = (sync(), time.perf_counter())[1]
         if self.inp["clip"] > 0:
             torch.nn.utils.clip_grad_norm_(self.params, self.inp["clip"])
         self.opt.step()
-        t3 = time.perf_counter()
+        t3 = (sync(), time.perf_counter())[1]
         return {"ms": (t3 - t0) * 1e3, "forward_ms": (t1 - t0) * 1e3, "backward_ms": (t2 - t1) * 1e3, "optimizer_ms": (t3 - t2) * 1e3, "loss": lv}
 
     def generate(self):
@@ -202,7 +209,7 @@ class Bench:
         GB, P = self.prompts.shape
         new = self.inp["new_tokens"]
         temp = self.inp["temperature"]
-        t0 = time.perf_counter()
+        t0 = (sync(), time.perf_counter())[1]
         with torch.inference_mode():
             head = m.head().detach()
             key_mask = torch.ones(GB, P)
@@ -224,7 +231,7 @@ class Bench:
                 hidden, cache = m.forward(tok, next_pos, key_mask, cache)
                 next_pos = next_pos + 1
             toks = torch.cat(out, dim=1)
-        return {"ms": (time.perf_counter() - t0) * 1e3, "tokens": int(toks.numel())}
+        return {"ms": ((sync(), time.perf_counter())[1] - t0) * 1e3, "tokens": int(toks.numel())}
 
 
 def main():
@@ -237,7 +244,7 @@ def main():
         libs = sorted({l.split()[-1] for l in f if "blas" in l.lower() and "/" in l})
     blas_lib = ", ".join(libs) or "unknown"
     reply = lambda obj: print(json.dumps(obj), flush=True)
-    reply({"ready": True, "torch_version": torch.__version__, "params": sum(t.numel() for t in bench.params), "blas": blas, "blas_lib": blas_lib, "default_threads": default_threads})
+    reply({"ready": True, "torch_version": torch.__version__, "params": sum(t.numel() for t in bench.params), "blas": blas, "blas_lib": blas_lib, "device": DEVICE, "default_threads": default_threads})
     for line in sys.stdin:
         if not line.strip():
             continue

@@ -1,51 +1,115 @@
 #!/usr/bin/env bash
-# GPU check of the engine, for a machine with an NVIDIA GPU: which backend starts (webgpu through Dawn/Vulkan, or
-# tfjs-node-gpu when libtensorflow and CUDA 11 libraries are provisioned), the gradient checks and wasm/cpu parity
-# on that backend, and bench:engine on it. Results go to docs/gpu-check.md (and the raw logs beside it).
-#   bash bench/gpu-check.sh [webgpu|tensorflow-gpu]        (default webgpu)
+# GPU check of the engine on webgpu (Dawn over Vulkan), for a machine with a GPU; about 8 minutes at most.
+#   1. `doctor` (which adapter Dawn finds, whether auto picks it);
+#   2. the webgpu tests: no synchronous reads, greedy generation equal to cpu's, SFT/GRPO through the CLI;
+#   3. greedy `generate` of one model on webgpu and on wasm, tokens diffed;
+#   4. bench:engine on webgpu (training and generation tokens/s), PyTorch beside it: on CUDA when
+#      `torch.cuda.is_available()`, else PyTorch CPU if installed, else the engine alone.
+# Logs and a summary go to bench/results/gpu-check/<UTC time>/ (docs/gpu-check.md is written by hand from them).
+#
+#   bash bench/gpu-check.sh
+# Knobs (environment):
+#   GPU_CHECK_SWIFTSHADER=1   use SwiftShader's Vulkan driver (a dry run on a machine without a GPU)
+#   GPU_CHECK_MODELS=12m,124m,0.5b   bench:engine sizes (BENCH_MODELS; `tiny` for a dry run)
+#   GPU_CHECK_TEST_S=150 GPU_CHECK_GEN_S=60 GPU_CHECK_BENCH_S=240   per-part time limits (seconds)
+#   GPU_CHECK_SCALE=1         BENCH_SCALE for bench:engine
+#   GPU_CHECK_GEN_TOKENS=16   new tokens per prompt in the generate diff
+#   GPU_CHECK_PEAK=1          0: bench:engine skips its peak-matmul measurement (BENCH_PEAK=0)
+# Dry run here (SwiftShader, 2 minutes): GPU_CHECK_SWIFTSHADER=1 GPU_CHECK_MODELS=tiny GPU_CHECK_SCALE=0.1 \
+#   GPU_CHECK_GEN_TOKENS=4 GPU_CHECK_PEAK=0 GPU_CHECK_TEST_S=70 GPU_CHECK_GEN_S=30 GPU_CHECK_BENCH_S=15 bash bench/gpu-check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BACKEND="${1:-webgpu}"
-OUT=docs/gpu-check.md
-LOGS=docs/gpu-check-logs
-mkdir -p "$LOGS"
 
-# Dawn needs the Vulkan loader and the NVIDIA driver's Vulkan ICD (containers: NVIDIA_DRIVER_CAPABILITIES=all).
-if [ "$BACKEND" = webgpu ] && ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1; then
-  (apt-get install -y libvulkan1 || sudo apt-get install -y libvulkan1) >"$LOGS/apt.log" 2>&1 || echo "could not install libvulkan1 (see $LOGS/apt.log)"
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=bench/results/gpu-check/$STAMP
+mkdir -p "$OUT"
+SUMMARY=$OUT/summary.md
+: >"$SUMMARY"
+say() { echo "$*" | tee -a "$SUMMARY"; }
+
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg-$$}"
+mkdir -p "$XDG_RUNTIME_DIR"
+if [ "${GPU_CHECK_SWIFTSHADER:-0}" = 1 ]; then
+  export VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json
+elif [ -z "${VK_ICD_FILENAMES:-}" ]; then
+  # The tests default to SwiftShader when VK_ICD_FILENAMES is unset: point it at the GPU driver's ICD instead.
+  for icd in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.x86_64.json; do
+    [ -f "$icd" ] && export VK_ICD_FILENAMES="$icd" && break
+  done
+  [ -z "${VK_ICD_FILENAMES:-}" ] && echo "WARNING: no NVIDIA Vulkan ICD found; set VK_ICD_FILENAMES (the tests would fall back to SwiftShader)"
 fi
-[ -f dist/cli.js ] || npm run build >/dev/null
+MODELS="${GPU_CHECK_MODELS:-12m,124m,0.5b}"
+TEST_S="${GPU_CHECK_TEST_S:-150}"
+GEN_S="${GPU_CHECK_GEN_S:-60}"
+BENCH_S="${GPU_CHECK_BENCH_S:-240}"
 
-run() { # name, command...
-  local name="$1"; shift
+[ -f dist/cli.js ] || npm run build >/dev/null
+if ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1; then
+  say "WARNING: libvulkan.so.1 is not installed (apt-get install libvulkan1): Dawn cannot start"
+fi
+
+# part NAME LIMIT_S COMMAND...: runs COMMAND under a time limit, its output to $OUT/NAME.log; one summary line.
+part() {
+  local name="$1" limit="$2"; shift 2
   local start=$(date +%s)
-  "$@" >"$LOGS/$name.log" 2>&1
+  timeout --kill-after=5 "$limit" "$@" >"$OUT/$name.log" 2>&1
   local rc=$?
-  echo "| $name | $rc | $(( $(date +%s) - start )) s | \`$LOGS/$name.log\` |"
+  local verdict=ok
+  [ $rc -eq 124 ] || [ $rc -eq 137 ] && verdict="TIMED OUT after ${limit} s"
+  [ $rc -ne 0 ] && [ "$verdict" = ok ] && verdict="FAILED (exit $rc)"
+  say "| $name | $verdict | $(( $(date +%s) - start )) s | $OUT/$name.log |"
+  return $rc
 }
 
-{
-  echo "# Engine GPU check ($(date -u +%Y-%m-%d), backend $BACKEND)"
-  echo
-  echo '```'
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | head -5
-  node --version
-  echo '```'
-  echo
-  echo "## doctor"
-  echo '```'
-  TRINITY_WORKBENCH_BACKEND="$BACKEND" node dist/cli.js doctor 2>&1
-  echo '```'
-  echo
-  echo "| check | exit | time | log |"
-  echo "|---|---|---|---|"
-  run gradcheck env TRINITY_WORKBENCH_BACKEND="$BACKEND" node test/run.mjs engine/gradcheck
-  run parity env TRINITY_WORKBENCH_BACKEND="$BACKEND" node test/run.mjs engine/parity
-  run bench-engine env TRINITY_WORKBENCH_BACKEND="$BACKEND" npm run bench:engine
-  echo
-  echo "## bench:engine"
-  echo '```'
-  tail -20 "$LOGS/bench-engine.log"
-  echo '```'
-} >"$OUT"
-cat "$OUT"
+say "# GPU check, $STAMP"
+say
+say '```'
+{ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || echo "nvidia-smi: not found"; } | head -4 | tee -a "$SUMMARY"
+say "node $(node --version); VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-(unset)}"
+say '```'
+say
+say "## doctor"
+say '```'
+node dist/cli.js doctor 2>&1 | grep -v '^Warning: \|^    at ' | tee -a "$SUMMARY"
+say '```'
+say
+say "| part | result | time | log |"
+say "|---|---|---|---|"
+
+part tests "$TEST_S" node test/run.mjs test/runtime/engine/webgpu-sync-reads test/cli/webgpu-run
+
+# Greedy generation of the same model on webgpu and on wasm: the tokens must be equal.
+GEN=$(mktemp -d)
+node dist/cli.js model create --arch qwen2 --layers 2 --hidden 64 --heads 4 --kv-heads 2 --seed 7 --out "$GEN/model" >/dev/null
+for b in webgpu wasm; do
+  part "generate-$b" "$GEN_S" sh -c 'node dist/cli.js generate --model "$1/model" --prompt "The quick brown fox" --prompt Hello --max-new-tokens "$3" --temperature 0 --json --backend "$2" >"$1/$2.json"' gen "$GEN" "$b" "${GPU_CHECK_GEN_TOKENS:-16}"
+done
+node -e '
+  const fs = require("fs");
+  const toks = (b) => JSON.parse(fs.readFileSync(process.argv[1] + "/" + b + ".json", "utf8")).completions.map((c) => c.tokens);
+  let g, w;
+  try { g = toks("webgpu"); w = toks("wasm"); } catch (e) { console.log("generate diff: no output to compare (" + e.message + ")"); process.exit(1); }
+  let same = true;
+  g.forEach((t, i) => { const eq = JSON.stringify(t) === JSON.stringify(w[i]); same &&= eq; console.log(`prompt ${i}: webgpu ${JSON.stringify(t)}\n          wasm   ${JSON.stringify(w[i])}  ${eq ? "equal" : "DIFFERENT"}`); });
+  console.log(same ? "generate diff: greedy tokens equal" : "generate diff: greedy tokens DIFFER");
+  process.exit(same ? 0 : 1);
+' "$GEN" 2>&1 | tee -a "$SUMMARY"
+
+# bench:engine on webgpu; PyTorch on CUDA beside it when it can.
+PY=$(command -v python3 || echo /usr/bin/python3)
+BENCH_ENV=(TRINITY_WORKBENCH_BACKEND=webgpu BENCH_MODELS="$MODELS" BENCH_SCALE="${GPU_CHECK_SCALE:-1}" BENCH_OUT="$OUT/engine.json" BENCH_PEAK="${GPU_CHECK_PEAK:-1}")
+if "$PY" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  say "PyTorch: $("$PY" -c 'import torch; print(torch.__version__, "on", torch.cuda.get_device_name(0))') (CUDA peer)"
+  BENCH_ENV+=(BENCH_PYTHON="$PY" BENCH_TORCH_DEVICE=cuda BENCH_TORCH_THREADS=1 BENCH_TORCH_BLAS_DIRS=)
+elif "$PY" -c 'import torch' 2>/dev/null; then
+  say "PyTorch: installed, no CUDA device: the peer runs on the CPU"
+else
+  say "PyTorch: not installed: bench:engine measures the engine alone (no CUDA comparison)"
+fi
+part bench-engine "$BENCH_S" env "${BENCH_ENV[@]}" node --import tsx bench/engine.bench.ts
+say
+say '```'
+grep -v '^Warning: \|^    at ' "$OUT/bench-engine.log" | tail -25 | tee -a "$SUMMARY"
+say '```'
+rm -rf "$GEN"
+echo "summary: $SUMMARY"

@@ -9,6 +9,25 @@ import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-core/dist/register_all_gradients';
 import { currentBackend } from './backend/init';
 
+/**
+ * Sum of same-shaped tensors. One `tf.addN` binds every input as a storage buffer; WebGPU guarantees only 8 per shader
+ * stage (SwiftShader's limit, and many GPUs'), and tfjs-backend-webgpu's addN does not split larger sets: the pipeline
+ * is invalid and the result silently stale. So inputs are summed in groups of 7 (one buffer is the output).
+ */
+export function addMany(ts: tf.Tensor[]): tf.Tensor {
+  const GROUP = 7;
+  let level = ts;
+  while (level.length > GROUP) {
+    const next: tf.Tensor[] = [];
+    for (let i = 0; i < level.length; i += GROUP) {
+      const group = level.slice(i, i + GROUP);
+      next.push(group.length === 1 ? group[0] : tf.addN(group));
+    }
+    level = next;
+  }
+  return level.length === 1 ? level[0] : tf.addN(level);
+}
+
 /** a[m,k] @ b[k,n]. */
 const mmUntransposed = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.GradSaveFunc) => {
   save([a, b]);

@@ -3,6 +3,7 @@
  * gradient clipping as torch.nn.utils.clip_grad_norm_ and veRL's rule of skipping a step whose norm is not finite.
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { addMany } from '../ops';
 
 export interface AdamWOptions {
   betas?: [number, number];
@@ -49,7 +50,7 @@ export class AdamW {
   async apply(grads: tf.Tensor[], lr: number): Promise<{ gradNorm: number; skipped: boolean }> {
     if (grads.length !== this.variables.length) throw new Error(`AdamW: ${grads.length} gradients for ${this.variables.length} variables`);
     try {
-      const normT = tf.tidy(() => tf.sqrt(tf.addN(grads.map((g) => tf.sum(tf.square(g))))));
+      const normT = tf.tidy(() => tf.sqrt(addMany(grads.map((g) => tf.sum(tf.square(g))))));
       // Read asynchronously: the one value a step needs on the host (a non-finite norm skips the step).
       const gradNorm = (await normT.data())[0];
       normT.dispose();

@@ -16,6 +16,7 @@ import { generate } from '../../../runtime/engine/generate';
 import { scoreSequences } from '../../../runtime/engine/logprobs';
 import { AdamW } from '../../../runtime/engine/train/adamw';
 import { Trainer } from '../../../runtime/engine/train/step';
+import { addMany } from '../../../runtime/engine/ops';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 16, heads: 4, kvHeads: 2, vocabSize: 16, maxPositions: 16, eosTokenIds: [1] }));
@@ -52,6 +53,15 @@ describe('webgpu: no synchronous reads', () => {
     const out = await generate(m, prompts, { maxNewTokens: 4, temperature: 0, stopTokenIds: [] });
     assert.deepEqual(out.map((c) => c.tokens), cpuTokens);
     m.dispose();
+    assert.equal(syncReads, 0);
+  });
+
+  test('addMany sums more tensors than a shader may bind (8 storage buffers on SwiftShader)', async () => {
+    // 1 + 2 + ... + 20 = 210, elementwise over [2]; one tf.addN of 20 inputs makes an invalid pipeline on Dawn.
+    const ts = Array.from({ length: 20 }, (_, i) => tf.tensor1d([i + 1, -(i + 1)]));
+    const sum = addMany(ts);
+    assert.deepEqual(Array.from(await sum.data()), [210, -210]);
+    tf.dispose([sum, ...ts]);
     assert.equal(syncReads, 0);
   });
 
