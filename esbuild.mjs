@@ -17,7 +17,9 @@ const entries = [
 const tfjsExternal = {
   name: 'tfjs-external',
   setup(b) {
-    b.onResolve({ filter: /^@tensorflow\// }, (args) => (args.path.includes('register_all_gradients') ? undefined : { path: args.path, external: true }));
+    b.onResolve({ filter: /^@tensorflow\// }, (args) =>
+      args.path.includes('register_all_gradients') ? undefined : { path: args.path, external: true },
+    );
   },
 };
 
@@ -33,7 +35,13 @@ const webview = build({
   sourcemap: true,
   logLevel: 'warning',
 });
-const webviewStyle = build({ entryPoints: { dashboard: 'media/dashboard/dashboard.css' }, outdir: 'dist/media', bundle: true, minify: true, logLevel: 'warning' });
+const webviewStyle = build({
+  entryPoints: { dashboard: 'media/dashboard/dashboard.css' },
+  outdir: 'dist/media',
+  bundle: true,
+  minify: true,
+  logLevel: 'warning',
+});
 
 await Promise.all([
   webview,

@@ -5,7 +5,11 @@ import importPlugin from 'eslint-plugin-import';
 
 /** `from` may not be imported by files under `target` (paths from the repository root). */
 const walls = [
-  { target: './runtime', from: ['./client', './server', './media'], message: 'runtime/ never imports the extension, the server or the webview.' },
+  {
+    target: './runtime',
+    from: ['./client', './server', './media'],
+    message: 'runtime/ never imports the extension, the server or the webview.',
+  },
   {
     target: './runtime/config',
     from: './runtime',
@@ -24,16 +28,23 @@ const walls = [
     message: 'runtime/metrics imports nothing from the rest of runtime/ (ARCHITECTURE.md, Walls).',
   },
   { target: './server', from: ['./client', './media'], message: 'server/ never imports the extension or the webview.' },
-  ...[
-    { from: './client', except: ['./dashboard/messages.ts'] },
-    { from: './server' },
-    { from: './runtime' },
-  ].map((z) => ({ target: './media', ...z, message: 'media/ knows only client/dashboard/messages.ts and its own modules (ARCHITECTURE.md, Walls).' })),
+  ...[{ from: './client', except: ['./dashboard/messages.ts'] }, { from: './server' }, { from: './runtime' }].map(
+    (z) => ({
+      target: './media',
+      ...z,
+      message: 'media/ knows only client/dashboard/messages.ts and its own modules (ARCHITECTURE.md, Walls).',
+    }),
+  ),
 ];
 
 /** Packages a folder may not import at all (a later entry replaces an earlier one for the files both match). */
 const VSCODE = { name: 'vscode', message: 'only client/ may import vscode.' };
-const LSP = ['vscode-languageserver', 'vscode-languageserver/node', 'vscode-languageserver-protocol', 'vscode-jsonrpc'].map((name) => ({
+const LSP = [
+  'vscode-languageserver',
+  'vscode-languageserver/node',
+  'vscode-languageserver-protocol',
+  'vscode-jsonrpc',
+].map((name) => ({
   name,
   message: 'the LSP library belongs to server/host (server/service and runtime/ stay transport-free).',
 }));
@@ -43,7 +54,9 @@ const banned = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-vsix/**', 'node_modules/**', 'test-results/**', 'bench/results/**', '**/*.generated.ts'] },
+  {
+    ignores: ['dist/**', 'dist-vsix/**', 'node_modules/**', 'test-results/**', 'bench/results/**', '**/*.generated.ts'],
+  },
   {
     files: ['**/*.ts'],
     languageOptions: { parser: tseslint.parser, parserOptions: { sourceType: 'module' } },

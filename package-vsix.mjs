@@ -32,10 +32,19 @@ const host = `${process.platform}-${process.arch}`;
 if (host !== TARGET) fail(`this packages the addons built here (${host}) as a ${TARGET} VSIX; package on ${TARGET}`);
 
 const required = [
-  ...['extension', 'server', 'cli', 'explorer-worker'].map((n) => [`dist/${n}.js`, 'run `npm run build` (or `npm run package`, which builds first)']),
+  ...['extension', 'server', 'cli', 'explorer-worker'].map((n) => [
+    `dist/${n}.js`,
+    'run `npm run build` (or `npm run package`, which builds first)',
+  ]),
   ['node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm', 'run `npm ci`'],
-  ['node_modules/better-sqlite3/build/Release/better_sqlite3.node', 'run `npm rebuild better-sqlite3` (needs python3, make, g++)'],
-  ['native/blas-matmul/build/Release/blas_matmul.node', 'run `npm run build:native -- --strict` (needs libopenblas-dev)'],
+  [
+    'node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+    'run `npm rebuild better-sqlite3` (needs python3, make, g++)',
+  ],
+  [
+    'native/blas-matmul/build/Release/blas_matmul.node',
+    'run `npm run build:native -- --strict` (needs libopenblas-dev)',
+  ],
 ];
 for (const [file, fix] of required) if (!existsSync(join(root, file))) fail(`${file} is missing: ${fix}`);
 
@@ -44,9 +53,13 @@ mkdirSync(outDir, { recursive: true });
 const vsix = join(outDir, `${name}-${TARGET}-${version}.vsix`);
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
 // No repository URL is published yet: --allow-missing-repository, and README links stay relative.
-const r = spawnSync(process.execPath, [vsce, 'package', '--target', TARGET, '--allow-missing-repository', '--no-rewrite-relative-links', '--out', vsix], {
-  cwd: root,
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
+const r = spawnSync(
+  process.execPath,
+  [vsce, 'package', '--target', TARGET, '--allow-missing-repository', '--no-rewrite-relative-links', '--out', vsix],
+  {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  },
+);
 if (r.status !== 0) fail(`vsce package failed (exit ${r.status ?? r.signal})`);
 console.log(vsix);

@@ -42,12 +42,21 @@ async function main(): Promise<void> {
       schemaRequestService: async () => JSON.stringify(schema),
       workspaceContext: { resolveRelativePath: (rel: string, res: string) => new URL(rel, res).toString() },
     });
-    ls.configure({ validate: true, hover: false, completion: false, format: false, isKubernetes: false, yamlVersion: '1.1', schemas: [{ uri, fileMatch: ['*'], schema, priority: SchemaPriority.Settings }] });
+    ls.configure({
+      validate: true,
+      hover: false,
+      completion: false,
+      format: false,
+      isKubernetes: false,
+      yamlVersion: '1.1',
+      schemas: [{ uri, fileMatch: ['*'], schema, priority: SchemaPriority.Settings }],
+    });
 
     const files = corpusConfigs(release).map((f) => ({ rel: f.rel, text: readFileSync(f.abs, 'utf8') }));
     const ours = (text: string) => checkLoaded(loadConfig(text, { release, env: TRINITY_ENV }));
     // Every validation gets a new document version, as an editor sends after each keystroke: no cached parse.
-    const peer = (rel: string, text: string) => ls.doValidation(TextDocument.create(`file:///${release}/${rel}`, 'yaml', ++version, text), false);
+    const peer = (rel: string, text: string) =>
+      ls.doValidation(TextDocument.create(`file:///${release}/${rel}`, 'yaml', ++version, text), false);
 
     for (const f of files.slice(0, 5)) {
       ours(f.text);
@@ -90,7 +99,10 @@ async function main(): Promise<void> {
     `| yaml-language-server 1.25 doValidation (same schema) | ${peer.toFixed(3)} | ${p90(samples.map((s) => s.peer)).toFixed(3)} | 1.00x |`,
     '',
     'Largest files:',
-    ...largest.map((s) => `  ${s.release}/${s.file} (${s.bytes} B): ours ${s.ours.toFixed(3)} ms, yaml-language-server ${s.peer.toFixed(3)} ms, ratio ${(s.ours / s.peer).toFixed(2)}x`),
+    ...largest.map(
+      (s) =>
+        `  ${s.release}/${s.file} (${s.bytes} B): ours ${s.ours.toFixed(3)} ms, yaml-language-server ${s.peer.toFixed(3)} ms, ratio ${(s.ours / s.peer).toFixed(2)}x`,
+    ),
     '',
     `Target: within 1.5x of yaml-language-server — ${ours / peer <= 1.5 ? 'met' : 'NOT met'} (${(ours / peer).toFixed(2)}x).`,
   ];

@@ -80,13 +80,19 @@ function summarise(r: { frames: number[]; updates: number[]; loadMs: number; unf
   // The first frames include the load's tail: skip a second's worth.
   const f = r.frames.slice(Math.min(60, Math.floor(r.frames.length / 4)));
   if (r.unfinished) console.warn(`  ${r.unfinished} updates were not drawn within 5 s of the end`);
-  return { frameMs: { p50: pct(f, 0.5), p95: pct(f, 0.95), max: pct(f, 1), frames: f.length }, updateMs: { p50: pct(r.updates, 0.5), p95: pct(r.updates, 0.95), updates: r.updates.length }, loadMs: Math.round(r.loadMs) };
+  return {
+    frameMs: { p50: pct(f, 0.5), p95: pct(f, 0.95), max: pct(f, 1), frames: f.length },
+    updateMs: { p50: pct(r.updates, 0.5), p95: pct(r.updates, 0.95), updates: r.updates.length },
+    loadMs: Math.round(r.loadMs),
+  };
 }
 
 async function runDashboard(points: number): Promise<Measured> {
   const d = await DashboardPage.open({ width: 1400, height: 1000 });
   try {
-    const r = await d.page.evaluate(`(${STREAM})(${JSON.stringify({ series: SERIES, points, seconds: SECONDS, rate: RATE_HZ, dashboard: true })})`);
+    const r = await d.page.evaluate(
+      `(${STREAM})(${JSON.stringify({ series: SERIES, points, seconds: SECONDS, rate: RATE_HZ, dashboard: true })})`,
+    );
     if (d.problems.length) console.warn(d.problems.join('\n'));
     return summarise(r as never);
   } finally {
@@ -95,7 +101,16 @@ async function runDashboard(points: number): Promise<Measured> {
 }
 
 async function runPlain(points: number): Promise<Measured> {
-  const out = await build({ entryPoints: [join(__dirname, 'dashboard', 'plain.js')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'chrome114', minify: true, logLevel: 'warning' });
+  const out = await build({
+    entryPoints: [join(__dirname, 'dashboard', 'plain.js')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'chrome114',
+    minify: true,
+    logLevel: 'warning',
+  });
   const js = out.outputFiles[0].contents;
   const server = createServer((req, res) => {
     if (req.url === '/plain.js') {
@@ -103,14 +118,21 @@ async function runPlain(points: number): Promise<Measured> {
       return res.end(js);
     }
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.end('<!DOCTYPE html><html><body><div id="grid" style="display:grid;grid-template-columns:repeat(auto-fill,minmax(320px,1fr));gap:10px"></div><script src="/plain.js"></script></body></html>');
+    res.end(
+      '<!DOCTYPE html><html><body><div id="grid" style="display:grid;grid-template-columns:repeat(auto-fill,minmax(320px,1fr));gap:10px"></div><script src="/plain.js"></script></body></html>',
+    );
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    const r = await page.evaluate(`(${STREAM})(${JSON.stringify({ series: SERIES, points, seconds: SECONDS, rate: RATE_HZ, dashboard: false })})`);
+    const r = await page.evaluate(
+      `(${STREAM})(${JSON.stringify({ series: SERIES, points, seconds: SECONDS, rate: RATE_HZ, dashboard: false })})`,
+    );
     return summarise(r as never);
   } finally {
     await browser.close();
@@ -134,7 +156,15 @@ async function compareAt(points: number) {
     plain = { crashed: String(e instanceof Error ? e.message : e).split('\n')[0] };
   }
   console.log('  plain      ', JSON.stringify(plain));
-  const ratios = 'crashed' in plain ? null : { frameP95: ratio(plain.frameMs.p95, ours.frameMs.p95), frameP50: ratio(plain.frameMs.p50, ours.frameMs.p50), updateP95: ratio(plain.updateMs.p95, ours.updateMs.p95), updateP50: ratio(plain.updateMs.p50, ours.updateMs.p50) };
+  const ratios =
+    'crashed' in plain
+      ? null
+      : {
+          frameP95: ratio(plain.frameMs.p95, ours.frameMs.p95),
+          frameP50: ratio(plain.frameMs.p50, ours.frameMs.p50),
+          updateP95: ratio(plain.updateMs.p95, ours.updateMs.p95),
+          updateP50: ratio(plain.updateMs.p50, ours.updateMs.p50),
+        };
   console.log('  ratios (plain/dashboard)', JSON.stringify(ratios));
   return { points, dashboard: ours, plain, ratios };
 }
@@ -146,13 +176,22 @@ async function main(): Promise<void> {
   const reduced = full.ratios === null ? await compareAt(Math.round(POINTS / 10)) : undefined;
   const result = {
     date: new Date().toISOString(),
-    params: { series: SERIES, points: POINTS, rateHz: RATE_HZ, seconds: SECONDS, viewport: '1400x1000', chromium: '/usr/bin/chromium --headless --disable-gpu' },
+    params: {
+      series: SERIES,
+      points: POINTS,
+      rateHz: RATE_HZ,
+      seconds: SECONDS,
+      viewport: '1400x1000',
+      chromium: '/usr/bin/chromium --headless --disable-gpu',
+    },
     full,
     ...(reduced ? { reduced } : {}),
     targetFrameP95Ms: 16,
     meetsTarget: full.dashboard.frameMs.p95 < 16,
   };
-  console.log(`  p95 frame at ${POINTS} points: ${full.dashboard.frameMs.p95} ms: ${result.meetsTarget ? 'under' : 'over'} 16 ms`);
+  console.log(
+    `  p95 frame at ${POINTS} points: ${full.dashboard.frameMs.p95} ms: ${result.meetsTarget ? 'under' : 'over'} 16 ms`,
+  );
   mkdirSync(join(__dirname, 'results'), { recursive: true });
   writeFileSync(join(__dirname, 'results', 'dashboard.json'), `${JSON.stringify(result, null, 2)}\n`);
 }

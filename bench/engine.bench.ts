@@ -84,7 +84,18 @@ const MODELS: BenchModel[] = [
 const EXTRA_MODELS: BenchModel[] = [
   { id: 'tiny', layers: 1, hidden: 32, heads: 2, vocab: 64, warmup: 1, steps: 1, genReps: 1 },
   { id: '124m', layers: 12, hidden: 768, heads: 12, vocab: 50257, warmup: 1, steps: 5, genReps: 3 },
-  { id: '0.5b', layers: 24, hidden: 896, heads: 14, kvHeads: 2, intermediate: 4864, vocab: 151936, warmup: 1, steps: 3, genReps: 2 },
+  {
+    id: '0.5b',
+    layers: 24,
+    hidden: 896,
+    heads: 14,
+    kvHeads: 2,
+    intermediate: 4864,
+    vocab: 151936,
+    warmup: 1,
+    steps: 3,
+    genReps: 2,
+  },
 ];
 
 const t0 = performance.now();
@@ -210,7 +221,10 @@ function recordMatmuls(fn: () => void): MatmulCall[] {
       const { transposeA, transposeB } = args.attrs as unknown as { transposeA: boolean; transposeB: boolean };
       const ra = a.shape.length;
       const rb = b.shape.length;
-      const batch = Math.max(a.shape.slice(0, -2).reduce((x, y) => x * y, 1), b.shape.slice(0, -2).reduce((x, y) => x * y, 1));
+      const batch = Math.max(
+        a.shape.slice(0, -2).reduce((x, y) => x * y, 1),
+        b.shape.slice(0, -2).reduce((x, y) => x * y, 1),
+      );
       const m = transposeA ? a.shape[ra - 1] : a.shape[ra - 2];
       const k = transposeA ? a.shape[ra - 2] : a.shape[ra - 1];
       const n = transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
@@ -289,10 +303,16 @@ async function profileOurs(
   const forwardBackward = await profilePhase(() => {
     pending = tf.variableGrads(lossFn, vars);
   });
-  const optimizerProfile = await profilePhase(() => optimizer.apply(vars.map((v) => pending!.grads[v.name]), OPT.lr));
+  const optimizerProfile = await profilePhase(() =>
+    optimizer.apply(
+      vars.map((v) => pending!.grads[v.name]),
+      OPT.lr,
+    ),
+  );
   pending!.value.dispose();
   const genKernels = async (maxNewTokens: number): Promise<number> =>
-    (await profilePhase(() => generate(model, prompts, { maxNewTokens, temperature: 1, seed: 7, stopTokenIds: [] }))).kernels;
+    (await profilePhase(() => generate(model, prompts, { maxNewTokens, temperature: 1, seed: 7, stopTokenIds: [] })))
+      .kernels;
   const prefillKernels = await genKernels(1);
   const decodeStepKernels = (await genKernels(2)) - prefillKernels;
 
@@ -308,7 +328,9 @@ async function profileOurs(
   };
   const slowCalls = calls.filter((c) => c.transposeA || c.transposeB || c.batch > 1);
   const slowByShape: Record<string, MatmulCall[]> = {};
-  for (const c of slowCalls) (slowByShape[`[${c.batch}] ${c.m}x${c.k}x${c.n}${c.transposeA ? ' tA' : ''}${c.transposeB ? ' tB' : ''}`] ??= []).push(c);
+  for (const c of slowCalls)
+    (slowByShape[`[${c.batch}] ${c.m}x${c.k}x${c.n}${c.transposeA ? ' tA' : ''}${c.transposeB ? ' tB' : ''}`] ??=
+      []).push(c);
   return {
     forwardMs: median(fwd),
     backwardMs: median(fb) - median(fwd),
@@ -356,7 +378,11 @@ function peerSpecs(): PeerSpec[] {
     const dir = resolve(d);
     if (!existsSync(join(dir, 'libblas.so.3'))) throw new Error(`BENCH_TORCH_BLAS_DIRS: ${dir} has no libblas.so.3`);
     const ld = [dir, base.LD_LIBRARY_PATH].filter((x) => x).join(':');
-    peers.push({ id: `torch+${dir.split('/').pop()}`, label: `PyTorch with the libblas.so.3 of ${dir}`, env: { ...base, LD_LIBRARY_PATH: ld } });
+    peers.push({
+      id: `torch+${dir.split('/').pop()}`,
+      label: `PyTorch with the libblas.so.3 of ${dir}`,
+      env: { ...base, LD_LIBRARY_PATH: ld },
+    });
   }
   return peers;
 }
@@ -409,7 +435,15 @@ interface TorchStep {
 
 interface TorchSide {
   threads: number;
-  train: { stepMs: number[]; medianStepMs: number; tokPerSec: number; forwardMs: number; backwardMs: number; optimizerMs: number; gflops: number };
+  train: {
+    stepMs: number[];
+    medianStepMs: number;
+    tokPerSec: number;
+    forwardMs: number;
+    backwardMs: number;
+    optimizerMs: number;
+    gflops: number;
+  };
   generate: { runMs: number[]; medianMs: number; tokPerSec: number; gflops: number };
 }
 
@@ -453,7 +487,17 @@ interface Row {
   params: number;
   trainFlopsPerToken: number;
   ours: {
-    train: { stepMs: number[]; medianStepMs: number; tokPerSec: number; forwardMs: number; backwardMs: number; optimizerMs: number; gflops: number; pctOfPeak: number; initialLoss: number };
+    train: {
+      stepMs: number[];
+      medianStepMs: number;
+      tokPerSec: number;
+      forwardMs: number;
+      backwardMs: number;
+      optimizerMs: number;
+      gflops: number;
+      pctOfPeak: number;
+      initialLoss: number;
+    };
     generate: { runMs: number[]; medianMs: number; tokPerSec: number; prefillMs: number; gflops: number };
     profile: Profile;
     /**
@@ -465,12 +509,30 @@ interface Row {
   peers: Record<string, PeerResult>;
 }
 
-async function benchModel(spec: BenchModel, python: string | undefined, work: string, peerList: PeerSpec[], threads: number[]): Promise<Row> {
+async function benchModel(
+  spec: BenchModel,
+  python: string | undefined,
+  work: string,
+  peerList: PeerSpec[],
+  threads: number[],
+): Promise<Row> {
   const config = parseModelConfig(
-    newModelConfigJson({ family: 'qwen2', layers: spec.layers, hidden: spec.hidden, heads: spec.heads, kvHeads: spec.kvHeads, intermediate: spec.intermediate, vocabSize: spec.vocab, maxPositions: 128, eosTokenIds: [0] }),
+    newModelConfigJson({
+      family: 'qwen2',
+      layers: spec.layers,
+      hidden: spec.hidden,
+      heads: spec.heads,
+      kvHeads: spec.kvHeads,
+      intermediate: spec.intermediate,
+      vocabSize: spec.vocab,
+      maxPositions: 128,
+      eosTokenIds: [0],
+    }),
   );
   const n = parameterCount(config);
-  progress(`model ${spec.id}: d${spec.hidden} L${spec.layers} H${spec.heads} V${spec.vocab} ff${config.intermediate}, ${fmt(n)} params`);
+  progress(
+    `model ${spec.id}: d${spec.hidden} L${spec.layers} H${spec.heads} V${spec.vocab} ff${config.intermediate}, ${fmt(n)} params`,
+  );
   const model = initModel(config, 1234);
   const dir = join(work, spec.id);
   await saveModel(model, dir);
@@ -481,7 +543,18 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
   const genParams = { maxNewTokens: NEW_TOKENS, temperature: 1, seed: 7, stopTokenIds: [] as number[] };
   writeFileSync(
     inputsPath,
-    JSON.stringify({ train_ids: trainIds, prompts, lr: OPT.lr, betas: OPT.betas, eps: OPT.eps, weight_decay: OPT.weightDecay, clip: OPT.clip, new_tokens: NEW_TOKENS, temperature: 1, seed: 7 }),
+    JSON.stringify({
+      train_ids: trainIds,
+      prompts,
+      lr: OPT.lr,
+      betas: OPT.betas,
+      eps: OPT.eps,
+      weight_decay: OPT.weightDecay,
+      clip: OPT.clip,
+      new_tokens: NEW_TOKENS,
+      temperature: 1,
+      seed: 7,
+    }),
   );
   const peers = peerList.map((p) => ({ spec: p, proc: new TorchPeer(python!, dir, inputsPath, p.env) }));
   try {
@@ -494,13 +567,19 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
     type Stats = { train: TorchStep[]; trainMs: number[]; genMs: number[] };
     const key = (id: string, th: number): string => `${id}@${th}`;
     const torch = new Map<string, Stats>();
-    for (const p of peers) for (const th of threads) torch.set(key(p.spec.id, th), { train: [], trainMs: [], genMs: [] });
+    for (const p of peers)
+      for (const th of threads) torch.set(key(p.spec.id, th), { train: [], trainMs: [], genMs: [] });
 
     // ---- training: every side takes its first step from the same saved weights (same initial loss) ----
     const tensorsBefore = tf.memory().numTensors;
     const ids = tf.tensor2d(trainIds, [B, T + 1], 'int32');
     const lossFn = (): tf.Scalar => tf.neg(tf.mean(scoreSequences(model, ids).logprobs)) as tf.Scalar;
-    const optimizer = new AdamW(model.trainableVariables(), { betas: OPT.betas, eps: OPT.eps, weightDecay: OPT.weightDecay, clipGradNorm: OPT.clip });
+    const optimizer = new AdamW(model.trainableVariables(), {
+      betas: OPT.betas,
+      eps: OPT.eps,
+      weightDecay: OPT.weightDecay,
+      clipGradNorm: OPT.clip,
+    });
     const trainer = new Trainer(optimizer, { lr: OPT.lr, style: 'constant', warmupSteps: 0, totalSteps: 1_000_000 });
     const ours = { trainMs: [] as number[], genMs: [] as number[], losses: [] as number[] };
     let timing = false;
@@ -532,8 +611,14 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
     const steps = Math.max(3, Math.round(spec.steps * SCALE));
     await interleaved(steps, trainJobs);
     const sideList = (pick: (s: Stats) => number[]): string =>
-      peers.flatMap((p) => threads.map((th) => `${p.spec.id} ${th}thr ${median(pick(torch.get(key(p.spec.id, th))!)).toFixed(0)}`)).join(', ');
-    progress(`  train ms/step, median of ${steps}: ours ${median(ours.trainMs).toFixed(0)}; ${sideList((s) => s.trainMs)}`);
+      peers
+        .flatMap((p) =>
+          threads.map((th) => `${p.spec.id} ${th}thr ${median(pick(torch.get(key(p.spec.id, th))!)).toFixed(0)}`),
+        )
+        .join(', ');
+    progress(
+      `  train ms/step, median of ${steps}: ours ${median(ours.trainMs).toFixed(0)}; ${sideList((s) => s.trainMs)}`,
+    );
     const phases = await profileOurs(model, prompts, lossFn, optimizer);
     optimizer.dispose();
     ids.dispose();
@@ -546,7 +631,8 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
       const out = await generate(model, prompts, genParams);
       const ms = performance.now() - s;
       const total = out.reduce((x, c) => x + c.tokens.length, 0);
-      if (total !== GEN_BATCH * NEW_TOKENS) throw new Error(`generate produced ${total} tokens, expected ${GEN_BATCH * NEW_TOKENS}`);
+      if (total !== GEN_BATCH * NEW_TOKENS)
+        throw new Error(`generate produced ${total} tokens, expected ${GEN_BATCH * NEW_TOKENS}`);
       if (timing) ours.genMs.push(ms);
     };
     const genJobs = [oursGen, ...torchJobs('gen')];
@@ -561,7 +647,9 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
       prefills.push(performance.now() - s);
     }
     const prefillMs = median(prefills);
-    progress(`  generate ms per ${GEN_BATCH}×${NEW_TOKENS}, median of ${genReps}: ours ${median(ours.genMs).toFixed(0)}; ${sideList((s) => s.genMs)}`);
+    progress(
+      `  generate ms per ${GEN_BATCH}×${NEW_TOKENS}, median of ${genReps}: ours ${median(ours.genMs).toFixed(0)}; ${sideList((s) => s.genMs)}`,
+    );
 
     const flopsTok = trainFlopsPerToken(config, n);
     const genFlopsTok = genFlopsPerToken(config, n);
@@ -586,7 +674,12 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
             optimizerMs: median(timed.map((x) => x.optimizer_ms)),
             gflops: (flopsTok * trainTok) / 1e9,
           },
-          generate: { runMs: st.genMs, medianMs: median(st.genMs), tokPerSec: genTok, gflops: (genFlopsTok * genTok) / 1e9 },
+          generate: {
+            runMs: st.genMs,
+            medianMs: median(st.genMs),
+            tokPerSec: genTok,
+            gflops: (genFlopsTok * genTok) / 1e9,
+          },
         };
       }
       const first = sides[`${threads[0]}`];
@@ -606,11 +699,21 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
         matmulGflops: await p.proc.request<Record<string, number>>({ op: 'peak', threads: threads[0] }),
       };
     }
-    progress(`  initial loss: ours ${ours.losses[0].toFixed(5)}; ${peers.map((p) => `${p.spec.id} ${peerResults[p.spec.id].initialLoss.toFixed(5)}`).join(', ')}`);
+    progress(
+      `  initial loss: ours ${ours.losses[0].toFixed(5)}; ${peers.map((p) => `${p.spec.id} ${peerResults[p.spec.id].initialLoss.toFixed(5)}`).join(', ')}`,
+    );
     await samplePeak();
     return {
       model: spec.id,
-      config: { hidden: spec.hidden, layers: spec.layers, heads: spec.heads, headDim: config.headDim, vocab: spec.vocab, intermediate: config.intermediate, tiedEmbeddings: config.tieEmbeddings },
+      config: {
+        hidden: spec.hidden,
+        layers: spec.layers,
+        heads: spec.heads,
+        headDim: config.headDim,
+        vocab: spec.vocab,
+        intermediate: config.intermediate,
+        tiedEmbeddings: config.tieEmbeddings,
+      },
       params: n,
       trainFlopsPerToken: flopsTok,
       ours: {
@@ -625,7 +728,13 @@ async function benchModel(spec: BenchModel, python: string | undefined, work: st
           pctOfPeak: 0, // filled in once every peak sample is in
           initialLoss: ours.losses[0],
         },
-        generate: { runMs: ours.genMs, medianMs: median(ours.genMs), tokPerSec: oursGenTok, prefillMs, gflops: (genFlopsTok * oursGenTok) / 1e9 },
+        generate: {
+          runMs: ours.genMs,
+          medianMs: median(ours.genMs),
+          tokPerSec: oursGenTok,
+          prefillMs,
+          gflops: (genFlopsTok * oursGenTok) / 1e9,
+        },
         profile: phases.profile,
         tensorsLeaked,
       },
@@ -670,7 +779,10 @@ function report(rows: Row[], backend: BackendInfo, peerList: PeerSpec[], threads
       '',
       '| model | params | ours train tok/s | ours gen tok/s | ours train GFLOP/s | % of backend peak |',
       '|---|---|---|---|---|---|',
-      ...rows.map((r) => `| ${r.model} | ${fmt(r.params)} | ${fmt(r.ours.train.tokPerSec)} | ${fmt(r.ours.generate.tokPerSec)} | ${r.ours.train.gflops.toFixed(1)} | ${r.ours.train.pctOfPeak.toFixed(0)}% |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.model} | ${fmt(r.params)} | ${fmt(r.ours.train.tokPerSec)} | ${fmt(r.ours.generate.tokPerSec)} | ${r.ours.train.gflops.toFixed(1)} | ${r.ours.train.pctOfPeak.toFixed(0)}% |`,
+      ),
     );
   }
   lines.push('', 'Where our training step goes (medians of 3 split steps; kernel counts from tf.profile):');
@@ -681,14 +793,22 @@ function report(rows: Row[], backend: BackendInfo, peerList: PeerSpec[], threads
       `  ${r.model}: step ${r.ours.train.medianStepMs.toFixed(0)} ms ≈ forward ${r.ours.train.forwardMs.toFixed(0)} + backward ${r.ours.train.backwardMs.toFixed(0)} + AdamW ${r.ours.train.optimizerMs.toFixed(0)} ms; ` +
         `${pr.forwardBackward.kernels + pr.optimizer.kernels} kernels (fwd+bwd ${pr.forwardBackward.kernels}, AdamW ${pr.optimizer.kernels}); ` +
         `BatchMatMul ${native ? 'transposed/batched (OpenBLAS)' : 'slow path'} ${pr.matmul.slow.ms.toFixed(0)} ms (${pr.matmul.slow.count} calls, ${pr.matmul.slow.gflops.toFixed(1)} GFLOP/s), ${native ? 'plain 2-D (OpenBLAS)' : 'XNNPACK'} ${pr.matmul.fast.ms.toFixed(0)} ms (${pr.matmul.fast.count} calls, ${pr.matmul.fast.gflops.toFixed(1)} GFLOP/s); ` +
-        `decode step ${pr.decodeStepKernels} kernels; initial loss ${r.ours.train.initialLoss.toFixed(4)}${peerList.length ? ` (torch ${Object.values(r.peers).map((x) => x.initialLoss.toFixed(4)).join(', ')})` : ''}`,
+        `decode step ${pr.decodeStepKernels} kernels; initial loss ${r.ours.train.initialLoss.toFixed(4)}${
+          peerList.length
+            ? ` (torch ${Object.values(r.peers)
+                .map((x) => x.initialLoss.toFixed(4))
+                .join(', ')})`
+            : ''
+        }`,
     );
   }
   lines.push('');
   for (const p of peerList) {
     if (!rows[0]?.peers[p.id]) continue;
     const worst = Math.min(...rows.flatMap((r) => [r.peers[p.id].ratio.train, r.peers[p.id].ratio.generate]));
-    const worstBest = Math.min(...rows.flatMap((r) => [r.peers[p.id].ratioToBest.train, r.peers[p.id].ratioToBest.generate]));
+    const worstBest = Math.min(
+      ...rows.flatMap((r) => [r.peers[p.id].ratioToBest.train, r.peers[p.id].ratioToBest.generate]),
+    );
     lines.push(
       `Goal (training and generation at least 0.5x PyTorch) vs ${p.label}: ${worst >= 0.5 ? 'met' : 'NOT met'} at ${th0} threads (lowest ratio ${worst.toFixed(2)}x); at its best thread count ${worstBest >= 0.5 ? 'met' : 'NOT met'} (${worstBest.toFixed(2)}x).`,
     );
@@ -697,17 +817,29 @@ function report(rows: Row[], backend: BackendInfo, peerList: PeerSpec[], threads
 }
 
 async function main(): Promise<void> {
-  const wanted = (process.env.BENCH_MODELS ?? MODELS.map((m) => m.id).join(',')).split(',').map((s) => s.trim().toLowerCase());
+  const wanted = (process.env.BENCH_MODELS ?? MODELS.map((m) => m.id).join(','))
+    .split(',')
+    .map((s) => s.trim().toLowerCase());
   const models = [...MODELS, ...EXTRA_MODELS].filter((m) => wanted.includes(m.id));
-  if (models.length === 0) throw new Error(`BENCH_MODELS: none of ${wanted.join(', ')} is one of ${[...MODELS, ...EXTRA_MODELS].map((m) => m.id).join(', ')}`);
+  if (models.length === 0)
+    throw new Error(
+      `BENCH_MODELS: none of ${wanted.join(', ')} is one of ${[...MODELS, ...EXTRA_MODELS].map((m) => m.id).join(', ')}`,
+    );
   if (TORCH_THREADS.length === 0) throw new Error('BENCH_TORCH_THREADS: no positive thread count');
   const backend = await initBackend({ log: (m) => progress(m) });
   const python = findPython();
-  if (!python) progress('WARNING: no python with torch (python3, /usr/bin/python3; set BENCH_PYTHON): measuring the engine alone, no ratios');
+  if (!python)
+    progress(
+      'WARNING: no python with torch (python3, /usr/bin/python3; set BENCH_PYTHON): measuring the engine alone, no ratios',
+    );
   const peerList = python ? peerSpecs() : [];
-  progress(`ours: ${backend.name}, ${backend.threads ?? '?'} thread(s); peers (${python}, ${TORCH_THREADS.join(' and ')} threads): ${peerList.map((p) => p.label).join('; ')}`);
+  progress(
+    `ours: ${backend.name}, ${backend.threads ?? '?'} thread(s); peers (${python}, ${TORCH_THREADS.join(' and ')} threads): ${peerList.map((p) => p.label).join('; ')}`,
+  );
   await samplePeak();
-  progress(`backend matmul: 512³ ${peakSamples['512'][0]?.toFixed(1) ?? 'not measured'}, 1024³ ${peakSamples['1024'][0]?.toFixed(1) ?? 'not measured'} GFLOP/s`);
+  progress(
+    `backend matmul: 512³ ${peakSamples['512'][0]?.toFixed(1) ?? 'not measured'}, 1024³ ${peakSamples['1024'][0]?.toFixed(1) ?? 'not measured'} GFLOP/s`,
+  );
 
   const work = mkdtempSync(join(tmpdir(), 'bench-engine-'));
   const rows: Row[] = [];
@@ -724,11 +856,32 @@ async function main(): Promise<void> {
   mkdirSync(dirname(outPath), { recursive: true });
   const result = {
     date: new Date().toISOString(),
-    machine: { cpu: cpus()[0]?.model, cores: cpus().length, memGB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform, loadAvgAtEnd: loadavg() },
+    machine: {
+      cpu: cpus()[0]?.model,
+      cores: cpus().length,
+      memGB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: process.platform,
+      loadAvgAtEnd: loadavg(),
+    },
     backend: { ...backend, tfjs: tf.version_core, matmulGflopsSamples: peakSamples, peakGflops: peak },
-    peers: peerList.map((p) => ({ id: p.id, label: p.label, ldLibraryPath: p.env.LD_LIBRARY_PATH ?? null, ompWaitPolicy: p.env.OMP_WAIT_POLICY })),
+    peers: peerList.map((p) => ({
+      id: p.id,
+      label: p.label,
+      ldLibraryPath: p.env.LD_LIBRARY_PATH ?? null,
+      ompWaitPolicy: p.env.OMP_WAIT_POLICY,
+    })),
     python,
-    settings: { batch: B, seq: T, genBatch: GEN_BATCH, prompt: PROMPT, newTokens: NEW_TOKENS, optimizer: OPT, torchThreads: TORCH_THREADS, scale: SCALE },
+    settings: {
+      batch: B,
+      seq: T,
+      genBatch: GEN_BATCH,
+      prompt: PROMPT,
+      newTokens: NEW_TOKENS,
+      optimizer: OPT,
+      torchThreads: TORCH_THREADS,
+      scale: SCALE,
+    },
     formulas: {
       trainFlopsPerToken: `6*N + 12*L*T*d (N = all parameters, tied embedding counted once; T = ${T})`,
       genFlopsPerToken: `2*N + 4*L*ctx*d (ctx = ${PROMPT} + ${NEW_TOKENS}/2)`,

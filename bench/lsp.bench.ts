@@ -11,7 +11,12 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
 import { RELEASES } from '../runtime/config/releases';
 import { corpusConfigs } from '../test/helpers/corpus';
 
@@ -29,8 +34,15 @@ interface Server {
   last: Map<string, { message: string }[]>;
 }
 
-async function start(name: string, command: string[], init: Record<string, unknown>, sections: Record<string, unknown> = {}): Promise<Server> {
-  const child = spawn(process.execPath, ['--require', join(__dirname, 'gc-probe.cjs'), ...command], { stdio: ['pipe', 'pipe', 'pipe'] });
+async function start(
+  name: string,
+  command: string[],
+  init: Record<string, unknown>,
+  sections: Record<string, unknown> = {},
+): Promise<Server> {
+  const child = spawn(process.execPath, ['--require', join(__dirname, 'gc-probe.cjs'), ...command], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const gcWaiters: ((c: { major: number; minor: number }) => void)[] = [];
   let stderrTail = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -44,21 +56,34 @@ async function start(name: string, command: string[], init: Record<string, unkno
   const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const waiters = new Map<string, { version: number; resolve: () => void }>();
   const last = new Map<string, { message: string }[]>();
-  conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; version?: number; diagnostics: { message: string }[] }) => {
-    last.set(p.uri, p.diagnostics);
-    const w = waiters.get(p.uri);
-    if (w && (p.version === undefined || p.version >= w.version)) {
-      waiters.delete(p.uri);
-      w.resolve();
-    }
-  });
+  conn.onNotification(
+    'textDocument/publishDiagnostics',
+    (p: { uri: string; version?: number; diagnostics: { message: string }[] }) => {
+      last.set(p.uri, p.diagnostics);
+      const w = waiters.get(p.uri);
+      if (w && (p.version === undefined || p.version >= w.version)) {
+        waiters.delete(p.uri);
+        w.resolve();
+      }
+    },
+  );
   // Settings are pulled (yaml-language-server only reads them this way).
-  conn.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) => p.items.map((i) => sections[i.section ?? ''] ?? null));
+  conn.onRequest('workspace/configuration', (p: { items: { section?: string }[] }) =>
+    p.items.map((i) => sections[i.section ?? ''] ?? null),
+  );
   conn.onRequest('client/registerCapability', () => null);
   conn.onNotification(() => undefined);
   conn.listen();
-  const capabilities = { workspace: { configuration: true }, textDocument: { completion: { completionItem: { snippetSupport: true } } } };
-  await conn.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(root).toString(), capabilities, ...init });
+  const capabilities = {
+    workspace: { configuration: true },
+    textDocument: { completion: { completionItem: { snippetSupport: true } } },
+  };
+  await conn.sendRequest('initialize', {
+    processId: process.pid,
+    rootUri: pathToFileURL(root).toString(),
+    capabilities,
+    ...init,
+  });
   await conn.sendNotification('initialized', {});
   await conn.sendNotification('workspace/didChangeConfiguration', { settings: {} });
   return {
@@ -79,12 +104,18 @@ async function start(name: string, command: string[], init: Record<string, unkno
 async function assertPeerUsesSchema(peer: Server): Promise<void> {
   const uri = pathToFileURL(join(root, 'bench-sanity.yaml')).toString();
   const published = peer.waitDiagnostics(uri, 1);
-  await peer.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text: 'algorithm:\n  repeat_time: 8\n  \n' } });
+  await peer.conn.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'yaml', version: 1, text: 'algorithm:\n  repeat_time: 8\n  \n' },
+  });
   await published;
   const flagged = (peer.last.get(uri) ?? []).some((d) => /repeat_time/.test(d.message));
-  const list = (await peer.conn.sendRequest('textDocument/completion', { textDocument: { uri }, position: { line: 2, character: 2 } })) as { items: unknown[] } | unknown[];
+  const list = (await peer.conn.sendRequest('textDocument/completion', {
+    textDocument: { uri },
+    position: { line: 2, character: 2 },
+  })) as { items: unknown[] } | unknown[];
   const n = Array.isArray(list) ? list.length : list.items.length;
-  if (!flagged || n < 5) throw new Error(`yaml-language-server is not using the schema (flagged ${flagged}, ${n} completions)`);
+  if (!flagged || n < 5)
+    throw new Error(`yaml-language-server is not using the schema (flagged ${flagged}, ${n} completions)`);
 }
 
 function percentile(xs: number[], p: number): number {
@@ -106,7 +137,9 @@ async function measure(server: Server, files: { uri: string; text: string }[]): 
   for (const f of files) {
     let version = 1;
     let p = server.waitDiagnostics(f.uri, version);
-    await server.conn.sendNotification('textDocument/didOpen', { textDocument: { uri: f.uri, languageId: 'yaml', version, text: f.text } });
+    await server.conn.sendNotification('textDocument/didOpen', {
+      textDocument: { uri: f.uri, languageId: 'yaml', version, text: f.text },
+    });
     await p;
     const lines = f.text.split('\n');
     // A value to edit (a number) and places to ask for completion and hover.
@@ -118,15 +151,24 @@ async function measure(server: Server, files: { uri: string; text: string }[]): 
       version++;
       p = server.waitDiagnostics(f.uri, version);
       let t = performance.now();
-      await server.conn.sendNotification('textDocument/didChange', { textDocument: { uri: f.uri, version }, contentChanges: [{ text: edited }] });
+      await server.conn.sendNotification('textDocument/didChange', {
+        textDocument: { uri: f.uri, version },
+        contentChanges: [{ text: edited }],
+      });
       await p;
       out.diagnostics.push(performance.now() - t);
       const keyChar = lines[keyLine].search(/\w/) + 1;
       t = performance.now();
-      await server.conn.sendRequest('textDocument/completion', { textDocument: { uri: f.uri }, position: { line: keyLine, character: keyChar } });
+      await server.conn.sendRequest('textDocument/completion', {
+        textDocument: { uri: f.uri },
+        position: { line: keyLine, character: keyChar },
+      });
       out.completion.push(performance.now() - t);
       t = performance.now();
-      await server.conn.sendRequest('textDocument/hover', { textDocument: { uri: f.uri }, position: { line: keyLine, character: keyChar } });
+      await server.conn.sendRequest('textDocument/hover', {
+        textDocument: { uri: f.uri },
+        position: { line: keyLine, character: keyChar },
+      });
       out.hover.push(performance.now() - t);
     }
   }
@@ -135,7 +177,9 @@ async function measure(server: Server, files: { uri: string; text: string }[]): 
 }
 
 async function main(): Promise<void> {
-  const all = RELEASES.filter((r) => r === 'main').flatMap((r) => corpusConfigs(r).map((f) => ({ text: readFileSync(f.abs, 'utf8'), rel: f.rel })));
+  const all = RELEASES.filter((r) => r === 'main').flatMap((r) =>
+    corpusConfigs(r).map((f) => ({ text: readFileSync(f.abs, 'utf8'), rel: f.rel })),
+  );
   const largest = all.sort((a, b) => b.text.length - a.text.length).slice(0, 5);
   const schemaPath = join(root, 'schemas', 'trinity-main.schema.json');
 
@@ -147,12 +191,24 @@ async function main(): Promise<void> {
   // yaml-language-server always waits validationDelayMs = 200 before validating; the same delay makes the
   // diagnostics ratio compare like with like.
   const oursDelayed = await ourServer(200);
-  const peer = await start('yaml-language-server', [join(root, 'node_modules', 'yaml-language-server', 'bin', 'yaml-language-server'), '--stdio'], {}, {
-    yaml: { validate: true, completion: true, hover: true, format: { enable: false }, schemas: { [pathToFileURL(schemaPath).toString()]: '*.yaml' } },
-  });
+  const peer = await start(
+    'yaml-language-server',
+    [join(root, 'node_modules', 'yaml-language-server', 'bin', 'yaml-language-server'), '--stdio'],
+    {},
+    {
+      yaml: {
+        validate: true,
+        completion: true,
+        hover: true,
+        format: { enable: false },
+        schemas: { [pathToFileURL(schemaPath).toString()]: '*.yaml' },
+      },
+    },
+  );
 
   await assertPeerUsesSchema(peer);
-  const files = (tag: string) => largest.map((f, i) => ({ uri: pathToFileURL(join(root, `bench-${tag}-${i}.yaml`)).toString(), text: f.text }));
+  const files = (tag: string) =>
+    largest.map((f, i) => ({ uri: pathToFileURL(join(root, `bench-${tag}-${i}.yaml`)).toString(), text: f.text }));
   // Each server is warmed up right before it is measured: one left idle for minutes while the others run has had
   // its heap shrunk by V8's memory reducer, and would pay for growing it back inside the measurement.
   const warmThenMeasure = async (server: Server, tag: string) => {
@@ -167,7 +223,12 @@ async function main(): Promise<void> {
   peer.kill();
 
   const row = (label: string, ourSamples: number[], peerSamples: number[]) => {
-    const [a50, a99, b50, b99] = [percentile(ourSamples, 0.5), percentile(ourSamples, 0.99), percentile(peerSamples, 0.5), percentile(peerSamples, 0.99)];
+    const [a50, a99, b50, b99] = [
+      percentile(ourSamples, 0.5),
+      percentile(ourSamples, 0.99),
+      percentile(peerSamples, 0.5),
+      percentile(peerSamples, 0.99),
+    ];
     return `| ${label} | ${a50.toFixed(2)} | ${a99.toFixed(2)} | ${b50.toFixed(2)} | ${b99.toFixed(2)} | ${(a50 / b50).toFixed(2)}x | ${(a99 / b99).toFixed(2)}x |`;
   };
   // The shared 200 ms delay dominates the latency; the work after it is what differs between the servers.
@@ -188,7 +249,7 @@ async function main(): Promise<void> {
       ...rows,
       '',
       `Major GCs during the measured edits: ours ${delayed.majorGCs}, yaml-language-server ${b.majorGCs} (one that finishes inside a request adds a few ms to it).`,
-      'Both servers above wait 200 ms after an edit before validating (yaml-language-server\'s fixed validationDelayMs).',
+      "Both servers above wait 200 ms after an edit before validating (yaml-language-server's fixed validationDelayMs).",
       `Ours with no debounce, right after each edit: diagnostics p50 ${percentile(a.diagnostics, 0.5).toFixed(2)} / p99 ${percentile(a.diagnostics, 0.99).toFixed(2)} ms, completion p50 ${percentile(a.completion, 0.5).toFixed(2)} / p99 ${percentile(a.completion, 0.99).toFixed(2)} ms.`,
       'Ours validates schema, interpolation and every Trinity rule; yaml-language-server validates the schema only.',
       `Targets (no debounce): diagnostics p99 < 30 ms: ${percentile(a.diagnostics, 0.99).toFixed(1)}; completion p99 < 20 ms: ${percentile(a.completion, 0.99).toFixed(1)}.`,

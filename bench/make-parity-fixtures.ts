@@ -46,14 +46,36 @@ export const FIXTURES: FixtureSpec[] = [
     // Qwen2: q/k/v biases, GQA (4 query heads on 2 kv heads), SwiGLU, RMSNorm, RoPE θ=1e6, separate lm_head.
     name: 'qwen2',
     seed: 202,
-    spec: { family: 'qwen2', layers: 2, hidden: 32, heads: 4, kvHeads: 2, intermediate: 48, vocabSize: VOCAB, maxPositions: 32, tieEmbeddings: false, eosTokenIds: [0] },
+    spec: {
+      family: 'qwen2',
+      layers: 2,
+      hidden: 32,
+      heads: 4,
+      kvHeads: 2,
+      intermediate: 48,
+      vocabSize: VOCAB,
+      maxPositions: 32,
+      tieEmbeddings: false,
+      eosTokenIds: [0],
+    },
   },
   {
     // Qwen3: per-head q/k RMSNorm before RoPE, tied head, and head_dim (16) ≠ hidden/heads (8) as in the real
     // Qwen3 models, so q_proj is [64 ← 32] and o_proj [32 ← 64].
     name: 'qwen3',
     seed: 303,
-    spec: { family: 'qwen3', layers: 2, hidden: 32, heads: 4, kvHeads: 2, intermediate: 48, vocabSize: VOCAB, maxPositions: 32, tieEmbeddings: true, eosTokenIds: [0] },
+    spec: {
+      family: 'qwen3',
+      layers: 2,
+      hidden: 32,
+      heads: 4,
+      kvHeads: 2,
+      intermediate: 48,
+      vocabSize: VOCAB,
+      maxPositions: 32,
+      tieEmbeddings: true,
+      eosTokenIds: [0],
+    },
     extra: { head_dim: 16 },
   },
   {
@@ -63,9 +85,27 @@ export const FIXTURES: FixtureSpec[] = [
     // (With original_max_position_embeddings 16 the "kept" branch could not occur: 16/4 < 2π, the shortest wavelength.)
     name: 'llama3',
     seed: 404,
-    spec: { family: 'llama', layers: 2, hidden: 32, heads: 2, kvHeads: 1, intermediate: 48, vocabSize: VOCAB, maxPositions: 32, tieEmbeddings: false, eosTokenIds: [0], ropeTheta: 500000 },
+    spec: {
+      family: 'llama',
+      layers: 2,
+      hidden: 32,
+      heads: 2,
+      kvHeads: 1,
+      intermediate: 48,
+      vocabSize: VOCAB,
+      maxPositions: 32,
+      tieEmbeddings: false,
+      eosTokenIds: [0],
+      ropeTheta: 500000,
+    },
     extra: {
-      rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 64 },
+      rope_scaling: {
+        rope_type: 'llama3',
+        factor: 8,
+        low_freq_factor: 1,
+        high_freq_factor: 4,
+        original_max_position_embeddings: 64,
+      },
     },
   },
 ];
@@ -139,14 +179,19 @@ async function main(): Promise<void> {
   }
   const rows = makeInputs().map((r) => `    ${JSON.stringify(r)}`);
   const note = 'token ids run by bench/torch_reference.py and test/runtime/engine/parity.test.ts';
-  writeFileSync(join(outDir, 'inputs.json'), `{\n  "note": ${JSON.stringify(note)},\n  "vocab_size": ${VOCAB},\n  "input_ids": [\n${rows.join(',\n')}\n  ]\n}\n`);
+  writeFileSync(
+    join(outDir, 'inputs.json'),
+    `{\n  "note": ${JSON.stringify(note)},\n  "vocab_size": ${VOCAB},\n  "input_ids": [\n${rows.join(',\n')}\n  ]\n}\n`,
+  );
   if (noReference) {
     console.log(`reference logits not regenerated: run python3 bench/torch_reference.py ${outDir}`);
     return;
   }
   const py = torchPython();
   if (!py) {
-    console.error(`no Python with torch found (tried $PYTHON, python3, /usr/bin/python3): run bench/torch_reference.py ${outDir} with one`);
+    console.error(
+      `no Python with torch found (tried $PYTHON, python3, /usr/bin/python3): run bench/torch_reference.py ${outDir} with one`,
+    );
     process.exit(1);
   }
   const script = join(__dirname, 'torch_reference.py');

@@ -97,14 +97,27 @@ async function main(): Promise<void> {
   await initBackend({ prefer: 'wasm' });
   const dir = mkdtempSync(join(tmpdir(), 'twb-bench-rft-'));
   const tokenizer = tokenizerFromJson(buildCharTokenizer('0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz'));
-  const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 4, hidden: 128, heads: 4, vocabSize: tokenizer.vocabSize, maxPositions: 64, eosTokenIds: [...tokenizer.eosTokenIds] }));
+  const cfg = parseModelConfig(
+    newModelConfigJson({
+      family: 'qwen2',
+      layers: 4,
+      hidden: 128,
+      heads: 4,
+      vocabSize: tokenizer.vocabSize,
+      maxPositions: 64,
+      eosTokenIds: [...tokenizer.eosTokenIds],
+    }),
+  );
   const model = initModel(cfg, 1);
   await saveModel(model, join(dir, 'model'), { tokenizer });
   model.dispose();
   const rows: string[] = [];
-  for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b++) rows.push(JSON.stringify({ question: `${a}+${b}`, answer: String(a + b) }));
+  for (let a = 0; a < 10; a++)
+    for (let b = 0; b < 10; b++) rows.push(JSON.stringify({ question: `${a}+${b}`, answer: String(a + b) }));
   writeFileSync(join(dir, 'data.jsonl'), `${rows.join('\n')}\n`);
-  process.stderr.write(`model: qwen2, ${parameterCount(cfg)} parameters; ${STEPS} GRPO steps of ${PROMPTS} prompts × ${GROUP} samples, ${NEW_TOKENS} new tokens\n`);
+  process.stderr.write(
+    `model: qwen2, ${parameterCount(cfg)} parameters; ${STEPS} GRPO steps of ${PROMPTS} prompts × ${GROUP} samples, ${NEW_TOKENS} new tokens\n`,
+  );
 
   const sync = await loop(dir, 0);
   process.stderr.write(`sync_offset 0: ${sync.seconds.toFixed(1)} s\n`);
@@ -115,9 +128,22 @@ async function main(): Promise<void> {
   let torchVersion = '';
   const py = python();
   if (py) {
-    const prompt = tokenizer.encode(tokenizer.applyChatTemplate([{ role: 'user', content: '3+4' }], { addGenerationPrompt: true }), { addSpecialTokens: false });
+    const prompt = tokenizer.encode(
+      tokenizer.applyChatTemplate([{ role: 'user', content: '3+4' }], { addGenerationPrompt: true }),
+      { addSpecialTokens: false },
+    );
     const inputs = join(dir, 'torch-inputs.json');
-    writeFileSync(inputs, JSON.stringify({ prompts: Array.from({ length: PROMPTS }, () => prompt), group: GROUP, new_tokens: NEW_TOKENS, iterations: 5, lr: 5e-4, threads: 2 }));
+    writeFileSync(
+      inputs,
+      JSON.stringify({
+        prompts: Array.from({ length: PROMPTS }, () => prompt),
+        group: GROUP,
+        new_tokens: NEW_TOKENS,
+        iterations: 5,
+        lr: 5e-4,
+        threads: 2,
+      }),
+    );
     const r = spawnSync(py, [join(__dirname, 'rft_torch.py'), join(dir, 'model'), inputs], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`rft_torch.py failed: ${r.stderr}`);
     const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { iteration_ms: number[]; torch_version: string };
@@ -131,10 +157,29 @@ async function main(): Promise<void> {
   const perStep = (l: LoopResult) => (l.seconds * 1000) / l.trainerSteps;
   const table = [
     ['loop', 'steps/s', 'tokens/s', 'ms/iteration', 'vs sync_offset 0'],
-    ['runtime, sync_offset 0 (take turns)', (sync.trainerSteps / sync.seconds).toFixed(2), (sync.tokens / sync.seconds).toFixed(0), perStep(sync).toFixed(0), '1.00x'],
-    ['runtime, sync_offset 1 (overlap)', (overlap.trainerSteps / overlap.seconds).toFixed(2), (overlap.tokens / overlap.seconds).toFixed(0), perStep(overlap).toFixed(0), `${(perStep(sync) / perStep(overlap)).toFixed(2)}x`],
+    [
+      'runtime, sync_offset 0 (take turns)',
+      (sync.trainerSteps / sync.seconds).toFixed(2),
+      (sync.tokens / sync.seconds).toFixed(0),
+      perStep(sync).toFixed(0),
+      '1.00x',
+    ],
+    [
+      'runtime, sync_offset 1 (overlap)',
+      (overlap.trainerSteps / overlap.seconds).toFixed(2),
+      (overlap.tokens / overlap.seconds).toFixed(0),
+      perStep(overlap).toFixed(0),
+      `${(perStep(sync) / perStep(overlap)).toFixed(2)}x`,
+    ],
   ];
-  if (torchMs !== undefined) table.push([`PyTorch ${torchVersion} CPU, one iteration`, (1000 / torchMs).toFixed(2), '', torchMs.toFixed(0), `runtime/PyTorch ${(torchMs / perStep(sync)).toFixed(2)}x`]);
+  if (torchMs !== undefined)
+    table.push([
+      `PyTorch ${torchVersion} CPU, one iteration`,
+      (1000 / torchMs).toFixed(2),
+      '',
+      torchMs.toFixed(0),
+      `runtime/PyTorch ${(torchMs / perStep(sync)).toFixed(2)}x`,
+    ]);
   const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
   for (const r of table) process.stdout.write(`${r.map((c, i) => c.padEnd(widths[i])).join('  ')}\n`);
   mkdirSync(join(__dirname, 'results'), { recursive: true });

@@ -33,16 +33,52 @@ export class RunCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
     const live = this.runs.manager.liveRuns().find((r) => r.state.configPath === doc.uri.fsPath);
     const lenses = [
       live
-        ? new vscode.CodeLens(top, { title: '$(debug-stop) Stop', command: 'trinityWorkbench.stop', arguments: [doc.uri], tooltip: 'Stop this run after the current step' })
-        : new vscode.CodeLens(top, { title: '$(play) Run', command: 'trinityWorkbench.run', arguments: [doc.uri], tooltip: 'Check this config, then run it' }),
+        ? new vscode.CodeLens(top, {
+            title: '$(debug-stop) Stop',
+            command: 'trinityWorkbench.stop',
+            arguments: [doc.uri],
+            tooltip: 'Stop this run after the current step',
+          })
+        : new vscode.CodeLens(top, {
+            title: '$(play) Run',
+            command: 'trinityWorkbench.run',
+            arguments: [doc.uri],
+            tooltip: 'Check this config, then run it',
+          }),
     ];
     const last = live ? undefined : this.view.current().find((r) => r.configPath === doc.uri.fsPath);
-    if (last && (last.status === 'stopped' || last.status === 'interrupted' || last.status === 'failed') && last.checkpoints.length) {
-      lenses.push(new vscode.CodeLens(top, { title: '$(debug-continue) Resume', command: 'trinityWorkbench.resume', arguments: [doc.uri], tooltip: `Continue from global_step_${last.checkpoints.at(-1)!.step}` }));
+    if (
+      last &&
+      (last.status === 'stopped' || last.status === 'interrupted' || last.status === 'failed') &&
+      last.checkpoints.length
+    ) {
+      lenses.push(
+        new vscode.CodeLens(top, {
+          title: '$(debug-continue) Resume',
+          command: 'trinityWorkbench.resume',
+          arguments: [doc.uri],
+          tooltip: `Continue from global_step_${last.checkpoints.at(-1)!.step}`,
+        }),
+      );
     }
     const shown = live?.state ?? last;
-    if (shown) lenses.push(new vscode.CodeLens(top, { title: '$(graph-line) Dashboard', command: 'trinityWorkbench.openDashboard', arguments: [doc.uri], tooltip: `Reward and loss curves of ${live ? 'this run' : 'the last run'}` }));
-    lenses.push(new vscode.CodeLens(top, { title: 'Resolved', command: 'trinityWorkbench.showResolvedConfig', arguments: [doc.uri], tooltip: 'The config Trinity will run, with the values it fills in' }));
+    if (shown)
+      lenses.push(
+        new vscode.CodeLens(top, {
+          title: '$(graph-line) Dashboard',
+          command: 'trinityWorkbench.openDashboard',
+          arguments: [doc.uri],
+          tooltip: `Reward and loss curves of ${live ? 'this run' : 'the last run'}`,
+        }),
+      );
+    lenses.push(
+      new vscode.CodeLens(top, {
+        title: 'Resolved',
+        command: 'trinityWorkbench.showResolvedConfig',
+        arguments: [doc.uri],
+        tooltip: 'The config Trinity will run, with the values it fills in',
+      }),
+    );
     return lenses;
   }
 

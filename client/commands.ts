@@ -3,7 +3,13 @@
  * (context menus), or nothing (command palette: the active editor's config, or the run picked from a list).
  */
 import * as vscode from 'vscode';
-import { checkAllConfigs, createSmallModel, newConfigFromExample, selectRelease, type CreateModelArgs } from './config-tools';
+import {
+  checkAllConfigs,
+  createSmallModel,
+  newConfigFromExample,
+  selectRelease,
+  type CreateModelArgs,
+} from './config-tools';
 import type { RunController } from './runs/run-controller';
 import { runLabel } from './runs/run-controller';
 import { runOfNode, type RunsNode, type RunsView } from './runs/runs-view';
@@ -20,7 +26,6 @@ export interface CommandParts {
   dashboards: DashboardPanels;
 }
 
-
 export function registerCommands(p: CommandParts): vscode.Disposable[] {
   const { runs, view } = p;
   /** The run a command is about: a view node, the run of a config file, or one picked from the list. */
@@ -28,7 +33,8 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
     const fromNode = runOfNode(arg);
     if (fromNode) return fromNode;
     const all = view.current();
-    if (arg instanceof vscode.Uri) return all.find((r) => r.configPath === arg.fsPath && want(r)) ?? all.find((r) => r.configPath === arg.fsPath);
+    if (arg instanceof vscode.Uri)
+      return all.find((r) => r.configPath === arg.fsPath && want(r)) ?? all.find((r) => r.configPath === arg.fsPath);
     const file = vscode.window.activeTextEditor?.document.uri.fsPath;
     const candidates = all.filter(want);
     const mine = candidates.find((r) => r.configPath === file);
@@ -40,8 +46,11 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
     );
     return pick?.run;
   };
-  const resumable = (r: RunState) => !r.live && (r.status === 'stopped' || r.status === 'interrupted' || r.status === 'failed');
-  const releases = (p.context.extension.packageJSON?.contributes?.configuration?.properties?.['trinityWorkbench.trinityVersion']?.enum as string[] | undefined) ?? ['auto'];
+  const resumable = (r: RunState) =>
+    !r.live && (r.status === 'stopped' || r.status === 'interrupted' || r.status === 'failed');
+  const releases = (p.context.extension.packageJSON?.contributes?.configuration?.properties?.[
+    'trinityWorkbench.trinityVersion'
+  ]?.enum as string[] | undefined) ?? ['auto'];
 
   const handlers: Record<(typeof COMMANDS)[number], (...args: unknown[]) => unknown> = {
     'trinityWorkbench.run': (arg) => runs.run(arg instanceof vscode.Uri ? arg : undefined),
@@ -74,25 +83,40 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
     },
     'trinityWorkbench.deleteRun': async (arg, selected) => {
       const many = Array.isArray(selected) ? selected.map(runOfNode).filter((r): r is RunState => !!r) : [];
-      const targets = many.length > 1 ? many : [await runFor(arg, (r) => !r.live, 'Delete')].filter((r): r is RunState => !!r);
+      const targets =
+        many.length > 1 ? many : [await runFor(arg, (r) => !r.live, 'Delete')].filter((r): r is RunState => !!r);
       for (const run of targets) await runs.deleteRun(run);
       view.refresh();
     },
     'trinityWorkbench.openDashboard': async (arg) => {
       const anyLive = view.current().some((r) => r.live);
       const run = await runFor(arg, (r) => !anyLive || r.live, 'Open the dashboard of');
-      if (!run) return void vscode.window.showInformationMessage(arg instanceof vscode.Uri ? 'This config has no run yet: Run it first.' : 'No run to show: Run a config first.');
+      if (!run)
+        return void vscode.window.showInformationMessage(
+          arg instanceof vscode.Uri
+            ? 'This config has no run yet: Run it first.'
+            : 'No run to show: Run a config first.',
+        );
       p.dashboards.show(run, runLabel(run));
     },
     'trinityWorkbench.compareRuns': async (arg, selected) => {
       // From the Runs view: the selected runs (the clicked one first if it is not among them); else a pick.
-      const fromView = [runOfNode(arg), ...(Array.isArray(selected) ? selected.map(runOfNode) : [])].filter((r): r is RunState => !!r);
+      const fromView = [runOfNode(arg), ...(Array.isArray(selected) ? selected.map(runOfNode) : [])].filter(
+        (r): r is RunState => !!r,
+      );
       let targets = [...new Map(fromView.map((r) => [r.key, r])).values()];
       if (targets.length < 2) {
         const all = view.current();
-        if (all.length < 2) return void vscode.window.showInformationMessage('Comparing needs two runs or more: Run a config first.');
+        if (all.length < 2)
+          return void vscode.window.showInformationMessage('Comparing needs two runs or more: Run a config first.');
         const picks = await vscode.window.showQuickPick(
-          all.map((r) => ({ label: runLabel(r), description: r.status, detail: r.jobDir, picked: targets.some((t) => t.key === r.key), run: r })),
+          all.map((r) => ({
+            label: runLabel(r),
+            description: r.status,
+            detail: r.jobDir,
+            picked: targets.some((t) => t.key === r.key),
+            run: r,
+          })),
           { title: 'Compare which runs?', canPickMany: true, placeHolder: 'Pick two runs or more' },
         );
         if (!picks) return;
@@ -103,9 +127,14 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
     },
     'trinityWorkbench.checkAllConfigs': () => checkAllConfigs(),
     'trinityWorkbench.newConfigFromExample': () => newConfigFromExample(p.context.asAbsolutePath('examples')),
-    'trinityWorkbench.createSmallModel': (arg) => createSmallModel(p.cliPath, (arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? arg : { config: arg instanceof vscode.Uri ? arg : undefined }) as CreateModelArgs),
+    'trinityWorkbench.createSmallModel': (arg) =>
+      createSmallModel(
+        p.cliPath,
+        (arg && typeof arg === 'object' && !(arg instanceof vscode.Uri)
+          ? arg
+          : { config: arg instanceof vscode.Uri ? arg : undefined }) as CreateModelArgs,
+      ),
     'trinityWorkbench.selectRelease': () => selectRelease(releases),
   };
   return COMMANDS.map((id) => vscode.commands.registerCommand(id, handlers[id]));
 }
-

@@ -18,9 +18,20 @@ export async function revealConfigKey(lsp: TrinityLanguageClient, configPath: st
     loc = await lsp.keyLocation(doc.uri, key).catch(() => null);
     if (!loc) await new Promise((r) => setTimeout(r, WAIT_MS));
   }
-  if (!loc) return void vscode.window.showWarningMessage(`${key}: ${path.basename(configPath)} is not checked as a Trinity config.`);
-  const range = new vscode.Range(loc.range.start.line, loc.range.start.character, loc.range.end.line, loc.range.end.character);
+  if (!loc)
+    return void vscode.window.showWarningMessage(
+      `${key}: ${path.basename(configPath)} is not checked as a Trinity config.`,
+    );
+  const range = new vscode.Range(
+    loc.range.start.line,
+    loc.range.start.character,
+    loc.range.end.line,
+    loc.range.end.character,
+  );
   editor.selection = new vscode.Selection(range.start, range.end);
   editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
-  if (!loc.written) void vscode.window.showInformationMessage(`${key} is not written in ${path.basename(configPath)} (Trinity uses its default); its nearest section is shown.`);
+  if (!loc.written)
+    void vscode.window.showInformationMessage(
+      `${key} is not written in ${path.basename(configPath)} (Trinity uses its default); its nearest section is shown.`,
+    );
 }

@@ -14,41 +14,57 @@ import { runSettings } from './settings';
 
 /** Opens every Trinity config of the workspace so the server checks it, then shows the Problems panel. */
 export async function checkAllConfigs(): Promise<void> {
-  const found = await vscode.workspace.findFiles('**/*.{yaml,yml}', '{**/node_modules/**,**/.git/**,**/checkpoints/**}', 5000);
+  const found = await vscode.workspace.findFiles(
+    '**/*.{yaml,yml}',
+    '{**/node_modules/**,**/.git/**,**/checkpoints/**}',
+    5000,
+  );
   let configs = 0;
   let errors = 0;
   const checked: vscode.Uri[] = [];
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Checking Trinity configs', cancellable: true }, async (progress, token) => {
-    for (const [i, uri] of found.entries()) {
-      if (token.isCancellationRequested) break;
-      progress.report({ message: `${i + 1}/${found.length} ${vscode.workspace.asRelativePath(uri)}`, increment: 100 / found.length });
-      let text: string;
-      try {
-        text = readFileSync(uri.fsPath, 'utf8');
-      } catch {
-        continue;
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Checking Trinity configs', cancellable: true },
+    async (progress, token) => {
+      for (const [i, uri] of found.entries()) {
+        if (token.isCancellationRequested) break;
+        progress.report({
+          message: `${i + 1}/${found.length} ${vscode.workspace.asRelativePath(uri)}`,
+          increment: 100 / found.length,
+        });
+        let text: string;
+        try {
+          text = readFileSync(uri.fsPath, 'utf8');
+        } catch {
+          continue;
+        }
+        if (!/\.trinity\.ya?ml$/.test(uri.fsPath) && !looksLikeTrinityConfig(text)) continue;
+        configs++;
+        checked.push(uri);
+        const doc = await vscode.workspace.openTextDocument(uri);
+        if (doc.languageId !== LANGUAGE_ID) await vscode.languages.setTextDocumentLanguage(doc, LANGUAGE_ID);
       }
-      if (!/\.trinity\.ya?ml$/.test(uri.fsPath) && !looksLikeTrinityConfig(text)) continue;
-      configs++;
-      checked.push(uri);
-      const doc = await vscode.workspace.openTextDocument(uri);
-      if (doc.languageId !== LANGUAGE_ID) await vscode.languages.setTextDocumentLanguage(doc, LANGUAGE_ID);
-    }
-    // Diagnostics arrive after the server's debounce.
-    await new Promise((r) => setTimeout(r, 1500));
-    // Only the checked files, and each problem once (a `check` task's problem matcher may report the same ones).
-    for (const uri of checked) {
-      const seen = new Set(
-        vscode.languages
-          .getDiagnostics(uri)
-          .filter((d) => d.severity === vscode.DiagnosticSeverity.Error && String(typeof d.code === 'object' ? d.code.value : d.code).startsWith('TRN'))
-          .map((d) => `${d.range.start.line}:${d.range.start.character}:${d.message}`),
-      );
-      errors += seen.size;
-    }
-  });
+      // Diagnostics arrive after the server's debounce.
+      await new Promise((r) => setTimeout(r, 1500));
+      // Only the checked files, and each problem once (a `check` task's problem matcher may report the same ones).
+      for (const uri of checked) {
+        const seen = new Set(
+          vscode.languages
+            .getDiagnostics(uri)
+            .filter(
+              (d) =>
+                d.severity === vscode.DiagnosticSeverity.Error &&
+                String(typeof d.code === 'object' ? d.code.value : d.code).startsWith('TRN'),
+            )
+            .map((d) => `${d.range.start.line}:${d.range.start.character}:${d.message}`),
+        );
+        errors += seen.size;
+      }
+    },
+  );
   await vscode.commands.executeCommand('workbench.panel.markers.view.focus');
-  void vscode.window.showInformationMessage(`${configs} Trinity config${configs === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}.`);
+  void vscode.window.showInformationMessage(
+    `${configs} Trinity config${configs === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}.`,
+  );
 }
 
 interface Example {
@@ -76,7 +92,12 @@ export function listExamples(examplesDir: string): Example[] {
         .slice(0, 3)
         .map((l) => l.replace(/^#\s?/, ''))
         .join(' ');
-      out.push({ label: path.relative(examplesDir, p), description, config: p, folder: depth === 0 ? examplesDir : dir });
+      out.push({
+        label: path.relative(examplesDir, p),
+        description,
+        config: p,
+        folder: depth === 0 ? examplesDir : dir,
+      });
     }
   };
   if (existsSync(examplesDir)) visit(examplesDir, 0);
@@ -88,7 +109,11 @@ export async function newConfigFromExample(examplesDir: string): Promise<void> {
   const examples = listExamples(examplesDir);
   const pick = await vscode.window.showQuickPick(
     examples.map((e) => ({ label: e.label, detail: e.description, example: e })),
-    { title: 'New Trinity config from an example', matchOnDetail: true, placeHolder: 'Pick an example to copy into the workspace' },
+    {
+      title: 'New Trinity config from an example',
+      matchOnDetail: true,
+      placeHolder: 'Pick an example to copy into the workspace',
+    },
   );
   if (!pick) return;
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -97,28 +122,43 @@ export async function newConfigFromExample(examplesDir: string): Promise<void> {
     return;
   }
   const e = pick.example;
-  const name = e.folder === examplesDir ? path.basename(e.config).replace(/\.trinity\.ya?ml$/, '') : path.basename(e.folder);
+  const name =
+    e.folder === examplesDir ? path.basename(e.config).replace(/\.trinity\.ya?ml$/, '') : path.basename(e.folder);
   let target = path.join(folder.uri.fsPath, name);
   for (let i = 2; existsSync(target); i++) target = path.join(folder.uri.fsPath, `${name}-${i}`);
   if (e.folder === examplesDir) {
     cpSync(e.config, path.join(target, path.basename(e.config)));
-    if (existsSync(path.join(examplesDir, 'data'))) cpSync(path.join(examplesDir, 'data'), path.join(target, 'data'), { recursive: true });
+    if (existsSync(path.join(examplesDir, 'data')))
+      cpSync(path.join(examplesDir, 'data'), path.join(target, 'data'), { recursive: true });
   } else {
     // A model or runs made inside the extension's copy are not part of the example.
-    cpSync(e.folder, target, { recursive: true, filter: (src) => !/^(model|checkpoints)([/\\]|$)/.test(path.relative(e.folder, src)) });
+    cpSync(e.folder, target, {
+      recursive: true,
+      filter: (src) => !/^(model|checkpoints)([/\\]|$)/.test(path.relative(e.folder, src)),
+    });
   }
   const doc = await vscode.workspace.openTextDocument(path.join(target, path.relative(e.folder, e.config)));
   await vscode.window.showTextDocument(doc);
 }
 
 const SIZES = [
-  { label: 'tiny', detail: '2 layers, hidden 64 (about 0.1M parameters): seconds per step on a laptop', layers: 2, hidden: 64, heads: 4 },
+  {
+    label: 'tiny',
+    detail: '2 layers, hidden 64 (about 0.1M parameters): seconds per step on a laptop',
+    layers: 2,
+    hidden: 64,
+    heads: 4,
+  },
   { label: 'small', detail: '4 layers, hidden 128 (about 1M parameters)', layers: 4, hidden: 128, heads: 4 },
   { label: 'medium', detail: '6 layers, hidden 256 (about 5M parameters)', layers: 6, hidden: 256, heads: 8 },
 ];
 const VOCABS = [
   { label: 'byte', detail: 'byte-level (259 tokens): any text', vocab: 'byte' },
-  { label: 'arithmetic characters', detail: 'one token per character of digits, + { } \\ space, newline and a–z (the demo\'s)', vocab: 'char:0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz' },
+  {
+    label: 'arithmetic characters',
+    detail: "one token per character of digits, + { } \\ space, newline and a–z (the demo's)",
+    vocab: 'char:0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz',
+  },
 ];
 
 export interface CreateModelArgs {
@@ -128,24 +168,61 @@ export interface CreateModelArgs {
 
 /** `model create` with quick picks; writes the new directory into the config's `model.model_path`. */
 export async function createSmallModel(cliPath: string, args: CreateModelArgs = {}): Promise<string | undefined> {
-  const configUri = args.config ?? (vscode.window.activeTextEditor?.document.languageId === LANGUAGE_ID ? vscode.window.activeTextEditor.document.uri : undefined);
-  const arch = await vscode.window.showQuickPick(['qwen2', 'llama', 'qwen3', 'gpt2'], { title: 'Create Small Model (1/3): architecture' });
+  const configUri =
+    args.config ??
+    (vscode.window.activeTextEditor?.document.languageId === LANGUAGE_ID
+      ? vscode.window.activeTextEditor.document.uri
+      : undefined);
+  const arch = await vscode.window.showQuickPick(['qwen2', 'llama', 'qwen3', 'gpt2'], {
+    title: 'Create Small Model (1/3): architecture',
+  });
   if (!arch) return undefined;
   const size = await vscode.window.showQuickPick(SIZES, { title: 'Create Small Model (2/3): size' });
   if (!size) return undefined;
   const vocab = await vscode.window.showQuickPick(VOCABS, { title: 'Create Small Model (3/3): tokenizer' });
   if (!vocab) return undefined;
   const base = configUri ? path.dirname(configUri.fsPath) : vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const outDir = args.outDir ?? (await vscode.window.showInputBox({ title: 'Model folder', value: base ? path.join(base, 'model') : '', validateInput: (v) => (v.trim() ? undefined : 'A folder is needed') }));
+  const outDir =
+    args.outDir ??
+    (await vscode.window.showInputBox({
+      title: 'Model folder',
+      value: base ? path.join(base, 'model') : '',
+      validateInput: (v) => (v.trim() ? undefined : 'A folder is needed'),
+    }));
   if (!outDir) return undefined;
   const node = findNode(runSettings(configUri).nodePath, process.env);
   if ('error' in node) {
     void vscode.window.showErrorMessage(node.error);
     return undefined;
   }
-  const argv = [cliPath, 'model', 'create', '--arch', arch, '--layers', String(size.layers), '--hidden', String(size.hidden), '--heads', String(size.heads), '--max-positions', '512', '--vocab', vocab.vocab, '--out', outDir, '--force'];
-  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Creating a ${size.label} ${arch} model in ${outDir}` }, () =>
-    new Promise<{ ok: boolean; text: string }>((res) => execFile(node.path, argv, { encoding: 'utf8' }, (err, stdout, stderr) => res({ ok: !err, text: (err ? stderr || err.message : stdout).trim() }))),
+  const argv = [
+    cliPath,
+    'model',
+    'create',
+    '--arch',
+    arch,
+    '--layers',
+    String(size.layers),
+    '--hidden',
+    String(size.hidden),
+    '--heads',
+    String(size.heads),
+    '--max-positions',
+    '512',
+    '--vocab',
+    vocab.vocab,
+    '--out',
+    outDir,
+    '--force',
+  ];
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Creating a ${size.label} ${arch} model in ${outDir}` },
+    () =>
+      new Promise<{ ok: boolean; text: string }>((res) =>
+        execFile(node.path, argv, { encoding: 'utf8' }, (err, stdout, stderr) =>
+          res({ ok: !err, text: (err ? stderr || err.message : stdout).trim() }),
+        ),
+      ),
   );
   if (!result.ok) {
     void vscode.window.showErrorMessage(`Could not create the model: ${result.text}`);
@@ -190,10 +267,20 @@ export class ModelPathActions implements vscode.CodeActionProvider {
     const dflt = /^\$\{oc\.env:[^,}]+,([^}]*)\}$/.exec(value)?.[1]?.trim();
     const local = dflt ?? value;
     const dir = path.dirname(doc.uri.fsPath);
-    const target = path.resolve(dir, /^[\w.-]+\/[\w.-]+$/.test(local) && !existsSync(path.resolve(dir, local)) ? 'model' : local);
+    const target = path.resolve(
+      dir,
+      /^[\w.-]+\/[\w.-]+$/.test(local) && !existsSync(path.resolve(dir, local)) ? 'model' : local,
+    );
     if (existsSync(path.join(target, 'config.json'))) return [];
-    const action = new vscode.CodeAction(`Create Small Model here (${path.relative(dir, target) || '.'})`, vscode.CodeActionKind.QuickFix);
-    action.command = { command: 'trinityWorkbench.createSmallModel', title: 'Create Small Model', arguments: [{ config: doc.uri, outDir: target }] };
+    const action = new vscode.CodeAction(
+      `Create Small Model here (${path.relative(dir, target) || '.'})`,
+      vscode.CodeActionKind.QuickFix,
+    );
+    action.command = {
+      command: 'trinityWorkbench.createSmallModel',
+      title: 'Create Small Model',
+      arguments: [{ config: doc.uri, outDir: target }],
+    };
     action.isPreferred = true;
     return [action];
   }
@@ -208,13 +295,22 @@ export async function selectRelease(releases: string[]): Promise<void> {
   );
   if (!pick) return;
   const scopes = [
-    ...(doc?.languageId === LANGUAGE_ID ? [{ label: 'This file', detail: 'writes a `# trinity-version:` comment on its first line', file: true }] : []),
-    { label: 'Workspace default', detail: 'sets trinityWorkbench.trinityVersion for configs without the comment', file: false },
+    ...(doc?.languageId === LANGUAGE_ID
+      ? [{ label: 'This file', detail: 'writes a `# trinity-version:` comment on its first line', file: true }]
+      : []),
+    {
+      label: 'Workspace default',
+      detail: 'sets trinityWorkbench.trinityVersion for configs without the comment',
+      file: false,
+    },
   ];
-  const scope = scopes.length === 1 ? scopes[0] : await vscode.window.showQuickPick(scopes, { title: `Use ${pick.label} for` });
+  const scope =
+    scopes.length === 1 ? scopes[0] : await vscode.window.showQuickPick(scopes, { title: `Use ${pick.label} for` });
   if (!scope) return;
   if (!scope.file) {
-    await vscode.workspace.getConfiguration('trinityWorkbench').update('trinityVersion', pick.label, vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace
+      .getConfiguration('trinityWorkbench')
+      .update('trinityVersion', pick.label, vscode.ConfigurationTarget.Workspace);
     return;
   }
   const release = pick.label === 'auto' ? undefined : pick.label.replace(/^v/, '');

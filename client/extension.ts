@@ -34,14 +34,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     drivers: (tags, config) => client.metricDrivers(tags, config ? vscode.Uri.file(config) : undefined),
     reveal: (config, key) => revealConfigKey(client, config, key),
   });
-  const tree = vscode.window.createTreeView('trinityWorkbench.runs', { treeDataProvider: view, showCollapseAll: true, canSelectMany: true });
+  const tree = vscode.window.createTreeView('trinityWorkbench.runs', {
+    treeDataProvider: view,
+    showCollapseAll: true,
+    canSelectMany: true,
+  });
 
   // Whether the active editor's config has a live run: the editor title shows Stop instead of Run.
   const setActiveContext = () => {
     const file = vscode.window.activeTextEditor?.document.uri.fsPath;
     const live = runs!.manager.liveRuns().some((r) => r.state.configPath === file);
     void vscode.commands.executeCommand('setContext', 'trinityWorkbench.activeConfigRunning', live);
-    void vscode.commands.executeCommand('setContext', 'trinityWorkbench.anyRunLive', runs!.manager.liveRuns().length > 0);
+    void vscode.commands.executeCommand(
+      'setContext',
+      'trinityWorkbench.anyRunLive',
+      runs!.manager.liveRuns().length > 0,
+    );
   };
   context.subscriptions.push(
     view,
@@ -52,7 +60,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...registerResolvedConfig(lsp),
     ...registerCommands({ context, runs, view, tree, cliPath, dashboards }),
     vscode.languages.registerCodeLensProvider({ language: LANGUAGE_ID, scheme: 'file' }, lenses),
-    vscode.languages.registerCodeActionsProvider({ language: LANGUAGE_ID, scheme: 'file' }, new ModelPathActions(), { providedCodeActionKinds: ModelPathActions.kinds }),
+    vscode.languages.registerCodeActionsProvider({ language: LANGUAGE_ID, scheme: 'file' }, new ModelPathActions(), {
+      providedCodeActionKinds: ModelPathActions.kinds,
+    }),
     vscode.tasks.registerTaskProvider(TASK_TYPE, new TrinityTasks(runs, cliPath)),
     runs.manager.onDidChange(setActiveContext),
     vscode.window.onDidChangeActiveTextEditor(setActiveContext),

@@ -5,7 +5,12 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import {
+  LanguageClient,
+  TransportKind,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
 import {
   DOCUMENT_RELEASE_NOTIFICATION,
   KEY_LOCATION_REQUEST,
@@ -39,7 +44,11 @@ export class TrinityLanguageClient {
     const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
     const serverOptions: ServerOptions = {
       run: { module: serverModule, transport: TransportKind.ipc },
-      debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6010'] } },
+      debug: {
+        module: serverModule,
+        transport: TransportKind.ipc,
+        options: { execArgv: ['--nolazy', '--inspect=6010'] },
+      },
     };
     const trusted = vscode.workspace.isTrusted;
     const clientOptions: LanguageClientOptions = {
@@ -53,7 +62,9 @@ export class TrinityLanguageClient {
               // Plugin directories are workspace-chosen paths the server reads: none until the workspace is trusted.
               configuration: async (params, token, next) => {
                 const values = (await next(params, token)) as unknown[];
-                return Array.isArray(values) ? values.map((v) => (v && typeof v === 'object' ? { ...v, pluginDirs: [] } : v)) : values;
+                return Array.isArray(values)
+                  ? values.map((v) => (v && typeof v === 'object' ? { ...v, pluginDirs: [] } : v))
+                  : values;
               },
             },
           },
@@ -82,11 +93,17 @@ export class TrinityLanguageClient {
   }
 
   metricDrivers(tags: string[], uri?: vscode.Uri): Promise<Record<string, string[]>> {
-    return this.client.sendRequest<Record<string, string[]>>(METRIC_DRIVERS_REQUEST, { tags, uri: uri?.toString() } satisfies MetricDriversParams);
+    return this.client.sendRequest<Record<string, string[]>>(METRIC_DRIVERS_REQUEST, {
+      tags,
+      uri: uri?.toString(),
+    } satisfies MetricDriversParams);
   }
 
   keyLocation(uri: vscode.Uri, key: string): Promise<KeyLocation | null> {
-    return this.client.sendRequest<KeyLocation | null>(KEY_LOCATION_REQUEST, { uri: uri.toString(), key } satisfies KeyLocationParams);
+    return this.client.sendRequest<KeyLocation | null>(KEY_LOCATION_REQUEST, {
+      uri: uri.toString(),
+      key,
+    } satisfies KeyLocationParams);
   }
 
   resolvedConfig(uri: string): Promise<ResolvedConfigResponse | null> {

@@ -15,7 +15,10 @@ export function registerResolvedConfig(lsp: TrinityLanguageClient): vscode.Dispo
       return r.runs
         .map((run) => {
           const head = `# What Trinity-RFT ${r.release} runs${run.stage ? ` in stage ${run.stage}` : ''}; "set by Trinity" marks values it fills in.`;
-          const metrics = [...run.metrics.explorer.map((m) => `#   explorer  ${m}`), ...run.metrics.trainer.map((m) => `#   trainer   ${m}`)];
+          const metrics = [
+            ...run.metrics.explorer.map((m) => `#   explorer  ${m}`),
+            ...run.metrics.trainer.map((m) => `#   trainer   ${m}`),
+          ];
           return `${head}\n${run.yaml}\n# Metrics this run logs:\n${metrics.join('\n')}\n`;
         })
         .join('\n---\n');
@@ -27,10 +30,20 @@ export function registerResolvedConfig(lsp: TrinityLanguageClient): vscode.Dispo
       void vscode.window.showInformationMessage('Open a Trinity config first.');
       return;
     }
-    const uri = vscode.Uri.from({ scheme: RESOLVED_SCHEME, path: `/${path.basename(doc.uri.path)} (resolved)`, query: encodeURIComponent(doc.uri.toString()) });
+    const uri = vscode.Uri.from({
+      scheme: RESOLVED_SCHEME,
+      path: `/${path.basename(doc.uri.path)} (resolved)`,
+      query: encodeURIComponent(doc.uri.toString()),
+    });
     changed.fire(uri);
     const shown = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), 'yaml');
     await vscode.window.showTextDocument(shown, { preview: true, viewColumn: vscode.ViewColumn.Beside });
   };
-  return [changed, vscode.workspace.registerTextDocumentContentProvider(RESOLVED_SCHEME, provider), vscode.commands.registerCommand('trinityWorkbench.showResolvedConfig', (uri?: vscode.Uri) => show(uri instanceof vscode.Uri ? uri : undefined))];
+  return [
+    changed,
+    vscode.workspace.registerTextDocumentContentProvider(RESOLVED_SCHEME, provider),
+    vscode.commands.registerCommand('trinityWorkbench.showResolvedConfig', (uri?: vscode.Uri) =>
+      show(uri instanceof vscode.Uri ? uri : undefined),
+    ),
+  ];
 }

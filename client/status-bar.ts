@@ -16,7 +16,11 @@ const WHY: Record<DocumentReleaseParams['source'], string> = {
 };
 
 export class StatusBar implements vscode.Disposable {
-  private readonly release = vscode.window.createStatusBarItem('trinityWorkbench.release', vscode.StatusBarAlignment.Right, 100);
+  private readonly release = vscode.window.createStatusBarItem(
+    'trinityWorkbench.release',
+    vscode.StatusBarAlignment.Right,
+    100,
+  );
   private readonly run = vscode.window.createStatusBarItem('trinityWorkbench.run', vscode.StatusBarAlignment.Left, 50);
   private readonly releases = new Map<string, DocumentReleaseParams>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -63,7 +67,11 @@ export class StatusBar implements vscode.Disposable {
     this.run.text = `${spin} ${describeProgress(s) || s.status}`;
     this.run.tooltip = `${s.configPath ?? s.jobDir}: ${s.status}. Click for its dashboard.`;
     // Shaped as a Runs view node, which the command takes.
-    this.run.command = { title: 'Open Dashboard', command: 'trinityWorkbench.openDashboard', arguments: [{ kind: 'run', run: s }] };
+    this.run.command = {
+      title: 'Open Dashboard',
+      command: 'trinityWorkbench.openDashboard',
+      arguments: [{ kind: 'run', run: s }],
+    };
     this.run.show();
   }
 

@@ -26,7 +26,10 @@ export class TrinityTasks implements vscode.TaskProvider {
     return files.flatMap((f) => {
       const folder = vscode.workspace.getWorkspaceFolder(f);
       const config = folder ? path.relative(folder.uri.fsPath, f.fsPath) : f.fsPath;
-      return [this.build({ type: TASK_TYPE, config }, folder), this.build({ type: TASK_TYPE, config, command: 'check' }, folder)];
+      return [
+        this.build({ type: TASK_TYPE, config }, folder),
+        this.build({ type: TASK_TYPE, config, command: 'check' }, folder),
+      ];
     });
   }
 
@@ -41,12 +44,18 @@ export class TrinityTasks implements vscode.TaskProvider {
     const scope = folder ?? vscode.TaskScope.Workspace;
     const configPath = path.resolve(folder?.uri.fsPath ?? '', def.config);
     if (def.command === 'check') {
-      const exec = new vscode.ProcessExecution(process.execPath, [this.cliPath, 'check', configPath], { cwd: folder?.uri.fsPath, env: { ELECTRON_RUN_AS_NODE: '1' } });
+      const exec = new vscode.ProcessExecution(process.execPath, [this.cliPath, 'check', configPath], {
+        cwd: folder?.uri.fsPath,
+        env: { ELECTRON_RUN_AS_NODE: '1' },
+      });
       const task = new vscode.Task(def, scope, `check ${def.config}`, TASK_TYPE, exec, '$trinity');
       task.group = vscode.TaskGroup.Test;
       return task;
     }
-    const exec = new vscode.CustomExecution(async (): Promise<vscode.Pseudoterminal> => new RunTerminal(this.runs, vscode.Uri.file(configPath), def.resume === true));
+    const exec = new vscode.CustomExecution(
+      async (): Promise<vscode.Pseudoterminal> =>
+        new RunTerminal(this.runs, vscode.Uri.file(configPath), def.resume === true),
+    );
     const task = new vscode.Task(def, scope, `${def.resume ? 'resume' : 'run'} ${def.config}`, TASK_TYPE, exec, []);
     task.group = vscode.TaskGroup.Build;
     task.isBackground = false;
@@ -95,5 +104,4 @@ class RunTerminal implements vscode.Pseudoterminal {
   close(): void {
     if (this.key && this.runs.manager.get(this.key)?.state.live) void this.runs.stop(this.key);
   }
-
 }

@@ -92,7 +92,15 @@ export interface DoneEvent {
   error?: string;
 }
 
-export type RuntimeEvent = RunEvent | StageEvent | ProgressEvent | MetricsEvent | RolloutsEvent | LogEvent | CheckpointEvent | DoneEvent;
+export type RuntimeEvent =
+  | RunEvent
+  | StageEvent
+  | ProgressEvent
+  | MetricsEvent
+  | RolloutsEvent
+  | LogEvent
+  | CheckpointEvent
+  | DoneEvent;
 
 /**
  * `<job dir>/state/run.json`: the runtime's record of its latest run in a job directory, written atomically when

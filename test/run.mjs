@@ -23,6 +23,9 @@ if (files.length === 0) {
 }
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
-  env: { ...process.env, TRINITY_CORPUS_DIR: locateCorpus(process.cwd()) ?? process.env.TRINITY_CORPUS_DIR ?? '../shared/corpus' },
+  env: {
+    ...process.env,
+    TRINITY_CORPUS_DIR: locateCorpus(process.cwd()) ?? process.env.TRINITY_CORPUS_DIR ?? '../shared/corpus',
+  },
 });
 process.exit(r.status ?? 1);

@@ -13,7 +13,8 @@ import { rolloutStepsOnDisk, type Rollouts } from './series';
 
 type Plain = Record<string, unknown>;
 
-const obj = (v: unknown): Plain | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Plain) : undefined);
+const obj = (v: unknown): Plain | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Plain) : undefined;
 /**
  * The SQLite experience buffer a resolved config names (`buffer.trainer_input.experience_buffer`), if it has one.
  * A relative database path is looked for under `baseDirs` in order (Trinity resolves it against its working
@@ -35,33 +36,52 @@ export function experienceBufferOf(resolved: unknown, baseDirs: readonly string[
 export type JobRollouts = { origin: string; steps: Rollouts[] } | { origin: string; buffer: ExperienceBufferRef };
 
 /** monitor/rollouts.jsonl's last steps if it has any, else the experience buffer to read (relative paths: from the config's folder, then the job dir). */
-export function rolloutsOfJob(jobDir: string, resolved: unknown, configDir: string | undefined, maxSteps: number): JobRollouts | undefined {
+export function rolloutsOfJob(
+  jobDir: string,
+  resolved: unknown,
+  configDir: string | undefined,
+  maxSteps: number,
+): JobRollouts | undefined {
   const jsonl = rolloutStepsOnDisk(jobDir, maxSteps);
   if (jsonl.length) return { origin: 'monitor/rollouts.jsonl', steps: jsonl };
-  const ref = resolved === undefined ? undefined : experienceBufferOf(resolved, [...(configDir ? [configDir] : []), jobDir]);
-  return ref && existsSync(ref.file) ? { origin: `experience buffer ${basename(ref.file)} (table ${ref.table})`, buffer: ref } : undefined;
+  const ref =
+    resolved === undefined ? undefined : experienceBufferOf(resolved, [...(configDir ? [configDir] : []), jobDir]);
+  return ref && existsSync(ref.file)
+    ? { origin: `experience buffer ${basename(ref.file)} (table ${ref.table})`, buffer: ref }
+    : undefined;
 }
 
 /**
  * Reads an experience buffer through `node <cli> rollouts` (better-sqlite3 is built for Node 20's ABI, which the
  * editor's own process does not have). What comes back is checked; a failure gives no steps and says why.
  */
-export function readBufferRollouts(nodePath: string, cliPath: string, ref: ExperienceBufferRef, maxSteps: number, timeoutMs = 20_000): Promise<{ steps: Rollouts[]; error?: string }> {
+export function readBufferRollouts(
+  nodePath: string,
+  cliPath: string,
+  ref: ExperienceBufferRef,
+  maxSteps: number,
+  timeoutMs = 20_000,
+): Promise<{ steps: Rollouts[]; error?: string }> {
   return new Promise((done) => {
-    execFile(nodePath, [cliPath, 'rollouts', '--table', ref.table, '--steps', String(maxSteps), ref.file], { timeout: timeoutMs, maxBuffer: 64 << 20, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (err) return done({ steps: [], error: (stderr || err.message).trim().split('\n')[0] });
-      try {
-        const parsed = JSON.parse(stdout) as unknown;
-        if (!Array.isArray(parsed)) throw new Error('not a list');
-        const steps: Rollouts[] = [];
-        for (const r of parsed) {
-          const m = parseHostMessage({ type: 'rollouts', ...(r as object) });
-          if (m?.type === 'rollouts') steps.push({ step: m.step, samples: m.samples });
+    execFile(
+      nodePath,
+      [cliPath, 'rollouts', '--table', ref.table, '--steps', String(maxSteps), ref.file],
+      { timeout: timeoutMs, maxBuffer: 64 << 20, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (err) return done({ steps: [], error: (stderr || err.message).trim().split('\n')[0] });
+        try {
+          const parsed = JSON.parse(stdout) as unknown;
+          if (!Array.isArray(parsed)) throw new Error('not a list');
+          const steps: Rollouts[] = [];
+          for (const r of parsed) {
+            const m = parseHostMessage({ type: 'rollouts', ...(r as object) });
+            if (m?.type === 'rollouts') steps.push({ step: m.step, samples: m.samples });
+          }
+          done({ steps });
+        } catch (e) {
+          done({ steps: [], error: `unreadable output of trinity-workbench rollouts: ${(e as Error).message}` });
         }
-        done({ steps });
-      } catch (e) {
-        done({ steps: [], error: `unreadable output of trinity-workbench rollouts: ${(e as Error).message}` });
-      }
-    });
+      },
+    );
   });
 }

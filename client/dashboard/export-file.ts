@@ -12,7 +12,8 @@ export function exportBytes(m: ExportMessage): Uint8Array {
   if (m.format === 'csv') return new TextEncoder().encode(m.data);
   const comma = m.data.indexOf(',');
   const bytes = new Uint8Array(Buffer.from(m.data.slice(comma + 1), 'base64'));
-  if (bytes.length < 24 || PNG_SIGNATURE.some((b, i) => bytes[i] !== b)) throw new Error('the exported image is not a PNG');
+  if (bytes.length < 24 || PNG_SIGNATURE.some((b, i) => bytes[i] !== b))
+    throw new Error('the exported image is not a PNG');
   return bytes;
 }
 

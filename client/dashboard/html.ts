@@ -22,7 +22,13 @@ export function newNonce(): string {
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function dashboardHtml(p: DashboardHtmlParts): string {
-  const csp = [`default-src 'none'`, `script-src 'nonce-${p.nonce}'`, `style-src ${p.cspSource}`, `img-src ${p.cspSource} data:`, `font-src ${p.cspSource}`].join('; ');
+  const csp = [
+    `default-src 'none'`,
+    `script-src 'nonce-${p.nonce}'`,
+    `style-src ${p.cspSource}`,
+    `img-src ${p.cspSource} data:`,
+    `font-src ${p.cspSource}`,
+  ].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -117,7 +117,14 @@ const CONFIG_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const isKey = (v: unknown): v is string => isStr(v) && v.length <= 200 && CONFIG_KEY.test(v);
 
 function isRun(v: unknown): v is DashboardRun {
-  return isObj(v) && isStr(v.key) && isStr(v.title) && isStr(v.jobDir) && isStr(v.status) && (v.startedAt === undefined || (isNum(v.startedAt) && v.startedAt >= 0));
+  return (
+    isObj(v) &&
+    isStr(v.key) &&
+    isStr(v.title) &&
+    isStr(v.jobDir) &&
+    isStr(v.status) &&
+    (v.startedAt === undefined || (isNum(v.startedAt) && v.startedAt >= 0))
+  );
 }
 
 const isSource = (v: unknown) => v === undefined || isStr(v);
@@ -131,7 +138,9 @@ function isSeries(v: unknown): v is Series {
 }
 
 function isPoint(v: unknown): v is MetricPoint {
-  return isObj(v) && isStr(v.run) && isStr(v.tag) && isSource(v.source) && isNum(v.step) && isNum(v.time) && isValue(v.value);
+  return (
+    isObj(v) && isStr(v.run) && isStr(v.tag) && isSource(v.source) && isNum(v.step) && isNum(v.time) && isValue(v.value)
+  );
 }
 
 function isCheckpoint(v: unknown): v is CheckpointMark {
@@ -143,7 +152,15 @@ function isSample(v: unknown): v is RolloutSampleMessage {
 }
 
 function isRunConfig(v: unknown): v is RunConfigMessage {
-  if (!isObj(v) || !isStr(v.key) || !isStr(v.source) || !isStr(v.note) || !isStr(v.yaml) || !(v.error === undefined || isStr(v.error))) return false;
+  if (
+    !isObj(v) ||
+    !isStr(v.key) ||
+    !isStr(v.source) ||
+    !isStr(v.note) ||
+    !isStr(v.yaml) ||
+    !(v.error === undefined || isStr(v.error))
+  )
+    return false;
   return Array.isArray(v.flat) && v.flat.every((e) => Array.isArray(e) && e.length === 2 && isStr(e[0]) && isStr(e[1]));
 }
 
@@ -154,21 +171,38 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
     case 'init': {
       if (!isRun(data.run) || !Array.isArray(data.series) || !data.series.every(isSeries)) return undefined;
       if (data.compare === undefined) return { type: 'init', run: data.run, series: data.series };
-      return Array.isArray(data.compare) && data.compare.length > 0 && data.compare.every(isRun) ? { type: 'init', run: data.run, series: data.series, compare: data.compare } : undefined;
+      return Array.isArray(data.compare) && data.compare.length > 0 && data.compare.every(isRun)
+        ? { type: 'init', run: data.run, series: data.series, compare: data.compare }
+        : undefined;
     }
     case 'config':
       return Array.isArray(data.runs) && data.runs.every(isRunConfig) ? { type: 'config', runs: data.runs } : undefined;
     case 'append':
-      return Array.isArray(data.points) && data.points.every(isPoint) ? { type: 'append', points: data.points } : undefined;
+      return Array.isArray(data.points) && data.points.every(isPoint)
+        ? { type: 'append', points: data.points }
+        : undefined;
     case 'rollouts':
-      if (!isNum(data.step) || !Array.isArray(data.samples) || !data.samples.every(isSample) || !isSource(data.origin)) return undefined;
-      return { type: 'rollouts', step: data.step, samples: data.samples, ...(isStr(data.origin) ? { origin: data.origin } : {}) };
+      if (!isNum(data.step) || !Array.isArray(data.samples) || !data.samples.every(isSample) || !isSource(data.origin))
+        return undefined;
+      return {
+        type: 'rollouts',
+        step: data.step,
+        samples: data.samples,
+        ...(isStr(data.origin) ? { origin: data.origin } : {}),
+      };
     case 'status':
-      return isStr(data.status) && isStr(data.detail) ? { type: 'status', status: data.status, detail: data.detail } : undefined;
+      return isStr(data.status) && isStr(data.detail)
+        ? { type: 'status', status: data.status, detail: data.detail }
+        : undefined;
     case 'drivers':
-      return isObj(data.drivers) && Object.values(data.drivers).every((keys) => Array.isArray(keys) && keys.every(isKey)) ? { type: 'drivers', drivers: data.drivers as Record<string, string[]> } : undefined;
+      return isObj(data.drivers) &&
+        Object.values(data.drivers).every((keys) => Array.isArray(keys) && keys.every(isKey))
+        ? { type: 'drivers', drivers: data.drivers as Record<string, string[]> }
+        : undefined;
     case 'checkpoints':
-      return Array.isArray(data.checkpoints) && data.checkpoints.every(isCheckpoint) ? { type: 'checkpoints', checkpoints: data.checkpoints.map((c) => ({ step: c.step, name: c.name })) } : undefined;
+      return Array.isArray(data.checkpoints) && data.checkpoints.every(isCheckpoint)
+        ? { type: 'checkpoints', checkpoints: data.checkpoints.map((c) => ({ step: c.step, name: c.name })) }
+        : undefined;
     default:
       return undefined;
   }
@@ -181,9 +215,14 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
   if (data.type === 'revealKey' && isKey(data.key)) return { type: 'revealKey', key: data.key };
   if (data.type !== 'export') return undefined;
   const { format, fileName, data: body } = data;
-  if ((format !== 'csv' && format !== 'png') || !isStr(fileName) || !isStr(body) || body.length > MAX_EXPORT_CHARS) return undefined;
+  if ((format !== 'csv' && format !== 'png') || !isStr(fileName) || !isStr(body) || body.length > MAX_EXPORT_CHARS)
+    return undefined;
   if (!isFileName(fileName) || !fileName.toLowerCase().endsWith(`.${format}`)) return undefined;
-  if (format === 'png' && !(body.startsWith(PNG_DATA_URL) && /^[A-Za-z0-9+/]*={0,2}$/.test(body.slice(PNG_DATA_URL.length)))) return undefined;
+  if (
+    format === 'png' &&
+    !(body.startsWith(PNG_DATA_URL) && /^[A-Za-z0-9+/]*={0,2}$/.test(body.slice(PNG_DATA_URL.length)))
+  )
+    return undefined;
   return { type: 'export', format, fileName, data: body };
 }
 
@@ -192,7 +231,8 @@ function isFileName(s: string): boolean {
   return s.length > 0 && s.length <= 200 && !/[\\/\u0000-\u001f:*?"<>|]/.test(s) && s !== '.' && s !== '..';
 }
 
-const isRef = (v: unknown): v is PanelRunRef => isObj(v) && isStr(v.key) && isStr(v.jobDir) && v.key.length > 0 && v.jobDir.length > 0;
+const isRef = (v: unknown): v is PanelRunRef =>
+  isObj(v) && isStr(v.key) && isStr(v.jobDir) && v.key.length > 0 && v.jobDir.length > 0;
 
 export function parsePanelState(data: unknown): PanelState | undefined {
   if (!isRef(data)) return undefined;

@@ -18,7 +18,16 @@ import { dashboardHtml, newNonce } from './html';
 import { findNode } from '../runs/node-path';
 import { runSettings } from '../settings';
 import { readBufferRollouts, rolloutsOfJob } from './buffer-rollouts';
-import { parsePanelState, parseWebviewMessage, type CheckpointMark, type DashboardRun, type ExportMessage, type HostMessage, type MetricPoint, type Series } from './messages';
+import {
+  parsePanelState,
+  parseWebviewMessage,
+  type CheckpointMark,
+  type DashboardRun,
+  type ExportMessage,
+  type HostMessage,
+  type MetricPoint,
+  type Series,
+} from './messages';
 import { resolveRunConfig } from './run-config';
 import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows } from './series';
 
@@ -64,7 +73,12 @@ export class DashboardPanels implements vscode.Disposable {
         deserializeWebviewPanel: async (panel, state) => {
           const saved = parsePanelState(state);
           if (!saved) return panel.dispose();
-          if (saved.compare) this.adopt(panel, saved.compare.map((r) => ({ ...r, title: this.titleOf(r.key, r.jobDir) })), true);
+          if (saved.compare)
+            this.adopt(
+              panel,
+              saved.compare.map((r) => ({ ...r, title: this.titleOf(r.key, r.jobDir) })),
+              true,
+            );
           else this.adopt(panel, [{ ...saved, title: this.titleOf(saved.key, saved.jobDir) }], false);
         },
       }),
@@ -75,7 +89,12 @@ export class DashboardPanels implements vscode.Disposable {
   show(run: RunState, title: string): void {
     const existing = this.open.get(run.key);
     if (existing) return existing.panel.reveal();
-    const panel = vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, `Dashboard: ${title}`, vscode.ViewColumn.Beside, this.options());
+    const panel = vscode.window.createWebviewPanel(
+      DASHBOARD_VIEW_TYPE,
+      `Dashboard: ${title}`,
+      vscode.ViewColumn.Beside,
+      this.options(),
+    );
     this.adopt(panel, [{ key: run.key, jobDir: run.jobDir, title, configPath: run.configPath }], false);
   }
 
@@ -84,7 +103,12 @@ export class DashboardPanels implements vscode.Disposable {
     const key = compareKey(runs.map((r) => r.run.key));
     const existing = this.open.get(key);
     if (existing) return existing.panel.reveal();
-    const panel = vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, `Compare: ${runs.length} runs`, vscode.ViewColumn.Beside, this.options());
+    const panel = vscode.window.createWebviewPanel(
+      DASHBOARD_VIEW_TYPE,
+      `Compare: ${runs.length} runs`,
+      vscode.ViewColumn.Beside,
+      this.options(),
+    );
     this.adopt(
       panel,
       runs.map((r) => ({ key: r.run.key, jobDir: r.run.jobDir, title: r.title, configPath: r.run.configPath })),
@@ -99,7 +123,13 @@ export class DashboardPanels implements vscode.Disposable {
   }
 
   private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-    return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media'), vscode.Uri.joinPath(this.extensionUri, 'dist')] };
+    return {
+      enableScripts: true,
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.extensionUri, 'media'),
+        vscode.Uri.joinPath(this.extensionUri, 'dist'),
+      ],
+    };
   }
 
   private adopt(panel: vscode.WebviewPanel, targets: DashboardTarget[], compare: boolean): void {
@@ -115,7 +145,14 @@ export class DashboardPanels implements vscode.Disposable {
       styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(media, 'dashboard.css')).toString(),
       title,
     });
-    const dashboard = new Dashboard(panel, targets, compare, this.manager, vscode.Uri.joinPath(this.extensionUri, 'dist', 'cli.js').fsPath, this.links);
+    const dashboard = new Dashboard(
+      panel,
+      targets,
+      compare,
+      this.manager,
+      vscode.Uri.joinPath(this.extensionUri, 'dist', 'cli.js').fsPath,
+      this.links,
+    );
     this.open.set(key, dashboard);
     panel.onDidDispose(() => {
       dashboard.dispose();
@@ -172,7 +209,10 @@ class Dashboard {
         else if (m?.type === 'revealKey') {
           const config = this.configPath();
           if (config && this.links) void this.links.reveal(config, m.key);
-          else void vscode.window.showWarningMessage(`The config of ${this.targets[0].jobDir} is not known: open it to find ${m.key}.`);
+          else
+            void vscode.window.showWarningMessage(
+              `The config of ${this.targets[0].jobDir} is not known: open it to find ${m.key}.`,
+            );
         } else if (m?.type === 'export') void this.saveExport(m);
       }),
       // Hidden, the webview is gone: nothing is sent until it is shown again and says `ready`.
@@ -185,7 +225,11 @@ class Dashboard {
   /** The (first) run's config file: the live run's, the one this window knows, else the one its record names. */
   private configPath(): string | undefined {
     const t = this.targets[0];
-    return this.manager.get(t.key)?.state.configPath ?? t.configPath ?? readRecords(t.jobDir).find((r) => r.record.config)?.record.config;
+    return (
+      this.manager.get(t.key)?.state.configPath ??
+      t.configPath ??
+      readRecords(t.jobDir).find((r) => r.record.config)?.record.config
+    );
   }
 
   /** Asks once per tag which keys drive it, and tells the webview. */
@@ -197,7 +241,8 @@ class Dashboard {
     const initAt = this.inits;
     this.links.drivers(fresh, this.configPath()).then(
       (drivers) => {
-        if (this.ready && this.inits === initAt) void this.panel.webview.postMessage({ type: 'drivers', drivers } satisfies HostMessage);
+        if (this.ready && this.inits === initAt)
+          void this.panel.webview.postMessage({ type: 'drivers', drivers } satisfies HostMessage);
       },
       () => fresh.forEach((t) => this.tagsAsked.delete(t)),
     );
@@ -217,17 +262,21 @@ class Dashboard {
     if (e.type === 'metrics') {
       this.outbox.push({ type: 'append', points: pointsOfEvent(e).map((p) => this.tag(key, p)) });
       this.askDrivers(Object.keys(e.values));
-    }
-    else if (e.type === 'rollouts' && !this.isCompare) {
+    } else if (e.type === 'rollouts' && !this.isCompare) {
       const r = latestRolloutsOfEvents([e])!;
       this.outbox.push({ type: 'rollouts', ...r });
     } else if (e.type === 'checkpoint' && !this.isCompare) this.noteCheckpoints([{ step: e.step, path: e.path }]);
   }
 
   /** Adds checkpoints not sent yet, and sends the whole list when there are any. */
-  private noteCheckpoints(found: readonly { step: number; path: string }[], post = (m: HostMessage) => this.outbox.push(m)): void {
+  private noteCheckpoints(
+    found: readonly { step: number; path: string }[],
+    post = (m: HostMessage) => this.outbox.push(m),
+  ): void {
     const known = new Set(this.checkpoints.map((c) => `${c.step}:${c.name}`));
-    const added = found.map((c) => ({ step: c.step, name: path.basename(c.path) })).filter((c) => !known.has(`${c.step}:${c.name}`));
+    const added = found
+      .map((c) => ({ step: c.step, name: path.basename(c.path) }))
+      .filter((c) => !known.has(`${c.step}:${c.name}`));
     if (!added.length) return;
     this.checkpoints = [...this.checkpoints, ...added].sort((a, b) => a.step - b.step);
     post({ type: 'checkpoints', checkpoints: this.checkpoints });
@@ -250,7 +299,13 @@ class Dashboard {
       const live = this.manager.get(t.key);
       if (live) {
         const s = live.state;
-        runs.push({ key: s.key, jobDir: s.jobDir, title: t.title, status: s.status, ...(s.startedAt === undefined ? {} : { startedAt: s.startedAt / 1000 }) });
+        runs.push({
+          key: s.key,
+          jobDir: s.jobDir,
+          title: t.title,
+          status: s.status,
+          ...(s.startedAt === undefined ? {} : { startedAt: s.startedAt / 1000 }),
+        });
         series.push(...seriesOfEvents(live.events).map((x) => this.tag(t.key, x)));
       } else {
         const reader = new MetricsReader([t.jobDir]);
@@ -258,13 +313,24 @@ class Dashboard {
         const t0 = Math.min(...rows.flatMap((r) => (r.wallTime === null ? [] : [r.wallTime])));
         this.disk.set(t.key, { reader, t0: Number.isFinite(t0) ? t0 : Date.now() / 1000, jobDir: t.jobDir });
         // seriesOfRows measures times from the earliest wall time too: that is when the run started.
-        runs.push({ key: t.key, jobDir: t.jobDir, title: t.title, status: 'on disk', ...(Number.isFinite(t0) ? { startedAt: t0 } : {}) });
+        runs.push({
+          key: t.key,
+          jobDir: t.jobDir,
+          title: t.title,
+          status: 'on disk',
+          ...(Number.isFinite(t0) ? { startedAt: t0 } : {}),
+        });
         series.push(...seriesOfRows(rows).map((x) => this.tag(t.key, x)));
       }
       configs.push(resolveRunConfig(t.key, t.jobDir, live?.state.configPath ?? t.configPath));
     }
     if (this.isCompare) {
-      const panelRun: DashboardRun = { key: compareKey(runs.map((r) => r.key)), jobDir: runs[0].jobDir, title: `Compare: ${runs.map((r) => r.title).join(', ')}`, status: `${runs.length} runs` };
+      const panelRun: DashboardRun = {
+        key: compareKey(runs.map((r) => r.key)),
+        jobDir: runs[0].jobDir,
+        title: `Compare: ${runs.map((r) => r.title).join(', ')}`,
+        status: `${runs.length} runs`,
+      };
       post({ type: 'init', run: panelRun, series, compare: runs });
     } else post({ type: 'init', run: runs[0], series });
     post({ type: 'config', runs: configs.map((c) => c.message) });
@@ -287,7 +353,11 @@ class Dashboard {
   }
 
   /** Our runtime's monitor/rollouts.jsonl, else a Trinity run's SQLite experience buffer (read by a Node 20 process). */
-  private rolloutsOnDisk(t: DashboardTarget, config: ReturnType<typeof resolveRunConfig>, post: (m: HostMessage) => void): void {
+  private rolloutsOnDisk(
+    t: DashboardTarget,
+    config: ReturnType<typeof resolveRunConfig>,
+    post: (m: HostMessage) => void,
+  ): void {
     const found = rolloutsOfJob(t.jobDir, config.resolved[0], config.configDir, ROLLOUT_STEPS);
     if (!found) return;
     if ('steps' in found) {
@@ -299,7 +369,8 @@ class Dashboard {
     const initAt = this.inits;
     void readBufferRollouts(node.path, this.cliPath, found.buffer, ROLLOUT_STEPS).then(({ steps }) => {
       // Posted only to the webview that asked (not after it was hidden or reloaded).
-      if (this.ready && this.inits === initAt) for (const r of steps) post({ type: 'rollouts', ...r, origin: found.origin });
+      if (this.ready && this.inits === initAt)
+        for (const r of steps) post({ type: 'rollouts', ...r, origin: found.origin });
     });
   }
 
@@ -310,18 +381,36 @@ class Dashboard {
       const t0 = disk.t0;
       this.askDrivers(rows.map((r) => r.tag));
       if (!this.isCompare) this.noteCheckpoints(checkpointsIn(disk.jobDir));
-      if (rows.length) this.outbox.push({ type: 'append', points: rows.map((r) => this.tag<MetricPoint>(key, { run: r.run, tag: r.tag, step: r.step, time: r.wallTime === null ? 0 : r.wallTime - t0, value: Number.isFinite(r.value) ? r.value : null })) });
+      if (rows.length)
+        this.outbox.push({
+          type: 'append',
+          points: rows.map((r) =>
+            this.tag<MetricPoint>(key, {
+              run: r.run,
+              tag: r.tag,
+              step: r.step,
+              time: r.wallTime === null ? 0 : r.wallTime - t0,
+              value: Number.isFinite(r.value) ? r.value : null,
+            }),
+          ),
+        });
     }
   }
 
   /** Asks where to save a card's CSV or PNG (next to the job by default) and writes it. */
   private async saveExport(m: ExportMessage): Promise<void> {
-    const uri = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.file(path.join(this.targets[0].jobDir, m.fileName)), filters: exportFilters(m.format), title: `Export ${m.format.toUpperCase()}` });
+    const uri = await vscode.window.showSaveDialog({
+      defaultUri: vscode.Uri.file(path.join(this.targets[0].jobDir, m.fileName)),
+      filters: exportFilters(m.format),
+      title: `Export ${m.format.toUpperCase()}`,
+    });
     if (!uri) return;
     try {
       writeExport(uri.fsPath, m);
     } catch (e) {
-      void vscode.window.showErrorMessage(`Could not export ${m.fileName}: ${e instanceof Error ? e.message : String(e)}`);
+      void vscode.window.showErrorMessage(
+        `Could not export ${m.fileName}: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   }
 

@@ -46,7 +46,9 @@ export function recordedConfig(jobDir: string): { path: string; startedAt?: numb
 
 function yamlOf(runs: readonly CheckedRun[]): string {
   if (runs.length === 1) return new Document(runs[0].resolved).toString({ lineWidth: 0 });
-  return runs.map((r) => `# stage ${r.stage?.name ?? ''}\n${new Document(r.resolved).toString({ lineWidth: 0 })}`).join('---\n');
+  return runs
+    .map((r) => `# stage ${r.stage?.name ?? ''}\n${new Document(r.resolved).toString({ lineWidth: 0 })}`)
+    .join('---\n');
 }
 
 export interface ResolvedRunConfig {
@@ -60,11 +62,21 @@ export interface ResolvedRunConfig {
  * The resolved config of the run in `jobDir` (`configPath`: the one a live run was started with, else the record's).
  * A multi-stage config's keys are prefixed by their stage (`sft_warmup:algorithm.algorithm_type`).
  */
-export function runConfigOf(key: string, jobDir: string, configPath?: string, env: Record<string, string | undefined> = process.env): RunConfigMessage {
+export function runConfigOf(
+  key: string,
+  jobDir: string,
+  configPath?: string,
+  env: Record<string, string | undefined> = process.env,
+): RunConfigMessage {
   return resolveRunConfig(key, jobDir, configPath, env).message;
 }
 
-export function resolveRunConfig(key: string, jobDir: string, configPath?: string, env: Record<string, string | undefined> = process.env): ResolvedRunConfig {
+export function resolveRunConfig(
+  key: string,
+  jobDir: string,
+  configPath?: string,
+  env: Record<string, string | undefined> = process.env,
+): ResolvedRunConfig {
   const fail = (m: RunConfigMessage): ResolvedRunConfig => ({ message: m, resolved: [] });
   const recorded = recordedConfig(jobDir);
   const path = configPath ?? recorded?.path;
@@ -76,18 +88,33 @@ export function resolveRunConfig(key: string, jobDir: string, configPath?: strin
     text = readFileSync(path, 'utf8');
     mtime = statSync(path).mtimeMs;
   } catch (e) {
-    return fail({ ...empty, error: `Cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+    return fail({
+      ...empty,
+      error: `Cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    });
   }
   try {
     const loaded = loadConfig(text, { env });
     const result = checkLoaded(loaded, { baseDirs: [dirname(path)], env, exists: existsSync });
     if (!result.runs.length) return fail({ ...empty, error: `${path} is not a config mapping.` });
-    const flat = result.runs.length === 1 ? flattenConfig(result.runs[0].resolved) : result.runs.flatMap((r) => flattenConfig(r.resolved).map(([k, v]): [string, string] => [`${r.stage?.name ?? ''}:${k}`, v]));
+    const flat =
+      result.runs.length === 1
+        ? flattenConfig(result.runs[0].resolved)
+        : result.runs.flatMap((r) =>
+            flattenConfig(r.resolved).map(([k, v]): [string, string] => [`${r.stage?.name ?? ''}:${k}`, v]),
+          );
     const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
     const notes = [`Resolved for Trinity-RFT ${loaded.release}.`];
-    if (recorded?.startedAt !== undefined && mtime > recorded.startedAt) notes.push(`The file changed after this run started (${new Date(recorded.startedAt).toISOString()}): this is what it resolves to now.`);
+    if (recorded?.startedAt !== undefined && mtime > recorded.startedAt)
+      notes.push(
+        `The file changed after this run started (${new Date(recorded.startedAt).toISOString()}): this is what it resolves to now.`,
+      );
     if (errors) notes.push(`The config has ${errors} error(s) now.`);
-    return { message: { key, source: path, note: notes.join(' '), yaml: yamlOf(result.runs), flat }, resolved: result.runs.map((r) => r.resolved), configDir: dirname(path) };
+    return {
+      message: { key, source: path, note: notes.join(' '), yaml: yamlOf(result.runs), flat },
+      resolved: result.runs.map((r) => r.resolved),
+      configDir: dirname(path),
+    };
   } catch (e) {
     return fail({ ...empty, error: `Cannot resolve ${path}: ${(e as Error).message}` });
   }

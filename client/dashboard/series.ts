@@ -10,7 +10,13 @@ import { wireValue, type MetricPoint, type RolloutSampleMessage, type Series } f
 
 /** The points of one `metrics` event: one per value, named by the role that logged it. */
 export function pointsOfEvent(e: MetricsEvent): MetricPoint[] {
-  return Object.entries(e.values).map(([tag, v]) => ({ run: e.role, tag, step: e.step, time: e.time, value: wireValue(v) }));
+  return Object.entries(e.values).map(([tag, v]) => ({
+    run: e.role,
+    tag,
+    step: e.step,
+    time: e.time,
+    value: wireValue(v),
+  }));
 }
 
 /** Points grouped into series by run and tag, each in the order the points came (step order for one writer). */
@@ -38,7 +44,15 @@ export function seriesOfEvents(events: readonly RuntimeEvent[]): Series[] {
 export function seriesOfRows(rows: readonly ScalarRow[]): Series[] {
   let t0 = Infinity;
   for (const r of rows) if (r.wallTime !== null && r.wallTime < t0) t0 = r.wallTime;
-  const series = toSeries(rows.map((r) => ({ run: r.run, tag: r.tag, step: r.step, time: r.wallTime === null ? 0 : r.wallTime - t0, value: wireValue(r.value) })));
+  const series = toSeries(
+    rows.map((r) => ({
+      run: r.run,
+      tag: r.tag,
+      step: r.step,
+      time: r.wallTime === null ? 0 : r.wallTime - t0,
+      value: wireValue(r.value),
+    })),
+  );
   return series.map(sortedByStep);
 }
 
@@ -46,7 +60,13 @@ export function seriesOfRows(rows: readonly ScalarRow[]): Series[] {
 export function sortedByStep(s: Series): Series {
   if (s.steps.every((v, i) => i === 0 || s.steps[i - 1] <= v)) return s;
   const order = s.steps.map((_, i) => i).sort((a, b) => s.steps[a] - s.steps[b] || a - b);
-  return { run: s.run, tag: s.tag, steps: order.map((i) => s.steps[i]), times: order.map((i) => s.times[i]), values: order.map((i) => s.values[i]) };
+  return {
+    run: s.run,
+    tag: s.tag,
+    steps: order.map((i) => s.steps[i]),
+    times: order.map((i) => s.times[i]),
+    values: order.map((i) => s.values[i]),
+  };
 }
 
 export interface Rollouts {
@@ -54,8 +74,18 @@ export interface Rollouts {
   samples: RolloutSampleMessage[];
 }
 
-export function rolloutsOf(step: number, samples: readonly { prompt: string; response: string; reward: number }[]): Rollouts {
-  return { step, samples: samples.map((s) => ({ prompt: String(s.prompt), response: String(s.response), reward: wireValue(s.reward) })) };
+export function rolloutsOf(
+  step: number,
+  samples: readonly { prompt: string; response: string; reward: number }[],
+): Rollouts {
+  return {
+    step,
+    samples: samples.map((s) => ({
+      prompt: String(s.prompt),
+      response: String(s.response),
+      reward: wireValue(s.reward),
+    })),
+  };
 }
 
 /** The latest `rollouts` event of a run, if any. */
@@ -91,7 +121,13 @@ export function rolloutStepsOnDisk(jobDir: string, maxSteps: number): Rollouts[]
     for (let i = lines.length - 2; i >= (size > len ? 1 : 0) && out.length < maxSteps; i--) {
       try {
         const o = JSON.parse(lines[i]) as { step?: unknown; samples?: unknown };
-        if (typeof o.step === 'number' && Array.isArray(o.samples)) out.push(rolloutsOf(o.step, o.samples.filter((s) => s && typeof s === 'object')));
+        if (typeof o.step === 'number' && Array.isArray(o.samples))
+          out.push(
+            rolloutsOf(
+              o.step,
+              o.samples.filter((s) => s && typeof s === 'object'),
+            ),
+          );
       } catch {
         // A damaged line: try the one before.
       }

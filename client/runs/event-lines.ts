@@ -6,7 +6,16 @@ import type { RuntimeEvent } from '../../runtime/protocol';
 
 export type ParsedLine = { event: RuntimeEvent } | { notEvent: string };
 
-const KNOWN = new Set<RuntimeEvent['type']>(['run', 'stage', 'progress', 'metrics', 'rollouts', 'log', 'checkpoint', 'done']);
+const KNOWN = new Set<RuntimeEvent['type']>([
+  'run',
+  'stage',
+  'progress',
+  'metrics',
+  'rollouts',
+  'log',
+  'checkpoint',
+  'done',
+]);
 
 /** One stdout line. Event types this client does not know yet are dropped silently (newer runtimes add some). */
 export function parseEventLine(line: string): ParsedLine | undefined {
@@ -18,7 +27,13 @@ export function parseEventLine(line: string): ParsedLine | undefined {
   } catch {
     return { notEvent: line };
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value) || typeof (value as { type?: unknown }).type !== 'string') return { notEvent: line };
+  if (
+    !value ||
+    typeof value !== 'object' ||
+    Array.isArray(value) ||
+    typeof (value as { type?: unknown }).type !== 'string'
+  )
+    return { notEvent: line };
   const type = (value as { type: string }).type;
   if (!KNOWN.has(type as RuntimeEvent['type'])) return undefined;
   return { event: value as RuntimeEvent };

@@ -27,8 +27,12 @@ export function findJobDirs(roots: string[], maxDepth = 6): string[] {
     const records = names.includes('state') ? readRecords(dir) : [];
     if (records.length) {
       found.add(dir);
-      for (const { record } of records) for (const s of record.stages ?? []) if (resolve(s.jobDir) !== dir) stageDirs.add(resolve(s.jobDir));
-    } else if (names.includes('monitor') && (existsSync(join(dir, 'monitor', 'metrics.jsonl')) || existsSync(join(dir, 'monitor', 'tensorboard')))) {
+      for (const { record } of records)
+        for (const s of record.stages ?? []) if (resolve(s.jobDir) !== dir) stageDirs.add(resolve(s.jobDir));
+    } else if (
+      names.includes('monitor') &&
+      (existsSync(join(dir, 'monitor', 'metrics.jsonl')) || existsSync(join(dir, 'monitor', 'tensorboard')))
+    ) {
       found.add(dir);
       return;
     }
@@ -51,7 +55,9 @@ export function findJobDirs(roots: string[], maxDepth = 6): string[] {
 export function readRecords(jobDir: string): { record: RunRecord; mode?: string }[] {
   let names: string[];
   try {
-    names = readdirSync(join(jobDir, 'state')).filter((n) => RUN_RECORD_FILE.test(n)).sort();
+    names = readdirSync(join(jobDir, 'state'))
+      .filter((n) => RUN_RECORD_FILE.test(n))
+      .sort();
   } catch {
     return [];
   }
@@ -71,7 +77,9 @@ export function readRecords(jobDir: string): { record: RunRecord; mode?: string 
 /** Every run of a job directory: one per run record (the explore and train halves of a job each keep one), else one. */
 export function readJobRuns(jobDir: string, isAlive: (pid: number) => boolean = pidAlive): RunState[] {
   const records = readRecords(jobDir);
-  return records.length ? records.map((r) => runFrom(jobDir, r.record, r.mode, isAlive)) : [runFrom(jobDir, undefined, undefined, isAlive)];
+  return records.length
+    ? records.map((r) => runFrom(jobDir, r.record, r.mode, isAlive))
+    : [runFrom(jobDir, undefined, undefined, isAlive)];
 }
 
 /** A job directory as one run (its first record's): the record, each stage's latest metrics and its checkpoints. */
@@ -79,7 +87,12 @@ export function readJobDir(jobDir: string, isAlive: (pid: number) => boolean = p
   return readJobRuns(jobDir, isAlive)[0];
 }
 
-function runFrom(jobDir: string, record: RunRecord | undefined, mode: string | undefined, isAlive: (pid: number) => boolean): RunState {
+function runFrom(
+  jobDir: string,
+  record: RunRecord | undefined,
+  mode: string | undefined,
+  isAlive: (pid: number) => boolean,
+): RunState {
   const dir = resolve(jobDir);
   const stages: StageInfo[] = record?.stages?.length ? record.stages : [{ name: basename(dir), mode: '', jobDir: dir }];
   const run: RunState = {
@@ -159,7 +172,8 @@ function latestSteps(jobDir: string): LatestStep[] {
     const role = ROLE_OF_RUN.exec(row.run)?.[1] as Role | undefined;
     if (!role) continue;
     const cur = r.latest.get(role);
-    if (!cur || row.step > cur.step) r.latest.set(role, { role, step: row.step, wallTime: row.wallTime, values: { [row.tag]: row.value } });
+    if (!cur || row.step > cur.step)
+      r.latest.set(role, { role, step: row.step, wallTime: row.wallTime, values: { [row.tag]: row.value } });
     else if (row.step === cur.step) {
       cur.values[row.tag] = row.value;
       if (row.wallTime !== null) cur.wallTime = Math.max(cur.wallTime ?? 0, row.wallTime);

@@ -12,18 +12,36 @@ export type NodeLookup = { path: string; version: string } | { error: string };
 
 export function findNode(setting: string | undefined, env: NodeJS.ProcessEnv): NodeLookup {
   const wanted = setting?.trim() || 'node';
-  const candidates = isAbsolute(wanted) || wanted.includes('/') ? [wanted] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, wanted));
+  const candidates =
+    isAbsolute(wanted) || wanted.includes('/')
+      ? [wanted]
+      : (env.PATH ?? '')
+          .split(delimiter)
+          .filter(Boolean)
+          .map((d) => join(d, wanted));
   const found = candidates.find(isExecutableFile);
   const fix = `Install Node.js ${REQUIRED_NODE_MAJOR} (https://nodejs.org) and put it on PATH, or set trinityWorkbench.nodePath to its executable.`;
-  if (!found) return { error: setting?.trim() ? `trinityWorkbench.nodePath is ${wanted}, which is not an executable file. ${fix}` : `No \`node\` was found on PATH. ${fix}` };
+  if (!found)
+    return {
+      error: setting?.trim()
+        ? `trinityWorkbench.nodePath is ${wanted}, which is not an executable file. ${fix}`
+        : `No \`node\` was found on PATH. ${fix}`,
+    };
   let version: string;
   try {
-    version = execFileSync(found, ['--version'], { encoding: 'utf8', timeout: 10_000, env: env as Record<string, string> }).trim();
+    version = execFileSync(found, ['--version'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      env: env as Record<string, string>,
+    }).trim();
   } catch (e) {
     return { error: `${found} --version failed (${(e as Error).message.split('\n')[0]}). ${fix}` };
   }
   const major = Number(/^v(\d+)/.exec(version)?.[1]);
-  if (major !== REQUIRED_NODE_MAJOR) return { error: `${found} is Node.js ${version}; the runtime's native modules are built for Node.js ${REQUIRED_NODE_MAJOR}. ${fix}` };
+  if (major !== REQUIRED_NODE_MAJOR)
+    return {
+      error: `${found} is Node.js ${version}; the runtime's native modules are built for Node.js ${REQUIRED_NODE_MAJOR}. ${fix}`,
+    };
   return { path: found, version };
 }
 

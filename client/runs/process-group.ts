@@ -73,7 +73,13 @@ export class GroupProcess {
           ...(failedToStart ? { spawnError: code ?? (r.originalMessage || r.shortMessage) } : {}),
         };
       },
-      (e: Error) => ({ exitCode: null, signal: null, stopRequested: this.stopRequested, killed: this.killed, spawnError: e.message }),
+      (e: Error) => ({
+        exitCode: null,
+        signal: null,
+        stopRequested: this.stopRequested,
+        killed: this.killed,
+        spawnError: e.message,
+      }),
     );
   }
 

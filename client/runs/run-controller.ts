@@ -31,7 +31,10 @@ export class RunController implements vscode.Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly lsp: TrinityLanguageClient,
-    private readonly launcherFor: (settings: RunSettings, spec: Omit<LaunchSpec, 'env'> & { extraArgs?: string[] }) => Launcher = (s, spec) => this.launcher(s, spec),
+    private readonly launcherFor: (
+      settings: RunSettings,
+      spec: Omit<LaunchSpec, 'env'> & { extraArgs?: string[] },
+    ) => Launcher = (s, spec) => this.launcher(s, spec),
   ) {
     this.manager = new RunManager({
       output: (run) => {
@@ -47,7 +50,10 @@ export class RunController implements vscode.Disposable {
   /** Runs the config at `uri` (the active editor's when none is given). */
   async run(uri: vscode.Uri | undefined, req: RunRequest = {}): Promise<LiveRun | undefined> {
     if (!vscode.workspace.isTrusted) {
-      const pick = await vscode.window.showWarningMessage('Runs are off in Restricted Mode: a run executes the config\'s plugins and model code. Trust this workspace to run it.', 'Manage Workspace Trust');
+      const pick = await vscode.window.showWarningMessage(
+        "Runs are off in Restricted Mode: a run executes the config's plugins and model code. Trust this workspace to run it.",
+        'Manage Workspace Trust',
+      );
       if (pick) await vscode.commands.executeCommand('workbench.trust.manage');
       return undefined;
     }
@@ -56,7 +62,9 @@ export class RunController implements vscode.Disposable {
     if (doc.isDirty && !(await doc.save())) return undefined;
     const plan = await this.lsp.runPlan(doc.uri);
     if (!plan) {
-      void vscode.window.showErrorMessage(`${path.basename(doc.uri.fsPath)} could not be checked: is the language server running? See the "Trinity RFT Workbench" output.`);
+      void vscode.window.showErrorMessage(
+        `${path.basename(doc.uri.fsPath)} could not be checked: is the language server running? See the "Trinity RFT Workbench" output.`,
+      );
       return undefined;
     }
     if (plan.errors.length) {
@@ -75,23 +83,41 @@ export class RunController implements vscode.Disposable {
     if (settings.runWith === 'local' && plan.model && !plan.model.found) {
       const target = plan.model.hubId ? path.join(configDir, 'model') : path.resolve(configDir, plan.model.path);
       const actions = ['Create Small Model here', ...(plan.model.hubId ? ['Download and Run'] : [])];
-      const pick = await vscode.window.showErrorMessage(`model.model_path: ${plan.model.problem ?? `${plan.model.path} was not found`}`, ...actions);
-      if (pick === 'Create Small Model here') await vscode.commands.executeCommand('trinityWorkbench.createSmallModel', { config: doc.uri, outDir: target });
+      const pick = await vscode.window.showErrorMessage(
+        `model.model_path: ${plan.model.problem ?? `${plan.model.path} was not found`}`,
+        ...actions,
+      );
+      if (pick === 'Create Small Model here')
+        await vscode.commands.executeCommand('trinityWorkbench.createSmallModel', { config: doc.uri, outDir: target });
       if (pick !== 'Download and Run') return undefined;
       extraArgs = ['--download'];
     }
     const jobDir = path.resolve(cwd, plan.jobDir);
     if (req.fresh && this.manager.liveRuns().some((r) => r.state.jobDir === jobDir)) {
-      void vscode.window.showWarningMessage(`A run is still writing to ${jobDir}: stop it before rerunning from scratch.`);
+      void vscode.window.showWarningMessage(
+        `A run is still writing to ${jobDir}: stop it before rerunning from scratch.`,
+      );
       return undefined;
     }
     if (req.fresh && existsSync(jobDir)) {
-      const ok = await vscode.window.showWarningMessage(`Rerun from scratch deletes ${jobDir} (checkpoints, buffers, metrics).`, { modal: true }, 'Delete and Rerun');
+      const ok = await vscode.window.showWarningMessage(
+        `Rerun from scratch deletes ${jobDir} (checkpoints, buffers, metrics).`,
+        { modal: true },
+        'Delete and Rerun',
+      );
       if (ok !== 'Delete and Rerun') return undefined;
       rmSync(jobDir, { recursive: true, force: true });
     }
     const mode = plan.stages.length === 1 ? plan.stages[0].mode : undefined;
-    const base = { configPath: doc.uri.fsPath, cwd, jobDir, mode, resume: req.resume === true, pluginDirs: settings.pluginDirs.map((d) => path.resolve(cwd, d)), extraArgs };
+    const base = {
+      configPath: doc.uri.fsPath,
+      cwd,
+      jobDir,
+      mode,
+      resume: req.resume === true,
+      pluginDirs: settings.pluginDirs.map((d) => path.resolve(cwd, d)),
+      extraArgs,
+    };
     let run: LiveRun;
     try {
       run = await this.manager.start(this.launcherFor(settings, base), { ...base, env: { ...process.env } });
@@ -117,7 +143,9 @@ export class RunController implements vscode.Disposable {
   /** Continue a stopped, killed or failed run from its last checkpoint. */
   async resume(run: RunState): Promise<void> {
     if (!run.configPath || !existsSync(run.configPath)) {
-      void vscode.window.showErrorMessage(`The config of ${run.jobDir} is not known${run.configPath ? ` (${run.configPath} is gone)` : ''}: open the config and press Run (continue_from_checkpoint resumes it).`);
+      void vscode.window.showErrorMessage(
+        `The config of ${run.jobDir} is not known${run.configPath ? ` (${run.configPath} is gone)` : ''}: open the config and press Run (continue_from_checkpoint resumes it).`,
+      );
       return;
     }
     await this.run(vscode.Uri.file(run.configPath), { resume: true });
@@ -133,7 +161,11 @@ export class RunController implements vscode.Disposable {
       void vscode.window.showWarningMessage('Stop the run before deleting it.');
       return false;
     }
-    const ok = await vscode.window.showWarningMessage(`Delete ${run.jobDir}? Its checkpoints, buffers and metrics are removed from disk.`, { modal: true }, 'Delete');
+    const ok = await vscode.window.showWarningMessage(
+      `Delete ${run.jobDir}? Its checkpoints, buffers and metrics are removed from disk.`,
+      { modal: true },
+      'Delete',
+    );
     if (ok !== 'Delete') return false;
     rmSync(run.jobDir, { recursive: true, force: true });
     return true;
@@ -172,22 +204,35 @@ export class RunController implements vscode.Disposable {
     if (settings.runWith === 'ray-job') return new RayJobLauncher({ address: settings.rayAddress || undefined });
     const node = findNode(settings.nodePath, process.env);
     if ('error' in node) return { kind: 'local', launch: () => Promise.reject(new Error(node.error)) };
-    return new LocalLauncher({ nodePath: node.path, cliPath: this.context.asAbsolutePath(path.join('dist', 'cli.js')), extraArgs: [...(settings.backend && settings.backend !== 'auto' ? ['--backend', settings.backend] : []), ...(spec.extraArgs ?? [])] });
+    return new LocalLauncher({
+      nodePath: node.path,
+      cliPath: this.context.asAbsolutePath(path.join('dist', 'cli.js')),
+      extraArgs: [
+        ...(settings.backend && settings.backend !== 'auto' ? ['--backend', settings.backend] : []),
+        ...(spec.extraArgs ?? []),
+      ],
+    });
   }
 
   private showProgress(run: LiveRun, graceMs: number): void {
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Trinity: ${runLabel(run.state)}`, cancellable: true }, (progress, token) => {
-      let reported = 0;
-      token.onCancellationRequested(() => void this.manager.stop(run.state.key, graceMs));
-      const sub = this.manager.onDidChange((s) => {
-        if (s !== run.state) return;
-        const f = stageFraction(s);
-        const increment = f !== undefined && f * 100 > reported ? f * 100 - reported : 0;
-        reported += increment;
-        progress.report({ message: s.status === 'stopping' ? 'stopping after the current step…' : describeProgress(s), increment });
-      });
-      return run.handle.ended.finally(() => sub.dispose());
-    });
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Trinity: ${runLabel(run.state)}`, cancellable: true },
+      (progress, token) => {
+        let reported = 0;
+        token.onCancellationRequested(() => void this.manager.stop(run.state.key, graceMs));
+        const sub = this.manager.onDidChange((s) => {
+          if (s !== run.state) return;
+          const f = stageFraction(s);
+          const increment = f !== undefined && f * 100 > reported ? f * 100 - reported : 0;
+          reported += increment;
+          progress.report({
+            message: s.status === 'stopping' ? 'stopping after the current step…' : describeProgress(s),
+            increment,
+          });
+        });
+        return run.handle.ended.finally(() => sub.dispose());
+      },
+    );
   }
 
   private async reportEnd(run: LiveRun, end: RunEnd): Promise<void> {

@@ -17,8 +17,13 @@ export function listRuns(manager: RunManager, roots: string[], extraJobDirs: Ite
     }
   }
   // What this window saw of a run it ran is at least as good as a directory without a run record (Trinity's).
-  for (const done of manager.endedRuns()) if (!byKey.has(done.state.key) || byKey.get(done.state.key)!.status === 'unknown') byKey.set(done.state.key, done.state);
+  for (const done of manager.endedRuns())
+    if (!byKey.has(done.state.key) || byKey.get(done.state.key)!.status === 'unknown')
+      byKey.set(done.state.key, done.state);
   for (const live of manager.liveRuns()) byKey.set(live.state.key, live.state);
   // Live first, then the most recent.
-  return [...byKey.values()].sort((a, b) => Number(b.live) - Number(a.live) || (b.startedAt ?? 0) - (a.startedAt ?? 0) || a.jobDir.localeCompare(b.jobDir));
+  return [...byKey.values()].sort(
+    (a, b) =>
+      Number(b.live) - Number(a.live) || (b.startedAt ?? 0) - (a.startedAt ?? 0) || a.jobDir.localeCompare(b.jobDir),
+  );
 }

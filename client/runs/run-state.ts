@@ -6,7 +6,15 @@
 import type { Role, RuntimeEvent, StageInfo } from '../../runtime/protocol';
 import type { RunEnd, RunWith } from './launchers/launcher';
 
-export type RunStatus = 'starting' | 'running' | 'stopping' | 'finished' | 'stopped' | 'failed' | 'interrupted' | 'unknown';
+export type RunStatus =
+  | 'starting'
+  | 'running'
+  | 'stopping'
+  | 'finished'
+  | 'stopped'
+  | 'failed'
+  | 'interrupted'
+  | 'unknown';
 
 export interface RoleProgress {
   step: number;
@@ -47,7 +55,17 @@ export interface RunState {
 }
 
 export function newRunState(jobDir: string, runWith: RunWith, configPath?: string, mode?: string): RunState {
-  return { key: runKey(jobDir, mode), jobDir, configPath, runWith, status: 'starting', live: true, stages: [], progress: {}, checkpoints: [] };
+  return {
+    key: runKey(jobDir, mode),
+    jobDir,
+    configPath,
+    runWith,
+    status: 'starting',
+    live: true,
+    stages: [],
+    progress: {},
+    checkpoints: [],
+  };
 }
 
 /** `jobDir`, or `jobDir#explore` / `jobDir#train` for a half of an asynchronous pair (they share the job directory). */
@@ -68,12 +86,13 @@ export function noteMetrics(run: RunState, values: Record<string, number>): void
   if (loss) {
     run.loss = values[loss];
     run.reward = undefined;
-  } else for (const k of REWARD_KEYS) {
-    if (Number.isFinite(values[k])) {
-      run.reward = values[k];
-      break;
+  } else
+    for (const k of REWARD_KEYS) {
+      if (Number.isFinite(values[k])) {
+        run.reward = values[k];
+        break;
+      }
     }
-  }
   for (const [k, v] of Object.entries(values)) {
     const m = EVAL_ACCURACY.exec(k);
     if (m && Number.isFinite(v)) {
@@ -106,7 +125,8 @@ export function applyEvent(run: RunState, e: RuntimeEvent): void {
     case 'metrics':
       noteMetrics(run, e.values);
       // Runtimes without progress events (Trinity's, seen through its event files) still show their step.
-      if ((run.progress[e.role]?.step ?? -1) < e.step) run.progress[e.role] = { ...run.progress[e.role], step: e.step, detail: run.progress[e.role]?.detail ?? '' };
+      if ((run.progress[e.role]?.step ?? -1) < e.step)
+        run.progress[e.role] = { ...run.progress[e.role], step: e.step, detail: run.progress[e.role]?.detail ?? '' };
       break;
     case 'checkpoint':
       run.checkpoints.push({ step: e.step, path: e.path, stage: run.stage?.name });
@@ -131,7 +151,13 @@ export function applyEnd(run: RunState, end: RunEnd): void {
 
 /** `grpo step 37/250 · reward 0.41`: the status bar's and the Runs view's one-line summary. */
 export function describeProgress(run: RunState): string {
-  const role: Role | undefined = run.progress.trainer ? 'trainer' : run.progress.explorer ? 'explorer' : run.progress.bench ? 'bench' : undefined;
+  const role: Role | undefined = run.progress.trainer
+    ? 'trainer'
+    : run.progress.explorer
+      ? 'explorer'
+      : run.progress.bench
+        ? 'bench'
+        : undefined;
   const parts: string[] = [];
   const name = run.stage?.name ?? run.stages[0]?.name;
   if (role) {
@@ -146,7 +172,11 @@ export function describeProgress(run: RunState): string {
 
 /** The fraction of the current stage done, 0..1, when a total is known. */
 export function stageFraction(run: RunState): number | undefined {
-  const p = run.progress.trainer?.total ? run.progress.trainer : run.progress.explorer?.total ? run.progress.explorer : undefined;
+  const p = run.progress.trainer?.total
+    ? run.progress.trainer
+    : run.progress.explorer?.total
+      ? run.progress.explorer
+      : undefined;
   return p?.total ? Math.min(1, p.step / p.total) : undefined;
 }
 

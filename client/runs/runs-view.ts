@@ -6,10 +6,20 @@
 import * as vscode from 'vscode';
 import { listRuns } from './run-list';
 import type { RunManager } from './run-manager';
-import { describeProgress, formatDuration, formatNumber, type CheckpointInfo, type RunState, type RunStatus } from './run-state';
+import {
+  describeProgress,
+  formatDuration,
+  formatNumber,
+  type CheckpointInfo,
+  type RunState,
+  type RunStatus,
+} from './run-state';
 import { runLabel } from './run-controller';
 
-export type RunsNode = { kind: 'run'; run: RunState } | { kind: 'stage'; run: RunState; index: number } | { kind: 'checkpoint'; run: RunState; checkpoint: CheckpointInfo };
+export type RunsNode =
+  | { kind: 'run'; run: RunState }
+  | { kind: 'stage'; run: RunState; index: number }
+  | { kind: 'checkpoint'; run: RunState; checkpoint: CheckpointInfo };
 
 const STATUS_ICON: Record<RunStatus, [string, string?]> = {
   starting: ['loading~spin'],
@@ -98,12 +108,18 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
       return this.runs.map((run) => ({ kind: 'run', run }));
     }
     if (node.kind === 'run') {
-      if (node.run.stages.length > 1) return node.run.stages.map((_, index) => ({ kind: 'stage', run: node.run, index }));
-      return [...node.run.checkpoints].reverse().map((checkpoint) => ({ kind: 'checkpoint', run: node.run, checkpoint }));
+      if (node.run.stages.length > 1)
+        return node.run.stages.map((_, index) => ({ kind: 'stage', run: node.run, index }));
+      return [...node.run.checkpoints]
+        .reverse()
+        .map((checkpoint) => ({ kind: 'checkpoint', run: node.run, checkpoint }));
     }
     if (node.kind === 'stage') {
       const name = node.run.stages[node.index].name;
-      return node.run.checkpoints.filter((c) => c.stage === name).reverse().map((checkpoint) => ({ kind: 'checkpoint', run: node.run, checkpoint }));
+      return node.run.checkpoints
+        .filter((c) => c.stage === name)
+        .reverse()
+        .map((checkpoint) => ({ kind: 'checkpoint', run: node.run, checkpoint }));
     }
     return [];
   }
@@ -114,10 +130,30 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
       const run = node.run;
       const stage = run.stages[node.index];
       const current = run.stage?.index ?? -1;
-      const state = node.index < current || (node.index === current && run.status === 'finished') ? 'done' : node.index === current ? (run.live ? 'running' : run.status) : 'pending';
-      const item = new vscode.TreeItem(`${stage.name}`, run.checkpoints.some((c) => c.stage === stage.name) ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+      const state =
+        node.index < current || (node.index === current && run.status === 'finished')
+          ? 'done'
+          : node.index === current
+            ? run.live
+              ? 'running'
+              : run.status
+            : 'pending';
+      const item = new vscode.TreeItem(
+        `${stage.name}`,
+        run.checkpoints.some((c) => c.stage === stage.name)
+          ? vscode.TreeItemCollapsibleState.Collapsed
+          : vscode.TreeItemCollapsibleState.None,
+      );
       item.description = `${stage.mode} · ${state}${node.index === current ? ` · ${describeProgress(run).replace(/^\S+ /, '')}` : ''}`;
-      item.iconPath = new vscode.ThemeIcon(state === 'done' ? 'check' : state === 'running' ? 'sync~spin' : state === 'pending' ? 'circle-outline' : 'debug-pause');
+      item.iconPath = new vscode.ThemeIcon(
+        state === 'done'
+          ? 'check'
+          : state === 'running'
+            ? 'sync~spin'
+            : state === 'pending'
+              ? 'circle-outline'
+              : 'debug-pause',
+      );
       item.contextValue = 'stage';
       item.tooltip = stage.jobDir;
       return item;
@@ -142,19 +178,29 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
 
 function runItem(run: RunState): vscode.TreeItem {
   const hasChildren = run.stages.length > 1 || run.checkpoints.length > 0;
-  const item = new vscode.TreeItem(runLabel(run), hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(
+    runLabel(run),
+    hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+  );
   item.id = run.key;
   const [icon, color] = STATUS_ICON[run.status];
   item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
-  const duration = run.startedAt ? formatDuration((run.live ? Date.now() : (run.endedAt ?? run.startedAt)) - run.startedAt) : '';
+  const duration = run.startedAt
+    ? formatDuration((run.live ? Date.now() : (run.endedAt ?? run.startedAt)) - run.startedAt)
+    : '';
   item.description = [run.status, describeProgress(run), duration].filter(Boolean).join(' · ');
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${runLabel(run)}** — ${run.status}${run.runWith !== 'local' ? ` (${run.runWith})` : ''}\n\n`);
-  if (run.stage) md.appendMarkdown(`Stage ${run.stage.index + 1}/${run.stage.count}: ${run.stage.name} (${run.stage.mode})\n\n`);
-  for (const [role, p] of Object.entries(run.progress)) md.appendMarkdown(`${role}: step ${p.step}${p.total ? ` of ${p.total}` : ''}${p.detail ? ` — ${p.detail}` : ''}\n\n`);
+  if (run.stage)
+    md.appendMarkdown(`Stage ${run.stage.index + 1}/${run.stage.count}: ${run.stage.name} (${run.stage.mode})\n\n`);
+  for (const [role, p] of Object.entries(run.progress))
+    md.appendMarkdown(
+      `${role}: step ${p.step}${p.total ? ` of ${p.total}` : ''}${p.detail ? ` — ${p.detail}` : ''}\n\n`,
+    );
   if (run.reward !== undefined) md.appendMarkdown(`Latest reward: ${formatNumber(run.reward)}\n\n`);
   if (run.loss !== undefined) md.appendMarkdown(`Latest loss: ${formatNumber(run.loss)}\n\n`);
-  if (run.evalAccuracy) md.appendMarkdown(`Eval accuracy (${run.evalAccuracy.name}): ${formatNumber(run.evalAccuracy.value)}\n\n`);
+  if (run.evalAccuracy)
+    md.appendMarkdown(`Eval accuracy (${run.evalAccuracy.name}): ${formatNumber(run.evalAccuracy.value)}\n\n`);
   if (duration) md.appendMarkdown(`Duration: ${duration}\n\n`);
   if (run.error) md.appendCodeblock(run.error.slice(0, 1500), 'text');
   md.appendMarkdown(`\`${run.jobDir}\``);
@@ -167,4 +213,3 @@ export function runOfNode(node: unknown): RunState | undefined {
   const n = node as RunsNode | undefined;
   return n && typeof n === 'object' && 'run' in n ? n.run : undefined;
 }
-

@@ -39,13 +39,37 @@ function runSeed(seed) {
   const modelDir = join(here, 'model');
   const jobRoot = join(root, 'checkpoints', 'demo', `seed-${seed}`);
   rmSync(jobRoot, { recursive: true, force: true });
-  cliSync(['model', 'create', '--arch', 'qwen2', '--layers', '2', '--hidden', '64', '--heads', '4', '--max-positions', '64', '--vocab', `char:${ALPHABET}`, '--seed', String(seed), '--out', modelDir, '--force']);
+  cliSync([
+    'model',
+    'create',
+    '--arch',
+    'qwen2',
+    '--layers',
+    '2',
+    '--hidden',
+    '64',
+    '--heads',
+    '4',
+    '--max-positions',
+    '64',
+    '--vocab',
+    `char:${ALPHABET}`,
+    '--seed',
+    String(seed),
+    '--out',
+    modelDir,
+    '--force',
+  ]);
   const started = Date.now();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [cli, 'run', '--config', config, '--events', 'jsonl', '--seed', String(seed)], {
-      env: { ...process.env, TRINITY_CHECKPOINT_ROOT_DIR: jobRoot, DEMO_MODEL_PATH: modelDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [cli, 'run', '--config', config, '--events', 'jsonl', '--seed', String(seed)],
+      {
+        env: { ...process.env, TRINITY_CHECKPOINT_ROOT_DIR: jobRoot, DEMO_MODEL_PATH: modelDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const evals = [];
     let stage = 0;
     let lastExplorerStep = 0;
@@ -70,19 +94,31 @@ function runSeed(seed) {
         } else if (e.type === 'metrics') {
           const acc = Object.entries(e.values).find(([k]) => /^eval\/.*\/accuracy\/mean(@\d+)?$/.test(k));
           if (acc) evals.push({ step: e.step, accuracy: acc[1] });
-          if (e.role === 'trainer' && stage === 1 && e.step % 10 === 0) show(`seed ${seed}: SFT step ${e.step}  loss ${e.values['actor/sft_loss']?.toFixed(3)}`);
+          if (e.role === 'trainer' && stage === 1 && e.step % 10 === 0)
+            show(`seed ${seed}: SFT step ${e.step}  loss ${e.values['actor/sft_loss']?.toFixed(3)}`);
           if (e.role === 'explorer' && e.values['rollout/accuracy/mean'] !== undefined) {
             lastExplorerStep = e.step;
-            if (e.step % 10 === 0) show(`seed ${seed}: GRPO step ${e.step}  rollout accuracy ${(100 * e.values['rollout/accuracy/mean']).toFixed(1)}%  eval so far ${evals.map((x) => `${(100 * x.accuracy).toFixed(0)}%`).join(' ')}`);
+            if (e.step % 10 === 0)
+              show(
+                `seed ${seed}: GRPO step ${e.step}  rollout accuracy ${(100 * e.values['rollout/accuracy/mean']).toFixed(1)}%  eval so far ${evals.map((x) => `${(100 * x.accuracy).toFixed(0)}%`).join(' ')}`,
+              );
           }
         } else if (e.type === 'done' && e.status !== 'finished') failed = e.error ?? e.status;
       }
     });
     child.on('close', (code) => {
       if (process.stderr.isTTY && !quiet) process.stderr.write('\n');
-      if (code !== 0 || failed) return reject(new Error(`run failed (seed ${seed}): ${failed ?? `exit ${code}`}\n${stderr.slice(-2000)}`));
-      if (evals.length < 2) return reject(new Error(`seed ${seed}: expected evals after SFT and after GRPO, got ${evals.length}`));
-      resolvePromise({ seed, afterSft: evals[0].accuracy, afterGrpo: evals[evals.length - 1].accuracy, steps: lastExplorerStep, seconds: (Date.now() - started) / 1000 });
+      if (code !== 0 || failed)
+        return reject(new Error(`run failed (seed ${seed}): ${failed ?? `exit ${code}`}\n${stderr.slice(-2000)}`));
+      if (evals.length < 2)
+        return reject(new Error(`seed ${seed}: expected evals after SFT and after GRPO, got ${evals.length}`));
+      resolvePromise({
+        seed,
+        afterSft: evals[0].accuracy,
+        afterGrpo: evals[evals.length - 1].accuracy,
+        steps: lastExplorerStep,
+        seconds: (Date.now() - started) / 1000,
+      });
     });
   });
 }
@@ -98,7 +134,13 @@ for (const seed of seeds) {
   }
 }
 const header = ['seed', 'eval accuracy after SFT', 'after GRPO', 'change', 'time'];
-const rows = results.map((r) => [String(r.seed), pct(r.afterSft), pct(r.afterGrpo), `${r.afterGrpo >= r.afterSft ? '+' : ''}${(100 * (r.afterGrpo - r.afterSft)).toFixed(1)} pts`, `${r.seconds.toFixed(0)} s`]);
+const rows = results.map((r) => [
+  String(r.seed),
+  pct(r.afterSft),
+  pct(r.afterGrpo),
+  `${r.afterGrpo >= r.afterSft ? '+' : ''}${(100 * (r.afterGrpo - r.afterSft)).toFixed(1)} pts`,
+  `${r.seconds.toFixed(0)} s`,
+]);
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
 const fmt = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
 console.log(`\nSingle-digit addition, greedy eval on all 100 problems (${config})`);
@@ -107,7 +149,9 @@ console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const row of rows) console.log(fmt(row));
 const short = results.filter((r) => r.afterGrpo - r.afterSft < REQUIRED_GAIN);
 if (short.length) {
-  console.log(`\nGRPO raised accuracy by less than ${100 * REQUIRED_GAIN} points for seed(s) ${short.map((r) => r.seed).join(', ')}.`);
+  console.log(
+    `\nGRPO raised accuracy by less than ${100 * REQUIRED_GAIN} points for seed(s) ${short.map((r) => r.seed).join(', ')}.`,
+  );
   process.exit(1);
 }
 console.log(`\nMetrics: checkpoints/demo/seed-<n>/…/monitor/metrics.jsonl (TensorBoard files beside it).`);

@@ -22,7 +22,8 @@ function rng(seed) {
 }
 
 const problems = [];
-for (let a = 0; a <= 9; a++) for (let b = 0; b <= 9; b++) problems.push({ question: `${a}+${b}`, answer: String(a + b) });
+for (let a = 0; a <= 9; a++)
+  for (let b = 0; b <= 9; b++) problems.push({ question: `${a}+${b}`, answer: String(a + b) });
 const rand = rng(20261129);
 const shuffled = [...problems];
 for (let i = shuffled.length - 1; i > 0; i--) {
@@ -31,7 +32,10 @@ for (let i = shuffled.length - 1; i > 0; i--) {
 }
 const lines = (rows) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
-writeFileSync(join(out, 'sft.jsonl'), lines(shuffled.map((p) => ({ question: p.question, answer: `\\boxed{${p.answer}}` }))));
+writeFileSync(
+  join(out, 'sft.jsonl'),
+  lines(shuffled.map((p) => ({ question: p.question, answer: `\\boxed{${p.answer}}` }))),
+);
 writeFileSync(join(out, 'train.jsonl'), lines(shuffled));
 writeFileSync(join(out, 'eval.jsonl'), lines(problems));
 console.log(`wrote ${problems.length} problems to ${out}`);

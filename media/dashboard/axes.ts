@@ -18,7 +18,12 @@ export const X_AXIS_TITLES: Record<XAxis, string> = { step: 'step', relative: 'r
  * The x values of a series on `axis`. Wall time needs the run's start (seconds since the epoch); without one
  * (an old host), wall time falls back to relative time rather than drawing nothing.
  */
-export function xValues(axis: XAxis, steps: readonly number[], times: readonly number[], startedAt: number | undefined): number[] {
+export function xValues(
+  axis: XAxis,
+  steps: readonly number[],
+  times: readonly number[],
+  startedAt: number | undefined,
+): number[] {
   if (axis === 'step') return steps as number[];
   if (axis === 'relative' || startedAt === undefined) return times as number[];
   return times.map((t) => startedAt + t);
@@ -66,7 +71,12 @@ export interface YExtent {
  * when the bounds are undefined), or undefined when there are none, or when they collapse to one value (then the
  * scale's own extent is better). On a log axis only positive values count.
  */
-export function outlierExtent(columns: readonly { xs: readonly number[]; ys: readonly (number | null)[] }[], xMin?: number, xMax?: number, positiveOnly = false): YExtent | undefined {
+export function outlierExtent(
+  columns: readonly { xs: readonly number[]; ys: readonly (number | null)[] }[],
+  xMin?: number,
+  xMax?: number,
+  positiveOnly = false,
+): YExtent | undefined {
   const vals: number[] = [];
   for (const { xs, ys } of columns) {
     for (let i = 0; i < ys.length; i++) {

@@ -3,7 +3,18 @@
  * One card: a tag's chart, one smoothed line per run with its raw line faded behind. Set up for streaming
  * (Chart.js performance guide): no animation, no parsing, LTTB decimation, no points, `update('none')`.
  */
-import { Chart, Decimation, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip, type ChartDataset } from 'chart.js';
+import {
+  Chart,
+  Decimation,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  Tooltip,
+  type ChartDataset,
+} from 'chart.js';
 import { formatX, outlierExtent, xValues, X_AXIS_TITLES, type XAxis } from './axes';
 import { withAlpha, type Theme } from './theme';
 import { formatValue, indexAtOrBefore, type RunDataset } from './tooltip';
@@ -127,7 +138,10 @@ export class ChartCard {
         elements: { point: { radius: 0, hitRadius: 4 }, line: { borderWidth: 1.5, tension: 0 } },
         plugins: {
           decimation: { enabled: true, algorithm: 'lttb' },
-          legend: { display: false, labels: { boxWidth: 12, boxHeight: 2, filter: (item) => !String(item.text).endsWith('(raw)') } },
+          legend: {
+            display: false,
+            labels: { boxWidth: 12, boxHeight: 2, filter: (item) => !String(item.text).endsWith('(raw)') },
+          },
           tooltip: {
             enabled: true,
             filter: (item) => (item.dataset as RunDataset).raw === false,
@@ -135,7 +149,9 @@ export class ChartCard {
               // Called before the labels: the title's x is the one each label compares its run's x with.
               title: (items) => {
                 this.hoverX = items[0]?.parsed.x ?? undefined;
-                return this.hoverX === undefined ? '' : `${X_AXIS_TITLES[this.settings.xAxis]} ${formatX(this.settings.xAxis, this.hoverX, this.context.startedAt)}`;
+                return this.hoverX === undefined
+                  ? ''
+                  : `${X_AXIS_TITLES[this.settings.xAxis]} ${formatX(this.settings.xAxis, this.hoverX, this.context.startedAt)}`;
               },
               label: (item) => this.tooltipLabel(item.datasetIndex, item.parsed.x ?? Number.NaN, this.hoverX),
             },
@@ -160,7 +176,10 @@ export class ChartCard {
       if (x !== undefined) marks.push({ kind: m.kind, x, label: m.label });
     }
     const t = this.theme;
-    return { marks, style: { checkpoint: withAlpha(t.muted, 0.8), sync: t.series[3] ?? t.foreground, font: `10px ${t.fontFamily}` } };
+    return {
+      marks,
+      style: { checkpoint: withAlpha(t.muted, 0.8), sync: t.series[3] ?? t.foreground, font: `10px ${t.fontFamily}` },
+    };
   }
 
   /** Redraws the marks alone (the data did not change). */
@@ -179,7 +198,12 @@ export class ChartCard {
   }
 
   /** Redraws the card from its series (all of them: smoothing depends on every earlier point). */
-  setData(series: readonly SeriesData[], theme: Theme, settings: ViewSettings, context: ViewContext = this.context): void {
+  setData(
+    series: readonly SeriesData[],
+    theme: Theme,
+    settings: ViewSettings,
+    context: ViewContext = this.context,
+  ): void {
     this.settings = settings;
     this.context = context;
     const datasets: LineDataset[] = [];
@@ -192,10 +216,33 @@ export class ChartCard {
       const label = s.label ?? s.run;
       const borderDash = s.dash ?? [];
       // New arrays (cheap: references) so Chart.js sees new data; the points themselves are reused.
-      datasets.push({ label: `${label} (raw)`, run: s.run, source: s.source, raw: true, data: c.rawPts.slice(), borderDash, borderColor: withAlpha(colour, 0.3), backgroundColor: withAlpha(colour, 0.3), borderWidth: 1, order: 1 });
+      datasets.push({
+        label: `${label} (raw)`,
+        run: s.run,
+        source: s.source,
+        raw: true,
+        data: c.rawPts.slice(),
+        borderDash,
+        borderColor: withAlpha(colour, 0.3),
+        backgroundColor: withAlpha(colour, 0.3),
+        borderWidth: 1,
+        order: 1,
+      });
       columns.push({ run: label, xs: c.xs, raw: s.values, smoothed: c.smoothed });
       // A lone point draws no line: show it as a dot.
-      datasets.push({ label, run: s.run, source: s.source, raw: false, data: c.smPts.slice(), borderDash, borderColor: colour, backgroundColor: colour, borderWidth: 1.5, pointRadius: c.finite === 1 ? 3 : 0, order: 0 });
+      datasets.push({
+        label,
+        run: s.run,
+        source: s.source,
+        raw: false,
+        data: c.smPts.slice(),
+        borderDash,
+        borderColor: colour,
+        backgroundColor: colour,
+        borderWidth: 1.5,
+        pointRadius: c.finite === 1 ? 3 : 0,
+        order: 0,
+      });
     });
     for (const run of this.cache.keys()) if (!seen.has(run)) this.cache.delete(run);
     this.chart.data.datasets = datasets;
@@ -228,9 +275,26 @@ export class ChartCard {
   private runCache(s: SeriesData, settings: ViewSettings, context: ViewContext): RunCache {
     let c = this.cache.get(cacheKey(s));
     const n = s.values.length;
-    const valid = c && c.smoothing === settings.smoothing && c.xAxis === settings.xAxis && c.startedAt === context.startedAt && c.xs.length <= n;
+    const valid =
+      c &&
+      c.smoothing === settings.smoothing &&
+      c.xAxis === settings.xAxis &&
+      c.startedAt === context.startedAt &&
+      c.xs.length <= n;
     if (!c || !valid) {
-      c = { smoothing: settings.smoothing, xAxis: settings.xAxis, startedAt: context.startedAt, xs: [], smoothed: [], rawPts: [], smPts: [], last: 0, count: 0, finite: 0, constant: true };
+      c = {
+        smoothing: settings.smoothing,
+        xAxis: settings.xAxis,
+        startedAt: context.startedAt,
+        xs: [],
+        smoothed: [],
+        rawPts: [],
+        smPts: [],
+        last: 0,
+        count: 0,
+        finite: 0,
+        constant: true,
+      };
       this.cache.set(cacheKey(s), c);
     }
     const from = c.xs.length;
@@ -289,7 +353,8 @@ export class ChartCard {
     const c = this.columns[datasetIndex >> 1];
     if (!c) return '';
     const j = indexAtOrBefore(c.xs, x);
-    const at = titleX !== undefined && x !== titleX ? ` @ ${formatX(this.settings.xAxis, x, this.context.startedAt)}` : '';
+    const at =
+      titleX !== undefined && x !== titleX ? ` @ ${formatX(this.settings.xAxis, x, this.context.startedAt)}` : '';
     return `${c.run}${at}: ${formatValue(c.smoothed[j])} (raw ${formatValue(c.raw[j])})`;
   }
 

@@ -47,8 +47,11 @@ export class CompareView {
     box.setAttribute('aria-invalid', String(!this.filter.valid));
     const err = document.getElementById('run-filter-error')!;
     err.hidden = this.filter.valid;
-    err.textContent = this.filter.valid ? '' : `Invalid regex: ${(this.filter.error ?? '').replace(/^Invalid regular expression: /, '')}`;
-    for (const li of document.querySelectorAll<HTMLElement>('#run-legend li')) li.classList.toggle('filtered-out', !this.filter.match(li.dataset.title!));
+    err.textContent = this.filter.valid
+      ? ''
+      : `Invalid regex: ${(this.filter.error ?? '').replace(/^Invalid regular expression: /, '')}`;
+    for (const li of document.querySelectorAll<HTMLElement>('#run-legend li'))
+      li.classList.toggle('filtered-out', !this.filter.match(li.dataset.title!));
     this.changed();
   }
 

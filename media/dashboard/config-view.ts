@@ -89,6 +89,8 @@ export class ConfigView {
         return tr;
       }),
     );
-    document.getElementById('config-diff-title')!.textContent = rows.length ? `${rows.length} key${rows.length === 1 ? '' : 's'} differ` : 'No keys differ';
+    document.getElementById('config-diff-title')!.textContent = rows.length
+      ? `${rows.length} key${rows.length === 1 ? '' : 's'} differ`
+      : 'No keys differ';
   }
 }

@@ -25,7 +25,15 @@ export function csvOf(tag: string, series: readonly CsvSeries[], startedAt: numb
   for (const s of series) {
     for (let i = 0; i < s.steps.length; i++) {
       const v = s.values[i];
-      lines.push([field(s.run), field(tag), String(s.steps[i]), startedAt === undefined ? '' : String(startedAt + s.times[i]), v === null ? 'nan' : String(v)].join(','));
+      lines.push(
+        [
+          field(s.run),
+          field(tag),
+          String(s.steps[i]),
+          startedAt === undefined ? '' : String(startedAt + s.times[i]),
+          v === null ? 'nan' : String(v),
+        ].join(','),
+      );
     }
   }
   return `${lines.join('\n')}\n`;

@@ -3,10 +3,27 @@
 export const PINNED_GROUP = 'pinned';
 
 /** Trinity's metric prefixes, in the order their groups are shown; others follow alphabetically. */
-const GROUP_ORDER = ['rollout', 'eval', 'critic', 'actor', 'response_length', 'prompt_length', 'time', 'timing_s', 'experience_pipeline', 'pipeline'];
+const GROUP_ORDER = [
+  'rollout',
+  'eval',
+  'critic',
+  'actor',
+  'response_length',
+  'prompt_length',
+  'time',
+  'timing_s',
+  'experience_pipeline',
+  'pipeline',
+];
 
 /** The reward first; SFT and DPO log no reward (their `critic/score` is a placeholder 0), so their loss is pinned too. */
-const PINNED_TAGS = ['critic/score/mean', 'rollout/accuracy/mean', 'rollout/reward/mean', 'actor/sft_loss', 'actor/dpo_loss'];
+const PINNED_TAGS = [
+  'critic/score/mean',
+  'rollout/accuracy/mean',
+  'rollout/reward/mean',
+  'actor/sft_loss',
+  'actor/dpo_loss',
+];
 const EVAL_ACCURACY = /^eval\/.+\/accuracy\/mean(@\d+)?$/;
 
 export function isPinned(tag: string): boolean {
@@ -21,7 +38,14 @@ export function groupOf(tag: string): string {
 
 /** Group names in display order: pinned, Trinity's prefixes, the rest alphabetically, `other` last. */
 export function compareGroups(a: string, b: string): number {
-  const rank = (g: string) => (g === PINNED_GROUP ? -1 : g === 'other' ? GROUP_ORDER.length + 1 : GROUP_ORDER.includes(g) ? GROUP_ORDER.indexOf(g) : GROUP_ORDER.length);
+  const rank = (g: string) =>
+    g === PINNED_GROUP
+      ? -1
+      : g === 'other'
+        ? GROUP_ORDER.length + 1
+        : GROUP_ORDER.includes(g)
+          ? GROUP_ORDER.indexOf(g)
+          : GROUP_ORDER.length;
   return rank(a) - rank(b) || a.localeCompare(b);
 }
 

@@ -3,7 +3,16 @@
  * The dashboard webview: holds the run's series, draws one card per tag grouped by prefix, and redraws at most once
  * a frame however many messages arrive. Talks to the extension only through client/dashboard/messages.ts.
  */
-import { parseHostMessage, parsePanelState, type CheckpointMark, type DashboardRun, type HostMessage, type MetricPoint, type PanelState, type Series } from '../../client/dashboard/messages';
+import {
+  parseHostMessage,
+  parsePanelState,
+  type CheckpointMark,
+  type DashboardRun,
+  type HostMessage,
+  type MetricPoint,
+  type PanelState,
+  type Series,
+} from '../../client/dashboard/messages';
 import { parseXAxis } from './axes';
 import { ChartCard, type SeriesData, type ViewContext, type ViewSettings } from './chart-card';
 import { compareGroups, compareTags, PINNED_GROUP, tagMatcher } from './groups';
@@ -69,7 +78,14 @@ function clampSmoothing(x: unknown): number {
 }
 
 function save(): void {
-  vscode.setState({ ...panel, settings, filter, runFilter: compare.filterText, tab: currentTab(), layout: layout.state } satisfies SavedState);
+  vscode.setState({
+    ...panel,
+    settings,
+    filter,
+    runFilter: compare.filterText,
+    tab: currentTab(),
+    layout: layout.state,
+  } satisfies SavedState);
 }
 
 /** A series of a card: a role's, or in a compare panel a compared run's role's (`source`). */
@@ -152,7 +168,9 @@ function groupElement(group: string): HTMLElement {
 /** Puts a card into its group (pinned or its prefix's), in tag order. */
 function place(tag: string, card: ChartCard): void {
   const grid = groupElement(layout.groupFor(tag)).querySelector('.cards')!;
-  const after = [...grid.children].find((c) => c !== card.element && compareTags(tag, (c as HTMLElement).dataset.tag!) < 0);
+  const after = [...grid.children].find(
+    (c) => c !== card.element && compareTags(tag, (c as HTMLElement).dataset.tag!) < 0,
+  );
   grid.insertBefore(card.element, after ?? null);
 }
 
@@ -181,8 +199,12 @@ function cardFor(tag: string): ChartCard {
     save();
   });
   showPin();
-  const csv = actionButton('CSV', 'Export this card’s series as CSV', () => vscode.postMessage(csvExport(tag, [...(data.get(tag)?.values() ?? [])], context.startedAt)));
-  const png = actionButton('PNG', 'Export this chart as a PNG image', () => vscode.postMessage(pngExport(tag, made.chart.canvas, getComputedStyle(made.element).backgroundColor)));
+  const csv = actionButton('CSV', 'Export this card’s series as CSV', () =>
+    vscode.postMessage(csvExport(tag, [...(data.get(tag)?.values() ?? [])], context.startedAt)),
+  );
+  const png = actionButton('PNG', 'Export this chart as a PNG image', () =>
+    vscode.postMessage(pngExport(tag, made.chart.canvas, getComputedStyle(made.element).backgroundColor)),
+  );
   card.actions.append(pin, csv, png);
   place(tag, card);
   return card;
@@ -200,17 +222,23 @@ function actionButton(text: string, title: string, click: () => void): HTMLButto
 /** The trainer series with the most points: the one checkpoint steps are timed by. */
 function trainerSeries(): SeriesData[] {
   let best: SeriesData | undefined;
-  for (const runs of data.values()) for (const s of runs.values()) if ((s.run === 'trainer' || s.run.endsWith('/trainer')) && s.steps.length > (best?.steps.length ?? 0)) best = s;
+  for (const runs of data.values())
+    for (const s of runs.values())
+      if ((s.run === 'trainer' || s.run.endsWith('/trainer')) && s.steps.length > (best?.steps.length ?? 0)) best = s;
   return best ? [best] : [];
 }
 
 /** Works the marks out again when something they depend on changed; true when they changed. */
 function updateMarks(): boolean {
   const checkpointsUntimed = () => (context.marks ?? []).some((m) => m.kind === 'checkpoint' && m.time === undefined);
-  if (!marksStale && ![...dirty].some((t) => MODEL_VERSION_TAG.test(t)) && !(checkpointsUntimed() && dirty.size)) return false;
+  if (!marksStale && ![...dirty].some((t) => MODEL_VERSION_TAG.test(t)) && !(checkpointsUntimed() && dirty.size))
+    return false;
   marksStale = false;
   const versions = [...data].filter(([tag]) => MODEL_VERSION_TAG.test(tag)).flatMap(([, runs]) => [...runs.values()]);
-  const marks: TimelineMark[] = [...syncMarks(versions), ...checkpointMarks(checkpoints, trainerTimes(trainerSeries()))];
+  const marks: TimelineMark[] = [
+    ...syncMarks(versions),
+    ...checkpointMarks(checkpoints, trainerTimes(trainerSeries())),
+  ];
   const same = JSON.stringify(marks) === JSON.stringify(context.marks ?? []);
   context.marks = marks;
   return !same;
@@ -240,7 +268,8 @@ function redrawAll(): void {
 function applyFilter(): void {
   const match = tagMatcher(filter);
   for (const [tag, card] of cards) card.element.hidden = !match(tag);
-  for (const g of document.querySelectorAll<HTMLElement>('section.group')) g.hidden = !g.querySelector('.card:not([hidden])');
+  for (const g of document.querySelectorAll<HTMLElement>('section.group'))
+    g.hidden = !g.querySelector('.card:not([hidden])');
 }
 
 const TABS = ['charts', 'rollouts', 'config'];
@@ -251,7 +280,11 @@ function currentTab(): string {
 
 /** The runs the Config tab shows: the compared runs the run filter lets through, or the panel's one run. */
 function renderConfig(): void {
-  const runs = compare.active ? compareRuns.filter((r) => compare.shows(r.key)) : panel ? [{ key: panel.key, title: document.getElementById('run-title')!.textContent ?? '' }] : [];
+  const runs = compare.active
+    ? compareRuns.filter((r) => compare.shows(r.key))
+    : panel
+      ? [{ key: panel.key, title: document.getElementById('run-title')!.textContent ?? '' }]
+      : [];
   configView.render(runs, compare.active);
 }
 
@@ -266,7 +299,13 @@ function showTab(tab: string): void {
 function onMessage(m: HostMessage): void {
   switch (m.type) {
     case 'init':
-      panel = m.compare ? { key: m.compare[0].key, jobDir: m.compare[0].jobDir, compare: m.compare.map((r) => ({ key: r.key, jobDir: r.jobDir })) } : { key: m.run.key, jobDir: m.run.jobDir };
+      panel = m.compare
+        ? {
+            key: m.compare[0].key,
+            jobDir: m.compare[0].jobDir,
+            compare: m.compare.map((r) => ({ key: r.key, jobDir: r.jobDir })),
+          }
+        : { key: m.run.key, jobDir: m.run.jobDir };
       compareRuns = m.compare ?? [];
       compare.setRuns(compareRuns, theme);
       context.startedAt = m.run.startedAt;

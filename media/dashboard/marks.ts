@@ -63,8 +63,13 @@ export function trainerTimes(series: readonly MarkSeries[]): Map<number, number>
   return out;
 }
 
-export function checkpointMarks(checkpoints: readonly CheckpointMark[], times: ReadonlyMap<number, number>): TimelineMark[] {
-  return checkpoints.map((c) => ({ kind: 'checkpoint' as const, step: c.step, time: times.get(c.step), label: `ckpt ${c.step}` })).sort((a, b) => a.step - b.step);
+export function checkpointMarks(
+  checkpoints: readonly CheckpointMark[],
+  times: ReadonlyMap<number, number>,
+): TimelineMark[] {
+  return checkpoints
+    .map((c) => ({ kind: 'checkpoint' as const, step: c.step, time: times.get(c.step), label: `ckpt ${c.step}` }))
+    .sort((a, b) => a.step - b.step);
 }
 
 /** Where a mark goes on `axis`, or undefined when its time is unknown on a time axis. */

@@ -97,7 +97,10 @@ export class RolloutsView {
     const samples = this.shown();
     const caption = document.getElementById('rollouts-step')!;
     const n = (k: number) => `${k} sample${k === 1 ? '' : 's'}`;
-    caption.textContent = samples.length === all.length ? `Step ${step}: ${n(all.length)}` : `Step ${step}: ${samples.length} of ${n(all.length)} match`;
+    caption.textContent =
+      samples.length === all.length
+        ? `Step ${step}: ${n(all.length)}`
+        : `Step ${step}: ${samples.length} of ${n(all.length)} match`;
     caption.classList.remove('empty');
     const table = document.getElementById('rollouts-table') as HTMLTableElement;
     table.tBodies[0].replaceChildren(
@@ -138,7 +141,10 @@ export class RolloutsView {
           responsive: true,
           maintainAspectRatio: false,
           plugins: { legend: { display: false }, tooltip: { enabled: true } },
-          scales: { x: { type: 'category', ticks: { maxRotation: 0, autoSkip: true } }, y: { type: 'linear', beginAtZero: true, ticks: { precision: 0 } } },
+          scales: {
+            x: { type: 'category', ticks: { maxRotation: 0, autoSkip: true } },
+            y: { type: 'linear', beginAtZero: true, ticks: { precision: 0 } },
+          },
         },
       });
     }

@@ -19,7 +19,14 @@ export interface Theme {
   series: string[];
 }
 
-const SERIES_VARS = ['--vscode-charts-blue', '--vscode-charts-orange', '--vscode-charts-green', '--vscode-charts-purple', '--vscode-charts-red', '--vscode-charts-yellow'];
+const SERIES_VARS = [
+  '--vscode-charts-blue',
+  '--vscode-charts-orange',
+  '--vscode-charts-green',
+  '--vscode-charts-purple',
+  '--vscode-charts-red',
+  '--vscode-charts-yellow',
+];
 
 export function readTheme(): Theme {
   const css = getComputedStyle(document.body);
@@ -35,8 +42,14 @@ export function readTheme(): Theme {
     foreground,
     muted: v('--vscode-descriptionForeground', '--vscode-foreground'),
     grid: withAlpha(foreground, 0.15),
-    border: v('--vscode-editorWidget-border', '--vscode-panel-border', '--vscode-contrastBorder') || withAlpha(foreground, 0.4),
-    tooltipBackground: v('--vscode-editorHoverWidget-background', '--vscode-editorWidget-background', '--vscode-editor-background'),
+    border:
+      v('--vscode-editorWidget-border', '--vscode-panel-border', '--vscode-contrastBorder') ||
+      withAlpha(foreground, 0.4),
+    tooltipBackground: v(
+      '--vscode-editorHoverWidget-background',
+      '--vscode-editorWidget-background',
+      '--vscode-editor-background',
+    ),
     tooltipBorder: v('--vscode-editorHoverWidget-border', '--vscode-contrastBorder', '--vscode-editorWidget-border'),
     fontFamily: v('--vscode-font-family') || 'sans-serif',
     series: SERIES_VARS.map((n) => v(n, '--vscode-foreground')),

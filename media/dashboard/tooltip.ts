@@ -52,7 +52,10 @@ Interaction.modes.runsAtX = (chart: Chart, e: ChartEvent) => {
   if (e.x < area.left || e.x > area.right || e.y === null || e.y < area.top || e.y > area.bottom) return items;
   chart.data.datasets.forEach((ds, i) => {
     if ((ds as RunDataset).raw !== false || !chart.isDatasetVisible(i)) return;
-    const elements = chart.getDatasetMeta(i).data as unknown as ({ x: number; skip?: boolean } & ActiveElement['element'])[];
+    const elements = chart.getDatasetMeta(i).data as unknown as ({
+      x: number;
+      skip?: boolean;
+    } & ActiveElement['element'])[];
     const j = nearest(elements, e.x!);
     if (j >= 0) items.push({ element: elements[j], datasetIndex: i, index: j });
   });

@@ -18,8 +18,19 @@ const strict = process.argv.includes('--strict');
 function nodeGyp() {
   const candidates = [
     process.env.npm_config_node_gyp,
-    process.env.npm_execpath && join(dirname(process.env.npm_execpath), '..', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
-    join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+    process.env.npm_execpath &&
+      join(dirname(process.env.npm_execpath), '..', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+    join(
+      dirname(process.execPath),
+      '..',
+      'lib',
+      'node_modules',
+      'npm',
+      'node_modules',
+      'node-gyp',
+      'bin',
+      'node-gyp.js',
+    ),
   ];
   return candidates.find((p) => p && existsSync(p));
 }
@@ -27,14 +38,21 @@ function nodeGyp() {
 /** Without --strict (npm's postinstall) one line says the matmul is off and why; with it (CI), an error. */
 function fail(msg, detail = '') {
   if (strict) {
-    console.error(`${detail}error: native/blas-matmul: ${msg}\n  To build it: apt-get install libopenblas-dev (plus gcc, make, python3), then npm run build:native.`);
+    console.error(
+      `${detail}error: native/blas-matmul: ${msg}\n  To build it: apt-get install libopenblas-dev (plus gcc, make, python3), then npm run build:native.`,
+    );
     process.exit(1);
   }
-  console.warn(`native/blas-matmul: off (${msg}); the engine runs on plain wasm, 1.4–2.4x slower training. Fix: apt-get install libopenblas-dev, then npm run build:native`);
+  console.warn(
+    `native/blas-matmul: off (${msg}); the engine runs on plain wasm, 1.4–2.4x slower training. Fix: apt-get install libopenblas-dev, then npm run build:native`,
+  );
   process.exit(0);
 }
 
-const hasCblas = spawnSync('cc', ['-E', '-x', 'c', '-'], { input: '#include <cblas.h>\n', stdio: ['pipe', 'ignore', 'ignore'] });
+const hasCblas = spawnSync('cc', ['-E', '-x', 'c', '-'], {
+  input: '#include <cblas.h>\n',
+  stdio: ['pipe', 'ignore', 'ignore'],
+});
 if (hasCblas.error) fail('no C compiler (cc) found');
 if (hasCblas.status !== 0) fail('cblas.h not found: OpenBLAS is not installed');
 
@@ -42,7 +60,8 @@ const gyp = nodeGyp();
 if (!gyp) fail("npm's node-gyp was not found");
 const args = [gyp, 'rebuild', '--release'];
 const prefix = join(dirname(process.execPath), '..');
-if (!process.env.npm_config_nodedir && existsSync(join(prefix, 'include', 'node', 'node_api.h'))) args.push(`--nodedir=${prefix}`);
+if (!process.env.npm_config_nodedir && existsSync(join(prefix, 'include', 'node', 'node_api.h')))
+  args.push(`--nodedir=${prefix}`);
 // node-gyp's output is shown only when it fails under --strict (a postinstall warning stays one line).
 const r = spawnSync(process.execPath, args, { cwd: here, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 if (r.error) fail(`node-gyp did not run: ${r.error.message}`);
@@ -50,6 +69,10 @@ if (r.status !== 0) fail(`node-gyp rebuild failed (exit ${r.status})`, `${r.stdo
 const out = join(here, 'build', 'Release', 'blas_matmul.node');
 if (!existsSync(out)) fail(`node-gyp succeeded but ${out} is missing`);
 // Load it once here, so a missing libopenblas.so.0 shows now rather than as a silent fallback later.
-const check = spawnSync(process.execPath, ['-e', `const m = require(${JSON.stringify(out)}); m.setThreads(1); process.stdout.write(m.config())`], { encoding: 'utf8' });
+const check = spawnSync(
+  process.execPath,
+  ['-e', `const m = require(${JSON.stringify(out)}); m.setThreads(1); process.stdout.write(m.config())`],
+  { encoding: 'utf8' },
+);
 if (check.status !== 0) fail(`built, but it does not load: ${(check.stderr || '').trim().split('\n')[0]}`);
 console.log(`native/blas-matmul: built ${out} (${check.stdout.trim()})`);

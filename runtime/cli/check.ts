@@ -46,7 +46,10 @@ export interface JsonReport {
 export async function runCheck(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs(argv, { values: ['--trinity-version', '--format', '--plugin-dir', '--min-severity'], switches: ['--help', '-h', '--no-datasets'] });
+    args = parseArgs(argv, {
+      values: ['--trinity-version', '--format', '--plugin-dir', '--min-severity'],
+      switches: ['--help', '-h', '--no-datasets'],
+    });
   } catch (e) {
     return usage((e as Error).message);
   }
@@ -64,11 +67,15 @@ export async function runCheck(argv: string[]): Promise<number> {
     release = r;
   }
   const minSeverity = lastValue(args, '--min-severity') ?? 'information';
-  if (!(minSeverity in SEVERITY_RANK)) return usage(`--min-severity must be one of ${Object.keys(SEVERITY_RANK).join(', ')}`);
+  if (!(minSeverity in SEVERITY_RANK))
+    return usage(`--min-severity must be one of ${Object.keys(SEVERITY_RANK).join(', ')}`);
   if (args.positionals.length === 0) return usage('no files given');
 
   const env = { ...loadDotEnv(resolve('.env')), ...process.env };
-  const pluginDirs = [...(args.values.get('--plugin-dir') ?? []), ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)];
+  const pluginDirs = [
+    ...(args.values.get('--plugin-dir') ?? []),
+    ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean),
+  ];
   const plugins = scanPluginDirs(pluginDirs.map((d) => resolve(d)));
   const files: string[] = [];
   for (const p of args.positionals) {
@@ -87,7 +94,9 @@ export async function runCheck(argv: string[]): Promise<number> {
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      process.stderr.write(`trinity-workbench check: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+      process.stderr.write(
+        `trinity-workbench check: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`,
+      );
       return 2;
     }
     const result = await checkConfig(text, {
@@ -96,11 +105,21 @@ export async function runCheck(argv: string[]): Promise<number> {
       host: { baseDirs: [...new Set([dirname(resolve(file)), process.cwd()])], env, exists: existsSync, plugins },
       datasets: !args.switches.has('--no-datasets'),
     });
-    const diagnostics = result.diagnostics.filter((d) => SEVERITY_RANK[d.severity] >= SEVERITY_RANK[minSeverity]).map((d) => {
-      const s = lineColumn(result.loaded.source, d.range[0]);
-      const e = lineColumn(result.loaded.source, d.range[1]);
-      return { line: s.line, column: s.column, endLine: e.line, endColumn: e.column, severity: d.severity, code: d.code, message: d.message };
-    });
+    const diagnostics = result.diagnostics
+      .filter((d) => SEVERITY_RANK[d.severity] >= SEVERITY_RANK[minSeverity])
+      .map((d) => {
+        const s = lineColumn(result.loaded.source, d.range[0]);
+        const e = lineColumn(result.loaded.source, d.range[1]);
+        return {
+          line: s.line,
+          column: s.column,
+          endLine: e.line,
+          endColumn: e.column,
+          severity: d.severity,
+          code: d.code,
+          message: d.message,
+        };
+      });
     anyError ||= diagnostics.some((d) => d.severity === 'error');
     reports.push({ file, version: result.loaded.release, diagnostics });
   }
@@ -108,10 +127,13 @@ export async function runCheck(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
   } else {
     const lines: string[] = [];
-    for (const r of reports) for (const d of r.diagnostics) lines.push(`${r.file}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}`);
+    for (const r of reports)
+      for (const d of r.diagnostics) lines.push(`${r.file}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}`);
     if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
     const counts = count(reports);
-    process.stderr.write(`${reports.length} file${reports.length === 1 ? '' : 's'} checked: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.information} info.\n`);
+    process.stderr.write(
+      `${reports.length} file${reports.length === 1 ? '' : 's'} checked: ${counts.error} error(s), ${counts.warning} warning(s), ${counts.information} info.\n`,
+    );
   }
   return anyError ? 1 : 0;
 }
@@ -130,7 +152,8 @@ function trinityConfigsIn(dir: string): string[] {
         continue;
       }
       if (st.isDirectory()) walk(p);
-      else if (/\.ya?ml$/.test(name) && st.size < 4 * 1024 * 1024 && looksLikeTrinityConfig(readFileSync(p, 'utf8'))) out.push(p);
+      else if (/\.ya?ml$/.test(name) && st.size < 4 * 1024 * 1024 && looksLikeTrinityConfig(readFileSync(p, 'utf8')))
+        out.push(p);
     }
   };
   walk(dir);
@@ -155,4 +178,3 @@ function usage(message: string): number {
   process.stderr.write(`trinity-workbench check: ${message}\n\n${HELP}\n`);
   return 2;
 }
-

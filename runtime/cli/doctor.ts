@@ -45,13 +45,17 @@ export function formatReport(r: MachineReport): string {
   const lines: string[] = [];
   lines.push(`Node      ${r.node}${r.napi ? ` (N-API ${r.napi})` : ''}`);
   lines.push(`Platform  ${r.platform} ${r.arch}`);
-  lines.push(`CPU       ${r.cpu.model}, ${r.cpu.cores} core${r.cpu.cores === 1 ? '' : 's'}${r.cpu.features.length ? ` (${r.cpu.features.join(', ')})` : ''}`);
+  lines.push(
+    `CPU       ${r.cpu.model}, ${r.cpu.cores} core${r.cpu.cores === 1 ? '' : 's'}${r.cpu.features.length ? ` (${r.cpu.features.join(', ')})` : ''}`,
+  );
   lines.push(`Memory    ${gib(r.memory.totalBytes)} total, ${gib(r.memory.freeBytes)} free`);
   lines.push('');
   lines.push('Backends (in the order auto tries them)');
   const width = Math.max(...r.backends.map((b) => b.name.length));
   for (const b of r.backends) {
-    lines.push(`  ${b.name.padEnd(width)}  ${b.available ? 'available' : `not available: ${b.reason ?? 'unknown reason'}`}`);
+    lines.push(
+      `  ${b.name.padEnd(width)}  ${b.available ? 'available' : `not available: ${b.reason ?? 'unknown reason'}`}`,
+    );
     for (const d of b.details) lines.push(`  ${' '.repeat(width)}    ${d}`);
   }
   lines.push('');
@@ -60,7 +64,9 @@ export function formatReport(r: MachineReport): string {
   if (s.ok) {
     const threads = s.threads !== undefined ? `, ${s.threads} thread${s.threads === 1 ? '' : 's'}` : '';
     const acc = s.accelerators?.length ? `, accelerated by ${s.accelerators.join(', ')}` : '';
-    lines.push(`${label}: ${s.name} (tfjs backend \`${s.tfBackend}\`${threads}${acc}), ${formatGflops(s.gflops)} GFLOP/s on a 256³ float32 matmul`);
+    lines.push(
+      `${label}: ${s.name} (tfjs backend \`${s.tfBackend}\`${threads}${acc}), ${formatGflops(s.gflops)} GFLOP/s on a 256³ float32 matmul`,
+    );
   } else {
     lines.push(`${label}: ${s.error}`);
   }

@@ -28,7 +28,20 @@ export async function runGenerate(argv: string[]): Promise<number> {
   let args: ParsedArgs;
   try {
     args = parseArgs(argv, {
-      values: ['--model', '--prompt', '--system', '--max-new-tokens', '--min-new-tokens', '--temperature', '--top-p', '--top-k', '--n', '--seed', '--stop', '--backend'],
+      values: [
+        '--model',
+        '--prompt',
+        '--system',
+        '--max-new-tokens',
+        '--min-new-tokens',
+        '--temperature',
+        '--top-p',
+        '--top-k',
+        '--n',
+        '--seed',
+        '--stop',
+        '--backend',
+      ],
       switches: ['--chat', '--json', '--help', '--download'],
     });
     if (args.switches.has('--help')) {
@@ -60,7 +73,12 @@ export async function runGenerate(argv: string[]): Promise<number> {
 }
 
 async function run(args: ParsedArgs): Promise<number> {
-  const num = (flag: string, fallback: number | undefined, check: (n: number) => boolean, what: string): number | undefined => {
+  const num = (
+    flag: string,
+    fallback: number | undefined,
+    check: (n: number) => boolean,
+    what: string,
+  ): number | undefined => {
     const v = lastValue(args, flag);
     if (v === undefined) return fallback;
     const n = Number(v);
@@ -78,7 +96,10 @@ async function run(args: ParsedArgs): Promise<number> {
     const system = lastValue(args, '--system');
     const texts = prompts.map((prompt) => {
       if (!args.switches.has('--chat')) return prompt;
-      const messages = [...(system ? [{ role: 'system' as const, content: system }] : []), { role: 'user' as const, content: prompt }];
+      const messages = [
+        ...(system ? [{ role: 'system' as const, content: system }] : []),
+        { role: 'user' as const, content: prompt },
+      ];
       return p.tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
     });
     const encoded = texts.map((t) => p.tokenizer.encode(t));
@@ -125,7 +146,9 @@ async function run(args: ParsedArgs): Promise<number> {
         const head = completions.length > 1 ? `[${c.promptIndex}.${c.sampleIndex}] ` : '';
         process.stdout.write(`${head}${c.text}\n`);
       }
-      process.stderr.write(`${generated} tokens in ${seconds.toFixed(2)} s (${(generated / Math.max(seconds, 1e-9)).toFixed(1)} tok/s) on ${backend.name}\n`);
+      process.stderr.write(
+        `${generated} tokens in ${seconds.toFixed(2)} s (${(generated / Math.max(seconds, 1e-9)).toFixed(1)} tok/s) on ${backend.name}\n`,
+      );
     }
     return 0;
   } finally {

@@ -62,7 +62,9 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`trinity-workbench: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(
+        `trinity-workbench: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
       process.exitCode = 3;
     },
   );

@@ -50,25 +50,33 @@ export function runMetrics(argv: string[]): number {
       statSync(p);
       paths.push(p);
     } catch (e) {
-      process.stderr.write(`trinity-workbench metrics: cannot read ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+      process.stderr.write(
+        `trinity-workbench metrics: cannot read ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`,
+      );
       failed = true;
     }
   }
   const { rows, problems } = readAllMetrics(paths);
   for (const p of problems) process.stderr.write(`trinity-workbench metrics: ${p.message}\n`);
-  if (paths.length > 0 && rows.length === 0 && problems.length === 0) process.stderr.write(`trinity-workbench metrics: no scalars found under ${paths.join(', ')}\n`);
+  if (paths.length > 0 && rows.length === 0 && problems.length === 0)
+    process.stderr.write(`trinity-workbench metrics: no scalars found under ${paths.join(', ')}\n`);
   const kept = tag ? rows.filter((r) => tag.test(r.tag)) : rows;
   process.stdout.write(format === 'json' ? `${JSON.stringify(kept.map(jsonRow), null, 1)}\n` : csv(kept));
   return failed || problems.length > 0 ? 1 : 0;
 }
 
-function jsonRow(r: ScalarRow): ScalarRow | Omit<ScalarRow, 'value'> & { value: null } {
+function jsonRow(r: ScalarRow): ScalarRow | (Omit<ScalarRow, 'value'> & { value: null }) {
   return Number.isFinite(r.value) ? r : { ...r, value: null };
 }
 
 function csv(rows: ScalarRow[]): string {
   const lines = ['run,tag,step,wall_time,value'];
-  for (const r of rows) lines.push([field(r.run), field(r.tag), String(r.step), r.wallTime === null ? '' : String(r.wallTime), number(r.value)].join(','));
+  for (const r of rows)
+    lines.push(
+      [field(r.run), field(r.tag), String(r.step), r.wallTime === null ? '' : String(r.wallTime), number(r.value)].join(
+        ',',
+      ),
+    );
   return `${lines.join('\n')}\n`;
 }
 

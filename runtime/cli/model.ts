@@ -5,7 +5,13 @@ import { lastValue, parseArgs, UsageError } from './args';
 import { saveInitialModel } from '../engine/model/checkpoint';
 import { newModelConfigJson, parseModelConfig, type ModelFamily } from '../engine/model/config';
 import { parameterCount } from '../engine/model/params';
-import { buildByteTokenizer, buildCharTokenizer, loadTokenizer, tokenizerFromJson, type TextTokenizer } from '../engine/tokenizer';
+import {
+  buildByteTokenizer,
+  buildCharTokenizer,
+  loadTokenizer,
+  tokenizerFromJson,
+  type TextTokenizer,
+} from '../engine/tokenizer';
 
 const USAGE = `Usage: trinity-workbench model create --out DIR [options]
 
@@ -54,7 +60,19 @@ export async function runModel(argv: string[]): Promise<number> {
 
 async function create(argv: string[]): Promise<number> {
   const args = parseArgs(argv, {
-    values: ['--arch', '--layers', '--hidden', '--heads', '--kv-heads', '--intermediate', '--max-positions', '--vocab', '--dtype', '--seed', '--out'],
+    values: [
+      '--arch',
+      '--layers',
+      '--hidden',
+      '--heads',
+      '--kv-heads',
+      '--intermediate',
+      '--max-positions',
+      '--vocab',
+      '--dtype',
+      '--seed',
+      '--out',
+    ],
     switches: ['--untied', '--force', '--json', '--help'],
   });
   if (args.switches.has('--help')) {
@@ -65,7 +83,11 @@ async function create(argv: string[]): Promise<number> {
   const out = lastValue(args, '--out');
   if (!out) throw new UsageError('--out DIR is required');
   const dir = resolve(out);
-  if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0) && !args.switches.has('--force')) {
+  if (
+    existsSync(dir) &&
+    (!statSync(dir).isDirectory() || readdirSync(dir).length > 0) &&
+    !args.switches.has('--force')
+  ) {
     throw new UsageError(`${dir} exists and is not empty (use --force to overwrite)`);
   }
   const family = (lastValue(args, '--arch') ?? 'qwen2') as ModelFamily;
@@ -105,7 +127,9 @@ async function create(argv: string[]): Promise<number> {
   saveInitialModel(config, seed, dir, { dtype, tokenizer });
   const params = parameterCount(config);
   if (args.switches.has('--json')) {
-    process.stdout.write(`${JSON.stringify({ dir, family, parameters: params, layers: config.layers, hidden, heads, kvHeads: config.kvHeads, vocabSize: config.vocabSize, maxPositions: config.maxPositions, dtype, seed })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ dir, family, parameters: params, layers: config.layers, hidden, heads, kvHeads: config.kvHeads, vocabSize: config.vocabSize, maxPositions: config.maxPositions, dtype, seed })}\n`,
+    );
   } else {
     process.stdout.write(
       `Created a ${family} model with ${formatCount(params)} parameters (${config.layers} layers, hidden ${hidden}, ` +

@@ -29,7 +29,10 @@ Options:
 export async function runRun(argv: string[]): Promise<number> {
   let args: ParsedArgs;
   try {
-    args = parseArgs(argv, { values: ['--config', '--events', '--backend', '--seed', '--plugin-dir'], switches: ['--help', '--download', '--continue-from-checkpoint'] });
+    args = parseArgs(argv, {
+      values: ['--config', '--events', '--backend', '--seed', '--plugin-dir'],
+      switches: ['--help', '--download', '--continue-from-checkpoint'],
+    });
     if (args.switches.has('--help')) {
       process.stdout.write(`${USAGE}\n`);
       return 0;
@@ -41,7 +44,8 @@ export async function runRun(argv: string[]): Promise<number> {
     const backend = lastValue(args, '--backend') ?? 'auto';
     if (backend !== 'auto' && !isBackendName(backend)) throw new UsageError(`--backend ${backend} is not a backend`);
     const seed = lastValue(args, '--seed');
-    if (seed !== undefined && !Number.isInteger(Number(seed))) throw new UsageError(`--seed must be an integer, got ${seed}`);
+    if (seed !== undefined && !Number.isInteger(Number(seed)))
+      throw new UsageError(`--seed must be an integer, got ${seed}`);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`run: ${e.message}\n${USAGE}\n`);
@@ -71,7 +75,10 @@ export async function runRun(argv: string[]): Promise<number> {
 
   let backendName: string;
   try {
-    const info = await initBackend({ prefer: (lastValue(args, '--backend') ?? 'auto') as BackendPreference, log: (m) => process.stderr.write(`${m}\n`) });
+    const info = await initBackend({
+      prefer: (lastValue(args, '--backend') ?? 'auto') as BackendPreference,
+      log: (m) => process.stderr.write(`${m}\n`),
+    });
     backendName = info.name;
   } catch (e) {
     emit({ type: 'done', status: 'failed', error: (e as Error).message });
@@ -88,7 +95,10 @@ export async function runRun(argv: string[]): Promise<number> {
     backend: backendName,
     seed: Number(lastValue(args, '--seed') ?? 42),
     continueFromCheckpoint: args.switches.has('--continue-from-checkpoint') || undefined,
-    pluginDirs: [...(args.values.get('--plugin-dir') ?? []), ...(process.env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)],
+    pluginDirs: [
+      ...(args.values.get('--plugin-dir') ?? []),
+      ...(process.env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean),
+    ],
   });
   if (!jsonl) printSummary(result);
   if (result.status === 'failed') {
@@ -116,7 +126,9 @@ function progressPrinter(): (role: string, step: number, total: number | undefin
     const line = `${role.padEnd(8)}${bar} step ${step}${total ? `/${total}` : ''}  ${detail}  ${rate.toFixed(2)} step/s${eta}`;
     if (tty) {
       lines.set(role, line);
-      process.stderr.write(`${drawn ? `\x1b[${drawn}A` : ''}${[...lines.values()].map((l) => `\r\x1b[2K${l}`).join('\n')}\n`);
+      process.stderr.write(
+        `${drawn ? `\x1b[${drawn}A` : ''}${[...lines.values()].map((l) => `\r\x1b[2K${l}`).join('\n')}\n`,
+      );
       drawn = lines.size;
       return;
     }
@@ -141,6 +153,9 @@ function printSummary(r: JobResult): void {
   const header = ['stage', 'mode', 'final eval metric', 'value'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
-  process.stdout.write(`${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}\n`);
-  for (const s of r.stages) if (s.result.lastCheckpoint) process.stdout.write(`${s.name}: last checkpoint ${s.result.lastCheckpoint}\n`);
+  process.stdout.write(
+    `${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}\n`,
+  );
+  for (const s of r.stages)
+    if (s.result.lastCheckpoint) process.stdout.write(`${s.name}: last checkpoint ${s.result.lastCheckpoint}\n`);
 }

@@ -65,9 +65,7 @@ export interface DatasetPeek {
 
 export type PeekFailureReason = 'not-found' | 'no-split-file' | 'unreadable' | 'remote';
 
-export type PeekResult =
-  | { ok: true; peek: DatasetPeek }
-  | { ok: false; reason: PeekFailureReason; message: string };
+export type PeekResult = { ok: true; peek: DatasetPeek } | { ok: false; reason: PeekFailureReason; message: string };
 
 export interface PeekOptions {
   /** Split expression as in Trinity (`train`, `test`, `train[:100]`, `train+test`); default `train`. */
@@ -200,7 +198,20 @@ function parseSplitExpression(expr: string): string[] {
 // ---------------------------------------------------------------------------------------------------------------
 // Extensions, as `datasets` maps them to builder modules
 
-type Module = 'json' | 'parquet' | 'csv' | 'arrow' | 'text' | 'imagefolder' | 'audiofolder' | 'videofolder' | 'pdffolder' | 'xml' | 'webdataset' | 'hdf5' | 'lance';
+type Module =
+  | 'json'
+  | 'parquet'
+  | 'csv'
+  | 'arrow'
+  | 'text'
+  | 'imagefolder'
+  | 'audiofolder'
+  | 'videofolder'
+  | 'pdffolder'
+  | 'xml'
+  | 'webdataset'
+  | 'hdf5'
+  | 'lance';
 
 const EXTENSION_TO_MODULE: Record<string, Module> = {
   '.json': 'json',
@@ -231,7 +242,14 @@ for (const e of ['.mp4', '.avi', '.mov', '.mkv', '.webm', '.flv', '.wmv', '.mpeg
 const HF_EXTENSIONS = new Set([...Object.keys(EXTENSION_TO_MODULE), '.zip']);
 const COMPRESSION_EXTENSIONS = new Set(['.gz', '.bz2', '.xz', '.zst', '.lz4', '.zip']);
 /** Files `datasets` never takes as data. */
-const FILES_TO_IGNORE = new Set(['README.md', 'config.json', 'dataset_info.json', 'dataset_infos.json', 'dummy_data.zip', 'dataset_dict.json']);
+const FILES_TO_IGNORE = new Set([
+  'README.md',
+  'config.json',
+  'dataset_info.json',
+  'dataset_infos.json',
+  'dummy_data.zip',
+  'dataset_dict.json',
+]);
 
 function suffixesOf(name: string): string[] {
   const base = name.split('/').pop() ?? name;
@@ -252,7 +270,13 @@ function inferModule(files: string[]): Module | null {
   const counts = new Map<string, number>();
   for (const f of files.slice(0, 200)) for (const s of suffixesOf(f)) counts.set(s, (counts.get(s) ?? 0) + 1);
   const ranked = [...counts.entries()].sort((a, b) => {
-    const key = ([ext, n]: [string, number]) => [n, ext === '.parquet' ? 1 : 0, ext === '.jsonl' ? 1 : 0, ext === '.json' ? 1 : 0, ext === '.csv' ? 1 : 0];
+    const key = ([ext, n]: [string, number]) => [
+      n,
+      ext === '.parquet' ? 1 : 0,
+      ext === '.jsonl' ? 1 : 0,
+      ext === '.json' ? 1 : 0,
+      ext === '.csv' ? 1 : 0,
+    ];
     const ka = key(a);
     const kb = key(b);
     for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return kb[i] - ka[i];
@@ -284,14 +308,23 @@ async function peekSingleFile(abs: string, splits: string[], limits: Limits): Pr
         `Unknown split "${others[0]}"; use split: train (or point path at a directory with ${others[0]} files)`,
     });
   }
-  if (!module) return fail('unreadable', `${abs}: not a data file format that datasets can load (json, jsonl, parquet, csv, arrow)`);
+  if (!module)
+    return fail(
+      'unreadable',
+      `${abs}: not a data file format that datasets can load (json, jsonl, parquet, csv, arrow)`,
+    );
   return readFiles([abs], module, limits, warnings);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // A directory
 
-async function peekDirectory(dir: string, splits: string[], subset: string | null, limits: Limits): Promise<PeekResult> {
+async function peekDirectory(
+  dir: string,
+  splits: string[],
+  subset: string | null,
+  limits: Limits,
+): Promise<PeekResult> {
   const saved = await peekSavedToDisk(dir, splits);
   if (saved) return saved;
 
@@ -347,7 +380,8 @@ async function peekDirectory(dir: string, splits: string[], subset: string | nul
   if (scope.files.length === 0) {
     return fail('no-split-file', `${scopeLabel} contains no data files (json, jsonl, parquet, csv, arrow)`);
   }
-  if (splitMap.size === 0) return fail('no-split-file', `${scopeLabel}: no data files match the README.md data_files patterns`);
+  if (splitMap.size === 0)
+    return fail('no-split-file', `${scopeLabel}: no data files match the README.md data_files patterns`);
 
   // The format datasets infers, per split; all splits must agree.
   const modules = new Map<string, Module | null>();
@@ -388,11 +422,13 @@ async function peekDirectory(dir: string, splits: string[], subset: string | nul
       found = lenient;
     }
     const m = modules.get(split) ?? inferModule(found);
-    if (!m) return fail('unreadable', `${scopeLabel}: the files of split '${split}' are in no format that datasets can load`);
+    if (!m)
+      return fail('unreadable', `${scopeLabel}: the files of split '${split}' are in no format that datasets can load`);
     module = module ?? m;
     for (const f of found) if (fileHasModule(f, module) && !files.includes(f)) files.push(f);
   }
-  if (!module || files.length === 0) return fail('no-split-file', `${scopeLabel} has no data files for split '${splits.join('+')}'`);
+  if (!module || files.length === 0)
+    return fail('no-split-file', `${scopeLabel} has no data files for split '${splits.join('+')}'`);
   return readFiles(
     files.map((f) => nodePath.join(dir, ...toDirRel(f).split('/'))),
     module,
@@ -402,7 +438,10 @@ async function peekDirectory(dir: string, splits: string[], subset: string | nul
 }
 
 function normalizeRel(p: string): string {
-  return p.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  return p
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '');
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -480,7 +519,12 @@ const SPLIT_KEYWORDS: [string, string[]][] = [
 ];
 const SEP = '[-._ 0-9]';
 const filenamePatterns = (k: string) => [`**/${k}${SEP}*`, `**/*${SEP}${k}${SEP}*`];
-const dirNamePatterns = (k: string) => [`**/${k}/**`, `**/${k}${SEP}*/**`, `**/*${SEP}${k}/**`, `**/*${SEP}${k}${SEP}*/**`];
+const dirNamePatterns = (k: string) => [
+  `**/${k}/**`,
+  `**/${k}${SEP}*/**`,
+  `**/*${SEP}${k}/**`,
+  `**/*${SEP}${k}${SEP}*/**`,
+];
 const SHARDED = /^data\/([^/]+?)-[0-9]{5}-of-[0-9]{5}[^/]*\.[^/]*$/;
 const SPLIT_NAME = /^\w+(\.\w+)*$/;
 
@@ -493,7 +537,10 @@ function defaultSplitMap(files: string[]): SplitMap {
   }
   if (sharded.size > 0) {
     const order = ['train', 'validation', 'test'];
-    const names = [...order.filter((s) => sharded.has(s)), ...[...sharded.keys()].filter((s) => !order.includes(s)).sort()];
+    const names = [
+      ...order.filter((s) => sharded.has(s)),
+      ...[...sharded.keys()].filter((s) => !order.includes(s)).sort(),
+    ];
     return new Map(names.map((s) => [s, sharded.get(s)!]));
   }
   for (const patternsFor of [dirNamePatterns, filenamePatterns]) {
@@ -627,7 +674,8 @@ async function readReadmeConfigs(dir: string): Promise<MetaConfig[] | null> {
 /** `datasets.data_files.sanitize_patterns`: a string or list → train; a list of {split, path}; a dict split → paths. */
 function sanitizePatterns(v: unknown): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  const asList = (x: unknown): string[] => (typeof x === 'string' ? [x] : Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []);
+  const asList = (x: unknown): string[] =>
+    typeof x === 'string' ? [x] : Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : [];
   if (typeof v === 'string') out.set('train', [v]);
   else if (Array.isArray(v)) {
     if (v.every((x) => isPlainObject(x))) {
@@ -655,12 +703,16 @@ function chooseConfig(configs: MetaConfig[], subset: string | null): { config: M
   const names = configs.map((c) => c.name);
   if (subset !== null) {
     const c = configs.find((x) => x.name === subset);
-    if (!c) return { error: `subset_name '${subset}' is not a config of this dataset (README.md configs: ${names.join(', ')})` };
+    if (!c)
+      return {
+        error: `subset_name '${subset}' is not a config of this dataset (README.md configs: ${names.join(', ')})`,
+      };
     return { config: c };
   }
   const defaults = configs.filter((c) => c.isDefault || c.name === 'default');
   if (defaults.length === 1) return { config: defaults[0] };
-  if (defaults.length > 1) return { error: `README.md marks several configs as default (${defaults.map((c) => c.name).join(', ')})` };
+  if (defaults.length > 1)
+    return { error: `README.md marks several configs as default (${defaults.map((c) => c.name).join(', ')})` };
   if (configs.length === 1) return { config: configs[0] };
   return { error: `subset_name is missing: datasets needs one of the README.md configs (${names.join(', ')})` };
 }
@@ -671,10 +723,16 @@ function chooseConfig(configs: MetaConfig[], subset: string | null): { config: M
 async function peekSavedToDisk(dir: string, splits: string[]): Promise<PeekResult | null> {
   const dictJson = await readSmallJson(nodePath.join(dir, 'dataset_dict.json'));
   if (dictJson !== undefined) {
-    const names = isPlainObject(dictJson) && Array.isArray(dictJson.splits) ? dictJson.splits.filter((s): s is string => typeof s === 'string') : [];
+    const names =
+      isPlainObject(dictJson) && Array.isArray(dictJson.splits)
+        ? dictJson.splits.filter((s): s is string => typeof s === 'string')
+        : [];
     const split = splits[0];
     if (!names.includes(split) || !(await statOrNull(nodePath.join(dir, split)))?.isDirectory()) {
-      return fail('no-split-file', `${dir} was written by datasets' save_to_disk (a DatasetDict) and has no split '${split}' (splits: ${names.join(', ') || 'none'})`);
+      return fail(
+        'no-split-file',
+        `${dir} was written by datasets' save_to_disk (a DatasetDict) and has no split '${split}' (splits: ${names.join(', ') || 'none'})`,
+      );
     }
     return savedToDiskPeek(nodePath.join(dir, split), `${dir} (split '${split}')`);
   }
@@ -734,17 +792,28 @@ async function savedToDiskPeek(dir: string, label: string): Promise<PeekResult> 
 // ---------------------------------------------------------------------------------------------------------------
 // Reading rows
 
-async function readFiles(files: string[], module: Module, limits: Limits, warnings: PeekWarning[]): Promise<PeekResult> {
+async function readFiles(
+  files: string[],
+  module: Module,
+  limits: Limits,
+  warnings: PeekWarning[],
+): Promise<PeekResult> {
   const done = (peek: Omit<DatasetPeek, 'warnings'>): PeekResult => ({
     ok: true,
     peek: warnings.length > 0 ? { ...peek, warnings } : peek,
   });
   if (module === 'arrow') {
-    warnings.push({ code: 'rows-not-read', message: 'arrow, not peeked: rows and columns of .arrow files are not read' });
+    warnings.push({
+      code: 'rows-not-read',
+      message: 'arrow, not peeked: rows and columns of .arrow files are not read',
+    });
     return done({ files, format: 'arrow', rows: [], columns: [] });
   }
   if (module !== 'json' && module !== 'parquet' && module !== 'csv') {
-    return fail('unreadable', `${files[0]}: datasets would load these files with its '${module}' builder; peeking supports json, jsonl, parquet and csv`);
+    return fail(
+      'unreadable',
+      `${files[0]}: datasets would load these files with its '${module}' builder; peeking supports json, jsonl, parquet and csv`,
+    );
   }
 
   const rows: Record<string, unknown>[] = [];
@@ -921,7 +990,10 @@ async function readJsonFile(file: string, want: number, limits: Limits): Promise
         firstLineProblem = `line ${lineNo} is ${Array.isArray(v) ? 'an array' : 'not'} a JSON object`;
         return 'stop';
       }
-      lineError = fail('unreadable', `${file}: line ${lineNo} is not a JSON object (JSON Lines need one object per line)`);
+      lineError = fail(
+        'unreadable',
+        `${file}: line ${lineNo} is not a JSON object (JSON Lines need one object per line)`,
+      );
       return 'stop';
     }
     state.mode = 'lines';
@@ -974,7 +1046,12 @@ async function readJsonFile(file: string, want: number, limits: Limits): Promise
 }
 
 /** The whole file as one JSON document, as pandas.read_json reads it when JSON Lines parsing fails. */
-async function readJsonDocument(file: string, want: number, limits: Limits, firstLineProblem: string): Promise<FileRead | Failure> {
+async function readJsonDocument(
+  file: string,
+  want: number,
+  limits: Limits,
+  firstLineProblem: string,
+): Promise<FileRead | Failure> {
   let buf: Uint8Array | null;
   try {
     buf = await readWhole(file, limits.maxDocumentBytes);
@@ -1008,7 +1085,10 @@ async function readJsonDocument(file: string, want: number, limits: Limits, firs
   } else if (isPlainObject(doc)) {
     const cols = dictOfColumnsToRecords(doc);
     if (!cols) {
-      return fail('unreadable', `${file}: a top-level JSON object must map column names to equally long arrays (or use JSON Lines)`);
+      return fail(
+        'unreadable',
+        `${file}: a top-level JSON object must map column names to equally long arrays (or use JSON Lines)`,
+      );
     }
     records = cols;
     const keys = Object.keys(doc);
@@ -1044,7 +1124,8 @@ export function dictOfColumnsToRecords(doc: Record<string, unknown>): Record<str
   const n = arrays[0].length;
   if (arrays.some((a) => a.length !== n)) return null;
   const out: Record<string, unknown>[] = [];
-  for (let i = 0; i < n; i++) out.push(Object.fromEntries(keys.map((k) => [k, Array.isArray(doc[k]) ? (doc[k] as unknown[])[i] : doc[k]])));
+  for (let i = 0; i < n; i++)
+    out.push(Object.fromEntries(keys.map((k) => [k, Array.isArray(doc[k]) ? (doc[k] as unknown[])[i] : doc[k]])));
   return out;
 }
 
@@ -1239,7 +1320,10 @@ async function readParquet(file: string, want: number): Promise<FileRead | Failu
         useOffsetIndex: true,
       });
     } catch (e) {
-      warnings.push({ code: 'rows-not-read', message: `${file}: rows not read (${errorText(e)}); columns come from the schema` });
+      warnings.push({
+        code: 'rows-not-read',
+        message: `${file}: rows not read (${errorText(e)}); columns come from the schema`,
+      });
       rows = [];
     }
     return { format: 'parquet', rows: rows.map((r) => ({ ...r })), columns, warnings };

@@ -20,7 +20,15 @@ const ROOT_KEYS = new Set([
 ]);
 
 /** Sections that only Trinity configs have: one of them must be among the keys, so `mode:`/`project:`/`model:` alone do not match. */
-const DISTINCTIVE = new Set(['algorithm', 'buffer', 'explorer', 'synchronizer', 'trainer', 'data_processor', 'checkpoint_root_dir']);
+const DISTINCTIVE = new Set([
+  'algorithm',
+  'buffer',
+  'explorer',
+  'synchronizer',
+  'trainer',
+  'data_processor',
+  'checkpoint_root_dir',
+]);
 
 export function looksLikeTrinityConfig(text: string, maxBytes = 64 * 1024): boolean {
   const head = text.length > maxBytes ? text.slice(0, maxBytes) : text;

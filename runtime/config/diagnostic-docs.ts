@@ -41,19 +41,19 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN004: {
     explanation:
-      'A Trinity config is a mapping of sections (`mode`, `model`, `algorithm`, `buffer`, ...) at the top level. A list or a plain value at the top cannot be merged into Trinity\'s `Config` dataclass, so loading fails.',
+      "A Trinity config is a mapping of sections (`mode`, `model`, `algorithm`, `buffer`, ...) at the top level. A list or a plain value at the top cannot be merged into Trinity's `Config` dataclass, so loading fails.",
     example: '- mode: both\n- model:\n    model_path: Qwen/Qwen2.5-1.5B-Instruct\n',
     fix: 'Write the sections as top-level keys of one mapping, without a leading `-`.',
   },
   TRN005: {
     explanation:
-      'A mapping key is not a plain scalar: a complex `? key` such as a list or a mapping. Trinity\'s config keys are field names, so such a key can never match one and the file cannot be loaded.',
+      "A mapping key is not a plain scalar: a complex `? key` such as a list or a mapping. Trinity's config keys are field names, so such a key can never match one and the file cannot be loaded.",
     example: '? [model, model_path]\n: Qwen/Qwen2.5-1.5B-Instruct\n',
     fix: 'Use plain keys and nest the sections, e.g. `model:` with `model_path:` under it.',
   },
   TRN009: {
     explanation:
-      'One of the workbench\'s own checks crashed on this config. The remaining checks of that step were skipped, so the report may be incomplete; Trinity itself is not involved.',
+      "One of the workbench's own checks crashed on this config. The remaining checks of that step were skipped, so the report may be incomplete; Trinity itself is not involved.",
     example: '',
     fix: 'Please report it with the config that caused it. Until it is fixed, the other diagnostics are still valid but the list may miss some.',
   },
@@ -89,7 +89,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN021: {
     explanation:
-      'The field is not Optional in Trinity\'s dataclass, so `null` (or an empty value) is rejected when the config is loaded.',
+      "The field is not Optional in Trinity's dataclass, so `null` (or an empty value) is rejected when the config is loaded.",
     example: 'algorithm:\n  repeat_times: null\n',
     fix: 'Give it a value, or delete the key to use its default.',
   },
@@ -147,13 +147,13 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN104: {
     explanation:
-      'The interpolation calls a resolver that is not registered. Trinity registers no resolvers of its own, so only OmegaConf\'s built-ins (`oc.env`, `oc.select`, `oc.decode`, ...) work; Hydra\'s `now` and similar are unknown.',
+      "The interpolation calls a resolver that is not registered. Trinity registers no resolvers of its own, so only OmegaConf's built-ins (`oc.env`, `oc.select`, `oc.decode`, ...) work; Hydra's `now` and similar are unknown.",
     example: 'name: grpo-${now:%Y%m%d}\n',
-    fix: 'Use one of OmegaConf\'s resolvers, or write the value literally (or through an environment variable).',
+    fix: "Use one of OmegaConf's resolvers, or write the value literally (or through an environment variable).",
   },
   TRN105: {
     explanation:
-      '`trainer.trainer_config` is free-form when Trinity loads the file: veRL\'s defaults are merged into it only later, in the trainer check. An interpolation into a key of it that is not written in this file therefore cannot resolve.',
+      "`trainer.trainer_config` is free-form when Trinity loads the file: veRL's defaults are merged into it only later, in the trainer check. An interpolation into a key of it that is not written in this file therefore cannot resolve.",
     example: 'buffer:\n  train_batch_size: ${trainer.trainer_config.data.train_batch_size}\n',
     fix: 'Write the referenced key under `trainer.trainer_config`, or use a literal value.',
   },
@@ -167,7 +167,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     explanation:
       'A resolver was called with arguments it rejects, e.g. `oc.decode` on text that is not valid YAML, or `oc.env` without a variable name. OmegaConf raises while Trinity loads the config.',
     example: 'buffer:\n  batch_size: ${oc.decode:"[32"}\n',
-    fix: 'Fix the resolver\'s arguments as described in the message.',
+    fix: "Fix the resolver's arguments as described in the message.",
   },
 
   // ------------------------------------------------------------------------------------------------------------
@@ -187,13 +187,13 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN202: {
     explanation:
-      'One of the algorithm\'s pieces (`advantage_fn`, `policy_loss_fn`, `kl_loss_fn`, `kl_penalty_fn`, `entropy_loss_fn`, `sample_strategy`) names nothing in its registry, so Trinity raises when it resolves the algorithm at launch.',
+      "One of the algorithm's pieces (`advantage_fn`, `policy_loss_fn`, `kl_loss_fn`, `kl_penalty_fn`, `entropy_loss_fn`, `sample_strategy`) names nothing in its registry, so Trinity raises when it resolves the algorithm at launch.",
     example: 'algorithm:\n  algorithm_type: grpo\n  advantage_fn: gae\n',
-    fix: 'Use a name from the registry (the message lists them), or leave the key out to get the algorithm\'s default.',
+    fix: "Use a name from the registry (the message lists them), or leave the key out to get the algorithm's default.",
   },
   TRN203: {
     explanation:
-      'Pieces of the algorithm left unset are filled in from the algorithm type\'s defaults (e.g. GRPO uses the `grpo` advantage and the `ppo` policy loss). This is informational: it shows what will actually run.',
+      "Pieces of the algorithm left unset are filled in from the algorithm type's defaults (e.g. GRPO uses the `grpo` advantage and the `ppo` policy loss). This is informational: it shows what will actually run.",
     example: 'algorithm:\n  algorithm_type: grpo\n  repeat_times: 8\n',
     fix: 'Nothing to fix. Write a piece explicitly if you want a different one.',
   },
@@ -227,7 +227,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN208: {
     explanation:
-      'A deprecated setting was migrated to its replacement by Trinity\'s check step: `algorithm.optimizer.warmup_style` is copied to `lr_scheduler_type`, overriding what that key says.',
+      "A deprecated setting was migrated to its replacement by Trinity's check step: `algorithm.optimizer.warmup_style` is copied to `lr_scheduler_type`, overriding what that key says.",
     example: 'algorithm:\n  optimizer:\n    warmup_style: cosine\n',
     fix: 'Write `lr_scheduler_type: cosine` instead and remove `warmup_style`.',
     releases: 'v0.5.0 and later',
@@ -240,7 +240,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN210: {
     explanation:
-      'The prompt and response budgets together exceed the model\'s context length. Trinity raises at launch, because a full prompt plus a full response would not fit into one sequence.',
+      "The prompt and response budgets together exceed the model's context length. Trinity raises at launch, because a full prompt plus a full response would not fit into one sequence.",
     example: 'model:\n  max_model_len: 4096\n  max_prompt_tokens: 2048\n  max_response_tokens: 4096\n',
     fix: 'Lower `max_prompt_tokens` or `max_response_tokens`, or raise `max_model_len` to at least their sum.',
     releases: 'v0.3.1 and later',
@@ -267,21 +267,22 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN214: {
     explanation:
-      'Trinity copies this value from another key during its check step, replacing what is written here (e.g. a taskset\'s `repeat_times` always becomes `algorithm.repeat_times`). The written value has no effect.',
+      "Trinity copies this value from another key during its check step, replacing what is written here (e.g. a taskset's `repeat_times` always becomes `algorithm.repeat_times`). The written value has no effect.",
     example:
       'algorithm:\n  algorithm_type: grpo\n  repeat_times: 8\nbuffer:\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n      repeat_times: 4\n',
     fix: 'Set the value at the key the message names, and remove it here.',
   },
   TRN220: {
     explanation:
-      'The GPUs of the cluster (`node_num` x `gpu_per_node`) cannot hold what the config asks for: the explorer\'s engines (`engine_num` x `tensor_parallel_size`, plus auxiliary models) take all of them and none are left for the trainer, or more than there are. Trinity raises at launch.',
+      "The GPUs of the cluster (`node_num` x `gpu_per_node`) cannot hold what the config asks for: the explorer's engines (`engine_num` x `tensor_parallel_size`, plus auxiliary models) take all of them and none are left for the trainer, or more than there are. Trinity raises at launch.",
     example: 'cluster:\n  node_num: 1\n  gpu_per_node: 4\nexplorer:\n  rollout_model:\n    engine_num: 4\n',
     fix: 'Lower `explorer.rollout_model.engine_num` or `tensor_parallel_size`, or add GPUs.',
   },
   TRN221: {
     explanation:
-      'veRL splits each training batch evenly over the trainer\'s GPUs, so `buffer.train_batch_size` (by default `batch_size` x `repeat_times`) must be a multiple of that number (from v0.5.2, of that number divided by the sequence-parallel size). Trinity raises at launch otherwise.',
-    example: 'cluster:\n  node_num: 1\n  gpu_per_node: 8\nexplorer:\n  rollout_model:\n    engine_num: 2\nbuffer:\n  train_batch_size: 100\n',
+      "veRL splits each training batch evenly over the trainer's GPUs, so `buffer.train_batch_size` (by default `batch_size` x `repeat_times`) must be a multiple of that number (from v0.5.2, of that number divided by the sequence-parallel size). Trinity raises at launch otherwise.",
+    example:
+      'cluster:\n  node_num: 1\n  gpu_per_node: 8\nexplorer:\n  rollout_model:\n    engine_num: 2\nbuffer:\n  train_batch_size: 100\n',
     fix: 'Use a batch size that divides evenly (the message suggests one), or change how many GPUs the trainer gets.',
   },
   TRN222: {
@@ -292,7 +293,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN223: {
     explanation:
-      'Informational: how many GPUs the trainer gets once the explorer\'s engines are placed, computed from `cluster.node_num` and `gpu_per_node`. When those two are unset, Trinity asks the running Ray cluster at launch (and from v0.5.0 switches a 1-GPU cluster to `colocate` mode), so the GPU and batch-size checks cannot run before launch.',
+      "Informational: how many GPUs the trainer gets once the explorer's engines are placed, computed from `cluster.node_num` and `gpu_per_node`. When those two are unset, Trinity asks the running Ray cluster at launch (and from v0.5.0 switches a 1-GPU cluster to `colocate` mode), so the GPU and batch-size checks cannot run before launch.",
     example: 'cluster:\n  node_num: 1\n  gpu_per_node: 8\nexplorer:\n  rollout_model:\n    engine_num: 2\n',
     fix: 'Nothing to fix. When they are unset, set `cluster.node_num` and `cluster.gpu_per_node` to have the GPU split checked before launch.',
   },
@@ -336,18 +337,20 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   TRN252: {
     explanation:
       'An entry of `buffer.explorer_input.eval_tasksets` has no `path`. Up to v0.3.1 Trinity drops it with a warning, so that evaluation silently never runs; from v0.3.2 it raises at launch (reported as an error there).',
-    example: 'buffer:\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n    eval_tasksets:\n      - name: math500\n',
+    example:
+      'buffer:\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n    eval_tasksets:\n      - name: math500\n',
     fix: 'Give the eval taskset a `path`, or remove it.',
   },
   TRN253: {
     explanation:
       'In `both` (and from v0.5.0 `colocate`) mode explorer and trainer exchange experiences while running, which a `file` buffer cannot do. Trinity replaces `file` with `queue` for the experience buffer, with a warning.',
-    example: 'mode: both\nbuffer:\n  trainer_input:\n    experience_buffer:\n      name: exp\n      storage_type: file\n',
+    example:
+      'mode: both\nbuffer:\n  trainer_input:\n    experience_buffer:\n      name: exp\n      storage_type: file\n',
     fix: 'Use `storage_type: queue` (or `sql` to keep the experiences).',
   },
   TRN254: {
     explanation:
-      'In `train` mode, and for SFT and DPO, there is no explorer batch to derive the trainer\'s batch from, so `buffer.train_batch_size` must be set. Trinity raises at launch otherwise.',
+      "In `train` mode, and for SFT and DPO, there is no explorer batch to derive the trainer's batch from, so `buffer.train_batch_size` must be set. Trinity raises at launch otherwise.",
     example: 'mode: train\nalgorithm:\n  algorithm_type: sft\n',
     fix: 'Set `buffer.train_batch_size` to the number of samples per training step.',
   },
@@ -394,7 +397,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN263: {
     explanation:
-      'In `serve` mode the OpenAI-compatible service listens on `explorer.listen_address`. An address other than loopback lets anyone who reaches this machine call the model and POST `/feedback` and `/commit`, which write rewarded experiences into the buffer a `train` process trains on. The workbench\'s runtime then requires `Authorization: Bearer <key>` on every route but `/health`; Trinity-RFT itself serves without a key.',
+      "In `serve` mode the OpenAI-compatible service listens on `explorer.listen_address`. An address other than loopback lets anyone who reaches this machine call the model and POST `/feedback` and `/commit`, which write rewarded experiences into the buffer a `train` process trains on. The workbench's runtime then requires `Authorization: Bearer <key>` on every route but `/health`; Trinity-RFT itself serves without a key.",
     example: 'mode: serve\nexplorer:\n  listen_address: 0.0.0.0\n',
     fix: 'Remove `listen_address` (the workbench binds 127.0.0.1 and ::1), or keep it and give clients the key: `TRINITY_WORKBENCH_API_KEY`, else the one generated at start and written with the URL to `<job dir>/<explorer.name>_server_url.txt` (mode 0600).',
     releases: 'v0.3.1 and later',
@@ -407,7 +410,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN271: {
     explanation:
-      'veRL\'s trainer values are adjusted at launch with a warning: a per-GPU token budget smaller than one full sequence (`max_model_len`, 2x in v0.3.2-v0.5.0) is raised, an invalid sequence-parallel size becomes 1, and DPO doubles its micro batch.',
+      "veRL's trainer values are adjusted at launch with a warning: a per-GPU token budget smaller than one full sequence (`max_model_len`, 2x in v0.3.2-v0.5.0) is raised, an invalid sequence-parallel size becomes 1, and DPO doubles its micro batch.",
     example: 'model:\n  max_model_len: 8192\ntrainer:\n  max_token_len_per_gpu: 4096\n',
     fix: 'Raise `trainer.max_token_len_per_gpu` (or lower `model.max_model_len`) to the value the message gives.',
   },
@@ -419,7 +422,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN280: {
     explanation:
-      'After each stage of a multi-stage config Trinity loads that stage\'s latest Hugging Face checkpoint to start the next one, so a stage that trains nothing, or not with veRL, fails the run when it ends. From v0.4.0 Trinity also forces `trainer.save_hf_checkpoint: last` in every stage.',
+      "After each stage of a multi-stage config Trinity loads that stage's latest Hugging Face checkpoint to start the next one, so a stage that trains nothing, or not with veRL, fails the run when it ends. From v0.4.0 Trinity also forces `trainer.save_hf_checkpoint: last` in every stage.",
     example: 'stages:\n  - stage_name: rollout\n    mode: explore\n',
     fix: 'Make every stage a veRL training stage (`train`, `both`), or run explore-only work as a separate config.',
     releases: 'v0.3.1 and later',
@@ -437,25 +440,25 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   // ------------------------------------------------------------------------------------------------------------
   TRN300: {
     explanation:
-      'A name that must be looked up in one of Trinity\'s registries is not registered, e.g. an experience-pipeline operator. The lookup happens when the pipeline is built, after the cluster has started.',
+      "A name that must be looked up in one of Trinity's registries is not registered, e.g. an experience-pipeline operator. The lookup happens when the pipeline is built, after the cluster has started.",
     example: 'data_processor:\n  experience_pipeline:\n    operators:\n      - name: reward_shapping\n',
     fix: 'Use a registered name (the message suggests the nearest one), or register yours from a plugin directory.',
   },
   TRN301: {
     explanation:
-      'A written `*_args` mapping replaces the function\'s default arguments wholesale; Trinity does not merge them. When it lacks an argument the constructor requires, the trainer crashes as it starts.',
+      "A written `*_args` mapping replaces the function's default arguments wholesale; Trinity does not merge them. When it lacks an argument the constructor requires, the trainer crashes as it starts.",
     example: 'algorithm:\n  algorithm_type: gspo\n  policy_loss_fn_args:\n    clip_range_low: 0.0003\n',
     fix: 'Add the missing arguments (the message gives their defaults), or remove the mapping to use the defaults.',
   },
   TRN302: {
     explanation:
-      'The `*_args` mapping has a key that the function\'s constructor does not accept, so it raises a TypeError when the trainer (or explorer) builds it.',
+      "The `*_args` mapping has a key that the function's constructor does not accept, so it raises a TypeError when the trainer (or explorer) builds it.",
     example: 'algorithm:\n  algorithm_type: grpo\n  advantage_fn_args:\n    epsilon: 1.0e-6\n    std_norm: false\n',
     fix: 'Remove or rename the key; the message lists the accepted arguments.',
   },
   TRN303: {
     explanation:
-      'Group-relative advantages (GRPO, OPMD, RLOO, ...) compare the `repeat_times` rollouts of each task. With `repeat_times: 1` each group has a single sample, every advantage is zero and nothing is learned; Trinity never applies the algorithm\'s own default for it.',
+      "Group-relative advantages (GRPO, OPMD, RLOO, ...) compare the `repeat_times` rollouts of each task. With `repeat_times: 1` each group has a single sample, every advantage is zero and nothing is learned; Trinity never applies the algorithm's own default for it.",
     example: 'algorithm:\n  algorithm_type: grpo\n  repeat_times: 1\n',
     fix: 'Set `algorithm.repeat_times` to the group size, typically 4 to 16.',
   },
@@ -474,7 +477,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN306: {
     explanation:
-      'A local dataset exists but could not be read to check its columns (no file for the requested split, unreadable rows, unsupported format). Trinity\'s own `load_dataset` may fail on it the same way.',
+      "A local dataset exists but could not be read to check its columns (no file for the requested split, unreadable rows, unsupported format). Trinity's own `load_dataset` may fail on it the same way.",
     example: 'buffer:\n  explorer_input:\n    taskset:\n      path: data/gsm8k\n      split: test\n',
     fix: 'Check the `path`, `split` and `subset_name` against the files on disk and fix the file or the settings.',
   },
@@ -487,7 +490,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN308: {
     explanation:
-      'A function argument has a value its constructor rejects at run time: adaptive KL without `target_kl` and `horizon`, `sft_phi`\'s `cutoff_prob` outside [0, 1], or DAPO\'s overlong penalty with missing or inconsistent lengths.',
+      "A function argument has a value its constructor rejects at run time: adaptive KL without `target_kl` and `horizon`, `sft_phi`'s `cutoff_prob` outside [0, 1], or DAPO's overlong penalty with missing or inconsistent lengths.",
     example: 'algorithm:\n  kl_loss_fn: k2\n  kl_loss_fn_args:\n    kl_coef: 0.001\n    adaptive: true\n',
     fix: 'Add or correct the arguments the message names.',
   },
@@ -533,9 +536,9 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN402: {
     explanation:
-      'The policy\'s entropy (`actor/entropy`, or `actor/entropy_loss` as Trinity\'s entropy loss fn logs it) fell to `runHealth.entropyCollapseRatio` (default 40%) of its first value. A collapsed policy samples nearly the same answer every time: exploration stops and so does learning.',
+      "The policy's entropy (`actor/entropy`, or `actor/entropy_loss` as Trinity's entropy loss fn logs it) fell to `runHealth.entropyCollapseRatio` (default 40%) of its first value. A collapsed policy samples nearly the same answer every time: exploration stops and so does learning.",
     example: 'algorithm:\n  optimizer:\n    lr: 3e-2\n  entropy_loss_fn_args:\n    entropy_coef: 0.0\n',
-    fix: 'Raise `entropy_loss_fn_args.entropy_coef`, lower the learning rate, or clip the ratio\'s upper side less (`clip_range_high`, as DAPO does).',
+    fix: "Raise `entropy_loss_fn_args.entropy_coef`, lower the learning rate, or clip the ratio's upper side less (`clip_range_high`, as DAPO does).",
   },
   TRN403: {
     explanation:
@@ -553,6 +556,6 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     explanation:
       'A run that is still live has logged no step for `runHealth.stallFactor` (default 5) times its median step time. A rollout may hang (it is retried only after `explorer.max_timeout`), the trainer may wait for experiences that never come, or a process died.',
     example: 'explorer:\n  max_timeout: 1800\n',
-    fix: 'Look at the run\'s log (the Runs view\'s output channel); lower `explorer.max_timeout` so that a hung rollout is retried sooner.',
+    fix: "Look at the run's log (the Runs view's output channel); lower `explorer.max_timeout` so that a hung rollout is retried sooner.",
   },
 };

@@ -11,7 +11,7 @@ export function generateConfigReference(release: Release): string {
     '# Trinity-RFT config reference',
     '',
     `Generated from the project's config model (\`npm run gen\`) for Trinity-RFT ${release}. Releases modelled: ${RELEASES.join(', ')}.`,
-    'Keys marked *set by Trinity* are filled in by Trinity\'s check step; a value written there is overwritten or ignored.',
+    "Keys marked *set by Trinity* are filled in by Trinity's check step; a value written there is overwritten or ignored.",
     '',
   ];
   const seen = new Set<SectionDef>();
@@ -28,9 +28,13 @@ export function generateConfigReference(release: Release): string {
     const children: [SectionDef, string][] = [];
     for (const [key, f] of fieldsAt(section, release)) {
       const def = f.default === undefined ? '' : `\`${JSON.stringify(f.default)}\``;
-      const notes = [f.auto ? '*Set by Trinity.*' : '', f.deprecated ? `**Deprecated:** ${f.deprecated.message}` : ''].filter(Boolean).join(' ');
+      const notes = [f.auto ? '*Set by Trinity.*' : '', f.deprecated ? `**Deprecated:** ${f.deprecated.message}` : '']
+        .filter(Boolean)
+        .join(' ');
       const since = releasesWithField(section, key)[0] ?? f.since;
-      out.push(`| \`${key}\` | ${typeName(f.type)}${f.optional ? ' or null' : ''} | ${def} | ${since} | ${cell(`${f.doc} ${notes}`)} |`);
+      out.push(
+        `| \`${key}\` | ${typeName(f.type)}${f.optional ? ' or null' : ''} | ${def} | ${since} | ${cell(`${f.doc} ${notes}`)} |`,
+      );
       let t = f.type;
       let suffix = '';
       while (t.kind === 'list' || t.kind === 'map') {
@@ -62,7 +66,8 @@ export function generateDiagnosticsReference(): string {
     '|---|---|---|',
   ];
   const codes = Object.keys(CODES) as DiagnosticCode[];
-  for (const code of codes) out.push(`| [${code}](#${code.toLowerCase()}) | ${CODES[code].severity} | ${CODES[code].title} |`);
+  for (const code of codes)
+    out.push(`| [${code}](#${code.toLowerCase()}) | ${CODES[code].severity} | ${CODES[code].title} |`);
   out.push('');
   for (const code of codes) {
     const info = CODES[code];

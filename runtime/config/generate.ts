@@ -11,7 +11,8 @@ import { generateTypes } from './types-gen';
 
 export function generatedFiles(root: string): Map<string, string> {
   const files = new Map<string, string>();
-  for (const r of RELEASES) files.set(join(root, 'schemas', `trinity-${r}.schema.json`), `${JSON.stringify(generateSchema(r), null, 2)}\n`);
+  for (const r of RELEASES)
+    files.set(join(root, 'schemas', `trinity-${r}.schema.json`), `${JSON.stringify(generateSchema(r), null, 2)}\n`);
   files.set(join(root, 'runtime', 'config', 'types.generated.ts'), generateTypes(NEWEST_RELEASE));
   files.set(join(root, 'docs', 'config-reference.md'), generateConfigReference(NEWEST_RELEASE));
   files.set(join(root, 'docs', 'diagnostics.md'), generateDiagnosticsReference());

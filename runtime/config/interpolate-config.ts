@@ -16,7 +16,11 @@ export interface ResolvedScalar extends CScalar {
   refs?: ResolvedRef[];
 }
 
-export function resolveInterpolations(root: CMap, env: Record<string, string | undefined>, release: Release): ConfigDiagnostic[] {
+export function resolveInterpolations(
+  root: CMap,
+  env: Record<string, string | undefined>,
+  release: Release,
+): ConfigDiagnostic[] {
   const diagnostics: ConfigDiagnostic[] = [];
   const lookup = (path: (string | number)[]) => lookupRaw(root, path, release);
   walk(root, (node) => {
@@ -38,14 +42,28 @@ export function resolveInterpolations(root: CMap, env: Record<string, string | u
     if (t && (t.kind === 'str' || t.kind === 'int' || t.kind === 'float' || t.kind === 'bool' || t.kind === 'enum')) {
       if (value === null) {
         if (node.field && !node.field.optional) {
-          diagnostics.push(diag('TRN106', `\`${pathText(node.path)}\` resolves to null, but the key cannot be null.`, at(0, text.length), node.path));
+          diagnostics.push(
+            diag(
+              'TRN106',
+              `\`${pathText(node.path)}\` resolves to null, but the key cannot be null.`,
+              at(0, text.length),
+              node.path,
+            ),
+          );
         }
         node.value = null;
         return;
       }
       const c = convertScalar(value, t, release);
       if (!c.ok) {
-        diagnostics.push(diag('TRN106', `\`${pathText(node.path)}\` resolves to ${JSON.stringify(value)}: ${c.message}`, at(0, text.length), node.path));
+        diagnostics.push(
+          diag(
+            'TRN106',
+            `\`${pathText(node.path)}\` resolves to ${JSON.stringify(value)}: ${c.message}`,
+            at(0, text.length),
+            node.path,
+          ),
+        );
         node.value = null;
         return;
       }
@@ -62,12 +80,21 @@ export function resolveInterpolations(root: CMap, env: Record<string, string | u
  * text (a path is then still "set"), anything else its schema default.
  */
 function unresolvedValue(node: CScalar): CScalar['value'] {
-  if (!node.type || node.type.kind === 'str' || node.type.kind === 'any' || node.type.kind === 'dict') return node.interpolation ?? null;
+  if (!node.type || node.type.kind === 'str' || node.type.kind === 'any' || node.type.kind === 'dict')
+    return node.interpolation ?? null;
   const d = node.field?.default;
   return d === undefined || (d !== null && typeof d === 'object') ? null : (d as CScalar['value']);
 }
 
-const KNOWN_RESOLVERS = ['oc.env', 'oc.select', 'oc.decode', 'oc.create', 'oc.deprecated', 'oc.dict.keys', 'oc.dict.values'];
+const KNOWN_RESOLVERS = [
+  'oc.env',
+  'oc.select',
+  'oc.decode',
+  'oc.create',
+  'oc.deprecated',
+  'oc.dict.keys',
+  'oc.dict.values',
+];
 
 function toDiagnostic(err: ResolveError, range: Range, path: Path, root: CMap, release: Release): ConfigDiagnostic {
   const codes: Record<ResolveError['code'], DiagnosticCode> = {
@@ -143,9 +170,14 @@ export function lookupRaw(
   return { found: true, value: rawValue(node, release) };
 }
 
-function descendPlain(v: unknown, path: (string | number)[], from: number): { found: true; value: unknown } | { found: false; existingPrefix: number } {
+function descendPlain(
+  v: unknown,
+  path: (string | number)[],
+  from: number,
+): { found: true; value: unknown } | { found: false; existingPrefix: number } {
   for (let i = from; i < path.length; i++) {
-    if (v === null || typeof v !== 'object' || !Object.prototype.hasOwnProperty.call(v, String(path[i]))) return { found: false, existingPrefix: i };
+    if (v === null || typeof v !== 'object' || !Object.prototype.hasOwnProperty.call(v, String(path[i])))
+      return { found: false, existingPrefix: i };
     v = (v as Record<string, unknown>)[String(path[i])];
   }
   return { found: true, value: cloneData(v) };

@@ -53,14 +53,28 @@ export function loadConfig(text: string, opts: LoadOptions = {}): LoadedConfig {
       release = r;
       releaseFrom = 'comment';
     } else {
-      diagnostics.push(diag('TRN030', `Unknown Trinity release \`${comment.text}\` in the \`# trinity-version:\` comment; checking against ${NEWEST_RELEASE}.`, comment.range));
+      diagnostics.push(
+        diag(
+          'TRN030',
+          `Unknown Trinity release \`${comment.text}\` in the \`# trinity-version:\` comment; checking against ${NEWEST_RELEASE}.`,
+          comment.range,
+        ),
+      );
     }
   }
 
   const source = parseSource(text);
   for (const p of source.problems) {
     const code: DiagnosticCode =
-      p.kind === 'duplicate-key' ? 'TRN002' : p.kind === 'alias-budget' ? 'TRN003' : p.kind === 'not-a-mapping' ? 'TRN004' : p.kind === 'complex-key' ? 'TRN005' : 'TRN001';
+      p.kind === 'duplicate-key'
+        ? 'TRN002'
+        : p.kind === 'alias-budget'
+          ? 'TRN003'
+          : p.kind === 'not-a-mapping'
+            ? 'TRN004'
+            : p.kind === 'complex-key'
+              ? 'TRN005'
+              : 'TRN001';
     diagnostics.push(diag(code, p.message, p.range));
   }
   const merged = mergeConfig(source.root, ROOT_SECTION, release);

@@ -5,7 +5,10 @@
 import { isIP } from 'node:net';
 
 export function isLoopbackAddress(address: string): boolean {
-  const a = address.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const a = address
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   if (a === 'localhost') return true;
   if (isIP(a) === 4) return a.startsWith('127.');
   if (isIP(a) !== 6) return false;

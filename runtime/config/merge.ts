@@ -57,7 +57,12 @@ export interface MergeResult {
 }
 
 /** Merges a YAML mapping over `root`'s schema; `basePath` prefixes every reported path (for sub-configs). */
-export function mergeConfig(yroot: YMap | undefined, root: SectionDef, release: Release, basePath: Path = []): MergeResult {
+export function mergeConfig(
+  yroot: YMap | undefined,
+  root: SectionDef,
+  release: Release,
+  basePath: Path = [],
+): MergeResult {
   const m = new Merger(release);
   const node = m.section(yroot, root, basePath, 'yaml');
   return { root: node, diagnostics: m.diagnostics };
@@ -88,19 +93,40 @@ class Merger {
         entries.set(key, this.value(e.value, field.type, field, p, e.keyRange));
       } else if (field.required && y) {
         const p = [...path, key];
-        this.report('TRN023', `\`${pathText(path)}\` needs \`${key}\`.`, y.range, { path: p, add: { path: p, value: '' } });
+        this.report('TRN023', `\`${pathText(path)}\` needs \`${key}\`.`, y.range, {
+          path: p,
+          add: { path: p, value: '' },
+        });
       }
       // Unwritten fields get no node: their values come from the model's defaults (model/defaults.ts).
     }
-    return { kind: 'map', path, field: undefined, type: undefined, origin, keyRange: undefined, range: y?.range, section, entries };
+    return {
+      kind: 'map',
+      path,
+      field: undefined,
+      type: undefined,
+      origin,
+      keyRange: undefined,
+      range: y?.range,
+      section,
+      entries,
+    };
   }
 
   private checkWrittenField(e: YEntry, field: ResolvedField, p: Path): void {
     if (field.deprecated) {
       const rename = RENAMES[`${field.section.name}.${field.key}`];
-      this.report('TRN012', field.deprecated.message, e.keyRange, { path: p, movedTo: rename?.to || field.deprecated.replacement });
+      this.report('TRN012', field.deprecated.message, e.keyRange, {
+        path: p,
+        movedTo: rename?.to || field.deprecated.replacement,
+      });
     } else if (field.auto && !isNullScalar(e.value)) {
-      this.report('TRN013', `\`${pathText(p)}\` is set by Trinity itself; the value written here is overwritten or ignored.`, e.keyRange, { path: p });
+      this.report(
+        'TRN013',
+        `\`${pathText(p)}\` is set by Trinity itself; the value written here is overwritten or ignored.`,
+        e.keyRange,
+        { path: p },
+      );
     }
   }
 
@@ -108,7 +134,9 @@ class Merger {
     const p = [...path, e.key];
     const where = path.length === 0 ? 'the top level' : `\`${pathText(path)}\``;
     const lineage = [section, ...(section.formerly ?? [])];
-    const others = [...new Set(lineage.flatMap((s) => releasesWithField(s, e.key)))].sort((a, b) => releaseIndex(a) - releaseIndex(b));
+    const others = [...new Set(lineage.flatMap((s) => releasesWithField(s, e.key)))].sort(
+      (a, b) => releaseIndex(a) - releaseIndex(b),
+    );
     const rename = lineage.map((s) => RENAMES[`${s.name}.${e.key}`]).find(Boolean);
     if (others.length > 0) {
       const span = others.length === 1 ? others[0] : `${others[0]}–${others[others.length - 1]}`;
@@ -159,7 +187,8 @@ class Merger {
       case 'map': {
         if (y.kind !== 'map') return this.typeError(y, type, field, path, base);
         const entries = new Map<string, CNode>();
-        for (const e of y.entries) entries.set(e.key, this.value(e.value, type.value, undefined, [...path, e.key], e.keyRange));
+        for (const e of y.entries)
+          entries.set(e.key, this.value(e.value, type.value, undefined, [...path, e.key], e.keyRange));
         return mapNode(base, entries);
       }
       case 'dict':
@@ -172,7 +201,8 @@ class Merger {
         const c = convertScalar(y.value, type, this.release, y.floatLiteral);
         if (!c.ok) {
           const code = type.kind === 'enum' ? 'TRN022' : 'TRN020';
-          const candidates = type.kind === 'enum' ? enumMembersAt(type.enum, this.release).map((m) => m.value) : undefined;
+          const candidates =
+            type.kind === 'enum' ? enumMembersAt(type.enum, this.release).map((m) => m.value) : undefined;
           const hint = candidates && typeof y.value === 'string' ? didYouMean(y.value, candidates) : '';
           this.report(code, `\`${pathText(path)}\`: ${c.message}${hint}`, y.range, { path, candidates });
           return this.fallback(type, field, path, base, y.range);
@@ -191,7 +221,8 @@ class Merger {
   /** What a node holds after a reported problem: its default, so later checks see a well-formed config. */
   private fallback(type: ValueType, field: ResolvedField | undefined, path: Path, base: CBase, range: Range): CNode {
     if (field) return withBase(this.fromDefault(field, path), { keyRange: base.keyRange, range, origin: 'yaml' });
-    if (type.kind === 'section') return withBase(this.section(undefined, type.section, path, 'default'), { keyRange: base.keyRange, range });
+    if (type.kind === 'section')
+      return withBase(this.section(undefined, type.section, path, 'default'), { keyRange: base.keyRange, range });
     if (type.kind === 'list') return listNode(base, []);
     if (type.kind === 'map' || type.kind === 'dict') return mapNode(base, new Map());
     return scalarNode(base, null);
@@ -207,24 +238,40 @@ class Merger {
 }
 
 function jsonToNode(v: unknown, path: Path, base: CBase): CNode {
-  if (Array.isArray(v)) return listNode(base, v.map((x, i) => jsonToNode(x, [...path, i], { path: [...path, i], origin: base.origin })));
+  if (Array.isArray(v))
+    return listNode(
+      base,
+      v.map((x, i) => jsonToNode(x, [...path, i], { path: [...path, i], origin: base.origin })),
+    );
   if (v !== null && typeof v === 'object') {
     const entries = new Map<string, CNode>();
-    for (const [k, x] of Object.entries(v)) entries.set(k, jsonToNode(x, [...path, k], { path: [...path, k], origin: base.origin }));
+    for (const [k, x] of Object.entries(v))
+      entries.set(k, jsonToNode(x, [...path, k], { path: [...path, k], origin: base.origin }));
     return mapNode(base, entries);
   }
   return scalarNode(base, v as CScalar['value']);
 }
 
 /** A free-form subtree: kept as written (interpolations included), with ranges. */
-function freeNode(y: YNode, path: Path, field: ResolvedField | undefined, type: ValueType | undefined, keyRange?: Range): CNode {
+function freeNode(
+  y: YNode,
+  path: Path,
+  field: ResolvedField | undefined,
+  type: ValueType | undefined,
+  keyRange?: Range,
+): CNode {
   const base: CBase = { path, field, type, origin: 'yaml', keyRange, range: y.range };
   if (y.kind === 'map') {
     const entries = new Map<string, CNode>();
-    for (const e of y.entries) entries.set(e.key, freeNode(e.value, [...path, e.key], undefined, undefined, e.keyRange));
+    for (const e of y.entries)
+      entries.set(e.key, freeNode(e.value, [...path, e.key], undefined, undefined, e.keyRange));
     return mapNode(base, entries);
   }
-  if (y.kind === 'seq') return listNode(base, y.items.map((it, i) => freeNode(it, [...path, i], undefined, undefined)));
+  if (y.kind === 'seq')
+    return listNode(
+      base,
+      y.items.map((it, i) => freeNode(it, [...path, i], undefined, undefined)),
+    );
   if (typeof y.value === 'string' && isInterpolated(y.value)) return scalarNode(base, null, y.value, y.contentStart);
   return scalarNode(base, y.value, undefined, y.contentStart);
 }
@@ -235,15 +282,45 @@ function freeNode(y: YNode, path: Path, field: ResolvedField | undefined, type: 
  * which made each edit's merged tree old-generation garbage in the language server.
  */
 function scalarNode(b: CBase, value: CScalar['value'], interpolation?: string, contentStart?: number): CScalar {
-  return { kind: 'scalar', path: b.path, field: b.field, type: b.type, origin: b.origin, keyRange: b.keyRange, range: b.range, value, interpolation, contentStart };
+  return {
+    kind: 'scalar',
+    path: b.path,
+    field: b.field,
+    type: b.type,
+    origin: b.origin,
+    keyRange: b.keyRange,
+    range: b.range,
+    value,
+    interpolation,
+    contentStart,
+  };
 }
 
 function listNode(b: CBase, items: CNode[]): CList {
-  return { kind: 'list', path: b.path, field: b.field, type: b.type, origin: b.origin, keyRange: b.keyRange, range: b.range, items };
+  return {
+    kind: 'list',
+    path: b.path,
+    field: b.field,
+    type: b.type,
+    origin: b.origin,
+    keyRange: b.keyRange,
+    range: b.range,
+    items,
+  };
 }
 
 function mapNode(b: CBase, entries: Map<string, CNode>): CMap {
-  return { kind: 'map', path: b.path, field: b.field, type: b.type, origin: b.origin, keyRange: b.keyRange, range: b.range, section: undefined, entries };
+  return {
+    kind: 'map',
+    path: b.path,
+    field: b.field,
+    type: b.type,
+    origin: b.origin,
+    keyRange: b.keyRange,
+    range: b.range,
+    section: undefined,
+    entries,
+  };
 }
 
 /** `node` (made for this call, not shared) with some of its base fields replaced. */
@@ -257,11 +334,13 @@ export type Conversion = { ok: true; value: string | number | boolean | null } |
 export function convertScalar(v: unknown, type: ValueType, release: Release, floatLiteral = false): Conversion {
   switch (type.kind) {
     case 'str':
-      if (v === null || typeof v === 'object') return { ok: false, message: `expected a string, got ${describeScalar(v)}.` };
+      if (v === null || typeof v === 'object')
+        return { ok: false, message: `expected a string, got ${describeScalar(v)}.` };
       return { ok: true, value: pyStr(v) };
     case 'int': {
       if (typeof v === 'number' && Number.isInteger(v) && !floatLiteral) return { ok: true, value: v };
-      if (typeof v === 'string' && /^\s*[-+]?\d[\d_]*\s*$/.test(v)) return { ok: true, value: Number(v.replace(/_/g, '')) };
+      if (typeof v === 'string' && /^\s*[-+]?\d[\d_]*\s*$/.test(v))
+        return { ok: true, value: Number(v.replace(/_/g, '')) };
       return { ok: false, message: `expected an integer, got ${describeScalar(v)}.` };
     }
     case 'float': {
@@ -287,12 +366,19 @@ export function convertScalar(v: unknown, type: ValueType, release: Release, flo
     }
     case 'enum': {
       const members = enumMembersAt(type.enum, release).map((m) => m.value);
-      if (typeof v !== 'string') return { ok: false, message: `expected one of ${members.join(', ')}, got ${describeScalar(v)}.` };
+      if (typeof v !== 'string')
+        return { ok: false, message: `expected one of ${members.join(', ')}, got ${describeScalar(v)}.` };
       const m = enumLookup(type.enum, v, release);
       if (m === undefined) {
         const elsewhere = RELEASES.filter((r) => enumLookup(type.enum, v, r) !== undefined);
-        const note = elsewhere.length > 0 ? ` (\`${v}\` is valid in Trinity ${elsewhere[0]}${elsewhere.length > 1 ? `–${elsewhere[elsewhere.length - 1]}` : ''})` : '';
-        return { ok: false, message: `\`${v}\` is not a valid ${type.enum.name}; expected one of ${members.join(', ')}${note}.` };
+        const note =
+          elsewhere.length > 0
+            ? ` (\`${v}\` is valid in Trinity ${elsewhere[0]}${elsewhere.length > 1 ? `–${elsewhere[elsewhere.length - 1]}` : ''})`
+            : '';
+        return {
+          ok: false,
+          message: `\`${v}\` is not a valid ${type.enum.name}; expected one of ${members.join(', ')}${note}.`,
+        };
       }
       return { ok: true, value: m };
     }
@@ -314,7 +400,8 @@ function describeScalar(v: unknown): string {
 }
 
 function article(s: string): string {
-  if (/^(one of|mapping of|list of|any)/.test(s)) return s.startsWith('mapping of') || s.startsWith('list of') ? `a ${s}` : s;
+  if (/^(one of|mapping of|list of|any)/.test(s))
+    return s.startsWith('mapping of') || s.startsWith('list of') ? `a ${s}` : s;
   return /^[aeiou]/.test(s) ? `an ${s}` : `a ${s}`;
 }
 

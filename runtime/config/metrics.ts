@@ -41,7 +41,14 @@ const WORKFLOW_METRICS: Record<string, string[]> = {
 };
 
 /** What the `pass_rate_calculator` operator reports: shares of the step's per-task pass rates in each range. */
-const PASS_RATE_METRICS = ['valid_ratio', 'strict_valid_ratio', '<1_ratio', '>0_ratio', '<15_16_ratio', '>1_16_ratio'].map((k) => `selection/${k}`);
+const PASS_RATE_METRICS = [
+  'valid_ratio',
+  'strict_valid_ratio',
+  '<1_ratio',
+  '>0_ratio',
+  '<15_16_ratio',
+  '>1_16_ratio',
+].map((k) => `selection/${k}`);
 
 /** Keys each group advantage function reports under `pipeline/group_advantages/`. */
 const ADVANTAGE_METRICS: Record<string, string[]> = {
@@ -86,8 +93,25 @@ const POLICY_LOSS_METRICS: Record<string, string[]> = {
   cispo: ['cispo_loss', 'ppo_kl', 'unmasked_frac'],
   sppo: ['pg_loss', 'pg_clipfrac'],
   rec: ['pg_loss', 'pg_clipfrac', 'ppo_kl'],
-  mix: ['usual/pg_loss', 'usual/pg_clipfrac', 'usual/pg_clipfrac_lower', 'usual/ppo_kl', 'expert/sft_loss', 'loss', 'mu'],
-  mix_chord: ['usual/pg_loss', 'usual/pg_clipfrac', 'usual/pg_clipfrac_lower', 'usual/ppo_kl', 'expert/sft_loss', 'expert/sft_phi_loss', 'loss', 'mu'],
+  mix: [
+    'usual/pg_loss',
+    'usual/pg_clipfrac',
+    'usual/pg_clipfrac_lower',
+    'usual/ppo_kl',
+    'expert/sft_loss',
+    'loss',
+    'mu',
+  ],
+  mix_chord: [
+    'usual/pg_loss',
+    'usual/pg_clipfrac',
+    'usual/pg_clipfrac_lower',
+    'usual/ppo_kl',
+    'expert/sft_loss',
+    'expert/sft_phi_loss',
+    'loss',
+    'mu',
+  ],
 };
 
 /**
@@ -120,7 +144,12 @@ export function logsPipelineTimes(release: Release): boolean {
  * `ExperienceOperator` (all built-in operators and advantage fns) with `ensure_v1_operator`, so the class named is
  * `ExperienceOperatorV1Wrapper`. Undefined before v0.3.2 and for a name whose class is not known (plugins).
  */
-export function pipelineOperatorTimeKey(release: Release, index: number, name: string, kind: 'operator' | 'advantage'): string | undefined {
+export function pipelineOperatorTimeKey(
+  release: Release,
+  index: number,
+  name: string,
+  kind: 'operator' | 'advantage',
+): string | undefined {
   if (!logsPipelineTimes(release)) return undefined;
   const cls = (kind === 'operator' ? OPERATOR_CLASSES : GROUP_ADVANTAGE_CLASSES)[name];
   if (!cls) return undefined;
@@ -131,13 +160,20 @@ export function pipelineOperatorTimeKey(release: Release, index: number, name: s
 export function pipelineTimeKeys(release: Release, operators: readonly string[], advantage?: string): string[] {
   if (!logsPipelineTimes(release)) return [];
   const ops = operators.map((o, i) => pipelineOperatorTimeKey(release, i, o, 'operator'));
-  const adv = advantage && GROUP_ADVANTAGE_CLASSES[advantage] ? [pipelineOperatorTimeKey(release, operators.length, advantage, 'advantage')] : [];
-  return [...ops, ...adv].filter((k): k is string => k !== undefined).concat('time/experience_pipeline/write', 'time/experience_pipeline/total');
+  const adv =
+    advantage && GROUP_ADVANTAGE_CLASSES[advantage]
+      ? [pipelineOperatorTimeKey(release, operators.length, advantage, 'advantage')]
+      : [];
+  return [...ops, ...adv]
+    .filter((k): k is string => k !== undefined)
+    .concat('time/experience_pipeline/write', 'time/experience_pipeline/total');
 }
 
 /** The timing keys of one task's run (workflow runner) and of the whole task (scheduler), before gathering. */
 export function runMetricKeys(release: Release): { run: string; task: string } {
-  return atLeast(release, 'v0.4.0') ? { run: 'time/run_execution', task: 'time/task_execution' } : { run: 'time_per_task', task: 'task_run_time' };
+  return atLeast(release, 'v0.4.0')
+    ? { run: 'time/run_execution', task: 'time/task_execution' }
+    : { run: 'time_per_task', task: 'task_run_time' };
 }
 
 export type EvalStyle = 'stats' | 'at-k' | 'at-n';
@@ -177,7 +213,14 @@ export function evalGatherSuffixes(release: Release, detailedStats = false): str
 }
 
 /** Every name one eval metric key of a taskset is logged under: `<prefix>/<taskset>/…`. */
-export function evalMetricKeys(release: Release, prefix: string, taskset: string, key: string, n: number, detailedStats = false): string[] {
+export function evalMetricKeys(
+  release: Release,
+  prefix: string,
+  taskset: string,
+  key: string,
+  n: number,
+  detailedStats = false,
+): string[] {
   const sfx = evalGatherSuffixes(release, detailedStats);
   return evalTaskKeys(release, key, n).flatMap((k) => sfx.map((s) => `${prefix}/${taskset}/${k}${s}`));
 }
@@ -195,7 +238,10 @@ export function logsFinishedTaskCount(release: Release): boolean {
 /** The metric names a run of `cfg` logs with Trinity `release` (default: the newest modelled release). */
 export function metricNames(cfg: Cfg, release: Release = NEWEST_RELEASE): MetricNames {
   const roles = rolesOf(cfg.mode as string);
-  return { explorer: roles.explorer ? explorerMetrics(cfg, release) : [], trainer: roles.trainer ? trainerMetrics(cfg) : [] };
+  return {
+    explorer: roles.explorer ? explorerMetrics(cfg, release) : [],
+    trainer: roles.trainer ? trainerMetrics(cfg) : [],
+  };
 }
 
 function tasksetsOf(cfg: Cfg): Cfg[] {
@@ -205,7 +251,8 @@ function tasksetsOf(cfg: Cfg): Cfg[] {
 
 function taskMetricKeys(ts: Cfg | undefined, cfg: Cfg, release: Release): string[] {
   const workflow = ts?.default_workflow_type ?? cfg.buffer?.explorer_input?.default_workflow_type;
-  const reward = ts?.default_reward_fn_type ?? cfg.buffer?.explorer_input?.default_reward_fn_type ?? WORKFLOW_REWARDS[workflow];
+  const reward =
+    ts?.default_reward_fn_type ?? cfg.buffer?.explorer_input?.default_reward_fn_type ?? WORKFLOW_REWARDS[workflow];
   const run = runMetricKeys(release);
   return [run.run, run.task, ...(WORKFLOW_METRICS[workflow] ?? REWARD_METRICS[reward] ?? [])];
 }
@@ -217,7 +264,8 @@ function taskMetricKeys(ts: Cfg | undefined, cfg: Cfg, release: Release): string
  */
 export function serviceMetricKeys(release: Release, engines = 1): string[] {
   const out: string[] = [];
-  for (let i = 0; i < engines; i++) out.push(`rollout/model_${i}/total_request_count`, `rollout/model_${i}/model_version`);
+  for (let i = 0; i < engines; i++)
+    out.push(`rollout/model_${i}/total_request_count`, `rollout/model_${i}/model_version`);
   out.push('rollout/total_experience_count');
   if (atLeast(release, 'v0.4.0')) out.push('rollout/ready_experience_count');
   return out;
@@ -244,23 +292,32 @@ function explorerMetrics(cfg: Cfg, release: Release): string[] {
     // From v0.3.2 GRPO folds its per-group `skipped_count` into a pipeline-level `filtered_count`, and the
     // step-wise GRPO adds `filtered_count` and `skipped_group_ratio` (trinity/algorithm/advantage_fn).
     const v032 = atLeast(release, 'v0.3.2');
-    for (const k of ADVANTAGE_METRICS[adv] ?? []) if (!(v032 && adv === 'grpo' && k === 'skipped_count')) out.push(...stats(pipe(`group_advantages/${k}`)));
+    for (const k of ADVANTAGE_METRICS[adv] ?? [])
+      if (!(v032 && adv === 'grpo' && k === 'skipped_count')) out.push(...stats(pipe(`group_advantages/${k}`)));
     const advFiltered = v032 && (adv === 'grpo' || adv === 'step_wise_grpo');
     if (v032 && adv === 'step_wise_grpo') out.push(pipe('skipped_group_ratio'));
     const ops = (cfg.data_processor?.experience_pipeline?.operators ?? []) as { name?: string }[];
-    if (advFiltered || ops.some((o) => o?.name === 'reward_filter' || o?.name === 'reward_std_filter')) out.push(pipe('filtered_count'));
+    if (advFiltered || ops.some((o) => o?.name === 'reward_filter' || o?.name === 'reward_std_filter'))
+      out.push(pipe('filtered_count'));
     if (ops.some((o) => o?.name === 'reward_shaping_mapper')) out.push(...stats(pipe('reward_diff')));
     if (ops.some((o) => o?.name === 'pass_rate_calculator')) out.push(...PASS_RATE_METRICS.map(pipe));
-    out.push(...pipelineTimeKeys(release, ops.map((o) => String(o?.name ?? '')), adv));
+    out.push(
+      ...pipelineTimeKeys(
+        release,
+        ops.map((o) => String(o?.name ?? '')),
+        adv,
+      ),
+    );
   }
   // Serve mode never evaluates (its explorer has no scheduler to run eval tasks).
-  const evals = (cfg.mode === 'serve' ? [] : cfg.buffer?.explorer_input?.eval_tasksets ?? []) as Cfg[];
+  const evals = (cfg.mode === 'serve' ? [] : (cfg.buffer?.explorer_input?.eval_tasksets ?? [])) as Cfg[];
   const detailed = atLeast(release, 'v0.5.0') && cfg.monitor?.detailed_stats === true;
   evals.forEach((ts, i) => {
     const name = ts?.name || `eval_taskset_${i}`;
     const n = typeof ts?.repeat_times === 'number' && ts.repeat_times > 0 ? ts.repeat_times : 1;
     if (logsFinishedTaskCount(release)) out.push(`${evalPrefix}/${name}/finished_task_count`);
-    for (const k of taskMetricKeys(ts, cfg, release)) out.push(...evalMetricKeys(release, evalPrefix, name, k, n, detailed));
+    for (const k of taskMetricKeys(ts, cfg, release))
+      out.push(...evalMetricKeys(release, evalPrefix, name, k, n, detailed));
   });
   if (evals.length) out.push(evalTimeKey(release, evalPrefix));
   return out;
@@ -268,7 +325,13 @@ function explorerMetrics(cfg: Cfg, release: Release): string[] {
 
 function trainerMetrics(cfg: Cfg): string[] {
   const a = cfg.algorithm ?? {};
-  const out = ['time/read_experience', 'time/gather_experience', 'time/train_step', 'time/sync_weight', 'time/save_checkpoint'];
+  const out = [
+    'time/read_experience',
+    'time/gather_experience',
+    'time/train_step',
+    'time/sync_weight',
+    'time/save_checkpoint',
+  ];
   for (const m of POLICY_LOSS_METRICS[a.policy_loss_fn] ?? ['pg_loss']) out.push(`actor/${m}`);
   if (a.entropy_loss_fn && a.entropy_loss_fn !== 'none') out.push('actor/entropy_loss');
   if (a.kl_loss_fn && a.kl_loss_fn !== 'none') out.push('actor/kl_loss', 'actor/kl_coef');
@@ -279,7 +342,12 @@ function trainerMetrics(cfg: Cfg): string[] {
   }
   if (a.kl_penalty_fn && a.kl_penalty_fn !== 'none') out.push('critic/kl', 'critic/kl_coef');
   out.push(...stats('critic/advantages'));
-  out.push(...stats('response_length'), 'response_length/clip_ratio', ...stats('prompt_length'), 'prompt_length/clip_ratio');
+  out.push(
+    ...stats('response_length'),
+    'response_length/clip_ratio',
+    ...stats('prompt_length'),
+    'prompt_length/clip_ratio',
+  );
   out.push('perf/total_num_tokens', 'perf/time_per_step', 'perf/throughput');
   return out;
 }

@@ -77,24 +77,47 @@ class Migrator {
     const algorithm = mapAt(cfg, 'algorithm');
     if (algorithm) {
       if (this.crosses('v0.3.1')) {
-        this.remove(algorithm, 'use_token_level_loss', `${at}algorithm`, 'token-level loss is the default `loss_agg_mode: token-mean`');
+        this.remove(
+          algorithm,
+          'use_token_level_loss',
+          `${at}algorithm`,
+          'token-level loss is the default `loss_agg_mode: token-mean`',
+        );
         const args = mapAt(algorithm, 'policy_loss_fn_args');
-        if (args) this.remove(args, 'use_token_level_loss_in_sft', `${at}algorithm.policy_loss_fn_args`, 'the SFT term averages over tokens (`loss_agg_mode`)');
+        if (args)
+          this.remove(
+            args,
+            'use_token_level_loss_in_sft',
+            `${at}algorithm.policy_loss_fn_args`,
+            'the SFT term averages over tokens (`loss_agg_mode`)',
+          );
       }
       const optimizer = mapAt(algorithm, 'optimizer');
       if (optimizer && this.crosses('v0.5.0')) {
         this.rename(optimizer, 'warmup_style', 'lr_scheduler_type', `${at}algorithm.optimizer`);
         this.rename(optimizer, 'lr_decay_style', 'lr_scheduler_type', `${at}algorithm.optimizer`);
-        for (const k of ['lr_warmup_init', 'lr_decay_steps', 'min_lr']) this.remove(optimizer, k, `${at}algorithm.optimizer`, 'derived from `lr`, `min_lr_ratio` and the training steps since v0.5.0');
+        for (const k of ['lr_warmup_init', 'lr_decay_steps', 'min_lr'])
+          this.remove(
+            optimizer,
+            k,
+            `${at}algorithm.optimizer`,
+            'derived from `lr`, `min_lr_ratio` and the training steps since v0.5.0',
+          );
       }
     }
     const synchronizer = mapAt(cfg, 'synchronizer');
     if (synchronizer && this.crosses('v0.5.0')) {
-      this.renameValue(synchronizer, 'sync_style', { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' }, `${at}synchronizer`);
+      this.renameValue(
+        synchronizer,
+        'sync_style',
+        { dynamic_by_explorer: 'explorer_driven', dynamic_by_trainer: 'trainer_driven' },
+        `${at}synchronizer`,
+      );
     }
     const buffer = mapAt(cfg, 'buffer');
     if (buffer) this.buffer(buffer, `${at}buffer`, cfg);
-    if (buffer && this.crosses('v0.5.2')) this.remove(buffer, 'pad_token_id', `${at}buffer`, 'Trinity reads it from the tokenizer');
+    if (buffer && this.crosses('v0.5.2'))
+      this.remove(buffer, 'pad_token_id', `${at}buffer`, 'Trinity reads it from the tokenizer');
   }
 
   private buffer(buffer: AnyMap, at: string, cfg: AnyMap): void {
@@ -105,7 +128,11 @@ class Migrator {
       if (ts) tasksets.push([ts, `${at}.explorer_input.taskset`, false]);
       for (const key of ['tasksets', 'eval_tasksets']) {
         const list = input.get(key, true);
-        if (isSeq(list)) list.items.forEach((t, i) => isMap(t) && tasksets.push([t as AnyMap, `${at}.explorer_input.${key}.${i}`, key === 'eval_tasksets']));
+        if (isSeq(list))
+          list.items.forEach(
+            (t, i) =>
+              isMap(t) && tasksets.push([t as AnyMap, `${at}.explorer_input.${key}.${i}`, key === 'eval_tasksets']),
+          );
       }
       if (this.crosses('v0.3.2')) {
         for (const key of ['system_prompt', 'reply_prefix']) {
@@ -116,12 +143,17 @@ class Migrator {
             if (!format.has(key)) format.set(key, cloneNode(value));
             this.note(`${p}.format.${key}`, `\`explorer_input.${key}\` moved to each taskset's \`format.${key}\``);
           }
-          if (tasksets.length === 0) this.note(`${at}.explorer_input.${key}`, `\`${key}\` removed: it belongs in a taskset's \`format\`, and no taskset is written`);
+          if (tasksets.length === 0)
+            this.note(
+              `${at}.explorer_input.${key}`,
+              `\`${key}\` removed: it belongs in a taskset's \`format\`, and no taskset is written`,
+            );
           input.delete(key);
         }
       }
       if (this.crosses('v0.4.0')) {
-        for (const key of ['default_workflow_type', 'default_eval_workflow_type']) this.renameValue(input, key, { toolcall_workflow: 'tool_call_workflow' }, `${at}.explorer_input`);
+        for (const key of ['default_workflow_type', 'default_eval_workflow_type'])
+          this.renameValue(input, key, { toolcall_workflow: 'tool_call_workflow' }, `${at}.explorer_input`);
       }
     }
     for (const [t, p, isEval] of tasksets) {
@@ -131,10 +163,16 @@ class Migrator {
           if (!t.has('default_workflow_type')) this.rename(t, 'default_eval_workflow_type', 'default_workflow_type', p);
           else this.remove(t, 'default_eval_workflow_type', p, 'an eval taskset uses its `default_workflow_type`');
         } else {
-          this.remove(t, 'default_eval_workflow_type', p, 'set `explorer_input.default_eval_workflow_type` for eval tasksets');
+          this.remove(
+            t,
+            'default_eval_workflow_type',
+            p,
+            'set `explorer_input.default_eval_workflow_type` for eval tasksets',
+          );
         }
       }
-      if (this.crosses('v0.4.0')) this.renameValue(t, 'default_workflow_type', { toolcall_workflow: 'tool_call_workflow' }, p);
+      if (this.crosses('v0.4.0'))
+        this.renameValue(t, 'default_workflow_type', { toolcall_workflow: 'tool_call_workflow' }, p);
       if (this.crosses('v0.5.2')) this.rename(t, 'task_selector', 'data_selector', p);
     }
     const trainerInput = mapAt(buffer, 'trainer_input');
@@ -168,7 +206,10 @@ class Migrator {
     if (!aux.has('sft_dataset')) aux.set('sft_dataset', cloneNode(dataset));
     trainerInput.delete('sft_warmup_dataset');
     trainerInput.delete('sft_warmup_steps');
-    this.note(`${at}.trainer_input.auxiliary_buffers.sft_dataset`, 'the expert data of `mix` moved from `sft_warmup_dataset` to `auxiliary_buffers.sft_dataset`');
+    this.note(
+      `${at}.trainer_input.auxiliary_buffers.sft_dataset`,
+      'the expert data of `mix` moved from `sft_warmup_dataset` to `auxiliary_buffers.sft_dataset`',
+    );
   }
 
   /** The v0.3.2 replay-buffer restructure of a storage section. */
@@ -197,7 +238,10 @@ class Migrator {
       }
       if (args.items.length) rb.set('priority_fn_args', args);
       s.delete('replay_buffer_kwargs');
-      this.note(`${at}.replay_buffer`, '`replay_buffer_kwargs` moved to `replay_buffer.priority_fn` / `priority_fn_args`');
+      this.note(
+        `${at}.replay_buffer`,
+        '`replay_buffer_kwargs` moved to `replay_buffer.priority_fn` / `priority_fn_args`',
+      );
     }
     this.remove(s, 'mm_data_kwargs', at, 'multi-modal settings moved to the workflow');
   }
@@ -206,7 +250,10 @@ class Migrator {
   private pinFileStorage(s: AnyMap, at: string, mode: string): void {
     if (!this.crosses('v0.4.0') || s.has('storage_type') || mode !== 'train') return;
     s.set('storage_type', 'file');
-    this.note(`${at}.storage_type`, 'the default storage type became `queue` in v0.4.0; `file` keeps this buffer reading its dataset');
+    this.note(
+      `${at}.storage_type`,
+      'the default storage type became `queue` in v0.4.0; `file` keeps this buffer reading its dataset',
+    );
   }
 
   /** `sft_warmup_steps` + `sft_warmup_dataset` (<= v0.3.1) become an SFT stage before the RL stage. */
@@ -252,7 +299,9 @@ class Migrator {
   }
 
   private rename(map: AnyMap, oldKey: string, newKey: string, at: string, dropIfTargetExists = false): void {
-    const pair = map.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === oldKey) as Pair<Scalar, unknown> | undefined;
+    const pair = map.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === oldKey) as
+      | Pair<Scalar, unknown>
+      | undefined;
     if (!pair) return;
     if (map.has(newKey)) {
       if (!dropIfTargetExists) return;
@@ -297,7 +346,7 @@ function ensureMap(m: AnyMap, key: string): AnyMap {
 }
 
 function cloneNode<T>(n: T): T {
-  return n && typeof n === 'object' && 'clone' in (n as object) ? ((n as unknown as { clone(): T }).clone()) : n;
+  return n && typeof n === 'object' && 'clone' in (n as object) ? (n as unknown as { clone(): T }).clone() : n;
 }
 
 /** `${actor_rollout_ref.x}` in a standalone veRL file becomes `${trainer.trainer_config.actor_rollout_ref.x}`. */

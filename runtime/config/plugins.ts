@@ -71,6 +71,7 @@ export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): Plugin
 }
 
 export function mergeNames(into: PluginNames, from: PluginNames): PluginNames {
-  for (const [k, names] of Object.entries(from) as [RegistryId, string[]][]) into[k] = [...new Set([...(into[k] ?? []), ...names])];
+  for (const [k, names] of Object.entries(from) as [RegistryId, string[]][])
+    into[k] = [...new Set([...(into[k] ?? []), ...names])];
   return into;
 }

@@ -31,7 +31,14 @@ export interface RunHealthThresholds {
   stallFactor: number;
 }
 
-export const DEFAULT_HEALTH_THRESHOLDS: RunHealthThresholds = { window: 5, truncatedShare: 0.5, entropyCollapseRatio: 0.4, klMax: 1, gradNormSpike: 10, stallFactor: 5 };
+export const DEFAULT_HEALTH_THRESHOLDS: RunHealthThresholds = {
+  window: 5,
+  truncatedShare: 0.5,
+  entropyCollapseRatio: 0.4,
+  klMax: 1,
+  gradNormSpike: 10,
+  stallFactor: 5,
+};
 
 export type HealthCode = Extract<DiagnosticCode, 'TRN400' | 'TRN401' | 'TRN402' | 'TRN403' | 'TRN404' | 'TRN405'>;
 
@@ -60,7 +67,8 @@ export interface HealthInput {
   release?: Release;
 }
 
-const fmt = (x: number) => (Math.abs(x) >= 100 || Number.isInteger(x) ? String(Math.round(x * 100) / 100) : x.toPrecision(3));
+const fmt = (x: number) =>
+  Math.abs(x) >= 100 || Number.isInteger(x) ? String(Math.round(x * 100) / 100) : x.toPrecision(3);
 const finite = (ps: readonly HealthPoint[]) => ps.filter((p) => Number.isFinite(p.value));
 const median = (xs: readonly number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -103,7 +111,11 @@ export function checkRunHealth(input: HealthInput): HealthFinding[] {
   }
 
   // TRN401: every group's rewards are equal, so every group-relative advantage is 0 and nothing is learned.
-  const std = first(input.series, 'experience_pipeline/group_advantages/reward_std/max', 'pipeline/group_advantages/reward_std/max');
+  const std = first(
+    input.series,
+    'experience_pipeline/group_advantages/reward_std/max',
+    'pipeline/group_advantages/reward_std/max',
+  );
   if (std) {
     const last = finite(std.points).slice(-window);
     if (last.length >= window && last.every((p) => p.value <= 1e-12)) {
@@ -159,7 +171,8 @@ export function checkRunHealth(input: HealthInput): HealthFinding[] {
     const latest = gn[gn.length - 1];
     const before = finite(gn.slice(0, -1)).map((p) => p.value);
     const base = before.length >= window ? median(before) : undefined;
-    const spiked = !Number.isFinite(latest.value) || (base !== undefined && base > 0 && latest.value > base * t.gradNormSpike);
+    const spiked =
+      !Number.isFinite(latest.value) || (base !== undefined && base > 0 && latest.value > base * t.gradNormSpike);
     if (spiked) {
       out.push({
         code: 'TRN404',
@@ -190,7 +203,11 @@ export function checkRunHealth(input: HealthInput): HealthFinding[] {
 }
 
 /** The latest step of any role, and the median time between steps of the role that logged it. */
-function stalled(series: HealthSeries, now: number, factor: number): { tag: string; step: number; idle: number; usual: number } | undefined {
+function stalled(
+  series: HealthSeries,
+  now: number,
+  factor: number,
+): { tag: string; step: number; idle: number; usual: number } | undefined {
   // One timestamp per (role's) step: the wall times of a step's tags are within milliseconds of each other.
   const byTagSteps: { tag: string; times: { step: number; wall: number }[] }[] = [];
   for (const tag of ['time/train_step', 'time/explore_step', 'actor/grad_norm', 'rollout/model_version']) {
@@ -201,7 +218,10 @@ function stalled(series: HealthSeries, now: number, factor: number): { tag: stri
   }
   let latest: { tag: string; step: number; wall: number; usual: number } | undefined;
   for (const { tag, times } of byTagSteps) {
-    const gaps = times.slice(1).map((t, i) => t.wall - times[i].wall).filter((g) => g > 0);
+    const gaps = times
+      .slice(1)
+      .map((t, i) => t.wall - times[i].wall)
+      .filter((g) => g > 0);
     if (!gaps.length) continue;
     const last = times[times.length - 1];
     if (!latest || last.wall > latest.wall) latest = { tag, step: last.step, wall: last.wall, usual: median(gaps) };
@@ -212,13 +232,16 @@ function stalled(series: HealthSeries, now: number, factor: number): { tag: stri
 }
 
 /** Rows of a run (runtime/metrics' ScalarRow shape) as health series: by tag, each in step order. */
-export function healthSeriesOf(rows: Iterable<{ tag: string; step: number; value: number; wallTime: number | null }>): Map<string, HealthPoint[]> {
+export function healthSeriesOf(
+  rows: Iterable<{ tag: string; step: number; value: number; wallTime: number | null }>,
+): Map<string, HealthPoint[]> {
   const out = new Map<string, HealthPoint[]>();
   for (const r of rows) {
     let s = out.get(r.tag);
     if (!s) out.set(r.tag, (s = []));
     s.push({ step: r.step, value: r.value, wallTime: r.wallTime });
   }
-  for (const s of out.values()) if (s.some((p, i) => i > 0 && s[i - 1].step > p.step)) s.sort((a, b) => a.step - b.step);
+  for (const s of out.values())
+    if (s.some((p, i) => i > 0 && s[i - 1].step > p.step)) s.sort((a, b) => a.step - b.step);
   return out;
 }

@@ -45,7 +45,8 @@ class Generator {
     const required = [...fieldsAt(section, this.release).values()].filter((f) => f.required).map((f) => f.key);
     if (required.length) out.required = required;
     const snippets = SECTION_SNIPPETS[section.name]?.filter((s) => !s.since || atLeast(this.release, s.since));
-    if (snippets?.length) out.defaultSnippets = snippets.map(({ label, description, body }) => ({ label, description, body }));
+    if (snippets?.length)
+      out.defaultSnippets = snippets.map(({ label, description, body }) => ({ label, description, body }));
     return out;
   }
 
@@ -73,15 +74,27 @@ class Generator {
       case 'str': {
         // A closed set some library enforces: no other string (an interpolation still may be anything).
         if (f?.domain?.oneOf) {
-          const docs = f.values ? new Map(allowedValues(f.values, this.release).map((v) => [v.value.toLowerCase(), v.doc])) : new Map<string, string>();
-          const en: Schema = { type: 'string', enum: [...f.domain.oneOf], markdownEnumDescriptions: f.domain.oneOf.map((v) => docs.get(v.toLowerCase()) ?? '') };
+          const docs = f.values
+            ? new Map(allowedValues(f.values, this.release).map((v) => [v.value.toLowerCase(), v.doc]))
+            : new Map<string, string>();
+          const en: Schema = {
+            type: 'string',
+            enum: [...f.domain.oneOf],
+            markdownEnumDescriptions: f.domain.oneOf.map((v) => docs.get(v.toLowerCase()) ?? ''),
+          };
           // Other spellings of the same names (case-insensitive sets) match a pattern, so completion offers each name once.
-          const other: Schema[] = f.domain.caseInsensitive ? [{ type: 'string', pattern: `^(${f.domain.oneOf.map(anyCase).join('|')})$` }] : [];
+          const other: Schema[] = f.domain.caseInsensitive
+            ? [{ type: 'string', pattern: `^(${f.domain.oneOf.map(anyCase).join('|')})$` }]
+            : [];
           return { anyOf: [en, ...other, { $ref: '#/definitions/interpolation' }] };
         }
         if (f?.values) {
           const vals = allowedValues(f.values, this.release);
-          const en: Schema = { type: 'string', enum: vals.map((v) => v.value), markdownEnumDescriptions: vals.map((v) => v.doc + (v.deprecated ? ` *(deprecated: ${v.deprecated})*` : '')) };
+          const en: Schema = {
+            type: 'string',
+            enum: vals.map((v) => v.value),
+            markdownEnumDescriptions: vals.map((v) => v.doc + (v.deprecated ? ` *(deprecated: ${v.deprecated})*` : '')),
+          };
           // Registries are open (plugins, dotted class paths); choices are closed but case rules vary, so both accept other strings
           // and leave the verdict to the validator, which knows the release's exact rule.
           return { anyOf: [en, { type: 'string' }] };
@@ -89,9 +102,21 @@ class Generator {
         return { type: 'string' };
       }
       case 'int':
-        return { anyOf: [{ type: 'integer', ...bounds(f?.domain) }, ...sentinels(f?.domain), { $ref: '#/definitions/interpolation' }] };
+        return {
+          anyOf: [
+            { type: 'integer', ...bounds(f?.domain) },
+            ...sentinels(f?.domain),
+            { $ref: '#/definitions/interpolation' },
+          ],
+        };
       case 'float':
-        return { anyOf: [{ type: 'number', ...bounds(f?.domain) }, ...sentinels(f?.domain), { $ref: '#/definitions/interpolation' }] };
+        return {
+          anyOf: [
+            { type: 'number', ...bounds(f?.domain) },
+            ...sentinels(f?.domain),
+            { $ref: '#/definitions/interpolation' },
+          ],
+        };
       case 'bool':
         return { anyOf: [{ type: 'boolean' }, { $ref: '#/definitions/interpolation' }] };
       case 'enum': {
@@ -108,7 +133,12 @@ class Generator {
       case 'list':
         return { anyOf: [{ type: 'array', items: this.type(t.item) }, { $ref: '#/definitions/interpolation' }] };
       case 'map':
-        return { anyOf: [{ type: 'object', additionalProperties: this.type(t.value) }, { $ref: '#/definitions/interpolation' }] };
+        return {
+          anyOf: [
+            { type: 'object', additionalProperties: this.type(t.value) },
+            { $ref: '#/definitions/interpolation' },
+          ],
+        };
       case 'dict':
         return { anyOf: [{ type: 'object' }, { $ref: '#/definitions/interpolation' }] };
       case 'any':
@@ -119,7 +149,13 @@ class Generator {
 
 /** A regular expression matching `word` in any letter case: `[fF][iI][lL][eE]`. */
 function anyCase(word: string): string {
-  return [...word].map((c) => (c.toLowerCase() !== c.toUpperCase() ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return [...word]
+    .map((c) =>
+      c.toLowerCase() !== c.toUpperCase()
+        ? `[${c.toLowerCase()}${c.toUpperCase()}]`
+        : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('');
 }
 
 /** JSON Schema bounds of a numeric domain. */

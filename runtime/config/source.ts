@@ -72,7 +72,13 @@ export function parseSource(text: string): ParsedSource {
   const problems: SourceProblem[] = [];
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { version: '1.1', uniqueKeys: true, merge: true, keepSourceTokens: false, prettyErrors: false });
+    doc = parseDocument(text, {
+      version: '1.1',
+      uniqueKeys: true,
+      merge: true,
+      keepSourceTokens: false,
+      prettyErrors: false,
+    });
   } catch (e) {
     problems.push({ kind: 'syntax', message: `YAML could not be parsed: ${(e as Error).message}`, range: [0, 0] });
     return { text, root: undefined, problems, lineStarts };
@@ -101,7 +107,11 @@ export function parseSource(text: string): ParsedSource {
     return { text, root: undefined, problems, lineStarts };
   }
   if (root.kind !== 'map') {
-    problems.push({ kind: 'not-a-mapping', message: 'A Trinity config must be a mapping of sections at the top level.', range: root.range });
+    problems.push({
+      kind: 'not-a-mapping',
+      message: 'A Trinity config must be a mapping of sections at the top level.',
+      range: root.range,
+    });
     return { text, root: undefined, problems, lineStarts };
   }
   return { text, root, problems, lineStarts };
@@ -123,7 +133,13 @@ class Walker {
     if (isAlias(n)) {
       const target = this.anchorTarget(n);
       if (!target || this.resolving.has(target)) {
-        return { kind: 'scalar', value: null, quoted: false, contentStart: rangeOf(n, this.text)[0], range: rangeOf(n, this.text) };
+        return {
+          kind: 'scalar',
+          value: null,
+          quoted: false,
+          contentStart: rangeOf(n, this.text)[0],
+          range: rangeOf(n, this.text),
+        };
       }
       this.resolving.add(target);
       try {
@@ -136,7 +152,9 @@ class Walker {
     }
     if (isMap(n)) return this.map(n as unknown as MapLike, depth);
     if (isSeq(n)) {
-      const items = (n.items as YamlNode[]).map((it) => (it === null ? this.nullAt(rangeOf(n, this.text)[1]) : this.node(it, depth + 1)));
+      const items = (n.items as YamlNode[]).map((it) =>
+        it === null ? this.nullAt(rangeOf(n, this.text)[1]) : this.node(it, depth + 1),
+      );
       return { kind: 'seq', items, range: rangeOf(n, this.text) };
     }
     if (isScalar(n)) return this.scalar(n);
@@ -171,7 +189,11 @@ class Walker {
         continue;
       }
       if (k !== null && !isScalar(k)) {
-        this.problems.push({ kind: 'complex-key', message: 'Only plain keys are supported in a Trinity config.', range: rangeOf(k, this.text) });
+        this.problems.push({
+          kind: 'complex-key',
+          message: 'Only plain keys are supported in a Trinity config.',
+          range: rangeOf(k, this.text),
+        });
         continue;
       }
       const keyText = k === null ? '' : keyTextOf(k as Scalar);
@@ -196,8 +218,16 @@ class Walker {
       value = String(value);
     }
     const contentStart = quoted ? range[0] + 1 : range[0];
-    const floatLiteral = typeof value === 'number' && !quoted && /^[-+]?[\d_]*(\.|[eE][-+]?\d)|^[-+]?\.(inf|nan)/i.test(n.source ?? '');
-    return { kind: 'scalar', value: value as YScalar['value'], quoted, contentStart, range, ...(floatLiteral ? { floatLiteral } : {}) };
+    const floatLiteral =
+      typeof value === 'number' && !quoted && /^[-+]?[\d_]*(\.|[eE][-+]?\d)|^[-+]?\.(inf|nan)/i.test(n.source ?? '');
+    return {
+      kind: 'scalar',
+      value: value as YScalar['value'],
+      quoted,
+      contentStart,
+      range,
+      ...(floatLiteral ? { floatLiteral } : {}),
+    };
   }
 
   private nullAt(offset: number): YScalar {
@@ -218,7 +248,9 @@ function keyTextOf(k: Scalar): string {
 
 /** OmegaConf's YAML loader treats `1e-5`, `1E+3`, `.5e2` as floats, which plain YAML 1.1 leaves as strings. */
 function isOmegaConfFloat(s: string): boolean {
-  return /^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/.test(s) || /^[-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?$/.test(s);
+  return (
+    /^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/.test(s) || /^[-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?$/.test(s)
+  );
 }
 
 function rangeOf(n: YamlNode, text: string): Range {

@@ -2,7 +2,15 @@
  * The validator's entry point: load, then run Trinity's check step on the config (or on each stage's config, as
  * `trinity run` does for multi-stage configs), then the checks for what Trinity only finds at run time.
  */
-import { CheckContext, sourcePathIn, split, type Cfg, type CheckHost, type Derivation, type StageInfo } from './check/context';
+import {
+  CheckContext,
+  sourcePathIn,
+  split,
+  type Cfg,
+  type CheckHost,
+  type Derivation,
+  type StageInfo,
+} from './check/context';
 import { guarded, runLaunchChecks } from './check/pipeline';
 import { checkDatasets } from './check/datasets';
 import { runRuntimeChecks } from './check/runtime';
@@ -40,7 +48,12 @@ export function checkLoaded(loaded: LoadedConfig, host: CheckHost = {}): CheckRe
     try {
       diagnostics.push(...checkDomains(loaded));
     } catch (e) {
-      diagnostics.push({ code: 'TRN009', severity: 'error', message: `Internal error while checking value domains: ${(e as Error).message}.`, range: [0, 0] });
+      diagnostics.push({
+        code: 'TRN009',
+        severity: 'error',
+        message: `Internal error while checking value domains: ${(e as Error).message}.`,
+        range: [0, 0],
+      });
     }
   }
   const runs: CheckedRun[] = [];

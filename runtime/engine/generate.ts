@@ -51,13 +51,18 @@ export async function generate(
   decode?: (ids: number[]) => string,
 ): Promise<Completion[]> {
   const n = params.n ?? 1;
-  const rows = prompts.flatMap((p, promptIndex) => Array.from({ length: n }, (_, sampleIndex) => ({ prompt: p, promptIndex, sampleIndex })));
+  const rows = prompts.flatMap((p, promptIndex) =>
+    Array.from({ length: n }, (_, sampleIndex) => ({ prompt: p, promptIndex, sampleIndex })),
+  );
   if (rows.length === 0) return [];
   if (params.stopStrings?.length && !decode) throw new Error('generate: stopStrings need a decode function');
   for (const r of rows) if (r.prompt.length === 0) throw new Error(`generate: prompt ${r.promptIndex} is empty`);
   const maxPrompt = Math.max(...rows.map((r) => r.prompt.length));
   const maxNew = Math.min(params.maxNewTokens, model.config.maxPositions - maxPrompt);
-  if (maxNew <= 0) throw new Error(`generate: prompt of ${maxPrompt} tokens leaves no room in max_position_embeddings (${model.config.maxPositions})`);
+  if (maxNew <= 0)
+    throw new Error(
+      `generate: prompt of ${maxPrompt} tokens leaves no room in max_position_embeddings (${model.config.maxPositions})`,
+    );
   const B = rows.length;
   const pad = params.padTokenId ?? 0;
   const rngs = (() => {
@@ -79,13 +84,27 @@ export async function generate(
     });
   });
   const nextPos = rows.map((r) => r.prompt.length);
-  const out: Completion[] = rows.map((r) => ({ promptIndex: r.promptIndex, sampleIndex: r.sampleIndex, tokens: [], logprobs: [], finishReason: 'length' }));
+  const out: Completion[] = rows.map((r) => ({
+    promptIndex: r.promptIndex,
+    sampleIndex: r.sampleIndex,
+    tokens: [],
+    logprobs: [],
+    finishReason: 'length',
+  }));
   const done = new Array<boolean>(B).fill(false);
   const stops = new Set(params.stopTokenIds ?? model.config.eosTokenIds);
 
   const head = model.inferenceHead();
   let keyMask = tf.tensor2d(mask, [B, maxPrompt]);
-  let step = tidy(() => lastLogits(model, head, tf.tensor2d(ids, [B, maxPrompt], 'int32'), tf.tensor2d(pos, [B, maxPrompt], 'int32'), keyMask));
+  let step = tidy(() =>
+    lastLogits(
+      model,
+      head,
+      tf.tensor2d(ids, [B, maxPrompt], 'int32'),
+      tf.tensor2d(pos, [B, maxPrompt], 'int32'),
+      keyMask,
+    ),
+  );
   let cache: KVCache = step.cache;
   try {
     for (let t = 0; t < maxNew; t++) {
@@ -99,7 +118,12 @@ export async function generate(
           fed[b] = pad;
           continue;
         }
-        const { token, logprob } = sampler.sample(logits.subarray(b * V, (b + 1) * V), rngs[b], out[b].tokens.length, stops);
+        const { token, logprob } = sampler.sample(
+          logits.subarray(b * V, (b + 1) * V),
+          rngs[b],
+          out[b].tokens.length,
+          stops,
+        );
         out[b].tokens.push(token);
         out[b].logprobs.push(logprob);
         fed[b] = token;
@@ -190,7 +214,12 @@ export class TokenSampler {
     this.scratch = new Float64Array(vocab);
   }
 
-  sample(logits: Float32Array, rng: Rng, generated: number, stops: ReadonlySet<number>): { token: number; logprob: number } {
+  sample(
+    logits: Float32Array,
+    rng: Rng,
+    generated: number,
+    stops: ReadonlySet<number>,
+  ): { token: number; logprob: number } {
     const V = this.validVocab;
     const greedy = this.temperature <= 0;
     const scale = greedy ? 1 : 1 / this.temperature;

@@ -23,7 +23,8 @@ export function parseJsonDocument(text: string, origin: string, Err: ErrorClass)
   } catch (e) {
     throw new Err(`${origin}: not valid JSON: ${(e as Error).message}`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Err(`${origin}: expected a JSON object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Err(`${origin}: expected a JSON object`);
   return { origin, text, value: value as JsonObject };
 }
 
@@ -44,7 +45,8 @@ export function generationEosIds(doc: JsonDocument, Err: ErrorClass): number[] |
   if (value === undefined || value === null) return undefined;
   const ids = Array.isArray(value) ? value : [value];
   for (const id of ids) {
-    if (!Number.isInteger(id) || (id as number) < 0) throw new Err(`${doc.origin}: "eos_token_id" must be a non-negative integer or a list of them`);
+    if (!Number.isInteger(id) || (id as number) < 0)
+      throw new Err(`${doc.origin}: "eos_token_id" must be a non-negative integer or a list of them`);
   }
   return ids as number[];
 }

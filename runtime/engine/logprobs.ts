@@ -29,7 +29,8 @@ export function scoreSequences(model: CausalLM, ids: tf.Tensor2D, opts: ScoreOpt
   let forwardOpts = {};
   if (opts.attentionMask) {
     const mask = opts.attentionMask;
-    if (mask.length !== B || mask.some((r) => r.length !== T)) throw new Error(`scoreSequences: attentionMask must be [${B}, ${T}]`);
+    if (mask.length !== B || mask.some((r) => r.length !== T))
+      throw new Error(`scoreSequences: attentionMask must be [${B}, ${T}]`);
     const positions = mask.map((row) => {
       let n = 0;
       return row.slice(0, T - 1).map((m) => (m ? n++ : 0));

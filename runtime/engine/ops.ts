@@ -33,7 +33,10 @@ const mmUntransposed = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf.
   save([a, b]);
   return {
     value: tf.matMul(a, b),
-    gradFunc: (dy: tf.Tensor2D, [sa, sb]: tf.Tensor2D[]) => [tf.matMul(dy, tf.transpose(sb)), tf.matMul(tf.transpose(sa), dy)],
+    gradFunc: (dy: tf.Tensor2D, [sa, sb]: tf.Tensor2D[]) => [
+      tf.matMul(dy, tf.transpose(sb)),
+      tf.matMul(tf.transpose(sa), dy),
+    ],
   };
 }) as unknown as Parameters<typeof tf.customGrad>[0]) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
 
@@ -123,7 +126,10 @@ export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor, temperature
   // One gather on the flattened log-probs (row·V + target), not a [N, V] one-hot product: with a 150k vocabulary
   // that product alone would be gigabytes per batch.
   const n = targets.size;
-  const index = tf.add(tf.mul(tf.range(0, n, 1, 'int32'), tf.scalar(vocab, 'int32')), tf.reshape(tf.cast(targets, 'int32'), [n]));
+  const index = tf.add(
+    tf.mul(tf.range(0, n, 1, 'int32'), tf.scalar(vocab, 'int32')),
+    tf.reshape(tf.cast(targets, 'int32'), [n]),
+  );
   return tf.reshape(tf.gather(tf.reshape(logp, [n * vocab]), index), targets.shape);
 }
 

@@ -18,7 +18,9 @@ export function loadPretrained(pathOrId: string, opts: { baseDir?: string } = {}
   const generation = loadGenerationDefaults(dir, model.config);
   if (tokenizer.vocabSize > model.config.vocabSize) {
     model.dispose();
-    throw new Error(`${dir}: the tokenizer has ${tokenizer.vocabSize} tokens but the model's vocab_size is ${model.config.vocabSize}`);
+    throw new Error(
+      `${dir}: the tokenizer has ${tokenizer.vocabSize} tokens but the model's vocab_size is ${model.config.vocabSize}`,
+    );
   }
   return { dir, model, tokenizer, generation };
 }

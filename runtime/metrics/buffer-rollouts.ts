@@ -35,32 +35,52 @@ const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * The samples of the latest `maxSteps` steps (at most `perStep` each, newest rows first), oldest step first.
  * `undefined` when the file or table is missing or has neither layout.
  */
-export function rolloutsFromBuffer(ref: ExperienceBufferRef, maxSteps = 20, perStep = 256): BufferRollouts[] | undefined {
+export function rolloutsFromBuffer(
+  ref: ExperienceBufferRef,
+  maxSteps = 20,
+  perStep = 256,
+): BufferRollouts[] | undefined {
   if (!existsSync(ref.file)) return undefined;
   let db: Database.Database | undefined;
   try {
     db = new Database(ref.file, { readonly: true, fileMustExist: true });
     const exists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(ref.table);
     if (!exists) return undefined;
-    const cols = new Set((db.prepare(`PRAGMA table_info(${q(ref.table)})`).all() as { name: string }[]).map((c) => c.name));
+    const cols = new Set(
+      (db.prepare(`PRAGMA table_info(${q(ref.table)})`).all() as { name: string }[]).map((c) => c.name),
+    );
     let select: string;
     if (cols.has('prompt') && cols.has('response')) {
-      const step = cols.has('explore_step') ? 'explore_step' : cols.has('model_version') ? 'model_version' : cols.has('train_step') ? 'train_step' : '0';
+      const step = cols.has('explore_step')
+        ? 'explore_step'
+        : cols.has('model_version')
+          ? 'model_version'
+          : cols.has('train_step')
+            ? 'train_step'
+            : '0';
       select = `SELECT id, ${step} AS step, prompt, response, ${cols.has('reward') ? 'reward' : 'NULL'} AS reward FROM ${q(ref.table)}`;
     } else if (cols.has('experience')) {
       select = `SELECT id, json_extract(experience, '$.eid.batch') AS step, json_extract(experience, '$.prompt_text') AS prompt, json_extract(experience, '$.response_text') AS response, ${cols.has('reward') ? 'reward' : `json_extract(experience, '$.reward')`} AS reward FROM ${q(ref.table)}`;
     } else return undefined;
-    const steps = (db.prepare(`SELECT DISTINCT step FROM (${select}) WHERE step IS NOT NULL ORDER BY step DESC LIMIT ?`).all(maxSteps) as { step: unknown }[]).map((r) => r.step);
-    const rows = db.prepare(`SELECT step, prompt, response, reward FROM (${select}) WHERE step = ? ORDER BY id DESC LIMIT ?`);
+    const steps = (
+      db
+        .prepare(`SELECT DISTINCT step FROM (${select}) WHERE step IS NOT NULL ORDER BY step DESC LIMIT ?`)
+        .all(maxSteps) as { step: unknown }[]
+    ).map((r) => r.step);
+    const rows = db.prepare(
+      `SELECT step, prompt, response, reward FROM (${select}) WHERE step = ? ORDER BY id DESC LIMIT ?`,
+    );
     const out: BufferRollouts[] = [];
     for (const s of steps.reverse()) {
       const step = Number(s);
       if (!Number.isFinite(step)) continue;
-      const samples = (rows.all(s, perStep) as { prompt: unknown; response: unknown; reward: unknown }[]).reverse().map((r) => ({
-        prompt: r.prompt === null || r.prompt === undefined ? '' : String(r.prompt),
-        response: r.response === null || r.response === undefined ? '' : String(r.response),
-        reward: typeof r.reward === 'number' && Number.isFinite(r.reward) ? r.reward : null,
-      }));
+      const samples = (rows.all(s, perStep) as { prompt: unknown; response: unknown; reward: unknown }[])
+        .reverse()
+        .map((r) => ({
+          prompt: r.prompt === null || r.prompt === undefined ? '' : String(r.prompt),
+          response: r.response === null || r.response === undefined ? '' : String(r.response),
+          reward: typeof r.reward === 'number' && Number.isFinite(r.reward) ? r.reward : null,
+        }));
       out.push({ step, samples });
     }
     return out;
@@ -70,4 +90,3 @@ export function rolloutsFromBuffer(ref: ExperienceBufferRef, maxSteps = 20, perS
     db?.close();
   }
 }
-

@@ -66,8 +66,16 @@ export class EventFileReader {
       const at = this.offset + p.offset;
       out.problems.push(
         p.kind === 'length-crc'
-          ? { file: this.path, offset: at, message: `${this.path}: bad length checksum in the record at byte ${at}; the rest of the file is not read` }
-          : { file: this.path, offset: at, message: `${this.path}: bad data checksum in the record at byte ${at} (${p.length} bytes); record skipped` },
+          ? {
+              file: this.path,
+              offset: at,
+              message: `${this.path}: bad length checksum in the record at byte ${at}; the rest of the file is not read`,
+            }
+          : {
+              file: this.path,
+              offset: at,
+              message: `${this.path}: bad data checksum in the record at byte ${at} (${p.length} bytes); record skipped`,
+            },
       );
     }
     for (const r of framed.records) {
@@ -76,13 +84,18 @@ export class EventFileReader {
         event = decodeEvent(r.payload);
       } catch (e) {
         const at = this.offset + r.offset;
-        out.problems.push({ file: this.path, offset: at, message: `${this.path}: the record at byte ${at} is not a tensorflow.Event (${(e as Error).message}); skipped` });
+        out.problems.push({
+          file: this.path,
+          offset: at,
+          message: `${this.path}: the record at byte ${at} is not a tensorflow.Event (${(e as Error).message}); skipped`,
+        });
         continue;
       }
       if (event.what !== 'summary' || !event.summary) continue;
       for (const v of event.summary.value) {
         const value = scalarOf(v);
-        if (value !== undefined) out.rows.push({ run: this.run, tag: v.tag, step: event.step, wallTime: event.wallTime, value });
+        if (value !== undefined)
+          out.rows.push({ run: this.run, tag: v.tag, step: event.step, wallTime: event.wallTime, value });
       }
     }
   }

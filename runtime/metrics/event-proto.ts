@@ -115,10 +115,12 @@ export function scalarOf(v: SummaryValue): number | undefined {
   if (t.tensorShape?.unknownRank || (t.tensorShape?.dim.length ?? 0) > 0) return undefined;
   if (t.dtype === DT_FLOAT) {
     if (t.floatVal.length === 1) return shortestFloat32(t.floatVal[0]);
-    if (t.tensorContent.length === 4) return shortestFloat32(new DataView(t.tensorContent.buffer, t.tensorContent.byteOffset, 4).getFloat32(0, true));
+    if (t.tensorContent.length === 4)
+      return shortestFloat32(new DataView(t.tensorContent.buffer, t.tensorContent.byteOffset, 4).getFloat32(0, true));
   } else if (t.dtype === DT_DOUBLE) {
     if (t.doubleVal.length === 1) return t.doubleVal[0];
-    if (t.tensorContent.length === 8) return new DataView(t.tensorContent.buffer, t.tensorContent.byteOffset, 8).getFloat64(0, true);
+    if (t.tensorContent.length === 8)
+      return new DataView(t.tensorContent.buffer, t.tensorContent.byteOffset, 8).getFloat64(0, true);
   }
   return undefined;
 }

@@ -58,7 +58,8 @@ export class MetricsReader {
       out.problems.push(...got.problems);
     }
     for (const src of this.events.values()) {
-      if (src.monitorDir && src.role && this.jsonl.get(join(src.monitorDir, 'metrics.jsonl'))?.roles.has(src.role)) continue;
+      if (src.monitorDir && src.role && this.jsonl.get(join(src.monitorDir, 'metrics.jsonl'))?.roles.has(src.role))
+        continue;
       const got = this.guarded(src.reader.path, () => src.reader.read(), out.problems);
       out.rows.push(...got.rows);
       out.problems.push(...got.problems);
@@ -98,7 +99,10 @@ export class MetricsReader {
     try {
       names = readdirSync(dir).sort();
     } catch (e) {
-      problems.push({ file: dir, message: `${dir}: cannot list (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+      problems.push({
+        file: dir,
+        message: `${dir}: cannot list (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      });
       return;
     }
     for (const name of names) {
@@ -112,7 +116,8 @@ export class MetricsReader {
       }
       if (st.isDirectory()) {
         // Checkpoints and dot folders hold no metrics and can be large.
-        if (depth < MAX_DEPTH && !name.startsWith('.') && !name.startsWith('global_step_') && name !== 'node_modules') this.walk(root, depth + 1, skip, problems, p);
+        if (depth < MAX_DEPTH && !name.startsWith('.') && !name.startsWith('global_step_') && name !== 'node_modules')
+          this.walk(root, depth + 1, skip, problems, p);
       } else if (st.isFile() && (name.includes('tfevents') || name === 'metrics.jsonl')) {
         this.add(p, root, skip ? st.size : 0);
       }
@@ -120,7 +125,9 @@ export class MetricsReader {
   }
 
   private add(file: string, base: string, from: number): void {
-    const segments = relative(base, dirname(file)).split(sep).filter((s) => s && s !== '.');
+    const segments = relative(base, dirname(file))
+      .split(sep)
+      .filter((s) => s && s !== '.');
     const named = segments.filter((s) => s !== 'monitor' && s !== 'tensorboard');
     if (basename(file) === 'metrics.jsonl' || file.endsWith('.jsonl')) {
       const prefix = named.length ? `${named.join('/')}/` : '';

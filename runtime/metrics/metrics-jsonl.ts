@@ -32,10 +32,17 @@ export class MetricsJsonlReader {
       const nl = text.indexOf(0x0a, start);
       if (nl < 0) break;
       const at = this.offset + start;
-      const line = Buffer.from(text.buffer, text.byteOffset + start, nl - start).toString('utf8').trim();
+      const line = Buffer.from(text.buffer, text.byteOffset + start, nl - start)
+        .toString('utf8')
+        .trim();
       start = nl + 1;
       if (!line) continue;
-      const problem = (why: string) => out.problems.push({ file: this.path, offset: at, message: `${this.path}: the line at byte ${at} ${why}; skipped` });
+      const problem = (why: string) =>
+        out.problems.push({
+          file: this.path,
+          offset: at,
+          message: `${this.path}: the line at byte ${at} ${why}; skipped`,
+        });
       let parsed: unknown;
       try {
         parsed = JSON.parse(line);
@@ -44,7 +51,14 @@ export class MetricsJsonlReader {
         continue;
       }
       const r = parsed as { role?: unknown; step?: unknown; wallTime?: unknown; values?: unknown };
-      if (typeof r !== 'object' || r === null || typeof r.role !== 'string' || typeof r.step !== 'number' || typeof r.values !== 'object' || r.values === null) {
+      if (
+        typeof r !== 'object' ||
+        r === null ||
+        typeof r.role !== 'string' ||
+        typeof r.step !== 'number' ||
+        typeof r.values !== 'object' ||
+        r.values === null
+      ) {
         problem('is not a {role, step, time, values} object');
         continue;
       }

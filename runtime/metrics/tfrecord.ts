@@ -48,7 +48,8 @@ export function readTfRecords(bytes: Uint8Array): FramedRecords {
     if (length > BigInt(bytes.length - at - HEADER - FOOTER)) break; // not all written yet
     const n = Number(length);
     const payload = bytes.subarray(at + HEADER, at + HEADER + n);
-    if (view.getUint32(at + HEADER + n, true) !== maskedCrc32c(payload)) problems.push({ kind: 'payload-crc', offset: at, length: n });
+    if (view.getUint32(at + HEADER + n, true) !== maskedCrc32c(payload))
+      problems.push({ kind: 'payload-crc', offset: at, length: n });
     else records.push({ offset: at, payload });
     at += HEADER + n + FOOTER;
   }

@@ -40,7 +40,9 @@ export function generateLocalRegistries(): string {
 
 /** The registries whose names the local runtime looks up when it builds a run (Trinity's registry ids). */
 export type LocalRegistry =
-${Object.keys(table).map((k) => `  | '${k}'`).join('\n')};
+${Object.keys(table)
+  .map((k) => `  | '${k}'`)
+  .join('\n')};
 
 /** What the local runtime implements, per registry. */
 export const LOCAL_REGISTRIES: Record<LocalRegistry, readonly string[]> = {

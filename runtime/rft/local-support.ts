@@ -42,7 +42,10 @@ const PATH_REGISTRIES: readonly { pattern: RegExp; registry: LocalRegistry }[] =
 ];
 
 /** The algorithm pieces that take a default from the algorithm type when null, and the role that looks them up. */
-const ALGORITHM_PIECES: readonly { key: 'advantage_fn' | 'policy_loss_fn' | 'kl_loss_fn' | 'kl_penalty_fn' | 'entropy_loss_fn' | 'sample_strategy'; registry: LocalRegistry }[] = [
+const ALGORITHM_PIECES: readonly {
+  key: 'advantage_fn' | 'policy_loss_fn' | 'kl_loss_fn' | 'kl_penalty_fn' | 'entropy_loss_fn' | 'sample_strategy';
+  registry: LocalRegistry;
+}[] = [
   { key: 'sample_strategy', registry: 'sample_strategy' },
   { key: 'advantage_fn', registry: 'advantage_fn' },
   { key: 'policy_loss_fn', registry: 'policy_loss_fn' },
@@ -101,7 +104,8 @@ export function localRefusals(result: CheckResult, extra: ExtraNames = {}): Loca
     const defaults = effectiveAlgorithmDefaults(type, release);
     if (!spec || !defaults) return;
     for (const { key, registry } of ALGORITHM_PIECES) {
-      const uses = key === 'advantage_fn' ? spec.schema === 'experience' && (roles.trainer || roles.explorer) : roles.trainer;
+      const uses =
+        key === 'advantage_fn' ? spec.schema === 'experience' && (roles.trainer || roles.explorer) : roles.trainer;
       if (!uses) continue;
       const written = algo[key];
       const name = written ?? (defaults as Record<string, unknown>)[key];
@@ -129,7 +133,12 @@ function originOf(result: CheckResult, path: string, runIndex: number): string {
 }
 
 /** Every string value of `value` (a section of the checked config) that names a registry entry. */
-function* registryValues(section: SectionDef, value: Record<string, unknown>, release: Release, prefix: string): Generator<{ path: string; registry: string; value: unknown }> {
+function* registryValues(
+  section: SectionDef,
+  value: Record<string, unknown>,
+  release: Release,
+  prefix: string,
+): Generator<{ path: string; registry: string; value: unknown }> {
   const fields = fieldsAt(section, release);
   for (const [key, v] of Object.entries(value)) {
     const f = fields.get(key);
@@ -142,9 +151,17 @@ function* registryValues(section: SectionDef, value: Record<string, unknown>, re
   }
 }
 
-function* nested(type: ValueType, v: unknown, release: Release, path: string): Generator<{ path: string; registry: string; value: unknown }> {
+function* nested(
+  type: ValueType,
+  v: unknown,
+  release: Release,
+  path: string,
+): Generator<{ path: string; registry: string; value: unknown }> {
   if (v === null || typeof v !== 'object') return;
-  if (type.kind === 'section' && !Array.isArray(v)) yield* registryValues(type.section, v as Record<string, unknown>, release, `${path}.`);
-  else if (type.kind === 'list' && Array.isArray(v)) for (const [i, item] of v.entries()) yield* nested(type.item, item, release, `${path}.${i}`);
-  else if (type.kind === 'map' && !Array.isArray(v)) for (const [k, item] of Object.entries(v)) yield* nested(type.value, item, release, `${path}.${k}`);
+  if (type.kind === 'section' && !Array.isArray(v))
+    yield* registryValues(type.section, v as Record<string, unknown>, release, `${path}.`);
+  else if (type.kind === 'list' && Array.isArray(v))
+    for (const [i, item] of v.entries()) yield* nested(type.item, item, release, `${path}.${i}`);
+  else if (type.kind === 'map' && !Array.isArray(v))
+    for (const [k, item] of Object.entries(v)) yield* nested(type.value, item, release, `${path}.${k}`);
 }

@@ -46,7 +46,9 @@ function isAlive(pid: number): boolean {
 function records(runDir: string): { ids: string; live: boolean } {
   let names: string[];
   try {
-    names = readdirSync(join(runDir, 'state')).filter((n) => RUN_RECORD_FILE.test(n)).sort();
+    names = readdirSync(join(runDir, 'state'))
+      .filter((n) => RUN_RECORD_FILE.test(n))
+      .sort();
   } catch {
     return { ids: '', live: false };
   }
@@ -97,7 +99,9 @@ export class RunWatcher {
     const w = this.docs.get(uri);
     if (!w) return undefined;
     const readAt = Date.now() / 1000;
-    const out = w.stages.filter((s) => s.series.size > 0).map((s) => ({ run: s.stage.run, jobDir: s.stage.jobDir, live: w.live, series: s.series, readAt }));
+    const out = w.stages
+      .filter((s) => s.series.size > 0)
+      .map((s) => ({ run: s.stage.run, jobDir: s.stage.jobDir, live: w.live, series: s.series, readAt }));
     return out.length ? out : undefined;
   }
 
@@ -111,7 +115,11 @@ export class RunWatcher {
     let changed = rec.live !== w.live || w.live;
     if (rec.ids !== w.runIds || w.stages.length === 0) {
       // A new run in the same job dir (or the first look): start over.
-      w.stages = JSON.parse(w.key)[1].map((stage: WatchedStage) => ({ stage, reader: new MetricsReader([stage.jobDir]), series: new Map() }));
+      w.stages = JSON.parse(w.key)[1].map((stage: WatchedStage) => ({
+        stage,
+        reader: new MetricsReader([stage.jobDir]),
+        series: new Map(),
+      }));
       w.runIds = rec.ids;
       changed = true;
     }
@@ -125,7 +133,8 @@ export class RunWatcher {
       }
       if (rows.length) {
         changed = true;
-        for (const ps of s.series.values()) if (ps.some((p, i) => i > 0 && ps[i - 1].step > p.step)) ps.sort((a, b) => a.step - b.step);
+        for (const ps of s.series.values())
+          if (ps.some((p, i) => i > 0 && ps[i - 1].step > p.step)) ps.sort((a, b) => a.step - b.step);
       }
     }
     void uri;

@@ -39,12 +39,18 @@ import { DEFAULT_HEALTH_THRESHOLDS, type RunHealthThresholds } from '../../runti
 
 declare const __VERSION__: string | undefined;
 
-
 interface InitOptions {
   /** Delay between the last edit and validation, in ms (default 200). */
   debounceMs?: number;
   /** Settings to use when the client does not answer `workspace/configuration`. */
-  settings?: Partial<Omit<ServiceSettings, 'runHealth'> & { pythonPath: string; pluginDirs: string[]; runWith: string; runHealth: Record<string, unknown> }>;
+  settings?: Partial<
+    Omit<ServiceSettings, 'runHealth'> & {
+      pythonPath: string;
+      pluginDirs: string[];
+      runWith: string;
+      runHealth: Record<string, unknown>;
+    }
+  >;
   /** Skip looking for an installed trinity-rft (tests). */
   detectPython?: boolean;
 }
@@ -66,9 +72,15 @@ export function startServer(connection: Connection): void {
       return undefined;
     }
   };
-  const service = new TrinityLanguageService({ env: { ...process.env }, host: { exists: existsSync }, baseDirsFor: documentDirs, readFile });
+  const service = new TrinityLanguageService({
+    env: { ...process.env },
+    host: { exists: existsSync },
+    baseDirsFor: documentDirs,
+    readFile,
+  });
 
-  const reportFailure = (what: string, e: unknown) => connection.console.error(`trinity-workbench: ${what} failed: ${(e as Error).stack ?? e}`);
+  const reportFailure = (what: string, e: unknown) =>
+    connection.console.error(`trinity-workbench: ${what} failed: ${(e as Error).stack ?? e}`);
   /** A handler's failure is logged and answered with a fallback: one bad request never takes the server down. */
   const guard = <T>(what: string, fallback: T, f: () => T): T => {
     try {
@@ -101,8 +113,14 @@ export function startServer(connection: Connection): void {
 
   const refreshContext = (pluginDirs: string[] = []) => {
     const env = environment();
-    const dirs = [...pluginDirs, ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)].map((d) => (workspaceRoot ? resolve(workspaceRoot, d) : resolve(d)));
-    service.setContext({ env, detectedRelease, host: { exists: existsSync, baseDirs: workspaceRoot ? [workspaceRoot] : [], plugins: scanPluginDirs(dirs) } });
+    const dirs = [...pluginDirs, ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)].map((d) =>
+      workspaceRoot ? resolve(workspaceRoot, d) : resolve(d),
+    );
+    service.setContext({
+      env,
+      detectedRelease,
+      host: { exists: existsSync, baseDirs: workspaceRoot ? [workspaceRoot] : [], plugins: scanPluginDirs(dirs) },
+    });
   };
 
   const applySettings = (s: NonNullable<InitOptions['settings']>) => {
@@ -145,7 +163,11 @@ export function startServer(connection: Connection): void {
     const dirs = service.runDirs(doc);
     const cwd = workspaceRoot ?? documentDirs(doc.uri)[0];
     if (!cwd || !dirs.jobDir) return watcher.untrack(doc.uri);
-    watcher.track(doc.uri, resolve(cwd, dirs.jobDir), dirs.stages.map((s) => ({ run: s.run, jobDir: resolve(cwd, s.jobDir) })));
+    watcher.track(
+      doc.uri,
+      resolve(cwd, dirs.jobDir),
+      dirs.stages.map((s) => ({ run: s.run, jobDir: resolve(cwd, s.jobDir) })),
+    );
     service.setRunMetrics(doc.uri, watcher.snapshot(doc.uri));
   };
   const watcher = new RunWatcher((uri) => {
@@ -262,32 +284,55 @@ export function startServer(connection: Connection): void {
     return doc ? guardAsync('completion', null, () => service.complete(doc, p.position)) : null;
   });
   connection.onHover((p) => withDoc(p.textDocument.uri, null, 'hover', (d) => service.hover(d, p.position)));
-  connection.onDefinition((p) => withDoc(p.textDocument.uri, [], 'definition', (d) => service.definition(d, p.position)));
-  connection.onReferences((p) => withDoc(p.textDocument.uri, [], 'references', (d) => service.references(d, p.position)));
+  connection.onDefinition((p) =>
+    withDoc(p.textDocument.uri, [], 'definition', (d) => service.definition(d, p.position)),
+  );
+  connection.onReferences((p) =>
+    withDoc(p.textDocument.uri, [], 'references', (d) => service.references(d, p.position)),
+  );
   connection.onDocumentSymbol((p) => withDoc(p.textDocument.uri, [], 'symbols', (d) => service.symbols(d)));
   connection.onFoldingRanges((p) => withDoc(p.textDocument.uri, [], 'folding', (d) => service.folding(d)));
-  connection.onSelectionRanges((p) => withDoc(p.textDocument.uri, [], 'selection ranges', (d) => service.selectionRanges(d, p.positions)));
+  connection.onSelectionRanges((p) =>
+    withDoc(p.textDocument.uri, [], 'selection ranges', (d) => service.selectionRanges(d, p.positions)),
+  );
   connection.onDocumentFormatting((p) => {
     const doc = documents.get(p.textDocument.uri);
     return doc ? guardAsync('formatting', [], () => service.format(doc, p.options)) : [];
   });
-  connection.languages.inlayHint.on((p) => withDoc(p.textDocument.uri, [], 'inlay hints', (d) => service.inlayHints(d, p.range)));
+  connection.languages.inlayHint.on((p) =>
+    withDoc(p.textDocument.uri, [], 'inlay hints', (d) => service.inlayHints(d, p.range)),
+  );
   connection.onDocumentLinks((p) => withDoc(p.textDocument.uri, [], 'document links', (d) => service.documentLinks(d)));
-  connection.languages.semanticTokens.on((p) => withDoc(p.textDocument.uri, { data: [] }, 'semantic tokens', (d) => service.semanticTokens(d)));
-  connection.onCodeAction((p) => withDoc(p.textDocument.uri, [], 'code actions', (d) => service.codeActions(d, p.context.diagnostics)));
-  connection.onRequest(RESOLVED_CONFIG_REQUEST, (p: { uri: string }) => withDoc(p.uri, null, 'resolved config', (d) => service.resolvedConfig(d)));
+  connection.languages.semanticTokens.on((p) =>
+    withDoc(p.textDocument.uri, { data: [] }, 'semantic tokens', (d) => service.semanticTokens(d)),
+  );
+  connection.onCodeAction((p) =>
+    withDoc(p.textDocument.uri, [], 'code actions', (d) => service.codeActions(d, p.context.diagnostics)),
+  );
+  connection.onRequest(RESOLVED_CONFIG_REQUEST, (p: { uri: string }) =>
+    withDoc(p.uri, null, 'resolved config', (d) => service.resolvedConfig(d)),
+  );
   connection.onRequest(RUN_PLAN_REQUEST, (p: { uri: string }) =>
     withDoc(p.uri, null, 'run plan', (d) => {
       const plan = service.runPlan(d);
       const model = plan.stages[0]?.modelPath;
-      return model ? { ...plan, model: findModel(model, [...documentDirs(d.uri), ...(workspaceRoot ? [workspaceRoot] : [])]) } : plan;
+      return model
+        ? { ...plan, model: findModel(model, [...documentDirs(d.uri), ...(workspaceRoot ? [workspaceRoot] : [])]) }
+        : plan;
     }),
   );
 
   connection.onRequest(METRIC_DRIVERS_REQUEST, (p: MetricDriversParams) =>
-    guard('metric drivers', {}, () => service.metricDrivers(Array.isArray(p?.tags) ? p.tags.filter((t) => typeof t === 'string') : [], p?.uri ? documents.get(p.uri) : undefined)),
+    guard('metric drivers', {}, () =>
+      service.metricDrivers(
+        Array.isArray(p?.tags) ? p.tags.filter((t) => typeof t === 'string') : [],
+        p?.uri ? documents.get(p.uri) : undefined,
+      ),
+    ),
   );
-  connection.onRequest(KEY_LOCATION_REQUEST, (p: KeyLocationParams) => withDoc(p.uri, null, 'key location', (d) => (typeof p.key === 'string' ? service.keyLocation(d, p.key) : null)));
+  connection.onRequest(KEY_LOCATION_REQUEST, (p: KeyLocationParams) =>
+    withDoc(p.uri, null, 'key location', (d) => (typeof p.key === 'string' ? service.keyLocation(d, p.key) : null)),
+  );
 
   documents.listen(connection);
   connection.listen();

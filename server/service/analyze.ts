@@ -35,7 +35,11 @@ export interface AnalysisContext {
 }
 
 /** The release a document is checked against: its comment, else the setting, else installed Trinity, else the newest. */
-function selectRelease(text: string, settings: ServiceSettings, detected?: Release): { release: Release; source: ReleaseSource } {
+function selectRelease(
+  text: string,
+  settings: ServiceSettings,
+  detected?: Release,
+): { release: Release; source: ReleaseSource } {
   const comment = releaseComment(text);
   const fromComment = comment && parseRelease(comment.text);
   if (fromComment) return { release: fromComment, source: 'comment' };
@@ -79,7 +83,9 @@ export class AnalysisCache {
     const text = doc.getText();
     const { release, source } = selectRelease(text, settings, ctx.detectedRelease);
     // Object.assign, not `{ ...ctx.host, baseDirs }`: see DocumentAnalysis (this runs once per edit too).
-    const host = ctx.baseDirsFor ? Object.assign({}, ctx.host, { baseDirs: [...ctx.baseDirsFor(doc.uri), ...(ctx.host.baseDirs ?? [])] }) : ctx.host;
+    const host = ctx.baseDirsFor
+      ? Object.assign({}, ctx.host, { baseDirs: [...ctx.baseDirsFor(doc.uri), ...(ctx.host.baseDirs ?? [])] })
+      : ctx.host;
     const analysis = new DocumentAnalysis(doc.uri, doc.version, release, source, host, text, ctx.env);
     this.entries.delete(doc.uri);
     this.entries.set(doc.uri, analysis);

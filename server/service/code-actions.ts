@@ -3,7 +3,13 @@
  * value Trinity needs, adding missing keys), and "Migrate this file to Trinity <release>".
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { CodeActionKind, type CodeAction, type Diagnostic, type Range, type TextEdit } from 'vscode-languageserver-types';
+import {
+  CodeActionKind,
+  type CodeAction,
+  type Diagnostic,
+  type Range,
+  type TextEdit,
+} from 'vscode-languageserver-types';
 import { stringify } from 'yaml';
 import type { DiagnosticData, Path } from '../../runtime/config/diagnostics';
 import { migrate, type MigrationHost } from '../../runtime/config/migrate';
@@ -14,29 +20,61 @@ import { closest } from '../../runtime/config/suggest';
 import type { Analysis } from './analyze';
 
 /** Codes whose value must be one of `data.candidates`: a did-you-mean on the value fixes them. */
-const VALUE_CODES = new Set(['TRN022', 'TRN024', 'TRN200', 'TRN201', 'TRN202', 'TRN240', 'TRN256', 'TRN260', 'TRN300', 'TRN307']);
+const VALUE_CODES = new Set([
+  'TRN022',
+  'TRN024',
+  'TRN200',
+  'TRN201',
+  'TRN202',
+  'TRN240',
+  'TRN256',
+  'TRN260',
+  'TRN300',
+  'TRN307',
+]);
 
 /** Fixes for the given diagnostics (the client sends those in the requested range), plus the migration. */
-export function codeActions(doc: TextDocument, analysis: Analysis, diagnostics: Diagnostic[], migration: CodeAction | undefined): CodeAction[] {
+export function codeActions(
+  doc: TextDocument,
+  analysis: Analysis,
+  diagnostics: Diagnostic[],
+  migration: CodeAction | undefined,
+): CodeAction[] {
   const out: CodeAction[] = [];
   const root = analysis.result.loaded.source.root;
   for (const d of diagnostics) {
     if (d.source !== 'trinity') continue;
     const data = (d.data ?? {}) as DiagnosticData;
     const fix = (title: string, edits: TextEdit[], preferred = false) =>
-      out.push({ title, kind: CodeActionKind.QuickFix, diagnostics: [d], isPreferred: preferred, edit: { changes: { [doc.uri]: edits } } });
+      out.push({
+        title,
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [d],
+        isPreferred: preferred,
+        edit: { changes: { [doc.uri]: edits } },
+      });
 
-    if ((d.code === 'TRN010' || d.code === 'TRN011' || d.code === 'TRN012') && (data.suggestion || isSiblingKey(data.movedTo))) {
+    if (
+      (d.code === 'TRN010' || d.code === 'TRN011' || d.code === 'TRN012') &&
+      (data.suggestion || isSiblingKey(data.movedTo))
+    ) {
       const to = data.suggestion ?? data.movedTo!;
       fix(`Change to \`${to}\``, [{ range: d.range, newText: to }], true);
     }
     if (VALUE_CODES.has(String(d.code)) && data.candidates?.length && data.path) {
       const node = ynodeAt(root, data.path);
-      const best = node?.kind === 'scalar' && typeof node.value === 'string' ? closest(node.value, data.candidates) : undefined;
+      const best =
+        node?.kind === 'scalar' && typeof node.value === 'string' ? closest(node.value, data.candidates) : undefined;
       const valueRange = valueRangeOf(doc, root, data.path);
       if (best && valueRange) fix(`Change to \`${best}\``, [{ range: valueRange, newText: best }], true);
     }
-    if (data.path && data.value !== undefined && data.value !== null && typeof data.value !== 'object' && !data.candidates) {
+    if (
+      data.path &&
+      data.value !== undefined &&
+      data.value !== null &&
+      typeof data.value !== 'object' &&
+      !data.candidates
+    ) {
       const edit = setValueEdit(doc, root, data.path, data.value);
       if (edit) fix(`Set \`${data.path[data.path.length - 1]}\` to \`${data.value}\``, [edit], d.severity === 1);
     }
@@ -50,7 +88,11 @@ export function codeActions(doc: TextDocument, analysis: Analysis, diagnostics: 
 }
 
 /** "Migrate this file to Trinity <newest>": offered when the file is checked against an older release. */
-export function migrationAction(doc: TextDocument, analysis: Analysis, host: MigrationHost = {}): CodeAction | undefined {
+export function migrationAction(
+  doc: TextDocument,
+  analysis: Analysis,
+  host: MigrationHost = {},
+): CodeAction | undefined {
   if (releaseIndex(analysis.release) >= releaseIndex(NEWEST_RELEASE)) return undefined;
   const text = doc.getText();
   const result = migrate(text, analysis.release, NEWEST_RELEASE, host);
@@ -58,7 +100,11 @@ export function migrationAction(doc: TextDocument, analysis: Analysis, host: Mig
   return {
     title: `Migrate this file to Trinity ${NEWEST_RELEASE} (${result.changes.length} change${result.changes.length === 1 ? '' : 's'})`,
     kind: CodeActionKind.Source,
-    edit: { changes: { [doc.uri]: [{ range: { start: doc.positionAt(0), end: doc.positionAt(text.length) }, newText: result.text }] } },
+    edit: {
+      changes: {
+        [doc.uri]: [{ range: { start: doc.positionAt(0), end: doc.positionAt(text.length) }, newText: result.text }],
+      },
+    },
   };
 }
 
@@ -76,7 +122,10 @@ function valueRangeOf(doc: TextDocument, root: YMap | undefined, path: Path): Ra
 function setValueEdit(doc: TextDocument, root: YMap | undefined, path: Path, value: unknown): TextEdit | undefined {
   const n = ynodeAt(root, path);
   if (n && n.kind === 'scalar' && n.range[1] > n.range[0]) {
-    return { range: { start: doc.positionAt(n.range[0]), end: doc.positionAt(n.range[1]) }, newText: yamlScalar(value) };
+    return {
+      range: { start: doc.positionAt(n.range[0]), end: doc.positionAt(n.range[1]) },
+      newText: yamlScalar(value),
+    };
   }
   if (n) return undefined;
   return addEdit(doc, root, path, value);
@@ -98,7 +147,13 @@ function addEdit(doc: TextDocument, root: YMap | undefined, path: Path, value: u
   if (!parent || parent.kind !== 'map') return undefined;
   const missing = path.slice(depth) as string[];
   const existing = parent.entries.find((e) => e.key === missing[0]);
-  if (existing && existing.value.kind === 'map' && existing.value.entries.length > 0 && typeof value === 'object' && value !== null) {
+  if (
+    existing &&
+    existing.value.kind === 'map' &&
+    existing.value.entries.length > 0 &&
+    typeof value === 'object' &&
+    value !== null
+  ) {
     // Adding keys into an existing mapping (e.g. missing *_args entries).
     return insertInto(doc, existing.value, value as Record<string, unknown>);
   }
@@ -126,7 +181,11 @@ function insertInto(doc: TextDocument, map: YMap, obj: Record<string, unknown>):
   } else {
     return undefined;
   }
-  const body = stringify(obj, { indent: 2, lineWidth: 0 }).trimEnd().split('\n').map((l) => indent + l).join('\n');
+  const body = stringify(obj, { indent: 2, lineWidth: 0 })
+    .trimEnd()
+    .split('\n')
+    .map((l) => indent + l)
+    .join('\n');
   const prefix = at === text.length && !text.endsWith('\n') ? '\n' : '';
   const pos = doc.positionAt(at);
   return { range: { start: pos, end: pos }, newText: `${prefix}${body}\n` };

@@ -3,7 +3,13 @@
  * values and section snippets of the release's schema (through yaml-language-server).
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { CompletionItemKind, MarkupKind, type CompletionItem, type CompletionList, type Position } from 'vscode-languageserver-types';
+import {
+  CompletionItemKind,
+  MarkupKind,
+  type CompletionItem,
+  type CompletionList,
+  type Position,
+} from 'vscode-languageserver-types';
 import { fieldsAt, schemaAt } from '../../runtime/config/model';
 import { sectionDefaults } from '../../runtime/config/model/defaults';
 import { fieldMarkdown } from '../../runtime/config/schema-gen';
@@ -32,7 +38,12 @@ const RESOLVERS = [
   { label: 'oc.decode:', detail: 'parse a string into a value: ${oc.decode:${oc.env:X}}' },
 ];
 
-export async function complete(doc: TextDocument, analysis: Analysis, position: Position, env: Record<string, string | undefined>): Promise<CompletionList> {
+export async function complete(
+  doc: TextDocument,
+  analysis: Analysis,
+  position: Position,
+  env: Record<string, string | undefined>,
+): Promise<CompletionList> {
   const line = doc.getText({ start: { line: position.line, character: 0 }, end: position });
   const inside = openInterpolation(line);
   if (inside !== undefined) return { isIncomplete: false, items: interpolationItems(inside, analysis, position, env) };
@@ -58,12 +69,22 @@ function openInterpolation(before: string): string | undefined {
   return start < 0 ? undefined : before.slice(start);
 }
 
-function interpolationItems(typed: string, analysis: Analysis, position: Position, env: Record<string, string | undefined>): CompletionItem[] {
-  const replace = (len: number) => ({ start: { line: position.line, character: position.character - len }, end: position });
+function interpolationItems(
+  typed: string,
+  analysis: Analysis,
+  position: Position,
+  env: Record<string, string | undefined>,
+): CompletionItem[] {
+  const replace = (len: number) => ({
+    start: { line: position.line, character: position.character - len },
+    end: position,
+  });
   const envMatch = /(?:^|[,{:])oc\.env:([A-Za-z0-9_]*)$/.exec(typed);
   if (envMatch) {
     const partial = envMatch[1];
-    const names = [...new Set([...Object.keys(env), ...TRINITY_ENV_VARS])].filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)).sort();
+    const names = [...new Set([...Object.keys(env), ...TRINITY_ENV_VARS])]
+      .filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n))
+      .sort();
     return names.map((name) => ({
       label: name,
       kind: CompletionItemKind.Variable,
@@ -89,7 +110,13 @@ function interpolationItems(typed: string, analysis: Analysis, position: Positio
     });
   }
   if (parent.length === 0) {
-    for (const r of RESOLVERS) items.push({ label: r.label, kind: CompletionItemKind.Function, detail: r.detail, textEdit: { range: replace(partial.length), newText: r.label } });
+    for (const r of RESOLVERS)
+      items.push({
+        label: r.label,
+        kind: CompletionItemKind.Function,
+        detail: r.detail,
+        textEdit: { range: replace(partial.length), newText: r.label },
+      });
   }
   return items;
 }
@@ -109,12 +136,17 @@ function childKeys(parent: string[], analysis: Analysis): Map<string, KeyDoc> {
     const defaults = sectionDefaults(type.section, analysis.release);
     for (const [key, f] of fieldsAt(type.section, analysis.release)) {
       const value = valueAt(analysis, [...parent, key]) ?? defaults[key];
-      out.set(key, { detail: f.type.kind === 'section' ? f.type.section.name : `= ${truncate(JSON.stringify(value))}`, markdown: fieldMarkdown(f), section: f.type.kind === 'section' });
+      out.set(key, {
+        detail: f.type.kind === 'section' ? f.type.section.name : `= ${truncate(JSON.stringify(value))}`,
+        markdown: fieldMarkdown(f),
+        section: f.type.kind === 'section',
+      });
     }
   }
   const v = valueAt(analysis, parent);
   if (v && typeof v === 'object' && !Array.isArray(v)) {
-    for (const key of Object.keys(v)) if (!out.has(key)) out.set(key, { detail: `= ${truncate(JSON.stringify((v as Record<string, unknown>)[key]))}` });
+    for (const key of Object.keys(v))
+      if (!out.has(key)) out.set(key, { detail: `= ${truncate(JSON.stringify((v as Record<string, unknown>)[key]))}` });
   }
   return out;
 }
@@ -134,7 +166,8 @@ function enrich(item: CompletionItem, analysis: Analysis): void {
   const summary = algorithmSummary(String(item.label), analysis);
   if (!summary) return;
   const doc = typeof item.documentation === 'string' ? item.documentation : (item.documentation?.value ?? '');
-  if (!doc.includes('Defaults:')) item.documentation = { kind: MarkupKind.Markdown, value: [doc, summary].filter(Boolean).join('\n\n') };
+  if (!doc.includes('Defaults:'))
+    item.documentation = { kind: MarkupKind.Markdown, value: [doc, summary].filter(Boolean).join('\n\n') };
 }
 
 function truncate(s: string): string {

@@ -38,7 +38,8 @@ export function references(doc: TextDocument, analysis: Analysis, position: Posi
     for (const r of s.refs) {
       if (typeof r.target === 'string') continue;
       const t = (r.target as Path).join('.');
-      if (t === want || t.startsWith(`${want}.`)) out.push({ uri: doc.uri, range: { start: doc.positionAt(base + r.start), end: doc.positionAt(base + r.end) } });
+      if (t === want || t.startsWith(`${want}.`))
+        out.push({ uri: doc.uri, range: { start: doc.positionAt(base + r.start), end: doc.positionAt(base + r.end) } });
     }
   });
   return out;

@@ -7,7 +7,14 @@ import { CheckContext } from '../../runtime/config/check/context';
 import type { YMap, YNode } from '../../runtime/config/source';
 import type { Analysis } from './analyze';
 
-const PATH_KEYS = new Set(['path', 'trainer_config_path', 'chat_template_path', 'checkpoint_root_dir', 'config_path', 'input_save_path']);
+const PATH_KEYS = new Set([
+  'path',
+  'trainer_config_path',
+  'chat_template_path',
+  'checkpoint_root_dir',
+  'config_path',
+  'input_save_path',
+]);
 
 export function documentLinks(doc: TextDocument, analysis: Analysis): DocumentLink[] {
   const host = analysis.host;
@@ -17,7 +24,8 @@ export function documentLinks(doc: TextDocument, analysis: Analysis): DocumentLi
   const ctx = new CheckContext(analysis.result.loaded, analysis.result.runs[0]?.resolved ?? {}, host);
   const out: DocumentLink[] = [];
   visit(root, (key, node) => {
-    if (!PATH_KEYS.has(key) || node.kind !== 'scalar' || typeof node.value !== 'string' || node.value.includes('${')) return;
+    if (!PATH_KEYS.has(key) || node.kind !== 'scalar' || typeof node.value !== 'string' || node.value.includes('${'))
+      return;
     const p = node.value;
     if (!looksLocal(p) && key !== 'checkpoint_root_dir' && key !== 'trainer_config_path') return;
     const found = candidatePaths(ctx, p).find((c) => exists(c));

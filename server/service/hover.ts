@@ -16,7 +16,12 @@ import { locate } from './locate';
 import { runFor } from './paths';
 import { metricsHoverMarkdown, type StageMetrics } from './run-metrics';
 
-export function hover(doc: TextDocument, analysis: Analysis, position: Position, runs: readonly StageMetrics[] = []): Hover | null {
+export function hover(
+  doc: TextDocument,
+  analysis: Analysis,
+  position: Position,
+  runs: readonly StageMetrics[] = [],
+): Hover | null {
   const offset = doc.offsetAt(position);
   const loaded = analysis.result.loaded;
   const hit = locate(loaded.source.root, offset);
@@ -25,8 +30,10 @@ export function hover(doc: TextDocument, analysis: Analysis, position: Position,
   const parts: string[] = [];
   const key = String(hit.path[hit.path.length - 1]);
 
-  if (field) parts.push(`**\`${key}\`** · ${typeName(field.type)}${field.optional ? ' or null' : ''}`, fieldMarkdown(field));
-  else if (hit.on === 'key') parts.push(`**\`${key}\`**`, 'Free-form: Trinity passes this on without checking its keys.');
+  if (field)
+    parts.push(`**\`${key}\`** · ${typeName(field.type)}${field.optional ? ' or null' : ''}`, fieldMarkdown(field));
+  else if (hit.on === 'key')
+    parts.push(`**\`${key}\`**`, 'Free-form: Trinity passes this on without checking its keys.');
 
   const cnode = nodeAt(loaded.root, hit.path) as ResolvedScalar | undefined;
   const interp = cnode?.kind === 'scalar' && cnode.interpolation !== undefined ? cnode : undefined;
@@ -46,18 +53,34 @@ export function hover(doc: TextDocument, analysis: Analysis, position: Position,
   } else if (src?.origin === 'written' && field?.auto) {
     parts.push('Trinity sets this itself; the written value is overwritten or ignored.');
   }
-  const driven = derivedAt(analysis, hit.on === 'key' && hit.keyRange ? hit.keyRange : hit.node.range, src?.derivation?.path);
+  const driven = derivedAt(
+    analysis,
+    hit.on === 'key' && hit.keyRange ? hit.keyRange : hit.node.range,
+    src?.derivation?.path,
+  );
   if (driven.length) {
     const line = (d: { path: string; value: unknown; message: string }) =>
-      d.message.includes(`\`${d.path}\``) || d.message.includes(`\`${d.path.split('.').pop()}\``) ? `- ${d.message}` : `- \`${d.path}\` = \`${short(d.value)}\`: ${d.message}`;
+      d.message.includes(`\`${d.path}\``) || d.message.includes(`\`${d.path.split('.').pop()}\``)
+        ? `- ${d.message}`
+        : `- \`${d.path}\` = \`${short(d.value)}\`: ${d.message}`;
     parts.push(`**Trinity derives from this:**\n${driven.map(line).join('\n')}`);
   }
-  const metrics = hit.on === 'key' ? metricsHoverMarkdown(analysis, runs.find((s) => s.run === run), inner.join('.')) : undefined;
+  const metrics =
+    hit.on === 'key'
+      ? metricsHoverMarkdown(
+          analysis,
+          runs.find((s) => s.run === run),
+          inner.join('.'),
+        )
+      : undefined;
   if (metrics) parts.push(metrics);
   if (parts.length === 0) return null;
   const start = hit.on === 'key' && hit.keyRange ? hit.keyRange[0] : hit.node.range[0];
   const end = hit.on === 'key' && hit.keyRange ? hit.keyRange[1] : hit.node.range[1];
-  return { contents: { kind: 'markdown', value: parts.join('\n\n') }, range: { start: doc.positionAt(start), end: doc.positionAt(end) } };
+  return {
+    contents: { kind: 'markdown', value: parts.join('\n\n') },
+    range: { start: doc.positionAt(start), end: doc.positionAt(end) },
+  };
 }
 
 function interpolationMarkdown(node: ResolvedScalar, offset: number): string {
@@ -85,7 +108,9 @@ export function algorithmSummary(name: string, analysis: Pick<Analysis, 'release
   const spec = algorithmTypeAt(name, analysis.release);
   const d = effectiveAlgorithmDefaults(name, analysis.release);
   if (!spec || !d) return '';
-  const needs = [spec.useCritic ? 'a critic (value model)' : '', spec.useReference ? 'a reference model' : ''].filter(Boolean);
+  const needs = [spec.useCritic ? 'a critic (value model)' : '', spec.useReference ? 'a reference model' : ''].filter(
+    Boolean,
+  );
   return [
     `Defaults: advantage \`${d.advantage_fn}\`, policy loss \`${d.policy_loss_fn}\`, KL loss \`${d.kl_loss_fn}\`, KL penalty \`${d.kl_penalty_fn}\`, entropy \`${d.entropy_loss_fn}\`, sampling \`${d.sample_strategy}\`.`,
     needs.length ? `Needs ${needs.join(' and ')}.` : 'Needs no critic and no reference model.',
@@ -94,12 +119,17 @@ export function algorithmSummary(name: string, analysis: Pick<Analysis, 'release
 }
 
 /** Values Trinity fills in or changes that it reports at this key (train_batch_size at batch_size, ...). */
-function derivedAt(analysis: Analysis, range: readonly [number, number], except?: string): { path: string; value: unknown; message: string }[] {
+function derivedAt(
+  analysis: Analysis,
+  range: readonly [number, number],
+  except?: string,
+): { path: string; value: unknown; message: string }[] {
   const out: { path: string; value: unknown; message: string }[] = [];
   for (const run of analysis.result.runs) {
     for (const d of run.derivations) {
       if (!d.range || d.path === except) continue;
-      if (d.range[0] >= range[0] && d.range[0] <= range[1] && !out.some((o) => o.path === d.path)) out.push({ path: d.path, value: d.value, message: d.message });
+      if (d.range[0] >= range[0] && d.range[0] <= range[1] && !out.some((o) => o.path === d.path))
+        out.push({ path: d.path, value: d.value, message: d.message });
     }
   }
   return out;

@@ -3,7 +3,23 @@
  * (server/host) owns connections, timing and I/O, and passes the outside world in through AnalysisContext.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { CodeAction, CompletionList, Diagnostic, DocumentLink, InlayHint, Range, SemanticTokens, FoldingRange, FormattingOptions, Hover, Location, Position, SelectionRange, DocumentSymbol, TextEdit } from 'vscode-languageserver-types';
+import type {
+  CodeAction,
+  CompletionList,
+  Diagnostic,
+  DocumentLink,
+  InlayHint,
+  Range,
+  SemanticTokens,
+  FoldingRange,
+  FormattingOptions,
+  Hover,
+  Location,
+  Position,
+  SelectionRange,
+  DocumentSymbol,
+  TextEdit,
+} from 'vscode-languageserver-types';
 import { AnalysisCache, type Analysis, type AnalysisContext } from './analyze';
 import { codeActions, migrationAction } from './code-actions';
 import { complete } from './complete';
@@ -63,7 +79,9 @@ export class TrinityLanguageService {
     const stages = this.runs.get(doc.uri);
     if (!stages) return out;
     const disabled = new Set(this.settings.disabledRules.map((c) => c.toUpperCase()));
-    return out.concat(healthDiagnostics(doc, analysis, stages, this.settings.runHealth).filter((d) => !disabled.has(String(d.code))));
+    return out.concat(
+      healthDiagnostics(doc, analysis, stages, this.settings.runHealth).filter((d) => !disabled.has(String(d.code))),
+    );
   }
 
   /** Work worth doing right after an edit settles (not per keystroke): the YAML parse completion will need. */
@@ -100,7 +118,9 @@ export class TrinityLanguageService {
   }
 
   format(doc: TextDocument, options: FormattingOptions): Promise<TextEdit[]> {
-    return Promise.resolve(yamlService(this.analyze(doc).release).doFormat(doc, { ...options, printWidth: 120, proseWrap: 'preserve' }));
+    return Promise.resolve(
+      yamlService(this.analyze(doc).release).doFormat(doc, { ...options, printWidth: 120, proseWrap: 'preserve' }),
+    );
   }
 
   codeActions(doc: TextDocument, diagnostics: Diagnostic[]): CodeAction[] {

@@ -26,7 +26,13 @@ export function inlayHints(doc: TextDocument, analysis: Analysis, range: Range):
     const end = doc.offsetAt({ line: line + 1, character: 0 });
     const text = doc.getText({ start: { line, character: 0 }, end: doc.positionAt(end) }).replace(/\r?\n$/, '');
     for (const h of list) {
-      hints.push({ position: { line, character: text.length }, label: `→ ${h.label}`, kind: InlayHintKind.Type, paddingLeft: true, tooltip: h.tooltip });
+      hints.push({
+        position: { line, character: text.length },
+        label: `→ ${h.label}`,
+        kind: InlayHintKind.Type,
+        paddingLeft: true,
+        tooltip: h.tooltip,
+      });
     }
   }
   return hints.sort((a, b) => a.position.line - b.position.line);

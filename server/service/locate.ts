@@ -21,7 +21,10 @@ function within(r: Range, offset: number): boolean {
 }
 
 function inNode(node: YNode, offset: number, path: Path, keyRange?: Range): Located | undefined {
-  if (node.kind === 'map') return inMap(node, offset, path) ?? (within(node.range, offset) ? { path, on: 'value', node, keyRange } : undefined);
+  if (node.kind === 'map')
+    return (
+      inMap(node, offset, path) ?? (within(node.range, offset) ? { path, on: 'value', node, keyRange } : undefined)
+    );
   if (node.kind === 'seq') {
     for (let i = 0; i < node.items.length; i++) {
       const hit = within(node.items[i].range, offset) ? inNode(node.items[i], offset, [...path, i]) : undefined;

@@ -33,7 +33,12 @@ export function resolvedConfig(analysis: Analysis): ResolvedConfigResponse {
       const node = doc.getIn(split(path), true) as { comment?: string } | undefined;
       if (node && typeof node === 'object') node.comment = ` set by Trinity: ${d.message.replace(/\s+/g, ' ')}`;
     }
-    return { stage: run.stage?.name, yaml: doc.toString({ lineWidth: 0 }), derived, metrics: metricNames(run.resolved, analysis.release) };
+    return {
+      stage: run.stage?.name,
+      yaml: doc.toString({ lineWidth: 0 }),
+      derived,
+      metrics: metricNames(run.resolved, analysis.release),
+    };
   });
   return { release: analysis.release, releaseSource: analysis.releaseSource, runs };
 }

@@ -33,7 +33,12 @@ function filePath(analysis: Analysis, run: number, path: Path): Path {
 }
 
 /** Run health findings as diagnostics on the key to change (its nearest written ancestor when not written). */
-export function healthDiagnostics(doc: TextDocument, analysis: Analysis, stages: readonly StageMetrics[], settings: RunHealthSettings): Diagnostic[] {
+export function healthDiagnostics(
+  doc: TextDocument,
+  analysis: Analysis,
+  stages: readonly StageMetrics[],
+  settings: RunHealthSettings,
+): Diagnostic[] {
   if (!settings.enabled) return [];
   const out: Diagnostic[] = [];
   const root = analysis.result.loaded.root;
@@ -57,7 +62,13 @@ export function healthDiagnostics(doc: TextDocument, analysis: Analysis, stages:
         codeDescription: { href: codeDocUrl(f.code) },
         source: 'trinity',
         message: `${written ? '' : `${f.path.join('.')}: `}${f.message}`,
-        data: { path, ...(f.fix !== undefined ? { value: f.fix } : {}), metric: f.metric, step: f.step, release: analysis.release },
+        data: {
+          path,
+          ...(f.fix !== undefined ? { value: f.fix } : {}),
+          metric: f.metric,
+          step: f.step,
+          release: analysis.release,
+        },
       });
     }
   }
@@ -65,7 +76,12 @@ export function healthDiagnostics(doc: TextDocument, analysis: Analysis, stages:
 }
 
 /** Hover markdown: the last run's values of the metrics `key` drives, one sparkline each (at most `limit`). */
-export function metricsHoverMarkdown(analysis: Analysis, stage: StageMetrics | undefined, key: string, limit = 6): string | undefined {
+export function metricsHoverMarkdown(
+  analysis: Analysis,
+  stage: StageMetrics | undefined,
+  key: string,
+  limit = 6,
+): string | undefined {
   if (!stage) return undefined;
   const tags = metricsDrivenBy(key, [...stage.series.keys()].sort(), analysis.release);
   if (!tags.length) return undefined;
@@ -76,7 +92,9 @@ export function metricsHoverMarkdown(analysis: Analysis, stage: StageMetrics | u
     const finite = values.filter(Number.isFinite);
     if (!finite.length) continue;
     const last = points[points.length - 1];
-    lines.push(`- \`${tag}\` \`${sparkline(values)}\` min ${num(Math.min(...finite))} · max ${num(Math.max(...finite))} · last ${num(last.value)} (step ${last.step})`);
+    lines.push(
+      `- \`${tag}\` \`${sparkline(values)}\` min ${num(Math.min(...finite))} · max ${num(Math.max(...finite))} · last ${num(last.value)} (step ${last.step})`,
+    );
   }
   if (!lines.length) return undefined;
   const more = tags.length > limit ? `\n\n…and ${tags.length - limit} more metrics.` : '';

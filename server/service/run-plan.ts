@@ -37,7 +37,12 @@ export function runPlan(analysis: Analysis, diagnostics: Diagnostic[]): RunPlanR
     jobDir: configs.length ? runJobDirPath(configs, analysis.result.loaded.value.name) : '',
     stages: analysis.result.runs.map((r) => {
       const cfg = r.resolved as Config;
-      return { name: r.stage?.name ?? cfg.name, mode: cfg.mode, jobDir: jobDirPath(cfg), modelPath: String(cfg.model?.model_path ?? '') };
+      return {
+        name: r.stage?.name ?? cfg.name,
+        mode: cfg.mode,
+        jobDir: jobDirPath(cfg),
+        modelPath: String(cfg.model?.model_path ?? ''),
+      };
     }),
   };
 }

@@ -5,7 +5,10 @@ import { findInterpolations } from '../../runtime/config/interpolation';
 import { walk } from '../../runtime/config/interpolate-config';
 import type { Analysis } from './analyze';
 
-export const SEMANTIC_LEGEND: SemanticTokensLegend = { tokenTypes: ['macro', 'function', 'variable'], tokenModifiers: ['readonly'] };
+export const SEMANTIC_LEGEND: SemanticTokensLegend = {
+  tokenTypes: ['macro', 'function', 'variable'],
+  tokenModifiers: ['readonly'],
+};
 const MACRO = 0;
 const FUNCTION = 1;
 const VARIABLE = 2;

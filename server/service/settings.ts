@@ -16,4 +16,10 @@ export interface ServiceSettings {
   runHealth: RunHealthSettings;
 }
 
-export const DEFAULT_SETTINGS: ServiceSettings = { trinityVersion: 'auto', disabledRules: [], inlayHints: true, runsLocally: true, runHealth: { enabled: true, ...DEFAULT_HEALTH_THRESHOLDS } };
+export const DEFAULT_SETTINGS: ServiceSettings = {
+  trinityVersion: 'auto',
+  disabledRules: [],
+  inlayHints: true,
+  runsLocally: true,
+  runHealth: { enabled: true, ...DEFAULT_HEALTH_THRESHOLDS },
+};

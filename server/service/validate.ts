@@ -41,13 +41,15 @@ export function validate(doc: TextDocument, analysis: Analysis, settings: Servic
 function refusals(analysis: Analysis): ConfigDiagnostic[] {
   // A name already reported as an error there (TRN307's unknown workflow) is not also "Trinity-only".
   const errorAt = new Set(analysis.result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.range[0]));
-  return localRefusals(analysis.result).filter((r) => !errorAt.has(r.range[0])).map((r) => ({
-    code: 'TRN312',
-    severity: 'information',
-    message: r.message,
-    range: r.range,
-    data: { path: r.path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k)), candidates: [...r.local] },
-  }));
+  return localRefusals(analysis.result)
+    .filter((r) => !errorAt.has(r.range[0]))
+    .map((r) => ({
+      code: 'TRN312',
+      severity: 'information',
+      message: r.message,
+      range: r.range,
+      data: { path: r.path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k)), candidates: [...r.local] },
+    }));
 }
 
 /** Lines silenced by `# trinity-disable-next-line [TRN123 ...]`: line -> codes (empty set: every code). */

@@ -48,7 +48,12 @@ trainer:
   save_interval: 10
 `;
 
-const SFT_ROW = `${JSON.stringify({ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] })}\n`;
+const SFT_ROW = `${JSON.stringify({
+  messages: [
+    { role: 'user', content: 'hi' },
+    { role: 'assistant', content: 'hello' },
+  ],
+})}\n`;
 
 describe('trinity-workbench check', () => {
   test('a clean file prints no problems and exits 0', () => {
@@ -60,25 +65,41 @@ describe('trinity-workbench check', () => {
   });
 
   test('errors print as file:line:col severity code message and exit 1', () => {
-    const dir = workspace({ 'bad.yaml': GOOD.replace('  train_batch_size: 8', '  train_batch_sise: 8'), 'data/sft.jsonl': SFT_ROW });
+    const dir = workspace({
+      'bad.yaml': GOOD.replace('  train_batch_size: 8', '  train_batch_sise: 8'),
+      'data/sft.jsonl': SFT_ROW,
+    });
     const r = run(['check', 'bad.yaml'], { cwd: dir });
     assert.equal(r.code, 1);
     const lines = r.stdout.trim().split('\n');
-    assert.ok(lines.includes('bad.yaml:12:3 error TRN010 Unknown key `train_batch_sise` under `buffer` (BufferConfig). Did you mean `train_batch_size`?'), r.stdout);
+    assert.ok(
+      lines.includes(
+        'bad.yaml:12:3 error TRN010 Unknown key `train_batch_sise` under `buffer` (BufferConfig). Did you mean `train_batch_size`?',
+      ),
+      r.stdout,
+    );
     for (const l of lines) assert.match(l, /^bad\.yaml:\d+:\d+ (error|warning|information|hint) TRN\d{3} .+/);
   });
 
   test('a serve config bound beyond loopback: TRN263 warning at listen_address', () => {
-    const serve = GOOD.replace('mode: train', 'mode: serve').replace('algorithm_type: sft', 'algorithm_type: grpo') + 'explorer:\n  listen_address: 0.0.0.0\n';
+    const serve =
+      GOOD.replace('mode: train', 'mode: serve').replace('algorithm_type: sft', 'algorithm_type: grpo') +
+      'explorer:\n  listen_address: 0.0.0.0\n';
     const dir = workspace({ 'serve.yaml': serve, 'data/sft.jsonl': SFT_ROW });
     const r = run(['check', 'serve.yaml'], { cwd: dir });
     const line = r.stdout.split('\n').find((l) => l.includes('TRN263'));
     assert.ok(line, r.stdout + r.stderr);
-    assert.match(line, /^serve\.yaml:22:3 warning TRN263 `explorer\.listen_address` `0\.0\.0\.0` exposes .*`\/commit`.*Authorization: Bearer <key>/);
+    assert.match(
+      line,
+      /^serve\.yaml:22:3 warning TRN263 `explorer\.listen_address` `0\.0\.0\.0` exposes .*`\/commit`.*Authorization: Bearer <key>/,
+    );
   });
 
   test('--format json prints exactly the documented shape', () => {
-    const dir = workspace({ 'bad.yaml': GOOD.replace('gpu_per_node: 2', 'gpu_per_node: 3'), 'data/sft.jsonl': SFT_ROW });
+    const dir = workspace({
+      'bad.yaml': GOOD.replace('gpu_per_node: 2', 'gpu_per_node: 3'),
+      'data/sft.jsonl': SFT_ROW,
+    });
     const r = run(['check', '--format', 'json', 'bad.yaml'], { cwd: dir });
     assert.equal(r.code, 1);
     const out = JSON.parse(r.stdout);
@@ -96,14 +117,20 @@ describe('trinity-workbench check', () => {
     const dir = workspace({ 'f.yaml': '# trinity-version: 0.3.1\nexplorer:\n  proxy_port: 1\n' });
     const auto = JSON.parse(run(['check', '--format', 'json', 'f.yaml'], { cwd: dir }).stdout);
     assert.equal(auto[0].version, 'v0.3.1');
-    assert.ok(auto[0].diagnostics.some((d: { code: string }) => d.code === 'TRN011'), 'proxy_port came in v0.4.0');
-    const main = JSON.parse(run(['check', '--format', 'json', '--trinity-version', 'main', 'f.yaml'], { cwd: dir }).stdout);
+    assert.ok(
+      auto[0].diagnostics.some((d: { code: string }) => d.code === 'TRN011'),
+      'proxy_port came in v0.4.0',
+    );
+    const main = JSON.parse(
+      run(['check', '--format', 'json', '--trinity-version', 'main', 'f.yaml'], { cwd: dir }).stdout,
+    );
     assert.equal(main[0].version, 'main');
     assert.ok(!main[0].diagnostics.some((d: { code: string }) => d.code === 'TRN011'));
   });
 
   test('${oc.env:...} reads the environment and a .env file in the current directory', () => {
-    const cfg = 'mode: explore\nmodel:\n  model_path: ${oc.env:MODEL}\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: ${oc.env:TASKS}\n';
+    const cfg =
+      'mode: explore\nmodel:\n  model_path: ${oc.env:MODEL}\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: ${oc.env:TASKS}\n';
     const dir = workspace({ 'c.yaml': cfg, '.env': 'MODEL=/models/x\n# comment\nexport TASKS="openai/gsm8k"\n' });
     const r = run(['check', '--format', 'json', 'c.yaml'], { cwd: dir });
     const codes = JSON.parse(r.stdout)[0].diagnostics.map((d: { code: string }) => d.code);
@@ -114,7 +141,8 @@ describe('trinity-workbench check', () => {
   });
 
   test('--plugin-dir makes names a plugin registers known', () => {
-    const cfg = 'mode: explore\nmodel:\n  model_path: m\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n      default_workflow_type: my_workflow\n';
+    const cfg =
+      'mode: explore\nmodel:\n  model_path: m\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n      default_workflow_type: my_workflow\n';
     const plugin = '@WORKFLOWS.register_module("my_workflow")\nclass MyWorkflow(Workflow):\n    pass\n';
     const dir = workspace({ 'c.yaml': cfg, 'plugins/wf.py': plugin });
     assert.equal(run(['check', 'c.yaml'], { cwd: dir }).code, 1);
@@ -146,7 +174,12 @@ describe('trinity-workbench check', () => {
   });
 
   test('a directory checks the Trinity configs in it and skips other YAML', () => {
-    const dir = workspace({ 'cfg/a.yaml': GOOD, 'cfg/data/sft.jsonl': SFT_ROW, 'cfg/ci.yml': 'on: [push]\njobs: {}\n', 'cfg/sub/b.trinity.yaml': 'mode: both\nbuffer:\n  batch_size: x\nalgorithm:\n  algorithm_type: grpo\n' });
+    const dir = workspace({
+      'cfg/a.yaml': GOOD,
+      'cfg/data/sft.jsonl': SFT_ROW,
+      'cfg/ci.yml': 'on: [push]\njobs: {}\n',
+      'cfg/sub/b.trinity.yaml': 'mode: both\nbuffer:\n  batch_size: x\nalgorithm:\n  algorithm_type: grpo\n',
+    });
     const r = run(['check', '--format', 'json', 'cfg'], { cwd: dir });
     const files = JSON.parse(r.stdout).map((f: { file: string }) => f.file);
     assert.deepEqual(files, ['cfg/a.yaml', 'cfg/sub/b.trinity.yaml']);
@@ -155,7 +188,15 @@ describe('trinity-workbench check', () => {
 
   test('bad usage exits 2 with a message', () => {
     const dir = workspace({ 'a.yaml': 'mode: both\n' });
-    for (const args of [['check'], ['check', '--format', 'xml', 'a.yaml'], ['check', '--trinity-version', '0.2.0', 'a.yaml'], ['check', '--bogus', 'a.yaml'], ['check', '--min-severity', 'loud', 'a.yaml'], ['check', 'missing.yaml'], ['frobnicate']]) {
+    for (const args of [
+      ['check'],
+      ['check', '--format', 'xml', 'a.yaml'],
+      ['check', '--trinity-version', '0.2.0', 'a.yaml'],
+      ['check', '--bogus', 'a.yaml'],
+      ['check', '--min-severity', 'loud', 'a.yaml'],
+      ['check', 'missing.yaml'],
+      ['frobnicate'],
+    ]) {
       const r = run(args, { cwd: dir });
       assert.equal(r.code, 2, `${args.join(' ')} -> ${r.code}`);
       assert.ok(r.stderr.length > 0);

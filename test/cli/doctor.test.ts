@@ -10,7 +10,10 @@ const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 
 function run(args: string[], env: Record<string, string> = {}) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
 }
 
@@ -21,7 +24,16 @@ interface Report {
   cpu: { model: string; cores: number; features: string[] };
   memory: { totalBytes: number; freeBytes: number };
   backends: { name: string; available: boolean; reason?: string; details: string[] }[];
-  selection: { preference: string; ok: boolean; name?: string; tfBackend?: string; threads?: number; gflops?: number; error?: string; tried: { name: string; ok: boolean; reason?: string }[] };
+  selection: {
+    preference: string;
+    ok: boolean;
+    name?: string;
+    tfBackend?: string;
+    threads?: number;
+    gflops?: number;
+    error?: string;
+    tried: { name: string; ok: boolean; reason?: string }[];
+  };
 }
 
 describe('trinity-workbench doctor', () => {
@@ -29,24 +41,44 @@ describe('trinity-workbench doctor', () => {
     const r = run(['doctor', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as Report;
-    assert.deepEqual(Object.keys(report), ['node', 'napi', 'platform', 'arch', 'cpu', 'memory', 'backends', 'selection']);
+    assert.deepEqual(Object.keys(report), [
+      'node',
+      'napi',
+      'platform',
+      'arch',
+      'cpu',
+      'memory',
+      'backends',
+      'selection',
+    ]);
     assert.equal(report.node, process.version);
     assert.equal(report.platform, process.platform);
     assert.ok(report.cpu.cores >= 1 && report.cpu.model.length > 0);
     assert.ok(report.memory.totalBytes > 0 && report.memory.freeBytes > 0);
-    assert.deepEqual(report.backends.map((b) => b.name), ['tensorflow-gpu', 'tensorflow', 'webgpu', 'wasm', 'cpu']);
+    assert.deepEqual(
+      report.backends.map((b) => b.name),
+      ['tensorflow-gpu', 'tensorflow', 'webgpu', 'wasm', 'cpu'],
+    );
     for (const b of report.backends) if (!b.available) assert.ok(b.reason && b.reason.length > 10, b.name);
     const webgpu = report.backends.find((b) => b.name === 'webgpu');
-    assert.ok(webgpu?.details.some((d) => /^webgpu .*loads/.test(d)), 'says whether the webgpu package loads');
+    assert.ok(
+      webgpu?.details.some((d) => /^webgpu .*loads/.test(d)),
+      'says whether the webgpu package loads',
+    );
     assert.equal(report.backends.find((b) => b.name === 'wasm')?.available, true);
     assert.equal(report.selection.preference, 'auto');
     assert.equal(report.selection.ok, true);
     assert.ok((report.selection.gflops ?? 0) > 0);
-    const better = report.backends.filter((b) => ['tensorflow-gpu', 'tensorflow', 'webgpu'].includes(b.name) && b.available);
+    const better = report.backends.filter(
+      (b) => ['tensorflow-gpu', 'tensorflow', 'webgpu'].includes(b.name) && b.available,
+    );
     if (better.length === 0) {
       assert.equal(report.selection.name, 'wasm');
       assert.equal(report.selection.threads, 1);
-      assert.deepEqual(report.selection.tried.map((t) => t.ok), [false, false, false, true]);
+      assert.deepEqual(
+        report.selection.tried.map((t) => t.ok),
+        [false, false, false, true],
+      );
     }
   });
 
@@ -68,13 +100,19 @@ describe('trinity-workbench doctor', () => {
   test('$TRINITY_WORKBENCH_BACKEND is honoured, and a forced backend that cannot start is reported (exit 0)', () => {
     const cpu = run(['doctor'], { TRINITY_WORKBENCH_BACKEND: 'cpu' });
     assert.equal(cpu.code, 0, cpu.stderr);
-    assert.match(cpu.stdout, /^\$TRINITY_WORKBENCH_BACKEND=cpu: cpu \(tfjs backend `cpu`, 1 thread\), [\d.]+ GFLOP\/s/m);
+    assert.match(
+      cpu.stdout,
+      /^\$TRINITY_WORKBENCH_BACKEND=cpu: cpu \(tfjs backend `cpu`, 1 thread\), [\d.]+ GFLOP\/s/m,
+    );
     const tf = run(['doctor', '--json'], { TRINITY_WORKBENCH_BACKEND: 'tensorflow' });
     assert.equal(tf.code, 0, tf.stderr);
     const report = JSON.parse(tf.stdout) as Report;
     if (report.backends.find((b) => b.name === 'tensorflow')?.available) return;
     assert.equal(report.selection.ok, false);
-    assert.match(report.selection.error ?? '', /^backend `tensorflow` \(forced by \$TRINITY_WORKBENCH_BACKEND\) cannot start: tfjs-node: /);
+    assert.match(
+      report.selection.error ?? '',
+      /^backend `tensorflow` \(forced by \$TRINITY_WORKBENCH_BACKEND\) cannot start: tfjs-node: /,
+    );
   });
 
   test('auto never picks a software WebGPU adapter (SwiftShader): doctor says why; without libvulkan1 it names the package', () => {
@@ -90,8 +128,14 @@ describe('trinity-workbench doctor', () => {
       return;
     }
     assert.equal(webgpu.available, true, webgpu.reason);
-    assert.ok(webgpu.details.some((d) => /^adapter: .*swiftshader/i.test(d)), webgpu.details.join('; '));
-    assert.ok(webgpu.details.some((d) => /^auto skips it: the adapter is a fallback \(software\) adapter/.test(d)), webgpu.details.join('; '));
+    assert.ok(
+      webgpu.details.some((d) => /^adapter: .*swiftshader/i.test(d)),
+      webgpu.details.join('; '),
+    );
+    assert.ok(
+      webgpu.details.some((d) => /^auto skips it: the adapter is a fallback \(software\) adapter/.test(d)),
+      webgpu.details.join('; '),
+    );
     const tried = report.selection.tried.find((t) => t.name === 'webgpu');
     assert.match(tried?.reason ?? '', /auto skips it/);
   });
@@ -100,13 +144,19 @@ describe('trinity-workbench doctor', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tw-doctor-'));
     const pkg = join(dir, 'node_modules', '@tensorflow', 'tfjs-node');
     mkdirSync(pkg, { recursive: true });
-    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: '@tensorflow/tfjs-node', version: '4.22.0', main: 'index.js' }));
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: '@tensorflow/tfjs-node', version: '4.22.0', main: 'index.js' }),
+    );
     writeFileSync(join(pkg, 'index.js'), 'throw new Error("must not be loaded")');
     const r = run(['doctor', '--json'], { NODE_PATH: join(dir, 'node_modules') });
     assert.equal(r.code, 0, r.stderr);
     const b = (JSON.parse(r.stdout) as Report).backends.find((x) => x.name === 'tensorflow');
     assert.equal(b?.available, false);
-    assert.equal(b?.reason, 'tfjs-node: the native addon tfjs_binding.node is missing (its install needs storage.googleapis.com)');
+    assert.equal(
+      b?.reason,
+      'tfjs-node: the native addon tfjs_binding.node is missing (its install needs storage.googleapis.com)',
+    );
     assert.ok(b?.details.includes('@tensorflow/tfjs-node 4.22.0'));
   });
 

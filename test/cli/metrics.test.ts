@@ -10,7 +10,10 @@ import { writeEvents } from '../helpers/tfevents';
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 
 function run(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, 'metrics', ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const r = spawnSync(process.execPath, [CLI, 'metrics', ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -26,7 +29,9 @@ function job(): string {
     { scalar: 'actor/grad_norm', value: 2, step: 1, wall_time: 1700000001 },
     { histogram: 'weights', values: [1, 2], step: 1 },
   ]);
-  writeEvents(join(explorer, 'events.out.tfevents.1.h'), [{ tensor: 'rollout/reward, mean', value: 0.25, step: 1, encoding: 'double_val', wall_time: 1700000002.5 }]);
+  writeEvents(join(explorer, 'events.out.tfevents.1.h'), [
+    { tensor: 'rollout/reward, mean', value: 0.25, step: 1, encoding: 'double_val', wall_time: 1700000002.5 },
+  ]);
   return dir;
 }
 
@@ -69,7 +74,10 @@ describe('trinity-workbench metrics', () => {
   test('a damaged event file exits 1 naming the file and byte offset', () => {
     const dir = mkdtempSync(join(tmpdir(), 'twb-cli-bad-'));
     const file = join(dir, 'events.out.tfevents.2.h');
-    const offsets = writeEvents(file, [{ scalar: 'x', value: 1, step: 1 }, { scalar: 'x', value: 2, step: 2, corrupt: 'payload' }]);
+    const offsets = writeEvents(file, [
+      { scalar: 'x', value: 1, step: 1 },
+      { scalar: 'x', value: 2, step: 2, corrupt: 'payload' },
+    ]);
     const r = run([file]);
     assert.equal(r.code, 1);
     assert.ok(r.stderr.includes(`${file}: bad data checksum in the record at byte ${offsets[1]}`), r.stderr);

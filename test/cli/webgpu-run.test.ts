@@ -19,7 +19,11 @@ const root = mkdtempSync(join(tmpdir(), 'twb-webgpu-run-'));
 const xdg = join(root, 'xdg');
 
 function cli(args: string[]) {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? xdg, VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? SWIFTSHADER_ICD };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? xdg,
+    VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? SWIFTSHADER_ICD,
+  };
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: 'utf8', env, timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -42,12 +46,23 @@ function metrics(name: string): MetricsLine[] {
 /** Runs `config` on `backend`; fails with the run's stderr when it does not finish, or when Dawn complained. */
 function runConfig(config: string, backend: 'webgpu' | 'wasm'): string {
   const r = cli(['run', '--config', config, '--backend', backend]);
-  if (backend === 'webgpu' && r.code !== 0 && /webgpu/i.test(r.stderr) && /adapter|not available|did not start|unavailable/i.test(r.stderr)) {
-    assert.fail(`webgpu could not start (needs libvulkan1 and a Vulkan driver; Debian's chromium ships ${SWIFTSHADER_ICD}):\n${r.stderr.slice(-2000)}`);
+  if (
+    backend === 'webgpu' &&
+    r.code !== 0 &&
+    /webgpu/i.test(r.stderr) &&
+    /adapter|not available|did not start|unavailable/i.test(r.stderr)
+  ) {
+    assert.fail(
+      `webgpu could not start (needs libvulkan1 and a Vulkan driver; Debian's chromium ships ${SWIFTSHADER_ICD}):\n${r.stderr.slice(-2000)}`,
+    );
   }
   assert.equal(r.code, 0, `run --backend ${backend} ${config} exited ${r.code}:\n${r.stderr.slice(-3000)}`);
   // Dawn prints its validation errors on stdout.
-  assert.doesNotMatch(r.stdout + r.stderr, /validation:|Invalid ComputePipeline|exceeds the maximum/, 'Dawn reported a validation error');
+  assert.doesNotMatch(
+    r.stdout + r.stderr,
+    /validation:|Invalid ComputePipeline|exceeds the maximum/,
+    'Dawn reported a validation error',
+  );
   return r.stderr;
 }
 
@@ -66,16 +81,44 @@ cluster: {node_num: 1, gpu_per_node: 2}
 
 before(() => {
   mkdirSync(xdg, { recursive: true });
-  const made = cli(['model', 'create', '--arch', 'qwen2', '--layers', '1', '--hidden', '16', '--heads', '4', '--kv-heads', '2', '--max-positions', '32', '--vocab', `char:${ALPHABET}`, '--seed', '3', '--out', join(root, 'model')]);
+  const made = cli([
+    'model',
+    'create',
+    '--arch',
+    'qwen2',
+    '--layers',
+    '1',
+    '--hidden',
+    '16',
+    '--heads',
+    '4',
+    '--kv-heads',
+    '2',
+    '--max-positions',
+    '32',
+    '--vocab',
+    `char:${ALPHABET}`,
+    '--seed',
+    '3',
+    '--out',
+    join(root, 'model'),
+  ]);
   assert.equal(made.code, 0, made.stderr);
   mkdirSync(join(root, 'data'));
   const sums = Array.from({ length: 8 }, (_, i) => ({ question: `${i}+1`, answer: String(i + 1) }));
   const lines = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
   writeFileSync(join(root, 'data', 'train.jsonl'), lines(sums));
-  writeFileSync(join(root, 'data', 'sft.jsonl'), lines(sums.map((s) => ({ question: s.question, answer: `\\boxed{${s.answer}}` }))));
+  writeFileSync(
+    join(root, 'data', 'sft.jsonl'),
+    lines(sums.map((s) => ({ question: s.question, answer: `\\boxed{${s.answer}}` }))),
+  );
   // Fail here, plainly, when webgpu cannot start: doctor lists the backends it probed.
   const doctor = cli(['doctor']);
-  assert.match(doctor.stdout + doctor.stderr, /webgpu\s+available/, `webgpu is not available (needs libvulkan1 and a Vulkan driver, e.g. ${SWIFTSHADER_ICD}); doctor said:\n${doctor.stdout}${doctor.stderr}`);
+  assert.match(
+    doctor.stdout + doctor.stderr,
+    /webgpu\s+available/,
+    `webgpu is not available (needs libvulkan1 and a Vulkan driver, e.g. ${SWIFTSHADER_ICD}); doctor said:\n${doctor.stdout}${doctor.stderr}`,
+  );
 });
 
 describe('run --backend webgpu (dist/cli.js)', () => {
@@ -115,7 +158,8 @@ trainer:
       }
     }
     const ckpt = join(root, 'checkpoints', 'tests', 'sft-webgpu', 'global_step_2');
-    for (const f of ['model.safetensors', 'optimizer.safetensors', 'config.json']) assert.ok(existsSync(join(ckpt, f)), `${ckpt}/${f}`);
+    for (const f of ['model.safetensors', 'optimizer.safetensors', 'config.json'])
+      assert.ok(existsSync(join(ckpt, f)), `${ckpt}/${f}`);
   });
 
   test('GRPO: explore and train one step with a finite actor/pg_loss, and save a checkpoint', () => {
@@ -146,8 +190,12 @@ trainer:
     runConfig(config, 'webgpu');
     const trainer = metrics('grpo').filter((l) => l.role === 'trainer');
     assert.equal(trainer.length, 1);
-    for (const k of ['actor/pg_loss', 'actor/grad_norm']) assert.ok(Number.isFinite(trainer[0].values[k]), `${k} = ${trainer[0].values[k]}`);
-    assert.ok(metrics('grpo').some((l) => l.role === 'explorer'), 'no explorer metrics');
+    for (const k of ['actor/pg_loss', 'actor/grad_norm'])
+      assert.ok(Number.isFinite(trainer[0].values[k]), `${k} = ${trainer[0].values[k]}`);
+    assert.ok(
+      metrics('grpo').some((l) => l.role === 'explorer'),
+      'no explorer metrics',
+    );
     assert.ok(existsSync(join(root, 'checkpoints', 'tests', 'grpo', 'global_step_1', 'model.safetensors')));
   });
 });

@@ -16,7 +16,17 @@ import { runRecordPath, type RunRecord } from '../../runtime/protocol';
 
 function record(dir: string, r: Partial<RunRecord>): void {
   mkdirSync(join(dir, 'state'), { recursive: true });
-  const full: RunRecord = { protocol: 1, runId: 'x', config: '/w/c.trinity.yaml', status: 'finished', pid: 999_999_999, backend: 'wasm', startedAt: '2026-12-01T10:00:00.000Z', stages: [], ...r };
+  const full: RunRecord = {
+    protocol: 1,
+    runId: 'x',
+    config: '/w/c.trinity.yaml',
+    status: 'finished',
+    pid: 999_999_999,
+    backend: 'wasm',
+    startedAt: '2026-12-01T10:00:00.000Z',
+    stages: [],
+    ...r,
+  };
   writeFileSync(join(dir, 'state', 'run.json'), JSON.stringify(full));
 }
 
@@ -31,14 +41,25 @@ describe('job directories on disk', () => {
     const job = join(root, 'checkpoints', 'demo', 'arith');
     const sft = join(job, 'sft');
     const grpo = join(job, 'grpo');
-    record(job, { status: 'stopped', endedAt: '2026-12-01T10:05:00.000Z', stages: [{ name: 'sft', mode: 'train', jobDir: sft }, { name: 'grpo', mode: 'both', jobDir: grpo }] });
+    record(job, {
+      status: 'stopped',
+      endedAt: '2026-12-01T10:05:00.000Z',
+      stages: [
+        { name: 'sft', mode: 'train', jobDir: sft },
+        { name: 'grpo', mode: 'both', jobDir: grpo },
+      ],
+    });
     metrics(sft, [{ role: 'trainer', step: 1, time: 1, values: { 'actor/sft_loss': 3.5 } }]);
     mkdirSync(join(sft, 'global_step_1'));
-    metrics(grpo, [
-      { role: 'explorer', step: 7, time: 20, values: { 'rollout/accuracy/mean': 0.25 } },
-      { role: 'trainer', step: 7, time: 21, values: { 'critic/score/mean': 0.375, 'actor/pg_loss': -0.1 } },
-      { role: 'explorer', step: 8, time: 22, values: { 'eval/sums/accuracy/mean@1': 0.5 } },
-    ], '{"role": "trainer", "step": 8, "ti');
+    metrics(
+      grpo,
+      [
+        { role: 'explorer', step: 7, time: 20, values: { 'rollout/accuracy/mean': 0.25 } },
+        { role: 'trainer', step: 7, time: 21, values: { 'critic/score/mean': 0.375, 'actor/pg_loss': -0.1 } },
+        { role: 'explorer', step: 8, time: 22, values: { 'eval/sums/accuracy/mean@1': 0.5 } },
+      ],
+      '{"role": "trainer", "step": 8, "ti',
+    );
     for (const n of [5, 10]) mkdirSync(join(grpo, `global_step_${n}`));
     assert.deepEqual(findJobDirs([root]), [job]);
     const run = readJobDir(job);
@@ -49,7 +70,14 @@ describe('job directories on disk', () => {
     assert.equal(run.progress.explorer?.step, 8);
     assert.equal(run.reward, 0.375);
     assert.deepEqual(run.evalAccuracy, { name: 'sums', value: 0.5 });
-    assert.deepEqual(run.checkpoints.map((c) => [c.stage, c.step]), [['sft', 1], ['grpo', 5], ['grpo', 10]]);
+    assert.deepEqual(
+      run.checkpoints.map((c) => [c.stage, c.step]),
+      [
+        ['sft', 1],
+        ['grpo', 5],
+        ['grpo', 10],
+      ],
+    );
     assert.equal(describeProgress(run), 'grpo step 7 · reward 0.375 · eval 0.5');
     assert.equal(run.endedAt! - run.startedAt!, 5 * 60 * 1000);
   });
@@ -83,33 +111,59 @@ describe('job directories on disk', () => {
     run = readJobDir(job);
     assert.equal(run.progress.trainer?.step, 2);
     assert.ok(Math.abs(run.reward! - 0.6) < 1e-6, `reward ${run.reward}`);
-    assert.deepEqual(run.checkpoints.map((c) => c.step), [1]);
+    assert.deepEqual(
+      run.checkpoints.map((c) => c.step),
+      [1],
+    );
   });
 
   test("the explore and train halves of an asynchronous job share its directory: two runs, each with its own role's steps", () => {
     const root = mkdtempSync(join(tmpdir(), 'twb-jobs-'));
     const job = join(root, 'async');
     mkdirSync(join(job, 'state'), { recursive: true });
-    const base = { protocol: 1, runId: 'x', pid: 999_999_999, backend: 'wasm', startedAt: '2026-12-01T10:00:00.000Z', stages: [] };
-    writeFileSync(join(job, runRecordPath('explore')), JSON.stringify({ ...base, config: '/w/explore.trinity.yaml', status: 'finished' }));
-    writeFileSync(join(job, runRecordPath('train')), JSON.stringify({ ...base, config: '/w/train.trinity.yaml', status: 'stopped' }));
+    const base = {
+      protocol: 1,
+      runId: 'x',
+      pid: 999_999_999,
+      backend: 'wasm',
+      startedAt: '2026-12-01T10:00:00.000Z',
+      stages: [],
+    };
+    writeFileSync(
+      join(job, runRecordPath('explore')),
+      JSON.stringify({ ...base, config: '/w/explore.trinity.yaml', status: 'finished' }),
+    );
+    writeFileSync(
+      join(job, runRecordPath('train')),
+      JSON.stringify({ ...base, config: '/w/train.trinity.yaml', status: 'stopped' }),
+    );
     metrics(job, [
       { role: 'explorer', step: 6, time: 1, values: { 'rollout/accuracy/mean': 0.5 } },
       { role: 'trainer', step: 3, time: 2, values: { 'critic/score/mean': 0.25 } },
     ]);
     assert.deepEqual(findJobDirs([root]), [job]);
     const runs = readJobRuns(job);
-    assert.deepEqual(runs.map((r) => [r.key, r.configPath, r.status]), [
-      [`${job}#explore`, '/w/explore.trinity.yaml', 'finished'],
-      [`${job}#train`, '/w/train.trinity.yaml', 'stopped'],
-    ]);
-    assert.deepEqual(runs.map((r) => Object.keys(r.progress)), [['explorer'], ['trainer']]);
-    assert.deepEqual(runs.map((r) => r.reward), [0.5, 0.25]);
+    assert.deepEqual(
+      runs.map((r) => [r.key, r.configPath, r.status]),
+      [
+        [`${job}#explore`, '/w/explore.trinity.yaml', 'finished'],
+        [`${job}#train`, '/w/train.trinity.yaml', 'stopped'],
+      ],
+    );
+    assert.deepEqual(
+      runs.map((r) => Object.keys(r.progress)),
+      [['explorer'], ['trainer']],
+    );
+    assert.deepEqual(
+      runs.map((r) => r.reward),
+      [0.5, 0.25],
+    );
   });
 
   test('the walk skips node_modules, hidden folders and checkpoints, and stops at its depth', () => {
     const root = mkdtempSync(join(tmpdir(), 'twb-jobs-'));
-    for (const d of ['node_modules/x', '.git/y', 'a/b/c/d/e/f/g/h']) metrics(join(root, d), [{ role: 'trainer', step: 1, time: 0, values: {} }]);
+    for (const d of ['node_modules/x', '.git/y', 'a/b/c/d/e/f/g/h'])
+      metrics(join(root, d), [{ role: 'trainer', step: 1, time: 0, values: {} }]);
     metrics(join(root, 'ok'), [{ role: 'trainer', step: 1, time: 0, values: {} }]);
     assert.deepEqual(findJobDirs([root]), [join(root, 'ok')]);
   });

@@ -18,31 +18,41 @@ const contributes = pkg.contributes;
 
 describe('the extension manifest', () => {
   test('the registered commands are exactly the contributed ones (plus Show Resolved Config, registered with its provider)', () => {
-    const contributed = (contributes.commands as { command: string; title: string; category: string }[]).map((c) => c.command).sort();
+    const contributed = (contributes.commands as { command: string; title: string; category: string }[])
+      .map((c) => c.command)
+      .sort();
     assert.deepEqual(contributed, [...COMMANDS, 'trinityWorkbench.showResolvedConfig'].sort());
     for (const c of contributes.commands) assert.equal(c.category, 'Trinity', c.command);
   });
 
   test('every setting has a description, and those a workspace could abuse are restricted in untrusted workspaces', () => {
-    for (const [key, p] of Object.entries(contributes.configuration.properties as Record<string, { markdownDescription?: string; description?: string }>)) {
+    for (const [key, p] of Object.entries(
+      contributes.configuration.properties as Record<string, { markdownDescription?: string; description?: string }>,
+    )) {
       assert.ok(key.startsWith('trinityWorkbench.'), key);
       assert.ok((p.markdownDescription ?? p.description ?? '').length > 20, `${key} has no description`);
     }
     const restricted = pkg.capabilities.untrustedWorkspaces.restrictedConfigurations as string[];
-    for (const k of ['trinityWorkbench.pythonPath', 'trinityWorkbench.nodePath', 'trinityWorkbench.pluginDirs']) assert.ok(restricted.includes(k), k);
+    for (const k of ['trinityWorkbench.pythonPath', 'trinityWorkbench.nodePath', 'trinityWorkbench.pluginDirs'])
+      assert.ok(restricted.includes(k), k);
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
   });
 
-  test('the run health settings are the rules\' thresholds, with the same defaults', () => {
+  test("the run health settings are the rules' thresholds, with the same defaults", () => {
     const props = contributes.configuration.properties as Record<string, { default: unknown }>;
-    const given = Object.keys(props).filter((k) => k.startsWith('trinityWorkbench.runHealth.')).map((k) => k.slice('trinityWorkbench.runHealth.'.length));
+    const given = Object.keys(props)
+      .filter((k) => k.startsWith('trinityWorkbench.runHealth.'))
+      .map((k) => k.slice('trinityWorkbench.runHealth.'.length));
     assert.deepEqual(given.sort(), ['enabled', ...Object.keys(DEFAULT_HEALTH_THRESHOLDS)].sort());
-    for (const [k, v] of Object.entries(DEFAULT_HEALTH_THRESHOLDS)) assert.equal(props[`trinityWorkbench.runHealth.${k}`].default, v, k);
+    for (const [k, v] of Object.entries(DEFAULT_HEALTH_THRESHOLDS))
+      assert.equal(props[`trinityWorkbench.runHealth.${k}`].default, v, k);
   });
 
   test('menus name contributed commands, each with a when clause', () => {
     const known = new Set((contributes.commands as { command: string }[]).map((c) => c.command));
-    for (const [menu, items] of Object.entries(contributes.menus as Record<string, { command: string; when?: string }[]>)) {
+    for (const [menu, items] of Object.entries(
+      contributes.menus as Record<string, { command: string; when?: string }[]>,
+    )) {
       for (const item of items) {
         assert.ok(known.has(item.command), `${menu}: ${item.command}`);
         assert.ok(item.when, `${menu}: ${item.command} has no when clause`);
@@ -57,15 +67,34 @@ describe('the extension manifest', () => {
     const re = new RegExp(matcher.pattern.regexp);
     const dir = mkdtempSync(join(tmpdir(), 'twb-matcher-'));
     const file = join(dir, 'bad.trinity.yaml');
-    writeFileSync(file, '# trinity-version: main\nmode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_time: 8\nbuffer:\n  batch_size: 4\n');
+    writeFileSync(
+      file,
+      '# trinity-version: main\nmode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_time: 8\nbuffer:\n  batch_size: 4\n',
+    );
     const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'check', file], { encoding: 'utf8' });
     assert.equal(r.status, 1, r.stderr);
     const problems = r.stdout.split('\n').flatMap((l) => {
       const m = re.exec(l);
-      return m ? [{ file: m[matcher.pattern.file], line: Number(m[matcher.pattern.line]), col: Number(m[matcher.pattern.column]), severity: m[matcher.pattern.severity], code: m[matcher.pattern.code], message: m[matcher.pattern.message] }] : [];
+      return m
+        ? [
+            {
+              file: m[matcher.pattern.file],
+              line: Number(m[matcher.pattern.line]),
+              col: Number(m[matcher.pattern.column]),
+              severity: m[matcher.pattern.severity],
+              code: m[matcher.pattern.code],
+              message: m[matcher.pattern.message],
+            },
+          ]
+        : [];
     });
     const typo = problems.find((p) => p.code === 'TRN010');
-    assert.deepEqual(typo && { file: typo.file, line: typo.line, col: typo.col, severity: typo.severity }, { file, line: 5, col: 3, severity: 'error' });
+    assert.deepEqual(typo && { file: typo.file, line: typo.line, col: typo.col, severity: typo.severity }, {
+      file,
+      line: 5,
+      col: 3,
+      severity: 'error',
+    });
     assert.match(typo!.message, /repeat_times/);
     // Every problem line is matched, and severities are ones VS Code knows (error, warning, info).
     const lines = r.stdout.split('\n').filter((l) => / TRN\d{3} /.test(l));

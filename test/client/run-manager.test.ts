@@ -40,7 +40,13 @@ trainer:
 `;
 
 function grpo(job: TinyJob, name: string, steps: number): string {
-  return job.write(`${name}.yaml`, header(job, name) + topLevel(GRPO_STAGE).replace('total_steps: 4', `total_steps: ${steps}`).replace('eval_interval: 2', 'eval_interval: 100'));
+  return job.write(
+    `${name}.yaml`,
+    header(job, name) +
+      topLevel(GRPO_STAGE)
+        .replace('total_steps: 4', `total_steps: ${steps}`)
+        .replace('eval_interval: 2', 'eval_interval: 100'),
+  );
 }
 
 function sft(job: TinyJob, name: string): string {
@@ -48,7 +54,15 @@ function sft(job: TinyJob, name: string): string {
 }
 
 function spec(job: TinyJob, config: string, name: string, extra: Partial<LaunchSpec> = {}): LaunchSpec {
-  return { configPath: config, cwd: job.dir, jobDir: join(job.dir, 'checkpoints', 'tests', name), resume: false, pluginDirs: [], env: { ...process.env }, ...extra };
+  return {
+    configPath: config,
+    cwd: job.dir,
+    jobDir: join(job.dir, 'checkpoints', 'tests', name),
+    resume: false,
+    pluginDirs: [],
+    env: { ...process.env },
+    ...extra,
+  };
 }
 
 function manager(): { runs: RunManager; lines: Map<string, string[]> } {
@@ -64,13 +78,22 @@ function manager(): { runs: RunManager; lines: Map<string, string[]> } {
 }
 
 const node = findNode(undefined, process.env);
-const launcher = (env: Record<string, string> = {}) => new LocalLauncher({ nodePath: 'path' in node ? node.path : process.execPath, cliPath: CLI, extraArgs: ['--backend', 'wasm'], ...env });
+const launcher = (env: Record<string, string> = {}) =>
+  new LocalLauncher({
+    nodePath: 'path' in node ? node.path : process.execPath,
+    cliPath: CLI,
+    extraArgs: ['--backend', 'wasm'],
+    ...env,
+  });
 
 function waitFor(run: LiveRun, pred: (e: RuntimeEvent) => boolean, timeoutMs = 60_000): Promise<RuntimeEvent> {
   return new Promise((res, rej) => {
     const seen = run.events.find(pred);
     if (seen) return res(seen);
-    const timer = setTimeout(() => rej(new Error(`no matching event in ${timeoutMs} ms; saw ${run.events.map((e) => e.type).join(',')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => rej(new Error(`no matching event in ${timeoutMs} ms; saw ${run.events.map((e) => e.type).join(',')}`)),
+      timeoutMs,
+    );
     const poll = setInterval(() => {
       const e = run.events.find(pred);
       if (e) {
@@ -81,7 +104,6 @@ function waitFor(run: LiveRun, pred: (e: RuntimeEvent) => boolean, timeoutMs = 6
     }, 20);
   });
 }
-
 
 async function goneWithin(pid: number, ms: number): Promise<number> {
   const t0 = Date.now();
@@ -121,7 +143,10 @@ describe('run manager with the real runtime', () => {
     assert.equal(s.progress.trainer?.step, 4);
     assert.equal(s.progress.trainer?.total, 4);
     assert.ok(s.reward !== undefined && s.reward >= 0 && s.reward <= 1, `reward ${s.reward}`);
-    assert.deepEqual(s.checkpoints.map((c) => c.step), [2, 4]);
+    assert.deepEqual(
+      s.checkpoints.map((c) => c.step),
+      [2, 4],
+    );
     assert.match(describeProgress(s), /^whole step 4\/4 · reward /);
     assert.ok(changes.includes('running') && changes.at(-1) === 'finished');
     assert.ok(runs.liveRuns().length === 0);
@@ -133,7 +158,10 @@ describe('run manager with the real runtime', () => {
     assert.equal(disk.configPath, resolve(job.dir, 'whole.yaml'));
     assert.equal(disk.progress.trainer?.step, 4);
     assert.equal(disk.reward, s.reward);
-    assert.deepEqual(disk.checkpoints.map((c) => c.step), [2, 4]);
+    assert.deepEqual(
+      disk.checkpoints.map((c) => c.step),
+      [2, 4],
+    );
   });
 
   test('Stop during generation: the runtime ends the step, says stopped, and its process is gone within 5 s', async () => {
@@ -174,7 +202,9 @@ describe('run manager with the real runtime', () => {
     const job = tinyJob(24);
     const { runs } = manager();
     const config = grpo(job, 'deaf', 40);
-    const deafSpec = spec(job, config, 'deaf', { env: { ...process.env, NODE_OPTIONS: `--require ${IGNORE_SIGTERM}` } });
+    const deafSpec = spec(job, config, 'deaf', {
+      env: { ...process.env, NODE_OPTIONS: `--require ${IGNORE_SIGTERM}` },
+    });
     const run = await runs.start(launcher(), deafSpec);
     await waitFor(run, (e) => e.type === 'checkpoint');
     const pid = run.handle.pid!;
@@ -194,16 +224,22 @@ describe('run manager with the real runtime', () => {
     assert.equal(end2.status, 'finished', end2.error);
     const first = run.events.flatMap((e) => (e.type === 'progress' && e.role === 'trainer' ? [e.step] : []));
     const second = resumed.events.flatMap((e) => (e.type === 'progress' && e.role === 'trainer' ? [e.step] : []));
-    assert.ok(second[0] > 1 && second[0] <= Math.max(...first) + 1, `resumed at ${second[0]} after ${Math.max(...first)}`);
+    assert.ok(
+      second[0] > 1 && second[0] <= Math.max(...first) + 1,
+      `resumed at ${second[0]} after ${Math.max(...first)}`,
+    );
     assert.equal(second.at(-1), 40);
     assert.equal(readJobDir(run.state.jobDir).status, 'finished');
   });
 
-  test('a crash on start (a model directory that is not a model) is a failed run with the runtime\'s reason', async () => {
+  test("a crash on start (a model directory that is not a model) is a failed run with the runtime's reason", async () => {
     const job = tinyJob(25);
     mkdirSync(join(job.dir, 'broken-model'));
     writeFileSync(join(job.dir, 'broken-model', 'config.json'), '{"model_type": "qwen2", "hidden_size": ');
-    const config = job.write('crash.yaml', header(job, 'crash').replace('model_path: model', 'model_path: broken-model') + topLevel(GRPO_STAGE));
+    const config = job.write(
+      'crash.yaml',
+      header(job, 'crash').replace('model_path: model', 'model_path: broken-model') + topLevel(GRPO_STAGE),
+    );
     const { runs, lines } = manager();
     const run = await runs.start(launcher(), spec(job, config, 'crash'));
     const end = await run.handle.ended;
@@ -233,7 +269,7 @@ describe('run manager with the real runtime', () => {
     assert.deepEqual(findJobDirs([job.dir]).sort(), [a.state.jobDir, b.state.jobDir].sort());
   });
 
-  test('a non-JSON line on the runtime\'s stdout (a plugin printing) is reported and the run goes on', async () => {
+  test("a non-JSON line on the runtime's stdout (a plugin printing) is reported and the run goes on", async () => {
     const job = tinyJob(27);
     const plugins = join(job.dir, 'plugins');
     mkdirSync(plugins);
@@ -243,7 +279,10 @@ describe('run manager with the real runtime', () => {
     const end = await run.handle.ended;
     assert.equal(end.status, 'finished', end.error);
     const out = lines.get(run.state.jobDir) ?? [];
-    assert.ok(out.some((l) => /not an event on the runtime's stdout.*hello from a plugin/.test(l)), out.join('\n'));
+    assert.ok(
+      out.some((l) => /not an event on the runtime's stdout.*hello from a plugin/.test(l)),
+      out.join('\n'),
+    );
     assert.equal(run.state.progress.trainer?.step, 2);
   });
 

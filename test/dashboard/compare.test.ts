@@ -19,7 +19,6 @@ declare const document: any;
 
 const NONCE = 'Y29tcGFyZS1ub25jZS0xMjM0';
 
-
 let server: Server;
 let browser: Browser;
 const problems: string[] = [];
@@ -89,7 +88,14 @@ async function chart(page: Page, tag: string): Promise<Drawn[]> {
   return page.evaluate((t) => {
     const c = (window as any).__charts.get(t);
     if (!c) throw new Error(`no chart for ${t}`);
-    return c.data.datasets.map((d: any) => ({ label: d.label, source: d.source, raw: d.raw, y: (d._data ?? d.data).map((p: any) => p.y), borderColor: d.borderColor, borderDash: d.borderDash ?? [] }));
+    return c.data.datasets.map((d: any) => ({
+      label: d.label,
+      source: d.source,
+      raw: d.raw,
+      y: (d._data ?? d.data).map((p: any) => p.y),
+      borderColor: d.borderColor,
+      borderDash: d.borderDash ?? [],
+    }));
   }, tag);
 }
 
@@ -100,10 +106,38 @@ const RUNS = [
 const A_REWARD = [0.1, 0.2, 0.35, 0.4, 0.5];
 const B_REWARD = [0.05, 0.3, 0.25, 0.6, 0.7];
 const COMPARE_SERIES: Series[] = [
-  { source: RUNS[0].key, run: 'trainer', tag: 'critic/score/mean', steps: [1, 2, 3, 4, 5], times: [1, 2, 3, 4, 5], values: A_REWARD },
-  { source: RUNS[1].key, run: 'trainer', tag: 'critic/score/mean', steps: [1, 2, 3, 4, 5], times: [1, 2, 3, 4, 5], values: B_REWARD },
-  { source: RUNS[0].key, run: 'trainer', tag: 'actor/pg_loss', steps: [1, 2, 3], times: [1, 2, 3], values: [0.9, 0.7, 0.6] },
-  { source: RUNS[1].key, run: 'trainer', tag: 'actor/pg_loss', steps: [1, 2, 3], times: [1, 2, 3], values: [0.8, 0.75, 0.5] },
+  {
+    source: RUNS[0].key,
+    run: 'trainer',
+    tag: 'critic/score/mean',
+    steps: [1, 2, 3, 4, 5],
+    times: [1, 2, 3, 4, 5],
+    values: A_REWARD,
+  },
+  {
+    source: RUNS[1].key,
+    run: 'trainer',
+    tag: 'critic/score/mean',
+    steps: [1, 2, 3, 4, 5],
+    times: [1, 2, 3, 4, 5],
+    values: B_REWARD,
+  },
+  {
+    source: RUNS[0].key,
+    run: 'trainer',
+    tag: 'actor/pg_loss',
+    steps: [1, 2, 3],
+    times: [1, 2, 3],
+    values: [0.9, 0.7, 0.6],
+  },
+  {
+    source: RUNS[1].key,
+    run: 'trainer',
+    tag: 'actor/pg_loss',
+    steps: [1, 2, 3],
+    times: [1, 2, 3],
+    values: [0.8, 0.75, 0.5],
+  },
 ];
 const CONFIGS: RunConfigMessage[] = [
   {
@@ -111,21 +145,38 @@ const CONFIGS: RunConfigMessage[] = [
     source: '/work/grpo.trinity.yaml',
     note: 'Resolved for Trinity-RFT v0.5.2.',
     yaml: 'algorithm:\n  algorithm_type: grpo\n  repeat_times: 8\n# <script>alert(3)</script>\n',
-    flat: [['algorithm.algorithm_type', 'grpo'], ['algorithm.repeat_times', '8'], ['algorithm.optimizer.lr', '1e-06'], ['name', 'lr1e-6']],
+    flat: [
+      ['algorithm.algorithm_type', 'grpo'],
+      ['algorithm.repeat_times', '8'],
+      ['algorithm.optimizer.lr', '1e-06'],
+      ['name', 'lr1e-6'],
+    ],
   },
   {
     key: RUNS[1].key,
     source: '/work/grpo-fast.trinity.yaml',
     note: '',
     yaml: 'algorithm:\n  algorithm_type: grpo\n  repeat_times: 8\n',
-    flat: [['algorithm.algorithm_type', 'grpo'], ['algorithm.repeat_times', '8'], ['algorithm.optimizer.lr', '5e-06'], ['name', '<img src=x onerror="alert(4)">'], ['explorer.eval_interval', '10']],
+    flat: [
+      ['algorithm.algorithm_type', 'grpo'],
+      ['algorithm.repeat_times', '8'],
+      ['algorithm.optimizer.lr', '5e-06'],
+      ['name', '<img src=x onerror="alert(4)">'],
+      ['explorer.eval_interval', '10'],
+    ],
   },
 ];
 
 before(async () => {
   server = await serve(() => {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    return dashboardHtml({ cspSource: origin, nonce: NONCE, scriptUri: `${origin}/dashboard.js`, styleUri: `${origin}/dashboard.css`, title: 'Dashboard: test' });
+    return dashboardHtml({
+      cspSource: origin,
+      nonce: NONCE,
+      scriptUri: `${origin}/dashboard.js`,
+      styleUri: `${origin}/dashboard.css`,
+      title: 'Dashboard: test',
+    });
   });
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   mkdirSync(join(ROOT, 'test-results'), { recursive: true });
@@ -141,7 +192,12 @@ describe('the compare panel', () => {
   before(async () => {
     page = await open();
     await setTheme(page, 'dark');
-    await post(page, { type: 'init', run: { key: 'compare:x', title: 'Compare: 2 runs', jobDir: RUNS[0].jobDir, status: '2 runs' }, series: COMPARE_SERIES, compare: RUNS });
+    await post(page, {
+      type: 'init',
+      run: { key: 'compare:x', title: 'Compare: 2 runs', jobDir: RUNS[0].jobDir, status: '2 runs' },
+      series: COMPARE_SERIES,
+      compare: RUNS,
+    });
     await post(page, { type: 'config', runs: CONFIGS });
     await frames(page);
   });
@@ -149,20 +205,40 @@ describe('the compare panel', () => {
   test('two runs overlay on one card, each in its own theme colour, with a legend; the state keeps both runs', async () => {
     const drawn = await chart(page, 'critic/score/mean');
     const smooth = drawn.filter((d) => !d.raw);
-    assert.deepEqual(smooth.map((d) => d.source), [RUNS[0].key, RUNS[1].key]);
-    assert.deepEqual(drawn.filter((d) => d.raw).map((d) => d.y), [A_REWARD, B_REWARD]);
-    assert.deepEqual(smooth.map((d) => d.label), ['grpo-lr1e-6/trainer', 'grpo-lr5e-6/trainer']);
-    assert.deepEqual(smooth.map((d) => d.borderColor), [THEMES.dark.vars['charts-blue'], THEMES.dark.vars['charts-orange']]);
+    assert.deepEqual(
+      smooth.map((d) => d.source),
+      [RUNS[0].key, RUNS[1].key],
+    );
+    assert.deepEqual(
+      drawn.filter((d) => d.raw).map((d) => d.y),
+      [A_REWARD, B_REWARD],
+    );
+    assert.deepEqual(
+      smooth.map((d) => d.label),
+      ['grpo-lr1e-6/trainer', 'grpo-lr5e-6/trainer'],
+    );
+    assert.deepEqual(
+      smooth.map((d) => d.borderColor),
+      [THEMES.dark.vars['charts-blue'], THEMES.dark.vars['charts-orange']],
+    );
     // The same run has the same colour on every card.
-    assert.deepEqual((await chart(page, 'actor/pg_loss')).filter((d) => !d.raw).map((d) => d.borderColor), smooth.map((d) => d.borderColor));
-    const legend = await page.$$eval('#run-legend li', (els) => els.map((e: any) => [e.textContent, e.querySelector('.swatch').style.borderColor]));
+    assert.deepEqual(
+      (await chart(page, 'actor/pg_loss')).filter((d) => !d.raw).map((d) => d.borderColor),
+      smooth.map((d) => d.borderColor),
+    );
+    const legend = await page.$$eval('#run-legend li', (els) =>
+      els.map((e: any) => [e.textContent, e.querySelector('.swatch').style.borderColor]),
+    );
     assert.deepEqual(legend, [
       ['grpo-lr1e-6', 'rgb(55, 148, 255)'],
       ['grpo-lr5e-6', 'rgb(209, 134, 22)'],
     ]);
     assert.equal(await page.isHidden('#tab-rollouts'), true);
     const state = await page.evaluate(() => (window as any).__state);
-    assert.deepEqual(state.compare, RUNS.map((r) => ({ key: r.key, jobDir: r.jobDir })));
+    assert.deepEqual(
+      state.compare,
+      RUNS.map((r) => ({ key: r.key, jobDir: r.jobDir })),
+    );
   });
 
   test('the run filter (a regex) hides a run’s datasets; an invalid regex is shown as such and hides nothing', async () => {
@@ -172,7 +248,9 @@ describe('the compare panel', () => {
     assert.deepEqual([...new Set(drawn.map((d) => d.source))], [RUNS[1].key]);
     // The run keeps its colour when the one before it is hidden.
     assert.equal(drawn.find((d) => !d.raw)!.borderColor, THEMES.dark.vars['charts-orange']);
-    assert.deepEqual(await page.$$eval('#run-legend li.filtered-out', (els) => els.map((e: any) => e.dataset.title)), ['grpo-lr1e-6']);
+    assert.deepEqual(await page.$$eval('#run-legend li.filtered-out', (els) => els.map((e: any) => e.dataset.title)), [
+      'grpo-lr1e-6',
+    ]);
     assert.equal((await page.evaluate(() => (window as any).__state)).runFilter, 'lr5');
 
     await page.fill('#run-filter', 'lr(5');
@@ -195,7 +273,9 @@ describe('the compare panel', () => {
     await page.click('#tab-config');
     const head = await page.$$eval('#config-diff-table thead th', (els) => els.map((e: any) => e.textContent));
     assert.deepEqual(head, ['Key', 'grpo-lr1e-6', 'grpo-lr5e-6']);
-    const rows = await page.$$eval('#config-diff-table tbody tr', (rs) => rs.map((r: any) => [...r.querySelectorAll('td')].map((td: any) => td.textContent)));
+    const rows = await page.$$eval('#config-diff-table tbody tr', (rs) =>
+      rs.map((r: any) => [...r.querySelectorAll('td')].map((td: any) => td.textContent)),
+    );
     assert.deepEqual(rows, [
       ['algorithm.optimizer.lr', '1e-06', '5e-06'],
       ['name', 'lr1e-6', '<img src=x onerror="alert(4)">'],
@@ -204,7 +284,10 @@ describe('the compare panel', () => {
     assert.equal(await page.textContent('#config-diff-title'), '3 keys differ');
     assert.equal(await page.$$eval('#config img, #config script', (els) => els.length), 0);
     const yaml = await page.$$eval('#config-runs pre.config-yaml', (els) => els.map((e: any) => e.textContent));
-    assert.deepEqual(yaml, CONFIGS.map((c) => c.yaml));
+    assert.deepEqual(
+      yaml,
+      CONFIGS.map((c) => c.yaml),
+    );
     // The run filter narrows the diff to the runs shown: one run left, nothing to compare.
     await page.fill('#run-filter', 'lr1');
     assert.equal(await page.isHidden('#config-diff'), true);
@@ -219,7 +302,11 @@ describe('the compare panel', () => {
       await page.click('#tab-charts');
       await frames(page);
       const smooth = (await chart(page, 'critic/score/mean')).filter((d) => !d.raw);
-      assert.deepEqual(smooth.map((d) => d.borderColor), [THEMES[name].vars['charts-blue'], THEMES[name].vars['charts-orange']], name);
+      assert.deepEqual(
+        smooth.map((d) => d.borderColor),
+        [THEMES[name].vars['charts-blue'], THEMES[name].vars['charts-orange']],
+        name,
+      );
       await page.screenshot({ path: join(ROOT, 'test-results', `dashboard-compare-${name}.png`) });
       await page.click('#tab-config');
       await page.screenshot({ path: join(ROOT, 'test-results', `dashboard-config-${name}.png`), fullPage: true });
@@ -253,18 +340,53 @@ describe('a run’s Rollouts and Config tabs', () => {
   before(async () => {
     page = await open();
     await setTheme(page, 'dark');
-    await post(page, { type: 'init', run, series: [{ run: 'explorer', tag: 'rollout/accuracy/mean', steps: [1, 2, 3], times: [1, 2, 3], values: [0.3, 0.5, 0.6] }] });
-    await post(page, { type: 'config', runs: [{ key: run.key, source: '/work/gsm8k.yaml', note: 'Resolved for Trinity-RFT main.', yaml: 'mode: both\nname: "<b>gsm8k</b>"\n', flat: [['mode', 'both']] }] });
-    await post(page, { type: 'rollouts', step: 2, samples: step2, origin: 'experience buffer gsm8k.db (table gsm8k_buffer)' });
-    await post(page, { type: 'rollouts', step: 3, samples: step3, origin: 'experience buffer gsm8k.db (table gsm8k_buffer)' });
+    await post(page, {
+      type: 'init',
+      run,
+      series: [
+        { run: 'explorer', tag: 'rollout/accuracy/mean', steps: [1, 2, 3], times: [1, 2, 3], values: [0.3, 0.5, 0.6] },
+      ],
+    });
+    await post(page, {
+      type: 'config',
+      runs: [
+        {
+          key: run.key,
+          source: '/work/gsm8k.yaml',
+          note: 'Resolved for Trinity-RFT main.',
+          yaml: 'mode: both\nname: "<b>gsm8k</b>"\n',
+          flat: [['mode', 'both']],
+        },
+      ],
+    });
+    await post(page, {
+      type: 'rollouts',
+      step: 2,
+      samples: step2,
+      origin: 'experience buffer gsm8k.db (table gsm8k_buffer)',
+    });
+    await post(page, {
+      type: 'rollouts',
+      step: 3,
+      samples: step3,
+      origin: 'experience buffer gsm8k.db (table gsm8k_buffer)',
+    });
     await page.click('#tab-rollouts');
   });
 
-  const cells = () => page.$$eval('#rollouts-table tbody tr', (rows) => rows.map((r: any) => [...r.querySelectorAll('td')].map((td: any) => td.textContent)));
+  const cells = () =>
+    page.$$eval('#rollouts-table tbody tr', (rows) =>
+      rows.map((r: any) => [...r.querySelectorAll('td')].map((td: any) => td.textContent)),
+    );
   const histogram = () =>
     page.evaluate(() => {
       const c = (window as any).__rollouts.chart;
-      return { labels: c.data.labels, counts: c.data.datasets[0].data, edges: c.data.datasets[0].edges, type: c.config.type };
+      return {
+        labels: c.data.labels,
+        counts: c.data.datasets[0].data,
+        edges: c.data.datasets[0].edges,
+        type: c.config.type,
+      };
     });
 
   test('the latest step is shown, model output as literal text: <script> and <img onerror> neither become markup nor run', async () => {
@@ -294,23 +416,36 @@ describe('a run’s Rollouts and Config tabs', () => {
   test('search narrows to prompts or responses containing the text (case-insensitive), the histogram follows', async () => {
     await page.fill('#rollouts-search', 'SOLD');
     assert.equal(await page.textContent('#rollouts-step'), 'Step 3: 1 of 5 samples match');
-    assert.deepEqual((await cells()).map((r) => r[1]), ['Natalia sold clips to 48 friends…']);
+    assert.deepEqual(
+      (await cells()).map((r) => r[1]),
+      ['Natalia sold clips to 48 friends…'],
+    );
     assert.deepEqual((await histogram()).counts, [1]);
     await page.fill('#rollouts-search', 'onerror');
-    assert.deepEqual((await cells()).map((r) => r[2]), [img]);
+    assert.deepEqual(
+      (await cells()).map((r) => r[2]),
+      [img],
+    );
     await page.fill('#rollouts-search', '');
     assert.equal((await cells()).length, 5);
   });
 
   test('the step selector lists the steps newest first; an older step stays picked when a new one arrives', async () => {
-    assert.deepEqual(await page.$$eval('#rollouts-step-select option', (os) => os.map((o: any) => o.value)), ['3', '2']);
+    assert.deepEqual(await page.$$eval('#rollouts-step-select option', (os) => os.map((o: any) => o.value)), [
+      '3',
+      '2',
+    ]);
     await page.selectOption('#rollouts-step-select', '2');
     assert.equal(await page.textContent('#rollouts-step'), 'Step 2: 2 samples');
     assert.deepEqual((await histogram()).counts, [1, 1]);
     await post(page, { type: 'rollouts', step: 4, samples: [{ prompt: 'new', response: 'x', reward: 0.25 }] });
     await frames(page);
     assert.equal(await page.textContent('#rollouts-step'), 'Step 2: 2 samples');
-    assert.deepEqual(await page.$$eval('#rollouts-step-select option', (os) => os.map((o: any) => o.value)), ['4', '3', '2']);
+    assert.deepEqual(await page.$$eval('#rollouts-step-select option', (os) => os.map((o: any) => o.value)), [
+      '4',
+      '3',
+      '2',
+    ]);
     assert.equal(await page.inputValue('#rollouts-step-select'), '2');
     // Picking the latest again follows new steps.
     await page.selectOption('#rollouts-step-select', '4');
@@ -346,15 +481,29 @@ describe('a run’s Rollouts and Config tabs', () => {
 
 describe('a compare panel restored after a reload', () => {
   test('the state the webview kept restores the runs, the run filter and the tab; the host’s init redraws them filtered', async () => {
-    const state = { key: RUNS[0].key, jobDir: RUNS[0].jobDir, compare: RUNS.map((r) => ({ key: r.key, jobDir: r.jobDir })), runFilter: 'lr1', tab: 'config', settings: { smoothing: 0.6, xAxis: 'step', logY: false } };
+    const state = {
+      key: RUNS[0].key,
+      jobDir: RUNS[0].jobDir,
+      compare: RUNS.map((r) => ({ key: r.key, jobDir: r.jobDir })),
+      runFilter: 'lr1',
+      tab: 'config',
+      settings: { smoothing: 0.6, xAxis: 'step', logY: false },
+    };
     const page = await open(state);
     assert.equal(await page.inputValue('#run-filter'), 'lr1');
     assert.equal(await page.isVisible('#config'), true);
-    await post(page, { type: 'init', run: { key: 'compare:x', title: 'Compare: 2 runs', jobDir: RUNS[0].jobDir, status: '2 runs' }, series: COMPARE_SERIES, compare: RUNS });
+    await post(page, {
+      type: 'init',
+      run: { key: 'compare:x', title: 'Compare: 2 runs', jobDir: RUNS[0].jobDir, status: '2 runs' },
+      series: COMPARE_SERIES,
+      compare: RUNS,
+    });
     await post(page, { type: 'config', runs: CONFIGS });
     await frames(page);
     assert.deepEqual([...new Set((await chart(page, 'critic/score/mean')).map((d) => d.source))], [RUNS[0].key]);
-    assert.deepEqual(await page.$$eval('#config-runs details', (els) => els.map((e: any) => e.dataset.key)), [RUNS[0].key]);
+    assert.deepEqual(await page.$$eval('#config-runs details', (els) => els.map((e: any) => e.dataset.key)), [
+      RUNS[0].key,
+    ]);
     const kept = await page.evaluate(() => (window as any).__state);
     assert.deepEqual([kept.compare, kept.runFilter, kept.tab], [state.compare, 'lr1', 'config']);
     assert.deepEqual(problems, []);
@@ -366,15 +515,49 @@ describe('a compare panel of more runs than the theme has chart colours', () => 
   test('the seventh run takes the first colour again, dashed, on its lines and in the legend', async () => {
     const page = await open();
     await setTheme(page, 'light');
-    const runs = Array.from({ length: 7 }, (_, i) => ({ key: `/jobs/r${i}`, title: `r${i}`, jobDir: `/jobs/r${i}`, status: 'on disk' }));
-    const series = runs.map((r, i) => ({ source: r.key, run: 'trainer', tag: 'critic/score/mean', steps: [1, 2], times: [1, 2], values: [i / 10, i / 10 + 0.05] }));
-    await post(page, { type: 'init', run: { key: 'compare:7', title: 'Compare: 7 runs', jobDir: runs[0].jobDir, status: '7 runs' }, series, compare: runs });
+    const runs = Array.from({ length: 7 }, (_, i) => ({
+      key: `/jobs/r${i}`,
+      title: `r${i}`,
+      jobDir: `/jobs/r${i}`,
+      status: 'on disk',
+    }));
+    const series = runs.map((r, i) => ({
+      source: r.key,
+      run: 'trainer',
+      tag: 'critic/score/mean',
+      steps: [1, 2],
+      times: [1, 2],
+      values: [i / 10, i / 10 + 0.05],
+    }));
+    await post(page, {
+      type: 'init',
+      run: { key: 'compare:7', title: 'Compare: 7 runs', jobDir: runs[0].jobDir, status: '7 runs' },
+      series,
+      compare: runs,
+    });
     await frames(page);
     const smooth = (await chart(page, 'critic/score/mean')).filter((d) => !d.raw);
     const v = THEMES.light.vars;
-    assert.deepEqual(smooth.map((d) => d.borderColor), [v['charts-blue'], v['charts-orange'], v['charts-green'], v['charts-purple'], v['charts-red'], v['charts-yellow'], v['charts-blue']]);
-    assert.deepEqual(smooth.map((d) => d.borderDash), [[], [], [], [], [], [], [6, 3]]);
-    assert.deepEqual(await page.$$eval('#run-legend .swatch', (els) => els.map((e: any) => e.classList.contains('dashed'))), [false, false, false, false, false, false, true]);
+    assert.deepEqual(
+      smooth.map((d) => d.borderColor),
+      [
+        v['charts-blue'],
+        v['charts-orange'],
+        v['charts-green'],
+        v['charts-purple'],
+        v['charts-red'],
+        v['charts-yellow'],
+        v['charts-blue'],
+      ],
+    );
+    assert.deepEqual(
+      smooth.map((d) => d.borderDash),
+      [[], [], [], [], [], [], [6, 3]],
+    );
+    assert.deepEqual(
+      await page.$$eval('#run-legend .swatch', (els) => els.map((e: any) => e.classList.contains('dashed'))),
+      [false, false, false, false, false, false, true],
+    );
     await page.screenshot({ path: join(ROOT, 'test-results', 'dashboard-compare-7-runs-light.png') });
     assert.deepEqual(problems, []);
     await page.close();

@@ -33,7 +33,19 @@ function tinyPng(width: number, height: number): Buffer {
   };
   const ihdr = [...u32(width), ...u32(height), 8, 2, 0, 0, 0];
   const idat = [...deflateSync(new Uint8Array((1 + 3 * width) * height))];
-  return Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...chunk('IHDR', ihdr), ...chunk('IDAT', idat), ...chunk('IEND', [])]);
+  return Buffer.from([
+    0x89,
+    0x50,
+    0x4e,
+    0x47,
+    0x0d,
+    0x0a,
+    0x1a,
+    0x0a,
+    ...chunk('IHDR', ihdr),
+    ...chunk('IDAT', idat),
+    ...chunk('IEND', []),
+  ]);
 }
 
 describe('dashboard axes', () => {
@@ -65,7 +77,15 @@ describe('dashboard axes', () => {
     assert.deepEqual(outlierExtent([col], 2, 5), { min: 1 + 0.1 * 1, max: 3 - 0.1 * 1 });
     assert.equal(outlierExtent([col], 7, 8), undefined);
     assert.equal(outlierExtent([{ xs: [1, 2], ys: [3, 3] }]), undefined);
-    const log = outlierExtent([{ xs: [1, 2, 3], ys: [-5, 0, 10] }, { xs: [1], ys: [20] }], undefined, undefined, true)!;
+    const log = outlierExtent(
+      [
+        { xs: [1, 2, 3], ys: [-5, 0, 10] },
+        { xs: [1], ys: [20] },
+      ],
+      undefined,
+      undefined,
+      true,
+    )!;
     assert.ok(Math.abs(log.min - 10.5) < 1e-12 && Math.abs(log.max - 19.5) < 1e-12);
   });
 });
@@ -84,7 +104,10 @@ describe('dashboard layout state', () => {
     assert.equal(l.toggleCollapsed('actor'), true);
     assert.equal(l.isCollapsed('actor'), true);
     assert.equal(l.toggleCollapsed('actor'), false);
-    assert.deepEqual(parseLayout({ collapsed: ['a', 3, 'a'], pins: { x: true, y: 'yes' } }), { collapsed: ['a'], pins: { x: true } });
+    assert.deepEqual(parseLayout({ collapsed: ['a', 3, 'a'], pins: { x: true, y: 'yes' } }), {
+      collapsed: ['a'],
+      pins: { x: true },
+    });
     assert.deepEqual(parseLayout({ collapsed: 'a', pins: [1] }), { collapsed: [], pins: {} });
   });
 });
@@ -93,14 +116,22 @@ describe('dashboard exports', () => {
   test('CSV: the metrics CLI’s header, RFC 4180 quoting, wall time from the run’s start, nan for non-finite', () => {
     const csv = csvOf('a,"b"', [{ run: 'trainer', steps: [1, 2], times: [0.5, 1], values: [0.25, null] }], 1000);
     assert.equal(csv, 'run,tag,step,wall_time,value\ntrainer,"a,""b""",1,1000.5,0.25\ntrainer,"a,""b""",2,1001,nan\n');
-    assert.equal(csvOf('t', [{ run: 'r', steps: [3], times: [4], values: [5] }], undefined), 'run,tag,step,wall_time,value\nr,t,3,,5\n');
+    assert.equal(
+      csvOf('t', [{ run: 'r', steps: [3], times: [4], values: [5] }], undefined),
+      'run,tag,step,wall_time,value\nr,t,3,,5\n',
+    );
     assert.equal(exportName('eval/math/accuracy/mean@4', 'png'), 'eval_math_accuracy_mean@4.png');
     assert.equal(exportName('../x', 'csv'), '__x.csv');
   });
 
   test('export messages are validated on receipt: format, a plain file name with its extension, a base64 PNG data URL', () => {
     const png = `data:image/png;base64,${tinyPng(3, 2).toString('base64')}`;
-    assert.deepEqual(parseWebviewMessage({ type: 'export', format: 'png', fileName: 'a.png', data: png }), { type: 'export', format: 'png', fileName: 'a.png', data: png });
+    assert.deepEqual(parseWebviewMessage({ type: 'export', format: 'png', fileName: 'a.png', data: png }), {
+      type: 'export',
+      format: 'png',
+      fileName: 'a.png',
+      data: png,
+    });
     assert.ok(parseWebviewMessage({ type: 'export', format: 'csv', fileName: 'a.csv', data: 'run\n' }));
     for (const bad of [
       { type: 'export', format: 'svg', fileName: 'a.svg', data: '' },
@@ -120,20 +151,42 @@ describe('dashboard exports', () => {
     writeExport(join(dir, 'x.csv'), { type: 'export', format: 'csv', fileName: 'x.csv', data: 'run,tag\nträiner,t\n' });
     assert.equal(readFileSync(join(dir, 'x.csv'), 'utf8'), 'run,tag\nträiner,t\n');
     const png = tinyPng(3, 2);
-    writeExport(join(dir, 'x.png'), { type: 'export', format: 'png', fileName: 'x.png', data: `data:image/png;base64,${png.toString('base64')}` });
+    writeExport(join(dir, 'x.png'), {
+      type: 'export',
+      format: 'png',
+      fileName: 'x.png',
+      data: `data:image/png;base64,${png.toString('base64')}`,
+    });
     const back = readFileSync(join(dir, 'x.png'));
     assert.deepEqual(back, png);
     assert.deepEqual(pngSize(new Uint8Array(back)), { width: 3, height: 2 });
-    assert.throws(() => exportBytes({ type: 'export', format: 'png', fileName: 'x.png', data: `data:image/png;base64,${Buffer.from('GIF89a not a png at all').toString('base64')}` }), /not a PNG/);
+    assert.throws(
+      () =>
+        exportBytes({
+          type: 'export',
+          format: 'png',
+          fileName: 'x.png',
+          data: `data:image/png;base64,${Buffer.from('GIF89a not a png at all').toString('base64')}`,
+        }),
+      /not a PNG/,
+    );
   });
 });
 
 describe('init carries the run’s start time', () => {
   test('a finite, non-negative startedAt passes; anything else drops the message', () => {
     const run = { key: 'k', title: 't', jobDir: '/j', status: 'running' };
-    assert.equal((parseHostMessage({ type: 'init', run: { ...run, startedAt: 1.7e9 }, series: [] }) as any).run.startedAt, 1.7e9);
+    assert.equal(
+      (parseHostMessage({ type: 'init', run: { ...run, startedAt: 1.7e9 }, series: [] }) as any).run.startedAt,
+      1.7e9,
+    );
     assert.ok(parseHostMessage({ type: 'init', run, series: [] }));
-    for (const startedAt of ['1', -1, null, Number.NaN]) assert.equal(parseHostMessage({ type: 'init', run: { ...run, startedAt }, series: [] }), undefined, String(startedAt));
+    for (const startedAt of ['1', -1, null, Number.NaN])
+      assert.equal(
+        parseHostMessage({ type: 'init', run: { ...run, startedAt }, series: [] }),
+        undefined,
+        String(startedAt),
+      );
   });
 });
 
@@ -145,10 +198,29 @@ describe('timeline marks', () => {
       { kind: 'sync', step: 3, time: 3, label: 'v2 (lag 1)' },
       { kind: 'sync', step: 4, time: 4, label: 'v3 (lag 1)' },
     ]);
-    assert.ok(MODEL_VERSION_TAG.test('rollout/model_version') && MODEL_VERSION_TAG.test('rollout/model_0/model_version') && !MODEL_VERSION_TAG.test('rollout/model_versions'));
-    const times = trainerTimes([{ run: 'sft/trainer', steps: [1, 2], times: [10, 20], values: [1, 1] }, { run: 'explorer', steps: [3], times: [99], values: [1] }]);
-    assert.deepEqual([...times], [[1, 10], [2, 20]]);
-    const [c2, c3] = checkpointMarks([{ step: 3, name: 'global_step_3' }, { step: 2, name: 'global_step_2' }], times);
+    assert.ok(
+      MODEL_VERSION_TAG.test('rollout/model_version') &&
+        MODEL_VERSION_TAG.test('rollout/model_0/model_version') &&
+        !MODEL_VERSION_TAG.test('rollout/model_versions'),
+    );
+    const times = trainerTimes([
+      { run: 'sft/trainer', steps: [1, 2], times: [10, 20], values: [1, 1] },
+      { run: 'explorer', steps: [3], times: [99], values: [1] },
+    ]);
+    assert.deepEqual(
+      [...times],
+      [
+        [1, 10],
+        [2, 20],
+      ],
+    );
+    const [c2, c3] = checkpointMarks(
+      [
+        { step: 3, name: 'global_step_3' },
+        { step: 2, name: 'global_step_2' },
+      ],
+      times,
+    );
     assert.deepEqual(c2, { kind: 'checkpoint', step: 2, time: 20, label: 'ckpt 2' });
     assert.equal(markX(c2, 'wall', 1000), 1020);
     assert.equal(markX(c3, 'relative', 1000), undefined, 'no trainer time for step 3: not on a time axis');
@@ -156,7 +228,11 @@ describe('timeline marks', () => {
   });
 
   test('checkpoints messages are validated', () => {
-    assert.deepEqual(parseHostMessage({ type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4', extra: 1 }] }), { type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4' }] });
-    for (const checkpoints of [[{ step: -1, name: 'x' }], [{ step: 1 }], 'x', [{ step: Number.NaN, name: 'x' }]]) assert.equal(parseHostMessage({ type: 'checkpoints', checkpoints }), undefined);
+    assert.deepEqual(
+      parseHostMessage({ type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4', extra: 1 }] }),
+      { type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4' }] },
+    );
+    for (const checkpoints of [[{ step: -1, name: 'x' }], [{ step: 1 }], 'x', [{ step: Number.NaN, name: 'x' }]])
+      assert.equal(parseHostMessage({ type: 'checkpoints', checkpoints }), undefined);
   });
 });

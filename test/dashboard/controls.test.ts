@@ -18,12 +18,22 @@ const TAG = 'critic/score/mean';
 const TRAINER = Array.from({ length: 19 }, (_, i) => i + 1).concat([1000]);
 const EXPLORER = [-500, 3, 4];
 const INIT: Series[] = [
-  { run: 'trainer', tag: TAG, steps: TRAINER.map((_, i) => i + 1), times: TRAINER.map((_, i) => 10 * (i + 1)), values: TRAINER },
+  {
+    run: 'trainer',
+    tag: TAG,
+    steps: TRAINER.map((_, i) => i + 1),
+    times: TRAINER.map((_, i) => 10 * (i + 1)),
+    values: TRAINER,
+  },
   { run: 'explorer', tag: TAG, steps: [2, 4, 7], times: [5, 25, 65], values: EXPLORER },
   { run: 'trainer', tag: 'actor/pg_loss', steps: [1, 2, 3], times: [10, 20, 30], values: [0.9, 0.5, 0.7] },
   { run: 'trainer', tag: 'actor/entropy', steps: [1, 2, 3], times: [10, 20, 30], values: [2.1, 2.0, 1.8] },
 ];
-const INIT_MESSAGE = { type: 'init', run: { key: '/jobs/c', title: 'controls', jobDir: '/jobs/c', status: 'running', startedAt: STARTED_AT }, series: INIT } as const;
+const INIT_MESSAGE = {
+  type: 'init',
+  run: { key: '/jobs/c', title: 'controls', jobDir: '/jobs/c', status: 'running', startedAt: STARTED_AT },
+  series: INIT,
+} as const;
 
 /** Float64 references written out again here (not imported from media/), so that the tests can fail. */
 function ema(values: number[], w: number): number[] {
@@ -64,10 +74,19 @@ describe('the dashboard chart controls', () => {
     await d.page.selectOption('#x-axis', 'wall');
     await d.frames();
     c = await d.chart(TAG);
-    assert.deepEqual(c.datasets.find((s) => s.run === 'trainer' && s.raw)!.x, INIT[0].times.map((t) => STARTED_AT + t));
-    assert.deepEqual(c.datasets.find((s) => s.run === 'explorer' && s.raw)!.x, [5, 25, 65].map((t) => STARTED_AT + t));
+    assert.deepEqual(
+      c.datasets.find((s) => s.run === 'trainer' && s.raw)!.x,
+      INIT[0].times.map((t) => STARTED_AT + t),
+    );
+    assert.deepEqual(
+      c.datasets.find((s) => s.run === 'explorer' && s.raw)!.x,
+      [5, 25, 65].map((t) => STARTED_AT + t),
+    );
     assert.equal(c.x.title, 'wall time');
-    const ticks: { value: number; label: string }[] = await d.page.evaluate((t) => (globalThis as any).__charts.get(t).scales.x.ticks.map((k: any) => ({ value: k.value, label: k.label })), TAG);
+    const ticks: { value: number; label: string }[] = await d.page.evaluate(
+      (t) => (globalThis as any).__charts.get(t).scales.x.ticks.map((k: any) => ({ value: k.value, label: k.label })),
+      TAG,
+    );
     assert.ok(ticks.length >= 2);
     for (const k of ticks) assert.equal(k.label, clock(k.value), `tick at ${k.value}`);
     assert.ok(c.x.min >= STARTED_AT && c.x.max <= STARTED_AT + 200 + 60, `x extent ${c.x.min}..${c.x.max}`);
@@ -90,7 +109,10 @@ describe('the dashboard chart controls', () => {
     const all = [...TRAINER, ...EXPLORER];
     const lo = quantile(all, 0.05);
     const hi = quantile(all, 0.95);
-    assert.ok(Math.abs(c.y.min - lo) <= 1e-12 && Math.abs(c.y.max - hi) <= 1e-12, `${c.y.min}..${c.y.max} vs ${lo}..${hi}`);
+    assert.ok(
+      Math.abs(c.y.min - lo) <= 1e-12 && Math.abs(c.y.max - hi) <= 1e-12,
+      `${c.y.min}..${c.y.max} vs ${lo}..${hi}`,
+    );
     // Outliers really are left out: the extent is inside both of them.
     assert.ok(c.y.min > -500 && c.y.max < 1000);
     assert.equal((await d.state()).settings.ignoreOutliers, true);
@@ -112,9 +134,15 @@ describe('the dashboard chart controls', () => {
     const explorer = ema(EXPLORER, 0.6)[1];
     const fmt = (v: number) => String(Number(v.toPrecision(5)));
     assert.deepEqual(tip.title, ['step 5']);
-    assert.deepEqual(tip.lines.sort(), [`explorer @ 4: ${fmt(explorer)} (raw 3)`, `trainer: ${fmt(trainer)} (raw 5)`].sort());
+    assert.deepEqual(
+      tip.lines.sort(),
+      [`explorer @ 4: ${fmt(explorer)} (raw 3)`, `trainer: ${fmt(trainer)} (raw 5)`].sort(),
+    );
     assert.ok(tip.opacity > 0, 'the tooltip is shown');
-    await d.page.screenshot({ path: join(ROOT, 'test-results', 'dashboard-tooltip.png'), clip: { x: at.x - 200, y: at.y - 120, width: 420, height: 260 } });
+    await d.page.screenshot({
+      path: join(ROOT, 'test-results', 'dashboard-tooltip.png'),
+      clip: { x: at.x - 200, y: at.y - 120, width: 420, height: 260 },
+    });
     await d.page.mouse.move(1, 1);
   });
 
@@ -125,7 +153,10 @@ describe('the dashboard chart controls', () => {
     await d.page.mouse.move(from.x, from.y);
     await d.page.mouse.down();
     await d.page.mouse.move((from.x + to.x) / 2, from.y, { steps: 3 });
-    await d.page.screenshot({ path: join(ROOT, 'test-results', 'dashboard-drag-zoom.png'), clip: { x: from.x - 80, y: from.y - 110, width: 400, height: 230 } });
+    await d.page.screenshot({
+      path: join(ROOT, 'test-results', 'dashboard-drag-zoom.png'),
+      clip: { x: from.x - 80, y: from.y - 110, width: 400, height: 230 },
+    });
     await d.page.mouse.move(to.x, to.y, { steps: 3 });
     await d.page.mouse.up();
     await d.frames();
@@ -139,7 +170,10 @@ describe('the dashboard chart controls', () => {
     await d.frames();
     c = await d.chart(TAG);
     const inView = [5, 6, 7, 8, 9, 10, 11, 12, 4];
-    assert.ok(Math.abs(c.y.min - quantile(inView, 0.05)) < 1e-12 && Math.abs(c.y.max - quantile(inView, 0.95)) < 1e-12, `${c.y.min}..${c.y.max}`);
+    assert.ok(
+      Math.abs(c.y.min - quantile(inView, 0.05)) < 1e-12 && Math.abs(c.y.max - quantile(inView, 0.95)) < 1e-12,
+      `${c.y.min}..${c.y.max}`,
+    );
     // A click (no drag) does not zoom.
     const mid = await d.pixelOf(TAG, 8);
     await d.page.mouse.click(mid.x, mid.y);
@@ -166,7 +200,12 @@ describe('the dashboard chart controls', () => {
   test('collapsed groups and pinned or unpinned cards are kept in the webview state and restored by a reload', async () => {
     const layout = () =>
       d.page.$$eval('section.group:not([hidden])', (els) =>
-        els.map((e: any) => ({ group: e.dataset.group, collapsed: e.querySelector('.cards').hidden, expanded: e.querySelector('.group-toggle').getAttribute('aria-expanded'), tags: [...e.querySelectorAll('.card')].map((c: any) => c.dataset.tag) })),
+        els.map((e: any) => ({
+          group: e.dataset.group,
+          collapsed: e.querySelector('.cards').hidden,
+          expanded: e.querySelector('.group-toggle').getAttribute('aria-expanded'),
+          tags: [...e.querySelectorAll('.card')].map((c: any) => c.dataset.tag),
+        })),
       );
     assert.deepEqual(await layout(), [
       { group: 'pinned', collapsed: false, expanded: 'true', tags: [TAG] },
@@ -208,12 +247,17 @@ describe('the dashboard chart controls', () => {
     assert.equal(csv.format, 'csv');
     assert.equal(csv.fileName, 'critic_score_mean.csv');
     const expected = ['run,tag,step,wall_time,value'];
-    for (const s of INIT.filter((x) => x.tag === TAG)) s.steps.forEach((step, i) => expected.push(`${s.run},${TAG},${step},${STARTED_AT + s.times[i]},${s.values[i]}`));
+    for (const s of INIT.filter((x) => x.tag === TAG))
+      s.steps.forEach((step, i) => expected.push(`${s.run},${TAG},${step},${STARTED_AT + s.times[i]},${s.values[i]}`));
     assert.deepEqual(csv.data.trimEnd().split('\n'), expected);
 
     assert.equal(png.format, 'png');
     assert.equal(png.fileName, 'critic_score_mean.png');
-    const canvas = await d.page.$eval(`.card[data-tag="${TAG}"] canvas`, (c: any) => ({ width: c.width, height: c.height, cssWidth: c.getBoundingClientRect().width }));
+    const canvas = await d.page.$eval(`.card[data-tag="${TAG}"] canvas`, (c: any) => ({
+      width: c.width,
+      height: c.height,
+      cssWidth: c.getBoundingClientRect().width,
+    }));
     assert.ok(canvas.width > 100 && canvas.height > 100);
     // What the extension receives is validated and decoded there.
     const pngMessage = parseWebviewMessage(png);
@@ -249,13 +293,34 @@ describe('the dashboard chart controls', () => {
   test('timeline marks: weight syncs (model version changes, with their lag) and checkpoints as vertical lines on every card, on each x axis', async () => {
     const versions = [0, 0, 1, 2, 2, 4, 4, 6];
     const exTimes = versions.map((_, i) => 5 + 10 * i);
-    await d.post({ ...INIT_MESSAGE, series: [...INIT, { run: 'explorer', tag: 'rollout/model_version', steps: [1, 2, 3, 4, 5, 6, 7, 8], times: exTimes, values: versions }] });
-    await d.post({ type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4' }, { step: 8, name: 'global_step_8' }] });
+    await d.post({
+      ...INIT_MESSAGE,
+      series: [
+        ...INIT,
+        {
+          run: 'explorer',
+          tag: 'rollout/model_version',
+          steps: [1, 2, 3, 4, 5, 6, 7, 8],
+          times: exTimes,
+          values: versions,
+        },
+      ],
+    });
+    await d.post({
+      type: 'checkpoints',
+      checkpoints: [
+        { step: 4, name: 'global_step_4' },
+        { step: 8, name: 'global_step_8' },
+      ],
+    });
     // Malformed: dropped, the marks stay.
     await d.post({ type: 'checkpoints', checkpoints: [{ step: 'nine', name: 'x' }] });
     await d.frames();
     const drawn = async (tag: string) => {
-      const marks: { kind: string; x: number; label: string }[] = await d.page.evaluate((t) => (globalThis as any).__charts.get(t).$timelineMarks, tag);
+      const marks: { kind: string; x: number; label: string }[] = await d.page.evaluate(
+        (t) => (globalThis as any).__charts.get(t).$timelineMarks,
+        tag,
+      );
       return marks.map((m) => `${m.kind} ${m.x} ${m.label}`).sort();
     };
     const expected = (x: (kind: string, step: number) => number) =>
@@ -269,7 +334,10 @@ describe('the dashboard chart controls', () => {
       ]
         .map(([k, step, label]) => `${k} ${x(k as string, step as number)} ${label}`)
         .sort();
-    assert.deepEqual(await drawn(TAG), expected((_, step) => step));
+    assert.deepEqual(
+      await drawn(TAG),
+      expected((_, step) => step),
+    );
     // The syncs at the explorer's times, the checkpoints at the trainer's (trainer step n logged at 10·n s).
     const time = (k: string, step: number) => (k === 'sync' ? exTimes[step - 1] : 10 * step);
     await d.page.selectOption('#x-axis', 'relative');
@@ -277,7 +345,10 @@ describe('the dashboard chart controls', () => {
     assert.deepEqual(await drawn(TAG), expected(time));
     await d.page.selectOption('#x-axis', 'wall');
     await d.frames();
-    assert.deepEqual(await drawn(TAG), expected((k, step) => STARTED_AT + time(k, step)));
+    assert.deepEqual(
+      await drawn(TAG),
+      expected((k, step) => STARTED_AT + time(k, step)),
+    );
     await d.page.selectOption('#x-axis', 'step');
     await d.frames();
     // A card whose x range ends at step 3 draws only the marks inside it.
@@ -296,12 +367,15 @@ describe('the dashboard chart controls', () => {
       const px = ctx.getImageData(x, top, w, h).data;
       const out = [0, 0];
       for (let row = 0; row < h; row++) {
-        if (px[(row * w) * 4 + 3] > 40) out[0]++;
+        if (px[row * w * 4 + 3] > 40) out[0]++;
         if (px[(row * w + w - 1) * 4 + 3] > 40) out[1]++;
       }
       return out;
     }, TAG);
-    assert.ok(painted[0] > 40 && painted[0] > 4 * painted[1], `painted rows ${painted[0]} at the mark vs ${painted[1]} beside it`);
+    assert.ok(
+      painted[0] > 40 && painted[0] > 4 * painted[1],
+      `painted rows ${painted[0]} at the mark vs ${painted[1]} beside it`,
+    );
   });
 
   test('screenshots of the controls in light, dark and high-contrast themes; no console errors, no CSP violations', async () => {
@@ -309,7 +383,10 @@ describe('the dashboard chart controls', () => {
     await d.page.mouse.move(1, 1);
     for (const name of Object.keys(THEMES) as ThemeName[]) {
       await d.setTheme(name);
-      await d.page.screenshot({ path: join(ROOT, 'test-results', `dashboard-controls-${name}.png`), clip: { x: 0, y: 0, width: 1200, height: 520 } });
+      await d.page.screenshot({
+        path: join(ROOT, 'test-results', `dashboard-controls-${name}.png`),
+        clip: { x: 0, y: 0, width: 1200, height: 520 },
+      });
     }
     assert.deepEqual(d.problems, []);
     assert.deepEqual(await d.page.evaluate(() => (globalThis as any).__csp), []);

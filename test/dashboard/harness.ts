@@ -14,22 +14,110 @@ import type { HostMessage } from '../../client/dashboard/messages';
 
 export const ROOT = resolve(__dirname, '..', '..');
 const MEDIA = join(ROOT, 'dist', 'media');
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const NONCE = 'Y29udHJvbHMtbm9uY2UtMTIz';
 
 /** VS Code's theme variables (a subset of Default Light+, Dark+ and High Contrast), set the way VS Code sets them. */
 export const THEMES = {
   light: {
     cls: 'vscode-light',
-    vars: { 'editor-background': '#ffffff', foreground: '#616161', descriptionForeground: '#717171', 'editorWidget-background': '#f3f3f3', 'editorWidget-border': '#c8c8c8', 'panel-border': '#80808059', 'input-background': '#ffffff', 'input-foreground': '#616161', 'input-border': '#cecece', 'dropdown-background': '#ffffff', 'dropdown-foreground': '#616161', 'dropdown-border': '#cecece', focusBorder: '#0090f1', 'button-background': '#007acc', 'button-foreground': '#ffffff', 'button-secondaryBackground': '#e5e5e5', 'button-secondaryForeground': '#000000', 'charts-blue': '#1a85ff', 'charts-orange': '#d18616', 'charts-green': '#388a34', 'charts-purple': '#652d90', 'charts-red': '#e51400', 'charts-yellow': '#bf8803', 'editorHoverWidget-background': '#f3f3f3', 'editorHoverWidget-border': '#c8c8c8' },
+    vars: {
+      'editor-background': '#ffffff',
+      foreground: '#616161',
+      descriptionForeground: '#717171',
+      'editorWidget-background': '#f3f3f3',
+      'editorWidget-border': '#c8c8c8',
+      'panel-border': '#80808059',
+      'input-background': '#ffffff',
+      'input-foreground': '#616161',
+      'input-border': '#cecece',
+      'dropdown-background': '#ffffff',
+      'dropdown-foreground': '#616161',
+      'dropdown-border': '#cecece',
+      focusBorder: '#0090f1',
+      'button-background': '#007acc',
+      'button-foreground': '#ffffff',
+      'button-secondaryBackground': '#e5e5e5',
+      'button-secondaryForeground': '#000000',
+      'charts-blue': '#1a85ff',
+      'charts-orange': '#d18616',
+      'charts-green': '#388a34',
+      'charts-purple': '#652d90',
+      'charts-red': '#e51400',
+      'charts-yellow': '#bf8803',
+      'editorHoverWidget-background': '#f3f3f3',
+      'editorHoverWidget-border': '#c8c8c8',
+    },
   },
   dark: {
     cls: 'vscode-dark',
-    vars: { 'editor-background': '#1e1e1e', foreground: '#cccccc', descriptionForeground: '#ccccccb3', 'editorWidget-background': '#252526', 'editorWidget-border': '#454545', 'panel-border': '#80808059', 'input-background': '#3c3c3c', 'input-foreground': '#cccccc', 'dropdown-background': '#3c3c3c', 'dropdown-foreground': '#f0f0f0', 'dropdown-border': '#3c3c3c', focusBorder: '#007fd4', 'button-background': '#0e639c', 'button-foreground': '#ffffff', 'button-secondaryBackground': '#3a3d41', 'button-secondaryForeground': '#ffffff', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'charts-green': '#89d185', 'charts-purple': '#b180d7', 'charts-red': '#f14c4c', 'charts-yellow': '#cca700', 'editorHoverWidget-background': '#252526', 'editorHoverWidget-border': '#454545' },
+    vars: {
+      'editor-background': '#1e1e1e',
+      foreground: '#cccccc',
+      descriptionForeground: '#ccccccb3',
+      'editorWidget-background': '#252526',
+      'editorWidget-border': '#454545',
+      'panel-border': '#80808059',
+      'input-background': '#3c3c3c',
+      'input-foreground': '#cccccc',
+      'dropdown-background': '#3c3c3c',
+      'dropdown-foreground': '#f0f0f0',
+      'dropdown-border': '#3c3c3c',
+      focusBorder: '#007fd4',
+      'button-background': '#0e639c',
+      'button-foreground': '#ffffff',
+      'button-secondaryBackground': '#3a3d41',
+      'button-secondaryForeground': '#ffffff',
+      'charts-blue': '#3794ff',
+      'charts-orange': '#d18616',
+      'charts-green': '#89d185',
+      'charts-purple': '#b180d7',
+      'charts-red': '#f14c4c',
+      'charts-yellow': '#cca700',
+      'editorHoverWidget-background': '#252526',
+      'editorHoverWidget-border': '#454545',
+    },
   },
   'high-contrast': {
     cls: 'vscode-high-contrast',
-    vars: { 'editor-background': '#000000', foreground: '#ffffff', descriptionForeground: '#ffffff', contrastBorder: '#6fc3df', 'editorWidget-background': '#0c141f', 'editorWidget-border': '#6fc3df', 'panel-border': '#6fc3df', 'input-background': '#000000', 'input-foreground': '#ffffff', 'input-border': '#6fc3df', 'dropdown-background': '#000000', 'dropdown-foreground': '#ffffff', 'dropdown-border': '#6fc3df', focusBorder: '#f38518', 'button-background': '#000000', 'button-foreground': '#ffffff', 'button-border': '#6fc3df', 'button-secondaryBackground': '#000000', 'button-secondaryForeground': '#ffffff', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'charts-green': '#89d185', 'charts-purple': '#b180d7', 'charts-red': '#f14c4c', 'charts-yellow': '#ffff00', 'editorHoverWidget-background': '#0c141f', 'editorHoverWidget-border': '#6fc3df' },
+    vars: {
+      'editor-background': '#000000',
+      foreground: '#ffffff',
+      descriptionForeground: '#ffffff',
+      contrastBorder: '#6fc3df',
+      'editorWidget-background': '#0c141f',
+      'editorWidget-border': '#6fc3df',
+      'panel-border': '#6fc3df',
+      'input-background': '#000000',
+      'input-foreground': '#ffffff',
+      'input-border': '#6fc3df',
+      'dropdown-background': '#000000',
+      'dropdown-foreground': '#ffffff',
+      'dropdown-border': '#6fc3df',
+      focusBorder: '#f38518',
+      'button-background': '#000000',
+      'button-foreground': '#ffffff',
+      'button-border': '#6fc3df',
+      'button-secondaryBackground': '#000000',
+      'button-secondaryForeground': '#ffffff',
+      'charts-blue': '#3794ff',
+      'charts-orange': '#d18616',
+      'charts-green': '#89d185',
+      'charts-purple': '#b180d7',
+      'charts-red': '#f14c4c',
+      'charts-yellow': '#ffff00',
+      'editorHoverWidget-background': '#0c141f',
+      'editorHoverWidget-border': '#6fc3df',
+    },
   },
 } as const;
 export type ThemeName = keyof typeof THEMES;
@@ -65,7 +153,8 @@ export async function drawn(page: Page): Promise<void> {
   // No named functions inside: tsx would wrap them in a helper the page does not have.
   await page.evaluate(async () => {
     const g = globalThis as any;
-    for (let i = 0; i < 2 || (g.__drawPending?.() ?? 0) > 0; i++) await new Promise<void>((ok) => g.requestAnimationFrame(() => ok()));
+    for (let i = 0; i < 2 || (g.__drawPending?.() ?? 0) > 0; i++)
+      await new Promise<void>((ok) => g.requestAnimationFrame(() => ok()));
   });
 }
 
@@ -89,7 +178,15 @@ export class DashboardPage {
 
   static async open(viewport = { width: 1200, height: 900 }): Promise<DashboardPage> {
     let origin = '';
-    const server = await serve(() => dashboardHtml({ cspSource: origin, nonce: NONCE, scriptUri: `${origin}/dashboard.js`, styleUri: `${origin}/dashboard.css`, title: 'Dashboard: test' }));
+    const server = await serve(() =>
+      dashboardHtml({
+        cspSource: origin,
+        nonce: NONCE,
+        scriptUri: `${origin}/dashboard.js`,
+        styleUri: `${origin}/dashboard.css`,
+        title: 'Dashboard: test',
+      }),
+    );
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport });
@@ -145,7 +242,11 @@ export class DashboardPage {
   }
 
   /** What a tag's chart holds (undecimated points) and its built scales. */
-  async chart(tag: string): Promise<{ datasets: Drawn[]; x: { min: number; max: number; type: string; title: string }; y: { min: number; max: number; type: string } }> {
+  async chart(tag: string): Promise<{
+    datasets: Drawn[];
+    x: { min: number; max: number; type: string; title: string };
+    y: { min: number; max: number; type: string };
+  }> {
     return this.page.evaluate((t) => {
       const c = (globalThis as any).__charts.get(t);
       if (!c) throw new Error(`no chart for ${t}`);

@@ -11,7 +11,12 @@ import fc from 'fast-check';
 import { Coalescer } from '../../client/dashboard/coalesce';
 import { dashboardHtml } from '../../client/dashboard/html';
 import { parseHostMessage, parsePanelState, parseWebviewMessage } from '../../client/dashboard/messages';
-import { latestRolloutsOfEvents, latestRolloutsOnDisk, seriesOfEvents, seriesOfRows } from '../../client/dashboard/series';
+import {
+  latestRolloutsOfEvents,
+  latestRolloutsOnDisk,
+  seriesOfEvents,
+  seriesOfRows,
+} from '../../client/dashboard/series';
 import { compareGroups, groupOf, isPinned, tagMatcher } from '../../media/dashboard/groups';
 import { smooth } from '../../media/dashboard/smoothing';
 import type { RuntimeEvent } from '../../runtime/protocol';
@@ -38,17 +43,21 @@ describe('smoothing (TensorBoard classic EMA)', () => {
 
   test('the smoothed value lies within the range of the values so far (any w in [0, 0.99])', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 50 }), fc.double({ min: 0, max: 0.99, noNaN: true }), (ys, w) => {
-        const out = smooth(ys, w) as number[];
-        let lo = Infinity;
-        let hi = -Infinity;
-        ys.forEach((y, i) => {
-          lo = Math.min(lo, y);
-          hi = Math.max(hi, y);
-          const tol = 1e-9 * Math.max(1, Math.abs(lo), Math.abs(hi));
-          assert.ok(out[i] >= lo - tol && out[i] <= hi + tol, `${out[i]} outside [${lo}, ${hi}]`);
-        });
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 50 }),
+        fc.double({ min: 0, max: 0.99, noNaN: true }),
+        (ys, w) => {
+          const out = smooth(ys, w) as number[];
+          let lo = Infinity;
+          let hi = -Infinity;
+          ys.forEach((y, i) => {
+            lo = Math.min(lo, y);
+            hi = Math.max(hi, y);
+            const tol = 1e-9 * Math.max(1, Math.abs(lo), Math.abs(hi));
+            assert.ok(out[i] >= lo - tol && out[i] <= hi + tol, `${out[i]} outside [${lo}, ${hi}]`);
+          });
+        },
+      ),
     );
   });
 });
@@ -57,7 +66,11 @@ describe('message validators', () => {
   const run = { key: '/j', title: 't', jobDir: '/j', status: 'running' };
   test('well-formed host messages pass, as themselves', () => {
     const msgs = [
-      { type: 'init', run, series: [{ run: 'trainer', tag: 'a', steps: [1, 2], times: [0.5, 1], values: [0.1, null] }] },
+      {
+        type: 'init',
+        run,
+        series: [{ run: 'trainer', tag: 'a', steps: [1, 2], times: [0.5, 1], values: [0.1, null] }],
+      },
       { type: 'append', points: [{ run: 'explorer', tag: 'b', step: 3, time: 2, value: null }] },
       { type: 'rollouts', step: 4, samples: [{ prompt: 'p', response: '<b>r</b>', reward: 1 }] },
       { type: 'status', status: 'finished', detail: '' },
@@ -85,14 +98,19 @@ describe('message validators', () => {
   test('webview messages: only `ready`; panel state needs a key and a job dir', () => {
     assert.deepEqual(parseWebviewMessage({ type: 'ready', extra: 1 }), { type: 'ready' });
     for (const m of [undefined, {}, { type: 'init' }, 'ready']) assert.equal(parseWebviewMessage(m), undefined);
-    assert.deepEqual(parsePanelState({ key: '/j#train', jobDir: '/j', settings: {} }), { key: '/j#train', jobDir: '/j' });
-    for (const s of [undefined, { key: '' , jobDir: '/j' }, { key: '/j' }]) assert.equal(parsePanelState(s), undefined);
+    assert.deepEqual(parsePanelState({ key: '/j#train', jobDir: '/j', settings: {} }), {
+      key: '/j#train',
+      jobDir: '/j',
+    });
+    for (const s of [undefined, { key: '', jobDir: '/j' }, { key: '/j' }]) assert.equal(parsePanelState(s), undefined);
   });
 });
 
 describe('cards', () => {
   test('reward and eval accuracy are pinned; the rest group by Trinity prefix, in Trinity order', () => {
-    assert.ok(isPinned('critic/score/mean') && isPinned('rollout/accuracy/mean') && isPinned('eval/gsm8k/accuracy/mean@8'));
+    assert.ok(
+      isPinned('critic/score/mean') && isPinned('rollout/accuracy/mean') && isPinned('eval/gsm8k/accuracy/mean@8'),
+    );
     assert.ok(!isPinned('eval/gsm8k/accuracy/std') && !isPinned('actor/pg_loss'));
     // SFT and DPO log no reward: their loss is what is pinned for them.
     assert.ok(isPinned('actor/sft_loss') && isPinned('actor/dpo_loss'));
@@ -115,7 +133,13 @@ describe('series', () => {
     const events: RuntimeEvent[] = [
       { type: 'metrics', role: 'explorer', step: 1, time: 1.5, values: { 'rollout/accuracy/mean': 0.25 } },
       { type: 'rollouts', step: 1, samples: [{ prompt: 'a', response: 'b', reward: 0 }] },
-      { type: 'metrics', role: 'trainer', step: 1, time: 2, values: { 'critic/score/mean': 0.25, 'actor/grad_norm': Number.POSITIVE_INFINITY } },
+      {
+        type: 'metrics',
+        role: 'trainer',
+        step: 1,
+        time: 2,
+        values: { 'critic/score/mean': 0.25, 'actor/grad_norm': Number.POSITIVE_INFINITY },
+      },
       { type: 'metrics', role: 'explorer', step: 2, time: 3, values: { 'rollout/accuracy/mean': 0.5 } },
       { type: 'rollouts', step: 2, samples: [{ prompt: 'c', response: 'd', reward: 1 }] },
     ];
@@ -143,7 +167,10 @@ describe('series', () => {
     const job = mkdtempSync(join(tmpdir(), 'twb-dash-'));
     assert.equal(latestRolloutsOnDisk(job), undefined);
     mkdirSync(join(job, 'monitor'));
-    writeFileSync(join(job, 'monitor', 'rollouts.jsonl'), `${JSON.stringify({ step: 1, samples: [{ prompt: 'p1', response: 'r1', reward: 0.5 }] })}\n{"step": 2, "samp`);
+    writeFileSync(
+      join(job, 'monitor', 'rollouts.jsonl'),
+      `${JSON.stringify({ step: 1, samples: [{ prompt: 'p1', response: 'r1', reward: 0.5 }] })}\n{"step": 2, "samp`,
+    );
     assert.deepEqual(latestRolloutsOnDisk(job), { step: 1, samples: [{ prompt: 'p1', response: 'r1', reward: 0.5 }] });
   });
 });
@@ -166,10 +193,22 @@ describe('batching and the HTML', () => {
   });
 
   test('strict CSP: nothing by default, scripts only with the nonce, styles and images from the webview source', () => {
-    const html = dashboardHtml({ cspSource: 'vscode-webview://abc', nonce: 'N0nce', scriptUri: 'vscode-webview://abc/d.js', styleUri: 'vscode-webview://abc/d.css', title: 'Dashboard: <run>' });
+    const html = dashboardHtml({
+      cspSource: 'vscode-webview://abc',
+      nonce: 'N0nce',
+      scriptUri: 'vscode-webview://abc/d.js',
+      styleUri: 'vscode-webview://abc/d.css',
+      title: 'Dashboard: <run>',
+    });
     const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)![1];
-    assert.equal(csp, "default-src &#39;none&#39;; script-src &#39;nonce-N0nce&#39;; style-src vscode-webview://abc; img-src vscode-webview://abc data:; font-src vscode-webview://abc");
-    assert.deepEqual([...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]), ['<script nonce="N0nce" src="vscode-webview://abc/d.js">']);
+    assert.equal(
+      csp,
+      'default-src &#39;none&#39;; script-src &#39;nonce-N0nce&#39;; style-src vscode-webview://abc; img-src vscode-webview://abc data:; font-src vscode-webview://abc',
+    );
+    assert.deepEqual(
+      [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]),
+      ['<script nonce="N0nce" src="vscode-webview://abc/d.js">'],
+    );
     assert.ok(html.includes('<title>Dashboard: &#60;run&#62;</title>'));
     assert.ok(!/https?:\/\//.test(html), 'no remote resources');
   });

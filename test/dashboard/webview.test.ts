@@ -46,7 +46,6 @@ function closeTo(actual: (number | null)[], expected: (number | null)[], what: s
   }
 }
 
-
 let server: Server;
 let browser: Browser;
 let page: Page;
@@ -78,7 +77,14 @@ async function chart(tag: string): Promise<{ datasets: Drawn[]; yType: string; y
     return {
       datasets: c.data.datasets.map((d: any) => {
         const pts = d._data ?? d.data;
-        return { label: d.label, run: d.run, raw: d.raw, x: pts.map((p: any) => p.x), y: pts.map((p: any) => p.y), borderColor: d.borderColor };
+        return {
+          label: d.label,
+          run: d.run,
+          raw: d.raw,
+          x: pts.map((p: any) => p.x),
+          y: pts.map((p: any) => p.y),
+          borderColor: d.borderColor,
+        };
       }),
       yType: c.options.scales.y.type,
       yBuilt: c.scales.y.type,
@@ -106,7 +112,13 @@ async function setTheme(name: ThemeName): Promise<void> {
 
 const REWARD = [0.1, 0.25, null, 0.3, 0.42, 0.38, 0.55];
 const INIT: Series[] = [
-  { run: 'trainer', tag: 'critic/score/mean', steps: [1, 2, 3, 4, 5, 6, 7], times: [2, 4, 6, 8, 10, 12, 14], values: REWARD },
+  {
+    run: 'trainer',
+    tag: 'critic/score/mean',
+    steps: [1, 2, 3, 4, 5, 6, 7],
+    times: [2, 4, 6, 8, 10, 12, 14],
+    values: REWARD,
+  },
   { run: 'trainer', tag: 'actor/pg_loss', steps: [1, 2, 3], times: [2, 4, 6], values: [0.9, 0.5, 0.7] },
   { run: 'trainer', tag: 'actor/entropy', steps: [1, 2, 3], times: [2, 4, 6], values: [2, 2, 2] },
   { run: 'explorer', tag: 'rollout/accuracy/mean', steps: [1, 2, 3], times: [1, 3, 5], values: [0.2, 0.4, 0.3] },
@@ -118,14 +130,20 @@ const INIT: Series[] = [
 before(async () => {
   server = await serve(() => {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    return dashboardHtml({ cspSource: origin, nonce: NONCE, scriptUri: `${origin}/dashboard.js`, styleUri: `${origin}/dashboard.css`, title: 'Dashboard: test' });
+    return dashboardHtml({
+      cspSource: origin,
+      nonce: NONCE,
+      scriptUri: `${origin}/dashboard.js`,
+      styleUri: `${origin}/dashboard.css`,
+      title: 'Dashboard: test',
+    });
   });
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
   });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.stack}`));
+  page.on('pageerror', (e) => problems.push(`page error: ${e.stack}`));
   page.on('dialog', (d) => {
     problems.push(`dialog: ${d.message()}`);
     void d.dismiss();
@@ -154,13 +172,22 @@ after(async () => {
 describe('the dashboard webview', () => {
   test('says ready, draws the init series as points, one card per tag, reward and eval accuracy pinned first', async () => {
     await page.waitForFunction(() => (window as any).__posted.some((m: any) => m.type === 'ready'));
-    await post({ type: 'init', run: { key: '/jobs/a', title: 'grpo · run a', jobDir: '/jobs/a', status: 'running' }, series: INIT });
+    await post({
+      type: 'init',
+      run: { key: '/jobs/a', title: 'grpo · run a', jobDir: '/jobs/a', status: 'running' },
+      series: INIT,
+    });
     await frames();
     const reward = await chart('critic/score/mean');
     const raw = reward.datasets.find((d) => d.raw)!;
     assert.deepEqual(raw.x, [1, 2, 3, 4, 5, 6, 7]);
     assert.deepEqual(raw.y, REWARD);
-    const groups = await page.$$eval('section.group', (els) => els.map((e) => [(e as HTMLElement).dataset.group, [...e.querySelectorAll('.card')].map((c) => (c as HTMLElement).dataset.tag)]));
+    const groups = await page.$$eval('section.group', (els) =>
+      els.map((e) => [
+        (e as HTMLElement).dataset.group,
+        [...e.querySelectorAll('.card')].map((c) => (c as HTMLElement).dataset.tag),
+      ]),
+    );
     assert.deepEqual(groups, [
       ['pinned', ['critic/score/mean', 'rollout/accuracy/mean', 'eval/math/accuracy/mean@4']],
       ['actor', ['actor/entropy', 'actor/pg_loss']],
@@ -176,9 +203,23 @@ describe('the dashboard webview', () => {
     const more = [0.6, Number.NaN, 0.58, 0.71];
     for (let i = 0; i < more.length; i++) {
       const v = more[i];
-      await post({ type: 'append', points: [{ run: 'trainer', tag: 'critic/score/mean', step: 8 + i, time: 16 + 2 * i, value: Number.isFinite(v) ? v : null }] });
+      await post({
+        type: 'append',
+        points: [
+          {
+            run: 'trainer',
+            tag: 'critic/score/mean',
+            step: 8 + i,
+            time: 16 + 2 * i,
+            value: Number.isFinite(v) ? v : null,
+          },
+        ],
+      });
     }
-    await post({ type: 'append', points: [{ run: 'explorer', tag: 'critic/score/mean', step: 1, time: 1, value: 0.05 }] });
+    await post({
+      type: 'append',
+      points: [{ run: 'explorer', tag: 'critic/score/mean', step: 1, time: 1, value: 0.05 }],
+    });
     await frames();
     const all = [...REWARD, 0.6, null, 0.58, 0.71];
     const c = await chart('critic/score/mean');
@@ -187,7 +228,10 @@ describe('the dashboard webview', () => {
     assert.deepEqual(trainerRaw.x, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     assert.deepEqual(trainerRaw.y, all);
     closeTo(trainerSmooth.y, reference(all, 0.6), 'smoothed at 0.6');
-    assert.ok(c.datasets.some((d) => d.run === 'explorer'), 'a second run gets its own line');
+    assert.ok(
+      c.datasets.some((d) => d.run === 'explorer'),
+      'a second run gets its own line',
+    );
     // A constant series is drawn unsmoothed.
     const entropy = await chart('actor/entropy');
     assert.deepEqual(entropy.datasets.find((d) => !d.raw)!.y, [2, 2, 2]);
@@ -235,7 +279,10 @@ describe('the dashboard webview', () => {
   test('malformed and unknown messages are dropped', async () => {
     const before = (await chart('actor/pg_loss')).datasets[0].y;
     await post({ type: 'append', points: [{ run: 'trainer', tag: 'actor/pg_loss', step: 'four', time: 8, value: 1 }] });
-    await post({ type: 'append', points: [{ run: 'trainer', tag: 'actor/pg_loss', step: 4, time: 8, value: 1 }, { tag: 'x' }] });
+    await post({
+      type: 'append',
+      points: [{ run: 'trainer', tag: 'actor/pg_loss', step: 4, time: 8, value: 1 }, { tag: 'x' }],
+    });
     await post({ type: 'init', run: { key: 'k' }, series: [] });
     await post({ type: 'explode' });
     await frames();
@@ -245,9 +292,18 @@ describe('the dashboard webview', () => {
 
   test('rollout text with <script> and <img onerror> shows as text; nothing of it becomes markup', async () => {
     const evil = '<script>alert(1)</script>';
-    await post({ type: 'rollouts', step: 12, samples: [{ prompt: evil, response: '<img src=x onerror="alert(2)"> 42', reward: 1 }, { prompt: 'What is 2+3?', response: '5', reward: null }] });
+    await post({
+      type: 'rollouts',
+      step: 12,
+      samples: [
+        { prompt: evil, response: '<img src=x onerror="alert(2)"> 42', reward: 1 },
+        { prompt: 'What is 2+3?', response: '5', reward: null },
+      ],
+    });
     await page.click('#tab-rollouts');
-    const cells = await page.$$eval('#rollouts-table tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    const cells = await page.$$eval('#rollouts-table tbody tr', (rows) =>
+      rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)),
+    );
     assert.deepEqual(cells, [
       ['1', evil, '<img src=x onerror="alert(2)"> 42'],
       ['n/a', 'What is 2+3?', '5'],
@@ -258,7 +314,14 @@ describe('the dashboard webview', () => {
   });
 
   test('each card says which config keys drive it; a click asks the extension to reveal the key', async () => {
-    await post({ type: 'drivers', drivers: { 'response_length/mean': ['model.max_response_tokens'], 'actor/entropy': ['algorithm.entropy_loss_fn', 'algorithm.entropy_loss_fn_args.entropy_coef'], 'later/tag': ['buffer.batch_size'] } });
+    await post({
+      type: 'drivers',
+      drivers: {
+        'response_length/mean': ['model.max_response_tokens'],
+        'actor/entropy': ['algorithm.entropy_loss_fn', 'algorithm.entropy_loss_fn_args.entropy_coef'],
+        'later/tag': ['buffer.batch_size'],
+      },
+    });
     // A key that is not a dotted config path drops the whole message.
     await post({ type: 'drivers', drivers: { 'time/step': ['model.x', '<img src=x onerror=alert(1)>'] } });
     await frames();
@@ -267,11 +330,16 @@ describe('the dashboard webview', () => {
         await page.$$eval('.card', (cards) =>
           cards.flatMap((c) => {
             const p = c.querySelector('.drivers');
-            return p && !p.hidden ? [[(c as HTMLElement).dataset.tag, [...p.querySelectorAll('button')].map((b) => b.textContent)]] : [];
+            return p && !p.hidden
+              ? [[(c as HTMLElement).dataset.tag, [...p.querySelectorAll('button')].map((b) => b.textContent)]]
+              : [];
           }),
         ),
       );
-    assert.deepEqual(await shown(), { 'actor/entropy': ['algorithm.entropy_loss_fn', 'algorithm.entropy_loss_fn_args.entropy_coef'], 'response_length/mean': ['model.max_response_tokens'] });
+    assert.deepEqual(await shown(), {
+      'actor/entropy': ['algorithm.entropy_loss_fn', 'algorithm.entropy_loss_fn_args.entropy_coef'],
+      'response_length/mean': ['model.max_response_tokens'],
+    });
     // A card made after its drivers came shows them too.
     await post({ type: 'append', points: [{ run: 'trainer', tag: 'later/tag', step: 1, time: 1, value: 1 }] });
     await frames();
@@ -296,13 +364,25 @@ describe('the dashboard webview', () => {
   });
 
   test('20 000 streamed points: all kept, LTTB-decimated for drawing, no animation, no parsing', async () => {
-    const points = Array.from({ length: 20_000 }, (_, i) => ({ run: 'trainer', tag: 'actor/kl_loss', step: i + 1, time: i, value: Math.sin(i / 500) + 2 }));
+    const points = Array.from({ length: 20_000 }, (_, i) => ({
+      run: 'trainer',
+      tag: 'actor/kl_loss',
+      step: i + 1,
+      time: i,
+      value: Math.sin(i / 500) + 2,
+    }));
     for (let i = 0; i < points.length; i += 2000) await post({ type: 'append', points: points.slice(i, i + 2000) });
     await frames();
     const drawn = await page.evaluate(() => {
       const c = (window as any).__charts.get('actor/kl_loss');
       const raw = c.data.datasets.find((d: any) => d.raw);
-      return { kept: (raw._data ?? raw.data).length, drawn: raw.data.length, animation: c.options.animation, parsing: c.options.parsing, decimation: c.options.plugins.decimation.algorithm };
+      return {
+        kept: (raw._data ?? raw.data).length,
+        drawn: raw.data.length,
+        animation: c.options.animation,
+        parsing: c.options.parsing,
+        decimation: c.options.plugins.decimation.algorithm,
+      };
     });
     assert.equal(drawn.kept, 20_000);
     assert.ok(drawn.drawn < 5_000, `drawn ${drawn.drawn} points`);
@@ -320,7 +400,9 @@ describe('the dashboard webview', () => {
       return (window as any).__inlineRan === true;
     });
     assert.equal(ran, false);
-    assert.deepEqual(await page.evaluate(() => (window as any).__csp.map((v: string) => v.split(' ')[0])), ['script-src-elem']);
+    assert.deepEqual(await page.evaluate(() => (window as any).__csp.map((v: string) => v.split(' ')[0])), [
+      'script-src-elem',
+    ]);
     problems.length = 0;
   });
 });

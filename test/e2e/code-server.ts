@@ -16,7 +16,17 @@
  * their own process group or were reparented, and checks that none is left.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -64,15 +74,33 @@ export interface CodeServerSession {
 }
 
 const MARKER = 'TRINITY_E2E_SESSION';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const QUIET_SETTINGS = { 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'extensions.autoUpdate': false, 'extensions.autoCheckUpdates': false };
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const QUIET_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+};
 
 let binary: string | undefined;
 
 /** The code-server binary, installed by .ci/code-server.sh on first use (minutes; a no-op when cached). */
 export function codeServerBinary(): string {
   if (binary) return binary;
-  const install = spawnSync('bash', [join(ROOT, '.ci', 'code-server.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const install = spawnSync('bash', [join(ROOT, '.ci', 'code-server.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (install.status !== 0) throw new Error('could not install code-server (.ci/code-server.sh)');
   binary = install.stdout.trim().split('\n').pop()!;
   return binary;
@@ -86,10 +114,20 @@ export function builtinExtensionDir(name: string): string {
 /** Installs a VSIX into an extensions folder with code-server's own CLI; returns the installed extension's folder. */
 export function installVsix(vsix: string, extensionsDir: string, env: NodeJS.ProcessEnv = process.env): string {
   const before = new Set(existsSync(extensionsDir) ? readdirSync(extensionsDir) : []);
-  const r = spawnSync(codeServerBinary(), ['--install-extension', vsix, '--extensions-dir', extensionsDir], { encoding: 'utf8', env, timeout: 120_000 });
-  if (r.status !== 0 || !/was successfully installed/.test(r.stdout)) throw new Error(`code-server --install-extension ${vsix} failed (${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
-  const added = readdirSync(extensionsDir).filter((d) => !before.has(d) && !d.startsWith('.') && d !== 'extensions.json');
-  if (added.length !== 1) throw new Error(`expected one new extension folder in ${extensionsDir}, found: ${added.join(', ') || 'none'}`);
+  const r = spawnSync(codeServerBinary(), ['--install-extension', vsix, '--extensions-dir', extensionsDir], {
+    encoding: 'utf8',
+    env,
+    timeout: 120_000,
+  });
+  if (r.status !== 0 || !/was successfully installed/.test(r.stdout))
+    throw new Error(
+      `code-server --install-extension ${vsix} failed (${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`,
+    );
+  const added = readdirSync(extensionsDir).filter(
+    (d) => !before.has(d) && !d.startsWith('.') && d !== 'extensions.json',
+  );
+  if (added.length !== 1)
+    throw new Error(`expected one new extension folder in ${extensionsDir}, found: ${added.join(', ') || 'none'}`);
   return join(extensionsDir, added[0]);
 }
 
@@ -158,7 +196,10 @@ export async function startCodeServer(opts: CodeServerOptions = {}): Promise<Cod
   mkdirSync(join(userData, 'User'), { recursive: true });
   mkdirSync(workspace, { recursive: true });
   mkdirSync(extensions, { recursive: true });
-  writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...opts.settings }, null, 2));
+  writeFileSync(
+    join(userData, 'User', 'settings.json'),
+    JSON.stringify({ ...QUIET_SETTINGS, ...opts.settings }, null, 2),
+  );
   for (const [file, text] of Object.entries(opts.workspace ?? {})) {
     mkdirSync(dirname(join(workspace, file)), { recursive: true });
     writeFileSync(join(workspace, file), text);
@@ -172,7 +213,19 @@ export async function startCodeServer(opts: CodeServerOptions = {}): Promise<Cod
   // Detached: code-server leads its own process group, so the group can be killed whole.
   const server: ChildProcess = spawn(
     codeServer,
-    ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--user-data-dir', userData, '--extensions-dir', extensions, workspace],
+    [
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--user-data-dir',
+      userData,
+      '--extensions-dir',
+      extensions,
+      workspace,
+    ],
     { stdio: ['ignore', logFd, logFd], detached: true, env },
   );
   closeSync(logFd);
@@ -187,7 +240,10 @@ export async function startCodeServer(opts: CodeServerOptions = {}): Promise<Cod
     (closed ??= (async () => {
       await Promise.race([browser?.close().catch(() => undefined), sleep(10_000)]);
       const left = await killSession(pid, dir);
-      if (left.length > 0) throw new Error(`processes of the code-server session survived SIGKILL:\n${left.map(([p, c]) => `${p} ${c}`).join('\n')}`);
+      if (left.length > 0)
+        throw new Error(
+          `processes of the code-server session survived SIGKILL:\n${left.map(([p, c]) => `${p} ${c}`).join('\n')}`,
+        );
       rmSync(dir, { recursive: true, force: true });
     })());
 
@@ -227,6 +283,9 @@ export async function startCodeServer(opts: CodeServerOptions = {}): Promise<Cod
   } catch (e) {
     const printed = log();
     await close().catch(() => undefined);
-    throw new Error(`code-server did not open the workspace: ${(e as Error).message}\ncode-server's log:\n${printed.slice(-4000)}`, { cause: e });
+    throw new Error(
+      `code-server did not open the workspace: ${(e as Error).message}\ncode-server's log:\n${printed.slice(-4000)}`,
+      { cause: e },
+    );
   }
 }

@@ -18,9 +18,13 @@ before(async () => {
   vscode = await startCodeServer({
     workspace: {
       // Never opened in the test: only Check All Configs can report it.
-      'configs/typo.yaml': 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_time: 8\nbuffer:\n  batch_size: 4\n',
+      'configs/typo.yaml':
+        'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_time: 8\nbuffer:\n  batch_size: 4\n',
       'notes/readme.yaml': 'just: some yaml\n',
-      '.vscode/tasks.json': JSON.stringify({ version: '2.0.0', tasks: [{ type: 'trinity', config: 'configs/typo.yaml', command: 'check', label: 'check typo' }] }),
+      '.vscode/tasks.json': JSON.stringify({
+        version: '2.0.0',
+        tasks: [{ type: 'trinity', config: 'configs/typo.yaml', command: 'check', label: 'check typo' }],
+      }),
     },
     // The runs test is in the light theme; this one shows the extension's parts in the dark one.
     settings: { 'workbench.colorTheme': 'Default Dark Modern' },
@@ -50,7 +54,8 @@ async function choose(label: string): Promise<void> {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
   await row.waitFor({ timeout: 30_000 });
   const focused = page.locator('.quick-input-list .monaco-list-row.focused');
-  for (let i = 0; i < 10 && !((await focused.textContent().catch(() => '')) ?? '').trim().startsWith(label); i++) await page.keyboard.press('ArrowDown');
+  for (let i = 0; i < 10 && !((await focused.textContent().catch(() => '')) ?? '').trim().startsWith(label); i++)
+    await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
 }
 
@@ -60,13 +65,17 @@ test('New Config from Example, Check All Configs and Select Trinity Release', { 
     await page.locator('.activitybar .action-item a[aria-label^="Trinity"]').waitFor({ timeout: 60_000 });
     // The example list describes each example by its first comment lines.
     await command('Trinity: New Config from Example');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'single-digit addition' }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: 'single-digit addition' })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await vscode.screenshot('vscode-tools-1-examples');
     await pick('arithmetic/arithmetic.trinity.yaml');
     const copied = join(vscode.workspace, 'arithmetic', 'arithmetic.trinity.yaml');
     await page.locator('.tab', { hasText: 'arithmetic.trinity.yaml' }).waitFor({ timeout: 30_000 });
     assert.ok(existsSync(copied));
-    for (const f of ['train.jsonl', 'eval.jsonl', 'sft.jsonl']) assert.ok(existsSync(join(vscode.workspace, 'arithmetic', 'data', f)), f);
+    for (const f of ['train.jsonl', 'eval.jsonl', 'sft.jsonl'])
+      assert.ok(existsSync(join(vscode.workspace, 'arithmetic', 'data', f)), f);
 
     // A `trinity` check task from tasks.json: its output, read by the $trinity problem matcher, fills the Problems
     // panel for a file no editor has opened (so the language server has not checked it).
@@ -74,7 +83,10 @@ test('New Config from Example, Check All Configs and Select Trinity Release', { 
     await pick('check typo');
     const fromTask = page.locator('.markers-panel .monaco-tl-contents', { hasText: 'Unknown key `repeat_time`' });
     // The task's terminal takes the panel while it runs: open Problems once the matcher has counted errors.
-    await page.locator('[id="status.problems"] [aria-label*="Errors: 3"], [id="status.problems"][aria-label*="Errors: 3"]').first().waitFor({ state: 'attached', timeout: 60_000 });
+    await page
+      .locator('[id="status.problems"] [aria-label*="Errors: 3"], [id="status.problems"][aria-label*="Errors: 3"]')
+      .first()
+      .waitFor({ state: 'attached', timeout: 60_000 });
     await page.keyboard.press('Control+Shift+M');
     await fromTask.first().waitFor({ timeout: 60_000 });
     await vscode.screenshot('vscode-tools-2-task');
@@ -82,7 +94,9 @@ test('New Config from Example, Check All Configs and Select Trinity Release', { 
 
     // Check All Configs: the unopened config's error reaches the Problems panel; the plain YAML file is not a config.
     await command('Trinity: Check All Configs in Workspace');
-    await page.locator('.notification-toast', { hasText: /2 Trinity configs checked: 3 errors/ }).waitFor({ timeout: 60_000 });
+    await page
+      .locator('.notification-toast', { hasText: /2 Trinity configs checked: 3 errors/ })
+      .waitFor({ timeout: 60_000 });
     const problem = page.locator('.markers-panel .monaco-tl-contents', { hasText: 'Unknown key `repeat_time`' });
     await problem.first().waitFor({ timeout: 30_000 });
     assert.match((await problem.first().textContent()) ?? '', /Unknown key `repeat_time`/);

@@ -21,13 +21,37 @@ let vscode: CodeServerSession;
 let page: Page;
 
 before(async () => {
-  const files: Record<string, string> = { 'arithmetic/arithmetic.trinity.yaml': readFileSync(join(EXAMPLE, 'arithmetic.trinity.yaml'), 'utf8') };
-  for (const f of readdirSync(join(EXAMPLE, 'data'))) files[`arithmetic/data/${f}`] = readFileSync(join(EXAMPLE, 'data', f), 'utf8');
-  vscode = await startCodeServer({ workspace: files, settings: { 'trinityWorkbench.backend': 'wasm', 'trinityWorkbench.inlayHints': false } });
+  const files: Record<string, string> = {
+    'arithmetic/arithmetic.trinity.yaml': readFileSync(join(EXAMPLE, 'arithmetic.trinity.yaml'), 'utf8'),
+  };
+  for (const f of readdirSync(join(EXAMPLE, 'data')))
+    files[`arithmetic/data/${f}`] = readFileSync(join(EXAMPLE, 'data', f), 'utf8');
+  vscode = await startCodeServer({
+    workspace: files,
+    settings: { 'trinityWorkbench.backend': 'wasm', 'trinityWorkbench.inlayHints': false },
+  });
   page = vscode.page;
   const created = spawnSync(
     process.execPath,
-    [join(vscode.extensionDir, 'dist', 'cli.js'), 'model', 'create', '--arch', 'qwen2', '--layers', '1', '--hidden', '32', '--heads', '4', '--kv-heads', '2', '--vocab', 'char:0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz', '--out', join(vscode.workspace, 'arithmetic', 'model')],
+    [
+      join(vscode.extensionDir, 'dist', 'cli.js'),
+      'model',
+      'create',
+      '--arch',
+      'qwen2',
+      '--layers',
+      '1',
+      '--hidden',
+      '32',
+      '--heads',
+      '4',
+      '--kv-heads',
+      '2',
+      '--vocab',
+      'char:0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz',
+      '--out',
+      join(vscode.workspace, 'arithmetic', 'model'),
+    ],
     { encoding: 'utf8', timeout: 120_000 },
   );
   assert.equal(created.status, 0, created.stderr);
@@ -37,10 +61,16 @@ after(async () => {
   await vscode?.close();
 });
 
-const recordPath = () => join(vscode.workspace, 'checkpoints', 'trinity-workbench-demo', 'arithmetic', 'state', 'run.json');
-const record = (): RunRecord | undefined => (existsSync(recordPath()) ? (JSON.parse(readFileSync(recordPath(), 'utf8')) as RunRecord) : undefined);
+const recordPath = () =>
+  join(vscode.workspace, 'checkpoints', 'trinity-workbench-demo', 'arithmetic', 'state', 'run.json');
+const record = (): RunRecord | undefined =>
+  existsSync(recordPath()) ? (JSON.parse(readFileSync(recordPath(), 'utf8')) as RunRecord) : undefined;
 
-async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  f: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs: number,
+): Promise<T> {
   const t0 = Date.now();
   for (;;) {
     const v = await f();
@@ -50,35 +80,64 @@ async function until<T>(what: string, f: () => T | undefined | false | Promise<T
   }
 }
 
-test('reloading the window stops its live run: no process is left, and the run can be resumed', { timeout: 400_000 }, async () => {
-  try {
-    await page.keyboard.press('Control+P');
-    await page.keyboard.type('arithmetic.trinity.yaml');
-    await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("arithmetic.trinity.yaml")', { timeout: 30_000 });
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('.monaco-editor .codelens-decoration a:has-text("Run")', { state: 'attached', timeout: 90_000 });
-    await page.locator('.editor-actions .action-label.codicon-play').click();
+test(
+  'reloading the window stops its live run: no process is left, and the run can be resumed',
+  { timeout: 400_000 },
+  async () => {
+    try {
+      await page.keyboard.press('Control+P');
+      await page.keyboard.type('arithmetic.trinity.yaml');
+      await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("arithmetic.trinity.yaml")', {
+        timeout: 30_000,
+      });
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('.monaco-editor .codelens-decoration a:has-text("Run")', {
+        state: 'attached',
+        timeout: 90_000,
+      });
+      await page.locator('.editor-actions .action-label.codicon-play').click();
 
-    const live = await until('the run record', () => (record()?.status === 'running' ? record() : undefined), 90_000);
-    assert.ok(alive(live.pid));
-    // Let it get into training, so the reload lands mid-work.
-    await until('a training step', () => existsSync(join(vscode.workspace, 'checkpoints', 'trinity-workbench-demo', 'arithmetic', 'sft_warmup', 'monitor', 'metrics.jsonl')), 120_000);
+      const live = await until('the run record', () => (record()?.status === 'running' ? record() : undefined), 90_000);
+      assert.ok(alive(live.pid));
+      // Let it get into training, so the reload lands mid-work.
+      await until(
+        'a training step',
+        () =>
+          existsSync(
+            join(
+              vscode.workspace,
+              'checkpoints',
+              'trinity-workbench-demo',
+              'arithmetic',
+              'sft_warmup',
+              'monitor',
+              'metrics.jsonl',
+            ),
+          ),
+        120_000,
+      );
 
-    await page.keyboard.press('F1');
-    await page.keyboard.type('Developer: Reload Window');
-    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Reload Window' }).waitFor({ timeout: 30_000 });
-    await page.keyboard.press('Enter');
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Developer: Reload Window');
+      await page
+        .locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Reload Window' })
+        .waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Enter');
 
-    // The default stop grace is 10 s; the extension host's shutdown must not cut it short.
-    await until(`process ${live.pid} to exit`, () => !alive(live.pid), 20_000);
-    await until('the run record to say stopped', () => record()?.status === 'stopped', 10_000);
+      // The default stop grace is 10 s; the extension host's shutdown must not cut it short.
+      await until(`process ${live.pid} to exit`, () => !alive(live.pid), 20_000);
+      await until('the run record to say stopped', () => record()?.status === 'stopped', 10_000);
 
-    await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
-    await page.click('.activitybar .action-item a[aria-label^="Trinity"]', { timeout: 60_000 });
-    await page.locator('.pane-body .monaco-list-row', { hasText: 'arithmetic' }).filter({ hasText: /stopped/ }).waitFor({ timeout: 60_000 });
-    await vscode.screenshot('vscode-reload-stopped');
-  } catch (e) {
-    await vscode.screenshot('vscode-reload-failure');
-    throw e;
-  }
-});
+      await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
+      await page.click('.activitybar .action-item a[aria-label^="Trinity"]', { timeout: 60_000 });
+      await page
+        .locator('.pane-body .monaco-list-row', { hasText: 'arithmetic' })
+        .filter({ hasText: /stopped/ })
+        .waitFor({ timeout: 60_000 });
+      await vscode.screenshot('vscode-reload-stopped');
+    } catch (e) {
+      await vscode.screenshot('vscode-reload-failure');
+      throw e;
+    }
+  },
+);

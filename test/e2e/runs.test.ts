@@ -37,8 +37,12 @@ let page: Page;
 
 before(async () => {
   const files: Record<string, string> = { 'arithmetic/arithmetic.trinity.yaml': exampleConfig() };
-  for (const f of readdirSync(join(EXAMPLE, 'data'))) files[`arithmetic/data/${f}`] = readFileSync(join(EXAMPLE, 'data', f), 'utf8');
-  vscode = await startCodeServer({ workspace: files, settings: { 'trinityWorkbench.backend': 'wasm', 'trinityWorkbench.inlayHints': false } });
+  for (const f of readdirSync(join(EXAMPLE, 'data')))
+    files[`arithmetic/data/${f}`] = readFileSync(join(EXAMPLE, 'data', f), 'utf8');
+  vscode = await startCodeServer({
+    workspace: files,
+    settings: { 'trinityWorkbench.backend': 'wasm', 'trinityWorkbench.inlayHints': false },
+  });
   page = vscode.page;
 });
 
@@ -47,10 +51,16 @@ after(async () => {
 });
 
 const jobDir = () => join(vscode.workspace, 'checkpoints', 'trinity-workbench-demo', 'arithmetic');
-const record = (): RunRecord | undefined => (existsSync(join(jobDir(), 'state', 'run.json')) ? (JSON.parse(readFileSync(join(jobDir(), 'state', 'run.json'), 'utf8')) as RunRecord) : undefined);
+const record = (): RunRecord | undefined =>
+  existsSync(join(jobDir(), 'state', 'run.json'))
+    ? (JSON.parse(readFileSync(join(jobDir(), 'state', 'run.json'), 'utf8')) as RunRecord)
+    : undefined;
 
-
-async function until<T>(what: string, f: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  f: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs: number,
+): Promise<T> {
   const t0 = Date.now();
   for (;;) {
     const v = await f();
@@ -66,7 +76,8 @@ async function command(title: string): Promise<void> {
   await page.keyboard.type(title);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 30_000 });
   const focused = page.locator('.quick-input-list .monaco-list-row.focused');
-  for (let i = 0; i < 10 && !((await focused.textContent().catch(() => '')) ?? '').trim().startsWith(title); i++) await page.keyboard.press('ArrowDown');
+  for (let i = 0; i < 10 && !((await focused.textContent().catch(() => '')) ?? '').trim().startsWith(title); i++)
+    await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
 }
 
@@ -76,7 +87,11 @@ async function dashboardPoints(tag: string): Promise<number> {
   for (const frame of page.frames()) {
     const n = await frame
       .evaluate((t) => {
-        const charts = (globalThis as unknown as { __charts?: Map<string, { data: { datasets: { data: unknown[]; _data?: unknown[] }[] } }> }).__charts;
+        const charts = (
+          globalThis as unknown as {
+            __charts?: Map<string, { data: { datasets: { data: unknown[]; _data?: unknown[] }[] } }>;
+          }
+        ).__charts;
         const chart = charts?.get(t);
         return chart ? Math.max(0, ...chart.data.datasets.map((d) => (d._data ?? d.data).length)) : 0;
       }, tag)
@@ -87,7 +102,8 @@ async function dashboardPoints(tag: string): Promise<number> {
 }
 
 /** The Runs view's row of the run, once its description says `status`. */
-const runRow = (status: RegExp) => page.locator('.pane-body .monaco-list-row', { hasText: 'arithmetic' }).filter({ hasText: status });
+const runRow = (status: RegExp) =>
+  page.locator('.pane-body .monaco-list-row', { hasText: 'arithmetic' }).filter({ hasText: status });
 
 /** The run's status bar item text (`grpo step 37/90 · reward 0.41`), or '' when none is shown. */
 async function runStatus(): Promise<string> {
@@ -108,13 +124,18 @@ test('Run, Stop and Resume the arithmetic example from the editor', { timeout: 6
 async function runFromTheEditor(): Promise<void> {
   await page.keyboard.press('Control+P');
   await page.keyboard.type('arithmetic.trinity.yaml');
-  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("arithmetic.trinity.yaml")', { timeout: 30_000 });
+  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("arithmetic.trinity.yaml")', {
+    timeout: 30_000,
+  });
   await page.keyboard.press('Enter');
   await page.waitForSelector('.monaco-editor .view-lines', { timeout: 30_000 });
 
   // The seeded error is underlined; its quick fix renames the key.
   await page.keyboard.press('Control+G');
-  const line = exampleConfig().split('\n').findIndex((l) => l.includes('repeat_time:')) + 1;
+  const line =
+    exampleConfig()
+      .split('\n')
+      .findIndex((l) => l.includes('repeat_time:')) + 1;
   await page.keyboard.type(String(line));
   await page.keyboard.press('Enter');
   await page.keyboard.press('End');
@@ -124,12 +145,16 @@ async function runFromTheEditor(): Promise<void> {
   const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Change to `repeat_times`' });
   await fix.waitFor({ timeout: 30_000 });
   // The action list takes the keyboard (a pointer block covers it): move to the fix, then apply it.
-  for (let i = 0; i < 6 && !/\bfocused\b/.test((await fix.getAttribute('class')) ?? ''); i++) await page.keyboard.press('ArrowDown');
+  for (let i = 0; i < 6 && !/\bfocused\b/.test((await fix.getAttribute('class')) ?? ''); i++)
+    await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
   await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'detached', timeout: 30_000 });
 
   // The CodeLens and the editor title both offer Run.
-  await page.waitForSelector('.monaco-editor .codelens-decoration a:has-text("Run")', { state: 'attached', timeout: 90_000 });
+  await page.waitForSelector('.monaco-editor .codelens-decoration a:has-text("Run")', {
+    state: 'attached',
+    timeout: 90_000,
+  });
   const runButton = page.locator('.editor-actions .action-label.codicon-play');
   await runButton.click();
 
@@ -143,7 +168,11 @@ async function runFromTheEditor(): Promise<void> {
     await page.keyboard.type(choice);
     await page.keyboard.press('Enter');
   }
-  await until('the model', () => existsSync(join(vscode.workspace, 'arithmetic', 'model', 'model.safetensors')), 60_000);
+  await until(
+    'the model',
+    () => existsSync(join(vscode.workspace, 'arithmetic', 'model', 'model.safetensors')),
+    60_000,
+  );
   await page.locator('.notification-toast', { hasText: 'Created a qwen2 model' }).waitFor({ timeout: 30_000 });
 
   // Run: the status bar counts steps while the run is live.
@@ -187,10 +216,18 @@ async function runFromTheEditor(): Promise<void> {
   // VS Code's menus act on the keyboard's Enter over the item the pointer is on.
   await page.locator('.monaco-menu .action-label', { hasText: 'Resume' }).hover();
   await page.keyboard.press('Enter');
-  const resumed = await until('the resumed run', () => (record()?.status === 'running' && record()!.pid !== pid ? record() : undefined), 60_000);
+  const resumed = await until(
+    'the resumed run',
+    () => (record()?.status === 'running' && record()!.pid !== pid ? record() : undefined),
+    60_000,
+  );
   // The dashboard of the live run: points arrive while it trains (grad norm: both the SFT and the GRPO stage log it).
   await command('Trinity: Open Dashboard');
-  const before = await until('trainer points in the dashboard', async () => (await dashboardPoints('actor/grad_norm')) || undefined, 60_000);
+  const before = await until(
+    'trainer points in the dashboard',
+    async () => (await dashboardPoints('actor/grad_norm')) || undefined,
+    60_000,
+  );
   await until('more trainer points', async () => (await dashboardPoints('actor/grad_norm')) > before, 120_000);
   await vscode.screenshot('vscode-runs-5-dashboard-live');
   await until('the resumed run to finish', () => record()?.status === 'finished', 300_000);
@@ -207,6 +244,10 @@ async function runFromTheEditor(): Promise<void> {
   // Reloading the window restores the dashboard from disk, points and all.
   await command('Developer: Reload Window');
   await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
-  await until('the restored dashboard', async () => (await dashboardPoints('critic/score/mean')) >= 90 || undefined, 90_000);
+  await until(
+    'the restored dashboard',
+    async () => (await dashboardPoints('critic/score/mean')) >= 90 || undefined,
+    90_000,
+  );
   await vscode.screenshot('vscode-runs-7-dashboard-restored');
 }

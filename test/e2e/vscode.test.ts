@@ -41,10 +41,25 @@ after(async () => {
 
 test('the VSIX installs as a linux-x64 extension: bundles and runtime packages, no sources', () => {
   assert.match(vscode.extensionDir, /\/trinity-workbench\.trinity-workbench-[\d.]+$/);
-  assert.match(readFileSync(join(vscode.extensionDir, '.vsixmanifest'), 'utf8'), /<Identity [^>]*TargetPlatform="linux-x64"/);
-  const installed = JSON.parse(readFileSync(join(dirname(vscode.extensionDir), 'extensions.json'), 'utf8')) as { identifier: { id: string }; metadata: { source: string } }[];
-  assert.deepEqual(installed.map((e) => [e.identifier.id, e.metadata.source]), [['trinity-workbench.trinity-workbench', 'vsix']]);
-  for (const f of ['dist/extension.js', 'dist/server.js', 'dist/cli.js', 'node_modules/@tensorflow/tfjs-core/package.json']) assert.ok(existsSync(join(vscode.extensionDir, f)), f);
+  assert.match(
+    readFileSync(join(vscode.extensionDir, '.vsixmanifest'), 'utf8'),
+    /<Identity [^>]*TargetPlatform="linux-x64"/,
+  );
+  const installed = JSON.parse(readFileSync(join(dirname(vscode.extensionDir), 'extensions.json'), 'utf8')) as {
+    identifier: { id: string };
+    metadata: { source: string };
+  }[];
+  assert.deepEqual(
+    installed.map((e) => [e.identifier.id, e.metadata.source]),
+    [['trinity-workbench.trinity-workbench', 'vsix']],
+  );
+  for (const f of [
+    'dist/extension.js',
+    'dist/server.js',
+    'dist/cli.js',
+    'node_modules/@tensorflow/tfjs-core/package.json',
+  ])
+    assert.ok(existsSync(join(vscode.extensionDir, f)), f);
   assert.ok(!existsSync(join(vscode.extensionDir, 'client')), 'the TypeScript sources are not installed');
 });
 
@@ -72,7 +87,9 @@ async function checkInVsCode(): Promise<void> {
 
   // The misspelled key is in the Problems panel with its code and did-you-mean.
   await page.keyboard.press('Control+Shift+M');
-  const problem = await page.waitForSelector('.markers-panel .monaco-tl-contents:has-text("repeat_times")', { timeout: 60_000 });
+  const problem = await page.waitForSelector('.markers-panel .monaco-tl-contents:has-text("repeat_times")', {
+    timeout: 60_000,
+  });
   assert.match((await problem.textContent()) ?? '', /Unknown key `repeat_time`/);
 
   await vscode.screenshot('vscode-problems');
@@ -80,7 +97,9 @@ async function checkInVsCode(): Promise<void> {
   // The resolved config opens beside the editor, with what Trinity fills in marked.
   await page.keyboard.press('F1');
   await page.keyboard.type('Trinity: Show Resolved Config');
-  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Show Resolved Config")', { timeout: 30_000 });
+  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Show Resolved Config")', {
+    timeout: 30_000,
+  });
   await page.keyboard.press('Enter');
   await page.waitForSelector('.monaco-editor .view-line:has-text("set by Trinity")', { timeout: 60_000 });
   await vscode.screenshot('vscode-resolved');

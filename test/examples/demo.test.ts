@@ -11,7 +11,10 @@ import { test } from 'node:test';
 const ROOT = resolve(__dirname, '..', '..');
 
 test('npm run demo: GRPO beats the SFT checkpoint by ≥ 10 points on seeds 1, 2, 3', { timeout: 20 * 60 * 1000 }, () => {
-  const r = spawnSync(process.execPath, ['examples/arithmetic/demo.mjs', '--seeds', '1,2,3', '--quiet'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['examples/arithmetic/demo.mjs', '--seeds', '1,2,3', '--quiet'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr.slice(-3000)}`);
   const rows = r.stdout
     .split('\n')

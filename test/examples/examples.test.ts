@@ -50,13 +50,32 @@ before(async () => {
   await initBackend({ prefer: 'wasm' });
   const dir = mkdtempSync(join(tmpdir(), 'twb-examples-'));
   const tokenizer = tokenizerFromJson(buildByteTokenizer());
-  const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 32, heads: 4, kvHeads: 2, vocabSize: tokenizer.vocabSize, maxPositions: 1024, eosTokenIds: [...tokenizer.eosTokenIds] }));
-  for (const [name, seed] of [['model', 1], ['teacher', 2]] as const) {
+  const cfg = parseModelConfig(
+    newModelConfigJson({
+      family: 'qwen2',
+      layers: 1,
+      hidden: 32,
+      heads: 4,
+      kvHeads: 2,
+      vocabSize: tokenizer.vocabSize,
+      maxPositions: 1024,
+      eosTokenIds: [...tokenizer.eosTokenIds],
+    }),
+  );
+  for (const [name, seed] of [
+    ['model', 1],
+    ['teacher', 2],
+  ] as const) {
     const model = initModel(cfg, seed);
     await saveModel(model, join(dir, name), { tokenizer });
     model.dispose();
   }
-  env = { TRINITY_MODEL_PATH: join(dir, 'model'), TRINITY_TEACHER_MODEL_PATH: join(dir, 'teacher'), TRINITY_CHECKPOINT_ROOT_DIR: join(dir, 'checkpoints'), TRINITY_CORPUS_DIR: corpusDir() };
+  env = {
+    TRINITY_MODEL_PATH: join(dir, 'model'),
+    TRINITY_TEACHER_MODEL_PATH: join(dir, 'teacher'),
+    TRINITY_CHECKPOINT_ROOT_DIR: join(dir, 'checkpoints'),
+    TRINITY_CORPUS_DIR: corpusDir(),
+  };
   Object.assign(process.env, env);
 });
 
@@ -68,10 +87,15 @@ describe('examples', () => {
     assert.equal(trainerSteps(jobDir), 4);
     // sync_offset 1: explorer step k runs on trainer step k − 2's weights (none before step 3).
     assert.deepEqual(modelVersions(jobDir), [0, 0, 1, 2]);
-    const rewards = metrics(jobDir).flatMap((l) => (l.role === 'explorer' && 'rollout/score/mean' in l.values ? [l.values['rollout/score/mean']] : []));
+    const rewards = metrics(jobDir).flatMap((l) =>
+      l.role === 'explorer' && 'rollout/score/mean' in l.values ? [l.values['rollout/score/mean']] : [],
+    );
     assert.equal(rewards.length, 4);
     // countdown_reward: 0 (no valid equation), 0.1 (format only) or 1 per rollout.
-    assert.ok(rewards.every((x) => x >= 0 && x <= 1), `rewards ${rewards}`);
+    assert.ok(
+      rewards.every((x) => x >= 0 && x <= 1),
+      `rewards ${rewards}`,
+    );
   });
 
   test('gsm8k: SFT on sft_for_gsm8k, then GRPO with math_workflow', async () => {
@@ -102,14 +126,23 @@ describe('examples', () => {
     const lines = metrics(r.stages[0].jobDir).filter((l) => l.role === 'trainer');
     assert.equal(lines.length, 4);
     // Step 1: the policy is the reference, so every pair's DPO loss is −log σ(0) = ln 2 and the margin is 0.
-    assert.ok(Math.abs(lines[0].values['actor/dpo_loss'] - Math.LN2) < 1e-5, `step 1 dpo_loss ${lines[0].values['actor/dpo_loss']}`);
-    assert.ok(lines.every((l) => Number.isFinite(l.values['actor/dpo_loss']) && Number.isFinite(l.values['actor/grad_norm'])));
+    assert.ok(
+      Math.abs(lines[0].values['actor/dpo_loss'] - Math.LN2) < 1e-5,
+      `step 1 dpo_loss ${lines[0].values['actor/dpo_loss']}`,
+    );
+    assert.ok(
+      lines.every((l) => Number.isFinite(l.values['actor/dpo_loss']) && Number.isFinite(l.values['actor/grad_norm'])),
+    );
   });
 
   test('async: explore and train processes of one job share an SQLite buffer', async () => {
     const launch = (file: string) =>
       new Promise<number | null>((done) => {
-        const child = spawn(process.execPath, [CLI, 'run', '--config', join(ROOT, 'examples/async', file), '--backend', 'wasm'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+        const child = spawn(
+          process.execPath,
+          [CLI, 'run', '--config', join(ROOT, 'examples/async', file), '--backend', 'wasm'],
+          { env: { ...process.env, ...env }, stdio: 'ignore' },
+        );
         child.on('exit', (code) => done(code));
       });
     const [explore, train] = await Promise.all([launch('explore.trinity.yaml'), launch('train.trinity.yaml')]);
@@ -117,10 +150,15 @@ describe('examples', () => {
     const jobDir = join(env.TRINITY_CHECKPOINT_ROOT_DIR, 'trinity-workbench-examples', 'countdown-async');
     // 17 tasks → 4 explorer steps of 4 tasks × 4 rollouts = 4 trainer steps of 16.
     assert.ok(existsSync(join(jobDir, 'global_step_4', 'model.safetensors')), `no final checkpoint in ${jobDir}`);
-    const db = new Database(join(env.TRINITY_CHECKPOINT_ROOT_DIR, 'countdown-async.db'), { readonly: true, fileMustExist: true });
+    const db = new Database(join(env.TRINITY_CHECKPOINT_ROOT_DIR, 'countdown-async.db'), {
+      readonly: true,
+      fileMustExist: true,
+    });
     try {
       const rows = db
-        .prepare(`SELECT json_extract(experience, '$.eid.batch') AS batch, COUNT(*) AS n, MIN(consumed) AS lo, MAX(consumed) AS hi FROM "countdown-experiences" GROUP BY batch ORDER BY batch`)
+        .prepare(
+          `SELECT json_extract(experience, '$.eid.batch') AS batch, COUNT(*) AS n, MIN(consumed) AS lo, MAX(consumed) AS hi FROM "countdown-experiences" GROUP BY batch ORDER BY batch`,
+        )
         .all() as { batch: number; n: number; lo: number; hi: number }[];
       assert.deepEqual(
         rows.map((r) => [r.batch, r.n, r.lo, r.hi]),

@@ -171,7 +171,9 @@ function numericGradients(
     maxAbsNumeric = Math.max(maxAbsNumeric, Math.abs(c.numeric));
     maxErr = Math.max(maxErr, c.err);
     if (!(ratio <= 1)) {
-      problems.push(`${c.input}[${c.index}]: analytic ${fmt(c.analytic)} vs numeric ${fmt(c.numeric)} (|Δ| ${fmt(c.err)} > ${fmt(c.bound)})`);
+      problems.push(
+        `${c.input}[${c.index}]: analytic ${fmt(c.analytic)} vs numeric ${fmt(c.numeric)} (|Δ| ${fmt(c.err)} > ${fmt(c.bound)})`,
+      );
     }
   }
   if (!(maxAbsNumeric >= minScale)) {
@@ -243,7 +245,12 @@ export function gradCheck(
  * Checks d(Σ r ⊙ f())/d v for model weights: the analytic side by `tf.variableGrads`, the numeric side by
  * `variable.assign` of a copy with one entry moved by ±h (restored afterwards).
  */
-export function gradCheckVariables(name: string, f: () => tf.Tensor, vars: { name: string; variable: tf.Variable }[], opts: GradCheckOptions = {}): GradCheckReport {
+export function gradCheckVariables(
+  name: string,
+  f: () => tf.Tensor,
+  vars: { name: string; variable: tf.Variable }[],
+  opts: GradCheckOptions = {},
+): GradCheckReport {
   const seed = opts.seed ?? 1;
   const outShape = tf.tidy(() => f().shape);
   const r = cotangent(outShape, seed);
@@ -279,5 +286,8 @@ export function describeReport(rep: GradCheckReport): string {
 
 /** Fails with every offending coordinate when the report is not ok. */
 export function assertGradCheck(rep: GradCheckReport): void {
-  assert.ok(rep.ok, `${rep.name}: gradient check failed\n  ${rep.problems.slice(0, 12).join('\n  ')}${rep.problems.length > 12 ? `\n  … ${rep.problems.length - 12} more` : ''}`);
+  assert.ok(
+    rep.ok,
+    `${rep.name}: gradient check failed\n  ${rep.problems.slice(0, 12).join('\n  ')}${rep.problems.length > 12 ? `\n  … ${rep.problems.length - 12} more` : ''}`,
+  );
 }

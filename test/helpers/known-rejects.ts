@@ -14,14 +14,22 @@ export interface KnownReject {
   reason: string;
 }
 
-export const TEMPLATE = 'a benchmark template: benchmark/bench.py writes the dataset path in before launching, so as committed Trinity rejects it';
+export const TEMPLATE =
+  'a benchmark template: benchmark/bench.py writes the dataset path in before launching, so as committed Trinity rejects it';
 export const RAFT =
   "RAFT computes advantages on the explorer side but its defaults leave `advantage_fn: ppo`, a trainer-side function; the explorer's experience pipeline asserts on that in `prepare()` (trinity/buffer/pipelines/experience_pipeline.py `_set_algorithm_operators`)";
-export const TOOLCALL = '`toolcall_workflow` was renamed `tool_call_workflow` in v0.4.0, and this example still uses the old name';
+export const TOOLCALL =
+  '`toolcall_workflow` was renamed `tool_call_workflow` in v0.4.0, and this example still uses the old name';
 
 /** The empty dataset paths in the benchmark templates from v0.5.0 on; `shift` is the lines the templates grew by. */
 export function templateRejects(release: Release, shift: number): KnownReject[] {
-  const at = (file: string, line: number, code: string) => ({ release, file: `benchmark/config/${file}`, line: line + shift, code, reason: TEMPLATE });
+  const at = (file: string, line: number, code: string) => ({
+    release,
+    file: `benchmark/config/${file}`,
+    line: line + shift,
+    code,
+    reason: TEMPLATE,
+  });
   return [
     at('countdown-template.yaml', 26, 'TRN250'),
     at('alfworld-template.yaml', 32, 'TRN250'),
@@ -34,7 +42,13 @@ export function templateRejects(release: Release, shift: number): KnownReject[] 
 
 /** Real problems in Trinity's own files: Trinity fails these at launch (or on the first task), and so do we. */
 export const KNOWN_REJECTS: KnownReject[] = [
-  ...(['v0.3.0', 'v0.3.1'] as const).map((release) => ({ release, file: 'benchmark/config/countdown-template.yaml', line: 22, code: 'TRN250', reason: TEMPLATE })),
+  ...(['v0.3.0', 'v0.3.1'] as const).map((release) => ({
+    release,
+    file: 'benchmark/config/countdown-template.yaml',
+    line: 22,
+    code: 'TRN250',
+    reason: TEMPLATE,
+  })),
   { release: 'v0.3.2', file: 'benchmark/config/countdown-template.yaml', line: 26, code: 'TRN250', reason: TEMPLATE },
   ...templateRejects('v0.4.0', 0),
   ...templateRejects('v0.5.0', 0),
@@ -48,7 +62,8 @@ export const KNOWN_REJECTS: KnownReject[] = [
       file: 'examples/bots/ref_eval_collect.yaml',
       line: 33,
       code: 'TRN307',
-      reason: 'the BOTS plugin stopped registering `bots_ref_eval_collect_math_boxed_workflow` in the v0.4.0 registry rework, and the example still names it',
+      reason:
+        'the BOTS plugin stopped registering `bots_ref_eval_collect_math_boxed_workflow` in the v0.4.0 registry rework, and the example still names it',
     },
   ]),
   {
@@ -59,7 +74,9 @@ export const KNOWN_REJECTS: KnownReject[] = [
     reason: '`model.tinker.base_model` is not a TinkerConfig key in v0.4.0 (OmegaConf rejects it at load)',
   },
   ...RELEASES.flatMap((release) =>
-    ['examples/RAFT_alfworld/RAFT_alfworld_7B.yaml', 'examples/RAFT_alfworld/RAFT_reflect_alfworld_7B.yaml'].map((file) => ({ release, file, line: 6, code: 'TRN310', reason: RAFT })),
+    ['examples/RAFT_alfworld/RAFT_alfworld_7B.yaml', 'examples/RAFT_alfworld/RAFT_reflect_alfworld_7B.yaml'].map(
+      (file) => ({ release, file, line: 6, code: 'TRN310', reason: RAFT }),
+    ),
   ),
   {
     release: 'main',
@@ -74,7 +91,9 @@ export const KNOWN_REJECTS: KnownReject[] = [
 export const PLUGINS: Record<string, PluginNames> = {
   'examples/bots/bots.yaml': { workflow: ['bots_math_boxed_workflow'], reward_fn: ['bots_math_boxed_reward'] },
   'examples/bots/random.yaml': { workflow: ['bots_math_boxed_workflow'], reward_fn: ['bots_math_boxed_reward'] },
-  'benchmark/config/guru_math-template.yaml': { reward_fn: ['math_boxed_reward_naive_dapo', 'math_boxed_reward_prime_math'] },
+  'benchmark/config/guru_math-template.yaml': {
+    reward_fn: ['math_boxed_reward_naive_dapo', 'math_boxed_reward_prime_math'],
+  },
   'scripts/context_length_test/context_length.yaml': { workflow: ['synthetic_workflow'] },
 };
 
@@ -82,7 +101,6 @@ export const PLUGINS: Record<string, PluginNames> = {
 export const SCRIPT_ENV: Record<string, Record<string, string>> = {
   'scripts/context_length_test/context_length.yaml': { GPU_NUM: '2', ENGINE_NUM: '1', SP_NUM: '1', REPEAT_TIMES: '8' },
 };
-
 
 /**
  * The local paths each corpus example names that are not on this machine: placeholders (`/PATH/TO/DATASET/`) and the

@@ -31,7 +31,10 @@ export class RecordingSink implements LaunchSink {
   async until(ok: () => boolean, ms = 15000, what = 'the condition'): Promise<void> {
     const deadline = Date.now() + ms;
     while (!ok()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; events: ${JSON.stringify(this.events.map((e) => e.type))}; last lines: ${this.lines.slice(-5).join(' | ')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `timed out waiting for ${what}; events: ${JSON.stringify(this.events.map((e) => e.type))}; last lines: ${this.lines.slice(-5).join(' | ')}`,
+        );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 100);
         this.waiters.push(() => {

@@ -5,7 +5,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { resolve } from 'node:path';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
 import { createConnection } from 'vscode-languageserver/node';
 import type { Diagnostic, Position } from 'vscode-languageserver-types';
 import { startServer } from '../../server/host/server';
@@ -47,7 +52,9 @@ export async function startInProcess(opts: Options = {}): Promise<TestClient> {
 }
 
 export async function startChildProcess(opts: Options = {}): Promise<TestClient & { child: ChildProcess }> {
-  const child = spawn(process.execPath, [resolve(__dirname, '..', '..', 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [resolve(__dirname, '..', '..', 'dist', 'server.js'), '--stdio'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   const client = await connect(conn, opts, async () => {
     child.kill();
@@ -60,20 +67,24 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
   const watchers = new Set<(uri: string, d: Diagnostic[]) => void>();
   const releases = new Map<string, DocumentReleaseParams>();
   const versions = new Map<string, number>();
-  conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {
-    const list = waiting.get(p.uri) ?? [];
-    const keep = list.filter((w) => {
-      if (p.version !== undefined && p.version < w.version) return true;
-      w.resolve(p.diagnostics);
-      return false;
-    });
-    waiting.set(p.uri, keep);
-    for (const w of watchers) w(p.uri, p.diagnostics);
-  });
+  conn.onNotification(
+    'textDocument/publishDiagnostics',
+    (p: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {
+      const list = waiting.get(p.uri) ?? [];
+      const keep = list.filter((w) => {
+        if (p.version !== undefined && p.version < w.version) return true;
+        w.resolve(p.diagnostics);
+        return false;
+      });
+      waiting.set(p.uri, keep);
+      for (const w of watchers) w(p.uri, p.diagnostics);
+    },
+  );
   conn.onNotification(DOCUMENT_RELEASE_NOTIFICATION, (p: DocumentReleaseParams) => releases.set(p.uri, p));
   const logs: string[] = [];
   conn.onNotification('window/logMessage', (p: { message: string }) => logs.push(p.message));
-  if (opts.configuration) conn.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => opts.configuration));
+  if (opts.configuration)
+    conn.onRequest('workspace/configuration', (p: { items: unknown[] }) => p.items.map(() => opts.configuration));
   conn.listen();
   await conn.sendRequest('initialize', {
     processId: null,
@@ -96,20 +107,28 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
     async open(uri, text) {
       versions.set(uri, 1);
       const p = diagnosticsFor(uri, 1);
-      await conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'trinity-yaml', version: 1, text } });
+      await conn.sendNotification('textDocument/didOpen', {
+        textDocument: { uri, languageId: 'trinity-yaml', version: 1, text },
+      });
       return p;
     },
     async change(uri, text) {
       const v = (versions.get(uri) ?? 1) + 1;
       versions.set(uri, v);
       const p = diagnosticsFor(uri, v);
-      await conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [{ text }] });
+      await conn.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version: v },
+        contentChanges: [{ text }],
+      });
       return p;
     },
     changeNoWait(uri, text) {
       const v = (versions.get(uri) ?? 1) + 1;
       versions.set(uri, v);
-      void conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [{ text }] });
+      void conn.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version: v },
+        contentChanges: [{ text }],
+      });
     },
     request: (method, params) => conn.sendRequest(method, params),
     releaseOf: (uri) => releases.get(uri),

@@ -1,6 +1,11 @@
 /** Asserts that the wasm backend's matmuls run on the native OpenBLAS kernel (native/blas-matmul), as CI builds it. */
 import assert from 'node:assert/strict';
-import { loadNativeMatmul, NATIVE_MATMUL_ACCELERATOR, NATIVE_MATMUL_ENV, type BackendInfo } from '../../runtime/engine/backend';
+import {
+  loadNativeMatmul,
+  NATIVE_MATMUL_ACCELERATOR,
+  NATIVE_MATMUL_ENV,
+  type BackendInfo,
+} from '../../runtime/engine/backend';
 
 /**
  * Fails, saying how to build the addon, when `info` is wasm without `openblas-matmul`. Passes for other backends,

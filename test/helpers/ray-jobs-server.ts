@@ -63,7 +63,8 @@ export class RayJobsServer {
   }
 
   async close(): Promise<void> {
-    for (const job of this.jobs.values()) if (job.child?.pid && job.exitCode === null && job.status === 'RUNNING') killGroup(job.child.pid, 'SIGKILL');
+    for (const job of this.jobs.values())
+      if (job.child?.pid && job.exitCode === null && job.status === 'RUNNING') killGroup(job.child.pid, 'SIGKILL');
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server?.closeAllConnections();
   }
@@ -74,10 +75,17 @@ export class RayJobsServer {
     this.requests.push(`${req.method} ${path}`);
     const body = await readBody(req);
     let m: RegExpExecArray | null;
-    if (req.method === 'GET' && path === '/api/version') return send(res, 200, { version: '4', ray_version: '2.40.0', ray_commit: 'stand-in', session_name: 'session_stand_in' });
+    if (req.method === 'GET' && path === '/api/version')
+      return send(res, 200, {
+        version: '4',
+        ray_version: '2.40.0',
+        ray_commit: 'stand-in',
+        session_name: 'session_stand_in',
+      });
     if ((m = /^\/api\/packages\/([^/]+)\/([^/]+)$/.exec(path))) {
       const uri = `${m[1]}://${m[2]}`;
-      if (req.method === 'GET') return this.packages.has(uri) ? send(res, 200, '') : send(res, 404, `Package ${uri} does not exist`);
+      if (req.method === 'GET')
+        return this.packages.has(uri) ? send(res, 200, '') : send(res, 404, `Package ${uri} does not exist`);
       if (req.method === 'PUT') {
         this.packages.set(uri, body);
         return send(res, 200, '');
@@ -95,15 +103,30 @@ export class RayJobsServer {
   }
 
   private submit(body: Uint8Array, res: ServerResponse): void {
-    let req: { entrypoint?: unknown; submission_id?: string; runtime_env?: { working_dir?: string }; metadata?: Record<string, string> };
+    let req: {
+      entrypoint?: unknown;
+      submission_id?: string;
+      runtime_env?: { working_dir?: string };
+      metadata?: Record<string, string>;
+    };
     try {
       req = JSON.parse(new TextDecoder().decode(body));
     } catch (e) {
-      return send(res, 400, `Traceback (most recent call last):\njson.decoder.JSONDecodeError: ${(e as Error).message}`);
+      return send(
+        res,
+        400,
+        `Traceback (most recent call last):\njson.decoder.JSONDecodeError: ${(e as Error).message}`,
+      );
     }
-    if (typeof req.entrypoint !== 'string') return send(res, 400, 'Traceback (most recent call last):\nTypeError: entrypoint must be a string, got None');
+    if (typeof req.entrypoint !== 'string')
+      return send(res, 400, 'Traceback (most recent call last):\nTypeError: entrypoint must be a string, got None');
     const id = req.submission_id ?? `raysubmit_${Math.random().toString(36).slice(2, 18)}`;
-    if (this.jobs.has(id)) return send(res, 400, `Traceback (most recent call last):\nValueError: Job with submission_id ${id} already exists. Please use a different submission_id.`);
+    if (this.jobs.has(id))
+      return send(
+        res,
+        400,
+        `Traceback (most recent call last):\nValueError: Job with submission_id ${id} already exists. Please use a different submission_id.`,
+      );
     const logPath = join(this.root, 'logs', `job-driver-${id}.log`);
     mkdirSync(dirname(logPath), { recursive: true });
     writeFileSync(logPath, '');
@@ -132,8 +155,19 @@ export class RayJobsServer {
     let cwd = this.root;
     if (uri) {
       const pkg = this.packages.get(uri);
-      if (!pkg) return this.end(job, 'FAILED', `Failed to set up runtime environment.\nFailed to fetch URI ${uri} from GCS.`, 'RUNTIME_ENV_SETUP_FAILURE');
-      cwd = join(this.root, 'runtime_resources', 'working_dir_files', uri.replace(/^gcs:\/\//, '').replace(/\.zip$/, ''));
+      if (!pkg)
+        return this.end(
+          job,
+          'FAILED',
+          `Failed to set up runtime environment.\nFailed to fetch URI ${uri} from GCS.`,
+          'RUNTIME_ENV_SETUP_FAILURE',
+        );
+      cwd = join(
+        this.root,
+        'runtime_resources',
+        'working_dir_files',
+        uri.replace(/^gcs:\/\//, '').replace(/\.zip$/, ''),
+      );
       for (const [name, content] of Object.entries(unzipSync(pkg))) {
         if (name.endsWith('/')) continue;
         mkdirSync(dirname(join(cwd, name)), { recursive: true });
@@ -158,7 +192,13 @@ export class RayJobsServer {
       const exit = code ?? (signal ? -1 : 0);
       if (exit === 0) return this.end(job, 'SUCCEEDED', 'Job finished successfully.', null, 0);
       const tail = readFileSync(job.logPath, 'utf8').slice(-20000);
-      this.end(job, 'FAILED', `Job entrypoint command failed with exit code ${exit}, last available logs (truncated to 20,000 chars):\n${tail}`, 'JOB_ENTRYPOINT_COMMAND_ERROR', exit);
+      this.end(
+        job,
+        'FAILED',
+        `Job entrypoint command failed with exit code ${exit}, last available logs (truncated to 20,000 chars):\n${tail}`,
+        'JOB_ENTRYPOINT_COMMAND_ERROR',
+        exit,
+      );
     });
   }
 
@@ -177,7 +217,13 @@ export class RayJobsServer {
     return true;
   }
 
-  private end(job: StandinJob, status: Status, message: string, errorType: string | null = null, exitCode: number | null = null): void {
+  private end(
+    job: StandinJob,
+    status: Status,
+    message: string,
+    errorType: string | null = null,
+    exitCode: number | null = null,
+  ): void {
     job.status = status;
     job.message = message;
     job.errorType = errorType;
@@ -217,7 +263,9 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json' });
+  res.writeHead(status, {
+    'content-type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
+  });
   res.end(text);
 }
 

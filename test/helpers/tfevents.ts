@@ -14,7 +14,12 @@ const WRITER = join(STANDIN_DIR, 'tfevents_writer.py');
 
 export type EventRecord = (
   | { scalar: string; value: number; step: number }
-  | { tensor: string; value: number; step: number; encoding: 'float_val' | 'double_val' | 'content_f32' | 'content_f64' }
+  | {
+      tensor: string;
+      value: number;
+      step: number;
+      encoding: 'float_val' | 'double_val' | 'content_f32' | 'content_f64';
+    }
   | { histogram: string; values: number[]; step: number }
   | { graph: true }
   | { file_version: true }

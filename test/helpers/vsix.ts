@@ -55,7 +55,8 @@ function inputsHash(): string {
 function sweep(): void {
   for (const name of readdirSync(tmpdir())) {
     const pid = Number(name.startsWith(PREFIX) ? name.slice(PREFIX.length).split('-')[0] : NaN);
-    if (Number.isInteger(pid) && pid !== process.ppid && !alive(pid)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid !== process.ppid && !alive(pid))
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
 }
 
@@ -73,12 +74,18 @@ export function buildVsix(): BuiltVsix {
   if (built && existsSync(built.path)) return built;
   sweep();
   const cache = join(tmpdir(), `${PREFIX}${process.ppid}-${inputsHash()}`);
-  const { name, version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+  const { name, version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
   const file = `${name}-linux-x64-${version}.vsix`;
   if (!existsSync(join(cache, file))) {
     const work = mkdtempSync(join(tmpdir(), `${PREFIX}build-`));
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [join(ROOT, 'package-vsix.mjs'), '--out', work], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(ROOT, 'package-vsix.mjs'), '--out', work], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`package-vsix.mjs failed (${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
     const seconds = (performance.now() - t0) / 1000;
     // Another test file of this run may have finished first: then its copy stands, and this one is dropped.

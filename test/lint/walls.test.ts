@@ -18,7 +18,11 @@ async function problems(file: string, code: string): Promise<string[]> {
 
 const crossings: [file: string, importing: string, wall: RegExp][] = [
   ['runtime/config/probe.ts', '../rft/experience', /runtime\/config imports nothing from the rest of runtime/],
-  ['runtime/config/check/probe.ts', '../../engine/backend/init', /runtime\/config imports nothing from the rest of runtime/],
+  [
+    'runtime/config/check/probe.ts',
+    '../../engine/backend/init',
+    /runtime\/config imports nothing from the rest of runtime/,
+  ],
   ['runtime/engine/probe.ts', '../config/releases', /runtime\/engine knows nothing of Trinity configs/],
   ['runtime/engine/probe.ts', '../rft/experience', /runtime\/engine knows nothing of Trinity configs/],
   ['runtime/metrics/probe.ts', '../protocol', /runtime\/metrics imports nothing from the rest of runtime/],

@@ -11,7 +11,8 @@ import { EventFileReader } from '../../runtime/metrics/event-file';
 import { writeEvents } from '../helpers/tfevents';
 
 const fresh = (name = 'events.out.tfevents.1700000000.host') => join(mkdtempSync(join(tmpdir(), 'twb-ev-')), name);
-const values = (r: { rows: { tag: string; step: number; value: number }[] }) => r.rows.map((x) => [x.tag, x.step, x.value]);
+const values = (r: { rows: { tag: string; step: number; value: number }[] }) =>
+  r.rows.map((x) => [x.tag, x.step, x.value]);
 
 describe('EventFileReader', () => {
   test('legacy simple_value scalars (what SummaryWriter.add_scalar writes), with step and wall time', () => {
@@ -79,7 +80,15 @@ describe('EventFileReader', () => {
       appendFileSync(file, bytes.subarray(cut));
       const second = reader.read();
       assert.deepEqual([...first.problems, ...second.problems], [], `cut at ${cut}`);
-      assert.deepEqual([...values(first), ...values(second)], [['x', 1, 1], ['y', 2, 2], ['z', 3, 3]], `cut at ${cut}`);
+      assert.deepEqual(
+        [...values(first), ...values(second)],
+        [
+          ['x', 1, 1],
+          ['y', 2, 2],
+          ['z', 3, 3],
+        ],
+        `cut at ${cut}`,
+      );
       assert.equal(reader.position, bytes.length);
     }
   });
@@ -106,11 +115,17 @@ describe('EventFileReader', () => {
     ]);
     const reader = new EventFileReader(file, 'r');
     const got = reader.read();
-    assert.deepEqual(values(got), [['x', 1, 1], ['x', 3, 3]]);
+    assert.deepEqual(values(got), [
+      ['x', 1, 1],
+      ['x', 3, 3],
+    ]);
     assert.equal(got.problems.length, 1);
     assert.equal(got.problems[0].file, file);
     assert.equal(got.problems[0].offset, offsets[1]);
-    assert.match(got.problems[0].message, new RegExp(`${file.replace(/[.]/g, '\\.')}: bad data checksum in the record at byte ${offsets[1]}`));
+    assert.match(
+      got.problems[0].message,
+      new RegExp(`${file.replace(/[.]/g, '\\.')}: bad data checksum in the record at byte ${offsets[1]}`),
+    );
     // Reported once: the next read starts after it.
     writeEvents(file, [{ scalar: 'x', value: 4, step: 4 }]);
     const next = reader.read();
@@ -130,7 +145,10 @@ describe('EventFileReader', () => {
     assert.deepEqual(values(got), [['x', 1, 1]]);
     assert.equal(got.problems.length, 1);
     assert.equal(got.problems[0].offset, offsets[1]);
-    assert.match(got.problems[0].message, new RegExp(`bad length checksum in the record at byte ${offsets[1]}; the rest of the file is not read`));
+    assert.match(
+      got.problems[0].message,
+      new RegExp(`bad length checksum in the record at byte ${offsets[1]}; the rest of the file is not read`),
+    );
     assert.equal(reader.lost, true);
     writeEvents(file, [{ scalar: 'x', value: 4, step: 4 }]);
     assert.deepEqual(reader.read(), { rows: [], problems: [] });
@@ -146,7 +164,10 @@ describe('EventFileReader', () => {
       { scalar: 'rollout/reward', value: 0.625, step: 2 },
       { scalar: 'rollout/reward', value: 0.75, step: 3 },
     ]);
-    assert.deepEqual(values(reader.read()), [['rollout/reward', 2, 0.625], ['rollout/reward', 3, 0.75]]);
+    assert.deepEqual(values(reader.read()), [
+      ['rollout/reward', 2, 0.625],
+      ['rollout/reward', 3, 0.75],
+    ]);
   });
 
   test('a reader started at an offset reads only what comes after it', () => {

@@ -19,13 +19,17 @@ function trinityJob(job: string, steps = 2): void {
     const dir = join(job, 'monitor', 'tensorboard', role);
     mkdirSync(dir, { recursive: true });
     const tag = role === 'explorer' ? 'rollout/reward' : 'actor/pg_loss';
-    writeEvents(join(dir, EVENTS), [{ file_version: true }, ...Array.from({ length: steps }, (_, i) => ({ scalar: tag, value: (i + 1) / 4, step: i + 1 }))]);
+    writeEvents(join(dir, EVENTS), [
+      { file_version: true },
+      ...Array.from({ length: steps }, (_, i) => ({ scalar: tag, value: (i + 1) / 4, step: i + 1 })),
+    ]);
   }
   // Checkpoints sit beside the monitor folder; they hold no metrics.
   mkdirSync(join(job, 'global_step_2', 'actor'), { recursive: true });
 }
 
-const triples = (rows: { run: string; tag: string; step: number; value: number }[]) => rows.map((r) => `${r.run} ${r.tag} ${r.step} ${r.value}`).sort();
+const triples = (rows: { run: string; tag: string; step: number; value: number }[]) =>
+  rows.map((r) => `${r.run} ${r.tag} ${r.step} ${r.value}`).sort();
 
 describe('MetricsReader', () => {
   test('a Trinity job dir gives every series, run = role folder', () => {
@@ -33,7 +37,12 @@ describe('MetricsReader', () => {
     trinityJob(job);
     const got = readAllMetrics([job]);
     assert.deepEqual(got.problems, []);
-    assert.deepEqual(triples(got.rows), ['explorer rollout/reward 1 0.25', 'explorer rollout/reward 2 0.5', 'trainer actor/pg_loss 1 0.25', 'trainer actor/pg_loss 2 0.5']);
+    assert.deepEqual(triples(got.rows), [
+      'explorer rollout/reward 1 0.25',
+      'explorer rollout/reward 2 0.5',
+      'trainer actor/pg_loss 1 0.25',
+      'trainer actor/pg_loss 2 0.5',
+    ]);
     assert.ok(got.rows.every((r) => typeof r.wallTime === 'number' && r.wallTime > 1.6e9));
   });
 
@@ -41,7 +50,10 @@ describe('MetricsReader', () => {
     const job = mkdtempSync(join(tmpdir(), 'twb-job-'));
     trinityJob(job, 1);
     const tb = join(job, 'monitor', 'tensorboard');
-    assert.deepEqual(triples(readAllMetrics([tb]).rows), ['explorer rollout/reward 1 0.25', 'trainer actor/pg_loss 1 0.25']);
+    assert.deepEqual(triples(readAllMetrics([tb]).rows), [
+      'explorer rollout/reward 1 0.25',
+      'trainer actor/pg_loss 1 0.25',
+    ]);
     assert.deepEqual(triples(readAllMetrics([join(tb, 'trainer')]).rows), ['trainer actor/pg_loss 1 0.25']);
     assert.deepEqual(triples(readAllMetrics([join(tb, 'explorer', EVENTS)]).rows), ['explorer rollout/reward 1 0.25']);
   });
@@ -77,10 +89,13 @@ describe('MetricsReader', () => {
     // Its TensorBoard files alone hold the same series, in float32.
     const tb = readAllMetrics([join(job, 'monitor', 'tensorboard')]);
     assert.deepEqual(tb.problems, []);
-    assert.deepEqual(
-      triples(tb.rows),
-      ['explorer rollout/reward 1 0.5', 'trainer actor/grad_norm 1 3', 'trainer actor/grad_norm 2 2', 'trainer actor/pg_loss 1 0.3', `trainer actor/pg_loss 2 -0.33333334`],
-    );
+    assert.deepEqual(triples(tb.rows), [
+      'explorer rollout/reward 1 0.5',
+      'trainer actor/grad_norm 1 3',
+      'trainer actor/grad_norm 2 2',
+      'trainer actor/pg_loss 1 0.3',
+      `trainer actor/pg_loss 2 -0.33333334`,
+    ]);
   });
 
   test('metrics.jsonl: a line still being written waits; a bad line is reported with its byte offset', () => {
@@ -95,7 +110,10 @@ describe('MetricsReader', () => {
     assert.equal(first.problems[0].offset, good.length);
     assert.match(first.problems[0].message, /metrics\.jsonl: the line at byte \d+ is not JSON; skipped/);
     appendFileSync(file, `me": 1, "values": {"actor/pg_loss": 2}}\n`);
-    assert.deepEqual(reader.read(), { rows: [{ run: 'trainer', tag: 'actor/pg_loss', step: 2, wallTime: null, value: 2 }], problems: [] });
+    assert.deepEqual(reader.read(), {
+      rows: [{ run: 'trainer', tag: 'actor/pg_loss', step: 2, wallTime: null, value: 2 }],
+      problems: [],
+    });
   });
 
   test('a growing job: new steps and a role folder that appears later are picked up, nothing twice', () => {
@@ -119,7 +137,9 @@ describe('MetricsReader', () => {
     trinityJob(job, 2);
     const reader = new MetricsReader([job], { skipExisting: true });
     assert.deepEqual(reader.read().rows, []);
-    writeEvents(join(job, 'monitor', 'tensorboard', 'trainer', EVENTS), [{ scalar: 'actor/pg_loss', value: 0.75, step: 3 }]);
+    writeEvents(join(job, 'monitor', 'tensorboard', 'trainer', EVENTS), [
+      { scalar: 'actor/pg_loss', value: 0.75, step: 3 },
+    ]);
     assert.deepEqual(triples(reader.read().rows), ['trainer actor/pg_loss 3 0.75']);
   });
 
@@ -127,7 +147,10 @@ describe('MetricsReader', () => {
     const job = mkdtempSync(join(tmpdir(), 'twb-bad-'));
     const dir = join(job, 'monitor', 'tensorboard', 'trainer');
     mkdirSync(dir, { recursive: true });
-    const offsets = writeEvents(join(dir, EVENTS), [{ scalar: 'x', value: 1, step: 1 }, { scalar: 'x', value: 2, step: 2, corrupt: 'payload' }]);
+    const offsets = writeEvents(join(dir, EVENTS), [
+      { scalar: 'x', value: 1, step: 1 },
+      { scalar: 'x', value: 2, step: 2, corrupt: 'payload' },
+    ]);
     const got = readAllMetrics([join(job, 'not-yet'), job]);
     assert.deepEqual(triples(got.rows), ['trainer x 1 1']);
     assert.equal(got.problems.length, 1);

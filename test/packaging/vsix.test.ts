@@ -8,13 +8,27 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildVsix, ROOT, type BuiltVsix } from '../helpers/vsix';
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  devDependencies: Record<string, string>;
+};
 
 /** The runtime's external packages, with the files Node loads from them (see .vscodeignore). */
 const RUNTIME_FILES = [
@@ -37,7 +51,9 @@ const RUNTIME_FILES = [
   'node_modules/better-sqlite3/LICENSE',
   'node_modules/better-sqlite3/build/Release/better_sqlite3.node',
   ...['database', 'index', 'sqlite-error', 'util'].map((n) => `node_modules/better-sqlite3/lib/${n}.js`),
-  ...['aggregate', 'backup', 'function', 'inspect', 'pragma', 'serialize', 'table', 'transaction', 'wrappers'].map((n) => `node_modules/better-sqlite3/lib/methods/${n}.js`),
+  ...['aggregate', 'backup', 'function', 'inspect', 'pragma', 'serialize', 'table', 'transaction', 'wrappers'].map(
+    (n) => `node_modules/better-sqlite3/lib/methods/${n}.js`,
+  ),
   'node_modules/bindings/package.json',
   'node_modules/bindings/LICENSE.md',
   'node_modules/bindings/bindings.js',
@@ -47,7 +63,12 @@ const RUNTIME_FILES = [
   'native/blas-matmul/build/Release/blas_matmul.node',
 ];
 /** webgpu (Dawn) is an optional dependency: shipped when npm installed it. */
-const WEBGPU_FILES = ['node_modules/webgpu/package.json', 'node_modules/webgpu/LICENSE.md', 'node_modules/webgpu/index.js', 'node_modules/webgpu/dist/linux-x64/dawn.node'];
+const WEBGPU_FILES = [
+  'node_modules/webgpu/package.json',
+  'node_modules/webgpu/LICENSE.md',
+  'node_modules/webgpu/index.js',
+  'node_modules/webgpu/dist/linux-x64/dawn.node',
+];
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(join(ROOT, dir))) return [];
@@ -106,9 +127,13 @@ describe('the linux-x64 VSIX', () => {
   });
 
   test('holds no tests, sources, source maps, sqlite sources or dev dependencies', () => {
-    const bad = files.filter((f) => /(^|\/)test\//.test(f) || /\.(ts|mts|cts|map)$/.test(f) || /\/(src|deps)\//.test(f));
+    const bad = files.filter(
+      (f) => /(^|\/)test\//.test(f) || /\.(ts|mts|cts|map)$/.test(f) || /\/(src|deps)\//.test(f),
+    );
     assert.deepEqual(bad, []);
-    const modules = new Set(files.flatMap((f) => /^extension\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f)?.[1] ?? []));
+    const modules = new Set(
+      files.flatMap((f) => /^extension\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f)?.[1] ?? []),
+    );
     for (const dev of Object.keys(pkg.devDependencies)) assert.ok(!modules.has(dev), `${dev} is a dev dependency`);
     assert.deepEqual([...modules].sort(), [
       '@tensorflow/tfjs-backend-cpu',
@@ -125,11 +150,16 @@ describe('the linux-x64 VSIX', () => {
 
   test('is a linux-x64 platform package of this version with the repository manifest, under 15 MB', () => {
     const manifest = unzip(['-p', vsix.path, 'extension.vsixmanifest']);
-    assert.match(manifest, new RegExp(`<Identity [^>]*Id="${pkg.name}" Version="${pkg.version}" [^>]*TargetPlatform="linux-x64"`));
+    assert.match(
+      manifest,
+      new RegExp(`<Identity [^>]*Id="${pkg.name}" Version="${pkg.version}" [^>]*TargetPlatform="linux-x64"`),
+    );
     assert.equal(unzip(['-p', vsix.path, 'extension/package.json']), readFileSync(join(ROOT, 'package.json'), 'utf8'));
     const mb = statSync(vsix.path).size / 1e6;
     assert.ok(mb < 15, `${mb.toFixed(1)} MB`);
-    console.log(`VSIX: ${mb.toFixed(1)} MB, ${files.length} files${vsix.seconds ? `, packaged in ${vsix.seconds.toFixed(1)} s` : ''}`);
+    console.log(
+      `VSIX: ${mb.toFixed(1)} MB, ${files.length} files${vsix.seconds ? `, packaged in ${vsix.seconds.toFixed(1)} s` : ''}`,
+    );
   });
 });
 
@@ -144,7 +174,12 @@ describe('the VSIX unpacked outside the repository', () => {
       cwd,
       encoding: 'utf8',
       // NODE_OPTIONS reaches the explorer's worker thread too (it is started with execArgv: []).
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_OPTIONS: `--require ${join(dir, 'trace.cjs')}`, TWB_TRACE: trace() },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_OPTIONS: `--require ${join(dir, 'trace.cjs')}`,
+        TWB_TRACE: trace(),
+      },
       timeout: 120_000,
     });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -160,8 +195,15 @@ describe('the VSIX unpacked outside the repository', () => {
       assert.ok(!existsSync(join(d, 'node_modules')), `${d}/node_modules exists`);
       if (dirname(d) === d) break;
     }
-    for (const g of [join(homedir(), '.node_modules'), join(homedir(), '.node_libraries'), join(dirname(dirname(process.execPath)), 'lib', 'node')]) {
-      assert.ok(!existsSync(join(g, '@tensorflow')) && !existsSync(join(g, 'better-sqlite3')), `${g} holds runtime packages`);
+    for (const g of [
+      join(homedir(), '.node_modules'),
+      join(homedir(), '.node_libraries'),
+      join(dirname(dirname(process.execPath)), 'lib', 'node'),
+    ]) {
+      assert.ok(
+        !existsSync(join(g, '@tensorflow')) && !existsSync(join(g, 'better-sqlite3')),
+        `${g} holds runtime packages`,
+      );
     }
     unzip(['-q', vsix.path, '-d', dir]);
     writeFileSync(
@@ -187,29 +229,57 @@ for (const ext of ['.js', '.json', '.node']) {
   /** The modules loaded since the last call, as [threadId, path] (the trace's own file excluded). */
   function loaded(): [string, string][] {
     if (!existsSync(trace())) return [];
-    const rows = readFileSync(trace(), 'utf8').trim().split('\n').map((l) => l.split('\t') as [string, string]);
+    const rows = readFileSync(trace(), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t') as [string, string]);
     writeFileSync(trace(), '');
     return rows.filter(([, f]) => f !== join(dir, 'trace.cjs'));
   }
 
   function assertAllInside(rows: [string, string][]): void {
-    assert.deepEqual(rows.filter(([, f]) => !f.startsWith(`${ext}/`)).map(([, f]) => f), [], 'modules loaded from outside the unpacked VSIX');
+    assert.deepEqual(
+      rows.filter(([, f]) => !f.startsWith(`${ext}/`)).map(([, f]) => f),
+      [],
+      'modules loaded from outside the unpacked VSIX',
+    );
   }
 
   test('check reports a config error at its line, with exit status 1', () => {
     writeFileSync(join(dir, 'bad.yaml'), 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_time: 8\n');
     const bad = cli(['check', 'bad.yaml']);
     assert.equal(bad.code, 1, bad.stderr);
-    assert.match(bad.stdout, /^bad\.yaml:4:3 error TRN010 Unknown key `repeat_time` under `algorithm` \(AlgorithmConfig\)\. Did you mean `repeat_times`\?/m);
+    assert.match(
+      bad.stdout,
+      /^bad\.yaml:4:3 error TRN010 Unknown key `repeat_time` under `algorithm` \(AlgorithmConfig\)\. Did you mean `repeat_times`\?/m,
+    );
     assertAllInside(loaded());
   });
 
   test('model create, a 2-step GRPO run (SQLite buffer, explorer worker, wasm + OpenBLAS), generate from its checkpoint', () => {
-    const created = cli(['model', 'create', '--arch', 'qwen2', '--layers', '1', '--hidden', '32', '--heads', '4', '--kv-heads', '2', '--vocab', 'char:0123456789+{}\\ abcdefghijklmnopqrstuvwxyz', '--out', 'model']);
+    const created = cli([
+      'model',
+      'create',
+      '--arch',
+      'qwen2',
+      '--layers',
+      '1',
+      '--hidden',
+      '32',
+      '--heads',
+      '4',
+      '--kv-heads',
+      '2',
+      '--vocab',
+      'char:0123456789+{}\\ abcdefghijklmnopqrstuvwxyz',
+      '--out',
+      'model',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     mkdirSync(join(dir, 'data'));
     const rows: string[] = [];
-    for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b += 3) rows.push(JSON.stringify({ question: `${a}+${b}`, answer: String(a + b) }));
+    for (let a = 0; a < 10; a++)
+      for (let b = 0; b < 10; b += 3) rows.push(JSON.stringify({ question: `${a}+${b}`, answer: String(a + b) }));
     writeFileSync(join(dir, 'data', 'train.jsonl'), rows.join('\n') + '\n');
     writeFileSync(join(dir, 'data', 'eval.jsonl'), rows.slice(0, 8).join('\n') + '\n');
     writeFileSync(join(dir, 'tiny.trinity.yaml'), TINY_GRPO);
@@ -219,9 +289,15 @@ for (const ext of ['.js', '.json', '.node']) {
 
     const run = cli(['run', '--config', 'tiny.trinity.yaml', '--events', 'jsonl']);
     assert.equal(run.code, 0, run.stderr);
-    const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
     assert.deepEqual([events[0].type, events[0].backend], ['run', 'wasm']);
-    assert.deepEqual(events.filter((e) => e.type === 'metrics' && e.role === 'trainer').map((e) => e.step), [1, 2]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'metrics' && e.role === 'trainer').map((e) => e.step),
+      [1, 2],
+    );
     assert.deepEqual(events.at(-1), { type: 'done', status: 'finished' });
     const checkpoint = events.find((e) => e.type === 'checkpoint' && e.step === 2)?.path as string;
     assert.ok(checkpoint && existsSync(join(checkpoint, 'model.safetensors')), run.stdout);
@@ -236,20 +312,41 @@ for (const ext of ['.js', '.json', '.node']) {
     assertAllInside(mods);
     const main = mods.filter(([t]) => t === '0').map(([, f]) => relative(ext, f));
     const worker = mods.filter(([t]) => t !== '0').map(([, f]) => relative(ext, f));
-    for (const f of ['node_modules/better-sqlite3/build/Release/better_sqlite3.node', 'native/blas-matmul/build/Release/blas_matmul.node', 'node_modules/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.node.js']) {
+    for (const f of [
+      'node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+      'native/blas-matmul/build/Release/blas_matmul.node',
+      'node_modules/@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.node.js',
+    ]) {
       assert.ok(main.includes(f), `the run did not load ${f}`);
     }
-    assert.ok(worker.includes('dist/explorer-worker.js') && worker.includes('native/blas-matmul/build/Release/blas_matmul.node'), worker.join('\n'));
+    assert.ok(
+      worker.includes('dist/explorer-worker.js') &&
+        worker.includes('native/blas-matmul/build/Release/blas_matmul.node'),
+      worker.join('\n'),
+    );
   });
 
   test('doctor finds the wasm binaries and the OpenBLAS addon inside the extension', () => {
     const r = cli(['doctor', '--json']);
     assert.equal(r.code, 0, r.stderr);
-    const report = JSON.parse(r.stdout) as { backends: { name: string; available: boolean; details: string[] }[]; selection: { ok: boolean; name?: string } };
+    const report = JSON.parse(r.stdout) as {
+      backends: { name: string; available: boolean; details: string[] }[];
+      selection: { ok: boolean; name?: string };
+    };
     assert.deepEqual([report.selection.ok, report.selection.name], [true, 'wasm']);
     const wasm = report.backends.find((b) => b.name === 'wasm')!;
-    assert.ok(wasm.details.includes(join(ext, 'node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm')), wasm.details.join('\n'));
-    assert.ok(wasm.details.some((d) => d.startsWith('matmuls on native OpenBLAS') && d.endsWith(`; ${join(ext, 'native/blas-matmul/build/Release/blas_matmul.node')}`)), wasm.details.join('\n'));
+    assert.ok(
+      wasm.details.includes(join(ext, 'node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm')),
+      wasm.details.join('\n'),
+    );
+    assert.ok(
+      wasm.details.some(
+        (d) =>
+          d.startsWith('matmuls on native OpenBLAS') &&
+          d.endsWith(`; ${join(ext, 'native/blas-matmul/build/Release/blas_matmul.node')}`),
+      ),
+      wasm.details.join('\n'),
+    );
     assertAllInside(loaded());
   });
 });

@@ -30,7 +30,8 @@ describe('quick fixes (golden files)', () => {
 
   const fixtures = readdirSync(DIR).filter((f) => f.endsWith('.yaml') && !f.endsWith('.golden.yaml'));
   // A data-driven test registers nothing when its folder is empty or moved: that must fail, not pass silently.
-  test('the quick-fix fixtures are there', () => assert.ok(fixtures.length >= 9, `${fixtures.length} fixtures in ${DIR}`));
+  test('the quick-fix fixtures are there', () =>
+    assert.ok(fixtures.length >= 9, `${fixtures.length} fixtures in ${DIR}`));
   for (const name of fixtures) {
     test(name, async () => {
       const text = readFileSync(join(DIR, name), 'utf8');
@@ -49,10 +50,17 @@ describe('quick fixes (golden files)', () => {
       assert.equal(fixed, readFileSync(join(DIR, name.replace(/\.yaml$/, '.golden.yaml')), 'utf8'));
       const fixedDiags = await c.change(uri, fixed);
       for (const d of action.diagnostics ?? []) {
-        assert.ok(!fixedDiags.some((x) => x.code === d.code && x.range.start.line === d.range.start.line), `${d.code} is still reported after the fix`);
+        assert.ok(
+          !fixedDiags.some((x) => x.code === d.code && x.range.start.line === d.range.start.line),
+          `${d.code} is still reported after the fix`,
+        );
       }
       // Source actions (migration) name no diagnostic: the file as a whole must come out with fewer problems.
-      if (!action.diagnostics?.length) assert.ok(fixedDiags.length < diagnostics.length, `${name}: ${diagnostics.length} problems before the fix, ${fixedDiags.length} after`);
+      if (!action.diagnostics?.length)
+        assert.ok(
+          fixedDiags.length < diagnostics.length,
+          `${name}: ${diagnostics.length} problems before the fix, ${fixedDiags.length} after`,
+        );
     });
   }
 });

@@ -20,7 +20,8 @@ before(() => {
   const lines: string[] = [];
   for (const names of Object.values(PLUGINS)) {
     for (const w of names.workflow ?? []) lines.push(`@WORKFLOWS.register_module("${w}")`, `class W_${w}: pass`);
-    for (const r of names.reward_fn ?? []) lines.push(`@REWARD_FUNCTIONS.register_module("${r}")`, `class R_${r}: pass`);
+    for (const r of names.reward_fn ?? [])
+      lines.push(`@REWARD_FUNCTIONS.register_module("${r}")`, `class R_${r}: pass`);
   }
   writeFileSync(join(pluginDir, 'plugins.py'), `${lines.join('\n')}\n`);
 });
@@ -43,14 +44,20 @@ for (const release of RELEASES) {
           for (const d of ds.filter((x) => x.severity === 1)) {
             const line = d.range.start.line + 1;
             if (isMissingDataset(rel, String(d.code), d.message)) continue;
-            if (KNOWN_REJECTS.some((k) => k.release === release && k.file === rel && k.line === line && k.code === d.code)) seen.add(`${rel}:${line} ${d.code}`);
+            if (
+              KNOWN_REJECTS.some((k) => k.release === release && k.file === rel && k.line === line && k.code === d.code)
+            )
+              seen.add(`${rel}:${line} ${d.code}`);
             else unexplained.push(`${rel}:${line} ${d.code} ${d.message}`);
           }
         }
         assert.deepEqual(unexplained, []);
         // And every known reject is still reported, so the list cannot go stale.
         const expected = KNOWN_REJECTS.filter((k) => k.release === release).map((k) => `${k.file}:${k.line} ${k.code}`);
-        assert.deepEqual(expected.filter((k) => !seen.has(k)), []);
+        assert.deepEqual(
+          expected.filter((k) => !seen.has(k)),
+          [],
+        );
       } finally {
         await c.close();
       }

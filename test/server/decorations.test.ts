@@ -42,7 +42,10 @@ describe('editor decorations', () => {
   after(() => c.close());
 
   test('inlay hints show what Trinity fills in, on the line that drives it', async () => {
-    const hints = await c.request<InlayHint[]>('textDocument/inlayHint', { textDocument: { uri }, range: { start: { line: 0, character: 0 }, end: { line: 20, character: 0 } } });
+    const hints = await c.request<InlayHint[]>('textDocument/inlayHint', {
+      textDocument: { uri },
+      range: { start: { line: 0, character: 0 }, end: { line: 20, character: 0 } },
+    });
     const at = (line: number) => hints.filter((h) => h.position.line === line).map((h) => h.label);
     assert.ok(at(12).includes('→ train_batch_size: 32'), JSON.stringify(hints.map((h) => [h.position.line, h.label])));
     assert.ok(at(7).includes('→ max_model_len: 768'));
@@ -53,7 +56,10 @@ describe('editor decorations', () => {
     const off = await startInProcess({ settings: { inlayHints: false } });
     try {
       await off.open('file:///x/run.yaml', CONFIG);
-      const hints = await off.request<InlayHint[]>('textDocument/inlayHint', { textDocument: { uri: 'file:///x/run.yaml' }, range: { start: { line: 0, character: 0 }, end: { line: 20, character: 0 } } });
+      const hints = await off.request<InlayHint[]>('textDocument/inlayHint', {
+        textDocument: { uri: 'file:///x/run.yaml' },
+        range: { start: { line: 0, character: 0 }, end: { line: 20, character: 0 } },
+      });
       assert.deepEqual(hints, []);
     } finally {
       await off.close();

@@ -11,7 +11,31 @@ import { corpusConfigs } from '../helpers/corpus';
 import { startChildProcess } from '../helpers/lsp';
 
 const EDITS = Number(process.env.FUZZ_EDITS ?? 2500);
-const FRAGMENTS = ['${', '}', '${oc.env:', '${model.', ':', ': ', '- ', '&a ', '*a', '<<: *a', '"', "'", '\n  ', '\n', '\t', '#', '[', '{', 'null', '~', '1e9', 'algorithm_type: grpo', '  repeat_times: 1\n'];
+const FRAGMENTS = [
+  '${',
+  '}',
+  '${oc.env:',
+  '${model.',
+  ':',
+  ': ',
+  '- ',
+  '&a ',
+  '*a',
+  '<<: *a',
+  '"',
+  "'",
+  '\n  ',
+  '\n',
+  '\t',
+  '#',
+  '[',
+  '{',
+  'null',
+  '~',
+  '1e9',
+  'algorithm_type: grpo',
+  '  repeat_times: 1\n',
+];
 
 /** A small seeded generator, so a failure replays. */
 function rng(seed: number): () => number {
@@ -27,7 +51,9 @@ const LIMIT_MS = 10_000;
 test(`${EDITS} random edits through the bundled server`, async () => {
   const random = rng(20261129);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
-  const files = RELEASES.flatMap((r) => corpusConfigs(r).map((f) => `# trinity-version: ${r}\n${readFileSync(f.abs, 'utf8')}`));
+  const files = RELEASES.flatMap((r) =>
+    corpusConfigs(r).map((f) => `# trinity-version: ${r}\n${readFileSync(f.abs, 'utf8')}`),
+  );
   const c = await startChildProcess();
   let slowest = 0;
   const timed = async <T>(what: string, p: Promise<T>): Promise<T> => {

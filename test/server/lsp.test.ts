@@ -1,7 +1,13 @@
 /** The language server over real JSON-RPC: what a user sees in the editor, feature by feature. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DiagnosticSeverity, type CompletionList, type Diagnostic, type Hover, type Location } from 'vscode-languageserver-types';
+import {
+  DiagnosticSeverity,
+  type CompletionList,
+  type Diagnostic,
+  type Hover,
+  type Location,
+} from 'vscode-languageserver-types';
 import { startChildProcess, startInProcess, withCursor, type TestClient } from '../helpers/lsp';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 // The cache our server primes for completion (the deep import server/service/yaml-service.ts uses).
@@ -49,13 +55,20 @@ describe('language server (in process)', () => {
       ds.filter((d) => d.severity === 1),
       [],
     );
-    assert.deepEqual(c.releaseOf('file:///w/clean.yaml'), { uri: 'file:///w/clean.yaml', release: 'v0.5.2', source: 'comment' });
+    assert.deepEqual(c.releaseOf('file:///w/clean.yaml'), {
+      uri: 'file:///w/clean.yaml',
+      release: 'v0.5.2',
+      source: 'comment',
+    });
   });
 
   test('diagnostics follow edits, with codes that link to docs and data for fixes', async () => {
     const uri = 'file:///w/edit.yaml';
     await c.open(uri, GRPO);
-    const ds = await c.change(uri, GRPO.replace('gpu_per_node: 5', 'gpu_per_node: 6').replace('  repeat_times: 8', '  repeat_tims: 8'));
+    const ds = await c.change(
+      uri,
+      GRPO.replace('gpu_per_node: 5', 'gpu_per_node: 6').replace('  repeat_times: 8', '  repeat_tims: 8'),
+    );
     assert.ok(codes(ds).includes('5:TRN010'), codes(ds).join(' '));
     const bad = ds.find((d) => d.code === 'TRN010')!;
     assert.equal(bad.source, 'trinity');
@@ -91,7 +104,10 @@ describe('language server (in process)', () => {
   test('hover on an algorithm type says what it brings', async () => {
     const { text, position } = withCursor(GRPO.replace('algorithm_type: grpo', 'algorithm_type: gr|po'));
     await c.open('file:///w/hover2.yaml', text);
-    const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover2.yaml' }, position });
+    const h = await c.request<Hover>('textDocument/hover', {
+      textDocument: { uri: 'file:///w/hover2.yaml' },
+      position,
+    });
     const md = (h.contents as { value: string }).value;
     assert.match(md, /Defaults: advantage `grpo`, policy loss `ppo`, KL loss `k2`/);
     assert.match(md, /Needs a reference model/);
@@ -100,15 +116,27 @@ describe('language server (in process)', () => {
   test('hover on a derived value shows what Trinity computes and how', async () => {
     const text2 = withCursor(GRPO.replace('  batch_size: 16', '  batch_si|ze: 16'));
     await c.open('file:///w/hover4.yaml', text2.text);
-    const h2 = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover4.yaml' }, position: text2.position });
-    assert.match((h2.contents as { value: string }).value, /Trinity derives from this:\*\*\n- `buffer\.train_batch_size` = `batch_size` × `repeat_times` = 16 × 8 = 128/);
+    const h2 = await c.request<Hover>('textDocument/hover', {
+      textDocument: { uri: 'file:///w/hover4.yaml' },
+      position: text2.position,
+    });
+    assert.match(
+      (h2.contents as { value: string }).value,
+      /Trinity derives from this:\*\*\n- `buffer\.train_batch_size` = `batch_size` × `repeat_times` = 16 × 8 = 128/,
+    );
   });
 
   test('hover on an interpolation shows its resolved value and source', async () => {
-    const marked = GRPO.replace('  max_response_tokens: 1024', '  max_response_tokens: 1024\n  max_prompt_tokens: ${model.max_resp|onse_tokens}');
+    const marked = GRPO.replace(
+      '  max_response_tokens: 1024',
+      '  max_response_tokens: 1024\n  max_prompt_tokens: ${model.max_resp|onse_tokens}',
+    );
     const { text, position } = withCursor(marked);
     await c.open('file:///w/hover5.yaml', text);
-    const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/hover5.yaml' }, position });
+    const h = await c.request<Hover>('textDocument/hover', {
+      textDocument: { uri: 'file:///w/hover5.yaml' },
+      position,
+    });
     const md = (h.contents as { value: string }).value;
     assert.match(md, /\*\*Resolves to:\*\* `1024`/);
     assert.match(md, /from `model\.max_response_tokens` = `1024`/);
@@ -117,46 +145,68 @@ describe('language server (in process)', () => {
   test('completion of keys comes from the release schema with docs', async () => {
     const { text, position } = withCursor(GRPO.replace('  repeat_times: 8', '  repeat_times: 8\n  |'));
     await c.open('file:///w/comp.yaml', text);
-    const list = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri: 'file:///w/comp.yaml' }, position });
+    const list = await c.request<CompletionList>('textDocument/completion', {
+      textDocument: { uri: 'file:///w/comp.yaml' },
+      position,
+    });
     const labels = list.items.map((i) => i.label);
-    for (const k of ['advantage_fn', 'policy_loss_fn', 'kl_loss_fn', 'optimizer']) assert.ok(labels.includes(k), `${k} missing from ${labels.join(', ')}`);
+    for (const k of ['advantage_fn', 'policy_loss_fn', 'kl_loss_fn', 'optimizer'])
+      assert.ok(labels.includes(k), `${k} missing from ${labels.join(', ')}`);
     assert.ok(!labels.includes('repeat_times'), 'already written');
   });
 
-  test('completion answers alike from the document copy made after an edit and from a fresh one, and no request sees another\'s edits', async () => {
+  test("completion answers alike from the document copy made after an edit and from a fresh one, and no request sees another's edits", async () => {
     // `monitor:` over a half-typed key reads as `monitor: mon`; completion rewrites it to `monitor: {mon: null}` in its copy.
     const marked = GRPO.replace('  max_model_len: 2048', '  max_model_len: 2048\n  ') + 'monitor:\n  mon|';
     const { text, position: typing } = withCursor(marked);
     const blank = { line: text.split('\n').indexOf('  max_model_len: 2048') + 1, character: 2 };
-    const ask = (uri: string, position: { line: number; character: number }) => c.request<CompletionList>('textDocument/completion', { textDocument: { uri }, position });
+    const ask = (uri: string, position: { line: number; character: number }) =>
+      c.request<CompletionList>('textDocument/completion', { textDocument: { uri }, position });
     await c.open('file:///w/copy-a.yaml', text);
     const first = await ask('file:///w/copy-a.yaml', typing);
-    assert.ok(first.items.some((i) => i.label === 'monitor_type'), first.items.map((i) => i.label).join(', '));
+    assert.ok(
+      first.items.some((i) => i.label === 'monitor_type'),
+      first.items.map((i) => i.label).join(', '),
+    );
     assert.deepEqual(await ask('file:///w/copy-a.yaml', typing), first);
     const blankAfter = await ask('file:///w/copy-a.yaml', blank);
     await c.open('file:///w/copy-b.yaml', text);
     const blankFirst = await ask('file:///w/copy-b.yaml', blank);
-    assert.ok(blankFirst.items.some((i) => i.label === 'temperature'), blankFirst.items.map((i) => i.label).join(', '));
+    assert.ok(
+      blankFirst.items.some((i) => i.label === 'temperature'),
+      blankFirst.items.map((i) => i.label).join(', '),
+    );
     assert.deepEqual(blankAfter, blankFirst);
     // copy-b took over the spare copies; copy-a's requests copy as they go.
     assert.deepEqual(await ask('file:///w/copy-a.yaml', typing), first);
   });
 
-  test('inside trainer.trainer_config, keys come from veRL\'s schema (Trinity checks them against it at launch)', async () => {
-    const marked = GRPO + 'trainer:\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_epochs: 2\n        |';
+  test("inside trainer.trainer_config, keys come from veRL's schema (Trinity checks them against it at launch)", async () => {
+    const marked =
+      GRPO + 'trainer:\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_epochs: 2\n        |';
     const { text, position } = withCursor(marked);
     await c.open('file:///w/verl.yaml', text);
-    const list = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri: 'file:///w/verl.yaml' }, position });
+    const list = await c.request<CompletionList>('textDocument/completion', {
+      textDocument: { uri: 'file:///w/verl.yaml' },
+      position,
+    });
     const labels = list.items.map((i) => i.label);
-    for (const k of ['ppo_mini_batch_size', 'use_dynamic_bsz', 'optim']) assert.ok(labels.includes(k), `${k} missing from ${labels.join(', ')}`);
-    const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/verl.yaml' }, position: { line: position.line - 1, character: 10 } });
+    for (const k of ['ppo_mini_batch_size', 'use_dynamic_bsz', 'optim'])
+      assert.ok(labels.includes(k), `${k} missing from ${labels.join(', ')}`);
+    const h = await c.request<Hover>('textDocument/hover', {
+      textDocument: { uri: 'file:///w/verl.yaml' },
+      position: { line: position.line - 1, character: 10 },
+    });
     assert.match((h.contents as { value: string }).value, /\*\*`ppo_epochs`\*\* · integer[\s\S]*Default: `1`/);
   });
 
   test('completion of algorithm_type lists the registry with what each brings', async () => {
     const { text, position } = withCursor(GRPO.replace('  algorithm_type: grpo', '  algorithm_type: |'));
     await c.open('file:///w/comp2.yaml', text);
-    const list = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri: 'file:///w/comp2.yaml' }, position });
+    const list = await c.request<CompletionList>('textDocument/completion', {
+      textDocument: { uri: 'file:///w/comp2.yaml' },
+      position,
+    });
     const grpo = list.items.find((i) => i.label === 'grpo');
     assert.ok(grpo, list.items.map((i) => i.label).join(', '));
     const doc = typeof grpo.documentation === 'string' ? grpo.documentation : grpo.documentation?.value;
@@ -165,26 +215,46 @@ describe('language server (in process)', () => {
   });
 
   test('completion after ${ offers config paths, and after oc.env: environment variables', async () => {
-    const { text, position } = withCursor(GRPO.replace('  max_response_tokens: 1024', '  max_response_tokens: 1024\n  max_prompt_tokens: ${model.|'));
+    const { text, position } = withCursor(
+      GRPO.replace('  max_response_tokens: 1024', '  max_response_tokens: 1024\n  max_prompt_tokens: ${model.|'),
+    );
     await c.open('file:///w/comp3.yaml', text);
-    const list = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri: 'file:///w/comp3.yaml' }, position });
+    const list = await c.request<CompletionList>('textDocument/completion', {
+      textDocument: { uri: 'file:///w/comp3.yaml' },
+      position,
+    });
     const item = list.items.find((i) => i.label === 'max_model_len');
     assert.ok(item);
     assert.equal(item.detail, '= 2048');
-    const env = withCursor(GRPO.replace('  model_path: Qwen/Qwen2.5-1.5B-Instruct', '  model_path: ${oc.env:TRINITY_MO|'));
+    const env = withCursor(
+      GRPO.replace('  model_path: Qwen/Qwen2.5-1.5B-Instruct', '  model_path: ${oc.env:TRINITY_MO|'),
+    );
     await c.open('file:///w/comp4.yaml', env.text);
-    const list2 = await c.request<CompletionList>('textDocument/completion', { textDocument: { uri: 'file:///w/comp4.yaml' }, position: env.position });
+    const list2 = await c.request<CompletionList>('textDocument/completion', {
+      textDocument: { uri: 'file:///w/comp4.yaml' },
+      position: env.position,
+    });
     assert.ok(list2.items.some((i) => i.label === 'TRINITY_MODEL_PATH'));
   });
 
   test('go to definition jumps from ${a.b} to the key', async () => {
-    const marked = GRPO.replace('  max_response_tokens: 1024', '  max_response_tokens: 1024\n  max_prompt_tokens: ${model.max_mo|del_len}');
+    const marked = GRPO.replace(
+      '  max_response_tokens: 1024',
+      '  max_response_tokens: 1024\n  max_prompt_tokens: ${model.max_mo|del_len}',
+    );
     const { text, position } = withCursor(marked);
     await c.open('file:///w/def.yaml', text);
-    const locs = await c.request<Location[]>('textDocument/definition', { textDocument: { uri: 'file:///w/def.yaml' }, position });
+    const locs = await c.request<Location[]>('textDocument/definition', {
+      textDocument: { uri: 'file:///w/def.yaml' },
+      position,
+    });
     assert.equal(locs.length, 1);
     assert.equal(locs[0].range.start.line, 7);
-    const refs = await c.request<Location[]>('textDocument/references', { textDocument: { uri: 'file:///w/def.yaml' }, position: { line: 7, character: 4 }, context: { includeDeclaration: false } });
+    const refs = await c.request<Location[]>('textDocument/references', {
+      textDocument: { uri: 'file:///w/def.yaml' },
+      position: { line: 7, character: 4 },
+      context: { includeDeclaration: false },
+    });
     assert.equal(refs.length, 1);
     assert.equal(refs[0].range.start.line, 9);
   });
@@ -193,7 +263,10 @@ describe('language server (in process)', () => {
     await c.open('file:///w/resolved.yaml', GRPO);
     const r = await c.request<ResolvedConfigResponse>(RESOLVED_CONFIG_REQUEST, { uri: 'file:///w/resolved.yaml' });
     assert.equal(r.release, 'v0.5.2');
-    assert.match(r.runs[0].yaml, /train_batch_size: 128 # set by Trinity: `buffer\.train_batch_size` = `batch_size` × `repeat_times` = 16 × 8 = 128/);
+    assert.match(
+      r.runs[0].yaml,
+      /train_batch_size: 128 # set by Trinity: `buffer\.train_batch_size` = `batch_size` × `repeat_times` = 16 × 8 = 128/,
+    );
     assert.match(r.runs[0].yaml, /max_prompt_tokens: 1024 # set by Trinity/);
     assert.ok(r.runs[0].metrics.explorer.includes('rollout/accuracy/mean'));
     assert.ok(r.runs[0].metrics.explorer.includes('experience_pipeline/group_advantages/reward_mean/mean'));
@@ -209,9 +282,17 @@ describe('language server (in process)', () => {
       symbols.map((s) => s.name),
       ['mode', 'buffer'],
     );
-    const folds = await c.request<{ startLine: number; endLine: number }[]>('textDocument/foldingRange', { textDocument: { uri } });
-    assert.deepEqual(folds.map((f) => [f.startLine, f.endLine]), [[1, 2]]);
-    const edits = await c.request<{ newText: string }[]>('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+    const folds = await c.request<{ startLine: number; endLine: number }[]>('textDocument/foldingRange', {
+      textDocument: { uri },
+    });
+    assert.deepEqual(
+      folds.map((f) => [f.startLine, f.endLine]),
+      [[1, 2]],
+    );
+    const edits = await c.request<{ newText: string }[]>('textDocument/formatting', {
+      textDocument: { uri },
+      options: { tabSize: 2, insertSpaces: true },
+    });
     const out = edits.map((e) => e.newText).join('');
     assert.match(out, /# keep me/);
     assert.match(out, /\n {2}batch_size: 4/);
@@ -226,7 +307,10 @@ describe('settings', () => {
       const ds = await c.open('file:///w/s.yaml', text);
       assert.equal(c.releaseOf('file:///w/s.yaml')?.release, 'v0.3.1');
       assert.deepEqual(c.releaseOf('file:///w/s.yaml')?.source, 'setting');
-      assert.ok(ds.some((d) => d.code === 'TRN011'), 'proxy_port came in v0.4.0');
+      assert.ok(
+        ds.some((d) => d.code === 'TRN011'),
+        'proxy_port came in v0.4.0',
+      );
       assert.ok(!ds.some((d) => d.code === 'TRN010'), 'disabled');
     } finally {
       await c.close();
@@ -235,7 +319,7 @@ describe('settings', () => {
 });
 
 describe('debounce', () => {
-  test('completion\'s YAML parse and document copy are made in the quiet after an edit, before validation\'s debounce runs out', async () => {
+  test("completion's YAML parse and document copy are made in the quiet after an edit, before validation's debounce runs out", async () => {
     const c = await startInProcess({ debounceMs: 1000 });
     try {
       const uri = 'file:///w/quiet.yaml';
@@ -246,9 +330,17 @@ describe('debounce', () => {
       await new Promise((res) => setTimeout(res, 300));
       assert.equal(validated, false, 'still inside the debounce');
       // A cache hit (not a parse made now) that carries the spare copy completion will take.
-      const parsed = yamlDocumentsCache.getYamlDocument(TextDocument.create(uri, 'trinity-yaml', 2, edited), { customTags: [], yamlVersion: '1.1' }, true);
+      const parsed = yamlDocumentsCache.getYamlDocument(
+        TextDocument.create(uri, 'trinity-yaml', 2, edited),
+        { customTags: [], yamlVersion: '1.1' },
+        true,
+      );
       assert.ok(Object.hasOwn(parsed.documents[0], 'clone'), 'version 2 was parsed and copied ahead');
-      assert.deepEqual((await diagnostics).filter((d) => d.severity === DiagnosticSeverity.Error), [], 'validated after the debounce');
+      assert.deepEqual(
+        (await diagnostics).filter((d) => d.severity === DiagnosticSeverity.Error),
+        [],
+        'validated after the debounce',
+      );
 
       // A large file is parsed for completion only with validation, not between keystrokes.
       const large = 'file:///w/quiet-large.yaml';
@@ -256,7 +348,11 @@ describe('debounce', () => {
       await c.open(large, GRPO + filler);
       const largeDiagnostics = c.change(large, edited + filler);
       await new Promise((res) => setTimeout(res, 300));
-      const parsedNow = yamlDocumentsCache.getYamlDocument(TextDocument.create(large, 'trinity-yaml', 2, edited + filler), { customTags: [], yamlVersion: '1.1' }, true);
+      const parsedNow = yamlDocumentsCache.getYamlDocument(
+        TextDocument.create(large, 'trinity-yaml', 2, edited + filler),
+        { customTags: [], yamlVersion: '1.1' },
+        true,
+      );
       assert.ok(!Object.hasOwn(parsedNow.documents[0], 'clone'), 'not parsed ahead');
       await largeDiagnostics;
     } finally {
@@ -271,7 +367,10 @@ describe('bundled server (dist/server.js --stdio)', () => {
     try {
       const ds = await c.open('file:///w/child.yaml', GRPO.replace('  repeat_times: 8', '  repeat_time: 8'));
       assert.ok(codes(ds).includes('5:TRN010'));
-      const h = await c.request<Hover>('textDocument/hover', { textDocument: { uri: 'file:///w/child.yaml' }, position: { line: 3, character: 5 } });
+      const h = await c.request<Hover>('textDocument/hover', {
+        textDocument: { uri: 'file:///w/child.yaml' },
+        position: { line: 3, character: 5 },
+      });
       assert.match((h.contents as { value: string }).value, /algorithm_type/);
     } finally {
       await c.close();
@@ -291,7 +390,10 @@ describe('language server: what the local runtime lacks (TRN312)', () => {
       assert.equal(info.length, 1, codes(ds).join(' '));
       assert.equal(info[0].severity, DiagnosticSeverity.Information);
       assert.equal(info[0].range.start.line, line);
-      assert.match(info[0].message, /`tool_call_workflow` runs on Trinity-RFT only; the local runtime runs `simple_workflow`/);
+      assert.match(
+        info[0].message,
+        /`tool_call_workflow` runs on Trinity-RFT only; the local runtime runs `simple_workflow`/,
+      );
       assert.match(info[0].message, /trinityWorkbench\.runWith: trinity/);
       assert.ok(!ds.some((d) => d.severity === DiagnosticSeverity.Error), codes(ds).join(' '));
       const clean = await c.open('file:///w/math.yaml', GRPO);

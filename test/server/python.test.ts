@@ -30,5 +30,8 @@ test('the interpreter is asked with importlib.metadata for the trinity-rft distr
 
 test('no Python, or no trinity-rft in it, gives no release', async () => {
   assert.equal(await detectTrinityRelease(join(tmpdir(), 'no-such-python')), undefined);
-  assert.equal(await detectTrinityRelease(fakePython('echo "PackageNotFoundError: trinity-rft" >&2; exit 1')), undefined);
+  assert.equal(
+    await detectTrinityRelease(fakePython('echo "PackageNotFoundError: trinity-rft" >&2; exit 1')),
+    undefined,
+  );
 });

@@ -7,7 +7,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 // @ts-expect-error: a plain .mjs module (the set-up runs before any build), no declaration file
@@ -19,7 +29,13 @@ function sh(cwd: string, ...args: string[]): string {
   const r = spawnSync('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
   });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout.trim();
@@ -86,7 +102,10 @@ test('the corpus is extracted from the repository: configs by their root keys, d
     'trinity-configs/main/examples/sft/sft.yml',
     'trinity-configs/v1/examples/grpo/grpo.yaml',
   ]);
-  assert.equal(readFileSync(join(dir, 'trinity-configs/v1/examples/grpo/grpo.yaml'), 'utf8'), readFileSync(join(up.url, 'examples/grpo/grpo.yaml'), 'utf8'));
+  assert.equal(
+    readFileSync(join(dir, 'trinity-configs/v1/examples/grpo/grpo.yaml'), 'utf8'),
+    readFileSync(join(up.url, 'examples/grpo/grpo.yaml'), 'utf8'),
+  );
   assert.ok(!existsSync(`${dir}.partial`));
 });
 
@@ -124,9 +143,17 @@ test('npm test with no corpus and no way to fetch one stops before running anyth
   symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'));
   mkdirSync(join(repo, 'native', 'blas-matmul'), { recursive: true });
   symlinkSync(join(ROOT, 'native', 'blas-matmul', 'build'), join(repo, 'native', 'blas-matmul', 'build'));
-  const env: NodeJS.ProcessEnv = { ...process.env, TRINITY_WORKBENCH_CACHE: join(base, 'cache'), TRINITY_RFT_GIT_URL: join(base, 'no-such-repo') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TRINITY_WORKBENCH_CACHE: join(base, 'cache'),
+    TRINITY_RFT_GIT_URL: join(base, 'no-such-repo'),
+  };
   delete env.TRINITY_CORPUS_DIR;
-  const r = spawnSync(process.execPath, [join(repo, 'test', 'setup', 'prepare.mjs')], { cwd: repo, env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(repo, 'test', 'setup', 'prepare.mjs')], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 1, r.stdout + r.stderr);
   assert.match(r.stderr, /npm test cannot start:/);
   assert.match(r.stderr, /no Trinity corpus, and it could not be fetched: git fetch .* failed/);

@@ -29,7 +29,21 @@ export const DATA_RELEASE = 'main';
 const DATA_DIR = 'tests/template/data/';
 
 /** A YAML file is a Trinity config when at least three of its top-level keys are among these. */
-const ROOT_KEYS = new Set(['mode', 'project', 'algorithm', 'buffer', 'explorer', 'synchronizer', 'trainer', 'cluster', 'model', 'monitor', 'stages', 'data_processor', 'checkpoint_root_dir']);
+const ROOT_KEYS = new Set([
+  'mode',
+  'project',
+  'algorithm',
+  'buffer',
+  'explorer',
+  'synchronizer',
+  'trainer',
+  'cluster',
+  'model',
+  'monitor',
+  'stages',
+  'data_processor',
+  'checkpoint_root_dir',
+]);
 
 export function cacheDir() {
   return process.env.TRINITY_WORKBENCH_CACHE ?? join(homedir(), '.cache', 'trinity-workbench');
@@ -62,7 +76,10 @@ export function isTrinityConfig(text, parse) {
 }
 
 function git(gitDir, args, opts = {}) {
-  const r = spawnSync('git', ['--git-dir', gitDir, ...args], { encoding: opts.binary ? 'buffer' : 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync('git', ['--git-dir', gitDir, ...args], {
+    encoding: opts.binary ? 'buffer' : 'utf8',
+    maxBuffer: 1 << 28,
+  });
   if (r.error) throw new Error(`git did not run: ${r.error.message}`);
   if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${String(r.stderr).trim().split('\n').pop()}`);
   return r.stdout;
@@ -111,7 +128,10 @@ export async function fetchCorpus(url = TRINITY_RFT_URL, cache = cacheDir(), rel
     }
   }
   mkdirSync(join(staging, 'data'), { recursive: true });
-  writeFileSync(join(staging, 'README.md'), `Trinity-RFT's files (Apache-2.0), extracted from ${url} by test/setup/corpus-source.mjs. Not ours: never commit them.\n`);
+  writeFileSync(
+    join(staging, 'README.md'),
+    `Trinity-RFT's files (Apache-2.0), extracted from ${url} by test/setup/corpus-source.mjs. Not ours: never commit them.\n`,
+  );
   rmSync(target, { recursive: true, force: true });
   renameSync(staging, target);
   return { dir: target, counts };

@@ -15,9 +15,15 @@ const BUILD = join(__dirname, '..', '..', 'native', 'blas-matmul', 'build.mjs');
 
 function withoutOpenBlas(...args: string[]) {
   const bin = mkdtempSync(join(tmpdir(), 'no-openblas-'));
-  writeFileSync(join(bin, 'cc'), '#!/bin/sh\necho "<stdin>:1:10: fatal error: cblas.h: No such file or directory" >&2\nexit 1\n');
+  writeFileSync(
+    join(bin, 'cc'),
+    '#!/bin/sh\necho "<stdin>:1:10: fatal error: cblas.h: No such file or directory" >&2\nexit 1\n',
+  );
   chmodSync(join(bin, 'cc'), 0o755);
-  return spawnSync(process.execPath, [BUILD, ...args], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+  return spawnSync(process.execPath, [BUILD, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+  });
 }
 
 test('without OpenBLAS the postinstall prints one line (off, why, the fix) and succeeds', () => {
@@ -26,11 +32,17 @@ test('without OpenBLAS the postinstall prints one line (off, why, the fix) and s
   assert.equal(r.stdout, '');
   const lines = r.stderr.trimEnd().split('\n');
   assert.equal(lines.length, 1, r.stderr);
-  assert.match(lines[0], /^native\/blas-matmul: off \(cblas\.h not found: OpenBLAS is not installed\); the engine runs on plain wasm.*apt-get install libopenblas-dev, then npm run build:native$/);
+  assert.match(
+    lines[0],
+    /^native\/blas-matmul: off \(cblas\.h not found: OpenBLAS is not installed\); the engine runs on plain wasm.*apt-get install libopenblas-dev, then npm run build:native$/,
+  );
 });
 
 test('without OpenBLAS a strict build (the test set-up) fails and says how to fix it', () => {
   const r = withoutOpenBlas('--strict');
   assert.equal(r.status, 1);
-  assert.match(r.stderr, /error: native\/blas-matmul: cblas\.h not found.*\n  To build it: apt-get install libopenblas-dev/);
+  assert.match(
+    r.stderr,
+    /error: native\/blas-matmul: cblas\.h not found.*\n  To build it: apt-get install libopenblas-dev/,
+  );
 });

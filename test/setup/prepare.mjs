@@ -13,13 +13,21 @@ const ok = (cmd, args, input) => spawnSync(cmd, args, { input, stdio: ['pipe', '
 
 /** Each need: a check, and the Debian packages that satisfy it. */
 const NEEDS = [
-  { what: 'OpenBLAS headers (the native matmul addon)', packages: ['libopenblas-dev'], present: () => ok('cc', ['-E', '-x', 'c', '-'], '#include <cblas.h>\n') },
+  {
+    what: 'OpenBLAS headers (the native matmul addon)',
+    packages: ['libopenblas-dev'],
+    present: () => ok('cc', ['-E', '-x', 'c', '-'], '#include <cblas.h>\n'),
+  },
   {
     what: "the Vulkan loader (the webgpu backend's tests run Dawn on SwiftShader, which Debian's chromium ships)",
     packages: ['libvulkan1'],
     present: () => ok('sh', ['-c', 'ldconfig -p | grep -q "libvulkan\\.so\\.1 "']),
   },
-  { what: 'unzip (the packaging test reads the VSIX)', packages: ['unzip'], present: () => ok('sh', ['-c', 'command -v unzip']) },
+  {
+    what: 'unzip (the packaging test reads the VSIX)',
+    packages: ['unzip'],
+    present: () => ok('sh', ['-c', 'command -v unzip']),
+  },
   {
     what: "Debian's Python with protobuf and PyYAML (the independent event-file writer, the Trinity-RFT stand-in)",
     packages: ['python3', 'python3-protobuf', 'python3-yaml'],
@@ -52,7 +60,11 @@ function installPackages() {
   }
   console.log(`test set-up: installing ${packages.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () => spawnSync(apt[0], [...apt.slice(1), 'install', '-y', '-qq', '--no-install-recommends', ...packages], { env, stdio: ['ignore', 'ignore', 'inherit'] }).status === 0;
+  const install = () =>
+    spawnSync(apt[0], [...apt.slice(1), 'install', '-y', '-qq', '--no-install-recommends', ...packages], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }).status === 0;
   if (!install()) {
     spawnSync(apt[0], [...apt.slice(1), 'update', '-qq'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     if (!install()) stop([`apt-get could not install ${packages.join(' ')} (its messages are above)`]);
@@ -72,25 +84,36 @@ function buildNative() {
   const addon = join(ROOT, 'native', 'blas-matmul', 'build', 'Release', 'blas_matmul.node');
   if (existsSync(addon) && ok(process.execPath, ['-e', `require(${JSON.stringify(addon)})`])) return;
   console.log('test set-up: building the OpenBLAS matmul addon');
-  const r = spawnSync(process.execPath, [join(ROOT, 'native', 'blas-matmul', 'build.mjs'), '--strict'], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [join(ROOT, 'native', 'blas-matmul', 'build.mjs'), '--strict'], {
+    stdio: 'inherit',
+  });
   if (r.status !== 0) stop(['the OpenBLAS matmul addon did not build (the engine tests need it); its output is above']);
 }
 
 /** Real VS Code (code-server) and Debian's Chromium for test/e2e, cached outside the repository. */
 function installCodeServer() {
   const r = spawnSync('bash', [join(ROOT, '.ci', 'code-server.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (r.status !== 0) stop(['code-server (real VS Code for test/e2e) did not install (.ci/code-server.sh; its output is above)']);
+  if (r.status !== 0)
+    stop(['code-server (real VS Code for test/e2e) did not install (.ci/code-server.sh; its output is above)']);
 }
 
 async function provideCorpus() {
   if (locateCorpus(ROOT)) return;
   if (process.env.TRINITY_CORPUS_DIR) {
-    stop([`TRINITY_CORPUS_DIR=${process.env.TRINITY_CORPUS_DIR} holds no trinity-configs/ and data/: point it at the Trinity corpus, or unset it`]);
+    stop([
+      `TRINITY_CORPUS_DIR=${process.env.TRINITY_CORPUS_DIR} holds no trinity-configs/ and data/: point it at the Trinity corpus, or unset it`,
+    ]);
   }
-  console.log(`test set-up: no Trinity corpus at ../shared/corpus or ${join(cacheDir(), 'corpus')}; fetching Trinity-RFT's files at the pinned commits`);
+  console.log(
+    `test set-up: no Trinity corpus at ../shared/corpus or ${join(cacheDir(), 'corpus')}; fetching Trinity-RFT's files at the pinned commits`,
+  );
   try {
     const { dir, counts } = await fetchCorpus(process.env.TRINITY_RFT_GIT_URL ?? TRINITY_RFT_URL);
-    console.log(`test set-up: corpus in ${dir} (${Object.entries(counts).map(([r, n]) => `${r} ${n}`).join(', ')} configs)`);
+    console.log(
+      `test set-up: corpus in ${dir} (${Object.entries(counts)
+        .map(([r, n]) => `${r} ${n}`)
+        .join(', ')} configs)`,
+    );
   } catch (e) {
     stop([
       `no Trinity corpus, and it could not be fetched: ${e.message}`,

@@ -33,7 +33,10 @@ before(async () => {
   const contributed = pkg.contributes.grammars as Contributed[];
   const yaml = vscodeYamlGrammars();
   const registry = new Registry({
-    onigLib: Promise.resolve({ createOnigScanner: (p: string[]) => new oniguruma.OnigScanner(p), createOnigString: (s: string) => new oniguruma.OnigString(s) }),
+    onigLib: Promise.resolve({
+      createOnigScanner: (p: string[]) => new oniguruma.OnigScanner(p),
+      createOnigString: (s: string) => new oniguruma.OnigString(s),
+    }),
     loadGrammar: async (scope) => {
       const ours = contributed.find((x) => x.scopeName === scope);
       if (ours) return JSON.parse(readFileSync(join(root, ours.path), 'utf8'));
@@ -50,7 +53,8 @@ function scopesOf(line: string): { text: string; scopes: string[] }[] {
   return r.tokens.map((t) => ({ text: line.slice(t.startIndex, t.endIndex), scopes: t.scopes }));
 }
 
-const has = (line: string, text: string, scope: string) => scopesOf(line).some((t) => t.text === text && t.scopes.some((s) => s.startsWith(scope)));
+const has = (line: string, text: string, scope: string) =>
+  scopesOf(line).some((t) => t.text === text && t.scopes.some((s) => s.startsWith(scope)));
 
 describe('interpolation grammar', () => {
   test('a config reference is a variable inside interpolation punctuation', () => {
@@ -70,19 +74,28 @@ describe('interpolation grammar', () => {
     const line = 'x: ${oc.env:A,${oc.env:B,c}}';
     const begins = scopesOf(line).filter((t) => t.text === '${');
     assert.equal(begins.length, 2);
-    assert.ok(begins[1].scopes.filter((s) => s.startsWith('meta.interpolation')).length === 2, 'inner one is inside the outer one');
+    assert.ok(
+      begins[1].scopes.filter((s) => s.startsWith('meta.interpolation')).length === 2,
+      'inner one is inside the outer one',
+    );
   });
 
   test("VS Code's YAML scopes stay around the interpolation: the key, and quoted strings", () => {
     assert.ok(has('model_path: ${oc.env:X}', 'model_path', 'entity.name.tag.yaml'));
     for (const line of ['path: "${oc.env:X}/data"', "path: '${oc.env:X}/data'"]) {
       const t = scopesOf(line).find((x) => x.text === 'oc.env');
-      assert.ok(t?.scopes.some((s) => s.startsWith('string.quoted')) && t.scopes.some((s) => s.startsWith('entity.name.function.resolver')), `${line}: ${JSON.stringify(t)}`);
+      assert.ok(
+        t?.scopes.some((s) => s.startsWith('string.quoted')) &&
+          t.scopes.some((s) => s.startsWith('entity.name.function.resolver')),
+        `${line}: ${JSON.stringify(t)}`,
+      );
     }
   });
 
   test('comments and escaped \\${ are not interpolations', () => {
-    assert.ok(!scopesOf('# uses ${model.x} later').some((t) => t.scopes.some((s) => s.startsWith('meta.interpolation'))));
+    assert.ok(
+      !scopesOf('# uses ${model.x} later').some((t) => t.scopes.some((s) => s.startsWith('meta.interpolation'))),
+    );
     assert.ok(!scopesOf('name: a\\${b}').some((t) => t.scopes.some((s) => s.startsWith('meta.interpolation'))));
   });
 });

@@ -95,14 +95,17 @@ export class JobFollower {
     const reader = new MetricsReader([join(dir, 'monitor', 'tensorboard')], { skipExisting });
     if (skipExisting) reader.read();
     this.followed.push({ reader, pending: new Map() });
-    if (skipExisting) for (const step of checkpointSteps(dir)) this.seenCheckpoints.add(join(dir, `global_step_${step}`));
+    if (skipExisting)
+      for (const step of checkpointSteps(dir)) this.seenCheckpoints.add(join(dir, `global_step_${step}`));
   }
 
   private role(row: ScalarRow): Role | undefined {
     const role = this.opts.roleOf(row.run);
     if (!role && !this.unknownFolders.has(row.run)) {
       this.unknownFolders.add(row.run);
-      this.opts.sink.warn(`metrics in monitor/tensorboard/${row.run} are not shown: it is not the explorer's, trainer's or benchmark's folder`);
+      this.opts.sink.warn(
+        `metrics in monitor/tensorboard/${row.run} are not shown: it is not the explorer's, trainer's or benchmark's folder`,
+      );
     }
     return role;
   }
@@ -110,7 +113,10 @@ export class JobFollower {
   private add(pending: Map<Role, Pending>, role: Role, row: ScalarRow): void {
     const p = pending.get(role);
     if (p && p.step !== row.step) this.flush(pending, role);
-    const time = row.wallTime === null ? (Date.now() - this.opts.startedAt) / 1000 : Math.max(0, row.wallTime - this.opts.startedAt / 1000);
+    const time =
+      row.wallTime === null
+        ? (Date.now() - this.opts.startedAt) / 1000
+        : Math.max(0, row.wallTime - this.opts.startedAt / 1000);
     const cur = pending.get(role) ?? { step: row.step, time, values: {} };
     cur.values[row.tag] = row.value;
     cur.time = Math.max(cur.time, time);
@@ -160,7 +166,11 @@ export class JobFollower {
         if (this.siblingsBefore.has(s) || this.dirs.includes(s)) continue;
         this.dirs.push(s);
         this.follow(s, false);
-        this.opts.sink.event({ type: 'log', level: 'info', message: `Trinity renamed this run (continue_from_checkpoint is false and ${dir} was not empty): its job dir is ${s}` });
+        this.opts.sink.event({
+          type: 'log',
+          level: 'info',
+          message: `Trinity renamed this run (continue_from_checkpoint is false and ${dir} was not empty): its job dir is ${s}`,
+        });
       }
     }
   }

@@ -22,8 +22,19 @@ export class LocalLauncher implements Launcher {
   constructor(private readonly opts: LocalLauncherOptions) {}
 
   async launch(spec: LaunchSpec, sink: LaunchSink): Promise<LaunchedRun> {
-    if (!existsSync(this.opts.cliPath)) throw new Error(`The runtime is missing at ${this.opts.cliPath}: reinstall the extension (or run \`npm run build\` in its folder).`);
-    const args = [this.opts.cliPath, 'run', '--config', spec.configPath, '--events', 'jsonl', ...(this.opts.extraArgs ?? [])];
+    if (!existsSync(this.opts.cliPath))
+      throw new Error(
+        `The runtime is missing at ${this.opts.cliPath}: reinstall the extension (or run \`npm run build\` in its folder).`,
+      );
+    const args = [
+      this.opts.cliPath,
+      'run',
+      '--config',
+      spec.configPath,
+      '--events',
+      'jsonl',
+      ...(this.opts.extraArgs ?? []),
+    ];
     if (spec.resume) args.push('--continue-from-checkpoint');
     for (const d of spec.pluginDirs) args.push('--plugin-dir', d);
     let done: DoneEvent | undefined;
@@ -51,13 +62,29 @@ export class LocalLauncher implements Launcher {
       },
     });
     const ended: Promise<RunEnd> = proc.exited.then((exit) => {
-      if (exit.spawnError) return { status: 'failed', error: `Could not start ${this.opts.nodePath}: ${exit.spawnError}. Set trinityWorkbench.nodePath to a Node.js 20 executable.` };
+      if (exit.spawnError)
+        return {
+          status: 'failed',
+          error: `Could not start ${this.opts.nodePath}: ${exit.spawnError}. Set trinityWorkbench.nodePath to a Node.js 20 executable.`,
+        };
       const base = { exitCode: exit.exitCode, signal: exit.signal };
       if (done?.status === 'failed') return { ...base, status: 'failed', error: done.error ?? 'the run failed' };
       if (done && exit.exitCode !== null && !exit.signal) return { ...base, status: done.status };
-      if (exit.stopRequested) return { ...base, status: 'stopped', ...(exit.killed ? { error: 'did not stop in time and was killed (its last checkpoint is kept)' } : {}) };
-      const why = stderrTail.filter((l) => l.trim()).slice(-5).join('\n');
-      return { ...base, status: 'failed', error: `the runtime exited (${exit.signal ?? `code ${exit.exitCode}`}) without finishing${why ? `:\n${why}` : ''}` };
+      if (exit.stopRequested)
+        return {
+          ...base,
+          status: 'stopped',
+          ...(exit.killed ? { error: 'did not stop in time and was killed (its last checkpoint is kept)' } : {}),
+        };
+      const why = stderrTail
+        .filter((l) => l.trim())
+        .slice(-5)
+        .join('\n');
+      return {
+        ...base,
+        status: 'failed',
+        error: `the runtime exited (${exit.signal ?? `code ${exit.exitCode}`}) without finishing${why ? `:\n${why}` : ''}`,
+      };
     });
     if (proc.pid === undefined) {
       const end = await ended;

@@ -45,39 +45,78 @@ export class RayJobLauncher implements Launcher {
     try {
       text = readFileSync(spec.configPath, 'utf8');
     } catch (e) {
-      throw new Error(`cannot read the config ${spec.configPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new Error(
+        `cannot read the config ${spec.configPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
     const folder = dirname(spec.configPath);
     const configName = basename(spec.configPath);
     const pluginDirs = spec.pluginDirs.map((d) => {
       const rel = relative(folder, d);
-      if (!rel || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`the plugin dir ${d} is outside ${folder}, the folder uploaded to Ray: move it inside, or run with trinityWorkbench.runWith: trinity`);
+      if (!rel || rel.startsWith('..') || isAbsolute(rel))
+        throw new Error(
+          `the plugin dir ${d} is outside ${folder}, the folder uploaded to Ray: move it inside, or run with trinityWorkbench.runWith: trinity`,
+        );
       return rel.split(sep).join('/');
     });
     const override = configTextForResume(text, spec.resume);
     const jobRel = relative(folder, spec.jobDir);
     // The job's checkpoints are not uploaded when they sit inside the folder (its top-level folder holding them).
-    const exclude = jobRel && !jobRel.startsWith('..') && !isAbsolute(jobRel) ? [join(folder, jobRel.split(sep)[0])] : [];
-    const pkg = packWorkingDir(folder, { exclude, replace: override !== undefined ? { [configName]: override } : undefined });
+    const exclude =
+      jobRel && !jobRel.startsWith('..') && !isAbsolute(jobRel) ? [join(folder, jobRel.split(sep)[0])] : [];
+    const pkg = packWorkingDir(folder, {
+      exclude,
+      replace: override !== undefined ? { [configName]: override } : undefined,
+    });
 
     await api.version();
     if (!(await api.packageExists(pkg.name))) await api.uploadPackage(pkg.name, pkg.zip);
     const python = this.options.python ?? 'python';
-    const entrypoint = [python, '-m', 'trinity.cli.launcher', 'run', '--config', configName, ...(pluginDirs.length ? ['--plugin-dir', pluginDirs.join(':')] : [])].map(shellQuote).join(' ');
+    const entrypoint = [
+      python,
+      '-m',
+      'trinity.cli.launcher',
+      'run',
+      '--config',
+      configName,
+      ...(pluginDirs.length ? ['--plugin-dir', pluginDirs.join(':')] : []),
+    ]
+      .map(shellQuote)
+      .join(' ');
 
     const job = readTrinityJob(text, spec.jobDir);
     const startedAt = Date.now();
-    const follower = new JobFollower({ dirs: job.stages.map((s) => s.jobDir), startedAt, roleOf: job.roleOf, sink, pollMs: this.options.pollMs });
+    const follower = new JobFollower({
+      dirs: job.stages.map((s) => s.jobDir),
+      startedAt,
+      roleOf: job.roleOf,
+      sink,
+      pollMs: this.options.pollMs,
+    });
     follower.start();
     let id: string;
     try {
-      id = await api.submit({ entrypoint, submission_id: `trinity-workbench-${randomUUID()}`, runtime_env: { working_dir: pkg.uri }, metadata: { submitted_by: 'trinity-workbench', config: configName } });
+      id = await api.submit({
+        entrypoint,
+        submission_id: `trinity-workbench-${randomUUID()}`,
+        runtime_env: { working_dir: pkg.uri },
+        metadata: { submitted_by: 'trinity-workbench', config: configName },
+      });
     } catch (e) {
       follower.finish();
       throw e;
     }
-    if (override !== undefined) sink.event({ type: 'log', level: 'info', message: `continue_from_checkpoint is ${spec.resume} for this run (the config says ${!spec.resume}); the uploaded copy of ${configName} says so` });
-    sink.event({ type: 'log', level: 'info', message: `submitted Ray job ${id} to ${api.address} (working_dir ${pkg.uri}, ${pkg.files.length} files)` });
+    if (override !== undefined)
+      sink.event({
+        type: 'log',
+        level: 'info',
+        message: `continue_from_checkpoint is ${spec.resume} for this run (the config says ${!spec.resume}); the uploaded copy of ${configName} says so`,
+      });
+    sink.event({
+      type: 'log',
+      level: 'info',
+      message: `submitted Ray job ${id} to ${api.address} (working_dir ${pkg.uri}, ${pkg.files.length} files)`,
+    });
     sink.event(runEvent(spec, id, startedAt, job.stages));
     return new RayJobRun(api, id, sink, follower, this.options).launched();
   }
@@ -85,7 +124,17 @@ export class RayJobLauncher implements Launcher {
 
 /** No local process: `pid` is 0 (nothing to signal); the run is known by its Ray submission id. */
 function runEvent(spec: LaunchSpec, id: string, startedAt: number, stages: StageInfo[]) {
-  return { type: 'run', protocol: PROTOCOL_VERSION, runId: id, config: spec.configPath, jobDir: spec.jobDir, backend: 'ray-job', startedAt: new Date(startedAt).toISOString(), pid: 0, stages } as const;
+  return {
+    type: 'run',
+    protocol: PROTOCOL_VERSION,
+    runId: id,
+    config: spec.configPath,
+    jobDir: spec.jobDir,
+    backend: 'ray-job',
+    startedAt: new Date(startedAt).toISOString(),
+    pid: 0,
+    stages,
+  } as const;
 }
 
 class RayJobRun {
@@ -138,7 +187,10 @@ class RayJobRun {
       this.failedPolls++;
       if (this.failedPolls === 1) this.sink.warn((e as Error).message);
       if (this.failedPolls >= (this.options.maxFailedPolls ?? 30)) {
-        this.finish({ status: 'failed', error: `lost contact with Ray: ${(e as Error).message} Job ${this.id} may still be running on the cluster (\`ray job status ${this.id}\`).` });
+        this.finish({
+          status: 'failed',
+          error: `lost contact with Ray: ${(e as Error).message} Job ${this.id} may still be running on the cluster (\`ray job status ${this.id}\`).`,
+        });
       }
       return;
     }
@@ -188,7 +240,11 @@ class RayJobRun {
     if (this.end) return;
     this.end = end;
     this.follower.finish();
-    this.sink.event(end.status === 'failed' ? { type: 'done', status: end.status, error: end.error } : { type: 'done', status: end.status });
+    this.sink.event(
+      end.status === 'failed'
+        ? { type: 'done', status: end.status, error: end.error }
+        : { type: 'done', status: end.status },
+    );
     this.wake?.();
     this.resolveEnded(end);
   }

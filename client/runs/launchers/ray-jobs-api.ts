@@ -49,7 +49,9 @@ export function dashboardAddress(raw: string): string {
   const v = raw.trim().replace(/\/+$/, '');
   if (/^https?:\/\/[^/\s]+$/.test(v)) return v;
   if (/^[\w.-]+:\d+$/.test(v)) return `http://${v}`;
-  throw new RayApiError(`"${raw}" is not the address of a Ray dashboard. Set ${SETTING} (or RAY_ADDRESS) to the dashboard's HTTP address, e.g. http://127.0.0.1:8265.`);
+  throw new RayApiError(
+    `"${raw}" is not the address of a Ray dashboard. Set ${SETTING} (or RAY_ADDRESS) to the dashboard's HTTP address, e.g. http://127.0.0.1:8265.`,
+  );
 }
 
 export class RayJobsClient {
@@ -74,50 +76,92 @@ export class RayJobsClient {
 
   /** POST /api/jobs/: the job's submission id. */
   async submit(req: JobSubmitRequest): Promise<string> {
-    const body = (await this.json('POST', '/api/jobs/', req, 'submitting the job')) as { submission_id?: string; job_id?: string };
+    const body = (await this.json('POST', '/api/jobs/', req, 'submitting the job')) as {
+      submission_id?: string;
+      job_id?: string;
+    };
     const id = body.submission_id ?? body.job_id;
-    if (!id) throw new RayApiError(`the Ray dashboard at ${this.address} accepted the job but returned no submission_id`);
+    if (!id)
+      throw new RayApiError(`the Ray dashboard at ${this.address} accepted the job but returned no submission_id`);
     return id;
   }
 
   async info(id: string): Promise<JobDetails> {
-    return (await this.json('GET', `/api/jobs/${encodeURIComponent(id)}`, undefined, `reading job ${id}`)) as JobDetails;
+    return (await this.json(
+      'GET',
+      `/api/jobs/${encodeURIComponent(id)}`,
+      undefined,
+      `reading job ${id}`,
+    )) as JobDetails;
   }
 
   /** The job's whole log so far (Ray returns it all on each call). */
   async logs(id: string): Promise<string> {
-    return ((await this.json('GET', `/api/jobs/${encodeURIComponent(id)}/logs`, undefined, `reading job ${id}'s log`)) as { logs: string }).logs ?? '';
+    return (
+      (
+        (await this.json('GET', `/api/jobs/${encodeURIComponent(id)}/logs`, undefined, `reading job ${id}'s log`)) as {
+          logs: string;
+        }
+      ).logs ?? ''
+    );
   }
 
   /** POST /api/jobs/{id}/stop: whether the job was still running. */
   async stop(id: string): Promise<boolean> {
-    return ((await this.json('POST', `/api/jobs/${encodeURIComponent(id)}/stop`, undefined, `stopping job ${id}`)) as { stopped: boolean }).stopped;
+    return (
+      (await this.json('POST', `/api/jobs/${encodeURIComponent(id)}/stop`, undefined, `stopping job ${id}`)) as {
+        stopped: boolean;
+      }
+    ).stopped;
   }
 
   private async json(method: string, path: string, body?: unknown, doing = `calling ${path}`): Promise<unknown> {
-    const r = await this.request(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? undefined : 'application/json');
+    const r = await this.request(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      body === undefined ? undefined : 'application/json',
+    );
     if (r.status !== 200) throw await this.failure(r, doing);
     try {
       return await r.json();
     } catch {
-      throw new RayApiError(`the answer of ${this.address}${path} is not JSON: is ${this.address} a Ray dashboard? Check ${SETTING}.`, r.status);
+      throw new RayApiError(
+        `the answer of ${this.address}${path} is not JSON: is ${this.address} a Ray dashboard? Check ${SETTING}.`,
+        r.status,
+      );
     }
   }
 
-  private async request(method: string, path: string, body?: string | Uint8Array, type = 'application/octet-stream'): Promise<Response> {
+  private async request(
+    method: string,
+    path: string,
+    body?: string | Uint8Array,
+    type = 'application/octet-stream',
+  ): Promise<Response> {
     try {
-      return await fetch(`${this.address}${path}`, { method, body, headers: body === undefined ? undefined : { 'content-type': type }, signal: AbortSignal.timeout(30_000) });
+      return await fetch(`${this.address}${path}`, {
+        method,
+        body,
+        headers: body === undefined ? undefined : { 'content-type': type },
+        signal: AbortSignal.timeout(30_000),
+      });
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? (e as Error).message;
-      throw new RayApiError(`cannot reach the Ray dashboard at ${this.address} (${why}). Is the cluster up (\`ray start --head\`)? Set ${SETTING} (or RAY_ADDRESS) to its dashboard address, e.g. http://127.0.0.1:8265.`);
+      throw new RayApiError(
+        `cannot reach the Ray dashboard at ${this.address} (${why}). Is the cluster up (\`ray start --head\`)? Set ${SETTING} (or RAY_ADDRESS) to its dashboard address, e.g. http://127.0.0.1:8265.`,
+      );
     }
   }
 
   private async failure(r: Response, doing: string): Promise<RayApiError> {
     const text = (await r.text().catch(() => '')).trim();
     const hint = r.status === 404 ? ` Is ${this.address} a Ray dashboard (Ray 2.x)? Check ${SETTING}.` : '';
-    return new RayApiError(`${doing} failed: the Ray dashboard at ${this.address} answered ${r.status}${text ? `: ${lastLine(text)}` : ''}.${hint}`, r.status);
+    return new RayApiError(
+      `${doing} failed: the Ray dashboard at ${this.address} answered ${r.status}${text ? `: ${lastLine(text)}` : ''}.${hint}`,
+      r.status,
+    );
   }
 }
 

@@ -33,7 +33,10 @@ export class RayPackageError extends Error {}
  * Packs `dir`. `replace` swaps a file's content (relative path -> new text), e.g. the config with
  * `continue_from_checkpoint` changed; `exclude` lists absolute folders left out.
  */
-export function packWorkingDir(dir: string, options: { exclude?: readonly string[]; replace?: Readonly<Record<string, string>> } = {}): RayPackage {
+export function packWorkingDir(
+  dir: string,
+  options: { exclude?: readonly string[]; replace?: Readonly<Record<string, string>> } = {},
+): RayPackage {
   const exclude = new Set(options.exclude ?? []);
   const entries: [string, Uint8Array][] = [];
   let total = 0;

@@ -42,7 +42,9 @@ export class TrinityLauncher implements Launcher {
     try {
       text = readFileSync(spec.configPath, 'utf8');
     } catch (e) {
-      throw new Error(`cannot read the config ${spec.configPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new Error(
+        `cannot read the config ${spec.configPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
     const job = readTrinityJob(text, spec.jobDir);
     let config = spec.configPath;
@@ -57,7 +59,13 @@ export class TrinityLauncher implements Launcher {
     if (spec.pluginDirs.length) args.push('--plugin-dir', spec.pluginDirs.join(':'));
 
     const startedAt = Date.now();
-    const follower = new JobFollower({ dirs: job.stages.map((s) => s.jobDir), startedAt, roleOf: job.roleOf, sink, pollMs: this.options.pollMs });
+    const follower = new JobFollower({
+      dirs: job.stages.map((s) => s.jobDir),
+      startedAt,
+      roleOf: job.roleOf,
+      sink,
+      pollMs: this.options.pollMs,
+    });
     follower.start();
 
     const recent: string[] = [];
@@ -71,7 +79,14 @@ export class TrinityLauncher implements Launcher {
         if (stderrTail.length > ERROR_LINES) stderrTail.shift();
       }
     };
-    const proc = await GroupProcess.start({ command: python, args, cwd: spec.cwd, env: spec.env, onStdoutLine: collect(false), onStderrLine: collect(true) });
+    const proc = await GroupProcess.start({
+      command: python,
+      args,
+      cwd: spec.cwd,
+      env: spec.env,
+      onStdoutLine: collect(false),
+      onStderrLine: collect(true),
+    });
     const cleanUp = () => {
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
     };
@@ -80,19 +95,39 @@ export class TrinityLauncher implements Launcher {
       follower.finish();
       cleanUp();
       const why = exit.spawnError === 'ENOENT' ? 'not found' : exit.spawnError;
-      throw new Error(`cannot start Trinity-RFT: ${python} ${why}. Set trinityWorkbench.pythonPath to the Python that has trinity-rft installed.`);
+      throw new Error(
+        `cannot start Trinity-RFT: ${python} ${why}. Set trinityWorkbench.pythonPath to the Python that has trinity-rft installed.`,
+      );
     }
     const pid = proc.pid;
     if (override !== undefined) {
-      sink.event({ type: 'log', level: 'info', message: `continue_from_checkpoint is ${spec.resume} for this run (the config says ${!spec.resume}); Trinity reads a copy of the config: ${config}` });
+      sink.event({
+        type: 'log',
+        level: 'info',
+        message: `continue_from_checkpoint is ${spec.resume} for this run (the config says ${!spec.resume}); Trinity reads a copy of the config: ${config}`,
+      });
     }
-    sink.event({ type: 'run', protocol: PROTOCOL_VERSION, runId: randomUUID(), config: spec.configPath, jobDir: spec.jobDir, backend: 'trinity', startedAt: new Date(startedAt).toISOString(), pid, stages: job.stages });
+    sink.event({
+      type: 'run',
+      protocol: PROTOCOL_VERSION,
+      runId: randomUUID(),
+      config: spec.configPath,
+      jobDir: spec.jobDir,
+      backend: 'trinity',
+      startedAt: new Date(startedAt).toISOString(),
+      pid,
+      stages: job.stages,
+    });
 
     const ended: Promise<RunEnd> = proc.exited.then((exit) => {
       follower.finish();
       cleanUp();
       const end = runEnd(exit, recent, stderrTail);
-      sink.event(end.status === 'failed' ? { type: 'done', status: end.status, error: end.error } : { type: 'done', status: end.status });
+      sink.event(
+        end.status === 'failed'
+          ? { type: 'done', status: end.status, error: end.error }
+          : { type: 'done', status: end.status },
+      );
       return end;
     });
 

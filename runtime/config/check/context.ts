@@ -2,7 +2,14 @@
  * The state one run of Trinity's check step works on: a mutable copy of the loaded config, like the dataclasses
  * `check_and_update` mutates, plus what each check reports and every value it fills in or changes.
  */
-import { CODES, type ConfigDiagnostic, type DiagnosticCode, type DiagnosticData, type Path, type Severity } from '../diagnostics';
+import {
+  CODES,
+  type ConfigDiagnostic,
+  type DiagnosticCode,
+  type DiagnosticData,
+  type Path,
+  type Severity,
+} from '../diagnostics';
 import { nodeAt, rangeForPath, type LoadedConfig } from '../load';
 import { atLeast, inRange, type Release } from '../releases';
 import type { Range } from '../source';
@@ -81,7 +88,11 @@ export class CheckContext {
   }
 
   /** Sets a value as Trinity does; with `note`, records it (information for a fill-in, warning for a change). */
-  set(path: string, value: unknown, note?: { code: DiagnosticCode; message: string; severity?: Severity; at?: string }): void {
+  set(
+    path: string,
+    value: unknown,
+    note?: { code: DiagnosticCode; message: string; severity?: Severity; at?: string },
+  ): void {
     const previous = this.assign(path, value);
     if (note) {
       const range = this.range(note.at ?? path);
@@ -125,7 +136,12 @@ export class CheckContext {
    */
   force(path: string, value: unknown, code: DiagnosticCode, message: string, fallbackAt: string): void {
     const written = this.written(path);
-    this.set(path, value, { code, message, severity: written ? 'warning' : 'information', at: written ? path : fallbackAt });
+    this.set(path, value, {
+      code,
+      message,
+      severity: written ? 'warning' : 'information',
+      at: written ? path : fallbackAt,
+    });
   }
 
   /**
@@ -134,7 +150,10 @@ export class CheckContext {
    */
   overwrite(path: string, value: unknown, from: string): void {
     if (this.written(path) && this.get(path) !== value) {
-      this.set(path, value, { code: 'TRN214', message: `\`${path}\` is overwritten with \`${from}\` (${JSON.stringify(value)}); set it there instead.` });
+      this.set(path, value, {
+        code: 'TRN214',
+        message: `\`${path}\` is overwritten with \`${from}\` (${JSON.stringify(value)}); set it there instead.`,
+      });
     } else {
       this.fill(path, value, `from \`${from}\``);
     }
@@ -155,7 +174,13 @@ export class CheckContext {
     const range = typeof at === 'string' ? this.range(at) : at;
     const d: DiagnosticData | undefined = typeof at === 'string' ? { path: [...split(at)], ...data } : data;
     const prefix = this.stage ? `[stage ${this.stage.name}] ` : '';
-    this.diagnostics.push({ code, severity: severity ?? CODES[code].severity, message: prefix + message, range, data: d });
+    this.diagnostics.push({
+      code,
+      severity: severity ?? CODES[code].severity,
+      message: prefix + message,
+      range,
+      data: d,
+    });
   }
 
   /** Maps a path of the checked config to the path in the file that sets it. */

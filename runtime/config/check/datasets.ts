@@ -25,7 +25,11 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
     if (!local) continue; // Missing local paths are TRN304; hub ids are not checked offline.
     const needs = keyNeeds(ctx, base);
     if (needs.length === 0) continue;
-    const result = await peekDataset(local, { split: ctx.get(`${base}.split`) ?? 'train', subsetName: ctx.get(`${base}.subset_name`), baseDir: '/' });
+    const result = await peekDataset(local, {
+      split: ctx.get(`${base}.split`) ?? 'train',
+      subsetName: ctx.get(`${base}.subset_name`),
+      baseDir: '/',
+    });
     if (!result.ok) {
       if (result.reason !== 'remote') ctx.report('TRN306', `\`${base}.path\`: ${result.message}`, `${base}.path`);
       continue;
@@ -37,7 +41,10 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
       if (typeof column !== 'string' || column === '' || columns.includes(column)) continue;
       const formatPath = `${base}.format.${need.formatKey}`;
       const at = ctx.written(formatPath) ? formatPath : `${base}.path`;
-      const shown = columns.slice(0, 12).map((c) => `\`${c}\``).join(', ');
+      const shown = columns
+        .slice(0, 12)
+        .map((c) => `\`${c}\``)
+        .join(', ');
       ctx.report(
         'TRN305',
         `\`${formatPath}\` is \`${column}\`, but ${files.length === 1 ? `\`${shortName(files[0])}\`` : 'the dataset'} has no such key in its first ${rows.length || 'few'} rows ` +
@@ -56,7 +63,11 @@ function keyNeeds(ctx: CheckContext, base: string): KeyNeed[] {
   if (isTaskset) {
     return [
       { formatKey: 'prompt_key', severity: 'error', why: 'every task would get an empty prompt.' },
-      { formatKey: 'response_key', severity: 'warning', why: 'reward functions would compare against no ground truth.' },
+      {
+        formatKey: 'response_key',
+        severity: 'warning',
+        why: 'reward functions would compare against no ground truth.',
+      },
     ];
   }
   const schema = bufferSchema(ctx, base);
@@ -68,7 +79,9 @@ function keyNeeds(ctx: CheckContext, base: string): KeyNeed[] {
     return keys.map((formatKey) => ({ formatKey, severity: 'error', why: crash }));
   }
   if (schema === 'dpo') {
-    const keys = plaintext ? ['prompt_key', 'chosen_key', 'rejected_key'] : ['messages_key', 'chosen_key', 'rejected_key'];
+    const keys = plaintext
+      ? ['prompt_key', 'chosen_key', 'rejected_key']
+      : ['messages_key', 'chosen_key', 'rejected_key'];
     return keys.map((formatKey) => ({ formatKey, severity: 'error', why: crash }));
   }
   return [];

@@ -24,9 +24,13 @@ export function checkDomains(loaded: LoadedConfig): ConfigDiagnostic[] {
       code: 'TRN024',
       severity: d.severity,
       message:
-        `\`${pathText(node.path)}\` is ${shown}${via}; it must be ${describeDomain(d)}: ${d.source}.` + (best ? ` Did you mean \`${best}\`?` : ''),
+        `\`${pathText(node.path)}\` is ${shown}${via}; it must be ${describeDomain(d)}: ${d.source}.` +
+        (best ? ` Did you mean \`${best}\`?` : ''),
       range: rangeOf(node),
-      data: { path: node.path, ...(d.oneOf ? { candidates: [...d.oneOf], ...(best ? { suggestion: best } : {}) } : {}) },
+      data: {
+        path: node.path,
+        ...(d.oneOf ? { candidates: [...d.oneOf], ...(best ? { suggestion: best } : {}) } : {}),
+      },
     });
   });
   return out;

@@ -19,8 +19,34 @@ type Step = (ctx: CheckContext) => boolean | void;
 export function runLaunchChecks(ctx: CheckContext): void {
   // DeprecatedConfigValidator's warnings are reported by the loader (TRN012), where the key is written.
   const steps: Step[] = ctx.since('v0.5.0')
-    ? [checkStage, checkMode, checkJobDir, checkMonitor, checkAlgorithm, checkModel, checkClusterV05, checkSynchronizer, checkIntervals, checkExplorer, checkBuffer, checkTrainer]
-    : [checkStage, checkNamespace, checkAlgorithm, checkMode, checkJobDir, checkModel, checkExplorer, checkSynchronizer, checkIntervals, checkMonitor, checkBuffer, checkTrainer];
+    ? [
+        checkStage,
+        checkMode,
+        checkJobDir,
+        checkMonitor,
+        checkAlgorithm,
+        checkModel,
+        checkClusterV05,
+        checkSynchronizer,
+        checkIntervals,
+        checkExplorer,
+        checkBuffer,
+        checkTrainer,
+      ]
+    : [
+        checkStage,
+        checkNamespace,
+        checkAlgorithm,
+        checkMode,
+        checkJobDir,
+        checkModel,
+        checkExplorer,
+        checkSynchronizer,
+        checkIntervals,
+        checkMonitor,
+        checkBuffer,
+        checkTrainer,
+      ];
   // Up to v0.4.0 the algorithm check runs before the mode check, and both must pass before anything else.
   const gates = new Set<Step>([checkMode, checkAlgorithm]);
   let gateFailed = false;
@@ -39,7 +65,11 @@ export function guarded(ctx: CheckContext, step: Step): boolean | void {
   try {
     return step(ctx);
   } catch (e) {
-    ctx.report('TRN009', `Internal error in ${step.name}: ${(e as Error).message}. The remaining checks of this step were skipped; please report this.`, [0, 0]);
+    ctx.report(
+      'TRN009',
+      `Internal error in ${step.name}: ${(e as Error).message}. The remaining checks of this step were skipped; please report this.`,
+      [0, 0],
+    );
     return undefined;
   }
 }

@@ -11,9 +11,9 @@ import { didYouMean } from '../suggest';
 import type { CheckContext } from './context';
 import { taskPipelineOutputPath, tasksetPaths } from './tasksets';
 
-
 /** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
-const GROUP_ADVANTAGES = /^(grpo|grpo_verl|step_wise_grpo|opmd|opmd_verl|asymre|asymre_verl|rloo|rec|on_policy_distill|jsd)$/;
+const GROUP_ADVANTAGES =
+  /^(grpo|grpo_verl|step_wise_grpo|opmd|opmd_verl|asymre|asymre_verl|rloo|rec|on_policy_distill|jsd)$/;
 
 export function runRuntimeChecks(ctx: CheckContext): void {
   checkOfflineSource(ctx);
@@ -45,7 +45,8 @@ function checkWorkflowsAndRewards(ctx: CheckContext): void {
   if (!rolesOf(ctx.get('mode')).explorer) return;
   for (const base of tasksetPaths(ctx)) {
     const isEval = base.includes('eval_tasksets');
-    const wfKey = isEval && ctx.get(`${base}.default_eval_workflow_type`) ? 'default_eval_workflow_type' : 'default_workflow_type';
+    const wfKey =
+      isEval && ctx.get(`${base}.default_eval_workflow_type`) ? 'default_eval_workflow_type' : 'default_workflow_type';
     checkRegistryName(ctx, `${base}.${wfKey}`, 'workflow');
     checkRegistryName(ctx, `${base}.default_reward_fn_type`, 'reward_fn');
   }
@@ -89,9 +90,13 @@ function checkFnArgs(ctx: CheckContext): void {
     const given = Object.keys(args as object);
     const missing = spec.params.filter((p) => p.required && !given.includes(p.name));
     // Losses with a (clip_range, clip_range_low, clip_range_high) triple need each side from one of two keys.
-    if (['clip_range', 'clip_range_low', 'clip_range_high'].every((k) => spec.params.some((p) => p.name === k)) && !given.includes('clip_range')) {
+    if (
+      ['clip_range', 'clip_range_low', 'clip_range_high'].every((k) => spec.params.some((p) => p.name === k)) &&
+      !given.includes('clip_range')
+    ) {
       for (const side of ['clip_range_low', 'clip_range_high']) {
-        if (!given.includes(side)) missing.push({ name: side, required: true, default: spec.defaultArgs[side] ?? spec.defaultArgs.clip_range });
+        if (!given.includes(side))
+          missing.push({ name: side, required: true, default: spec.defaultArgs[side] ?? spec.defaultArgs.clip_range });
       }
     }
     if (missing.length > 0) {
@@ -127,24 +132,42 @@ function checkArgValues(ctx: CheckContext): void {
     if (ctx.get(`algorithm.${key}`) === 'none' || !args?.adaptive) continue;
     const missing = ['target_kl', 'horizon'].filter((k) => args[k] === null || args[k] === undefined);
     if (missing.length) {
-      ctx.report('TRN308', `Target KL and horizon must be provided for adaptive KL: add ${missing.map((k) => `\`${k}\``).join(' and ')} to \`algorithm.${key}_args\`.`, `algorithm.${key}_args.adaptive`);
+      ctx.report(
+        'TRN308',
+        `Target KL and horizon must be provided for adaptive KL: add ${missing.map((k) => `\`${k}\``).join(' and ')} to \`algorithm.${key}_args\`.`,
+        `algorithm.${key}_args.adaptive`,
+      );
     }
   }
   if (ctx.get('algorithm.policy_loss_fn') === 'sft_phi') {
     const cutoff = ctx.get('algorithm.policy_loss_fn_args.cutoff_prob');
     if (typeof cutoff === 'number' && !(cutoff >= 0 && cutoff <= 1)) {
-      ctx.report('TRN308', `\`cutoff_prob\` of \`sft_phi\` must be between 0 and 1 (got ${cutoff}).`, 'algorithm.policy_loss_fn_args.cutoff_prob');
+      ctx.report(
+        'TRN308',
+        `\`cutoff_prob\` of \`sft_phi\` must be between 0 and 1 (got ${cutoff}).`,
+        'algorithm.policy_loss_fn_args.cutoff_prob',
+      );
     }
   }
   for (const base of tasksetPaths(ctx)) {
     if (ctx.get(`${base}.default_reward_fn_type`) !== 'math_dapo_reward') continue;
     const args = ctx.get(`${base}.reward_fn_args`) ?? {};
     if (!args.enable_overlong_penalty) continue;
-    const need = ['max_response_length', 'cache_length', 'penalty_factor'].filter((k) => args[k] === null || args[k] === undefined);
+    const need = ['max_response_length', 'cache_length', 'penalty_factor'].filter(
+      (k) => args[k] === null || args[k] === undefined,
+    );
     if (need.length) {
-      ctx.report('TRN308', `\`math_dapo_reward\` with \`enable_overlong_penalty\` needs ${need.map((k) => `\`${k}\``).join(', ')} in \`reward_fn_args\`; the reward fails on the first response otherwise.`, `${base}.reward_fn_args.enable_overlong_penalty`);
+      ctx.report(
+        'TRN308',
+        `\`math_dapo_reward\` with \`enable_overlong_penalty\` needs ${need.map((k) => `\`${k}\``).join(', ')} in \`reward_fn_args\`; the reward fails on the first response otherwise.`,
+        `${base}.reward_fn_args.enable_overlong_penalty`,
+      );
     } else if (!(args.max_response_length > args.cache_length)) {
-      ctx.report('TRN308', `\`max_response_length\` (${args.max_response_length}) must be greater than \`cache_length\` (${args.cache_length}) for DAPO's overlong penalty.`, `${base}.reward_fn_args.cache_length`);
+      ctx.report(
+        'TRN308',
+        `\`max_response_length\` (${args.max_response_length}) must be greater than \`cache_length\` (${args.cache_length}) for DAPO's overlong penalty.`,
+        `${base}.reward_fn_args.cache_length`,
+      );
     }
   }
 }
@@ -154,7 +177,14 @@ function checkAdvantageSide(ctx: CheckContext): void {
   if (!['both', 'explore', 'serve', 'colocate'].includes(ctx.get('mode'))) return;
   const spec = algorithmTypeAt(String(ctx.get('algorithm.algorithm_type')), ctx.release);
   const adv = ctx.get('algorithm.advantage_fn');
-  if (!spec || spec.computeAdvantageInTrainer || typeof adv !== 'string' || adv.includes('.') || EXPLORER_SIDE_ADVANTAGES.has(adv)) return;
+  if (
+    !spec ||
+    spec.computeAdvantageInTrainer ||
+    typeof adv !== 'string' ||
+    adv.includes('.') ||
+    EXPLORER_SIDE_ADVANTAGES.has(adv)
+  )
+    return;
   if (!ctx.isRegistered('advantage_fn', adv) || ctx.host.plugins?.advantage_fn?.includes(adv)) return;
   ctx.report(
     'TRN310',
@@ -167,11 +197,16 @@ function checkAdvantageSide(ctx: CheckContext): void {
 
 /** The `mix` sample strategy reads expert data from an auxiliary buffer named by `sft_dataset_name`. */
 function checkMixBuffer(ctx: CheckContext): void {
-  if (ctx.get('algorithm.sample_strategy') !== 'mix' || !['both', 'train', 'colocate'].includes(ctx.get('mode'))) return;
+  if (ctx.get('algorithm.sample_strategy') !== 'mix' || !['both', 'train', 'colocate'].includes(ctx.get('mode')))
+    return;
   if (ctx.release === 'v0.3.0') {
     // v0.3.0's mix strategy reads the expert data from `sft_warmup_dataset` instead.
     if (!ctx.get('buffer.trainer_input.sft_warmup_dataset')) {
-      ctx.report('TRN309', '`buffer.trainer_input.sft_warmup_dataset` is required in MIX algorithm: it holds the expert (SFT) data the `mix` sample strategy reads.', 'algorithm.algorithm_type');
+      ctx.report(
+        'TRN309',
+        '`buffer.trainer_input.sft_warmup_dataset` is required in MIX algorithm: it holds the expert (SFT) data the `mix` sample strategy reads.',
+        'algorithm.algorithm_type',
+      );
     }
     return;
   }
@@ -181,7 +216,9 @@ function checkMixBuffer(ctx: CheckContext): void {
   ctx.report(
     'TRN309',
     `\`${name}\` is not found in \`buffer.trainer_input.auxiliary_buffers\`: the \`mix\` sample strategy reads its expert (SFT) data there, and the trainer stops at start-up. Add \`buffer.trainer_input.auxiliary_buffers.${name}\` with the SFT dataset's \`path\`.`,
-    ctx.written('buffer.trainer_input.auxiliary_buffers') ? 'buffer.trainer_input.auxiliary_buffers' : 'algorithm.algorithm_type',
+    ctx.written('buffer.trainer_input.auxiliary_buffers')
+      ? 'buffer.trainer_input.auxiliary_buffers'
+      : 'algorithm.algorithm_type',
   );
 }
 
@@ -205,7 +242,10 @@ function checkLocalPaths(ctx: CheckContext): void {
   const exists = ctx.host.exists;
   if (!exists) return;
   // The task pipeline creates its output at launch (the taskset or SFT/DPO buffer it writes into when unset).
-  const pipelineOutput = taskPipelineOutputPath(ctx, String(ctx.get('buffer.trainer_input.experience_buffer.schema_type') ?? 'experience'));
+  const pipelineOutput = taskPipelineOutputPath(
+    ctx,
+    String(ctx.get('buffer.trainer_input.experience_buffer.schema_type') ?? 'experience'),
+  );
   for (const base of tasksetPaths(ctx, { includeBuffers: true })) {
     const path = ctx.get(`${base}.path`);
     const storage = String(ctx.get(`${base}.storage_type`) ?? 'file').toLowerCase();
@@ -214,7 +254,12 @@ function checkLocalPaths(ctx: CheckContext): void {
     if (candidatePaths(ctx, path).some((p) => exists(p))) continue;
     // A file-backed experience buffer that Trinity writes to need not exist yet.
     if (base.includes('experience_buffer') && ctx.get('mode') !== 'train') continue;
-    ctx.report('TRN304', `\`${base}.path\`: \`${path}\` does not exist${describeBases(ctx)}.`, `${base}.path`, undefined);
+    ctx.report(
+      'TRN304',
+      `\`${base}.path\`: \`${path}\` does not exist${describeBases(ctx)}.`,
+      `${base}.path`,
+      undefined,
+    );
   }
 }
 

@@ -1,7 +1,10 @@
 /** The dotted paths of every taskset (and optionally every buffer) a config declares, for checks that visit each. */
 import type { CheckContext } from './context';
 
-export function tasksetPaths(ctx: CheckContext, opts: { includeBuffers?: boolean; includeEval?: boolean } = {}): string[] {
+export function tasksetPaths(
+  ctx: CheckContext,
+  opts: { includeBuffers?: boolean; includeEval?: boolean } = {},
+): string[] {
   const out: string[] = [];
   const input = 'buffer.explorer_input';
   if (ctx.get(`${input}.taskset`)) out.push(`${input}.taskset`);

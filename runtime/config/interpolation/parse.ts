@@ -1,6 +1,18 @@
 import * as chars from './chars';
 import * as scan from './scan';
-import type { Arg, DictArg, DictEntry, Interpolation, ListArg, LiteralArg, ParsedValue, ParseError, Part, StringArg, KeySpan } from './types';
+import type {
+  Arg,
+  DictArg,
+  DictEntry,
+  Interpolation,
+  ListArg,
+  LiteralArg,
+  ParsedValue,
+  ParseError,
+  Part,
+  StringArg,
+  KeySpan,
+} from './types';
 
 // Local bindings of what the lexer reads per character: an imported binding is a getter call per read in the
 // CommonJS that tsx and the tests run (measured: the parser 8x slower on long inputs); locals cost nothing.
@@ -60,14 +72,40 @@ function isAlpha(c: number): boolean {
 }
 /** INTER_KEY: ~[\\{}()[\]:. \t'"] */
 function isInterKeyChar(c: number): boolean {
-  return !(c === BS || c === LBRACE || c === RBRACE || c === 40 || c === 41 || c === 91 || c === 93 || c === COLON_C || c === 46 || c === SPACE || c === TAB || c === SQ || c === DQ);
+  return !(
+    c === BS ||
+    c === LBRACE ||
+    c === RBRACE ||
+    c === 40 ||
+    c === 41 ||
+    c === 91 ||
+    c === 93 ||
+    c === COLON_C ||
+    c === 46 ||
+    c === SPACE ||
+    c === TAB ||
+    c === SQ ||
+    c === DQ
+  );
 }
 function isIdChar(c: number): boolean {
   return isAlpha(c) || isDigit(c) || c === 95 || c === 45;
 }
 /** UNQUOTED_CHAR: [/\-\\+.$%*@?|] */
 function isUnquotedChar(c: number): boolean {
-  return c === 47 || c === 45 || c === BS || c === 43 || c === 46 || c === DOLLAR || c === 37 || c === 42 || c === 64 || c === 63 || c === 124;
+  return (
+    c === 47 ||
+    c === 45 ||
+    c === BS ||
+    c === 43 ||
+    c === 46 ||
+    c === DOLLAR ||
+    c === 37 ||
+    c === 42 ||
+    c === 64 ||
+    c === 63 ||
+    c === 124
+  );
 }
 
 function describe(text: string, t: Tok): string {
@@ -314,7 +352,12 @@ export class Parser {
     }
     if (isUnquotedChar(c)) return { k: 'UQ', s: p, e: p + 1 };
     const ch = String.fromCodePoint(src.codePointAt(p) ?? c);
-    return { k: 'BAD', s: p, e: p + ch.length, why: `character ${JSON.stringify(ch)} is not allowed in an unquoted resolver argument (quote the argument)` };
+    return {
+      k: 'BAD',
+      s: p,
+      e: p + ch.length,
+      why: `character ${JSON.stringify(ch)} is not allowed in an unquoted resolver argument (quote the argument)`,
+    };
   }
 
   /** digits, optionally separated by single underscores: DIGIT ('_'? DIGIT)* (the first digit already consumed) */
@@ -414,7 +457,10 @@ export class Parser {
         } else if (t.k === 'CLOSE' && keys.length === 0 && up === 0 && !bracket) {
           this.fail(t.s, 'empty interpolation: expected a key or a resolver name');
         } else {
-          this.failTok(t, up > 0 && keys.length === 0 && !bracket ? `expected a key after '${'.'.repeat(up)}'` : 'expected a key');
+          this.failTok(
+            t,
+            up > 0 && keys.length === 0 && !bracket ? `expected a key after '${'.'.repeat(up)}'` : 'expected a key',
+          );
         }
         if (bracket) {
           const rb = this.ipeek();
@@ -440,7 +486,10 @@ export class Parser {
       }
       if (t.k === 'COLON') {
         if (up > 0 || bracketUsed || interKeyUsed) {
-          this.fail(nameStart, `invalid resolver name '${src.slice(nameStart, nameEnd)}': expected identifiers separated by dots, like oc.env`);
+          this.fail(
+            nameStart,
+            `invalid resolver name '${src.slice(nameStart, nameEnd)}': expected identifiers separated by dots, like oc.env`,
+          );
         }
         this.pos = t.e;
         let args: Arg[] = [];
@@ -460,7 +509,10 @@ export class Parser {
           end: close.e,
         };
       }
-      return this.failTok(t, keys.length === 1 && !bracketUsed ? "expected '.', '[', ':' or '}'" : "expected '.', '[' or '}'");
+      return this.failTok(
+        t,
+        keys.length === 1 && !bracketUsed ? "expected '.', '[', ':' or '}'" : "expected '.', '[' or '}'",
+      );
     } finally {
       this.depth--;
     }
@@ -595,7 +647,8 @@ export class Parser {
           keyToks.push(k);
           this.pos = k.e;
         }
-        if (keyToks.length === 0) this.failTok(this.vpeek(), 'expected a dictionary key (unquoted, without interpolations)');
+        if (keyToks.length === 0)
+          this.failTok(this.vpeek(), 'expected a dictionary key (unquoted, without interpolations)');
         const colon = this.vpeek();
         if (colon.k !== 'COLON') this.failTok(colon, "expected ':' after the dictionary key");
         this.pos = colon.e;

@@ -2,7 +2,18 @@
 import { isPyDict as isDict, PyFloat, pyStr, pyStrRepr as strRepr, pyTypeName } from '../python-repr';
 import { dotted, isPrefix, pathKey, PY_INT, splitKey } from './keys';
 import { errorMessage, ParseFail, Parser, parseValue } from './parse';
-import type { Arg, ConfigPath, Interpolation, NodeInterpolation, Part, ResolveContext, ResolvedRef, ResolveError, ResolveResult, ResolverInterpolation } from './types';
+import type {
+  Arg,
+  ConfigPath,
+  Interpolation,
+  NodeInterpolation,
+  Part,
+  ResolveContext,
+  ResolvedRef,
+  ResolveError,
+  ResolveResult,
+  ResolverInterpolation,
+} from './types';
 
 function isContainer(v: unknown): boolean {
   return Array.isArray(v) || isDict(v);
@@ -62,7 +73,15 @@ type Sel =
 
 const FAIL: Outcome = { ok: false };
 
-const BUILTINS = new Set(['oc.env', 'oc.select', 'oc.decode', 'oc.create', 'oc.deprecated', 'oc.dict.keys', 'oc.dict.values']);
+const BUILTINS = new Set([
+  'oc.env',
+  'oc.select',
+  'oc.decode',
+  'oc.create',
+  'oc.deprecated',
+  'oc.dict.keys',
+  'oc.dict.values',
+]);
 
 function ok(value: unknown): Outcome {
   return { ok: true, value };
@@ -120,7 +139,12 @@ class Evaluator {
       }
       if (!failed && out.length > MAX_STRING_LENGTH) {
         // e.g. `a: ${b}${b}`, `b: ${c}${c}`, ...: the result doubles at each level
-        return this.err(frame, p, 'resolver-error', `The resolved string is longer than ${MAX_STRING_LENGTH} characters`);
+        return this.err(
+          frame,
+          p,
+          'resolver-error',
+          `The resolved string is longer than ${MAX_STRING_LENGTH} characters`,
+        );
       }
     }
     return failed ? FAIL : ok(out);
@@ -150,7 +174,12 @@ class Evaluator {
 
   private evalInterp(node: Interpolation, frame: Frame): Outcome {
     if (this.depth >= MAX_EVAL_DEPTH) {
-      return this.err(frame, node, 'cycle', `Interpolation nesting / reference chain deeper than ${MAX_EVAL_DEPTH} levels`);
+      return this.err(
+        frame,
+        node,
+        'cycle',
+        `Interpolation nesting / reference chain deeper than ${MAX_EVAL_DEPTH} levels`,
+      );
     }
     if (++this.steps > MAX_STEPS) {
       return this.err(frame, node, 'resolver-error', `Resolution abandoned after ${MAX_STEPS} interpolation steps`);
@@ -193,7 +222,10 @@ class Evaluator {
             failed = true;
             continue;
           }
-          const k = typeof key.value === 'string' ? key.value : pyStr(key.float && typeof key.value === 'number' ? new PyFloat(key.value) : key.value);
+          const k =
+            typeof key.value === 'string'
+              ? key.value
+              : pyStr(key.float && typeof key.value === 'number' ? new PyFloat(key.value) : key.value);
           setProp(out, k, r.value);
         }
         if (failed) return FAIL;
@@ -245,7 +277,13 @@ class Evaluator {
             dotted(sel.loc),
           );
         }
-        this.addRef(frame, { start: node.start, end: node.end, kind: 'node', target: sel.at ?? sel.loc ?? key, value: sel.value });
+        this.addRef(frame, {
+          start: node.start,
+          end: node.end,
+          kind: 'node',
+          target: sel.at ?? sel.loc ?? key,
+          value: sel.value,
+        });
         return { ok: true, value: sel.value, loc: sel.loc, cfg: sel.cfg };
       }
       case 'failed':
@@ -290,7 +328,8 @@ class Evaluator {
         return this.err(frame, node, 'resolver-error', `Resolver '${name}' failed: ${errorMessage(e)}`, name);
       }
     }
-    if (!BUILTINS.has(name)) return this.err(frame, node, 'unknown-resolver', `Unsupported interpolation type ${name}`, name);
+    if (!BUILTINS.has(name))
+      return this.err(frame, node, 'unknown-resolver', `Unsupported interpolation type ${name}`, name);
     switch (name) {
       case 'oc.env':
         return this.ocEnv(node, args, frame);
@@ -307,21 +346,46 @@ class Evaluator {
     }
   }
 
-  private arity(node: ResolverInterpolation, frame: Frame, args: unknown[], min: number, max: number, usage: string): boolean {
+  private arity(
+    node: ResolverInterpolation,
+    frame: Frame,
+    args: unknown[],
+    min: number,
+    max: number,
+    usage: string,
+  ): boolean {
     if (args.length >= min && args.length <= max) return true;
     const want = min === max ? `${min}` : `${min} to ${max}`;
-    this.err(frame, node, 'resolver-error', `${node.name} takes ${want} argument${max === 1 ? '' : 's'} (${usage}) but ${args.length} ${args.length === 1 ? 'was' : 'were'} given`, node.name);
+    this.err(
+      frame,
+      node,
+      'resolver-error',
+      `${node.name} takes ${want} argument${max === 1 ? '' : 's'} (${usage}) but ${args.length} ${args.length === 1 ? 'was' : 'were'} given`,
+      node.name,
+    );
     return false;
   }
 
   private ocEnv(node: ResolverInterpolation, args: unknown[], frame: Frame): Outcome {
     if (args.length === 0) {
-      return this.err(frame, node, 'resolver-error', 'oc.env needs the name of an environment variable: ${oc.env:NAME} or ${oc.env:NAME,default}', 'oc.env');
+      return this.err(
+        frame,
+        node,
+        'resolver-error',
+        'oc.env needs the name of an environment variable: ${oc.env:NAME} or ${oc.env:NAME,default}',
+        'oc.env',
+      );
     }
     if (!this.arity(node, frame, args, 1, 2, 'name, default')) return FAIL;
     const key = args[0];
     if (typeof key !== 'string') {
-      return this.err(frame, node, 'resolver-error', `oc.env: the variable name must be a string, not ${pyTypeName(key)} \`${pyStr(key)}\``, 'oc.env');
+      return this.err(
+        frame,
+        node,
+        'resolver-error',
+        `oc.env: the variable name must be a string, not ${pyTypeName(key)} \`${pyStr(key)}\``,
+        'oc.env',
+      );
     }
     const env = this.ctx.env;
     const v = hasOwn(env, key) ? env[key] : undefined;
@@ -341,11 +405,24 @@ class Evaluator {
   private ocSelect(node: ResolverInterpolation, args: unknown[], frame: Frame): Outcome {
     if (!this.arity(node, frame, args, 1, 2, 'key, default')) return FAIL;
     const key = args[0];
-    if (typeof key !== 'string') return this.err(frame, node, 'resolver-error', `oc.select: the key must be a string, not ${pyTypeName(key)}`, 'oc.select');
+    if (typeof key !== 'string')
+      return this.err(
+        frame,
+        node,
+        'resolver-error',
+        `oc.select: the key must be a string, not ${pyTypeName(key)}`,
+        'oc.select',
+      );
     const sel = this.select(key, frame.path);
     switch (sel.k) {
       case 'ok':
-        this.addRef(frame, { start: node.start, end: node.end, kind: 'node', target: sel.at ?? sel.loc ?? key, value: sel.value });
+        this.addRef(frame, {
+          start: node.start,
+          end: node.end,
+          kind: 'node',
+          target: sel.at ?? sel.loc ?? key,
+          value: sel.value,
+        });
         return { ok: true, value: sel.value, loc: sel.loc, cfg: sel.cfg };
       case 'notfound':
       case 'missing':
@@ -364,22 +441,46 @@ class Evaluator {
     if (!this.arity(node, frame, args, 1, 2, 'key, message')) return FAIL;
     const key = args[0];
     if (typeof key !== 'string') {
-      return this.err(frame, node, 'resolver-error', `oc.deprecated: interpolation key type is not a string (${pyTypeName(key)})`, 'oc.deprecated');
+      return this.err(
+        frame,
+        node,
+        'resolver-error',
+        `oc.deprecated: interpolation key type is not a string (${pyTypeName(key)})`,
+        'oc.deprecated',
+      );
     }
     if (args.length === 2 && typeof args[1] !== 'string') {
-      return this.err(frame, node, 'resolver-error', `oc.deprecated: interpolation message type is not a string (${pyTypeName(args[1])})`, 'oc.deprecated');
+      return this.err(
+        frame,
+        node,
+        'resolver-error',
+        `oc.deprecated: interpolation message type is not a string (${pyTypeName(args[1])})`,
+        'oc.deprecated',
+      );
     }
     const sel = this.select(key, frame.path);
     switch (sel.k) {
       case 'ok':
-        this.addRef(frame, { start: node.start, end: node.end, kind: 'node', target: sel.at ?? sel.loc ?? key, value: sel.value });
+        this.addRef(frame, {
+          start: node.start,
+          end: node.end,
+          kind: 'node',
+          target: sel.at ?? sel.loc ?? key,
+          value: sel.value,
+        });
         return { ok: true, value: sel.value, loc: sel.loc, cfg: sel.cfg };
       case 'failed':
         return this.propagate(frame, node, sel.error, sel.via);
       case 'badindex':
         return this.err(frame, node, 'type', sel.message, sel.target);
       default:
-        return this.err(frame, node, 'missing-key', `In oc.deprecated resolver at '${dotted(frame.path)}': Key not found: '${key}'`, sel.target);
+        return this.err(
+          frame,
+          node,
+          'missing-key',
+          `In oc.deprecated resolver at '${dotted(frame.path)}': Key not found: '${key}'`,
+          sel.target,
+        );
     }
   }
 
@@ -388,18 +489,36 @@ class Evaluator {
     const x = args[0];
     if (x === null) return ok(null);
     if (typeof x !== 'string') {
-      return this.err(frame, node, 'resolver-error', `\`oc.decode\` can only take strings or None as input, but \`${pyStr(x)}\` is of type ${pyTypeName(x)}`, 'oc.decode');
+      return this.err(
+        frame,
+        node,
+        'resolver-error',
+        `\`oc.decode\` can only take strings or None as input, but \`${pyStr(x)}\` is of type ${pyTypeName(x)}`,
+        'oc.decode',
+      );
     }
     let el: Arg;
     try {
       el = new Parser(x).parseSingle();
     } catch (e) {
       if (!(e instanceof ParseFail)) throw e;
-      return this.err(frame, node, 'resolver-error', `oc.decode cannot parse ${strRepr(x)}: ${e.message} (at offset ${e.offset})`, 'oc.decode');
+      return this.err(
+        frame,
+        node,
+        'resolver-error',
+        `oc.decode cannot parse ${strRepr(x)}: ${e.message} (at offset ${e.offset})`,
+        'oc.decode',
+      );
     }
     if (el.type === 'literal' && el.raw !== '' && el.raw.trim() === '') {
       // OmegaConf fails here too (an assertion in its visitor: a lone whitespace token)
-      return this.err(frame, node, 'resolver-error', `oc.decode cannot decode whitespace-only input ${strRepr(x)}`, 'oc.decode');
+      return this.err(
+        frame,
+        node,
+        'resolver-error',
+        `oc.decode cannot decode whitespace-only input ${strRepr(x)}`,
+        'oc.decode',
+      );
     }
     // interpolations inside the decoded text resolve relative to the same node; their offsets are in `x`, so
     // failures are reported on the oc.decode interpolation
@@ -419,23 +538,47 @@ class Evaluator {
     if (isContainer(x)) return { ok: true, value: x, cfg: true };
     // OmegaConf would parse a string as YAML; that is not emulated: the string is returned unchanged
     if (x === null || typeof x === 'string') return ok(x);
-    return this.err(frame, node, 'resolver-error', `oc.create: cannot create a config from ${pyTypeName(x)} \`${pyStr(x)}\``, 'oc.create');
+    return this.err(
+      frame,
+      node,
+      'resolver-error',
+      `oc.create: cannot create a config from ${pyTypeName(x)} \`${pyStr(x)}\``,
+      'oc.create',
+    );
   }
 
   private ocDict(node: ResolverInterpolation, name: string, args: unknown[], frame: Frame): Outcome {
     if (!this.arity(node, frame, args, 1, 1, 'key')) return FAIL;
     const key = args[0];
     if (typeof key !== 'string') {
-      return this.err(frame, node, 'type', `\`${name}\` requires a string as input, but obtained \`${pyStr(key)}\` of type: ${pyTypeName(key)}`, name);
+      return this.err(
+        frame,
+        node,
+        'type',
+        `\`${name}\` requires a string as input, but obtained \`${pyStr(key)}\` of type: ${pyTypeName(key)}`,
+        name,
+      );
     }
     const sel = this.select(key, frame.path);
     switch (sel.k) {
       case 'ok': {
         if (!isDict(sel.value)) {
           const t = Array.isArray(sel.value) ? 'ListConfig' : pyTypeName(sel.value);
-          return this.err(frame, node, 'type', `\`${name}\` cannot be applied to objects of type: ${t}`, sel.at ? dotted(sel.at) : key);
+          return this.err(
+            frame,
+            node,
+            'type',
+            `\`${name}\` cannot be applied to objects of type: ${t}`,
+            sel.at ? dotted(sel.at) : key,
+          );
         }
-        this.addRef(frame, { start: node.start, end: node.end, kind: 'node', target: sel.at ?? sel.loc ?? key, value: sel.value });
+        this.addRef(frame, {
+          start: node.start,
+          end: node.end,
+          kind: 'node',
+          target: sel.at ?? sel.loc ?? key,
+          value: sel.value,
+        });
         const d = sel.value;
         const out = name === 'oc.dict.keys' ? Object.keys(d) : Object.keys(d).map((k) => d[k]);
         return ok(out);
@@ -475,7 +618,11 @@ class Evaluator {
       while (d < k.length && k.charCodeAt(d) === 46) d++;
       const up = d - 1;
       if (up > container.length) {
-        return { k: 'aboveroot', message: `Relative interpolation '${key}' goes above the config root (from '${dotted(nodePath)}')`, target: key };
+        return {
+          k: 'aboveroot',
+          message: `Relative interpolation '${key}' goes above the config root (from '${dotted(nodePath)}')`,
+          target: key,
+        };
       }
       root = container.slice(0, container.length - up);
       k = k.slice(d);
@@ -496,11 +643,19 @@ class Evaluator {
       let childKey: string | number = tok;
       if (Array.isArray(curVal)) {
         if (!PY_INT.test(tok)) {
-          return { k: 'badindex', message: `Index '${tok}' (str) is not an int (while selecting '${key}')`, target: absTarget(i + 1) };
+          return {
+            k: 'badindex',
+            message: `Index '${tok}' (str) is not an int (while selecting '${key}')`,
+            target: absTarget(i + 1),
+          };
         }
         const idx = Number(tok.trim().replace(/_/g, ''));
         if (!(idx >= 0 && idx < curVal.length)) {
-          return { k: 'notfound', message: `Interpolation key '${key}' not found: index ${tok.trim()} is out of range for '${dotted(curLoc ?? [])}' (length ${curVal.length})`, target: absTarget(toks.length) };
+          return {
+            k: 'notfound',
+            message: `Interpolation key '${key}' not found: index ${tok.trim()} is out of range for '${dotted(curLoc ?? [])}' (length ${curVal.length})`,
+            target: absTarget(toks.length),
+          };
         }
         childKey = idx;
       }
@@ -520,11 +675,22 @@ class Evaluator {
         val = curVal[tok];
       } else found = false;
       if (!found) {
-        const where = i === 0 && root.length === 0 ? 'the config root' : `'${curLoc ? dotted(curLoc) : toks.slice(0, i).join('.')}'`;
-        return { k: 'notfound', message: `Interpolation key '${key}' not found (${where} has no key '${tok}')`, target: absTarget(toks.length) };
+        const where =
+          i === 0 && root.length === 0
+            ? 'the config root'
+            : `'${curLoc ? dotted(curLoc) : toks.slice(0, i).join('.')}'`;
+        return {
+          k: 'notfound',
+          message: `Interpolation key '${key}' not found (${where} has no key '${tok}')`,
+          target: absTarget(toks.length),
+        };
       }
       if (val === '???') {
-        return { k: 'missing', message: `Interpolation key '${key}' points to a missing mandatory value ('???') at '${absTarget(i + 1)}'`, target: absTarget(i + 1) };
+        return {
+          k: 'missing',
+          message: `Interpolation key '${key}' points to a missing mandatory value ('???') at '${absTarget(i + 1)}'`,
+          target: absTarget(i + 1),
+        };
       }
       let walkLoc: ConfigPath | undefined = childLoc;
       let walkCfg: boolean = !childLoc && curCfg;
@@ -558,12 +724,29 @@ class Evaluator {
     const idx = this.stackKeys.indexOf(key);
     if (idx >= 0) {
       const chain = [...this.stackPaths.slice(idx), path].map(dotted).join(' -> ');
-      return { ok: false, error: { start: 0, end: 0, code: 'cycle', message: `Recursive interpolation detected: ${chain}`, target: dotted(path), via: [] } };
+      return {
+        ok: false,
+        error: {
+          start: 0,
+          end: 0,
+          code: 'cycle',
+          message: `Recursive interpolation detected: ${chain}`,
+          target: dotted(path),
+          via: [],
+        },
+      };
     }
     if (this.depth >= MAX_EVAL_DEPTH) {
       return {
         ok: false,
-        error: { start: 0, end: 0, code: 'cycle', message: `Interpolation nesting / reference chain deeper than ${MAX_EVAL_DEPTH} levels`, target: dotted(path), via: [] },
+        error: {
+          start: 0,
+          end: 0,
+          code: 'cycle',
+          message: `Interpolation nesting / reference chain deeper than ${MAX_EVAL_DEPTH} levels`,
+          target: dotted(path),
+          via: [],
+        },
       };
     }
     const parsed = parseValue(raw);
@@ -571,7 +754,17 @@ class Evaluator {
     if (parsed.kind === 'plain') result = { ok: true, value: raw };
     else if (parsed.errors.length > 0) {
       const pe = parsed.errors[0];
-      result = { ok: false, error: { start: 0, end: 0, code: 'parse', message: `Invalid interpolation syntax in the value of '${dotted(path)}': ${pe.message}`, target: dotted(path), via: [] } };
+      result = {
+        ok: false,
+        error: {
+          start: 0,
+          end: 0,
+          code: 'parse',
+          message: `Invalid interpolation syntax in the value of '${dotted(path)}': ${pe.message}`,
+          target: dotted(path),
+          via: [],
+        },
+      };
     } else {
       const frame: Frame = { path, errors: [], refs: null };
       this.stackKeys.push(key);
@@ -587,7 +780,13 @@ class Evaluator {
       }
       if (r.ok) result = { ok: true, value: r.value, loc: r.loc, cfg: r.cfg };
       else {
-        const e = frame.errors[0] ?? { start: 0, end: 0, code: 'resolver-error' as const, message: `Could not resolve '${dotted(path)}'`, via: [] };
+        const e = frame.errors[0] ?? {
+          start: 0,
+          end: 0,
+          code: 'resolver-error' as const,
+          message: `Could not resolve '${dotted(path)}'`,
+          via: [],
+        };
         result = { ok: false, error: e };
       }
     }
@@ -624,7 +823,12 @@ export function resolveValue(text: string, ctx: ResolveContext): ResolveResult {
     if (parsed.errors.length > 0) {
       return {
         ok: false,
-        errors: parsed.errors.map((e) => ({ start: e.start, end: e.end, code: 'parse' as const, message: `Invalid interpolation: ${e.message} (at offset ${e.offset})` })),
+        errors: parsed.errors.map((e) => ({
+          start: e.start,
+          end: e.end,
+          code: 'parse' as const,
+          message: `Invalid interpolation: ${e.message} (at offset ${e.offset})`,
+        })),
         refs,
       };
     }
@@ -633,11 +837,23 @@ export function resolveValue(text: string, ctx: ResolveContext): ResolveResult {
     const r = ev.resolveTop(parsed, frame);
     if (frame.errors.length > 0 || !r.ok) {
       const errors = frame.errors.map(finishError);
-      if (errors.length === 0) errors.push({ start: 0, end: text.length, code: 'resolver-error', message: 'Could not resolve the value' });
+      if (errors.length === 0)
+        errors.push({ start: 0, end: text.length, code: 'resolver-error', message: 'Could not resolve the value' });
       return { ok: false, errors, refs };
     }
     return { ok: true, value: ev.unwrap(r.value), refs };
   } catch (e) {
-    return { ok: false, errors: [{ start: 0, end: typeof text === 'string' ? text.length : 0, code: 'resolver-error', message: `Internal error while resolving: ${errorMessage(e)}` }], refs };
+    return {
+      ok: false,
+      errors: [
+        {
+          start: 0,
+          end: typeof text === 'string' ? text.length : 0,
+          code: 'resolver-error',
+          message: `Internal error while resolving: ${errorMessage(e)}`,
+        },
+      ],
+      refs,
+    };
   }
 }

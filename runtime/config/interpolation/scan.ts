@@ -13,10 +13,22 @@ export function isInterpolated(text: string): boolean {
   return text.includes('${');
 }
 
-
 export function isEscapable(c: number): boolean {
   // characters that form an ESC token after a backslash in value mode: \\ \( \) \[ \] \{ \} \: \= \, \<space> \<tab>
-  return c === BS || c === 40 || c === 41 || c === 91 || c === 93 || c === LBRACE || c === RBRACE || c === COLON_C || c === 61 || c === 44 || c === SPACE || c === TAB;
+  return (
+    c === BS ||
+    c === 40 ||
+    c === 41 ||
+    c === 91 ||
+    c === 93 ||
+    c === LBRACE ||
+    c === RBRACE ||
+    c === COLON_C ||
+    c === 61 ||
+    c === 44 ||
+    c === SPACE ||
+    c === TAB
+  );
 }
 
 /**

@@ -129,13 +129,19 @@ export interface ResolveContext {
   /** path (keys/indices from the config root) of the node whose value is `text` */
   path: (string | number)[];
   /** returns the raw value stored at an absolute path, or not-found. The raw value may itself be a string with interpolations. */
-  lookup(path: (string | number)[]): { found: true; value: unknown } | { found: false; /** longest existing prefix length, for messages */ existingPrefix: number };
+  lookup(
+    path: (string | number)[],
+  ):
+    | { found: true; value: unknown }
+    | { found: false; /** longest existing prefix length, for messages */ existingPrefix: number };
   env: Record<string, string | undefined>;
   /** resolvers beyond the built-ins; return value or throw Error(message) */
   resolvers?: Record<string, (args: unknown[]) => unknown>;
 }
 
-export type ResolveResult = { ok: true; value: unknown; refs: ResolvedRef[] } | { ok: false; errors: ResolveError[]; refs: ResolvedRef[] };
+export type ResolveResult =
+  | { ok: true; value: unknown; refs: ResolvedRef[] }
+  | { ok: false; errors: ResolveError[]; refs: ResolvedRef[] };
 
 export interface ResolvedRef {
   start: number;

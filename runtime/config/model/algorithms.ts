@@ -92,10 +92,7 @@ const NO_REG_FNS = { kl_penalty_fn: 'none', kl_loss_fn: 'none', entropy_loss_fn:
 /** v0.3.0 used the (then not deprecated) `warmup` sample strategy where later releases use `default`. */
 const WARMUP_IN_030 = [{ until: 'v0.3.0' as Release, defaults: { sample_strategy: 'warmup' } }];
 
-const rl = (
-  name: string,
-  o: Partial<AlgorithmTypeSpec> & Pick<AlgorithmTypeSpec, 'defaults'>,
-): AlgorithmTypeSpec => ({
+const rl = (name: string, o: Partial<AlgorithmTypeSpec> & Pick<AlgorithmTypeSpec, 'defaults'>): AlgorithmTypeSpec => ({
   name,
   useCritic: false,
   useReference: true,
@@ -254,7 +251,9 @@ export interface FnSpec {
   /** true if the constructor takes **kwargs (unknown keys accepted) */
   acceptsExtraKwargs: boolean;
   /** per-release differences; each field given replaces the base one wholesale, later entries win */
-  versions?: ({ since?: Release; until?: Release } & Partial<Pick<FnSpec, 'defaultArgs' | 'params' | 'acceptsExtraKwargs'>>)[];
+  versions?: ({ since?: Release; until?: Release } & Partial<
+    Pick<FnSpec, 'defaultArgs' | 'params' | 'acceptsExtraKwargs'>
+  >)[];
 }
 
 const opt = (name: string, def: unknown, doc?: string): FnArgSpec =>
@@ -262,7 +261,8 @@ const opt = (name: string, def: unknown, doc?: string): FnArgSpec =>
 const req = (name: string, doc?: string): FnArgSpec =>
   doc === undefined ? { name, required: true } : { name, required: true, doc };
 
-const AGG_DOC = 'How token losses are reduced (token-mean, seq-mean-token-sum, seq-mean-token-mean, seq-mean-token-sum-norm).';
+const AGG_DOC =
+  'How token losses are reduced (token-mean, seq-mean-token-sum, seq-mean-token-mean, seq-mean-token-sum-norm).';
 const lossAgg = (def = 'token-mean'): FnArgSpec => opt('loss_agg_mode', def, AGG_DOC);
 
 const CLIP_DOC = 'Symmetric ratio clip range; used for a side whose own bound is null. Both sides must end up set.';
@@ -334,13 +334,22 @@ const SFT_ARGS = {
   defaultArgs: { loss_agg_mode: 'token-mean' },
   params: [lossAgg()],
   acceptsExtraKwargs: false,
-  versions: [{ until: 'v0.3.0' as const, defaultArgs: { use_token_level_loss: true }, params: [opt('use_token_level_loss', true, 'Average over tokens rather than sequences.')] }],
+  versions: [
+    {
+      until: 'v0.3.0' as const,
+      defaultArgs: { use_token_level_loss: true },
+      params: [opt('use_token_level_loss', true, 'Average over tokens rather than sequences.')],
+    },
+  ],
 };
 
 /** Arguments shared by a group advantage and its trainer-side (`_verl`) twin. */
 const OPMD_ARGS = {
   defaultArgs: { opmd_baseline: 'mean', tau: 1.0 },
-  params: [opt('opmd_baseline', 'mean', "Group baseline: 'mean' or 'logavgexp'."), opt('tau', 1.0, 'Temperature of the logavgexp baseline.')],
+  params: [
+    opt('opmd_baseline', 'mean', "Group baseline: 'mean' or 'logavgexp'."),
+    opt('tau', 1.0, 'Temperature of the logavgexp baseline.'),
+  ],
   acceptsExtraKwargs: false,
 };
 const ASYMRE_ARGS = {
@@ -400,7 +409,7 @@ export const FN_SPECS: FnSpec[] = [
     defaultArgs: { epsilon: 1e-6, enable_step_norm: false, std_threshold: null, std_cal_level: 'group' },
     params: [
       opt('epsilon', 1e-6, EPS_DOC),
-      opt('enable_step_norm', false, 'Divide each step\'s advantage by the number of steps in its run.'),
+      opt('enable_step_norm', false, "Divide each step's advantage by the number of steps in its run."),
       opt('std_cal_level', 'group', STD_LEVEL_DOC),
       opt('std_threshold', null, 'Drop tasks whose final-reward std is at most this value.'),
     ],
@@ -411,7 +420,7 @@ export const FN_SPECS: FnSpec[] = [
         defaultArgs: { epsilon: 1e-6, enable_step_norm: false },
         params: [
           opt('epsilon', 1e-6, EPS_DOC),
-          opt('enable_step_norm', false, 'Divide each step\'s advantage by the number of steps in its run.'),
+          opt('enable_step_norm', false, "Divide each step's advantage by the number of steps in its run."),
         ],
       },
       {
@@ -420,7 +429,7 @@ export const FN_SPECS: FnSpec[] = [
         defaultArgs: { epsilon: 1e-6, enable_step_norm: false },
         params: [
           opt('epsilon', 1e-6, EPS_DOC),
-          opt('enable_step_norm', false, 'Divide each step\'s advantage by the number of steps in its run.'),
+          opt('enable_step_norm', false, "Divide each step's advantage by the number of steps in its run."),
           opt('std_cal_level', 'group', STD_LEVEL_DOC),
         ],
       },
@@ -535,7 +544,9 @@ export const FN_SPECS: FnSpec[] = [
     defaultArgs: { clip_range_low: 0.0003, clip_range_high: 0.0004, loss_agg_mode: 'seq-mean-token-mean' },
     params: [...clipTriple(), lossAgg('seq-mean-token-mean')],
     acceptsExtraKwargs: false,
-    versions: [{ until: 'v0.3.0', defaultArgs: { clip_range_low: 0.0003, clip_range_high: 0.0004 }, params: clipTriple() }],
+    versions: [
+      { until: 'v0.3.0', defaultArgs: { clip_range_low: 0.0003, clip_range_high: 0.0004 }, params: clipTriple() },
+    ],
   },
   {
     registry: 'policy_loss_fn',
@@ -558,13 +569,18 @@ export const FN_SPECS: FnSpec[] = [
     defaultArgs: { tau: 1.0, loss_agg_mode: 'token-mean' },
     params: [opt('tau', 1.0, 'The loss is divided by 1 + tau.'), lossAgg()],
     acceptsExtraKwargs: false,
-    versions: [{ until: 'v0.3.0', defaultArgs: { tau: 1.0 }, params: [opt('tau', 1.0, 'The loss is divided by 1 + tau.')] }],
+    versions: [
+      { until: 'v0.3.0', defaultArgs: { tau: 1.0 }, params: [opt('tau', 1.0, 'The loss is divided by 1 + tau.')] },
+    ],
   },
   {
     registry: 'policy_loss_fn',
     name: 'topr',
     defaultArgs: { advantage_threshold: 0.0, loss_agg_mode: 'token-mean' },
-    params: [opt('advantage_threshold', 0.0, 'Ratios are truncated to at most 1 for advantages at or below this.'), lossAgg()],
+    params: [
+      opt('advantage_threshold', 0.0, 'Ratios are truncated to at most 1 for advantages at or below this.'),
+      lossAgg(),
+    ],
     acceptsExtraKwargs: false,
     versions: [
       {
@@ -681,19 +697,34 @@ export const FN_SPECS: FnSpec[] = [
     registry: 'policy_loss_fn',
     name: 'mix',
     defaultArgs: { mu: 0.1, clip_range: 0.2, loss_agg_mode: 'token-mean' },
-    params: [opt('mu', 0.1, 'Weight of the expert SFT term.'), ...clipTriple(), ...mixBatchParams(), ...mixAggParams('v040')],
+    params: [
+      opt('mu', 0.1, 'Weight of the expert SFT term.'),
+      ...clipTriple(),
+      ...mixBatchParams(),
+      ...mixAggParams('v040'),
+    ],
     acceptsExtraKwargs: false,
     versions: [
       {
         until: 'v0.3.0',
         defaultArgs: { mu: 0.1, clip_range: 0.2 },
-        params: [opt('mu', 0.1, 'Weight of the expert SFT term.'), ...clipTriple(), ...mixBatchParams(), ...mixAggParams('v030')],
+        params: [
+          opt('mu', 0.1, 'Weight of the expert SFT term.'),
+          ...clipTriple(),
+          ...mixBatchParams(),
+          ...mixAggParams('v030'),
+        ],
       },
       {
         since: 'v0.3.1',
         until: 'v0.3.2',
         defaultArgs: { mu: 0.1, clip_range: 0.2 },
-        params: [opt('mu', 0.1, 'Weight of the expert SFT term.'), ...clipTriple(), ...mixBatchParams(), ...mixAggParams('v031')],
+        params: [
+          opt('mu', 0.1, 'Weight of the expert SFT term.'),
+          ...clipTriple(),
+          ...mixBatchParams(),
+          ...mixAggParams('v031'),
+        ],
       },
     ],
   },
@@ -714,13 +745,27 @@ export const FN_SPECS: FnSpec[] = [
     versions: [
       {
         until: 'v0.3.0',
-        defaultArgs: { mu_warmup_steps: 0, mu_decay_steps: 0, mu_peak: 0.1, mu_valley: 0.1, clip_range: 0.2, enable_phi_function: true },
+        defaultArgs: {
+          mu_warmup_steps: 0,
+          mu_decay_steps: 0,
+          mu_peak: 0.1,
+          mu_valley: 0.1,
+          clip_range: 0.2,
+          enable_phi_function: true,
+        },
         params: [...chordHead(), ...clipTriple(), ...mixBatchParams(), ...mixAggParams('v030')],
       },
       {
         since: 'v0.3.1',
         until: 'v0.3.2',
-        defaultArgs: { mu_warmup_steps: 0, mu_decay_steps: 0, mu_peak: 0.1, mu_valley: 0.1, clip_range: 0.2, enable_phi_function: true },
+        defaultArgs: {
+          mu_warmup_steps: 0,
+          mu_decay_steps: 0,
+          mu_peak: 0.1,
+          mu_valley: 0.1,
+          clip_range: 0.2,
+          enable_phi_function: true,
+        },
         params: [...chordHead(), ...clipTriple(), ...mixBatchParams(), ...mixAggParams('v031')],
       },
     ],
@@ -869,7 +914,14 @@ export function effectiveAlgorithmDefaults(name: string, release: Release): Requ
  * Advantage functions whose class computes on the explorer side (a GroupAdvantage / ExperienceOperator, with
  * `compute_in_trainer() == False`), in every modelled release. The rest compute in the trainer.
  */
-export const EXPLORER_SIDE_ADVANTAGES: ReadonlySet<string> = new Set(['grpo', 'step_wise_grpo', 'reinforce', 'opmd', 'asymre', 'rec']);
+export const EXPLORER_SIDE_ADVANTAGES: ReadonlySet<string> = new Set([
+  'grpo',
+  'step_wise_grpo',
+  'reinforce',
+  'opmd',
+  'asymre',
+  'rec',
+]);
 
 /** The six pluggable pieces of an algorithm: the config key naming each, and the registry it is looked up in. */
 export const ALGORITHM_PIECES: readonly { key: string; registry: FnSpec['registry'] }[] = [

@@ -7,12 +7,19 @@ export const MODES = choices(
   ['train', 'Only the trainer runs, reading the experience buffer (SFT, DPO, offline RL, or async RL).'],
   ['bench', 'Evaluate the model (and each saved checkpoint) on the eval tasksets.'],
   ['serve', 'Serve the rollout model behind an OpenAI-compatible API and record experiences.'],
-  ['colocate', 'Explorer and trainer share a single GPU (chosen automatically on a 1-GPU machine).', { since: 'v0.5.0' }],
+  [
+    'colocate',
+    'Explorer and trainer share a single GPU (chosen automatically on a 1-GPU machine).',
+    { since: 'v0.5.0' },
+  ],
 );
 
 /** The roles a mode launches: the explorer (rollouts, evaluation, serving) and the trainer. */
 export function rolesOf(mode: string): { explorer: boolean; trainer: boolean } {
-  return { explorer: ['both', 'explore', 'bench', 'serve', 'colocate'].includes(mode), trainer: ['both', 'train', 'colocate'].includes(mode) };
+  return {
+    explorer: ['both', 'explore', 'bench', 'serve', 'colocate'].includes(mode),
+    trainer: ['both', 'train', 'colocate'].includes(mode),
+  };
 }
 
 export const STORAGE_TYPES = choices(

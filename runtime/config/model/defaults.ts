@@ -12,7 +12,8 @@ export function sectionDefaults(section: SectionDef, release: Release): Readonly
   if (!v) {
     const o: Record<string, unknown> = {};
     for (const [k, f] of fieldsAt(section, release)) {
-      if (f.type.kind === 'section' && f.default === undefined && !f.required) o[k] = sectionDefaults(f.type.section, release);
+      if (f.type.kind === 'section' && f.default === undefined && !f.required)
+        o[k] = sectionDefaults(f.type.section, release);
       else o[k] = f.default === undefined ? null : f.default;
     }
     v = Object.freeze(o);

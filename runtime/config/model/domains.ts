@@ -13,13 +13,33 @@ type Ranged = { since?: Release; until?: Release; domain: Domain };
 // on the first rollout, after the GPUs are allocated.
 const SP = 'vLLM `SamplingParams._verify_args` (vllm/sampling_params.py) raises';
 const temperature: Domain = { min: 0, severity: 'error', source: `${SP} "temperature must be non-negative"` };
-const topP: Domain = { min: 0, minExclusive: true, max: 1, severity: 'error', source: `${SP} "top_p must be in (0, 1]"` };
+const topP: Domain = {
+  min: 0,
+  minExclusive: true,
+  max: 1,
+  severity: 'error',
+  source: `${SP} "top_p must be in (0, 1]"`,
+};
 // -1 disables top-k in every vLLM Trinity pins; newer vLLM also reads 0 as "disabled".
-const topK: Domain = { min: 1, except: [-1, 0], severity: 'error', source: `${SP} "top_k must be -1 (disable), or at least 1"` };
+const topK: Domain = {
+  min: 1,
+  except: [-1, 0],
+  severity: 'error',
+  source: `${SP} "top_k must be -1 (disable), or at least 1"`,
+};
 const logprobs: Domain = { min: 0, severity: 'error', source: `${SP} "logprobs must be non-negative"` };
 const maxTokens: Domain = { min: 1, severity: 'error', source: `${SP} "max_tokens must be at least 1"` };
-const minTokens: Domain = { min: 0, severity: 'error', source: `${SP} "min_tokens must be greater than or equal to 0"` };
-const repetitionPenalty: Domain = { min: 0, minExclusive: true, severity: 'error', source: `${SP} "repetition_penalty must be greater than zero"` };
+const minTokens: Domain = {
+  min: 0,
+  severity: 'error',
+  source: `${SP} "min_tokens must be greater than or equal to 0"`,
+};
+const repetitionPenalty: Domain = {
+  min: 0,
+  minExclusive: true,
+  severity: 'error',
+  source: `${SP} "repetition_penalty must be greater than zero"`,
+};
 const n: Domain = { min: 1, severity: 'error', source: `${SP} "n must be at least 1"` };
 
 // vLLM's engine arguments, checked when an engine starts.
@@ -28,7 +48,8 @@ const gpuMemory: Domain = {
   minExclusive: true,
   max: 1,
   severity: 'error',
-  source: 'vLLM `CacheConfig._verify_args` (vllm/config.py) raises "GPU memory utilization must be less than 1.0"; at 0 no KV cache fits',
+  source:
+    'vLLM `CacheConfig._verify_args` (vllm/config.py) raises "GPU memory utilization must be less than 1.0"; at 0 no KV cache fits',
 };
 const dtype: Domain = {
   oneOf: ['auto', 'half', 'float16', 'bfloat16', 'float', 'float32'],
@@ -36,18 +57,30 @@ const dtype: Domain = {
   severity: 'error',
   source: 'vLLM `_get_and_verify_dtype` (vllm/config.py) raises "Unknown dtype" for other names',
 };
-const tensorParallel: Domain = { min: 1, severity: 'error', source: 'vLLM `ParallelConfig` (vllm/config.py): the world size tensor_parallel_size × pipeline_parallel_size must be at least 1' };
-const modelLen: Domain = { min: 1, severity: 'error', source: 'vLLM `ModelConfig` (vllm/config.py) and Trinity\'s length checks (trinity/common/config.py): a token length is at least 1' };
+const tensorParallel: Domain = {
+  min: 1,
+  severity: 'error',
+  source:
+    'vLLM `ParallelConfig` (vllm/config.py): the world size tensor_parallel_size × pipeline_parallel_size must be at least 1',
+};
+const modelLen: Domain = {
+  min: 1,
+  severity: 'error',
+  source:
+    "vLLM `ModelConfig` (vllm/config.py) and Trinity's length checks (trinity/common/config.py): a token length is at least 1",
+};
 
 // torch.optim.AdamW.__init__ (torch/optim/adamw.py) raises ValueError on these when the trainer builds its optimizer.
 const TORCH = 'torch `AdamW.__init__` (torch/optim/adamw.py) raises';
 
 // veRL's LR schedules (verl/utils/torch_functional.py).
-const VERL_LR = 'veRL `get_cosine_schedule_with_warmup` (verl/utils/torch_functional.py) asserts "min_lr_ratio must be in [0, 1]"';
+const VERL_LR =
+  'veRL `get_cosine_schedule_with_warmup` (verl/utils/torch_functional.py) asserts "min_lr_ratio must be in [0, 1]"';
 const scheduler: Domain = {
   oneOf: ['constant', 'cosine'],
   severity: 'error',
-  source: 'veRL\'s FSDP workers (verl/workers/fsdp_workers.py `_build_model_optimizer`) raise NotImplementedError for any other warmup style',
+  source:
+    "veRL's FSDP workers (verl/workers/fsdp_workers.py `_build_model_optimizer`) raise NotImplementedError for any other warmup style",
 };
 
 const positive = (source: string, severity: Domain['severity'] = 'error'): Domain => ({ min: 1, severity, source });
@@ -60,7 +93,8 @@ const storageTypes: Ranged[] = [
       oneOf: ['file', 'queue', 'sql'],
       caseInsensitive: true,
       severity: 'error',
-      source: 'Trinity `get_buffer_reader` / `get_buffer_writer` (trinity/buffer/__init__.py) raise ValueError for any other storage type (a plain string since v0.4.0; an Enum before)',
+      source:
+        'Trinity `get_buffer_reader` / `get_buffer_writer` (trinity/buffer/__init__.py) raise ValueError for any other storage type (a plain string since v0.4.0; an Enum before)',
     },
   },
 ];
@@ -78,8 +112,15 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   'ModelConfig.max_prompt_tokens': modelLen,
   'ModelConfig.max_response_tokens': maxTokens,
   'ModelConfig.min_response_tokens': minTokens,
-  'ModelConfig.max_cpu_loras': positive('vLLM `LoRAConfig` (vllm/config.py) raises "max_cpu_loras must be >= max_loras"'),
-  'ModelConfig.rope_theta': { min: 0, minExclusive: true, severity: 'error', source: 'the model\'s rotary embedding (transformers/vLLM `get_rope`): inv_freq = 1 / theta^(2i/d) needs theta > 0' },
+  'ModelConfig.max_cpu_loras': positive(
+    'vLLM `LoRAConfig` (vllm/config.py) raises "max_cpu_loras must be >= max_loras"',
+  ),
+  'ModelConfig.rope_theta': {
+    min: 0,
+    minExclusive: true,
+    severity: 'error',
+    source: "the model's rotary embedding (transformers/vLLM `get_rope`): inv_freq = 1 / theta^(2i/d) needs theta > 0",
+  },
   ...Object.fromEntries(Object.entries(GENERATION).map(([k, d]) => [`InferenceModelConfig.${k}`, d])),
   'InferenceModelConfig.repetition_penalty': repetitionPenalty,
   'InferenceModelConfig.max_model_len': modelLen,
@@ -89,51 +130,166 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   'InferenceModelConfig.gpu_memory_utilization': gpuMemory,
   'InferenceModelConfig.dtype': dtype,
   'InferenceModelConfig.tensor_parallel_size': tensorParallel,
-  'InferenceModelConfig.engine_num': nonNegative('Trinity\'s cluster check (trinity/common/config.py) counts rollout GPUs as engine_num × tensor_parallel_size; a negative count breaks the GPU split'),
+  'InferenceModelConfig.engine_num': nonNegative(
+    "Trinity's cluster check (trinity/common/config.py) counts rollout GPUs as engine_num × tensor_parallel_size; a negative count breaks the GPU split",
+  ),
 
   // Trinity's own loops and checks (trinity/common/config.py, trinity/explorer, trinity/buffer)
-  'BufferConfig.batch_size': positive('Trinity reads `batch_size` tasks per explorer step (trinity/buffer readers) and veRL asserts train_batch_size > 0 (verl/trainer/ppo/ray_trainer.py)'),
-  'BufferConfig.train_batch_size': nonNegative('Trinity\'s buffer check (trinity/common/config.py): 0 means batch_size × repeat_times; veRL asserts a positive train_batch_size'),
-  'BufferConfig.total_epochs': positive('Trinity\'s readers stop after `total_epochs` passes (trinity/buffer/reader): below 1 the run reads nothing and ends at once', 'warning'),
-  'BufferConfig.total_steps': positive('Trinity\'s explorer and trainer stop at `total_steps` (trinity/explorer/explorer.py): below 1 the run does nothing', 'warning'),
-  'AlgorithmConfig.repeat_times': positive('Trinity repeats each task `repeat_times` times (trinity/common/workflows) and veRL asserts train_batch_size = batch_size × repeat_times > 0'),
+  'BufferConfig.batch_size': positive(
+    'Trinity reads `batch_size` tasks per explorer step (trinity/buffer readers) and veRL asserts train_batch_size > 0 (verl/trainer/ppo/ray_trainer.py)',
+  ),
+  'BufferConfig.train_batch_size': nonNegative(
+    "Trinity's buffer check (trinity/common/config.py): 0 means batch_size × repeat_times; veRL asserts a positive train_batch_size",
+  ),
+  'BufferConfig.total_epochs': positive(
+    "Trinity's readers stop after `total_epochs` passes (trinity/buffer/reader): below 1 the run reads nothing and ends at once",
+    'warning',
+  ),
+  'BufferConfig.total_steps': positive(
+    "Trinity's explorer and trainer stop at `total_steps` (trinity/explorer/explorer.py): below 1 the run does nothing",
+    'warning',
+  ),
+  'AlgorithmConfig.repeat_times': positive(
+    'Trinity repeats each task `repeat_times` times (trinity/common/workflows) and veRL asserts train_batch_size = batch_size × repeat_times > 0',
+  ),
   'ClusterConfig.node_num': [
-    { until: 'v0.3.0', domain: positive('Trinity\'s GPU split (trinity/common/verl_config.py `synchronize_config`) raises "The number of training nodes must be greater than 0"') },
-    { since: 'v0.3.1', domain: nonNegative('Trinity reads an unset (0/None) node count from Ray (trinity/common/config.py `_update_cluster_info`); a negative count fails the GPU split') },
+    {
+      until: 'v0.3.0',
+      domain: positive(
+        'Trinity\'s GPU split (trinity/common/verl_config.py `synchronize_config`) raises "The number of training nodes must be greater than 0"',
+      ),
+    },
+    {
+      since: 'v0.3.1',
+      domain: nonNegative(
+        'Trinity reads an unset (0/None) node count from Ray (trinity/common/config.py `_update_cluster_info`); a negative count fails the GPU split',
+      ),
+    },
   ],
   'ClusterConfig.gpu_per_node': [
-    { until: 'v0.3.0', domain: positive('Trinity\'s GPU split (trinity/common/verl_config.py `synchronize_config`) raises "The number of training gpus must be greater than 0"') },
-    { since: 'v0.3.1', domain: nonNegative('Trinity reads an unset (0/None) GPU count from Ray (trinity/common/config.py `_update_cluster_info`); a negative count fails the GPU split') },
+    {
+      until: 'v0.3.0',
+      domain: positive(
+        'Trinity\'s GPU split (trinity/common/verl_config.py `synchronize_config`) raises "The number of training gpus must be greater than 0"',
+      ),
+    },
+    {
+      since: 'v0.3.1',
+      domain: nonNegative(
+        'Trinity reads an unset (0/None) GPU count from Ray (trinity/common/config.py `_update_cluster_info`); a negative count fails the GPU split',
+      ),
+    },
   ],
-  'SynchronizerConfig.sync_interval': positive('Trinity syncs when `step % sync_interval == 0` (trinity/explorer/explorer.py): 0 raises ZeroDivisionError'),
-  'SynchronizerConfig.sync_offset': nonNegative('Trinity\'s explorer waits for trainer step `step - sync_offset` (trinity/explorer/explorer.py); a negative offset waits for steps that never come'),
-  'SynchronizerConfig.sync_timeout': { min: 0, minExclusive: true, severity: 'warning', source: 'Trinity\'s synchronizer (trinity/common/synchronizer.py) waits at most `sync_timeout` seconds; 0 or less times out at once' },
-  'ExplorerConfig.runner_per_model': positive('Trinity\'s scheduler (trinity/explorer/scheduler.py) starts `runner_per_model` workflow runners per engine: with 0 no task ever runs'),
-  'ExplorerConfig.max_timeout': { min: 0, minExclusive: true, severity: 'warning', source: 'Trinity\'s scheduler (trinity/explorer/scheduler.py) fails a task after `max_timeout` seconds: 0 or less fails every task' },
-  'ExplorerConfig.max_retry_times': nonNegative('Trinity\'s workflow runner (trinity/explorer/workflow_runner.py) runs a task 1 + max_retry_times times; a negative count runs none'),
-  'ExplorerConfig.eval_interval': positive('Trinity evaluates when `step % eval_interval == 0` (trinity/explorer/explorer.py): 0 raises ZeroDivisionError'),
-  'ExplorerConfig.proxy_port': { min: 0, max: 65535, severity: 'error', source: 'the OS socket API (Python `socket.bind`) raises OverflowError "port must be 0-65535"' },
-  'ExplorerConfig.service_status_check_interval': { min: 0, minExclusive: true, severity: 'warning', source: 'Trinity\'s serve loop (trinity/explorer/explorer.py) sleeps this many seconds between checks: 0 or less spins' },
-  'ExplorerConfig.max_repeat_times_per_runner': positive('Trinity\'s scheduler (trinity/explorer/scheduler.py) splits a task into chunks of at most this many repeats: below 1 no chunk is made'),
-  'TrainerConfig.save_interval': nonNegative('Trinity saves when `step % save_interval == 0` with 0 meaning "only at the end" (trinity/trainer/trainer.py); negative intervals never save'),
-  'TrainerConfig.ulysses_sequence_parallel_size': positive('veRL\'s FSDP workers (verl/workers/fsdp_workers.py) build a device mesh of dp × sp: sp must be at least 1'),
-  'TrainerConfig.max_token_len_per_gpu': positive('veRL\'s dynamic batching (verl/utils/seqlen_balancing.py) asserts each micro-batch fits `max_token_len`'),
-  'TrainerConfig.grad_clip': { min: 0, minExclusive: true, severity: 'warning', source: 'torch `clip_grad_norm_` (torch/nn/utils/clip_grad.py) scales gradients by max_norm / norm: 0 or less zeroes or flips every update' },
-  'TrainerConfig.max_checkpoints_to_keep': positive('Trinity\'s checkpoint rotation (trinity/trainer) deletes all but the newest N: below 1 it deletes the checkpoint it just wrote', 'warning'),
-  'TaskPipelineConfig.num_process': positive('Data-Juicer\'s executor starts a `multiprocessing.Pool(num_process)`, which raises "Number of processes must be at least 1"'),
-  'LoRAConfig.lora_rank': nonNegative('PEFT `LoraConfig` (peft/tuners/lora/config.py): rank 0 disables LoRA; a negative rank fails building the adapter'),
-  'LoRAConfig.lora_alpha': nonNegative('PEFT `LoraConfig` (peft/tuners/lora/config.py) scales updates by lora_alpha / r: a negative alpha flips them', 'warning'),
-  'OverRolloutConfig.ratio': { min: 0, max: 1, maxExclusive: true, severity: 'error', source: 'Trinity\'s explorer check (trinity/common/config_validator.py `ExplorerConfigValidator`) raises "over_rollout.ratio must be in [0, 1)"' },
+  'SynchronizerConfig.sync_interval': positive(
+    'Trinity syncs when `step % sync_interval == 0` (trinity/explorer/explorer.py): 0 raises ZeroDivisionError',
+  ),
+  'SynchronizerConfig.sync_offset': nonNegative(
+    "Trinity's explorer waits for trainer step `step - sync_offset` (trinity/explorer/explorer.py); a negative offset waits for steps that never come",
+  ),
+  'SynchronizerConfig.sync_timeout': {
+    min: 0,
+    minExclusive: true,
+    severity: 'warning',
+    source:
+      "Trinity's synchronizer (trinity/common/synchronizer.py) waits at most `sync_timeout` seconds; 0 or less times out at once",
+  },
+  'ExplorerConfig.runner_per_model': positive(
+    "Trinity's scheduler (trinity/explorer/scheduler.py) starts `runner_per_model` workflow runners per engine: with 0 no task ever runs",
+  ),
+  'ExplorerConfig.max_timeout': {
+    min: 0,
+    minExclusive: true,
+    severity: 'warning',
+    source:
+      "Trinity's scheduler (trinity/explorer/scheduler.py) fails a task after `max_timeout` seconds: 0 or less fails every task",
+  },
+  'ExplorerConfig.max_retry_times': nonNegative(
+    "Trinity's workflow runner (trinity/explorer/workflow_runner.py) runs a task 1 + max_retry_times times; a negative count runs none",
+  ),
+  'ExplorerConfig.eval_interval': positive(
+    'Trinity evaluates when `step % eval_interval == 0` (trinity/explorer/explorer.py): 0 raises ZeroDivisionError',
+  ),
+  'ExplorerConfig.proxy_port': {
+    min: 0,
+    max: 65535,
+    severity: 'error',
+    source: 'the OS socket API (Python `socket.bind`) raises OverflowError "port must be 0-65535"',
+  },
+  'ExplorerConfig.service_status_check_interval': {
+    min: 0,
+    minExclusive: true,
+    severity: 'warning',
+    source:
+      "Trinity's serve loop (trinity/explorer/explorer.py) sleeps this many seconds between checks: 0 or less spins",
+  },
+  'ExplorerConfig.max_repeat_times_per_runner': positive(
+    "Trinity's scheduler (trinity/explorer/scheduler.py) splits a task into chunks of at most this many repeats: below 1 no chunk is made",
+  ),
+  'TrainerConfig.save_interval': nonNegative(
+    'Trinity saves when `step % save_interval == 0` with 0 meaning "only at the end" (trinity/trainer/trainer.py); negative intervals never save',
+  ),
+  'TrainerConfig.ulysses_sequence_parallel_size': positive(
+    "veRL's FSDP workers (verl/workers/fsdp_workers.py) build a device mesh of dp × sp: sp must be at least 1",
+  ),
+  'TrainerConfig.max_token_len_per_gpu': positive(
+    "veRL's dynamic batching (verl/utils/seqlen_balancing.py) asserts each micro-batch fits `max_token_len`",
+  ),
+  'TrainerConfig.grad_clip': {
+    min: 0,
+    minExclusive: true,
+    severity: 'warning',
+    source:
+      'torch `clip_grad_norm_` (torch/nn/utils/clip_grad.py) scales gradients by max_norm / norm: 0 or less zeroes or flips every update',
+  },
+  'TrainerConfig.max_checkpoints_to_keep': positive(
+    "Trinity's checkpoint rotation (trinity/trainer) deletes all but the newest N: below 1 it deletes the checkpoint it just wrote",
+    'warning',
+  ),
+  'TaskPipelineConfig.num_process': positive(
+    'Data-Juicer\'s executor starts a `multiprocessing.Pool(num_process)`, which raises "Number of processes must be at least 1"',
+  ),
+  'LoRAConfig.lora_rank': nonNegative(
+    'PEFT `LoraConfig` (peft/tuners/lora/config.py): rank 0 disables LoRA; a negative rank fails building the adapter',
+  ),
+  'LoRAConfig.lora_alpha': nonNegative(
+    'PEFT `LoraConfig` (peft/tuners/lora/config.py) scales updates by lora_alpha / r: a negative alpha flips them',
+    'warning',
+  ),
+  'OverRolloutConfig.ratio': {
+    min: 0,
+    max: 1,
+    maxExclusive: true,
+    severity: 'error',
+    source:
+      'Trinity\'s explorer check (trinity/common/config_validator.py `ExplorerConfigValidator`) raises "over_rollout.ratio must be in [0, 1)"',
+  },
 
   // The optimizer: torch's constructor and veRL's schedules
   'OptimizerConfig.lr': nonNegative(`${TORCH} "Invalid learning rate"`),
   'OptimizerConfig.weight_decay': nonNegative(`${TORCH} "Invalid weight_decay value"`),
   'OptimizerConfig.min_lr_ratio': { min: 0, max: 1, severity: 'error', source: VERL_LR },
-  'OptimizerConfig.lr_warmup_steps_ratio': { min: 0, max: 1, severity: 'warning', source: 'veRL (verl/workers/fsdp_workers.py) warms up for int(ratio × total_steps) steps: above 1 the whole run is warm-up, below 0 there is none' },
-  'OptimizerConfig.lr_warmup_steps': { min: 0, except: [-1], severity: 'warning', source: 'veRL (verl/workers/fsdp_workers.py) uses `lr_warmup_steps_ratio` when `lr_warmup_steps` is negative (-1 = use the ratio)' },
+  'OptimizerConfig.lr_warmup_steps_ratio': {
+    min: 0,
+    max: 1,
+    severity: 'warning',
+    source:
+      'veRL (verl/workers/fsdp_workers.py) warms up for int(ratio × total_steps) steps: above 1 the whole run is warm-up, below 0 there is none',
+  },
+  'OptimizerConfig.lr_warmup_steps': {
+    min: 0,
+    except: [-1],
+    severity: 'warning',
+    source:
+      'veRL (verl/workers/fsdp_workers.py) uses `lr_warmup_steps_ratio` when `lr_warmup_steps` is negative (-1 = use the ratio)',
+  },
   'OptimizerConfig.warmup_style': scheduler,
   'OptimizerConfig.lr_scheduler_type': scheduler,
-  'OptimizerConfig.clip_grad': { min: 0, minExclusive: true, severity: 'warning', source: 'torch `clip_grad_norm_` (torch/nn/utils/clip_grad.py): max_norm 0 or less zeroes or flips every update' },
+  'OptimizerConfig.clip_grad': {
+    min: 0,
+    minExclusive: true,
+    severity: 'warning',
+    source: 'torch `clip_grad_norm_` (torch/nn/utils/clip_grad.py): max_norm 0 or less zeroes or flips every update',
+  },
 
   // Buffers: the storage type is a closed set, checked by the buffer factory
   'StorageConfig.storage_type': storageTypes,
@@ -148,7 +304,11 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
 };
 
 /** The domain of `Section.field` at `release`, if any. */
-export function domainOf(key: string, release: Release, inRange: (r: Release, since?: Release, until?: Release) => boolean): Domain | undefined {
+export function domainOf(
+  key: string,
+  release: Release,
+  inRange: (r: Release, since?: Release, until?: Release) => boolean,
+): Domain | undefined {
   const d = DOMAINS[key];
   if (!d) return undefined;
   if (!Array.isArray(d)) return d as Domain;
@@ -161,7 +321,8 @@ export function domainOf(key: string, release: Release, inRange: (r: Release, si
 export function describeDomain(d: Domain): string {
   if (d.oneOf) return `one of ${d.oneOf.map((v) => `\`${v}\``).join(', ')}`;
   let range: string;
-  if (d.min !== undefined && d.max !== undefined) range = `in ${d.minExclusive ? '(' : '['}${d.min}, ${d.max}${d.maxExclusive ? ')' : ']'}`;
+  if (d.min !== undefined && d.max !== undefined)
+    range = `in ${d.minExclusive ? '(' : '['}${d.min}, ${d.max}${d.maxExclusive ? ')' : ']'}`;
   else if (d.min !== undefined) range = `${d.minExclusive ? '>' : '≥'} ${d.min}`;
   else if (d.max !== undefined) range = `${d.maxExclusive ? '<' : '≤'} ${d.max}`;
   else range = 'any number';

@@ -12,7 +12,10 @@ export const PromptType: EnumDef = {
 export const StorageType: EnumDef = {
   name: 'StorageType',
   members: [
-    { value: 'file', doc: 'A local file or directory, or a Hugging Face dataset (read through `datasets.load_dataset`).' },
+    {
+      value: 'file',
+      doc: 'A local file or directory, or a Hugging Face dataset (read through `datasets.load_dataset`).',
+    },
     { value: 'queue', doc: 'An in-memory queue shared by explorer and trainer; optionally persisted to `path`.' },
     { value: 'sql', doc: 'A SQL database table (`path` is a URL such as `sqlite:///buffer.db`).' },
   ],
@@ -23,7 +26,10 @@ export const SyncMethod: EnumDef = {
   members: [
     { value: 'nccl', doc: 'Broadcast weights from trainer to rollout engines over NCCL. Only in `both` mode.' },
     { value: 'checkpoint', doc: 'The trainer saves a checkpoint; explorers load it. Works across separate processes.' },
-    { value: 'memory', doc: 'The trainer hands the state dict to the synchronizer actor in memory; explorers pull it.' },
+    {
+      value: 'memory',
+      doc: 'The trainer hands the state dict to the synchronizer actor in memory; explorers pull it.',
+    },
   ],
   aliases: [
     { alias: 'online', member: 'nccl', since: 'v0.5.0' },
@@ -35,10 +41,26 @@ export const SyncStyle: EnumDef = {
   name: 'SyncStyle',
   members: [
     { value: 'fixed', doc: 'Sync every `sync_interval` steps (after `sync_offset`).' },
-    { value: 'dynamic_by_trainer', doc: 'The trainer decides when to sync, after `sync_interval` trainer steps.', until: 'v0.4.0' },
-    { value: 'dynamic_by_explorer', doc: 'The explorer requests a sync after `sync_interval` explorer steps.', until: 'v0.4.0' },
-    { value: 'trainer_driven', doc: 'The trainer decides when to sync, after `sync_interval` trainer steps.', since: 'v0.5.0' },
-    { value: 'explorer_driven', doc: 'The explorer requests a sync after `sync_interval` explorer steps.', since: 'v0.5.0' },
+    {
+      value: 'dynamic_by_trainer',
+      doc: 'The trainer decides when to sync, after `sync_interval` trainer steps.',
+      until: 'v0.4.0',
+    },
+    {
+      value: 'dynamic_by_explorer',
+      doc: 'The explorer requests a sync after `sync_interval` explorer steps.',
+      until: 'v0.4.0',
+    },
+    {
+      value: 'trainer_driven',
+      doc: 'The trainer decides when to sync, after `sync_interval` trainer steps.',
+      since: 'v0.5.0',
+    },
+    {
+      value: 'explorer_driven',
+      doc: 'The explorer requests a sync after `sync_interval` explorer steps.',
+      since: 'v0.5.0',
+    },
   ],
   aliases: [
     { alias: 'dynamic_by_trainer', member: 'trainer_driven', since: 'v0.5.0' },

@@ -6,7 +6,16 @@ import { Config } from './sections';
 import { domainOf } from './domains';
 // Links trainer.trainer_config to veRL's sections (checkedAs); imported here so every consumer of the model sees it.
 import './verl-sections';
-import type { ChoiceValue, EnumDef, EnumMember, FieldDef, ResolvedField, SectionDef, ValueSet, ValueType } from './types';
+import type {
+  ChoiceValue,
+  EnumDef,
+  EnumMember,
+  FieldDef,
+  ResolvedField,
+  SectionDef,
+  ValueSet,
+  ValueType,
+} from './types';
 
 export { Config as ROOT_SECTION } from './sections';
 
@@ -77,7 +86,10 @@ export function sectionsAt(release: Release): Set<SectionDef> {
     s!.add(sec);
     for (const [, def] of Object.entries(sec.fields)) {
       if (!inRange(release, def.since, def.until)) continue;
-      const types = [def.type, ...(def.versions ?? []).filter((v) => inRange(release, v.since, v.until)).map((v) => v.type)];
+      const types = [
+        def.type,
+        ...(def.versions ?? []).filter((v) => inRange(release, v.since, v.until)).map((v) => v.type),
+      ];
       const t = types.filter((x): x is ValueType => x !== undefined).pop();
       if (t) forEachSection(t, visit);
     }
@@ -124,8 +136,12 @@ export function registryTitle(id: RegistryId): string {
 }
 
 /** The allowed names of a value set in a release, with their docs. */
-export function allowedValues(values: ValueSet, release: Release): { value: string; doc: string; deprecated?: string }[] {
-  if ('registry' in values) return registryAt(values.registry, release).map((e) => ({ value: e.name, doc: e.doc, deprecated: e.deprecated }));
+export function allowedValues(
+  values: ValueSet,
+  release: Release,
+): { value: string; doc: string; deprecated?: string }[] {
+  if ('registry' in values)
+    return registryAt(values.registry, release).map((e) => ({ value: e.name, doc: e.doc, deprecated: e.deprecated }));
   return choicesAt(values.choice, release).map((c) => ({ value: c.value, doc: c.doc }));
 }
 
@@ -156,7 +172,10 @@ export function typeName(t: ValueType): string {
 }
 
 /** The schema at a config path in a release: the field that holds it and its value type (undefined inside free-form nodes). */
-export function schemaAt(path: readonly (string | number)[], release: Release): { field?: ResolvedField; type?: ValueType } {
+export function schemaAt(
+  path: readonly (string | number)[],
+  release: Release,
+): { field?: ResolvedField; type?: ValueType } {
   let type: ValueType = { kind: 'section', section: Config };
   let field: ResolvedField | undefined;
   for (const k of path) {

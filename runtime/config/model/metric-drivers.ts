@@ -25,52 +25,185 @@ export interface MetricDriverRow {
 }
 
 const TEMPERATURE = ['model.temperature', 'buffer.explorer_input.taskset.rollout_args.temperature'];
-const REWARD_FN = ['buffer.explorer_input.taskset.default_reward_fn_type', 'buffer.explorer_input.default_reward_fn_type', 'buffer.explorer_input.taskset.reward_fn_args'];
-const CLIP = ['algorithm.policy_loss_fn', 'algorithm.policy_loss_fn_args.clip_range', 'algorithm.policy_loss_fn_args.clip_range_low', 'algorithm.policy_loss_fn_args.clip_range_high'];
-const LR = ['algorithm.optimizer.lr', 'algorithm.optimizer.lr_warmup_steps', 'algorithm.optimizer.lr_scheduler_type', 'algorithm.optimizer.warmup_style', 'algorithm.optimizer.min_lr_ratio', 'trainer.trainer_config.actor_rollout_ref.actor.optim.lr'];
+const REWARD_FN = [
+  'buffer.explorer_input.taskset.default_reward_fn_type',
+  'buffer.explorer_input.default_reward_fn_type',
+  'buffer.explorer_input.taskset.reward_fn_args',
+];
+const CLIP = [
+  'algorithm.policy_loss_fn',
+  'algorithm.policy_loss_fn_args.clip_range',
+  'algorithm.policy_loss_fn_args.clip_range_low',
+  'algorithm.policy_loss_fn_args.clip_range_high',
+];
+const LR = [
+  'algorithm.optimizer.lr',
+  'algorithm.optimizer.lr_warmup_steps',
+  'algorithm.optimizer.lr_scheduler_type',
+  'algorithm.optimizer.warmup_style',
+  'algorithm.optimizer.min_lr_ratio',
+  'trainer.trainer_config.actor_rollout_ref.actor.optim.lr',
+];
 
 export const METRIC_DRIVERS: readonly MetricDriverRow[] = [
   // Trainer: veRL's compute_data_metrics over the trained batch.
-  { metric: 'response_length/*', keys: ['model.max_response_tokens', 'buffer.explorer_input.taskset.rollout_args.max_tokens'], why: 'Responses are cut at `max_response_tokens`; `clip_ratio` is the share of responses that hit it.' },
-  { metric: 'prompt_length/*', keys: ['model.max_prompt_tokens'], why: 'Prompts are truncated to `max_prompt_tokens`; `clip_ratio` is the share that hit it.' },
+  {
+    metric: 'response_length/*',
+    keys: ['model.max_response_tokens', 'buffer.explorer_input.taskset.rollout_args.max_tokens'],
+    why: 'Responses are cut at `max_response_tokens`; `clip_ratio` is the share of responses that hit it.',
+  },
+  {
+    metric: 'prompt_length/*',
+    keys: ['model.max_prompt_tokens'],
+    why: 'Prompts are truncated to `max_prompt_tokens`; `clip_ratio` is the share that hit it.',
+  },
   // Trainer: the policy loss fn's own metrics.
-  { metric: 'actor/pg_clipfrac*', keys: CLIP, why: 'The share of tokens whose ratio left [1 − clip_range_low, 1 + clip_range_high].' },
-  { metric: 'actor/ppo_kl*', keys: [...CLIP, 'algorithm.optimizer.lr'], why: 'How far one update moved the policy from the rollout policy: the learning rate and the clip range bound it.' },
+  {
+    metric: 'actor/pg_clipfrac*',
+    keys: CLIP,
+    why: 'The share of tokens whose ratio left [1 − clip_range_low, 1 + clip_range_high].',
+  },
+  {
+    metric: 'actor/ppo_kl*',
+    keys: [...CLIP, 'algorithm.optimizer.lr'],
+    why: 'How far one update moved the policy from the rollout policy: the learning rate and the clip range bound it.',
+  },
   { metric: 'actor/pg_loss', keys: CLIP, why: 'The clipped policy-gradient loss of the policy loss fn.' },
   { metric: 'actor/usual/*', keys: CLIP, why: 'The RL part of the mixed policy loss (`mix`, `mix_chord`).' },
-  { metric: 'actor/expert/*', keys: ['algorithm.policy_loss_fn_args.mu', 'algorithm.sample_strategy_args.expert_data_ratio'], why: 'The SFT part of the mixed policy loss, weighted by `mu`.' },
+  {
+    metric: 'actor/expert/*',
+    keys: ['algorithm.policy_loss_fn_args.mu', 'algorithm.sample_strategy_args.expert_data_ratio'],
+    why: 'The SFT part of the mixed policy loss, weighted by `mu`.',
+  },
   // Trainer: entropy and KL terms (trinity/algorithm/entropy_loss_fn, kl_fn).
-  { metric: 'actor/entropy*', keys: ['algorithm.entropy_loss_fn', 'algorithm.entropy_loss_fn_args.entropy_coef', ...TEMPERATURE], why: 'The policy\'s token entropy; `entropy_coef` rewards keeping it, and the sampling temperature scales the logits it is computed from.' },
-  { metric: 'actor/kl_*', keys: ['algorithm.kl_loss_fn', 'algorithm.kl_loss_fn_args.kl_coef'], why: 'The KL loss to the reference model and its weight `kl_coef`.' },
-  { metric: 'critic/kl*', keys: ['algorithm.kl_penalty_fn', 'algorithm.kl_penalty_fn_args.kl_coef'], why: 'The KL penalty subtracted from the rewards, and its coefficient.' },
+  {
+    metric: 'actor/entropy*',
+    keys: ['algorithm.entropy_loss_fn', 'algorithm.entropy_loss_fn_args.entropy_coef', ...TEMPERATURE],
+    why: "The policy's token entropy; `entropy_coef` rewards keeping it, and the sampling temperature scales the logits it is computed from.",
+  },
+  {
+    metric: 'actor/kl_*',
+    keys: ['algorithm.kl_loss_fn', 'algorithm.kl_loss_fn_args.kl_coef'],
+    why: 'The KL loss to the reference model and its weight `kl_coef`.',
+  },
+  {
+    metric: 'critic/kl*',
+    keys: ['algorithm.kl_penalty_fn', 'algorithm.kl_penalty_fn_args.kl_coef'],
+    why: 'The KL penalty subtracted from the rewards, and its coefficient.',
+  },
   // Trainer: optimiser.
-  { metric: 'actor/grad_norm', keys: ['trainer.grad_clip', 'algorithm.optimizer.lr'], formerKeys: ['trainer.actor_grad_clip'], why: 'The actor\'s gradient norm before clipping; updates are clipped to `grad_clip`.' },
+  {
+    metric: 'actor/grad_norm',
+    keys: ['trainer.grad_clip', 'algorithm.optimizer.lr'],
+    formerKeys: ['trainer.actor_grad_clip'],
+    why: "The actor's gradient norm before clipping; updates are clipped to `grad_clip`.",
+  },
   { metric: 'actor/lr', keys: LR, why: 'The learning rate the schedule gives at this step.' },
-  { metric: 'actor/*', keys: ['algorithm.policy_loss_fn', 'algorithm.policy_loss_fn_args', 'algorithm.optimizer.lr'], why: 'A metric of the policy loss fn.' },
+  {
+    metric: 'actor/*',
+    keys: ['algorithm.policy_loss_fn', 'algorithm.policy_loss_fn_args', 'algorithm.optimizer.lr'],
+    why: 'A metric of the policy loss fn.',
+  },
   // Trainer: critic (PPO) and advantages.
-  { metric: 'critic/advantages/*', keys: ['algorithm.advantage_fn', 'algorithm.advantage_fn_args', 'algorithm.repeat_times'], why: 'The advantages the advantage fn computed (group-relative ones need `repeat_times` > 1).' },
-  { metric: 'critic/score/*', keys: [...REWARD_FN, 'algorithm.repeat_times'], why: 'The rewards of the trained batch, from the reward fn.' },
-  { metric: 'critic/rewards/*', keys: [...REWARD_FN, 'algorithm.kl_penalty_fn_args.kl_coef'], why: 'The rewards after the KL penalty.' },
-  { metric: 'critic/*', keys: ['trainer.trainer_config.critic.optim.lr', 'trainer.trainer_config.critic.cliprange_value', 'trainer.trainer_config.critic.grad_clip'], why: 'The value model\'s loss and optimiser (veRL\'s critic).' },
+  {
+    metric: 'critic/advantages/*',
+    keys: ['algorithm.advantage_fn', 'algorithm.advantage_fn_args', 'algorithm.repeat_times'],
+    why: 'The advantages the advantage fn computed (group-relative ones need `repeat_times` > 1).',
+  },
+  {
+    metric: 'critic/score/*',
+    keys: [...REWARD_FN, 'algorithm.repeat_times'],
+    why: 'The rewards of the trained batch, from the reward fn.',
+  },
+  {
+    metric: 'critic/rewards/*',
+    keys: [...REWARD_FN, 'algorithm.kl_penalty_fn_args.kl_coef'],
+    why: 'The rewards after the KL penalty.',
+  },
+  {
+    metric: 'critic/*',
+    keys: [
+      'trainer.trainer_config.critic.optim.lr',
+      'trainer.trainer_config.critic.cliprange_value',
+      'trainer.trainer_config.critic.grad_clip',
+    ],
+    why: "The value model's loss and optimiser (veRL's critic).",
+  },
   // Explorer: rollout metrics (trinity/explorer/explorer.py, scheduler.py).
-  { metric: 'rollout/model_version', keys: ['synchronizer.sync_interval', 'synchronizer.sync_offset', 'synchronizer.sync_method'], why: 'The weights version the explorer samples with: updated every `sync_interval` steps, `sync_offset` behind.' },
-  { metric: 'rollout/finished_task_count', keys: ['buffer.batch_size', 'explorer.max_timeout'], why: 'Tasks finished in the step: `batch_size` of them unless some time out.' },
-  { metric: 'rollout/time/*', keys: ['model.max_response_tokens', 'algorithm.repeat_times', 'explorer.runner_per_model'], why: 'Time per task: longer and more responses take longer; more runners run more at once.' },
-  { metric: 'rollout/*', keys: [...REWARD_FN, 'algorithm.repeat_times', ...TEMPERATURE], why: 'Per-task reward components, averaged over the task\'s `repeat_times` responses.' },
+  {
+    metric: 'rollout/model_version',
+    keys: ['synchronizer.sync_interval', 'synchronizer.sync_offset', 'synchronizer.sync_method'],
+    why: 'The weights version the explorer samples with: updated every `sync_interval` steps, `sync_offset` behind.',
+  },
+  {
+    metric: 'rollout/finished_task_count',
+    keys: ['buffer.batch_size', 'explorer.max_timeout'],
+    why: 'Tasks finished in the step: `batch_size` of them unless some time out.',
+  },
+  {
+    metric: 'rollout/time/*',
+    keys: ['model.max_response_tokens', 'algorithm.repeat_times', 'explorer.runner_per_model'],
+    why: 'Time per task: longer and more responses take longer; more runners run more at once.',
+  },
+  {
+    metric: 'rollout/*',
+    keys: [...REWARD_FN, 'algorithm.repeat_times', ...TEMPERATURE],
+    why: "Per-task reward components, averaged over the task's `repeat_times` responses.",
+  },
   // Explorer: the experience pipeline (names per release: `pipeline/` up to v0.3.1).
-  { metric: '*pipeline/group_advantages/reward_std*', keys: ['algorithm.repeat_times', ...TEMPERATURE, ...REWARD_FN], why: 'The spread of rewards within a group: zero when every response of a task scores the same (no learning signal).' },
-  { metric: '*pipeline/group_advantages/*', keys: ['algorithm.advantage_fn', 'algorithm.advantage_fn_args', 'algorithm.repeat_times'], why: 'Per-group statistics of the group advantage fn.' },
-  { metric: 'time/experience_pipeline/*', keys: ['data_processor.experience_pipeline.operators'], why: 'Time spent in each experience operator.' },
-  { metric: '*pipeline/*', keys: ['data_processor.experience_pipeline.operators', 'buffer.batch_size', 'algorithm.repeat_times'], why: 'Experiences the pipeline kept or filtered: `batch_size` × `repeat_times` go in.' },
+  {
+    metric: '*pipeline/group_advantages/reward_std*',
+    keys: ['algorithm.repeat_times', ...TEMPERATURE, ...REWARD_FN],
+    why: 'The spread of rewards within a group: zero when every response of a task scores the same (no learning signal).',
+  },
+  {
+    metric: '*pipeline/group_advantages/*',
+    keys: ['algorithm.advantage_fn', 'algorithm.advantage_fn_args', 'algorithm.repeat_times'],
+    why: 'Per-group statistics of the group advantage fn.',
+  },
+  {
+    metric: 'time/experience_pipeline/*',
+    keys: ['data_processor.experience_pipeline.operators'],
+    why: 'Time spent in each experience operator.',
+  },
+  {
+    metric: '*pipeline/*',
+    keys: ['data_processor.experience_pipeline.operators', 'buffer.batch_size', 'algorithm.repeat_times'],
+    why: 'Experiences the pipeline kept or filtered: `batch_size` × `repeat_times` go in.',
+  },
   // Evaluation.
-  { metric: 'eval/*', keys: ['buffer.explorer_input.eval_tasksets', 'explorer.eval_interval'], why: 'Evaluation on the eval tasksets, every `eval_interval` steps.' },
+  {
+    metric: 'eval/*',
+    keys: ['buffer.explorer_input.eval_tasksets', 'explorer.eval_interval'],
+    why: 'Evaluation on the eval tasksets, every `eval_interval` steps.',
+  },
   { metric: 'bench/*', keys: ['buffer.explorer_input.eval_tasksets'], why: 'Benchmark results on the eval tasksets.' },
   // Timers.
-  { metric: 'time/sync_weight', keys: ['synchronizer.sync_method', 'synchronizer.sync_interval'], why: 'Time to hand the trainer\'s weights to the explorer.' },
-  { metric: 'time/save_checkpoint', keys: ['trainer.save_interval'], why: 'Time spent saving checkpoints, every `save_interval` steps.' },
-  { metric: 'time/eval', keys: ['explorer.eval_interval', 'buffer.explorer_input.eval_tasksets'], why: 'Wall time of an evaluation.' },
-  { metric: 'time/*', keys: ['buffer.batch_size', 'buffer.train_batch_size', 'algorithm.repeat_times', 'model.max_response_tokens'], why: 'Step time grows with the batch and the response budget.' },
-  { metric: 'perf/*', keys: ['buffer.train_batch_size', 'trainer.use_dynamic_bsz', 'trainer.max_token_len_per_gpu'], why: 'Trainer throughput: tokens per step and how they are packed into micro-batches.' },
+  {
+    metric: 'time/sync_weight',
+    keys: ['synchronizer.sync_method', 'synchronizer.sync_interval'],
+    why: "Time to hand the trainer's weights to the explorer.",
+  },
+  {
+    metric: 'time/save_checkpoint',
+    keys: ['trainer.save_interval'],
+    why: 'Time spent saving checkpoints, every `save_interval` steps.',
+  },
+  {
+    metric: 'time/eval',
+    keys: ['explorer.eval_interval', 'buffer.explorer_input.eval_tasksets'],
+    why: 'Wall time of an evaluation.',
+  },
+  {
+    metric: 'time/*',
+    keys: ['buffer.batch_size', 'buffer.train_batch_size', 'algorithm.repeat_times', 'model.max_response_tokens'],
+    why: 'Step time grows with the batch and the response budget.',
+  },
+  {
+    metric: 'perf/*',
+    keys: ['buffer.train_batch_size', 'trainer.use_dynamic_bsz', 'trainer.max_token_len_per_gpu'],
+    why: 'Trainer throughput: tokens per step and how they are packed into micro-batches.',
+  },
 ];
 
 const compiled = new Map<string, RegExp>();
@@ -79,7 +212,12 @@ const compiled = new Map<string, RegExp>();
 export function metricMatches(glob: string, metric: string): boolean {
   let re = compiled.get(glob);
   if (!re) {
-    re = new RegExp(`^${glob.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    re = new RegExp(
+      `^${glob
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     compiled.set(glob, re);
   }
   return re.test(metric);
@@ -118,5 +256,7 @@ export function configKeyExists(key: string, release: Release): boolean {
   const piece = ALGORITHM_PIECES.find((p) => p.key === fnKey);
   if (!piece || path[0] !== 'algorithm') return false;
   const arg = path[argsAt + 1];
-  return FN_SPECS.some((f) => f.registry === piece.registry && fnSpecAt(f.registry, f.name, release)?.params.some((p) => p.name === arg));
+  return FN_SPECS.some(
+    (f) => f.registry === piece.registry && fnSpecAt(f.registry, f.name, release)?.params.some((p) => p.name === arg),
+  );
 }

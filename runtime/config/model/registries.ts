@@ -122,7 +122,7 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
       },
       {
         name: 'on_policy_distill',
-        doc: 'On-policy distillation: the advantage is the gap between teacher and student log-probabilities of the student\'s own rollouts; the workflow must record teacher log-probs.',
+        doc: "On-policy distillation: the advantage is the gap between teacher and student log-probabilities of the student's own rollouts; the workflow must record teacher log-probs.",
         since: 'v0.4.0',
       },
       {
@@ -264,7 +264,7 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
       { name: 'k3', doc: 'Low-variance estimator exp(r) - 1 - r with r = log pi_ref - log pi.' },
       {
         name: 'low_var_kl',
-        doc: 'k3 with the log-ratio and the result clamped for numerical stability (veRL\'s `low_var_kl`).',
+        doc: "k3 with the log-ratio and the result clamped for numerical stability (veRL's `low_var_kl`).",
         since: 'v0.4.0',
       },
       { name: 'k1', doc: 'Plain log-ratio estimator, log pi - log pi_ref.' },
@@ -290,7 +290,7 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
     id: 'sample_strategy',
     title: 'sample strategy',
     entries: [
-      { name: 'default', doc: 'Reads `train_batch_size` experiences per step from the trainer\'s experience buffer.' },
+      { name: 'default', doc: "Reads `train_batch_size` experiences per step from the trainer's experience buffer." },
       {
         name: 'staleness_control',
         doc: 'Like `default`, but only reads experiences produced by a model at most `max_staleness` versions behind the current step.',
@@ -486,7 +486,7 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
     id: 'monitor',
     title: 'monitor',
     entries: [
-      { name: 'tensorboard', doc: 'Writes metrics as TensorBoard event files under the job\'s monitor directory.' },
+      { name: 'tensorboard', doc: "Writes metrics as TensorBoard event files under the job's monitor directory." },
       { name: 'wandb', doc: 'Logs metrics to Weights & Biases (`WANDB_API_KEY`, optional `base_url`).' },
       { name: 'mlflow', doc: 'Logs metrics to an MLflow tracking server (`uri`, optional credentials).' },
       { name: 'swanlab', doc: 'Logs metrics to SwanLab (`SWANLAB_API_KEY`).', since: 'v0.4.0' },

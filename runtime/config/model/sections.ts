@@ -46,7 +46,12 @@ export const FormatConfig: SectionDef = section('FormatConfig', {
 });
 
 export const GenerationConfig: SectionDef = section('GenerationConfig', {
-  temperature: { type: FLOAT, optional: true, default: null, versions: [{ until: 'v0.3.1', optional: false, default: 1.0 }] },
+  temperature: {
+    type: FLOAT,
+    optional: true,
+    default: null,
+    versions: [{ until: 'v0.3.1', optional: false, default: 1.0 }],
+  },
   top_p: { type: FLOAT, optional: true, default: null, versions: [{ until: 'v0.3.1', optional: false, default: 1.0 }] },
   top_k: { type: INT, default: -1, versions: [{ since: 'v0.3.2', until: 'v0.3.2', optional: true, default: null }] },
   logprobs: { type: INT, optional: true, default: null, versions: [{ until: 'v0.3.1', optional: false, default: 0 }] },
@@ -56,11 +61,28 @@ export const GenerationConfig: SectionDef = section('GenerationConfig', {
 
 // in releases v0.3.2 .. main
 export const OptimizerConfig: SectionDef = section('OptimizerConfig', {
-  lr: { type: FLOAT, default: 1e-06 },
+  lr: { type: FLOAT, default: 1e-6 },
   lr_warmup_steps: { type: INT, default: -1 },
   lr_warmup_steps_ratio: { type: FLOAT, default: 0.0 },
-  min_lr_ratio: { type: FLOAT, default: 0.01, versions: [{ until: 'v0.4.0', optional: true, default: 0.0 }, { since: 'v0.5.0', until: 'v0.5.0', default: 0.0 }] },
-  warmup_style: { type: STR, optional: true, default: null, versions: [{ until: 'v0.4.0', optional: false, default: 'constant' }], deprecated: { message: '`warmup_style` is deprecated; use `lr_scheduler_type`.', replacement: 'lr_scheduler_type', since: 'v0.5.0' } },
+  min_lr_ratio: {
+    type: FLOAT,
+    default: 0.01,
+    versions: [
+      { until: 'v0.4.0', optional: true, default: 0.0 },
+      { since: 'v0.5.0', until: 'v0.5.0', default: 0.0 },
+    ],
+  },
+  warmup_style: {
+    type: STR,
+    optional: true,
+    default: null,
+    versions: [{ until: 'v0.4.0', optional: false, default: 'constant' }],
+    deprecated: {
+      message: '`warmup_style` is deprecated; use `lr_scheduler_type`.',
+      replacement: 'lr_scheduler_type',
+      since: 'v0.5.0',
+    },
+  },
   lr_scheduler_type: { type: STR, default: 'constant', since: 'v0.5.0' },
   optimizer_type: { type: STR, default: 'adam' },
   betas: { type: listOf(FLOAT), default: [0.9, 0.999] },
@@ -98,7 +120,7 @@ export const ReplayBufferConfig: SectionDef = section('ReplayBufferConfig', {
   enable: { type: BOOL, default: false },
   priority_fn: { type: STR, default: 'linear_decay', values: { registry: 'priority_fn' } },
   reuse_cooldown_time: { type: FLOAT, optional: true, default: null },
-  priority_fn_args: { type: DICT, default: {'decay': 2.0} },
+  priority_fn_args: { type: DICT, default: { decay: 2.0 } },
 });
 
 // in releases v0.4.0 .. main
@@ -116,7 +138,12 @@ export const DynamicTimeoutConfig: SectionDef = section('DynamicTimeoutConfig', 
 
 export const StorageConfig: SectionDef = section('StorageConfig', {
   name: { type: STR, default: '' },
-  storage_type: { type: STR, default: 'file', versions: [{ until: 'v0.3.2', type: enumOf(StorageType) }], values: { choice: STORAGE_TYPES, caseInsensitive: true } },
+  storage_type: {
+    type: STR,
+    default: 'file',
+    versions: [{ until: 'v0.3.2', type: enumOf(StorageType) }],
+    values: { choice: STORAGE_TYPES, caseInsensitive: true },
+  },
   path: { type: STR, optional: true, default: null },
   repeat_times: { type: INT, optional: true, default: null },
   index: { type: INT, default: 0, auto: true },
@@ -147,21 +174,47 @@ export const StorageConfig: SectionDef = section('StorageConfig', {
   mm_data_kwargs: { type: DICT, default: {}, until: 'v0.3.1' },
   use_priority_queue: { type: BOOL, default: false, until: 'v0.3.1' },
   reuse_cooldown_time: { type: FLOAT, optional: true, default: null, until: 'v0.3.1' },
-  replay_buffer_kwargs: { type: DICT, default: {'priority_fn': 'linear_decay', 'decay': 2.0}, until: 'v0.3.1', versions: [{ until: 'v0.3.0', default: {'priority_fn': 'linear_decay', 'decay': 0.1} }] },
-  default_eval_workflow_type: { type: STR, optional: true, default: null, until: 'v0.3.1', values: { registry: 'workflow' } },
+  replay_buffer_kwargs: {
+    type: DICT,
+    default: { priority_fn: 'linear_decay', decay: 2.0 },
+    until: 'v0.3.1',
+    versions: [{ until: 'v0.3.0', default: { priority_fn: 'linear_decay', decay: 0.1 } }],
+  },
+  default_eval_workflow_type: {
+    type: STR,
+    optional: true,
+    default: null,
+    until: 'v0.3.1',
+    values: { registry: 'workflow' },
+  },
 });
 
 // in releases v0.3.2 .. main
 export const TasksetConfig: SectionDef = section('TasksetConfig', {
   name: { type: STR, default: '' },
-  storage_type: { type: STR, default: 'file', versions: [{ until: 'v0.3.2', type: enumOf(StorageType) }], values: { choice: STORAGE_TYPES, caseInsensitive: true } },
+  storage_type: {
+    type: STR,
+    default: 'file',
+    versions: [{ until: 'v0.3.2', type: enumOf(StorageType) }],
+    values: { choice: STORAGE_TYPES, caseInsensitive: true },
+  },
   path: { type: STR, optional: true, default: null },
   default_workflow_type: { type: STR, optional: true, default: null, values: { registry: 'workflow' } },
   default_reward_fn_type: { type: STR, optional: true, default: null, values: { registry: 'reward_fn' } },
   rollout_args: { type: sectionOf(GenerationConfig) },
   workflow_args: { type: DICT, default: {} },
   reward_fn_args: { type: DICT, default: {} },
-  task_selector: { type: sectionOf(DataSelectorConfig), optional: true, default: null, versions: [{ until: 'v0.5.0', type: sectionOf(TaskSelectorConfig), optional: false, default: undefined }], deprecated: { message: '`task_selector` is deprecated; use `data_selector`.', replacement: 'data_selector', since: 'v0.5.2' } },
+  task_selector: {
+    type: sectionOf(DataSelectorConfig),
+    optional: true,
+    default: null,
+    versions: [{ until: 'v0.5.0', type: sectionOf(TaskSelectorConfig), optional: false, default: undefined }],
+    deprecated: {
+      message: '`task_selector` is deprecated; use `data_selector`.',
+      replacement: 'data_selector',
+      since: 'v0.5.2',
+    },
+  },
   data_selector: { type: sectionOf(DataSelectorConfig), since: 'v0.5.2' },
   split: { type: STR, default: 'train' },
   subset_name: { type: STR, optional: true, default: null },
@@ -181,7 +234,12 @@ export const TasksetConfig: SectionDef = section('TasksetConfig', {
 // in releases v0.3.2 .. main
 export const ExperienceBufferConfig: SectionDef = section('ExperienceBufferConfig', {
   name: { type: STR, default: '' },
-  storage_type: { type: STR, default: 'queue', versions: [{ until: 'v0.3.2', type: enumOf(StorageType), default: 'file' }], values: { choice: STORAGE_TYPES, caseInsensitive: true } },
+  storage_type: {
+    type: STR,
+    default: 'queue',
+    versions: [{ until: 'v0.3.2', type: enumOf(StorageType), default: 'file' }],
+    values: { choice: STORAGE_TYPES, caseInsensitive: true },
+  },
   path: { type: STR, optional: true, default: null },
   capacity: { type: INT, default: 10000 },
   max_read_timeout: { type: FLOAT, default: 1800 },
@@ -211,8 +269,17 @@ export const ExperiencePipelineConfig: SectionDef = section('ExperiencePipelineC
   operators: { type: listOf(sectionOf(OperatorConfig)), default: [] },
   save_input: { type: BOOL, default: true },
   input_save_path: { type: STR, optional: true, default: null },
-  inputs: { type: mapOf(sectionOf(ExperienceBufferConfig)), default: {}, versions: [{ until: 'v0.3.1', type: mapOf(sectionOf(StorageConfig)) }] },
-  output: { type: sectionOf(ExperienceBufferConfig), optional: true, default: null, versions: [{ until: 'v0.3.1', type: sectionOf(StorageConfig) }] },
+  inputs: {
+    type: mapOf(sectionOf(ExperienceBufferConfig)),
+    default: {},
+    versions: [{ until: 'v0.3.1', type: mapOf(sectionOf(StorageConfig)) }],
+  },
+  output: {
+    type: sectionOf(ExperienceBufferConfig),
+    optional: true,
+    default: null,
+    versions: [{ until: 'v0.3.1', type: sectionOf(StorageConfig) }],
+  },
 });
 
 export const TaskPipelineConfig: SectionDef = section('TaskPipelineConfig', {
@@ -220,7 +287,12 @@ export const TaskPipelineConfig: SectionDef = section('TaskPipelineConfig', {
   num_process: { type: INT, default: 4 },
   config_path: { type: STR, optional: true, default: null },
   inputs: { type: listOf(STR), default: [] },
-  output: { type: sectionOf(TasksetConfig), optional: true, default: null, versions: [{ until: 'v0.3.1', type: sectionOf(StorageConfig) }] },
+  output: {
+    type: sectionOf(TasksetConfig),
+    optional: true,
+    default: null,
+    versions: [{ until: 'v0.3.1', type: sectionOf(StorageConfig) }],
+  },
   target_fields: { type: listOf(STR), default: [] },
   priority_weights: { type: DICT, default: {} },
   top_k: { type: INT, default: -1 },
@@ -277,7 +349,12 @@ export const ModelConfig: SectionDef = section('ModelConfig', {
 });
 
 export const InferenceModelConfig: SectionDef = section('InferenceModelConfig', {
-  model_path: { type: STR, optional: true, default: null, versions: [{ until: 'v0.3.2', optional: false, default: '' }] },
+  model_path: {
+    type: STR,
+    optional: true,
+    default: null,
+    versions: [{ until: 'v0.3.2', optional: false, default: '' }],
+  },
   name: { type: STR, optional: true, default: null, since: 'v0.5.0' },
   trust_remote_code: { type: BOOL, default: false, since: 'v0.5.2' },
   engine_type: { type: STR, default: 'vllm', versions: [{ until: 'v0.3.1', default: 'vllm_async' }] },
@@ -302,7 +379,12 @@ export const InferenceModelConfig: SectionDef = section('InferenceModelConfig', 
   repetition_penalty: { type: FLOAT, optional: true, default: null, since: 'v0.4.0' },
   ignore_eos: { type: BOOL, default: false },
   chat_template: { type: STR, optional: true, default: null },
-  enable_thinking: { type: BOOL, optional: true, default: null, versions: [{ until: 'v0.4.0', optional: false, default: false }] },
+  enable_thinking: {
+    type: BOOL,
+    optional: true,
+    default: null,
+    versions: [{ until: 'v0.4.0', optional: false, default: false }],
+  },
   enable_history: { type: BOOL, default: false },
   enable_openai_api: { type: BOOL, default: false },
   enable_log_requests: { type: BOOL, default: false, since: 'v0.4.0' },
@@ -343,8 +425,22 @@ export const AlgorithmConfig: SectionDef = section('AlgorithmConfig', {
 
 export const ClusterConfig: SectionDef = section('ClusterConfig', {
   ray_address: { type: STR, default: 'auto', since: 'v0.3.1' },
-  node_num: { type: INT, default: 0, versions: [{ until: 'v0.3.0', default: 1 }, { since: 'v0.3.1', until: 'v0.4.0', optional: true, default: null }] },
-  gpu_per_node: { type: INT, default: 0, versions: [{ until: 'v0.3.0', default: 8 }, { since: 'v0.3.1', until: 'v0.4.0', optional: true, default: null }] },
+  node_num: {
+    type: INT,
+    default: 0,
+    versions: [
+      { until: 'v0.3.0', default: 1 },
+      { since: 'v0.3.1', until: 'v0.4.0', optional: true, default: null },
+    ],
+  },
+  gpu_per_node: {
+    type: INT,
+    default: 0,
+    versions: [
+      { until: 'v0.3.0', default: 8 },
+      { since: 'v0.3.1', until: 'v0.4.0', optional: true, default: null },
+    ],
+  },
   total_gpu_num: { type: INT, default: 0, since: 'v0.5.0', auto: true },
   rollout_gpu_num: { type: INT, default: 0, since: 'v0.5.0', auto: true },
   auxiliary_model_gpu_num: { type: INT, default: 0, since: 'v0.5.0', auto: true },
@@ -355,9 +451,18 @@ export const ClusterConfig: SectionDef = section('ClusterConfig', {
 });
 
 export const ExplorerInput: SectionDef = section('ExplorerInput', {
-  taskset: { type: sectionOf(TasksetConfig), optional: true, default: null, versions: [{ until: 'v0.3.1', type: sectionOf(StorageConfig), optional: false, default: undefined }] },
+  taskset: {
+    type: sectionOf(TasksetConfig),
+    optional: true,
+    default: null,
+    versions: [{ until: 'v0.3.1', type: sectionOf(StorageConfig), optional: false, default: undefined }],
+  },
   tasksets: { type: listOf(sectionOf(TasksetConfig)), default: [], since: 'v0.3.2' },
-  eval_tasksets: { type: listOf(sectionOf(TasksetConfig)), default: [], versions: [{ until: 'v0.3.1', type: listOf(sectionOf(StorageConfig)) }] },
+  eval_tasksets: {
+    type: listOf(sectionOf(TasksetConfig)),
+    default: [],
+    versions: [{ until: 'v0.3.1', type: listOf(sectionOf(StorageConfig)) }],
+  },
   default_workflow_type: { type: STR, optional: true, default: null, values: { registry: 'workflow' } },
   default_eval_workflow_type: { type: STR, optional: true, default: null, values: { registry: 'workflow' } },
   default_reward_fn_type: { type: STR, optional: true, default: null, values: { registry: 'reward_fn' } },
@@ -366,10 +471,41 @@ export const ExplorerInput: SectionDef = section('ExplorerInput', {
 });
 
 export const TrainerInput: SectionDef = section('TrainerInput', {
-  experience_buffer: { type: sectionOf(ExperienceBufferConfig), optional: true, default: null, versions: [{ until: 'v0.3.1', type: sectionOf(StorageConfig) }] },
-  auxiliary_buffers: { type: mapOf(sectionOf(ExperienceBufferConfig)), default: {}, since: 'v0.3.1', versions: [{ until: 'v0.3.1', type: mapOf(sectionOf(StorageConfig)) }] },
-  sft_warmup_dataset: { type: sectionOf(StorageConfig), optional: true, default: null, until: 'v0.3.1', deprecated: { message: '`sft_warmup_dataset` is deprecated; SFT warmup settings moved to `stages`.', replacement: 'stages', since: 'v0.3.1' } },
-  sft_warmup_steps: { type: INT, optional: true, default: null, until: 'v0.3.1', versions: [{ until: 'v0.3.0', optional: false, default: 0 }], deprecated: { message: '`sft_warmup_steps` is deprecated; SFT warmup settings moved to `stages`.', replacement: 'stages', since: 'v0.3.1' } },
+  experience_buffer: {
+    type: sectionOf(ExperienceBufferConfig),
+    optional: true,
+    default: null,
+    versions: [{ until: 'v0.3.1', type: sectionOf(StorageConfig) }],
+  },
+  auxiliary_buffers: {
+    type: mapOf(sectionOf(ExperienceBufferConfig)),
+    default: {},
+    since: 'v0.3.1',
+    versions: [{ until: 'v0.3.1', type: mapOf(sectionOf(StorageConfig)) }],
+  },
+  sft_warmup_dataset: {
+    type: sectionOf(StorageConfig),
+    optional: true,
+    default: null,
+    until: 'v0.3.1',
+    deprecated: {
+      message: '`sft_warmup_dataset` is deprecated; SFT warmup settings moved to `stages`.',
+      replacement: 'stages',
+      since: 'v0.3.1',
+    },
+  },
+  sft_warmup_steps: {
+    type: INT,
+    optional: true,
+    default: null,
+    until: 'v0.3.1',
+    versions: [{ until: 'v0.3.0', optional: false, default: 0 }],
+    deprecated: {
+      message: '`sft_warmup_steps` is deprecated; SFT warmup settings moved to `stages`.',
+      replacement: 'stages',
+      since: 'v0.3.1',
+    },
+  },
 });
 
 export const BufferConfig: SectionDef = section('BufferConfig', {
@@ -393,7 +529,15 @@ export const ExplorerConfig: SectionDef = section('ExplorerConfig', {
   env_vars: { type: DICT, default: {} },
   concurrent_mode: { type: STR, default: 'sequential', since: 'v0.5.0', values: { choice: CONCURRENT_MODES } },
   max_repeat_times_per_runner: { type: INT, optional: true, default: null },
-  runner_num: { type: INT, optional: true, default: null, deprecated: { message: '`explorer.runner_num` is deprecated; use `explorer.runner_per_model`.', replacement: 'explorer.runner_per_model' } },
+  runner_num: {
+    type: INT,
+    optional: true,
+    default: null,
+    deprecated: {
+      message: '`explorer.runner_num` is deprecated; use `explorer.runner_per_model`.',
+      replacement: 'explorer.runner_per_model',
+    },
+  },
   rollout_model: { type: sectionOf(InferenceModelConfig) },
   auxiliary_models: { type: listOf(sectionOf(InferenceModelConfig)), default: [] },
   eval_interval: { type: INT, default: 100 },
@@ -426,7 +570,21 @@ export const TrainerConfig: SectionDef = section('TrainerConfig', {
   save_strategy: { type: enumOf(SaveStrategy), default: 'unrestricted', since: 'v0.3.1' },
   max_checkpoints_to_keep: { type: INT, optional: true, default: null, since: 'v0.5.0' },
   trainer_config: { type: ANY, default: {} },
-  trainer_config_path: { type: STR, default: '', versions: [{ since: 'main', deprecated: { message: '`trainer_config_path` is deprecated; write the veRL settings inline under `trainer.trainer_config`.', replacement: 'trainer.trainer_config', since: 'main' } }] },
+  trainer_config_path: {
+    type: STR,
+    default: '',
+    versions: [
+      {
+        since: 'main',
+        deprecated: {
+          message:
+            '`trainer_config_path` is deprecated; write the veRL settings inline under `trainer.trainer_config`.',
+          replacement: 'trainer.trainer_config',
+          since: 'main',
+        },
+      },
+    ],
+  },
   actor_grad_clip: { type: FLOAT, optional: true, default: null, until: 'v0.3.1' },
 });
 

@@ -73,7 +73,11 @@ export const SECTION_SNIPPETS: Record<string, SectionSnippet[]> = {
     {
       label: 'vLLM rollout engines',
       description: 'Rollout engines, runners and evaluation cadence.',
-      body: { eval_interval: '^${1:50}', runner_per_model: 8, rollout_model: { engine_num: '^${2:2}', tensor_parallel_size: 1 } },
+      body: {
+        eval_interval: '^${1:50}',
+        runner_per_model: 8,
+        rollout_model: { engine_num: '^${2:2}', tensor_parallel_size: 1 },
+      },
     },
   ],
   SynchronizerConfig: [
@@ -89,10 +93,19 @@ export const SECTION_SNIPPETS: Record<string, SectionSnippet[]> = {
     },
   ],
   TrainerConfig: [
-    { label: 'save every N steps', description: 'Checkpoint cadence and gradient clipping.', body: { save_interval: '^${1:100}', grad_clip: 1.0 }, since: 'v0.3.2' },
+    {
+      label: 'save every N steps',
+      description: 'Checkpoint cadence and gradient clipping.',
+      body: { save_interval: '^${1:100}', grad_clip: 1.0 },
+      since: 'v0.3.2',
+    },
   ],
   MonitorConfig: [
-    { label: 'tensorboard', description: 'Log metrics to TensorBoard under the job directory.', body: { monitor_type: 'tensorboard' } },
+    {
+      label: 'tensorboard',
+      description: 'Log metrics to TensorBoard under the job directory.',
+      body: { monitor_type: 'tensorboard' },
+    },
     { label: 'wandb', description: 'Log metrics to Weights & Biases.', body: { monitor_type: 'wandb' } },
   ],
 };

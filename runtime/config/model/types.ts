@@ -46,9 +46,7 @@ export type ValueType =
   | { kind: 'any' };
 
 /** Where a string field's allowed values come from, beyond its Python type. */
-export type ValueSet =
-  | { registry: RegistryId }
-  | { choice: readonly ChoiceValue[]; caseInsensitive?: boolean };
+export type ValueSet = { registry: RegistryId } | { choice: readonly ChoiceValue[]; caseInsensitive?: boolean };
 
 export interface Deprecation {
   /** What the user reads; names the replacement. */

@@ -37,7 +37,12 @@ async function initCpu(): Promise<Started> {
   return { ok: true, threads: 1, detail: 'pure JavaScript' };
 }
 
-async function start(name: BackendName, forced: boolean, threads: number | undefined, log: (msg: string) => void): Promise<Started> {
+async function start(
+  name: BackendName,
+  forced: boolean,
+  threads: number | undefined,
+  log: (msg: string) => void,
+): Promise<Started> {
   switch (name) {
     case 'tensorflow-gpu':
     case 'tensorflow':
@@ -48,7 +53,9 @@ async function start(name: BackendName, forced: boolean, threads: number | undef
     }
     case 'wasm': {
       const r = await initWasm(threads, log);
-      return r.ok ? { ok: true, threads: r.threads, detail: r.detail, accelerators: r.accelerators } : { ok: false, reason: `wasm: ${r.reason}` };
+      return r.ok
+        ? { ok: true, threads: r.threads, detail: r.detail, accelerators: r.accelerators }
+        : { ok: false, reason: `wasm: ${r.reason}` };
     }
     case 'cpu': {
       const r = await initCpu();
@@ -61,7 +68,12 @@ function formatGflops(g: number): string {
   return g >= 10 ? g.toFixed(1) : g.toPrecision(2);
 }
 
-async function select(prefer: BackendPreference, source: string, threads: number | undefined, log: (msg: string) => void): Promise<BackendInfo> {
+async function select(
+  prefer: BackendPreference,
+  source: string,
+  threads: number | undefined,
+  log: (msg: string) => void,
+): Promise<BackendInfo> {
   const forced = prefer !== 'auto';
   const order: readonly BackendName[] = forced ? [prefer] : BACKEND_ORDER;
   const tried: TriedBackend[] = [];
@@ -86,8 +98,13 @@ async function select(prefer: BackendPreference, source: string, threads: number
     const th = r.ok ? r.threads : undefined;
     if (th !== undefined) info.threads = th;
     if (r.ok && r.accelerators) info.accelerators = r.accelerators;
-    const detail = [r.ok ? r.detail : undefined, th !== undefined ? `${th} thread${th === 1 ? '' : 's'}` : undefined].filter((s) => s);
-    log(`tfjs backend: ${name}${detail.length ? ` (${detail.join(', ')})` : ''}, ${formatGflops(gflops)} GFLOP/s (256³ matmul)${forced ? ` [${source}]` : ''}`);
+    const detail = [
+      r.ok ? r.detail : undefined,
+      th !== undefined ? `${th} thread${th === 1 ? '' : 's'}` : undefined,
+    ].filter((s) => s);
+    log(
+      `tfjs backend: ${name}${detail.length ? ` (${detail.join(', ')})` : ''}, ${formatGflops(gflops)} GFLOP/s (256³ matmul)${forced ? ` [${source}]` : ''}`,
+    );
     return info;
   }
   const message = forced
@@ -110,11 +127,16 @@ export async function initBackend(opts: InitBackendOptions = {}): Promise<Backen
   const envValue = process.env[BACKEND_ENV]?.trim();
   const fromEnv = envValue !== undefined && envValue !== '';
   const source = fromEnv ? `forced by $${BACKEND_ENV}` : 'forced by the caller';
-  const prefer = fromEnv ? parseBackendPreference(envValue, `$${BACKEND_ENV}`) : parseBackendPreference(String(opts.prefer ?? 'auto'), 'prefer');
+  const prefer = fromEnv
+    ? parseBackendPreference(envValue, `$${BACKEND_ENV}`)
+    : parseBackendPreference(String(opts.prefer ?? 'auto'), 'prefer');
   if (pending) {
     const info = await pending;
     if (prefer !== 'auto' && prefer !== info.name) {
-      throw new BackendUnavailableError(`the tfjs backend is already initialised as \`${info.name}\` in this process; it cannot switch to \`${prefer}\``, info.tried);
+      throw new BackendUnavailableError(
+        `the tfjs backend is already initialised as \`${info.name}\` in this process; it cannot switch to \`${prefer}\``,
+        info.tried,
+      );
     }
     return info;
   }

@@ -47,11 +47,12 @@ export async function selfTest(): Promise<string | null> {
   const av = Float32Array.from({ length: m * k }, (_, i) => ((i * 7919) % 13) / 13 - 0.5);
   const bv = Float32Array.from({ length: k * n }, (_, i) => ((i * 104729) % 17) / 17 - 0.5);
   const want = new Float64Array(m * n);
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
-    let s = 0;
-    for (let p = 0; p < k; p++) s += av[i * k + p] * bv[p * n + j];
-    want[i * n + j] = s;
-  }
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let p = 0; p < k; p++) s += av[i * k + p] * bv[p * n + j];
+      want[i * n + j] = s;
+    }
   const wantRowSoftmaxSum = m; // each softmax row sums to 1
   let got: Float32Array;
   let softSum: number;
@@ -68,8 +69,11 @@ export async function selfTest(): Promise<string | null> {
     return `self-test failed: ${e instanceof Error ? e.message : String(e)}`;
   }
   let worst = 0;
-  for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(got[i] - want[i]) / Math.max(1, Math.abs(want[i])));
-  if (!(worst <= 1e-3)) return `self-test: matmul result differs from the host's by ${worst.toExponential(2)} (relative)`;
-  if (!(Math.abs(softSum - wantRowSoftmaxSum) <= 1e-3 * m)) return `self-test: softmax rows sum to ${softSum}, expected ${wantRowSoftmaxSum}`;
+  for (let i = 0; i < want.length; i++)
+    worst = Math.max(worst, Math.abs(got[i] - want[i]) / Math.max(1, Math.abs(want[i])));
+  if (!(worst <= 1e-3))
+    return `self-test: matmul result differs from the host's by ${worst.toExponential(2)} (relative)`;
+  if (!(Math.abs(softSum - wantRowSoftmaxSum) <= 1e-3 * m))
+    return `self-test: softmax rows sum to ${softSum}, expected ${wantRowSoftmaxSum}`;
   return null;
 }

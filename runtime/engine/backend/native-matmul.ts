@@ -27,10 +27,24 @@ export const NATIVE_MATMUL_ENV = 'TRINITY_WORKBENCH_NATIVE_MATMUL';
 export const NATIVE_MATMUL_ACCELERATOR = 'openblas-matmul';
 /** Where `npm run build:native` puts the addon, relative to the repository (package) root. */
 const NATIVE_MATMUL_ADDON = join('native', 'blas-matmul', 'build', 'Release', 'blas_matmul.node');
-const NATIVE_MATMUL_BUILD_HINT = 'build it with `npm run build:native` (needs OpenBLAS with cblas.h: apt-get install libopenblas-dev)';
+const NATIVE_MATMUL_BUILD_HINT =
+  'build it with `npm run build:native` (needs OpenBLAS with cblas.h: apt-get install libopenblas-dev)';
 
 interface BlasAddon {
-  sgemm(heap: ArrayBuffer, batch: number, batchA: number, batchB: number, m: number, n: number, k: number, aOff: number, bOff: number, cOff: number, transA: boolean, transB: boolean): void;
+  sgemm(
+    heap: ArrayBuffer,
+    batch: number,
+    batchA: number,
+    batchB: number,
+    m: number,
+    n: number,
+    k: number,
+    aOff: number,
+    bOff: number,
+    cOff: number,
+    transA: boolean,
+    transB: boolean,
+  ): void;
   setThreads(n: number): void;
   getThreads(): number;
   config(): string;
@@ -78,11 +92,16 @@ let loaded: NativeMatmulLoad | undefined;
 
 /** Loads the addon once per thread (it is context-aware, so worker threads load their own). Never throws. */
 export function loadNativeMatmul(): NativeMatmulLoad {
-  if (nativeMatmulDisabled()) return { ok: false, disabled: true, reason: `disabled by $${NATIVE_MATMUL_ENV}=${process.env[NATIVE_MATMUL_ENV]}` };
+  if (nativeMatmulDisabled())
+    return { ok: false, disabled: true, reason: `disabled by $${NATIVE_MATMUL_ENV}=${process.env[NATIVE_MATMUL_ENV]}` };
   if (loaded) return loaded;
   const path = findNativeMatmulAddon();
   if (!path) {
-    loaded = { ok: false, disabled: false, reason: `the addon ${NATIVE_MATMUL_ADDON} is not built; ${NATIVE_MATMUL_BUILD_HINT}` };
+    loaded = {
+      ok: false,
+      disabled: false,
+      reason: `the addon ${NATIVE_MATMUL_ADDON} is not built; ${NATIVE_MATMUL_BUILD_HINT}`,
+    };
     return loaded;
   }
   const threads = wantedThreads();
@@ -97,7 +116,11 @@ export function loadNativeMatmul(): NativeMatmulLoad {
     loaded = { ok: true, path, config: m.config(), threads: m.getThreads() };
   } catch (e) {
     const msg = ((e as Error).message ?? String(e)).split('\n')[0];
-    loaded = { ok: false, disabled: false, reason: `${path} does not load: ${msg}${/libopenblas/.test(msg) ? ' (apt-get install libopenblas0)' : ''}` };
+    loaded = {
+      ok: false,
+      disabled: false,
+      reason: `${path} does not load: ${msg}${/libopenblas/.test(msg) ? ' (apt-get install libopenblas0)' : ''}`,
+    };
   } finally {
     if (before === undefined) delete process.env.OPENBLAS_NUM_THREADS;
     else process.env.OPENBLAS_NUM_THREADS = before;
@@ -157,7 +180,8 @@ const nativeBatchMatMul: KernelFunc = (args) => {
   const n = transposeB ? b.shape[rb - 2] : b.shape[rb - 1];
   tf.util.assert(
     innerA === innerB,
-    () => `Error in matMul: inner shapes (${innerA}) and (${innerB}) of Tensors with shapes ${a.shape} and ${b.shape} and transposeA=${transposeA} and transposeB=${transposeB} must match.`,
+    () =>
+      `Error in matMul: inner shapes (${innerA}) and (${innerB}) of Tensors with shapes ${a.shape} and ${b.shape} and transposeA=${transposeA} and transposeB=${transposeB} must match.`,
   );
   const batchShapeA = a.shape.slice(0, -2);
   const batchShapeB = b.shape.slice(0, -2);
@@ -179,13 +203,28 @@ const nativeBatchMatMul: KernelFunc = (args) => {
     for (let i = 0; i < batch; i++) {
       const ia = broadcastIndex(i, outBatch, batchShapeA);
       const ib = broadcastIndex(i, outBatch, batchShapeB);
-      addon.sgemm(heap, 1, 1, 1, m, n, k, aOff + ia * m * k, bOff + ib * k * n, cOff + i * m * n, transposeA, transposeB);
+      addon.sgemm(
+        heap,
+        1,
+        1,
+        1,
+        m,
+        n,
+        k,
+        aOff + ia * m * k,
+        bOff + ib * k * n,
+        cOff + i * m * n,
+        transposeA,
+        transposeB,
+      );
     }
   }
   return out;
 };
 
-export type NativeMatmulStatus = { installed: true; config: string; threads: number } | { installed: false; disabled: boolean; reason: string };
+export type NativeMatmulStatus =
+  | { installed: true; config: string; threads: number }
+  | { installed: false; disabled: boolean; reason: string };
 
 let status: NativeMatmulStatus | undefined;
 

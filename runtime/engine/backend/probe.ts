@@ -10,7 +10,14 @@ import { initBackend } from './init';
 import { loadNativeMatmul } from './native-matmul';
 import { findSharedLib } from './shared-libs';
 import { probeTfjsNode, type NativeVariant } from './tfjs-node';
-import { BACKEND_ENV, BACKEND_ORDER, BackendUnavailableError, type BackendInfo, type BackendName, type TriedBackend } from './types';
+import {
+  BACKEND_ENV,
+  BACKEND_ORDER,
+  BackendUnavailableError,
+  type BackendInfo,
+  type BackendName,
+  type TriedBackend,
+} from './types';
 import { wasmBinaryDir } from './wasm';
 import { probeWebgpu } from './webgpu';
 
@@ -34,7 +41,16 @@ export interface MachineReport {
   backends: BackendProbe[];
   /** What initBackend() chose here: `auto` unless $TRINITY_WORKBENCH_BACKEND forces one. */
   selection:
-    | { preference: string; ok: true; name: BackendName; tfBackend: string; threads?: number; accelerators?: string[]; gflops: number; tried: TriedBackend[] }
+    | {
+        preference: string;
+        ok: true;
+        name: BackendName;
+        tfBackend: string;
+        threads?: number;
+        accelerators?: string[];
+        gflops: number;
+        tried: TriedBackend[];
+      }
     | { preference: string; ok: false; error: string; tried: TriedBackend[] };
 }
 
@@ -51,12 +67,20 @@ function probeNative(variant: NativeVariant): BackendProbe {
   const details: string[] = [];
   if (p.version) details.push(`${p.package} ${p.version}`);
   if (p.addon) details.push(`addon ${p.addonFound ? 'found' : 'missing'}: ${p.addon}`);
-  if (p.installed) details.push(p.libtensorflow.length ? `libtensorflow: ${p.libtensorflow.join(', ')}` : 'libtensorflow: missing from deps/lib');
+  if (p.installed)
+    details.push(
+      p.libtensorflow.length ? `libtensorflow: ${p.libtensorflow.join(', ')}` : 'libtensorflow: missing from deps/lib',
+    );
   if (variant === 'tensorflow-gpu' && !p.reason && process.platform === 'linux') {
     const missing = ['libcudart.so.11.0', 'libcudnn.so.8'].filter((l) => findSharedLib(l) === null);
-    if (missing.length) details.push(`${missing.join(', ')} not found: libtensorflow 2.9.1 needs the CUDA 11.2 / cuDNN 8.1 runtime libraries, or it computes on the CPU`);
+    if (missing.length)
+      details.push(
+        `${missing.join(', ')} not found: libtensorflow 2.9.1 needs the CUDA 11.2 / cuDNN 8.1 runtime libraries, or it computes on the CPU`,
+      );
   }
-  return p.reason ? { name: variant, available: false, reason: p.reason, details } : { name: variant, available: true, details };
+  return p.reason
+    ? { name: variant, available: false, reason: p.reason, details }
+    : { name: variant, available: true, details };
 }
 
 async function probeWebgpuBackend(): Promise<BackendProbe> {
@@ -64,29 +88,40 @@ async function probeWebgpuBackend(): Promise<BackendProbe> {
   const details: string[] = [];
   const version = packageVersion('webgpu');
   details.push(p.loads ? `webgpu ${version ?? ''} loads (dawn.node)`.replace('  ', ' ') : 'webgpu does not load');
-  if (p.libvulkan !== undefined) details.push(p.libvulkan ? `libvulkan.so.1: ${p.libvulkan}` : 'libvulkan.so.1: not found');
+  if (p.libvulkan !== undefined)
+    details.push(p.libvulkan ? `libvulkan.so.1: ${p.libvulkan}` : 'libvulkan.so.1: not found');
   if (p.adapterInfo) details.push(`adapter: ${p.adapterInfo}`);
   if (p.software) details.push(`auto skips it: ${p.software} (\`--backend webgpu\` still runs on it)`);
   const tfjs = packageVersion('@tensorflow/tfjs-backend-webgpu');
   if (!tfjs) details.push('@tensorflow/tfjs-backend-webgpu is not installed');
-  if (p.adapter && !tfjs) return { name: 'webgpu', available: false, reason: '@tensorflow/tfjs-backend-webgpu is not installed', details };
-  return p.adapter ? { name: 'webgpu', available: true, details } : { name: 'webgpu', available: false, reason: p.reason ?? 'no adapter', details };
+  if (p.adapter && !tfjs)
+    return { name: 'webgpu', available: false, reason: '@tensorflow/tfjs-backend-webgpu is not installed', details };
+  return p.adapter
+    ? { name: 'webgpu', available: true, details }
+    : { name: 'webgpu', available: false, reason: p.reason ?? 'no adapter', details };
 }
 
 function probeWasm(): BackendProbe {
   const details: string[] = [];
   const version = packageVersion('@tensorflow/tfjs-backend-wasm');
-  if (!version) return { name: 'wasm', available: false, reason: '@tensorflow/tfjs-backend-wasm is not installed', details };
+  if (!version)
+    return { name: 'wasm', available: false, reason: '@tensorflow/tfjs-backend-wasm is not installed', details };
   details.push(`@tensorflow/tfjs-backend-wasm ${version}`);
   let dir: string;
   try {
     dir = wasmBinaryDir();
   } catch (e) {
-    return { name: 'wasm', available: false, reason: `cannot locate its .wasm files: ${(e as Error).message.split('\n')[0]}`, details };
+    return {
+      name: 'wasm',
+      available: false,
+      reason: `cannot locate its .wasm files: ${(e as Error).message.split('\n')[0]}`,
+      details,
+    };
   }
   const simd = wasmSimdSupported();
   const file = simd ? 'tfjs-backend-wasm-simd.wasm' : 'tfjs-backend-wasm.wasm';
-  if (!existsSync(join(dir, file))) return { name: 'wasm', available: false, reason: `${file} is missing from ${dir}`, details };
+  if (!existsSync(join(dir, file)))
+    return { name: 'wasm', available: false, reason: `${file} is missing from ${dir}`, details };
   details.push(`${join(dir, file)}`);
   details.push(simd ? 'SIMD' : 'no SIMD in this runtime (about 3× slower)');
   details.push('1 thread (multithreaded wasm in Node needs the patch in tfjs-runtime.md §2.1)');
@@ -103,7 +138,11 @@ function probeWasm(): BackendProbe {
 function wasmSimdSupported(): boolean {
   try {
     const wasm = (globalThis as unknown as { WebAssembly: { validate(bytes: Uint8Array): boolean } }).WebAssembly;
-    return wasm.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 9, 1, 7, 0, 65, 0, 253, 15, 26, 11]));
+    return wasm.validate(
+      new Uint8Array([
+        0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 9, 1, 7, 0, 65, 0, 253, 15, 26, 11,
+      ]),
+    );
   } catch {
     return false;
   }
@@ -112,7 +151,14 @@ function wasmSimdSupported(): boolean {
 function probeCpu(): BackendProbe {
   const version = packageVersion('@tensorflow/tfjs-backend-cpu');
   return version
-    ? { name: 'cpu', available: true, details: [`@tensorflow/tfjs-backend-cpu ${version}`, 'pure JavaScript, 1 thread: for tests and as the last resort'] }
+    ? {
+        name: 'cpu',
+        available: true,
+        details: [
+          `@tensorflow/tfjs-backend-cpu ${version}`,
+          'pure JavaScript, 1 thread: for tests and as the last resort',
+        ],
+      }
     : { name: 'cpu', available: false, reason: '@tensorflow/tfjs-backend-cpu is not installed', details: [] };
 }
 
@@ -142,7 +188,9 @@ export async function probeBackends(): Promise<BackendProbe[]> {
 function cpuFeatures(): string[] {
   if (process.platform !== 'linux') return [];
   try {
-    const flags = new Set(/^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1].trim().split(/\s+/) ?? []);
+    const flags = new Set(
+      /^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1].trim().split(/\s+/) ?? [],
+    );
     return ['avx', 'avx2', 'fma', 'avx512f', 'neon', 'asimd'].filter((f) => flags.has(f));
   } catch {
     return [];
@@ -159,7 +207,12 @@ export async function machineReport(): Promise<MachineReport> {
     const info: BackendInfo = await initBackend({ prefer: 'auto' });
     selection = { preference, ok: true, ...info };
   } catch (e) {
-    selection = { preference, ok: false, error: (e as Error).message, tried: e instanceof BackendUnavailableError ? e.tried : [] };
+    selection = {
+      preference,
+      ok: false,
+      error: (e as Error).message,
+      tried: e instanceof BackendUnavailableError ? e.tried : [],
+    };
   }
   return {
     node: process.version,

@@ -8,7 +8,8 @@ import * as tf from '@tensorflow/tfjs-core';
 export type SetBackendResult = { ok: true } | { ok: false; reason: string };
 
 export async function trySetBackend(tfName: string): Promise<SetBackendResult> {
-  if (tf.findBackendFactory(tfName) == null) return { ok: false, reason: `no \`${tfName}\` backend is registered with tfjs-core` };
+  if (tf.findBackendFactory(tfName) == null)
+    return { ok: false, reason: `no \`${tfName}\` backend is registered with tfjs-core` };
   const warnings: string[] = [];
   const original = console.warn;
   console.warn = (...args: unknown[]) => {
@@ -23,11 +24,18 @@ export async function trySetBackend(tfName: string): Promise<SetBackendResult> {
     console.warn = original;
   }
   if (ok && tf.getBackend() === tfName) return { ok: true };
-  const detail = warnings.filter((w) => !/^Initialization of backend .* failed$/.test(w)).map(firstLine).find((w) => w.length > 0);
+  const detail = warnings
+    .filter((w) => !/^Initialization of backend .* failed$/.test(w))
+    .map(firstLine)
+    .find((w) => w.length > 0);
   return { ok: false, reason: detail ?? `tf.setBackend('${tfName}') failed` };
 }
 
 /** The first line of a message (stack traces and banners are not reasons). */
 export function firstLine(s: string): string {
-  return s.trim().split('\n')[0].trim().replace(/^Error: /, '');
+  return s
+    .trim()
+    .split('\n')[0]
+    .trim()
+    .replace(/^Error: /, '');
 }

@@ -58,12 +58,15 @@ export function probeTfjsNode(variant: NativeVariant): NativeProbe {
   out.addonFound = existsSync(out.addon);
   const libDir = join(dir, 'deps', 'lib');
   try {
-    out.libtensorflow = readdirSync(libDir).filter((f) => /tensorflow.*\.(so|dylib|dll)/.test(f)).sort();
+    out.libtensorflow = readdirSync(libDir)
+      .filter((f) => /tensorflow.*\.(so|dylib|dll)/.test(f))
+      .sort();
   } catch {
     // No deps/lib at all: reported below.
   }
   if (!out.addonFound) out.reason = `${short}: the native addon tfjs_binding.node is missing (${DOWNLOAD})`;
-  else if (out.libtensorflow.length === 0) out.reason = `${short}: libtensorflow is missing from deps/lib (${DOWNLOAD})`;
+  else if (out.libtensorflow.length === 0)
+    out.reason = `${short}: libtensorflow is missing from deps/lib (${DOWNLOAD})`;
   return out;
 }
 
@@ -99,7 +102,8 @@ const REMOVED_UTIL_PREDICATES: Record<string, (v: unknown) => boolean> = {
  */
 export function polyfillNodeUtil(): void {
   const util = require('node:util') as Record<string, unknown>;
-  for (const [name, fn] of Object.entries(REMOVED_UTIL_PREDICATES)) if (typeof util[name] !== 'function') util[name] = fn;
+  for (const [name, fn] of Object.entries(REMOVED_UTIL_PREDICATES))
+    if (typeof util[name] !== 'function') util[name] = fn;
 }
 
 let loaded: NativeVariant | undefined;
@@ -110,7 +114,10 @@ export type NativeInit = { ok: true } | { ok: false; reason: string };
 export async function initTfjsNode(variant: NativeVariant): Promise<NativeInit> {
   const short = SHORT[variant];
   if (loaded !== undefined && loaded !== variant) {
-    return { ok: false, reason: `${short}: ${NATIVE_PACKAGE[loaded]} is already loaded in this process, and the two must never both be loaded` };
+    return {
+      ok: false,
+      reason: `${short}: ${NATIVE_PACKAGE[loaded]} is already loaded in this process, and the two must never both be loaded`,
+    };
   }
   const probe = probeTfjsNode(variant);
   if (probe.reason) return { ok: false, reason: probe.reason };
@@ -122,7 +129,10 @@ export async function initTfjsNode(variant: NativeVariant): Promise<NativeInit> 
     // A failure before anything registered (typically the addon's dlopen) leaves the process clean for the other
     // variant; anything later does not.
     if (tf.findBackendFactory('tensorflow') != null) loaded = variant;
-    return { ok: false, reason: `${short}: loading ${NATIVE_PACKAGE[variant]} failed: ${firstLine(e instanceof Error ? e.message : String(e))}` };
+    return {
+      ok: false,
+      reason: `${short}: loading ${NATIVE_PACKAGE[variant]} failed: ${firstLine(e instanceof Error ? e.message : String(e))}`,
+    };
   }
   if (tf.findBackendFactory('tensorflow') == null) {
     return {

@@ -70,5 +70,8 @@ export function isBackendName(s: string): s is BackendName {
 export function parseBackendPreference(raw: string, source: string): BackendPreference {
   const s = raw.trim().toLowerCase();
   if (s === 'auto' || isBackendName(s)) return s;
-  throw new BackendUnavailableError(`${source}: unknown backend \`${raw}\`; expected auto, ${BACKEND_ORDER.join(', ')}`, []);
+  throw new BackendUnavailableError(
+    `${source}: unknown backend \`${raw}\`; expected auto, ${BACKEND_ORDER.join(', ')}`,
+    [],
+  );
 }

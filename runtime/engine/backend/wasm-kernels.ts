@@ -45,15 +45,20 @@ function contiguousStrides(shape: readonly number[]): number[] {
 }
 
 function plan(xShape: readonly number[], idsShape: readonly number[], numSegments: number): SegmentSumPlan {
-  if (!Number.isInteger(numSegments) || numSegments < 0) throw new Error(`unsortedSegmentSum: numSegments must be a non-negative integer, got ${numSegments}`);
+  if (!Number.isInteger(numSegments) || numSegments < 0)
+    throw new Error(`unsortedSegmentSum: numSegments must be a non-negative integer, got ${numSegments}`);
   const extra = xShape.length - idsShape.length;
-  const e = extra > 0 ? [...idsShape.slice(0, 1), ...new Array<number>(extra).fill(1), ...idsShape.slice(1)] : [...idsShape];
+  const e =
+    extra > 0 ? [...idsShape.slice(0, 1), ...new Array<number>(extra).fill(1), ...idsShape.slice(1)] : [...idsShape];
   const n = Math.max(xShape.length, e.length);
   const xa = [...new Array<number>(n - xShape.length).fill(1), ...xShape];
   const ea = [...new Array<number>(n - e.length).fill(1), ...e];
   const b = xa.map((xd, d) => {
     const ed = ea[d];
-    if (xd !== ed && xd !== 1 && ed !== 1) throw new Error(`unsortedSegmentSum: segmentIds of shape [${idsShape}] cannot be broadcast with x of shape [${xShape}]`);
+    if (xd !== ed && xd !== 1 && ed !== 1)
+      throw new Error(
+        `unsortedSegmentSum: segmentIds of shape [${idsShape}] cannot be broadcast with x of shape [${xShape}]`,
+      );
     return xd === 1 ? ed : xd;
   });
   if (n === 0) throw new Error('unsortedSegmentSum: x and segmentIds are both scalars; there is no axis to sum over');
@@ -66,7 +71,11 @@ function plan(xShape: readonly number[], idsShape: readonly number[], numSegment
 }
 
 /** The output shape of `unsortedSegmentSum(x, segmentIds, numSegments)`; throws where the inputs do not fit. */
-export function unsortedSegmentSumShape(xShape: readonly number[], idsShape: readonly number[], numSegments: number): number[] {
+export function unsortedSegmentSumShape(
+  xShape: readonly number[],
+  idsShape: readonly number[],
+  numSegments: number,
+): number[] {
   return plan(xShape, idsShape, numSegments).outShape;
 }
 
@@ -85,7 +94,8 @@ function unsortedSegmentSumInto(
   const p = plan(xShape, idsShape, numSegments);
   const outer = p.b[0];
   const rest = size(p.b.slice(1));
-  if (out.length !== numSegments * rest) throw new Error(`unsortedSegmentSum: output has ${out.length} elements, expected ${numSegments * rest}`);
+  if (out.length !== numSegments * rest)
+    throw new Error(`unsortedSegmentSum: output has ${out.length} elements, expected ${numSegments * rest}`);
   out.fill(0);
   if (numSegments === 0 || rest === 0 || outer === 0) return;
   if (p.rows) {
@@ -142,7 +152,8 @@ const unsortedSegmentSumWasm: KernelFunc = ({ inputs, backend, attrs }) => {
   const x = inputs.x as TensorInfo;
   const segmentIds = inputs.segmentIds as TensorInfo;
   const numSegments = Number((attrs as { numSegments?: unknown } | undefined)?.numSegments);
-  if (x.dtype === 'complex64' || x.dtype === 'string') throw new Error(`unsortedSegmentSum: x of dtype ${x.dtype} is not supported`);
+  if (x.dtype === 'complex64' || x.dtype === 'string')
+    throw new Error(`unsortedSegmentSum: x of dtype ${x.dtype} is not supported`);
   const be = backend as WasmBackendLike;
   // readSync copies out of the wasm heap, so these stay valid when makeOutput grows the heap below.
   const xv = be.readSync(x.dataId) as HostArray;

@@ -21,7 +21,9 @@ export function wasmBinaryDir(): string {
   return `${dirname(require.resolve('@tensorflow/tfjs-backend-wasm'))}/`;
 }
 
-export type WasmInit = { ok: true; threads: number; accelerators: string[]; detail: string } | { ok: false; reason: string };
+export type WasmInit =
+  | { ok: true; threads: number; accelerators: string[]; detail: string }
+  | { ok: false; reason: string };
 
 /**
  * Loads the wasm backend, points it at its binaries, registers the missing kernels and makes it active; then puts
@@ -39,10 +41,15 @@ export async function initWasm(threads: number | undefined, log: (msg: string) =
   try {
     dir = wasmBinaryDir();
   } catch (e) {
-    return { ok: false, reason: `cannot locate the .wasm files of @tensorflow/tfjs-backend-wasm: ${(e as Error).message.split('\n')[0]}` };
+    return {
+      ok: false,
+      reason: `cannot locate the .wasm files of @tensorflow/tfjs-backend-wasm: ${(e as Error).message.split('\n')[0]}`,
+    };
   }
   if (threads !== undefined && threads > 1) {
-    log(`wasm: ${threads} threads asked for, running 1 (multithreaded wasm in Node needs the patch in tfjs-runtime.md §2.1)`);
+    log(
+      `wasm: ${threads} threads asked for, running 1 (multithreaded wasm in Node needs the patch in tfjs-runtime.md §2.1)`,
+    );
   }
   wasm.setWasmPaths(dir);
   registerWasmKernels();
@@ -53,13 +60,20 @@ export async function initWasm(threads: number | undefined, log: (msg: string) =
   const before = events.map(listeners);
   const r = await trySetBackend('wasm');
   events.forEach((event, i) => {
-    for (const l of listeners(event)) if (!before[i].includes(l)) process.removeListener(event, l as (...args: unknown[]) => void);
+    for (const l of listeners(event))
+      if (!before[i].includes(l)) process.removeListener(event, l as (...args: unknown[]) => void);
   });
   if (!r.ok) return { ok: false, reason: `${r.reason} (.wasm files looked for in ${dir})` };
   const native = installNativeMatmul();
   if (native.installed) {
-    return { ok: true, threads: wasm.getThreadsCount(), accelerators: [NATIVE_MATMUL_ACCELERATOR], detail: `SIMD, OpenBLAS matmul${native.threads === 1 ? '' : ` on ${native.threads} threads`}` };
+    return {
+      ok: true,
+      threads: wasm.getThreadsCount(),
+      accelerators: [NATIVE_MATMUL_ACCELERATOR],
+      detail: `SIMD, OpenBLAS matmul${native.threads === 1 ? '' : ` on ${native.threads} threads`}`,
+    };
   }
-  if (!native.disabled) log(`wasm: no native OpenBLAS matmul (${native.reason}); matmuls run on wasm, 1.4–2.4x slower training`);
+  if (!native.disabled)
+    log(`wasm: no native OpenBLAS matmul (${native.reason}); matmuls run on wasm, 1.4–2.4x slower training`);
   return { ok: true, threads: wasm.getThreadsCount(), accelerators: [], detail: 'SIMD' };
 }

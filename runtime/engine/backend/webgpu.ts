@@ -53,12 +53,15 @@ export function softwareAdapterReason(info: GpuAdapterLike['info']): string | un
 function icdDirs(): string[] {
   const data = (process.env.XDG_DATA_DIRS || '/usr/local/share:/usr/share').split(':').filter((d) => d);
   const home = process.env.HOME ? [join(process.env.HOME, '.local/share')] : [];
-  return ['/etc', ...(process.env.XDG_CONFIG_DIRS || '/etc/xdg').split(':'), ...home, ...data].map((d) => join(d, 'vulkan', 'icd.d'));
+  return ['/etc', ...(process.env.XDG_CONFIG_DIRS || '/etc/xdg').split(':'), ...home, ...data].map((d) =>
+    join(d, 'vulkan', 'icd.d'),
+  );
 }
 
 /** Whether the Vulkan loader has any driver to load (asking Dawn without one only prints loader warnings). */
 export function vulkanDriverListed(): boolean {
-  for (const v of ['VK_ICD_FILENAMES', 'VK_DRIVER_FILES', 'VK_ADD_DRIVER_FILES']) if (process.env[v]?.trim()) return true;
+  for (const v of ['VK_ICD_FILENAMES', 'VK_DRIVER_FILES', 'VK_ADD_DRIVER_FILES'])
+    if (process.env[v]?.trim()) return true;
   return icdDirs().some((d) => {
     try {
       return readdirSync(d).some((f) => f.endsWith('.json'));
@@ -68,7 +71,7 @@ export function vulkanDriverListed(): boolean {
   });
 }
 
-const VULKAN_HINT = 'Debian/Ubuntu: apt-get install libvulkan1, plus the GPU driver\'s Vulkan ICD';
+const VULKAN_HINT = "Debian/Ubuntu: apt-get install libvulkan1, plus the GPU driver's Vulkan ICD";
 
 /** Where libvulkan.so.1 is (a path, or `ld.so.cache`), or null; undefined off Linux, where Dawn uses Metal / D3D12. */
 export function findLibVulkan(): string | null | undefined {
@@ -81,7 +84,8 @@ async function loadWebgpuModule(): Promise<WebgpuModule> {
   const mod = (await import(id)) as Partial<WebgpuModule> & { default?: Partial<WebgpuModule> };
   const create = mod.create ?? mod.default?.create;
   const globals = mod.globals ?? mod.default?.globals;
-  if (typeof create !== 'function' || globals == null) throw new Error('the webgpu package exports no create()/globals');
+  if (typeof create !== 'function' || globals == null)
+    throw new Error('the webgpu package exports no create()/globals');
   return { create, globals };
 }
 
@@ -96,7 +100,13 @@ async function find(requestWithoutVulkan: boolean): Promise<Found> {
   try {
     mod = await loadWebgpuModule();
   } catch (e) {
-    return { probe: { loads: false, adapter: false, reason: `the webgpu package does not load: ${firstLine((e as Error).message ?? String(e))}` } };
+    return {
+      probe: {
+        loads: false,
+        adapter: false,
+        reason: `the webgpu package does not load: ${firstLine((e as Error).message ?? String(e))}`,
+      },
+    };
   }
   const probe: WebgpuProbe = { loads: true, adapter: false };
   const libvulkan = findLibVulkan();
@@ -107,7 +117,8 @@ async function find(requestWithoutVulkan: boolean): Promise<Found> {
     return { probe };
   }
   if (libvulkan && !requestWithoutVulkan && !vulkanDriverListed()) {
-    probe.reason = 'no adapter: libvulkan.so.1 is installed but lists no Vulkan driver (no ICD in /usr/share/vulkan/icd.d or /etc/vulkan/icd.d, no $VK_ICD_FILENAMES): install the GPU driver\'s Vulkan ICD';
+    probe.reason =
+      "no adapter: libvulkan.so.1 is installed but lists no Vulkan driver (no ICD in /usr/share/vulkan/icd.d or /etc/vulkan/icd.d, no $VK_ICD_FILENAMES): install the GPU driver's Vulkan ICD";
     return { probe };
   }
   let gpu: GpuLike;
@@ -123,7 +134,7 @@ async function find(requestWithoutVulkan: boolean): Promise<Found> {
     probe.reason =
       libvulkan === null
         ? `no adapter: libvulkan.so.1 is missing (${VULKAN_HINT})`
-        : `no adapter found${libvulkan ? ' (Vulkan is installed: is the driver\'s ICD visible? in containers NVIDIA_DRIVER_CAPABILITIES must include graphics)' : ''}`;
+        : `no adapter found${libvulkan ? " (Vulkan is installed: is the driver's ICD visible? in containers NVIDIA_DRIVER_CAPABILITIES must include graphics)" : ''}`;
     return { probe };
   }
   probe.adapter = true;
@@ -143,7 +154,8 @@ export async function probeWebgpu(): Promise<WebgpuProbe> {
 function installGlobals(gpu: GpuLike, globals: object): void {
   Object.assign(globalThis, globals);
   const g = globalThis as { navigator?: object };
-  if (g.navigator != null) Object.defineProperty(g.navigator, 'gpu', { value: gpu, configurable: true, writable: true });
+  if (g.navigator != null)
+    Object.defineProperty(g.navigator, 'gpu', { value: gpu, configurable: true, writable: true });
   else Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true, writable: true });
 }
 
@@ -154,16 +166,27 @@ export async function initWebgpu(forced: boolean): Promise<WebgpuInit> {
   const found = await find(forced);
   if (!found.gpu || !found.globals) return { ok: false, reason: `webgpu: ${found.probe.reason ?? 'no adapter'}` };
   // auto never picks a software adapter (it is slower than wasm); `--backend webgpu` still runs on one (CI does).
-  if (!forced && found.probe.software) return { ok: false, reason: `webgpu: auto skips it: ${found.probe.software} (${found.probe.adapterInfo ?? 'no adapter info'}); --backend webgpu still uses it` };
+  if (!forced && found.probe.software)
+    return {
+      ok: false,
+      reason: `webgpu: auto skips it: ${found.probe.software} (${found.probe.adapterInfo ?? 'no adapter info'}); --backend webgpu still uses it`,
+    };
   installGlobals(found.gpu, found.globals);
   try {
     const id = '@tensorflow/tfjs-backend-webgpu';
     require(id);
   } catch (e) {
-    return { ok: false, reason: `webgpu: @tensorflow/tfjs-backend-webgpu does not load: ${firstLine((e as Error).message)}` };
+    return {
+      ok: false,
+      reason: `webgpu: @tensorflow/tfjs-backend-webgpu does not load: ${firstLine((e as Error).message)}`,
+    };
   }
   if (tf.findBackendFactory('webgpu') == null) {
-    return { ok: false, reason: 'webgpu: @tensorflow/tfjs-backend-webgpu registered no backend with this process\'s @tensorflow/tfjs-core (a second copy of tfjs-core: a bundle must leave @tensorflow/* external)' };
+    return {
+      ok: false,
+      reason:
+        "webgpu: @tensorflow/tfjs-backend-webgpu registered no backend with this process's @tensorflow/tfjs-core (a second copy of tfjs-core: a bundle must leave @tensorflow/* external)",
+    };
   }
   const r = await trySetBackend('webgpu');
   if (!r.ok) return { ok: false, reason: `webgpu: ${r.reason}` };

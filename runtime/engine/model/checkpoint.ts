@@ -61,20 +61,29 @@ export function loadModel(dir: string): CausalLM {
       }
       const fileShape = spec.transposed ? [...spec.shape].reverse() : spec.shape;
       if (t.shape.join(',') !== fileShape.join(',')) {
-        throw new CheckpointError(`${dir}: tensor ${fileName} has shape [${t.shape}], config.json implies [${fileShape}]`);
+        throw new CheckpointError(
+          `${dir}: tensor ${fileName} has shape [${t.shape}], config.json implies [${fileShape}]`,
+        );
       }
-      params.set(name, tf.tidy(() => {
-        const raw = tf.tensor(toFloat32(t), t.shape, 'float32');
-        return tf.variable(spec.transposed ? tf.transpose(raw) : raw, true);
-      }));
+      params.set(
+        name,
+        tf.tidy(() => {
+          const raw = tf.tensor(toFloat32(t), t.shape, 'float32');
+          return tf.variable(spec.transposed ? tf.transpose(raw) : raw, true);
+        }),
+      );
     }
     if (unexpected.length) {
       const shown = unexpected.slice(0, 5).join(', ');
-      throw new CheckpointError(`${dir}: ${unexpected.length} tensors do not belong to a ${config.family} model of this config.json: ${shown}${unexpected.length > 5 ? ', …' : ''}`);
+      throw new CheckpointError(
+        `${dir}: ${unexpected.length} tensors do not belong to a ${config.family} model of this config.json: ${shown}${unexpected.length > 5 ? ', …' : ''}`,
+      );
     }
     const missing = [...specs.keys()].filter((n) => !params.has(n));
     if (missing.length) {
-      throw new CheckpointError(`${dir}: missing ${missing.length} tensors: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}`);
+      throw new CheckpointError(
+        `${dir}: missing ${missing.length} tensors: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}`,
+      );
     }
   } catch (e) {
     for (const v of params.values()) v.dispose();
@@ -87,7 +96,8 @@ export function loadModel(dir: string): CausalLM {
 export function initModel(config: ModelConfig, seed: number): CausalLM {
   const rng = new Rng(seed);
   const params = new Map<string, tf.Variable>();
-  for (const spec of paramSpecs(config)) params.set(spec.name, tf.variable(tf.tensor(initValues(spec, rng), spec.shape, 'float32'), true));
+  for (const spec of paramSpecs(config))
+    params.set(spec.name, tf.variable(tf.tensor(initValues(spec, rng), spec.shape, 'float32'), true));
   return new CausalLM(config, params);
 }
 
@@ -122,7 +132,10 @@ export async function saveModel(model: CausalLM, dir: string, opts: SaveOptions 
 }
 
 /** The files of a model directory (config, generation config, weights, `opts.files`); tokenizer and `extra` aside. */
-export async function modelFiles(model: CausalLM, opts: Omit<SaveOptions, 'tokenizer' | 'extra'> = {}): Promise<Record<string, string | Uint8Array>> {
+export async function modelFiles(
+  model: CausalLM,
+  opts: Omit<SaveOptions, 'tokenizer' | 'extra'> = {},
+): Promise<Record<string, string | Uint8Array>> {
   const dtype = opts.dtype ?? 'F32';
   const tensors: Record<string, TensorToWrite> = {};
   for (const spec of model.specs) {
@@ -137,14 +150,19 @@ export async function modelFiles(model: CausalLM, opts: Omit<SaveOptions, 'token
  * The files of a freshly initialised model (what {@link initModel} with this seed holds), made on the host: no
  * tensor, no backend. `set` replaces named weights (in memory layout) before writing.
  */
-export function initialModelFiles(config: ModelConfig, seed: number, opts: Omit<SaveOptions, 'tokenizer' | 'extra'> & { set?: Record<string, Float32Array> } = {}): Record<string, string | Uint8Array> {
+export function initialModelFiles(
+  config: ModelConfig,
+  seed: number,
+  opts: Omit<SaveOptions, 'tokenizer' | 'extra'> & { set?: Record<string, Float32Array> } = {},
+): Record<string, string | Uint8Array> {
   const dtype = opts.dtype ?? 'F32';
   const rng = new Rng(seed);
   const tensors: Record<string, TensorToWrite> = {};
   for (const spec of paramSpecs(config)) {
     const drawn = initValues(spec, rng);
     const values = opts.set?.[spec.name] ?? drawn;
-    if (values.length !== drawn.length) throw new Error(`${spec.name}: ${values.length} values given, the weight has ${drawn.length}`);
+    if (values.length !== drawn.length)
+      throw new Error(`${spec.name}: ${values.length} values given, the weight has ${drawn.length}`);
     const [rows, cols] = spec.shape;
     tensors[spec.name] = spec.transposed
       ? { dtype, shape: [cols, rows], values: transpose2d(values, rows, cols) }
@@ -154,7 +172,12 @@ export function initialModelFiles(config: ModelConfig, seed: number, opts: Omit<
 }
 
 /** Writes a freshly initialised model directory (see {@link initialModelFiles}), atomically. */
-export function saveInitialModel(config: ModelConfig, seed: number, dir: string, opts: SaveOptions & { set?: Record<string, Float32Array> } = {}): void {
+export function saveInitialModel(
+  config: ModelConfig,
+  seed: number,
+  dir: string,
+  opts: SaveOptions & { set?: Record<string, Float32Array> } = {},
+): void {
   writeDirAtomically(dir, initialModelFiles(config, seed, opts), (tmp) => {
     opts.tokenizer?.save(tmp);
     opts.extra?.(tmp);
@@ -167,12 +190,19 @@ function transpose2d(x: Float32Array, rows: number, cols: number): Float32Array 
   return out;
 }
 
-function directoryFiles(modelConfig: ModelConfig, tensors: Record<string, TensorToWrite>, opts: Omit<SaveOptions, 'tokenizer' | 'extra'>): Record<string, string | Uint8Array> {
+function directoryFiles(
+  modelConfig: ModelConfig,
+  tensors: Record<string, TensorToWrite>,
+  opts: Omit<SaveOptions, 'tokenizer' | 'extra'>,
+): Record<string, string | Uint8Array> {
   const dtype = opts.dtype ?? 'F32';
   const model = { config: modelConfig };
   const torchDtype = { F32: 'float32', F16: 'float16', BF16: 'bfloat16' }[dtype];
   const config = { ...model.config.raw, torch_dtype: torchDtype };
-  const generation: Record<string, unknown> = { _from_model_config: true, eos_token_id: unwrap(opts.generation?.eosTokenIds ?? model.config.eosTokenIds) };
+  const generation: Record<string, unknown> = {
+    _from_model_config: true,
+    eos_token_id: unwrap(opts.generation?.eosTokenIds ?? model.config.eosTokenIds),
+  };
   if (model.config.bosTokenId !== undefined) generation.bos_token_id = model.config.bosTokenId;
   if (opts.generation?.temperature !== undefined) generation.temperature = opts.generation.temperature;
   if (opts.generation?.topP !== undefined) generation.top_p = opts.generation.topP;
@@ -190,7 +220,11 @@ function unwrap(ids: number[]): number | number[] {
 }
 
 /** Writes every file into `<dir>.tmp-<pid>`, then swaps it in for `dir` (the old one removed only after). */
-export function writeDirAtomically(dir: string, files: Record<string, string | Uint8Array>, fill?: (tmpDir: string) => void): void {
+export function writeDirAtomically(
+  dir: string,
+  files: Record<string, string | Uint8Array>,
+  fill?: (tmpDir: string) => void,
+): void {
   const parent = dirname(dir);
   mkdirSync(parent, { recursive: true });
   const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}`);

@@ -73,13 +73,15 @@ export function parseModelConfig(raw: Record<string, unknown>, where = 'config.j
     }
     throw new ModelConfigError(`${where}: "${key}" must be a number, got ${JSON.stringify(v)}`);
   };
-  const ids = (v: unknown): number[] => (Array.isArray(v) ? v.filter((x): x is number => typeof x === 'number') : typeof v === 'number' ? [v] : []);
+  const ids = (v: unknown): number[] =>
+    Array.isArray(v) ? v.filter((x): x is number => typeof x === 'number') : typeof v === 'number' ? [v] : [];
 
   if (family === 'gpt2') {
     const hidden = num('n_embd');
     const heads = num('n_head');
     const act = String(raw.activation_function ?? 'gelu_new');
-    if (act !== 'gelu_new' && act !== 'gelu') throw new ModelConfigError(`${where}: activation_function "${act}" is not supported (gelu_new, gelu)`);
+    if (act !== 'gelu_new' && act !== 'gelu')
+      throw new ModelConfigError(`${where}: activation_function "${act}" is not supported (gelu_new, gelu)`);
     return checked(
       {
         family,
@@ -172,13 +174,26 @@ function parseRopeScaling(v: unknown, where: string): RopeScaling {
 }
 
 function checked(c: ModelConfig, where: string): ModelConfig {
-  for (const k of ['vocabSize', 'hidden', 'layers', 'heads', 'kvHeads', 'headDim', 'intermediate', 'maxPositions'] as const) {
-    if (!Number.isInteger(c[k]) || c[k] <= 0) throw new ModelConfigError(`${where}: ${k} must be a positive integer, got ${c[k]}`);
+  for (const k of [
+    'vocabSize',
+    'hidden',
+    'layers',
+    'heads',
+    'kvHeads',
+    'headDim',
+    'intermediate',
+    'maxPositions',
+  ] as const) {
+    if (!Number.isInteger(c[k]) || c[k] <= 0)
+      throw new ModelConfigError(`${where}: ${k} must be a positive integer, got ${c[k]}`);
   }
   if (c.heads % c.kvHeads !== 0) {
-    throw new ModelConfigError(`${where}: num_attention_heads (${c.heads}) must be a multiple of num_key_value_heads (${c.kvHeads})`);
+    throw new ModelConfigError(
+      `${where}: num_attention_heads (${c.heads}) must be a multiple of num_key_value_heads (${c.kvHeads})`,
+    );
   }
-  if (c.positions === 'rope' && c.headDim % 2 !== 0) throw new ModelConfigError(`${where}: head_dim (${c.headDim}) must be even for RoPE`);
+  if (c.positions === 'rope' && c.headDim % 2 !== 0)
+    throw new ModelConfigError(`${where}: head_dim (${c.headDim}) must be even for RoPE`);
   return c;
 }
 
@@ -243,7 +258,9 @@ export function newModelConfigJson(s: NewModelSpec): Record<string, unknown> {
     eos_token_id: eos,
     torch_dtype: 'float32',
   };
-  if (s.family === 'qwen2') Object.assign(base, { use_sliding_window: false, sliding_window: null, max_window_layers: s.layers });
-  if (s.family === 'qwen3') Object.assign(base, { use_sliding_window: false, sliding_window: null, max_window_layers: s.layers });
+  if (s.family === 'qwen2')
+    Object.assign(base, { use_sliding_window: false, sliding_window: null, max_window_layers: s.layers });
+  if (s.family === 'qwen3')
+    Object.assign(base, { use_sliding_window: false, sliding_window: null, max_window_layers: s.layers });
   return base;
 }

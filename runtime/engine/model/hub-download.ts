@@ -18,12 +18,14 @@ export interface DownloadOptions {
 }
 
 /** Files of a causal LM directory the runtime reads (weights, config, tokenizer, generation defaults, templates). */
-const WANTED = /^(config\.json|generation_config\.json|tokenizer\.json|tokenizer_config\.json|special_tokens_map\.json|chat_template\.jinja|model(-\d+-of-\d+)?\.safetensors|model\.safetensors\.index\.json)$/;
+const WANTED =
+  /^(config\.json|generation_config\.json|tokenizer\.json|tokenizer_config\.json|special_tokens_map\.json|chat_template\.jinja|model(-\d+-of-\d+)?\.safetensors|model\.safetensors\.index\.json)$/;
 
 /** Downloads `repoId` at `revision` into the cache; returns the snapshot directory. */
 async function downloadModel(repoId: string, opts: DownloadOptions = {}): Promise<string> {
   const env = opts.env ?? process.env;
-  if (env.HF_HUB_OFFLINE === '1') throw new ModelPathError(`${repoId}: not in the Hugging Face cache, and HF_HUB_OFFLINE=1 forbids downloading it`);
+  if (env.HF_HUB_OFFLINE === '1')
+    throw new ModelPathError(`${repoId}: not in the Hugging Face cache, and HF_HUB_OFFLINE=1 forbids downloading it`);
   const endpoint = (env.HF_ENDPOINT ?? 'https://huggingface.co').replace(/\/$/, '');
   const revision = opts.revision ?? 'main';
   const headers: Record<string, string> = env.HF_TOKEN ? { authorization: `Bearer ${env.HF_TOKEN}` } : {};
@@ -36,7 +38,8 @@ async function downloadModel(repoId: string, opts: DownloadOptions = {}): Promis
   } catch (e) {
     throw new ModelPathError(`${repoId}: cannot list the repository at ${infoUrl}: ${(e as Error).message}`);
   }
-  if (!info.sha || !info.siblings) throw new ModelPathError(`${repoId}: ${infoUrl} did not return a commit and a file list`);
+  if (!info.sha || !info.siblings)
+    throw new ModelPathError(`${repoId}: ${infoUrl} did not return a commit and a file list`);
   const files = info.siblings.map((s) => s.rfilename).filter((f) => WANTED.test(f));
   if (!files.includes('config.json')) throw new ModelPathError(`${repoId}: the repository has no config.json`);
   const repoDir = hubRepoDir(repoId, env);
@@ -44,14 +47,21 @@ async function downloadModel(repoId: string, opts: DownloadOptions = {}): Promis
   for (const file of files) {
     const target = join(snapshot, file);
     if (existsSync(target)) continue;
-    await downloadFile(`${endpoint}/${repoId}/resolve/${info.sha}/${file}`, target, headers, (got, total) => opts.onProgress?.(file, got, total));
+    await downloadFile(`${endpoint}/${repoId}/resolve/${info.sha}/${file}`, target, headers, (got, total) =>
+      opts.onProgress?.(file, got, total),
+    );
   }
   mkdirSync(join(repoDir, 'refs'), { recursive: true });
   writeFileSync(join(repoDir, 'refs', revision), info.sha);
   return snapshot;
 }
 
-async function downloadFile(url: string, target: string, headers: Record<string, string>, progress: (got: number, total: number | undefined) => void): Promise<void> {
+async function downloadFile(
+  url: string,
+  target: string,
+  headers: Record<string, string>,
+  progress: (got: number, total: number | undefined) => void,
+): Promise<void> {
   const res = await fetch(url, { headers });
   if (!res.ok || !res.body) throw new ModelPathError(`download of ${url} failed: HTTP ${res.status}`);
   const total = Number(res.headers.get('content-length')) || undefined;
@@ -65,7 +75,8 @@ async function downloadFile(url: string, target: string, headers: Record<string,
       got += chunk.byteLength;
       progress(got, total);
     }
-    if (total !== undefined && got !== total) throw new ModelPathError(`download of ${url} ended after ${got} of ${total} bytes`);
+    if (total !== undefined && got !== total)
+      throw new ModelPathError(`download of ${url} ended after ${got} of ${total} bytes`);
     await file.close();
     renameSync(tmp, target);
   } catch (e) {
@@ -79,7 +90,10 @@ async function downloadFile(url: string, target: string, headers: Record<string,
  * `pathOrId` as a model directory: local, cached, or — when downloads are allowed — fetched into the cache first.
  * Progress goes to `log` as whole percentages per file.
  */
-export async function ensureModelDir(pathOrId: string, opts: { baseDir?: string; env?: NodeJS.ProcessEnv; log?: (m: string) => void } = {}): Promise<string> {
+export async function ensureModelDir(
+  pathOrId: string,
+  opts: { baseDir?: string; env?: NodeJS.ProcessEnv; log?: (m: string) => void } = {},
+): Promise<string> {
   const env = opts.env ?? process.env;
   try {
     return resolveModelPath(pathOrId, { baseDir: opts.baseDir, env });
@@ -94,7 +108,9 @@ export async function ensureModelDir(pathOrId: string, opts: { baseDir?: string;
       const pct = total ? Math.floor((100 * got) / total) : -1;
       if (pct !== shown.get(file) && (pct % 10 === 0 || pct === 100)) {
         shown.set(file, pct);
-        opts.log?.(`downloading ${pathOrId}/${file}: ${total ? `${pct}% of ${(total / 1e6).toFixed(1)} MB` : `${(got / 1e6).toFixed(1)} MB`}`);
+        opts.log?.(
+          `downloading ${pathOrId}/${file}: ${total ? `${pct}% of ${(total / 1e6).toFixed(1)} MB` : `${(got / 1e6).toFixed(1)} MB`}`,
+        );
       }
     },
   });

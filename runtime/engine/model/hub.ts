@@ -26,10 +26,14 @@ export function hubRepoDir(repoId: string, env: NodeJS.ProcessEnv = process.env)
 }
 
 /** The directory holding config.json for `pathOrId`, or an error saying where it looked. */
-export function resolveModelPath(pathOrId: string, opts: { baseDir?: string; env?: NodeJS.ProcessEnv; revision?: string } = {}): string {
+export function resolveModelPath(
+  pathOrId: string,
+  opts: { baseDir?: string; env?: NodeJS.ProcessEnv; revision?: string } = {},
+): string {
   const local = resolve(opts.baseDir ?? process.cwd(), pathOrId.replace(/^~(?=\/|$)/, homedir()));
   if (existsSync(local) && statSync(local).isDirectory()) {
-    if (!existsSync(join(local, 'config.json'))) throw new ModelPathError(`${local}: not a model directory (no config.json)`);
+    if (!existsSync(join(local, 'config.json')))
+      throw new ModelPathError(`${local}: not a model directory (no config.json)`);
     return local;
   }
   if (!HUB_ID.test(pathOrId)) throw new ModelPathError(`${pathOrId}: no such model directory (resolved to ${local})`);

@@ -23,7 +23,8 @@ export class LoraError extends Error {}
 
 /** Adds zero-effect adapters (B = 0; A as PEFT initialises it, uniform ±1/√in) to every targeted linear layer. */
 export function addLora(model: CausalLM, spec: LoraSpec, seed = 0): string[] {
-  if (!Number.isInteger(spec.rank) || spec.rank <= 0) throw new LoraError(`LoRA rank must be a positive integer, got ${spec.rank}`);
+  if (!Number.isInteger(spec.rank) || spec.rank <= 0)
+    throw new LoraError(`LoRA rank must be a positive integer, got ${spec.rank}`);
   if (model.adapters.size) throw new LoraError('the model already has LoRA adapters');
   const targets = targetedLinears(model, spec.targetModules);
   const rng = new Rng(seed);
@@ -49,7 +50,9 @@ function targetedLinears(model: CausalLM, targets: LoraSpec['targetModules']): L
   const unknown = [...wanted].filter((t) => !names.has(t));
   if (unknown.length) {
     const available = [...new Set(model.linears.map((l) => l.name.slice(l.name.lastIndexOf('.') + 1)))].join(', ');
-    throw new LoraError(`target_modules ${unknown.join(', ')} match no linear layer of this ${model.config.family} model (it has ${available})`);
+    throw new LoraError(
+      `target_modules ${unknown.join(', ')} match no linear layer of this ${model.config.family} model (it has ${available})`,
+    );
   }
   return found;
 }
@@ -59,7 +62,11 @@ export async function saveLora(model: CausalLM, dir: string, spec: LoraSpec, bas
   if (!model.adapters.size) throw new LoraError('the model has no LoRA adapters to save');
   const tensors: Record<string, TensorToWrite> = {};
   // PyTorch's nn.Linear layout: [out, in], the transpose of ours.
-  const asLinear = async (v: tf.Variable): Promise<TensorToWrite> => ({ dtype: 'F32', shape: [...v.shape].reverse(), values: await readFloat32(v, true) });
+  const asLinear = async (v: tf.Variable): Promise<TensorToWrite> => ({
+    dtype: 'F32',
+    shape: [...v.shape].reverse(),
+    values: await readFloat32(v, true),
+  });
   for (const [name, ad] of model.adapters) {
     tensors[`base_model.model.${name}.lora_A.weight`] = await asLinear(ad.a);
     tensors[`base_model.model.${name}.lora_B.weight`] = await asLinear(ad.b);
@@ -88,7 +95,8 @@ export async function saveLora(model: CausalLM, dir: string, spec: LoraSpec, bas
 export function loadLora(model: CausalLM, dir: string): LoraSpec {
   const cfgPath = join(dir, 'adapter_config.json');
   const cfg = readJsonDocument(cfgPath, CheckpointError).value;
-  if (cfg.peft_type !== 'LORA') throw new LoraError(`${cfgPath}: peft_type ${JSON.stringify(cfg.peft_type)} is not LORA`);
+  if (cfg.peft_type !== 'LORA')
+    throw new LoraError(`${cfgPath}: peft_type ${JSON.stringify(cfg.peft_type)} is not LORA`);
   const rank = Number(cfg.r);
   const alpha = Number(cfg.lora_alpha ?? rank);
   const scale = cfg.use_rslora === true ? alpha / Math.sqrt(rank) : alpha / rank;
@@ -96,7 +104,8 @@ export function loadLora(model: CausalLM, dir: string): LoraSpec {
     rank,
     alpha,
     dropout: Number(cfg.lora_dropout ?? 0),
-    targetModules: cfg.target_modules === 'all-linear' ? 'all-linear' : ((cfg.target_modules as string[] | undefined) ?? []),
+    targetModules:
+      cfg.target_modules === 'all-linear' ? 'all-linear' : ((cfg.target_modules as string[] | undefined) ?? []),
   };
   const weightsPath = join(dir, 'adapter_model.safetensors');
   if (!existsSync(weightsPath)) throw new LoraError(`${weightsPath}: file not found`);
@@ -114,15 +123,24 @@ export function loadLora(model: CausalLM, dir: string): LoraSpec {
   if (model.adapters.size) throw new LoraError('the model already has LoRA adapters');
   for (const [name, p] of pairs) {
     const l = byName.get(name);
-    if (!l) throw new LoraError(`${weightsPath}: adapter for ${name}, which this ${model.config.family} model does not have`);
+    if (!l)
+      throw new LoraError(`${weightsPath}: adapter for ${name}, which this ${model.config.family} model does not have`);
     const [inDim, outDim] = l.w.shape;
     if (!p.a || !p.b) throw new LoraError(`${weightsPath}: ${name} needs both lora_A and lora_B`);
     if (p.aShape!.join() !== `${rank},${inDim}` || p.bShape!.join() !== `${outDim},${rank}`) {
-      throw new LoraError(`${weightsPath}: ${name} has lora_A [${p.aShape}] / lora_B [${p.bShape}], expected [${rank},${inDim}] / [${outDim},${rank}]`);
+      throw new LoraError(
+        `${weightsPath}: ${name} has lora_A [${p.aShape}] / lora_B [${p.bShape}], expected [${rank},${inDim}] / [${outDim},${rank}]`,
+      );
     }
     model.adapters.set(name, {
-      a: tf.variable(tf.tidy(() => tf.transpose(tf.tensor2d(p.a!, [rank, inDim]))), true),
-      b: tf.variable(tf.tidy(() => tf.transpose(tf.tensor2d(p.b!, [outDim, rank]))), true),
+      a: tf.variable(
+        tf.tidy(() => tf.transpose(tf.tensor2d(p.a!, [rank, inDim]))),
+        true,
+      ),
+      b: tf.variable(
+        tf.tidy(() => tf.transpose(tf.tensor2d(p.b!, [outDim, rank]))),
+        true,
+      ),
       scale,
       dropout: spec.dropout,
     });

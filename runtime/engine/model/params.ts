@@ -53,7 +53,8 @@ function gpt2Specs(c: ModelConfig): ParamSpec[] {
     { name: 'transformer.ln_f.weight', shape: [D], transposed: false, init: 'ones' },
     { name: 'transformer.ln_f.bias', shape: [D], transposed: false, init: 'zeros' },
   );
-  if (!c.tieEmbeddings) out.push({ name: 'lm_head.weight', shape: [D, c.vocabSize], transposed: true, init: 'normal', std });
+  if (!c.tieEmbeddings)
+    out.push({ name: 'lm_head.weight', shape: [D, c.vocabSize], transposed: true, init: 'normal', std });
   return out;
 }
 
@@ -62,8 +63,16 @@ function llamaSpecs(c: ModelConfig): ParamSpec[] {
   const std = c.initializerRange;
   const qDim = c.heads * c.headDim;
   const kvDim = c.kvHeads * c.headDim;
-  const lin = (name: string, inDim: number, outDim: number): ParamSpec => ({ name, shape: [inDim, outDim], transposed: true, init: 'normal', std });
-  const out: ParamSpec[] = [{ name: 'model.embed_tokens.weight', shape: [c.vocabSize, D], transposed: false, init: 'normal', std }];
+  const lin = (name: string, inDim: number, outDim: number): ParamSpec => ({
+    name,
+    shape: [inDim, outDim],
+    transposed: true,
+    init: 'normal',
+    std,
+  });
+  const out: ParamSpec[] = [
+    { name: 'model.embed_tokens.weight', shape: [c.vocabSize, D], transposed: false, init: 'normal', std },
+  ];
   for (let i = 0; i < c.layers; i++) {
     const p = `model.layers.${i}`;
     out.push({ name: `${p}.input_layernorm.weight`, shape: [D], transposed: false, init: 'ones' });
@@ -101,7 +110,8 @@ function llamaSpecs(c: ModelConfig): ParamSpec[] {
  */
 export function canonicalName(c: ModelConfig, fileName: string): string | undefined {
   if (/\.attn\.(bias|masked_bias)$/.test(fileName) || fileName.endsWith('rotary_emb.inv_freq')) return undefined;
-  if (c.family === 'gpt2' && !fileName.startsWith('transformer.') && fileName !== 'lm_head.weight') return `transformer.${fileName}`;
+  if (c.family === 'gpt2' && !fileName.startsWith('transformer.') && fileName !== 'lm_head.weight')
+    return `transformer.${fileName}`;
   return fileName;
 }
 

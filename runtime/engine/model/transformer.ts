@@ -137,7 +137,8 @@ export class CausalLM {
       this.finalNorm = { w: get('model.norm.weight') };
     }
     if (!c.tieEmbeddings) this.head = get('lm_head.weight');
-    for (const l of this.layers) for (const x of [l.qkv, l.q, l.k, l.v, l.o, l.fc, l.proj, l.gate, l.up, l.down]) if (x) this.linears.push(x);
+    for (const l of this.layers)
+      for (const x of [l.qkv, l.q, l.k, l.v, l.o, l.fc, l.proj, l.gate, l.up, l.down]) if (x) this.linears.push(x);
   }
 
   /** Every weight, in spec order (the base weights; adapters are listed by `adapterVariables`). */
@@ -217,7 +218,9 @@ export class CausalLM {
   }
 
   private norm(x: tf.Tensor, n: Norm): tf.Tensor {
-    return this.config.norm === 'layernorm' ? layerNorm(x, n.w, n.b, this.config.normEps) : rmsNorm(x, n.w, this.config.normEps);
+    return this.config.norm === 'layernorm'
+      ? layerNorm(x, n.w, n.b, this.config.normEps)
+      : rmsNorm(x, n.w, this.config.normEps);
   }
 
   private project(x: tf.Tensor, l: Linear): tf.Tensor {
@@ -269,7 +272,10 @@ export class CausalLM {
     // axis ([B, kv, groups·T, hd]), which is the same memory order as [B, heads, T, hd].
     const Tk = kAll.shape[2];
     const qg = tf.reshape(q, [B, c.kvHeads, (c.heads / c.kvHeads) * T, hd]) as tf.Tensor4D;
-    const scores = tf.add(tf.mul(tf.reshape(tf.matMul(qg, kAll, false, true), [B, c.heads, T, Tk]), 1 / Math.sqrt(hd)), bias);
+    const scores = tf.add(
+      tf.mul(tf.reshape(tf.matMul(qg, kAll, false, true), [B, c.heads, T, Tk]), 1 / Math.sqrt(hd)),
+      bias,
+    );
     const probs = tf.reshape(tf.softmax(scores), [B, c.kvHeads, (c.heads / c.kvHeads) * T, Tk]) as tf.Tensor4D;
     const ctx = tf.reshape(tf.matMul(probs, vAll), [B, c.heads, T, hd]);
     const merged = tf.reshape(tf.transpose(ctx, [0, 2, 1, 3]), [B, T, c.heads * hd]);

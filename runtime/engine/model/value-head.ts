@@ -61,21 +61,41 @@ export function loadValueModel(dir: string, seed: number): ValueModel {
     backbone.dispose();
     throw new Error(`${path}: expected score.weight [1, ${backbone.config.hidden}] and score.bias [1]`);
   }
-  return new ValueModel(backbone, tf.variable(tf.tensor2d(toFloat32(w), [backbone.config.hidden, 1]), true), tf.variable(tf.tensor1d(toFloat32(b)), true));
+  return new ValueModel(
+    backbone,
+    tf.variable(tf.tensor2d(toFloat32(w), [backbone.config.hidden, 1]), true),
+    tf.variable(tf.tensor1d(toFloat32(b)), true),
+  );
 }
 
 export async function saveValueModel(critic: ValueModel, dir: string, opts: SaveOptions = {}): Promise<void> {
-  writeDirAtomically(dir, await valueModelFiles(critic, opts), opts.tokenizer || opts.extra ? (tmp) => {
-    opts.tokenizer?.save(tmp);
-    opts.extra?.(tmp);
-  } : undefined);
+  writeDirAtomically(
+    dir,
+    await valueModelFiles(critic, opts),
+    opts.tokenizer || opts.extra
+      ? (tmp) => {
+          opts.tokenizer?.save(tmp);
+          opts.extra?.(tmp);
+        }
+      : undefined,
+  );
 }
 
 /** The critic's directory as files: its backbone's model files plus the value head. */
-export async function valueModelFiles(critic: ValueModel, opts: Omit<SaveOptions, 'tokenizer' | 'extra'> = {}): Promise<Record<string, string | Uint8Array>> {
+export async function valueModelFiles(
+  critic: ValueModel,
+  opts: Omit<SaveOptions, 'tokenizer' | 'extra'> = {},
+): Promise<Record<string, string | Uint8Array>> {
   const head = {
-    'score.weight': { dtype: 'F32' as const, shape: [1, critic.backbone.config.hidden], values: await readFloat32(critic.weight) },
+    'score.weight': {
+      dtype: 'F32' as const,
+      shape: [1, critic.backbone.config.hidden],
+      values: await readFloat32(critic.weight),
+    },
     'score.bias': { dtype: 'F32' as const, shape: [1], values: await readFloat32(critic.bias) },
   };
-  return modelFiles(critic.backbone, { ...opts, files: { ...opts.files, [HEAD_FILE]: writeSafetensors(head, { format: 'pt' }) } });
+  return modelFiles(critic.backbone, {
+    ...opts,
+    files: { ...opts.files, [HEAD_FILE]: writeSafetensors(head, { format: 'pt' }) },
+  });
 }

@@ -50,7 +50,14 @@ function bpeModel(vocab: Record<string, number>, unkToken: string | null): objec
 function tokenizerConfig(added: readonly AddedTokenJson[], unkToken: string | null): object {
   const addedTokensDecoder: Record<string, object> = {};
   for (const { id, ...rest } of added) {
-    addedTokensDecoder[String(id)] = { content: rest.content, lstrip: rest.lstrip, normalized: rest.normalized, rstrip: rest.rstrip, single_word: rest.single_word, special: rest.special };
+    addedTokensDecoder[String(id)] = {
+      content: rest.content,
+      lstrip: rest.lstrip,
+      normalized: rest.normalized,
+      rstrip: rest.rstrip,
+      single_word: rest.single_word,
+      special: rest.special,
+    };
   }
   return {
     add_bos_token: false,
@@ -106,7 +113,8 @@ export function buildCharTokenizer(alphabet: string): TokenizerJsonFiles {
   if (chars.length === 0) throw new TokenizerError('buildCharTokenizer: the alphabet is empty');
   const vocab: Record<string, number> = {};
   for (const ch of chars) {
-    if (Object.hasOwn(vocab, ch)) throw new TokenizerError(`buildCharTokenizer: ${JSON.stringify(ch)} occurs twice in the alphabet`);
+    if (Object.hasOwn(vocab, ch))
+      throw new TokenizerError(`buildCharTokenizer: ${JSON.stringify(ch)} occurs twice in the alphabet`);
     vocab[ch] = Object.keys(vocab).length;
   }
   const added = [...CHAT_SPECIALS, UNK].map((content, i) => specialToken(chars.length + i, content));

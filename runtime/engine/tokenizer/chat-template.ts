@@ -21,7 +21,10 @@ export function findChatTemplate(docs: TokenizerDocuments): TemplateSource | und
   const origin = `${config.origin} "chat_template"`;
   if (typeof value === 'string') return { text: value, origin };
   if (Array.isArray(value)) {
-    const named = value.find((t): t is { name: string; template: string } => typeof t === 'object' && t !== null && t.name === 'default' && typeof t.template === 'string');
+    const named = value.find(
+      (t): t is { name: string; template: string } =>
+        typeof t === 'object' && t !== null && t.name === 'default' && typeof t.template === 'string',
+    );
     if (named) return { text: named.template, origin: `${origin} (default)` };
     throw new TokenizerError(`${origin}: a list of templates with none named "default"`);
   }
@@ -73,5 +76,7 @@ export class ChatTemplate {
 }
 
 export function noChatTemplateError(source: string): TokenizerError {
-  return new TokenizerError(`${source}: the tokenizer has no chat template (no "chat_template" in ${TOKENIZER_CONFIG} and no ${CHAT_TEMPLATE_FILE})`);
+  return new TokenizerError(
+    `${source}: the tokenizer has no chat template (no "chat_template" in ${TOKENIZER_CONFIG} and no ${CHAT_TEMPLATE_FILE})`,
+  );
 }

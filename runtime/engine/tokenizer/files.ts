@@ -22,7 +22,10 @@ export const CHAT_TEMPLATE_FILE = 'chat_template.jinja';
 
 export function readTokenizerDir(dir: string): TokenizerDocuments {
   if (!existsSync(dir)) throw new TokenizerError(`${dir}: tokenizer directory not found`);
-  if (!statSync(dir).isDirectory()) throw new TokenizerError(`${dir}: not a directory (expected a directory holding ${TOKENIZER_JSON} and ${TOKENIZER_CONFIG})`);
+  if (!statSync(dir).isDirectory())
+    throw new TokenizerError(
+      `${dir}: not a directory (expected a directory holding ${TOKENIZER_JSON} and ${TOKENIZER_CONFIG})`,
+    );
   const docs: TokenizerDocuments = {
     source: dir,
     tokenizerJson: readJsonDocument(join(dir, TOKENIZER_JSON), TokenizerError),

@@ -6,7 +6,8 @@
 type TokenizersModule = typeof import('@huggingface/tokenizers', { with: { 'resolution-mode': 'import' } });
 type JinjaModule = typeof import('@huggingface/jinja', { with: { 'resolution-mode': 'import' } });
 
-export const HfTokenizer: TokenizersModule['Tokenizer'] = (require('@huggingface/tokenizers') as TokenizersModule).Tokenizer;
+export const HfTokenizer: TokenizersModule['Tokenizer'] = (require('@huggingface/tokenizers') as TokenizersModule)
+  .Tokenizer;
 export type HfTokenizer = InstanceType<TokenizersModule['Tokenizer']>;
 
 export const JinjaTemplate: JinjaModule['Template'] = (require('@huggingface/jinja') as JinjaModule).Template;

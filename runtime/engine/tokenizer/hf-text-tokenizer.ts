@@ -19,7 +19,8 @@ function vocabSizeOf(doc: JsonDocument): number {
   let top = -1;
   const vocab = model?.vocab;
   if (Array.isArray(vocab)) top = vocab.length - 1;
-  else if (vocab && typeof vocab === 'object') for (const id of Object.values(vocab)) if (typeof id === 'number' && id > top) top = id;
+  else if (vocab && typeof vocab === 'object')
+    for (const id of Object.values(vocab)) if (typeof id === 'number' && id > top) top = id;
   const added = doc.value.added_tokens;
   if (Array.isArray(added)) for (const t of added) if (typeof t?.id === 'number' && t.id > top) top = t.id;
   return top + 1;
@@ -27,7 +28,8 @@ function vocabSizeOf(doc: JsonDocument): number {
 
 function checkShape(doc: JsonDocument): void {
   const model = doc.value.model;
-  if (model === null || typeof model !== 'object' || Array.isArray(model)) throw new TokenizerError(`${doc.origin}: no "model" object`);
+  if (model === null || typeof model !== 'object' || Array.isArray(model))
+    throw new TokenizerError(`${doc.origin}: no "model" object`);
   if (!Array.isArray(doc.value.added_tokens)) throw new TokenizerError(`${doc.origin}: "added_tokens" must be a list`);
 }
 
@@ -49,7 +51,9 @@ export class HfTextTokenizer implements TextTokenizer {
       throw new TokenizerError(`${docs.tokenizerJson.origin}: cannot build the tokenizer: ${(e as Error).message}`);
     }
     this.vocabSize = vocabSizeOf(docs.tokenizerJson);
-    const special = resolveSpecialTokens(docs.source, docs.tokenizerConfig, docs.generationConfig, (t) => this.tokenToId(t));
+    const special = resolveSpecialTokens(docs.source, docs.tokenizerConfig, docs.generationConfig, (t) =>
+      this.tokenToId(t),
+    );
     this.eosTokenIds = Object.freeze(special.eosTokenIds);
     this.padTokenId = special.padTokenId;
     this.bosTokenId = special.bosTokenId;
@@ -63,7 +67,10 @@ export class HfTextTokenizer implements TextTokenizer {
   encode(text: string, opts: EncodeOptions = {}): number[] {
     const { ids } = this.tokenizer.encode(text, { add_special_tokens: opts.addSpecialTokens ?? true });
     for (const id of ids) {
-      if (!Number.isInteger(id)) throw new TokenizerError(`${this.docs.source}: a token of ${JSON.stringify(text)} has no id (broken vocabulary?)`);
+      if (!Number.isInteger(id))
+        throw new TokenizerError(
+          `${this.docs.source}: a token of ${JSON.stringify(text)} has no id (broken vocabulary?)`,
+        );
     }
     return ids;
   }

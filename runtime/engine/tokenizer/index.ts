@@ -3,7 +3,15 @@ import type { TextTokenizer, TokenizerJsonFiles } from './api';
 import { documentsFromJson, readTokenizerDir } from './files';
 import { HfTextTokenizer } from './hf-text-tokenizer';
 
-export type { ChatMessage, ChatRole, ChatTemplateOptions, DecodeOptions, EncodeOptions, TextTokenizer, TokenizerJsonFiles } from './api';
+export type {
+  ChatMessage,
+  ChatRole,
+  ChatTemplateOptions,
+  DecodeOptions,
+  EncodeOptions,
+  TextTokenizer,
+  TokenizerJsonFiles,
+} from './api';
 export { TokenizerError } from './api';
 export { buildByteTokenizer, buildCharTokenizer, CHATML_TEMPLATE } from './build';
 export { writeTokenizerFiles } from './files';

@@ -48,7 +48,8 @@ export class AdamW {
    * clipping, and whether the step was skipped for a non-finite norm.
    */
   async apply(grads: tf.Tensor[], lr: number): Promise<{ gradNorm: number; skipped: boolean }> {
-    if (grads.length !== this.variables.length) throw new Error(`AdamW: ${grads.length} gradients for ${this.variables.length} variables`);
+    if (grads.length !== this.variables.length)
+      throw new Error(`AdamW: ${grads.length} gradients for ${this.variables.length} variables`);
     try {
       const normT = tf.tidy(() => tf.sqrt(addMany(grads.map((g) => tf.sum(tf.square(g))))));
       // Read asynchronously: the one value a step needs on the host (a non-finite norm skips the step).
@@ -87,10 +88,13 @@ export class AdamW {
 
   loadState(s: AdamWState): void {
     if (s.m.length !== this.variables.length || s.v.length !== this.variables.length) {
-      throw new Error(`optimizer state holds ${s.m.length} moments, the model has ${this.variables.length} trainable tensors`);
+      throw new Error(
+        `optimizer state holds ${s.m.length} moments, the model has ${this.variables.length} trainable tensors`,
+      );
     }
     this.variables.forEach((p, i) => {
-      if (s.m[i].length !== p.size || s.v[i].length !== p.size) throw new Error(`optimizer state tensor ${i} has ${s.m[i].length} values, the weight has ${p.size}`);
+      if (s.m[i].length !== p.size || s.v[i].length !== p.size)
+        throw new Error(`optimizer state tensor ${i} has ${s.m[i].length} values, the weight has ${p.size}`);
       this.m[i].assign(tf.tensor(s.m[i], p.shape));
       this.v[i].assign(tf.tensor(s.v[i], p.shape));
     });

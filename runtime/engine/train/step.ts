@@ -20,7 +20,10 @@ export interface StepResult {
  * reach gets zeros). Returns the summed gradients and the sum of the losses (a scalar still on the device: nothing is
  * read back here), both owned by the caller.
  */
-export function accumulateGradients(vars: readonly tf.Variable[], microBatchLosses: readonly (() => tf.Scalar)[]): { grads: tf.Tensor[]; loss: tf.Scalar } {
+export function accumulateGradients(
+  vars: readonly tf.Variable[],
+  microBatchLosses: readonly (() => tf.Scalar)[],
+): { grads: tf.Tensor[]; loss: tf.Scalar } {
   let sums: tf.Tensor[] | undefined;
   let loss: tf.Scalar | undefined;
   for (const f of microBatchLosses) {

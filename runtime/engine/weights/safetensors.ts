@@ -8,7 +8,18 @@ import { join } from 'node:path';
 
 export type SafeDtype = 'F64' | 'F32' | 'F16' | 'BF16' | 'I64' | 'I32' | 'I16' | 'I8' | 'U8' | 'BOOL';
 
-const BYTES: Record<SafeDtype, number> = { F64: 8, F32: 4, F16: 2, BF16: 2, I64: 8, I32: 4, I16: 2, I8: 1, U8: 1, BOOL: 1 };
+const BYTES: Record<SafeDtype, number> = {
+  F64: 8,
+  F32: 4,
+  F16: 2,
+  BF16: 2,
+  I64: 8,
+  I32: 4,
+  I16: 2,
+  I8: 1,
+  U8: 1,
+  BOOL: 1,
+};
 
 export interface SafeTensor {
   dtype: SafeDtype;
@@ -28,7 +39,8 @@ export function readSafetensors(buf: Uint8Array<ArrayBufferLike>): SafetensorsFi
   if (buf.byteLength < 8) throw new SafetensorsError('file is shorter than the 8-byte header length');
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const headerLen = Number(view.getBigUint64(0, true));
-  if (headerLen > buf.byteLength - 8 || headerLen > 100 * 1024 * 1024) throw new SafetensorsError(`header length ${headerLen} does not fit the file (${buf.byteLength} bytes)`);
+  if (headerLen > buf.byteLength - 8 || headerLen > 100 * 1024 * 1024)
+    throw new SafetensorsError(`header length ${headerLen} does not fit the file (${buf.byteLength} bytes)`);
   let header: Record<string, unknown>;
   try {
     header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + headerLen)));
@@ -50,7 +62,9 @@ export function readSafetensors(buf: Uint8Array<ArrayBufferLike>): SafetensorsFi
     const [begin, end] = t.data_offsets ?? [0, -1];
     const count = shape.reduce((a, b) => a * b, 1);
     if (!(begin >= 0 && end <= data.byteLength && end - begin === count * BYTES[dtype])) {
-      throw new SafetensorsError(`tensor ${name}: byte range [${begin}, ${end}) does not match ${dtype}${JSON.stringify(shape)} in ${data.byteLength} data bytes`);
+      throw new SafetensorsError(
+        `tensor ${name}: byte range [${begin}, ${end}) does not match ${dtype}${JSON.stringify(shape)} in ${data.byteLength} data bytes`,
+      );
     }
     tensors.set(name, { dtype, shape, bytes: data.subarray(begin, end) });
   }
@@ -98,7 +112,10 @@ export interface TensorToWrite {
 }
 
 /** Serialises tensors (sorted by name, data 8-byte aligned after a space-padded header, as the reference does). */
-export function writeSafetensors(tensors: Record<string, TensorToWrite>, metadata: Record<string, string> = {}): Uint8Array {
+export function writeSafetensors(
+  tensors: Record<string, TensorToWrite>,
+  metadata: Record<string, string> = {},
+): Uint8Array {
   const names = Object.keys(tensors).sort();
   const header: Record<string, unknown> = {};
   if (Object.keys(metadata).length) header.__metadata__ = metadata;
@@ -106,7 +123,10 @@ export function writeSafetensors(tensors: Record<string, TensorToWrite>, metadat
   for (const name of names) {
     const t = tensors[name];
     const count = t.shape.reduce((a, b) => a * b, 1);
-    if (count !== t.values.length) throw new SafetensorsError(`tensor ${name}: shape ${JSON.stringify(t.shape)} holds ${count} values, got ${t.values.length}`);
+    if (count !== t.values.length)
+      throw new SafetensorsError(
+        `tensor ${name}: shape ${JSON.stringify(t.shape)} holds ${count} values, got ${t.values.length}`,
+      );
     const size = count * BYTES[t.dtype];
     header[name] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + size] };
     offset += size;

@@ -45,7 +45,11 @@ export function resolveFnArgs(kind: AlgorithmFnKind, name: string, userArgs?: Fn
     const known = new Set(spec.params.map((p) => p.name));
     for (const k of Object.keys(args)) {
       if (!known.has(k)) {
-        throw new AlgorithmArgsError(kind, name, `unexpected keyword argument '${k}' (accepted: ${[...known].join(', ') || 'none'})`);
+        throw new AlgorithmArgsError(
+          kind,
+          name,
+          `unexpected keyword argument '${k}' (accepted: ${[...known].join(', ') || 'none'})`,
+        );
       }
     }
   }

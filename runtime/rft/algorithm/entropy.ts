@@ -44,7 +44,11 @@ export function isEntropyLossFnName(name: string): name is EntropyLossFnName {
   return (ENTROPY_LOSS_FN_NAMES as readonly string[]).includes(name);
 }
 
-export function entropyLoss(name: string, inputs: EntropyLossInputs, args?: Partial<EntropyLossArgs> | null): EntropyLossResult {
+export function entropyLoss(
+  name: string,
+  inputs: EntropyLossInputs,
+  args?: Partial<EntropyLossArgs> | null,
+): EntropyLossResult {
   if (!isEntropyLossFnName(name)) throw new AlgorithmArgsError('entropy_loss_fn', name, 'not registered');
   const a = withDefaults(defaultFnArgs('entropy_loss_fn', name) as unknown as EntropyLossArgs, args);
   if (name === 'none') return { loss: tf.scalar(0), metrics: {} };
@@ -53,9 +57,14 @@ export function entropyLoss(name: string, inputs: EntropyLossInputs, args?: Part
   return tidy(() => {
     if (name === 'mix') {
       const expert = inputs.expertMask;
-      if (!expert) throw new AlgorithmArgsError('entropy_loss_fn', name, 'expert_mask is required for MixEntropyLossFn');
+      if (!expert)
+        throw new AlgorithmArgsError('entropy_loss_fn', name, 'expert_mask is required for MixEntropyLossFn');
       if (expert.length !== entropy.shape[0]) {
-        throw new AlgorithmArgsError('entropy_loss_fn', name, `len(expert_mask)=${expert.length} != entropy.shape[0]=${entropy.shape[0]}`);
+        throw new AlgorithmArgsError(
+          'entropy_loss_fn',
+          name,
+          `len(expert_mask)=${expert.length} != entropy.shape[0]=${entropy.shape[0]}`,
+        );
       }
       const usual = Array.from(expert, (e) => !e);
       entropy = selectRows(entropy, usual);

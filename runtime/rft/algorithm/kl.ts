@@ -161,7 +161,8 @@ export class KlFn {
   klLoss(inputs: KlLossInputs): KlLossResult {
     if (this.name === 'none') return { loss: tf.scalar(0), metrics: {} };
     const { logprob, refLogprob, actionMask, lossAggMode = 'token-mean', oldLogprob } = inputs;
-    if (!refLogprob) throw new AlgorithmArgsError('kl_fn', this.name, 'the KL loss needs refLogprob (reference-model log-probs)');
+    if (!refLogprob)
+      throw new AlgorithmArgsError('kl_fn', this.name, 'the KL loss needs refLogprob (reference-model log-probs)');
     const coef = this.klCoef;
     return tidy(() => {
       const kl = klTensor(this.name, logprob, refLogprob, oldLogprob);
@@ -175,7 +176,12 @@ export class KlFn {
   applyKlPenaltyToReward(inputs: KlPenaltyInputs): KlPenaltyResult {
     const { tokenLevelScores, oldLogprob, refLogprob, responseMask } = inputs;
     if (this.name === 'none') return { tokenLevelRewards: tokenLevelScores.map((r) => [...r]), metrics: {} };
-    if (!refLogprob) throw new AlgorithmArgsError('kl_fn', this.name, "the KL penalty needs refLogprob (Trinity raises KeyError: 'ref_log_prob')");
+    if (!refLogprob)
+      throw new AlgorithmArgsError(
+        'kl_fn',
+        this.name,
+        "the KL penalty needs refLogprob (Trinity raises KeyError: 'ref_log_prob')",
+      );
     const coef = this.klCoef;
     const B = tokenLevelScores.length;
     let seqMeanSum = 0;

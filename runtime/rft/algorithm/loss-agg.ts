@@ -13,7 +13,12 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { floatMask } from './tensor';
 
-export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'] as const;
+export const LOSS_AGG_MODES = [
+  'token-mean',
+  'seq-mean-token-sum',
+  'seq-mean-token-mean',
+  'seq-mean-token-sum-norm',
+] as const;
 export type LossAggMode = (typeof LOSS_AGG_MODES)[number];
 
 /** Trinity's epsilon in `masked_mean`'s denominator. */
@@ -43,7 +48,12 @@ export function maskedMean(values: tf.Tensor, mask: tf.Tensor, axis?: number): t
  *  - seq-mean-token-mean: mean_b [Σ_t m·v / (Σ_t m + 1e-8)]
  *  - seq-mean-token-sum-norm: Σ m·v / (normalizer + 1e-8), normalizer = T unless given
  */
-export function aggregateLoss(values: tf.Tensor, mask: tf.Tensor, mode: string = 'token-mean', normalizer?: number | null): tf.Scalar {
+export function aggregateLoss(
+  values: tf.Tensor,
+  mask: tf.Tensor,
+  mode: string = 'token-mean',
+  normalizer?: number | null,
+): tf.Scalar {
   switch (mode) {
     case 'token-mean':
       return maskedMean(values, mask) as tf.Scalar;
@@ -56,6 +66,8 @@ export function aggregateLoss(values: tf.Tensor, mask: tf.Tensor, mode: string =
       return tf.div(maskedSum(values, mask), norm + MASKED_MEAN_EPS) as tf.Scalar;
     }
     default:
-      throw new Error(`Invalid loss_agg_mode: ${mode}. Choose from [${LOSS_AGG_MODES.map((m) => `'${m}'`).join(', ')}]`);
+      throw new Error(
+        `Invalid loss_agg_mode: ${mode}. Choose from [${LOSS_AGG_MODES.map((m) => `'${m}'`).join(', ')}]`,
+      );
   }
 }

@@ -23,7 +23,12 @@ import { reinforcePlusPlusAdvantage } from './advantage/reinforce-plus-plus';
 import { remaxAdvantage } from './advantage/remax';
 import { rlooAdvantage } from './advantage/rloo';
 import { stepWiseGrpoAdvantage } from './advantage/step-wise-grpo';
-import type { AdvantageBatch, AdvantageExperience, GroupAdvantageResult, TrainerAdvantageResult } from './advantage/types';
+import type {
+  AdvantageBatch,
+  AdvantageExperience,
+  GroupAdvantageResult,
+  TrainerAdvantageResult,
+} from './advantage/types';
 import { ENTROPY_LOSS_FN_NAMES, entropyLoss, type EntropyLossInputs, type EntropyLossResult } from './entropy';
 import { KL_FN_NAMES, KlFn } from './kl';
 import { cispoPolicyLoss } from './policy-loss/cispo';
@@ -82,7 +87,11 @@ const POLICY_LOSSES: Record<string, PolicyLossEntry> = {
   cispo: { fn: asLoss(cispoPolicyLoss), keys: RL },
   sft_is: { fn: asLoss(sftIsLoss), keys: ['action_mask'] },
   sft_phi: { fn: asLoss(sftPhiLoss), keys: ['action_mask'], validate: (a) => void sftPhiArgs(a as never) },
-  mix_chord: { fn: asLoss(mixChordPolicyLoss), keys: [...RL, 'expert_mask', 'step'], validate: (a) => void ppoArgs(a as never, 'mix_chord') },
+  mix_chord: {
+    fn: asLoss(mixChordPolicyLoss),
+    keys: [...RL, 'expert_mask', 'step'],
+    validate: (a) => void ppoArgs(a as never, 'mix_chord'),
+  },
   sppo: { fn: asLoss(sppoPolicyLoss), keys: RL },
   rec: { fn: asLoss(recPolicyLoss), keys: RL, validate: (a) => void recArgs(a as never) },
   sapo: { fn: asLoss(sapoPolicyLoss), keys: RL, validate: (a) => void sapoArgs(a as never) },
@@ -114,7 +123,11 @@ export function createPolicyLossFn(name: string, args?: FnArgs | null): PolicyLo
 // advantage_fn
 // ---------------------------------------------------------------------------------------------------------------
 
-type GroupImpl = (exps: readonly AdvantageExperience[], args: FnArgs, options: GroupAdvantageOptions) => GroupAdvantageResult<AdvantageExperience>;
+type GroupImpl = (
+  exps: readonly AdvantageExperience[],
+  args: FnArgs,
+  options: GroupAdvantageOptions,
+) => GroupAdvantageResult<AdvantageExperience>;
 type TrainerImpl = (batch: AdvantageBatch, args: FnArgs) => TrainerAdvantageResult;
 
 const GROUP_ADVANTAGES: Record<string, GroupImpl> = {
@@ -158,7 +171,11 @@ export interface TrainerAdvantageFn {
 
 export type AdvantageFn = GroupAdvantageFn | TrainerAdvantageFn;
 
-export function createAdvantageFn(name: string, args?: FnArgs | null, options: GroupAdvantageOptions = {}): AdvantageFn {
+export function createAdvantageFn(
+  name: string,
+  args?: FnArgs | null,
+  options: GroupAdvantageOptions = {},
+): AdvantageFn {
   const group = GROUP_ADVANTAGES[name];
   const trainer = TRAINER_ADVANTAGES[name];
   if (!group && !trainer) throw new UnknownAlgorithmFnError('advantage_fn', name, knownNames('advantage_fn'));
@@ -170,7 +187,8 @@ export function createAdvantageFn(name: string, args?: FnArgs | null, options: G
       name,
       computeInTrainer: false,
       args: resolved,
-      process: <E extends AdvantageExperience>(exps: readonly E[]) => group(exps, resolved, options) as GroupAdvantageResult<E>,
+      process: <E extends AdvantageExperience>(exps: readonly E[]) =>
+        group(exps, resolved, options) as GroupAdvantageResult<E>,
     };
   }
   return { name, computeInTrainer: true, args: resolved, compute: (batch) => trainer(batch, resolved) };
@@ -180,7 +198,11 @@ export function createAdvantageFn(name: string, args?: FnArgs | null, options: G
 // kl_fn, entropy_loss_fn
 // ---------------------------------------------------------------------------------------------------------------
 
-export function createKlFn(name: string, args?: FnArgs | null, key: 'kl_fn' | 'kl_loss_fn' | 'kl_penalty_fn' = 'kl_fn'): KlFn {
+export function createKlFn(
+  name: string,
+  args?: FnArgs | null,
+  key: 'kl_fn' | 'kl_loss_fn' | 'kl_penalty_fn' = 'kl_fn',
+): KlFn {
   if (!(KL_FN_NAMES as readonly string[]).includes(name)) throw new UnknownAlgorithmFnError(key, name, KL_FN_NAMES);
   return new KlFn(name, resolveFnArgs('kl_fn', name, args) as never);
 }
@@ -192,7 +214,8 @@ export interface EntropyLossFn {
 }
 
 export function createEntropyLossFn(name: string, args?: FnArgs | null): EntropyLossFn {
-  if (!(ENTROPY_LOSS_FN_NAMES as readonly string[]).includes(name)) throw new UnknownAlgorithmFnError('entropy_loss_fn', name, ENTROPY_LOSS_FN_NAMES);
+  if (!(ENTROPY_LOSS_FN_NAMES as readonly string[]).includes(name))
+    throw new UnknownAlgorithmFnError('entropy_loss_fn', name, ENTROPY_LOSS_FN_NAMES);
   const resolved = resolveFnArgs('entropy_loss_fn', name, args);
   const f = ((inputs: EntropyLossInputs) => entropyLoss(name, inputs, resolved as never)) as EntropyLossFn;
   Object.defineProperty(f, 'name', { value: name });

@@ -29,7 +29,8 @@ export const FLOAT_ARRAY_FIELDS = ['logprobs', 'advantages', 'returns'] as const
 /** The float arrays a row's BLOB columns hold (a column the row lacks or holds NULL in is absent). Throws RecordError. */
 export function floatsFromRow(row: Readonly<Record<string, unknown>>): Partial<Record<FloatArrayField, number[]>> {
   const floats: Partial<Record<FloatArrayField, number[]>> = {};
-  for (const { field, key } of FLOAT_ARRAYS) if (row[key] !== null && row[key] !== undefined) floats[field] = blobToFloats(row[key], key);
+  for (const { field, key } of FLOAT_ARRAYS)
+    if (row[key] !== null && row[key] !== undefined) floats[field] = blobToFloats(row[key], key);
   return floats;
 }
 
@@ -57,7 +58,9 @@ export function encodeJsonValue(v: unknown, path: string): unknown {
   if (typeof v === 'object') {
     const proto = Object.getPrototypeOf(v);
     if (proto !== Object.prototype && proto !== null) {
-      throw new RecordError(`${path} is a ${(v as object).constructor?.name ?? 'non-plain object'}; only plain JSON values can be stored`);
+      throw new RecordError(
+        `${path} is a ${(v as object).constructor?.name ?? 'non-plain object'}; only plain JSON values can be stored`,
+      );
     }
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
@@ -92,14 +95,16 @@ function experienceType(e: Experience): string {
 function checkIntArray(v: unknown, path: string): number[] {
   if (!Array.isArray(v)) throw new RecordError(`\`${path}\` is not an array`);
   for (let i = 0; i < v.length; i++) {
-    if (typeof v[i] !== 'number' || !Number.isInteger(v[i])) throw new RecordError(`\`${path}[${i}]\` is not an integer`);
+    if (typeof v[i] !== 'number' || !Number.isInteger(v[i]))
+      throw new RecordError(`\`${path}[${i}]\` is not an integer`);
   }
   return v as number[];
 }
 
 function checkNumberArray(v: unknown, path: string): number[] {
   if (!Array.isArray(v)) throw new RecordError(`\`${path}\` is not an array`);
-  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'number') throw new RecordError(`\`${path}[${i}]\` is not a number`);
+  for (let i = 0; i < v.length; i++)
+    if (typeof v[i] !== 'number') throw new RecordError(`\`${path}[${i}]\` is not a number`);
   return v as number[];
 }
 
@@ -107,11 +112,19 @@ function checkEid(v: unknown): ExperienceId {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new RecordError('`eid` is not an object');
   const e = v as Record<string, unknown>;
   for (const k of ['batch', 'task'] as const) {
-    if (typeof e[k] !== 'number' && typeof e[k] !== 'string') throw new RecordError(`\`eid.${k}\` is not a number or string`);
+    if (typeof e[k] !== 'number' && typeof e[k] !== 'string')
+      throw new RecordError(`\`eid.${k}\` is not a number or string`);
   }
-  for (const k of ['run', 'step'] as const) if (typeof e[k] !== 'number') throw new RecordError(`\`eid.${k}\` is not a number`);
+  for (const k of ['run', 'step'] as const)
+    if (typeof e[k] !== 'number') throw new RecordError(`\`eid.${k}\` is not a number`);
   if (typeof e.suffix !== 'string') throw new RecordError('`eid.suffix` is not a string');
-  return { batch: e.batch as number | string, task: e.task as number | string, run: e.run as number, step: e.step as number, suffix: e.suffix };
+  return {
+    batch: e.batch as number | string,
+    task: e.task as number | string,
+    run: e.run as number,
+    step: e.step as number,
+    suffix: e.suffix,
+  };
 }
 
 /** Checks what every storage needs before anything is written, so a bad experience fails the whole batch up front. */
@@ -120,7 +133,8 @@ export function validateExperience(e: Experience, where: string): void {
     if (e === null || typeof e !== 'object') throw new RecordError('not an object');
     checkEid(e.eid);
     checkIntArray(e.tokens, 'tokens');
-    if (!Number.isInteger(e.promptLength) || e.promptLength < 0) throw new RecordError('`promptLength` is not a non-negative integer');
+    if (!Number.isInteger(e.promptLength) || e.promptLength < 0)
+      throw new RecordError('`promptLength` is not a non-negative integer');
     for (const k of ['actionMask', 'chosen', 'rejected'] as const) if (e[k] !== undefined) checkIntArray(e[k], k);
     for (const { field } of FLOAT_ARRAYS) if (e[field] !== undefined) checkNumberArray(e[field], field);
   } catch (err) {
@@ -135,7 +149,10 @@ export function validateExperience(e: Experience, where: string): void {
  */
 export function experienceToRecord(e: Experience, omitFloatArrays = false): Record<string, unknown> {
   const r: Record<string, unknown> = {
-    eid: encodeJsonValue({ batch: e.eid.batch, task: e.eid.task, run: e.eid.run, step: e.eid.step, suffix: e.eid.suffix }, 'eid'),
+    eid: encodeJsonValue(
+      { batch: e.eid.batch, task: e.eid.task, run: e.eid.run, step: e.eid.step, suffix: e.eid.suffix },
+      'eid',
+    ),
     type: experienceType(e),
     prompt_length: e.promptLength,
     response_length: e.tokens.length - e.promptLength,
@@ -148,7 +165,8 @@ export function experienceToRecord(e: Experience, omitFloatArrays = false): Reco
   if (e.truncated === true) r.truncate_status = 'response_truncated';
   r.tokens = e.tokens;
   if (!omitFloatArrays) {
-    for (const { field, key } of FLOAT_ARRAYS) if (e[field] !== undefined) r[key] = (e[field] as number[]).map(encodeNumber);
+    for (const { field, key } of FLOAT_ARRAYS)
+      if (e[field] !== undefined) r[key] = (e[field] as number[]).map(encodeNumber);
   }
   if (e.actionMask !== undefined) r.action_mask = e.actionMask;
   if (e.chosen !== undefined) r.chosen = e.chosen;
@@ -165,7 +183,7 @@ export function recordToExperience(raw: unknown, floats?: Partial<Record<FloatAr
   const r = raw as Record<string, unknown>;
   if (r.tokens === undefined) {
     throw new RecordError(
-      'no `tokens` (lines written by Trinity\'s own JSONWriter hold no token ids and cannot be read back as experiences)',
+      "no `tokens` (lines written by Trinity's own JSONWriter hold no token ids and cannot be read back as experiences)",
     );
   }
   const e: Experience = {
@@ -201,7 +219,10 @@ export function recordToExperience(raw: unknown, floats?: Partial<Record<FloatAr
     if (typeof v !== 'number') throw new RecordError('`model_version` is not a number');
     e.modelVersion = v;
   }
-  for (const [key, field] of [['prompt_text', 'promptText'], ['response_text', 'responseText']] as const) {
+  for (const [key, field] of [
+    ['prompt_text', 'promptText'],
+    ['response_text', 'responseText'],
+  ] as const) {
     if (r[key] === undefined) continue;
     if (typeof r[key] !== 'string') throw new RecordError(`\`${key}\` is not a string`);
     e[field] = r[key] as string;
@@ -209,7 +230,8 @@ export function recordToExperience(raw: unknown, floats?: Partial<Record<FloatAr
   if (r.metrics !== undefined) {
     const m = decodeJsonValue(r.metrics);
     if (m === null || typeof m !== 'object' || Array.isArray(m)) throw new RecordError('`metrics` is not an object');
-    for (const [k, v] of Object.entries(m)) if (typeof v !== 'number') throw new RecordError(`\`metrics.${k}\` is not a number`);
+    for (const [k, v] of Object.entries(m))
+      if (typeof v !== 'number') throw new RecordError(`\`metrics.${k}\` is not a number`);
     e.metrics = m as Record<string, number>;
   }
   if (r.info !== undefined) {
@@ -234,7 +256,8 @@ export function floatsToBlob(xs: number[]): Uint8Array {
 
 export function blobToFloats(b: unknown, field: string): number[] {
   if (!(b instanceof Uint8Array)) throw new RecordError(`\`${field}\` is not a BLOB`);
-  if (b.byteLength % 8 !== 0) throw new RecordError(`\`${field}\` BLOB has ${b.byteLength} bytes, not a multiple of 8 (Float64)`);
+  if (b.byteLength % 8 !== 0)
+    throw new RecordError(`\`${field}\` BLOB has ${b.byteLength} bytes, not a multiple of 8 (Float64)`);
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const out = new Array<number>(b.byteLength / 8);
   for (let i = 0; i < out.length; i++) out[i] = v.getFloat64(i * 8, true);

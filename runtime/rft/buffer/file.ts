@@ -12,7 +12,20 @@
  *   waits (up to `max_read_timeout`).
  * A new writer that finds a torn last line (no other live writer) truncates it away before appending.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, appendFileSync, statSync, ftruncateSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  appendFileSync,
+  statSync,
+  ftruncateSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Experience } from '../experience';
@@ -100,7 +113,10 @@ export class JsonlExperienceWriter implements ExperienceWriter {
     const others = fileWriterStatus(this.path).live;
     this.fd = openSync(this.path, 'a+');
     if (others.length === 0) this.repairTornTail(opts.logger ?? consoleLogger);
-    appendFileSync(writersPath(this.path), JSON.stringify({ id: this.id, pid: process.pid, host: HOST, event: 'open' } satisfies WriterEvent) + '\n');
+    appendFileSync(
+      writersPath(this.path),
+      JSON.stringify({ id: this.id, pid: process.pid, host: HOST, event: 'open' } satisfies WriterEvent) + '\n',
+    );
   }
 
   /** Cuts a last line without its "\n" (left by a writer killed mid-line); readers never handed it out. */
@@ -140,7 +156,10 @@ export class JsonlExperienceWriter implements ExperienceWriter {
     if (this.fd === null) return;
     closeSync(this.fd);
     this.fd = null;
-    appendFileSync(writersPath(this.path), JSON.stringify({ id: this.id, pid: process.pid, host: HOST, event: 'finish' } satisfies WriterEvent) + '\n');
+    appendFileSync(
+      writersPath(this.path),
+      JSON.stringify({ id: this.id, pid: process.pid, host: HOST, event: 'finish' } satisfies WriterEvent) + '\n',
+    );
   }
 }
 
@@ -181,11 +200,14 @@ export class JsonlExperienceReader implements ExperienceReader {
     this.path = resolve(path);
     const p = opts.resumeFrom;
     if (p !== undefined) {
-      if (p.storage !== 'file') throw new Error(`resumeFrom is a ${p.storage} position; this is a file buffer (${this.path})`);
-      if (!Number.isInteger(p.offset) || p.offset < 0) throw new Error(`resumeFrom.offset ${p.offset} is not a byte offset`);
+      if (p.storage !== 'file')
+        throw new Error(`resumeFrom is a ${p.storage} position; this is a file buffer (${this.path})`);
+      if (!Number.isInteger(p.offset) || p.offset < 0)
+        throw new Error(`resumeFrom.offset ${p.offset} is not a byte offset`);
       if (p.offset > 0) {
         const size = existsSync(this.path) ? statSync(this.path).size : 0;
-        if (p.offset > size) throw new Error(`${this.path}: resumeFrom.offset ${p.offset} is past the end of the file (${size} bytes)`);
+        if (p.offset > size)
+          throw new Error(`${this.path}: resumeFrom.offset ${p.offset} is past the end of the file (${size} bytes)`);
         const fd = openSync(this.path, 'r');
         const b = new Uint8Array(1);
         readSync(fd, b, 0, 1, p.offset - 1);
@@ -217,7 +239,9 @@ export class JsonlExperienceReader implements ExperienceReader {
       const size = fstatSync(fd).size;
       this.tornBytes = 0;
       if (size < this.scanOffset) {
-        throw new Error(`${this.path} shrank to ${size} bytes, below the read position ${this.scanOffset}; was it replaced?`);
+        throw new Error(
+          `${this.path} shrank to ${size} bytes, below the read position ${this.scanOffset}; was it replaced?`,
+        );
       }
       while (this.scanOffset < size) {
         const len = Math.min(size - this.scanOffset, MAX_SCAN_BYTES);
@@ -277,7 +301,8 @@ export class JsonlExperienceReader implements ExperienceReader {
 
   async read(batchSize: number, opts: ReadOptions = {}): Promise<Experience[]> {
     checkBatchSize(batchSize);
-    if (opts.minModelVersion !== undefined) throw new Error('minModelVersion is not supported by the file storage (FIFO)');
+    if (opts.minModelVersion !== undefined)
+      throw new Error('minModelVersion is not supported by the file storage (FIFO)');
     if (this.closer.signal.aborted) throw new BufferStopError(`${this.path}: reader closed`, 'closed', 0, batchSize);
     if (this.reading) throw new Error(`${this.path}: a read is already in progress`);
     this.reading = true;
@@ -332,7 +357,8 @@ export class JsonlExperienceReader implements ExperienceReader {
 
   private stopOrAbort(signal: AbortSignal, batchSize: number, user: AbortSignal | undefined): unknown {
     if (user?.aborted) return abortReason(user);
-    if (signal.aborted) return new BufferStopError(`${this.path}: reader closed`, 'closed', this.pending.length, batchSize);
+    if (signal.aborted)
+      return new BufferStopError(`${this.path}: reader closed`, 'closed', this.pending.length, batchSize);
     return new Error('unreachable');
   }
 }

@@ -17,7 +17,14 @@ import type { ExperienceBufferConfig, ReplayBufferConfig, StorageConfig } from '
 import { JsonlExperienceReader, JsonlExperienceWriter, checkJsonPath } from './file';
 import { makePriorityFn } from './priority';
 import { QueueRegistry, QueueStorage, defaultQueueRegistry, type PersistWriter } from './queue';
-import { SqlExperienceReader, SqlExperienceWriter, isDatabaseUrl, sqliteFile, type SqlOptions, type SqlReadPolicy } from './sql';
+import {
+  SqlExperienceReader,
+  SqlExperienceWriter,
+  isDatabaseUrl,
+  sqliteFile,
+  type SqlOptions,
+  type SqlReadPolicy,
+} from './sql';
 import {
   BufferConfigError,
   consoleLogger,
@@ -115,7 +122,8 @@ export interface ExperienceBuffer {
 
 function num(v: unknown, key: string, dflt: number, check: (x: number) => boolean, what: string): number {
   if (v === undefined || v === null) return dflt;
-  if (typeof v !== 'number' || !check(v)) throw new BufferConfigError(key, `\`${key}\` must be ${what}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !check(v))
+    throw new BufferConfigError(key, `\`${key}\` must be ${what}, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -129,7 +137,8 @@ function resolveReplay(c: BufferSectionConfig, keyPath: string): ResolvedReplay 
     const key = `${keyPath}.replay_buffer`;
     if (typeof rb !== 'object' || Array.isArray(rb)) throw new BufferConfigError(key, `\`${key}\` must be a mapping`);
     const args = rb.priority_fn_args ?? { decay: 2.0 };
-    if (typeof args !== 'object' || Array.isArray(args)) throw new BufferConfigError(`${key}.priority_fn_args`, `\`${key}.priority_fn_args\` must be a mapping`);
+    if (typeof args !== 'object' || Array.isArray(args))
+      throw new BufferConfigError(`${key}.priority_fn_args`, `\`${key}.priority_fn_args\` must be a mapping`);
     return {
       fnKey: `${key}.priority_fn`,
       argsKey: `${key}.priority_fn_args`,
@@ -139,10 +148,18 @@ function resolveReplay(c: BufferSectionConfig, keyPath: string): ResolvedReplay 
       priorityFnArgs: args,
     };
   }
-  const legacy = c.use_priority_queue !== undefined || c.reuse_cooldown_time !== undefined || c.replay_buffer_kwargs !== undefined;
+  const legacy =
+    c.use_priority_queue !== undefined || c.reuse_cooldown_time !== undefined || c.replay_buffer_kwargs !== undefined;
   if (!legacy) {
     const key = `${keyPath}.replay_buffer`;
-    return { fnKey: `${key}.priority_fn`, argsKey: `${key}.priority_fn_args`, enable: false, priorityFn: 'linear_decay', reuseCooldownS: null, priorityFnArgs: { decay: 2.0 } };
+    return {
+      fnKey: `${key}.priority_fn`,
+      argsKey: `${key}.priority_fn_args`,
+      enable: false,
+      priorityFn: 'linear_decay',
+      reuseCooldownS: null,
+      priorityFnArgs: { decay: 2.0 },
+    };
   }
   // ≤ v0.3.1: use_priority_queue / reuse_cooldown_time / replay_buffer_kwargs {priority_fn, ...args}.
   const kwargs = { ...(c.replay_buffer_kwargs ?? { priority_fn: 'linear_decay', decay: 2.0 }) };
@@ -159,7 +176,10 @@ function resolveReplay(c: BufferSectionConfig, keyPath: string): ResolvedReplay 
 }
 
 /** The section with Trinity main's defaults filled in and every value checked; errors name the offending key. */
-export function resolveBufferConfig(config: BufferSectionConfig | ExperienceBufferConfig | StorageConfig, opts: OpenBufferOptions = {}): ResolvedBufferConfig {
+export function resolveBufferConfig(
+  config: BufferSectionConfig | ExperienceBufferConfig | StorageConfig,
+  opts: OpenBufferOptions = {},
+): ResolvedBufferConfig {
   const c = config as BufferSectionConfig;
   const keyPath = opts.keyPath ?? 'buffer.trainer_input.experience_buffer';
   const st = c.storage_type ?? 'queue';
@@ -172,32 +192,63 @@ export function resolveBufferConfig(config: BufferSectionConfig | ExperienceBuff
   }
   const name = c.name || 'experience_buffer';
   let path = c.path ?? null;
-  if (path !== null && typeof path !== 'string') throw new BufferConfigError(`${keyPath}.path`, `\`${keyPath}.path\` must be a string`);
+  if (path !== null && typeof path !== 'string')
+    throw new BufferConfigError(`${keyPath}.path`, `\`${keyPath}.path\` must be a string`);
   if (!path && opts.cacheDir) {
-    path = storageType === 'sql' ? `sqlite:///${resolve(opts.cacheDir, `${name}.db`)}` : resolve(opts.cacheDir, `${name}.jsonl`);
+    path =
+      storageType === 'sql'
+        ? `sqlite:///${resolve(opts.cacheDir, `${name}.db`)}`
+        : resolve(opts.cacheDir, `${name}.jsonl`);
   }
   const r: ResolvedBufferConfig = {
     name,
     storageType: storageType as StorageType,
     path: path || null,
     capacity: num(c.capacity, `${keyPath}.capacity`, 10000, Number.isInteger, 'an integer'),
-    maxReadTimeoutS: num(c.max_read_timeout, `${keyPath}.max_read_timeout`, 1800, (x) => x >= 0, 'a number of seconds >= 0'),
+    maxReadTimeoutS: num(
+      c.max_read_timeout,
+      `${keyPath}.max_read_timeout`,
+      1800,
+      (x) => x >= 0,
+      'a number of seconds >= 0',
+    ),
     replay: resolveReplay(c, keyPath),
     schemaType: c.schema_type ?? null,
     index: num(c.index, `${keyPath}.index`, 0, (x) => Number.isInteger(x) && x >= 0, 'a non-negative integer'),
-    maxRetryTimes: num(c.max_retry_times, `${keyPath}.max_retry_times`, 3, (x) => Number.isInteger(x) && x >= 1, 'an integer >= 1'),
-    maxRetryIntervalS: num(c.max_retry_interval, `${keyPath}.max_retry_interval`, 1, (x) => x >= 0, 'a number of seconds >= 0'),
+    maxRetryTimes: num(
+      c.max_retry_times,
+      `${keyPath}.max_retry_times`,
+      3,
+      (x) => Number.isInteger(x) && x >= 1,
+      'an integer >= 1',
+    ),
+    maxRetryIntervalS: num(
+      c.max_retry_interval,
+      `${keyPath}.max_retry_interval`,
+      1,
+      (x) => x >= 0,
+      'a number of seconds >= 0',
+    ),
   };
   if (r.storageType === 'sql') {
-    if (!r.path) throw new BufferConfigError(`${keyPath}.path`, `\`path\` is required for SQL storage type (\`${keyPath}.path\`).`);
+    if (!r.path)
+      throw new BufferConfigError(
+        `${keyPath}.path`,
+        `\`path\` is required for SQL storage type (\`${keyPath}.path\`).`,
+      );
     sqliteFile(r.path, `${keyPath}.path`);
   }
   if (r.storageType === 'file') {
-    if (!r.path) throw new BufferConfigError(`${keyPath}.path`, `\`path\` is required for FILE storage type (\`${keyPath}.path\`).`);
+    if (!r.path)
+      throw new BufferConfigError(
+        `${keyPath}.path`,
+        `\`path\` is required for FILE storage type (\`${keyPath}.path\`).`,
+      );
     checkJsonPath(r.path, `${keyPath}.path`);
   }
   if (r.storageType === 'queue' && r.replay.enable) {
-    if (r.capacity < 1) throw new BufferConfigError(`${keyPath}.capacity`, `\`${keyPath}.capacity\` must be >= 1 for a priority queue`);
+    if (r.capacity < 1)
+      throw new BufferConfigError(`${keyPath}.capacity`, `\`${keyPath}.capacity\` must be >= 1 for a priority queue`);
     makePriorityFn(r.replay.priorityFn, r.replay.priorityFnArgs, { fnKey: r.replay.fnKey, argsKey: r.replay.argsKey }); // checks name and args
   }
   return r;
@@ -221,11 +272,18 @@ function sqlPolicy(r: ResolvedBufferConfig, keyPath: string, override?: SqlReadP
 }
 
 /** Opens the storage a resolved experience-buffer section names. */
-export function openBuffer(config: BufferSectionConfig | ExperienceBufferConfig | StorageConfig, opts: OpenBufferOptions = {}): ExperienceBuffer {
+export function openBuffer(
+  config: BufferSectionConfig | ExperienceBufferConfig | StorageConfig,
+  opts: OpenBufferOptions = {},
+): ExperienceBuffer {
   const keyPath = opts.keyPath ?? 'buffer.trainer_input.experience_buffer';
   const r = resolveBufferConfig(config, opts);
   const logger = opts.logger ?? consoleLogger;
-  const sqlOpts: SqlOptions = { busyTimeoutMs: opts.busyTimeoutMs, maxRetryTimes: r.maxRetryTimes, maxRetryIntervalS: r.maxRetryIntervalS };
+  const sqlOpts: SqlOptions = {
+    busyTimeoutMs: opts.busyTimeoutMs,
+    maxRetryTimes: r.maxRetryTimes,
+    maxRetryIntervalS: r.maxRetryIntervalS,
+  };
 
   switch (r.storageType) {
     case 'sql': {
@@ -266,8 +324,12 @@ export function openBuffer(config: BufferSectionConfig | ExperienceBufferConfig 
           let persist: PersistWriter | undefined;
           if (r.path) {
             if (isDatabaseUrl(r.path)) persist = new SqlExperienceWriter(r.path, r.name, sqlOpts);
-            else if (/\.jsonl?$/.test(r.path)) persist = new JsonlExperienceWriter(r.path, { fsync: opts.fsync, logger });
-            else logger.warn(`Unknown supported storage path: ${r.path} (\`${keyPath}.path\`); experiences of queue "${r.name}" are not saved`);
+            else if (/\.jsonl?$/.test(r.path))
+              persist = new JsonlExperienceWriter(r.path, { fsync: opts.fsync, logger });
+            else
+              logger.warn(
+                `Unknown supported storage path: ${r.path} (\`${keyPath}.path\`); experiences of queue "${r.name}" are not saved`,
+              );
           }
           return new QueueStorage({
             name: r.name,
@@ -275,7 +337,11 @@ export function openBuffer(config: BufferSectionConfig | ExperienceBufferConfig 
             maxReadTimeoutS: r.maxReadTimeoutS,
             priority: r.replay.enable
               ? {
-                  fn: makePriorityFn(r.replay.priorityFn, r.replay.priorityFnArgs, { fnKey: r.replay.fnKey, argsKey: r.replay.argsKey, random: opts.random }),
+                  fn: makePriorityFn(r.replay.priorityFn, r.replay.priorityFnArgs, {
+                    fnKey: r.replay.fnKey,
+                    argsKey: r.replay.argsKey,
+                    random: opts.random,
+                  }),
                   reuseCooldownS: r.replay.reuseCooldownS,
                 }
               : undefined,
@@ -292,7 +358,10 @@ export function openBuffer(config: BufferSectionConfig | ExperienceBufferConfig 
 }
 
 /** Trinity's get_buffer_writer. */
-export function openExperienceWriter(config: BufferSectionConfig | ExperienceBufferConfig | StorageConfig, opts: OpenBufferOptions = {}): ExperienceWriter {
+export function openExperienceWriter(
+  config: BufferSectionConfig | ExperienceBufferConfig | StorageConfig,
+  opts: OpenBufferOptions = {},
+): ExperienceWriter {
   return openBuffer(config, opts).writer();
 }
 

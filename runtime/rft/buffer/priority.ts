@@ -36,17 +36,21 @@ function gaussian(random: () => number): number {
 
 const DECAY_LIMIT_RANDOMIZATION: PriorityFnSpec = {
   defaults: { decay: 2.0, use_count_limit: 3, sigma: 0.0 },
-  make: ({ decay, use_count_limit, sigma }, random) => (item) => {
-    let priority = item.modelVersion - decay * item.useCount;
-    if (sigma > 0) priority += gaussian(random) * sigma;
-    return [priority, use_count_limit > 0 ? item.useCount < use_count_limit : true];
-  },
+  make:
+    ({ decay, use_count_limit, sigma }, random) =>
+    (item) => {
+      let priority = item.modelVersion - decay * item.useCount;
+      if (sigma > 0) priority += gaussian(random) * sigma;
+      return [priority, use_count_limit > 0 ? item.useCount < use_count_limit : true];
+    },
 };
 
 export const PRIORITY_FUNCTIONS: Record<string, PriorityFnSpec> = {
   linear_decay: {
     defaults: { decay: 2.0 },
-    make: ({ decay }) => (item) => [item.modelVersion - decay * item.useCount, true],
+    make:
+      ({ decay }) =>
+      (item) => [item.modelVersion - decay * item.useCount, true],
   },
   decay_limit_randomization: DECAY_LIMIT_RANDOMIZATION,
 };
@@ -69,12 +73,18 @@ export function makePriorityFn(
   const argsKey = opts.argsKey ?? `${keyPath}.priority_fn_args`;
   const spec = PRIORITY_FUNCTIONS[name] ?? PRIORITY_FUNCTIONS[ALIASES[name] ?? ''];
   if (!spec) {
-    throw new BufferConfigError(fnKey, `Unknown \`${fnKey}\` "${name}": expected one of ${Object.keys(PRIORITY_FUNCTIONS).join(', ')}.`);
+    throw new BufferConfigError(
+      fnKey,
+      `Unknown \`${fnKey}\` "${name}": expected one of ${Object.keys(PRIORITY_FUNCTIONS).join(', ')}.`,
+    );
   }
   const resolved: Record<string, number> = { ...spec.defaults };
   for (const [k, v] of Object.entries(args ?? {})) {
     if (!(k in spec.defaults)) {
-      throw new BufferConfigError(`${argsKey}.${k}`, `\`${argsKey}.${k}\`: ${name} takes no argument "${k}" (it takes ${Object.keys(spec.defaults).join(', ')}).`);
+      throw new BufferConfigError(
+        `${argsKey}.${k}`,
+        `\`${argsKey}.${k}\`: ${name} takes no argument "${k}" (it takes ${Object.keys(spec.defaults).join(', ')}).`,
+      );
     }
     if (typeof v !== 'number' || !Number.isFinite(v)) {
       throw new BufferConfigError(`${argsKey}.${k}`, `\`${argsKey}.${k}\` must be a number, got ${JSON.stringify(v)}.`);

@@ -198,7 +198,8 @@ export class PriorityQueue implements QueueBuffer {
   /** The priorities held, highest first (for tests and diagnostics). */
   priorities(): number[] {
     const out: number[] = [];
-    for (let i = this.keys.length - 1; i >= 0; i--) for (let j = 0; j < this.groups.get(this.keys[i])!.length; j++) out.push(this.keys[i]);
+    for (let i = this.keys.length - 1; i >= 0; i--)
+      for (let j = 0; j < this.groups.get(this.keys[i])!.length; j++) out.push(this.keys[i]);
     return out;
   }
 
@@ -247,7 +248,8 @@ export class QueueStorage {
 
   constructor(readonly opts: QueueStorageOptions) {
     if (opts.priority) {
-      if (!Number.isInteger(opts.capacity) || opts.capacity < 1) throw new RangeError(`a priority queue needs capacity >= 1, got ${opts.capacity}`);
+      if (!Number.isInteger(opts.capacity) || opts.capacity < 1)
+        throw new RangeError(`a priority queue needs capacity >= 1, got ${opts.capacity}`);
       this.queue = new PriorityQueue(opts.capacity, opts.priority.reuseCooldownS, opts.priority.fn);
     } else {
       this.queue = new FifoQueue(opts.capacity);
@@ -301,7 +303,8 @@ export class QueueStorage {
       finish: async () => {
         if (finished) return;
         finished = true;
-        for (const c of inFlight) c.abort(new Error(`queue "${this.name}": writer finished while a write was waiting for room`));
+        for (const c of inFlight)
+          c.abort(new Error(`queue "${this.name}": writer finished while a write was waiting for room`));
         if (--this.writers <= 0) await this.close();
       },
     };
@@ -376,7 +379,12 @@ export class QueueStorage {
   }
 
   /** `get_batch`. */
-  private async getBatch(batchSize: number, opts: ReadOptions, closer: AbortSignal, signal: AbortSignal): Promise<Experience[]> {
+  private async getBatch(
+    batchSize: number,
+    opts: ReadOptions,
+    closer: AbortSignal,
+    signal: AbortSignal,
+  ): Promise<Experience[]> {
     const minVersion = opts.minModelVersion ?? 0;
     const timeout = readTimeoutMs(this.opts.maxReadTimeoutS, opts.timeoutMs);
     const deadline = Date.now() + timeout;
@@ -411,7 +419,8 @@ export class QueueStorage {
       } catch (e) {
         giveBack();
         if (opts.signal?.aborted) throw abortReason(opts.signal);
-        if (closer.aborted) throw new BufferStopError(`queue "${this.name}": reader closed`, 'closed', result.length, batchSize);
+        if (closer.aborted)
+          throw new BufferStopError(`queue "${this.name}": reader closed`, 'closed', result.length, batchSize);
         throw e;
       }
       if (r === 'timeout' && Date.now() >= deadline) {

@@ -71,16 +71,23 @@ export function sqliteFile(path: string, key = 'path'): string {
   if (path.startsWith('sqlite:///')) {
     file = path.slice('sqlite:///'.length).split('?')[0];
   } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
-    throw new BufferConfigError(key, `\`${key}\` ${path}: only SQLite databases (\`sqlite:///<file>\`) can be opened here`);
+    throw new BufferConfigError(
+      key,
+      `\`${key}\` ${path}: only SQLite databases (\`sqlite:///<file>\`) can be opened here`,
+    );
   }
   if (file === '' || file === ':memory:') {
-    throw new BufferConfigError(key, `\`${key}\` ${path}: the sql storage needs a database file (readers and writers open it separately)`);
+    throw new BufferConfigError(
+      key,
+      `\`${key}\` ${path}: the sql storage needs a database file (readers and writers open it separately)`,
+    );
   }
   return isAbsolute(file) ? file : resolve(file);
 }
 
 function checkTableName(table: string, key = 'name'): void {
-  if (!table || /[\u0000]/.test(table)) throw new BufferConfigError(key, `\`${key}\` must be a non-empty table name, got ${JSON.stringify(table)}`);
+  if (!table || /[\u0000]/.test(table))
+    throw new BufferConfigError(key, `\`${key}\` must be a non-empty table name, got ${JSON.stringify(table)}`);
 }
 
 const q = (ident: string): string => `"${ident.replace(/"/g, '""')}"`;
@@ -116,7 +123,8 @@ class SqlConnection {
     this.db = new Database(file, { timeout: opts.busyTimeoutMs ?? 10000 });
     try {
       const mode = this.db.pragma('journal_mode = WAL', { simple: true });
-      if (String(mode).toLowerCase() !== 'wal') throw new Error(`${file}: SQLite refused WAL mode (journal_mode = ${mode})`);
+      if (String(mode).toLowerCase() !== 'wal')
+        throw new Error(`${file}: SQLite refused WAL mode (journal_mode = ${mode})`);
       this.db.pragma('synchronous = NORMAL');
       this.t = q(table);
       this.writers = q(`${table}__writers`);
@@ -129,10 +137,12 @@ class SqlConnection {
   }
 
   private ensureSchema(): void {
-    const idx = (col: string): string => `CREATE INDEX IF NOT EXISTS ${q(`ix_${this.table}_${col}`)} ON ${this.t} (${col});`;
+    const idx = (col: string): string =>
+      `CREATE INDEX IF NOT EXISTS ${q(`ix_${this.table}_${col}`)} ON ${this.t} (${col});`;
     this.retry(() =>
-      this.db.transaction(() => {
-        this.db.exec(`
+      this.db
+        .transaction(() => {
+          this.db.exec(`
           CREATE TABLE IF NOT EXISTS ${this.t} (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             timestamp TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now')),
@@ -148,16 +158,17 @@ class SqlConnection {
             returns BLOB,
             teacher_logprobs BLOB
           );`);
-        const cols = (this.db.prepare(`PRAGMA table_info(${this.t})`).all() as { name: string }[]).map((c) => c.name);
-        const missing = REQUIRED_COLUMNS.filter((c) => !cols.includes(c));
-        if (missing.length) {
-          throw new Error(
-            `${this.file}: table "${this.table}" exists with columns (${cols.join(', ')}) and lacks ${missing.join(', ')}; ` +
-              'it was not written by this storage (a table of Trinity\'s SQLAlchemy schema holds pickled `experience_bytes`, which cannot be read here)',
-          );
-        }
-        for (const c of ADDED_COLUMNS) if (!cols.includes(c)) this.db.exec(`ALTER TABLE ${this.t} ADD COLUMN ${c} BLOB`);
-        this.db.exec(`
+          const cols = (this.db.prepare(`PRAGMA table_info(${this.t})`).all() as { name: string }[]).map((c) => c.name);
+          const missing = REQUIRED_COLUMNS.filter((c) => !cols.includes(c));
+          if (missing.length) {
+            throw new Error(
+              `${this.file}: table "${this.table}" exists with columns (${cols.join(', ')}) and lacks ${missing.join(', ')}; ` +
+                "it was not written by this storage (a table of Trinity's SQLAlchemy schema holds pickled `experience_bytes`, which cannot be read here)",
+            );
+          }
+          for (const c of ADDED_COLUMNS)
+            if (!cols.includes(c)) this.db.exec(`ALTER TABLE ${this.t} ADD COLUMN ${c} BLOB`);
+          this.db.exec(`
           ${idx('consumed')} ${idx('model_version')} ${idx('task_id')}
           CREATE TABLE IF NOT EXISTS ${this.writers} (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -172,7 +183,8 @@ class SqlConnection {
             ids TEXT NOT NULL,
             PRIMARY KEY (reader, seq)
           );`);
-      }).immediate(),
+        })
+        .immediate(),
     );
   }
 
@@ -186,7 +198,8 @@ class SqlConnection {
         const code = (e as { code?: string }).code ?? '';
         if (i >= attempts || !/^SQLITE_(BUSY|LOCKED)/.test(code)) throw e;
         const until = Date.now() + (this.opts.maxRetryIntervalS ?? 1) * 1000;
-        while (Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(1, until - Date.now()));
+        while (Date.now() < until)
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(1, until - Date.now()));
       }
     }
   }
@@ -205,8 +218,15 @@ class SqlConnection {
 
   /** How many writers ever registered, and whether any may still be writing. */
   writerStatus(): { registered: number; live: number } {
-    const rows = this.stmt(`SELECT pid, host, finished_at FROM ${this.writers}`).all() as { pid: number; host: string; finished_at: string | null }[];
-    return { registered: rows.length, live: rows.filter((r) => r.finished_at === null && writerMayBeAlive(r.pid, r.host)).length };
+    const rows = this.stmt(`SELECT pid, host, finished_at FROM ${this.writers}`).all() as {
+      pid: number;
+      host: string;
+      finished_at: string | null;
+    }[];
+    return {
+      registered: rows.length,
+      live: rows.filter((r) => r.finished_at === null && writerMayBeAlive(r.pid, r.host)).length,
+    };
   }
 
   close(): void {
@@ -224,7 +244,9 @@ export class SqlExperienceWriter implements ExperienceWriter {
   constructor(path: string, table: string, opts: SqlOptions = {}) {
     this.file = sqliteFile(path);
     this.conn = new SqlConnection(this.file, table, opts);
-    const r = this.conn.retry(() => this.conn.db.prepare(`INSERT INTO ${this.conn.writers} (pid, host) VALUES (?, ?)`).run(process.pid, HOST));
+    const r = this.conn.retry(() =>
+      this.conn.db.prepare(`INSERT INTO ${this.conn.writers} (pid, host) VALUES (?, ?)`).run(process.pid, HOST),
+    );
     this.writerId = Number(r.lastInsertRowid);
     this.insert = this.conn.db.prepare(
       `INSERT INTO ${this.conn.t} (task_id, run_id, msg_id, model_version, reward, experience, ${FLOAT_COLUMNS.join(', ')})
@@ -238,7 +260,12 @@ export class SqlExperienceWriter implements ExperienceWriter {
     // Encode everything first: a bad experience fails the batch before the transaction starts.
     const rows = exps.map((e, i) => {
       validateExperience(e, `experience ${i} of the batch`);
-      const mv = typeof e.modelVersion === 'number' ? e.modelVersion : typeof e.info?.model_version === 'number' ? e.info.model_version : null;
+      const mv =
+        typeof e.modelVersion === 'number'
+          ? e.modelVersion
+          : typeof e.info?.model_version === 'number'
+            ? e.info.model_version
+            : null;
       return [
         String(e.eid.task),
         e.eid.run,
@@ -259,7 +286,9 @@ export class SqlExperienceWriter implements ExperienceWriter {
     if (this.finished) return;
     this.finished = true;
     this.conn.retry(() =>
-      this.conn.db.prepare(`UPDATE ${this.conn.writers} SET finished_at = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE id = ?`).run(this.writerId),
+      this.conn.db
+        .prepare(`UPDATE ${this.conn.writers} SET finished_at = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE id = ?`)
+        .run(this.writerId),
     );
     this.conn.close();
   }
@@ -329,9 +358,11 @@ export class SqlExperienceReader implements ExperienceReader {
     const p = opts.resumeFrom;
     this.readerName = opts.readerName ?? (p?.storage === 'sql' && p.policy === 'priority' ? p.reader : 'trainer');
     if (p !== undefined) {
-      if (p.storage !== 'sql') throw new Error(`resumeFrom is a ${p.storage} position; this is an sql buffer (${this.file})`);
+      if (p.storage !== 'sql')
+        throw new Error(`resumeFrom is a ${p.storage} position; this is an sql buffer (${this.file})`);
       if (p.table !== table) throw new Error(`resumeFrom is a position in table "${p.table}", not "${table}"`);
-      if (p.policy !== this.policy) throw new Error(`resumeFrom is a ${p.policy} position; this reader reads by ${this.policy}`);
+      if (p.policy !== this.policy)
+        throw new Error(`resumeFrom is a ${p.policy} position; this reader reads by ${this.policy}`);
     }
     this.conn = new SqlConnection(this.file, table, opts);
     try {
@@ -339,14 +370,17 @@ export class SqlExperienceReader implements ExperienceReader {
         this.lastId = p.lastId;
         this.delivered = p.delivered;
       } else if (p?.policy === 'priority') {
-        if (p.reader !== this.readerName) throw new Error(`resumeFrom is the position of reader "${p.reader}", not "${this.readerName}"`);
+        if (p.reader !== this.readerName)
+          throw new Error(`resumeFrom is the position of reader "${p.reader}", not "${this.readerName}"`);
         this.undoReadsAfter(p.seq);
         this.seq = p.seq;
         this.delivered = p.delivered;
       } else if (this.policy === 'fifo') {
         this.lastId = opts.index ?? 0;
       } else {
-        const r = this.conn.db.prepare(`SELECT MAX(seq) AS s FROM ${this.conn.reads} WHERE reader = ?`).get(this.readerName) as { s: number | null };
+        const r = this.conn.db
+          .prepare(`SELECT MAX(seq) AS s FROM ${this.conn.reads} WHERE reader = ?`)
+          .get(this.readerName) as { s: number | null };
         this.seq = r.s ?? 0;
       }
     } catch (e) {
@@ -366,7 +400,8 @@ export class SqlExperienceReader implements ExperienceReader {
     this.conn.retry(() =>
       db
         .transaction(() => {
-          for (const r of later.all(this.readerName, seq) as { seq: number; ids: string }[]) giveBack.run(JSON.stringify(expandRanges(r.ids)));
+          for (const r of later.all(this.readerName, seq) as { seq: number; ids: string }[])
+            giveBack.run(JSON.stringify(expandRanges(r.ids)));
           forget.run(this.readerName);
         })
         .immediate(),
@@ -400,7 +435,7 @@ export class SqlExperienceReader implements ExperienceReader {
     checkBatchSize(batchSize);
     if (this.closer.signal.aborted) throw new BufferStopError(`${this.file}: reader closed`, 'closed', 0, batchSize);
     if (this.policy === 'fifo' && opts.minModelVersion !== undefined) {
-      throw new Error('minModelVersion is not supported by FIFO sql reads (Trinity\'s _read_fifo has no such argument)');
+      throw new Error("minModelVersion is not supported by FIFO sql reads (Trinity's _read_fifo has no such argument)");
     }
     if (this.reading) throw new Error(`${this.file}: a read is already in progress`);
     this.reading = true;
@@ -419,7 +454,9 @@ export class SqlExperienceReader implements ExperienceReader {
     let lastAvailable = -1;
     const fifo = this.policy === 'fifo' ? { cursor: this.lastId, got: [] as Experience[] } : undefined;
     const stopped = (): unknown =>
-      opts.signal?.aborted ? abortReason(opts.signal) : new BufferStopError(`${this.file}: reader closed`, 'closed', 0, n);
+      opts.signal?.aborted
+        ? abortReason(opts.signal)
+        : new BufferStopError(`${this.file}: reader closed`, 'closed', 0, n);
     for (;;) {
       if (signal.aborted) throw stopped();
       const w = this.conn.writerStatus();
@@ -493,7 +530,9 @@ export class SqlExperienceReader implements ExperienceReader {
     const select = this.conn.stmt(
       `SELECT ${SELECT_COLUMNS} FROM ${this.conn.t} WHERE ${where.join(' AND ')} ORDER BY consumed ASC, id DESC LIMIT @n`,
     );
-    const mark = this.conn.stmt(`UPDATE ${this.conn.t} SET consumed = consumed + 1 WHERE id IN (SELECT value FROM json_each(?))`);
+    const mark = this.conn.stmt(
+      `UPDATE ${this.conn.t} SET consumed = consumed + 1 WHERE id IN (SELECT value FROM json_each(?))`,
+    );
     const quarantine = this.conn.stmt(`UPDATE ${this.conn.t} SET consumed = -1 WHERE id = ?`);
     const log = this.conn.stmt(`INSERT INTO ${this.conn.reads} (reader, seq, ids) VALUES (?, ?, ?)`);
     const corrupt: CorruptRecordError[] = [];

@@ -41,10 +41,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(t);
       reject(abortReason(signal!));
     };
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -83,10 +86,13 @@ export class Notifier {
       this.waiters.add(wake);
       signal?.addEventListener('abort', onAbort, { once: true });
       if (Number.isFinite(deadline)) {
-        timer = setTimeout(() => {
-          done();
-          resolve('timeout');
-        }, Math.max(0, deadline - Date.now()));
+        timer = setTimeout(
+          () => {
+            done();
+            resolve('timeout');
+          },
+          Math.max(0, deadline - Date.now()),
+        );
       }
     });
   }

@@ -64,7 +64,12 @@ export function latestCheckpoint(jobDir: string): { step: number; dir: string } 
  * Hands the job's newest checkpoint to `apply` when it is newer than `version`; returns its step, or undefined when
  * there is none newer or it could not be read (pruned or replaced while being read: the next look finds the newer one).
  */
-export function applyNewerCheckpoint(jobDir: string, version: number, apply: (saved: CausalLM, step: number) => void, warn: (message: string) => void): number | undefined {
+export function applyNewerCheckpoint(
+  jobDir: string,
+  version: number,
+  apply: (saved: CausalLM, step: number) => void,
+  warn: (message: string) => void,
+): number | undefined {
   const latest = latestCheckpoint(jobDir);
   if (!latest || latest.step <= version) return undefined;
   let saved: CausalLM;
@@ -115,7 +120,11 @@ export function readOptimizerState(dir: string): AdamWState | undefined {
     if (!t) throw new Error(`${path}: missing ${name}`);
     return toFloat32(t);
   };
-  return { step, m: Array.from({ length: n }, (_, i) => get(`m.${i}`)), v: Array.from({ length: n }, (_, i) => get(`v.${i}`)) };
+  return {
+    step,
+    m: Array.from({ length: n }, (_, i) => get(`m.${i}`)),
+    v: Array.from({ length: n }, (_, i) => get(`v.${i}`)),
+  };
 }
 
 export function encodeOptimizer(s: AdamWState): Uint8Array {

@@ -12,7 +12,10 @@ export const PENDING_FILE = 'pending_experiences.jsonl';
 
 /** Writes into a checkpoint directory that is not yet swapped in (the checkpoint's own atomic rename covers it). */
 export function writePendingExperiences(dir: string, batches: readonly Experience[][]): void {
-  writeFileSync(join(dir, PENDING_FILE), batches.map((b) => `${JSON.stringify(b.map((e) => experienceToRecord(e)))}\n`).join(''));
+  writeFileSync(
+    join(dir, PENDING_FILE),
+    batches.map((b) => `${JSON.stringify(b.map((e) => experienceToRecord(e)))}\n`).join(''),
+  );
 }
 
 export function readPendingExperiences(dir: string): Experience[][] {

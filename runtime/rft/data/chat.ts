@@ -38,7 +38,8 @@ const tokenizerTemplates = new WeakMap<TextTokenizer, TokenizerTemplate>();
 
 function tokenContent(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') return (v as { content: string }).content;
+  if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string')
+    return (v as { content: string }).content;
   return undefined;
 }
 
@@ -53,7 +54,7 @@ function tokenizerTemplate(tokenizer: TextTokenizer): TokenizerTemplate {
       const found = findChatTemplate(docs);
       t = {
         text: found?.text,
-        origin: found ? 'the tokenizer\'s chat template' : 'the tokenizer',
+        origin: found ? "the tokenizer's chat template" : 'the tokenizer',
         bosToken: tokenContent(docs.tokenizerConfig.value.bos_token),
         eosToken: tokenContent(docs.tokenizerConfig.value.eos_token),
       };
@@ -75,8 +76,10 @@ const compiled = new Map<string, JinjaTemplate>();
 const PY_STRIP = '__trinity_py_strip';
 
 function pyStrip(value: unknown, chars: unknown, mode: unknown): string {
-  if (typeof value !== 'string') throw new Error(`cannot ${String(mode)}strip a ${value === null ? 'none' : typeof value} value`);
-  if (chars === null || chars === undefined) return mode === 'l' ? value.trimStart() : mode === 'r' ? value.trimEnd() : value.trim();
+  if (typeof value !== 'string')
+    throw new Error(`cannot ${String(mode)}strip a ${value === null ? 'none' : typeof value} value`);
+  if (chars === null || chars === undefined)
+    return mode === 'l' ? value.trimStart() : mode === 'r' ? value.trimEnd() : value.trim();
   const set = new Set(Array.from(String(chars)));
   const cps = Array.from(value);
   let a = 0;
@@ -101,7 +104,13 @@ function patchStripCalls(node: unknown, seen = new Set<unknown>()): void {
     const args = n.args as Node[];
     const prop = callee?.property as Node | undefined;
     const name = prop?.type === 'Identifier' ? String(prop.value) : '';
-    if (callee?.type === 'MemberExpression' && !callee.computed && ['strip', 'lstrip', 'rstrip'].includes(name) && args.length === 1 && args[0].type !== 'KeywordArgumentExpression') {
+    if (
+      callee?.type === 'MemberExpression' &&
+      !callee.computed &&
+      ['strip', 'lstrip', 'rstrip'].includes(name) &&
+      args.length === 1 &&
+      args[0].type !== 'KeywordArgumentExpression'
+    ) {
       n.callee = { type: 'Identifier', value: PY_STRIP };
       n.args = [callee.object as Node, args[0], { type: 'StringLiteral', value: name === 'strip' ? '' : name[0] }];
     }
@@ -127,7 +136,9 @@ export class ChatRenderer {
     const own = tokenizerTemplate(tokenizer);
     const text = chatTemplate ?? own.text;
     if (text === undefined) {
-      throw new DataError('the tokenizer has no chat template and none is configured (format.chat_template / model.custom_chat_template)');
+      throw new DataError(
+        'the tokenizer has no chat template and none is configured (format.chat_template / model.custom_chat_template)',
+      );
     }
     this.templateText = text;
     this.origin = chatTemplate != null ? 'format.chat_template' : own.origin;
@@ -144,7 +155,11 @@ export class ChatRenderer {
       }
       compiled.set(this.templateText, tpl);
     }
-    const context: Record<string, unknown> = { messages, add_generation_prompt: opts.addGenerationPrompt, [PY_STRIP]: pyStrip };
+    const context: Record<string, unknown> = {
+      messages,
+      add_generation_prompt: opts.addGenerationPrompt,
+      [PY_STRIP]: pyStrip,
+    };
     if (opts.tools != null) context.tools = opts.tools;
     if (opts.enableThinking != null) context.enable_thinking = opts.enableThinking;
     if (this.special.bosToken !== undefined) context.bos_token = this.special.bosToken;

@@ -77,14 +77,17 @@ export class InterpolationBetaPREstimator {
     const a0 = s0 / indices.length;
     const a1 = s1 / indices.length;
     const capEstimate = (refPassRate - a0) / (a1 - a0 + 1e-6);
-    this.capCoef = this.capCoef === null ? capEstimate : this.discount * this.capCoef + (1 - this.discount) * capEstimate;
+    this.capCoef =
+      this.capCoef === null ? capEstimate : this.discount * this.capCoef + (1 - this.discount) * capEstimate;
     const sBar = new Float64Array(this.n);
     const fBar = new Float64Array(this.n);
     indices.forEach((i, j) => {
       sBar[i] = passRates[j] * this.m;
       fBar[i] = (1 - passRates[j]) * this.m;
     });
-    const pTilde = Float64Array.from(this.features, ([f0, f1]) => Math.min(Math.max((f1 - f0) * this.capCoef! + f0, 0), 1));
+    const pTilde = Float64Array.from(this.features, ([f0, f1]) =>
+      Math.min(Math.max((f1 - f0) * this.capCoef! + f0, 0), 1),
+    );
     const mae = npMean(indices.map((i, j) => Math.abs(pTilde[i] - passRates[j])));
     if (this.adaptiveRho && mae >= 0.25) this.rho = this.rho * 0.5;
     indices.forEach((i, j) => {
@@ -119,14 +122,23 @@ export interface DifficultySelector {
   feedback(indices: readonly number[], values: readonly number[]): void;
 }
 
-export function difficultyBasedSelector(features: readonly (readonly [number, number])[], opts: DifficultySelectorOptions): DifficultySelector {
+export function difficultyBasedSelector(
+  features: readonly (readonly [number, number])[],
+  opts: DifficultySelectorOptions,
+): DifficultySelector {
   const kw = opts.kwargs;
   const num = (key: string, fallback: number): number => {
     const v = kw[key] ?? fallback;
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new DataError(`${opts.name}: data_selector.kwargs.${key} must be a number, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      throw new DataError(`${opts.name}: data_selector.kwargs.${key} must be a number, got ${JSON.stringify(v)}`);
     return v;
   };
-  const estimator = new InterpolationBetaPREstimator(features, { m: num('m', 16), lamb: num('lamb', 0.2), rho: num('rho', 0.2), adaptiveRho: Boolean(kw.adaptive_rho) });
+  const estimator = new InterpolationBetaPREstimator(features, {
+    m: num('m', 16),
+    lamb: num('lamb', 0.2),
+    rho: num('rho', 0.2),
+    adaptiveRho: Boolean(kw.adaptive_rho),
+  });
   const doSample = Boolean(kw.do_sample);
   const targetReward = num('target_reward', 1.0);
   const tau = num('tau', 1.0);
@@ -140,7 +152,10 @@ export function difficultyBasedSelector(features: readonly (readonly [number, nu
     },
     getIndices(batchSize) {
       const scores = this.scores();
-      const picked = tau === 0 ? topK(scores, batchSize) : sampleWithoutReplacement(softmax(scores.map((s) => s / tau)), batchSize, new Rng(seed + this.currentIndex));
+      const picked =
+        tau === 0
+          ? topK(scores, batchSize)
+          : sampleWithoutReplacement(softmax(scores.map((s) => s / tau)), batchSize, new Rng(seed + this.currentIndex));
       this.currentIndex += batchSize;
       return picked;
     },
@@ -169,7 +184,8 @@ function softmax(logits: Float64Array): Float64Array {
 
 /** `torch.multinomial(p, k, replacement=False)`'s CPU algorithm: the k largest p / q, q ~ Exp(1) per category. */
 function sampleWithoutReplacement(p: Float64Array, k: number, rng: Rng): number[] {
-  if (k > p.length) throw new Error(`cannot sample n_sample > prob_dist.size(-1) samples without replacement (${k} > ${p.length})`);
+  if (k > p.length)
+    throw new Error(`cannot sample n_sample > prob_dist.size(-1) samples without replacement (${k} > ${p.length})`);
   const keys = p.map((pi) => pi / -Math.log(1 - rng.uniform()));
   return topK(keys, k);
 }

@@ -10,9 +10,30 @@ export {
   taskBatchReader,
   taskScheduler,
 } from './tasks';
-export type { ReadTasksOptions, ReadTasksResult, ResolvedTaskset, Task, TaskReaderOptions, TasksetInput } from './tasks';
-export { createFormatter, DpoFormatter, readTrainData, SftFormatter, trainBatchReader, truncateExperience } from './train-data';
-export type { FormatterOptions, FormatterStats, TrainDataOptions, TrainDataResult, TrainDatasetInput, TrainSchema } from './train-data';
+export type {
+  ReadTasksOptions,
+  ReadTasksResult,
+  ResolvedTaskset,
+  Task,
+  TaskReaderOptions,
+  TasksetInput,
+} from './tasks';
+export {
+  createFormatter,
+  DpoFormatter,
+  readTrainData,
+  SftFormatter,
+  trainBatchReader,
+  truncateExperience,
+} from './train-data';
+export type {
+  FormatterOptions,
+  FormatterStats,
+  TrainDataOptions,
+  TrainDataResult,
+  TrainDatasetInput,
+  TrainSchema,
+} from './train-data';
 export { ChatRenderer } from './chat';
 export type { ChatRenderOptions, Message } from './chat';
 export { BatchReader, MultiReaderScheduler, SUPPORTED_SELECTORS } from './reader';

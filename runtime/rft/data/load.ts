@@ -16,7 +16,13 @@ import { promises as fsp } from 'node:fs';
 import * as nodePath from 'node:path';
 import * as zlib from 'node:zlib';
 import type { AsyncBuffer } from 'hyparquet' with { 'resolution-mode': 'import' };
-import { compressors, dictOfColumnsToRecords, parseCsv, peekDataset, type DatasetFormat } from '../../config/dataset-peek';
+import {
+  compressors,
+  dictOfColumnsToRecords,
+  parseCsv,
+  peekDataset,
+  type DatasetFormat,
+} from '../../config/dataset-peek';
 
 /** Where a row came from. `line` is 1-based (JSON Lines, CSV, JSON arrays); `record` is the 0-based row of its file. */
 export interface RowSource {
@@ -101,7 +107,8 @@ export function parseSplit(expr: string): SplitPart[] {
   const parts = expr.split('+').map((p) => p.trim());
   return parts.map((p) => {
     const m = SUB_SPEC.exec(p);
-    if (!m) throw new DataError(`split '${expr}': '${p}' is not a split expression (name, name[from:to], name[from%:to%])`);
+    if (!m)
+      throw new DataError(`split '${expr}': '${p}' is not a split expression (name, name[from:to], name[from%:to%])`);
     const [, split, from, fromPct, to, toPct] = m;
     if (from !== undefined && to !== undefined && !!fromPct !== !!toPct) {
       throw new DataError(`split '${expr}': from and to of '${p}' must use the same unit (rows or %)`);
@@ -112,7 +119,8 @@ export function parseSplit(expr: string): SplitPart[] {
     if (to !== undefined) part.to = Number(to);
     if (unit === '%') {
       for (const b of [part.from, part.to]) {
-        if (b !== undefined && Math.abs(b) > 100) throw new DataError(`split '${expr}': percent boundaries must be within [-100, 100]`);
+        if (b !== undefined && Math.abs(b) > 100)
+          throw new DataError(`split '${expr}': percent boundaries must be within [-100, 100]`);
       }
     }
     return part;
@@ -150,7 +158,9 @@ export async function loadDatasetRows(loc: DatasetLocation, opts: LoadOptions): 
   const label = loc.name ? `${loc.kind ?? 'dataset'} '${loc.name}'` : (loc.kind ?? 'dataset');
   const storage = (loc.storage_type ?? 'file').toLowerCase();
   if (storage !== 'file') {
-    throw new DataError(`${label}: storage_type '${loc.storage_type}' is not read here; only 'file' datasets (json, jsonl, parquet, csv) are`);
+    throw new DataError(
+      `${label}: storage_type '${loc.storage_type}' is not read here; only 'file' datasets (json, jsonl, parquet, csv) are`,
+    );
   }
   const path = typeof loc.path === 'string' ? loc.path.trim() : '';
   if (path === '') throw new DataError(`${label}: path is not configured`);
@@ -210,7 +220,12 @@ async function loadSplit(
       const rows: LoadedRow[] = [];
       for (const item of jsonRows(file, await readText(file), onInvalid)) {
         if ('skip' in item) skipped.push(item.skip);
-        else rows.push({ row: item.row, source: item.line !== undefined ? { file, line: item.line, record: rows.length } : { file, record: rows.length } });
+        else
+          rows.push({
+            row: item.row,
+            source:
+              item.line !== undefined ? { file, line: item.line, record: rows.length } : { file, record: rows.length },
+          });
       }
       return { rows, files: [file], format: 'jsonl' };
     }
@@ -228,10 +243,14 @@ async function loadSplit(
   const peek = r.peek;
   for (const w of peek.warnings ?? []) {
     // What makes `datasets.load_dataset` fail makes Trinity fail: so it fails here too.
-    if (w.code === 'unknown-split' || w.code === 'mixed-formats' || w.code === 'saved-to-disk') throw new DataError(`${label}: ${w.message}`);
+    if (w.code === 'unknown-split' || w.code === 'mixed-formats' || w.code === 'saved-to-disk')
+      throw new DataError(`${label}: ${w.message}`);
     if (w.code !== 'rows-not-read') warnings.push(w.message);
   }
-  if (peek.format === 'arrow') throw new DataError(`${label}: ${peek.files[0] ?? path}: .arrow data files are not read here (use json, jsonl, parquet or csv)`);
+  if (peek.format === 'arrow')
+    throw new DataError(
+      `${label}: ${peek.files[0] ?? path}: .arrow data files are not read here (use json, jsonl, parquet or csv)`,
+    );
   const rows: LoadedRow[] = [];
   for (const file of peek.files) {
     let record = 0;
@@ -269,7 +288,8 @@ async function readText(file: string): Promise<string> {
   }
   const lower = file.toLowerCase();
   if (lower.endsWith('.gz')) buf = zlib.gunzipSync(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
-  else if (/\.(bz2|xz|zst|lz4|zip)$/.test(lower)) throw new DataError(`${file}: only .gz compression is read here`, file);
+  else if (/\.(bz2|xz|zst|lz4|zip)$/.test(lower))
+    throw new DataError(`${file}: only .gz compression is read here`, file);
   const text = buf.toString('utf8');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
@@ -293,7 +313,8 @@ function jsonRows(file: string, text: string, onInvalid: 'error' | 'skip', asLin
     let problem: string | null = null;
     try {
       v = JSON.parse(t);
-      if (!isPlainObject(v)) problem = `is ${Array.isArray(v) ? 'an array' : 'not a JSON object'} (JSON Lines need one object per line)`;
+      if (!isPlainObject(v))
+        problem = `is ${Array.isArray(v) ? 'an array' : 'not a JSON object'} (JSON Lines need one object per line)`;
     } catch (e) {
       problem = `is not valid JSON: ${(e as Error).message}`;
     }
@@ -310,7 +331,9 @@ function jsonRows(file: string, text: string, onInvalid: 'error' | 'skip', asLin
     if (problem !== null) {
       const message = `${file}:${i + 1}: line ${problem}`;
       if (onInvalid === 'error') throw new DataError(message, file, i + 1);
-      out.push({ skip: { source: { file, line: i + 1, record: out.filter((x) => 'row' in x).length }, reason: message } });
+      out.push({
+        skip: { source: { file, line: i + 1, record: out.filter((x) => 'row' in x).length }, reason: message },
+      });
       continue;
     }
     out.push({ row: v as Record<string, unknown>, line: i + 1 });
@@ -334,12 +357,17 @@ function jsonDocumentRows(file: string, text: string, notLines?: string): JsonIt
   if (Array.isArray(doc)) {
     const lines = arrayElementLines(text);
     if (doc.every(isPlainObject)) return doc.map((row, i) => ({ row: row as Record<string, unknown>, line: lines[i] }));
-    if (doc.every((x) => x === null || typeof x !== 'object')) return doc.map((x, i) => ({ row: { text: x }, line: lines[i] }));
+    if (doc.every((x) => x === null || typeof x !== 'object'))
+      return doc.map((x, i) => ({ row: { text: x }, line: lines[i] }));
     throw new DataError(`${file}: a top-level JSON array must hold objects (one per record)`, file);
   }
   if (isPlainObject(doc)) {
     const records = dictOfColumnsToRecords(doc);
-    if (!records) throw new DataError(`${file}: a top-level JSON object must map column names to equally long arrays (or use JSON Lines)`, file);
+    if (!records)
+      throw new DataError(
+        `${file}: a top-level JSON object must map column names to equally long arrays (or use JSON Lines)`,
+        file,
+      );
     return records.map((row) => ({ row }));
   }
   throw new DataError(`${file}: a JSON document must be an array of records or an object of columns`, file);
@@ -378,7 +406,27 @@ function arrayElementLines(text: string): number[] {
 // --- CSV, as pandas.read_csv with default options ---
 
 /** pandas' default NA markers. */
-const NA_VALUES = new Set(['', '#N/A', '#N/A N/A', '#NA', '-1.#IND', '-1.#QNAN', '-NaN', '-nan', '1.#IND', '1.#QNAN', '<NA>', 'N/A', 'NA', 'NULL', 'NaN', 'None', 'n/a', 'nan', 'null']);
+const NA_VALUES = new Set([
+  '',
+  '#N/A',
+  '#N/A N/A',
+  '#NA',
+  '-1.#IND',
+  '-1.#QNAN',
+  '-NaN',
+  '-nan',
+  '1.#IND',
+  '1.#QNAN',
+  '<NA>',
+  'N/A',
+  'NA',
+  'NULL',
+  'NaN',
+  'None',
+  'n/a',
+  'nan',
+  'null',
+]);
 const INT_RE = /^[+-]?\d+$/;
 const FLOAT_RE = /^[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|Infinity)$/i;
 const TRUE_VALUES = new Set(['True', 'TRUE', 'true']);
@@ -402,7 +450,11 @@ function csvRows(file: string, text: string, sep: string): { row: Record<string,
   const body = records.slice(1);
   for (let r = 0; r < body.length; r++) {
     if (body[r].length > header.length) {
-      throw new DataError(`${file}:${lines[r + 1]}: expected ${header.length} fields, saw ${body[r].length} (pandas: "Error tokenizing data")`, file, lines[r + 1]);
+      throw new DataError(
+        `${file}:${lines[r + 1]}: expected ${header.length} fields, saw ${body[r].length} (pandas: "Error tokenizing data")`,
+        file,
+        lines[r + 1],
+      );
     }
   }
   // Per column: ints, floats or booleans when every non-NA value is one; NA markers become null.
@@ -411,11 +463,15 @@ function csvRows(file: string, text: string, sep: string): { row: Record<string,
     if (values.length > 0 && values.every((v) => INT_RE.test(v.trim()))) return (s) => Number(s.trim());
     if (values.length > 0 && values.every((v) => FLOAT_RE.test(v.trim()))) {
       return (s) => {
-        const t = s.trim().toLowerCase().replace(/^([+-]?)infinity$/, '$1inf');
+        const t = s
+          .trim()
+          .toLowerCase()
+          .replace(/^([+-]?)infinity$/, '$1inf');
         return t.endsWith('inf') ? (t.startsWith('-') ? -Infinity : Infinity) : Number(t);
       };
     }
-    if (values.length > 0 && values.every((v) => TRUE_VALUES.has(v) || FALSE_VALUES.has(v))) return (s) => TRUE_VALUES.has(s);
+    if (values.length > 0 && values.every((v) => TRUE_VALUES.has(v) || FALSE_VALUES.has(v)))
+      return (s) => TRUE_VALUES.has(s);
     return (s) => s;
   });
   return body.map((rec, r) => {
@@ -454,7 +510,8 @@ async function readParquetFile(file: string): Promise<Record<string, unknown>[]>
 
 /** int64 (bigint) → number where exact, recursively; bytes, dates and other values unchanged. */
 function normalizeParquetValue(v: unknown): unknown {
-  if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  if (typeof v === 'bigint')
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
   if (Array.isArray(v)) return v.map(normalizeParquetValue);
   if (isPlainObject(v) && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null)) {
     const o: Record<string, unknown> = {};

@@ -35,7 +35,13 @@ interface Ziggurat {
   f: Float64Array;
 }
 
-function ziggurat(f: (x: number) => number, fInv: (y: number) => number, r: number, area: number, scale: number): Ziggurat {
+function ziggurat(
+  f: (x: number) => number,
+  fInv: (y: number) => number,
+  r: number,
+  area: number,
+  scale: number,
+): Ziggurat {
   const k = new Float64Array(256);
   const w = new Float64Array(256);
   const fs = new Float64Array(256);

@@ -138,23 +138,45 @@ function easyToHardSelector(size: number, features: number[][], start: number): 
   };
 }
 
-export const SUPPORTED_SELECTORS = ['sequential', 'shuffle', 'random', 'offline_easy2hard', 'difficulty_based'] as const;
+export const SUPPORTED_SELECTORS = [
+  'sequential',
+  'shuffle',
+  'random',
+  'offline_easy2hard',
+  'difficulty_based',
+] as const;
 
 /** The `feature_keys` columns as numbers (booleans as 0/1), one array per key. */
-function featureColumns(keys: readonly string[], type: string, name: string, column?: (key: string) => unknown[]): number[][] {
+function featureColumns(
+  keys: readonly string[],
+  type: string,
+  name: string,
+  column?: (key: string) => unknown[],
+): number[][] {
   if (!column) throw new DataError(`${name}: data_selector ${type} needs the dataset's columns`);
   return keys.map((k) => {
     const values = column(k);
     values.forEach((v, i) => {
       if (typeof v !== 'number' && typeof v !== 'boolean') {
-        throw new DataError(`${name}: feature '${k}' of row ${i} is ${JSON.stringify(v)}, not a number (${type} reads it)`, undefined, undefined, k);
+        throw new DataError(
+          `${name}: feature '${k}' of row ${i} is ${JSON.stringify(v)}, not a number (${type} reads it)`,
+          undefined,
+          undefined,
+          k,
+        );
       }
     });
     return values.map(Number);
   });
 }
 
-function makeSelector(cfg: Partial<DataSelectorConfig>, size: number, start: number, name: string, column?: (key: string) => unknown[]): Selector {
+function makeSelector(
+  cfg: Partial<DataSelectorConfig>,
+  size: number,
+  start: number,
+  name: string,
+  column?: (key: string) => unknown[],
+): Selector {
   const type = cfg.selector_type ?? 'sequential';
   const seed = cfg.seed ?? 42;
   switch (type) {
@@ -168,11 +190,18 @@ function makeSelector(cfg: Partial<DataSelectorConfig>, size: number, start: num
       const keys = cfg.feature_keys ?? [];
       if (keys.length === 0) throw new DataError(`${name}: data_selector offline_easy2hard needs feature_keys`);
       const cols = featureColumns(keys, type, name, column);
-      return easyToHardSelector(size, range(0, size).map((i) => cols.map((c) => c[i])), start);
+      return easyToHardSelector(
+        size,
+        range(0, size).map((i) => cols.map((c) => c[i])),
+        start,
+      );
     }
     case 'difficulty_based': {
       const keys = cfg.feature_keys ?? [];
-      if (keys.length !== 2) throw new DataError(`${name}: DifficultyBasedSelector requires exactly 2 feature keys, but got ${keys.length}.`);
+      if (keys.length !== 2)
+        throw new DataError(
+          `${name}: DifficultyBasedSelector requires exactly 2 feature keys, but got ${keys.length}.`,
+        );
       const [f0, f1] = featureColumns(keys, type, name, column);
       return difficultyBasedSelector(
         f0.map((v, i) => [v, f1[i]] as const),
@@ -180,7 +209,9 @@ function makeSelector(cfg: Partial<DataSelectorConfig>, size: number, start: num
       );
     }
     default:
-      throw new DataError(`${name}: data_selector '${type}' is not supported here (supported: ${SUPPORTED_SELECTORS.join(', ')})`);
+      throw new DataError(
+        `${name}: data_selector '${type}' is not supported here (supported: ${SUPPORTED_SELECTORS.join(', ')})`,
+      );
   }
 }
 
@@ -202,12 +233,16 @@ export class BatchReader<T> {
     this.name = opts.name ?? 'dataset';
     this.size = items.length;
     if (this.size === 0) throw new DataError(`Dataset [${this.name}] is empty and cannot be read in batches.`);
-    if (!Number.isInteger(opts.batchSize) || opts.batchSize <= 0) throw new DataError(`${this.name}: batch size must be a positive integer, got ${opts.batchSize}`);
+    if (!Number.isInteger(opts.batchSize) || opts.batchSize <= 0)
+      throw new DataError(`${this.name}: batch size must be a positive integer, got ${opts.batchSize}`);
     this.batchSize = opts.batchSize;
     this.dropLast = opts.dropLast ?? true;
     this.currentOffset = opts.offset ?? 0;
-    this.totalSamples = opts.totalSteps != null ? opts.batchSize * opts.totalSteps : this.size * (opts.totalEpochs ?? 1);
-    this.selector = opts.selector ? makeSelector(opts.selector, this.size, opts.selectorOffset ?? opts.offset ?? 0, this.name, opts.column) : null;
+    this.totalSamples =
+      opts.totalSteps != null ? opts.batchSize * opts.totalSteps : this.size * (opts.totalEpochs ?? 1);
+    this.selector = opts.selector
+      ? makeSelector(opts.selector, this.size, opts.selectorOffset ?? opts.offset ?? 0, this.name, opts.column)
+      : null;
   }
 
   /** The next batch, or null where Trinity raises StopIteration (the reader is exhausted). */
@@ -223,7 +258,10 @@ export class BatchReader<T> {
       }
       for (const i of picked) {
         // Trinity asserts 0 <= i < dataset_size (a batch larger than the dataset breaks the sequential selector).
-        if (!(i >= 0 && i < this.size)) throw new DataError(`${this.name}: the selector picked row ${i} of ${this.size}: batch size ${batchSize} is larger than the dataset`);
+        if (!(i >= 0 && i < this.size))
+          throw new DataError(
+            `${this.name}: the selector picked row ${i} of ${this.size}: batch size ${batchSize} is larger than the dataset`,
+          );
         if (this.currentOffset >= this.totalSamples) {
           if (!this.dropLast && items.length > 0) break;
           return null;
@@ -279,7 +317,9 @@ export class MultiReaderScheduler<T> {
     this.step = opts.step ?? 0;
     this.epoch = Math.floor((this.step * opts.batchSize) / this.baseIds.length);
     this.orders = this.buildOrders(this.epoch);
-    this.maxSteps = opts.totalSteps ? opts.totalSteps : Math.floor(((opts.totalEpochs ?? 1) * this.baseIds.length) / opts.batchSize);
+    this.maxSteps = opts.totalSteps
+      ? opts.totalSteps
+      : Math.floor(((opts.totalEpochs ?? 1) * this.baseIds.length) / opts.batchSize);
   }
 
   private buildOrders(epoch: number): number[] {

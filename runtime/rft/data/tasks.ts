@@ -106,7 +106,11 @@ export interface ReadTasksOptions {
   /** Position among the tasksets (or eval tasksets), for the default name. Default 0. */
   position?: number;
   /** `buffer.explorer_input` fallbacks, applied where the taskset leaves them unset (Trinity's set_if_none). */
-  explorerInput?: { default_workflow_type?: string | null; default_eval_workflow_type?: string | null; default_reward_fn_type?: string | null };
+  explorerInput?: {
+    default_workflow_type?: string | null;
+    default_eval_workflow_type?: string | null;
+    default_reward_fn_type?: string | null;
+  };
   /** `model` fallbacks for rollout_args and format.chat_template (set_if_none), as Trinity's validator fills them. */
   model?: {
     temperature?: number | null;
@@ -183,7 +187,10 @@ export function resolveFormat(given?: Partial<FormatConfig> | null): FormatConfi
   return f;
 }
 
-export function resolveTaskset(taskset: TasksetInput, opts: Omit<ReadTasksOptions, 'baseDir'> = {}): { taskset: ResolvedTaskset; warnings: string[] } {
+export function resolveTaskset(
+  taskset: TasksetInput,
+  opts: Omit<ReadTasksOptions, 'baseDir'> = {},
+): { taskset: ResolvedTaskset; warnings: string[] } {
   const warnings: string[] = [];
   const isEval = taskset.is_eval === true;
   const name = taskset.name || `${isEval ? 'eval_' : ''}taskset_${opts.position ?? 0}`;
@@ -192,12 +199,14 @@ export function resolveTaskset(taskset: TasksetInput, opts: Omit<ReadTasksOption
 
   const format = resolveFormat(taskset.format);
   const model = opts.model ?? {};
-  if (format.chat_template == null && model.custom_chat_template != null) format.chat_template = model.custom_chat_template;
+  if (format.chat_template == null && model.custom_chat_template != null)
+    format.chat_template = model.custom_chat_template;
   const rolloutArgs = overlay(defaults<GenerationConfig>(Sections.GenerationConfig), taskset.rollout_args);
   for (const k of ['temperature', 'top_p', 'top_k', 'logprobs'] as const) {
     if (rolloutArgs[k] == null && model[k] != null) (rolloutArgs as unknown as Record<string, unknown>)[k] = model[k];
   }
-  if (rolloutArgs.max_tokens == null && model.max_response_tokens != null) rolloutArgs.max_tokens = model.max_response_tokens;
+  if (rolloutArgs.max_tokens == null && model.max_response_tokens != null)
+    rolloutArgs.max_tokens = model.max_response_tokens;
 
   let dataSelector = overlay(defaults<DataSelectorConfig>(Sections.DataSelectorConfig), taskset.data_selector);
   if (taskset.task_selector) {
@@ -207,7 +216,9 @@ export function resolveTaskset(taskset: TasksetInput, opts: Omit<ReadTasksOption
 
   const ei = opts.explorerInput ?? {};
   let defaultWorkflowType = taskset.default_workflow_type ?? null;
-  if (isEval) defaultWorkflowType = taskset.default_eval_workflow_type ?? defaultWorkflowType ?? ei.default_eval_workflow_type ?? null;
+  if (isEval)
+    defaultWorkflowType =
+      taskset.default_eval_workflow_type ?? defaultWorkflowType ?? ei.default_eval_workflow_type ?? null;
   defaultWorkflowType ??= ei.default_workflow_type ?? null;
   const defaultRewardFnType = taskset.default_reward_fn_type ?? ei.default_reward_fn_type ?? null;
 
@@ -240,7 +251,9 @@ export function resolveTaskset(taskset: TasksetInput, opts: Omit<ReadTasksOption
 
 /** Which format field(s) name a key, for messages: `format.prompt_key`. */
 function keyRole(format: FormatConfig, key: string): string {
-  const roles = (Object.keys(format) as (keyof FormatConfig)[]).filter((k) => k.endsWith('_key') && format[k] === key).map((k) => `format.${k}`);
+  const roles = (Object.keys(format) as (keyof FormatConfig)[])
+    .filter((k) => k.endsWith('_key') && format[k] === key)
+    .map((k) => `format.${k}`);
   return roles.length > 0 ? ` (${roles.join(', ')})` : '';
 }
 
@@ -253,7 +266,14 @@ export async function readTasks(taskset: TasksetInput, opts: ReadTasksOptions): 
   const { taskset: ts, warnings } = resolveTaskset(taskset, opts);
   const onInvalid = opts.onInvalidRow ?? 'error';
   const loaded = await loadDatasetRows(
-    { path: ts.path, split: ts.split, subset_name: ts.subsetName, storage_type: taskset.storage_type, name: ts.name, kind: 'taskset' },
+    {
+      path: ts.path,
+      split: ts.split,
+      subset_name: ts.subsetName,
+      storage_type: taskset.storage_type,
+      name: ts.name,
+      kind: 'taskset',
+    },
     { baseDir: opts.baseDir, onInvalidRow: onInvalid },
   );
   warnings.push(...loaded.warnings);
@@ -262,11 +282,14 @@ export async function readTasks(taskset: TasksetInput, opts: ReadTasksOptions): 
 
   const knownWorkflows = new Set([...registryNamesAt('workflow', 'main'), ...(opts.workflows ?? [])]);
   const knownRewards = new Set([...registryNamesAt('reward_fn', 'main'), ...(opts.rewardFns ?? [])]);
-  const isKnown = (set: Set<string>, n: unknown): n is string => typeof n === 'string' && n !== '' && (set.has(n) || n.includes('.'));
+  const isKnown = (set: Set<string>, n: unknown): n is string =>
+    typeof n === 'string' && n !== '' && (set.has(n) || n.includes('.'));
   const defaultWorkflow = isKnown(knownWorkflows, ts.defaultWorkflowType) ? ts.defaultWorkflowType : null;
   const defaultReward = isKnown(knownRewards, ts.defaultRewardFnType) ? ts.defaultRewardFnType : null;
   if (ts.defaultRewardFnType && !defaultReward) {
-    warnings.push(`taskset '${ts.name}': default_reward_fn_type '${ts.defaultRewardFnType}' is not a registered reward function; Trinity's registry lookup gives None`);
+    warnings.push(
+      `taskset '${ts.name}': default_reward_fn_type '${ts.defaultRewardFnType}' is not a registered reward function; Trinity's registry lookup gives None`,
+    );
   }
   if (!defaultWorkflow && !format.workflow_key) {
     throw new DataError(
@@ -306,7 +329,10 @@ export async function readTasks(taskset: TasksetInput, opts: ReadTasksOptions): 
     }
     workflow ??= defaultWorkflow;
     if (!workflow) {
-      bad(`no workflow: '${format.workflow_key}' (format.workflow_key) is empty or unknown and the taskset has no default_workflow_type`, format.workflow_key);
+      bad(
+        `no workflow: '${format.workflow_key}' (format.workflow_key) is empty or unknown and the taskset has no default_workflow_type`,
+        format.workflow_key,
+      );
       continue;
     }
     const rowReward = format.reward_fn_key ? row[format.reward_fn_key] : null;
@@ -321,7 +347,10 @@ export async function readTasks(taskset: TasksetInput, opts: ReadTasksOptions): 
     const missing = required.find((k) => isMissing(row, k));
     if (missing !== undefined) {
       checkColumn(missing);
-      bad(`row has no '${missing}'${keyRole(format, missing)} (null or absent), which workflow ${workflow} needs`, missing);
+      bad(
+        `row has no '${missing}'${keyRole(format, missing)} (null or absent), which workflow ${workflow} needs`,
+        missing,
+      );
       continue;
     }
     tasks.push({
@@ -342,10 +371,14 @@ export async function readTasks(taskset: TasksetInput, opts: ReadTasksOptions): 
     });
   }
   if (unknownRowWorkflows > 0) {
-    warnings.push(`taskset '${ts.name}': ${unknownRowWorkflows} row(s) name an unregistered workflow in '${format.workflow_key}'; Trinity falls back to default_workflow_type for them`);
+    warnings.push(
+      `taskset '${ts.name}': ${unknownRowWorkflows} row(s) name an unregistered workflow in '${format.workflow_key}'; Trinity falls back to default_workflow_type for them`,
+    );
   }
   if (unknownRowRewards > 0) {
-    warnings.push(`taskset '${ts.name}': ${unknownRowRewards} row(s) name an unregistered reward function in '${format.reward_fn_key}'; Trinity falls back to default_reward_fn_type for them`);
+    warnings.push(
+      `taskset '${ts.name}': ${unknownRowRewards} row(s) name an unregistered reward function in '${format.reward_fn_key}'; Trinity falls back to default_reward_fn_type for them`,
+    );
   }
   return { tasks, skipped, taskset: ts, files: loaded.files, columns: loaded.columns, warnings };
 }
@@ -404,7 +437,8 @@ export function taskScheduler(
     return { next: () => reader.next()?.items ?? null };
   }
   const readers = tasksets.map((r, i) => {
-    if (r.taskset.isEval) throw new DataError(`taskset '${r.taskset.name}' is an eval taskset; the scheduler reads training tasksets`);
+    if (r.taskset.isEval)
+      throw new DataError(`taskset '${r.taskset.name}' is an eval taskset; the scheduler reads training tasksets`);
     return new BatchReader(r.tasks, {
       name: r.taskset.name,
       batchSize: opts.batchSize,

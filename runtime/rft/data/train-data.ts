@@ -86,7 +86,9 @@ function newEid(): Experience['eid'] {
 }
 
 function keyRole(format: FormatConfig, key: string): string {
-  const roles = (Object.keys(format) as (keyof FormatConfig)[]).filter((k) => k.endsWith('_key') && format[k] === key).map((k) => `format.${k}`);
+  const roles = (Object.keys(format) as (keyof FormatConfig)[])
+    .filter((k) => k.endsWith('_key') && format[k] === key)
+    .map((k) => `format.${k}`);
   return roles.length > 0 ? ` (${roles.join(', ')})` : '';
 }
 
@@ -112,7 +114,8 @@ abstract class RowFormatter {
   constructor(format: Partial<FormatConfig> | FormatConfig, tokenizer: TextTokenizer, opts: FormatterOptions = {}) {
     this.format = resolveFormat(format as Partial<FormatConfig>);
     if (this.format.chat_template == null && opts.chatTemplate != null) this.format.chat_template = opts.chatTemplate;
-    if (this.format.enable_thinking == null && opts.enableThinking != null) this.format.enable_thinking = opts.enableThinking;
+    if (this.format.enable_thinking == null && opts.enableThinking != null)
+      this.format.enable_thinking = opts.enableThinking;
     if (this.format.image_key || this.format.video_key) {
       throw new DataError('multi-modal SFT/DPO data (format.image_key / format.video_key) is not supported here');
     }
@@ -127,28 +130,43 @@ abstract class RowFormatter {
 
   protected value(row: Record<string, unknown>, key: string, source: RowSource | undefined): unknown {
     const v = row[key];
-    if (v === undefined || v === null) this.fail(source, `row has no '${key}'${keyRole(this.format, key)} (null or absent)`, key);
+    if (v === undefined || v === null)
+      this.fail(source, `row has no '${key}'${keyRole(this.format, key)} (null or absent)`, key);
     return v;
   }
 
   /** A message list (or, where Trinity json.loads it, its JSON string). */
-  protected messages(row: Record<string, unknown>, key: string, source: RowSource | undefined, allowJson: boolean): Message[] {
+  protected messages(
+    row: Record<string, unknown>,
+    key: string,
+    source: RowSource | undefined,
+    allowJson: boolean,
+  ): Message[] {
     let v = this.value(row, key, source);
     if (typeof v === 'string' && allowJson) {
       try {
         v = JSON.parse(v);
       } catch {
-        this.fail(source, `'${key}'${keyRole(this.format, key)} is a string but not valid JSON ("Invalid JSON format for messages")`, key);
+        this.fail(
+          source,
+          `'${key}'${keyRole(this.format, key)} is a string but not valid JSON ("Invalid JSON format for messages")`,
+          key,
+        );
       }
     }
     if (!Array.isArray(v) || !v.every(isMessage)) {
-      this.fail(source, `'${key}'${keyRole(this.format, key)} must be a list of messages with a string 'role'${allowJson ? ' (or its JSON string)' : ''}`, key);
+      this.fail(
+        source,
+        `'${key}'${keyRole(this.format, key)} must be a list of messages with a string 'role'${allowJson ? ' (or its JSON string)' : ''}`,
+        key,
+      );
     }
     return v as Message[];
   }
 
   protected system(row: Record<string, unknown>, source: RowSource | undefined): Message[] {
-    if (this.format.system_prompt_key != null) return [{ role: 'system', content: this.value(row, this.format.system_prompt_key, source) }];
+    if (this.format.system_prompt_key != null)
+      return [{ role: 'system', content: this.value(row, this.format.system_prompt_key, source) }];
     if (this.format.system_prompt != null) return [{ role: 'system', content: this.format.system_prompt }];
     return [];
   }
@@ -174,9 +192,16 @@ export class SftFormatter extends RowFormatter {
   constructor(format: Partial<FormatConfig> | FormatConfig, tokenizer: TextTokenizer, opts: FormatterOptions = {}) {
     super(format, tokenizer, opts);
     this.promptType = String(this.format.prompt_type).toLowerCase();
-    if (!['messages', 'plaintext', 'chatpair'].includes(this.promptType)) throw new DataError(`Unsupported prompt_type: ${this.format.prompt_type}`);
-    if (this.format.enable_concatenated_multi_turn && this.format.chat_template && /\{%-?\s*generation\s*-?%\}/.test(this.format.chat_template)) {
-      throw new DataError('format.chat_template uses {% generation %} (assistant masks from the template), which is not supported here');
+    if (!['messages', 'plaintext', 'chatpair'].includes(this.promptType))
+      throw new DataError(`Unsupported prompt_type: ${this.format.prompt_type}`);
+    if (
+      this.format.enable_concatenated_multi_turn &&
+      this.format.chat_template &&
+      /\{%-?\s*generation\s*-?%\}/.test(this.format.chat_template)
+    ) {
+      throw new DataError(
+        'format.chat_template uses {% generation %} (assistant masks from the template), which is not supported here',
+      );
     }
   }
 
@@ -187,27 +212,49 @@ export class SftFormatter extends RowFormatter {
       try {
         t = JSON.parse(t);
       } catch {
-        this.fail(source, `'${this.format.tools_key}' (format.tools_key) is not valid JSON ("Invalid JSON format for tools")`, this.format.tools_key);
+        this.fail(
+          source,
+          `'${this.format.tools_key}' (format.tools_key) is not valid JSON ("Invalid JSON format for tools")`,
+          this.format.tools_key,
+        );
       }
     }
     if (t === null || t === undefined) return null;
-    if (!Array.isArray(t)) this.fail(source, `'${this.format.tools_key}' (format.tools_key) must be a list of tool definitions (or its JSON string)`, this.format.tools_key);
+    if (!Array.isArray(t))
+      this.fail(
+        source,
+        `'${this.format.tools_key}' (format.tools_key) must be a list of tool definitions (or its JSON string)`,
+        this.format.tools_key,
+      );
     return t;
   }
 
   /** The conversation a row holds, in the chosen prompt_type. */
-  conversation(row: Record<string, unknown>, source?: RowSource): { messages: Message[]; tools: unknown[] | null; promptMessages?: Message[] } {
+  conversation(
+    row: Record<string, unknown>,
+    source?: RowSource,
+  ): { messages: Message[]; tools: unknown[] | null; promptMessages?: Message[] } {
     const f = this.format;
-    if (this.promptType === 'messages') return { messages: this.messages(row, f.messages_key, source, true), tools: this.tools(row, source) };
+    if (this.promptType === 'messages')
+      return { messages: this.messages(row, f.messages_key, source, true), tools: this.tools(row, source) };
     if (this.promptType === 'plaintext') {
-      const messages = [...this.system(row, source), userMessage(this.value(row, f.prompt_key, source)), { role: 'assistant', content: this.value(row, f.response_key, source) }];
+      const messages = [
+        ...this.system(row, source),
+        userMessage(this.value(row, f.prompt_key, source)),
+        { role: 'assistant', content: this.value(row, f.response_key, source) },
+      ];
       return { messages, tools: this.tools(row, source) };
     }
     // chatpair (before v0.3.1): a single message counts as a list of one.
     const asList = (key: string) => {
       const v = this.value(row, key, source);
       const list = Array.isArray(v) ? v : [v];
-      if (!list.every(isMessage)) this.fail(source, `'${key}'${keyRole(f, key)} must be a message or a list of messages (prompt_type chatpair)`, key);
+      if (!list.every(isMessage))
+        this.fail(
+          source,
+          `'${key}'${keyRole(f, key)} must be a message or a list of messages (prompt_type chatpair)`,
+          key,
+        );
       return list as Message[];
     };
     const promptMessages = asList(f.prompt_key);
@@ -216,7 +263,8 @@ export class SftFormatter extends RowFormatter {
 
   formatRow(row: Record<string, unknown>, source?: RowSource): Experience {
     const { messages, tools, promptMessages } = this.conversation(row, source);
-    if (messages.length === 0) this.fail(source, 'the conversation is empty ("Messages should not be empty")', this.format.messages_key);
+    if (messages.length === 0)
+      this.fail(source, 'the conversation is empty ("Messages should not be empty")', this.format.messages_key);
     const info: Record<string, unknown> = { messages };
     if (tools) info.tools = tools;
     if (source) info.source = describeSource(source);
@@ -227,17 +275,32 @@ export class SftFormatter extends RowFormatter {
     }
     if (messages[messages.length - 1].role !== 'assistant') this.stats.lastNotAssistant++;
     const tokens = this.renderer.tokenize(messages, { addGenerationPrompt: false, tools });
-    const prompt = this.renderer.tokenize(promptMessages ?? messages.slice(0, -1), { addGenerationPrompt: true, tools });
+    const prompt = this.renderer.tokenize(promptMessages ?? messages.slice(0, -1), {
+      addGenerationPrompt: true,
+      tools,
+    });
     const promptLength = prompt.length;
     if (promptLength <= 0 || tokens.length <= promptLength) {
-      this.fail(source, `Token ids must be larger than the prompt length. Got len(tokens)=${tokens.length}, prompt_length=${promptLength}.`);
+      this.fail(
+        source,
+        `Token ids must be larger than the prompt length. Got len(tokens)=${tokens.length}, prompt_length=${promptLength}.`,
+      );
     }
     this.checkPrefix(prompt, tokens);
-    return { eid: newEid(), tokens, promptLength, actionMask: new Array<number>(tokens.length - promptLength).fill(1), info };
+    return {
+      eid: newEid(),
+      tokens,
+      promptLength,
+      actionMask: new Array<number>(tokens.length - promptLength).fill(1),
+      info,
+    };
   }
 
   /** `tokenize_and_mask_messages_default`. */
-  private multiTurn(messages: Message[], tools: unknown[] | null): { tokens: number[]; mask: number[]; promptLength: number } {
+  private multiTurn(
+    messages: Message[],
+    tools: unknown[] | null,
+  ): { tokens: number[]; mask: number[]; promptLength: number } {
     const opts = { tools, enableThinking: this.format.enable_thinking };
     let start = 0;
     if (this.renderer.templateText.includes('<think>')) {
@@ -278,10 +341,14 @@ export class DpoFormatter extends RowFormatter {
   constructor(format: Partial<FormatConfig> | FormatConfig, tokenizer: TextTokenizer, opts: FormatterOptions = {}) {
     super(format, tokenizer, opts);
     this.promptType = String(this.format.prompt_type).toLowerCase();
-    if (this.promptType !== 'messages' && this.promptType !== 'plaintext') throw new DataError(`Unsupported prompt_type: ${this.format.prompt_type}`);
+    if (this.promptType !== 'messages' && this.promptType !== 'plaintext')
+      throw new DataError(`Unsupported prompt_type: ${this.format.prompt_type}`);
   }
 
-  conversation(row: Record<string, unknown>, source?: RowSource): { prompt: Message[]; chosen: Message[]; rejected: Message[] } {
+  conversation(
+    row: Record<string, unknown>,
+    source?: RowSource,
+  ): { prompt: Message[]; chosen: Message[]; rejected: Message[] } {
     const f = this.format;
     if (this.promptType === 'plaintext') {
       return {
@@ -304,7 +371,10 @@ export class DpoFormatter extends RowFormatter {
     const rejectedFull = this.renderer.tokenize([...prompt, ...rejected], { addGenerationPrompt: false });
     this.checkPrefix(promptIds, chosenFull);
     this.checkPrefix(promptIds, rejectedFull);
-    const info: Record<string, unknown> = { chosenMessages: [...prompt, ...chosen], rejectedMessages: [...prompt, ...rejected] };
+    const info: Record<string, unknown> = {
+      chosenMessages: [...prompt, ...chosen],
+      rejectedMessages: [...prompt, ...rejected],
+    };
     if (source) info.source = describeSource(source);
     return {
       eid: newEid(),
@@ -317,7 +387,12 @@ export class DpoFormatter extends RowFormatter {
   }
 }
 
-export function createFormatter(schema: TrainSchema, format: Partial<FormatConfig> | FormatConfig, tokenizer: TextTokenizer, opts: FormatterOptions = {}): SftFormatter | DpoFormatter {
+export function createFormatter(
+  schema: TrainSchema,
+  format: Partial<FormatConfig> | FormatConfig,
+  tokenizer: TextTokenizer,
+  opts: FormatterOptions = {},
+): SftFormatter | DpoFormatter {
   return schema === 'dpo' ? new DpoFormatter(format, tokenizer, opts) : new SftFormatter(format, tokenizer, opts);
 }
 
@@ -325,17 +400,33 @@ export function createFormatter(schema: TrainSchema, format: Partial<FormatConfi
  * Cuts an experience to `maxLength` tokens (prompt + response; DPO: prompt + the longer answer). Returns the
  * (possibly new) experience and whether it was cut, or null when the prompt alone reaches the limit.
  */
-export function truncateExperience(exp: Experience, maxLength: number): { experience: Experience; truncated: boolean } | null {
+export function truncateExperience(
+  exp: Experience,
+  maxLength: number,
+): { experience: Experience; truncated: boolean } | null {
   if (exp.promptLength >= maxLength) return null;
   const room = maxLength - exp.promptLength;
   if (exp.chosen !== undefined || exp.rejected !== undefined) {
     const cut = (exp.chosen?.length ?? 0) > room || (exp.rejected?.length ?? 0) > room;
     if (!cut) return { experience: exp, truncated: false };
-    return { experience: { ...exp, chosen: exp.chosen?.slice(0, room), rejected: exp.rejected?.slice(0, room), truncated: true }, truncated: true };
+    return {
+      experience: {
+        ...exp,
+        chosen: exp.chosen?.slice(0, room),
+        rejected: exp.rejected?.slice(0, room),
+        truncated: true,
+      },
+      truncated: true,
+    };
   }
   if (exp.tokens.length <= maxLength) return { experience: exp, truncated: false };
   return {
-    experience: { ...exp, tokens: exp.tokens.slice(0, maxLength), actionMask: exp.actionMask?.slice(0, room), truncated: true },
+    experience: {
+      ...exp,
+      tokens: exp.tokens.slice(0, maxLength),
+      actionMask: exp.actionMask?.slice(0, room),
+      truncated: true,
+    },
     truncated: true,
   };
 }
@@ -354,7 +445,14 @@ export async function readTrainData(dataset: TrainDatasetInput, opts: TrainDataO
   const formatter = createFormatter(schemaType, (dataset.format ?? {}) as Partial<FormatConfig>, opts.tokenizer, opts);
   const onInvalid = opts.onInvalidRow ?? 'error';
   const loaded = await loadDatasetRows(
-    { path: dataset.path, split: dataset.split, subset_name: dataset.subset_name, storage_type: dataset.storage_type, name: dataset.name, kind: `${schemaType.toUpperCase()} dataset` },
+    {
+      path: dataset.path,
+      split: dataset.split,
+      subset_name: dataset.subset_name,
+      storage_type: dataset.storage_type,
+      name: dataset.name,
+      kind: `${schemaType.toUpperCase()} dataset`,
+    },
     { baseDir: opts.baseDir, onInvalidRow: onInvalid },
   );
   const warnings = [...loaded.warnings];
@@ -363,7 +461,8 @@ export async function readTrainData(dataset: TrainDatasetInput, opts: TrainDataO
   let truncated = 0;
   let promptTooLong = 0;
   const max = opts.maxLength ?? null;
-  if (max !== null && (!Number.isInteger(max) || max <= 0)) throw new DataError(`maxLength must be a positive integer, got ${max}`);
+  if (max !== null && (!Number.isInteger(max) || max <= 0))
+    throw new DataError(`maxLength must be a positive integer, got ${max}`);
   for (const [index, { row, source }] of loaded.rows.entries()) {
     let exp: Experience;
     try {
@@ -389,15 +488,32 @@ export async function readTrainData(dataset: TrainDatasetInput, opts: TrainDataO
     experiences.push(exp);
   }
   const n = loaded.rows.length;
-  if (truncated > 0) warnings.push(`${truncated} of ${n} samples were longer than ${max} tokens and were truncated to it`);
-  if (promptTooLong > 0) warnings.push(`${promptTooLong} of ${n} samples were skipped: their prompt alone reaches ${max} tokens`);
+  if (truncated > 0)
+    warnings.push(`${truncated} of ${n} samples were longer than ${max} tokens and were truncated to it`);
+  if (promptTooLong > 0)
+    warnings.push(`${promptTooLong} of ${n} samples were skipped: their prompt alone reaches ${max} tokens`);
   const st = formatter.stats;
   if (st.promptNotPrefix > 0) {
-    warnings.push(`${st.promptNotPrefix} sample(s): the prompt's tokens are not a prefix of the conversation's tokens (the chat template renders earlier turns differently); Trinity splits at the prompt's length regardless`);
+    warnings.push(
+      `${st.promptNotPrefix} sample(s): the prompt's tokens are not a prefix of the conversation's tokens (the chat template renders earlier turns differently); Trinity splits at the prompt's length regardless`,
+    );
   }
-  if (st.lastNotAssistant > 0) warnings.push(`${st.lastNotAssistant} SFT sample(s) do not end with an assistant message; Trinity trains on their last message anyway`);
-  if (st.noAssistantTokens > 0) warnings.push(`${st.noAssistantTokens} multi-turn SFT sample(s) have no assistant tokens to train on`);
-  return { schemaType, experiences, skipped, truncated, warnings, format: formatter.format, files: loaded.files, columns: loaded.columns };
+  if (st.lastNotAssistant > 0)
+    warnings.push(
+      `${st.lastNotAssistant} SFT sample(s) do not end with an assistant message; Trinity trains on their last message anyway`,
+    );
+  if (st.noAssistantTokens > 0)
+    warnings.push(`${st.noAssistantTokens} multi-turn SFT sample(s) have no assistant tokens to train on`);
+  return {
+    schemaType,
+    experiences,
+    skipped,
+    truncated,
+    warnings,
+    format: formatter.format,
+    files: loaded.files,
+    columns: loaded.columns,
+  };
 }
 
 /**
@@ -406,7 +522,13 @@ export async function readTrainData(dataset: TrainDatasetInput, opts: TrainDataO
  */
 export function trainBatchReader(
   result: TrainDataResult,
-  opts: { batchSize: number; totalEpochs?: number; totalSteps?: number | null; selector?: Partial<DataSelectorConfig> | null; offset?: number },
+  opts: {
+    batchSize: number;
+    totalEpochs?: number;
+    totalSteps?: number | null;
+    selector?: Partial<DataSelectorConfig> | null;
+    offset?: number;
+  },
 ): BatchReader<Experience> {
   return new BatchReader(result.experiences, {
     name: `${result.schemaType} dataset`,

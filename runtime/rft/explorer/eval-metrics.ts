@@ -17,7 +17,12 @@ export const BOOTSTRAP_SAMPLES = 1000;
 export const BOOTSTRAP_SEED = 42;
 
 /** `bootstrap_metric(data, subset_size, [np.max, np.min])`: the bootstrap means of the subset max and min. */
-export function bootstrapBestWorst(data: readonly number[], subsetSize: number, nBootstrap = BOOTSTRAP_SAMPLES, seed = BOOTSTRAP_SEED): { best: number; worst: number } {
+export function bootstrapBestWorst(
+  data: readonly number[],
+  subsetSize: number,
+  nBootstrap = BOOTSTRAP_SAMPLES,
+  seed = BOOTSTRAP_SEED,
+): { best: number; worst: number } {
   const rs = new LegacyRandomState(seed);
   const best = new Float64Array(nBootstrap);
   const worst = new Float64Array(nBootstrap);

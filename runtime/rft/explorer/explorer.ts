@@ -100,7 +100,10 @@ export class Explorer {
     // Failed tasks are statuses too: their task time enters the stats, and they count as finished.
     const metrics: Record<string, number> = {
       'rollout/model_version': this.model.version,
-      ...gatherMetrics(runs.map((r) => r.metrics), 'rollout'),
+      ...gatherMetrics(
+        runs.map((r) => r.metrics),
+        'rollout',
+      ),
       ...pipelineMetrics,
       ...(logsFinishedTaskCount(this.release) ? { 'rollout/finished_task_count': runs.length } : {}),
       'time/explore_step': (Date.now() - started) / 1000,
@@ -111,7 +114,12 @@ export class Explorer {
   }
 
   /** Runs every task of one eval taskset (no experiences kept); metrics under `eval/<name>/`. */
-  async evaluate(name: string, tasks: readonly ExplorerTask[], step: number, prefix = 'eval'): Promise<Record<string, number>> {
+  async evaluate(
+    name: string,
+    tasks: readonly ExplorerTask[],
+    step: number,
+    prefix = 'eval',
+  ): Promise<Record<string, number>> {
     const started = Date.now();
     const runs: TaskRun[] = [];
     for (const [i, t] of tasks.entries()) runs.push(await this.runTask({ ...t, isEval: true }, `${step}/${name}`, i));
@@ -157,7 +165,10 @@ export class Explorer {
           this.opts.log('error', lastError);
         } else {
           lastError = (e as Error).message;
-          this.opts.log('warning', `Task execution attempt ${attempt + 1} failed (task ${index} of batch ${batch}): ${lastError}`);
+          this.opts.log(
+            'warning',
+            `Task execution attempt ${attempt + 1} failed (task ${index} of batch ${batch}): ${lastError}`,
+          );
         }
       }
     }
@@ -167,7 +178,10 @@ export class Explorer {
       this.totalCompletedTasks++;
     }
     if (!done) {
-      this.opts.log('warning', `task ${index} of batch ${batch} failed after ${this.opts.maxRetryTimes + 1} attempt(s): ${lastError}`);
+      this.opts.log(
+        'warning',
+        `task ${index} of batch ${batch} failed after ${this.opts.maxRetryTimes + 1} attempt(s): ${lastError}`,
+      );
       const timing = { [keys.task]: seconds };
       return { exps: [], metrics: { ...timing }, runs: [], timing, failed: true };
     }
@@ -179,18 +193,32 @@ export class Explorer {
       e.info = { ...e.info, model_version: this.model.version, task_index: task.taskIndex ?? index };
     }
     const timing = { [keys.run]: done.seconds, [keys.task]: seconds };
-    return { exps, metrics: { ...averageMetrics(exps), ...timing }, runs: exps.map((e) => ({ ...(e.metrics ?? {}) })), timing, failed: false };
+    return {
+      exps,
+      metrics: { ...averageMetrics(exps), ...timing },
+      runs: exps.map((e) => ({ ...(e.metrics ?? {}) })),
+      timing,
+      failed: false,
+    };
   }
 
   private async runWorkflow(task: ExplorerTask): Promise<Experience[]> {
     const factory = workflowFactory(task.workflow);
-    const ctx = { model: this.model, task, repeatTimes: task.repeatTimes, runIdBase: 0, createReward: this.opts.createReward, auxiliaryModels: this.opts.auxiliaryModels ?? [] };
+    const ctx = {
+      model: this.model,
+      task,
+      repeatTimes: task.repeatTimes,
+      runIdBase: 0,
+      createReward: this.opts.createReward,
+      auxiliaryModels: this.opts.auxiliaryModels ?? [],
+    };
     const wf = factory(ctx);
     let exps: Experience[];
     if (wf.repeatable) exps = await wf.run();
     else {
       exps = [];
-      for (let i = 0; i < task.repeatTimes; i++) exps.push(...(await factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run()));
+      for (let i = 0; i < task.repeatTimes; i++)
+        exps.push(...(await factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run()));
     }
     if (exps.length === 0) throw new Error('An empty experience is generated');
     return exps;
@@ -204,17 +232,30 @@ export class Explorer {
 }
 
 /** Eval metrics over tasks: {mean,max,min} (< v0.5.0); from v0.5.0 `gather_eval_metrics`, the mean only unless detailed. */
-function gatherEval(release: Release, perTask: readonly Record<string, number>[], prefix: string, detailed: boolean): Record<string, number> {
+function gatherEval(
+  release: Release,
+  perTask: readonly Record<string, number>[],
+  prefix: string,
+  detailed: boolean,
+): Record<string, number> {
   if (evalStyle(release) !== 'at-n') return gatherMetrics(perTask, prefix);
   const sfx = evalGatherSuffixes(release, detailed);
   const cols = new Map<string, number[]>();
-  for (const d of perTask) for (const [k, v] of Object.entries(d)) if (typeof v === 'number' && !Number.isNaN(v)) cols.set(k, [...(cols.get(k) ?? []), v]);
+  for (const d of perTask)
+    for (const [k, v] of Object.entries(d))
+      if (typeof v === 'number' && !Number.isNaN(v)) cols.set(k, [...(cols.get(k) ?? []), v]);
   const out: Record<string, number> = {};
   for (const [k, vs] of cols) {
     const m = vs.reduce((a, b) => a + b, 0) / vs.length;
     // pandas' std is the sample std (ddof 1): NaN for a single task, which is left out here.
     const std = vs.length > 1 ? Math.sqrt(vs.reduce((a, b) => a + (b - m) ** 2, 0) / (vs.length - 1)) : NaN;
-    const stat: Record<string, number> = { '': m, '/mean': m, '/max': Math.max(...vs), '/min': Math.min(...vs), '/std': std };
+    const stat: Record<string, number> = {
+      '': m,
+      '/mean': m,
+      '/max': Math.max(...vs),
+      '/min': Math.min(...vs),
+      '/std': std,
+    };
     for (const s of sfx) if (!Number.isNaN(stat[s])) out[`${prefix}/${k}${s}`] = stat[s];
   }
   return out;

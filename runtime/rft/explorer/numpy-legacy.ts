@@ -24,7 +24,8 @@ export class LegacyRandomState {
 
   /** As `np.random.seed(seed)` for an integer seed in [0, 2^32). */
   constructor(seed: number) {
-    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError('Seed must be between 0 and 2**32 - 1');
+    if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+      throw new RangeError('Seed must be between 0 and 2**32 - 1');
     const mt = this.mt;
     mt[0] = seed;
     for (let i = 1; i < N; i++) {
@@ -62,7 +63,8 @@ export class LegacyRandomState {
 
   /** `randint(0, high)` (`choice(high, replace=True)` draws these): a value in [0, high), high ≤ 2^32. */
   randint(high: number): number {
-    if (!Number.isInteger(high) || high <= 0 || high > 0x100000000) throw new RangeError(`randint: high must be in [1, 2^32], got ${high}`);
+    if (!Number.isInteger(high) || high <= 0 || high > 0x100000000)
+      throw new RangeError(`randint: high must be in [1, 2^32], got ${high}`);
     const rng = high - 1;
     if (rng === 0xffffffff) return this.nextUint32();
     return maskedInterval(rng, () => this.nextUint32());

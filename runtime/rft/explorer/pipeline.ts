@@ -18,11 +18,16 @@ export interface OperatorSpec {
   args: Record<string, unknown>;
 }
 
-type Operator = (exps: Experience[]) => { exps: Experience[]; metrics: Record<string, number>; selectorFeedback?: SelectorFeedback[] };
+type Operator = (exps: Experience[]) => {
+  exps: Experience[];
+  metrics: Record<string, number>;
+  selectorFeedback?: SelectorFeedback[];
+};
 
 export class UnknownOperatorError extends Error {}
 
-const num = (args: Record<string, unknown>, key: string, fallback: number): number => (typeof args[key] === 'number' ? (args[key] as number) : fallback);
+const num = (args: Record<string, unknown>, key: string, fallback: number): number =>
+  typeof args[key] === 'number' ? (args[key] as number) : fallback;
 
 function rewardFilter(args: Record<string, unknown>): Operator {
   const threshold = num(args, 'threshold', 0);
@@ -62,7 +67,10 @@ function invalidRewardFilter(): Operator {
 
 /** reward (op)= weight · info[stats_key] for each shaping config, in order (DIV by 0 is skipped). */
 function rewardShapingMapper(args: Record<string, unknown>): Operator {
-  const configs = (Array.isArray(args.reward_shaping_configs) ? args.reward_shaping_configs : []) as Record<string, unknown>[];
+  const configs = (Array.isArray(args.reward_shaping_configs) ? args.reward_shaping_configs : []) as Record<
+    string,
+    unknown
+  >[];
   return (exps) => {
     const diffs: number[] = [];
     const out = exps.map((e) => {
@@ -87,7 +95,11 @@ function rewardShapingMapper(args: Record<string, unknown>): Operator {
     const mean = diffs.length ? diffs.reduce((a, b) => a + b, 0) / diffs.length : 0;
     return {
       exps: out,
-      metrics: { 'reward_diff/mean': mean, 'reward_diff/min': diffs.length ? Math.min(...diffs) : 0, 'reward_diff/max': diffs.length ? Math.max(...diffs) : 0 },
+      metrics: {
+        'reward_diff/mean': mean,
+        'reward_diff/min': diffs.length ? Math.min(...diffs) : 0,
+        'reward_diff/max': diffs.length ? Math.max(...diffs) : 0,
+      },
     };
   };
 }
@@ -105,7 +117,7 @@ function passRateCalculator(): Operator {
       const ix = e.info?.task_index as { index?: unknown; taskset_id?: unknown } | undefined;
       if (typeof ix?.taskset_id !== 'number' || typeof ix.index !== 'number') {
         throw new Error(
-          'pass_rate_calculator: the experience\'s task_index has no taskset_id (Trinity asserts it; tasks carry one when the taskset has a data_selector other than sequential, or there are several tasksets)',
+          "pass_rate_calculator: the experience's task_index has no taskset_id (Trinity asserts it; tasks carry one when the taskset has a data_selector other than sequential, or there are several tasksets)",
         );
       }
       const tasks = byTaskset.get(ix.taskset_id) ?? new Map<number, number[]>();
@@ -157,12 +169,20 @@ export class ExperiencePipeline {
     this.operators = specs.map((s, i) => {
       const make = OPERATORS[s.name];
       if (!make) {
-        const hint = s.name === 'data_juicer' ? ' (it needs a Data-Juicer service, which the local runtime does not run)' : '';
-        throw new UnknownOperatorError(`experience operator "${s.name}" is not available locally${hint} (known: ${Object.keys(OPERATORS).join(', ')})`);
+        const hint =
+          s.name === 'data_juicer' ? ' (it needs a Data-Juicer service, which the local runtime does not run)' : '';
+        throw new UnknownOperatorError(
+          `experience operator "${s.name}" is not available locally${hint} (known: ${Object.keys(OPERATORS).join(', ')})`,
+        );
       }
-      return { name: s.name, run: make(s.args ?? {}), timeKey: pipelineOperatorTimeKey(release, i, s.name, 'operator') };
+      return {
+        name: s.name,
+        run: make(s.args ?? {}),
+        timeKey: pipelineOperatorTimeKey(release, i, s.name, 'operator'),
+      };
     });
-    if (advantage) this.advantageTimeKey = pipelineOperatorTimeKey(release, this.operators.length, advantage.name, 'advantage');
+    if (advantage)
+      this.advantageTimeKey = pipelineOperatorTimeKey(release, this.operators.length, advantage.name, 'advantage');
   }
 
   /**
@@ -170,7 +190,10 @@ export class ExperiencePipeline {
    * that Trinity's pipeline makes itself and times as `time/experience_pipeline/write`; here the callers write the
    * returned experiences, so without it that key times only the hand-off of the list.
    */
-  process(input: Experience[], write?: (exps: Experience[]) => void): { exps: Experience[]; metrics: Record<string, number>; selectorFeedback?: SelectorFeedback[] } {
+  process(
+    input: Experience[],
+    write?: (exps: Experience[]) => void,
+  ): { exps: Experience[]; metrics: Record<string, number>; selectorFeedback?: SelectorFeedback[] } {
     const started = performance.now();
     const timed = logsPipelineTimes(this.release);
     const since = (t: number) => (performance.now() - t) / 1000;
@@ -188,7 +211,13 @@ export class ExperiencePipeline {
     }
     if (this.advantage) {
       const t = performance.now();
-      const r = this.advantage.process(exps.map((e) => ({ ...e, reward: e.reward ?? 0, actionMask: e.actionMask ?? new Array<number>(e.tokens.length - e.promptLength).fill(1) })));
+      const r = this.advantage.process(
+        exps.map((e) => ({
+          ...e,
+          reward: e.reward ?? 0,
+          actionMask: e.actionMask ?? new Array<number>(e.tokens.length - e.promptLength).fill(1),
+        })),
+      );
       exps = r.exps;
       for (const [k, v] of Object.entries(r.metrics)) metrics[pipelineMetricKey(this.release, k)] = v;
       if (this.advantageTimeKey) metrics[this.advantageTimeKey] = since(t);

@@ -70,7 +70,12 @@ export class RolloutModel {
     const last = messages[messages.length - 1];
     const thinking = this.limits.enableThinking === null ? undefined : this.limits.enableThinking;
     if (last?.role === 'assistant') {
-      return this.tokenizer.applyChatTemplate(messages.slice(0, -1), { addGenerationPrompt: true, enableThinking: thinking }) + last.content;
+      return (
+        this.tokenizer.applyChatTemplate(messages.slice(0, -1), {
+          addGenerationPrompt: true,
+          enableThinking: thinking,
+        }) + last.content
+      );
     }
     return this.tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true, enableThinking: thinking });
   }
@@ -93,9 +98,14 @@ export class RolloutModel {
     if (tokens.length < 2) return [];
     const vocab = this.model.config.vocabSize;
     const bad = tokens.find((t) => !Number.isInteger(t) || t < 0 || t >= vocab);
-    if (bad !== undefined) throw new Error(`logprobs: token id ${bad} is outside this model's vocabulary (${vocab} tokens)`);
+    if (bad !== undefined)
+      throw new Error(`logprobs: token id ${bad} is outside this model's vocabulary (${vocab} tokens)`);
     const t = temperature ?? this.limits.temperature;
-    const lp = tf.tidy(() => scoreSequences(this.model, tf.tensor2d([tokens as number[]], [1, tokens.length], 'int32'), { temperature: t }).logprobs);
+    const lp = tf.tidy(
+      () =>
+        scoreSequences(this.model, tf.tensor2d([tokens as number[]], [1, tokens.length], 'int32'), { temperature: t })
+          .logprobs,
+    );
     try {
       return Array.from(await lp.data());
     } finally {
@@ -119,7 +129,11 @@ export class RolloutModel {
     );
   }
 
-  private async sampleEncoded(encoded: number[][], prompts: readonly string[], args: RolloutArgs): Promise<Experience[]> {
+  private async sampleEncoded(
+    encoded: number[][],
+    prompts: readonly string[],
+    args: RolloutArgs,
+  ): Promise<Experience[]> {
     const maxNew = args.max_tokens ?? this.limits.maxResponseTokens;
     const deadline = this.deadline;
     const completions = await generate(
@@ -161,7 +175,9 @@ export class RolloutModel {
     const max = this.limits.maxPromptTokens;
     if (max !== null && ids.length > max) {
       if (!this.limits.enablePromptTruncation) {
-        throw new PromptTooLongError(`prompt has ${ids.length} tokens, more than model.max_prompt_tokens (${max}); set model.enable_prompt_truncation to truncate`);
+        throw new PromptTooLongError(
+          `prompt has ${ids.length} tokens, more than model.max_prompt_tokens (${max}); set model.enable_prompt_truncation to truncate`,
+        );
       }
       return ids.slice(0, max);
     }

@@ -50,7 +50,9 @@ class ProtoWriter {
     return this.tag(field, 0).varint(v);
   }
   lengthDelimited(field: number, payload: Uint8Array): this {
-    this.tag(field, 2).varint(payload.length).bytes.push(...payload);
+    this.tag(field, 2)
+      .varint(payload.length)
+      .bytes.push(...payload);
     return this;
   }
   string(field: number, s: string): this {
@@ -64,7 +66,8 @@ class ProtoWriter {
 /** `Event { wall_time = 1; step = 2; file_version = 3 | summary = 5 }`, `Summary.Value { tag = 1; simple_value = 2 }`. */
 export function scalarEvent(wallTime: number, step: number, values: Record<string, number>): Uint8Array {
   const summary = new ProtoWriter();
-  for (const [tag, v] of Object.entries(values)) summary.lengthDelimited(1, new ProtoWriter().string(1, tag).float(2, v).finish());
+  for (const [tag, v] of Object.entries(values))
+    summary.lengthDelimited(1, new ProtoWriter().string(1, tag).float(2, v).finish());
   return new ProtoWriter().double(1, wallTime).int64(2, step).lengthDelimited(5, summary.finish()).finish();
 }
 

@@ -140,9 +140,7 @@ function anchoredGroups(text: string, all: Candidate[], priorityBase: number, ou
       const after = at + eq + 1;
       c = all.find((x) => x.source === 'expr' && x.start >= after && text.slice(after, x.start).trim() === '');
     }
-    c ??= all
-      .filter((x) => x.start >= at && x.start <= at + 51)
-      .sort((a, b) => a.start - b.start)[0];
+    c ??= all.filter((x) => x.start >= at && x.start <= at + 51).sort((a, b) => a.start - b.start)[0];
     if (c) out.push({ ...c, priority: priority + priorityBase });
   }
 }
@@ -170,7 +168,8 @@ function extract(text: string, config: ExtractionConfig): AnswerItem[] {
     }
   }
   if (config.expr) {
-    for (const s of exprCandidates(text)) base.push({ start: s.start, end: s.end, priority: 300, source: 'expr', text: s.text });
+    for (const s of exprCandidates(text))
+      base.push({ start: s.start, end: s.end, priority: 300, source: 'expr', text: s.text });
   }
   const cands: Candidate[] = [];
   // unanchored

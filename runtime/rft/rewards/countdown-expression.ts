@@ -298,7 +298,8 @@ function neg(a: Val): Val {
 }
 
 function add(a: Val, b: Val): Val {
-  if (a.exact && b.exact) return val(rat(a.exact.num * b.exact.den + b.exact.num * a.exact.den, a.exact.den * b.exact.den));
+  if (a.exact && b.exact)
+    return val(rat(a.exact.num * b.exact.den + b.exact.num * a.exact.den, a.exact.den * b.exact.den));
   return floatVal(a.value + b.value);
 }
 
@@ -361,7 +362,11 @@ export function evaluateCountdownExpression(text: string): CountdownEvaluation {
         ? { ok: false, reason: e.reason, numbers }
         : { ok: false, reason: e.reason, position: e.position, numbers };
     }
-    return { ok: false, reason: e instanceof RangeError ? 'expression too large' : `internal error: ${String(e)}`, numbers };
+    return {
+      ok: false,
+      reason: e instanceof RangeError ? 'expression too large' : `internal error: ${String(e)}`,
+      numbers,
+    };
   }
 }
 

@@ -135,8 +135,23 @@ export function mathdNormalize(answer: string): string {
 // naive_dapo `_normalize`
 
 const DAPO_UNITS = [
-  'degree', 'cm', 'centimeter', 'meter', 'mile', 'second', 'minute', 'hour', 'day', 'week', 'month', 'year',
-  'foot', 'feet', 'inch', 'yard', 'liter',
+  'degree',
+  'cm',
+  'centimeter',
+  'meter',
+  'mile',
+  'second',
+  'minute',
+  'hour',
+  'day',
+  'week',
+  'month',
+  'year',
+  'foot',
+  'feet',
+  'inch',
+  'yard',
+  'liter',
 ];
 
 /** Index just past the group starting at `i` (`{...}` balanced, else one character). */
@@ -161,9 +176,34 @@ function readArg(s: string, i: number): [string, number] {
 }
 
 const SYMBOLS: Record<string, string> = {
-  pi: 'π', infty: '∞', cdot: '·', times: '×', cup: '∪', div: '÷', pm: '±', le: '≤', leq: '≤', ge: '≥', geq: '≥',
-  neq: '≠', ne: '≠', circ: '∘', alpha: 'α', beta: 'β', gamma: 'γ', delta: 'δ', theta: 'θ', lambda: 'λ', mu: 'μ',
-  sigma: 'σ', phi: 'φ', omega: 'ω', ldots: '...', dots: '...', cdots: '⋯', infin: '∞',
+  pi: 'π',
+  infty: '∞',
+  cdot: '·',
+  times: '×',
+  cup: '∪',
+  div: '÷',
+  pm: '±',
+  le: '≤',
+  leq: '≤',
+  ge: '≥',
+  geq: '≥',
+  neq: '≠',
+  ne: '≠',
+  circ: '∘',
+  alpha: 'α',
+  beta: 'β',
+  gamma: 'γ',
+  delta: 'δ',
+  theta: 'θ',
+  lambda: 'λ',
+  mu: 'μ',
+  sigma: 'σ',
+  phi: 'φ',
+  omega: 'ω',
+  ldots: '...',
+  dots: '...',
+  cdots: '⋯',
+  infin: '∞',
 };
 
 /** A small stand-in for pylatexenc's `latex_to_text` on answer-sized LaTeX. */
@@ -226,12 +266,18 @@ function dapoParseLatex(expr: string): string {
   expr = expr.split('\\tfrac').join('\\frac').split('\\dfrac').join('\\frac').split('\\frac').join(' \\frac');
   expr = latexToText(expr);
   expr = expr
-    .split('√').join('sqrt')
-    .split('π').join('pi')
-    .split('∞').join('inf')
-    .split('∪').join('U')
-    .split('·').join('*')
-    .split('×').join('*');
+    .split('√')
+    .join('sqrt')
+    .split('π')
+    .join('pi')
+    .split('∞')
+    .join('inf')
+    .split('∪')
+    .join('U')
+    .split('·')
+    .join('*')
+    .split('×')
+    .join('*');
   return expr.replace(/^\s+|\s+$/g, '');
 }
 
@@ -286,7 +332,10 @@ function splitTuple(expr: string): string[] {
     tupleChars.includes(expr[expr.length - 1]) &&
     ![...tupleChars].some((ch) => expr.slice(1, -1).includes(ch))
   ) {
-    return expr.slice(1, -1).split(',').map((e) => e.trim());
+    return expr
+      .slice(1, -1)
+      .split(',')
+      .map((e) => e.trim());
   }
   return [expr];
 }
@@ -303,7 +352,7 @@ function shouldAllowEval(expr: string): boolean {
   return true;
 }
 
-const SAMPLE_POINTS = [0.7310585, 1.4142136, 2.2360680];
+const SAMPLE_POINTS = [0.7310585, 1.4142136, 2.236068];
 
 /** Numeric identity of two parsed expressions at sample points (our stand-in for sympy's simplify/N). */
 function nodesAgree(a: MathNode, b: MathNode, relTol: number): boolean {
@@ -453,7 +502,14 @@ function primeMathEqual(predictionIn: PyVal, referenceIn: PyVal, tolerance = 1e-
     predStr = predStr.split(ch).join('');
   }
   if (predStr === refStr) return true;
-  if (pred && ref && '(['.includes(pred[0]) && ')]'.includes(pred[pred.length - 1]) && pred[0] === ref[0] && pred[pred.length - 1] === ref[ref.length - 1]) {
+  if (
+    pred &&
+    ref &&
+    '(['.includes(pred[0]) &&
+    ')]'.includes(pred[pred.length - 1]) &&
+    pred[0] === ref[0] &&
+    pred[pred.length - 1] === ref[ref.length - 1]
+  ) {
     const pp = pred.slice(1, -1).split(',');
     const rp = ref.slice(1, -1).split(',');
     if (pp.length === rp.length && pp.every((p, i) => primeMathEqual(p, rp[i], tolerance))) return true;
@@ -505,4 +561,3 @@ export function naiveDapoScore(response: string, truth: string): number {
   }
   return correct ? 1.0 : 0.0;
 }
-

@@ -61,7 +61,7 @@ function parserArg(fn: string, v: unknown, fallback: 'simple' | null): 'simple' 
 function accuracyScore(parser: 'simple' | AnswerParser | null, response: string, truth: string | undefined): number {
   if (parser !== null) {
     if (truth === undefined || truth === null) {
-      throw new RewardInputError('the task has no ground truth (Trinity\'s answer parser fails on None)');
+      throw new RewardInputError("the task has no ground truth (Trinity's answer parser fails on None)");
     }
     try {
       const a = parser === 'simple' ? simpleAnswerParser(response) : toItems(parser(response));
@@ -71,8 +71,7 @@ function accuracyScore(parser: 'simple' | AnswerParser | null, response: string,
       return 0.0;
     }
   }
-  let truthItems: AnswerItem[] =
-    truth === undefined || truth === null ? [] : extractAnswers(truth, TRUTH_EXTRACTION);
+  let truthItems: AnswerItem[] = truth === undefined || truth === null ? [] : extractAnswers(truth, TRUTH_EXTRACTION);
   if (truthItems.length === 0) truthItems = truth === undefined || truth === null ? [] : [{ kind: 'str', text: truth }];
   const answerItems = extractAnswers(response, RESPONSE_EXTRACTION);
   return verifyAnswers(answerItems, truthItems) ? 1.0 : 0.0;
@@ -226,7 +225,13 @@ function parseCountdownTruth(truth: string | undefined): { target: number; numbe
     throw new RewardInputError(`countdown_reward: the ground truth is not JSON: ${JSON.stringify(truth.slice(0, 80))}`);
   }
   const o = t as { target?: unknown; numbers?: unknown };
-  if (typeof o !== 'object' || o === null || typeof o.target !== 'number' || !Array.isArray(o.numbers) || !o.numbers.every((n) => typeof n === 'number')) {
+  if (
+    typeof o !== 'object' ||
+    o === null ||
+    typeof o.target !== 'number' ||
+    !Array.isArray(o.numbers) ||
+    !o.numbers.every((n) => typeof n === 'number')
+  ) {
     throw new RewardInputError('countdown_reward: the ground truth must be {"target": number, "numbers": [number, …]}');
   }
   return { target: o.target, numbers: o.numbers as number[] };
@@ -274,7 +279,9 @@ export function mathDapoReward(args: Record<string, unknown>, context: RewardCon
         `${fn}: needs the response tokens (Trinity passes response_token only from math_boxed_workflow; other workflows fail with a TypeError)`,
       );
     }
-    const accuracy = naive ? naiveDapoScore(response, truth === undefined || truth === null ? 'None' : String(truth)) : boxedStringScore(response, truth);
+    const accuracy = naive
+      ? naiveDapoScore(response, truth === undefined || truth === null ? 'None' : String(truth))
+      : boxedStringScore(response, truth);
     let format = 0.0;
     if (enabled) {
       const len = typeof responseTokens === 'number' ? responseTokens : responseTokens.length;
@@ -286,4 +293,3 @@ export function mathDapoReward(args: Record<string, unknown>, context: RewardCon
     return { accuracy, format_score: format };
   };
 }
-

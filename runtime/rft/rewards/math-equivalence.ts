@@ -56,7 +56,6 @@ export type MathValue =
 
 const TEXT_MACROS = 'text|textbf|textit|textrm|textnormal|mathrm|mathbf|mathit|mbox|operatorname|mathbb|mathsf';
 
-
 /** Replaces every `\macro{content}` (balanced) by `fn(content, precededByContent)`. */
 function replaceTextMacros(s: string, fn: (content: string, before: string, after: string) => string): string {
   const re = new RegExp(`\\\\(?:${TEXT_MACROS})\\s*\\{`, 'g');
@@ -136,13 +135,59 @@ export function normalizeAnswerLatex(answer: string): string {
 class ParseFail extends Error {}
 
 const FUNCS = new Set([
-  'sin', 'cos', 'tan', 'sec', 'csc', 'cot', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'tanh',
-  'ln', 'log', 'exp', 'sqrt', 'abs',
+  'sin',
+  'cos',
+  'tan',
+  'sec',
+  'csc',
+  'cot',
+  'arcsin',
+  'arccos',
+  'arctan',
+  'sinh',
+  'cosh',
+  'tanh',
+  'ln',
+  'log',
+  'exp',
+  'sqrt',
+  'abs',
 ]);
 const GREEK = new Set([
-  'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'varepsilon', 'zeta', 'eta', 'theta', 'vartheta', 'iota',
-  'kappa', 'lambda', 'mu', 'nu', 'xi', 'rho', 'sigma', 'tau', 'upsilon', 'phi', 'varphi', 'chi', 'psi', 'omega',
-  'Gamma', 'Delta', 'Theta', 'Lambda', 'Xi', 'Sigma', 'Phi', 'Psi', 'Omega',
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'varepsilon',
+  'zeta',
+  'eta',
+  'theta',
+  'vartheta',
+  'iota',
+  'kappa',
+  'lambda',
+  'mu',
+  'nu',
+  'xi',
+  'rho',
+  'sigma',
+  'tau',
+  'upsilon',
+  'phi',
+  'varphi',
+  'chi',
+  'psi',
+  'omega',
+  'Gamma',
+  'Delta',
+  'Theta',
+  'Lambda',
+  'Xi',
+  'Sigma',
+  'Phi',
+  'Psi',
+  'Omega',
 ]);
 
 const MAX_DEPTH = 200;
@@ -199,7 +244,26 @@ class MathParser {
     if (/[A-Za-z({[]/.test(c)) return true;
     if (c === '\\') {
       const cmd = this.peekCommand();
-      return cmd !== null && !['times', 'cdot', 'ast', 'div', 'pm', 'mp', 'cup', 'cap', 'le', 'leq', 'ge', 'geq', 'ne', 'neq', 'in'].includes(cmd);
+      return (
+        cmd !== null &&
+        ![
+          'times',
+          'cdot',
+          'ast',
+          'div',
+          'pm',
+          'mp',
+          'cup',
+          'cap',
+          'le',
+          'leq',
+          'ge',
+          'geq',
+          'ne',
+          'neq',
+          'in',
+        ].includes(cmd)
+      );
     }
     return false;
   }
@@ -326,7 +390,25 @@ class MathParser {
     }
     if (/[A-Za-z]/.test(c)) {
       const word = /^[A-Za-z]+/.exec(this.s.slice(this.i))![0];
-      for (const w of ['arcsin', 'arccos', 'arctan', 'sqrt', 'sinh', 'cosh', 'tanh', 'sin', 'cos', 'tan', 'sec', 'csc', 'cot', 'log', 'exp', 'ln', 'abs']) {
+      for (const w of [
+        'arcsin',
+        'arccos',
+        'arctan',
+        'sqrt',
+        'sinh',
+        'cosh',
+        'tanh',
+        'sin',
+        'cos',
+        'tan',
+        'sec',
+        'csc',
+        'cot',
+        'log',
+        'exp',
+        'ln',
+        'abs',
+      ]) {
         if (word.startsWith(w) && (word.length === w.length || this.s[this.i + w.length] === '(')) {
           this.i += w.length;
           return this.funcArg(w);
@@ -634,7 +716,8 @@ function parseNormalized(s: string, depth: number): MathValue {
   }
   // mixed numbers: 2\frac{1}{2}, 2 1/2
   const mixed =
-    /^([-+]?)(\d+)\s*\\frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}$/.exec(s) ?? /^([-+]?)(\d+)\s+(\d+)\s*\/\s*(\d+)$/.exec(s);
+    /^([-+]?)(\d+)\s*\\frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}$/.exec(s) ??
+    /^([-+]?)(\d+)\s+(\d+)\s*\/\s*(\d+)$/.exec(s);
   if (mixed) {
     const v = Number(mixed[2]) + Number(mixed[3]) / Number(mixed[4]);
     return { kind: 'number', value: mixed[1] === '-' ? -v : v };
@@ -662,7 +745,7 @@ export function numbersClose(a: number, b: number, opts: EquivalenceOptions = {}
   return Math.abs(a - b) <= Math.max(abs, rel * Math.max(Math.abs(a), Math.abs(b)));
 }
 
-const SAMPLES = [0.7310585, 1.4142136, 2.2360680, 0.5772157, 3.1622777, 1.6180340];
+const SAMPLES = [0.7310585, 1.4142136, 2.236068, 0.5772157, 3.1622777, 1.618034];
 
 function asNode(v: MathValue): MathNode | null {
   if (v.kind === 'number') return { t: 'num', v: v.value };
@@ -717,7 +800,8 @@ export function mathValuesEqual(a: MathValue, b: MathValue, opts: EquivalenceOpt
   if (a.kind === 'tuple' && b.kind === 'tuple') {
     return a.open === b.open && a.close === b.close && orderedEqual(a.items, b.items, opts);
   }
-  if (a.kind === 'tuple' && b.kind === 'list') return a.open === '(' && a.close === ')' && orderedEqual(a.items, b.items, opts);
+  if (a.kind === 'tuple' && b.kind === 'list')
+    return a.open === '(' && a.close === ')' && orderedEqual(a.items, b.items, opts);
   if (a.kind === 'list' && b.kind === 'tuple') return mathValuesEqual(b, a, opts);
   if (a.kind === 'list' && b.kind === 'list') return listsEqual(a.items, b.items, opts);
   if (a.kind === 'list' && a.items.length === 1) return mathValuesEqual(a.items[0], b, opts);

@@ -82,10 +82,19 @@ function compareStructures(pred: string, ref: string): boolean | null {
   }
   if (pred.startsWith(PMATRIX_OPEN) && ref.startsWith(PMATRIX_OPEN)) {
     // Python slices `[len(open) : -len(close)]` whether or not the string ends with the close tag.
-    const rows = (s: string) => s.slice(PMATRIX_OPEN.length, s.length - PMATRIX_CLOSE.length).split('\\\\').map((row) => row.split('&'));
+    const rows = (s: string) =>
+      s
+        .slice(PMATRIX_OPEN.length, s.length - PMATRIX_CLOSE.length)
+        .split('\\\\')
+        .map((row) => row.split('&'));
     const p = rows(pred);
     const r = rows(ref);
-    if (p.length === r.length && p[0].length === r[0].length && p.every((row, i) => row.every((x, j) => j >= r[i].length || mathEqual(x.trim(), r[i][j].trim())))) return true;
+    if (
+      p.length === r.length &&
+      p[0].length === r[0].length &&
+      p.every((row, i) => row.every((x, j) => j >= r[i].length || mathEqual(x.trim(), r[i][j].trim())))
+    )
+      return true;
   }
   return null;
 }

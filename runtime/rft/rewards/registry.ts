@@ -51,7 +51,7 @@ const BUILTINS: RewardEntry[] = [
   {
     name: 'accuracy_reward',
     factory: (args) => accuracyReward(args),
-    doc: '{accuracy: 1|0}: the response\'s (boxed/LaTeX) answer matches the ground truth (math_verify style).',
+    doc: "{accuracy: 1|0}: the response's (boxed/LaTeX) answer matches the ground truth (math_verify style).",
     trinityClass: 'trinity.common.rewards.accuracy_reward.AccuracyReward',
     builtin: true,
   },
@@ -97,7 +97,7 @@ const BUILTINS: RewardEntry[] = [
 const NOT_IMPLEMENTED: Record<string, { until?: Release; why: string }> = {
   rm_gallery_reward: {
     until: 'v0.5.2',
-    why: 'Trinity\'s RMGalleryFn calls the Python RM-Gallery package, which this runtime cannot run',
+    why: "Trinity's RMGalleryFn calls the Python RM-Gallery package, which this runtime cannot run",
   },
 };
 
@@ -116,7 +116,8 @@ export interface RegisterRewardOptions {
  * an error unless `force` is set.
  */
 export function registerReward(name: string, factory: RewardFactory, options: RegisterRewardOptions = {}): void {
-  if (typeof name !== 'string' || name.trim() === '') throw new TypeError('registerReward: the name must be a non-empty string');
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new TypeError('registerReward: the name must be a non-empty string');
   if (typeof factory !== 'function') throw new TypeError('registerReward: the factory must be a function');
   if (rewardRegistry.has(name) && !options.force) {
     throw new Error(`reward function '${name}' is already registered; pass { force: true } to replace it`);
@@ -158,7 +159,8 @@ export function createReward(
     const known = knownRewardNames();
     const ni = NOT_IMPLEMENTED[name];
     if (ni) {
-      const gone = context.release !== undefined && ni.until !== undefined && !inRange(context.release, undefined, ni.until);
+      const gone =
+        context.release !== undefined && ni.until !== undefined && !inRange(context.release, undefined, ni.until);
       throw new UnknownRewardError(name, known, gone ? `not registered in Trinity ${context.release}` : ni.why);
     }
     if (typeof name === 'string' && name.includes('.')) {

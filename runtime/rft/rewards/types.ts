@@ -65,9 +65,7 @@ export class UnknownRewardError extends Error {
     readonly known: readonly string[],
     detail?: string,
   ) {
-    super(
-      `unknown reward function '${rewardName}'${detail ? ` (${detail})` : ''}; known: ${known.join(', ')}`,
-    );
+    super(`unknown reward function '${rewardName}'${detail ? ` (${detail})` : ''}; known: ${known.join(', ')}`);
     this.name = 'UnknownRewardError';
   }
 }

@@ -80,8 +80,19 @@ export interface TrainerStatus {
   waiting?: boolean;
 }
 
-export function writeTrainerStatus(jobDir: string, status: TrainerStatus['status'], step: number, waiting = false): void {
-  writeState(jobDir, 'trainer', { status, pid: process.pid, host: HOST, step, ...(waiting ? { waiting } : {}) } satisfies TrainerStatus);
+export function writeTrainerStatus(
+  jobDir: string,
+  status: TrainerStatus['status'],
+  step: number,
+  waiting = false,
+): void {
+  writeState(jobDir, 'trainer', {
+    status,
+    pid: process.pid,
+    host: HOST,
+    step,
+    ...(waiting ? { waiting } : {}),
+  } satisfies TrainerStatus);
 }
 
 export function readTrainerStatus(jobDir: string): TrainerStatus | undefined {

@@ -7,7 +7,17 @@
  */
 import type { ExperienceBufferConfig, StorageConfig } from '../../config/types.generated';
 import type { Experience } from '../experience';
-import { BufferReadTimeoutError, BufferStopError, QueueRegistry, openBuffer, resolveBufferConfig, openExperienceReader, openExperienceWriter, type BufferPosition, type ExperienceReader } from '../buffer';
+import {
+  BufferReadTimeoutError,
+  BufferStopError,
+  QueueRegistry,
+  openBuffer,
+  resolveBufferConfig,
+  openExperienceReader,
+  openExperienceWriter,
+  type BufferPosition,
+  type ExperienceReader,
+} from '../buffer';
 import { readPendingExperiences, writePendingExperiences } from '../checkpoint/pending';
 import type { RunLog } from './setup';
 
@@ -38,7 +48,10 @@ export function isStoredBuffer(section: BufferSection | null | undefined): secti
  * The `queue` storage in this process (FIFO, or Trinity's priority replay queue with reuse), with what it holds
  * saved into checkpoints and put back on resume.
  */
-export async function queueChannel(section: BufferSection | null | undefined, resumeDir: string | undefined): Promise<ExperienceChannel & { readonly waiting: number }> {
+export async function queueChannel(
+  section: BufferSection | null | undefined,
+  resumeDir: string | undefined,
+): Promise<ExperienceChannel & { readonly waiting: number }> {
   const registry = new QueueRegistry();
   const config: BufferSection = section ?? ({ name: 'experience_buffer', storage_type: 'queue' } as BufferSection);
   const buffer = openBuffer(config, { keyPath: EXPERIENCE_BUFFER_KEY, queueRegistry: registry });
@@ -54,7 +67,9 @@ export async function queueChannel(section: BufferSection | null | undefined, re
       const { capacity } = buffer.config;
       if (!buffer.config.replay.enable && capacity > 0 && storage.length() >= capacity) {
         // Nothing in this process would ever make room: the trainer runs on this thread after the write returns.
-        throw new Error(`${EXPERIENCE_BUFFER_KEY}.capacity ${capacity} is full: in both mode the queue must hold the explorer steps the trainer has not reached yet (up to sync_interval + sync_offset + 1)`);
+        throw new Error(
+          `${EXPERIENCE_BUFFER_KEY}.capacity ${capacity} is full: in both mode the queue must hold the explorer steps the trainer has not reached yet (up to sync_interval + sync_offset + 1)`,
+        );
       }
       await writer.write(exps);
     },
@@ -80,21 +95,37 @@ export async function queueChannel(section: BufferSection | null | undefined, re
  * A reader of the trainer's experience buffer resuming at `resumeFrom`. Without one (no checkpoint recorded it) a
  * priority SQL reader's earlier batches are read again: a trainer that took them died before checkpointing them.
  */
-export function openTrainerReader(section: BufferSection, resumeFrom: BufferPosition | undefined, resuming: boolean, log: RunLog): ExperienceReader {
+export function openTrainerReader(
+  section: BufferSection,
+  resumeFrom: BufferPosition | undefined,
+  resuming: boolean,
+  log: RunLog,
+): ExperienceReader {
   let reader = openExperienceReader(section, { keyPath: EXPERIENCE_BUFFER_KEY, resumeFrom });
   if (resuming && !resumeFrom) {
     const st = reader.state();
     if (st.storage === 'sql' && st.policy === 'priority' && st.seq > 0) {
       reader.close();
-      reader = openExperienceReader(section, { keyPath: EXPERIENCE_BUFFER_KEY, resumeFrom: { ...st, seq: 0, delivered: 0 } });
-      log('info', `no checkpoint holds a buffer position: the ${st.seq} batch(es) an earlier trainer read from ${st.table} are read again`);
+      reader = openExperienceReader(section, {
+        keyPath: EXPERIENCE_BUFFER_KEY,
+        resumeFrom: { ...st, seq: 0, delivered: 0 },
+      });
+      log(
+        'info',
+        `no checkpoint holds a buffer position: the ${st.seq} batch(es) an earlier trainer read from ${st.table} are read again`,
+      );
     }
   }
   if (resumeFrom) log('info', `buffer position: ${JSON.stringify(resumeFrom)}`);
   return reader;
 }
 
-export function storedChannel(section: BufferSection, resumeFrom: BufferPosition | undefined, resuming: boolean, log: RunLog): ExperienceChannel {
+export function storedChannel(
+  section: BufferSection,
+  resumeFrom: BufferPosition | undefined,
+  resuming: boolean,
+  log: RunLog,
+): ExperienceChannel {
   const writer = openExperienceWriter(section, { keyPath: EXPERIENCE_BUFFER_KEY });
   const reader = openTrainerReader(section, resumeFrom, resuming, log);
   return {

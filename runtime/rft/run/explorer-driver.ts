@@ -16,7 +16,18 @@ import { currentBackend, initBackend, type BackendPreference } from '../../engin
 import type { Experience } from '../experience';
 import type { Explorer, ExplorerTask } from '../explorer/explorer';
 import type { ExperiencePipeline } from '../explorer/pipeline';
-import { algorithmSetup, createExplorer, evaluateAll, experiencePipeline, explorerTotalSteps, loadModelFor, taskReader, tasksOf, type RunLog, type TaskReader } from './setup';
+import {
+  algorithmSetup,
+  createExplorer,
+  evaluateAll,
+  experiencePipeline,
+  explorerTotalSteps,
+  loadModelFor,
+  taskReader,
+  tasksOf,
+  type RunLog,
+  type TaskReader,
+} from './setup';
 
 export interface ExplorerStepResult {
   experiences: Experience[];
@@ -110,7 +121,8 @@ export function evaluateWith(parts: ExplorerParts, step: number): Promise<Record
 
 export function assignWeights(model: CausalLM, weights: Float32Array[]): void {
   const vars = model.variables();
-  if (vars.length !== weights.length) throw new Error(`weight sync: ${weights.length} tensors for ${vars.length} variables`);
+  if (vars.length !== weights.length)
+    throw new Error(`weight sync: ${weights.length} tensors for ${vars.length} variables`);
   tf.tidy(() => vars.forEach((v, i) => v.assign(tf.tensor(weights[i], v.shape, 'float32'))));
 }
 
@@ -200,7 +212,10 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
       worker.postMessage({ ...msg, id }, transfer);
     });
   };
-  worker.postMessage({ kind: 'init', init: { ...init, backend: currentBackend()?.name ?? init.backend } } satisfies ToWorker);
+  worker.postMessage({
+    kind: 'init',
+    init: { ...init, backend: currentBackend()?.name ?? init.backend },
+  } satisfies ToWorker);
   let info: Awaited<typeof ready>;
   try {
     info = await ready;
@@ -230,16 +245,26 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
 }
 
 /** Runs inside the worker thread. */
-export function serveExplorer(port: { on(e: 'message', f: (m: ToWorker) => void): void; postMessage(m: FromWorker): void }): void {
+export function serveExplorer(port: {
+  on(e: 'message', f: (m: ToWorker) => void): void;
+  postMessage(m: FromWorker): void;
+}): void {
   let parts: ExplorerParts | undefined;
-  const log = (level: 'info' | 'warning' | 'error', message: string): void => port.postMessage({ kind: 'log', level, message });
+  const log = (level: 'info' | 'warning' | 'error', message: string): void =>
+    port.postMessage({ kind: 'log', level, message });
   port.on('message', (m) => {
     void (async () => {
       if (m.kind === 'init') {
         try {
           await initBackend({ prefer: m.init.backend as BackendPreference });
           parts = await buildExplorer(m.init, log);
-          port.postMessage({ kind: 'ready', hasEvals: parts.evalSets.length > 0, totalSteps: explorerTotalSteps(m.init.cfg, parts.reader.size), startOffset: parts.reader.currentOffset, warnings: parts.warnings });
+          port.postMessage({
+            kind: 'ready',
+            hasEvals: parts.evalSets.length > 0,
+            totalSteps: explorerTotalSteps(m.init.cfg, parts.reader.size),
+            startOffset: parts.reader.currentOffset,
+            warnings: parts.warnings,
+          });
         } catch (e) {
           port.postMessage({ kind: 'failed', message: (e as Error).message });
         }

@@ -11,7 +11,14 @@ import type { Config } from '../../config/types.generated';
 import { checkConfig, writtenIn } from '../../config/validate';
 import { lineColumn } from '../../config/load';
 import { parseDotEnv } from '../../config/dotenv';
-import { PROTOCOL_VERSION, runRecordPath, type RunEvent, type RunRecord, type RuntimeEvent, type StageInfo } from '../../protocol';
+import {
+  PROTOCOL_VERSION,
+  runRecordPath,
+  type RunEvent,
+  type RunRecord,
+  type RuntimeEvent,
+  type StageInfo,
+} from '../../protocol';
 import { writeFileAtomically } from '../checkpoint/checkpoints';
 import { Monitor } from '../monitor/monitor';
 import type { StageContext, StageResult } from './context';
@@ -64,10 +71,16 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
   let endRecord: (status: RunRecord['status'], error?: string) => void = () => {};
   try {
     const text = readFileSync(path, 'utf8');
-    const env = { ...(existsSync(resolve('.env')) ? parseDotEnv(readFileSync(resolve('.env'), 'utf8')) : {}), ...process.env };
+    const env = {
+      ...(existsSync(resolve('.env')) ? parseDotEnv(readFileSync(resolve('.env'), 'utf8')) : {}),
+      ...process.env,
+    };
     const plugins = opts.pluginDirs?.length ? await loadRuntimePlugins(opts.pluginDirs) : undefined;
     for (const f of plugins?.files ?? []) log('info', `plugin ${f} loaded`);
-    const result = await checkConfig(text, { env, host: { baseDirs: [...new Set([configDir, process.cwd()])], env, exists: existsSync, plugins: plugins?.names } });
+    const result = await checkConfig(text, {
+      env,
+      host: { baseDirs: [...new Set([configDir, process.cwd()])], env, exists: existsSync, plugins: plugins?.names },
+    });
     const errors = result.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length) {
       const lines = errors.map((d) => {
@@ -82,26 +95,47 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
         const at = lineColumn(result.loaded.source, r.range[0]);
         return `${path}:${at.line}:${at.column} ${r.message}`;
       });
-      throw new ConfigRejected(`the config uses ${refusals.length === 1 ? 'an entry' : `${refusals.length} entries`} the local runtime does not implement:\n${lines.join('\n')}`);
+      throw new ConfigRejected(
+        `the config uses ${refusals.length === 1 ? 'an entry' : `${refusals.length} entries`} the local runtime does not implement:\n${lines.join('\n')}`,
+      );
     }
     for (const d of result.diagnostics.filter((x) => x.severity === 'warning')) {
       const at = lineColumn(result.loaded.source, d.range[0]);
       log('warning', `${path}:${at.line}:${at.column} ${d.code} ${d.message}`);
     }
     const runs = result.runs;
-    if (opts.continueFromCheckpoint !== undefined) for (const run of runs) (run.resolved as Config).continue_from_checkpoint = opts.continueFromCheckpoint;
+    if (opts.continueFromCheckpoint !== undefined)
+      for (const run of runs) (run.resolved as Config).continue_from_checkpoint = opts.continueFromCheckpoint;
     const rootCfg = runs[0].resolved as Config;
-    const rootJobDir = runJobDirOf(runs.map((r) => r.resolved as Config), result.loaded.value.name);
+    const rootJobDir = runJobDirOf(
+      runs.map((r) => r.resolved as Config),
+      result.loaded.value.name,
+    );
     mkdirSync(rootJobDir, { recursive: true });
     const stageInfo: StageInfo[] = runs.map((run) => {
       const cfg = run.resolved as Config;
       return { name: run.stage?.name ?? cfg.name, mode: cfg.mode, jobDir: jobDirOf(cfg) };
     });
-    const runEvent: RunEvent = { type: 'run', protocol: PROTOCOL_VERSION, runId: randomUUID(), config: path, jobDir: rootJobDir, backend: opts.backend, startedAt: new Date().toISOString(), pid: process.pid, stages: stageInfo };
+    const runEvent: RunEvent = {
+      type: 'run',
+      protocol: PROTOCOL_VERSION,
+      runId: randomUUID(),
+      config: path,
+      jobDir: rootJobDir,
+      backend: opts.backend,
+      startedAt: new Date().toISOString(),
+      pid: process.pid,
+      stages: stageInfo,
+    };
     const { type: _, jobDir: __, ...recordBase } = runEvent;
     const recordPath = join(rootJobDir, runRecordPath(runs.length > 1 ? undefined : rootCfg.mode));
     const record = (status: RunRecord['status'], error?: string): void => {
-      const r: RunRecord = { ...recordBase, status, ...(status === 'running' ? {} : { endedAt: new Date().toISOString() }), ...(error ? { error } : {}) };
+      const r: RunRecord = {
+        ...recordBase,
+        status,
+        ...(status === 'running' ? {} : { endedAt: new Date().toISOString() }),
+        ...(error ? { error } : {}),
+      };
       mkdirSync(dirname(recordPath), { recursive: true });
       writeFileAtomically(recordPath, `${JSON.stringify(r, null, 1)}\n`);
     };
@@ -113,7 +147,9 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
     const stagePath = join(rootJobDir, 'state', 'stage.json');
     const staged = runs.length > 1;
     const resumeStages = staged && rootCfg.continue_from_checkpoint && existsSync(stagePath);
-    const done = resumeStages ? (JSON.parse(readFileSync(stagePath, 'utf8')) as { finished: number; checkpoints: (string | null)[] }) : { finished: 0, checkpoints: [] };
+    const done = resumeStages
+      ? (JSON.parse(readFileSync(stagePath, 'utf8')) as { finished: number; checkpoints: (string | null)[] })
+      : { finished: 0, checkpoints: [] };
     let previous: string | undefined;
     for (const [i, run] of runs.entries()) {
       // Auxiliary models load wherever the explorer is built (worker, explore/bench modes): paths fixed here.
@@ -135,7 +171,8 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
         await ensureModelDir(cfg.model.model_path, { baseDir: configDir, log: (m) => log('info', m) });
       }
       for (const m of cfg.explorer.auxiliary_models ?? []) {
-        if (m.model_path && isHubId(m.model_path) && !existsSync(resolve(configDir, m.model_path))) await ensureModelDir(m.model_path, { baseDir: configDir, log: (x) => log('info', x) });
+        if (m.model_path && isHubId(m.model_path) && !existsSync(resolve(configDir, m.model_path)))
+          await ensureModelDir(m.model_path, { baseDir: configDir, log: (x) => log('info', x) });
       }
       const monitor = new Monitor(jobDir, emit, (cfg.monitor?.monitor_type ?? 'tensorboard') === 'tensorboard');
       const ctx: StageContext = {

@@ -17,27 +17,85 @@ import type { Explorer, ExplorerTask } from '../explorer/explorer';
 import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
 import { valueModelFiles } from '../../engine/model/value-head';
 import { writeDirFiles } from '../../engine/model/checkpoint';
-import { EXPERIENCE_BUFFER_KEY, isStoredBuffer, openTrainerReader, queueChannel, storedChannel, type ExperienceChannel } from './experience-channel';
-import { applyNewerCheckpoint, copyWeights, encodeOptimizer, latestCheckpoint, listCheckpoints, pruneCheckpoints, readOptimizerState, readTrainerState, saveCheckpoint } from '../checkpoint/checkpoints';
+import {
+  EXPERIENCE_BUFFER_KEY,
+  isStoredBuffer,
+  openTrainerReader,
+  queueChannel,
+  storedChannel,
+  type ExperienceChannel,
+} from './experience-channel';
+import {
+  applyNewerCheckpoint,
+  copyWeights,
+  encodeOptimizer,
+  latestCheckpoint,
+  listCheckpoints,
+  pruneCheckpoints,
+  readOptimizerState,
+  readTrainerState,
+  saveCheckpoint,
+} from '../checkpoint/checkpoints';
 import { join } from 'node:path';
 import { openExperienceWriter, resolveBufferConfig, BufferStopError, type BufferPosition } from '../buffer';
 import { sleep } from '../buffer/wait';
 import type { StageContext, StageResult } from './context';
-import { lastWriterCrashed, lastWrittenStep, readExplorerState, readTrainerStatus, testKillAfterWrite, trainerRunning, writeExplorerState, writeTrainerStatus } from './async';
-import { exportWeights, inThreadExplorer, workerExplorer, type ExplorerDriver, type ExplorerInit } from './explorer-driver';
-import { algorithmSetup, createExplorer, criticSetup, evaluateAll, experiencePipeline, explorerTotalSteps, loadModelFor, taskReader, tasksOf, trainerOptions, withAbsolutePath } from './setup';
-import { isExplorerDriven, isExplorerSyncPoint, isTrainerSyncPoint, nextSyncTrainerStep } from '../synchronizer/sync-points';
+import {
+  lastWriterCrashed,
+  lastWrittenStep,
+  readExplorerState,
+  readTrainerStatus,
+  testKillAfterWrite,
+  trainerRunning,
+  writeExplorerState,
+  writeTrainerStatus,
+} from './async';
+import {
+  exportWeights,
+  inThreadExplorer,
+  workerExplorer,
+  type ExplorerDriver,
+  type ExplorerInit,
+} from './explorer-driver';
+import {
+  algorithmSetup,
+  createExplorer,
+  criticSetup,
+  evaluateAll,
+  experiencePipeline,
+  explorerTotalSteps,
+  loadModelFor,
+  taskReader,
+  tasksOf,
+  trainerOptions,
+  withAbsolutePath,
+} from './setup';
+import {
+  isExplorerDriven,
+  isExplorerSyncPoint,
+  isTrainerSyncPoint,
+  nextSyncTrainerStep,
+} from '../synchronizer/sync-points';
 
 interface ExplorerSide {
   explorer: Explorer;
   evalSets: { name: string; tasks: ExplorerTask[] }[];
 }
 
-function makeExplorer(ctx: StageContext, p: Pretrained, evalSets: { name: string; tasks: ExplorerTask[] }[]): ExplorerSide {
+function makeExplorer(
+  ctx: StageContext,
+  p: Pretrained,
+  evalSets: { name: string; tasks: ExplorerTask[] }[],
+): ExplorerSide {
   return { explorer: createExplorer(ctx.cfg, ctx.release, p, ctx.seed, ctx.log, ctx.configDir), evalSets };
 }
 
-async function runEvals(ctx: StageContext, side: ExplorerSide, step: number, prefix = 'eval'): Promise<Record<string, number>> {
+async function runEvals(
+  ctx: StageContext,
+  side: ExplorerSide,
+  step: number,
+  prefix = 'eval',
+): Promise<Record<string, number>> {
   const metrics = await evaluateAll(side.explorer, side.evalSets, step, prefix);
   if (side.evalSets.length) ctx.monitor.log(prefix === 'bench' ? 'bench' : 'explorer', step, metrics);
   return metrics;
@@ -45,7 +103,9 @@ async function runEvals(ctx: StageContext, side: ExplorerSide, step: number, pre
 
 /** Mean accuracy-like numbers of an eval, for the summary: `<prefix>/<set>/<key>/mean` (`…/mean@n` from v0.5.0). */
 function evalSummary(metrics: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(metrics).filter(([k]) => /\/mean(@\d+)?$/.test(k) && !/\/(best|worst|std)@\d+\/mean$/.test(k)));
+  return Object.fromEntries(
+    Object.entries(metrics).filter(([k]) => /\/mean(@\d+)?$/.test(k) && !/\/(best|worst|std)@\d+\/mean$/.test(k)),
+  );
 }
 
 function trainTotalSteps(cfg: Config, explorerSteps: number | undefined): number {
@@ -99,7 +159,10 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       // the explorer continues after them instead of writing them again.
       const inBuffer = lastWrittenStep(stored);
       if (inBuffer > explorerStep) {
-        ctx.log('info', `the buffer already holds explorer step ${inBuffer} (the checkpoint says ${explorerStep}); the explorer continues after it`);
+        ctx.log(
+          'info',
+          `the buffer already holds explorer step ${inBuffer} (the checkpoint says ${explorerStep}); the explorer continues after it`,
+        );
         skipBatches = inBuffer - explorerStep;
         explorerStep = inBuffer;
       }
@@ -116,34 +179,67 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       backend: 'auto',
     };
     if (cfg.synchronizer.sync_method !== 'memory') {
-      ctx.log('info', `synchronizer.sync_method ${cfg.synchronizer.sync_method} runs as memory sync locally: the trainer hands its weights to the explorer in this process`);
+      ctx.log(
+        'info',
+        `synchronizer.sync_method ${cfg.synchronizer.sync_method} runs as memory sync locally: the trainer hands its weights to the explorer in this process`,
+      );
     }
     const threaded = useExplorerThread(cfg);
     driver = await (threaded ? workerExplorer(init, ctx.log) : inThreadExplorer(init, ctx.log));
-    ctx.log('info', threaded ? 'the explorer runs in a worker thread, overlapping the trainer' : 'the explorer and trainer take turns in one thread');
+    ctx.log(
+      'info',
+      threaded
+        ? 'the explorer runs in a worker thread, overlapping the trainer'
+        : 'the explorer and trainer take turns in one thread',
+    );
     readerOffset = driver.startOffset;
     const explorerSteps = driver.totalSteps;
     const totalTrain = trainTotalSteps(cfg, explorerSteps);
     critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, totalTrain, ctx.seed, resumed?.dir) : undefined;
-    const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId), critic);
+    const trainer = new RftTrainer(
+      policy.model,
+      reference?.model,
+      trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId),
+      critic,
+    );
     created = trainer;
     // A resumed channel holds what was explored before the checkpoint and not yet trained on.
     const memory = stored ? undefined : await queueChannel(bufferSection, resumed?.dir);
-    channel = memory ?? storedChannel(stored!, resumed?.extra.buffer as BufferPosition | undefined, cfg.continue_from_checkpoint, ctx.log);
+    channel =
+      memory ??
+      storedChannel(
+        stored!,
+        resumed?.extra.buffer as BufferPosition | undefined,
+        cfg.continue_from_checkpoint,
+        ctx.log,
+      );
     if (resumed) {
       restoreTrainer(trainer, critic, resumed);
       const waiting = memory ? `, ${memory.waiting} experience(s) not yet trained on` : '';
-      ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${explorerStep}${waiting})`);
+      ctx.log(
+        'info',
+        `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${explorerStep}${waiting})`,
+      );
     }
-    const expert = alg.sampleStrategy === 'mix' ? await expertSampler(ctx, alg.sampleStrategyArgs, policy, Number(resumed?.extra.expertOffset ?? 0)) : undefined;
+    const expert =
+      alg.sampleStrategy === 'mix'
+        ? await expertSampler(ctx, alg.sampleStrategyArgs, policy, Number(resumed?.extra.expertOffset ?? 0))
+        : undefined;
     let lastCheckpoint = resumed?.dir;
     let lastEval: Record<string, number> = {};
     let lastEvalStep = -1;
     // The mix sample strategy fills ceil(ratio · train_batch_size) of each batch with expert (SFT) samples.
     const trainBatch = cfg.buffer.train_batch_size - (expert?.batchSize ?? 0);
     const save = async (): Promise<void> => {
-      const extra = { explorerStep, readerOffset, ...channel!.position(), ...(expert ? { expertOffset: expert.offset() } : {}) };
-      lastCheckpoint = await saveTrainerCheckpoint(ctx, policy, trainer, critic, extra, (dir) => channel!.saveInto(dir));
+      const extra = {
+        explorerStep,
+        readerOffset,
+        ...channel!.position(),
+        ...(expert ? { expertOffset: expert.offset() } : {}),
+      };
+      lastCheckpoint = await saveTrainerCheckpoint(ctx, policy, trainer, critic, extra, (dir) =>
+        channel!.saveInto(dir),
+      );
     };
     // A replay queue can serve experiences again and again: its trainer stops at the steps the taskset implies.
     const replays = channel.replays;
@@ -158,7 +254,12 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
         if (expert) batch.push(...expert.next());
         const metrics = await trainer.trainStep(batch);
         ctx.monitor.log('trainer', trainer.step, metrics);
-        ctx.progress('trainer', trainer.step, totalTrain, `loss ${fmt(metrics['actor/pg_loss'] ?? metrics['actor/sft_loss'])}`);
+        ctx.progress(
+          'trainer',
+          trainer.step,
+          totalTrain,
+          `loss ${fmt(metrics['actor/pg_loss'] ?? metrics['actor/sft_loss'])}`,
+        );
         if (cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0) await save();
       }
     };
@@ -177,7 +278,8 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
      * The trainer step the explorer syncs to next after step k (k > offset, (k − offset) % interval == 0). Explorer-
      * driven sync waits for no particular step: the trainer trains on whatever is buffered meanwhile.
      */
-    const nextSyncTarget = (k: number): number => (explorerDriven ? Number.MAX_SAFE_INTEGER : nextSyncTrainerStep(k, cfg.synchronizer));
+    const nextSyncTarget = (k: number): number =>
+      explorerDriven ? Number.MAX_SAFE_INTEGER : nextSyncTrainerStep(k, cfg.synchronizer);
     /**
      * A sync point: fixed (and trainer-driven, which differs only under NCCL) waits for trainer step k − offset;
      * explorer-driven takes the trainer's weights as they are, if it trained since the last sync
@@ -205,14 +307,16 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       await channel.put(out.experiences);
       // After explorer step k the explorer takes the weights of trainer step k − offset when k is a sync point.
       if (isExplorerSyncPoint(explorerStep, cfg.synchronizer)) await syncAt(explorerStep);
-      if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && driver.hasEvals) await evaluate(explorerStep);
+      if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && driver.hasEvals)
+        await evaluate(explorerStep);
       if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
       if (ctx.signal.aborted) break;
       // The explorer's next step runs (in its worker) while the trainer catches up to the next sync point.
       running = driver.step(explorerStep + 1);
       await trainUntil(nextSyncTarget(explorerStep));
     }
-    if (running) await running.catch((e: Error) => ctx.log('warning', `explorer step after the run stopped: ${e.message}`));
+    if (running)
+      await running.catch((e: Error) => ctx.log('warning', `explorer step after the run stopped: ${e.message}`));
     await trainUntil(Number.MAX_SAFE_INTEGER);
     if (!ctx.signal.aborted) {
       await sync();
@@ -245,10 +349,18 @@ async function saveTrainerCheckpoint(
   // Everything read off the device first (asynchronously); the directory is then written in one synchronous swap.
   const optimizer = await trainer.optimizer.exportState();
   const criticFiles = critic ? await criticFilesOf(critic, trainer) : undefined;
-  const dir = await saveCheckpoint(ctx.jobDir, trainer.step, policy.model, policy.tokenizer, optimizer, { step: trainer.step, extra }, (tmp) => {
-    more?.(tmp);
-    if (criticFiles) writeDirFiles(join(tmp, 'critic'), criticFiles);
-  });
+  const dir = await saveCheckpoint(
+    ctx.jobDir,
+    trainer.step,
+    policy.model,
+    policy.tokenizer,
+    optimizer,
+    { step: trainer.step, extra },
+    (tmp) => {
+      more?.(tmp);
+      if (criticFiles) writeDirFiles(join(tmp, 'critic'), criticFiles);
+    },
+  );
   pruneCheckpoints(ctx.jobDir, ctx.cfg.trainer.max_checkpoints_to_keep);
   ctx.monitor.emit({ type: 'checkpoint', step: trainer.step, path: dir });
   return dir;
@@ -268,7 +380,11 @@ function useExplorerThread(cfg: Config): boolean {
   const forced = process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
   if (forced === '0' || forced === '1') return forced === '1';
   if (cfg.mode === 'colocate') return false; // Trinity's colocate shares one GPU: the two never overlap
-  return cfg.synchronizer.sync_offset > 0 || cfg.synchronizer.sync_interval > 1 || isExplorerDriven(cfg.synchronizer.sync_style);
+  return (
+    cfg.synchronizer.sync_offset > 0 ||
+    cfg.synchronizer.sync_interval > 1 ||
+    isExplorerDriven(cfg.synchronizer.sync_style)
+  );
 }
 
 /** How often a process of the asynchronous pair looks again (new checkpoint, restarted explorer). Trinity polls every 1 s. */
@@ -308,17 +424,36 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     let trainerStep = (): number => 0;
     let syncIfRequested = async (): Promise<void> => {};
     if (fromFile) {
-      const data = await readTrainData(source, { baseDir: ctx.configDir, tokenizer: policy.tokenizer, maxLength: cfg.model.max_model_len });
+      const data = await readTrainData(source, {
+        baseDir: ctx.configDir,
+        tokenizer: policy.tokenizer,
+        maxLength: cfg.model.max_model_len,
+      });
       for (const w of data.warnings) ctx.log('warning', w);
-      if (data.truncated) ctx.log('warning', `${data.truncated} samples of ${source.name} were longer than max_model_len and were truncated`);
+      if (data.truncated)
+        ctx.log(
+          'warning',
+          `${data.truncated} samples of ${source.name} were longer than max_model_len and were truncated`,
+        );
       const offset = Number(resumed?.extra.readerOffset ?? 0);
-      const reader = new BatchReader(data.experiences, { batchSize: trainBatch, totalEpochs: source.total_epochs ?? cfg.buffer.total_epochs, totalSteps: source.total_steps ?? cfg.buffer.total_steps, offset, name: source.name });
+      const reader = new BatchReader(data.experiences, {
+        batchSize: trainBatch,
+        totalEpochs: source.total_epochs ?? cfg.buffer.total_epochs,
+        totalSteps: source.total_steps ?? cfg.buffer.total_steps,
+        offset,
+        name: source.name,
+      });
       totalSteps = cfg.trainer.total_steps ?? Math.floor(reader.totalSamples / trainBatch);
       next = async () => reader.next()?.items ?? null;
       position = () => ({ readerOffset: reader.currentOffset });
     } else {
       const section = withAbsolutePath(source, ctx.configDir);
-      const reader = openTrainerReader(section, resumed?.extra.buffer as BufferPosition | undefined, cfg.continue_from_checkpoint, ctx.log);
+      const reader = openTrainerReader(
+        section,
+        resumed?.extra.buffer as BufferPosition | undefined,
+        cfg.continue_from_checkpoint,
+        ctx.log,
+      );
       cleanup = () => reader.close();
       totalSteps = cfg.trainer.total_steps ?? cfg.buffer.total_steps ?? 1;
       const maxWaitMs = resolveBufferConfig(section, { keyPath: EXPERIENCE_BUFFER_KEY }).maxReadTimeoutS * 1000;
@@ -329,7 +464,10 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
           for (;;) {
             try {
               // Explorer-driven, the wait is cut into polls so the trainer answers the explorer's sync requests meanwhile.
-              return await reader.read(trainBatch, { signal: ctx.signal, ...(explorerDriven ? { timeoutMs: ASYNC_POLL_MS } : {}) });
+              return await reader.read(trainBatch, {
+                signal: ctx.signal,
+                ...(explorerDriven ? { timeoutMs: ASYNC_POLL_MS } : {}),
+              });
             } catch (e) {
               if (ctx.signal.aborted) return null;
               if (!(e instanceof BufferStopError)) throw e;
@@ -343,14 +481,17 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
                   continue;
                 }
               }
-            // Every writer is gone; the newest died without finishing (a killed explorer): wait for it to be restarted.
+              // Every writer is gone; the newest died without finishing (a killed explorer): wait for it to be restarted.
               if (e.reason !== 'finished' || !lastWriterCrashed(section)) {
                 ctx.log('info', `no more experiences: ${e.message}`);
                 return null;
               }
               if (crashedSince === undefined) {
                 crashedSince = Date.now();
-                ctx.log('warning', `the explorer writing ${source.name} stopped without finishing; waiting up to ${maxWaitMs / 1000} s (max_read_timeout) for it to resume`);
+                ctx.log(
+                  'warning',
+                  `the explorer writing ${source.name} stopped without finishing; waiting up to ${maxWaitMs / 1000} s (max_read_timeout) for it to resume`,
+                );
               }
               if (Date.now() - crashedSince >= maxWaitMs) return null;
               try {
@@ -366,12 +507,20 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       };
       position = () => ({ buffer: reader.state() });
       if (cfg.synchronizer.sync_method !== 'checkpoint') {
-        ctx.log('info', `synchronizer.sync_method ${cfg.synchronizer.sync_method} cannot reach an explorer in another process; the trainer saves checkpoints every sync_interval steps instead`);
+        ctx.log(
+          'info',
+          `synchronizer.sync_method ${cfg.synchronizer.sync_method} cannot reach an explorer in another process; the trainer saves checkpoints every sync_interval steps instead`,
+        );
       }
       syncInterval = explorerDriven ? 0 : cfg.synchronizer.sync_interval;
     }
     critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, totalSteps, ctx.seed, resumed?.dir) : undefined;
-    const trainer = new RftTrainer(policy.model, reference?.model, trainerOptions(cfg, alg, totalSteps, policy.tokenizer.padTokenId), critic);
+    const trainer = new RftTrainer(
+      policy.model,
+      reference?.model,
+      trainerOptions(cfg, alg, totalSteps, policy.tokenizer.padTokenId),
+      critic,
+    );
     created = trainer;
     if (resumed) {
       restoreTrainer(trainer, critic, resumed);
@@ -391,7 +540,12 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     trainerStep = () => trainer.step;
     // Explorer-driven Trainer.need_sync: the explorer asked, and there are weights it has not been offered.
     syncIfRequested = async () => {
-      if (trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`) && readExplorerState(ctx.jobDir)?.requireSync) await save();
+      if (
+        trainer.step > 0 &&
+        !lastCheckpoint?.endsWith(`global_step_${trainer.step}`) &&
+        readExplorerState(ctx.jobDir)?.requireSync
+      )
+        await save();
     };
     while (!ctx.signal.aborted) {
       await yieldToEvents();
@@ -401,13 +555,19 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       if (!batch) break;
       const metrics = await trainer.trainStep(batch);
       ctx.monitor.log('trainer', trainer.step, metrics);
-      ctx.progress('trainer', trainer.step, totalSteps, `loss ${fmt(metrics['actor/sft_loss'] ?? metrics['actor/dpo_loss'] ?? metrics['actor/pg_loss'])}`);
+      ctx.progress(
+        'trainer',
+        trainer.step,
+        totalSteps,
+        `loss ${fmt(metrics['actor/sft_loss'] ?? metrics['actor/dpo_loss'] ?? metrics['actor/pg_loss'])}`,
+      );
       const syncDue = isTrainerSyncPoint(trainer.step, syncInterval);
       const saveDue = cfg.trainer.save_interval > 0 && trainer.step % cfg.trainer.save_interval === 0; // Trainer.need_save
       if (syncDue || saveDue) await save();
       if (explorerDriven) await syncIfRequested();
     }
-    if (!ctx.signal.aborted && trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`)) await save();
+    if (!ctx.signal.aborted && trainer.step > 0 && !lastCheckpoint?.endsWith(`global_step_${trainer.step}`))
+      await save();
     return { lastCheckpoint, evals: {}, stopped: ctx.signal.aborted };
   } finally {
     cleanup();
@@ -456,7 +616,10 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
         // A kill between the committed write and the state file leaves steps in the buffer the state does not record.
         const inBuffer = lastWrittenStep(target);
         if (inBuffer > explorerStep) {
-          ctx.log('info', `the buffer already holds explorer step ${inBuffer} (state/explorer.json says ${explorerStep}); continuing after it`);
+          ctx.log(
+            'info',
+            `the buffer already holds explorer step ${inBuffer} (state/explorer.json says ${explorerStep}); continuing after it`,
+          );
           while (explorerStep < inBuffer && reader.next()) explorerStep++;
           writeExplorerState(ctx.jobDir, { explorerStep, readerOffset: reader.currentOffset });
         }
@@ -464,12 +627,20 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
       }
       const perStep = batchSize * cfg.algorithm.repeat_times;
       if (perStep < cfg.buffer.train_batch_size) {
-        ctx.log('warning', `an explorer step writes about ${perStep} experiences but a trainer step takes ${cfg.buffer.train_batch_size}: at sync points the explorer may wait up to sync_timeout (${syncTimeoutS} s) for weights the trainer cannot produce yet`);
+        ctx.log(
+          'warning',
+          `an explorer step writes about ${perStep} experiences but a trainer step takes ${cfg.buffer.train_batch_size}: at sync points the explorer may wait up to sync_timeout (${syncTimeoutS} s) for weights the trainer cannot produce yet`,
+        );
       }
 
       /** Loads the job's newest checkpoint when it is newer than the rollout weights. */
       const loadNewest = (): boolean => {
-        const step = applyNewerCheckpoint(ctx.jobDir, side.explorer.model.version, (saved) => copyWeights(saved, rollout.model), (m) => ctx.log('warning', m));
+        const step = applyNewerCheckpoint(
+          ctx.jobDir,
+          side.explorer.model.version,
+          (saved) => copyWeights(saved, rollout.model),
+          (m) => ctx.log('warning', m),
+        );
         if (step === undefined) return false;
         side.explorer.model.version = step;
         ctx.log('info', `explorer step ${explorerStep}: model weights of trainer step ${step}`);
@@ -483,7 +654,8 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
        */
       const pullWeights = async (): Promise<void> => {
         const deadline = Date.now() + syncTimeoutS * 1000;
-        if (explorerDriven) writeExplorerState(ctx.jobDir, { explorerStep, readerOffset: reader.currentOffset, requireSync: true });
+        if (explorerDriven)
+          writeExplorerState(ctx.jobDir, { explorerStep, readerOffset: reader.currentOffset, requireSync: true });
         try {
           for (;;) {
             if (loadNewest() || ctx.signal.aborted || !trainerRunning(ctx.jobDir)) return;
@@ -493,7 +665,10 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
               return;
             }
             if (Date.now() >= deadline) {
-              ctx.log('warning', `No new model weights found within sync_timeout (${syncTimeoutS} s), current version: ${side.explorer.model.version}`);
+              ctx.log(
+                'warning',
+                `No new model weights found within sync_timeout (${syncTimeoutS} s), current version: ${side.explorer.model.version}`,
+              );
               return;
             }
             try {
@@ -508,7 +683,8 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
       };
 
       loadNewest(); // the launcher's first sync_weight: the newest checkpoint, no waiting
-      if (cfg.explorer.eval_on_startup && explorerStep === 0 && side.evalSets.length) lastEval = await runEvals(ctx, side, 0);
+      if (cfg.explorer.eval_on_startup && explorerStep === 0 && side.evalSets.length)
+        lastEval = await runEvals(ctx, side, 0);
       while (!ctx.signal.aborted) {
         await yieldToEvents();
         if (ctx.signal.aborted) break;
@@ -526,7 +702,8 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
         ctx.monitor.log('explorer', explorerStep, out.metrics);
         ctx.monitor.rollouts(explorerStep, out.samples);
         ctx.progress('explorer', explorerStep, explorerSteps, `reward ${fmt(meanReward(out.experiences))}`);
-        if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && side.evalSets.length) lastEval = await runEvals(ctx, side, explorerStep);
+        if (cfg.explorer.eval_interval > 0 && explorerStep % cfg.explorer.eval_interval === 0 && side.evalSets.length)
+          lastEval = await runEvals(ctx, side, explorerStep);
         if (isExplorerSyncPoint(explorerStep, cfg.synchronizer)) await pullWeights();
       }
     } finally {
@@ -551,8 +728,11 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
     const side = makeExplorer(ctx, base, evalSets);
     made = side;
     let evals: Record<string, number> = {};
-    const checkpoints = cfg.explorer.bench_on_latest_checkpoint ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined) : listCheckpoints(ctx.jobDir);
-    if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup) evals = await runEvals(ctx, side, 0, 'bench');
+    const checkpoints = cfg.explorer.bench_on_latest_checkpoint
+      ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined)
+      : listCheckpoints(ctx.jobDir);
+    if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup)
+      evals = await runEvals(ctx, side, 0, 'bench');
     for (const c of checkpoints) {
       await yieldToEvents();
       if (ctx.signal.aborted) break;
@@ -561,9 +741,17 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
       saved.dispose();
       side.explorer.model.version = c!.step;
       evals = await runEvals(ctx, side, c!.step, 'bench');
-      ctx.progress('bench', c!.step, undefined, Object.entries(evalSummary(evals)).map(([k, v]) => `${k} ${fmt(v)}`).join(', '));
+      ctx.progress(
+        'bench',
+        c!.step,
+        undefined,
+        Object.entries(evalSummary(evals))
+          .map(([k, v]) => `${k} ${fmt(v)}`)
+          .join(', '),
+      );
     }
-    if (!checkpoints.length && !cfg.explorer.eval_on_startup) ctx.log('warning', `no checkpoints in ${ctx.jobDir} to benchmark`);
+    if (!checkpoints.length && !cfg.explorer.eval_on_startup)
+      ctx.log('warning', `no checkpoints in ${ctx.jobDir} to benchmark`);
     return { evals: evalSummary(evals), stopped: ctx.signal.aborted };
   } finally {
     made?.explorer.dispose();
@@ -572,12 +760,21 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
 }
 
 /** Trinity's MixSampleStrategy: expert rows from `trainer_input.auxiliary_buffers[sft_dataset_name]`, cycled. */
-async function expertSampler(ctx: StageContext, args: Record<string, unknown>, p: Pretrained, offset: number): Promise<{ batchSize: number; next(): Experience[]; offset(): number }> {
+async function expertSampler(
+  ctx: StageContext,
+  args: Record<string, unknown>,
+  p: Pretrained,
+  offset: number,
+): Promise<{ batchSize: number; next(): Experience[]; offset(): number }> {
   const ratio = typeof args.expert_data_ratio === 'number' ? args.expert_data_ratio : 0.5;
   const name = typeof args.sft_dataset_name === 'string' ? args.sft_dataset_name : 'sft_dataset';
   const source = ctx.cfg.buffer.trainer_input.auxiliary_buffers?.[name];
-  if (!source) throw new Error(`sample_strategy mix needs buffer.trainer_input.auxiliary_buffers.${name} (the expert SFT data)`);
-  const data = await readTrainData({ ...source, schema_type: 'sft' }, { baseDir: ctx.configDir, tokenizer: p.tokenizer, maxLength: ctx.cfg.model.max_model_len });
+  if (!source)
+    throw new Error(`sample_strategy mix needs buffer.trainer_input.auxiliary_buffers.${name} (the expert SFT data)`);
+  const data = await readTrainData(
+    { ...source, schema_type: 'sft' },
+    { baseDir: ctx.configDir, tokenizer: p.tokenizer, maxLength: ctx.cfg.model.max_model_len },
+  );
   const batchSize = Math.ceil(ratio * ctx.cfg.buffer.train_batch_size);
   const reader = new BatchReader(data.experiences, { batchSize, totalEpochs: Number.MAX_SAFE_INTEGER, offset, name });
   return {
@@ -586,7 +783,13 @@ async function expertSampler(ctx: StageContext, args: Record<string, unknown>, p
     next: () =>
       (reader.next()?.items ?? []).map((e) => {
         const n = e.tokens.length - e.promptLength;
-        return { ...e, reward: 0, logprobs: new Array<number>(n).fill(0), advantages: new Array<number>(n).fill(0), isExpert: true };
+        return {
+          ...e,
+          reward: 0,
+          logprobs: new Array<number>(n).fill(0),
+          advantages: new Array<number>(n).fill(0),
+          isExpert: true,
+        };
       }),
   };
 }

@@ -9,7 +9,10 @@ import type { BatchReader, SelectorFeedback } from '../data/reader';
 import { isExplorerSyncPoint, type SyncTiming } from '../synchronizer/sync-points';
 
 /** `afterStep(k, feedback)`, called after each explorer step, delivers the kept feedback at sync points. */
-export function feedbackAtSyncPoints(reader: Pick<BatchReader<unknown>, 'feedback'>, timing: SyncTiming): (step: number, feedback: readonly SelectorFeedback[] | undefined) => void {
+export function feedbackAtSyncPoints(
+  reader: Pick<BatchReader<unknown>, 'feedback'>,
+  timing: SyncTiming,
+): (step: number, feedback: readonly SelectorFeedback[] | undefined) => void {
   const pending: SelectorFeedback[][] = [];
   return (step, feedback) => {
     // One reader stands for taskset 0 (the runtime reads the training tasksets as one).

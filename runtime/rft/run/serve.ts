@@ -26,13 +26,21 @@ import { HistoryRecorder } from '../serve/recorder';
 import { serviceRoutes } from '../serve/routes';
 import { ExplorerService, serviceFlavor } from '../serve/service';
 import type { StageContext, StageResult } from './context';
-import { RunSetupError, algorithmSetup, experiencePipeline, loadModelFor, rolloutModel, withAbsolutePath } from './setup';
+import {
+  RunSetupError,
+  algorithmSetup,
+  experiencePipeline,
+  loadModelFor,
+  rolloutModel,
+  withAbsolutePath,
+} from './setup';
 
 export async function runServe(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const flavor = serviceFlavor(ctx.release);
   const source = cfg.buffer.trainer_input.experience_buffer;
-  if (!source) throw new RunSetupError('mode serve needs buffer.trainer_input.experience_buffer (where committed experiences go)');
+  if (!source)
+    throw new RunSetupError('mode serve needs buffer.trainer_input.experience_buffer (where committed experiences go)');
   const pipeline = experiencePipeline(cfg, algorithmSetup(cfg, ctx.release).groupAdvantage, ctx.release);
   const policy = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
   let writer: ExperienceWriter | undefined;
@@ -70,7 +78,9 @@ export async function runServe(ctx: StageContext): Promise<StageResult> {
     const apiKey = exposed ? envKey || generateApiKey() : undefined;
     const urlFile = join(ctx.jobDir, `${cfg.explorer.name}_server_url.txt`);
     const portKey = flavor.feedback ? 'explorer.proxy_port' : 'explorer.api_port';
-    const port = flavor.feedback ? cfg.explorer.proxy_port : ((cfg.explorer as unknown as { api_port?: number }).api_port ?? 8010);
+    const port = flavor.feedback
+      ? cfg.explorer.proxy_port
+      : ((cfg.explorer as unknown as { api_port?: number }).api_port ?? 8010);
     try {
       server = await startHttpServer(serviceRoutes(service, Math.floor(Date.now() / 1000)), {
         hosts,
@@ -79,24 +89,43 @@ export async function runServe(ctx: StageContext): Promise<StageResult> {
         authorize: apiKey ? bearerAuth(apiKey, envKey ? `the value of ${API_KEY_ENV}` : `in ${urlFile}`) : undefined,
       });
     } catch (e) {
-      throw new RunSetupError(`cannot listen on ${hosts[0]}:${port} (explorer.listen_address, ${portKey}): ${(e as Error).message}`);
+      throw new RunSetupError(
+        `cannot listen on ${hosts[0]}:${port} (explorer.listen_address, ${portKey}): ${(e as Error).message}`,
+      );
     }
     const url = `http://${advertisedHost(server.hosts[0])}:${server.port}`;
     const host = hosts[0];
-    ctx.log('info', flavor.feedback ? `Starting Trinity Service on ${url}` : `Explorer API Server is started on ${url} and listening to ${host}.`);
+    ctx.log(
+      'info',
+      flavor.feedback
+        ? `Starting Trinity Service on ${url}`
+        : `Explorer API Server is started on ${url} and listening to ${host}.`,
+    );
     const bound = server.hosts.map((h) => `${h.includes(':') ? `[${h}]` : h}:${server!.port}`).join(' and ');
     if (!written) {
-      ctx.log('info', `listening on ${bound} only: the service is local to this machine (explorer.listen_address is not written; Trinity's default is 0.0.0.0). To serve other machines, write explorer.listen_address (e.g. 0.0.0.0); clients then need the API key.`);
+      ctx.log(
+        'info',
+        `listening on ${bound} only: the service is local to this machine (explorer.listen_address is not written; Trinity's default is 0.0.0.0). To serve other machines, write explorer.listen_address (e.g. 0.0.0.0); clients then need the API key.`,
+      );
     } else if (apiKey) {
       const from = envKey ? `from ${API_KEY_ENV}` : `generated for this run and saved in ${urlFile}`;
-      ctx.log('warning', `listening on ${bound}, reachable from the network: every route but /health needs Authorization: Bearer <key> (the key is ${from})`);
+      ctx.log(
+        'warning',
+        `listening on ${bound}, reachable from the network: every route but /health needs Authorization: Bearer <key> (the key is ${from})`,
+      );
     } else {
       ctx.log('info', `listening on ${bound}`);
     }
     for (const s of server.skipped) ctx.log('info', `not listening on ${s.host}: ${s.error}`);
-    ctx.log('info', 'requests are served one at a time: generation is synchronous in this runtime, and new weights are taken between requests');
+    ctx.log(
+      'info',
+      'requests are served one at a time: generation is synchronous in this runtime, and new weights are taken between requests',
+    );
     if (cfg.explorer.rollout_model.engine_num > 1) {
-      ctx.log('info', `explorer.rollout_model.engine_num is ${cfg.explorer.rollout_model.engine_num}: one local model serves every request`);
+      ctx.log(
+        'info',
+        `explorer.rollout_model.engine_num is ${cfg.explorer.rollout_model.engine_num}: one local model serves every request`,
+      );
     }
     writeUrlFile(urlFile, url, envKey ? undefined : apiKey);
     ctx.log('info', `Saved explorer server URL to ${urlFile}`);
@@ -141,7 +170,10 @@ export async function runServe(ctx: StageContext): Promise<StageResult> {
  */
 function writeUrlFile(file: string, url: string, generatedKey: string | undefined): void {
   rmSync(file, { force: true });
-  writeFileSync(file, generatedKey ? `${url}\nAuthorization: Bearer ${generatedKey}\n` : url, { mode: 0o600, flag: 'wx' });
+  writeFileSync(file, generatedKey ? `${url}\nAuthorization: Bearer ${generatedKey}\n` : url, {
+    mode: 0o600,
+    flag: 'wx',
+  });
 }
 
 /**
@@ -149,7 +181,12 @@ function writeUrlFile(file: string, url: string, generatedKey: string | undefine
  * model_weights_sync_loop).
  */
 function pullNewestCheckpoint(ctx: StageContext, service: ExplorerService): void {
-  const step = applyNewerCheckpoint(ctx.jobDir, service.modelVersion, (saved, at) => service.setWeights(saved, at), (m) => ctx.log('warning', m));
+  const step = applyNewerCheckpoint(
+    ctx.jobDir,
+    service.modelVersion,
+    (saved, at) => service.setWeights(saved, at),
+    (m) => ctx.log('warning', m),
+  );
   if (step === undefined) return;
   ctx.log('info', `Updated latest model version to ${step}.`);
   ctx.log('info', `Model 0 synchronized to version ${step}.`);

@@ -37,7 +37,12 @@ export function localPath(p: string, configDir: string): string {
 
 export { jobDirOf } from '../../config/job-dir';
 
-export function loadModelFor(cfg: Config, configDir: string, modelPath = cfg.model.model_path, key = 'model.model_path'): Pretrained {
+export function loadModelFor(
+  cfg: Config,
+  configDir: string,
+  modelPath = cfg.model.model_path,
+  key = 'model.model_path',
+): Pretrained {
   const p = localPath(modelPath, configDir);
   try {
     return loadPretrained(existsSync(p) ? p : modelPath);
@@ -117,7 +122,14 @@ export type RunLog = (level: 'info' | 'warning' | 'error', message: string) => v
  * The explorer of a run: rollout model, auxiliary models (loaded here, freed by `Explorer.dispose`; relative paths
  * against `configDir`), retries, reward factory, metric names of the release.
  */
-export function createExplorer(cfg: Config, release: Release, p: Pretrained, seed: number, log: RunLog, configDir: string): Explorer {
+export function createExplorer(
+  cfg: Config,
+  release: Release,
+  p: Pretrained,
+  seed: number,
+  log: RunLog,
+  configDir: string,
+): Explorer {
   return new Explorer(rolloutModel(cfg, p, seed), {
     auxiliaryModels: loadAuxiliaryModels(cfg, configDir, seed),
     maxRetryTimes: cfg.explorer.max_retry_times ?? 0,
@@ -125,7 +137,11 @@ export function createExplorer(cfg: Config, release: Release, p: Pretrained, see
     samplesPerStep: 4,
     release,
     detailedStats: cfg.monitor?.detailed_stats === true,
-    timeout: { maxTimeout: cfg.explorer.max_timeout, dynamic: cfg.explorer.dynamic_timeout, batchSize: cfg.buffer.batch_size },
+    timeout: {
+      maxTimeout: cfg.explorer.max_timeout,
+      dynamic: cfg.explorer.dynamic_timeout,
+      batchSize: cfg.buffer.batch_size,
+    },
     log,
   });
 }
@@ -165,7 +181,12 @@ export function explorerTotalSteps(cfg: Config, tasks: number): number {
 }
 
 /** Every eval taskset, as one metrics record (`<prefix>/<taskset>/…`). */
-export async function evaluateAll(explorer: Explorer, evalSets: readonly { name: string; tasks: ExplorerTask[] }[], step: number, prefix = 'eval'): Promise<Record<string, number>> {
+export async function evaluateAll(
+  explorer: Explorer,
+  evalSets: readonly { name: string; tasks: ExplorerTask[] }[],
+  step: number,
+  prefix = 'eval',
+): Promise<Record<string, number>> {
   const metrics: Record<string, number> = {};
   for (const set of evalSets) Object.assign(metrics, await explorer.evaluate(set.name, set.tasks, step, prefix));
   return metrics;
@@ -178,15 +199,23 @@ export const SAMPLE_STRATEGIES = ['default', 'warmup', 'mix'] as const;
 export function algorithmSetup(
   cfg: Config,
   release: Parameters<typeof effectiveAlgorithmDefaults>[1],
-): AlgorithmSetup & { groupAdvantage?: GroupAdvantageFn; sampleStrategy: string; sampleStrategyArgs: Record<string, unknown>; useCritic: boolean } {
+): AlgorithmSetup & {
+  groupAdvantage?: GroupAdvantageFn;
+  sampleStrategy: string;
+  sampleStrategyArgs: Record<string, unknown>;
+  useCritic: boolean;
+} {
   const a = cfg.algorithm;
   const defaults = effectiveAlgorithmDefaults(a.algorithm_type, release);
   const spec = algorithmTypeAt(a.algorithm_type, release);
-  if (!defaults || !spec) throw new RunSetupError(`algorithm.algorithm_type ${a.algorithm_type} is not known to the local runtime`);
+  if (!defaults || !spec)
+    throw new RunSetupError(`algorithm.algorithm_type ${a.algorithm_type} is not known to the local runtime`);
   const advantageName = a.advantage_fn ?? defaults.advantage_fn;
   const sampleStrategy = a.sample_strategy ?? defaults.sample_strategy;
   if (!(SAMPLE_STRATEGIES as readonly string[]).includes(sampleStrategy)) {
-    throw new RunSetupError(`algorithm.sample_strategy ${sampleStrategy} is not available in the local runtime (${SAMPLE_STRATEGIES.join(', ')})`);
+    throw new RunSetupError(
+      `algorithm.sample_strategy ${sampleStrategy} is not available in the local runtime (${SAMPLE_STRATEGIES.join(', ')})`,
+    );
   }
   // Trinity consults the advantage function on the side the algorithm says: in the trainer (ppo-style), or as the
   // last explorer pipeline operator when it is a group advantage. RAFT's inherited `ppo` is used on neither.
@@ -211,9 +240,17 @@ export function algorithmSetup(
 }
 
 /** Trainer options from `algorithm.optimizer`, `trainer` and the veRL actor settings in `trainer.trainer_config`. */
-export function trainerOptions(cfg: Config, algorithm: AlgorithmSetup, totalSteps: number, padTokenId: number): TrainerOptions {
+export function trainerOptions(
+  cfg: Config,
+  algorithm: AlgorithmSetup,
+  totalSteps: number,
+  padTokenId: number,
+): TrainerOptions {
   const o = cfg.algorithm.optimizer;
-  const actor = ((cfg.trainer.trainer_config as Record<string, any> | null)?.actor_rollout_ref?.actor ?? {}) as Record<string, unknown>;
+  const actor = ((cfg.trainer.trainer_config as Record<string, any> | null)?.actor_rollout_ref?.actor ?? {}) as Record<
+    string,
+    unknown
+  >;
   const style = (o.warmup_style ?? o.lr_scheduler_type ?? 'constant') === 'cosine' ? 'cosine' : 'constant';
   return {
     algorithm,
@@ -228,20 +265,29 @@ export function trainerOptions(cfg: Config, algorithm: AlgorithmSetup, totalStep
     weightDecay: o.weight_decay,
     gradClip: o.clip_grad ?? cfg.trainer.grad_clip ?? 1,
     ppoEpochs: typeof actor.ppo_epochs === 'number' ? actor.ppo_epochs : 1,
-    microBatchSize: typeof actor.ppo_micro_batch_size_per_gpu === 'number' ? actor.ppo_micro_batch_size_per_gpu : undefined,
+    microBatchSize:
+      typeof actor.ppo_micro_batch_size_per_gpu === 'number' ? actor.ppo_micro_batch_size_per_gpu : undefined,
     temperature: cfg.model.temperature ?? 1,
     padTokenId,
   };
 }
 
-export function experiencePipeline(cfg: Config, groupAdvantage: GroupAdvantageFn | undefined, release?: Release): ExperiencePipeline {
-  const ops = (cfg.data_processor?.experience_pipeline?.operators ?? []) as { name: string; args: Record<string, unknown> }[];
+export function experiencePipeline(
+  cfg: Config,
+  groupAdvantage: GroupAdvantageFn | undefined,
+  release?: Release,
+): ExperiencePipeline {
+  const ops = (cfg.data_processor?.experience_pipeline?.operators ?? []) as {
+    name: string;
+    args: Record<string, unknown>;
+  }[];
   return new ExperiencePipeline(ops, groupAdvantage, release);
 }
 
 /** Trinity's Task -> what the explorer runs. */
 export function explorerTask(t: Task): ExplorerTask {
-  const text = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : typeof v === 'string' ? v : JSON.stringify(v));
+  const text = (v: unknown): string | undefined =>
+    v === null || v === undefined ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
   return {
     raw: t.raw,
     taskDesc: text(t.taskDesc),
@@ -263,9 +309,16 @@ export function explorerTask(t: Task): ExplorerTask {
   };
 }
 
-export async function tasksOf(cfg: Config, configDir: string, which: 'train' | 'eval'): Promise<{ name: string; tasks: ExplorerTask[]; warnings: string[] }[]> {
+export async function tasksOf(
+  cfg: Config,
+  configDir: string,
+  which: 'train' | 'eval',
+): Promise<{ name: string; tasks: ExplorerTask[]; warnings: string[] }[]> {
   const input = cfg.buffer.explorer_input;
-  const list = which === 'train' ? [...(input.taskset ? [input.taskset] : []), ...(input.tasksets ?? [])] : input.eval_tasksets ?? [];
+  const list =
+    which === 'train'
+      ? [...(input.taskset ? [input.taskset] : []), ...(input.tasksets ?? [])]
+      : (input.eval_tasksets ?? []);
   const out: { name: string; tasks: ExplorerTask[]; warnings: string[] }[] = [];
   for (const [i, ts] of list.entries()) {
     const r = await readTasks(ts, {
@@ -300,11 +353,18 @@ export function withAbsolutePath<T extends { path: string | null }>(section: T, 
  * `critic/` when resuming) with a value head, and veRL's `trainer_config.critic` settings (optim, ppo_epochs,
  * micro-batches, cliprange_value, loss_agg_mode) and `trainer_config.trainer.critic_warmup`.
  */
-export function criticSetup(cfg: Config, configDir: string, totalSteps: number, seed: number, resumeDir?: string): CriticSetup {
+export function criticSetup(
+  cfg: Config,
+  configDir: string,
+  totalSteps: number,
+  seed: number,
+  resumeDir?: string,
+): CriticSetup {
   const verl = (cfg.trainer.trainer_config ?? {}) as Record<string, any>;
   const critic = (verl.critic ?? {}) as Record<string, any>;
   const optim = (critic.optim ?? {}) as Record<string, any>;
-  const fromCheckpoint = resumeDir && existsSync(join(resumeDir, 'critic', 'config.json')) ? join(resumeDir, 'critic') : undefined;
+  const fromCheckpoint =
+    resumeDir && existsSync(join(resumeDir, 'critic', 'config.json')) ? join(resumeDir, 'critic') : undefined;
   const source = fromCheckpoint ?? localPath(cfg.model.critic_model_path || cfg.model.model_path, configDir);
   let model: ValueModel;
   try {
@@ -316,12 +376,19 @@ export function criticSetup(cfg: Config, configDir: string, totalSteps: number, 
   const style = (optim.warmup_style ?? optim.lr_scheduler_type ?? 'constant') === 'cosine' ? 'cosine' : 'constant';
   return {
     model,
-    schedule: { lr, style, warmupSteps: warmupSteps(totalSteps, optim.lr_warmup_steps, optim.lr_warmup_steps_ratio), totalSteps, minLrRatio: optim.min_lr_ratio ?? 0 },
+    schedule: {
+      lr,
+      style,
+      warmupSteps: warmupSteps(totalSteps, optim.lr_warmup_steps, optim.lr_warmup_steps_ratio),
+      totalSteps,
+      minLrRatio: optim.min_lr_ratio ?? 0,
+    },
     betas: Array.isArray(optim.betas) ? [optim.betas[0], optim.betas[1]] : [0.9, 0.999],
     weightDecay: typeof optim.weight_decay === 'number' ? optim.weight_decay : 0.01,
-    gradClip: typeof critic.grad_clip === 'number' ? critic.grad_clip : cfg.trainer.grad_clip ?? 1,
+    gradClip: typeof critic.grad_clip === 'number' ? critic.grad_clip : (cfg.trainer.grad_clip ?? 1),
     ppoEpochs: typeof critic.ppo_epochs === 'number' && critic.ppo_epochs > 0 ? critic.ppo_epochs : 1,
-    microBatchSize: typeof critic.ppo_micro_batch_size_per_gpu === 'number' ? critic.ppo_micro_batch_size_per_gpu : undefined,
+    microBatchSize:
+      typeof critic.ppo_micro_batch_size_per_gpu === 'number' ? critic.ppo_micro_batch_size_per_gpu : undefined,
     cliprangeValue: typeof critic.cliprange_value === 'number' ? critic.cliprange_value : 0.5,
     lossAggMode: typeof critic.loss_agg_mode === 'string' ? critic.loss_agg_mode : 'token-mean',
     warmupSteps: typeof verl.trainer?.critic_warmup === 'number' ? verl.trainer.critic_warmup : 0,

@@ -17,7 +17,10 @@ const digest = (s: string): Uint8Array => new Uint8Array(createHash('sha256').up
 
 /** OpenAI's 401 body. */
 function unauthorized(message: string): Reply {
-  return { status: 401, json: { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } };
+  return {
+    status: 401,
+    json: { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } },
+  };
 }
 
 /** Checks a request's `Authorization` header against `key`: undefined when it may pass, else the 401 to answer. */

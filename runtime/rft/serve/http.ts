@@ -9,7 +9,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /** What a handler answers: JSON, an empty body, or server-sent events (each `data:` a JSON chunk, then `[DONE]`). */
-export type Reply = { status: number; json: unknown } | { status: number; empty: true } | { status: 200; events: unknown[] };
+export type Reply =
+  | { status: number; json: unknown }
+  | { status: number; empty: true }
+  | { status: 200; events: unknown[] };
 
 export interface Route {
   method: 'GET' | 'POST';
@@ -99,14 +102,24 @@ export async function startHttpServer(routes: readonly Route[], opts: ListenOpti
     }
     if (!route) {
       req.resume();
-      send(res, onPath.length ? { status: 405, json: { detail: 'Method Not Allowed' } } : { status: 404, json: { detail: 'Not Found' } });
+      send(
+        res,
+        onPath.length
+          ? { status: 405, json: { detail: 'Method Not Allowed' } }
+          : { status: 404, json: { detail: 'Not Found' } },
+      );
       return;
     }
     let body: string;
     try {
       body = await readBody(req);
     } catch (e) {
-      send(res, e instanceof BodyTooLarge ? { status: 413, json: { detail: `request body longer than ${MAX_BODY_CHARS} characters` } } : { status: 400, json: { detail: 'request body could not be read' } });
+      send(
+        res,
+        e instanceof BodyTooLarge
+          ? { status: 413, json: { detail: `request body longer than ${MAX_BODY_CHARS} characters` } }
+          : { status: 400, json: { detail: 'request body could not be read' } },
+      );
       return;
     }
     let reply: Reply;

@@ -18,7 +18,9 @@ export class RequestError extends Error {
 }
 
 /** vLLM's ErrorResponse. */
-export function errorBody(e: RequestError): { error: { message: string; type: string; param: string | null; code: number } } {
+export function errorBody(e: RequestError): {
+  error: { message: string; type: string; param: string | null; code: number };
+} {
   const type = e.status === 404 ? 'NotFoundError' : e.status >= 500 ? 'InternalServerError' : 'BadRequestError';
   return { error: { message: e.message, type, param: e.param, code: e.status } };
 }
@@ -52,7 +54,8 @@ const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' 
 function optionalNumber(body: Json, key: string, check: (x: number) => boolean, what: string): number | undefined {
   const v = body[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !check(v)) throw new RequestError(400, `${key} must be ${what}, got ${JSON.stringify(v)}.`, key);
+  if (typeof v !== 'number' || !check(v))
+    throw new RequestError(400, `${key} must be ${what}, got ${JSON.stringify(v)}.`, key);
   return v;
 }
 
@@ -66,7 +69,11 @@ function messageContent(content: unknown, i: number): string {
         if (typeof part === 'string') return part;
         if (isObject(part) && part.type === 'text' && typeof part.text === 'string') return part.text;
         const type = isObject(part) ? JSON.stringify(part.type) : typeof part;
-        throw new RequestError(400, `messages[${i}].content[${j}]: only text parts can be rendered by the local model (got ${type})`, 'messages');
+        throw new RequestError(
+          400,
+          `messages[${i}].content[${j}]: only text parts can be rendered by the local model (got ${type})`,
+          'messages',
+        );
       })
       .join('\n');
   }
@@ -74,14 +81,23 @@ function messageContent(content: unknown, i: number): string {
 }
 
 function parseMessages(v: unknown): ChatMessage[] {
-  if (!Array.isArray(v) || v.length === 0) throw new RequestError(400, 'messages must be a non-empty list of {role, content} objects', 'messages');
+  if (!Array.isArray(v) || v.length === 0)
+    throw new RequestError(400, 'messages must be a non-empty list of {role, content} objects', 'messages');
   return v.map((m, i) => {
     if (!isObject(m)) throw new RequestError(400, `messages[${i}] must be an object with role and content`, 'messages');
     if (typeof m.role !== 'string' || !ROLES.has(m.role)) {
-      throw new RequestError(400, `messages[${i}].role must be one of ${[...ROLES].join(', ')}, got ${JSON.stringify(m.role)}`, 'messages');
+      throw new RequestError(
+        400,
+        `messages[${i}].role must be one of ${[...ROLES].join(', ')}, got ${JSON.stringify(m.role)}`,
+        'messages',
+      );
     }
     if (Array.isArray(m.tool_calls) && m.tool_calls.length) {
-      throw new RequestError(400, `messages[${i}] has tool_calls: tool calling is not available with the local chat template rendering`, 'messages');
+      throw new RequestError(
+        400,
+        `messages[${i}] has tool_calls: tool calling is not available with the local chat template rendering`,
+        'messages',
+      );
     }
     // The engine's templates take the roles vLLM passes through; `developer` is rendered as the template sees it.
     return { role: m.role as ChatRole, content: messageContent(m.content, i) };
@@ -99,22 +115,40 @@ function parseStop(v: unknown): string[] | undefined {
 export function parseChatRequest(body: unknown): ChatRequest {
   if (!isObject(body)) throw new RequestError(400, 'the request body must be a JSON object');
   if (Array.isArray(body.tools) && body.tools.length) {
-    throw new RequestError(400, 'tools are not available: the local chat template rendering takes no tool definitions', 'tools');
+    throw new RequestError(
+      400,
+      'tools are not available: the local chat template rendering takes no tool definitions',
+      'tools',
+    );
   }
   const topLogprobs = optionalNumber(body, 'top_logprobs', Number.isInteger, 'an integer');
   if (topLogprobs !== undefined && topLogprobs > 0) {
-    throw new RequestError(400, 'top_logprobs is not available locally: responses carry the sampled tokens\' log-probs only', 'top_logprobs');
+    throw new RequestError(
+      400,
+      "top_logprobs is not available locally: responses carry the sampled tokens' log-probs only",
+      'top_logprobs',
+    );
   }
-  if (body.model !== undefined && body.model !== null && typeof body.model !== 'string') throw new RequestError(400, 'model must be a string', 'model');
+  if (body.model !== undefined && body.model !== null && typeof body.model !== 'string')
+    throw new RequestError(400, 'model must be a string', 'model');
   const n = optionalNumber(body, 'n', Number.isInteger, 'an integer') ?? 1;
   if (n < 1) throw new RequestError(400, `n must be at least 1, got ${n}.`, 'n');
-  const maxTokens = optionalNumber(body, 'max_completion_tokens', Number.isInteger, 'an integer') ?? optionalNumber(body, 'max_tokens', Number.isInteger, 'an integer');
-  if (maxTokens !== undefined && maxTokens < 1) throw new RequestError(400, `max_tokens must be at least 1, got ${maxTokens}.`, 'max_tokens');
+  const maxTokens =
+    optionalNumber(body, 'max_completion_tokens', Number.isInteger, 'an integer') ??
+    optionalNumber(body, 'max_tokens', Number.isInteger, 'an integer');
+  if (maxTokens !== undefined && maxTokens < 1)
+    throw new RequestError(400, `max_tokens must be at least 1, got ${maxTokens}.`, 'max_tokens');
   const temperature = optionalNumber(body, 'temperature', (x) => x >= 0, 'a number >= 0');
   const topP = optionalNumber(body, 'top_p', (x) => x > 0 && x <= 1, 'in (0, 1]');
-  const topK = optionalNumber(body, 'top_k', (x) => Number.isInteger(x) && (x >= -1), 'an integer: 0 or -1 (disable), or at least 1');
+  const topK = optionalNumber(
+    body,
+    'top_k',
+    (x) => Number.isInteger(x) && x >= -1,
+    'an integer: 0 or -1 (disable), or at least 1',
+  );
   const minTokens = optionalNumber(body, 'min_tokens', (x) => Number.isInteger(x) && x >= 0, 'an integer >= 0') ?? 0;
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new RequestError(400, 'stream must be a boolean', 'stream');
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
+    throw new RequestError(400, 'stream must be a boolean', 'stream');
   const streamOptions = isObject(body.stream_options) ? body.stream_options : {};
   const kwargs = isObject(body.chat_template_kwargs) ? body.chat_template_kwargs : {};
   return {
@@ -165,13 +199,26 @@ interface LogprobEntry {
 
 function logprobEntries(c: SampledChoice, from = 0, to = c.tokens.length): LogprobEntry[] {
   const out: LogprobEntry[] = [];
-  for (let i = from; i < to; i++) out.push({ token: c.tokenTexts[i], logprob: c.logprobs[i], bytes: [...Buffer.from(c.tokenTexts[i], 'utf8')], top_logprobs: [] });
+  for (let i = from; i < to; i++)
+    out.push({
+      token: c.tokenTexts[i],
+      logprob: c.logprobs[i],
+      bytes: [...Buffer.from(c.tokenTexts[i], 'utf8')],
+      top_logprobs: [],
+    });
   return out;
 }
 
-export function usageOf(h: CompletionHeader, choices: readonly SampledChoice[]): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+export function usageOf(
+  h: CompletionHeader,
+  choices: readonly SampledChoice[],
+): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
   const completion = choices.reduce((a, c) => a + c.tokens.length, 0);
-  return { prompt_tokens: h.promptIds.length, completion_tokens: completion, total_tokens: h.promptIds.length + completion };
+  return {
+    prompt_tokens: h.promptIds.length,
+    completion_tokens: completion,
+    total_tokens: h.promptIds.length + completion,
+  };
 }
 
 /** The `chat.completion` object. */

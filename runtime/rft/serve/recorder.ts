@@ -18,7 +18,12 @@ export const HISTORY_TABLE = 'proxy_history';
 /** Feedback naming message ids this service never served: nothing was changed. */
 export class UnknownMessageIds extends Error {
   constructor(readonly ids: string[]) {
-    super(`unknown msg_ids (not response ids of this service): ${ids.slice(0, 5).map((i) => JSON.stringify(i)).join(', ')}${ids.length > 5 ? `, and ${ids.length - 5} more` : ''}`);
+    super(
+      `unknown msg_ids (not response ids of this service): ${ids
+        .slice(0, 5)
+        .map((i) => JSON.stringify(i))
+        .join(', ')}${ids.length > 5 ? `, and ${ids.length - 5} more` : ''}`,
+    );
   }
 }
 
@@ -65,7 +70,9 @@ export class HistoryRecorder {
         WHERE consumed = 0 AND msg_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
     );
     const known = this.db.prepare(`SELECT DISTINCT msg_id FROM ${t} WHERE msg_id IN (SELECT value FROM json_each(?))`);
-    const update = this.db.prepare(`UPDATE ${t} SET reward = ?, task_id = ?, run_id = ?, consumed = consumed + 1 WHERE id = ?`);
+    const update = this.db.prepare(
+      `UPDATE ${t} SET reward = ?, task_id = ?, run_id = ?, consumed = consumed + 1 WHERE id = ?`,
+    );
     const rows = this.db
       .transaction(() => {
         const seen = new Set((known.all(JSON.stringify(msgIds)) as { msg_id: string }[]).map((r) => r.msg_id));

@@ -24,7 +24,8 @@ function parseJson(body: string): Parsed {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A Python number check: `isinstance(x, (int, float))` holds for booleans too. */
-const pythonNumber = (v: unknown): number | undefined => (typeof v === 'number' ? v : typeof v === 'boolean' ? Number(v) : undefined);
+const pythonNumber = (v: unknown): number | undefined =>
+  typeof v === 'number' ? v : typeof v === 'boolean' ? Number(v) : undefined;
 
 async function chat(service: ExplorerService, body: string): Promise<Reply> {
   const parsed = parseJson(body);
@@ -33,7 +34,9 @@ async function chat(service: ExplorerService, body: string): Promise<Reply> {
   try {
     const req = parseChatRequest(parsed.value);
     const out = await service.chat(req);
-    return req.stream ? { status: 200, events: streamChunks(out.header, out.choices, req.includeUsage) } : { status: 200, json: completionBody(out.header, out.choices) };
+    return req.stream
+      ? { status: 200, events: streamChunks(out.header, out.choices, req.includeUsage) }
+      : { status: 200, json: completionBody(out.header, out.choices) };
   } catch (e) {
     if (e instanceof RequestError) return { status: e.status, json: errorBody(e) };
     throw e;
@@ -59,15 +62,21 @@ function feedback(service: ExplorerService, body: string): Reply {
   if (!Array.isArray(msgIds) || value === undefined) return bad('msg_ids must be a list and reward must be a number');
   // JSON.parse reads 1e999 as Infinity.
   if (!Number.isFinite(value)) return bad('reward must be a finite number');
-  if (!msgIds.every((m) => typeof m === 'string' || (typeof m === 'number' && Number.isFinite(m)))) return bad('msg_ids must be a list of message ids (the response ids)');
-  if (msgIds.length > FEEDBACK_LIMITS.msgIds) return bad(`msg_ids may list at most ${FEEDBACK_LIMITS.msgIds} ids, got ${msgIds.length}`);
+  if (!msgIds.every((m) => typeof m === 'string' || (typeof m === 'number' && Number.isFinite(m))))
+    return bad('msg_ids must be a list of message ids (the response ids)');
+  if (msgIds.length > FEEDBACK_LIMITS.msgIds)
+    return bad(`msg_ids may list at most ${FEEDBACK_LIMITS.msgIds} ids, got ${msgIds.length}`);
   const ids = msgIds.map(String);
-  if (ids.some((m) => m.length === 0 || m.length > FEEDBACK_LIMITS.idChars)) return bad(`each msg_id must be 1 to ${FEEDBACK_LIMITS.idChars} characters`);
+  if (ids.some((m) => m.length === 0 || m.length > FEEDBACK_LIMITS.idChars))
+    return bad(`each msg_id must be 1 to ${FEEDBACK_LIMITS.idChars} characters`);
   const runId = b.run_id ?? 0;
-  if (typeof runId !== 'number' || !Number.isSafeInteger(runId) || runId < 0) return bad('run_id must be a non-negative integer');
+  if (typeof runId !== 'number' || !Number.isSafeInteger(runId) || runId < 0)
+    return bad('run_id must be a non-negative integer');
   const taskId = b.task_id ?? null;
-  if (taskId !== null && typeof taskId !== 'string' && !(typeof taskId === 'number' && Number.isFinite(taskId))) return bad('task_id must be a string or a number');
-  if (typeof taskId === 'string' && taskId.length > FEEDBACK_LIMITS.idChars) return bad(`task_id must be at most ${FEEDBACK_LIMITS.idChars} characters`);
+  if (taskId !== null && typeof taskId !== 'string' && !(typeof taskId === 'number' && Number.isFinite(taskId)))
+    return bad('task_id must be a string or a number');
+  if (typeof taskId === 'string' && taskId.length > FEEDBACK_LIMITS.idChars)
+    return bad(`task_id must be at most ${FEEDBACK_LIMITS.idChars} characters`);
   try {
     service.feedback(value, ids, { taskId, runId });
   } catch (e) {
@@ -82,9 +91,19 @@ async function commit(service: ExplorerService, body: string): Promise<Reply> {
   if (body.trim() !== '') {
     const parsed = parseJson(body);
     if (!parsed.ok) return { status: 400, json: { error: parsed.message } };
-    if (!isObject(parsed.value)) return { status: 400, json: { error: 'the request body must be empty or a JSON object' } };
+    if (!isObject(parsed.value))
+      return { status: 400, json: { error: 'the request body must be empty or a JSON object' } };
     const fields = Object.keys(parsed.value);
-    if (fields.length) return { status: 400, json: { error: `commit takes no fields, got ${fields.slice(0, 5).map((f) => JSON.stringify(f.slice(0, 64))).join(', ')}` } };
+    if (fields.length)
+      return {
+        status: 400,
+        json: {
+          error: `commit takes no fields, got ${fields
+            .slice(0, 5)
+            .map((f) => JSON.stringify(f.slice(0, 64)))
+            .join(', ')}`,
+        },
+      };
   }
   await service.commit();
   return { status: 200, json: { status: 'success' } };
@@ -95,7 +114,11 @@ export function serviceRoutes(service: ExplorerService, startedAt: number): Rout
     { method: 'POST', path: '/v1/chat/completions', handle: (body) => chat(service, body) },
     { method: 'GET', path: '/v1/models', handle: () => ({ status: 200, json: service.models(startedAt) }) },
     { method: 'GET', path: '/health', open: true, handle: () => ({ status: 200, empty: true }) },
-    { method: 'GET', path: '/metrics', handle: () => ({ status: 200, json: { ...service.collectMetrics(), explore_step_num: service.exploreStepNum } }) },
+    {
+      method: 'GET',
+      path: '/metrics',
+      handle: () => ({ status: 200, json: { ...service.collectMetrics(), explore_step_num: service.exploreStepNum } }),
+    },
   ];
   if (service.flavor.feedback) {
     routes.push(

@@ -96,7 +96,17 @@ export class ExplorerService {
     const p = this.parts;
     return {
       object: 'list',
-      data: [{ id: p.servedModel, object: 'model', created, owned_by: 'trinity-workbench', root: p.servedModel, parent: null, max_model_len: p.maxModelLen }],
+      data: [
+        {
+          id: p.servedModel,
+          object: 'model',
+          created,
+          owned_by: 'trinity-workbench',
+          root: p.servedModel,
+          parent: null,
+          max_model_len: p.maxModelLen,
+        },
+      ],
     };
   }
 
@@ -104,14 +114,26 @@ export class ExplorerService {
     const p = this.parts;
     const { rollout } = p;
     if (req.stream && !this.flavor.stream) {
-      throw new RequestError(400, `stream: true is not supported by the proxy of Trinity-RFT ${this.flavor.release} (streamed responses are recorded from v0.5.2)`, 'stream');
+      throw new RequestError(
+        400,
+        `stream: true is not supported by the proxy of Trinity-RFT ${this.flavor.release} (streamed responses are recorded from v0.5.2)`,
+        'stream',
+      );
     }
-    if (req.model !== undefined && req.model !== p.servedModel) throw new RequestError(404, `The model \`${req.model}\` does not exist.`, 'model');
+    if (req.model !== undefined && req.model !== p.servedModel)
+      throw new RequestError(404, `The model \`${req.model}\` does not exist.`, 'model');
     let text: string;
     try {
-      text = rollout.tokenizer.applyChatTemplate(req.messages, { addGenerationPrompt: true, enableThinking: req.enableThinking });
+      text = rollout.tokenizer.applyChatTemplate(req.messages, {
+        addGenerationPrompt: true,
+        enableThinking: req.enableThinking,
+      });
     } catch (e) {
-      throw new RequestError(400, `the chat template cannot render these messages: ${(e as Error).message}`, 'messages');
+      throw new RequestError(
+        400,
+        `the chat template cannot render these messages: ${(e as Error).message}`,
+        'messages',
+      );
     }
     const ids = rollout.tokenizer.encode(text, { addSpecialTokens: false });
     if (ids.length === 0) throw new RequestError(400, 'the rendered prompt has no tokens', 'messages');
@@ -122,7 +144,11 @@ export class ExplorerService {
         'messages',
       );
     }
-    const maxTokens = Math.min(p.maxModelLen - ids.length, p.maxResponseTokens, req.maxTokens ?? Number.MAX_SAFE_INTEGER);
+    const maxTokens = Math.min(
+      p.maxModelLen - ids.length,
+      p.maxResponseTokens,
+      req.maxTokens ?? Number.MAX_SAFE_INTEGER,
+    );
     const version = rollout.version;
     const sampled = await rollout.complete(
       { text, ids },
@@ -138,7 +164,8 @@ export class ExplorerService {
     );
     this.requestCount++;
     const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
-    const decode = (t: readonly number[], skip: boolean): string => rollout.tokenizer.decode(t, { skipSpecialTokens: skip });
+    const decode = (t: readonly number[], skip: boolean): string =>
+      rollout.tokenizer.decode(t, { skipSpecialTokens: skip });
     const choices = sampled.map((e): SampledChoice => {
       const tokens = e.tokens.slice(e.promptLength);
       const content = e.responseText ?? decode(tokens, true);
@@ -152,19 +179,28 @@ export class ExplorerService {
       };
     });
     // ExplorerService.record_experience: one experience per choice, its message id the response id.
-    const exps = sampled.map((e): Experience => ({ ...e, eid: { batch: '', task: '', run: 0, step: 0, suffix: id }, modelVersion: version }));
+    const exps = sampled.map(
+      (e): Experience => ({ ...e, eid: { batch: '', task: '', run: 0, step: 0, suffix: id }, modelVersion: version }),
+    );
     this.totalExperienceCount += exps.length;
     if (p.recorder) await p.recorder.record(exps);
     else this.ready.push(...exps);
     return {
-      header: { id, created: Math.floor(Date.now() / 1000), model: p.servedModel, promptIds: ids, logprobs: this.flavor.forced || req.logprobs },
+      header: {
+        id,
+        created: Math.floor(Date.now() / 1000),
+        model: p.servedModel,
+        promptIds: ids,
+        logprobs: this.flavor.forced || req.logprobs,
+      },
       choices,
     };
   }
 
   /** record_feedback: the experiences of `msgIds` not rewarded before become ready; returns how many. */
   feedback(reward: number, msgIds: readonly string[], key: FeedbackKey): number {
-    if (!this.parts.recorder) throw new Error(`feedback needs the history recorder (Trinity-RFT ${this.flavor.release} has none)`);
+    if (!this.parts.recorder)
+      throw new Error(`feedback needs the history recorder (Trinity-RFT ${this.flavor.release} has none)`);
     const exps = this.parts.recorder.updateReward(reward, msgIds, key);
     this.readyExperienceCount += exps.length;
     this.ready.push(...exps);

@@ -37,11 +37,20 @@ export function padBatch(exps: readonly Experience[], padId: number): PaddedBatc
     tokens: exps.map((e) => {
       const prompt = e.tokens.slice(0, e.promptLength);
       const response = e.tokens.slice(e.promptLength);
-      return [...Array<number>(P - prompt.length).fill(padId), ...prompt, ...response, ...Array<number>(R - response.length).fill(padId)];
+      return [
+        ...Array<number>(P - prompt.length).fill(padId),
+        ...prompt,
+        ...response,
+        ...Array<number>(R - response.length).fill(padId),
+      ];
     }),
     attentionMask: exps.map((e) => {
       const n = e.tokens.length - e.promptLength;
-      return [...Array<number>(P - e.promptLength).fill(0), ...Array<number>(e.promptLength + n).fill(1), ...Array<number>(R - n).fill(0)];
+      return [
+        ...Array<number>(P - e.promptLength).fill(0),
+        ...Array<number>(e.promptLength + n).fill(1),
+        ...Array<number>(R - n).fill(0),
+      ];
     }),
     promptWidth: P,
     responseWidth: R,
@@ -49,7 +58,9 @@ export function padBatch(exps: readonly Experience[], padId: number): PaddedBatc
     oldLogprobs: exps.map((e) => perToken(e, e.logprobs, 0)),
     advantages: exps.map((e) => perToken(e, e.advantages, 0)),
     returns: exps.map((e) => perToken(e, e.returns, 0)),
-    teacherLogprobs: exps.every((e) => e.teacherLogprobs !== undefined) ? exps.map((e) => perToken(e, e.teacherLogprobs, 0)) : undefined,
+    teacherLogprobs: exps.every((e) => e.teacherLogprobs !== undefined)
+      ? exps.map((e) => perToken(e, e.teacherLogprobs, 0))
+      : undefined,
     rewards: exps.map((e) => e.reward ?? 0),
     promptLengths: exps.map((e) => e.promptLength),
     responseLengths: exps.map((e) => e.tokens.length - e.promptLength),

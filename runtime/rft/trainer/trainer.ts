@@ -106,10 +106,19 @@ export class RftTrainer {
     }
     this.readsReference = needsReference(a) || (critic?.klPenaltyFn ?? 'none') !== 'none';
     if (this.readsReference && !reference) throw new Error(`algorithm uses a reference model but none was given`);
-    this.optimizer = new AdamW(model.trainableVariables(), { betas: opts.betas, weightDecay: opts.weightDecay, clipGradNorm: opts.gradClip });
+    this.optimizer = new AdamW(model.trainableVariables(), {
+      betas: opts.betas,
+      weightDecay: opts.weightDecay,
+      clipGradNorm: opts.gradClip,
+    });
     if (critic) {
-      this.criticOptimizer = new AdamW(critic.model.variables(), { betas: critic.betas, weightDecay: critic.weightDecay, clipGradNorm: critic.gradClip });
-      if (critic.klPenaltyFn !== 'none') this.klPenalty = createKlFn(critic.klPenaltyFn, critic.klPenaltyFnArgs, 'kl_penalty_fn');
+      this.criticOptimizer = new AdamW(critic.model.variables(), {
+        betas: critic.betas,
+        weightDecay: critic.weightDecay,
+        clipGradNorm: critic.gradClip,
+      });
+      if (critic.klPenaltyFn !== 'none')
+        this.klPenalty = createKlFn(critic.klPenaltyFn, critic.klPenaltyFnArgs, 'kl_penalty_fn');
     }
   }
 
@@ -151,20 +160,20 @@ export class RftTrainer {
     let gradNorm = 0;
     let lr = 0;
     try {
-    for (let epoch = 0; epoch < this.opts.ppoEpochs; epoch++) {
-      const losses: (() => tf.Scalar)[] = [];
-      for (let from = 0; from < B; from += step) {
-        const mb = sliceRows(batch, from, Math.min(B, from + step));
-        const mbRef = ref?.slice(from, from + step);
-        const weight = mb.tokens.length / B;
-        losses.push(() => this.microBatchLoss(mb, mbRef, weight, (k, v) => add(k, v, weight / this.opts.ppoEpochs)));
+      for (let epoch = 0; epoch < this.opts.ppoEpochs; epoch++) {
+        const losses: (() => tf.Scalar)[] = [];
+        for (let from = 0; from < B; from += step) {
+          const mb = sliceRows(batch, from, Math.min(B, from + step));
+          const mbRef = ref?.slice(from, from + step);
+          const weight = mb.tokens.length / B;
+          losses.push(() => this.microBatchLoss(mb, mbRef, weight, (k, v) => add(k, v, weight / this.opts.ppoEpochs)));
+        }
+        lr = learningRate(this.opts.schedule, this.optimizer.step);
+        const { grads, loss } = accumulateGradients(this.optimizer.variables as tf.Variable[], losses);
+        loss.dispose();
+        const r = await this.optimizer.apply(grads, lr);
+        gradNorm = r.gradNorm;
       }
-      lr = learningRate(this.opts.schedule, this.optimizer.step);
-      const { grads, loss } = accumulateGradients(this.optimizer.variables as tf.Variable[], losses);
-      loss.dispose();
-      const r = await this.optimizer.apply(grads, lr);
-      gradNorm = r.gradNorm;
-    }
     } catch (e) {
       device.dispose();
       throw e;
@@ -177,7 +186,12 @@ export class RftTrainer {
     return metrics;
   }
 
-  private microBatchLoss(mb: PaddedBatch, ref: number[][] | undefined, weight: number, record: (k: string, v: tf.Scalar) => void): tf.Scalar {
+  private microBatchLoss(
+    mb: PaddedBatch,
+    ref: number[][] | undefined,
+    weight: number,
+    record: (k: string, v: tf.Scalar) => void,
+  ): tf.Scalar {
     return tf.tidy(() => {
       const a = this.opts.algorithm;
       const { logprob, entropy } = this.responseScores(this.model, mb, true);
@@ -195,12 +209,23 @@ export class RftTrainer {
       for (const [k, v] of Object.entries(policy.metrics)) record(k, v);
       let loss: tf.Tensor = policy.loss;
       if (this.entropyLoss.name !== 'none') {
-        const ent = this.entropyLoss({ entropy: entropy!, actionMask: mask, expertMask: mb.expert, lossAggMode: a.lossAggMode });
+        const ent = this.entropyLoss({
+          entropy: entropy!,
+          actionMask: mask,
+          expertMask: mb.expert,
+          lossAggMode: a.lossAggMode,
+        });
         for (const [k, v] of Object.entries(ent.metrics)) record(k, v);
         loss = tf.sub(loss, ent.loss);
       }
       if (this.klLoss.name !== 'none' && refT) {
-        const kl = this.klLoss.klLoss({ logprob, refLogprob: refT, actionMask: mask, lossAggMode: a.lossAggMode, oldLogprob: tf.tensor2d(mb.oldLogprobs) });
+        const kl = this.klLoss.klLoss({
+          logprob,
+          refLogprob: refT,
+          actionMask: mask,
+          lossAggMode: a.lossAggMode,
+          oldLogprob: tf.tensor2d(mb.oldLogprobs),
+        });
         for (const [k, v] of Object.entries(kl.metrics)) record(k, v);
         loss = tf.add(loss, kl.loss);
       }
@@ -209,12 +234,21 @@ export class RftTrainer {
   }
 
   /** log π and entropy of each response token, `[B, R]`. */
-  private responseScores(model: CausalLM, b: PaddedBatch, withEntropy: boolean): { logprob: tf.Tensor2D; entropy?: tf.Tensor2D } {
+  private responseScores(
+    model: CausalLM,
+    b: PaddedBatch,
+    withEntropy: boolean,
+  ): { logprob: tf.Tensor2D; entropy?: tf.Tensor2D } {
     const ids = tf.tensor2d(b.tokens, undefined, 'int32');
-    const s = scoreSequences(model, ids, { temperature: this.opts.temperature, entropy: withEntropy, attentionMask: b.attentionMask });
+    const s = scoreSequences(model, ids, {
+      temperature: this.opts.temperature,
+      entropy: withEntropy,
+      attentionMask: b.attentionMask,
+    });
     const B = b.tokens.length;
     // Column t of the scores predicts token t+1; responses start at column P.
-    const cut = (t: tf.Tensor2D): tf.Tensor2D => tf.slice(t, [0, b.promptWidth - 1], [B, b.responseWidth]) as tf.Tensor2D;
+    const cut = (t: tf.Tensor2D): tf.Tensor2D =>
+      tf.slice(t, [0, b.promptWidth - 1], [B, b.responseWidth]) as tf.Tensor2D;
     return { logprob: cut(s.logprobs), entropy: s.entropy ? cut(s.entropy) : undefined };
   }
 
@@ -231,7 +265,12 @@ export class RftTrainer {
   }
 
   /** Token-level rewards (the score on the last response token, minus the KL penalty if any), then the advantage. */
-  private applyTrainerAdvantage(b: PaddedBatch, rows: readonly Experience[], values?: number[][], ref?: number[][]): Record<string, number> {
+  private applyTrainerAdvantage(
+    b: PaddedBatch,
+    rows: readonly Experience[],
+    values?: number[][],
+    ref?: number[][],
+  ): Record<string, number> {
     const scores = b.responseMask.map((m, i) => {
       const row = m.map(() => 0);
       const last = Math.max(0, b.responseLengths[i] - 1);
@@ -241,17 +280,38 @@ export class RftTrainer {
     let tokenLevelRewards = scores;
     const metrics: Record<string, number> = {};
     if (this.klPenalty) {
-      const r = this.klPenalty.applyKlPenaltyToReward({ tokenLevelScores: scores, oldLogprob: b.oldLogprobs, refLogprob: ref, responseMask: b.responseMask });
+      const r = this.klPenalty.applyKlPenaltyToReward({
+        tokenLevelScores: scores,
+        oldLogprob: b.oldLogprobs,
+        refLogprob: ref,
+        responseMask: b.responseMask,
+      });
       tokenLevelRewards = r.tokenLevelRewards;
       for (const [k, v] of Object.entries(r.metrics)) metrics[`critic/${k}`] = v;
     }
     const uid = rows.map((e) => `${e.eid.batch}/${e.eid.task}`);
-    const r = this.advantage!.compute({ tokenLevelRewards, responseMask: b.responseMask, uid, oldLogprobs: b.oldLogprobs, teacherLogprobs: b.teacherLogprobs, values });
+    const r = this.advantage!.compute({
+      tokenLevelRewards,
+      responseMask: b.responseMask,
+      uid,
+      oldLogprobs: b.oldLogprobs,
+      teacherLogprobs: b.teacherLogprobs,
+      values,
+    });
     b.advantages = r.advantages;
     b.returns = r.returns;
     if (values) {
-      const masked = (rows2: number[][]): number[] => rows2.flatMap((row, i) => row.filter((_, t) => b.responseMask[i][t] > 0));
-      Object.assign(metrics, stats('critic/rewards', tokenLevelRewards.map((row) => row.reduce((a, x) => a + x, 0))), stats('critic/returns', masked(r.returns)), stats('critic/values', masked(values)));
+      const masked = (rows2: number[][]): number[] =>
+        rows2.flatMap((row, i) => row.filter((_, t) => b.responseMask[i][t] > 0));
+      Object.assign(
+        metrics,
+        stats(
+          'critic/rewards',
+          tokenLevelRewards.map((row) => row.reduce((a, x) => a + x, 0)),
+        ),
+        stats('critic/returns', masked(r.returns)),
+        stats('critic/values', masked(values)),
+      );
     }
     return metrics;
   }
@@ -382,7 +442,8 @@ function dataMetrics(b: PaddedBatch): Record<string, number> {
   const advantages = b.advantages.flatMap((row, i) => row.filter((_, t) => b.responseMask[i][t] > 0));
   return {
     ...stats('response_length', b.responseLengths),
-    'response_length/clip_ratio': b.responseLengths.filter((n) => n === b.responseWidth).length / b.responseLengths.length,
+    'response_length/clip_ratio':
+      b.responseLengths.filter((n) => n === b.responseWidth).length / b.responseLengths.length,
     ...stats('prompt_length', b.promptLengths),
     'prompt_length/clip_ratio': b.promptLengths.filter((n) => n === b.promptWidth).length / b.promptLengths.length,
     ...(advantages.length ? stats('critic/advantages', advantages) : {}),

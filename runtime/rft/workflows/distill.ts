@@ -16,7 +16,10 @@ type ComputeReward = (e: Experience, ctx: WorkflowContext) => number;
 
 function distillWorkflow(ctx: WorkflowContext, messages: () => ChatMessage[], computeReward: ComputeReward): Workflow {
   const teacher = ctx.auxiliaryModels[0];
-  if (!teacher) throw new WorkflowError('On-policy distillation requires at least one auxiliary model as teacher (explorer.auxiliary_models).');
+  if (!teacher)
+    throw new WorkflowError(
+      'On-policy distillation requires at least one auxiliary model as teacher (explorer.auxiliary_models).',
+    );
   const t = ctx.task.workflowArgs.temperature;
   const temperature = t === undefined ? 1.0 : t === null ? null : Number(t);
   return {
@@ -45,14 +48,21 @@ function distillWorkflow(ctx: WorkflowContext, messages: () => ChatMessage[], co
 
 /** `on_policy_distill_workflow`: system prompt, task, reply prefix as in simple_workflow; reward 0. */
 export function onPolicyDistillWorkflow(ctx: WorkflowContext): Workflow {
-  return distillWorkflow(ctx, () => simpleMessages(ctx, ctx.task.systemPrompt), () => 0.0);
+  return distillWorkflow(
+    ctx,
+    () => simpleMessages(ctx, ctx.task.systemPrompt),
+    () => 0.0,
+  );
 }
 
 /** `on_policy_distill_math_workflow`: Qwen2.5-Math prompting; reward = accuracy of the answer. */
 export function onPolicyDistillMathWorkflow(ctx: WorkflowContext): Workflow {
   const messages = (): ChatMessage[] => [
     { role: 'system', content: 'You are a helpful assistant.' },
-    { role: 'user', content: `${ctx.task.taskDesc}\nPlease reason step by step, and put your final answer within \\boxed{}.` },
+    {
+      role: 'user',
+      content: `${ctx.task.taskDesc}\nPlease reason step by step, and put your final answer within \\boxed{}.`,
+    },
   ];
   const accuracyReward: ComputeReward = (e) => {
     if (!e.responseText || !ctx.task.truth) return 0.0;

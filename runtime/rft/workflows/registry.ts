@@ -29,7 +29,8 @@ export function registerWorkflow(name: string, factory: WorkflowFactory): void {
 
 export function workflowFactory(name: string): WorkflowFactory {
   const f = BUILT_IN[name] ?? plugins.get(name);
-  if (!f) throw new UnknownWorkflowError(`workflow "${name}" is not registered (known: ${knownWorkflows().join(', ')})`);
+  if (!f)
+    throw new UnknownWorkflowError(`workflow "${name}" is not registered (known: ${knownWorkflows().join(', ')})`);
   return f;
 }
 

@@ -19,9 +19,20 @@ const BOXED_THINK_PROMPT =
   'You are a helpful assistant that solves MATH problems. You should first thinks about the reasoning process in mind and then provides the user with the answer. You should present your reasoning process using the format: <think>\n ...your reasoning process here... </think>\n first. You should always include your final answer in \\boxed{} as closed-form results.';
 
 /** Sums the reward dict into the reward and keeps its parts as metrics (Trinity: `reward = sum(reward_dict.values())`). */
-function score(exps: Experience[], ctx: WorkflowContext, reward: RewardFn, callArgs?: Record<string, unknown>): Experience[] {
+function score(
+  exps: Experience[],
+  ctx: WorkflowContext,
+  reward: RewardFn,
+  callArgs?: Record<string, unknown>,
+): Experience[] {
   exps.forEach((e, i) => {
-    const parts = reward({ response: e.responseText ?? '', truth: ctx.task.truth, task: ctx.task.raw, callArgs, responseTokens: e.tokens.slice(e.promptLength) });
+    const parts = reward({
+      response: e.responseText ?? '',
+      truth: ctx.task.truth,
+      task: ctx.task.raw,
+      callArgs,
+      responseTokens: e.tokens.slice(e.promptLength),
+    });
     e.metrics = { ...e.metrics, ...parts };
     e.reward = Object.values(parts).reduce((a, b) => a + b, 0);
     e.eid.run = i + ctx.runIdBase;
@@ -30,7 +41,8 @@ function score(exps: Experience[], ctx: WorkflowContext, reward: RewardFn, callA
 }
 
 export function simpleMessages(ctx: WorkflowContext, systemPrompt: string | null): ChatMessage[] {
-  if (ctx.task.taskDesc === undefined) throw new WorkflowError('the task has no prompt: format.prompt_key names a column this row does not have');
+  if (ctx.task.taskDesc === undefined)
+    throw new WorkflowError('the task has no prompt: format.prompt_key names a column this row does not have');
   const messages: ChatMessage[] = [];
   if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
   messages.push({ role: 'user', content: ctx.task.taskDesc });
@@ -40,7 +52,10 @@ export function simpleMessages(ctx: WorkflowContext, systemPrompt: string | null
 
 function rewardOf(ctx: WorkflowContext, fallback: string | null): RewardFn {
   const name = ctx.task.rewardFn ?? fallback;
-  if (!name) throw new WorkflowError('no reward function: set default_reward_fn_type on the taskset (or format.reward_fn_key per row)');
+  if (!name)
+    throw new WorkflowError(
+      'no reward function: set default_reward_fn_type on the taskset (or format.reward_fn_key per row)',
+    );
   return ctx.createReward(name, ctx.task.rewardFnArgs);
 }
 
@@ -48,18 +63,32 @@ export function simpleWorkflow(ctx: WorkflowContext): Workflow {
   const reward = rewardOf(ctx, null);
   return {
     repeatable: true,
-    run: async () => score(await ctx.model.chat(simpleMessages(ctx, ctx.task.systemPrompt), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes }), ctx, reward),
+    run: async () =>
+      score(
+        await ctx.model.chat(simpleMessages(ctx, ctx.task.systemPrompt), {
+          ...ctx.task.rolloutArgs,
+          n: ctx.repeatTimes,
+        }),
+        ctx,
+        reward,
+      ),
   };
 }
 
 /** simple_workflow with math_reward and, for it, the DeepSeek-R1 system prompt by default. */
 export function mathWorkflow(ctx: WorkflowContext): Workflow {
   const rewardName = ctx.task.rewardFn ?? 'math_reward';
-  const system = rewardName === 'math_reward' && ctx.task.systemPrompt === null ? R1_SYSTEM_PROMPT : ctx.task.systemPrompt;
+  const system =
+    rewardName === 'math_reward' && ctx.task.systemPrompt === null ? R1_SYSTEM_PROMPT : ctx.task.systemPrompt;
   const reward = ctx.createReward(rewardName, ctx.task.rewardFnArgs);
   return {
     repeatable: true,
-    run: async () => score(await ctx.model.chat(simpleMessages(ctx, system), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes }), ctx, reward),
+    run: async () =>
+      score(
+        await ctx.model.chat(simpleMessages(ctx, system), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes }),
+        ctx,
+        reward,
+      ),
   };
 }
 
@@ -97,10 +126,14 @@ export function mathEvalWorkflow(ctx: WorkflowContext): Workflow {
     repeatable: false,
     run: async () => {
       const question = ctx.task.raw.question;
-      if (typeof question !== 'string') throw new WorkflowError("math_eval_workflow needs a 'question' column in the task");
+      if (typeof question !== 'string')
+        throw new WorkflowError("math_eval_workflow needs a 'question' column in the task");
       const messages: ChatMessage[] = [
         { role: 'system', content: 'You are a helpful assistant.' },
-        { role: 'user', content: `${question}\nPlease reason step by step, and put your final answer within \\boxed{}.` },
+        {
+          role: 'user',
+          content: `${question}\nPlease reason step by step, and put your final answer within \\boxed{}.`,
+        },
       ];
       const exps = await ctx.model.chat(messages, { temperature: 0.6, top_p: 0.8, n: 1 });
       for (const e of exps) {

@@ -45,9 +45,15 @@ describe('JobFollower', () => {
     assert.deepEqual(sink.of('checkpoint'), []);
     mkdirSync(join(job, 'global_step_10'));
     f.poll();
-    assert.deepEqual(sink.of('checkpoint').map((c) => c.step), [5]);
+    assert.deepEqual(
+      sink.of('checkpoint').map((c) => c.step),
+      [5],
+    );
     f.finish();
-    assert.deepEqual(sink.of('checkpoint').map((c) => c.step), [5, 10]);
+    assert.deepEqual(
+      sink.of('checkpoint').map((c) => c.step),
+      [5, 10],
+    );
   });
 
   test("a step's scalars, one record each in the file, are one metrics event; unknown folders are named once", () => {
@@ -67,15 +73,23 @@ describe('JobFollower', () => {
     writeEvents(join(other, 'events.out.tfevents.1.h'), [{ scalar: 'sync/time', value: 1, step: 1 }]);
     f.poll();
     // Step 2 may have more values coming: held until the next poll brings nothing new for the trainer.
-    assert.deepEqual(sink.of('metrics').map((m) => [m.role, m.step, m.values]), [['trainer', 1, { 'actor/pg_loss': 0.5, 'actor/lr': 0.25 }]]);
+    assert.deepEqual(
+      sink.of('metrics').map((m) => [m.role, m.step, m.values]),
+      [['trainer', 1, { 'actor/pg_loss': 0.5, 'actor/lr': 0.25 }]],
+    );
     writeEvents(file, [{ scalar: 'actor/lr', value: 0.25, step: 2 }]);
     f.poll();
     f.poll();
-    assert.deepEqual(sink.of('metrics').map((m) => [m.step, m.values]), [
-      [1, { 'actor/pg_loss': 0.5, 'actor/lr': 0.25 }],
-      [2, { 'actor/pg_loss': 0.125, 'actor/lr': 0.25 }],
-    ]);
+    assert.deepEqual(
+      sink.of('metrics').map((m) => [m.step, m.values]),
+      [
+        [1, { 'actor/pg_loss': 0.5, 'actor/lr': 0.25 }],
+        [2, { 'actor/pg_loss': 0.125, 'actor/lr': 0.25 }],
+      ],
+    );
     f.finish();
-    assert.deepEqual(sink.warnings, ["metrics in monitor/tensorboard/synchronizer are not shown: it is not the explorer's, trainer's or benchmark's folder"]);
+    assert.deepEqual(sink.warnings, [
+      "metrics in monitor/tensorboard/synchronizer are not shown: it is not the explorer's, trainer's or benchmark's folder",
+    ]);
   });
 });

@@ -32,16 +32,30 @@ function workspace(standin: Record<string, unknown>): Workspace {
   writeFileSync(join(dir, 'plugins', 'my_workflow.py'), '# a plugin\n');
   const root = join(dir, 'checkpoints');
   const config = join(dir, 'grpo.yaml');
-  writeFileSync(config, `project: demo\nname: ray-run\nmode: both\ncheckpoint_root_dir: ${root}\nstandin: ${JSON.stringify({ echo_file: 'data/marker.txt', ...standin })}\n`);
+  writeFileSync(
+    config,
+    `project: demo\nname: ray-run\nmode: both\ncheckpoint_root_dir: ${root}\nstandin: ${JSON.stringify({ echo_file: 'data/marker.txt', ...standin })}\n`,
+  );
   return { dir, config, jobDir: join(root, 'demo', 'ray-run') };
 }
 
 function spec(ws: Workspace, address: string, over: Partial<LaunchSpec> = {}): LaunchSpec {
-  return { configPath: ws.config, cwd: ws.dir, jobDir: ws.jobDir, resume: true, pluginDirs: [], env: { RAY_ADDRESS: address }, ...over };
+  return {
+    configPath: ws.config,
+    cwd: ws.dir,
+    jobDir: ws.jobDir,
+    resume: true,
+    pluginDirs: [],
+    env: { RAY_ADDRESS: address },
+    ...over,
+  };
 }
 
 describe('ray-job launcher', () => {
-  const server = new RayJobsServer({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: STANDIN_DIR, PYTHONDONTWRITEBYTECODE: '1' }, stopWaitSeconds: 1 });
+  const server = new RayJobsServer({
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: STANDIN_DIR, PYTHONDONTWRITEBYTECODE: '1' },
+    stopWaitSeconds: 1,
+  });
   let address = '';
   const launcher = new RayJobLauncher({ python: PYTHON, pollMs: 100 });
   before(async () => {
@@ -62,7 +76,11 @@ describe('ray-job launcher', () => {
     assert.equal(job.entrypoint, `${PYTHON} -m trinity.cli.launcher run --config grpo.yaml --plugin-dir plugins`);
     const uri = job.runtimeEnv.working_dir!;
     assert.match(uri, /^gcs:\/\/_ray_pkg_[0-9a-f]{32}\.zip$/);
-    assert.deepEqual(Object.keys(unzipSync(server.packages.get(uri)!)).sort(), ['data/marker.txt', 'grpo.yaml', 'plugins/my_workflow.py']);
+    assert.deepEqual(Object.keys(unzipSync(server.packages.get(uri)!)).sort(), [
+      'data/marker.txt',
+      'grpo.yaml',
+      'plugins/my_workflow.py',
+    ]);
     assert.ok(server.requests.includes(`PUT /api/packages/gcs/${uri.slice('gcs://'.length)}`));
 
     const [runEvent] = sink.of('run');
@@ -76,21 +94,44 @@ describe('ray-job launcher', () => {
     assert.ok(sink.lines.some((l) => l.endsWith(`Loading plugins from plugins`)));
     assert.equal(sink.lines.filter((l) => l.includes("Step 1: {'rollout/accuracy/mean'")).length, 1);
     assert.deepEqual(
-      sink.of('metrics').filter((m) => m.role === 'explorer').map((m) => [m.step, m.values]),
-      [[1, { 'rollout/accuracy/mean': 0.1 }], [2, { 'rollout/accuracy/mean': 0.2 }]],
+      sink
+        .of('metrics')
+        .filter((m) => m.role === 'explorer')
+        .map((m) => [m.step, m.values]),
+      [
+        [1, { 'rollout/accuracy/mean': 0.1 }],
+        [2, { 'rollout/accuracy/mean': 0.2 }],
+      ],
     );
-    assert.deepEqual(sink.of('checkpoint').map((c) => c.step), [1, 2]);
+    assert.deepEqual(
+      sink.of('checkpoint').map((c) => c.step),
+      [1, 2],
+    );
     assert.deepEqual(sink.events.at(-1), { type: 'done', status: 'finished' });
 
     // The same folder again: the cluster has the package, nothing is uploaded.
     const puts = server.requests.filter((r) => r.startsWith('PUT')).length;
     writeFileSync(ws.config.replace('grpo.yaml', 'unused.txt'), '');
-    const again = await launcher.launch(spec(ws, address, { pluginDirs: [join(ws.dir, 'plugins')] }), new RecordingSink());
+    const again = await launcher.launch(
+      spec(ws, address, { pluginDirs: [join(ws.dir, 'plugins')] }),
+      new RecordingSink(),
+    );
     await again.ended;
-    assert.equal(server.requests.filter((r) => r.startsWith('PUT')).length, puts + 1, 'a changed folder is a new package');
-    const third = await launcher.launch(spec(ws, address, { pluginDirs: [join(ws.dir, 'plugins')] }), new RecordingSink());
+    assert.equal(
+      server.requests.filter((r) => r.startsWith('PUT')).length,
+      puts + 1,
+      'a changed folder is a new package',
+    );
+    const third = await launcher.launch(
+      spec(ws, address, { pluginDirs: [join(ws.dir, 'plugins')] }),
+      new RecordingSink(),
+    );
     await third.ended;
-    assert.equal(server.requests.filter((r) => r.startsWith('PUT')).length, puts + 1, 'an unchanged folder is not uploaded again');
+    assert.equal(
+      server.requests.filter((r) => r.startsWith('PUT')).length,
+      puts + 1,
+      'an unchanged folder is not uploaded again',
+    );
   });
 
   test('logs arrive while the job runs; stop: Ray stops it, status stopped, the process gone', async () => {
@@ -110,7 +151,10 @@ describe('ray-job launcher', () => {
   });
 
   test('a job Ray does not stop within the grace is reported, with what to do', async () => {
-    const stuck = new RayJobsServer({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: STANDIN_DIR, PYTHONDONTWRITEBYTECODE: '1' }, ignoreStop: true });
+    const stuck = new RayJobsServer({
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONPATH: STANDIN_DIR, PYTHONDONTWRITEBYTECODE: '1' },
+      ignoreStop: true,
+    });
     const at = await stuck.start();
     try {
       const ws = workspace({ steps: 10000, step_seconds: 0.2 });
@@ -119,7 +163,10 @@ describe('ray-job launcher', () => {
       await sink.until(() => sink.lines.length > 1, 15000, 'the log');
       const end = await run.stop(800);
       assert.equal(end.status, 'failed');
-      assert.match(end.error!, new RegExp(`asked Ray to stop job ${run.id}, but after 0.8 s it is still RUNNING: .*ray job stop ${run.id}`));
+      assert.match(
+        end.error!,
+        new RegExp(`asked Ray to stop job ${run.id}, but after 0.8 s it is still RUNNING: .*ray job stop ${run.id}`),
+      );
     } finally {
       await stuck.close();
     }
@@ -142,9 +189,14 @@ describe('ray-job launcher', () => {
     const ws = workspace({ steps: 1 });
     await assert.rejects(
       launcher.launch(spec(ws, `http://127.0.0.1:${port}`), new RecordingSink()),
-      new RegExp(`cannot reach the Ray dashboard at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)\\..*Set trinityWorkbench\\.rayAddress`),
+      new RegExp(
+        `cannot reach the Ray dashboard at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)\\..*Set trinityWorkbench\\.rayAddress`,
+      ),
     );
-    await assert.rejects(launcher.launch(spec(ws, 'ray://head:10001'), new RecordingSink()), /"ray:\/\/head:10001" is not the address of a Ray dashboard\. Set trinityWorkbench\.rayAddress/);
+    await assert.rejects(
+      launcher.launch(spec(ws, 'ray://head:10001'), new RecordingSink()),
+      /"ray:\/\/head:10001" is not the address of a Ray dashboard\. Set trinityWorkbench\.rayAddress/,
+    );
     // Without RAY_ADDRESS, the constructor's address is used.
     await assert.rejects(
       new RayJobLauncher({ address: `127.0.0.1:${port}` }).launch(spec(ws, '', { env: {} }), new RecordingSink()),
@@ -155,7 +207,10 @@ describe('ray-job launcher', () => {
   test('a plugin dir outside the uploaded folder is refused before anything is submitted', async () => {
     const ws = workspace({ steps: 1 });
     const before = server.jobs.size;
-    await assert.rejects(launcher.launch(spec(ws, address, { pluginDirs: [tmpdir()] }), new RecordingSink()), /the plugin dir .* is outside .*, the folder uploaded to Ray/);
+    await assert.rejects(
+      launcher.launch(spec(ws, address, { pluginDirs: [tmpdir()] }), new RecordingSink()),
+      /the plugin dir .* is outside .*, the folder uploaded to Ray/,
+    );
     assert.equal(server.jobs.size, before);
   });
 });

@@ -49,7 +49,10 @@ describe('trinity launcher', () => {
   test('a run to completion: run, metrics with the values written, checkpoints, done finished', async () => {
     const ws = workspace({ steps: 3, step_seconds: 0.15 });
     const sink = new RecordingSink();
-    const run = await launcher.launch(spec(ws, { pluginDirs: [join(ws.dir, 'plugins-a'), join(ws.dir, 'plugins-b')] }), sink);
+    const run = await launcher.launch(
+      spec(ws, { pluginDirs: [join(ws.dir, 'plugins-a'), join(ws.dir, 'plugins-b')] }),
+      sink,
+    );
     const end = await run.ended;
     assert.deepEqual(end, { status: 'finished', exitCode: 0, signal: null });
 
@@ -129,7 +132,10 @@ describe('trinity launcher', () => {
     const done = sink.events.at(-1);
     assert.equal(done?.type, 'done');
     assert.equal(done?.type === 'done' && done.error, end.error);
-    assert.deepEqual(sink.of('metrics').map((m) => m.step), [1, 1]);
+    assert.deepEqual(
+      sink.of('metrics').map((m) => m.step),
+      [1, 1],
+    );
   });
 
   test('a failed stage, which Trinity logs and exits 0 after, is a failed run', async () => {
@@ -138,18 +144,26 @@ describe('trinity launcher', () => {
     const end = await (await launcher.launch(spec(ws), sink)).ended;
     assert.equal(end.status, 'failed');
     assert.equal(end.exitCode, 0);
-    assert.equal(end.error, 'Trainer failed: ValueError: Read incomplete batch (3/8), please check your workflow. (stand-in, step 2)');
+    assert.equal(
+      end.error,
+      'Trainer failed: ValueError: Read incomplete batch (3/8), please check your workflow. (stand-in, step 2)',
+    );
   });
 
   test('resume: only what the resumed run adds is reported; a fresh start follows the renamed job dir', async () => {
     const ws = workspace({ steps: 2, step_seconds: 0.05 });
-    await (await launcher.launch(spec(ws), new RecordingSink())).ended;
+    await (
+      await launcher.launch(spec(ws), new RecordingSink())
+    ).ended;
     // Same job, more steps: Trinity continues after global_step_2.
     writeFileSync(ws.config, `${readFileSync(ws.config, 'utf8').replace('"steps":2', '"steps":4')}`);
     const resumed = new RecordingSink();
     assert.equal((await (await launcher.launch(spec(ws), resumed)).ended).status, 'finished');
     assert.deepEqual([...new Set(resumed.of('metrics').map((m) => m.step))], [3, 4]);
-    assert.deepEqual(resumed.of('checkpoint').map((c) => c.step), [3, 4]);
+    assert.deepEqual(
+      resumed.of('checkpoint').map((c) => c.step),
+      [3, 4],
+    );
     assert.ok(resumed.lines.some((l) => l.includes('Resuming from')));
 
     // resume: false on a config that resumes by default: Trinity gets continue_from_checkpoint: false and moves
@@ -157,18 +171,27 @@ describe('trinity launcher', () => {
     const fresh = new RecordingSink();
     assert.equal((await (await launcher.launch(spec(ws, { resume: false }), fresh)).ended).status, 'finished');
     const logs = fresh.of('log').map((l) => l.message);
-    assert.ok(logs.some((m) => m.startsWith('continue_from_checkpoint is false for this run')), logs.join('\n'));
+    assert.ok(
+      logs.some((m) => m.startsWith('continue_from_checkpoint is false for this run')),
+      logs.join('\n'),
+    );
     const renamed = logs.find((m) => m.startsWith('Trinity renamed this run'));
     assert.ok(renamed, logs.join('\n'));
     assert.deepEqual([...new Set(fresh.of('metrics').map((m) => m.step))], [1, 2, 3, 4]);
     const dir = /its job dir is (.*)$/.exec(renamed)![1];
     assert.match(dir, /grpo-run_\d{14}$/);
-    assert.deepEqual(fresh.of('checkpoint').map((c) => c.path), [1, 2, 3, 4].map((s) => join(dir, `global_step_${s}`)));
+    assert.deepEqual(
+      fresh.of('checkpoint').map((c) => c.path),
+      [1, 2, 3, 4].map((s) => join(dir, `global_step_${s}`)),
+    );
     assert.ok(existsSync(join(ws.jobDir, 'global_step_4')));
   });
 
   test('a staged config: one stage per entry, each followed in <job dir>/<stage_name>', async () => {
-    const ws = workspace({ steps: 1, step_seconds: 0.05 }, 'stages:\n  - stage_name: sft\n    mode: train\n  - stage_name: grpo\n');
+    const ws = workspace(
+      { steps: 1, step_seconds: 0.05 },
+      'stages:\n  - stage_name: sft\n    mode: train\n  - stage_name: grpo\n',
+    );
     const sink = new RecordingSink();
     assert.equal((await (await launcher.launch(spec(ws), sink)).ended).status, 'finished');
     assert.deepEqual(sink.of('run')[0].stages, [
@@ -176,10 +199,19 @@ describe('trinity launcher', () => {
       { name: 'grpo', mode: 'both', jobDir: join(ws.jobDir, 'grpo') },
     ]);
     assert.deepEqual(
-      sink.of('metrics').map((m) => m.role).sort(),
+      sink
+        .of('metrics')
+        .map((m) => m.role)
+        .sort(),
       ['explorer', 'trainer', 'trainer'],
     );
-    assert.deepEqual(sink.of('checkpoint').map((c) => c.path).sort(), [join(ws.jobDir, 'grpo', 'global_step_1'), join(ws.jobDir, 'sft', 'global_step_1')]);
+    assert.deepEqual(
+      sink
+        .of('checkpoint')
+        .map((c) => c.path)
+        .sort(),
+      [join(ws.jobDir, 'grpo', 'global_step_1'), join(ws.jobDir, 'sft', 'global_step_1')],
+    );
   });
 
   test('a Python that is not there: launch rejects with the setting to fix', async () => {

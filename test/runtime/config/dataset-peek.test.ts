@@ -119,7 +119,8 @@ describe('peekDataset on the Trinity corpus', () => {
     const file = path.join(data, 'human_like', 'train.jsonl');
     const p = ok(await peekDataset(file, { baseDir: '/', split: 'train' }));
     assert.deepEqual(p.files, [file]);
-    for (const key of ['prompt', 'chosen', 'rejected']) assert.ok(p.columns.includes(key), `missing ${key} in ${p.columns}`);
+    for (const key of ['prompt', 'chosen', 'rejected'])
+      assert.ok(p.columns.includes(key), `missing ${key} in ${p.columns}`);
     assert.equal(p.rows.length, Math.min(20, countLines(file)));
   });
 
@@ -168,18 +169,34 @@ describe('peekDataset on the Trinity corpus', () => {
 
 describe('peekDataset on JSON and JSON Lines', () => {
   it('a JSON array of records', async () => {
-    write('json/array.json', JSON.stringify([{ a: 1, b: 'x' }, { a: 2, c: true }], null, 2));
+    write(
+      'json/array.json',
+      JSON.stringify(
+        [
+          { a: 1, b: 'x' },
+          { a: 2, c: true },
+        ],
+        null,
+        2,
+      ),
+    );
     const p = ok(await peekDataset('json/array.json', { baseDir: tmp }));
     assert.equal(p.format, 'json');
     assert.deepEqual(p.columns, ['a', 'b', 'c']);
-    assert.deepEqual(p.rows, [{ a: 1, b: 'x' }, { a: 2, c: true }]);
+    assert.deepEqual(p.rows, [
+      { a: 1, b: 'x' },
+      { a: 2, c: true },
+    ]);
   });
 
   it('a JSON object of columns, as pandas.read_json reads it', async () => {
     write('json/columns.json', JSON.stringify({ prompt: ['p1', 'p2'], response: ['r1', 'r2'] }, null, 1));
     const p = ok(await peekDataset('json/columns.json', { baseDir: tmp }));
     assert.deepEqual(p.columns, ['prompt', 'response']);
-    assert.deepEqual(p.rows, [{ prompt: 'p1', response: 'r1' }, { prompt: 'p2', response: 'r2' }]);
+    assert.deepEqual(p.rows, [
+      { prompt: 'p1', response: 'r1' },
+      { prompt: 'p2', response: 'r2' },
+    ]);
   });
 
   it('records under one key ({"data": [...]}) are one column for datasets, with a warning', async () => {
@@ -207,7 +224,10 @@ describe('peekDataset on JSON and JSON Lines', () => {
     write('json/bad-first.jsonl', '{"a": 1\n{"a": 2}\n');
     assert.match(failure(await peekDataset('json/bad-first.jsonl', { baseDir: tmp }), 'unreadable'), /line 1\b/);
     write('json/not-object.jsonl', '{"a": 1}\n[1, 2]\n');
-    assert.match(failure(await peekDataset('json/not-object.jsonl', { baseDir: tmp }), 'unreadable'), /line 2 is not a JSON object/);
+    assert.match(
+      failure(await peekDataset('json/not-object.jsonl', { baseDir: tmp }), 'unreadable'),
+      /line 2 is not a JSON object/,
+    );
   });
 
   it('a malformed line after the rows asked for is not read', async () => {
@@ -226,12 +246,18 @@ describe('peekDataset on JSON and JSON Lines', () => {
 
   it('a JSON document over the size limit is unreadable with a clear message; a broken one too', async () => {
     write('json/big-doc.json', JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ i, text: 'x'.repeat(50) }))));
-    const msg = failure(await peekDataset('json/big-doc.json', { baseDir: tmp, maxDocumentBytes: 10_000 }), 'unreadable');
+    const msg = failure(
+      await peekDataset('json/big-doc.json', { baseDir: tmp, maxDocumentBytes: 10_000 }),
+      'unreadable',
+    );
     assert.match(msg, /peek limit/);
     assert.match(msg, /JSON Lines/);
     ok(await peekDataset('json/big-doc.json', { baseDir: tmp }));
     write('json/broken.json', '[\n  {"a": 1},\n  {"a": 2\n]\n');
-    assert.match(failure(await peekDataset('json/broken.json', { baseDir: tmp }), 'unreadable'), /not one JSON document/);
+    assert.match(
+      failure(await peekDataset('json/broken.json', { baseDir: tmp }), 'unreadable'),
+      /not one JSON document/,
+    );
   });
 
   it('gzip-compressed JSON Lines', async () => {
@@ -263,7 +289,10 @@ describe('peekDataset: split files in directories (datasets rules)', () => {
     write('nested/train/part-1.jsonl', jsonl([{ t: 2 }]));
     write('nested/test/part-0.jsonl', jsonl([{ e: 1 }]));
     const p = ok(await peekDataset('nested', { baseDir: tmp, split: 'train' }));
-    assert.deepEqual(p.files, [path.join(tmp, 'nested/train/part-0.jsonl'), path.join(tmp, 'nested/train/part-1.jsonl')]);
+    assert.deepEqual(p.files, [
+      path.join(tmp, 'nested/train/part-0.jsonl'),
+      path.join(tmp, 'nested/train/part-1.jsonl'),
+    ]);
     assert.deepEqual(p.rows, [{ t: 1 }, { t: 2 }], 'rows continue into the next file');
     assert.deepEqual(ok(await peekDataset('nested', { baseDir: tmp, split: 'test' })).columns, ['e']);
   });
@@ -290,7 +319,9 @@ describe('peekDataset: split files in directories (datasets rules)', () => {
     write('named/dev.jsonl', jsonl([{ q: 'dev' }]));
     write('named/README.md', '# no YAML header\n');
     assert.deepEqual(ok(await peekDataset('named', { baseDir: tmp })).files, [path.join(tmp, 'named/gsm_train.jsonl')]);
-    assert.deepEqual(ok(await peekDataset('named', { baseDir: tmp, split: 'validation' })).files, [path.join(tmp, 'named/dev.jsonl')]);
+    assert.deepEqual(ok(await peekDataset('named', { baseDir: tmp, split: 'validation' })).files, [
+      path.join(tmp, 'named/dev.jsonl'),
+    ]);
     // `split: dev` names the file, but datasets calls that split "validation": peeked, with a warning.
     const dev = ok(await peekDataset('named', { baseDir: tmp, split: 'dev' }));
     assert.deepEqual(dev.files, [path.join(tmp, 'named/dev.jsonl')]);
@@ -349,7 +380,11 @@ describe('peekDataset: subsets', () => {
 
   before(() => {
     const parquet = path.join(requireCorpus(), 'geometry/train.parquet');
-    for (const f of ['hub/main/train-00000-of-00001.parquet', 'hub/main/test-00000-of-00001.parquet', 'hub/socratic/train-00000-of-00001.parquet']) {
+    for (const f of [
+      'hub/main/train-00000-of-00001.parquet',
+      'hub/main/test-00000-of-00001.parquet',
+      'hub/socratic/train-00000-of-00001.parquet',
+    ]) {
       fs.copyFileSync(parquet, write(f, ''));
     }
     write('hub/README.md', readme);
@@ -365,8 +400,14 @@ describe('peekDataset: subsets', () => {
   });
 
   it('an unknown or missing subset_name fails like datasets does', async () => {
-    assert.match(failure(await peekDataset('hub', { baseDir: tmp, subsetName: 'nope' }), 'no-split-file'), /main, socratic/);
-    assert.match(failure(await peekDataset('hub', { baseDir: tmp, subsetName: null }), 'no-split-file'), /subset_name is missing/);
+    assert.match(
+      failure(await peekDataset('hub', { baseDir: tmp, subsetName: 'nope' }), 'no-split-file'),
+      /main, socratic/,
+    );
+    assert.match(
+      failure(await peekDataset('hub', { baseDir: tmp, subsetName: null }), 'no-split-file'),
+      /subset_name is missing/,
+    );
     failure(await peekDataset('hub', { baseDir: tmp, subsetName: 'socratic', split: 'test' }), 'no-split-file');
   });
 
@@ -394,7 +435,12 @@ describe('peekDataset: subsets', () => {
 
 describe('peekDataset: save_to_disk directories', () => {
   it('a Dataset is reported as arrow, not peeked, with columns from dataset_info.json', async () => {
-    write('saved/dataset_info.json', JSON.stringify({ features: { question: { dtype: 'string', _type: 'Value' }, answer: { dtype: 'string', _type: 'Value' } } }));
+    write(
+      'saved/dataset_info.json',
+      JSON.stringify({
+        features: { question: { dtype: 'string', _type: 'Value' }, answer: { dtype: 'string', _type: 'Value' } },
+      }),
+    );
     write('saved/state.json', JSON.stringify({ _data_files: [{ filename: 'data-00000-of-00001.arrow' }] }));
     write('saved/data-00000-of-00001.arrow', 'not really arrow');
     const p = ok(await peekDataset('saved', { baseDir: tmp }));
@@ -432,10 +478,31 @@ describe('peekDataset: paths that are not local data', () => {
   });
 
   it('looksLikeHubId', () => {
-    for (const id of ['openai/gsm8k', 'gsm8k', 'open-r1/DAPO-Math-17k-Processed', 'HuggingFaceH4/aime_2024', 'math-ai/aime25']) {
+    for (const id of [
+      'openai/gsm8k',
+      'gsm8k',
+      'open-r1/DAPO-Math-17k-Processed',
+      'HuggingFaceH4/aime_2024',
+      'math-ai/aime25',
+    ]) {
       assert.equal(looksLikeHubId(id), true, id);
     }
-    for (const p of ['./gsm8k', '../data/x', '/abs/path', '~/data', 'a/b/c', 'data.jsonl', 'x/train.parquet', 'sqlite:///a.db', 'C:\\data', '', 'a//b', 'a--b/c', '-x/y', '${oc.env:X}']) {
+    for (const p of [
+      './gsm8k',
+      '../data/x',
+      '/abs/path',
+      '~/data',
+      'a/b/c',
+      'data.jsonl',
+      'x/train.parquet',
+      'sqlite:///a.db',
+      'C:\\data',
+      '',
+      'a//b',
+      'a--b/c',
+      '-x/y',
+      '${oc.env:X}',
+    ]) {
       assert.equal(looksLikeHubId(p), false, p);
     }
   });
@@ -475,7 +542,10 @@ describe('peekDataset reads big files cheaply', () => {
     const p = ok(await peekDataset(big, { baseDir: tmp, maxRows: 1_000_000, maxBytes: 256 * 1024 }));
     const ms = performance.now() - t0;
     // 256 KiB rounded up to the 64 KiB read chunk.
-    assert.ok(p.rows.length > 0 && p.rows.length <= Math.ceil((256 * 1024 + 64 * 1024) / line.length), `${p.rows.length} rows`);
+    assert.ok(
+      p.rows.length > 0 && p.rows.length <= Math.ceil((256 * 1024 + 64 * 1024) / line.length),
+      `${p.rows.length} rows`,
+    );
     assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
   });
 

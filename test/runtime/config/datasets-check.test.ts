@@ -49,25 +49,37 @@ describe('taskset datasets', () => {
     assert.ok(d, JSON.stringify(r.diagnostics));
     assert.equal(d.severity, 'error');
     assert.equal(line(text, d.range[0]), 11);
-    assert.match(d.message, /`buffer\.explorer_input\.taskset\.format\.prompt_key` is `prompt`, but `gsm8k\/train\.jsonl` has no such key.*`question`, `answer`/);
+    assert.match(
+      d.message,
+      /`buffer\.explorer_input\.taskset\.format\.prompt_key` is `prompt`, but `gsm8k\/train\.jsonl` has no such key.*`question`, `answer`/,
+    );
   });
 
   test('a missing response_key is a warning (rewards would see no ground truth)', async () => {
-    const r = await checkConfig(taskConfig(corpusData('countdown'), 'question', 'solution'), { release: 'main', host: host(['/']) });
+    const r = await checkConfig(taskConfig(corpusData('countdown'), 'question', 'solution'), {
+      release: 'main',
+      host: host(['/']),
+    });
     const d = r.diagnostics.find((x) => x.code === 'TRN305');
     assert.ok(d, JSON.stringify(r.diagnostics.map((x) => x.message)));
     assert.equal(d.severity, 'warning');
   });
 
   test('parquet columns are read from the file', async () => {
-    const r = await checkConfig(taskConfig(corpusData('geometry', 'train.parquet'), 'no_such_column', 'answer'), { release: 'main', host: host(['/']) });
+    const r = await checkConfig(taskConfig(corpusData('geometry', 'train.parquet'), 'no_such_column', 'answer'), {
+      release: 'main',
+      host: host(['/']),
+    });
     const d = r.diagnostics.find((x) => x.code === 'TRN305' && x.message.includes('prompt_key'));
     assert.ok(d, JSON.stringify(r.diagnostics.map((x) => x.message)));
     assert.match(d.message, /train\.parquet/);
   });
 
   test('a local path that does not exist is an error; a hub id is not checked', async () => {
-    const missing = await checkConfig(taskConfig('./data/nowhere.jsonl', 'q', 'a'), { release: 'main', host: host([tmpdir()]) });
+    const missing = await checkConfig(taskConfig('./data/nowhere.jsonl', 'q', 'a'), {
+      release: 'main',
+      host: host([tmpdir()]),
+    });
     const d = missing.diagnostics.find((x) => x.code === 'TRN304');
     assert.ok(d);
     assert.match(d.message, /`\.\/data\/nowhere\.jsonl` does not exist \(looked relative to/);
@@ -76,7 +88,10 @@ describe('taskset datasets', () => {
   });
 
   test('relative paths resolve against each base directory in turn (config dir, then working dir)', async () => {
-    const r = await checkConfig(taskConfig('gsm8k', 'question', 'answer'), { release: 'main', host: host(['/nonexistent', corpusData()]) });
+    const r = await checkConfig(taskConfig('gsm8k', 'question', 'answer'), {
+      release: 'main',
+      host: host(['/nonexistent', corpusData()]),
+    });
     assert.ok(!r.diagnostics.some((x) => x.code.startsWith('TRN30')));
   });
 
@@ -117,7 +132,8 @@ describe('SFT and DPO datasets in train mode', () => {
 });
 
 test('SFT in train mode reading from a queue (the v0.4.0+ default) is an error', async () => {
-  const text = 'mode: train\nalgorithm:\n  algorithm_type: sft\nmodel:\n  model_path: m\n  max_model_len: 64\nbuffer:\n  train_batch_size: 4\n  trainer_input:\n    experience_buffer:\n      path: data.jsonl\ntrainer:\n  save_interval: 5\n';
+  const text =
+    'mode: train\nalgorithm:\n  algorithm_type: sft\nmodel:\n  model_path: m\n  max_model_len: 64\nbuffer:\n  train_batch_size: 4\n  trainer_input:\n    experience_buffer:\n      path: data.jsonl\ntrainer:\n  save_interval: 5\n';
   const r = await checkConfig(text, { release: 'main', datasets: false });
   const d = r.diagnostics.find((x) => x.code === 'TRN311');
   assert.ok(d);

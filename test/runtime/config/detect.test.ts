@@ -7,7 +7,11 @@ import { RELEASES } from '../../../runtime/config/releases';
 import { corpusConfigs } from '../../helpers/corpus';
 
 test('every real Trinity config of every release is recognised', () => {
-  const missed = RELEASES.flatMap((r) => corpusConfigs(r).filter((f) => !looksLikeTrinityConfig(readFileSync(f.abs, 'utf8'))).map((f) => `${r}/${f.rel}`));
+  const missed = RELEASES.flatMap((r) =>
+    corpusConfigs(r)
+      .filter((f) => !looksLikeTrinityConfig(readFileSync(f.abs, 'utf8')))
+      .map((f) => `${r}/${f.rel}`),
+  );
   assert.deepEqual(missed, []);
 });
 

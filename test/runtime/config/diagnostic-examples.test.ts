@@ -37,13 +37,17 @@ const documented = Object.entries(CODE_DOCS) as [DiagnosticCode, (typeof CODE_DO
 
 test('every code but the internal error has an example', () => {
   assert.ok(documented.length >= 70, `only ${documented.length} codes documented`);
-  assert.deepEqual(documented.filter(([, d]) => !d.example).map(([c]) => c), NO_EXAMPLE);
+  assert.deepEqual(
+    documented.filter(([, d]) => !d.example).map(([c]) => c),
+    NO_EXAMPLE,
+  );
 });
 
 for (const [code, doc] of documented) {
   if (!doc.example) continue;
   if (FROM_A_RUN(code)) {
-    test(`${code}: checked on a recorded run`, () => assert.ok(RUN_HEALTH_TESTS.includes(code), `run-health.test.ts names no ${code}`));
+    test(`${code}: checked on a recorded run`, () =>
+      assert.ok(RUN_HEALTH_TESTS.includes(code), `run-health.test.ts names no ${code}`));
     continue;
   }
   test(`${code}: the documented example reports ${code}`, async () => {
@@ -52,7 +56,11 @@ for (const [code, doc] of documented) {
       mkdirSync(dirname(join(dir, path)), { recursive: true });
       writeFileSync(join(dir, path), text);
     }
-    const result = await checkConfig(doc.example, { release: 'auto', env: {}, host: { baseDirs: [dir], env: {}, exists: existsSync } });
+    const result = await checkConfig(doc.example, {
+      release: 'auto',
+      env: {},
+      host: { baseDirs: [dir], env: {}, exists: existsSync },
+    });
     // TRN312 is what the local runtime refuses: the language server shows localRefusals under that code.
     const codes = [...result.diagnostics.map((d) => d.code), ...(localRefusals(result).length > 0 ? ['TRN312'] : [])];
     assert.ok(codes.includes(code), `${code}'s example reports ${JSON.stringify([...new Set(codes)])}`);

@@ -65,7 +65,13 @@ function yamlAt(path: (string | number)[], value: string): string {
 
 function domainErrors(text: string, release: Release) {
   const r = checkLoaded(loadConfig(text, { release, env: { BAD: '-16' } }));
-  return r.diagnostics.filter((d) => d.code === 'TRN024').map((d) => ({ ...d, line: lineColumn(r.loaded.source, d.range[0]).line, column: lineColumn(r.loaded.source, d.range[0]).column }));
+  return r.diagnostics
+    .filter((d) => d.code === 'TRN024')
+    .map((d) => ({
+      ...d,
+      line: lineColumn(r.loaded.source, d.range[0]).line,
+      column: lineColumn(r.loaded.source, d.range[0]).column,
+    }));
 }
 
 function samples(d: Domain, isInt: boolean): { valid: string[]; invalid: string[] } {
@@ -111,13 +117,21 @@ describe('value domains', () => {
         const { valid, invalid } = samples(f.domain, f.type.kind === 'int');
         for (const v of valid) {
           const errs = domainErrors(yamlAt(full, v), release);
-          assert.deepEqual(errs.map((e) => e.message), [], `${release} ${full.join('.')}: ${v} is allowed (${describeDomain(f.domain)})`);
+          assert.deepEqual(
+            errs.map((e) => e.message),
+            [],
+            `${release} ${full.join('.')}: ${v} is allowed (${describeDomain(f.domain)})`,
+          );
         }
         for (const v of invalid) {
           const text = yamlAt(full, v);
           const errs = domainErrors(text, release);
-          assert.equal(errs.length, 1, `${release} ${full.join('.')}: ${v} is outside ${describeDomain(f.domain)}\n${text}`);
-          assert.equal(errs[0].line, text.trimEnd().split('\n').length, 'at the value\'s line');
+          assert.equal(
+            errs.length,
+            1,
+            `${release} ${full.join('.')}: ${v} is outside ${describeDomain(f.domain)}\n${text}`,
+          );
+          assert.equal(errs[0].line, text.trimEnd().split('\n').length, "at the value's line");
           assert.equal(errs[0].severity, f.domain.severity);
           assert.ok(errs[0].message.includes(describeDomain(f.domain)), errs[0].message);
         }
@@ -127,9 +141,10 @@ describe('value domains', () => {
     });
   }
 
-  test('there are dozens of domains', () => assert.ok(Object.keys(DOMAINS).length >= 50, `${Object.keys(DOMAINS).length}`));
+  test('there are dozens of domains', () =>
+    assert.ok(Object.keys(DOMAINS).length >= 50, `${Object.keys(DOMAINS).length}`));
 
-  test('the issue\'s examples on main: batch_size -16, rollout_args temperature -0.5, storage_type quue', () => {
+  test("the issue's examples on main: batch_size -16, rollout_args temperature -0.5, storage_type quue", () => {
     const text = `mode: both
 buffer:
   batch_size: -16
@@ -140,13 +155,23 @@ buffer:
         temperature: -0.5
 `;
     const errs = domainErrors(text, 'main');
-    assert.deepEqual(errs.map((e) => [e.line, e.severity]), [[3, 'error'], [6, 'error'], [8, 'error']]);
+    assert.deepEqual(
+      errs.map((e) => [e.line, e.severity]),
+      [
+        [3, 'error'],
+        [6, 'error'],
+        [8, 'error'],
+      ],
+    );
     assert.match(errs[0].message, /must be ≥ 1/);
     assert.match(errs[1].message, /one of `file`, `queue`, `sql`.*Did you mean `queue`\?/);
     assert.equal(errs[1].data?.suggestion, 'queue');
     assert.match(errs[2].message, /temperature must be non-negative/);
     // v0.3.2 still has StorageType as an Enum: the enum check (TRN022) reports it, not a domain
-    assert.deepEqual(domainErrors(text, 'v0.3.2').map((e) => e.line), [3, 8]);
+    assert.deepEqual(
+      domainErrors(text, 'v0.3.2').map((e) => e.line),
+      [3, 8],
+    );
   });
 
   test('a value through ${...} is checked after resolution, at the ${', () => {

@@ -11,7 +11,12 @@ const files = generatedFiles(root);
 // Per release: a JSON Schema; once: the runtime types and the two reference docs. None may drop out unnoticed.
 test('every generated file is compared', () => {
   const names = [...files.keys()].map((p) => p.slice(root.length + 1));
-  for (const want of ['runtime/config/types.generated.ts', 'docs/config-reference.md', 'docs/diagnostics.md', 'schemas/trinity-main.schema.json']) {
+  for (const want of [
+    'runtime/config/types.generated.ts',
+    'docs/config-reference.md',
+    'docs/diagnostics.md',
+    'schemas/trinity-main.schema.json',
+  ]) {
     assert.ok(names.includes(want), `${want} is not among ${names.join(', ')}`);
   }
 });

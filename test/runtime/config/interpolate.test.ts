@@ -24,7 +24,8 @@ function lookupIn(root: unknown) {
     for (let i = 0; i < p.length; i++) {
       const k = p[i];
       if (Array.isArray(n) && typeof k === 'number' && k >= 0 && k < n.length) n = n[k];
-      else if (n !== null && typeof n === 'object' && !Array.isArray(n) && Object.hasOwn(n, String(k))) n = (n as Record<string, unknown>)[String(k)];
+      else if (n !== null && typeof n === 'object' && !Array.isArray(n) && Object.hasOwn(n, String(k)))
+        n = (n as Record<string, unknown>)[String(k)];
       else return { found: false, existingPrefix: i };
     }
     return { found: true, value: n };
@@ -32,7 +33,19 @@ function lookupIn(root: unknown) {
 }
 
 const ROOT = {
-  model: { path: '/models/qwen', lr: 0.00001, steps: 100, use_fp16: true, extra: null, tags: ['a', 'b'], opts: { k: 1 }, small: 0.0001, tiny: 1e-7, f: 1.5, neg: -3 },
+  model: {
+    path: '/models/qwen',
+    lr: 0.00001,
+    steps: 100,
+    use_fp16: true,
+    extra: null,
+    tags: ['a', 'b'],
+    opts: { k: 1 },
+    small: 0.0001,
+    tiny: 1e-7,
+    f: 1.5,
+    neg: -3,
+  },
   name: 'exp1',
   trainer: { save_dir: '${..name}/ckpt', name: 'trainer1', deep: { x: '${..name}' } },
   data: { files: ['f0.jsonl', 'f1.jsonl'], nested: [{ p: 1 }] },
@@ -55,8 +68,21 @@ const ROOT = {
   bad_syntax: '${oops',
 };
 
-function resolve(text: string, opts: { path?: Path; env?: Record<string, string | undefined>; resolvers?: ResolveContext['resolvers']; root?: unknown } = {}): ResolveResult {
-  return resolveValue(text, { path: opts.path ?? ['target'], lookup: lookupIn(opts.root ?? ROOT), env: opts.env ?? {}, resolvers: opts.resolvers });
+function resolve(
+  text: string,
+  opts: {
+    path?: Path;
+    env?: Record<string, string | undefined>;
+    resolvers?: ResolveContext['resolvers'];
+    root?: unknown;
+  } = {},
+): ResolveResult {
+  return resolveValue(text, {
+    path: opts.path ?? ['target'],
+    lookup: lookupIn(opts.root ?? ROOT),
+    env: opts.env ?? {},
+    resolvers: opts.resolvers,
+  });
 }
 
 function value(text: string, opts?: Parameters<typeof resolve>[1]): unknown {
@@ -127,7 +153,12 @@ describe('parseValue: node interpolations', () => {
     assert.deepEqual(p.errors, []);
     assert.deepEqual(p.parts, [
       { type: 'text', value: 'run_', start: 0, end: 4 },
-      { type: 'node', ref: { up: 0, keys: ['name'], spans: [{ start: 6, end: 10, bracket: false }] }, start: 4, end: 11 },
+      {
+        type: 'node',
+        ref: { up: 0, keys: ['name'], spans: [{ start: 6, end: 10, bracket: false }] },
+        start: 4,
+        end: 11,
+      },
       { type: 'text', value: '_x', start: 11, end: 13 },
     ]);
   });
@@ -138,7 +169,11 @@ describe('parseValue: node interpolations', () => {
     const par = only('${..parent_key}') as NodeInterpolation;
     assert.deepEqual(par.ref, { up: 2, keys: ['parent_key'], spans: [{ start: 4, end: 14, bracket: false }] });
     assert.equal((only('${...x}') as NodeInterpolation).ref.up, 3);
-    assert.deepEqual((only('${.[a]}') as NodeInterpolation).ref, { up: 1, keys: ['a'], spans: [{ start: 4, end: 5, bracket: true }] });
+    assert.deepEqual((only('${.[a]}') as NodeInterpolation).ref, {
+      up: 1,
+      keys: ['a'],
+      spans: [{ start: 4, end: 5, bracket: true }],
+    });
   });
 
   test('bracket indices: ${a[0].b} and ${[a].b}', () => {
@@ -172,7 +207,15 @@ describe('parseValue: node interpolations', () => {
       type: 'node',
       ref: {
         up: 0,
-        keys: ['a', { type: 'node', ref: { up: 0, keys: ['b'], spans: [{ start: 6, end: 7, bracket: false }] }, start: 4, end: 8 }],
+        keys: [
+          'a',
+          {
+            type: 'node',
+            ref: { up: 0, keys: ['b'], spans: [{ start: 6, end: 7, bracket: false }] },
+            start: 4,
+            end: 8,
+          },
+        ],
         spans: [
           { start: 2, end: 3, bracket: false },
           { start: 4, end: 8, bracket: false },
@@ -212,12 +255,29 @@ describe('parseValue: resolver interpolations', () => {
   });
 
   test('defaults: value, null, empty', () => {
-    assert.deepEqual(resolverAt('${oc.env:VAR,default}').args[1], { type: 'literal', value: 'default', float: false, raw: 'default', start: 13, end: 20 });
-    assert.deepEqual(resolverAt('${oc.env:VAR,null}').args[1], { type: 'literal', value: null, float: false, raw: 'null', start: 13, end: 17 });
+    assert.deepEqual(resolverAt('${oc.env:VAR,default}').args[1], {
+      type: 'literal',
+      value: 'default',
+      float: false,
+      raw: 'default',
+      start: 13,
+      end: 20,
+    });
+    assert.deepEqual(resolverAt('${oc.env:VAR,null}').args[1], {
+      type: 'literal',
+      value: null,
+      float: false,
+      raw: 'null',
+      start: 13,
+      end: 17,
+    });
     const empty = resolverAt('${oc.env:VAR,}');
     assert.equal(empty.end, 14);
     assert.deepEqual(empty.args[1], { type: 'literal', value: '', float: false, raw: '', start: 13, end: 13 });
-    assert.deepEqual(resolverAt('${f:,}').args.map((a) => (a as { value: unknown }).value), ['', '']);
+    assert.deepEqual(
+      resolverAt('${f:,}').args.map((a) => (a as { value: unknown }).value),
+      ['', ''],
+    );
     assert.deepEqual(resolverAt('${oc.env:}').args, []);
     assert.deepEqual(resolverAt('${oc.env: }').args, []);
   });
@@ -263,7 +323,16 @@ describe('parseValue: resolver interpolations', () => {
     const r = resolverAt('${f:1,-2.5,1e-3,TrUe,NULL,inf,1_000,007}');
     assert.deepEqual(
       r.args.map((a) => (a.type === 'literal' ? [a.value, a.float] : a.type)),
-      [[1, false], [-2.5, true], [0.001, true], [true, false], [null, false], [Infinity, true], [1000, false], 'string'],
+      [
+        [1, false],
+        [-2.5, true],
+        [0.001, true],
+        [true, false],
+        [null, false],
+        [Infinity, true],
+        [1000, false],
+        'string',
+      ],
     );
     const l = resolverAt('${f:[a, 1],{k: v}}');
     assert.equal(l.args[0].type, 'list');
@@ -273,7 +342,9 @@ describe('parseValue: resolver interpolations', () => {
   test('resolver names: namespaces, whitespace around the colon, nested names', () => {
     assert.equal(resolverAt('${ns1.ns2.f:1}').name, 'ns1.ns2.f');
     assert.equal(resolverAt('${ oc.env : X }').name, 'oc.env');
-    assert.deepEqual(resolverAt('${ oc.env : X }').args, [{ type: 'literal', value: 'X', float: false, raw: 'X', start: 12, end: 13 }]);
+    assert.deepEqual(resolverAt('${ oc.env : X }').args, [
+      { type: 'literal', value: 'X', float: false, raw: 'X', start: 12, end: 13 },
+    ]);
     const n = resolverAt('${${x}:a}');
     assert.equal(n.name, '${x}');
     assert.equal((n.nameParts[0] as Interpolation).type, 'node');
@@ -282,14 +353,25 @@ describe('parseValue: resolver interpolations', () => {
   test('${oc.decode:...} argument forms', () => {
     const r = resolverAt(`\${oc.decode:'[1, 2]'}`);
     assert.equal(r.name, 'oc.decode');
-    assert.deepEqual(r.args[0], { type: 'string', quote: "'", parts: [{ type: 'text', value: '[1, 2]', start: 13, end: 19 }], start: 12, end: 20 });
+    assert.deepEqual(r.args[0], {
+      type: 'string',
+      quote: "'",
+      parts: [{ type: 'text', value: '[1, 2]', start: 13, end: 19 }],
+      start: 12,
+      end: 20,
+    });
   });
 });
 
 describe('parseValue: escapes', () => {
   test('\\${ is a literal ${', () => {
     const p = interpolated('\\${a}');
-    assert.deepEqual(p, { kind: 'interpolated', whole: false, errors: [], parts: [{ type: 'text', value: '${a}', start: 0, end: 5 }] });
+    assert.deepEqual(p, {
+      kind: 'interpolated',
+      whole: false,
+      errors: [],
+      parts: [{ type: 'text', value: '${a}', start: 0, end: 5 }],
+    });
   });
 
   test('\\\\${a}: an escaped backslash, then an interpolation', () => {
@@ -322,9 +404,15 @@ describe('parseValue: escapes', () => {
       end: 8,
     });
     assert.equal((lit('${f:\\ }') as { value: unknown }).value, ' ');
-    assert.deepEqual((lit("${f:'it\\'s'}") as { parts: Part[] }).parts, [{ type: 'text', value: "it's", start: 5, end: 10 }]);
-    assert.deepEqual((lit("${f:'\\${x}'}") as { parts: Part[] }).parts, [{ type: 'text', value: '${x}', start: 5, end: 10 }]);
-    assert.deepEqual((lit("${f:'a\\\\'}") as { parts: Part[] }).parts, [{ type: 'text', value: 'a\\', start: 5, end: 8 }]);
+    assert.deepEqual((lit("${f:'it\\'s'}") as { parts: Part[] }).parts, [
+      { type: 'text', value: "it's", start: 5, end: 10 },
+    ]);
+    assert.deepEqual((lit("${f:'\\${x}'}") as { parts: Part[] }).parts, [
+      { type: 'text', value: '${x}', start: 5, end: 10 },
+    ]);
+    assert.deepEqual((lit("${f:'a\\\\'}") as { parts: Part[] }).parts, [
+      { type: 'text', value: 'a\\', start: 5, end: 8 },
+    ]);
   });
 });
 
@@ -414,9 +502,17 @@ describe('resolveValue: node interpolations', () => {
   });
 
   test('refs give the range, target path and value', () => {
-    assert.deepEqual(resolve('${model.lr}'), { ok: true, value: 0.00001, refs: [{ start: 0, end: 11, kind: 'node', target: ['model', 'lr'], value: 0.00001 }] });
+    assert.deepEqual(resolve('${model.lr}'), {
+      ok: true,
+      value: 0.00001,
+      refs: [{ start: 0, end: 11, kind: 'node', target: ['model', 'lr'], value: 0.00001 }],
+    });
     const r = resolve('run_${name}_x');
-    assert.deepEqual(r, { ok: true, value: 'run_exp1_x', refs: [{ start: 4, end: 11, kind: 'node', target: ['name'], value: 'exp1' }] });
+    assert.deepEqual(r, {
+      ok: true,
+      value: 'run_exp1_x',
+      refs: [{ start: 4, end: 11, kind: 'node', target: ['name'], value: 'exp1' }],
+    });
   });
 
   test('embedded values are stringified like Python str()', () => {
@@ -562,7 +658,11 @@ describe('resolveValue: node interpolations', () => {
 describe('resolveValue: oc.env', () => {
   const env = { PORT: '8080', EMPTY: '' };
   test('returns the variable as a string', () => {
-    assert.deepEqual(resolve('${oc.env:PORT}', { env }), { ok: true, value: '8080', refs: [{ start: 0, end: 14, kind: 'env', target: 'PORT', value: '8080' }] });
+    assert.deepEqual(resolve('${oc.env:PORT}', { env }), {
+      ok: true,
+      value: '8080',
+      refs: [{ start: 0, end: 14, kind: 'env', target: 'PORT', value: '8080' }],
+    });
     assert.equal(value('${oc.env:EMPTY,d}', { env }), '');
     assert.equal(value('http://localhost:${oc.env:PORT}/v1', { env }), 'http://localhost:8080/v1');
   });
@@ -595,7 +695,9 @@ describe('resolveValue: oc.env', () => {
     assert.equal(value(`\${oc.env:NOPE,'a,b'}`, { env }), 'a,b');
     assert.equal(value('${oc.env:NOPE,${oc.env:PORT}}', { env }), '8080');
     assert.equal(value('${oc.env:NOPE,${oc.env:NOPE2,x}}', { env }), 'x');
-    assert.deepEqual(resolve('${oc.env:NOPE,x}', { env }).refs, [{ start: 0, end: 16, kind: 'env', target: 'NOPE', value: 'x' }]);
+    assert.deepEqual(resolve('${oc.env:NOPE,x}', { env }).refs, [
+      { start: 0, end: 16, kind: 'env', target: 'NOPE', value: 'x' },
+    ]);
     // arguments are evaluated first, as in OmegaConf: a failing nested default fails the whole interpolation
     assert.deepEqual(
       errors('${oc.env:NOPE,${oc.env:NOPE2}}', { env }).map((x) => [x.start, x.end, x.code, x.target]),
@@ -674,7 +776,30 @@ describe('resolveValue: other resolvers', () => {
 });
 
 describe('robustness', () => {
-  const units = ['$', '{', '}', '${', '\\', ':', ',', "'", '"', '.', '[', ']', ' ', 'a', 'b', '0', 'oc.env', 'oc.decode', 'oc.select', 'null', '=', '\t'];
+  const units = [
+    '$',
+    '{',
+    '}',
+    '${',
+    '\\',
+    ':',
+    ',',
+    "'",
+    '"',
+    '.',
+    '[',
+    ']',
+    ' ',
+    'a',
+    'b',
+    '0',
+    'oc.env',
+    'oc.decode',
+    'oc.select',
+    'null',
+    '=',
+    '\t',
+  ];
   const soup = fc.string({ unit: fc.constantFrom(...units), maxLength: 60 });
   const ctx = (path: Path): ResolveContext => ({ path, lookup: lookupIn(ROOT), env: { PORT: '1' } });
 
@@ -684,7 +809,11 @@ describe('robustness', () => {
       assert.equal(s.includes('${'), false);
       return;
     }
-    for (const e of p.errors) assert.ok(e.start >= 0 && e.start < e.end && e.end <= s.length && e.offset >= e.start && e.offset <= e.end, JSON.stringify(e));
+    for (const e of p.errors)
+      assert.ok(
+        e.start >= 0 && e.start < e.end && e.end <= s.length && e.offset >= e.start && e.offset <= e.end,
+        JSON.stringify(e),
+      );
     // parts tile the text
     let at = 0;
     for (const part of p.parts) {
@@ -725,12 +854,34 @@ describe('robustness', () => {
   });
 
   test('resolution against random keys into a config with cycles never throws (property)', () => {
-    const key = fc.string({ unit: fc.constantFrom('cyc_a', 'tri_a', 'alias', 'model', '.', '..', '[0]', 'self', 'parent', 'child', 'x', '${', '}', 'oc.select:'), maxLength: 8 });
+    const key = fc.string({
+      unit: fc.constantFrom(
+        'cyc_a',
+        'tri_a',
+        'alias',
+        'model',
+        '.',
+        '..',
+        '[0]',
+        'self',
+        'parent',
+        'child',
+        'x',
+        '${',
+        '}',
+        'oc.select:',
+      ),
+      maxLength: 8,
+    });
     fc.assert(
-      fc.property(key, fc.constantFrom<Path>(['x'], ['parent', 'child'], ['cyc_a'], ['data', 'files', 0]), (k, path) => {
-        const r = resolveValue('${' + k + '}', ctx(path));
-        assert.equal(typeof r.ok, 'boolean');
-      }),
+      fc.property(
+        key,
+        fc.constantFrom<Path>(['x'], ['parent', 'child'], ['cyc_a'], ['data', 'files', 0]),
+        (k, path) => {
+          const r = resolveValue('${' + k + '}', ctx(path));
+          assert.equal(typeof r.ok, 'boolean');
+        },
+      ),
       { numRuns: 1500 },
     );
   });
@@ -769,7 +920,10 @@ describe('robustness', () => {
     const large = best(make(8 * n));
     // Below 0.05 ms a timing is mostly the timer; floor the small one there.
     const ratio = large / Math.max(small, 0.05);
-    assert.ok(ratio < 40, `${JSON.stringify(make(n).slice(0, 12))}…: 8x the input took ${ratio.toFixed(1)}x the time (${small.toFixed(2)} -> ${large.toFixed(2)} ms)`);
+    assert.ok(
+      ratio < 40,
+      `${JSON.stringify(make(n).slice(0, 12))}…: 8x the input took ${ratio.toFixed(1)}x the time (${small.toFixed(2)} -> ${large.toFixed(2)} ms)`,
+    );
   };
 
   test('20 kB of ${ is handled in linear time', () => {

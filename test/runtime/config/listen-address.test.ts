@@ -23,7 +23,14 @@ ${explorer}`;
 
 async function trn263(text: string) {
   const r = await checkConfig(text, { datasets: false });
-  return r.diagnostics.filter((d) => d.code === 'TRN263').map((d) => ({ line: lineColumn(r.loaded.source, d.range[0]).line, severity: d.severity, path: d.data?.path, message: d.message }));
+  return r.diagnostics
+    .filter((d) => d.code === 'TRN263')
+    .map((d) => ({
+      line: lineColumn(r.loaded.source, d.range[0]).line,
+      severity: d.severity,
+      path: d.data?.path,
+      message: d.message,
+    }));
 }
 
 describe('TRN263: serve exposed to the network', () => {
@@ -56,6 +63,10 @@ describe('TRN263: serve exposed to the network', () => {
     const defaulted = await checkConfig(serve('main', ''), { datasets: false });
     assert.equal(writtenIn(written, 'explorer.listen_address'), true);
     assert.equal(writtenIn(defaulted, 'explorer.listen_address'), false);
-    assert.equal(defaulted.runs[0].resolved.explorer.listen_address, '0.0.0.0', "the resolved config keeps Trinity's default");
+    assert.equal(
+      defaulted.runs[0].resolved.explorer.listen_address,
+      '0.0.0.0',
+      "the resolved config keeps Trinity's default",
+    );
   });
 });

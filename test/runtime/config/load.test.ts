@@ -28,7 +28,9 @@ describe('YAML as Trinity reads it', () => {
   });
 
   test('strings convert as OmegaConf converts them: "8" -> 8, "true" -> true, 8 -> "8"', () => {
-    const c = loadConfig('buffer:\n  batch_size: "8"\ncontinue_from_checkpoint: "true"\nname: 8\n', { release: 'main' });
+    const c = loadConfig('buffer:\n  batch_size: "8"\ncontinue_from_checkpoint: "true"\nname: 8\n', {
+      release: 'main',
+    });
     assert.deepEqual(c.diagnostics, []);
     assert.equal((c.value.buffer as any).batch_size, 8);
     assert.equal(c.value.continue_from_checkpoint, true);
@@ -41,7 +43,10 @@ describe('YAML as Trinity reads it', () => {
     assert.deepEqual(main.diagnostics, []);
     assert.equal((main.value.synchronizer as any).sync_method, 'checkpoint');
     assert.equal((main.value.synchronizer as any).sync_style, 'explorer_driven');
-    assert.deepEqual(loadConfig('synchronizer:\n  sync_method: offline\n', { release: 'v0.4.0' }).diagnostics.map((d) => d.code), ['TRN022']);
+    assert.deepEqual(
+      loadConfig('synchronizer:\n  sync_method: offline\n', { release: 'v0.4.0' }).diagnostics.map((d) => d.code),
+      ['TRN022'],
+    );
   });
 
   test('null is refused where the field is not Optional, accepted where it is', () => {
@@ -55,7 +60,10 @@ describe('YAML as Trinity reads it', () => {
   });
 
   test('anchors and merge keys expand like PyYAML', () => {
-    const c = loadConfig('base: &b\n  temperature: 0.7\nbuffer:\n  explorer_input:\n    taskset:\n      rollout_args:\n        <<: *b\n        top_p: 0.9\n', { release: 'main' });
+    const c = loadConfig(
+      'base: &b\n  temperature: 0.7\nbuffer:\n  explorer_input:\n    taskset:\n      rollout_args:\n        <<: *b\n        top_p: 0.9\n',
+      { release: 'main' },
+    );
     const rollout = (c.value.buffer as any).explorer_input.taskset.rollout_args;
     assert.equal(rollout.temperature, 0.7);
     assert.equal(rollout.top_p, 0.9);
@@ -93,14 +101,20 @@ describe('structured merge', () => {
   });
 
   test('free-form nodes accept any keys', () => {
-    assert.deepEqual(codes('buffer:\n  explorer_input:\n    taskset:\n      workflow_args:\n        anything: [1, 2]\n'), []);
+    assert.deepEqual(
+      codes('buffer:\n  explorer_input:\n    taskset:\n      workflow_args:\n        anything: [1, 2]\n'),
+      [],
+    );
     assert.deepEqual(codes('trainer:\n  trainer_config:\n    whatever: 1\n'), []);
   });
 
   test('a key from another release names the releases that have it', () => {
     const c = loadConfig('explorer:\n  runner_per_model: 4\n  api_port: 8000\n', { release: 'main' });
     assert.equal(c.diagnostics[0].code, 'TRN011');
-    assert.match(c.diagnostics[0].message, /not in Trinity main \(it exists in v0\.3\.1–v0\.3\.2\)\. Use `proxy_port` instead\./);
+    assert.match(
+      c.diagnostics[0].message,
+      /not in Trinity main \(it exists in v0\.3\.1–v0\.3\.2\)\. Use `proxy_port` instead\./,
+    );
   });
 
   test('auto-filled keys written by the user are flagged', () => {
@@ -120,7 +134,8 @@ describe('structured merge', () => {
 
 describe('interpolation in configs', () => {
   test('resolves env vars, defaults and node references with the target type', () => {
-    const text = 'name: run_${buffer.batch_size}\nbuffer:\n  batch_size: ${oc.env:BS,16}\n  train_batch_size: ${buffer.batch_size}\nmodel:\n  model_path: ${oc.env:MODEL}\n';
+    const text =
+      'name: run_${buffer.batch_size}\nbuffer:\n  batch_size: ${oc.env:BS,16}\n  train_batch_size: ${buffer.batch_size}\nmodel:\n  model_path: ${oc.env:MODEL}\n';
     const c = loadConfig(text, { release: 'main', env: { MODEL: '/models/qwen' } });
     assert.deepEqual(c.diagnostics, []);
     assert.equal(c.value.name, 'run_16');
@@ -244,12 +259,17 @@ describe('stages', () => {
 });
 
 test('checkLoaded runs without any I/O host', () => {
-  const r = checkLoaded(loadConfig('mode: explore\nbuffer:\n  explorer_input:\n    taskset:\n      path: ./nowhere.jsonl\n', { release: 'main' }));
+  const r = checkLoaded(
+    loadConfig('mode: explore\nbuffer:\n  explorer_input:\n    taskset:\n      path: ./nowhere.jsonl\n', {
+      release: 'main',
+    }),
+  );
   assert.ok(!r.diagnostics.some((d) => d.code === 'TRN304'), 'no exists() given: no path checks');
 });
 
 describe('where each value comes from', () => {
-  const text = 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 4\nmodel:\n  model_path: m\n  max_model_len: 512\nbuffer:\n  batch_size: 8\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n';
+  const text =
+    'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 4\nmodel:\n  model_path: m\n  max_model_len: 512\nbuffer:\n  batch_size: 8\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n';
   const r = checkLoaded(loadConfig(text, { release: 'main' }));
 
   test('a written value points at its text', () => {
@@ -275,7 +295,8 @@ describe('where each value comes from', () => {
   });
 
   test('in a multi-stage file each stage points at its own driving key', () => {
-    const staged = 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 4\nmodel:\n  model_path: m\n  max_model_len: 512\nstages:\n  - stage_name: a\n    buffer:\n      batch_size: 8\n      explorer_input:\n        taskset:\n          path: openai/gsm8k\n  - stage_name: b\n    buffer:\n      batch_size: 2\n      explorer_input:\n        taskset:\n          path: openai/gsm8k\n';
+    const staged =
+      'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 4\nmodel:\n  model_path: m\n  max_model_len: 512\nstages:\n  - stage_name: a\n    buffer:\n      batch_size: 8\n      explorer_input:\n        taskset:\n          path: openai/gsm8k\n  - stage_name: b\n    buffer:\n      batch_size: 2\n      explorer_input:\n        taskset:\n          path: openai/gsm8k\n';
     const rs = checkLoaded(loadConfig(staged, { release: 'main' }));
     const lineOf = (offset: number) => staged.slice(0, offset).split('\n').length;
     const [a, b] = [valueSource(rs, 'buffer.train_batch_size', 0), valueSource(rs, 'buffer.train_batch_size', 1)];

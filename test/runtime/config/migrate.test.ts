@@ -23,10 +23,18 @@ const WHERE: Record<string, string[]> = {
 };
 
 /** A value of the shape the old key took (a mapping for the `*_kwargs` ones). */
-const valueFor = (key: string): unknown => (key.endsWith('_kwargs') ? { priority_fn: 'linear_decay' } : key.startsWith('use_') ? true : key.endsWith('_steps') || key.endsWith('_num') || key.endsWith('_port') ? 2 : 'x');
+const valueFor = (key: string): unknown =>
+  key.endsWith('_kwargs')
+    ? { priority_fn: 'linear_decay' }
+    : key.startsWith('use_')
+      ? true
+      : key.endsWith('_steps') || key.endsWith('_num') || key.endsWith('_port')
+        ? 2
+        : 'x';
 
 // Data-driven below: an empty table would register nothing and pass.
-test('the renames table is there', () => assert.ok(Object.keys(RENAMES).length >= 5, `${Object.keys(RENAMES).length} renames`));
+test('the renames table is there', () =>
+  assert.ok(Object.keys(RENAMES).length >= 5, `${Object.keys(RENAMES).length} renames`));
 
 for (const [id, change] of Object.entries(RENAMES)) {
   const [section, key] = id.split('.');
@@ -49,13 +57,23 @@ for (const [id, change] of Object.entries(RENAMES)) {
 
 describe('migrate()', () => {
   test('renames and removals follow the release path, and the release comment names the target', () => {
-    const from = '# trinity-version: v0.4.0\nalgorithm:\n  optimizer:\n    lr: 0.000001\n    lr_decay_style: cosine\nbuffer:\n  pad_token_id: 0\n  batch_size: 8\n';
+    const from =
+      '# trinity-version: v0.4.0\nalgorithm:\n  optimizer:\n    lr: 0.000001\n    lr_decay_style: cosine\nbuffer:\n  pad_token_id: 0\n  batch_size: 8\n';
     const m = migrate(from, 'v0.4.0', 'main');
-    assert.equal(m.text, '# trinity-version: main\nalgorithm:\n  optimizer:\n    lr: 0.000001\n    lr_scheduler_type: cosine\nbuffer:\n  batch_size: 8\n');
-    assert.deepEqual(m.changes.map((c) => c.path).sort(), ['algorithm.optimizer.lr_scheduler_type', 'buffer.pad_token_id']);
+    assert.equal(
+      m.text,
+      '# trinity-version: main\nalgorithm:\n  optimizer:\n    lr: 0.000001\n    lr_scheduler_type: cosine\nbuffer:\n  batch_size: 8\n',
+    );
+    assert.deepEqual(m.changes.map((c) => c.path).sort(), [
+      'algorithm.optimizer.lr_scheduler_type',
+      'buffer.pad_token_id',
+    ]);
   });
 
   test('a file with nothing to change still has its release comment moved on', () => {
-    assert.equal(migrate('# trinity-version: v0.5.0\nmode: both\n', 'v0.5.0', 'main').text, '# trinity-version: main\nmode: both\n');
+    assert.equal(
+      migrate('# trinity-version: v0.5.0\nmode: both\n', 'v0.5.0', 'main').text,
+      '# trinity-version: main\nmode: both\n',
+    );
   });
 });

@@ -33,7 +33,11 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: '  repeat_times: 8',
     replace: '  repeat_time: 8',
-    expect: { line: 6, code: 'TRN010', message: /Unknown key `repeat_time` under `algorithm`.*Did you mean `repeat_times`\?/ },
+    expect: {
+      line: 6,
+      code: 'TRN010',
+      message: /Unknown key `repeat_time` under `algorithm`.*Did you mean `repeat_times`\?/,
+    },
   },
   {
     name: 'misspelled nested key',
@@ -57,7 +61,11 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: "  sync_method: 'nccl'",
     replace: "  sync_method: 'ncll'",
-    expect: { line: 57, code: 'TRN022', message: /`synchronizer\.sync_method`.*`ncll` is not a valid SyncMethod.*Did you mean `nccl`\?/ },
+    expect: {
+      line: 57,
+      code: 'TRN022',
+      message: /`synchronizer\.sync_method`.*`ncll` is not a valid SyncMethod.*Did you mean `nccl`\?/,
+    },
   },
   {
     name: 'unknown algorithm type',
@@ -98,7 +106,11 @@ const MUTATIONS: Mutation[] = [
     find: '  gpu_per_node: 2',
     replace: '  gpu_per_node: 6',
     // 6 GPUs - 1 rollout engine = 5 trainer GPUs; 96 x 8 = 768 experiences do not divide by 5.
-    expect: { line: 18, code: 'TRN221', message: /batch size \(768\) must be divisible by the number of GPUs \(5\).*a `batch_size` of 100 gives 800/ },
+    expect: {
+      line: 18,
+      code: 'TRN221',
+      message: /batch size \(768\) must be divisible by the number of GPUs \(5\).*a `batch_size` of 100 gives 800/,
+    },
   },
   {
     name: 'batch size not divisible (v0.4.0 rule)',
@@ -123,7 +135,11 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: '    engine_num: 1',
     replace: '    engine_num: 2',
-    expect: { line: 50, code: 'TRN220', message: /Not enough GPUs for trainer\. Explorer requires 2 GPUs, but total available GPUs are 2/ },
+    expect: {
+      line: 50,
+      code: 'TRN220',
+      message: /Not enough GPUs for trainer\. Explorer requires 2 GPUs, but total available GPUs are 2/,
+    },
   },
   {
     name: 'DPO in both mode',
@@ -147,7 +163,11 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: '  save_interval: 100',
     replace: '  save_interval: ${trainer.trainer_config.trainer.save_freq}',
-    expect: { line: 62, code: 'TRN105', message: /`trainer\.trainer_config` is free-form.*Write `trainer\.save_freq` under `trainer\.trainer_config`/ },
+    expect: {
+      line: 62,
+      code: 'TRN105',
+      message: /`trainer\.trainer_config` is free-form.*Write `trainer\.save_freq` under `trainer\.trainer_config`/,
+    },
   },
   {
     name: 'unset environment variable without default',
@@ -163,7 +183,12 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: '  max_model_len: 2048',
     replace: '  max_model_len: ${model.max_prompt_tokens}\n  max_prompt_tokens: ${model.max_model_len}',
-    expect: { line: 12, code: 'TRN103', message: /Recursive interpolation detected: model\.max_model_len -> model\.max_prompt_tokens -> model\.max_model_len/ },
+    expect: {
+      line: 12,
+      code: 'TRN103',
+      message:
+        /Recursive interpolation detected: model\.max_model_len -> model\.max_prompt_tokens -> model\.max_model_len/,
+    },
   },
   {
     name: 'partial policy_loss_fn_args',
@@ -187,7 +212,12 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: '  repeat_times: 8',
     replace: '  repeat_times: 1',
-    expect: { line: 6, code: 'TRN303', severity: 'warning', message: /`grpo` advantages.*`algorithm\.repeat_times` is 1/ },
+    expect: {
+      line: 6,
+      code: 'TRN303',
+      severity: 'warning',
+      message: /`grpo` advantages.*`algorithm\.repeat_times` is 1/,
+    },
   },
   {
     name: 'unknown workflow',
@@ -195,7 +225,11 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: "    default_workflow_type: 'math_workflow'",
     replace: "    default_workflow_type: 'math_workfow'",
-    expect: { line: 40, code: 'TRN307', message: /`math_workfow` is not a registered workflow.*Did you mean `math_workflow`\?/ },
+    expect: {
+      line: 40,
+      code: 'TRN307',
+      message: /`math_workfow` is not a registered workflow.*Did you mean `math_workflow`\?/,
+    },
   },
   {
     name: 'deprecated key',
@@ -203,7 +237,12 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: '  runner_per_model: 8',
     replace: '  runner_num: 8',
-    expect: { line: 48, code: 'TRN012', severity: 'warning', message: /`explorer\.runner_num` is deprecated; use `explorer\.runner_per_model`/ },
+    expect: {
+      line: 48,
+      code: 'TRN012',
+      severity: 'warning',
+      message: /`explorer\.runner_num` is deprecated; use `explorer\.runner_per_model`/,
+    },
   },
   {
     name: 'key removed in this release, with its replacement',
@@ -219,14 +258,20 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: '  sync_interval: 1',
     replace: '  sync_interval: 8',
-    expect: { line: 47, code: 'TRN232', severity: 'warning', message: /`eval_interval` \(50\) is not a multiple of `sync_interval` \(8\); Trinity rounds it to 48/ },
+    expect: {
+      line: 47,
+      code: 'TRN232',
+      severity: 'warning',
+      message: /`eval_interval` \(50\) is not a multiple of `sync_interval` \(8\); Trinity rounds it to 48/,
+    },
   },
   {
     name: 'unknown key inside the veRL trainer config',
     release: 'main',
     file: GSM8K,
     find: '  ulysses_sequence_parallel_size: 1',
-    replace: '  ulysses_sequence_parallel_size: 1\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_epoch: 2',
+    replace:
+      '  ulysses_sequence_parallel_size: 1\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_epoch: 2',
     expect: { line: 70, code: 'TRN010', message: /`ppo_epoch`.*Did you mean `ppo_epochs`\?.*veRL trainer config/ },
   },
   {
@@ -235,7 +280,11 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: '  repeat_times: 8',
     replace: '  repeat_times: 8\n  kl_loss_fn_args:\n    adaptive: true\n    kl_coef: 0.001',
-    expect: { line: 8, code: 'TRN308', message: /Target KL and horizon must be provided for adaptive KL: add `target_kl` and `horizon`/ },
+    expect: {
+      line: 8,
+      code: 'TRN308',
+      message: /Target KL and horizon must be provided for adaptive KL: add `target_kl` and `horizon`/,
+    },
   },
   {
     name: 'mix without its expert dataset',
@@ -243,7 +292,11 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: '  algorithm_type: grpo',
     replace: '  algorithm_type: mix',
-    expect: { line: 5, code: 'TRN309', message: /`sft_dataset` is not found in `buffer\.trainer_input\.auxiliary_buffers`/ },
+    expect: {
+      line: 5,
+      code: 'TRN309',
+      message: /`sft_dataset` is not found in `buffer\.trainer_input\.auxiliary_buffers`/,
+    },
   },
   {
     name: 'explorer-side algorithm with a trainer-side advantage',
@@ -251,7 +304,12 @@ const MUTATIONS: Mutation[] = [
     file: GSM8K,
     find: '  repeat_times: 8',
     replace: '  repeat_times: 8\n  advantage_fn: reinforceplusplus',
-    expect: { line: 7, code: 'TRN310', message: /AdvantageFn `reinforceplusplus` can only be computed in the trainer, but `grpo` computes advantages on the explorer side/ },
+    expect: {
+      line: 7,
+      code: 'TRN310',
+      message:
+        /AdvantageFn `reinforceplusplus` can only be computed in the trainer, but `grpo` computes advantages on the explorer side/,
+    },
   },
   {
     name: 'SFT without a save interval (v0.5.0+ copies it into sync_interval)',
@@ -259,7 +317,11 @@ const MUTATIONS: Mutation[] = [
     file: 'examples/sft_mot/sft.yaml',
     find: '  save_interval: 10\n',
     replace: '',
-    expect: { line: 31, code: 'TRN231', message: /`sync_interval` must be positive: for sft Trinity main copies it from `trainer\.save_interval` \(0\)/ },
+    expect: {
+      line: 31,
+      code: 'TRN231',
+      message: /`sync_interval` must be positive: for sft Trinity main copies it from `trainer\.save_interval` \(0\)/,
+    },
   },
 ];
 
@@ -280,9 +342,15 @@ describe('seeded mistakes in corpus configs', () => {
       const text = mutate(readFileSync(join(corpusDir(), 'trinity-configs', m.release, m.file), 'utf8'), m);
       const result = await checkConfig(text, { release: m.release, env: m.env ?? TRINITY_ENV, datasets: false });
       const hit = result.diagnostics.find(
-        (d) => d.code === m.expect.code && lineColumn(result.loaded.source, d.range[0]).line === m.expect.line && m.expect.message.test(d.message),
+        (d) =>
+          d.code === m.expect.code &&
+          lineColumn(result.loaded.source, d.range[0]).line === m.expect.line &&
+          m.expect.message.test(d.message),
       );
-      assert.ok(hit, `expected ${m.expect.code} at line ${m.expect.line} matching ${m.expect.message}; got:\n${result.diagnostics.map((d) => show(d, text)).join('\n')}`);
+      assert.ok(
+        hit,
+        `expected ${m.expect.code} at line ${m.expect.line} matching ${m.expect.message}; got:\n${result.diagnostics.map((d) => show(d, text)).join('\n')}`,
+      );
       assert.equal(hit.severity, m.expect.severity ?? 'error');
     });
   }

@@ -11,10 +11,40 @@ import { RELEASES } from '../../../runtime/config/releases';
 import { checkLoaded } from '../../../runtime/config/validate';
 import { corpusConfigs, TRINITY_ENV } from '../../helpers/corpus';
 
-const FILES = RELEASES.flatMap((r) => corpusConfigs(r).map((f) => ({ release: r, text: readFileSync(f.abs, 'utf8'), rel: f.rel })));
+const FILES = RELEASES.flatMap((r) =>
+  corpusConfigs(r).map((f) => ({ release: r, text: readFileSync(f.abs, 'utf8'), rel: f.rel })),
+);
 
 /** Fragments that stress YAML and OmegaConf parsing when spliced in anywhere. */
-const NASTY = ['${', '}', '${oc.env:', '${..', '\\${', ':', ': ', '- ', '&a ', '*a', '<<: ', '"', "'", '\n  ', '\t', '#', '[', ']{', '? ', '|\n', '>-\n', '!!python/object ', '0x1F', '1e309', '~', '\u0000', '\ufeff'];
+const NASTY = [
+  '${',
+  '}',
+  '${oc.env:',
+  '${..',
+  '\\${',
+  ':',
+  ': ',
+  '- ',
+  '&a ',
+  '*a',
+  '<<: ',
+  '"',
+  "'",
+  '\n  ',
+  '\t',
+  '#',
+  '[',
+  ']{',
+  '? ',
+  '|\n',
+  '>-\n',
+  '!!python/object ',
+  '0x1F',
+  '1e309',
+  '~',
+  '\u0000',
+  '\ufeff',
+];
 
 type Edit =
   | { kind: 'delete'; at: number; len: number }
@@ -25,7 +55,11 @@ type Edit =
 
 const edit: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), len: fc.integer({ min: 1, max: 40 }) }),
-  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.oneof(fc.constantFrom(...NASTY), fc.string({ maxLength: 12 })) }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    text: fc.oneof(fc.constantFrom(...NASTY), fc.string({ maxLength: 12 })),
+  }),
   fc.record({ kind: fc.constant('swap-lines' as const), a: fc.nat(), b: fc.nat() }),
   fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('duplicate-line' as const), line: fc.nat() }),
@@ -74,7 +108,10 @@ function checkWithin(text: string, release: (typeof RELEASES)[number], ms: numbe
   assert.ok(dt < ms, `took ${dt.toFixed(0)} ms`);
   for (const d of result.diagnostics) {
     assert.notEqual(d.code, 'TRN009', `a check crashed: ${d.message}`);
-    assert.ok(d.range[0] >= 0 && d.range[1] >= d.range[0] && d.range[1] <= text.length + 1, `range ${d.range} outside the text`);
+    assert.ok(
+      d.range[0] >= 0 && d.range[1] >= d.range[0] && d.range[1] <= text.length + 1,
+      `range ${d.range} outside the text`,
+    );
     assert.ok(d.message.length > 0);
   }
 }
@@ -82,11 +119,15 @@ function checkWithin(text: string, release: (typeof RELEASES)[number], ms: numbe
 describe('random edits of corpus configs', () => {
   test('never throw, never hang, keep ranges inside the text', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: FILES.length - 1 }), fc.array(edit, { minLength: 1, maxLength: 6 }), (i, edits) => {
-        const f = FILES[i];
-        const text = edits.reduce(apply, f.text);
-        checkWithin(text, f.release, HANG_MS);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: FILES.length - 1 }),
+        fc.array(edit, { minLength: 1, maxLength: 6 }),
+        (i, edits) => {
+          const f = FILES[i];
+          const text = edits.reduce(apply, f.text);
+          checkWithin(text, f.release, HANG_MS);
+        },
+      ),
       { numRuns: 1500, seed: 20261129 },
     );
   });

@@ -7,7 +7,12 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { CODES } from '../../../runtime/config/diagnostics';
 import { configKeyExists } from '../../../runtime/config/model/metric-drivers';
-import { checkRunHealth, healthSeriesOf, type HealthFinding, type HealthInput } from '../../../runtime/config/run-health';
+import {
+  checkRunHealth,
+  healthSeriesOf,
+  type HealthFinding,
+  type HealthInput,
+} from '../../../runtime/config/run-health';
 
 interface Line {
   role: string;
@@ -16,13 +21,18 @@ interface Line {
   values: Record<string, number>;
 }
 
-function recorded(name: string, upToStep = Infinity): { series: Map<string, { step: number; value: number; wallTime: number | null }[]>; lastWall: number } {
+function recorded(
+  name: string,
+  upToStep = Infinity,
+): { series: Map<string, { step: number; value: number; wallTime: number | null }[]>; lastWall: number } {
   const lines = readFileSync(`test/fixtures/run-health/${name}/metrics.jsonl`, 'utf8')
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as Line)
     .filter((l) => l.step <= upToStep);
-  const rows = lines.flatMap((l) => Object.entries(l.values).map(([tag, value]) => ({ tag, step: l.step, value, wallTime: l.wallTime })));
+  const rows = lines.flatMap((l) =>
+    Object.entries(l.values).map(([tag, value]) => ({ tag, step: l.step, value, wallTime: l.wallTime })),
+  );
   return { series: healthSeriesOf(rows), lastWall: Math.max(...lines.map((l) => l.wallTime)) };
 }
 
@@ -62,22 +72,41 @@ describe('run health on recorded runs', () => {
     assert.equal(kl.metric, 'actor/kl_loss');
     assert.deepEqual(kl.path, ['algorithm', 'optimizer', 'lr']);
     assert.equal(kl.step, 3);
-    assert.equal(run('collapse', 3, { thresholds: { klMax: 20 } }).some((f) => f.code === 'TRN403'), false);
+    assert.equal(
+      run('collapse', 3, { thresholds: { klMax: 20 } }).some((f) => f.code === 'TRN403'),
+      false,
+    );
     // Entropy as recorded: 0.3637 at step 1, 0.1355 at step 6 (0.13549…) (37% <= 40%); at step 5, 0.1555 (43%).
-    assert.equal(run('collapse', 5).some((f) => f.code === 'TRN402'), false);
+    assert.equal(
+      run('collapse', 5).some((f) => f.code === 'TRN402'),
+      false,
+    );
     const ent = run('collapse', 6).find((f) => f.code === 'TRN402')!;
     assert.deepEqual(ent.path, ['algorithm', 'entropy_loss_fn_args', 'entropy_coef']);
     assert.match(ent.message, /from 0\.364 to 0\.135 \(37% of its first value\) by step 6/);
-    assert.equal(run('collapse', 14).some((f) => f.code === 'TRN402'), false, 'entropy is back to 119% at step 14');
+    assert.equal(
+      run('collapse', 14).some((f) => f.code === 'TRN402'),
+      false,
+      'entropy is back to 119% at step 14',
+    );
   });
 
   test('the gradient spike of step 12 (0.0263 against a median of 0.0014 over steps 1-11)', () => {
-    assert.equal(run('collapse', 11).some((f) => f.code === 'TRN404'), false);
+    assert.equal(
+      run('collapse', 11).some((f) => f.code === 'TRN404'),
+      false,
+    );
     const spike = run('collapse', 12).find((f) => f.code === 'TRN404')!;
     assert.equal(spike.step, 12);
     assert.deepEqual(spike.path, ['trainer', 'grad_clip']);
-    assert.deepEqual(run('collapse', 12, { release: 'v0.3.1' }).find((f) => f.code === 'TRN404')!.path, ['trainer', 'actor_grad_clip']);
-    assert.equal(run('collapse', 12, { thresholds: { gradNormSpike: 30 } }).some((f) => f.code === 'TRN404'), false);
+    assert.deepEqual(run('collapse', 12, { release: 'v0.3.1' }).find((f) => f.code === 'TRN404')!.path, [
+      'trainer',
+      'actor_grad_clip',
+    ]);
+    assert.equal(
+      run('collapse', 12, { thresholds: { gradNormSpike: 30 } }).some((f) => f.code === 'TRN404'),
+      false,
+    );
   });
 
   test('a stall: only while live, only past stallFactor times the median step time', () => {
@@ -92,7 +121,8 @@ describe('run health on recorded runs', () => {
     const exploreLast = explore[explore.length - 1].wallTime!;
     // The trainer logged the last step (its step 12 comes after explorer step 12).
     assert.ok(train[train.length - 1].wallTime! >= exploreLast);
-    const at = (now: number, live = true) => checkRunHealth({ series: r.series, live, now }).filter((f) => f.code === 'TRN405');
+    const at = (now: number, live = true) =>
+      checkRunHealth({ series: r.series, live, now }).filter((f) => f.code === 'TRN405');
     assert.equal(at(last + usual * 4.9).length, 0);
     const stall = at(last + usual * 5.1);
     assert.equal(stall.length, 1);

@@ -27,12 +27,17 @@ describe('yaml-language-server with the generated schemas', () => {
         schemaRequestService: async () => JSON.stringify(schema),
         workspaceContext: { resolveRelativePath: (rel: string, base: string) => new URL(rel, base).toString() },
       });
-      ls.configure({ validate: true, yamlVersion: '1.1', schemas: [{ uri: `trinity://${release}`, fileMatch: ['*'], schema, priority: SchemaPriority.Settings }] });
+      ls.configure({
+        validate: true,
+        yamlVersion: '1.1',
+        schemas: [{ uri: `trinity://${release}`, fileMatch: ['*'], schema, priority: SchemaPriority.Settings }],
+      });
       const unexpected: string[] = [];
       for (const f of corpusConfigs(release)) {
         const doc = TextDocument.create(`file:///${release}/${f.rel}`, 'yaml', ++version, readFileSync(f.abs, 'utf8'));
         for (const d of await ls.doValidation(doc, false)) {
-          if (!EXPECTED.some((re) => re.test(d.message))) unexpected.push(`${f.rel}:${d.range.start.line + 1} ${d.message}`);
+          if (!EXPECTED.some((re) => re.test(d.message)))
+            unexpected.push(`${f.rel}:${d.range.start.line + 1} ${d.message}`);
         }
       }
       assert.deepEqual(unexpected, []);
@@ -41,9 +46,18 @@ describe('yaml-language-server with the generated schemas', () => {
 
   test('a misspelled key is flagged by the schema alone', async () => {
     const schema = schemaOf('main');
-    const ls = getLanguageService({ schemaRequestService: async () => JSON.stringify(schema), workspaceContext: { resolveRelativePath: (r: string, b: string) => new URL(r, b).toString() } });
-    ls.configure({ validate: true, schemas: [{ uri: 'trinity://main', fileMatch: ['*'], schema, priority: SchemaPriority.Settings }] });
-    const diags = await ls.doValidation(TextDocument.create('file:///x.yaml', 'yaml', 1, 'algorithm:\n  repeat_time: 8\n'), false);
+    const ls = getLanguageService({
+      schemaRequestService: async () => JSON.stringify(schema),
+      workspaceContext: { resolveRelativePath: (r: string, b: string) => new URL(r, b).toString() },
+    });
+    ls.configure({
+      validate: true,
+      schemas: [{ uri: 'trinity://main', fileMatch: ['*'], schema, priority: SchemaPriority.Settings }],
+    });
+    const diags = await ls.doValidation(
+      TextDocument.create('file:///x.yaml', 'yaml', 1, 'algorithm:\n  repeat_time: 8\n'),
+      false,
+    );
     assert.ok(diags.some((d) => /repeat_time is not allowed/.test(d.message)));
   });
 });

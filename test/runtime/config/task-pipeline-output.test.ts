@@ -18,8 +18,18 @@ import { corpusConfigs, TRINITY_ENV } from '../../helpers/corpus';
 const EXAMPLES = ['examples/grpo_gsm8k_task_pipeline/gsm8k.yaml', 'examples/dpo_human_in_the_loop/dpo.yaml'];
 
 async function check(text: string, release: Release, baseDir: string) {
-  const r = await checkConfig(text, { release, env: TRINITY_ENV, datasets: false, host: { exists: existsSync, baseDirs: [baseDir] } });
-  return r.diagnostics.map((d) => ({ code: d.code, severity: d.severity, line: lineColumn(r.loaded.source, d.range[0]).line, message: d.message }));
+  const r = await checkConfig(text, {
+    release,
+    env: TRINITY_ENV,
+    datasets: false,
+    host: { exists: existsSync, baseDirs: [baseDir] },
+  });
+  return r.diagnostics.map((d) => ({
+    code: d.code,
+    severity: d.severity,
+    line: lineColumn(r.loaded.source, d.range[0]).line,
+    message: d.message,
+  }));
 }
 
 describe('task pipeline output', () => {
@@ -30,7 +40,11 @@ describe('task pipeline output', () => {
       for (const release of releases) {
         const abs = corpusConfigs(release).find((c) => c.rel === file)!.abs;
         const ds = await check(readFileSync(abs, 'utf8'), release, dirname(abs));
-        assert.deepEqual(ds.filter((d) => d.severity === 'error'), [], `${release}`);
+        assert.deepEqual(
+          ds.filter((d) => d.severity === 'error'),
+          [],
+          `${release}`,
+        );
       }
     });
   }
@@ -60,7 +74,10 @@ data_processor:
     test(`${release}: the taskset the pipeline writes may not exist; one that exists is refused`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'twb-tp-'));
       const absent = await check(GRPO(join(dir, 'out.jsonl')), release, dir);
-      assert.deepEqual(absent.filter((d) => d.code === 'TRN304' || d.code === 'TRN257'), []);
+      assert.deepEqual(
+        absent.filter((d) => d.code === 'TRN304' || d.code === 'TRN257'),
+        [],
+      );
       writeFileSync(join(dir, 'out.jsonl'), '{}\n');
       const present = await check(GRPO(join(dir, 'out.jsonl')), release, dir);
       const refused = present.filter((d) => d.code === 'TRN257');
@@ -69,7 +86,10 @@ data_processor:
       assert.match(refused[0].message, /already exists/);
       // Without the pipeline, a missing taskset is still TRN304 at its line.
       const plain = await check(GRPO(join(dir, 'missing.jsonl')).replace(/data_processor:[\s\S]*$/, ''), release, dir);
-      assert.deepEqual(plain.filter((d) => d.code === 'TRN304').map((d) => d.line), [12]);
+      assert.deepEqual(
+        plain.filter((d) => d.code === 'TRN304').map((d) => d.line),
+        [12],
+      );
     });
   }
 
@@ -94,8 +114,14 @@ data_processor:
       - name: llm_quality_filter
 `;
     const ds = await check(text, 'main', dir);
-    assert.deepEqual(ds.filter((d) => d.code === 'TRN304' || d.code === 'TRN257'), []);
+    assert.deepEqual(
+      ds.filter((d) => d.code === 'TRN304' || d.code === 'TRN257'),
+      [],
+    );
     const plain = await check(text.replace(/data_processor:[\s\S]*$/, ''), 'main', dir);
-    assert.deepEqual(plain.filter((d) => d.code === 'TRN304').map((d) => d.line), [12]);
+    assert.deepEqual(
+      plain.filter((d) => d.code === 'TRN304').map((d) => d.line),
+      [12],
+    );
   });
 });

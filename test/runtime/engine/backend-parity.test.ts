@@ -127,7 +127,8 @@ function maxAbs(a: Float32Array): number {
 }
 
 function compare(name: string, wasm: Outputs, cpu: Outputs): void {
-  for (const [k, w] of wasm.weights) assert.equal(maxAbsDiff(w, cpu.weights.get(k)!), 0, `${name}: initModel gave different ${k} on the two backends`);
+  for (const [k, w] of wasm.weights)
+    assert.equal(maxAbsDiff(w, cpu.weights.get(k)!), 0, `${name}: initModel gave different ${k} on the two backends`);
   const dl = maxAbsDiff(wasm.logits, cpu.logits);
   const dm = maxAbsDiff(wasm.maskedLogits, cpu.maskedLogits);
   assert.ok(maxAbs(cpu.logits) > 0.5, `${name}: logits too small to compare (${maxAbs(cpu.logits)})`);
@@ -138,7 +139,10 @@ function compare(name: string, wasm: Outputs, cpu: Outputs): void {
     const scale = maxAbs(gc);
     const bound = GRAD_RTOL * scale + GRAD_ATOL;
     assert.ok(scale > 0, `${name}: gradient of ${k} is all zero on cpu`);
-    assert.ok(diff <= bound, `${name}: gradient of ${k} differs: max |wasm − cpu| ${diff.toExponential(3)} > ${bound.toExponential(3)} (max |g| ${scale.toExponential(3)})`);
+    assert.ok(
+      diff <= bound,
+      `${name}: gradient of ${k} differs: max |wasm − cpu| ${diff.toExponential(3)} > ${bound.toExponential(3)} (max |g| ${scale.toExponential(3)})`,
+    );
     if (diff / bound > worst.ratio) worst = { name: k, diff, scale, ratio: diff / bound };
   }
   console.log(
@@ -147,7 +151,10 @@ function compare(name: string, wasm: Outputs, cpu: Outputs): void {
   );
   assert.ok(dl <= LOGITS_ATOL, `${name}: logits differ by ${dl}`);
   assert.ok(dm <= LOGITS_ATOL, `${name}: masked-forward logits differ by ${dm}`);
-  assert.ok(Math.abs(wasm.loss - cpu.loss) <= LOSS_RTOL * Math.abs(cpu.loss), `${name}: loss ${wasm.loss} vs ${cpu.loss}`);
+  assert.ok(
+    Math.abs(wasm.loss - cpu.loss) <= LOSS_RTOL * Math.abs(cpu.loss),
+    `${name}: loss ${wasm.loss} vs ${cpu.loss}`,
+  );
 }
 
 async function onBoth(spec: NewModelSpec, seed: number, batch: Batch): Promise<{ wasm: Outputs; cpu: Outputs }> {
@@ -183,25 +190,65 @@ const BATCH: Batch = {
 
 describe('backend parity: wasm vs cpu on tiny models (same seed)', () => {
   test('qwen2, 2 layers, GQA (4 query heads on 2 kv heads), q/k/v biases, tied head', async () => {
-    const spec: NewModelSpec = { family: 'qwen2', layers: 2, hidden: 32, heads: 4, kvHeads: 2, intermediate: 48, vocabSize: 48, maxPositions: 32, eosTokenIds: [1] };
+    const spec: NewModelSpec = {
+      family: 'qwen2',
+      layers: 2,
+      hidden: 32,
+      heads: 4,
+      kvHeads: 2,
+      intermediate: 48,
+      vocabSize: 48,
+      maxPositions: 32,
+      eosTokenIds: [1],
+    };
     const { wasm, cpu } = await onBoth(spec, 7, BATCH);
     compare('qwen2', wasm, cpu);
   });
 
   test('gpt2, 2 layers, 4 heads, learned positions, gelu_new, tied head', async () => {
-    const spec: NewModelSpec = { family: 'gpt2', layers: 2, hidden: 32, heads: 4, intermediate: 64, vocabSize: 48, maxPositions: 32, eosTokenIds: [1] };
+    const spec: NewModelSpec = {
+      family: 'gpt2',
+      layers: 2,
+      hidden: 32,
+      heads: 4,
+      intermediate: 64,
+      vocabSize: 48,
+      maxPositions: 32,
+      eosTokenIds: [1],
+    };
     const { wasm, cpu } = await onBoth(spec, 8, BATCH);
     compare('gpt2', wasm, cpu);
   });
 
   test('qwen3, 1 layer, GQA (4 on 1), q/k norms, untied head', async () => {
-    const spec: NewModelSpec = { family: 'qwen3', layers: 1, hidden: 32, heads: 4, kvHeads: 1, intermediate: 40, vocabSize: 48, maxPositions: 32, tieEmbeddings: false, eosTokenIds: [1] };
+    const spec: NewModelSpec = {
+      family: 'qwen3',
+      layers: 1,
+      hidden: 32,
+      heads: 4,
+      kvHeads: 1,
+      intermediate: 40,
+      vocabSize: 48,
+      maxPositions: 32,
+      tieEmbeddings: false,
+      eosTokenIds: [1],
+    };
     const { wasm, cpu } = await onBoth(spec, 9, BATCH);
     compare('qwen3', wasm, cpu);
   });
 
   test('a model created on wasm computes the same after switching to cpu (tensor data moves between backends)', async () => {
-    const spec: NewModelSpec = { family: 'qwen2', layers: 2, hidden: 32, heads: 4, kvHeads: 2, intermediate: 48, vocabSize: 48, maxPositions: 32, eosTokenIds: [1] };
+    const spec: NewModelSpec = {
+      family: 'qwen2',
+      layers: 2,
+      hidden: 32,
+      heads: 4,
+      kvHeads: 2,
+      intermediate: 48,
+      vocabSize: 48,
+      maxPositions: 32,
+      eosTokenIds: [1],
+    };
     await use('cpu');
     const ref = initModel(config(spec), 7);
     let fromCpu: Outputs;
@@ -218,7 +265,8 @@ describe('backend parity: wasm vs cpu on tiny models (same seed)', () => {
       const moved = run(model, BATCH);
       // Created on wasm, computed on cpu: must match a model built on cpu (same kernels, same data) exactly.
       assert.equal(maxAbsDiff(moved.logits, fromCpu.logits), 0, 'moved model: logits differ from the cpu-built model');
-      for (const [k, g] of fromCpu.grads) assert.equal(maxAbsDiff(moved.grads.get(k)!, g), 0, `moved model: gradient of ${k} differs`);
+      for (const [k, g] of fromCpu.grads)
+        assert.equal(maxAbsDiff(moved.grads.get(k)!, g), 0, `moved model: gradient of ${k} differs`);
       await use('wasm');
       const back = run(model, BATCH);
       assert.equal(maxAbsDiff(back.logits, onWasm.logits), 0, 'moved back to wasm: logits changed');
@@ -227,7 +275,10 @@ describe('backend parity: wasm vs cpu on tiny models (same seed)', () => {
       const v = model.params.get('model.norm.weight')!;
       tf.tidy(() => v.assign(tf.mul(v, 2)));
       await use('wasm');
-      assert.deepEqual(Array.from(v.dataSync()), Array.from(fromCpu.weights.get('model.norm.weight')!, (x) => x * 2));
+      assert.deepEqual(
+        Array.from(v.dataSync()),
+        Array.from(fromCpu.weights.get('model.norm.weight')!, (x) => x * 2),
+      );
     } finally {
       await use('wasm');
       model.dispose();
@@ -241,7 +292,9 @@ describe('backend parity: wasm vs cpu on tiny models (same seed)', () => {
     const out: Partial<Record<'wasm' | 'cpu', Float32Array>> = {};
     for (const backend of ['wasm', 'cpu'] as const) {
       await use(backend);
-      out[backend] = tf.tidy(() => tf.unsortedSegmentSum(tf.tensor2d(x, [37, 24]), tf.tensor1d(ids, 'int32'), 13).dataSync() as Float32Array);
+      out[backend] = tf.tidy(
+        () => tf.unsortedSegmentSum(tf.tensor2d(x, [37, 24]), tf.tensor1d(ids, 'int32'), 13).dataSync() as Float32Array,
+      );
     }
     await use('wasm');
     assert.equal(maxAbsDiff(out.wasm!, out.cpu!), 0);

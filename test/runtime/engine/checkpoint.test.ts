@@ -14,12 +14,29 @@ import { initModel, loadModel, saveModel } from '../../../runtime/engine/model/c
 import { resolveModelPath } from '../../../runtime/engine/model/hub';
 import { parameterCount } from '../../../runtime/engine/model/params';
 import type { CausalLM } from '../../../runtime/engine/model/transformer';
-import { readCheckpointDir, readSafetensors, writeSafetensors, type TensorToWrite } from '../../../runtime/engine/weights/safetensors';
+import {
+  readCheckpointDir,
+  readSafetensors,
+  writeSafetensors,
+  type TensorToWrite,
+} from '../../../runtime/engine/weights/safetensors';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'twb-ckpt-'));
 
 function tinyConfig(family: ModelFamily, extra: Record<string, unknown> = {}) {
-  const json = { ...newModelConfigJson({ family, layers: 2, hidden: 16, heads: 4, kvHeads: family === 'gpt2' ? 4 : 2, vocabSize: 24, maxPositions: 32, eosTokenIds: [1] }), ...extra };
+  const json = {
+    ...newModelConfigJson({
+      family,
+      layers: 2,
+      hidden: 16,
+      heads: 4,
+      kvHeads: family === 'gpt2' ? 4 : 2,
+      vocabSize: 24,
+      maxPositions: 32,
+      eosTokenIds: [1],
+    }),
+    ...extra,
+  };
   return parseModelConfig(json);
 }
 
@@ -46,34 +63,88 @@ before(async () => {
 describe('config.json', () => {
   test('each family maps to its architecture switches', () => {
     const g = tinyConfig('gpt2');
-    assert.deepEqual([g.norm, g.positions, g.mlp, g.tieEmbeddings, g.qkvBias], ['layernorm', 'learned', 'dense', true, true]);
+    assert.deepEqual(
+      [g.norm, g.positions, g.mlp, g.tieEmbeddings, g.qkvBias],
+      ['layernorm', 'learned', 'dense', true, true],
+    );
     const q2 = tinyConfig('qwen2', { tie_word_embeddings: false });
-    assert.deepEqual([q2.norm, q2.positions, q2.mlp, q2.tieEmbeddings, q2.qkvBias, q2.qkNorm, q2.kvHeads], ['rmsnorm', 'rope', 'swiglu', false, true, false, 2]);
+    assert.deepEqual(
+      [q2.norm, q2.positions, q2.mlp, q2.tieEmbeddings, q2.qkvBias, q2.qkNorm, q2.kvHeads],
+      ['rmsnorm', 'rope', 'swiglu', false, true, false, 2],
+    );
     const q3 = tinyConfig('qwen3', { head_dim: 8 });
     assert.deepEqual([q3.qkNorm, q3.qkvBias, q3.headDim], [true, false, 8]);
-    assert.deepEqual(tinyConfig('llama', { rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 16 } }).ropeScaling, {
-      type: 'llama3',
-      factor: 8,
-      lowFreqFactor: 1,
-      highFreqFactor: 4,
-      originalMaxPositions: 16,
-    });
+    assert.deepEqual(
+      tinyConfig('llama', {
+        rope_scaling: {
+          rope_type: 'llama3',
+          factor: 8,
+          low_freq_factor: 1,
+          high_freq_factor: 4,
+          original_max_position_embeddings: 16,
+        },
+      }).ropeScaling,
+      {
+        type: 'llama3',
+        factor: 8,
+        lowFreqFactor: 1,
+        highFreqFactor: 4,
+        originalMaxPositions: 16,
+      },
+    );
   });
 
   test('bad configs name the file and the key', () => {
-    assert.throws(() => parseModelConfig({ model_type: 'bert' }, '/m/config.json'), /\/m\/config.json: model_type "bert" is not supported/);
-    assert.throws(() => parseModelConfig({ model_type: 'qwen2', hidden_size: 16 }, '/m/config.json'), /\/m\/config.json: missing required key "num_attention_heads"/);
     assert.throws(
-      () => parseModelConfig({ ...newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 16, heads: 4, vocabSize: 8, maxPositions: 8, eosTokenIds: [1] }), num_key_value_heads: 3 }),
+      () => parseModelConfig({ model_type: 'bert' }, '/m/config.json'),
+      /\/m\/config.json: model_type "bert" is not supported/,
+    );
+    assert.throws(
+      () => parseModelConfig({ model_type: 'qwen2', hidden_size: 16 }, '/m/config.json'),
+      /\/m\/config.json: missing required key "num_attention_heads"/,
+    );
+    assert.throws(
+      () =>
+        parseModelConfig({
+          ...newModelConfigJson({
+            family: 'qwen2',
+            layers: 1,
+            hidden: 16,
+            heads: 4,
+            vocabSize: 8,
+            maxPositions: 8,
+            eosTokenIds: [1],
+          }),
+          num_key_value_heads: 3,
+        }),
       /num_attention_heads \(4\) must be a multiple of num_key_value_heads \(3\)/,
     );
-    assert.throws(() => parseModelConfig({ ...newModelConfigJson({ family: 'llama', layers: 1, hidden: 16, heads: 4, vocabSize: 8, maxPositions: 8, eosTokenIds: [1] }), hidden_act: 'relu' }), /hidden_act "relu"/);
+    assert.throws(
+      () =>
+        parseModelConfig({
+          ...newModelConfigJson({
+            family: 'llama',
+            layers: 1,
+            hidden: 16,
+            heads: 4,
+            vocabSize: 8,
+            maxPositions: 8,
+            eosTokenIds: [1],
+          }),
+          hidden_act: 'relu',
+        }),
+      /hidden_act "relu"/,
+    );
   });
 
   test('parameter counts match the tensors actually created', () => {
     for (const family of ['gpt2', 'llama', 'qwen2', 'qwen3'] as const) {
       const m = initModel(tinyConfig(family), 0);
-      assert.equal(m.variables().reduce((n, v) => n + v.size, 0), parameterCount(m.config), family);
+      assert.equal(
+        m.variables().reduce((n, v) => n + v.size, 0),
+        parameterCount(m.config),
+        family,
+      );
       m.dispose();
     }
   });
@@ -114,7 +185,10 @@ describe('save and load', () => {
     ] as const) {
       const dir = join(tmp(), dtype);
       await saveModel(m, dir, { dtype });
-      assert.equal(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).torch_dtype, dtype === 'F16' ? 'float16' : 'bfloat16');
+      assert.equal(
+        JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).torch_dtype,
+        dtype === 'F16' ? 'float16' : 'bfloat16',
+      );
       const back = loadModel(dir);
       const d = maxAbsDiff(ref, logitsOf(back, IDS));
       assert.ok(d > 0 && d < tol, `${dtype}: max logit difference ${d}`);
@@ -140,8 +214,13 @@ describe('save and load', () => {
       shards[i % 2][name] = { dtype: 'F32', shape: t.shape, values: new Float32Array(t.bytes.slice().buffer) };
       weightMap[name] = file;
     });
-    shards.forEach((s, i) => writeFileSync(join(sharded, `model-0000${i + 1}-of-00002.safetensors`), writeSafetensors(s)));
-    writeFileSync(join(sharded, 'model.safetensors.index.json'), JSON.stringify({ metadata: {}, weight_map: weightMap }));
+    shards.forEach((s, i) =>
+      writeFileSync(join(sharded, `model-0000${i + 1}-of-00002.safetensors`), writeSafetensors(s)),
+    );
+    writeFileSync(
+      join(sharded, 'model.safetensors.index.json'),
+      JSON.stringify({ metadata: {}, weight_map: weightMap }),
+    );
     const back = loadModel(sharded);
     assert.equal(maxAbsDiff(logitsOf(m, IDS), logitsOf(back, IDS)), 0);
     m.dispose();
@@ -154,7 +233,12 @@ describe('save and load', () => {
     await saveModel(m, dir);
     const file = readCheckpointDir(dir);
     const renamed: Record<string, TensorToWrite> = {};
-    for (const [name, t] of file) renamed[name.replace(/^transformer\./, '')] = { dtype: 'F32', shape: t.shape, values: new Float32Array(t.bytes.slice().buffer) };
+    for (const [name, t] of file)
+      renamed[name.replace(/^transformer\./, '')] = {
+        dtype: 'F32',
+        shape: t.shape,
+        values: new Float32Array(t.bytes.slice().buffer),
+      };
     renamed['h.0.attn.bias'] = { dtype: 'F32', shape: [1, 1, 2, 2], values: [1, 0, 1, 1] };
     writeFileSync(join(dir, 'model.safetensors'), writeSafetensors(renamed));
     const back = loadModel(dir);
@@ -170,13 +254,24 @@ describe('save and load', () => {
     const cfgPath = join(dir, 'config.json');
     const cfg = JSON.parse(readFileSync(cfgPath, 'utf8'));
     writeFileSync(cfgPath, JSON.stringify({ ...cfg, intermediate_size: cfg.intermediate_size + 8 }));
-    assert.throws(() => loadModel(dir), (e: Error) => e.message.includes(dir) && /tensor model\.layers\.0\.mlp\.(gate|up|down)_proj\.weight has shape/.test(e.message));
+    assert.throws(
+      () => loadModel(dir),
+      (e: Error) =>
+        e.message.includes(dir) &&
+        /tensor model\.layers\.0\.mlp\.(gate|up|down)_proj\.weight has shape/.test(e.message),
+    );
     writeFileSync(cfgPath, JSON.stringify({ ...cfg, num_hidden_layers: 3 }));
     assert.throws(() => loadModel(dir), /missing \d+ tensors: model\.layers\.2\./);
     writeFileSync(cfgPath, JSON.stringify({ ...cfg, num_hidden_layers: 1 }));
-    assert.throws(() => loadModel(dir), /tensors do not belong to a qwen2 model of this config.json: model\.layers\.1\./);
+    assert.throws(
+      () => loadModel(dir),
+      /tensors do not belong to a qwen2 model of this config.json: model\.layers\.1\./,
+    );
     writeFileSync(cfgPath, '{ not json');
-    assert.throws(() => loadModel(dir), (e: Error) => e.message.startsWith(cfgPath));
+    assert.throws(
+      () => loadModel(dir),
+      (e: Error) => e.message.startsWith(cfgPath),
+    );
     assert.throws(() => loadModel(join(dir, 'nope')), /config\.json: file not found/);
     m.dispose();
   });
@@ -204,7 +299,12 @@ describe('model_path resolution', () => {
     mkdirSync(join(home, 'hub', 'models--Qwen--Qwen2.5-0.5B', 'refs'));
     writeFileSync(join(home, 'hub', 'models--Qwen--Qwen2.5-0.5B', 'refs', 'main'), 'abc123\n');
     assert.equal(resolveModelPath('Qwen/Qwen2.5-0.5B', { env: { HF_HOME: home }, baseDir: home }), snap);
-    assert.throws(() => resolveModelPath('Qwen/Qwen3-8B', { env: { HF_HOME: home }, baseDir: home }), (e: Error) => e.message.includes(join(home, 'hub', 'models--Qwen--Qwen3-8B')) && e.message.includes('huggingface-cli download'));
+    assert.throws(
+      () => resolveModelPath('Qwen/Qwen3-8B', { env: { HF_HOME: home }, baseDir: home }),
+      (e: Error) =>
+        e.message.includes(join(home, 'hub', 'models--Qwen--Qwen3-8B')) &&
+        e.message.includes('huggingface-cli download'),
+    );
   });
 
   test('a local directory wins and must hold config.json', () => {

@@ -16,14 +16,29 @@ import { Rng } from '../../../runtime/engine/random';
 const EOS = 1;
 
 function tinyModel(family: ModelFamily, seed = 11): CausalLM {
-  const cfg = parseModelConfig(newModelConfigJson({ family, layers: 2, hidden: 16, heads: 4, kvHeads: family === 'gpt2' ? 4 : 2, vocabSize: 20, maxPositions: 40, eosTokenIds: [EOS] }));
+  const cfg = parseModelConfig(
+    newModelConfigJson({
+      family,
+      layers: 2,
+      hidden: 16,
+      heads: 4,
+      kvHeads: family === 'gpt2' ? 4 : 2,
+      vocabSize: 20,
+      maxPositions: 40,
+      eosTokenIds: [EOS],
+    }),
+  );
   return initModel(cfg, seed);
 }
 
 /** log π(token) of every completion token, recomputed from the whole sequence at `temperature`. */
 function rescore(m: CausalLM, prompt: readonly number[], tokens: number[], temperature: number): number[] {
   const seq = [...prompt, ...tokens];
-  return tf.tidy(() => Array.from(scoreSequences(m, tf.tensor2d([seq], undefined, 'int32'), { temperature }).logprobs.dataSync()).slice(prompt.length - 1));
+  return tf.tidy(() =>
+    Array.from(scoreSequences(m, tf.tensor2d([seq], undefined, 'int32'), { temperature }).logprobs.dataSync()).slice(
+      prompt.length - 1,
+    ),
+  );
 }
 
 before(async () => {
@@ -45,7 +60,9 @@ describe('generate', () => {
       for (const c of out) {
         const ref = rescore(m, prompts[c.promptIndex], c.tokens, 0.7);
         assert.equal(c.tokens.length, 8);
-        ref.forEach((r, i) => assert.ok(Math.abs(r - c.logprobs[i]) < 2e-5, `prompt ${c.promptIndex} token ${i}: ${c.logprobs[i]} vs ${r}`));
+        ref.forEach((r, i) =>
+          assert.ok(Math.abs(r - c.logprobs[i]) < 2e-5, `prompt ${c.promptIndex} token ${i}: ${c.logprobs[i]} vs ${r}`),
+        );
       }
       m.dispose();
     });
@@ -56,8 +73,14 @@ describe('generate', () => {
     const a = await generate(m, prompts, { maxNewTokens: 10, n: 2, seed: 1, stopTokenIds: [] });
     const b = await generate(m, prompts, { maxNewTokens: 10, n: 2, seed: 1, stopTokenIds: [] });
     const c = await generate(m, prompts, { maxNewTokens: 10, n: 2, seed: 2, stopTokenIds: [] });
-    assert.deepEqual(a.map((x) => x.tokens), b.map((x) => x.tokens));
-    assert.notDeepEqual(a.map((x) => x.tokens), c.map((x) => x.tokens));
+    assert.deepEqual(
+      a.map((x) => x.tokens),
+      b.map((x) => x.tokens),
+    );
+    assert.notDeepEqual(
+      a.map((x) => x.tokens),
+      c.map((x) => x.tokens),
+    );
     // The n samples of one prompt differ from each other.
     assert.notDeepEqual(a[0].tokens, a[1].tokens);
     m.dispose();
@@ -78,8 +101,14 @@ describe('generate', () => {
     const greedy = await generate(m, prompts, { maxNewTokens: 6, temperature: 0, stopTokenIds: [] });
     const k1 = await generate(m, prompts, { maxNewTokens: 6, temperature: 1.5, topK: 1, seed: 9, stopTokenIds: [] });
     const p0 = await generate(m, prompts, { maxNewTokens: 6, temperature: 1.5, topP: 1e-6, seed: 9, stopTokenIds: [] });
-    assert.deepEqual(k1.map((c) => c.tokens), greedy.map((c) => c.tokens));
-    assert.deepEqual(p0.map((c) => c.tokens), greedy.map((c) => c.tokens));
+    assert.deepEqual(
+      k1.map((c) => c.tokens),
+      greedy.map((c) => c.tokens),
+    );
+    assert.deepEqual(
+      p0.map((c) => c.tokens),
+      greedy.map((c) => c.tokens),
+    );
     m.dispose();
   });
 
@@ -90,7 +119,9 @@ describe('generate', () => {
     const stopped = (await generate(m, [prompts[0]], { maxNewTokens: 6, temperature: 0, stopTokenIds: [first] }))[0];
     assert.deepEqual(stopped.tokens, [first]);
     assert.equal(stopped.finishReason, 'stop');
-    const held = (await generate(m, [prompts[0]], { maxNewTokens: 6, minNewTokens: 3, temperature: 0, stopTokenIds: [first] }))[0];
+    const held = (
+      await generate(m, [prompts[0]], { maxNewTokens: 6, minNewTokens: 3, temperature: 0, stopTokenIds: [first] })
+    )[0];
     assert.ok(held.tokens.length >= 3);
     assert.ok(!held.tokens.slice(0, 3).includes(first));
     const unlimited = (await generate(m, [prompts[0]], { maxNewTokens: 5, temperature: 0, stopTokenIds: [] }))[0];
@@ -104,7 +135,14 @@ describe('generate', () => {
     const decode = (ids: number[]): string => ids.map((i) => String.fromCharCode(97 + i)).join('');
     const free = (await generate(m, [prompts[1]], { maxNewTokens: 8, temperature: 0, stopTokenIds: [] }, decode))[0];
     const stop = free.text!.slice(3, 5);
-    const cut = (await generate(m, [prompts[1]], { maxNewTokens: 8, temperature: 0, stopTokenIds: [], stopStrings: [stop] }, decode))[0];
+    const cut = (
+      await generate(
+        m,
+        [prompts[1]],
+        { maxNewTokens: 8, temperature: 0, stopTokenIds: [], stopStrings: [stop] },
+        decode,
+      )
+    )[0];
     assert.equal(cut.finishReason, 'stop');
     assert.equal(cut.text, free.text!.slice(0, free.text!.indexOf(stop)));
     assert.deepEqual(cut.tokens, free.tokens.slice(0, cut.tokens.length));
@@ -114,10 +152,24 @@ describe('generate', () => {
 
   test('prompts longer than the context are refused; ids past validVocab are never sampled', async () => {
     const m = tinyModel('qwen2');
-    await assert.rejects(async () => generate(m, [Array.from({ length: 40 }, () => 3)], { maxNewTokens: 4 }), /leaves no room in max_position_embeddings \(40\)/);
+    await assert.rejects(
+      async () => generate(m, [Array.from({ length: 40 }, () => 3)], { maxNewTokens: 4 }),
+      /leaves no room in max_position_embeddings \(40\)/,
+    );
     await assert.rejects(async () => generate(m, [[]], { maxNewTokens: 4 }), /prompt 0 is empty/);
-    const out = await generate(m, prompts, { maxNewTokens: 12, n: 4, temperature: 3, seed: 5, validVocab: 6, stopTokenIds: [] });
-    for (const c of out) assert.ok(c.tokens.every((t) => t < 6), c.tokens.join(','));
+    const out = await generate(m, prompts, {
+      maxNewTokens: 12,
+      n: 4,
+      temperature: 3,
+      seed: 5,
+      validVocab: 6,
+      stopTokenIds: [],
+    });
+    for (const c of out)
+      assert.ok(
+        c.tokens.every((t) => t < 6),
+        c.tokens.join(','),
+      );
     m.dispose();
   });
 
@@ -152,7 +204,12 @@ describe('TokenSampler', () => {
       assert.ok(Math.abs(logprob - Math.log(p[token])) < 1e-6);
     }
     // 5 standard deviations of a binomial proportion.
-    p.forEach((pi, i) => assert.ok(Math.abs(counts[i] / N - pi) < 5 * Math.sqrt((pi * (1 - pi)) / N) + 1e-9, `token ${i}: ${counts[i] / N} vs ${pi}`));
+    p.forEach((pi, i) =>
+      assert.ok(
+        Math.abs(counts[i] / N - pi) < 5 * Math.sqrt((pi * (1 - pi)) / N) + 1e-9,
+        `token ${i}: ${counts[i] / N} vs ${pi}`,
+      ),
+    );
   });
 
   test('top-k keeps the k most likely tokens; top-p the smallest set reaching p', () => {
@@ -223,7 +280,10 @@ function referenceSample(
     p.push(banned(i) ? 0 : Math.exp(logits[i] * scale - max));
     sum += p[i];
   }
-  const logprob = (token: number): { token: number; logprob: number } => ({ token, logprob: logits[token] * scale - (max + Math.log(sum)) });
+  const logprob = (token: number): { token: number; logprob: number } => ({
+    token,
+    logprob: logits[token] * scale - (max + Math.log(sum)),
+  });
   const order = p.map((_, i) => i).filter((i) => p[i] > 0);
   order.sort((a, b) => p[b] - p[a] || a - b);
   if (params.topK <= 0 && params.topP >= 1) {

@@ -36,7 +36,14 @@ import {
   tokenLogProbs,
 } from '../../../runtime/engine/ops';
 import { Rng } from '../../../runtime/engine/random';
-import { assertGradCheck, describeReport, gradCheck, gradCheckVariables, randn, type GradCheckReport } from '../../helpers/gradcheck';
+import {
+  assertGradCheck,
+  describeReport,
+  gradCheck,
+  gradCheckVariables,
+  randn,
+  type GradCheckReport,
+} from '../../helpers/gradcheck';
 import { assertNativeMatmulOnWasm } from '../../helpers/native-matmul';
 
 let info: BackendInfo;
@@ -73,7 +80,13 @@ describe(`gradient checks on the active backend (initBackend auto)`, () => {
     withInputs(
       11,
       (rng) => [randn([5, 7], rng), randn([7, 6], rng)],
-      ([a, b]) => check(gradCheck('mm', (x, y) => mm(x as tf.Tensor2D, y as tf.Tensor2D), [a, b], { inputNames: ['a', 'b'], maxCoords: 48 })),
+      ([a, b]) =>
+        check(
+          gradCheck('mm', (x, y) => mm(x as tf.Tensor2D, y as tf.Tensor2D), [a, b], {
+            inputNames: ['a', 'b'],
+            maxCoords: 48,
+          }),
+        ),
     );
   });
 
@@ -81,7 +94,13 @@ describe(`gradient checks on the active backend (initBackend auto)`, () => {
     withInputs(
       12,
       (rng) => [randn([5, 7], rng), randn([6, 7], rng)],
-      ([a, b]) => check(gradCheck('mmT', (x, y) => mmT(x as tf.Tensor2D, y as tf.Tensor2D), [a, b], { inputNames: ['a', 'b'], maxCoords: 48 })),
+      ([a, b]) =>
+        check(
+          gradCheck('mmT', (x, y) => mmT(x as tf.Tensor2D, y as tf.Tensor2D), [a, b], {
+            inputNames: ['a', 'b'],
+            maxCoords: 48,
+          }),
+        ),
     );
   });
 
@@ -90,7 +109,12 @@ describe(`gradient checks on the active backend (initBackend auto)`, () => {
       13,
       (rng) => [randn([2, 3, 7], rng), randn([7, 5], rng, 0.5), randn([5], rng)],
       ([x, w, b]) =>
-        check(gradCheck('linear', (xx, ww, bb) => linear(xx, ww as tf.Tensor2D, bb as tf.Tensor1D), [x, w, b], { inputNames: ['x', 'w', 'b'], maxCoords: 32 })),
+        check(
+          gradCheck('linear', (xx, ww, bb) => linear(xx, ww as tf.Tensor2D, bb as tf.Tensor1D), [x, w, b], {
+            inputNames: ['x', 'w', 'b'],
+            maxCoords: 32,
+          }),
+        ),
     );
   });
 
@@ -98,7 +122,13 @@ describe(`gradient checks on the active backend (initBackend auto)`, () => {
     withInputs(
       14,
       (rng) => [randn([3, 4, 8], rng, 1, 0.3), randn([8], rng, 0.2, 1), randn([8], rng, 0.2)],
-      ([x, w, b]) => check(gradCheck('layerNorm', (xx, ww, bb) => layerNorm(xx, ww, bb, 1e-5), [x, w, b], { inputNames: ['x', 'w', 'b'], maxCoords: 40 })),
+      ([x, w, b]) =>
+        check(
+          gradCheck('layerNorm', (xx, ww, bb) => layerNorm(xx, ww, bb, 1e-5), [x, w, b], {
+            inputNames: ['x', 'w', 'b'],
+            maxCoords: 40,
+          }),
+        ),
     );
   });
 
@@ -106,7 +136,12 @@ describe(`gradient checks on the active backend (initBackend auto)`, () => {
     withInputs(
       15,
       (rng) => [randn([2, 6], rng), randn([6], rng, 0.2, 1)],
-      ([x, w]) => check(gradCheck('layerNorm(no bias)', (xx, ww) => layerNorm(xx, ww, undefined, 1e-5), [x, w], { inputNames: ['x', 'w'] })),
+      ([x, w]) =>
+        check(
+          gradCheck('layerNorm(no bias)', (xx, ww) => layerNorm(xx, ww, undefined, 1e-5), [x, w], {
+            inputNames: ['x', 'w'],
+          }),
+        ),
     );
   });
 
@@ -114,7 +149,10 @@ describe(`gradient checks on the active backend (initBackend auto)`, () => {
     withInputs(
       16,
       (rng) => [randn([3, 4, 8], rng, 1, 0.3), randn([8], rng, 0.2, 1)],
-      ([x, w]) => check(gradCheck('rmsNorm', (xx, ww) => rmsNorm(xx, ww, 1e-6), [x, w], { inputNames: ['x', 'w'], maxCoords: 40 })),
+      ([x, w]) =>
+        check(
+          gradCheck('rmsNorm', (xx, ww) => rmsNorm(xx, ww, 1e-6), [x, w], { inputNames: ['x', 'w'], maxCoords: 40 }),
+        ),
     );
   });
 
@@ -134,7 +172,16 @@ describe(`gradient checks on the active backend (initBackend auto)`, () => {
 
   test('applyRope: x [B, H, T, d] with the tables of a real config (θ = 1e4, positions 0..T-1 offset)', () => {
     const cfg = parseModelConfig(
-      newModelConfigJson({ family: 'llama', layers: 1, hidden: 24, heads: 3, vocabSize: 8, maxPositions: 16, eosTokenIds: [0], ropeTheta: 10000 }),
+      newModelConfigJson({
+        family: 'llama',
+        layers: 1,
+        hidden: 24,
+        heads: 3,
+        vocabSize: 8,
+        maxPositions: 16,
+        eosTokenIds: [0],
+        ropeTheta: 10000,
+      }),
     );
     const tables = ropeTables(cfg);
     try {
@@ -143,7 +190,14 @@ describe(`gradient checks on the active backend (initBackend auto)`, () => {
         (rng) => [randn([2, 3, 5, 8], rng)],
         ([x]) => {
           const [B, T, half] = [2, 5, 4];
-          const pos = tf.tensor2d([[0, 1, 2, 3, 4], [3, 4, 5, 6, 7]], [B, T], 'int32');
+          const pos = tf.tensor2d(
+            [
+              [0, 1, 2, 3, 4],
+              [3, 4, 5, 6, 7],
+            ],
+            [B, T],
+            'int32',
+          );
           const cos = tf.tidy(() => tf.reshape(tf.gather(tables.cos, pos), [B, 1, T, half]));
           const sin = tf.tidy(() => tf.reshape(tf.gather(tables.sin, pos), [B, 1, T, half]));
           try {
@@ -160,12 +214,25 @@ describe(`gradient checks on the active backend (initBackend auto)`, () => {
 
   for (const temperature of [1, 0.7]) {
     test(`tokenLogProbs: logits [B, T, V], temperature ${temperature}`, () => {
-      const targets = tf.tensor2d([[3, 0, 10, 7, 7], [1, 9, 2, 10, 4]], [2, 5], 'int32');
+      const targets = tf.tensor2d(
+        [
+          [3, 0, 10, 7, 7],
+          [1, 9, 2, 10, 4],
+        ],
+        [2, 5],
+        'int32',
+      );
       try {
         withInputs(
           19,
           (rng) => [randn([2, 5, 11], rng, 1.5)],
-          ([z]) => check(gradCheck(`tokenLogProbs(T=${temperature})`, (zz) => tokenLogProbs(zz, targets, temperature), [z], { inputNames: ['logits'], maxCoords: 48 })),
+          ([z]) =>
+            check(
+              gradCheck(`tokenLogProbs(T=${temperature})`, (zz) => tokenLogProbs(zz, targets, temperature), [z], {
+                inputNames: ['logits'],
+                maxCoords: 48,
+              }),
+            ),
         );
       } finally {
         targets.dispose();
@@ -178,20 +245,37 @@ describe(`gradient checks on the active backend (initBackend auto)`, () => {
       withInputs(
         20,
         (rng) => [randn([2, 5, 11], rng, 1.5)],
-        ([z]) => check(gradCheck(`tokenEntropy(T=${temperature})`, (zz) => tokenEntropy(zz, temperature), [z], { inputNames: ['logits'], maxCoords: 48 })),
+        ([z]) =>
+          check(
+            gradCheck(`tokenEntropy(T=${temperature})`, (zz) => tokenEntropy(zz, temperature), [z], {
+              inputNames: ['logits'],
+              maxCoords: 48,
+            }),
+          ),
       );
     });
   }
 
   test('embedding lookup: tf.gather(table, ids [B, T]) with repeated ids (gradient: UnsortedSegmentSum)', () => {
-    assert.ok(tf.getKernel('UnsortedSegmentSum', tf.getBackend()), `no UnsortedSegmentSum kernel on ${tf.getBackend()}`);
-    const ids = tf.tensor2d([[2, 5, 2, 0], [8, 2, 5, 5]], [2, 4], 'int32');
+    assert.ok(
+      tf.getKernel('UnsortedSegmentSum', tf.getBackend()),
+      `no UnsortedSegmentSum kernel on ${tf.getBackend()}`,
+    );
+    const ids = tf.tensor2d(
+      [
+        [2, 5, 2, 0],
+        [8, 2, 5, 5],
+      ],
+      [2, 4],
+      'int32',
+    );
     try {
       withInputs(
         21,
         (rng) => [randn([9, 6], rng)],
         // Every row of the table is checked, including the ones never looked up (gradient exactly 0).
-        ([table]) => check(gradCheck('gather', (t) => tf.gather(t, ids), [table], { inputNames: ['table'], maxCoords: 54 })),
+        ([table]) =>
+          check(gradCheck('gather', (t) => tf.gather(t, ids), [table], { inputNames: ['table'], maxCoords: 54 })),
       );
     } finally {
       ids.dispose();
@@ -250,20 +334,64 @@ function modelCheck(name: string, model: CausalLM, ids: number[][], temperature:
 
 describe('gradient checks of whole tiny models through scoreSequences (every weight tensor, up to 12 entries each)', () => {
   test('qwen2, 1 layer, GQA (4 query heads on 2 kv heads), q/k/v biases, tied head, temperature 0.8', () => {
-    const model = tinyModel({ family: 'qwen2', layers: 1, hidden: 16, heads: 4, kvHeads: 2, intermediate: 24, vocabSize: 23, maxPositions: 32, eosTokenIds: [0], ropeTheta: 10000 }, 31);
+    const model = tinyModel(
+      {
+        family: 'qwen2',
+        layers: 1,
+        hidden: 16,
+        heads: 4,
+        kvHeads: 2,
+        intermediate: 24,
+        vocabSize: 23,
+        maxPositions: 32,
+        eosTokenIds: [0],
+        ropeTheta: 10000,
+      },
+      31,
+    );
     try {
       assert.equal(model.config.kvHeads, 2);
       assert.ok(model.params.has('model.layers.0.self_attn.k_proj.bias'));
-      modelCheck('qwen2-gqa', model, [[1, 5, 9, 5, 22, 3, 7], [4, 4, 18, 0, 11, 2, 6]], 0.8, 3);
+      modelCheck(
+        'qwen2-gqa',
+        model,
+        [
+          [1, 5, 9, 5, 22, 3, 7],
+          [4, 4, 18, 0, 11, 2, 6],
+        ],
+        0.8,
+        3,
+      );
     } finally {
       model.dispose();
     }
   });
 
   test('gpt2, 1 layer, 2 heads, learned positions, gelu_new, tied head, temperature 1', () => {
-    const model = tinyModel({ family: 'gpt2', layers: 1, hidden: 12, heads: 2, intermediate: 20, vocabSize: 19, maxPositions: 16, eosTokenIds: [0] }, 41);
+    const model = tinyModel(
+      {
+        family: 'gpt2',
+        layers: 1,
+        hidden: 12,
+        heads: 2,
+        intermediate: 20,
+        vocabSize: 19,
+        maxPositions: 16,
+        eosTokenIds: [0],
+      },
+      41,
+    );
     try {
-      modelCheck('gpt2', model, [[3, 8, 1, 8, 14, 2], [0, 18, 5, 5, 9, 12]], 1, 4);
+      modelCheck(
+        'gpt2',
+        model,
+        [
+          [3, 8, 1, 8, 14, 2],
+          [0, 18, 5, 5, 9, 12],
+        ],
+        1,
+        4,
+      );
     } finally {
       model.dispose();
     }
@@ -271,7 +399,19 @@ describe('gradient checks of whole tiny models through scoreSequences (every wei
 
   test('qwen3, 1 layer, GQA (4 on 1), q/k norms, untied head, temperature 1.2', () => {
     const model = tinyModel(
-      { family: 'qwen3', layers: 1, hidden: 16, heads: 4, kvHeads: 1, intermediate: 16, vocabSize: 17, maxPositions: 16, tieEmbeddings: false, eosTokenIds: [0], ropeTheta: 1e6 },
+      {
+        family: 'qwen3',
+        layers: 1,
+        hidden: 16,
+        heads: 4,
+        kvHeads: 1,
+        intermediate: 16,
+        vocabSize: 17,
+        maxPositions: 16,
+        tieEmbeddings: false,
+        eosTokenIds: [0],
+        ropeTheta: 1e6,
+      },
       51,
     );
     try {
@@ -325,13 +465,21 @@ describe('negative controls: a gradient with one term dropped fails the check', 
   });
 
   test('log-probs with the logsumexp treated as a constant', () => {
-    const targets = tf.tensor2d([[3, 0, 10, 7, 7], [1, 9, 2, 10, 4]], [2, 5], 'int32');
+    const targets = tf.tensor2d(
+      [
+        [3, 0, 10, 7, 7],
+        [1, 9, 2, 10, 4],
+      ],
+      [2, 5],
+      'int32',
+    );
     try {
       withInputs(
         19,
         (rng) => [randn([2, 5, 11], rng, 1.5)],
         ([z]) => {
-          const wrong = (zz: tf.Tensor): tf.Tensor => tf.sub(tf.sum(tf.mul(zz, tf.oneHot(targets, 11)), -1), detached(tf.logSumExp(zz, -1)));
+          const wrong = (zz: tf.Tensor): tf.Tensor =>
+            tf.sub(tf.sum(tf.mul(zz, tf.oneHot(targets, 11)), -1), detached(tf.logSumExp(zz, -1)));
           const rep = gradCheck('logprobs-wrong', wrong, [z], { maxCoords: 48 });
           assert.equal(rep.ok, false, describeReport(rep));
         },

@@ -26,7 +26,20 @@ before(async () => {
   await tf.setBackend('cpu');
   source = join(mkdtempSync(join(tmpdir(), 'twb-hub-')), 'model');
   const tokenizer = tokenizerFromJson(buildByteTokenizer());
-  const m = initModel(parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 16, heads: 4, vocabSize: tokenizer.vocabSize, maxPositions: 16, eosTokenIds: [...tokenizer.eosTokenIds] })), 3);
+  const m = initModel(
+    parseModelConfig(
+      newModelConfigJson({
+        family: 'qwen2',
+        layers: 1,
+        hidden: 16,
+        heads: 4,
+        vocabSize: tokenizer.vocabSize,
+        maxPositions: 16,
+        eosTokenIds: [...tokenizer.eosTokenIds],
+      }),
+    ),
+    3,
+  );
   await saveModel(m, source, { tokenizer, files: { 'README.md': '# not needed' } });
   m.dispose();
   server = createServer((req, res) => {
@@ -58,8 +71,16 @@ describe('hub downloads', () => {
   test('without permission a missing hub id is an error that says how to allow it, and nothing is fetched', async () => {
     const home = mkdtempSync(join(tmpdir(), 'twb-hf-'));
     requests.length = 0;
-    await assert.rejects(ensureModelDir('acme/tiny', { env: { HF_HOME: home, HF_ENDPOINT: endpoint } }), /TRINITY_WORKBENCH_ALLOW_DOWNLOAD=1/);
-    await assert.rejects(ensureModelDir('acme/tiny', { env: { HF_HOME: home, HF_ENDPOINT: endpoint, TRINITY_WORKBENCH_ALLOW_DOWNLOAD: '1', HF_HUB_OFFLINE: '1' } }), /HF_HUB_OFFLINE/);
+    await assert.rejects(
+      ensureModelDir('acme/tiny', { env: { HF_HOME: home, HF_ENDPOINT: endpoint } }),
+      /TRINITY_WORKBENCH_ALLOW_DOWNLOAD=1/,
+    );
+    await assert.rejects(
+      ensureModelDir('acme/tiny', {
+        env: { HF_HOME: home, HF_ENDPOINT: endpoint, TRINITY_WORKBENCH_ALLOW_DOWNLOAD: '1', HF_HUB_OFFLINE: '1' },
+      }),
+      /HF_HUB_OFFLINE/,
+    );
     assert.deepEqual(requests, []);
   });
 
@@ -71,7 +92,10 @@ describe('hub downloads', () => {
     assert.equal(dir, join(home, 'hub', 'models--acme--tiny', 'snapshots', SHA));
     assert.equal(readFileSync(join(home, 'hub', 'models--acme--tiny', 'refs', 'main'), 'utf8'), SHA);
     assert.ok(!existsSync(join(dir, 'README.md')), 'only the files a model needs are fetched');
-    assert.ok(progress.some((p) => /downloading acme\/tiny\/model\.safetensors: 100% of [\d.]+ MB/.test(p)), progress.join('\n'));
+    assert.ok(
+      progress.some((p) => /downloading acme\/tiny\/model\.safetensors: 100% of [\d.]+ MB/.test(p)),
+      progress.join('\n'),
+    );
     const a = loadModel(dir);
     const b = loadModel(source);
     assert.deepEqual(a.variables()[0].dataSync(), b.variables()[0].dataSync());
@@ -87,7 +111,12 @@ describe('hub downloads', () => {
     truncate = true;
     try {
       requests.length = 0;
-      await assert.rejects(ensureModelDir('acme/tiny', { env: { HF_HOME: home, HF_ENDPOINT: endpoint, TRINITY_WORKBENCH_ALLOW_DOWNLOAD: '1' } }), /model\.safetensors|terminated|ended after/);
+      await assert.rejects(
+        ensureModelDir('acme/tiny', {
+          env: { HF_HOME: home, HF_ENDPOINT: endpoint, TRINITY_WORKBENCH_ALLOW_DOWNLOAD: '1' },
+        }),
+        /model\.safetensors|terminated|ended after/,
+      );
       assert.ok(requests.includes(`/acme/tiny/resolve/${SHA}/model.safetensors`), 'the truncated file was requested');
     } finally {
       truncate = false;

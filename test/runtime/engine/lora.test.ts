@@ -24,7 +24,21 @@ const ROWS = [
 ];
 
 function model(family: ModelFamily): CausalLM {
-  return initModel(parseModelConfig(newModelConfigJson({ family, layers: 2, hidden: 16, heads: 4, kvHeads: family === 'gpt2' ? 4 : 2, vocabSize: 12, maxPositions: 16, eosTokenIds: [1] })), 21);
+  return initModel(
+    parseModelConfig(
+      newModelConfigJson({
+        family,
+        layers: 2,
+        hidden: 16,
+        heads: 4,
+        kvHeads: family === 'gpt2' ? 4 : 2,
+        vocabSize: 12,
+        maxPositions: 16,
+        eosTokenIds: [1],
+      }),
+    ),
+    21,
+  );
 }
 
 function logits(m: CausalLM): Float32Array {
@@ -41,7 +55,16 @@ async function train(m: CausalLM, steps: number): Promise<number[]> {
   const losses: number[] = [];
   m.training = true;
   for (let i = 0; i < steps; i++) {
-    losses.push((await t.step([() => tf.tidy(() => tf.neg(tf.mean(scoreSequences(m, tf.tensor2d(ROWS, undefined, 'int32')).logprobs)) as tf.Scalar)])).loss);
+    losses.push(
+      (
+        await t.step([
+          () =>
+            tf.tidy(
+              () => tf.neg(tf.mean(scoreSequences(m, tf.tensor2d(ROWS, undefined, 'int32')).logprobs)) as tf.Scalar,
+            ),
+        ])
+      ).loss,
+    );
   }
   m.training = false;
   opt.dispose();
@@ -77,11 +100,17 @@ describe('LoRA', () => {
       await saveLora(m, dir, spec, 'tiny-base');
       assert.deepEqual(readdirSync(dir).sort(), ['adapter_config.json', 'adapter_model.safetensors']);
       const cfg = JSON.parse(readFileSync(join(dir, 'adapter_config.json'), 'utf8'));
-      assert.deepEqual([cfg.peft_type, cfg.r, cfg.lora_alpha, cfg.target_modules, cfg.fan_in_fan_out], ['LORA', 4, 8, [...targets], family === 'gpt2']);
+      assert.deepEqual(
+        [cfg.peft_type, cfg.r, cfg.lora_alpha, cfg.target_modules, cfg.fan_in_fan_out],
+        ['LORA', 4, 8, [...targets], family === 'gpt2'],
+      );
       const file = readSafetensors(new Uint8Array(readFileSync(join(dir, 'adapter_model.safetensors'))));
       const first = family === 'gpt2' ? 'transformer.h.0.attn.c_attn' : 'model.layers.0.self_attn.q_proj';
       assert.deepEqual(file.tensors.get(`base_model.model.${first}.lora_A.weight`)?.shape, [4, 16]);
-      assert.deepEqual(file.tensors.get(`base_model.model.${first}.lora_B.weight`)?.shape, [family === 'gpt2' ? 48 : 16, 4]);
+      assert.deepEqual(file.tensors.get(`base_model.model.${first}.lora_B.weight`)?.shape, [
+        family === 'gpt2' ? 48 : 16,
+        4,
+      ]);
 
       const fresh = model(family);
       assert.deepEqual(loadLora(fresh, dir), spec);
@@ -107,13 +136,19 @@ describe('LoRA', () => {
 
   test('unknown target modules and malformed adapters are named', async () => {
     const m = model('qwen3');
-    assert.throws(() => addLora(m, { rank: 2, alpha: 2, targetModules: ['c_attn'], dropout: 0 }), /target_modules c_attn match no linear layer of this qwen3 model \(it has q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj\)/);
+    assert.throws(
+      () => addLora(m, { rank: 2, alpha: 2, targetModules: ['c_attn'], dropout: 0 }),
+      /target_modules c_attn match no linear layer of this qwen3 model \(it has q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj\)/,
+    );
     const other = model('qwen3');
     addLora(other, { rank: 2, alpha: 2, targetModules: ['q_proj'], dropout: 0 });
     const dir = join(mkdtempSync(join(tmpdir(), 'twb-lora-')), 'a');
     await saveLora(other, dir, { rank: 2, alpha: 2, targetModules: ['q_proj'], dropout: 0 });
     const gpt = model('gpt2');
-    assert.throws(() => loadLora(gpt, dir), /adapter for model\.layers\.0\.self_attn\.q_proj, which this gpt2 model does not have/);
+    assert.throws(
+      () => loadLora(gpt, dir),
+      /adapter for model\.layers\.0\.self_attn\.q_proj, which this gpt2 model does not have/,
+    );
     m.dispose();
     other.dispose();
     gpt.dispose();

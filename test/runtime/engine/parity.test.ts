@@ -31,7 +31,8 @@ import { CausalLM, type KVCache } from '../../../runtime/engine/model/transforme
 const ROOT = join(__dirname, '../../fixtures/engine/parity');
 const MODELS = ['gpt2', 'qwen2', 'qwen3', 'llama3'] as const;
 const RELATIVE_TOLERANCE = 1e-4;
-const REGENERATE = 'regenerate with `npx tsx bench/make-parity-fixtures.ts` (or `python3 bench/torch_reference.py test/fixtures/engine/parity` for the references only)';
+const REGENERATE =
+  'regenerate with `npx tsx bench/make-parity-fixtures.ts` (or `python3 bench/torch_reference.py test/fixtures/engine/parity` for the references only)';
 
 interface Reference {
   torch_version: string;
@@ -50,7 +51,10 @@ function fixtureFile(...parts: string[]): string {
 
 function readInputs(): number[][] {
   const ids = (JSON.parse(readFileSync(fixtureFile('inputs.json'), 'utf8')) as { input_ids: number[][] }).input_ids;
-  assert.ok(Array.isArray(ids) && ids.length > 0 && ids.every((r) => r.length === ids[0].length), 'inputs.json: input_ids must be a non-empty rectangular [B][T] array');
+  assert.ok(
+    Array.isArray(ids) && ids.length > 0 && ids.every((r) => r.length === ids[0].length),
+    'inputs.json: input_ids must be a non-empty rectangular [B][T] array',
+  );
   return ids;
 }
 
@@ -90,7 +94,13 @@ function compare(ours: Float32Array | number[], ref: number[][][], B: number, T:
       }
     }
   }
-  return { maxAbs, maxRelToScale: maxAbs / refScale, maxRelElement, bound: RELATIVE_TOLERANCE * Math.max(1, refScale), where };
+  return {
+    maxAbs,
+    maxRelToScale: maxAbs / refScale,
+    maxRelElement,
+    bound: RELATIVE_TOLERANCE * Math.max(1, refScale),
+    where,
+  };
 }
 
 function assertClose(name: string, what: string, c: Comparison): void {
@@ -101,21 +111,33 @@ function assertClose(name: string, what: string, c: Comparison): void {
 }
 
 function report(t: { diagnostic(msg: string): void }, name: string, what: string, c: Comparison): void {
-  t.diagnostic(`${name} ${what}: max abs ${c.maxAbs.toExponential(2)}, max abs / max|ref| ${c.maxRelToScale.toExponential(2)}, per-element |d|/max(|ref|,1e-3) ${c.maxRelElement.toExponential(2)} [not asserted] (bound ${c.bound.toExponential(2)})`);
+  t.diagnostic(
+    `${name} ${what}: max abs ${c.maxAbs.toExponential(2)}, max abs / max|ref| ${c.maxRelToScale.toExponential(2)}, per-element |d|/max(|ref|,1e-3) ${c.maxRelElement.toExponential(2)} [not asserted] (bound ${c.bound.toExponential(2)})`,
+  );
 }
 
 function fullLogits(model: CausalLM, ids: number[][]): Float32Array {
-  return tf.tidy(() => model.logits(model.forward(tf.tensor2d(ids, undefined, 'int32')).hidden).dataSync() as Float32Array);
+  return tf.tidy(
+    () => model.logits(model.forward(tf.tensor2d(ids, undefined, 'int32')).hidden).dataSync() as Float32Array,
+  );
 }
 
 /** Runs `ids` through the model in the given chunk lengths, carrying the KV cache; returns each chunk's logits. */
-function incrementalLogits(model: CausalLM, ids: number[][], chunks: number[]): { t0: number; len: number; logits: Float32Array }[] {
+function incrementalLogits(
+  model: CausalLM,
+  ids: number[][],
+  chunks: number[],
+): { t0: number; len: number; logits: Float32Array }[] {
   const out: { t0: number; len: number; logits: Float32Array }[] = [];
   let cache: KVCache | undefined;
   let t0 = 0;
   for (const len of chunks) {
     const step = tf.tidy(() => {
-      const chunk = tf.tensor2d(ids.map((r) => r.slice(t0, t0 + len)), undefined, 'int32');
+      const chunk = tf.tensor2d(
+        ids.map((r) => r.slice(t0, t0 + len)),
+        undefined,
+        'int32',
+      );
       const r = model.forward(chunk, cache ? { cache } : {});
       const logits = model.logits(r.hidden);
       return { logits, keys: r.cache.keys, values: r.cache.values };
@@ -140,13 +162,30 @@ describe('logits parity with PyTorch (float64 reference, 1e-4 relative)', () => 
     for (const name of MODELS) {
       fixtureFile(name, 'config.json');
       const ref = readReference(name);
-      const digest = createHash('sha256').update(new Uint8Array(readFileSync(fixtureFile(name, 'model.safetensors')))).digest('hex');
-      assert.equal(ref.model_safetensors_sha256, digest, `${name}: reference-logits.json was computed from a different model.safetensors; ${REGENERATE}`);
-      assert.deepEqual(ref.input_ids, inputs, `${name}: reference-logits.json was computed for other input ids than inputs.json; ${REGENERATE}`);
-      assert.deepEqual(ref.shape, [inputs.length, inputs[0].length, ref.logits[0][0].length], `${name}: reference shape`);
+      const digest = createHash('sha256')
+        .update(new Uint8Array(readFileSync(fixtureFile(name, 'model.safetensors'))))
+        .digest('hex');
+      assert.equal(
+        ref.model_safetensors_sha256,
+        digest,
+        `${name}: reference-logits.json was computed from a different model.safetensors; ${REGENERATE}`,
+      );
+      assert.deepEqual(
+        ref.input_ids,
+        inputs,
+        `${name}: reference-logits.json was computed for other input ids than inputs.json; ${REGENERATE}`,
+      );
+      assert.deepEqual(
+        ref.shape,
+        [inputs.length, inputs[0].length, ref.logits[0][0].length],
+        `${name}: reference shape`,
+      );
       // A reference with near-zero logits would make the tolerance meaningless.
       const scale = Math.max(...ref.logits.flat(2).map(Math.abs));
-      assert.ok(scale > 1, `${name}: reference logits are all below 1 in magnitude (max ${scale}); the fixture does not exercise the model`);
+      assert.ok(
+        scale > 1,
+        `${name}: reference logits are all below 1 in magnitude (max ${scale}); the fixture does not exercise the model`,
+      );
     }
   });
 

@@ -66,7 +66,8 @@ describe('float16', () => {
       // No float16 is closer to the float32 input than the one chosen.
       const up = halfToFloat(floatToHalf(x) + 1);
       const down = halfToFloat(floatToHalf(x) - 1);
-      for (const other of [up, down]) if (Number.isFinite(other)) assert.ok(Math.abs(got - f) <= Math.abs(other - f), `${x}`);
+      for (const other of [up, down])
+        if (Number.isFinite(other)) assert.ok(Math.abs(got - f) <= Math.abs(other - f), `${x}`);
     }
   });
 });
@@ -84,7 +85,10 @@ describe('bfloat16', () => {
 
 describe('safetensors files', () => {
   test('layout: u64 header length, 8-byte aligned JSON header, then sorted data', () => {
-    const buf = writeSafetensors({ b: { dtype: 'F32', shape: [2], values: [1, 2] }, a: { dtype: 'F16', shape: [1], values: [0.5] } }, { format: 'pt' });
+    const buf = writeSafetensors(
+      { b: { dtype: 'F32', shape: [2], values: [1, 2] }, a: { dtype: 'F16', shape: [1], values: [0.5] } },
+      { format: 'pt' },
+    );
     const n = Number(new DataView(buf.buffer).getBigUint64(0, true));
     assert.equal((8 + n) % 8, 0);
     const header = JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + n)));
@@ -114,9 +118,21 @@ describe('safetensors files', () => {
 
   test('sharded checkpoints follow model.safetensors.index.json', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tw-st-'));
-    writeFileSync(join(dir, 'model-00001-of-00002.safetensors'), writeSafetensors({ a: { dtype: 'F32', shape: [1], values: [1] } }));
-    writeFileSync(join(dir, 'model-00002-of-00002.safetensors'), writeSafetensors({ b: { dtype: 'F32', shape: [2], values: [2, 3] } }));
-    writeFileSync(join(dir, 'model.safetensors.index.json'), JSON.stringify({ metadata: {}, weight_map: { a: 'model-00001-of-00002.safetensors', b: 'model-00002-of-00002.safetensors' } }));
+    writeFileSync(
+      join(dir, 'model-00001-of-00002.safetensors'),
+      writeSafetensors({ a: { dtype: 'F32', shape: [1], values: [1] } }),
+    );
+    writeFileSync(
+      join(dir, 'model-00002-of-00002.safetensors'),
+      writeSafetensors({ b: { dtype: 'F32', shape: [2], values: [2, 3] } }),
+    );
+    writeFileSync(
+      join(dir, 'model.safetensors.index.json'),
+      JSON.stringify({
+        metadata: {},
+        weight_map: { a: 'model-00001-of-00002.safetensors', b: 'model-00002-of-00002.safetensors' },
+      }),
+    );
     const t = readCheckpointDir(dir);
     assert.deepEqual([...t.keys()].sort(), ['a', 'b']);
     assert.deepEqual([...toFloat32(t.get('b')!)], [2, 3]);
@@ -153,7 +169,13 @@ describe('safetensors files', () => {
   test('a malformed shard index is reported by its path, not as a missing model.safetensors', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tw-st-'));
     writeFileSync(join(dir, 'model.safetensors.index.json'), '{"weight_map": ');
-    assert.throws(() => readCheckpointDir(dir), (e: Error) => e instanceof SafetensorsError && e.message.includes('model.safetensors.index.json') && /not JSON/.test(e.message));
+    assert.throws(
+      () => readCheckpointDir(dir),
+      (e: Error) =>
+        e instanceof SafetensorsError &&
+        e.message.includes('model.safetensors.index.json') &&
+        /not JSON/.test(e.message),
+    );
   });
 
   test('corrupt files are refused with a message, never read out of bounds', () => {

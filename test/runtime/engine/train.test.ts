@@ -40,7 +40,9 @@ describe('AdamW', () => {
       const r = await trainer.step([() => tf.sum(tf.mul(w, tf.tensor1d(c)))]);
       assert.ok(Math.abs(r.gradNorm - expected[i].norm) < 1e-5, `step ${i} norm ${r.gradNorm}`);
       const got = Array.from(w.dataSync());
-      expected[i].w.forEach((e, j) => assert.ok(Math.abs(got[j] - e) < 2e-6, `step ${i} w[${j}] = ${got[j]}, torch ${e}`));
+      expected[i].w.forEach((e, j) =>
+        assert.ok(Math.abs(got[j] - e) < 2e-6, `step ${i} w[${j}] = ${got[j]}, torch ${e}`),
+      );
     }
     assert.equal(opt.step, 3);
     opt.dispose();
@@ -84,7 +86,10 @@ describe('AdamW', () => {
 describe('learning-rate schedules', () => {
   test('linear warmup, then constant', () => {
     const s = { lr: 1e-3, style: 'constant' as const, warmupSteps: 4, totalSteps: 10 };
-    assert.deepEqual([0, 1, 2, 4, 9].map((k) => learningRate(s, k)), [0, 0.00025, 0.0005, 1e-3, 1e-3]);
+    assert.deepEqual(
+      [0, 1, 2, 4, 9].map((k) => learningRate(s, k)),
+      [0, 0.00025, 0.0005, 1e-3, 1e-3],
+    );
   });
 
   test('cosine from lr to min_lr_ratio·lr after warmup (hand-computed)', () => {
@@ -98,7 +103,8 @@ describe('learning-rate schedules', () => {
       [6, 0.55],
       [10, 0.1],
     ];
-    for (const [k, v] of expected) assert.ok(Math.abs(learningRate(s, k) - v) < 1e-12, `step ${k}: ${learningRate(s, k)} vs ${v}`);
+    for (const [k, v] of expected)
+      assert.ok(Math.abs(learningRate(s, k) - v) < 1e-12, `step ${k}: ${learningRate(s, k)} vs ${v}`);
   });
 
   test('warmup length: explicit steps win, else the ratio of total steps', () => {
@@ -109,13 +115,27 @@ describe('learning-rate schedules', () => {
 });
 
 describe('training a model', () => {
-  const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 16, heads: 4, kvHeads: 2, vocabSize: 16, maxPositions: 16, eosTokenIds: [1] }));
+  const cfg = parseModelConfig(
+    newModelConfigJson({
+      family: 'qwen2',
+      layers: 1,
+      hidden: 16,
+      heads: 4,
+      kvHeads: 2,
+      vocabSize: 16,
+      maxPositions: 16,
+      eosTokenIds: [1],
+    }),
+  );
   const batch = [
     [2, 3, 4, 5, 6, 7, 8, 9],
     [9, 8, 7, 6, 5, 4, 3, 2],
   ];
   const nll = (m: ReturnType<typeof initModel>, rows: number[][], scale: number) => () =>
-    tf.tidy(() => tf.mul(tf.neg(tf.mean(scoreSequences(m, tf.tensor2d(rows, undefined, 'int32')).logprobs)), scale) as tf.Scalar);
+    tf.tidy(
+      () =>
+        tf.mul(tf.neg(tf.mean(scoreSequences(m, tf.tensor2d(rows, undefined, 'int32')).logprobs)), scale) as tf.Scalar,
+    );
 
   test('two half micro-batches give the same step as the whole batch', async () => {
     const a = initModel(cfg, 3);

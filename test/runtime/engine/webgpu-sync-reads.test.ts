@@ -19,8 +19,22 @@ import { Trainer } from '../../../runtime/engine/train/step';
 import { addMany } from '../../../runtime/engine/ops';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
-const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 16, heads: 4, kvHeads: 2, vocabSize: 16, maxPositions: 16, eosTokenIds: [1] }));
-const prompts = [[2, 3, 4], [5, 6]];
+const cfg = parseModelConfig(
+  newModelConfigJson({
+    family: 'qwen2',
+    layers: 1,
+    hidden: 16,
+    heads: 4,
+    kvHeads: 2,
+    vocabSize: 16,
+    maxPositions: 16,
+    eosTokenIds: [1],
+  }),
+);
+const prompts = [
+  [2, 3, 4],
+  [5, 6],
+];
 let cpuTokens: number[][];
 let syncReads = 0;
 
@@ -34,9 +48,14 @@ before(async () => {
   try {
     await initBackend({ prefer: 'webgpu' });
   } catch (e) {
-    throw new Error(`webgpu did not start (CI installs libvulkan1; Debian's chromium ships ${SWIFTSHADER_ICD}): ${(e as Error).message}`);
+    throw new Error(
+      `webgpu did not start (CI installs libvulkan1; Debian's chromium ships ${SWIFTSHADER_ICD}): ${(e as Error).message}`,
+    );
   }
-  const be = tf.backend() as unknown as { readSync(id: object): unknown; tensorMap: { get(id: object): { values?: unknown } } };
+  const be = tf.backend() as unknown as {
+    readSync(id: object): unknown;
+    tensorMap: { get(id: object): { values?: unknown } };
+  };
   const readSync = be.readSync.bind(be);
   be.readSync = (id: object) => {
     if (be.tensorMap.get(id)?.values == null) {
@@ -51,7 +70,10 @@ describe('webgpu: no synchronous reads', () => {
   test('greedy generation matches the cpu backend', async () => {
     const m = initModel(cfg, 5);
     const out = await generate(m, prompts, { maxNewTokens: 4, temperature: 0, stopTokenIds: [] });
-    assert.deepEqual(out.map((c) => c.tokens), cpuTokens);
+    assert.deepEqual(
+      out.map((c) => c.tokens),
+      cpuTokens,
+    );
     m.dispose();
     assert.equal(syncReads, 0);
   });
@@ -67,8 +89,12 @@ describe('webgpu: no synchronous reads', () => {
 
   test('an AdamW step trains and reports its loss and norm', async () => {
     const m = initModel(cfg, 5);
-    const rows = [[2, 3, 4, 5, 6, 7], [7, 6, 5, 4, 3, 2]];
-    const nll = () => tf.tidy(() => tf.neg(tf.mean(scoreSequences(m, tf.tensor2d(rows, undefined, 'int32')).logprobs)) as tf.Scalar);
+    const rows = [
+      [2, 3, 4, 5, 6, 7],
+      [7, 6, 5, 4, 3, 2],
+    ];
+    const nll = () =>
+      tf.tidy(() => tf.neg(tf.mean(scoreSequences(m, tf.tensor2d(rows, undefined, 'int32')).logprobs)) as tf.Scalar);
     const opt = new AdamW(m.trainableVariables(), { clipGradNorm: 1 });
     const t = new Trainer(opt, { lr: 0.01, style: 'constant', warmupSteps: 0, totalSteps: 10 });
     const first = await t.step([nll]);

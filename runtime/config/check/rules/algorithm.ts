@@ -2,12 +2,17 @@
  * `_check_algorithm` (<= v0.4.0) / `AlgorithmConfigValidator` (>= v0.5.0): the algorithm type, its own checks
  * (DPO), the default pieces it fills in, and the `*_args` defaults.
  */
-import { ALGORITHM_PIECES, algorithmTypeAt, BASE_LOSS_AGG_MODE, effectiveAlgorithmDefaults, fnSpecAt } from '../../model/algorithms';
+import {
+  ALGORITHM_PIECES,
+  algorithmTypeAt,
+  BASE_LOSS_AGG_MODE,
+  effectiveAlgorithmDefaults,
+  fnSpecAt,
+} from '../../model/algorithms';
 import { registryNamesAt } from '../../model/registries';
 import { atLeast } from '../../releases';
 import { didYouMean } from '../../suggest';
 import type { CheckContext } from '../context';
-
 
 /** Returns false when the algorithm type is unknown (Trinity crashes there; later algorithm rules are moot). */
 export function checkAlgorithm(ctx: CheckContext): boolean {
@@ -16,7 +21,12 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
   if (!spec && ctx.isRegistered('algorithm_type', type)) return false; // a plugin's algorithm: its defaults are unknown
   if (!spec) {
     const names = registryNamesAt('algorithm_type', ctx.release);
-    ctx.report('TRN201', `Invalid algorithm_type \`${type}\` for Trinity ${ctx.release}.${didYouMean(type, names)}`, 'algorithm.algorithm_type', { candidates: names });
+    ctx.report(
+      'TRN201',
+      `Invalid algorithm_type \`${type}\` for Trinity ${ctx.release}.${didYouMean(type, names)}`,
+      'algorithm.algorithm_type',
+      { candidates: names },
+    );
     return false;
   }
   if (type === 'dpo') checkDpo(ctx);
@@ -26,7 +36,13 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
     const save = ctx.get('trainer.save_interval');
     if (ctx.get('synchronizer.sync_interval') !== save) {
       const why = ctx.written('trainer.save_interval') ? 'trainer.save_interval' : 'algorithm.algorithm_type';
-      ctx.force('synchronizer.sync_interval', save, 'TRN204', `${type.toUpperCase()} sets \`synchronizer.sync_interval\` to \`trainer.save_interval\` (${save}).`, why);
+      ctx.force(
+        'synchronizer.sync_interval',
+        save,
+        'TRN204',
+        `${type.toUpperCase()} sets \`synchronizer.sync_interval\` to \`trainer.save_interval\` (${save}).`,
+        why,
+      );
     }
   }
 
@@ -39,13 +55,20 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
     }
   }
   if (filled.length > 0) {
-    ctx.report('TRN203', `\`${type}\` fills in ${filled.join(', ')}.`, 'algorithm.algorithm_type', { value: Object.fromEntries(filled.map((f) => f.split(': '))) });
+    ctx.report('TRN203', `\`${type}\` fills in ${filled.join(', ')}.`, 'algorithm.algorithm_type', {
+      value: Object.fromEntries(filled.map((f) => f.split(': '))),
+    });
   }
   for (const { key, registry } of ALGORITHM_PIECES) {
     const name = String(ctx.get(`algorithm.${key}`));
     if (!ctx.isRegistered(registry, name)) {
       const names = registryNamesAt(registry, ctx.release);
-      ctx.report('TRN202', `Invalid ${key} \`${name}\` for Trinity ${ctx.release}.${didYouMean(name, names)}`, ctx.written(`algorithm.${key}`) ? `algorithm.${key}` : 'algorithm.algorithm_type', { candidates: names });
+      ctx.report(
+        'TRN202',
+        `Invalid ${key} \`${name}\` for Trinity ${ctx.release}.${didYouMean(name, names)}`,
+        ctx.written(`algorithm.${key}`) ? `algorithm.${key}` : 'algorithm.algorithm_type',
+        { candidates: names },
+      );
       continue;
     }
     const argsKey = `algorithm.${key}_args`;
@@ -70,23 +93,39 @@ function checkOfflineAlgorithm(ctx: CheckContext, type: 'dpo' | 'sft'): void {
   if (mode === 'train') {
     const buf = ctx.get('buffer.trainer_input.experience_buffer');
     if (!buf || !buf.path) {
-      ctx.report('TRN206', `\`buffer.trainer_input.experience_buffer.path\` is required when \`algorithm.algorithm_type\` is \`${type}\`: point it at ${data}.`, 'buffer.trainer_input.experience_buffer');
+      ctx.report(
+        'TRN206',
+        `\`buffer.trainer_input.experience_buffer.path\` is required when \`algorithm.algorithm_type\` is \`${type}\`: point it at ${data}.`,
+        'buffer.trainer_input.experience_buffer',
+      );
     }
   } else if (mode === 'both' || mode === 'explore') {
-    ctx.report('TRN205', `${name} does not support \`${mode}\` mode: it trains offline on ${data}. Use \`mode: train\`.`, ctx.written('mode') ? 'mode' : 'algorithm.algorithm_type', {
-      path: ['mode'],
-      value: 'train',
-    });
+    ctx.report(
+      'TRN205',
+      `${name} does not support \`${mode}\` mode: it trains offline on ${data}. Use \`mode: train\`.`,
+      ctx.written('mode') ? 'mode' : 'algorithm.algorithm_type',
+      {
+        path: ['mode'],
+        value: 'train',
+      },
+    );
   }
   if (ctx.get('synchronizer.sync_method') !== 'checkpoint') {
-    ctx.force('synchronizer.sync_method', 'checkpoint', 'TRN204', `${name} only supports checkpoint synchronization; \`synchronizer.sync_method\` becomes \`checkpoint\`.`, 'algorithm.algorithm_type');
+    ctx.force(
+      'synchronizer.sync_method',
+      'checkpoint',
+      'TRN204',
+      `${name} only supports checkpoint synchronization; \`synchronizer.sync_method\` becomes \`checkpoint\`.`,
+      'algorithm.algorithm_type',
+    );
   }
 }
 
 /** DPOAlgorithm.check_config: runs before the defaults are filled in. */
 function checkDpo(ctx: CheckContext): void {
   checkOfflineAlgorithm(ctx, 'dpo');
-  if (ctx.get('algorithm.repeat_times') !== 2) ctx.fill('algorithm.repeat_times', 2, 'DPO reads chosen and rejected as two samples of one task');
+  if (ctx.get('algorithm.repeat_times') !== 2)
+    ctx.fill('algorithm.repeat_times', 2, 'DPO reads chosen and rejected as two samples of one task');
   const kl = ctx.get('algorithm.kl_loss_fn');
   if (kl === null || kl === undefined || kl === 'none') {
     ctx.set('algorithm.kl_loss_fn', 'k2', {

@@ -50,7 +50,11 @@ function checkTrainBatchSize(ctx: CheckContext): void {
 }
 
 function fillCacheDir(ctx: CheckContext): void {
-  ctx.fill('buffer.cache_dir', `${ctx.get('checkpoint_job_dir')}/buffer`, 'buffers persist under `<checkpoint_job_dir>/buffer`');
+  ctx.fill(
+    'buffer.cache_dir',
+    `${ctx.get('checkpoint_job_dir')}/buffer`,
+    'buffers persist under `<checkpoint_job_dir>/buffer`',
+  );
 }
 
 /** v0.3.0 / v0.3.1: one taskset (always present), checked in every mode but train. */
@@ -58,15 +62,24 @@ function checkTasksetV03(ctx: CheckContext): void {
   const ts = `${EI}.taskset`;
   const mode = ctx.get('mode');
   if (mode !== 'train' && !ctx.get(`${ts}.path`)) {
-    ctx.report('TRN250', '`buffer.explorer_input.taskset.path` is required, please set it to the path of the taskset.', ctx.written(ts) ? ts : 'buffer', {
-      add: { path: ['buffer', 'explorer_input', 'taskset', 'path'], value: '' },
-    });
+    ctx.report(
+      'TRN250',
+      '`buffer.explorer_input.taskset.path` is required, please set it to the path of the taskset.',
+      ctx.written(ts) ? ts : 'buffer',
+      {
+        add: { path: ['buffer', 'explorer_input', 'taskset', 'path'], value: '' },
+      },
+    );
   }
   if (!ctx.get(`${ts}.name`)) ctx.fill(`${ts}.name`, 'taskset', 'the default taskset name');
   syncRepeatTimes(ctx, ts);
   if (mode === 'train') {
     if (!ctx.get(`${TI}.experience_buffer`)) {
-      ctx.report('TRN206', '`buffer.trainer_input.experience_buffer` is required when `mode` is `train`.', ctx.written(TI) ? TI : 'mode');
+      ctx.report(
+        'TRN206',
+        '`buffer.trainer_input.experience_buffer` is required when `mode` is `train`.',
+        ctx.written(TI) ? TI : 'mode',
+      );
     }
   } else {
     ctx.fill(`${ts}.is_eval`, false, 'the training taskset');
@@ -81,12 +94,19 @@ function checkEvalTasksetsV03(ctx: CheckContext): void {
   evals.forEach((e, i) => {
     const p = `${EI}.eval_tasksets.${i}`;
     if (!e.path) {
-      ctx.report('TRN252', `Eval taskset ${e.name ? `\`${e.name}\`` : i} has no \`path\`: Trinity skips it.`, p, undefined, 'warning');
+      ctx.report(
+        'TRN252',
+        `Eval taskset ${e.name ? `\`${e.name}\`` : i} has no \`path\`: Trinity skips it.`,
+        p,
+        undefined,
+        'warning',
+      );
       return;
     }
     ctx.fill(`${p}.is_eval`, true, 'an eval taskset');
     if (!e.name) ctx.fill(`${p}.name`, `eval_taskset_${i}`, 'the default eval taskset name');
-    if (e.repeat_times === null || e.repeat_times === undefined) ctx.fill(`${p}.repeat_times`, 1, 'eval tasksets run once per task by default');
+    if (e.repeat_times === null || e.repeat_times === undefined)
+      ctx.fill(`${p}.repeat_times`, 1, 'eval tasksets run once per task by default');
     inheritTasksetDefaults(ctx, p, true);
   });
 }
@@ -104,7 +124,11 @@ function checkExperienceBufferV03(ctx: CheckContext): void {
 function checkSftWarmupV030(ctx: CheckContext): void {
   const steps = ctx.get(`${TI}.sft_warmup_steps`) ?? 0;
   if (steps > 0 && !ctx.get(`${TI}.sft_warmup_dataset`)) {
-    ctx.report('TRN206', '`buffer.trainer_input.sft_warmup_dataset` is required when `buffer.trainer_input.sft_warmup_steps` > 0.', `${TI}.sft_warmup_steps`);
+    ctx.report(
+      'TRN206',
+      '`buffer.trainer_input.sft_warmup_dataset` is required when `buffer.trainer_input.sft_warmup_steps` > 0.',
+      `${TI}.sft_warmup_steps`,
+    );
   }
 }
 
@@ -118,15 +142,24 @@ function checkExplorerInput(ctx: CheckContext): void {
   const usingSingle = !!single && list.length === 0;
   const srcOf = (i: number) => (usingSingle ? `${EI}.taskset` : `${EI}.tasksets.${i}`);
   if (single && list.length > 0) {
-    ctx.report('TRN256', 'Do not support setting `taskset` and `tasksets` simultaneously! Move the single taskset into `tasksets`.', `${EI}.taskset`);
+    ctx.report(
+      'TRN256',
+      'Do not support setting `taskset` and `tasksets` simultaneously! Move the single taskset into `tasksets`.',
+      `${EI}.taskset`,
+    );
     return;
   }
   if (single) list = [single];
   if (list.length === 0) {
     if (!(ctx.since('v0.4.0') && mode === 'bench')) {
-      ctx.report('TRN250', 'At least one taskset should be provided in explorer_input: set `buffer.explorer_input.taskset` (with a `path`).', ctx.written(EI) ? EI : 'buffer', {
-        add: { path: ['buffer', 'explorer_input', 'taskset', 'path'], value: '' },
-      });
+      ctx.report(
+        'TRN250',
+        'At least one taskset should be provided in explorer_input: set `buffer.explorer_input.taskset` (with a `path`).',
+        ctx.written(EI) ? EI : 'buffer',
+        {
+          add: { path: ['buffer', 'explorer_input', 'taskset', 'path'], value: '' },
+        },
+      );
     }
   }
   list.forEach((ts, i) => {
@@ -150,7 +183,9 @@ function checkExplorerInput(ctx: CheckContext): void {
   evals.forEach((e, i) => {
     const p = `${EI}.eval_tasksets.${i}`;
     if (!e.path) {
-      const msg = ctx.since('v0.5.0') ? `Eval taskset ${e.name ? `\`${e.name}\`` : i}'s path is not configured.` : `Eval dataset ${e.name ? `\`${e.name}\`` : i}'s path is not configured.`;
+      const msg = ctx.since('v0.5.0')
+        ? `Eval taskset ${e.name ? `\`${e.name}\`` : i}'s path is not configured.`
+        : `Eval dataset ${e.name ? `\`${e.name}\`` : i}'s path is not configured.`;
       ctx.report('TRN252', msg, p, undefined, 'error');
       return;
     }
@@ -168,30 +203,56 @@ function syncRepeatTimes(ctx: CheckContext, p: string): void {
 /** Values a taskset takes from `explorer_input.*` and `model.*` when it does not set them. */
 function inheritTasksetDefaults(ctx: CheckContext, p: string, isEval: boolean): void {
   const fill = (key: string, value: unknown, why: string) => {
-    if ((ctx.get(`${p}.${key}`) === null || ctx.get(`${p}.${key}`) === undefined) && value !== null && value !== undefined) ctx.fill(`${p}.${key}`, value, why);
+    if (
+      (ctx.get(`${p}.${key}`) === null || ctx.get(`${p}.${key}`) === undefined) &&
+      value !== null &&
+      value !== undefined
+    )
+      ctx.fill(`${p}.${key}`, value, why);
   };
   if (ctx.since('v0.3.2') && isEval) {
-    fill('default_workflow_type', ctx.get(`${EI}.default_eval_workflow_type`) ?? ctx.get(`${EI}.default_workflow_type`), 'from `explorer_input.default_eval_workflow_type` / `default_workflow_type`');
+    fill(
+      'default_workflow_type',
+      ctx.get(`${EI}.default_eval_workflow_type`) ?? ctx.get(`${EI}.default_workflow_type`),
+      'from `explorer_input.default_eval_workflow_type` / `default_workflow_type`',
+    );
   } else {
-    fill('default_workflow_type', ctx.get(`${EI}.default_workflow_type`), 'from `explorer_input.default_workflow_type`');
-    if (!ctx.since('v0.3.2')) fill('default_eval_workflow_type', ctx.get(`${EI}.default_eval_workflow_type`), 'from `explorer_input.default_eval_workflow_type`');
+    fill(
+      'default_workflow_type',
+      ctx.get(`${EI}.default_workflow_type`),
+      'from `explorer_input.default_workflow_type`',
+    );
+    if (!ctx.since('v0.3.2'))
+      fill(
+        'default_eval_workflow_type',
+        ctx.get(`${EI}.default_eval_workflow_type`),
+        'from `explorer_input.default_eval_workflow_type`',
+      );
   }
-  fill('default_reward_fn_type', ctx.get(`${EI}.default_reward_fn_type`), 'from `explorer_input.default_reward_fn_type`');
+  fill(
+    'default_reward_fn_type',
+    ctx.get(`${EI}.default_reward_fn_type`),
+    'from `explorer_input.default_reward_fn_type`',
+  );
   fill('ray_namespace', ctx.get('ray_namespace'), "the run's Ray namespace");
   if (!ctx.since('v0.3.2')) {
     fill('format.system_prompt', ctx.get(`${EI}.system_prompt`), 'from `explorer_input.system_prompt`');
     fill('format.reply_prefix', ctx.get(`${EI}.reply_prefix`), 'from `explorer_input.reply_prefix`');
   } else {
-    for (const k of ['temperature', 'top_p', 'top_k', 'logprobs']) fill(`rollout_args.${k}`, ctx.get(`model.${k}`), `from \`model.${k}\``);
+    for (const k of ['temperature', 'top_p', 'top_k', 'logprobs'])
+      fill(`rollout_args.${k}`, ctx.get(`model.${k}`), `from \`model.${k}\``);
   }
-  if (ctx.since('v0.3.1')) fill('rollout_args.max_tokens', ctx.get('model.max_response_tokens'), 'from `model.max_response_tokens`');
-  if (ctx.since('v0.4.0') && (!isEval || ctx.since('v0.5.0'))) fill('format.chat_template', ctx.get('model.custom_chat_template'), 'from `model.custom_chat_template`');
+  if (ctx.since('v0.3.1'))
+    fill('rollout_args.max_tokens', ctx.get('model.max_response_tokens'), 'from `model.max_response_tokens`');
+  if (ctx.since('v0.4.0') && (!isEval || ctx.since('v0.5.0')))
+    fill('format.chat_template', ctx.get('model.custom_chat_template'), 'from `model.custom_chat_template`');
 }
 
 function checkSelector(ctx: CheckContext, p: string): void {
   if (!ctx.since('v0.4.0')) return;
   const key = ctx.since('v0.5.2') ? 'data_selector' : 'task_selector';
-  if (ctx.since('v0.5.2') && ctx.get(`${p}.task_selector`)) ctx.fill(`${p}.data_selector`, ctx.get(`${p}.task_selector`), '`task_selector` is deprecated');
+  if (ctx.since('v0.5.2') && ctx.get(`${p}.task_selector`))
+    ctx.fill(`${p}.data_selector`, ctx.get(`${p}.task_selector`), '`task_selector` is deprecated');
   const type = ctx.get(`${p}.${key}.selector_type`);
   if (type === null || type === undefined) {
     ctx.report('TRN256', `Selector \`${type}\` in ${ctx.get(`${p}.name`)} is not supported.`, `${p}.${key}`);
@@ -199,7 +260,12 @@ function checkSelector(ctx: CheckContext, p: string): void {
   }
   if (ctx.isRegistered('selector', String(type))) return;
   const names = registryNamesAt('selector', ctx.release);
-  ctx.report('TRN256', `Invalid selector_type \`${type}\`; Trinity ${ctx.release} has ${names.join(', ')}.${didYouMean(String(type), names)}`, `${p}.${key}.selector_type`, { candidates: names });
+  ctx.report(
+    'TRN256',
+    `Invalid selector_type \`${type}\`; Trinity ${ctx.release} has ${names.join(', ')}.${didYouMean(String(type), names)}`,
+    `${p}.${key}.selector_type`,
+    { candidates: names },
+  );
 }
 
 function schemaOf(ctx: CheckContext): string {
@@ -209,11 +275,16 @@ function schemaOf(ctx: CheckContext): string {
 function autoExperienceBuffer(ctx: CheckContext): void {
   const eb = `${TI}.experience_buffer`;
   if (!ctx.get(eb)) {
-    ctx.set(eb, { name: 'experience_buffer', storage_type: 'queue' }, {
-      code: 'TRN255',
-      message: 'No `buffer.trainer_input.experience_buffer`: Trinity creates a `queue` buffer named `experience_buffer`.',
-      at: ctx.written(TI) ? TI : 'buffer',
-    });
+    ctx.set(
+      eb,
+      { name: 'experience_buffer', storage_type: 'queue' },
+      {
+        code: 'TRN255',
+        message:
+          'No `buffer.trainer_input.experience_buffer`: Trinity creates a `queue` buffer named `experience_buffer`.',
+        at: ctx.written(TI) ? TI : 'buffer',
+      },
+    );
   }
   const storage = String(ctx.get(`${eb}.storage_type`));
   const isFile = ctx.since('v0.4.0') ? storage === 'file' : storage.toLowerCase() === 'file';
@@ -251,15 +322,24 @@ function checkTrainerInput(ctx: CheckContext): void {
     const p = `${TI}.auxiliary_buffers.${name}`;
     ctx.fill(`${p}.batch_size`, ctx.get('buffer.train_batch_size'), 'from `buffer.train_batch_size`');
     if (!buf?.path) {
-      ctx.report('TRN256', `\`buffer.trainer_input.auxiliary_buffers[${name}].path\` is required, please set it to the path of the auxiliary buffer.`, p, {
-        add: { path: [...p.split('.'), 'path'], value: '' },
-      });
+      ctx.report(
+        'TRN256',
+        `\`buffer.trainer_input.auxiliary_buffers[${name}].path\` is required, please set it to the path of the auxiliary buffer.`,
+        p,
+        {
+          add: { path: [...p.split('.'), 'path'], value: '' },
+        },
+      );
     }
   }
   if (ctx.since('v0.5.2')) {
     const type = ctx.get(`${eb}.data_selector.selector_type`);
     if (type !== null && type !== undefined && !ctx.isRegistered('selector', String(type))) {
-      ctx.report('TRN256', `Selector \`${type}\` in \`experience_buffer\` is not supported.`, `${eb}.data_selector.selector_type`);
+      ctx.report(
+        'TRN256',
+        `Selector \`${type}\` in \`experience_buffer\` is not supported.`,
+        `${eb}.data_selector.selector_type`,
+      );
     }
   }
 }
@@ -272,7 +352,11 @@ function checkDataProcessor(ctx: CheckContext): void {
     if (ep.save_input && (ep.input_save_path === null || ep.input_save_path === undefined)) {
       const cache = ctx.get('buffer.cache_dir');
       const path = ctx.since('v0.4.0') ? `sqlite:///${cache}/explorer_output.db` : `${cache}/explorer_output.jsonl`;
-      ctx.fill('data_processor.experience_pipeline.input_save_path', path, 'explorer outputs are saved before the pipeline runs');
+      ctx.fill(
+        'data_processor.experience_pipeline.input_save_path',
+        path,
+        'explorer outputs are saved before the pipeline runs',
+      );
     }
     checkOperators(ctx);
   }
@@ -280,19 +364,26 @@ function checkDataProcessor(ctx: CheckContext): void {
   if (!tp || !taskPipelineApplies(ctx)) return;
   const derived = taskPipelineDefaultOutput(ctx, schemaOf(ctx));
   if ((tp.output === null || tp.output === undefined) && !derived) {
-    const msg = ctx.since('v0.3.2') && ctx.get('mode') !== 'train'
-      ? 'At least one taskset should be provided in explorer_input! (`data_processor.task_pipeline.output` is unset, so the pipeline writes into the first taskset.)'
-      : ctx.since('v0.3.2')
-      ? '`data_processor.task_pipeline.output` is missing. Please set it to the desired output storage config.'
-      : '`data_processor.task_pipeline.output` is required when both `buffer.explorer_input.taskset.path` and `buffer.trainer_input.experience_buffer.path` are None.';
+    const msg =
+      ctx.since('v0.3.2') && ctx.get('mode') !== 'train'
+        ? 'At least one taskset should be provided in explorer_input! (`data_processor.task_pipeline.output` is unset, so the pipeline writes into the first taskset.)'
+        : ctx.since('v0.3.2')
+          ? '`data_processor.task_pipeline.output` is missing. Please set it to the desired output storage config.'
+          : '`data_processor.task_pipeline.output` is required when both `buffer.explorer_input.taskset.path` and `buffer.trainer_input.experience_buffer.path` are None.';
     ctx.report('TRN257', msg, 'data_processor.task_pipeline');
     return;
   }
   const out = taskPipelineOutputPath(ctx, schemaOf(ctx));
   if (out && ctx.host.exists?.(out)) {
     const at = derived ? `${derived}.path` : 'data_processor.task_pipeline.output.path';
-    const where = derived ? ` (\`data_processor.task_pipeline.output\` is unset, so the pipeline writes into \`${derived}\`)` : '';
-    ctx.report('TRN257', `Task pipeline output path \`${out}\` already exists${where}; Trinity refuses to overwrite it. Choose another path.`, at);
+    const where = derived
+      ? ` (\`data_processor.task_pipeline.output\` is unset, so the pipeline writes into \`${derived}\`)`
+      : '';
+    ctx.report(
+      'TRN257',
+      `Task pipeline output path \`${out}\` already exists${where}; Trinity refuses to overwrite it. Choose another path.`,
+      at,
+    );
   }
 }
 
@@ -302,6 +393,12 @@ function checkOperators(ctx: CheckContext): void {
     const name = String(op?.name ?? '');
     if (ctx.isRegistered('experience_operator', name)) return;
     const names = registryNamesAt('experience_operator', ctx.release);
-    ctx.report('TRN300', `\`${name}\` is not a registered experience operator in Trinity ${ctx.release}.${didYouMean(name, names)}`, `data_processor.experience_pipeline.operators.${i}.name`, { candidates: names }, 'error');
+    ctx.report(
+      'TRN300',
+      `\`${name}\` is not a registered experience operator in Trinity ${ctx.release}.${didYouMean(name, names)}`,
+      `data_processor.experience_pipeline.operators.${i}.name`,
+      { candidates: names },
+      'error',
+    );
   });
 }

@@ -24,16 +24,20 @@ function engineGpus(m: { engine_num?: number; tensor_parallel_size?: number } | 
 
 export function explorerGpus(ctx: CheckContext): { rollout: number; aux: number } {
   const rollout = engineGpus(ctx.get('explorer.rollout_model'));
-  const aux = ((ctx.get('explorer.auxiliary_models') as { engine_num?: number; tensor_parallel_size?: number }[] | undefined) ?? []).reduce(
-    (s, m) => s + engineGpus(m),
-    0,
-  );
+  const aux = (
+    (ctx.get('explorer.auxiliary_models') as { engine_num?: number; tensor_parallel_size?: number }[] | undefined) ?? []
+  ).reduce((s, m) => s + engineGpus(m), 0);
   return { rollout, aux };
 }
 
 /** v0.5.0+ `RayClusterConfigValidator`: namespace, colocate switch (not emulated: needs Ray), GPU allocation. */
 export function checkClusterV05(ctx: CheckContext): void {
-  if (!ctx.get('ray_namespace')) ctx.fill('ray_namespace', `${ctx.get('project')}/${ctx.get('name')}`, 'Trinity names the Ray namespace `<project>/<name>`.');
+  if (!ctx.get('ray_namespace'))
+    ctx.fill(
+      'ray_namespace',
+      `${ctx.get('project')}/${ctx.get('name')}`,
+      'Trinity names the Ray namespace `<project>/<name>`.',
+    );
   if (ctx.get('model.tinker.enable') === true || ctx.get('model.external_model.enable') === true) return;
   const cluster = knownCluster(ctx);
   if (!cluster) {
@@ -55,7 +59,11 @@ export function checkClusterV05(ctx: CheckContext): void {
   ctx.fill('cluster.total_gpu_num', total, 'node_num × gpu_per_node');
   if (['explore', 'bench', 'serve'].includes(mode)) {
     if (explorer > total) {
-      ctx.report('TRN220', `Total GPU number (${total}) is less than the number of GPUs required for rollout (${explorer}).`, 'explorer.rollout_model.engine_num');
+      ctx.report(
+        'TRN220',
+        `Total GPU number (${total}) is less than the number of GPUs required for rollout (${explorer}).`,
+        'explorer.rollout_model.engine_num',
+      );
     }
     return;
   }
@@ -72,7 +80,11 @@ export function checkClusterV05(ctx: CheckContext): void {
     return;
   }
   const trainer = total - explorer;
-  ctx.set('cluster.trainer_gpu_num', trainer, { code: 'TRN223', message: `The trainer gets ${plural(trainer, 'GPU')} (${total} total − ${explorer} for the explorer).`, at: 'cluster' });
+  ctx.set('cluster.trainer_gpu_num', trainer, {
+    code: 'TRN223',
+    message: `The trainer gets ${plural(trainer, 'GPU')} (${total} total − ${explorer} for the explorer).`,
+    at: 'cluster',
+  });
   if (trainer <= cluster.gpuPerNode) {
     ctx.fill('cluster.trainer_node_num', 1, 'the trainer fits on one node');
     ctx.fill('cluster.trainer_gpu_num_per_node', trainer, 'all trainer GPUs on one node');
@@ -91,12 +103,33 @@ export function checkClusterV05(ctx: CheckContext): void {
 function checkColocate(ctx: CheckContext, total: number): void {
   ctx.report('TRN224', '`colocate` is only for single GPU scenario.', 'mode', undefined, 'warning');
   const bad = (cond: boolean, msg: string, at: string) => cond && ctx.report('TRN222', msg, at);
-  bad(total !== 1, `Colocate mode requires exactly 1 GPU, but got ${total} GPUs. Please use \`both\` mode instead.`, 'cluster');
-  bad((ctx.get('explorer.rollout_model.engine_num') ?? 1) !== 1, 'In colocate mode, `explorer.rollout_model.engine_num` must be set to 1.', 'explorer.rollout_model.engine_num');
-  bad((ctx.get('explorer.rollout_model.tensor_parallel_size') ?? 1) !== 1, 'In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.', 'explorer.rollout_model.tensor_parallel_size');
-  bad(((ctx.get('explorer.auxiliary_models') as unknown[]) ?? []).length > 0, 'In colocate mode, auxiliary models are not supported.', 'explorer.auxiliary_models');
-  bad((ctx.get('trainer.ulysses_sequence_parallel_size') ?? 1) > 1, 'In colocate mode, `trainer.ulysses_sequence_parallel_size` must be set to 1.', 'trainer.ulysses_sequence_parallel_size');
-  for (const k of ['explorer_gpu_num', 'trainer_gpu_num', 'trainer_node_num', 'trainer_gpu_num_per_node']) ctx.fill(`cluster.${k}`, 1, 'colocate shares one GPU');
+  bad(
+    total !== 1,
+    `Colocate mode requires exactly 1 GPU, but got ${total} GPUs. Please use \`both\` mode instead.`,
+    'cluster',
+  );
+  bad(
+    (ctx.get('explorer.rollout_model.engine_num') ?? 1) !== 1,
+    'In colocate mode, `explorer.rollout_model.engine_num` must be set to 1.',
+    'explorer.rollout_model.engine_num',
+  );
+  bad(
+    (ctx.get('explorer.rollout_model.tensor_parallel_size') ?? 1) !== 1,
+    'In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.',
+    'explorer.rollout_model.tensor_parallel_size',
+  );
+  bad(
+    ((ctx.get('explorer.auxiliary_models') as unknown[]) ?? []).length > 0,
+    'In colocate mode, auxiliary models are not supported.',
+    'explorer.auxiliary_models',
+  );
+  bad(
+    (ctx.get('trainer.ulysses_sequence_parallel_size') ?? 1) > 1,
+    'In colocate mode, `trainer.ulysses_sequence_parallel_size` must be set to 1.',
+    'trainer.ulysses_sequence_parallel_size',
+  );
+  for (const k of ['explorer_gpu_num', 'trainer_gpu_num', 'trainer_node_num', 'trainer_gpu_num_per_node'])
+    ctx.fill(`cluster.${k}`, 1, 'colocate shares one GPU');
 }
 
 /** v0.4.0 `_check_explorer`: explorer GPUs must fit the cluster. */
@@ -109,9 +142,17 @@ export function checkExplorerGpusV04(ctx: CheckContext): void {
   const total = cluster.nodeNum * cluster.gpuPerNode;
   const mode = ctx.get('mode');
   if (['explore', 'bench', 'serve'].includes(mode) && need > total) {
-    ctx.report('TRN220', `Total GPU number (${total}) is less than the number of GPUs required for rollout (${need}).`, 'explorer.rollout_model.engine_num');
+    ctx.report(
+      'TRN220',
+      `Total GPU number (${total}) is less than the number of GPUs required for rollout (${need}).`,
+      'explorer.rollout_model.engine_num',
+    );
   } else if (mode === 'both' && need >= total) {
-    ctx.report('TRN220', `Not enough GPUs for trainer in 'both' mode. Explorer requires ${need} GPUs, but total available GPUs are ${total}.`, ctx.written('explorer.rollout_model.engine_num') ? 'explorer.rollout_model.engine_num' : 'cluster');
+    ctx.report(
+      'TRN220',
+      `Not enough GPUs for trainer in 'both' mode. Explorer requires ${need} GPUs, but total available GPUs are ${total}.`,
+      ctx.written('explorer.rollout_model.engine_num') ? 'explorer.rollout_model.engine_num' : 'cluster',
+    );
   }
 }
 
@@ -133,7 +174,11 @@ export function trainerWorldSizeV03(ctx: CheckContext): number | undefined {
     perNode = g - r;
   } else if (!ctx.since('v0.4.0')) {
     if (r % g !== 0) {
-      ctx.report('TRN222', `rollout_gpu_num (${r}) must be divisible by \`gpu_per_node\` (${g}).`, 'explorer.rollout_model.engine_num');
+      ctx.report(
+        'TRN222',
+        `rollout_gpu_num (${r}) must be divisible by \`gpu_per_node\` (${g}).`,
+        'explorer.rollout_model.engine_num',
+      );
       return undefined;
     }
     nnodes = n - Math.ceil(r / g);
@@ -145,11 +190,19 @@ export function trainerWorldSizeV03(ctx: CheckContext): number | undefined {
   } else {
     const t = n * g - r;
     if (t > g && t % g !== 0) {
-      ctx.report('TRN222', `Trainer must use an integer number of nodes, but got trainer_gpu_num (${t}) with gpu_per_node (${g}).`, 'explorer.rollout_model.engine_num');
+      ctx.report(
+        'TRN222',
+        `Trainer must use an integer number of nodes, but got trainer_gpu_num (${t}) with gpu_per_node (${g}).`,
+        'explorer.rollout_model.engine_num',
+      );
       return undefined;
     }
     if (t <= 0) {
-      ctx.report('TRN220', `Not enough GPUs for training after allocating ${r} GPUs for explorer.`, 'explorer.rollout_model.engine_num');
+      ctx.report(
+        'TRN220',
+        `Not enough GPUs for training after allocating ${r} GPUs for explorer.`,
+        'explorer.rollout_model.engine_num',
+      );
       return undefined;
     }
     [nnodes, perNode] = t <= g ? [1, t] : [t / g, g];
@@ -158,10 +211,17 @@ export function trainerWorldSizeV03(ctx: CheckContext): number | undefined {
   ctx.fill('trainer.trainer_config.trainer.nnodes', nnodes, 'nodes left for the trainer');
   ctx.fill('trainer.trainer_config.trainer.n_gpus_per_node', perNode, 'trainer GPUs per node');
   if (world <= 0) {
-    ctx.report('TRN220', 'The number of training gpus must be greater than 0, please check `engine_num` in explorer configs.', ctx.written('explorer.rollout_model.engine_num') ? 'explorer.rollout_model.engine_num' : 'cluster');
+    ctx.report(
+      'TRN220',
+      'The number of training gpus must be greater than 0, please check `engine_num` in explorer configs.',
+      ctx.written('explorer.rollout_model.engine_num') ? 'explorer.rollout_model.engine_num' : 'cluster',
+    );
     return undefined;
   }
-  const why = r > 0 ? `${n * g} total − ${r} for the explorer` : `all ${n * g} GPUs: the explorer does not run in \`${mode}\` mode`;
+  const why =
+    r > 0
+      ? `${n * g} total − ${r} for the explorer`
+      : `all ${n * g} GPUs: the explorer does not run in \`${mode}\` mode`;
   ctx.report('TRN223', `The trainer gets ${plural(world, 'GPU')} (${why}).`, 'cluster', { value: world });
   return world;
 }

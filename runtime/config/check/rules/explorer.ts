@@ -3,7 +3,13 @@ import { isLoopbackAddress } from '../../loopback';
 import type { CheckContext } from '../context';
 import { checkExplorerGpusV04 } from './cluster';
 
-const INHERITED_V031 = ['model_path', 'max_model_len', 'max_prompt_tokens', 'max_response_tokens', 'min_response_tokens'];
+const INHERITED_V031 = [
+  'model_path',
+  'max_model_len',
+  'max_prompt_tokens',
+  'max_response_tokens',
+  'min_response_tokens',
+];
 const INHERITED_V032 = [...INHERITED_V031, 'temperature', 'top_p', 'top_k', 'logprobs'];
 const INHERITED_V04 = [
   'model_path',
@@ -38,7 +44,8 @@ export function checkExplorer(ctx: CheckContext): void {
 function checkListenAddress(ctx: CheckContext): void {
   const key = 'explorer.listen_address';
   const address = ctx.get(key);
-  if (ctx.get('mode') !== 'serve' || !ctx.written(key) || typeof address !== 'string' || isLoopbackAddress(address)) return;
+  if (ctx.get('mode') !== 'serve' || !ctx.written(key) || typeof address !== 'string' || isLoopbackAddress(address))
+    return;
   const writes = ctx.since('v0.4.0')
     ? 'call the model and POST `/feedback` and `/commit`, which write rewarded experiences into the experience buffer a `train` process trains on'
     : 'call the model, and every response it serves is written into the experience buffer a `train` process trains on';
@@ -56,7 +63,8 @@ function inheritRolloutModel(ctx: CheckContext): void {
   if (ctx.release === 'v0.3.0') {
     ctx.fill(`${rm}.model_path`, ctx.get('model.model_path'), 'the rollout model is `model.model_path`');
     for (const k of ['max_model_len', 'max_prompt_tokens', 'max_response_tokens']) {
-      if (ctx.get(`${rm}.${k}`) === null || ctx.get(`${rm}.${k}`) === undefined) ctx.fill(`${rm}.${k}`, ctx.get(`model.${k}`), `from \`model.${k}\``);
+      if (ctx.get(`${rm}.${k}`) === null || ctx.get(`${rm}.${k}`) === undefined)
+        ctx.fill(`${rm}.${k}`, ctx.get(`model.${k}`), `from \`model.${k}\``);
     }
     return;
   }
@@ -77,13 +85,18 @@ function inheritRolloutModel(ctx: CheckContext): void {
   }
   const keys = [...INHERITED_V04, ...(ctx.since('v0.5.2') ? ['enable_thinking'] : [])];
   for (const k of keys) {
-    if (ctx.get(`${rm}.${k}`) === null || ctx.get(`${rm}.${k}`) === undefined) ctx.fill(`${rm}.${k}`, ctx.get(`model.${k}`), `from \`model.${k}\``);
+    if (ctx.get(`${rm}.${k}`) === null || ctx.get(`${rm}.${k}`) === undefined)
+      ctx.fill(`${rm}.${k}`, ctx.get(`model.${k}`), `from \`model.${k}\``);
   }
   if (ctx.get(`${rm}.chat_template`) === null || ctx.get(`${rm}.chat_template`) === undefined) {
     ctx.fill(`${rm}.chat_template`, ctx.get('model.custom_chat_template'), 'from `model.custom_chat_template`');
   }
   if (ctx.get('mode') === 'colocate' && (ctx.get(`${rm}.gpu_memory_utilization`) ?? 0.9) > 0.25) {
-    ctx.set(`${rm}.gpu_memory_utilization`, 0.25, { code: 'TRN261', message: 'In `colocate` mode, `explorer.rollout_model.gpu_memory_utilization` is set to 0.25.', at: ctx.written(`${rm}.gpu_memory_utilization`) ? `${rm}.gpu_memory_utilization` : 'mode' });
+    ctx.set(`${rm}.gpu_memory_utilization`, 0.25, {
+      code: 'TRN261',
+      message: 'In `colocate` mode, `explorer.rollout_model.gpu_memory_utilization` is set to 0.25.',
+      at: ctx.written(`${rm}.gpu_memory_utilization`) ? `${rm}.gpu_memory_utilization` : 'mode',
+    });
   }
   if (ctx.get('mode') === 'serve') ctx.fill(`${rm}.enable_openai_api`, true, 'serve mode exposes the OpenAI API');
 }
@@ -93,7 +106,11 @@ function checkAuxiliaryModels(ctx: CheckContext): void {
   const aux = (ctx.get('explorer.auxiliary_models') as Record<string, unknown>[] | undefined) ?? [];
   aux.forEach((m, i) => {
     if (!m.model_path) {
-      ctx.report('TRN260', "auxiliary model's model_path is required.", ctx.written(`explorer.auxiliary_models.${i}`) ? `explorer.auxiliary_models.${i}` : 'explorer.auxiliary_models');
+      ctx.report(
+        'TRN260',
+        "auxiliary model's model_path is required.",
+        ctx.written(`explorer.auxiliary_models.${i}`) ? `explorer.auxiliary_models.${i}` : 'explorer.auxiliary_models',
+      );
     }
   });
 }
@@ -106,9 +123,15 @@ function checkOverRollout(ctx: CheckContext): void {
     ctx.report('TRN260', 'over_rollout_ratio should be in [0.0, 1.0).', 'explorer.over_rollout.ratio');
   }
   if (ctx.get('synchronizer.sync_style') === 'fixed') {
-    const styles = ctx.since('v0.5.0') ? '`explorer_driven` or `trainer_driven`' : '`dynamic_by_explorer` or `dynamic_by_trainer`';
+    const styles = ctx.since('v0.5.0')
+      ? '`explorer_driven` or `trainer_driven`'
+      : '`dynamic_by_explorer` or `dynamic_by_trainer`';
     const what = ctx.release === 'main' ? 'over_rollout' : 'over_rollout_ratio';
-    ctx.report('TRN260', `${what} is not compatible with fixed sync_style, please set \`synchronizer.sync_style\` to ${styles}.`, ctx.written('synchronizer.sync_style') ? 'synchronizer.sync_style' : 'explorer.over_rollout');
+    ctx.report(
+      'TRN260',
+      `${what} is not compatible with fixed sync_style, please set \`synchronizer.sync_style\` to ${styles}.`,
+      ctx.written('synchronizer.sync_style') ? 'synchronizer.sync_style' : 'explorer.over_rollout',
+    );
   }
 }
 
@@ -135,7 +158,12 @@ function checkConcurrency(ctx: CheckContext): void {
   const mode = ctx.get('explorer.concurrent_mode');
   const valid = ['sequential', 'asynchronous', 'multi-threading'];
   if (!valid.includes(mode)) {
-    ctx.report('TRN260', `Invalid explorer.concurrent_mode: \`${mode}\`; expected one of ${valid.join(', ')}.`, 'explorer.concurrent_mode', { candidates: valid });
+    ctx.report(
+      'TRN260',
+      `Invalid explorer.concurrent_mode: \`${mode}\`; expected one of ${valid.join(', ')}.`,
+      'explorer.concurrent_mode',
+      { candidates: valid },
+    );
     return;
   }
   if (mode === 'sequential') return;

@@ -6,16 +6,26 @@ import type { CheckContext } from '../context';
 import { candidatePaths } from '../runtime';
 
 export function checkNamespace(ctx: CheckContext): void {
-  if (!ctx.get('ray_namespace')) ctx.fill('ray_namespace', `${ctx.get('project')}/${ctx.get('name')}`, 'Trinity names the Ray namespace `<project>/<name>`.');
+  if (!ctx.get('ray_namespace'))
+    ctx.fill(
+      'ray_namespace',
+      `${ctx.get('project')}/${ctx.get('name')}`,
+      'Trinity names the Ray namespace `<project>/<name>`.',
+    );
 }
 
 export function checkMode(ctx: CheckContext): boolean {
   const mode = ctx.get('mode');
   const valid = choicesAt(MODES, ctx.release).map((c) => c.value);
   if (valid.includes(mode)) return true;
-  ctx.report('TRN200', `Invalid mode \`${mode}\`: Trinity ${ctx.release} accepts ${valid.join(', ')}.${didYouMean(String(mode), valid)}`, ctx.written('mode') ? 'mode' : 'stages', {
-    candidates: valid,
-  });
+  ctx.report(
+    'TRN200',
+    `Invalid mode \`${mode}\`: Trinity ${ctx.release} accepts ${valid.join(', ')}.${didYouMean(String(mode), valid)}`,
+    ctx.written('mode') ? 'mode' : 'stages',
+    {
+      candidates: valid,
+    },
+  );
   return false;
 }
 
@@ -23,7 +33,11 @@ export function checkJobDir(ctx: CheckContext): void {
   const root = String(ctx.get('checkpoint_root_dir') ?? '');
   const parts = [root || '.', ctx.get('project'), ctx.get('group'), ctx.get('name')].filter((p) => p !== '');
   const jobDir = parts.join('/');
-  if (ctx.get('continue_from_checkpoint') === false && ctx.host.exists && candidatePaths(ctx, jobDir).some((p) => ctx.host.exists!(p))) {
+  if (
+    ctx.get('continue_from_checkpoint') === false &&
+    ctx.host.exists &&
+    candidatePaths(ctx, jobDir).some((p) => ctx.host.exists!(p))
+  ) {
     const bench = ctx.get('mode') === 'bench';
     ctx.report(
       'TRN209',
@@ -34,6 +48,10 @@ export function checkJobDir(ctx: CheckContext): void {
       { path: ['continue_from_checkpoint'], value: true },
     );
   }
-  ctx.fill('checkpoint_job_dir', jobDir, 'Trinity writes checkpoints, buffers, logs and monitor files under `<checkpoint_root_dir>/<project>/<group>/<name>`.');
+  ctx.fill(
+    'checkpoint_job_dir',
+    jobDir,
+    'Trinity writes checkpoints, buffers, logs and monitor files under `<checkpoint_root_dir>/<project>/<group>/<name>`.',
+  );
   ctx.fill('log.save_dir', `${ctx.get('checkpoint_job_dir')}/log`, 'Logs go to `<checkpoint_job_dir>/log`.');
 }

@@ -14,11 +14,20 @@ export function checkMonitor(ctx: CheckContext): void {
   const type = String(ctx.get('monitor.monitor_type'));
   if (!ctx.isRegistered('monitor', type)) {
     const names = registryNamesAt('monitor', ctx.release);
-    ctx.report('TRN240', `Invalid monitor type \`${type}\`; Trinity ${ctx.release} has ${names.join(', ')}.${didYouMean(type, names)}`, 'monitor.monitor_type', { candidates: names });
+    ctx.report(
+      'TRN240',
+      `Invalid monitor type \`${type}\`; Trinity ${ctx.release} has ${names.join(', ')}.${didYouMean(type, names)}`,
+      'monitor.monitor_type',
+      { candidates: names },
+    );
     return;
   }
   if (ctx.get('monitor.monitor_args') === null || ctx.get('monitor.monitor_args') === undefined) {
-    ctx.fill('monitor.monitor_args', structuredClone(DEFAULT_ARGS[type] ?? {}), `the default arguments of the ${type} monitor`);
+    ctx.fill(
+      'monitor.monitor_args',
+      structuredClone(DEFAULT_ARGS[type] ?? {}),
+      `the default arguments of the ${type} monitor`,
+    );
   }
   ctx.fill('monitor.cache_dir', `${ctx.get('checkpoint_job_dir')}/monitor`, 'monitor files go under the job directory');
 }

@@ -21,7 +21,9 @@ export function checkStage(ctx: CheckContext): void {
   const trains = rolesOf(mode).trainer;
   const verl = ctx.get('trainer.trainer_type') === 'verl';
   if (!trains || !verl) {
-    const why = !trains ? `a \`${mode}\` stage trains nothing, so it writes no checkpoint` : `a \`${ctx.get('trainer.trainer_type')}\` trainer writes no veRL checkpoint`;
+    const why = !trains
+      ? `a \`${mode}\` stage trains nothing, so it writes no checkpoint`
+      : `a \`${ctx.get('trainer.trainer_type')}\` trainer writes no veRL checkpoint`;
     ctx.report(
       'TRN280',
       `After each stage Trinity loads the stage's latest Hugging Face checkpoint (to start the next stage from it), but ${why}: the run fails with "No huggingface checkpoint found" once this stage ends.`,

@@ -3,7 +3,7 @@ import { explorerGpus } from './cluster';
 import type { CheckContext } from '../context';
 
 export function checkSynchronizer(ctx: CheckContext): void {
-  ctx.fill('synchronizer.ray_namespace', ctx.get('ray_namespace'), 'the run\'s Ray namespace');
+  ctx.fill('synchronizer.ray_namespace', ctx.get('ray_namespace'), "the run's Ray namespace");
   const worldSize = ctx.since('v0.5.0') ? (ctx.get('cluster.rollout_gpu_num') ?? 0) : explorerGpus(ctx).rollout;
   ctx.fill('synchronizer.explorer_world_size', worldSize, 'GPUs of the rollout engines');
   if (ctx.get('synchronizer.sync_method') !== 'nccl') return;
@@ -11,13 +11,31 @@ export function checkSynchronizer(ctx: CheckContext): void {
   const noNccl = ctx.since('v0.3.1') ? ['train', 'explore', 'bench', 'serve'] : ['train', 'explore', 'bench'];
   if (noNccl.includes(mode)) {
     // Trinity logs this on every such launch; it only deserves a warning when the user asked for nccl.
-    ctx.force('synchronizer.sync_method', 'checkpoint', 'TRN230', `\`${mode}\` mode does not support NCCL synchronization; \`synchronizer.sync_method\` becomes \`checkpoint\`.`, 'mode');
+    ctx.force(
+      'synchronizer.sync_method',
+      'checkpoint',
+      'TRN230',
+      `\`${mode}\` mode does not support NCCL synchronization; \`synchronizer.sync_method\` becomes \`checkpoint\`.`,
+      'mode',
+    );
   }
   if (ctx.since('v0.4.0') && ctx.get('model.lora_configs') !== null && ctx.get('model.lora_configs') !== undefined) {
-    ctx.force('synchronizer.sync_method', 'checkpoint', 'TRN230', 'LoRA is not supported with NCCL synchronization; `synchronizer.sync_method` becomes `checkpoint`.', 'model.lora_configs');
+    ctx.force(
+      'synchronizer.sync_method',
+      'checkpoint',
+      'TRN230',
+      'LoRA is not supported with NCCL synchronization; `synchronizer.sync_method` becomes `checkpoint`.',
+      'model.lora_configs',
+    );
   }
   if (ctx.since('v0.5.0') && mode === 'colocate') {
-    ctx.force('synchronizer.sync_method', 'memory', 'TRN230', "Colocate mode can't use NCCL synchronization; `synchronizer.sync_method` becomes `memory`.", 'mode');
+    ctx.force(
+      'synchronizer.sync_method',
+      'memory',
+      'TRN230',
+      "Colocate mode can't use NCCL synchronization; `synchronizer.sync_method` becomes `memory`.",
+      'mode',
+    );
   }
 }
 
@@ -30,7 +48,13 @@ export function checkIntervals(ctx: CheckContext): void {
       fromSave
         ? `\`sync_interval\` must be positive: for ${ctx.get('algorithm.algorithm_type')} Trinity ${ctx.release} copies it from \`trainer.save_interval\` (${sync}). Set \`trainer.save_interval\` to a positive number of steps.`
         : `\`synchronizer.sync_interval\` must be positive (got ${sync}).`,
-      fromSave ? (ctx.written('trainer.save_interval') ? 'trainer.save_interval' : ctx.written('trainer') ? 'trainer' : 'algorithm.algorithm_type') : 'synchronizer.sync_interval',
+      fromSave
+        ? ctx.written('trainer.save_interval')
+          ? 'trainer.save_interval'
+          : ctx.written('trainer')
+            ? 'trainer'
+            : 'algorithm.algorithm_type'
+        : 'synchronizer.sync_interval',
       { path: fromSave ? ['trainer', 'save_interval'] : ['synchronizer', 'sync_interval'], value: fromSave ? 100 : 1 },
     );
     return;

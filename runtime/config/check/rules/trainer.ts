@@ -20,7 +20,11 @@ export function checkTrainer(ctx: CheckContext): void {
     return;
   }
   if (type !== 'verl') {
-    ctx.report('TRN270', `Invalid trainer type \`${type}\`: Trinity ${ctx.release} supports ${ctx.since('v0.4.0') ? '`verl` and `tinker`' : '`verl`'}.`, 'trainer.trainer_type');
+    ctx.report(
+      'TRN270',
+      `Invalid trainer type \`${type}\`: Trinity ${ctx.release} supports ${ctx.since('v0.4.0') ? '`verl` and `tinker`' : '`verl`'}.`,
+      'trainer.trainer_type',
+    );
     return;
   }
   if (ctx.since('v0.5.2') && ctx.get('trainer.ulysses_sequence_parallel_size') < 1) {
@@ -30,17 +34,26 @@ export function checkTrainer(ctx: CheckContext): void {
     });
   }
   if (!checkTrainerConfigSource(ctx)) return;
-  if (ctx.since('v0.3.2') && (ctx.get('trainer.max_token_len_per_gpu') === null || ctx.get('trainer.max_token_len_per_gpu') === undefined)) {
+  if (
+    ctx.since('v0.3.2') &&
+    (ctx.get('trainer.max_token_len_per_gpu') === null || ctx.get('trainer.max_token_len_per_gpu') === undefined)
+  ) {
     const m = ctx.get('model.max_model_len');
     const sp = ctx.get('trainer.ulysses_sequence_parallel_size') || 1;
-    if (typeof m === 'number') ctx.fill('trainer.max_token_len_per_gpu', Math.ceil((2 * m) / sp), '2 × `max_model_len` / sequence parallelism');
+    if (typeof m === 'number')
+      ctx.fill('trainer.max_token_len_per_gpu', Math.ceil((2 * m) / sp), '2 × `max_model_len` / sequence parallelism');
   }
   if (ctx.since('v0.4.0')) {
     const save = ctx.get('trainer.save_hf_checkpoint');
     if (!['last', 'always', 'never'].includes(save)) {
-      ctx.report('TRN270', `Invalid trainer.save_hf_checkpoint: \`${save}\`, must be one of 'last', 'always', or 'never'.`, 'trainer.save_hf_checkpoint', {
-        candidates: ['last', 'always', 'never'],
-      });
+      ctx.report(
+        'TRN270',
+        `Invalid trainer.save_hf_checkpoint: \`${save}\`, must be one of 'last', 'always', or 'never'.`,
+        'trainer.save_hf_checkpoint',
+        {
+          candidates: ['last', 'always', 'never'],
+        },
+      );
     }
   }
   synchronizeConfig(ctx);
@@ -77,19 +90,32 @@ function checkTrainerConfigSource(ctx: CheckContext): boolean {
   if (!ctx.since('v0.3.2')) {
     const exists = ctx.host.exists;
     if (!pathValue) {
-      ctx.report('TRN272', `Trinity ${ctx.release} needs the veRL settings: write \`trainer.trainer_config\` or point \`trainer.trainer_config_path\` at a veRL YAML file.`, ctx.written('trainer') ? 'trainer' : 'mode', {
-        add: { path: ['trainer', 'trainer_config'], value: {} },
-      });
+      ctx.report(
+        'TRN272',
+        `Trinity ${ctx.release} needs the veRL settings: write \`trainer.trainer_config\` or point \`trainer.trainer_config_path\` at a veRL YAML file.`,
+        ctx.written('trainer') ? 'trainer' : 'mode',
+        {
+          add: { path: ['trainer', 'trainer_config'], value: {} },
+        },
+      );
       return false;
     }
     if (exists && !candidatePaths(ctx, pathValue).some(exists)) {
-      ctx.report('TRN304', `Invalid trainer config path: \`${pathValue}\` does not exist${describeBases(ctx)}.`, 'trainer.trainer_config_path');
+      ctx.report(
+        'TRN304',
+        `Invalid trainer config path: \`${pathValue}\` does not exist${describeBases(ctx)}.`,
+        'trainer.trainer_config_path',
+      );
       return false;
     }
     return true;
   }
   if (pathValue) {
-    ctx.report('TRN272', '`trainer_config_path` is deprecated; please use `trainer_config` instead (move the file\'s veRL settings inline under `trainer.trainer_config`).', 'trainer.trainer_config_path');
+    ctx.report(
+      'TRN272',
+      "`trainer_config_path` is deprecated; please use `trainer_config` instead (move the file's veRL settings inline under `trainer.trainer_config`).",
+      'trainer.trainer_config_path',
+    );
     return false;
   }
   ctx.fill('trainer.trainer_config', {}, "veRL's default trainer config");
@@ -107,14 +133,25 @@ function synchronizeConfig(ctx: CheckContext): void {
   if (!ctx.since('v0.5.0')) {
     const world = trainerWorldSizeV03(ctx);
     if (world !== undefined && typeof tbs === 'number' && tbs > 0 && tbs % world !== 0) {
-      reportBatch(ctx, `batch_size (${tbs}) must be divisible by (${world}): the trainer has ${world} GPUs.`, tbs, world);
+      reportBatch(
+        ctx,
+        `batch_size (${tbs}) must be divisible by (${world}): the trainer has ${world} GPUs.`,
+        tbs,
+        world,
+      );
     }
   } else {
     checkParallel(ctx, tbs);
   }
   checkTokenBudgets(ctx);
   if (ctx.get('algorithm.algorithm_type') === 'dpo') {
-    ctx.report('TRN271', 'DPO micro batch size is doubled for computing loss (chosen and rejected go through together).', 'algorithm.algorithm_type', undefined, 'information');
+    ctx.report(
+      'TRN271',
+      'DPO micro batch size is doubled for computing loss (chosen and rejected go through together).',
+      'algorithm.algorithm_type',
+      undefined,
+      'information',
+    );
   }
 }
 
@@ -122,7 +159,10 @@ function reportBatch(ctx: CheckContext, message: string, tbs: number, world: num
   const writtenTbs = ctx.written('buffer.train_batch_size');
   if (writtenTbs) {
     const up = Math.ceil(tbs / world) * world;
-    ctx.report('TRN221', `${message} Use a multiple of ${world}, e.g. ${up}.`, 'buffer.train_batch_size', { path: ['buffer', 'train_batch_size'], value: up });
+    ctx.report('TRN221', `${message} Use a multiple of ${world}, e.g. ${up}.`, 'buffer.train_batch_size', {
+      path: ['buffer', 'train_batch_size'],
+      value: up,
+    });
     return;
   }
   // train_batch_size = batch_size x repeat_times: batch_size must be a multiple of world / gcd(repeat_times, world).
@@ -159,7 +199,13 @@ function checkParallel(ctx: CheckContext, tbs: number): void {
   const world = ctx.get('cluster.trainer_gpu_num');
   if (typeof world !== 'number' || world <= 0 || typeof tbs !== 'number' || tbs <= 0) return;
   if (ctx.release === 'v0.5.0') {
-    if (['train', 'both'].includes(mode) && tbs % world !== 0) reportBatch(ctx, `batch_size (${tbs}) must be divisible by (${world}): the trainer has ${world} GPUs.`, tbs, world);
+    if (['train', 'both'].includes(mode) && tbs % world !== 0)
+      reportBatch(
+        ctx,
+        `batch_size (${tbs}) must be divisible by (${world}): the trainer has ${world} GPUs.`,
+        tbs,
+        world,
+      );
     return;
   }
   const trainerSp = ctx.get('trainer.ulysses_sequence_parallel_size') || 1;
@@ -177,12 +223,21 @@ function checkParallel(ctx: CheckContext, tbs: number): void {
       return;
     }
     if (tbs % (world / sp) !== 0) {
-      reportBatch(ctx, `The batch size (${tbs}) must be divisible by the number of GPUs (${world}) divided by the sequence parallelism size (${sp}).`, tbs, world / sp);
+      reportBatch(
+        ctx,
+        `The batch size (${tbs}) must be divisible by the number of GPUs (${world}) divided by the sequence parallelism size (${sp}).`,
+        tbs,
+        world / sp,
+      );
       return;
     }
     const fsdp = verl(ctx, `${comp === 'critic' ? 'critic.model' : base}.fsdp_config.fsdp_size`, -1);
     if (fsdp > 0 && fsdp < world && world % fsdp !== 0) {
-      ctx.report('TRN222', `The number of GPUs (${world}) must be divisible by \`${comp}.fsdp_config.fsdp_size\` (${fsdp}).`, `trainer.trainer_config.${comp === 'critic' ? 'critic.model' : base}.fsdp_config.fsdp_size`);
+      ctx.report(
+        'TRN222',
+        `The number of GPUs (${world}) must be divisible by \`${comp}.fsdp_config.fsdp_size\` (${fsdp}).`,
+        `trainer.trainer_config.${comp === 'critic' ? 'critic.model' : base}.fsdp_config.fsdp_size`,
+      );
     }
   }
 }
@@ -208,7 +263,11 @@ function checkTokenBudgets(ctx: CheckContext): void {
     const sp = Math.max(1, verl(ctx, `${c.base}.ulysses_sequence_parallel_size`, trainerSp));
     if (value * sp < required) {
       const v = Math.ceil(required / sp);
-      const at = written ? `trainer.trainer_config.${path}` : ctx.written('trainer.max_token_len_per_gpu') ? 'trainer.max_token_len_per_gpu' : 'model.max_model_len';
+      const at = written
+        ? `trainer.trainer_config.${path}`
+        : ctx.written('trainer.max_token_len_per_gpu')
+          ? 'trainer.max_token_len_per_gpu'
+          : 'model.max_model_len';
       ctx.report(
         'TRN271',
         `${c.name}.${c.attr} (${value}) is automatically set to ${v} to match model.max_model_len (${m}${factor === 2 ? ', ×2' : ''}). If you face OOM issues, set \`model.max_model_len\` to a smaller value.`,

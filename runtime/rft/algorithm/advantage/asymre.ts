@@ -22,7 +22,10 @@ export interface AsymreAdvantageArgs {
   baseline_shift: number;
 }
 
-export function asymreAdvantage<E extends AdvantageExperience>(exps: readonly E[], args?: Partial<AsymreAdvantageArgs> | null): GroupAdvantageResult<E> {
+export function asymreAdvantage<E extends AdvantageExperience>(
+  exps: readonly E[],
+  args?: Partial<AsymreAdvantageArgs> | null,
+): GroupAdvantageResult<E> {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'asymre') as unknown as AsymreAdvantageArgs, args);
   const metricList: Record<string, number>[] = [];
   const out: WithAdvantages<E>[] = [];
@@ -34,7 +37,10 @@ export function asymreAdvantage<E extends AdvantageExperience>(exps: readonly E[
   return { exps: out, metrics: gatherMetrics(metricList, 'group_advantages') };
 }
 
-export function asymreVerlAdvantage(batch: AdvantageBatch, args?: Partial<AsymreAdvantageArgs> | null): TrainerAdvantageResult {
+export function asymreVerlAdvantage(
+  batch: AdvantageBatch,
+  args?: Partial<AsymreAdvantageArgs> | null,
+): TrainerAdvantageResult {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'asymre_verl') as unknown as AsymreAdvantageArgs, args);
   return groupedOutcomeAdvantage(batch, 'asymre_verl', (group) => {
     const baseline = group.length > 1 ? mean(group) + a.baseline_shift : 0;

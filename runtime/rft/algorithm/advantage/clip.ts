@@ -67,7 +67,10 @@ function signal(logprobs: number[][], entropys: number[][]): number[][] {
   return logprobs.map((row, i) => row.map((lp, t) => Math.exp(lp) * (entropys[i][t] + lp)));
 }
 
-export function clipbAdvantage(batch: AdvantageBatch, args?: Partial<ClipbAdvantageArgs> | null): TrainerAdvantageResult {
+export function clipbAdvantage(
+  batch: AdvantageBatch,
+  args?: Partial<ClipbAdvantageArgs> | null,
+): TrainerAdvantageResult {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'clipb') as unknown as ClipbAdvantageArgs, args);
   const lp = requireField(batch.rolloutLogprobs, 'clipb', 'rolloutLogprobs');
   const H = requireField(batch.entropys, 'clipb', 'entropys');
@@ -91,7 +94,10 @@ export function clipbAdvantage(batch: AdvantageBatch, args?: Partial<ClipbAdvant
   };
 }
 
-export function clipvAdvantage(batch: AdvantageBatch, args?: Partial<ClipvAdvantageArgs> | null): TrainerAdvantageResult {
+export function clipvAdvantage(
+  batch: AdvantageBatch,
+  args?: Partial<ClipvAdvantageArgs> | null,
+): TrainerAdvantageResult {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'clipv') as unknown as ClipvAdvantageArgs, args);
   const lp = requireField(batch.oldLogprobs, 'clipv', 'oldLogprobs');
   const H = requireField(batch.entropys, 'clipv', 'entropys');

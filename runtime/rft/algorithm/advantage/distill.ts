@@ -33,8 +33,14 @@ function advantageMean(adv: number[][]): number {
   return mean(adv.map((row) => row.reduce((s, v) => s + v, 0)));
 }
 
-export function onPolicyDistillAdvantage(batch: AdvantageBatch, args?: Partial<OnPolicyDistillAdvantageArgs> | null): TrainerAdvantageResult {
-  const a = withDefaults(defaultFnArgs('advantage_fn', 'on_policy_distill') as unknown as OnPolicyDistillAdvantageArgs, args);
+export function onPolicyDistillAdvantage(
+  batch: AdvantageBatch,
+  args?: Partial<OnPolicyDistillAdvantageArgs> | null,
+): TrainerAdvantageResult {
+  const a = withDefaults(
+    defaultFnArgs('advantage_fn', 'on_policy_distill') as unknown as OnPolicyDistillAdvantageArgs,
+    args,
+  );
   const student = requireField(batch.oldLogprobs, 'on_policy_distill', 'oldLogprobs');
   const teacher = requireField(batch.teacherLogprobs, 'on_policy_distill', 'teacherLogprobs');
   const mask = batch.responseMask;

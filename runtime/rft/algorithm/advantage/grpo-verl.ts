@@ -18,7 +18,10 @@ export function groupNormalized(group: readonly number[], epsilon: number): numb
   return group.map((x) => (x - m) / (s + epsilon));
 }
 
-export function grpoVerlAdvantage(batch: AdvantageBatch, args?: Partial<GrpoVerlAdvantageArgs> | null): TrainerAdvantageResult {
+export function grpoVerlAdvantage(
+  batch: AdvantageBatch,
+  args?: Partial<GrpoVerlAdvantageArgs> | null,
+): TrainerAdvantageResult {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'grpo_verl') as unknown as GrpoVerlAdvantageArgs, args);
   return groupedOutcomeAdvantage(batch, 'grpo_verl', (group) => groupNormalized(group, a.epsilon));
 }

@@ -14,7 +14,14 @@
  */
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from '../args';
 import { ascendingRanks, gatherMetrics, mean, randomInt, stdBessel } from './stats';
-import { groupBy, taskId, withScore, type AdvantageExperience, type GroupAdvantageResult, type WithAdvantages } from './types';
+import {
+  groupBy,
+  taskId,
+  withScore,
+  type AdvantageExperience,
+  type GroupAdvantageResult,
+  type WithAdvantages,
+} from './types';
 
 export interface GrpoAdvantageArgs {
   epsilon: number;

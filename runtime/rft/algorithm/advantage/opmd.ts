@@ -30,7 +30,10 @@ function softBaseline(rewards: number[], tau: number): number {
   return tau * (logSumExp(rewards.map((r) => r / tau)) - Math.log(rewards.length));
 }
 
-export function opmdAdvantage<E extends AdvantageExperience>(exps: readonly E[], args?: Partial<OpmdAdvantageArgs> | null): GroupAdvantageResult<E> {
+export function opmdAdvantage<E extends AdvantageExperience>(
+  exps: readonly E[],
+  args?: Partial<OpmdAdvantageArgs> | null,
+): GroupAdvantageResult<E> {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'opmd') as unknown as OpmdAdvantageArgs, args);
   const metricList: Record<string, number>[] = [];
   const out: WithAdvantages<E>[] = [];
@@ -44,14 +47,22 @@ export function opmdAdvantage<E extends AdvantageExperience>(exps: readonly E[],
   return { exps: out, metrics: gatherMetrics(metricList, 'group_advantages') };
 }
 
-export function opmdVerlAdvantage(batch: AdvantageBatch, args?: Partial<OpmdAdvantageArgs> | null): TrainerAdvantageResult {
+export function opmdVerlAdvantage(
+  batch: AdvantageBatch,
+  args?: Partial<OpmdAdvantageArgs> | null,
+): TrainerAdvantageResult {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'opmd_verl') as unknown as OpmdAdvantageArgs, args);
   return groupedOutcomeAdvantage(batch, 'opmd_verl', (group) => {
     let baseline = 0;
     if (group.length > 1) {
       if (a.opmd_baseline === 'mean') baseline = mean(group);
       else if (a.opmd_baseline === 'logavgexp') baseline = softBaseline(group, a.tau);
-      else throw new AlgorithmArgsError('advantage_fn', 'opmd_verl', `opmd_baseline '${a.opmd_baseline}' is not implemented (mean, logavgexp)`);
+      else
+        throw new AlgorithmArgsError(
+          'advantage_fn',
+          'opmd_verl',
+          `opmd_baseline '${a.opmd_baseline}' is not implemented (mean, logavgexp)`,
+        );
     }
     return group.map((s) => s - baseline);
   });

@@ -11,7 +11,14 @@
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from '../args';
 import type { GroupAdvantageOptions } from './grpo';
 import { gatherMetrics, mean, randomSubset, stdPopulation } from './stats';
-import { groupBy, taskId, withScore, type AdvantageExperience, type GroupAdvantageResult, type WithAdvantages } from './types';
+import {
+  groupBy,
+  taskId,
+  withScore,
+  type AdvantageExperience,
+  type GroupAdvantageResult,
+  type WithAdvantages,
+} from './types';
 
 export interface RecAdvantageArgs {
   epsilon: number;
@@ -25,14 +32,19 @@ export function recAdvantage<E extends AdvantageExperience>(
   options: GroupAdvantageOptions = {},
 ): GroupAdvantageResult<E> {
   const a = withDefaults(defaultFnArgs('advantage_fn', 'rec') as unknown as RecAdvantageArgs, args);
-  if (a.drop != null && a.drop !== 'balance') throw new AlgorithmArgsError('advantage_fn', 'rec', `Invalid drop: ${String(a.drop)}`);
+  if (a.drop != null && a.drop !== 'balance')
+    throw new AlgorithmArgsError('advantage_fn', 'rec', `Invalid drop: ${String(a.drop)}`);
   const random = options.random ?? Math.random;
   const metricList: Record<string, number>[] = [];
   const out: WithAdvantages<E>[] = [];
   for (const [gid, group] of groupBy(exps, taskId)) {
     const n = group.length;
     if (n === 1) {
-      throw new AlgorithmArgsError('advantage_fn', 'rec', `task group '${gid}' has a single experience; Trinity's REC advantage fails on it (UnboundLocalError) — use repeat_times > 1`);
+      throw new AlgorithmArgsError(
+        'advantage_fn',
+        'rec',
+        `task group '${gid}' has a single experience; Trinity's REC advantage fails on it (UnboundLocalError) — use repeat_times > 1`,
+      );
     }
     const rewards = group.map((e) => e.reward);
     const fullMean = mean(rewards);

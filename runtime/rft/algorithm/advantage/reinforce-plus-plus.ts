@@ -11,8 +11,14 @@ export interface ReinforcePlusPlusAdvantageArgs {
   gamma: number;
 }
 
-export function reinforcePlusPlusAdvantage(batch: AdvantageBatch, args?: Partial<ReinforcePlusPlusAdvantageArgs> | null): TrainerAdvantageResult {
-  const a = withDefaults(defaultFnArgs('advantage_fn', 'reinforceplusplus') as unknown as ReinforcePlusPlusAdvantageArgs, args);
+export function reinforcePlusPlusAdvantage(
+  batch: AdvantageBatch,
+  args?: Partial<ReinforcePlusPlusAdvantageArgs> | null,
+): TrainerAdvantageResult {
+  const a = withDefaults(
+    defaultFnArgs('advantage_fn', 'reinforceplusplus') as unknown as ReinforcePlusPlusAdvantageArgs,
+    args,
+  );
   const returns = batch.tokenLevelRewards.map((r) => {
     const g = new Array<number>(r.length);
     let running = 0;

@@ -3,11 +3,21 @@
  * (A_i = r_i · action_mask). Metric: `group_advantages/reward_mean/*` (the group mean reward).
  */
 import { gatherMetrics, mean } from './stats';
-import { groupBy, taskId, withScore, type AdvantageExperience, type GroupAdvantageResult, type WithAdvantages } from './types';
+import {
+  groupBy,
+  taskId,
+  withScore,
+  type AdvantageExperience,
+  type GroupAdvantageResult,
+  type WithAdvantages,
+} from './types';
 
 export type ReinforceAdvantageArgs = Record<string, never>;
 
-export function reinforceAdvantage<E extends AdvantageExperience>(exps: readonly E[], _args?: Partial<ReinforceAdvantageArgs> | null): GroupAdvantageResult<E> {
+export function reinforceAdvantage<E extends AdvantageExperience>(
+  exps: readonly E[],
+  _args?: Partial<ReinforceAdvantageArgs> | null,
+): GroupAdvantageResult<E> {
   const metricList: Record<string, number>[] = [];
   const out: WithAdvantages<E>[] = [];
   for (const group of groupBy(exps, taskId).values()) {

@@ -7,7 +7,10 @@ import { requireField, type AdvantageBatch, type TrainerAdvantageResult } from '
 
 export type RemaxAdvantageArgs = Record<string, never>;
 
-export function remaxAdvantage(batch: AdvantageBatch, _args?: Partial<RemaxAdvantageArgs> | null): TrainerAdvantageResult {
+export function remaxAdvantage(
+  batch: AdvantageBatch,
+  _args?: Partial<RemaxAdvantageArgs> | null,
+): TrainerAdvantageResult {
   const baselines = requireField(batch.rewardBaselines, 'remax', 'rewardBaselines');
   const mask = batch.responseMask;
   const returns = batch.tokenLevelRewards.map((r, i) => {

@@ -8,7 +8,10 @@ import { mean } from './stats';
 
 export type RlooAdvantageArgs = Record<string, never>;
 
-export function rlooAdvantage(batch: AdvantageBatch, _args?: Partial<RlooAdvantageArgs> | null): TrainerAdvantageResult {
+export function rlooAdvantage(
+  batch: AdvantageBatch,
+  _args?: Partial<RlooAdvantageArgs> | null,
+): TrainerAdvantageResult {
   return groupedOutcomeAdvantage(batch, 'rloo', (group) => {
     const n = group.length;
     if (n <= 1) return group;

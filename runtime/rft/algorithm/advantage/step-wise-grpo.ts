@@ -11,7 +11,14 @@
  */
 import { AlgorithmArgsError, defaultFnArgs, withDefaults } from '../args';
 import { gatherMetrics, mean, stdBessel } from './stats';
-import { groupBy, runId, taskId, type AdvantageExperience, type GroupAdvantageResult, type WithAdvantages } from './types';
+import {
+  groupBy,
+  runId,
+  taskId,
+  type AdvantageExperience,
+  type GroupAdvantageResult,
+  type WithAdvantages,
+} from './types';
 
 export interface StepWiseGrpoAdvantageArgs {
   epsilon: number;
@@ -55,7 +62,9 @@ export function stepWiseGrpoAdvantage<E extends AdvantageExperience>(
     runs.forEach((run, k) => {
       const score = (lastRewards[k] - m) / denom;
       for (const e of run) {
-        const advantages = Array.from(e.actionMask, (mk) => (a.enable_step_norm ? (mk * score) / run.length : mk * score));
+        const advantages = Array.from(e.actionMask, (mk) =>
+          a.enable_step_norm ? (mk * score) / run.length : mk * score,
+        );
         out.push({ ...e, advantages, returns: [...advantages] });
       }
     });

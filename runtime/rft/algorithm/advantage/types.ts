@@ -46,7 +46,10 @@ export function runId(eid: ExperienceId): string {
 }
 
 /** Trinity's `group_by`: a Map in first-seen order. */
-export function groupBy<E extends AdvantageExperience>(exps: readonly E[], key: (eid: ExperienceId) => string): Map<string, E[]> {
+export function groupBy<E extends AdvantageExperience>(
+  exps: readonly E[],
+  key: (eid: ExperienceId) => string,
+): Map<string, E[]> {
   const out = new Map<string, E[]>();
   for (const e of exps) {
     const k = key(e.eid);
@@ -132,7 +135,11 @@ export function rowsByUid(uid: readonly (string | number)[]): Map<string | numbe
  * The shape of the trainer-side outcome advantages: each row's score (`Σ_t r`), replaced group by group (rows with
  * the same uid) by `perGroup`, broadcast over the response mask; returns equal the advantages.
  */
-export function groupedOutcomeAdvantage(batch: AdvantageBatch, fn: string, perGroup: (scores: number[]) => number[]): TrainerAdvantageResult {
+export function groupedOutcomeAdvantage(
+  batch: AdvantageBatch,
+  fn: string,
+  perGroup: (scores: number[]) => number[],
+): TrainerAdvantageResult {
   const uid = requireField(batch.uid, fn, 'uid');
   const scores = rowSums(batch.tokenLevelRewards);
   const out = [...scores];

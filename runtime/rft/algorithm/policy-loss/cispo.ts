@@ -20,7 +20,10 @@ export interface CispoPolicyLossArgs {
   loss_agg_mode: string;
 }
 
-export function cispoPolicyLoss(inputs: PolicyLossInputs, args?: Partial<CispoPolicyLossArgs> | null): PolicyLossResult {
+export function cispoPolicyLoss(
+  inputs: PolicyLossInputs,
+  args?: Partial<CispoPolicyLossArgs> | null,
+): PolicyLossResult {
   const a = withDefaults(defaultFnArgs('policy_loss_fn', 'cispo') as unknown as CispoPolicyLossArgs, args);
   const { logprob, actionMask } = inputs;
   const oldLogprob = need(inputs.oldLogprob, 'cispo', 'old_logprob');

@@ -36,7 +36,10 @@ export function dpoLoss(inputs: PolicyLossInputs, args?: Partial<DpoLossArgs> | 
     const chosenRatio = tf.sub(maskedSum(logprob, chosenMask), maskedSum(refLogprob, chosenMask));
     const rejectedRatio = tf.sub(maskedSum(logprob, rejectedMask), maskedSum(refLogprob, rejectedMask));
     const z = tf.mul(tf.sub(chosenRatio, rejectedRatio), a.beta);
-    const losses = tf.sub(tf.mul(tf.neg(logSigmoid(z)), 1 - a.label_smoothing), tf.mul(logSigmoid(tf.neg(z)), a.label_smoothing));
+    const losses = tf.sub(
+      tf.mul(tf.neg(logSigmoid(z)), 1 - a.label_smoothing),
+      tf.mul(logSigmoid(tf.neg(z)), a.label_smoothing),
+    );
     const loss = tf.mean(losses) as tf.Scalar;
     const metrics = metricScalars({
       chosen_reward: tf.mul(chosenRatio, a.beta),

@@ -21,12 +21,16 @@ export interface GspoPolicyLossArgs {
   loss_agg_mode: string;
 }
 
-export function gspoArgs(args?: Partial<GspoPolicyLossArgs> | null): GspoPolicyLossArgs & { low: number; high: number } {
+export function gspoArgs(
+  args?: Partial<GspoPolicyLossArgs> | null,
+): GspoPolicyLossArgs & { low: number; high: number } {
   const a = withDefaults(defaultFnArgs('policy_loss_fn', 'gspo') as unknown as GspoPolicyLossArgs, args);
   const low = a.clip_range_low ?? a.clip_range;
   const high = a.clip_range_high ?? a.clip_range;
-  if (low == null) throw new AlgorithmArgsError('policy_loss_fn', 'gspo', 'Either clip_range or clip_range_low must be specified.');
-  if (high == null) throw new AlgorithmArgsError('policy_loss_fn', 'gspo', 'Either clip_range or clip_range_high must be specified.');
+  if (low == null)
+    throw new AlgorithmArgsError('policy_loss_fn', 'gspo', 'Either clip_range or clip_range_low must be specified.');
+  if (high == null)
+    throw new AlgorithmArgsError('policy_loss_fn', 'gspo', 'Either clip_range or clip_range_high must be specified.');
   return { ...a, low, high };
 }
 

@@ -13,8 +13,14 @@ export interface ImportanceSamplingLossArgs {
   loss_agg_mode: string;
 }
 
-export function importanceSamplingLoss(inputs: PolicyLossInputs, args?: Partial<ImportanceSamplingLossArgs> | null): PolicyLossResult {
-  const a = withDefaults(defaultFnArgs('policy_loss_fn', 'importance_sampling') as unknown as ImportanceSamplingLossArgs, args);
+export function importanceSamplingLoss(
+  inputs: PolicyLossInputs,
+  args?: Partial<ImportanceSamplingLossArgs> | null,
+): PolicyLossResult {
+  const a = withDefaults(
+    defaultFnArgs('policy_loss_fn', 'importance_sampling') as unknown as ImportanceSamplingLossArgs,
+    args,
+  );
   const { logprob, actionMask } = inputs;
   const oldLogprob = need(inputs.oldLogprob, 'importance_sampling', 'old_logprob');
   const advantages = need(inputs.advantages, 'importance_sampling', 'advantages');

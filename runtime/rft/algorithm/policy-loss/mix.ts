@@ -49,7 +49,13 @@ export interface MixChordPolicyLossArgs extends MixBatchArgs {
 }
 
 /** CHORD's mu schedule (`mu_schedule_function`). */
-export function muSchedule(step: number, warmupSteps: number, decaySteps: number, peak: number, valley: number): number {
+export function muSchedule(
+  step: number,
+  warmupSteps: number,
+  decaySteps: number,
+  peak: number,
+  valley: number,
+): number {
   if (step < warmupSteps) return (step / warmupSteps) * peak;
   if (step >= warmupSteps + decaySteps) return valley;
   const cosine = 0.5 * (1 + Math.cos((Math.PI * (step - warmupSteps)) / decaySteps));
@@ -63,16 +69,28 @@ function floorDiv(a: number, b: number, name: string, what: string): number {
 
 function weights(a: MixBatchArgs, rows: number, name: string): { usual: number; expert: number } {
   const perGpu = floorDiv(a.ppo_mini_batch_size, a.ngpus_trainer, name, 'ngpus_trainer');
-  const accumulation = floorDiv(a.ppo_mini_batch_size, a.ppo_micro_batch_size_per_gpu, name, 'ppo_micro_batch_size_per_gpu');
+  const accumulation = floorDiv(
+    a.ppo_mini_batch_size,
+    a.ppo_micro_batch_size_per_gpu,
+    name,
+    'ppo_micro_batch_size_per_gpu',
+  );
   const usual = floorDiv(a.train_batch_size_usual, a.ngpus_trainer, name, 'ngpus_trainer');
   const expert = floorDiv(a.train_batch_size_expert, a.ngpus_trainer, name, 'ngpus_trainer');
   const div = (x: number, y: number, what: string): number => {
-    if (y === 0) throw new AlgorithmArgsError('policy_loss_fn', name, `division by zero (${what} // ngpus_trainer is 0)`);
+    if (y === 0)
+      throw new AlgorithmArgsError('policy_loss_fn', name, `division by zero (${what} // ngpus_trainer is 0)`);
     return x / y;
   };
   return a.use_dynamic_bsz
-    ? { usual: div(perGpu, rows * usual, 'train_batch_size_usual'), expert: div(perGpu, rows * expert, 'train_batch_size_expert') }
-    : { usual: div(accumulation, usual, 'train_batch_size_usual'), expert: div(accumulation, expert, 'train_batch_size_expert') };
+    ? {
+        usual: div(perGpu, rows * usual, 'train_batch_size_usual'),
+        expert: div(perGpu, rows * expert, 'train_batch_size_expert'),
+      }
+    : {
+        usual: div(accumulation, usual, 'train_batch_size_usual'),
+        expert: div(accumulation, expert, 'train_batch_size_expert'),
+      };
 }
 
 function mixCore(
@@ -86,7 +104,8 @@ function mixCore(
   const expert = need(inputs.expertMask, name, 'expert_mask');
   const { logprob, actionMask } = inputs;
   const B = logprob.shape[0];
-  if (expert.length !== B) throw new AlgorithmArgsError('policy_loss_fn', name, `len(expert_mask)=${expert.length} != logprob.shape[0]=${B}`);
+  if (expert.length !== B)
+    throw new AlgorithmArgsError('policy_loss_fn', name, `len(expert_mask)=${expert.length} != logprob.shape[0]=${B}`);
   const usualRows = Array.from(expert, (e) => !e);
   const expertRows = Array.from(expert, (e) => !!e);
   const nUsual = usualRows.filter(Boolean).length;
@@ -125,7 +144,10 @@ function mixCore(
     let sl: tf.Scalar = tf.scalar(0);
     if (nExpert > 0 || alwaysBoth) {
       const sub = { logprob: selectRows(logprob, expertRows), actionMask: selectRows(actionMask, expertRows) };
-      const r = sft === 'sft_phi' ? sftPhiLoss(sub, { loss_agg_mode: sftAgg, cutoff_prob: 1.0 }) : sftLoss(sub, { loss_agg_mode: sftAgg });
+      const r =
+        sft === 'sft_phi'
+          ? sftPhiLoss(sub, { loss_agg_mode: sftAgg, cutoff_prob: 1.0 })
+          : sftLoss(sub, { loss_agg_mode: sftAgg });
       const f = nExpert * w.expert;
       sl = tf.mul(r.loss, f) as tf.Scalar;
       for (const [k, v] of Object.entries(r.metrics)) metrics[`expert/${k}`] = tf.mul(v, f) as tf.Scalar;
@@ -141,7 +163,10 @@ export function mixPolicyLoss(inputs: PolicyLossInputs, args?: Partial<MixPolicy
   return mixCore('mix', inputs, a, a.mu, 'sft', false);
 }
 
-export function mixChordPolicyLoss(inputs: PolicyLossInputs, args?: Partial<MixChordPolicyLossArgs> | null): PolicyLossResult {
+export function mixChordPolicyLoss(
+  inputs: PolicyLossInputs,
+  args?: Partial<MixChordPolicyLossArgs> | null,
+): PolicyLossResult {
   const a = withDefaults(defaultFnArgs('policy_loss_fn', 'mix_chord') as unknown as MixChordPolicyLossArgs, args);
   const stepIn = need(inputs.step, 'mix_chord', 'step');
   let step: number;
@@ -149,11 +174,16 @@ export function mixChordPolicyLoss(inputs: PolicyLossInputs, args?: Partial<MixC
   else {
     const steps = Array.from(stepIn);
     if (steps.length !== inputs.logprob.shape[0]) {
-      throw new AlgorithmArgsError('policy_loss_fn', 'mix_chord', `len(step)=${steps.length} != logprob.shape[0]=${inputs.logprob.shape[0]}`);
+      throw new AlgorithmArgsError(
+        'policy_loss_fn',
+        'mix_chord',
+        `len(step)=${steps.length} != logprob.shape[0]=${inputs.logprob.shape[0]}`,
+      );
     }
     const hi = Math.max(...steps);
     const lo = Math.min(...steps);
-    if (hi !== lo) throw new AlgorithmArgsError('policy_loss_fn', 'mix_chord', `${hi} != ${lo} (all rows must share one step)`);
+    if (hi !== lo)
+      throw new AlgorithmArgsError('policy_loss_fn', 'mix_chord', `${hi} != ${lo} (all rows must share one step)`);
     step = hi;
   }
   const mu = muSchedule(step, a.mu_warmup_steps, a.mu_decay_steps, a.mu_peak, a.mu_valley);

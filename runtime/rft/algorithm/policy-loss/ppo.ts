@@ -28,11 +28,15 @@ export interface PpoPolicyLossArgs {
   fallback_to_policy_gradient: boolean;
 }
 
-export function ppoArgs(args?: Partial<PpoPolicyLossArgs> | null, name = 'ppo'): PpoPolicyLossArgs & { low: number; high: number } {
+export function ppoArgs(
+  args?: Partial<PpoPolicyLossArgs> | null,
+  name = 'ppo',
+): PpoPolicyLossArgs & { low: number; high: number } {
   const a = withDefaults(defaultFnArgs('policy_loss_fn', 'ppo') as unknown as PpoPolicyLossArgs, args);
   const low = a.clip_range_low ?? a.clip_range;
   const high = a.clip_range_high ?? a.clip_range;
-  if (!(a.clip_ratio_c > 1)) throw new AlgorithmArgsError('policy_loss_fn', name, 'clip_ratio_c must be greater than 1.0.');
+  if (!(a.clip_ratio_c > 1))
+    throw new AlgorithmArgsError('policy_loss_fn', name, 'clip_ratio_c must be greater than 1.0.');
   if (low == null) throw new AlgorithmArgsError('policy_loss_fn', name, 'clip_range_low must be specified.');
   if (high == null) throw new AlgorithmArgsError('policy_loss_fn', name, 'clip_range_high must be specified.');
   return { ...a, low, high };

@@ -55,7 +55,11 @@ export function recArgs(args?: Partial<RecPolicyLossArgs> | null): RecPolicyLoss
 export function recPolicyLoss(inputs: PolicyLossInputs, args?: Partial<RecPolicyLossArgs> | null): PolicyLossResult {
   const a = recArgs(args);
   if (a.weight === 'gspo_importance_sampling' && a.clip_mode !== 'gspo-one-side') {
-    throw new AlgorithmArgsError('policy_loss_fn', 'rec', "weight 'gspo_importance_sampling' needs clip_mode 'gspo-one-side' (Trinity fails on an unbound sequence ratio)");
+    throw new AlgorithmArgsError(
+      'policy_loss_fn',
+      'rec',
+      "weight 'gspo_importance_sampling' needs clip_mode 'gspo-one-side' (Trinity fails on an unbound sequence ratio)",
+    );
   }
   const { logprob, actionMask } = inputs;
   const oldLogprob = need(inputs.oldLogprob, 'rec', 'old_logprob');
@@ -80,7 +84,10 @@ export function recPolicyLoss(inputs: PolicyLossInputs, args?: Partial<RecPolicy
         break;
       case 'ring':
         inF = orF(
-          orF(andF(geF(ratio, 1 - a.epsilon_low), leF(ratio, 1 + a.epsilon_high)), andF(nonNeg, leF(ratio, 1 - a.epsilon_low_prime))),
+          orF(
+            andF(geF(ratio, 1 - a.epsilon_low), leF(ratio, 1 + a.epsilon_high)),
+            andF(nonNeg, leF(ratio, 1 - a.epsilon_low_prime)),
+          ),
           andF(nonPos, geF(ratio, 1 + a.epsilon_high_prime)),
         );
         break;
@@ -93,7 +100,11 @@ export function recPolicyLoss(inputs: PolicyLossInputs, args?: Partial<RecPolicy
     let pgLosses = tf.mul(tf.mul(tf.neg(advantages), logprob), inF);
     if (a.regularizer === 'forward-kl') pgLosses = tf.sub(pgLosses, tf.mul(logprob, a.regularizer_coef));
     else if (a.regularizer === 'k2') pgLosses = tf.add(pgLosses, tf.mul(tf.square(logRatio), a.regularizer_coef));
-    const loss = (a.clip_mode === 'gspo-one-side' ? aggregateLoss(pgLosses, actionMask, 'seq-mean-token-mean') : maskedMean(pgLosses, actionMask)) as tf.Scalar;
+    const loss = (
+      a.clip_mode === 'gspo-one-side'
+        ? aggregateLoss(pgLosses, actionMask, 'seq-mean-token-mean')
+        : maskedMean(pgLosses, actionMask)
+    ) as tf.Scalar;
     const metrics = metricScalars({ pg_clipfrac: maskedMean(notF(inF), actionMask), pg_loss: loss });
     return { loss, metrics };
   });

@@ -21,7 +21,11 @@ export interface SapoPolicyLossArgs {
 export function sapoArgs(args?: Partial<SapoPolicyLossArgs> | null): SapoPolicyLossArgs {
   const a = withDefaults(defaultFnArgs('policy_loss_fn', 'sapo') as unknown as SapoPolicyLossArgs, args);
   if (!(a.tau_neg >= a.tau_pos)) {
-    throw new AlgorithmArgsError('policy_loss_fn', 'sapo', `tau_neg (${a.tau_neg}) should be >= tau_pos (${a.tau_pos}) for better training stability`);
+    throw new AlgorithmArgsError(
+      'policy_loss_fn',
+      'sapo',
+      `tau_neg (${a.tau_neg}) should be >= tau_pos (${a.tau_pos}) for better training stability`,
+    );
   }
   return a;
 }

@@ -39,7 +39,8 @@ export function sftIsLoss(inputs: PolicyLossInputs, args?: Partial<SftLossArgs> 
 
 export function sftPhiArgs(args?: Partial<SftPhiLossArgs> | null): SftPhiLossArgs {
   const a = withDefaults(defaultFnArgs('policy_loss_fn', 'sft_phi') as unknown as SftPhiLossArgs, args);
-  if (!(a.cutoff_prob >= 0 && a.cutoff_prob <= 1)) throw new AlgorithmArgsError('policy_loss_fn', 'sft_phi', 'cutoff_prob must be in [0, 1]');
+  if (!(a.cutoff_prob >= 0 && a.cutoff_prob <= 1))
+    throw new AlgorithmArgsError('policy_loss_fn', 'sft_phi', 'cutoff_prob must be in [0, 1]');
   return a;
 }
 

@@ -21,7 +21,11 @@ export function toprPolicyLoss(inputs: PolicyLossInputs, args?: Partial<ToprPoli
   const rewards = need(inputs.advantages, 'topr', 'advantages');
   return tidy(() => {
     const ratio = tf.exp(tf.sub(logprob, oldLogprob));
-    const alpha = tf.where(tf.lessEqual(rewards, a.advantage_threshold), tf.clipByValue(ratio, 0, 1), tf.onesLike(ratio));
+    const alpha = tf.where(
+      tf.lessEqual(rewards, a.advantage_threshold),
+      tf.clipByValue(ratio, 0, 1),
+      tf.onesLike(ratio),
+    );
     const loss = aggregateLoss(tf.mul(tf.mul(tf.neg(detach(alpha)), rewards), logprob), actionMask, a.loss_agg_mode);
     const metrics = metricScalars({
       topr_loss: loss,

@@ -6,7 +6,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
-import { BACKEND_ENV, BackendUnavailableError, currentBackend, initBackend, probeBackends, selfTest } from '../../../../runtime/engine/backend';
+import {
+  BACKEND_ENV,
+  BackendUnavailableError,
+  currentBackend,
+  initBackend,
+  probeBackends,
+  selfTest,
+} from '../../../../runtime/engine/backend';
 
 delete process.env[BACKEND_ENV];
 
@@ -24,7 +31,10 @@ describe('initBackend auto', () => {
       assert.equal(t.ok, false);
       assert.ok(t.reason && t.reason.length > 10, `${t.name} has a reason`);
     }
-    assert.ok(logs.some((l) => l.startsWith(`tfjs backend: ${first.name}`) && /GFLOP\/s/.test(l)), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => l.startsWith(`tfjs backend: ${first.name}`) && /GFLOP\/s/.test(l)),
+      logs.join('\n'),
+    );
   });
 
   test('is wasm here, with tfjs-node-gpu, tfjs-node and webgpu tried first', async (t) => {
@@ -37,7 +47,10 @@ describe('initBackend auto', () => {
     assert.equal(first.name, 'wasm');
     assert.equal(first.tfBackend, 'wasm');
     assert.equal(first.threads, 1, 'stock wasm runs 1 thread whatever `threads` asks');
-    assert.ok(logs.some((l) => /4 threads asked for, running 1/.test(l)), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => /4 threads asked for, running 1/.test(l)),
+      logs.join('\n'),
+    );
     assert.deepEqual(
       first.tried.map((x) => x.name),
       ['tensorflow-gpu', 'tensorflow', 'webgpu', 'wasm'],
@@ -50,8 +63,19 @@ describe('initBackend auto', () => {
     assert.equal((globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu, undefined);
     assert.equal((globalThis as { GPUBufferUsage?: unknown }).GPUBufferUsage, undefined);
     // Wasm's kernel gap is filled: UnsortedSegmentSum (the gather gradient) runs.
-    const r = tf.unsortedSegmentSum(tf.tensor2d([[1, 2], [3, 4], [5, 6]]), tf.tensor1d([1, 0, 1], 'int32'), 2);
-    assert.deepEqual(r.arraySync(), [[3, 4], [6, 8]]);
+    const r = tf.unsortedSegmentSum(
+      tf.tensor2d([
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ]),
+      tf.tensor1d([1, 0, 1], 'int32'),
+      2,
+    );
+    assert.deepEqual(r.arraySync(), [
+      [3, 4],
+      [6, 8],
+    ]);
   });
 
   test('the chosen backend computes correctly (self-test against the host)', async () => {
@@ -77,6 +101,9 @@ describe('initBackend auto', () => {
   });
 
   test('an unknown preference is rejected', async () => {
-    await assert.rejects(initBackend({ prefer: 'tpu' as never }), /unknown backend `tpu`; expected auto, tensorflow-gpu, tensorflow, webgpu, wasm, cpu/);
+    await assert.rejects(
+      initBackend({ prefer: 'tpu' as never }),
+      /unknown backend `tpu`; expected auto, tensorflow-gpu, tensorflow, webgpu, wasm, cpu/,
+    );
   });
 });

@@ -15,5 +15,8 @@ test('$TRINITY_WORKBENCH_BACKEND=cpu wins over prefer and starts cpu only', asyn
   assert.deepEqual(info.tried, [{ name: 'cpu', ok: true }]);
   assert.ok(info.gflops > 0);
   assert.equal(logs.length, 1);
-  assert.match(logs[0], /^tfjs backend: cpu \(pure JavaScript, 1 thread\), [\d.]+ GFLOP\/s \(256³ matmul\) \[forced by \$TRINITY_WORKBENCH_BACKEND\]$/);
+  assert.match(
+    logs[0],
+    /^tfjs backend: cpu \(pure JavaScript, 1 thread\), [\d.]+ GFLOP\/s \(256³ matmul\) \[forced by \$TRINITY_WORKBENCH_BACKEND\]$/,
+  );
 });

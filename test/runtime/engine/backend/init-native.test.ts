@@ -24,8 +24,14 @@ describe('forcing a native backend that is not installed', () => {
     process.env[BACKEND_ENV] = 'tensorflow';
     await assert.rejects(initBackend({ prefer: 'wasm' }), (e: unknown) => {
       assert.ok(e instanceof BackendUnavailableError);
-      assert.match(e.message, /^backend `tensorflow` \(forced by \$TRINITY_WORKBENCH_BACKEND\) cannot start: tfjs-node: @tensorflow\/tfjs-node is not installed \(.*storage\.googleapis\.com\)$/);
-      assert.deepEqual(e.tried.map((x) => [x.name, x.ok]), [['tensorflow', false]]);
+      assert.match(
+        e.message,
+        /^backend `tensorflow` \(forced by \$TRINITY_WORKBENCH_BACKEND\) cannot start: tfjs-node: @tensorflow\/tfjs-node is not installed \(.*storage\.googleapis\.com\)$/,
+      );
+      assert.deepEqual(
+        e.tried.map((x) => [x.name, x.ok]),
+        [['tensorflow', false]],
+      );
       return true;
     });
     delete process.env[BACKEND_ENV];
@@ -43,7 +49,12 @@ function fakePackage(dir: string, variant: 'tfjs-node' | 'tfjs-node-gpu', kind: 
   mkdirSync(pkg, { recursive: true });
   writeFileSync(
     join(pkg, 'package.json'),
-    JSON.stringify({ name: `@tensorflow/${variant}`, version: '4.22.0', main: 'index.js', binary: { module_path: './lib/napi-v{napi_build_version}/', napi_versions: [3, 4, 5, 6, 7, 8] } }),
+    JSON.stringify({
+      name: `@tensorflow/${variant}`,
+      version: '4.22.0',
+      main: 'index.js',
+      binary: { module_path: './lib/napi-v{napi_build_version}/', napi_versions: [3, 4, 5, 6, 7, 8] },
+    }),
   );
   if (kind === 'missing-addon') return;
   mkdirSync(join(pkg, 'lib', 'napi-v8'), { recursive: true });
@@ -87,7 +98,10 @@ initBackend({}).then(
   (info) => console.log(JSON.stringify({ ok: true, info, loaded: loaded() })),
   (e) => console.log(JSON.stringify({ ok: false, message: e.message, tried: e.tried, loaded: loaded() })),
 );`;
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', NODE_PATH: `${join(dir, 'node_modules')}:${join(ROOT, 'node_modules')}` };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    NODE_PATH: `${join(dir, 'node_modules')}:${join(ROOT, 'node_modules')}`,
+  };
   if (backend) env[BACKEND_ENV] = backend;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { cwd: ROOT, encoding: 'utf8', env });
   assert.equal(r.status, 0, r.stderr);
@@ -99,7 +113,10 @@ describe('native backends through stand-in packages', () => {
   test('an installed tfjs-node without its addon: the forced error says the addon is missing', () => {
     const r = runChild([['tfjs-node', 'missing-addon']], 'tensorflow');
     assert.equal(r.ok, false);
-    assert.equal(r.message, 'backend `tensorflow` (forced by $TRINITY_WORKBENCH_BACKEND) cannot start: tfjs-node: the native addon tfjs_binding.node is missing (its install needs storage.googleapis.com)');
+    assert.equal(
+      r.message,
+      'backend `tensorflow` (forced by $TRINITY_WORKBENCH_BACKEND) cannot start: tfjs-node: the native addon tfjs_binding.node is missing (its install needs storage.googleapis.com)',
+    );
     assert.deepEqual(r.loaded, [], 'not loaded once the probe failed');
   });
 
@@ -124,7 +141,10 @@ describe('native backends through stand-in packages', () => {
     assert.notEqual(r.info?.name, 'tensorflow');
     const tried = r.info?.tried ?? [];
     assert.match(tried[0].reason ?? '', /^tfjs-node-gpu: CUDA driver version is insufficient/);
-    assert.match(tried[1].reason ?? '', /^tfjs-node: @tensorflow\/tfjs-node-gpu is already loaded in this process, and the two must never both be loaded$/);
+    assert.match(
+      tried[1].reason ?? '',
+      /^tfjs-node: @tensorflow\/tfjs-node-gpu is already loaded in this process, and the two must never both be loaded$/,
+    );
     assert.deepEqual(r.loaded, ['tfjs-node-gpu']);
   });
 
@@ -135,14 +155,23 @@ describe('native backends through stand-in packages', () => {
     ]);
     assert.equal(r.ok, true, r.message);
     assert.equal(r.info?.name, 'tensorflow');
-    assert.match(r.info?.tried[0].reason ?? '', /^tfjs-node-gpu: loading @tensorflow\/tfjs-node-gpu failed: libcudart\.so\.11\.0: cannot open/);
+    assert.match(
+      r.info?.tried[0].reason ?? '',
+      /^tfjs-node-gpu: loading @tensorflow\/tfjs-node-gpu failed: libcudart\.so\.11\.0: cannot open/,
+    );
     assert.deepEqual(r.loaded, ['tfjs-node-gpu', 'tfjs-node']);
   });
 
   test('forcing tensorflow-gpu when it cannot start does not fall back', () => {
     const r = runChild([['tfjs-node-gpu', 'factory-throws']], 'tensorflow-gpu');
     assert.equal(r.ok, false);
-    assert.match(r.message ?? '', /^backend `tensorflow-gpu` \(forced by \$TRINITY_WORKBENCH_BACKEND\) cannot start: tfjs-node-gpu: CUDA driver version is insufficient/);
-    assert.deepEqual(r.tried?.map((x) => x.name), ['tensorflow-gpu']);
+    assert.match(
+      r.message ?? '',
+      /^backend `tensorflow-gpu` \(forced by \$TRINITY_WORKBENCH_BACKEND\) cannot start: tfjs-node-gpu: CUDA driver version is insufficient/,
+    );
+    assert.deepEqual(
+      r.tried?.map((x) => x.name),
+      ['tensorflow-gpu'],
+    );
   });
 });

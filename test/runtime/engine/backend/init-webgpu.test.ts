@@ -27,10 +27,18 @@ require(${JSON.stringify(join(ROOT, 'runtime', 'engine', 'backend', 'index.ts'))
     env: { PATH: process.env.PATH ?? '', [BACKEND_ENV]: 'webgpu' },
   });
   assert.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as { ok: boolean; message: string; tried: { name: string }[]; navigator: string };
+  const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as {
+    ok: boolean;
+    message: string;
+    tried: { name: string }[];
+    navigator: string;
+  };
   assert.equal(out.ok, false);
   assert.match(out.message, /^backend `webgpu` \(forced by \$TRINITY_WORKBENCH_BACKEND\) cannot start: webgpu: /);
   if (webgpu?.details.includes('libvulkan.so.1: not found')) assert.match(out.message, /libvulkan\.so\.1 is missing/);
-  assert.deepEqual(out.tried.map((x) => x.name), ['webgpu']);
+  assert.deepEqual(
+    out.tried.map((x) => x.name),
+    ['webgpu'],
+  );
   assert.equal(out.navigator, 'undefined', 'no navigator defined without an adapter');
 });

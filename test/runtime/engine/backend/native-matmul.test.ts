@@ -55,7 +55,14 @@ interface Product {
   data: Float32Array;
 }
 
-async function matMulOn(backend: 'wasm' | 'cpu', a: Product, b: Product, tA: boolean, tB: boolean, broadcastTo?: [number[], number[]]): Promise<Product> {
+async function matMulOn(
+  backend: 'wasm' | 'cpu',
+  a: Product,
+  b: Product,
+  tA: boolean,
+  tB: boolean,
+  broadcastTo?: [number[], number[]],
+): Promise<Product> {
   assert.ok(await tf.setBackend(backend));
   const c = tf.tidy(() => {
     let x = tf.tensor(a.data, a.shape, 'float32');
@@ -80,7 +87,10 @@ function assertClose(got: Product, want: Product, what: string): void {
     scale = Math.max(scale, Math.abs(want.data[i]));
     worst = Math.max(worst, Math.abs(got.data[i] - want.data[i]));
   }
-  assert.ok(Number.isFinite(worst) && worst <= RTOL * Math.max(scale, 1e-30) + 1e-30, `${what}: max |native − cpu| ${worst.toExponential(3)} > ${RTOL} × ${scale.toExponential(3)}`);
+  assert.ok(
+    Number.isFinite(worst) && worst <= RTOL * Math.max(scale, 1e-30) + 1e-30,
+    `${what}: max |native − cpu| ${worst.toExponential(3)} > ${RTOL} × ${scale.toExponential(3)}`,
+  );
 }
 
 type Case = [aShape: number[], bShape: number[], tA: boolean, tB: boolean];
@@ -115,7 +125,12 @@ for (const [m, k, n] of [
   }
 }
 // The attention shapes of the engine's models: [B, H, T, hd] products and their gradients.
-CASES.push([[2, 4, 16, 32], [2, 4, 16, 32], false, true], [[2, 4, 16, 16], [2, 4, 16, 32], false, false], [[2, 4, 16, 16], [2, 4, 16, 32], true, false], [[2, 4, 16, 32], [2, 4, 16, 32], true, false]);
+CASES.push(
+  [[2, 4, 16, 32], [2, 4, 16, 32], false, true],
+  [[2, 4, 16, 16], [2, 4, 16, 32], false, false],
+  [[2, 4, 16, 16], [2, 4, 16, 32], true, false],
+  [[2, 4, 16, 32], [2, 4, 16, 32], true, false],
+);
 
 function caseName([sa, sb, tA, tB]: Case): string {
   return `[${sa}]${tA ? 'ᵀ' : ''} · [${sb}]${tB ? 'ᵀ' : ''}`;
@@ -141,8 +156,20 @@ describe('native OpenBLAS BatchMatMul on wasm', () => {
     let seed = 1;
     for (const c of CASES) {
       const [sa, sb, tA, tB] = c;
-      const a = { shape: sa, data: values(sa.reduce((x, y) => x * y, 1), seed++) };
-      const b = { shape: sb, data: values(sb.reduce((x, y) => x * y, 1), seed++) };
+      const a = {
+        shape: sa,
+        data: values(
+          sa.reduce((x, y) => x * y, 1),
+          seed++,
+        ),
+      };
+      const b = {
+        shape: sb,
+        data: values(
+          sb.reduce((x, y) => x * y, 1),
+          seed++,
+        ),
+      };
       const want = await matMulOn('cpu', a, b, tA, tB);
       assertClose(await matMulOn('wasm', a, b, tA, tB), want, `native ${caseName(c)}`);
       useNativeMatmul(false);
@@ -166,26 +193,64 @@ describe('native OpenBLAS BatchMatMul on wasm', () => {
       const [m, k, n] = [5, 7, 3];
       const sa = [...ba, ...(tA ? [k, m] : [m, k])];
       const sb = [...bb, ...(tB ? [n, k] : [k, n])];
-      const a = { shape: sa, data: values(sa.reduce((x, y) => x * y, 1), seed++) };
-      const b = { shape: sb, data: values(sb.reduce((x, y) => x * y, 1), seed++) };
+      const a = {
+        shape: sa,
+        data: values(
+          sa.reduce((x, y) => x * y, 1),
+          seed++,
+        ),
+      };
+      const b = {
+        shape: sb,
+        data: values(
+          sb.reduce((x, y) => x * y, 1),
+          seed++,
+        ),
+      };
       // Reference: cpu on inputs broadcast explicitly to the full batch shape.
-      const want = await matMulOn('cpu', a, b, tA, tB, [[...out, ...sa.slice(-2)], [...out, ...sb.slice(-2)]]);
+      const want = await matMulOn('cpu', a, b, tA, tB, [
+        [...out, ...sa.slice(-2)],
+        [...out, ...sb.slice(-2)],
+      ]);
       assertClose(await matMulOn('wasm', a, b, tA, tB), want, `native ${caseName([sa, sb, tA, tB])}`);
     }
   });
 
   test('empty products: m, n, batch = 0 give empty tensors, k = 0 gives zeros', async () => {
     for (const [sa, sb, want] of [
-      [[0, 4], [4, 3], [0, 3]],
-      [[2, 4], [4, 0], [2, 0]],
-      [[0, 2, 4], [0, 4, 3], [0, 2, 3]],
-      [[2, 0], [0, 3], [2, 3]],
-      [[2, 3, 0], [2, 0, 4], [2, 3, 4]],
+      [
+        [0, 4],
+        [4, 3],
+        [0, 3],
+      ],
+      [
+        [2, 4],
+        [4, 0],
+        [2, 0],
+      ],
+      [
+        [0, 2, 4],
+        [0, 4, 3],
+        [0, 2, 3],
+      ],
+      [
+        [2, 0],
+        [0, 3],
+        [2, 3],
+      ],
+      [
+        [2, 3, 0],
+        [2, 0, 4],
+        [2, 3, 4],
+      ],
     ] as [number[], number[], number[]][]) {
       const c = tf.matMul(tf.ones(sa), tf.ones(sb));
       assert.deepEqual(c.shape, want);
       const d = await c.data();
-      assert.ok(d.every((v) => v === 0), `[${sa}]·[${sb}] is all zeros`);
+      assert.ok(
+        d.every((v) => v === 0),
+        `[${sa}]·[${sb}] is all zeros`,
+      );
       c.dispose();
     }
   });
@@ -211,7 +276,11 @@ describe('native OpenBLAS BatchMatMul on wasm', () => {
     };
     const [want, got] = [await grads('cpu'), await grads('wasm')];
     for (let i = 0; i < 2; i++) {
-      assertClose({ shape: [want[i].length], data: got[i] }, { shape: [want[i].length], data: want[i] }, `gradient ${i ? 'dB' : 'dA'}`);
+      assertClose(
+        { shape: [want[i].length], data: got[i] },
+        { shape: [want[i].length], data: want[i] },
+        `gradient ${i ? 'dB' : 'dA'}`,
+      );
     }
   });
 

@@ -10,7 +10,12 @@ import '@tensorflow/tfjs-backend-cpu';
 // tfjs-core's Node entry registers no gradients (the runtime's model code imports this too).
 import '@tensorflow/tfjs-core/dist/register_all_gradients';
 import fc from 'fast-check';
-import { BACKEND_ENV, initBackend, registerWasmKernels, unsortedSegmentSumShape } from '../../../../runtime/engine/backend';
+import {
+  BACKEND_ENV,
+  initBackend,
+  registerWasmKernels,
+  unsortedSegmentSumShape,
+} from '../../../../runtime/engine/backend';
 
 delete process.env[BACKEND_ENV];
 
@@ -55,18 +60,73 @@ async function segmentSumOn(backend: 'cpu' | 'wasm', c: Case): Promise<Result> {
 }
 
 const CASES: Case[] = [
-  { name: '1-D x, negative and too-large ids dropped', x: { shape: [6] }, ids: { shape: [6], values: [0, 3, -1, 1, 7, 3] }, numSegments: 4 },
-  { name: 'rows of a 2-D x (the gather gradient)', x: { shape: [5, 3] }, ids: { shape: [5], values: [2, 0, 2, 2, 1] }, numSegments: 3 },
-  { name: '3-D x, more segments than ids', x: { shape: [4, 3, 2] }, ids: { shape: [4], values: [1, 0, 1, 3] }, numSegments: 6 },
-  { name: '3-D x, ids ≥ numSegments dropped', x: { shape: [4, 3, 2] }, ids: { shape: [4], values: [1, 0, 1, 3] }, numSegments: 2 },
-  { name: 'n-D ids of the same rank as x', x: { shape: [2, 3] }, ids: { shape: [2, 3], values: [0, 1, 1, 2, -1, 5] }, numSegments: 3 },
-  { name: 'n-D ids broadcast against a 3-D x', x: { shape: [2, 3, 4] }, ids: { shape: [2, 4], values: [0, 1, 1, 0, 2, -1, 5, 1] }, numSegments: 3 },
-  { name: 'x broadcast along axis 0 against [2, 1] ids', x: { shape: [1, 3] }, ids: { shape: [2, 1], values: [1, 1] }, numSegments: 2 },
-  { name: 'a single id broadcast over every row', x: { shape: [3, 2] }, ids: { shape: [1], values: [1] }, numSegments: 2 },
+  {
+    name: '1-D x, negative and too-large ids dropped',
+    x: { shape: [6] },
+    ids: { shape: [6], values: [0, 3, -1, 1, 7, 3] },
+    numSegments: 4,
+  },
+  {
+    name: 'rows of a 2-D x (the gather gradient)',
+    x: { shape: [5, 3] },
+    ids: { shape: [5], values: [2, 0, 2, 2, 1] },
+    numSegments: 3,
+  },
+  {
+    name: '3-D x, more segments than ids',
+    x: { shape: [4, 3, 2] },
+    ids: { shape: [4], values: [1, 0, 1, 3] },
+    numSegments: 6,
+  },
+  {
+    name: '3-D x, ids ≥ numSegments dropped',
+    x: { shape: [4, 3, 2] },
+    ids: { shape: [4], values: [1, 0, 1, 3] },
+    numSegments: 2,
+  },
+  {
+    name: 'n-D ids of the same rank as x',
+    x: { shape: [2, 3] },
+    ids: { shape: [2, 3], values: [0, 1, 1, 2, -1, 5] },
+    numSegments: 3,
+  },
+  {
+    name: 'n-D ids broadcast against a 3-D x',
+    x: { shape: [2, 3, 4] },
+    ids: { shape: [2, 4], values: [0, 1, 1, 0, 2, -1, 5, 1] },
+    numSegments: 3,
+  },
+  {
+    name: 'x broadcast along axis 0 against [2, 1] ids',
+    x: { shape: [1, 3] },
+    ids: { shape: [2, 1], values: [1, 1] },
+    numSegments: 2,
+  },
+  {
+    name: 'a single id broadcast over every row',
+    x: { shape: [3, 2] },
+    ids: { shape: [1], values: [1] },
+    numSegments: 2,
+  },
   { name: 'scalar id', x: { shape: [4] }, ids: { shape: [], values: [0] }, numSegments: 2 },
-  { name: 'ids of higher rank than x', x: { shape: [2] }, ids: { shape: [2, 2], values: [0, 1, 1, 1] }, numSegments: 2 },
-  { name: 'int32 x gives float32', x: { shape: [4], dtype: 'int32' }, ids: { shape: [4], values: [0, 0, 1, 7] }, numSegments: 2 },
-  { name: 'bool x gives float32', x: { shape: [3, 2], dtype: 'bool' }, ids: { shape: [3], values: [0, 0, 1] }, numSegments: 2 },
+  {
+    name: 'ids of higher rank than x',
+    x: { shape: [2] },
+    ids: { shape: [2, 2], values: [0, 1, 1, 1] },
+    numSegments: 2,
+  },
+  {
+    name: 'int32 x gives float32',
+    x: { shape: [4], dtype: 'int32' },
+    ids: { shape: [4], values: [0, 0, 1, 7] },
+    numSegments: 2,
+  },
+  {
+    name: 'bool x gives float32',
+    x: { shape: [3, 2], dtype: 'bool' },
+    ids: { shape: [3], values: [0, 0, 1] },
+    numSegments: 2,
+  },
   { name: 'empty x', x: { shape: [0, 3] }, ids: { shape: [0], values: [] }, numSegments: 2 },
   {
     name: 'embedding-sized gradient, many repeats',
@@ -107,7 +167,12 @@ describe('UnsortedSegmentSum on wasm', () => {
   });
 
   test('numSegments 0 gives an empty tensor (cpu throws there)', async () => {
-    const got = await segmentSumOn('wasm', { name: 'zero', x: { shape: [3, 2] }, ids: { shape: [3], values: [0, 1, 0] }, numSegments: 0 });
+    const got = await segmentSumOn('wasm', {
+      name: 'zero',
+      x: { shape: [3, 2] },
+      ids: { shape: [3], values: [0, 1, 0] },
+      numSegments: 0,
+    });
     assert.deepEqual(got, { shape: [0, 2], dtype: 'float32', values: [] });
   });
 
@@ -135,7 +200,12 @@ describe('UnsortedSegmentSum on wasm', () => {
         // n-D ids: [outer, last inner dim], aligned by tfjs as [outer, 1, ..., last].
         const idsShape = nd && inner.length > 0 ? [outer, inner[inner.length - 1]] : [outer];
         const count = idsShape.reduce((a, d) => a * d, 1);
-        return { name: 'random', x: { shape: [outer, ...inner] }, ids: { shape: idsShape, values: Array.from({ length: count }, (_, i) => seed[i % 64]) }, numSegments };
+        return {
+          name: 'random',
+          x: { shape: [outer, ...inner] },
+          ids: { shape: idsShape, values: Array.from({ length: count }, (_, i) => seed[i % 64]) },
+          numSegments,
+        };
       });
     await fc.assert(
       fc.asyncProperty(caseArb, async (c) => {

@@ -51,7 +51,10 @@ describe('save and load', () => {
       assert.deepEqual(loaded.eosTokenIds, built.eosTokenIds);
       assert.equal(loaded.padTokenId, built.padTokenId);
       const messages = [{ role: 'user', content: '1+1=' }] as const;
-      assert.equal(loaded.applyChatTemplate(messages, { addGenerationPrompt: true }), built.applyChatTemplate(messages, { addGenerationPrompt: true }));
+      assert.equal(
+        loaded.applyChatTemplate(messages, { addGenerationPrompt: true }),
+        built.applyChatTemplate(messages, { addGenerationPrompt: true }),
+      );
       const again = freshDir();
       loaded.save(again);
       for (const f of ['tokenizer.json', 'tokenizer_config.json']) assert.equal(text(again, f), text(dir, f), f);
@@ -88,7 +91,14 @@ describe('special tokens', () => {
     assert.equal(noPad.padTokenId, 258);
     const objects = loadTokenizer(
       dirWith(buildByteTokenizer(), (c) => {
-        c.bos_token = { __type: 'AddedToken', content: '<|endoftext|>', lstrip: false, normalized: false, rstrip: false, single_word: false };
+        c.bos_token = {
+          __type: 'AddedToken',
+          content: '<|endoftext|>',
+          lstrip: false,
+          normalized: false,
+          rstrip: false,
+          single_word: false,
+        };
         c.eos_token = { content: '<|endoftext|>' };
       }),
     );
@@ -108,16 +118,35 @@ describe('special tokens', () => {
 describe('chat templates', () => {
   test('chat_template.jinja beside the config wins, and is saved again', () => {
     const dir = dirWith(buildByteTokenizer());
-    writeFileSync(join(dir, 'chat_template.jinja'), '{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}');
+    writeFileSync(
+      join(dir, 'chat_template.jinja'),
+      '{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}',
+    );
     const tok = loadTokenizer(dir);
-    assert.equal(tok.applyChatTemplate([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'yo' }]), '[user] hi\n[assistant] yo\n');
+    assert.equal(
+      tok.applyChatTemplate([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'yo' },
+      ]),
+      '[user] hi\n[assistant] yo\n',
+    );
     const out = freshDir();
     tok.save(out);
-    assert.equal(readFileSync(join(out, 'chat_template.jinja'), 'utf8'), readFileSync(join(dir, 'chat_template.jinja'), 'utf8'));
+    assert.equal(
+      readFileSync(join(out, 'chat_template.jinja'), 'utf8'),
+      readFileSync(join(dir, 'chat_template.jinja'), 'utf8'),
+    );
   });
 
   test('a list of named templates uses "default"', () => {
-    const dir = dirWith(buildByteTokenizer(), (c) => (c.chat_template = [{ name: 'tool_use', template: 'T' }, { name: 'default', template: 'D{{ messages|length }}' }]));
+    const dir = dirWith(
+      buildByteTokenizer(),
+      (c) =>
+        (c.chat_template = [
+          { name: 'tool_use', template: 'T' },
+          { name: 'default', template: 'D{{ messages|length }}' },
+        ]),
+    );
     assert.equal(loadTokenizer(dir).applyChatTemplate([{ role: 'user', content: 'a' }]), 'D1');
   });
 
@@ -125,28 +154,46 @@ describe('chat templates', () => {
     const dir = dirWith(buildByteTokenizer(), (c) => delete c.chat_template);
     const tok = loadTokenizer(dir);
     assert.equal(tok.hasChatTemplate, false);
-    assert.throws(() => tok.applyChatTemplate([{ role: 'user', content: 'hi' }]), (e: Error) => e instanceof TokenizerError && e.message.includes(dir) && /no chat template/.test(e.message));
+    assert.throws(
+      () => tok.applyChatTemplate([{ role: 'user', content: 'hi' }]),
+      (e: Error) => e instanceof TokenizerError && e.message.includes(dir) && /no chat template/.test(e.message),
+    );
   });
 
   test('raise_exception in a template becomes a TokenizerError naming the config', () => {
-    const dir = dirWith(buildByteTokenizer(), (c) => (c.chat_template = "{% if messages[0].role != 'user' %}{{ raise_exception('first message must be from the user') }}{% endif %}ok"));
+    const dir = dirWith(
+      buildByteTokenizer(),
+      (c) =>
+        (c.chat_template =
+          "{% if messages[0].role != 'user' %}{{ raise_exception('first message must be from the user') }}{% endif %}ok"),
+    );
     const tok = loadTokenizer(dir);
     assert.equal(tok.applyChatTemplate([{ role: 'user', content: 'a' }]), 'ok');
     assert.throws(
       () => tok.applyChatTemplate([{ role: 'assistant', content: 'a' }]),
-      (e: Error) => e instanceof TokenizerError && e.message.includes(join(dir, 'tokenizer_config.json')) && e.message.includes('first message must be from the user'),
+      (e: Error) =>
+        e instanceof TokenizerError &&
+        e.message.includes(join(dir, 'tokenizer_config.json')) &&
+        e.message.includes('first message must be from the user'),
     );
   });
 
   test('a template that does not parse names the config', () => {
     const dir = dirWith(buildByteTokenizer(), (c) => (c.chat_template = '{% for m in messages %}'));
-    assert.throws(() => loadTokenizer(dir).applyChatTemplate([{ role: 'user', content: 'a' }]), (e: Error) => e.message.includes(join(dir, 'tokenizer_config.json')));
+    assert.throws(
+      () => loadTokenizer(dir).applyChatTemplate([{ role: 'user', content: 'a' }]),
+      (e: Error) => e.message.includes(join(dir, 'tokenizer_config.json')),
+    );
   });
 });
 
 describe('errors name the path', () => {
   const expectError = (fn: () => unknown, ...parts: string[]): void =>
-    assert.throws(fn, (e: Error) => e instanceof TokenizerError && parts.every((p) => e.message.includes(p)), `expected a TokenizerError mentioning ${parts.join(', ')}`);
+    assert.throws(
+      fn,
+      (e: Error) => e instanceof TokenizerError && parts.every((p) => e.message.includes(p)),
+      `expected a TokenizerError mentioning ${parts.join(', ')}`,
+    );
 
   test('missing directory, missing files', () => {
     const missing = join(root, 'does-not-exist');
@@ -174,10 +221,16 @@ describe('errors name the path', () => {
   test('well-formed JSON that is not a tokenizer', () => {
     const files = buildByteTokenizer();
     const noModel = freshDir();
-    writeTokenizerFiles(noModel, { tokenizerJson: { ...files.tokenizerJson, model: undefined }, tokenizerConfig: files.tokenizerConfig });
+    writeTokenizerFiles(noModel, {
+      tokenizerJson: { ...files.tokenizerJson, model: undefined },
+      tokenizerConfig: files.tokenizerConfig,
+    });
     expectError(() => loadTokenizer(noModel), join(noModel, 'tokenizer.json'), '"model"');
     const badType = freshDir();
-    writeTokenizerFiles(badType, { tokenizerJson: { ...files.tokenizerJson, pre_tokenizer: { type: 'Nonsense' } }, tokenizerConfig: files.tokenizerConfig });
+    writeTokenizerFiles(badType, {
+      tokenizerJson: { ...files.tokenizerJson, pre_tokenizer: { type: 'Nonsense' } },
+      tokenizerConfig: files.tokenizerConfig,
+    });
     expectError(() => loadTokenizer(badType), join(badType, 'tokenizer.json'), 'Nonsense');
     const unknownEos = dirWith(files, (c) => (c.eos_token = '</s>'));
     expectError(() => loadTokenizer(unknownEos), join(unknownEos, 'tokenizer_config.json'), '"</s>"', 'vocabulary');

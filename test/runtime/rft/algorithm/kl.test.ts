@@ -6,7 +6,20 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import { KL_FN_NAMES, KlFn, klScalar, klTensor, type KlFnName } from '../../../../runtime/rft/algorithm/kl';
-import { assertAllClose, assertClose, assertMetrics, F32, F64, LP, MASK, OLD, REF, scalarOf, t2, useCpu } from './helpers';
+import {
+  assertAllClose,
+  assertClose,
+  assertMetrics,
+  F32,
+  F64,
+  LP,
+  MASK,
+  OLD,
+  REF,
+  scalarOf,
+  t2,
+  useCpu,
+} from './helpers';
 
 before(useCpu);
 
@@ -25,7 +38,12 @@ describe('per-token estimators (ℓ = -1.0, ℓ_ref = -0.9, ℓ_old = -1.1)', ()
   for (const [name, expected] of cases) {
     test(name, () => {
       assertClose(klScalar(name, -1.0, -0.9, -1.1), expected, F64, name);
-      assertClose(scalarOf(klTensor(name, tf.scalar(-1.0), tf.scalar(-0.9), tf.scalar(-1.1))), expected, F32, name + ' (tensor)');
+      assertClose(
+        scalarOf(klTensor(name, tf.scalar(-1.0), tf.scalar(-0.9), tf.scalar(-1.1))),
+        expected,
+        F32,
+        name + ' (tensor)',
+      );
     });
   }
 
@@ -53,63 +71,111 @@ const LOSS: Record<string, { loss: number; kl_loss: number; grad: number[][] }> 
     // Σ masked (ℓ - ℓ_ref) = -0.6 over 9 tokens
     loss: -0.00333333333,
     kl_loss: -0.06666666659,
-    grad: [[0.005555555549, 0.005555555549, 0.005555555549, 0], [0.005555555549, 0.005555555549, 0.005555555549, 0.005555555549], [0.005555555549, 0.005555555549, 0, 0]],
+    grad: [
+      [0.005555555549, 0.005555555549, 0.005555555549, 0],
+      [0.005555555549, 0.005555555549, 0.005555555549, 0.005555555549],
+      [0.005555555549, 0.005555555549, 0, 0],
+    ],
   },
   'k1 seq-mean-token-mean': {
     loss: -0.001944444443,
     kl_loss: -0.03888888886,
-    grad: [[0.005555555537, 0.005555555537, 0.005555555537, 0], [0.004166666656, 0.004166666656, 0.004166666656, 0.004166666656], [0.008333333292, 0.008333333292, 0, 0]],
+    grad: [
+      [0.005555555537, 0.005555555537, 0.005555555537, 0],
+      [0.004166666656, 0.004166666656, 0.004166666656, 0.004166666656],
+      [0.008333333292, 0.008333333292, 0, 0],
+    ],
   },
   'k2 token-mean': {
     loss: 0.0009999999989,
     kl_loss: 0.01999999998,
-    grad: [[-0.0005555555549, 0.0005555555549, -0.00111111111, 0], [0.0005555555549, -0.0005555555549, -0.0005555555549, -0.002777777775], [0.0005555555549, 0.0005555555549, 0, 0]],
+    grad: [
+      [-0.0005555555549, 0.0005555555549, -0.00111111111, 0],
+      [0.0005555555549, -0.0005555555549, -0.0005555555549, -0.002777777775],
+      [0.0005555555549, 0.0005555555549, 0, 0],
+    ],
   },
   'k2 seq-mean-token-mean': {
     loss: 0.0008333333309,
     kl_loss: 0.01666666662,
-    grad: [[-0.0005555555537, 0.0005555555537, -0.001111111107, 0], [0.0004166666656, -0.0004166666656, -0.0004166666656, -0.002083333328], [0.0008333333292, 0.0008333333292, 0, 0]],
+    grad: [
+      [-0.0005555555537, 0.0005555555537, -0.001111111107, 0],
+      [0.0004166666656, -0.0004166666656, -0.0004166666656, -0.002083333328],
+      [0.0008333333292, 0.0008333333292, 0, 0],
+    ],
   },
   'k3 token-mean': {
     loss: 0.001138813639,
     kl_loss: 0.02277627278,
-    grad: [[-0.0005842828775, 0.0005286810103, -0.001230015322, 0], [0.0005286810103, -0.0005842828775, -0.0005842828775, -0.003604007055], [0.0005286810103, 0.0005286810103, 0, 0]],
+    grad: [
+      [-0.0005842828775, 0.0005286810103, -0.001230015322, 0],
+      [0.0005286810103, -0.0005842828775, -0.0005842828775, -0.003604007055],
+      [0.0005286810103, 0.0005286810103, 0, 0],
+    ],
   },
   'k3 seq-mean-token-mean': {
     loss: 0.0009380485642,
     kl_loss: 0.01876097128,
-    grad: [[-0.0005842828763, 0.0005286810091, -0.001230015319, 0], [0.0003965107572, -0.0004382121576, -0.0004382121576, -0.002703005288], [0.0007930215124, 0.0007930215124, 0, 0]],
+    grad: [
+      [-0.0005842828763, 0.0005286810091, -0.001230015319, 0],
+      [0.0003965107572, -0.0004382121576, -0.0004382121576, -0.002703005288],
+      [0.0007930215124, 0.0007930215124, 0, 0],
+    ],
   },
   'low_var_kl token-mean': {
     loss: 0.001138813639,
     kl_loss: 0.02277627278,
-    grad: [[-0.0005842828775, 0.0005286810103, -0.001230015322, 0], [0.0005286810103, -0.0005842828775, -0.0005842828775, -0.003604007055], [0.0005286810103, 0.0005286810103, 0, 0]],
+    grad: [
+      [-0.0005842828775, 0.0005286810103, -0.001230015322, 0],
+      [0.0005286810103, -0.0005842828775, -0.0005842828775, -0.003604007055],
+      [0.0005286810103, 0.0005286810103, 0, 0],
+    ],
   },
   'low_var_kl seq-mean-token-mean': {
     loss: 0.0009380485642,
     kl_loss: 0.01876097128,
-    grad: [[-0.0005842828763, 0.0005286810091, -0.001230015319, 0], [0.0003965107572, -0.0004382121576, -0.0004382121576, -0.002703005288], [0.0007930215124, 0.0007930215124, 0, 0]],
+    grad: [
+      [-0.0005842828763, 0.0005286810091, -0.001230015319, 0],
+      [0.0003965107572, -0.0004382121576, -0.0004382121576, -0.002703005288],
+      [0.0007930215124, 0.0007930215124, 0, 0],
+    ],
   },
   'abs token-mean': {
     loss: 0.007777777769,
     kl_loss: 0.1555555554,
-    grad: [[-0.005555555549, 0.005555555549, -0.005555555549, 0], [0.005555555549, -0.005555555549, -0.005555555549, -0.005555555549], [0.005555555549, 0.005555555549, 0, 0]],
+    grad: [
+      [-0.005555555549, 0.005555555549, -0.005555555549, 0],
+      [0.005555555549, -0.005555555549, -0.005555555549, -0.005555555549],
+      [0.005555555549, 0.005555555549, 0, 0],
+    ],
   },
   'abs seq-mean-token-mean': {
     loss: 0.007222222198,
     kl_loss: 0.144444444,
-    grad: [[-0.005555555537, 0.005555555537, -0.005555555537, 0], [0.004166666656, -0.004166666656, -0.004166666656, -0.004166666656], [0.008333333292, 0.008333333292, 0, 0]],
+    grad: [
+      [-0.005555555537, 0.005555555537, -0.005555555537, 0],
+      [0.004166666656, -0.004166666656, -0.004166666656, -0.004166666656],
+      [0.008333333292, 0.008333333292, 0, 0],
+    ],
   },
   'corrected_k3 token-mean': {
     // the importance weight clamp(exp(ℓ - ℓ_old), 0, 2) is differentiated too (Trinity does not detach it)
     loss: 0.0006031380289,
     kl_loss: 0.01206276058,
-    grad: [[-0.0006139838427, 0.0005026874539, -0.0006739229545, 0], [0.0005555555549, -0.0004548504179, -0.001168565755, -0.001021887335], [0.0007499215589, 0.0005555555549, 0, 0]],
+    grad: [
+      [-0.0006139838427, 0.0005026874539, -0.0006739229545, 0],
+      [0.0005555555549, -0.0004548504179, -0.001168565755, -0.001021887335],
+      [0.0007499215589, 0.0005555555549, 0, 0],
+    ],
   },
   'corrected_k3 seq-mean-token-mean': {
     loss: 0.0005317632459,
     kl_loss: 0.01063526492,
-    grad: [[-0.0006139838413, 0.0005026874528, -0.000673922953, 0], [0.0004166666656, -0.0003411378129, -0.0008764243151, -0.0007664155005], [0.001124882334, 0.0008333333292, 0, 0]],
+    grad: [
+      [-0.0006139838413, 0.0005026874528, -0.000673922953, 0],
+      [0.0004166666656, -0.0003411378129, -0.0008764243151, -0.0007664155005],
+      [0.001124882334, 0.0008333333292, 0, 0],
+    ],
   },
 };
 
@@ -155,7 +221,12 @@ const SCORES = [
 describe('penalty form (kl_coef 0.1)', () => {
   test('k1: rewards = scores - 0.1·(ℓ_old - ℓ_ref)·mask; kl = mean over rows of the row mean', () => {
     const kl = new KlFn('k1', { kl_coef: 0.1 });
-    const r = kl.applyKlPenaltyToReward({ tokenLevelScores: SCORES, oldLogprob: OLD, refLogprob: REF, responseMask: MASK });
+    const r = kl.applyKlPenaltyToReward({
+      tokenLevelScores: SCORES,
+      oldLogprob: OLD,
+      refLogprob: REF,
+      responseMask: MASK,
+    });
     // row 0: ℓ_old - ℓ_ref = [-0.2, 0.2, 0.3, ·]; row 1: [0.1, 0.1, -1.4, 0.5]; row 2: [-0.2, 0.1, ·, ·]
     assertAllClose(
       r.tokenLevelRewards,
@@ -179,14 +250,24 @@ describe('penalty form (kl_coef 0.1)', () => {
   };
   for (const [name, klValue] of Object.entries(KL_METRIC)) {
     test(`${name}: kl metric`, () => {
-      const r = new KlFn(name, { kl_coef: 0.1 }).applyKlPenaltyToReward({ tokenLevelScores: SCORES, oldLogprob: OLD, refLogprob: REF, responseMask: MASK });
+      const r = new KlFn(name, { kl_coef: 0.1 }).applyKlPenaltyToReward({
+        tokenLevelScores: SCORES,
+        oldLogprob: OLD,
+        refLogprob: REF,
+        responseMask: MASK,
+      });
       assertClose(r.metrics.kl, klValue, F64, name);
       assert.equal(r.metrics.kl_coef, 0.1);
     });
   }
 
   test('k3 rewards', () => {
-    const r = new KlFn('k3', { kl_coef: 0.1 }).applyKlPenaltyToReward({ tokenLevelScores: SCORES, oldLogprob: OLD, refLogprob: REF, responseMask: MASK });
+    const r = new KlFn('k3', { kl_coef: 0.1 }).applyKlPenaltyToReward({
+      tokenLevelScores: SCORES,
+      oldLogprob: OLD,
+      refLogprob: REF,
+      responseMask: MASK,
+    });
     assertAllClose(
       r.tokenLevelRewards,
       [
@@ -200,13 +281,20 @@ describe('penalty form (kl_coef 0.1)', () => {
   });
 
   test('none passes the scores through, no metrics', () => {
-    const r = new KlFn('none').applyKlPenaltyToReward({ tokenLevelScores: SCORES, oldLogprob: OLD, responseMask: MASK });
+    const r = new KlFn('none').applyKlPenaltyToReward({
+      tokenLevelScores: SCORES,
+      oldLogprob: OLD,
+      responseMask: MASK,
+    });
     assert.deepEqual(r.tokenLevelRewards, SCORES);
     assert.deepEqual(r.metrics, {});
   });
 
   test('a penalty without reference log-probs is an error (Trinity: KeyError)', () => {
-    assert.throws(() => new KlFn('k2').applyKlPenaltyToReward({ tokenLevelScores: SCORES, oldLogprob: OLD, responseMask: MASK }), /ref_log_prob/);
+    assert.throws(
+      () => new KlFn('k2').applyKlPenaltyToReward({ tokenLevelScores: SCORES, oldLogprob: OLD, responseMask: MASK }),
+      /ref_log_prob/,
+    );
   });
 });
 

@@ -21,7 +21,10 @@ const EXPECTED: Record<string, number> = {
 
 describe('aggregateLoss', () => {
   test('knows exactly Trinity’s four modes', () => {
-    assert.deepEqual([...LOSS_AGG_MODES], ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm']);
+    assert.deepEqual(
+      [...LOSS_AGG_MODES],
+      ['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'],
+    );
   });
 
   for (const mode of LOSS_AGG_MODES) {
@@ -65,10 +68,18 @@ describe('aggregateLoss', () => {
 
   test('gradient of token-mean w.r.t. the values is mask / Σ mask', () => {
     const g = tf.grad((x: tf.Tensor) => aggregateLoss(x, t2(MASK), 'token-mean'))(t2(LP));
-    assertAllClose(g.arraySync() as number[][], MASK.map((r) => r.map((m) => m / 9)), F32, 'grad');
+    assertAllClose(
+      g.arraySync() as number[][],
+      MASK.map((r) => r.map((m) => m / 9)),
+      F32,
+      'grad',
+    );
   });
 
   test('an unknown mode names the valid ones', () => {
-    assert.throws(() => aggregateLoss(t2(LP), t2(MASK), 'token-sum'), /Invalid loss_agg_mode: token-sum\. Choose from \['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'\]/);
+    assert.throws(
+      () => aggregateLoss(t2(LP), t2(MASK), 'token-sum'),
+      /Invalid loss_agg_mode: token-sum\. Choose from \['token-mean', 'seq-mean-token-sum', 'seq-mean-token-mean', 'seq-mean-token-sum-norm'\]/,
+    );
   });
 });

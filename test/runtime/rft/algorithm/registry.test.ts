@@ -5,7 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ALGORITHM_TYPES, EXPLORER_SIDE_ADVANTAGES, FN_SPECS, effectiveAlgorithmDefaults } from '../../../../runtime/config/model/algorithms';
+import {
+  ALGORITHM_TYPES,
+  EXPLORER_SIDE_ADVANTAGES,
+  FN_SPECS,
+  effectiveAlgorithmDefaults,
+} from '../../../../runtime/config/model/algorithms';
 import { inRange } from '../../../../runtime/config/releases';
 import { resolveFnArgs } from '../../../../runtime/rft/algorithm/args';
 import {
@@ -20,8 +25,42 @@ import {
 
 // trinity/algorithm/*/__init__.py at 10796ed, in registration order
 const TRINITY_MAIN = {
-  advantage_fn: ['ppo', 'grpo', 'grpo_verl', 'step_wise_grpo', 'reinforceplusplus', 'reinforce', 'remax', 'rloo', 'opmd', 'opmd_verl', 'asymre', 'asymre_verl', 'rec', 'on_policy_distill', 'jsd', 'clipb', 'clipv'],
-  policy_loss_fn: ['ppo', 'opmd', 'dpo', 'sft', 'mix', 'gspo', 'topr', 'cispo', 'sft_is', 'sft_phi', 'mix_chord', 'sppo', 'rec', 'sapo', 'importance_sampling'],
+  advantage_fn: [
+    'ppo',
+    'grpo',
+    'grpo_verl',
+    'step_wise_grpo',
+    'reinforceplusplus',
+    'reinforce',
+    'remax',
+    'rloo',
+    'opmd',
+    'opmd_verl',
+    'asymre',
+    'asymre_verl',
+    'rec',
+    'on_policy_distill',
+    'jsd',
+    'clipb',
+    'clipv',
+  ],
+  policy_loss_fn: [
+    'ppo',
+    'opmd',
+    'dpo',
+    'sft',
+    'mix',
+    'gspo',
+    'topr',
+    'cispo',
+    'sft_is',
+    'sft_phi',
+    'mix_chord',
+    'sppo',
+    'rec',
+    'sapo',
+    'importance_sampling',
+  ],
   kl_fn: ['none', 'k1', 'k2', 'k3', 'low_var_kl', 'abs', 'corrected_k3'],
   entropy_loss_fn: ['default', 'mix', 'none'],
 } as const;
@@ -69,13 +108,23 @@ describe('unknown names', () => {
       (e: unknown) =>
         e instanceof UnknownAlgorithmFnError &&
         e.key === 'policy_loss_fn' &&
-        e.message === `Unknown policy_loss_fn 'grpo'. Known policy_loss_fn names: ${TRINITY_MAIN.policy_loss_fn.join(', ')}`,
+        e.message ===
+          `Unknown policy_loss_fn 'grpo'. Known policy_loss_fn names: ${TRINITY_MAIN.policy_loss_fn.join(', ')}`,
     );
   });
   test('advantage_fn, kl_loss_fn, entropy_loss_fn', () => {
-    assert.throws(() => createAdvantageFn('reinforce_plus_plus'), /Unknown advantage_fn 'reinforce_plus_plus'\. Known advantage_fn names: ppo, grpo, .*reinforceplusplus/);
-    assert.throws(() => createKlFn('kl', null, 'kl_loss_fn'), /Unknown kl_loss_fn 'kl'\. Known kl_loss_fn names: none, k1, k2, k3, low_var_kl, abs, corrected_k3/);
-    assert.throws(() => createEntropyLossFn('max'), /Unknown entropy_loss_fn 'max'\. Known entropy_loss_fn names: default, mix, none/);
+    assert.throws(
+      () => createAdvantageFn('reinforce_plus_plus'),
+      /Unknown advantage_fn 'reinforce_plus_plus'\. Known advantage_fn names: ppo, grpo, .*reinforceplusplus/,
+    );
+    assert.throws(
+      () => createKlFn('kl', null, 'kl_loss_fn'),
+      /Unknown kl_loss_fn 'kl'\. Known kl_loss_fn names: none, k1, k2, k3, low_var_kl, abs, corrected_k3/,
+    );
+    assert.throws(
+      () => createEntropyLossFn('max'),
+      /Unknown entropy_loss_fn 'max'\. Known entropy_loss_fn names: default, mix, none/,
+    );
   });
 });
 
@@ -117,7 +166,10 @@ describe('argument resolution', () => {
   });
 
   test('unknown keywords fail unless the constructor takes **kwargs', () => {
-    assert.throws(() => createPolicyLossFn('sft', { loss_agg_mode: 'token-mean', use_token_level_loss: true }), /unexpected keyword argument 'use_token_level_loss'/);
+    assert.throws(
+      () => createPolicyLossFn('sft', { loss_agg_mode: 'token-mean', use_token_level_loss: true }),
+      /unexpected keyword argument 'use_token_level_loss'/,
+    );
     assert.throws(() => createAdvantageFn('opmd', { tau: 1, beta: 2 }), /unexpected keyword argument 'beta'/);
     assert.equal(createAdvantageFn('step_wise_grpo', { some_extra: 1 }).args.some_extra, 1);
   });
@@ -125,7 +177,12 @@ describe('argument resolution', () => {
   test('kl: default_args() adaptive false, kl_coef 0.001', () => {
     const kl = createKlFn('low_var_kl');
     assert.deepEqual(kl.args, { adaptive: false, kl_coef: 0.001, target_kl: null, horizon: null });
-    assert.deepEqual(resolveFnArgs('kl_fn', 'k2', { kl_coef: 0.01 }), { kl_coef: 0.01, adaptive: false, target_kl: null, horizon: null });
+    assert.deepEqual(resolveFnArgs('kl_fn', 'k2', { kl_coef: 0.01 }), {
+      kl_coef: 0.01,
+      adaptive: false,
+      target_kl: null,
+      horizon: null,
+    });
   });
 
   test('gspo keeps its own default loss_agg_mode (the config check may overwrite it)', () => {

@@ -29,7 +29,11 @@ async function main(): Promise<void> {
     return;
   }
   if (mode === 'sql-read') {
-    const r = new SqlExperienceReader(a.path, a.table, { policy: a.policy as SqlReadPolicy, maxReadTimeoutS: 10, pollIntervalMs: 10 });
+    const r = new SqlExperienceReader(a.path, a.table, {
+      policy: a.policy as SqlReadPolicy,
+      maxReadTimeoutS: 10,
+      pollIntervalMs: 10,
+    });
     const uids: string[] = [];
     for (let k = 0; k < a.persistBatches; k++) {
       const batch = await r.read(a.batchSize);

@@ -15,10 +15,11 @@ import {
 import type { ExperienceBufferConfig } from '../../../../runtime/config/types.generated';
 import { exp, tmp } from './helpers';
 
-const keyError = (key: string, re: RegExp) => (e: unknown) => e instanceof BufferConfigError && e.key === key && re.test(e.message);
+const keyError = (key: string, re: RegExp) => (e: unknown) =>
+  e instanceof BufferConfigError && e.key === key && re.test(e.message);
 
 describe('openBuffer', () => {
-  test('defaults are Trinity main\'s ExperienceBufferConfig defaults', () => {
+  test("defaults are Trinity main's ExperienceBufferConfig defaults", () => {
     assert.deepEqual(resolveBufferConfig({}), {
       name: 'experience_buffer',
       storageType: 'queue',
@@ -42,20 +43,35 @@ describe('openBuffer', () => {
 
   test('unknown storage_type: a clear error naming the key', () => {
     assert.throws(
-      () => openBuffer({ name: 'b', storage_type: 'redis' }, { keyPath: 'buffer.trainer_input.auxiliary_buffers.sft_dataset' }),
-      keyError('buffer.trainer_input.auxiliary_buffers.sft_dataset.storage_type', /Unknown `buffer\.trainer_input\.auxiliary_buffers\.sft_dataset\.storage_type`: "redis"; expected one of file, queue, sql/),
+      () =>
+        openBuffer(
+          { name: 'b', storage_type: 'redis' },
+          { keyPath: 'buffer.trainer_input.auxiliary_buffers.sft_dataset' },
+        ),
+      keyError(
+        'buffer.trainer_input.auxiliary_buffers.sft_dataset.storage_type',
+        /Unknown `buffer\.trainer_input\.auxiliary_buffers\.sft_dataset\.storage_type`: "redis"; expected one of file, queue, sql/,
+      ),
     );
   });
 
   test('a resolved ExperienceBufferConfig section opens the storage its storage_type names (case-insensitive)', async () => {
     const dir = tmp('factory');
-    const section: Pick<ExperienceBufferConfig, 'name' | 'storage_type' | 'path' | 'capacity' | 'max_read_timeout' | 'replay_buffer' | 'schema_type'> = {
+    const section: Pick<
+      ExperienceBufferConfig,
+      'name' | 'storage_type' | 'path' | 'capacity' | 'max_read_timeout' | 'replay_buffer' | 'schema_type'
+    > = {
       name: 'gsm8k_buffer',
       storage_type: 'SQL',
       path: `sqlite:///${join(dir, 'gsm8k.db')}`,
       capacity: 10000,
       max_read_timeout: 1800,
-      replay_buffer: { enable: false, priority_fn: 'linear_decay', reuse_cooldown_time: null, priority_fn_args: { decay: 2.0 } },
+      replay_buffer: {
+        enable: false,
+        priority_fn: 'linear_decay',
+        reuse_cooldown_time: null,
+        priority_fn_args: { decay: 2.0 },
+      },
       schema_type: 'experience',
     };
     const w = openExperienceWriter(section);
@@ -70,22 +86,39 @@ describe('openBuffer', () => {
     const fifo = openBuffer({ ...section, schema_type: 'sft' }).reader() as SqlExperienceReader;
     assert.equal(fifo.policy, 'fifo');
     fifo.close();
-    assert.ok(openBuffer({ storage_type: 'File', path: join(dir, 'x.jsonl') }).reader() instanceof JsonlExperienceReader);
-    assert.throws(() => openBuffer({ ...section, schema_type: 'task' }), keyError('buffer.trainer_input.experience_buffer.schema_type', /not an experience schema/));
+    assert.ok(
+      openBuffer({ storage_type: 'File', path: join(dir, 'x.jsonl') }).reader() instanceof JsonlExperienceReader,
+    );
+    assert.throws(
+      () => openBuffer({ ...section, schema_type: 'task' }),
+      keyError('buffer.trainer_input.experience_buffer.schema_type', /not an experience schema/),
+    );
   });
 
-  test('cache_dir gives Trinity\'s default paths', () => {
+  test("cache_dir gives Trinity's default paths", () => {
     const dir = tmp('cache');
-    assert.equal(resolveBufferConfig({ storage_type: 'sql', name: 'b' }, { cacheDir: dir }).path, `sqlite:///${join(dir, 'b.db')}`);
-    assert.equal(resolveBufferConfig({ storage_type: 'file' }, { cacheDir: dir }).path, join(dir, 'experience_buffer.jsonl'));
-    assert.equal(resolveBufferConfig({ storage_type: 'queue' }, { cacheDir: dir }).path, join(dir, 'experience_buffer.jsonl'));
+    assert.equal(
+      resolveBufferConfig({ storage_type: 'sql', name: 'b' }, { cacheDir: dir }).path,
+      `sqlite:///${join(dir, 'b.db')}`,
+    );
+    assert.equal(
+      resolveBufferConfig({ storage_type: 'file' }, { cacheDir: dir }).path,
+      join(dir, 'experience_buffer.jsonl'),
+    );
+    assert.equal(
+      resolveBufferConfig({ storage_type: 'queue' }, { cacheDir: dir }).path,
+      join(dir, 'experience_buffer.jsonl'),
+    );
   });
 
   test('bad values name their key', () => {
     const k = 'buffer.trainer_input.experience_buffer';
     assert.throws(() => resolveBufferConfig({ capacity: 2.5 }), keyError(`${k}.capacity`, /must be an integer/));
     assert.throws(() => resolveBufferConfig({ max_read_timeout: -1 }), keyError(`${k}.max_read_timeout`, /seconds/));
-    assert.throws(() => resolveBufferConfig({ storage_type: 'file' }), keyError(`${k}.path`, /`path` is required for FILE storage type/));
+    assert.throws(
+      () => resolveBufferConfig({ storage_type: 'file' }),
+      keyError(`${k}.path`, /`path` is required for FILE storage type/),
+    );
     assert.throws(
       () => resolveBufferConfig({ replay_buffer: { enable: true, priority_fn: 'exponential' } }),
       keyError(`${k}.replay_buffer.priority_fn`, /expected one of linear_decay, decay_limit_randomization/),
@@ -95,16 +128,29 @@ describe('openBuffer', () => {
       keyError(`${k}.replay_buffer.priority_fn_args.sigma`, /linear_decay takes no argument "sigma"/),
     );
     assert.throws(
-      () => resolveBufferConfig({ use_priority_queue: true, replay_buffer_kwargs: { priority_fn: 'linear_decay', decay: 'x' } }),
+      () =>
+        resolveBufferConfig({
+          use_priority_queue: true,
+          replay_buffer_kwargs: { priority_fn: 'linear_decay', decay: 'x' },
+        }),
       keyError(`${k}.replay_buffer_kwargs.decay`, /must be a number/),
     );
-    assert.throws(() => resolveBufferConfig({ replay_buffer: { enable: true, reuse_cooldown_time: -2 } }), keyError(`${k}.replay_buffer.reuse_cooldown_time`, />= 0/));
-    assert.throws(() => resolveBufferConfig({ replay_buffer: { enable: true }, capacity: 0 }), keyError(`${k}.capacity`, /priority queue/));
+    assert.throws(
+      () => resolveBufferConfig({ replay_buffer: { enable: true, reuse_cooldown_time: -2 } }),
+      keyError(`${k}.replay_buffer.reuse_cooldown_time`, />= 0/),
+    );
+    assert.throws(
+      () => resolveBufferConfig({ replay_buffer: { enable: true }, capacity: 0 }),
+      keyError(`${k}.capacity`, /priority queue/),
+    );
   });
 
   test('an unknown queue path is warned about and not persisted', async () => {
     const warnings: string[] = [];
-    const buf = openBuffer({ storage_type: 'queue', path: '/tmp/somewhere.parquet' }, { queueRegistry: new QueueRegistry(), logger: { warn: (m) => warnings.push(m) } });
+    const buf = openBuffer(
+      { storage_type: 'queue', path: '/tmp/somewhere.parquet' },
+      { queueRegistry: new QueueRegistry(), logger: { warn: (m) => warnings.push(m) } },
+    );
     const w = buf.writer();
     await w.write([exp(0, 0)]);
     assert.match(warnings[0], /Unknown supported storage path: \/tmp\/somewhere\.parquet/);

@@ -8,7 +8,12 @@ import type { Experience } from '../../../../runtime/rft/experience';
 export const tmp = (tag: string): string => mkdtempSync(join(tmpdir(), `twb-buffer-${tag}-`));
 
 /** A single-turn experience whose contents follow from (batch, task, run); `tokens` = response length. */
-export function exp(batch: number, task: number, run = 0, opts: { tokens?: number; modelVersion?: number; useCount?: number } = {}): Experience {
+export function exp(
+  batch: number,
+  task: number,
+  run = 0,
+  opts: { tokens?: number; modelVersion?: number; useCount?: number } = {},
+): Experience {
   const resp = opts.tokens ?? 4;
   const prompt = 3;
   const seed = batch * 1000 + task * 10 + run;
@@ -63,7 +68,9 @@ export function spawnChild(mode: string, args: unknown): Child {
       }
     }
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => proc.on('close', (code, signal) => res({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    proc.on('close', (code, signal) => res({ code, signal })),
+  );
   return {
     proc,
     lines,
@@ -72,8 +79,22 @@ export function spawnChild(mode: string, args: unknown): Child {
       const hit = lines.find((l) => re.test(l));
       if (hit) return Promise.resolve(hit);
       return new Promise((res, rej) => {
-        const t = setTimeout(() => rej(new Error(`child never printed ${re}; stdout: ${lines.slice(-5).join(' | ')}; stderr: ${stderr.slice(-2000)}`)), timeoutMs);
-        watchers.push({ re, resolve: (l) => { clearTimeout(t); res(l); } });
+        const t = setTimeout(
+          () =>
+            rej(
+              new Error(
+                `child never printed ${re}; stdout: ${lines.slice(-5).join(' | ')}; stderr: ${stderr.slice(-2000)}`,
+              ),
+            ),
+          timeoutMs,
+        );
+        watchers.push({
+          re,
+          resolve: (l) => {
+            clearTimeout(t);
+            res(l);
+          },
+        });
         void exited.then(({ code, signal }) => {
           clearTimeout(t);
           rej(new Error(`child exited (${code ?? signal}) before printing ${re}; stderr: ${stderr.slice(-2000)}`));
@@ -112,10 +133,23 @@ export function oddExperiences(): Experience[] {
       truncated: true,
       isExpert: false,
     },
-    { eid: { batch: 'sft', task: 0, run: 0, step: 0, suffix: '000001' }, tokens: [5, 6, 7, 8], promptLength: 2, actionMask: [1, 1], isExpert: true },
-    { eid: { batch: 'dpo', task: 4, run: 0, step: 0, suffix: '000002' }, tokens: [11, 12, 13], promptLength: 3, chosen: [21, 22], rejected: [31, 32, 33] },
+    {
+      eid: { batch: 'sft', task: 0, run: 0, step: 0, suffix: '000001' },
+      tokens: [5, 6, 7, 8],
+      promptLength: 2,
+      actionMask: [1, 1],
+      isExpert: true,
+    },
+    {
+      eid: { batch: 'dpo', task: 4, run: 0, step: 0, suffix: '000002' },
+      tokens: [11, 12, 13],
+      promptLength: 3,
+      chosen: [21, 22],
+      rejected: [31, 32, 33],
+    },
   ];
 }
 
 /** The bytes of each double, to compare arrays bit for bit. */
-export const bits = (xs: number[] | undefined) => (xs ? Array.from(new Uint8Array(new Float64Array(xs).buffer)) : undefined);
+export const bits = (xs: number[] | undefined) =>
+  xs ? Array.from(new Uint8Array(new Float64Array(xs).buffer)) : undefined;

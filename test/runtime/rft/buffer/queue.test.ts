@@ -22,7 +22,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function queue(cfg: BufferSectionConfig, opts: OpenBufferOptions = {}) {
   const registry = new QueueRegistry();
-  const buf = openBuffer({ name: 'q', storage_type: 'queue', max_read_timeout: 5, ...cfg }, { queueRegistry: registry, ...opts });
+  const buf = openBuffer(
+    { name: 'q', storage_type: 'queue', max_read_timeout: 5, ...cfg },
+    { queueRegistry: registry, ...opts },
+  );
   return { buf, registry, prios: () => (registry.get(buf.config.name)!.queue as PriorityQueue).priorities() };
 }
 
@@ -47,7 +50,10 @@ describe('FIFO queue', () => {
     assert.deepEqual(r.state(), { storage: 'queue', name: 'q', delivered: 6 });
     await w.write([]); // an empty batch is not an item
     await w.finish();
-    await assert.rejects(r.read(1), (e: unknown) => e instanceof BufferStopError && e.reason === 'finished' && e.available === 0);
+    await assert.rejects(
+      r.read(1),
+      (e: unknown) => e instanceof BufferStopError && e.reason === 'finished' && e.available === 0,
+    );
   });
 
   test('a closed queue stops a read it cannot fill, and keeps what it had', async () => {
@@ -57,7 +63,10 @@ describe('FIFO queue', () => {
     await w.write([exp(0, 0), exp(0, 1), exp(0, 2)]);
     await w.finish();
     assert.deepEqual(ids(await r.read(2)), ['0/0/0', '0/1/0']);
-    await assert.rejects(r.read(2), (e: unknown) => e instanceof BufferStopError && e.available === 1 && e.requested === 2);
+    await assert.rejects(
+      r.read(2),
+      (e: unknown) => e instanceof BufferStopError && e.available === 1 && e.requested === 2,
+    );
     assert.deepEqual(ids(await r.read(1)), ['0/2/0']);
   });
 
@@ -153,7 +162,12 @@ describe('FIFO queue', () => {
     const w2 = b2.writer();
     await w2.write([exp(1, 0)]);
     await w2.finish();
-    const s = openBuffer({ name: 'qs', storage_type: 'sql', path: `sqlite:///${join(dir, 'q.db')}`, schema_type: 'sft' }).reader();
+    const s = openBuffer({
+      name: 'qs',
+      storage_type: 'sql',
+      path: `sqlite:///${join(dir, 'q.db')}`,
+      schema_type: 'sft',
+    }).reader();
     assert.deepEqual(await s.read(1), [exp(1, 0)]);
     s.close();
   });
@@ -168,7 +182,13 @@ describe('priority queue (replay_buffer.enable)', () => {
     const { buf, prios } = pq({ priority_fn: 'linear_decay' }, { capacity: 10 });
     const w = buf.writer();
     const r = buf.reader();
-    for (const [b, mv] of [[0, 1], [1, 3], [2, 2], [3, 3]]) await w.write(one(b, mv));
+    for (const [b, mv] of [
+      [0, 1],
+      [1, 3],
+      [2, 2],
+      [3, 3],
+    ])
+      await w.write(one(b, mv));
     assert.deepEqual(prios(), [3, 3, 2, 1]); // model_version - 2.0 * 0
     const got: string[] = [];
     for (let i = 0; i < 4; i++) got.push(...ids(await r.read(1)));
@@ -226,7 +246,11 @@ describe('priority queue (replay_buffer.enable)', () => {
 
   test('decay_limit_randomization: served at most use_count_limit times; new items past the limit are dropped', async () => {
     const { buf, prios } = pq(
-      { priority_fn: 'decay_limit_randomization', reuse_cooldown_time: 0.02, priority_fn_args: { decay: 1, use_count_limit: 2 } },
+      {
+        priority_fn: 'decay_limit_randomization',
+        reuse_cooldown_time: 0.02,
+        priority_fn_args: { decay: 1, use_count_limit: 2 },
+      },
       { capacity: 10 },
     );
     const w = buf.writer();
@@ -245,7 +269,11 @@ describe('priority queue (replay_buffer.enable)', () => {
   });
 
   test('decay_limit_randomization adds sigma * N(0,1) noise (Box-Muller from the injected source)', async () => {
-    const { buf, prios } = pq({ priority_fn: 'decay_limit_randomization', priority_fn_args: { sigma: 0.5 } }, {}, { random: () => 0.5 });
+    const { buf, prios } = pq(
+      { priority_fn: 'decay_limit_randomization', priority_fn_args: { sigma: 0.5 } },
+      {},
+      { random: () => 0.5 },
+    );
     await buf.writer().write(one(0, 3));
     // u1 = u2 = 0.5: sqrt(-2 ln 0.5) * cos(pi) = -1.1774100225154747
     assert.equal(prios()[0], 3 + 0.5 * (Math.sqrt(-2 * Math.log(0.5)) * Math.cos(Math.PI)));
@@ -256,7 +284,11 @@ describe('priority queue (replay_buffer.enable)', () => {
       storage_type: 'QUEUE',
       use_priority_queue: true,
       reuse_cooldown_time: 0.01,
-      replay_buffer_kwargs: { priority_fn: 'linear_decay_use_count_control_randomization', decay: 0.1, use_count_limit: 0 },
+      replay_buffer_kwargs: {
+        priority_fn: 'linear_decay_use_count_control_randomization',
+        decay: 0.1,
+        use_count_limit: 0,
+      },
     });
     assert.equal(buf.config.replay.enable, true);
     const w = buf.writer();
@@ -270,7 +302,7 @@ describe('priority queue (replay_buffer.enable)', () => {
 });
 
 describe('queue snapshot and restore (a both-mode checkpoint)', () => {
-  test('FIFO: the read pool\'s rest, then the items in order; restored, reads continue exactly where they were', async () => {
+  test("FIFO: the read pool's rest, then the items in order; restored, reads continue exactly where they were", async () => {
     const { buf, registry } = queue({});
     const w = buf.writer();
     const r = buf.reader();
@@ -287,7 +319,9 @@ describe('queue snapshot and restore (a both-mode checkpoint)', () => {
   });
 
   test('priority replay: items come back highest priority first, with their use counts, and are prioritised by them again', async () => {
-    const cfg = { replay_buffer: { enable: true, priority_fn: 'linear_decay', priority_fn_args: { decay: 1 } } } as BufferSectionConfig;
+    const cfg = {
+      replay_buffer: { enable: true, priority_fn: 'linear_decay', priority_fn_args: { decay: 1 } },
+    } as BufferSectionConfig;
     const { buf, registry, prios } = queue(cfg);
     const w = buf.writer();
     await w.write([exp(0, 0, 0, { modelVersion: 1 })]);
@@ -295,7 +329,11 @@ describe('queue snapshot and restore (a both-mode checkpoint)', () => {
     await w.write([exp(2, 0, 0, { modelVersion: 2 })]);
     const before = prios();
     const snap = registry.get('q')!.snapshot();
-    assert.deepEqual(snap.map(ids), [['2/0/0'], ['0/0/0'], ['1/0/0']], 'linear_decay: version − decay·use_count, highest first');
+    assert.deepEqual(
+      snap.map(ids),
+      [['2/0/0'], ['0/0/0'], ['1/0/0']],
+      'linear_decay: version − decay·use_count, highest first',
+    );
     const other = queue(cfg);
     other.buf.writer();
     await other.registry.get('q')!.restore(snap, new AbortController().signal);

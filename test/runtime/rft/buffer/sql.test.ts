@@ -23,7 +23,8 @@ import type { Experience } from '../../../../runtime/rft/experience';
 import { bits, exp, oddExperiences, spawnChild, tmp, uid } from './helpers';
 
 const ids = (xs: Experience[]) => xs.map(uid);
-const batchOf = (b: number, n: number, mv = 0) => Array.from({ length: n }, (_, i) => exp(b, i, 0, { modelVersion: mv }));
+const batchOf = (b: number, n: number, mv = 0) =>
+  Array.from({ length: n }, (_, i) => exp(b, i, 0, { modelVersion: mv }));
 
 function sqlBuffer(dir: string, extra: BufferSectionConfig = {}) {
   const path = `sqlite:///${join(dir, 'buf.db')}`;
@@ -52,11 +53,37 @@ describe('sql storage', () => {
     r.close();
     const db = raw(dir);
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-    const row = db.prepare('SELECT typeof(logprobs) t, length(logprobs) n, task_id, run_id, msg_id, model_version, reward, consumed FROM exps WHERE id = 1').get();
-    assert.deepEqual(row, { t: 'blob', n: 48, task_id: 'gsm8k/7', run_id: 2, msg_id: 'a1b2c3', model_version: 12, reward: null, consumed: 0 });
-    assert.equal((db.prepare('SELECT logprobs FROM exps WHERE id = 3').get() as { logprobs: unknown }).logprobs, null, 'SFT: no logprobs');
-    assert.deepEqual(db.prepare('SELECT typeof(teacher_logprobs) t, length(teacher_logprobs) n FROM exps WHERE id = 1').get(), { t: 'blob', n: 24 });
-    assert.ok(!('teacher_logprobs' in JSON.parse((db.prepare('SELECT experience FROM exps WHERE id = 1').get() as { experience: string }).experience)), 'float arrays live in their BLOB columns only');
+    const row = db
+      .prepare(
+        'SELECT typeof(logprobs) t, length(logprobs) n, task_id, run_id, msg_id, model_version, reward, consumed FROM exps WHERE id = 1',
+      )
+      .get();
+    assert.deepEqual(row, {
+      t: 'blob',
+      n: 48,
+      task_id: 'gsm8k/7',
+      run_id: 2,
+      msg_id: 'a1b2c3',
+      model_version: 12,
+      reward: null,
+      consumed: 0,
+    });
+    assert.equal(
+      (db.prepare('SELECT logprobs FROM exps WHERE id = 3').get() as { logprobs: unknown }).logprobs,
+      null,
+      'SFT: no logprobs',
+    );
+    assert.deepEqual(
+      db.prepare('SELECT typeof(teacher_logprobs) t, length(teacher_logprobs) n FROM exps WHERE id = 1').get(),
+      { t: 'blob', n: 24 },
+    );
+    assert.ok(
+      !(
+        'teacher_logprobs' in
+        JSON.parse((db.prepare('SELECT experience FROM exps WHERE id = 1').get() as { experience: string }).experience)
+      ),
+      'float arrays live in their BLOB columns only',
+    );
     db.close();
   });
 
@@ -68,9 +95,24 @@ describe('sql storage', () => {
       task_id TEXT, run_id INTEGER, msg_id TEXT, model_version INTEGER, reward REAL, consumed INTEGER NOT NULL DEFAULT 0,
       experience TEXT NOT NULL, logprobs BLOB, advantages BLOB, returns BLOB)`);
     const old = exp(1, 0);
-    const record = { eid: old.eid, type: 'single_turn', prompt_length: 3, response_length: 4, reward: old.reward, tokens: old.tokens };
-    db.prepare('INSERT INTO exps (task_id, run_id, msg_id, model_version, reward, experience, logprobs) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-      '0', 0, old.eid.suffix, null, old.reward, JSON.stringify(record), Buffer.from(new Float64Array(old.logprobs!).buffer),
+    const record = {
+      eid: old.eid,
+      type: 'single_turn',
+      prompt_length: 3,
+      response_length: 4,
+      reward: old.reward,
+      tokens: old.tokens,
+    };
+    db.prepare(
+      'INSERT INTO exps (task_id, run_id, msg_id, model_version, reward, experience, logprobs) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ).run(
+      '0',
+      0,
+      old.eid.suffix,
+      null,
+      old.reward,
+      JSON.stringify(record),
+      Buffer.from(new Float64Array(old.logprobs!).buffer),
     );
     db.close();
     const buf = sqlBuffer(dir, { schema_type: 'sft' });
@@ -83,7 +125,9 @@ describe('sql storage', () => {
     assert.deepEqual(await r.read(1), [withTeacher]);
     r.close();
     const check = raw(dir);
-    assert.ok((check.prepare('PRAGMA table_info(exps)').all() as { name: string }[]).some((c) => c.name === 'teacher_logprobs'));
+    assert.ok(
+      (check.prepare('PRAGMA table_info(exps)').all() as { name: string }[]).some((c) => c.name === 'teacher_logprobs'),
+    );
     check.close();
   });
 
@@ -118,14 +162,33 @@ describe('sql storage', () => {
     await new Promise((res) => setTimeout(res, 20));
     await w.write(batchOf(1, 1));
     assert.deepEqual(ids(await pending), ['0/2/0', '1/0/0']);
-    await assert.rejects(r.read(1, { timeoutMs: 50 }), (e: unknown) => e instanceof BufferStopError && e.reason === 'timeout');
+    await assert.rejects(
+      r.read(1, { timeoutMs: 50 }),
+      (e: unknown) => e instanceof BufferStopError && e.reason === 'timeout',
+    );
     await w.write(batchOf(2, 1));
     await w.finish();
-    await assert.rejects(r.read(2), (e: unknown) => e instanceof BufferStopError && e.reason === 'finished' && e.available === 1);
+    await assert.rejects(
+      r.read(2),
+      (e: unknown) => e instanceof BufferStopError && e.reason === 'finished' && e.available === 1,
+    );
     assert.deepEqual(ids(await r.read(1)), ['2/0/0'], 'a stopped read consumed nothing');
-    assert.deepEqual(r.state(), { storage: 'sql', policy: 'fifo', path: join(dir, 'buf.db'), table: 'exps', lastId: 5, delivered: 5 });
+    assert.deepEqual(r.state(), {
+      storage: 'sql',
+      policy: 'fifo',
+      path: join(dir, 'buf.db'),
+      table: 'exps',
+      lastId: 5,
+      delivered: 5,
+    });
     r.close();
-    const fromIndex = openBuffer({ name: 'exps', storage_type: 'sql', path: `sqlite:///${join(dir, 'buf.db')}`, schema_type: 'sft', index: 3 }).reader();
+    const fromIndex = openBuffer({
+      name: 'exps',
+      storage_type: 'sql',
+      path: `sqlite:///${join(dir, 'buf.db')}`,
+      schema_type: 'sft',
+      index: 3,
+    }).reader();
     assert.deepEqual(ids(await fromIndex.read(2)), ['1/0/0', '2/0/0']);
     fromIndex.close();
   });
@@ -142,9 +205,18 @@ describe('sql storage', () => {
     assert.deepEqual(ids(await r.read(1)), ['0/0/0']);
     const pending = r.read(1);
     await w.finish();
-    await assert.rejects(pending, (e: unknown) => e instanceof BufferStopError && e.reason === 'finished' && e.available === 0);
+    await assert.rejects(
+      pending,
+      (e: unknown) => e instanceof BufferStopError && e.reason === 'finished' && e.available === 0,
+    );
     const db = raw(dir);
-    assert.deepEqual(db.prepare('SELECT consumed FROM exps ORDER BY id').all().map((x) => (x as { consumed: number }).consumed), [1, 1, 1, 1, 1, 1]);
+    assert.deepEqual(
+      db
+        .prepare('SELECT consumed FROM exps ORDER BY id')
+        .all()
+        .map((x) => (x as { consumed: number }).consumed),
+      [1, 1, 1, 1, 1, 1],
+    );
     db.close();
     r.close();
   });
@@ -160,7 +232,13 @@ describe('sql storage', () => {
     assert.deepEqual(ids(await r.read(2)), ['0/0/0', '0/2/0']); // 1 (c0), then 3 (c1, newest)  -> 1 1 2
     assert.deepEqual(ids(await r.read(2)), ['0/1/0', '0/0/0']); // -> 2 2 2
     const db = raw(dir);
-    assert.deepEqual(db.prepare('SELECT consumed FROM exps ORDER BY id').all().map((x) => (x as { consumed: number }).consumed), [2, 2, 2]);
+    assert.deepEqual(
+      db
+        .prepare('SELECT consumed FROM exps ORDER BY id')
+        .all()
+        .map((x) => (x as { consumed: number }).consumed),
+      [2, 2, 2],
+    );
     db.close();
     r.close();
   });
@@ -174,7 +252,10 @@ describe('sql storage', () => {
     await w.write(batchOf(2, 1, 3));
     const r = buf.reader();
     assert.deepEqual(ids(await r.read(1, { minModelVersion: 3 })), ['2/0/0']);
-    await assert.rejects(r.read(2, { minModelVersion: 2 }), (e: unknown) => e instanceof BufferStopError && e.reason === 'timeout' && e.available === 1);
+    await assert.rejects(
+      r.read(2, { minModelVersion: 2 }),
+      (e: unknown) => e instanceof BufferStopError && e.reason === 'timeout' && e.available === 1,
+    );
     assert.deepEqual(ids(await r.read(2)), ['1/0/0', '0/0/0']);
     await w.finish();
     r.close();
@@ -219,7 +300,7 @@ describe('sql storage', () => {
     await w.finish();
     const db = raw(dir);
     db.prepare("UPDATE exps SET experience = '{broken' WHERE id = 2").run();
-    db.prepare('UPDATE exps SET logprobs = x\'00010203040506\' WHERE id = 3').run();
+    db.prepare("UPDATE exps SET logprobs = x'00010203040506' WHERE id = 3").run();
     const r = buf.reader();
     await assert.rejects(r.read(3), (e: unknown) => {
       assert.ok(e instanceof CorruptRecordError);
@@ -232,30 +313,45 @@ describe('sql storage', () => {
     const seen: CorruptRecordError[] = [];
     const r2 = buf.reader({ onCorrupt: (e) => seen.push(e) });
     assert.deepEqual(ids(await r2.read(2)), ['0/0/0', '0/3/0']);
-    assert.deepEqual(seen.map((e) => e.rowId), [2, 3]);
+    assert.deepEqual(
+      seen.map((e) => e.rowId),
+      [2, 3],
+    );
     assert.match(seen[1].message, /7 bytes, not a multiple of 8/);
     r.close();
     r2.close();
 
     const p = sqlBuffer(dir, { schema_type: 'experience' }).reader({ onCorrupt: (e) => seen.push(e) });
     assert.deepEqual(ids(await p.read(2)), ['0/3/0', '0/0/0']);
-    assert.deepEqual(db.prepare('SELECT consumed FROM exps ORDER BY id').all().map((x) => (x as { consumed: number }).consumed), [1, -1, -1, 1]);
+    assert.deepEqual(
+      db
+        .prepare('SELECT consumed FROM exps ORDER BY id')
+        .all()
+        .map((x) => (x as { consumed: number }).consumed),
+      [1, -1, -1, 1],
+    );
     p.close();
     db.close();
   });
 
-  test('a table of another layout (Trinity\'s pickled experience_bytes) is refused', () => {
+  test("a table of another layout (Trinity's pickled experience_bytes) is refused", () => {
     const dir = tmp('foreign');
     const db = raw(dir);
     db.exec('CREATE TABLE exps (id INTEGER PRIMARY KEY, experience_bytes BLOB, reward REAL, consumed INTEGER)');
     db.close();
-    assert.throws(() => sqlBuffer(dir).reader(), /lacks model_version, experience, logprobs, advantages, returns.*experience_bytes/);
+    assert.throws(
+      () => sqlBuffer(dir).reader(),
+      /lacks model_version, experience, logprobs, advantages, returns.*experience_bytes/,
+    );
   });
 
   test('only sqlite URLs open', () => {
     assert.throws(
       () => openBuffer({ storage_type: 'sql', path: 'postgresql://u@h/db' }),
-      (e: unknown) => e instanceof BufferConfigError && e.key === 'buffer.trainer_input.experience_buffer.path' && /only SQLite/.test(e.message),
+      (e: unknown) =>
+        e instanceof BufferConfigError &&
+        e.key === 'buffer.trainer_input.experience_buffer.path' &&
+        /only SQLite/.test(e.message),
     );
     assert.throws(() => openBuffer({ storage_type: 'sql' }), /`path` is required for SQL storage type/);
   });
@@ -263,7 +359,15 @@ describe('sql storage', () => {
   test('a writer process and two readers (FIFO and priority) at once, each reader gets everything once', async () => {
     const dir = tmp('concurrent');
     const path = `sqlite:///${join(dir, 'buf.db')}`;
-    const child = spawnChild('sql-write', { path, table: 'exps', batches: 20, batchSize: 8, tokens: 64, delayMs: 5, finish: true });
+    const child = spawnChild('sql-write', {
+      path,
+      table: 'exps',
+      batches: 20,
+      batchSize: 8,
+      tokens: 64,
+      delayMs: 5,
+      finish: true,
+    });
     await child.waitFor(/^begin 0$/); // the writer registered itself
     const fifo = new SqlExperienceReader(path, 'exps', { policy: 'fifo', maxReadTimeoutS: 10, pollIntervalMs: 5 });
     const prio = new SqlExperienceReader(path, 'exps', { policy: 'priority', maxReadTimeoutS: 10, pollIntervalMs: 5 });
@@ -281,7 +385,9 @@ describe('sql storage', () => {
     };
     const [a, b] = await Promise.all([drain(fifo), drain(prio)]);
     assert.equal((await child.exited).code, 0);
-    const expected = Array.from({ length: 20 }, (_, k) => Array.from({ length: 8 }, (_, i) => exp(k, i, 0, { tokens: 64, modelVersion: k }))).flat();
+    const expected = Array.from({ length: 20 }, (_, k) =>
+      Array.from({ length: 8 }, (_, i) => exp(k, i, 0, { tokens: 64, modelVersion: k })),
+    ).flat();
     assert.deepEqual(a, expected, 'FIFO: every experience, in write order, intact');
     assert.deepEqual(ids(b).sort(), ids(expected).sort(), 'priority: every experience once');
     fifo.close();
@@ -292,7 +398,15 @@ describe('sql storage', () => {
     const dir = tmp('kill');
     const path = `sqlite:///${join(dir, 'buf.db')}`;
     const B = 2000; // a batch's transaction takes ~10-30 ms here
-    const child = spawnChild('sql-write', { path, table: 'exps', batches: -1, batchSize: B, tokens: 50, delayMs: 0, finish: false });
+    const child = spawnChild('sql-write', {
+      path,
+      table: 'exps',
+      batches: -1,
+      batchSize: B,
+      tokens: 50,
+      delayMs: 0,
+      finish: false,
+    });
     await child.waitFor(/^begin 3$/);
     await new Promise((res) => setTimeout(res, 8)); // most often inside batch 3's transaction
     child.proc.kill('SIGKILL');
@@ -303,17 +417,31 @@ describe('sql storage', () => {
 
     const db = raw(dir);
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
-    const perBatch = db.prepare('SELECT model_version AS k, COUNT(*) AS n FROM exps GROUP BY model_version ORDER BY k').all() as { k: number; n: number }[];
+    const perBatch = db
+      .prepare('SELECT model_version AS k, COUNT(*) AS n FROM exps GROUP BY model_version ORDER BY k')
+      .all() as { k: number; n: number }[];
     db.close();
     const batches = perBatch.length;
-    assert.ok(batches >= printed && batches <= begun, `${batches} batches in the table; child began ${begun}, reported ${printed}`);
-    t.diagnostic(`killed after ${begun} batches begun, ${printed} reported committed, ${batches} in the table (${begun > batches ? `killed while writing batch ${batches}` : 'killed between batches'})`);
-    assert.deepEqual(perBatch, Array.from({ length: batches }, (_, k) => ({ k, n: B })), 'batches 0..k-1, each with all its rows');
+    assert.ok(
+      batches >= printed && batches <= begun,
+      `${batches} batches in the table; child began ${begun}, reported ${printed}`,
+    );
+    t.diagnostic(
+      `killed after ${begun} batches begun, ${printed} reported committed, ${batches} in the table (${begun > batches ? `killed while writing batch ${batches}` : 'killed between batches'})`,
+    );
+    assert.deepEqual(
+      perBatch,
+      Array.from({ length: batches }, (_, k) => ({ k, n: B })),
+      'batches 0..k-1, each with all its rows',
+    );
 
     // The dead writer no longer holds the stream open: a reader gets every committed row and then stops.
     const r = new SqlExperienceReader(path, 'exps', { policy: 'fifo', maxReadTimeoutS: 10, pollIntervalMs: 5 });
     const got = await r.read(batches * B);
-    assert.deepEqual(got.slice(-B), Array.from({ length: B }, (_, i) => exp(batches - 1, i, 0, { tokens: 50, modelVersion: batches - 1 })));
+    assert.deepEqual(
+      got.slice(-B),
+      Array.from({ length: B }, (_, i) => exp(batches - 1, i, 0, { tokens: 50, modelVersion: batches - 1 })),
+    );
     await assert.rejects(r.read(1), (e: unknown) => e instanceof BufferStopError && e.reason === 'finished');
     r.close();
   });
@@ -332,7 +460,12 @@ describe('sql storage', () => {
       await child.exited;
       const saved = JSON.parse(readFileSync(statePath, 'utf8')) as { position: BufferPosition; uids: string[] };
       assert.equal(saved.uids.length, 10);
-      const r = new SqlExperienceReader(path, 'exps', { policy, maxReadTimeoutS: 10, pollIntervalMs: 5, resumeFrom: saved.position });
+      const r = new SqlExperienceReader(path, 'exps', {
+        policy,
+        maxReadTimeoutS: 10,
+        pollIntervalMs: 5,
+        resumeFrom: saved.position,
+      });
       const rest: string[] = [];
       for (;;) {
         try {

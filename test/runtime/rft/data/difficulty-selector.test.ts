@@ -5,8 +5,16 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { InterpolationBetaPREstimator, difficultyBasedSelector } from '../../../../runtime/rft/data/difficulty-selector';
-import { beta, standardExponential, standardGamma, standardNormal } from '../../../../runtime/rft/data/numpy-distributions';
+import {
+  InterpolationBetaPREstimator,
+  difficultyBasedSelector,
+} from '../../../../runtime/rft/data/difficulty-selector';
+import {
+  beta,
+  standardExponential,
+  standardGamma,
+  standardNormal,
+} from '../../../../runtime/rft/data/numpy-distributions';
 import { defaultRng, Pcg64 } from '../../../../runtime/rft/data/numpy-random';
 import { BatchReader } from '../../../../runtime/rft/data/reader';
 import { ExperiencePipeline } from '../../../../runtime/rft/explorer/pipeline';
@@ -14,7 +22,8 @@ import type { Experience } from '../../../../runtime/rft/experience';
 
 const close = (got: ArrayLike<number>, want: readonly number[], rel = 1e-12) => {
   assert.equal(got.length, want.length);
-  for (let i = 0; i < want.length; i++) assert.ok(Math.abs(got[i] - want[i]) <= rel * Math.abs(want[i]), `[${i}] ${got[i]} vs ${want[i]}`);
+  for (let i = 0; i < want.length; i++)
+    assert.ok(Math.abs(got[i] - want[i]) <= rel * Math.abs(want[i]), `[${i}] ${got[i]} vs ${want[i]}`);
 };
 
 describe('NumPy Generator distributions (PCG64)', () => {
@@ -26,11 +35,17 @@ describe('NumPy Generator distributions (PCG64)', () => {
     close(draw(standardNormal), [0.0012301533574825742, 0.2987455375084699, -0.2741378553622176]);
     close(draw(standardExponential), [0.7075292557919215, 1.025203348294905, 0.5685486573832514]);
     const bg = new Pcg64(7);
-    close([0.5, 2.5, 1.0].map((s) => standardGamma(bg, s)), [0.41469522451592433, 1.787678811970317, 0.20653275401650553]);
+    close(
+      [0.5, 2.5, 1.0].map((s) => standardGamma(bg, s)),
+      [0.41469522451592433, 1.787678811970317, 0.20653275401650553],
+    );
   });
 
   it('beta over arrays: Jöhnk below 1, gammas above; the stream stays aligned over 5000 draws', () => {
-    close(defaultRng(7).beta([0.5, 1, 3.2, 17.5], [0.7, 1, 1.4, 2.25]), [0.8350163452827672, 0.006370652818501594, 0.5603305849512734, 0.9036905689318593]);
+    close(
+      defaultRng(7).beta([0.5, 1, 3.2, 17.5], [0.7, 1, 1.4, 2.25]),
+      [0.8350163452827672, 0.006370652818501594, 0.5603305849512734, 0.9036905689318593],
+    );
     // np.linspace(1, 20, 5000), np.linspace(30, 1.5, 5000): one draw consuming a different number of raw values would
     // throw every later draw off.
     const n = 5000;
@@ -42,7 +57,10 @@ describe('NumPy Generator distributions (PCG64)', () => {
   });
 
   it('Beta(1, 1) (a fresh estimator) is exact: Jöhnk uses no table', () => {
-    assert.deepEqual([...defaultRng(42).beta([1, 1, 1, 1], [1, 1, 1, 1])], [0.22145847498048798, 0.6611679233762598, 0.8968029669142108, 0.7999647830577266]);
+    assert.deepEqual(
+      [...defaultRng(42).beta([1, 1, 1, 1], [1, 1, 1, 1])],
+      [0.22145847498048798, 0.6611679233762598, 0.8968029669142108, 0.7999647830577266],
+    );
     const bg = new Pcg64(42);
     assert.equal(beta(bg, 1, 1), 0.22145847498048798);
   });
@@ -94,7 +112,10 @@ describe('InterpolationBetaPREstimator', () => {
   it('do_sample: one NumPy beta draw per task from default_rng(seed + current_index)', () => {
     const e = new InterpolationBetaPREstimator(FEATURES, { m: 4, lamb: 0.5, rho: 0.5 });
     e.update([0, 2], [0.25, 0.75]);
-    close(e.predictPr(defaultRng(50), true), [0.3177359916828424, 0.6649791625603491, 0.8992922705524692, 0.44606238209916776]);
+    close(
+      e.predictPr(defaultRng(50), true),
+      [0.3177359916828424, 0.6649791625603491, 0.8992922705524692, 0.44606238209916776],
+    );
   });
 });
 
@@ -102,11 +123,19 @@ const KW = { m: 4, lamb: 0.5, rho: 0.5, tau: 0 };
 
 describe('difficulty_based selector', () => {
   it('scores −|target − pr|; greedy (tau 0) takes the nearest to the target, ties by lower index', () => {
-    const s = difficultyBasedSelector(FEATURES, { seed: 42, kwargs: { ...KW, target_reward: 0.5 }, start: 0, name: 't' });
+    const s = difficultyBasedSelector(FEATURES, {
+      seed: 42,
+      kwargs: { ...KW, target_reward: 0.5 },
+      start: 0,
+      name: 't',
+    });
     assert.deepEqual([...s.scores()], [-0, -0, -0, -0], 'Beta(1, 1): every mean is 0.5');
     assert.deepEqual(s.getIndices(2), [0, 1]);
     s.feedback([0, 2], [0.25, 0.75]);
-    assert.deepEqual([...s.scores()], [-0.16666666666666669, -2.499994999904942e-7, -0.16666666666666663, -4.999989999809884e-7]);
+    assert.deepEqual(
+      [...s.scores()],
+      [-0.16666666666666669, -2.499994999904942e-7, -0.16666666666666663, -4.999989999809884e-7],
+    );
     assert.deepEqual(s.getIndices(2), [1, 3], 'feedback moved the selection to the tasks predicted nearest 0.5');
     assert.equal(s.currentIndex, 4);
   });
@@ -118,7 +147,13 @@ describe('difficulty_based selector', () => {
   });
 
   it('tau > 0: k distinct rows drawn from softmax(scores / tau), reproducible per seed + current_index', () => {
-    const make = (start: number) => difficultyBasedSelector(FEATURES, { seed: 3, kwargs: { m: 4, lamb: 0.5, rho: 0.5, target_reward: 0.5, tau: 0.05 }, start, name: 't' });
+    const make = (start: number) =>
+      difficultyBasedSelector(FEATURES, {
+        seed: 3,
+        kwargs: { m: 4, lamb: 0.5, rho: 0.5, target_reward: 0.5, tau: 0.05 },
+        start,
+        name: 't',
+      });
     const a = make(0);
     a.feedback([0, 2], [0.25, 0.75]);
     const b = make(0);
@@ -141,8 +176,14 @@ describe('difficulty_based selector', () => {
   it('kwargs defaults and checks', () => {
     const s = difficultyBasedSelector(FEATURES, { seed: 42, kwargs: {}, start: 0, name: 't' });
     assert.equal(s.estimator.rho, 0.2);
-    assert.throws(() => difficultyBasedSelector(FEATURES, { seed: 42, kwargs: { tau: 'hot' }, start: 0, name: 't' }), /kwargs\.tau must be a number/);
-    assert.throws(() => difficultyBasedSelector(FEATURES, { seed: 42, kwargs: { tau: 0 }, start: 0, name: 't' }).getIndices(5), /out of range/);
+    assert.throws(
+      () => difficultyBasedSelector(FEATURES, { seed: 42, kwargs: { tau: 'hot' }, start: 0, name: 't' }),
+      /kwargs\.tau must be a number/,
+    );
+    assert.throws(
+      () => difficultyBasedSelector(FEATURES, { seed: 42, kwargs: { tau: 0 }, start: 0, name: 't' }).getIndices(5),
+      /out of range/,
+    );
   });
 });
 
@@ -153,7 +194,12 @@ describe('difficulty_based through BatchReader', () => {
       batchSize: 2,
       totalSteps: 3,
       offset,
-      selector: { selector_type: 'difficulty_based', seed: 42, feature_keys: ['lo', 'hi'], kwargs: { ...KW, target_reward: 0.5 } },
+      selector: {
+        selector_type: 'difficulty_based',
+        seed: 42,
+        feature_keys: ['lo', 'hi'],
+        kwargs: { ...KW, target_reward: 0.5 },
+      },
       column: (k) => rows.map((r) => r[k as 'lo' | 'hi']),
       name: 'tiny',
     });
@@ -174,9 +220,20 @@ describe('difficulty_based through BatchReader', () => {
 
   it('needs exactly two numeric feature keys', () => {
     const bad = (feature_keys: string[], column: (k: string) => unknown[]) => () =>
-      new BatchReader(rows, { batchSize: 1, selector: { selector_type: 'difficulty_based', feature_keys }, column, name: 'tiny' });
-    assert.throws(bad(['lo'], () => [0, 0, 0, 0]), /requires exactly 2 feature keys, but got 1/);
-    assert.throws(bad(['lo', 'hi'], () => [0, 'x', 0, 0]), /feature 'lo' of row 1 is "x", not a number/);
+      new BatchReader(rows, {
+        batchSize: 1,
+        selector: { selector_type: 'difficulty_based', feature_keys },
+        column,
+        name: 'tiny',
+      });
+    assert.throws(
+      bad(['lo'], () => [0, 0, 0, 0]),
+      /requires exactly 2 feature keys, but got 1/,
+    );
+    assert.throws(
+      bad(['lo', 'hi'], () => [0, 'x', 0, 0]),
+      /feature 'lo' of row 1 is "x", not a number/,
+    );
   });
 });
 
@@ -190,7 +247,13 @@ describe('pass_rate_calculator', () => {
   });
 
   it("each task's mean reward per taskset for the selector, and the pass-rate shares as metrics", () => {
-    const r = new ExperiencePipeline([{ name: 'pass_rate_calculator', args: {} }], undefined, 'main').process([exp(3, 1), exp(1, 0), exp(3, 0), exp(1, 0), exp(2, 1, 1)]);
+    const r = new ExperiencePipeline([{ name: 'pass_rate_calculator', args: {} }], undefined, 'main').process([
+      exp(3, 1),
+      exp(1, 0),
+      exp(3, 0),
+      exp(1, 0),
+      exp(2, 1, 1),
+    ]);
     assert.deepEqual(r.selectorFeedback, [
       { tasksetId: 0, indices: [3, 1], values: [0.5, 0] },
       { tasksetId: 1, indices: [2], values: [1] },
@@ -202,6 +265,12 @@ describe('pass_rate_calculator', () => {
   });
 
   it("fails as Trinity's assertion does when tasks carry no taskset (a sequential taskset)", () => {
-    assert.throws(() => new ExperiencePipeline([{ name: 'pass_rate_calculator', args: {} }], undefined, 'main').process([exp(0, 1, null)]), /no taskset_id/);
+    assert.throws(
+      () =>
+        new ExperiencePipeline([{ name: 'pass_rate_calculator', args: {} }], undefined, 'main').process([
+          exp(0, 1, null),
+        ]),
+      /no taskset_id/,
+    );
   });
 });

@@ -2,14 +2,23 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { readTasks, taskBatchReader, taskScheduler, type ReadTasksResult, type TasksetInput } from '../../../../runtime/rft/data/tasks';
+import {
+  readTasks,
+  taskBatchReader,
+  taskScheduler,
+  type ReadTasksResult,
+  type TasksetInput,
+} from '../../../../runtime/rft/data/tasks';
 import type { ExperienceBufferConfig, TasksetConfig } from '../../../../runtime/config/types.generated';
 import type { TrainDatasetInput } from '../../../../runtime/rft/data/train-data';
 import { corpusData } from '../../../helpers/corpus';
 import { rejectsDataError, scratchDir } from './helpers';
 
 const FIX = path.resolve(__dirname, '../../../fixtures/rft-data');
-const MATH: TasksetInput = { format: { prompt_key: 'question', response_key: 'answer' }, default_workflow_type: 'math_workflow' };
+const MATH: TasksetInput = {
+  format: { prompt_key: 'question', response_key: 'answer' },
+  default_workflow_type: 'math_workflow',
+};
 
 const scratch = scratchDir('rft-data-tasks-');
 const write = scratch.write;
@@ -17,8 +26,18 @@ const write = scratch.write;
 const rejects = rejectsDataError;
 
 describe('readTasks: Task fields', () => {
-  it('every row becomes a Task with the taskset settings, main\'s defaults filled in', async () => {
-    const r = await readTasks({ ...MATH, path: 'tasks.jsonl', default_reward_fn_type: 'math_reward', workflow_args: { k: 1 }, reward_fn_args: { r: 2 }, rollout_args: { temperature: 0.7 } }, { baseDir: FIX });
+  it("every row becomes a Task with the taskset settings, main's defaults filled in", async () => {
+    const r = await readTasks(
+      {
+        ...MATH,
+        path: 'tasks.jsonl',
+        default_reward_fn_type: 'math_reward',
+        workflow_args: { k: 1 },
+        reward_fn_args: { r: 2 },
+        rollout_args: { temperature: 0.7 },
+      },
+      { baseDir: FIX },
+    );
     assert.equal(r.tasks.length, 5);
     assert.deepEqual(r.skipped, []);
     const t = r.tasks[1];
@@ -31,7 +50,14 @@ describe('readTasks: Task fields', () => {
     assert.equal(t.rewardFn, 'math_reward');
     assert.deepEqual(t.workflowArgs, { k: 1 });
     assert.deepEqual(t.rewardFnArgs, { r: 2 });
-    assert.deepEqual(t.rolloutArgs, { temperature: 0.7, top_p: null, top_k: -1, logprobs: null, max_tokens: null, n: 1 });
+    assert.deepEqual(t.rolloutArgs, {
+      temperature: 0.7,
+      top_p: null,
+      top_k: -1,
+      logprobs: null,
+      max_tokens: null,
+      n: 1,
+    });
     assert.equal(t.repeatTimes, 1);
     assert.equal(t.isEval, false);
     assert.equal(t.format.prompt_key, 'question');
@@ -42,19 +68,33 @@ describe('readTasks: Task fields', () => {
   });
 
   it('the same tasks from JSON, CSV, parquet and an HF directory (split train, 2 shards)', async () => {
-    const q = async (p: string) => (await readTasks({ ...MATH, path: p }, { baseDir: FIX })).tasks.map((t) => t.taskDesc);
+    const q = async (p: string) =>
+      (await readTasks({ ...MATH, path: p }, { baseDir: FIX })).tasks.map((t) => t.taskDesc);
     const expected = ['What is 2 + 3?', 'What is 7 * 6?', 'What is 10 - 4?', 'What is 9 / 3?', 'What is 2 ** 5?'];
     assert.deepEqual(await q('tasks.json'), expected);
     assert.deepEqual(await q('tasks.parquet'), expected);
     assert.deepEqual(await q('hf_parquet'), expected);
-    const csv = await readTasks({ ...MATH, path: 'tasks.csv', format: { prompt_key: 'question', response_key: 'level' } }, { baseDir: FIX, onInvalidRow: 'skip' });
-    assert.deepEqual(csv.tasks.map((t) => t.truth), [1, 2], 'CSV numbers are numbers; the row with an NA level is skipped');
+    const csv = await readTasks(
+      { ...MATH, path: 'tasks.csv', format: { prompt_key: 'question', response_key: 'level' } },
+      { baseDir: FIX, onInvalidRow: 'skip' },
+    );
+    assert.deepEqual(
+      csv.tasks.map((t) => t.truth),
+      [1, 2],
+      'CSV numbers are numbers; the row with an NA level is skipped',
+    );
     assert.equal(csv.skipped[0].source.line, 5);
   });
 
   it('split and subset_name of a local HF dataset directory', async () => {
-    const r = await readTasks({ ...MATH, path: 'hf_subsets', subset_name: 'main', split: 'test', is_eval: true }, { baseDir: FIX });
-    assert.deepEqual(r.tasks.map((t) => [t.taskDesc, t.truth]), [['T0', '#### 0']]);
+    const r = await readTasks(
+      { ...MATH, path: 'hf_subsets', subset_name: 'main', split: 'test', is_eval: true },
+      { baseDir: FIX },
+    );
+    assert.deepEqual(
+      r.tasks.map((t) => [t.taskDesc, t.truth]),
+      [['T0', '#### 0']],
+    );
     assert.equal(r.tasks[0].tasksetName, 'eval_taskset_0');
   });
 
@@ -70,7 +110,15 @@ describe('readTasks: Task fields', () => {
         .map((x) => JSON.stringify(x))
         .join('\n'),
     );
-    const r = await readTasks({ ...MATH, path: 'wf.jsonl', default_reward_fn_type: 'math_reward', format: { ...MATH.format, workflow_key: 'wf', reward_fn_key: 'rf' } }, { baseDir: scratch.path });
+    const r = await readTasks(
+      {
+        ...MATH,
+        path: 'wf.jsonl',
+        default_reward_fn_type: 'math_reward',
+        format: { ...MATH.format, workflow_key: 'wf', reward_fn_key: 'rf' },
+      },
+      { baseDir: scratch.path },
+    );
     assert.deepEqual(
       r.tasks.map((t) => [t.workflow, t.rewardFn]),
       [
@@ -85,16 +133,29 @@ describe('readTasks: Task fields', () => {
   });
 
   it('no workflow anywhere: Trinity\'s "`default_workflow_type` or `workflow_key` is required"', async () => {
-    await rejects(readTasks({ path: 'tasks.jsonl' }, { baseDir: FIX }), /`default_workflow_type` or `workflow_key` is required/);
-    await rejects(readTasks({ path: 'tasks.jsonl', default_workflow_type: 'nope_workflow' }, { baseDir: FIX }), /'nope_workflow' is not a registered workflow/);
-    await rejects(readTasks({ ...MATH, path: null }, { baseDir: FIX }), /Train taskset \[taskset_0\]'s path is not configured\./);
+    await rejects(
+      readTasks({ path: 'tasks.jsonl' }, { baseDir: FIX }),
+      /`default_workflow_type` or `workflow_key` is required/,
+    );
+    await rejects(
+      readTasks({ path: 'tasks.jsonl', default_workflow_type: 'nope_workflow' }, { baseDir: FIX }),
+      /'nope_workflow' is not a registered workflow/,
+    );
+    await rejects(
+      readTasks({ ...MATH, path: null }, { baseDir: FIX }),
+      /Train taskset \[taskset_0\]'s path is not configured\./,
+    );
   });
 
   it('explorer_input and model fallbacks, algorithm.repeat_times, eval tasksets, task_selector', async () => {
     const opts = {
       baseDir: FIX,
       position: 2,
-      explorerInput: { default_workflow_type: 'math_workflow', default_eval_workflow_type: 'math_eval_workflow', default_reward_fn_type: 'math_reward' },
+      explorerInput: {
+        default_workflow_type: 'math_workflow',
+        default_eval_workflow_type: 'math_eval_workflow',
+        default_reward_fn_type: 'math_reward',
+      },
       model: { temperature: 0.9, max_response_tokens: 512, custom_chat_template: '{{ x }}' },
       algorithmRepeatTimes: 8,
       buffer: { batch_size: 2, total_epochs: 3 },
@@ -131,20 +192,42 @@ describe('config types', () => {
 
 describe('readTasks: bad rows', () => {
   it('a row without its prompt/answer key: an error naming file, line and key — or skipped and counted', async () => {
-    const f = write('missing.jsonl', '{"question":"a","answer":"1"}\n{"question":"b"}\n{"question":"c","answer":null}\n{"question":"d","answer":"4"}\n');
-    const e = await rejects(readTasks({ ...MATH, path: 'missing.jsonl' }, { baseDir: scratch.path }), /missing\.jsonl:2: row has no 'answer' \(format\.response_key\)/);
+    const f = write(
+      'missing.jsonl',
+      '{"question":"a","answer":"1"}\n{"question":"b"}\n{"question":"c","answer":null}\n{"question":"d","answer":"4"}\n',
+    );
+    const e = await rejects(
+      readTasks({ ...MATH, path: 'missing.jsonl' }, { baseDir: scratch.path }),
+      /missing\.jsonl:2: row has no 'answer' \(format\.response_key\)/,
+    );
     assert.equal(e.file, f);
     assert.equal(e.line, 2);
     assert.equal(e.key, 'answer');
     const r = await readTasks({ ...MATH, path: 'missing.jsonl' }, { baseDir: scratch.path, onInvalidRow: 'skip' });
-    assert.deepEqual(r.tasks.map((t) => [t.index, t.taskDesc]), [[0, 'a'], [3, 'd']], 'tasks keep their dataset index');
-    assert.deepEqual(r.skipped.map((s) => [s.source.line, s.key]), [[2, 'answer'], [3, 'answer']]);
+    assert.deepEqual(
+      r.tasks.map((t) => [t.index, t.taskDesc]),
+      [
+        [0, 'a'],
+        [3, 'd'],
+      ],
+      'tasks keep their dataset index',
+    );
+    assert.deepEqual(
+      r.skipped.map((s) => [s.source.line, s.key]),
+      [
+        [2, 'answer'],
+        [3, 'answer'],
+      ],
+    );
   });
 
   it('a key no row has is a config mistake: an error listing the columns, even when skipping', async () => {
     for (const mode of ['error', 'skip'] as const) {
       await rejects(
-        readTasks({ path: 'tasks.jsonl', default_workflow_type: 'math_workflow' }, { baseDir: FIX, onInvalidRow: mode }),
+        readTasks(
+          { path: 'tasks.jsonl', default_workflow_type: 'math_workflow' },
+          { baseDir: FIX, onInvalidRow: mode },
+        ),
         /has no column 'prompt' \(format\.prompt_key\); columns: question, answer, level/,
       );
     }
@@ -154,27 +237,43 @@ describe('readTasks: bad rows', () => {
     const r = await readTasks({ path: 'tasks.jsonl', default_workflow_type: 'frozen_lake_workflow' }, { baseDir: FIX });
     assert.equal(r.tasks.length, 5, 'workflows that do not read prompt/answer need no keys');
     assert.equal(r.tasks[0].taskDesc, null, 'task_desc is None when prompt_key is absent');
-    await rejects(readTasks({ ...MATH, path: 'tasks.jsonl' }, { baseDir: FIX, requiredKeys: ['question', 'seed'] }), /has no column 'seed'/);
+    await rejects(
+      readTasks({ ...MATH, path: 'tasks.jsonl' }, { baseDir: FIX, requiredKeys: ['question', 'seed'] }),
+      /has no column 'seed'/,
+    );
   });
 
   it('a malformed line: error with file:line, or skipped', async () => {
-    write('broken.jsonl', '{"question":"a","answer":"1"}\n{"question": "b" "answer": "2"}\n{"question":"c","answer":"3"}\n');
-    await rejects(readTasks({ ...MATH, path: 'broken.jsonl' }, { baseDir: scratch.path }), /broken\.jsonl:2: line is not valid JSON/);
+    write(
+      'broken.jsonl',
+      '{"question":"a","answer":"1"}\n{"question": "b" "answer": "2"}\n{"question":"c","answer":"3"}\n',
+    );
+    await rejects(
+      readTasks({ ...MATH, path: 'broken.jsonl' }, { baseDir: scratch.path }),
+      /broken\.jsonl:2: line is not valid JSON/,
+    );
     const r = await readTasks({ ...MATH, path: 'broken.jsonl' }, { baseDir: scratch.path, onInvalidRow: 'skip' });
-    assert.deepEqual(r.tasks.map((t) => t.taskDesc), ['a', 'c']);
+    assert.deepEqual(
+      r.tasks.map((t) => t.taskDesc),
+      ['a', 'c'],
+    );
     assert.equal(r.skipped.length, 1);
   });
 
   it('a Hugging Face Hub id: a clear error', async () => {
-    await rejects(readTasks({ ...MATH, name: 'gsm8k', path: 'openai/gsm8k', subset_name: 'main' }, { baseDir: scratch.path }), /taskset 'gsm8k': 'openai\/gsm8k' is not a local file.*Hugging Face Hub/);
+    await rejects(
+      readTasks({ ...MATH, name: 'gsm8k', path: 'openai/gsm8k', subset_name: 'main' }, { baseDir: scratch.path }),
+      /taskset 'gsm8k': 'openai\/gsm8k' is not a local file.*Hugging Face Hub/,
+    );
   });
 });
 
-describe('readTasks on Trinity\'s test data (tests/template/data)', () => {
+describe("readTasks on Trinity's test data (tests/template/data)", () => {
   // As tests/tools.py get_unittest_dataset_config configures them.
   it('gsm8k (16 train, 2 test), countdown (17/4), eval_short (2) and eval_long (8)', async () => {
     const base = corpusData();
-    const n = async (name: string, split: string, extra: TasksetInput = {}) => (await readTasks({ ...MATH, name, path: name, split, ...extra }, { baseDir: base })).tasks;
+    const n = async (name: string, split: string, extra: TasksetInput = {}) =>
+      (await readTasks({ ...MATH, name, path: name, split, ...extra }, { baseDir: base })).tasks;
     const gsm = await n('gsm8k', 'train', { default_reward_fn_type: 'math_reward' });
     assert.equal(gsm.length, 16);
     assert.match(String(gsm[0].taskDesc), /^Natalia sold clips to 48 of her friends/);
@@ -193,7 +292,13 @@ describe('readTasks on Trinity\'s test data (tests/template/data)', () => {
 
   it('geometry (parquet, multi-modal): images stay as {bytes, path} structs', async () => {
     const r = await readTasks(
-      { name: 'geometry', path: 'geometry', format: { prompt_type: 'plaintext', prompt_key: 'problem', response_key: 'answer', image_key: 'images' }, default_workflow_type: 'simple_mm_workflow', default_reward_fn_type: 'math_boxed_reward' },
+      {
+        name: 'geometry',
+        path: 'geometry',
+        format: { prompt_type: 'plaintext', prompt_key: 'problem', response_key: 'answer', image_key: 'images' },
+        default_workflow_type: 'simple_mm_workflow',
+        default_reward_fn_type: 'math_boxed_reward',
+      },
       { baseDir: corpusData() },
     );
     assert.equal(r.tasks.length, 8);
@@ -217,7 +322,10 @@ describe('taskBatchReader and taskScheduler', () => {
     assert.equal(all.length, 6, '32 tasks in batches of 5');
     assert.deepEqual(all[3], [15, 0, 1, 2, 3]);
     // Resuming: the offset counts the rows already served against batch_size × total_steps.
-    assert.deepEqual(indices(taskBatchReader(gsm, { batchSize: 4, totalSteps: 4, offset: 6 })), [[6, 7, 8, 9], [10, 11, 12, 13]]);
+    assert.deepEqual(indices(taskBatchReader(gsm, { batchSize: 4, totalSteps: 4, offset: 6 })), [
+      [6, 7, 8, 9],
+      [10, 11, 12, 13],
+    ]);
     assert.deepEqual(indices(taskBatchReader(gsm, { batchSize: 4, totalSteps: 2, offset: 14 })), []);
   });
 
@@ -227,7 +335,10 @@ describe('taskBatchReader and taskScheduler', () => {
   });
 
   it('a shuffled taskset: NumPy permutation(16) seeded 42, reused for the second epoch as Trinity does', async () => {
-    const r = await readTasks({ ...MATH, path: 'gsm8k', data_selector: { selector_type: 'shuffle', seed: 42 } }, { baseDir: corpusData() });
+    const r = await readTasks(
+      { ...MATH, path: 'gsm8k', data_selector: { selector_type: 'shuffle', seed: 42 } },
+      { baseDir: corpusData() },
+    );
     // np.random.default_rng(42).permutation(16) = [6, 15, 11, 10, 9, 3, 0, 7, 12, 5, 2, 4, 14, 1, 13, 8]
     assert.deepEqual(indices(taskBatchReader(r, { batchSize: 5, totalEpochs: 2 })), [
       [6, 15, 11, 10, 9],
@@ -252,13 +363,19 @@ describe('taskBatchReader and taskScheduler', () => {
 
   it('resuming the scheduler from checkpointed states', () => {
     const s = taskScheduler([gsm], { batchSize: 4, states: [{ current_index: 12 }] });
-    assert.deepEqual(s.next()?.map((t) => t.index), [12, 13, 14, 15]);
+    assert.deepEqual(
+      s.next()?.map((t) => t.index),
+      [12, 13, 14, 15],
+    );
     assert.equal(s.next(), null);
   });
 
   it('one sequential taskset through the scheduler is the plain reader', () => {
     const s = taskScheduler([gsm], { batchSize: 8 });
-    assert.deepEqual(s.next()?.map((t) => t.index), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      s.next()?.map((t) => t.index),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    );
     assert.equal(s.next()?.[0].tasksetId, undefined);
     assert.equal(s.next(), null);
   });

@@ -78,7 +78,11 @@ describe('eval task metrics by release', () => {
   });
 
   test('main: one run gives mean@1 and std@1 only; time keys are plain means', () => {
-    assert.deepEqual(evalTaskMetrics('main', [{ accuracy: 1, 'time/run_execution': 2 }]), { 'accuracy/mean@1': 1, 'accuracy/std@1': 0, 'time/run_execution': 2 });
+    assert.deepEqual(evalTaskMetrics('main', [{ accuracy: 1, 'time/run_execution': 2 }]), {
+      'accuracy/mean@1': 1,
+      'accuracy/std@1': 0,
+      'time/run_execution': 2,
+    });
     const two = evalTaskMetrics('main', [
       { accuracy: 1, 'time/run_execution': 1 },
       { accuracy: 1, 'time/run_execution': 2 },

@@ -29,7 +29,16 @@ let model: CausalLM;
 let tokenizer: TextTokenizer;
 
 function rollout(seed = 7): RolloutModel {
-  const limits = { maxPromptTokens: 64, maxResponseTokens: 8, minResponseTokens: 0, enablePromptTruncation: false, temperature: 1, topP: 1, topK: -1, enableThinking: null };
+  const limits = {
+    maxPromptTokens: 64,
+    maxResponseTokens: 8,
+    minResponseTokens: 0,
+    enablePromptTruncation: false,
+    temperature: 1,
+    topP: 1,
+    topK: -1,
+    enableThinking: null,
+  };
   return new RolloutModel(model, tokenizer, limits, seed, tokenizer.eosTokenIds);
 }
 
@@ -55,7 +64,11 @@ interface Logged {
   message: string;
 }
 
-function explorer(opts: Partial<ExplorerOptions> & { release?: Release }, logs: Logged[] = [], m = rollout()): Explorer {
+function explorer(
+  opts: Partial<ExplorerOptions> & { release?: Release },
+  logs: Logged[] = [],
+  m = rollout(),
+): Explorer {
   return new Explorer(m, {
     maxRetryTimes: 2,
     createReward: (name, args) => createReward(name, args, { release: opts.release ?? 'main' }),
@@ -71,12 +84,32 @@ const busy = (ms: number) => {
 };
 
 /** A run that generates nothing: one experience with accuracy 1. */
-const fakeExperience = (): Experience => ({ eid: { batch: '', task: '', run: 0, step: 0, suffix: 'x' }, tokens: [1, 2], promptLength: 1, reward: 1, metrics: { accuracy: 1 } });
+const fakeExperience = (): Experience => ({
+  eid: { batch: '', task: '', run: 0, step: 0, suffix: 'x' },
+  tokens: [1, 2],
+  promptLength: 1,
+  reward: 1,
+  metrics: { accuracy: 1 },
+});
 
 before(async () => {
   await initBackend({ prefer: 'wasm' });
   tokenizer = tokenizerFromJson(buildCharTokenizer('0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz'));
-  model = initModel(parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 32, heads: 4, kvHeads: 2, vocabSize: tokenizer.vocabSize, maxPositions: 256, eosTokenIds: [...tokenizer.eosTokenIds] })), 3);
+  model = initModel(
+    parseModelConfig(
+      newModelConfigJson({
+        family: 'qwen2',
+        layers: 1,
+        hidden: 32,
+        heads: 4,
+        kvHeads: 2,
+        vocabSize: tokenizer.vocabSize,
+        maxPositions: 256,
+        eosTokenIds: [...tokenizer.eosTokenIds],
+      }),
+    ),
+    3,
+  );
   // Generates until its deadline stops it: only the engine's GenerationStoppedError can end this workflow.
   registerWorkflow('test_generate_forever', (ctx) => ({
     repeatable: true,
@@ -112,7 +145,12 @@ describe('generate: the shouldStop hook', () => {
     );
     assert.equal(asked, 4);
     assert.equal(tf.memory().numTensors, before);
-    const full = await generate(model, [prompt], { maxNewTokens: 8, minNewTokens: 8, seed: 1, shouldStop: () => false });
+    const full = await generate(model, [prompt], {
+      maxNewTokens: 8,
+      minNewTokens: 8,
+      seed: 1,
+      shouldStop: () => false,
+    });
     assert.equal(full[0].tokens.length, 8);
   });
 });
@@ -126,9 +164,15 @@ describe('explorer.max_timeout', () => {
     const m = out.metrics;
     assert.equal(m['rollout/finished_task_count'], 2);
     assert.equal(m['experience_pipeline/experience_count'], 0);
-    for (const s of ['mean', 'max', 'min']) assert.ok(m[`rollout/time/task_execution/${s}`] >= 0, `rollout/time/task_execution/${s}`);
-    assert.ok(!Object.keys(m).some((k) => k.startsWith('rollout/accuracy') || k.startsWith('rollout/time/run_execution')), Object.keys(m).join(', '));
-    const timeouts = logs.filter((l) => l.level === 'error' && /^Timeout when running task [01] of batch 1 at attempt [123] /.test(l.message));
+    for (const s of ['mean', 'max', 'min'])
+      assert.ok(m[`rollout/time/task_execution/${s}`] >= 0, `rollout/time/task_execution/${s}`);
+    assert.ok(
+      !Object.keys(m).some((k) => k.startsWith('rollout/accuracy') || k.startsWith('rollout/time/run_execution')),
+      Object.keys(m).join(', '),
+    );
+    const timeouts = logs.filter(
+      (l) => l.level === 'error' && /^Timeout when running task [01] of batch 1 at attempt [123] /.test(l.message),
+    );
     assert.equal(timeouts.length, 6, JSON.stringify(logs));
     assert.equal(logs.filter((l) => l.level === 'warning' && /failed after 3 attempt\(s\)/.test(l.message)).length, 2);
 
@@ -140,28 +184,56 @@ describe('explorer.max_timeout', () => {
   });
 
   test('v0.3.2 names the failed task’s time task_run_time and logs no finished_task_count', async () => {
-    const out = await explorer({ release: 'v0.3.2', maxRetryTimes: 0, timeout: { maxTimeout: 0 } }).explore(1, [task('3+4')], new ExperiencePipeline([], undefined, 'v0.3.2'));
-    assert.deepEqual(Object.keys(out.metrics).filter((k) => k.startsWith('rollout/')).sort(), ['rollout/model_version', 'rollout/task_run_time/max', 'rollout/task_run_time/mean', 'rollout/task_run_time/min']);
+    const out = await explorer({ release: 'v0.3.2', maxRetryTimes: 0, timeout: { maxTimeout: 0 } }).explore(
+      1,
+      [task('3+4')],
+      new ExperiencePipeline([], undefined, 'v0.3.2'),
+    );
+    assert.deepEqual(
+      Object.keys(out.metrics)
+        .filter((k) => k.startsWith('rollout/'))
+        .sort(),
+      ['rollout/model_version', 'rollout/task_run_time/max', 'rollout/task_run_time/mean', 'rollout/task_run_time/min'],
+    );
   });
 
   test('nothing hangs: a workflow that would generate forever is stopped at its deadline, each attempt', async () => {
     const logs: Logged[] = [];
     const started = performance.now();
-    const out = await explorer({ release: 'v0.3.2', maxRetryTimes: 1, timeout: { maxTimeout: 0.3 } }, logs).explore(1, [task('3+4', 'test_generate_forever')], new ExperiencePipeline([], undefined, 'v0.3.2'));
+    const out = await explorer({ release: 'v0.3.2', maxRetryTimes: 1, timeout: { maxTimeout: 0.3 } }, logs).explore(
+      1,
+      [task('3+4', 'test_generate_forever')],
+      new ExperiencePipeline([], undefined, 'v0.3.2'),
+    );
     const seconds = (performance.now() - started) / 1000;
     assert.ok(seconds >= 0.6 && seconds < 30, `took ${seconds} s`);
     assert.equal(out.experiences.length, 0);
-    assert.equal(logs.filter((l) => l.level === 'error' && /^Timeout when running task 0 of batch 1 at attempt [12] \(timeout 0.3 s\)/.test(l.message)).length, 2);
+    assert.equal(
+      logs.filter(
+        (l) =>
+          l.level === 'error' &&
+          /^Timeout when running task 0 of batch 1 at attempt [12] \(timeout 0.3 s\)/.test(l.message),
+      ).length,
+      2,
+    );
   });
 
   test('each attempt may take max_timeout up to v0.3.2, max_timeout × (max_retry_times + 1) from v0.4.0', async () => {
     // 200 ms of work against max_timeout 0.15 s and 9 retries: v0.3.2 allows 0.15 s per attempt (never enough: the
     // work takes at least 200 ms), v0.4.0+ 1.5 s (7x the work, so a loaded machine does not make it time out).
     const opts = { maxRetryTimes: 9, timeout: { maxTimeout: 0.15 } };
-    const old = await explorer({ ...opts, release: 'v0.3.2' }).explore(1, [task('3+4', 'test_busy_200ms')], new ExperiencePipeline([], undefined, 'v0.3.2'));
+    const old = await explorer({ ...opts, release: 'v0.3.2' }).explore(
+      1,
+      [task('3+4', 'test_busy_200ms')],
+      new ExperiencePipeline([], undefined, 'v0.3.2'),
+    );
     assert.equal(old.experiences.length, 0);
     for (const release of ['v0.4.0', 'main'] as const) {
-      const out = await explorer({ ...opts, release }).explore(1, [task('3+4', 'test_busy_200ms')], new ExperiencePipeline([], undefined, release));
+      const out = await explorer({ ...opts, release }).explore(
+        1,
+        [task('3+4', 'test_busy_200ms')],
+        new ExperiencePipeline([], undefined, release),
+      );
       assert.equal(out.experiences.length, 1, release);
       assert.equal(out.metrics['rollout/accuracy/mean'], 1);
     }
@@ -169,21 +241,47 @@ describe('explorer.max_timeout', () => {
 
   test('dynamic_timeout: once batch_size training tasks finished, an attempt may take their mean time × ratio at most', async () => {
     const logs: Logged[] = [];
-    const ex = explorer({ release: 'main', maxRetryTimes: 0, timeout: { maxTimeout: 100, dynamic: { enable: true, ratio: 0.1 }, batchSize: 1 } }, logs);
+    const ex = explorer(
+      {
+        release: 'main',
+        maxRetryTimes: 0,
+        timeout: { maxTimeout: 100, dynamic: { enable: true, ratio: 0.1 }, batchSize: 1 },
+      },
+      logs,
+    );
     const pipeline = new ExperiencePipeline([], undefined, 'main');
     assert.equal((await ex.explore(1, [task('3+4', 'test_busy_100ms')], pipeline)).experiences.length, 1);
     // now the timeout is ≈ 0.1 × (≥ 0.1 s), shorter than the same 100 ms of work
     assert.equal((await ex.explore(2, [task('3+4', 'test_busy_100ms')], pipeline)).experiences.length, 0);
-    assert.equal(logs.filter((l) => l.level === 'error' && /^Timeout when running task 0 of batch 2 at attempt 1/.test(l.message)).length, 1);
+    assert.equal(
+      logs.filter((l) => l.level === 'error' && /^Timeout when running task 0 of batch 2 at attempt 1/.test(l.message))
+        .length,
+      1,
+    );
   });
 
   test('a generous timeout changes nothing: same experiences and metric names as without one', async () => {
     const tasks = [task('3+4'), task('5+2', 'simple_workflow', 3)];
-    const plain = await explorer({ release: 'main' }, [], rollout(11)).explore(1, tasks, new ExperiencePipeline([], undefined, 'main'));
+    const plain = await explorer({ release: 'main' }, [], rollout(11)).explore(
+      1,
+      tasks,
+      new ExperiencePipeline([], undefined, 'main'),
+    );
     const logs: Logged[] = [];
-    const timed = await explorer({ release: 'main', timeout: { maxTimeout: 1800 } }, logs, rollout(11)).explore(1, tasks, new ExperiencePipeline([], undefined, 'main'));
+    const timed = await explorer({ release: 'main', timeout: { maxTimeout: 1800 } }, logs, rollout(11)).explore(
+      1,
+      tasks,
+      new ExperiencePipeline([], undefined, 'main'),
+    );
     assert.deepEqual(logs, []);
-    const view = (exps: Experience[]) => exps.map((e) => ({ tokens: e.tokens, logprobs: e.logprobs, reward: e.reward, metrics: e.metrics, eid: { ...e.eid, suffix: '' } }));
+    const view = (exps: Experience[]) =>
+      exps.map((e) => ({
+        tokens: e.tokens,
+        logprobs: e.logprobs,
+        reward: e.reward,
+        metrics: e.metrics,
+        eid: { ...e.eid, suffix: '' },
+      }));
     assert.equal(timed.experiences.length, 5);
     assert.deepEqual(view(timed.experiences), view(plain.experiences));
     assert.deepEqual(Object.keys(timed.metrics).sort(), Object.keys(plain.metrics).sort());
@@ -193,9 +291,14 @@ describe('explorer.max_timeout', () => {
 
   test('from the config: a run with explorer.max_timeout 0 reports every eval task failed (bench mode)', async () => {
     const job = tinyJob(5);
-    const stage = topLevel(GRPO_STAGE).replace('mode: both', 'mode: bench').replace('explorer:\n', 'explorer:\n  max_timeout: 0\n  max_retry_times: 1\n');
+    const stage = topLevel(GRPO_STAGE)
+      .replace('mode: both', 'mode: bench')
+      .replace('explorer:\n', 'explorer:\n  max_timeout: 0\n  max_retry_times: 1\n');
     const logs: Logged[] = [];
-    const r = await runJob(job.write('timeout.yaml', header(job, 'timeout') + stage), { backend: 'wasm', log: (level, message) => logs.push({ level, message }) });
+    const r = await runJob(job.write('timeout.yaml', header(job, 'timeout') + stage), {
+      backend: 'wasm',
+      log: (level, message) => logs.push({ level, message }),
+    });
     assert.equal(r.status, 'finished', r.error);
     const lines = readFileSync(join(r.stages[0].jobDir, 'monitor', 'metrics.jsonl'), 'utf8')
       .trim()
@@ -206,6 +309,9 @@ describe('explorer.max_timeout', () => {
     assert.ok(bench['bench/sums-eval/time/task_execution'] >= 0);
     assert.ok(!Object.keys(bench).some((k) => k.includes('accuracy')), Object.keys(bench).join(', '));
     // 8 tasks × 2 attempts (max_retry_times 1)
-    assert.equal(logs.filter((l) => l.level === 'error' && l.message.startsWith('Timeout when running task')).length, 16);
+    assert.equal(
+      logs.filter((l) => l.level === 'error' && l.message.startsWith('Timeout when running task')).length,
+      16,
+    );
   });
 });

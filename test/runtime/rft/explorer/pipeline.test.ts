@@ -8,24 +8,44 @@ import type { Experience } from '../../../../runtime/rft/experience';
 import { ExperiencePipeline } from '../../../../runtime/rft/explorer/pipeline';
 import { pipelineTimeKeys } from '../../../../runtime/config/metrics';
 
-const untimed = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/')));
+const untimed = (m: Record<string, number>) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/')));
 
 function exp(task: number, run: number, reward: number, info: Record<string, unknown> = {}): Experience {
-  return { eid: { batch: 1, task, run, step: 0, suffix: `${task}${run}` }, tokens: [1, 2, 3, 4], promptLength: 2, reward, info };
+  return {
+    eid: { batch: 1, task, run, step: 0, suffix: `${task}${run}` },
+    tokens: [1, 2, 3, 4],
+    promptLength: 2,
+    reward,
+    info,
+  };
 }
 
 describe('experience pipeline', () => {
   test('reward_filter keeps rewards ≥ threshold and counts the rest', () => {
-    const r = new ExperiencePipeline([{ name: 'reward_filter', args: { threshold: 0.5 } }], undefined).process([exp(0, 0, 1), exp(0, 1, 0.2), exp(1, 0, 0.5)]);
+    const r = new ExperiencePipeline([{ name: 'reward_filter', args: { threshold: 0.5 } }], undefined).process([
+      exp(0, 0, 1),
+      exp(0, 1, 0.2),
+      exp(1, 0, 0.5),
+    ]);
     assert.deepEqual(
       r.exps.map((e) => e.reward),
       [1, 0.5],
     );
-    assert.deepEqual(untimed(r.metrics), { 'experience_pipeline/filtered_count': 1, 'experience_pipeline/experience_count': 2 });
+    assert.deepEqual(untimed(r.metrics), {
+      'experience_pipeline/filtered_count': 1,
+      'experience_pipeline/experience_count': 2,
+    });
   });
 
   test('reward_std_filter drops single-run groups and groups with equal rewards (population std)', () => {
-    const r = new ExperiencePipeline([{ name: 'reward_std_filter', args: {} }], undefined).process([exp(0, 0, 1), exp(0, 1, 1), exp(1, 0, 1), exp(1, 1, 0), exp(2, 0, 3)]);
+    const r = new ExperiencePipeline([{ name: 'reward_std_filter', args: {} }], undefined).process([
+      exp(0, 0, 1),
+      exp(0, 1, 1),
+      exp(1, 0, 1),
+      exp(1, 1, 0),
+      exp(2, 0, 3),
+    ]);
     assert.deepEqual(
       r.exps.map((e) => e.eid.task),
       [1, 1],
@@ -53,12 +73,23 @@ describe('experience pipeline', () => {
       r.exps.map((e) => e.reward),
       [6, 0],
     );
-    assert.deepEqual([r.metrics['experience_pipeline/reward_diff/mean'], r.metrics['experience_pipeline/reward_diff/max'], r.metrics['experience_pipeline/reward_diff/min']], [2.5, 5, 0]);
+    assert.deepEqual(
+      [
+        r.metrics['experience_pipeline/reward_diff/mean'],
+        r.metrics['experience_pipeline/reward_diff/max'],
+        r.metrics['experience_pipeline/reward_diff/min'],
+      ],
+      [2.5, 5, 0],
+    );
   });
 
   test('the group advantage runs last: GRPO advantages over the filtered groups', () => {
     const grpo = createAdvantageFn('grpo', null) as GroupAdvantageFn;
-    const r = new ExperiencePipeline([{ name: 'reward_filter', args: { threshold: 0 } }], grpo).process([exp(0, 0, 1), exp(0, 1, 0), exp(0, 2, -1)]);
+    const r = new ExperiencePipeline([{ name: 'reward_filter', args: { threshold: 0 } }], grpo).process([
+      exp(0, 0, 1),
+      exp(0, 1, 0),
+      exp(0, 2, -1),
+    ]);
     // rewards 1, 0 (−1 filtered): mean 0.5, unbiased std √0.5; A = ±0.5/(√0.5 + 1e-6) on both response tokens.
     const a = 0.5 / (Math.sqrt(0.5) + 1e-6);
     assert.equal(r.exps.length, 2);
@@ -72,9 +103,19 @@ describe('experience pipeline', () => {
   test('metric names follow the release: pipeline/ up to v0.3.1, experience_pipeline/ from v0.3.2', () => {
     const grpo = createAdvantageFn('grpo', null) as GroupAdvantageFn;
     const run = (release: 'v0.3.1' | 'v0.3.2' | 'main') =>
-      Object.keys(untimed(new ExperiencePipeline([{ name: 'reward_filter', args: { threshold: 0 } }], grpo, release).process([exp(0, 0, 1), exp(0, 1, 0)]).metrics)).sort();
+      Object.keys(
+        untimed(
+          new ExperiencePipeline([{ name: 'reward_filter', args: { threshold: 0 } }], grpo, release).process([
+            exp(0, 0, 1),
+            exp(0, 1, 0),
+          ]).metrics,
+        ),
+      ).sort();
     const old = run('v0.3.1');
-    assert.ok(old.includes('pipeline/experience_count') && old.includes('pipeline/group_advantages/reward_mean/mean'), old.join(', '));
+    assert.ok(
+      old.includes('pipeline/experience_count') && old.includes('pipeline/group_advantages/reward_mean/mean'),
+      old.join(', '),
+    );
     assert.ok(old.every((k) => k.startsWith('pipeline/')));
     assert.deepEqual(run('v0.3.2'), old.map((k) => k.replace(/^pipeline\//, 'experience_pipeline/')).sort());
     assert.deepEqual(run('main'), run('v0.3.2'));
@@ -102,12 +143,20 @@ describe('experience pipeline', () => {
     }
     for (const release of ['v0.5.2', 'main'] as const) {
       const t = times(release);
-      assert.deepEqual(Object.keys(t).sort(), [0, 1, 2].map((i) => `time/experience_pipeline/operator/${i}_ExperienceOperatorV1Wrapper`).concat('time/experience_pipeline/total', 'time/experience_pipeline/write'));
+      assert.deepEqual(
+        Object.keys(t).sort(),
+        [0, 1, 2]
+          .map((i) => `time/experience_pipeline/operator/${i}_ExperienceOperatorV1Wrapper`)
+          .concat('time/experience_pipeline/total', 'time/experience_pipeline/write'),
+      );
       const parts = Object.entries(t).filter(([k]) => !k.endsWith('/total'));
       assert.ok(parts.every(([, v]) => v >= 0));
       assert.ok(t['time/experience_pipeline/total'] >= parts.reduce((a, [, v]) => a + v, 0) - 1e-9);
       // the names the config-level prediction gives for the same pipeline
-      assert.deepEqual(Object.keys(t).sort(), pipelineTimeKeys(release, ['reward_filter', 'reward_shaping_mapper'], 'grpo').sort());
+      assert.deepEqual(
+        Object.keys(t).sort(),
+        pipelineTimeKeys(release, ['reward_filter', 'reward_shaping_mapper'], 'grpo').sort(),
+      );
     }
   });
 
@@ -119,11 +168,20 @@ describe('experience pipeline', () => {
       written = exps;
     });
     assert.equal(written.length, 1);
-    assert.ok(r.metrics['time/experience_pipeline/write'] >= 0.02 && r.metrics['time/experience_pipeline/total'] >= r.metrics['time/experience_pipeline/write']);
+    assert.ok(
+      r.metrics['time/experience_pipeline/write'] >= 0.02 &&
+        r.metrics['time/experience_pipeline/total'] >= r.metrics['time/experience_pipeline/write'],
+    );
   });
 
   test('unknown operators are named, with a hint for data_juicer', () => {
-    assert.throws(() => new ExperiencePipeline([{ name: 'data_juicer', args: {} }], undefined), /data_juicer.*Data-Juicer service/);
-    assert.throws(() => new ExperiencePipeline([{ name: 'nope', args: {} }], undefined), /"nope" is not available locally \(known: reward_filter/);
+    assert.throws(
+      () => new ExperiencePipeline([{ name: 'data_juicer', args: {} }], undefined),
+      /data_juicer.*Data-Juicer service/,
+    );
+    assert.throws(
+      () => new ExperiencePipeline([{ name: 'nope', args: {} }], undefined),
+      /"nope" is not available locally \(known: reward_filter/,
+    );
   });
 });

@@ -74,9 +74,14 @@ describe('TensorBoard event files', () => {
     assert.equal(new TextDecoder().decode(decode(recs[0]).get(3)![0] as Uint8Array), 'brain.Event:2');
     const event = decode(recs[1]);
     assert.equal(event.get(2)![0], 3n);
-    const values = decode(event.get(5)![0] as Uint8Array).get(1)!.map((v) => decode(v as Uint8Array));
+    const values = decode(event.get(5)![0] as Uint8Array)
+      .get(1)!
+      .map((v) => decode(v as Uint8Array));
     const scalars = Object.fromEntries(
-      values.map((v) => [new TextDecoder().decode(v.get(1)![0] as Uint8Array), new DataView((v.get(2)![0] as Uint8Array).buffer).getFloat32(0, true)]),
+      values.map((v) => [
+        new TextDecoder().decode(v.get(1)![0] as Uint8Array),
+        new DataView((v.get(2)![0] as Uint8Array).buffer).getFloat32(0, true),
+      ]),
     );
     assert.deepEqual(scalars, { 'actor/pg_loss': 0.25, 'rollout/accuracy/mean': 0.5 });
   });

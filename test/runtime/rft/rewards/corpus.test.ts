@@ -52,7 +52,12 @@ function solveCountdown(numbers: number[], target: number): string | null {
 }
 
 describe('corpus: GSM8K truths score full reward with math_reward', () => {
-  const files = [['gsm8k', 'train.jsonl'], ['gsm8k', 'test.jsonl'], ['eval_short', 'test.jsonl'], ['eval_long', 'test.jsonl']];
+  const files = [
+    ['gsm8k', 'train.jsonl'],
+    ['gsm8k', 'test.jsonl'],
+    ['eval_short', 'test.jsonl'],
+    ['eval_long', 'test.jsonl'],
+  ];
   const mathReward = createReward('math_reward');
   for (const f of files) {
     test(f.join('/'), () => {
@@ -69,7 +74,10 @@ describe('corpus: GSM8K truths score full reward with math_reward', () => {
         assert.deepEqual(d, { accuracy: 1, format_score: 0.1 }, `${row.question.slice(0, 60)}… answer ${final}`);
         assert.ok(Math.abs(totalReward(d) - 1.1) < 1e-12);
         // and a wrong final answer loses the accuracy
-        const wrong = mathReward({ response: `<think> ${reasoning} </think>\n<answer> ${Number(final.replace(/,/g, '')) + 1} </answer>`, truth });
+        const wrong = mathReward({
+          response: `<think> ${reasoning} </think>\n<answer> ${Number(final.replace(/,/g, '')) + 1} </answer>`,
+          truth,
+        });
         assert.deepEqual(wrong, { accuracy: 0, format_score: 0.1 });
       }
     });
@@ -93,7 +101,9 @@ describe('corpus: countdown truths score full reward with countdown_reward', () 
         assert.deepEqual(countdown({ response, truth: row.answer }), { score: 1 }, `${row.answer}: ${eq}`);
         // the same equation with one number used twice drops to the format score
         const reused = eq.replace(String(numbers[0]), `${numbers[0]} + ${numbers[0]} - ${numbers[0]}`);
-        assert.deepEqual(countdown({ response: `</think>\n<answer>${reused}</answer>`, truth: row.answer }), { score: 0.1 });
+        assert.deepEqual(countdown({ response: `</think>\n<answer>${reused}</answer>`, truth: row.answer }), {
+          score: 0.1,
+        });
       }
     });
   }

@@ -210,7 +210,10 @@ describe('countdown expression: fuzz', () => {
           return;
         }
         assert.ok(r.ok, show(t));
-        assert.ok(Math.abs(r.value - expected) <= 1e-9 * Math.max(1, Math.abs(expected)), `${show(t)}: ${r.value} vs ${expected}`);
+        assert.ok(
+          Math.abs(r.value - expected) <= 1e-9 * Math.max(1, Math.abs(expected)),
+          `${show(t)}: ${r.value} vs ${expected}`,
+        );
       }),
       { numRuns: 1000 },
     );

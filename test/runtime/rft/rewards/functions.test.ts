@@ -28,12 +28,21 @@ function score(name: string, input: RewardInput, args: Record<string, unknown> =
 }
 
 describe('format_reward', () => {
-  const fmt = (response: string, args: Record<string, unknown> = {}) => score('format_reward', { response }, args).format_score;
+  const fmt = (response: string, args: Record<string, unknown> = {}) =>
+    score('format_reward', { response }, args).format_score;
 
   test('default pattern ^<think>\\n.*?\\n</think>\\n<answer>\\n.*?\\n</answer>$ (DOTALL|MULTILINE, re.match)', () => {
     assert.equal(fmt('<think>\nabc\n</think>\n<answer>\n5\n</answer>'), 0.1);
-    assert.equal(fmt('<think>\nline 1\nline 2\n</think>\n<answer>\n5\n</answer>'), 0.1, 'DOTALL: reasoning spans lines');
-    assert.equal(fmt('<think>\nabc\n</think>\n<answer>\n5\n</answer>\nextra text'), 0.1, 'MULTILINE: $ matches at a line end');
+    assert.equal(
+      fmt('<think>\nline 1\nline 2\n</think>\n<answer>\n5\n</answer>'),
+      0.1,
+      'DOTALL: reasoning spans lines',
+    );
+    assert.equal(
+      fmt('<think>\nabc\n</think>\n<answer>\n5\n</answer>\nextra text'),
+      0.1,
+      'MULTILINE: $ matches at a line end',
+    );
     assert.equal(fmt('<think>abc</think><answer>5</answer>'), -0.1, 'the newlines are required');
     assert.equal(fmt(' <think>\nabc\n</think>\n<answer>\n5\n</answer>'), -0.1, 're.match is anchored at the start');
     assert.equal(fmt('<think>\nabc\n</think>\n<answer>\n5\n</answer> x'), -0.1);
@@ -52,7 +61,11 @@ describe('format_reward', () => {
     assert.equal(fmt('12-13', { pattern: '^(?P<n>\\d+)-(?P=n)$' }), -0.1);
     assert.equal(fmt('ab\n', { pattern: 'ab\\Z' }), -0.1);
     assert.equal(fmt('ab', { pattern: 'ab\\Z' }), 0.1);
-    assert.equal(fmt('<think>\na\n</think>\n<answer>\nb\n</answer>', { pattern: '' }), 0.1, 'an empty pattern means the default');
+    assert.equal(
+      fmt('<think>\na\n</think>\n<answer>\nb\n</answer>', { pattern: '' }),
+      0.1,
+      'an empty pattern means the default',
+    );
   });
 
   test('bad arguments', () => {
@@ -65,13 +78,19 @@ describe('math_reward', () => {
   const gsm8kTruth = 'She makes 9 * 2 = $<<9*2=18>>18 every day.\n#### 18';
 
   test('correct answer in the expected format: accuracy 1 + format 0.1', () => {
-    const d = score('math_reward', { response: '<think> 16-3-4=9, 9*2=18 </think>\n<answer> 18 </answer>', truth: gsm8kTruth });
+    const d = score('math_reward', {
+      response: '<think> 16-3-4=9, 9*2=18 </think>\n<answer> 18 </answer>',
+      truth: gsm8kTruth,
+    });
     close(d, { accuracy: 1, format_score: 0.1 });
     assert.ok(Math.abs(totalReward(d) - 1.1) < 1e-12);
   });
 
   test('wrong answer, right format', () => {
-    close(score('math_reward', { response: '<think>x</think><answer>17</answer>', truth: gsm8kTruth }), { accuracy: 0, format_score: 0.1 });
+    close(score('math_reward', { response: '<think>x</think><answer>17</answer>', truth: gsm8kTruth }), {
+      accuracy: 0,
+      format_score: 0.1,
+    });
   });
 
   test('no tags: the whole response is parsed, format −0.1', () => {
@@ -80,33 +99,61 @@ describe('math_reward', () => {
   });
 
   test('an <answer> spanning lines is not the single-line <answer>(.*?)</answer>: the whole text is parsed', () => {
-    close(score('math_reward', { response: '<think>it is 3</think>\n<answer>\n18\n</answer>', truth: '18' }), { accuracy: 1, format_score: 0.1 });
-    close(score('math_reward', { response: '<think>x</think><answer>\n18\n</answer> then 19', truth: '18' }), { accuracy: 0, format_score: -0.1 });
+    close(score('math_reward', { response: '<think>it is 3</think>\n<answer>\n18\n</answer>', truth: '18' }), {
+      accuracy: 1,
+      format_score: 0.1,
+    });
+    close(score('math_reward', { response: '<think>x</think><answer>\n18\n</answer> then 19', truth: '18' }), {
+      accuracy: 0,
+      format_score: -0.1,
+    });
   });
 
   test('first <answer> wins; LaTeX answers compare by value', () => {
-    close(score('math_reward', { response: '<think>a</think><answer>\\frac{1}{2}</answer>', truth: '0.5' }), { accuracy: 1, format_score: 0.1 });
-    close(score('math_reward', { response: '<think>a</think><answer>5</answer> <answer>6</answer>', truth: '6' }), { accuracy: 0, format_score: 0.1 });
+    close(score('math_reward', { response: '<think>a</think><answer>\\frac{1}{2}</answer>', truth: '0.5' }), {
+      accuracy: 1,
+      format_score: 0.1,
+    });
+    close(score('math_reward', { response: '<think>a</think><answer>5</answer> <answer>6</answer>', truth: '6' }), {
+      accuracy: 0,
+      format_score: 0.1,
+    });
   });
 
   test('tags in the wrong order fail the format', () => {
-    close(score('math_reward', { response: '<answer>5</answer><think>x</think>', truth: '5' }), { accuracy: 1, format_score: -0.1 });
+    close(score('math_reward', { response: '<answer>5</answer><think>x</think>', truth: '5' }), {
+      accuracy: 1,
+      format_score: -0.1,
+    });
   });
 
-  test('pattern: null falls back to format_reward\'s strict default', () => {
+  test("pattern: null falls back to format_reward's strict default", () => {
     const r = '<think>a</think>\n<answer>5</answer>';
     close(score('math_reward', { response: r, truth: '5' }), { accuracy: 1, format_score: 0.1 });
     close(score('math_reward', { response: r, truth: '5' }, { pattern: null }), { accuracy: 1, format_score: -0.1 });
   });
 
-  test('answer_parser: null uses accuracy_reward\'s LaTeX-only extraction', () => {
-    close(score('math_reward', { response: '<think>a</think><answer>5</answer>', truth: '5' }, { answer_parser: null }), { accuracy: 0, format_score: 0.1 });
-    close(score('math_reward', { response: '<think>a</think><answer>$5$</answer>', truth: '5' }, { answer_parser: null }), { accuracy: 1, format_score: 0.1 });
+  test("answer_parser: null uses accuracy_reward's LaTeX-only extraction", () => {
+    close(
+      score('math_reward', { response: '<think>a</think><answer>5</answer>', truth: '5' }, { answer_parser: null }),
+      { accuracy: 0, format_score: 0.1 },
+    );
+    close(
+      score('math_reward', { response: '<think>a</think><answer>$5$</answer>', truth: '5' }, { answer_parser: null }),
+      { accuracy: 1, format_score: 0.1 },
+    );
   });
 
   test('a TypeScript answer parser compares its strings exactly', () => {
     const lastWord = (t: string) => t.trim().split(/\s+/).pop() ?? '';
-    close(score('math_reward', { response: '<think>a</think><answer>x</answer> blue', truth: 'sky is blue' }, { answer_parser: lastWord }), { accuracy: 1, format_score: -0.1 });
+    close(
+      score(
+        'math_reward',
+        { response: '<think>a</think><answer>x</answer> blue', truth: 'sky is blue' },
+        { answer_parser: lastWord },
+      ),
+      { accuracy: 1, format_score: -0.1 },
+    );
   });
 
   test('the linear-time format check decides exactly what the regex decides', () => {
@@ -142,14 +189,49 @@ describe('all built-ins: arbitrary responses never throw and give finite scores'
   const truths: Record<string, string> = { countdown_reward: '{"numbers":[1,2,3],"target":6}' };
   const text = fc.oneof(
     fc.string({ maxLength: 120 }),
-    fc.array(fc.constantFrom('<think>', '</think>', '<answer>', '</answer>', '\\boxed{', '}', '{', '$', '\n', ' ', '1', '2', '+', '/', '\\frac', 'x', '='), { maxLength: 30 }).map((a) => a.join('')),
+    fc
+      .array(
+        fc.constantFrom(
+          '<think>',
+          '</think>',
+          '<answer>',
+          '</answer>',
+          '\\boxed{',
+          '}',
+          '{',
+          '$',
+          '\n',
+          ' ',
+          '1',
+          '2',
+          '+',
+          '/',
+          '\\frac',
+          'x',
+          '=',
+        ),
+        { maxLength: 30 },
+      )
+      .map((a) => a.join('')),
   );
-  for (const name of ['accuracy_reward', 'math_reward', 'math_boxed_reward', 'format_reward', 'countdown_reward', 'math_dapo_reward']) {
+  for (const name of [
+    'accuracy_reward',
+    'math_reward',
+    'math_boxed_reward',
+    'format_reward',
+    'countdown_reward',
+    'math_dapo_reward',
+  ]) {
     test(name, () => {
       const fn = createReward(name);
       fc.assert(
         fc.property(text, (response) => {
-          const d = fn({ response, truth: truths[name] ?? '\\frac{1}{2}', responseTokens: 5, callArgs: { with_think: true } });
+          const d = fn({
+            response,
+            truth: truths[name] ?? '\\frac{1}{2}',
+            responseTokens: 5,
+            callArgs: { with_think: true },
+          });
           for (const v of Object.values(d)) assert.ok(Number.isFinite(v));
         }),
         { numRuns: 300 },
@@ -238,14 +320,20 @@ describe('math_boxed_reward', () => {
     assert.equal(boxed('\\boxed{(1,2)}', '1,2').accuracy, 1, 'one enclosing () is dropped');
   });
 
-  test('with_think / format_score_coef come from the call (math_boxed_workflow\'s workflow_args)', () => {
+  test("with_think / format_score_coef come from the call (math_boxed_workflow's workflow_args)", () => {
     const good = '<think> reasoning </think> so \\boxed{4}';
     close(boxed(good, '4', { with_think: true }), { accuracy: 1, format_score: 0 });
     close(boxed('no think \\boxed{4}', '4', { with_think: true }), { accuracy: 1, format_score: -0.1 });
     close(boxed('</think><think> \\boxed{4}', '4', { with_think: true }), { accuracy: 1, format_score: -0.1 });
     close(boxed('<think><think></think> \\boxed{4}', '4', { with_think: true }), { accuracy: 1, format_score: -0.1 });
-    close(boxed('no think \\boxed{4}', '4', { with_think: true, format_score_coef: 0.5 }), { accuracy: 1, format_score: -0.5 });
-    close(boxed('no think \\boxed{4}', '4', { with_think: true, format_score_coef: 0 }), { accuracy: 1, format_score: -0.1 });
+    close(boxed('no think \\boxed{4}', '4', { with_think: true, format_score_coef: 0.5 }), {
+      accuracy: 1,
+      format_score: -0.5,
+    });
+    close(boxed('no think \\boxed{4}', '4', { with_think: true, format_score_coef: 0 }), {
+      accuracy: 1,
+      format_score: -0.1,
+    });
     close(boxed('no think \\boxed{4}', '4', { with_think: false }), { accuracy: 1, format_score: 0 });
     assert.ok(Math.abs(totalReward(boxed('no think \\boxed{3}', '4', { with_think: true })) - -0.1) < 1e-12);
   });
@@ -258,7 +346,8 @@ describe('math_boxed_reward', () => {
 
 describe('countdown_reward', () => {
   const truth = JSON.stringify({ numbers: [44, 19, 35], target: 98 });
-  const cd = (answerLine: string, t = truth) => score('countdown_reward', { response: ` Let me try.</think>\n${answerLine}`, truth: t }).score;
+  const cd = (answerLine: string, t = truth) =>
+    score('countdown_reward', { response: ` Let me try.</think>\n${answerLine}`, truth: t }).score;
 
   test('correct equation: 1.0', () => {
     assert.equal(cd('<answer>44 + 19 + 35</answer>'), 1);
@@ -295,7 +384,10 @@ describe('countdown_reward', () => {
   });
 
   test('division: exact fractions, division by zero gives 0.1', () => {
-    assert.equal(cd('<answer>(83 + 1) - (78 / 39)</answer>', JSON.stringify({ numbers: [83, 78, 1, 39], target: 82 })), 1);
+    assert.equal(
+      cd('<answer>(83 + 1) - (78 / 39)</answer>', JSON.stringify({ numbers: [83, 78, 1, 39], target: 82 })),
+      1,
+    );
     assert.equal(cd('<answer>4 / (2 - 2)</answer>', JSON.stringify({ numbers: [4, 2, 2], target: 1 })), 0.1);
   });
 
@@ -310,7 +402,7 @@ describe('countdown_reward', () => {
     assert.equal(cd('<answer></answer>'), 0.1);
   });
 
-  test('truth must be the JSON Trinity\'s datasets carry', () => {
+  test("truth must be the JSON Trinity's datasets carry", () => {
     assert.throws(() => score('countdown_reward', { response: '<answer>1</answer>', truth: 'nope' }), RewardInputError);
     assert.throws(() => score('countdown_reward', { response: '<answer>1</answer>' }), RewardInputError);
     assert.throws(() => score('countdown_reward', { response: '', truth: '{"target": 1}' }), RewardInputError);
@@ -322,8 +414,13 @@ describe('countdown_reward', () => {
 });
 
 describe('math_dapo_reward', () => {
-  const dapo = (response: string, truth: string, args: Record<string, unknown> = {}, tokens: number = 10, release?: 'v0.3.2' | 'v0.4.0' | 'main') =>
-    createReward('math_dapo_reward', args, { release })({ response, truth, responseTokens: tokens });
+  const dapo = (
+    response: string,
+    truth: string,
+    args: Record<string, unknown> = {},
+    tokens: number = 10,
+    release?: 'v0.3.2' | 'v0.4.0' | 'main',
+  ) => createReward('math_dapo_reward', args, { release })({ response, truth, responseTokens: tokens });
 
   test('boxed answer after </think>: accuracy 1/0, format 0 without the penalty', () => {
     close(dapo('<think>\\boxed{5}</think> so \\boxed{3}', '3'), { accuracy: 1, format_score: 0 });
@@ -352,7 +449,7 @@ describe('math_dapo_reward', () => {
     assert.equal(dapo('\\boxed{0.5}', '50').accuracy, 1);
   });
 
-  test('\\pi answers: only grade_answer can accept them (Trinity\'s math_equal call has a misspelt keyword)', () => {
+  test("\\pi answers: only grade_answer can accept them (Trinity's math_equal call has a misspelt keyword)", () => {
     assert.equal(dapo('\\boxed{2\\pi}', '2\\pi').accuracy, 1);
     assert.equal(dapo('\\boxed{\\pi}', '3.14159265').accuracy, 0);
   });
@@ -366,19 +463,31 @@ describe('math_dapo_reward', () => {
     assert.equal(fs(100), -1);
     assert.equal(fs(101), -1);
     assert.equal(fs(5000), -1);
-    const d = createReward('math_dapo_reward', args)({ response: '\\boxed{3}', truth: '3', responseTokens: new Array(90).fill(7) });
+    const d = createReward(
+      'math_dapo_reward',
+      args,
+    )({ response: '\\boxed{3}', truth: '3', responseTokens: new Array(90).fill(7) });
     close(d, { accuracy: 1, format_score: -0.5 });
     assert.equal(totalReward(d), 0.5);
   });
 
   test('penalty disabled ignores the length', () => {
-    assert.equal(dapo('\\boxed{3}', '3', { max_response_length: 10, cache_length: 5, penalty_factor: 1 }, 1000).format_score, 0);
+    assert.equal(
+      dapo('\\boxed{3}', '3', { max_response_length: 10, cache_length: 5, penalty_factor: 1 }, 1000).format_score,
+      0,
+    );
   });
 
-  test('argument checks (Trinity\'s assertions)', () => {
+  test("argument checks (Trinity's assertions)", () => {
     assert.throws(() => createReward('math_dapo_reward', { enable_overlong_penalty: true }), /must be set/);
     assert.throws(
-      () => createReward('math_dapo_reward', { enable_overlong_penalty: true, penalty_factor: 1, max_response_length: 10, cache_length: 10 }),
+      () =>
+        createReward('math_dapo_reward', {
+          enable_overlong_penalty: true,
+          penalty_factor: 1,
+          max_response_length: 10,
+          cache_length: 10,
+        }),
       /greater than cache_length/,
     );
     assert.throws(() => createReward('math_dapo_reward', { penalty_factor: 'big' }), /must be a number/);
@@ -389,7 +498,7 @@ describe('math_dapo_reward', () => {
     assert.throws(() => createReward('math_dapo_reward')({ response: '\\boxed{1}', truth: '1' }), /response tokens/);
   });
 
-  test('up to v0.3.2 the accuracy is math_boxed_reward\'s string comparison', () => {
+  test("up to v0.3.2 the accuracy is math_boxed_reward's string comparison", () => {
     assert.equal(dapo('\\boxed{0.5}', '\\frac{1}{2}', {}, 10, 'v0.3.2').accuracy, 0);
     assert.equal(dapo('\\boxed{0.5}', '\\frac{1}{2}', {}, 10, 'v0.4.0').accuracy, 1);
     assert.equal(dapo('<think>x</think>3', '3', {}, 10, 'v0.3.2').accuracy, 0);

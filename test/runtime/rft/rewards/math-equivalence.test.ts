@@ -194,7 +194,10 @@ describe('equivalence details', () => {
       }),
       { numRuns: 1500 },
     );
-    const latexish = fc.string({ unit: fc.constantFrom(...'\\{}()[]^_$,.=+-*/0123456789xπ%', '\\frac', '\\sqrt', '\\boxed', '\\left', '\\text'), maxLength: 40 });
+    const latexish = fc.string({
+      unit: fc.constantFrom(...'\\{}()[]^_$,.=+-*/0123456789xπ%', '\\frac', '\\sqrt', '\\boxed', '\\left', '\\text'),
+      maxLength: 40,
+    });
     fc.assert(
       fc.property(latexish, latexish, (a, b) => {
         assert.equal(typeof mathEquivalent(a, b), 'boolean');

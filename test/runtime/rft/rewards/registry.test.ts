@@ -13,7 +13,14 @@ import {
   unregisterReward,
 } from '../../../../runtime/rft/rewards';
 
-const BUILTIN = ['accuracy_reward', 'countdown_reward', 'format_reward', 'math_boxed_reward', 'math_dapo_reward', 'math_reward'];
+const BUILTIN = [
+  'accuracy_reward',
+  'countdown_reward',
+  'format_reward',
+  'math_boxed_reward',
+  'math_dapo_reward',
+  'math_reward',
+];
 
 describe('reward registry', () => {
   afterEach(() => {
@@ -21,7 +28,7 @@ describe('reward registry', () => {
     unregisterReward('my_pkg.rewards.Custom');
   });
 
-  test('Trinity\'s registered names', () => {
+  test("Trinity's registered names", () => {
     assert.deepEqual(knownRewardNames(), BUILTIN);
     for (const n of BUILTIN) assert.ok(rewardRegistry.get(n)?.builtin);
     assert.equal(rewardRegistry.get('math_reward')?.trinityClass, 'trinity.common.rewards.math_reward.MathRewardFn');
@@ -39,7 +46,9 @@ describe('reward registry', () => {
       (e: unknown) =>
         e instanceof UnknownRewardError &&
         e.rewardName === 'math_rewards' &&
-        /unknown reward function 'math_rewards'; known: accuracy_reward, countdown_reward, format_reward, math_boxed_reward, math_dapo_reward, math_reward/.test(e.message),
+        /unknown reward function 'math_rewards'; known: accuracy_reward, countdown_reward, format_reward, math_boxed_reward, math_dapo_reward, math_reward/.test(
+          e.message,
+        ),
     );
   });
 

@@ -11,7 +11,13 @@ import {
   removeBoxed,
   strictLastBoxed,
 } from '../../../../runtime/rft/rewards/boxed';
-import { dapoMatchAnswer, dapoNormalize, gradeAnswer, mathdNormalize, naiveDapoScore } from '../../../../runtime/rft/rewards/dapo-grader';
+import {
+  dapoMatchAnswer,
+  dapoNormalize,
+  gradeAnswer,
+  mathdNormalize,
+  naiveDapoScore,
+} from '../../../../runtime/rft/rewards/dapo-grader';
 import { pyFloat as pyFloatRepr } from '../../../../runtime/config/python-repr';
 import { isEquivStrict, stripString, wordToNum } from '../../../../runtime/rft/rewards/qwen-strip';
 import { createReward } from '../../../../runtime/rft/rewards';
@@ -26,7 +32,7 @@ describe('boxed extractors', () => {
     assert.equal(lastBoxedOnlyString('$\\boxed 5$ then \\boxed{6}'), '\\boxed 5');
   });
 
-  test('removeBoxed: \\fbox fails Trinity\'s assertion', () => {
+  test("removeBoxed: \\fbox fails Trinity's assertion", () => {
     assert.equal(removeBoxed('\\boxed{\\frac{1}{2}}'), '\\frac{1}{2}');
     assert.equal(removeBoxed('\\boxed 5'), '5');
     assert.equal(removeBoxed('\\fbox{7}'), null);
@@ -128,7 +134,11 @@ describe('naive_dapo (math_dapo_reward from v0.4.0)', () => {
     assert.equal(mathdNormalize('10%'), '10%', 'a bare % stays');
     assert.equal(mathdNormalize('\\sqrt3'), '\\sqrt{3}');
     assert.equal(mathdNormalize('5\\text{ cm}'), '5');
-    assert.equal(mathdNormalize('5\\text{ cm} and 6\\text{ cm}'), '5\\text{ cm} and 6\\text{ cm}', 'assertion failure returns the input');
+    assert.equal(
+      mathdNormalize('5\\text{ cm} and 6\\text{ cm}'),
+      '5\\text{ cm} and 6\\text{ cm}',
+      'assertion failure returns the input',
+    );
   });
 
   test('_normalize', () => {

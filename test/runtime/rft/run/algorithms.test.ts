@@ -37,11 +37,17 @@ const RL_TYPES: [string, string][] = [
  * format_reward with a pattern some random outputs match ("contains a 1") gives the groups reward variance.
  */
 function rlConfig(type: string): string {
-  let stage = GRPO_STAGE.replace('algorithm_type: grpo', `algorithm_type: ${type}${type === 'raft' ? '\n      advantage_fn: grpo' : ''}`)
+  let stage = GRPO_STAGE.replace(
+    'algorithm_type: grpo',
+    `algorithm_type: ${type}${type === 'raft' ? '\n      advantage_fn: grpo' : ''}`,
+  )
     .replace('total_steps: 4', 'total_steps: 2')
     .replace(/\n    explorer:[\s\S]*?eval_interval: 2\n/, '\n')
-    .replace('default_reward_fn_type: math_boxed_reward', "default_reward_fn_type: format_reward")
-    .replace("format: {prompt_key: question, response_key: answer}\n", "format: {prompt_key: question, response_key: answer}\n          reward_fn_args: {pattern: '.*1.*'}\n          rollout_args: {temperature: 1.5}\n");
+    .replace('default_reward_fn_type: math_boxed_reward', 'default_reward_fn_type: format_reward')
+    .replace(
+      'format: {prompt_key: question, response_key: answer}\n',
+      "format: {prompt_key: question, response_key: answer}\n          reward_fn_args: {pattern: '.*1.*'}\n          rollout_args: {temperature: 1.5}\n",
+    );
   if (type === 'mix' || type === 'mix_chord') {
     stage = stage.replace(
       '        default_reward_fn_type: format_reward\n',
@@ -87,19 +93,30 @@ describe('algorithm types', () => {
       assert.deepEqual(unpredicted, [], 'actor metrics metrics.ts does not list');
       if (type === 'ppo') {
         // The critic is checkpointed with the actor: value head and optimizer state under critic/.
-        for (const f of ['value_head.safetensors', 'optimizer.safetensors', 'model.safetensors']) assert.ok(existsSync(join(r.stages[0].jobDir, 'global_step_2', 'critic', f)), f);
+        for (const f of ['value_head.safetensors', 'optimizer.safetensors', 'model.safetensors'])
+          assert.ok(existsSync(join(r.stages[0].jobDir, 'global_step_2', 'critic', f)), f);
         assert.ok(Number.isFinite(trainer[1].values['critic/vf_loss']));
       }
       for (const t of trainer) {
-        assert.ok(Number.isFinite(t.values[`actor/${lossMetric}`]), `actor/${lossMetric} = ${t.values[`actor/${lossMetric}`]}`);
-        assert.ok(Number.isFinite(t.values['actor/grad_norm']) && t.values['actor/grad_norm'] > 0, `grad_norm ${t.values['actor/grad_norm']}`);
+        assert.ok(
+          Number.isFinite(t.values[`actor/${lossMetric}`]),
+          `actor/${lossMetric} = ${t.values[`actor/${lossMetric}`]}`,
+        );
+        assert.ok(
+          Number.isFinite(t.values['actor/grad_norm']) && t.values['actor/grad_norm'] > 0,
+          `grad_norm ${t.values['actor/grad_norm']}`,
+        );
       }
     });
   }
 
   test('dpo: trains on chosen/rejected pairs in train mode', async () => {
     const job = tinyJob(12);
-    const pairs = Array.from({ length: 8 }, (_, i) => ({ prompt: `${i}+1`, chosen: `\\boxed{${i + 1}}`, rejected: `\\boxed{${i + 2}}` }));
+    const pairs = Array.from({ length: 8 }, (_, i) => ({
+      prompt: `${i}+1`,
+      chosen: `\\boxed{${i + 1}}`,
+      rejected: `\\boxed{${i + 2}}`,
+    }));
     writeFileSync(join(job.dir, 'data', 'dpo.jsonl'), pairs.map((p) => JSON.stringify(p)).join('\n') + '\n');
     const config = job.write(
       'dpo.yaml',
@@ -128,14 +145,21 @@ trainer:
       .filter((l) => l.role === 'trainer');
     assert.equal(trainer.length, 2);
     // Both policy and reference start from the same weights: the first step's DPO loss is log 2.
-    assert.ok(Math.abs(trainer[0].values['actor/dpo_loss'] - Math.log(2)) < 1e-4, `dpo_loss ${trainer[0].values['actor/dpo_loss']}`);
+    assert.ok(
+      Math.abs(trainer[0].values['actor/dpo_loss'] - Math.log(2)) < 1e-4,
+      `dpo_loss ${trainer[0].values['actor/dpo_loss']}`,
+    );
   });
 });
 
 describe('reference model and explorer worker edge cases', () => {
   test('grpo without a KL loss runs without loading a reference model', async () => {
     const job = tinyJob(16);
-    const config = job.write('nokl.yaml', header(job, 'nokl') + rlConfig('grpo').replace('algorithm_type: grpo', 'algorithm_type: grpo\n  kl_loss_fn: none'));
+    const config = job.write(
+      'nokl.yaml',
+      header(job, 'nokl') +
+        rlConfig('grpo').replace('algorithm_type: grpo', 'algorithm_type: grpo\n  kl_loss_fn: none'),
+    );
     const r = await runJob(config, { backend: 'wasm' });
     assert.equal(r.status, 'finished', r.error);
   });
@@ -143,9 +167,16 @@ describe('reference model and explorer worker edge cases', () => {
   test('an explorer worker that cannot start fails the run instead of hanging', async () => {
     const job = tinyJob(17);
     // The checker reads only a dataset's first rows; line 60 breaks when the worker loads the taskset.
-    const rows = Array.from({ length: 59 }, (_, i) => JSON.stringify({ question: `${i % 10}+1`, answer: String((i % 10) + 1) }));
+    const rows = Array.from({ length: 59 }, (_, i) =>
+      JSON.stringify({ question: `${i % 10}+1`, answer: String((i % 10) + 1) }),
+    );
     writeFileSync(join(job.dir, 'data', 'late-break.jsonl'), `${rows.join('\n')}\n{ not json\n`);
-    const config = job.write('badworker.yaml', header(job, 'badworker') + rlConfig('grpo').replace('path: data/train.jsonl', 'path: data/late-break.jsonl') + 'synchronizer:\n  sync_offset: 1\n');
+    const config = job.write(
+      'badworker.yaml',
+      header(job, 'badworker') +
+        rlConfig('grpo').replace('path: data/train.jsonl', 'path: data/late-break.jsonl') +
+        'synchronizer:\n  sync_offset: 1\n',
+    );
     const logs: string[] = [];
     const r = await runJob(config, { backend: 'wasm', log: (_, m) => logs.push(m) });
     assert.equal(r.status, 'failed');

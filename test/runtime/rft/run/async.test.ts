@@ -115,20 +115,37 @@ function assertEveryStepOnce(db: string, steps: number): void {
 
 /** Every row read exactly once: Trinity's `consumed` counter is 1 on each. */
 function assertEveryRowReadOnce(db: string): void {
-  const consumed = query<{ consumed: number; n: number }>(db, 'SELECT consumed, COUNT(*) AS n FROM exps GROUP BY consumed');
-  assert.deepEqual(consumed.map((c) => c.consumed), [1], `consumed flags ${JSON.stringify(consumed)}`);
+  const consumed = query<{ consumed: number; n: number }>(
+    db,
+    'SELECT consumed, COUNT(*) AS n FROM exps GROUP BY consumed',
+  );
+  assert.deepEqual(
+    consumed.map((c) => c.consumed),
+    [1],
+    `consumed flags ${JSON.stringify(consumed)}`,
+  );
 }
 
 function readLog(db: string): { seq: number; ids: number[] }[] {
-  return query<{ seq: number; ids: string }>(db, `SELECT seq, ids FROM exps__reads WHERE reader = 'trainer' ORDER BY seq`).map((r) => ({
+  return query<{ seq: number; ids: string }>(
+    db,
+    `SELECT seq, ids FROM exps__reads WHERE reader = 'trainer' ORDER BY seq`,
+  ).map((r) => ({
     seq: r.seq,
-    ids: (JSON.parse(r.ids) as [number, number][]).flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i)),
+    ids: (JSON.parse(r.ids) as [number, number][]).flatMap(([a, b]) =>
+      Array.from({ length: b - a + 1 }, (_, i) => a + i),
+    ),
   }));
 }
 
-const stepsOf = (events: RuntimeEvent[], role: string): number[] => events.flatMap((e) => (e.type === 'metrics' && e.role === role ? [e.step] : []));
+const stepsOf = (events: RuntimeEvent[], role: string): number[] =>
+  events.flatMap((e) => (e.type === 'metrics' && e.role === role ? [e.step] : []));
 const versionsOf = (events: RuntimeEvent[]): number[] =>
-  events.flatMap((e) => (e.type === 'metrics' && e.role === 'explorer' && 'rollout/model_version' in e.values ? [e.values['rollout/model_version']] : []));
+  events.flatMap((e) =>
+    e.type === 'metrics' && e.role === 'explorer' && 'rollout/model_version' in e.values
+      ? [e.values['rollout/model_version']]
+      : [],
+  );
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 async function until(cond: () => boolean, what: string, timeoutMs = 20000): Promise<void> {
@@ -143,7 +160,10 @@ async function until(cond: () => boolean, what: string, timeoutMs = 20000): Prom
 async function startTrainer(p: Pair): Promise<Running> {
   const t = start(p.train);
   const status = join(p.jobDir, 'state', 'trainer.json');
-  await until(() => existsSync(status) && JSON.parse(readFileSync(status, 'utf8')).status === 'running', 'the trainer to start');
+  await until(
+    () => existsSync(status) && JSON.parse(readFileSync(status, 'utf8')).status === 'running',
+    'the trainer to start',
+  );
   return t;
 }
 
@@ -182,13 +202,20 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
     assertEveryStepOnce(p.db, steps);
     assertEveryRowReadOnce(p.db);
     const rows = steps * PER_STEP;
-    assert.deepEqual(stepsOf(trainer.events, 'trainer'), range(1, rows / PER_STEP), 'trainer steps = rows / train_batch_size');
+    assert.deepEqual(
+      stepsOf(trainer.events, 'trainer'),
+      range(1, rows / PER_STEP),
+      'trainer steps = rows / train_batch_size',
+    );
     // Checkpoint sync: the trainer saves every sync_interval steps; the explorer, after every sync_interval steps,
     // waits for a newer checkpoint while the trainer runs. In lockstep: versions 0,0,2,2,4,4,6,6.
     const checkpoints = trainer.events.flatMap((e) => (e.type === 'checkpoint' ? [e.step] : []));
     assert.deepEqual(checkpoints, [2, 4, 6, 8]);
     const versions = versionsOf(explorer.events);
-    assert.deepEqual(versions, range(1, steps).map((k) => Math.floor((k - 1) / SYNC_INTERVAL) * SYNC_INTERVAL));
+    assert.deepEqual(
+      versions,
+      range(1, steps).map((k) => Math.floor((k - 1) / SYNC_INTERVAL) * SYNC_INTERVAL),
+    );
     // The rows carry the version of the weights that produced them.
     assert.deepEqual(
       rowsPerStep(p.db).map((c) => c.versions),
@@ -222,14 +249,29 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
     assert.equal(versions[0], 0);
     for (let k = 1; k < steps; k++) {
       if (versions[k] === versions[k - 1]) continue;
-      assert.equal(k % SYNC_INTERVAL, 0, `version changed before explorer step ${k + 1}, not after a sync point: ${versions}`);
-      assert.ok(versions[k] > versions[k - 1] && checkpoints.includes(versions[k]), `versions ${versions}, checkpoints ${checkpoints}`);
+      assert.equal(
+        k % SYNC_INTERVAL,
+        0,
+        `version changed before explorer step ${k + 1}, not after a sync point: ${versions}`,
+      );
+      assert.ok(
+        versions[k] > versions[k - 1] && checkpoints.includes(versions[k]),
+        `versions ${versions}, checkpoints ${checkpoints}`,
+      );
     }
     // Every sync point is answered at once: with the trainer's newest weights, or, when the trainer is still waiting
     // for data with nothing newer (an explorer running far ahead on a busy machine), with the weights it has.
-    const answers = explorer.stderr().match(/explorer step \d+: model weights of trainer step \d+|No new model weights found, current version: \d+/g) ?? [];
+    const answers =
+      explorer
+        .stderr()
+        .match(
+          /explorer step \d+: model weights of trainer step \d+|No new model weights found, current version: \d+/g,
+        ) ?? [];
     assert.equal(answers.length, steps / SYNC_INTERVAL, explorer.stderr());
-    assert.deepEqual(rowsPerStep(p.db).map((c) => c.versions), versions.map(String));
+    assert.deepEqual(
+      rowsPerStep(p.db).map((c) => c.versions),
+      versions.map(String),
+    );
   });
 
   test('SIGKILL the explorer at a random point and restart it: every step once in the table, the trainer waits and trains on all', async () => {
@@ -250,15 +292,22 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
     const second = start(p.explore);
     await finished(second, 'restarted explorer');
     await finished(trainer, 'trainer');
-    assert.deepEqual(stepsOf(second.events, 'explorer'), range(inTable + 1, steps), 'the restarted explorer continues after the last step in the table');
+    assert.deepEqual(
+      stepsOf(second.events, 'explorer'),
+      range(inTable + 1, steps),
+      'the restarted explorer continues after the last step in the table',
+    );
     assertEveryStepOnce(p.db, steps);
     assertEveryRowReadOnce(p.db);
     assert.deepEqual(stepsOf(trainer.events, 'trainer'), range(1, steps));
-    assert.ok(Math.max(...versionsOf([...first.events, ...second.events])) > 0, 'the explorer pulled trainer checkpoints');
+    assert.ok(
+      Math.max(...versionsOf([...first.events, ...second.events])) > 0,
+      'the explorer pulled trainer checkpoints',
+    );
     assertLoads(p.jobDir, steps);
   });
 
-  test('SIGKILL the trainer at a random point and restart it: it resumes at its checkpoint\'s buffer position, reading every row once', async () => {
+  test("SIGKILL the trainer at a random point and restart it: it resumes at its checkpoint's buffer position, reading every row once", async () => {
     const steps = 10;
     const p = pair(23, 'kill-trainer', steps);
     const first = await startTrainer(p);
@@ -269,7 +318,8 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
     assert.equal((await first.exit).signal, 'SIGKILL');
 
     const saved = latestStep(p.jobDir);
-    const position = JSON.parse(readFileSync(join(p.jobDir, `global_step_${saved}`, 'trainer_state.json'), 'utf8')).extra.buffer;
+    const position = JSON.parse(readFileSync(join(p.jobDir, `global_step_${saved}`, 'trainer_state.json'), 'utf8'))
+      .extra.buffer;
     assert.equal(position.seq, saved, 'the checkpoint holds the read position of its step');
     const before = readLog(p.db);
     const readBeforeCheckpoint = new Set(before.filter((r) => r.seq <= saved).flatMap((r) => r.ids));
@@ -279,16 +329,30 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
     await finished(second, 'restarted trainer');
     await finished(explorer, 'explorer');
     assert.ok(second.stderr().includes(`resumed from ${join(p.jobDir, `global_step_${saved}`)}`));
-    assert.deepEqual(stepsOf(second.events, 'trainer'), range(saved + 1, steps), 'the second trainer trains from the checkpointed step on');
+    assert.deepEqual(
+      stepsOf(second.events, 'trainer'),
+      range(saved + 1, steps),
+      'the second trainer trains from the checkpointed step on',
+    );
     // Reads after the saved position were given back and read again; the read log now holds exactly the second
     // trainer's batches, which together with the ones before the checkpoint cover every row once.
     const afterResume = readLog(p.db);
-    assert.deepEqual(afterResume.map((r) => r.seq), range(saved + 1, steps));
+    assert.deepEqual(
+      afterResume.map((r) => r.seq),
+      range(saved + 1, steps),
+    );
     const readAfter = afterResume.flatMap((r) => r.ids);
     assert.equal(new Set(readAfter).size, readAfter.length);
-    assert.ok(readAfter.every((id) => !readBeforeCheckpoint.has(id)), 'nothing read before the checkpoint is read again');
+    assert.ok(
+      readAfter.every((id) => !readBeforeCheckpoint.has(id)),
+      'nothing read before the checkpoint is read again',
+    );
     const all = query<{ id: number }>(p.db, 'SELECT id FROM exps').map((r) => r.id);
-    assert.deepEqual([...readBeforeCheckpoint, ...readAfter].sort((a, b) => a - b), all.sort((a, b) => a - b), 'nothing lost');
+    assert.deepEqual(
+      [...readBeforeCheckpoint, ...readAfter].sort((a, b) => a - b),
+      all.sort((a, b) => a - b),
+      'nothing lost',
+    );
     assertEveryRowReadOnce(p.db);
     assertEveryStepOnce(p.db, steps);
     assert.equal(latestStep(p.jobDir), steps);
@@ -314,7 +378,11 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
     await finished(second, 'restarted explorer');
     assert.deepEqual(stepsOf(second.events, 'explorer'), [4, 5]);
     assertEveryStepOnce(p.db, steps);
-    assert.deepEqual(JSON.parse(readFileSync(join(p.jobDir, 'state', 'explorer.json'), 'utf8')), { explorerStep: steps, readerOffset: steps * BATCH, finished: true });
+    assert.deepEqual(JSON.parse(readFileSync(join(p.jobDir, 'state', 'explorer.json'), 'utf8')), {
+      explorerStep: steps,
+      readerOffset: steps * BATCH,
+      finished: true,
+    });
   });
 
   test('a trainer killed before its first checkpoint: the batch it took is read again by the next trainer', async () => {
@@ -323,14 +391,21 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
     const explored = await runJob(p.explore, { backend: 'wasm' }); // no trainer running: the explorer does not wait
     assert.equal(explored.status, 'finished', explored.error);
     // An earlier trainer took one batch and died before saving anything.
-    const earlier = new SqlExperienceReader(p.db, 'exps', { policy: 'priority', maxReadTimeoutS: 1, readerName: 'trainer' });
+    const earlier = new SqlExperienceReader(p.db, 'exps', {
+      policy: 'priority',
+      maxReadTimeoutS: 1,
+      readerName: 'trainer',
+    });
     assert.equal((await earlier.read(PER_STEP)).length, PER_STEP);
     earlier.close();
     const events: RuntimeEvent[] = [];
     const trained = await runJob(p.train, { backend: 'wasm', events: (e) => events.push(e) });
     assert.equal(trained.status, 'finished', trained.error);
     assert.deepEqual(stepsOf(events, 'trainer'), range(1, steps));
-    assert.deepEqual(readLog(p.db).map((r) => r.seq), range(1, steps));
+    assert.deepEqual(
+      readLog(p.db).map((r) => r.seq),
+      range(1, steps),
+    );
     assertEveryRowReadOnce(p.db);
     assertLoads(p.jobDir, steps);
   });

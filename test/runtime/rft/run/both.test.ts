@@ -62,12 +62,27 @@ describe('mode both (GRPO)', () => {
     );
     const checked = await checkConfig(readFileSync(config, 'utf8'));
     const predicted = metricNames(checked.runs[0].resolved, checked.loaded.release);
-    for (const k of ['actor/pg_loss', 'actor/pg_clipfrac', 'actor/ppo_kl', 'actor/kl_loss', 'actor/grad_norm', 'actor/lr', 'response_length/mean', 'critic/advantages/mean']) {
+    for (const k of [
+      'actor/pg_loss',
+      'actor/pg_clipfrac',
+      'actor/ppo_kl',
+      'actor/kl_loss',
+      'actor/grad_norm',
+      'actor/lr',
+      'response_length/mean',
+      'critic/advantages/mean',
+    ]) {
       assert.ok(k in trainer[0].values, `trainer logs ${k}`);
       assert.ok(predicted.trainer.includes(k), `metrics.ts predicts ${k}`);
     }
     const rollout = explorer.find((l) => 'rollout/accuracy/mean' in l.values)!;
-    for (const k of ['rollout/model_version', 'rollout/accuracy/mean', 'rollout/time/run_execution/mean', 'experience_pipeline/experience_count', 'experience_pipeline/group_advantages/reward_mean/mean']) {
+    for (const k of [
+      'rollout/model_version',
+      'rollout/accuracy/mean',
+      'rollout/time/run_execution/mean',
+      'experience_pipeline/experience_count',
+      'experience_pipeline/group_advantages/reward_mean/mean',
+    ]) {
       assert.ok(k in rollout.values, `explorer logs ${k}`);
       assert.ok(predicted.explorer.includes(k), `metrics.ts predicts ${k}`);
     }
@@ -121,7 +136,10 @@ describe('stages (SFT warm-up, then GRPO)', () => {
     trainer:
       save_interval: 12
 `;
-    const config = job.write('stages.yaml', `${header(job, 'staged')}stages:${sft}  - stage_name: grpo${GRPO_STAGE.replace(/^\n {4}/, '\n    ')}`);
+    const config = job.write(
+      'stages.yaml',
+      `${header(job, 'staged')}stages:${sft}  - stage_name: grpo${GRPO_STAGE.replace(/^\n {4}/, '\n    ')}`,
+    );
     const r = await runJob(config, { backend: 'wasm' });
     assert.equal(r.status, 'finished', r.error);
     assert.deepEqual(
@@ -149,11 +167,17 @@ describe('stages (SFT warm-up, then GRPO)', () => {
 describe('config errors', () => {
   test('a config with errors does not start; the message names file, line and key', async () => {
     const job = tinyJob(5);
-    const config = job.write('bad.yaml', header(job, 'bad') + topLevel(GRPO_STAGE).replace('batch_size: 4', 'batch_size: 4\n  batch_sise: 3'));
+    const config = job.write(
+      'bad.yaml',
+      header(job, 'bad') + topLevel(GRPO_STAGE).replace('batch_size: 4', 'batch_size: 4\n  batch_sise: 3'),
+    );
     const events: RuntimeEvent[] = [];
     const r = await runJob(config, { backend: 'wasm', events: (e) => events.push(e) });
     assert.equal(r.status, 'failed');
-    assert.match(r.error!, new RegExp(`${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ TRN\\d+ .*batch_sise`));
+    assert.match(
+      r.error!,
+      new RegExp(`${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ TRN\\d+ .*batch_sise`),
+    );
     assert.equal(events[events.length - 1].type, 'done');
   });
 });
@@ -163,15 +187,27 @@ describe('one-step off-policy (sync_offset 1)', () => {
     test(`explorer step k runs on trainer step k − 2's weights, ${thread === '1' ? 'in a worker thread' : 'in this thread'}`, async () => {
       await initBackend({ prefer: 'wasm' });
       const job = tinyJob(8);
-      const config = job.write('offset.yaml', header(job, 'offset') + topLevel(GRPO_STAGE) + 'synchronizer:\n  sync_offset: 1\n');
+      const config = job.write(
+        'offset.yaml',
+        header(job, 'offset') + topLevel(GRPO_STAGE) + 'synchronizer:\n  sync_offset: 1\n',
+      );
       process.env.TRINITY_WORKBENCH_EXPLORER_THREAD = thread;
       try {
         const logs: string[] = [];
         const r = await runJob(config, { backend: 'wasm', log: (_, m) => logs.push(m) });
         assert.equal(r.status, 'finished', r.error);
-        assert.ok(logs.includes(thread === '1' ? 'the explorer runs in a worker thread, overlapping the trainer' : 'the explorer and trainer take turns in one thread'), logs.join('\n'));
+        assert.ok(
+          logs.includes(
+            thread === '1'
+              ? 'the explorer runs in a worker thread, overlapping the trainer'
+              : 'the explorer and trainer take turns in one thread',
+          ),
+          logs.join('\n'),
+        );
         const lines = readMetrics(r.stages[0].jobDir);
-        const versions = lines.filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values).map((l) => l.values['rollout/model_version']);
+        const versions = lines
+          .filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values)
+          .map((l) => l.values['rollout/model_version']);
         assert.deepEqual(versions, [0, 0, 1, 2]);
         assert.deepEqual(
           lines.filter((l) => l.role === 'trainer').map((l) => l.step),
@@ -208,20 +244,33 @@ describe('resuming mode both', () => {
     });
     assert.equal(r1.status, 'stopped', r1.error);
     const jobDir = r1.stages[0].jobDir;
-    const state = JSON.parse(readFileSync(join(jobDir, 'global_step_3', 'trainer_state.json'), 'utf8')) as { extra: { explorerStep: number } };
+    const state = JSON.parse(readFileSync(join(jobDir, 'global_step_3', 'trainer_state.json'), 'utf8')) as {
+      extra: { explorerStep: number };
+    };
     assert.equal(state.extra.explorerStep, 2);
-    const items = readFileSync(join(jobDir, 'global_step_3', 'pending_experiences.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown[]);
+    const items = readFileSync(join(jobDir, 'global_step_3', 'pending_experiences.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown[]);
     assert.equal(items.flat().length, 8, 'the half of explorer step 2 the trainer had not read');
 
     const second: RuntimeEvent[] = [];
     const logs: string[] = [];
     const r2 = await runJob(config, { backend: 'wasm', events: (e) => second.push(e), log: (_, m) => logs.push(m) });
     assert.equal(r2.status, 'finished', r2.error);
-    const steps = (events: RuntimeEvent[], role: string): number[] => events.flatMap((e) => (e.type === 'metrics' && e.role === role && (role !== 'explorer' || 'rollout/model_version' in e.values) ? [e.step] : []));
+    const steps = (events: RuntimeEvent[], role: string): number[] =>
+      events.flatMap((e) =>
+        e.type === 'metrics' && e.role === role && (role !== 'explorer' || 'rollout/model_version' in e.values)
+          ? [e.step]
+          : [],
+      );
     assert.deepEqual(steps(second, 'explorer'), [3, 4, 5, 6], 'the explorer continues after its last finished step');
     // 6 explorer steps × 16 experiences = 12 trainer steps of 8: none lost, none trained twice.
     assert.deepEqual(steps(second, 'trainer'), [4, 5, 6, 7, 8, 9, 10, 11, 12]);
-    assert.ok(logs.some((m) => m.includes('8 experience(s) not yet trained on')), logs.join('\n'));
+    assert.ok(
+      logs.some((m) => m.includes('8 experience(s) not yet trained on')),
+      logs.join('\n'),
+    );
     loadModel(join(jobDir, 'global_step_12')).dispose();
   });
 });
@@ -236,13 +285,20 @@ describe('sync styles', () => {
   ] as const) {
     test(`${style}: explorer steps 1–4 run on trainer versions ${versions.join(', ')}`, async () => {
       const job = tinyJob(10);
-      const body = topLevel(GRPO_STAGE).replace('eval_interval: 2', 'eval_interval: 100').replace('eval_on_startup: true', 'eval_on_startup: false');
-      const config = job.write('style.yaml', header(job, 'style') + body + `synchronizer:\n  sync_interval: 2\n  sync_style: ${style}\n`);
+      const body = topLevel(GRPO_STAGE)
+        .replace('eval_interval: 2', 'eval_interval: 100')
+        .replace('eval_on_startup: true', 'eval_on_startup: false');
+      const config = job.write(
+        'style.yaml',
+        header(job, 'style') + body + `synchronizer:\n  sync_interval: 2\n  sync_style: ${style}\n`,
+      );
       const r = await runJob(config, { backend: 'wasm' });
       assert.equal(r.status, 'finished', r.error);
       const lines = readMetrics(r.stages[0].jobDir);
       assert.deepEqual(
-        lines.filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values).map((l) => l.values['rollout/model_version']),
+        lines
+          .filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values)
+          .map((l) => l.values['rollout/model_version']),
         versions,
       );
       assert.deepEqual(
@@ -280,7 +336,7 @@ describe('the experience queue in mode both', () => {
     );
   });
 
-  test('without replay, the trainer stops when the explorer steps\' experiences are used up', async () => {
+  test("without replay, the trainer stops when the explorer steps' experiences are used up", async () => {
     const job = tinyJob(12);
     const body = topLevel(GRPO_STAGE)
       .replace('total_steps: 4', 'total_steps: 3')
@@ -291,24 +347,35 @@ describe('the experience queue in mode both', () => {
     const r = await runJob(config, { backend: 'wasm' });
     assert.equal(r.status, 'finished', r.error);
     assert.deepEqual(
-      readMetrics(r.stages[0].jobDir).filter((l) => l.role === 'trainer').map((l) => l.step),
+      readMetrics(r.stages[0].jobDir)
+        .filter((l) => l.role === 'trainer')
+        .map((l) => l.step),
       [1, 2, 3],
     );
   });
 });
 
 describe('mode colocate', () => {
-  test('runs as both (Trinity\'s launcher maps it so), explorer and trainer taking turns, with memory sync', async () => {
+  test("runs as both (Trinity's launcher maps it so), explorer and trainer taking turns, with memory sync", async () => {
     const job = tinyJob(13);
-    const body = topLevel(GRPO_STAGE).replace('mode: both', 'mode: colocate').replace('eval_interval: 2', 'eval_interval: 100');
-    const config = job.write('colocate.yaml', header(job, 'colocate').replace('gpu_per_node: 2', 'gpu_per_node: 1') + body + 'synchronizer:\n  sync_offset: 1\n');
+    const body = topLevel(GRPO_STAGE)
+      .replace('mode: both', 'mode: colocate')
+      .replace('eval_interval: 2', 'eval_interval: 100');
+    const config = job.write(
+      'colocate.yaml',
+      header(job, 'colocate').replace('gpu_per_node: 2', 'gpu_per_node: 1') +
+        body +
+        'synchronizer:\n  sync_offset: 1\n',
+    );
     const logs: string[] = [];
     const r = await runJob(config, { backend: 'wasm', log: (_, m) => logs.push(m) });
     assert.equal(r.status, 'finished', r.error);
     assert.ok(logs.includes('the explorer and trainer take turns in one thread'), logs.join('\n'));
     const lines = readMetrics(r.stages[0].jobDir);
     assert.deepEqual(
-      lines.filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values).map((l) => l.values['rollout/model_version']),
+      lines
+        .filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values)
+        .map((l) => l.values['rollout/model_version']),
       [0, 0, 1, 2],
     );
     assert.deepEqual(

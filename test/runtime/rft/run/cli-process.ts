@@ -63,7 +63,11 @@ export function start(config: string, env: Record<string, string> = {}): Running
       if (hit) return Promise.resolve(hit);
       return new Promise((r, reject) => {
         waiters.push({ pred, resolve: r });
-        void exit.then((x) => reject(new Error(`the run exited (${x.code ?? x.signal}) before the event came; stderr: ${err.slice(-2000)}`)));
+        void exit.then((x) =>
+          reject(
+            new Error(`the run exited (${x.code ?? x.signal}) before the event came; stderr: ${err.slice(-2000)}`),
+          ),
+        );
       });
     },
   };

@@ -18,7 +18,12 @@ import { header, tinyJob } from './helpers';
 
 const QUESTIONS = ['0+1', '0+4', '0+7', '1+1', '1+4', '1+7', '2+1', '2+4'];
 
-function job(name: string, mode: 'both' | 'explore', feedback = true, release = 'main'): { config: string; jobDir: string } {
+function job(
+  name: string,
+  mode: 'both' | 'explore',
+  feedback = true,
+  release = 'main',
+): { config: string; jobDir: string } {
   const j = tinyJob(4);
   const rows = QUESTIONS.map((q, i) => {
     const [a, b] = q.split('+').map(Number);
@@ -71,7 +76,11 @@ function explorerLines(jobDir: string): Record<string, number>[] {
     .map((l) => l.values);
 }
 
-async function run(name: string, mode: 'both' | 'explore', opts: { worker?: boolean; feedback?: boolean; release?: string } = {}): Promise<{ config: string; jobDir: string }> {
+async function run(
+  name: string,
+  mode: 'both' | 'explore',
+  opts: { worker?: boolean; feedback?: boolean; release?: string } = {},
+): Promise<{ config: string; jobDir: string }> {
   const j = job(name, mode, opts.feedback ?? true, opts.release);
   const saved = process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
   process.env.TRINITY_WORKBENCH_EXPLORER_THREAD = opts.worker ? '1' : '0';
@@ -100,7 +109,9 @@ describe('difficulty_based taskset with pass_rate_calculator', () => {
     assert.equal(lines.length, 2);
     const checked = await checkConfig(readFileSync(config, 'utf8'));
     const predicted = new Set(metricNames(checked.runs[0].resolved, checked.loaded.release).explorer);
-    for (const k of ['valid_ratio', 'strict_valid_ratio', '<1_ratio', '>0_ratio', '<15_16_ratio', '>1_16_ratio'].map((s) => `experience_pipeline/selection/${s}`)) {
+    for (const k of ['valid_ratio', 'strict_valid_ratio', '<1_ratio', '>0_ratio', '<15_16_ratio', '>1_16_ratio'].map(
+      (s) => `experience_pipeline/selection/${s}`,
+    )) {
       for (const l of lines) assert.ok(l[k] >= 0 && l[k] <= 1, `${k} = ${l[k]}`);
       assert.ok(predicted.has(k), `metrics.ts predicts ${k}`);
     }
@@ -123,7 +134,13 @@ describe('difficulty_based taskset with pass_rate_calculator', () => {
   });
 
   test('v0.5.0: the selector written as task_selector', async () => {
-    assert.deepEqual(questionsByStep((await run('difficulty-v050', 'both', { release: 'v0.5.0' })).jobDir), [FIRST, SECOND]);
-    assert.deepEqual(questionsByStep((await run('difficulty-v050-static', 'both', { release: 'v0.5.0', feedback: false })).jobDir), [FIRST, FIRST]);
+    assert.deepEqual(questionsByStep((await run('difficulty-v050', 'both', { release: 'v0.5.0' })).jobDir), [
+      FIRST,
+      SECOND,
+    ]);
+    assert.deepEqual(
+      questionsByStep((await run('difficulty-v050-static', 'both', { release: 'v0.5.0', feedback: false })).jobDir),
+      [FIRST, FIRST],
+    );
   });
 });

@@ -51,7 +51,9 @@ ${extra}`;
   return job.write(`${name}.yaml`, yaml);
 }
 
-async function run(config: string): Promise<{ lines: Line[]; logs: string[]; predicted: { explorer: Set<string>; trainer: Set<string> } }> {
+async function run(
+  config: string,
+): Promise<{ lines: Line[]; logs: string[]; predicted: { explorer: Set<string>; trainer: Set<string> } }> {
   const logs: string[] = [];
   const r = await runJob(config, { backend: 'wasm', seed: 3, log: (_, m) => logs.push(m) });
   assert.equal(r.status, 'finished', r.error);
@@ -65,10 +67,22 @@ async function run(config: string): Promise<{ lines: Line[]; logs: string[]; pre
 }
 
 function assertPredicted(lines: Line[], predicted: { explorer: Set<string>; trainer: Set<string> }): void {
-  const logged = (role: string) => [...new Set(lines.filter((l) => l.role === role).flatMap((l) => Object.keys(l.values)))];
-  const explorer = logged('explorer').filter((k) => /^(rollout|experience_pipeline|time\/experience_pipeline)\//.test(k));
-  assert.deepEqual(explorer.filter((k) => !predicted.explorer.has(k)), [], 'explorer metrics metrics.ts does not list');
-  assert.deepEqual(logged('trainer').filter((k) => k.startsWith('actor/') && !predicted.trainer.has(k)), [], 'actor metrics metrics.ts does not list');
+  const logged = (role: string) => [
+    ...new Set(lines.filter((l) => l.role === role).flatMap((l) => Object.keys(l.values))),
+  ];
+  const explorer = logged('explorer').filter((k) =>
+    /^(rollout|experience_pipeline|time\/experience_pipeline)\//.test(k),
+  );
+  assert.deepEqual(
+    explorer.filter((k) => !predicted.explorer.has(k)),
+    [],
+    'explorer metrics metrics.ts does not list',
+  );
+  assert.deepEqual(
+    logged('trainer').filter((k) => k.startsWith('actor/') && !predicted.trainer.has(k)),
+    [],
+    'actor metrics metrics.ts does not list',
+  );
   for (const s of ['mean', 'max', 'min']) assert.ok(predicted.explorer.has(`rollout/kl_divergence/${s}`));
 }
 
@@ -86,18 +100,30 @@ describe('on-policy distillation', () => {
     // Step k's experiences are trainer step k's batch: KL summed over all responses ÷ their tokens.
     const kl = lines
       .filter((l) => l.role === 'explorer' && 'rollout/kl_divergence/mean' in l.values)
-      .map((l) => l.values['rollout/kl_divergence/mean'] / trainer.find((x) => x.step === l.step)!.values['response_length/mean']);
+      .map(
+        (l) =>
+          l.values['rollout/kl_divergence/mean'] /
+          trainer.find((x) => x.step === l.step)!.values['response_length/mean'],
+      );
     assert.equal(kl.length, 10);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const [first, last] = [mean(kl.slice(0, 3)), mean(kl.slice(-3))];
-    t.diagnostic(`per-token KL by step: ${kl.map((x) => x.toFixed(3)).join(' ')}; first 3 ${first.toFixed(3)}, last 3 ${last.toFixed(3)}`);
-    assert.ok(kl.every((x) => x > 0), 'the student samples what the teacher finds less likely');
+    t.diagnostic(
+      `per-token KL by step: ${kl.map((x) => x.toFixed(3)).join(' ')}; first 3 ${first.toFixed(3)}, last 3 ${last.toFixed(3)}`,
+    );
+    assert.ok(
+      kl.every((x) => x > 0),
+      'the student samples what the teacher finds less likely',
+    );
     assert.ok(last < 0.5 * first, `per-token KL ${first} -> ${last}`);
   });
 
   test('jsd: runs with the explorer (and its teacher) in a worker thread', async () => {
     const { lines, logs, predicted } = await run(distillJob('jsd', 'jsd', 2, 'synchronizer:\n  sync_offset: 1\n'));
-    assert.ok(logs.some((m) => /explorer runs in a worker thread/.test(m)), logs.join('\n'));
+    assert.ok(
+      logs.some((m) => /explorer runs in a worker thread/.test(m)),
+      logs.join('\n'),
+    );
     assertPredicted(lines, predicted);
     assert.ok(lines.some((l) => l.role === 'explorer' && Number.isFinite(l.values['rollout/kl_divergence/mean'])));
     const trainer = lines.filter((l) => l.role === 'trainer');

@@ -19,10 +19,25 @@ export interface TinyJob {
  * the logits scale with it, so a model of sharpness 10 has peaked next-token distributions where a fresh one's are
  * nearly uniform (a teacher worth distilling from).
  */
-export function saveTinyModel(dir: string, seed: number, opts: { sharpness?: number; maxPositions?: number } = {}): void {
+export function saveTinyModel(
+  dir: string,
+  seed: number,
+  opts: { sharpness?: number; maxPositions?: number } = {},
+): void {
   const sharpness = opts.sharpness ?? 1;
   const tokenizer = tokenizerFromJson(buildCharTokenizer(ALPHABET));
-  const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 32, heads: 4, kvHeads: 2, vocabSize: tokenizer.vocabSize, maxPositions: opts.maxPositions ?? 64, eosTokenIds: [...tokenizer.eosTokenIds] }));
+  const cfg = parseModelConfig(
+    newModelConfigJson({
+      family: 'qwen2',
+      layers: 1,
+      hidden: 32,
+      heads: 4,
+      kvHeads: 2,
+      vocabSize: tokenizer.vocabSize,
+      maxPositions: opts.maxPositions ?? 64,
+      eosTokenIds: [...tokenizer.eosTokenIds],
+    }),
+  );
   const set = sharpness !== 1 ? { 'model.norm.weight': new Float32Array(cfg.hidden).fill(sharpness) } : undefined;
   saveInitialModel(cfg, seed, dir, { tokenizer, set });
 }
@@ -33,11 +48,15 @@ export function tinyJob(seed = 1): TinyJob {
   saveTinyModel(modelDir, seed);
   mkdirSync(join(dir, 'data'));
   const problems: { question: string; answer: string }[] = [];
-  for (let a = 0; a < 10; a++) for (let b = 0; b < 10; b += 3) problems.push({ question: `${a}+${b}`, answer: String(a + b) });
+  for (let a = 0; a < 10; a++)
+    for (let b = 0; b < 10; b += 3) problems.push({ question: `${a}+${b}`, answer: String(a + b) });
   const lines = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
   writeFileSync(join(dir, 'data', 'train.jsonl'), lines(problems));
   writeFileSync(join(dir, 'data', 'eval.jsonl'), lines(problems.slice(0, 8)));
-  writeFileSync(join(dir, 'data', 'sft.jsonl'), lines(problems.map((p) => ({ question: p.question, answer: `\\boxed{${p.answer}}` }))));
+  writeFileSync(
+    join(dir, 'data', 'sft.jsonl'),
+    lines(problems.map((p) => ({ question: p.question, answer: `\\boxed{${p.answer}}` }))),
+  );
   return {
     dir,
     modelDir,

@@ -13,17 +13,26 @@ import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { runJob } from '../../../../runtime/rft/run/job';
 import { checkConfig } from '../../../../runtime/config/validate';
-import { evalKs, evalMetricKeys, metricNames, pipelineMetricKey, runMetricKeys } from '../../../../runtime/config/metrics';
+import {
+  evalKs,
+  evalMetricKeys,
+  metricNames,
+  pipelineMetricKey,
+  runMetricKeys,
+} from '../../../../runtime/config/metrics';
 import { GRPO_STAGE, header, tinyJob, topLevel } from './helpers';
 
 const FAMILY = /^(rollout|pipeline|experience_pipeline|eval|bench|time\/experience_pipeline)\//;
 
-async function explorerNames(release: string): Promise<{ names: Set<string>; predicted: Set<string>; values: Record<string, number>[] }> {
+async function explorerNames(
+  release: string,
+): Promise<{ names: Set<string>; predicted: Set<string>; values: Record<string, number>[] }> {
   const job = tinyJob(5);
   const stage = topLevel(GRPO_STAGE)
     .replace('total_steps: 4', 'total_steps: 2')
     .replace('rollout_args: {temperature: 0.0}', 'rollout_args: {temperature: 0.0}\n        repeat_times: 2');
-  const text = header(job, `names-${release}`).replace('# trinity-version: main', `# trinity-version: ${release}`) + stage;
+  const text =
+    header(job, `names-${release}`).replace('# trinity-version: main', `# trinity-version: ${release}`) + stage;
   const config = job.write(`names-${release}.yaml`, text);
   const r = await runJob(config, { backend: 'wasm' });
   assert.equal(r.status, 'finished', r.error);
@@ -48,26 +57,53 @@ describe('explorer metric names by release', () => {
       const { names, predicted } = await explorerNames(release);
       const has = (k: string) => assert.ok(names.has(k), `${release} logs ${k} (got ${[...names].sort().join(', ')})`);
       const lacks = (k: string) => assert.ok(!names.has(k), `${release} does not log ${k}`);
-      for (const k of ['experience_pipeline/experience_count', 'experience_pipeline/group_advantages/reward_mean/mean', 'time/eval']) has(k);
+      for (const k of [
+        'experience_pipeline/experience_count',
+        'experience_pipeline/group_advantages/reward_mean/mean',
+        'time/eval',
+      ])
+        has(k);
       assert.ok(![...names].some((k) => k.startsWith('pipeline/')));
       lacks('eval/total_time');
       for (const k of ['time/experience_pipeline/write', 'time/experience_pipeline/total']) has(k);
-      has(`time/experience_pipeline/operator/0_${release === 'main' ? 'ExperienceOperatorV1Wrapper' : 'GRPOGroupedAdvantage'}`);
+      has(
+        `time/experience_pipeline/operator/0_${release === 'main' ? 'ExperienceOperatorV1Wrapper' : 'GRPOGroupedAdvantage'}`,
+      );
       if (release === 'v0.3.2') {
         for (const k of ['rollout/time_per_task/mean', 'rollout/task_run_time/max']) has(k);
         for (const s of ['mean', 'max', 'min']) has(`eval/sums-eval/accuracy/${s}`);
         for (const k of ['rollout/finished_task_count', 'eval/sums-eval/finished_task_count']) lacks(k);
         assert.ok(![...names].some((k) => k.includes('@') || k.includes('time/run_execution')));
       } else {
-        for (const k of ['rollout/time/run_execution/mean', 'rollout/time/task_execution/min', 'rollout/finished_task_count', 'eval/sums-eval/finished_task_count']) has(k);
+        for (const k of [
+          'rollout/time/run_execution/mean',
+          'rollout/time/task_execution/min',
+          'rollout/finished_task_count',
+          'eval/sums-eval/finished_task_count',
+        ])
+          has(k);
         assert.ok(![...names].some((k) => k.includes('time_per_task') || k.includes('task_run_time')));
       }
       if (release === 'v0.4.0') {
-        for (const k of ['accuracy/mean@2/mean', 'accuracy/best@2/max', 'accuracy/worst@2/min', 'time/run_execution/mean']) has(`eval/sums-eval/${k}`);
+        for (const k of [
+          'accuracy/mean@2/mean',
+          'accuracy/best@2/max',
+          'accuracy/worst@2/min',
+          'time/run_execution/mean',
+        ])
+          has(`eval/sums-eval/${k}`);
         lacks('eval/sums-eval/accuracy/mean');
       }
       if (release === 'main') {
-        for (const k of ['accuracy/mean@2', 'accuracy/std@2', 'accuracy/best@2', 'accuracy/worst@2', 'time/run_execution', 'time/task_execution']) has(`eval/sums-eval/${k}`);
+        for (const k of [
+          'accuracy/mean@2',
+          'accuracy/std@2',
+          'accuracy/best@2',
+          'accuracy/worst@2',
+          'time/run_execution',
+          'time/task_execution',
+        ])
+          has(`eval/sums-eval/${k}`);
         for (const k of ['accuracy/mean', 'accuracy/mean@2/mean', 'accuracy/best@2/max']) lacks(`eval/sums-eval/${k}`);
       }
       const unpredicted = [...names].filter((k) => FAMILY.test(k) && !predicted.has(k));
@@ -91,8 +127,15 @@ describe('explorer metric names by release', () => {
     assert.deepEqual(runMetricKeys('v0.3.2'), { run: 'time_per_task', task: 'task_run_time' });
     assert.deepEqual(runMetricKeys('v0.4.0'), { run: 'time/run_execution', task: 'time/task_execution' });
     assert.deepEqual([evalKs(1), evalKs(2), evalKs(5), evalKs(8)], [[1], [2], [2, 4, 5], [2, 4, 8]]);
-    assert.deepEqual(evalMetricKeys('v0.3.0', 'eval', 't', 'accuracy', 4), ['eval/t/accuracy/mean', 'eval/t/accuracy/max', 'eval/t/accuracy/min']);
-    assert.deepEqual(evalMetricKeys('main', 'bench', 't', 'accuracy', 1), ['bench/t/accuracy/mean@1', 'bench/t/accuracy/std@1']);
+    assert.deepEqual(evalMetricKeys('v0.3.0', 'eval', 't', 'accuracy', 4), [
+      'eval/t/accuracy/mean',
+      'eval/t/accuracy/max',
+      'eval/t/accuracy/min',
+    ]);
+    assert.deepEqual(evalMetricKeys('main', 'bench', 't', 'accuracy', 1), [
+      'bench/t/accuracy/mean@1',
+      'bench/t/accuracy/std@1',
+    ]);
     assert.deepEqual(evalMetricKeys('main', 'eval', 't', 'accuracy', 4), [
       'eval/t/accuracy/mean@4',
       'eval/t/accuracy/std@4',
@@ -101,6 +144,11 @@ describe('explorer metric names by release', () => {
       'eval/t/accuracy/best@4',
       'eval/t/accuracy/worst@4',
     ]);
-    assert.deepEqual(evalMetricKeys('v0.5.0', 'eval', 't', 'time/run_execution', 4, true), ['eval/t/time/run_execution/mean', 'eval/t/time/run_execution/max', 'eval/t/time/run_execution/min', 'eval/t/time/run_execution/std']);
+    assert.deepEqual(evalMetricKeys('v0.5.0', 'eval', 't', 'time/run_execution', 4, true), [
+      'eval/t/time/run_execution/mean',
+      'eval/t/time/run_execution/max',
+      'eval/t/time/run_execution/min',
+      'eval/t/time/run_execution/std',
+    ]);
   });
 });

@@ -23,7 +23,9 @@ describe('runtime plugins', () => {
 };
 `,
     );
-    const stage = topLevel(GRPO_STAGE).replace('default_reward_fn_type: math_boxed_reward', 'default_reward_fn_type: length_bonus').replace(/\nexplorer:[\s\S]*?eval_interval: 2\n/, '\n');
+    const stage = topLevel(GRPO_STAGE)
+      .replace('default_reward_fn_type: math_boxed_reward', 'default_reward_fn_type: length_bonus')
+      .replace(/\nexplorer:[\s\S]*?eval_interval: 2\n/, '\n');
     const config = job.write('plugin.yaml', header(job, 'plugin') + stage.replace('total_steps: 4', 'total_steps: 1'));
 
     const without = await runJob(config, { backend: 'wasm' });

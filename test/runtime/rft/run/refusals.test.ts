@@ -32,16 +32,39 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { kind: 'workflow', name: 'tool_call_workflow', edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: tool_call_workflow'), key: 'default_workflow_type' },
-  { kind: 'workflow', name: 'my_pkg.workflows.MyWorkflow', edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: my_pkg.workflows.MyWorkflow'), key: 'default_workflow_type' },
-  { kind: 'reward_fn', name: 'rm_gallery_reward', release: 'v0.5.2', edit: (y) => y.replace('default_reward_fn_type: math_boxed_reward', 'default_reward_fn_type: rm_gallery_reward'), key: 'default_reward_fn_type' },
+  {
+    kind: 'workflow',
+    name: 'tool_call_workflow',
+    edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: tool_call_workflow'),
+    key: 'default_workflow_type',
+  },
+  {
+    kind: 'workflow',
+    name: 'my_pkg.workflows.MyWorkflow',
+    edit: (y) =>
+      y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: my_pkg.workflows.MyWorkflow'),
+    key: 'default_workflow_type',
+  },
+  {
+    kind: 'reward_fn',
+    name: 'rm_gallery_reward',
+    release: 'v0.5.2',
+    edit: (y) => y.replace('default_reward_fn_type: math_boxed_reward', 'default_reward_fn_type: rm_gallery_reward'),
+    key: 'default_reward_fn_type',
+  },
   {
     kind: 'experience_operator',
     name: 'data_juicer',
-    edit: (y) => `${y}data_processor:\n  experience_pipeline:\n    operators:\n      - name: data_juicer\n        args: {}\n`,
+    edit: (y) =>
+      `${y}data_processor:\n  experience_pipeline:\n    operators:\n      - name: data_juicer\n        args: {}\n`,
     key: 'name',
   },
-  { kind: 'sample_strategy', name: 'staleness_control', edit: (y) => y.replace('algorithm_type: grpo', 'algorithm_type: grpo\n  sample_strategy: staleness_control'), key: 'sample_strategy' },
+  {
+    kind: 'sample_strategy',
+    name: 'staleness_control',
+    edit: (y) => y.replace('algorithm_type: grpo', 'algorithm_type: grpo\n  sample_strategy: staleness_control'),
+    key: 'sample_strategy',
+  },
 ];
 
 describe('run refuses registry entries the local runtime lacks', () => {
@@ -63,16 +86,23 @@ describe('run refuses registry entries the local runtime lacks', () => {
       for (const local of LOCAL_REGISTRIES[c.kind]) assert.ok(err.includes(`\`${local}\``), `names ${local}`);
       assert.match(err, /trinityWorkbench\.runWith: trinity/);
       // file:line of the key that names it
-      const line = yaml.split("\n").findIndex((l) => l.includes(`${c.key}: ${c.name}`)) + 1;
+      const line = yaml.split('\n').findIndex((l) => l.includes(`${c.key}: ${c.name}`)) + 1;
       assert.ok(err.includes(`${config}:${line}:`), `points at line ${line}: ${err}`);
       assert.deepEqual(run.events.at(-1)?.type, 'done');
-      assert.equal(run.events.some((e) => e.type === 'run' || e.type === 'metrics'), false, 'no run started');
+      assert.equal(
+        run.events.some((e) => e.type === 'run' || e.type === 'metrics'),
+        false,
+        'no run started',
+      );
       assert.equal(existsSync(join(job.dir, 'checkpoints', 'tests', name)), false, 'no job dir');
     });
   }
 
   test('the committed table is what the registries implement now', () => {
-    const committed = readFileSync(join(__dirname, '..', '..', '..', '..', 'runtime', 'rft', 'local-registries.generated.ts'), 'utf8');
+    const committed = readFileSync(
+      join(__dirname, '..', '..', '..', '..', 'runtime', 'rft', 'local-registries.generated.ts'),
+      'utf8',
+    );
     assert.equal(committed, generateLocalRegistries());
   });
 

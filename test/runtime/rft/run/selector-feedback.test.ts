@@ -19,14 +19,31 @@ describe('feedbackAtSyncPoints', () => {
   });
 
   test('interval 2, offset 1: kept until steps 3 and 5, then handed over in order', () => {
-    assert.deepEqual(deliveries({ sync_interval: 2, sync_offset: 1 }, 5), ['after 1', 'after 2', '1:0.1', '2:0.2', '3:0.3', 'after 3', 'after 4', '4:0.4', '5:0.5', 'after 5']);
+    assert.deepEqual(deliveries({ sync_interval: 2, sync_offset: 1 }, 5), [
+      'after 1',
+      'after 2',
+      '1:0.1',
+      '2:0.2',
+      '3:0.3',
+      'after 3',
+      'after 4',
+      '4:0.4',
+      '5:0.5',
+      'after 5',
+    ]);
   });
 
   test('other tasksets and steps without feedback are skipped', () => {
     const got: number[][] = [];
-    const after = feedbackAtSyncPoints({ feedback: (indices) => got.push([...indices]) }, { sync_interval: 1, sync_offset: 0 });
+    const after = feedbackAtSyncPoints(
+      { feedback: (indices) => got.push([...indices]) },
+      { sync_interval: 1, sync_offset: 0 },
+    );
     after(1, undefined);
-    after(2, [{ tasksetId: 1, indices: [9], values: [1] }, { tasksetId: 0, indices: [4], values: [0] }]);
+    after(2, [
+      { tasksetId: 1, indices: [9], values: [1] },
+      { tasksetId: 0, indices: [4], values: [0] },
+    ]);
     assert.deepEqual(got, [[4]]);
   });
 });

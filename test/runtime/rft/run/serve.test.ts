@@ -86,7 +86,12 @@ interface Reply {
   type: string | null;
 }
 
-async function call(url: string, method: 'GET' | 'POST', body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+async function call(
+  url: string,
+  method: 'GET' | 'POST',
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const res = await fetch(url, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -103,7 +108,12 @@ async function call(url: string, method: 'GET' | 'POST', body?: unknown, headers
 }
 
 const chat = (url: string, extra: Record<string, unknown> = {}) =>
-  call(`${url}/v1/chat/completions`, 'POST', { model: 'model', messages: [{ role: 'user', content: '1+2' }], max_tokens: 6, ...extra });
+  call(`${url}/v1/chat/completions`, 'POST', {
+    model: 'model',
+    messages: [{ role: 'user', content: '1+2' }],
+    max_tokens: 6,
+    ...extra,
+  });
 
 function rows<T>(db: string, sql: string, ...params: unknown[]): T[] {
   const c = new Database(db, { readonly: true, fileMustExist: true });
@@ -187,7 +197,10 @@ describe('serve mode: one service, requests in order', () => {
     assert.ok(line, s.logs.join('\n'));
     // ::1 is bound where this machine has IPv6; either way every bound address is loopback.
     const bound = /listening on (.*) only:/.exec(line)![1].split(' and ');
-    assert.ok(bound.every((b) => b === `127.0.0.1:${port}` || b === `[::1]:${port}`), line);
+    assert.ok(
+      bound.every((b) => b === `127.0.0.1:${port}` || b === `[::1]:${port}`),
+      line,
+    );
     assert.equal(bound[0], `127.0.0.1:${port}`);
     assert.match(line, /write explorer\.listen_address/);
     const file = join(jobDir, 'explorer_server_url.txt');
@@ -212,7 +225,12 @@ describe('serve mode: one service, requests in order', () => {
     // Sent together: the service answers them one after the other.
     const [a, b] = await Promise.all([
       chat(s.url, { n: 2 }),
-      chat(s.url, { messages: [{ role: 'system', content: 'add' }, { role: 'user', content: [{ type: 'text', text: '4+5' }] }] }),
+      chat(s.url, {
+        messages: [
+          { role: 'system', content: 'add' },
+          { role: 'user', content: [{ type: 'text', text: '4+5' }] },
+        ],
+      }),
     ]);
     for (const r of [a, b]) {
       assert.equal(r.status, 200, r.text);
@@ -232,7 +250,11 @@ describe('serve mode: one service, requests in order', () => {
         for (const lp of c.logprobs.content) assert.ok(typeof lp.token === 'string' && lp.logprob <= 0);
         completion += c.token_ids.length;
       });
-      assert.deepEqual(body.usage, { prompt_tokens: body.prompt_token_ids.length, completion_tokens: completion, total_tokens: body.prompt_token_ids.length + completion });
+      assert.deepEqual(body.usage, {
+        prompt_tokens: body.prompt_token_ids.length,
+        completion_tokens: completion,
+        total_tokens: body.prompt_token_ids.length + completion,
+      });
       responses.push(body);
     }
     assert.equal(a.json.choices.length, 2);
@@ -247,16 +269,25 @@ describe('serve mode: one service, requests in order', () => {
     });
   });
 
-  test('bad requests get 400/404 with Trinity\'s messages, and the server keeps serving', async () => {
+  test("bad requests get 400/404 with Trinity's messages, and the server keeps serving", async () => {
     const fb = `${s.url}/feedback`;
     const bad = await call(fb, 'POST', '{"reward": 1,');
     assert.equal(bad.status, 400);
     assert.match(bad.json.error, /^Invalid JSON/);
     for (const body of [{ reward: 1 }, { msg_ids: ['x'] }, { msg_ids: null, reward: 1 }]) {
-      assert.deepEqual(await call(fb, 'POST', body).then((r) => [r.status, r.json]), [400, { error: 'msg_ids and reward are required' }]);
+      assert.deepEqual(await call(fb, 'POST', body).then((r) => [r.status, r.json]), [
+        400,
+        { error: 'msg_ids and reward are required' },
+      ]);
     }
-    for (const body of [{ msg_ids: 'x', reward: 1 }, { msg_ids: ['x'], reward: '1' }]) {
-      assert.deepEqual(await call(fb, 'POST', body).then((r) => [r.status, r.json]), [400, { error: 'msg_ids must be a list and reward must be a number' }]);
+    for (const body of [
+      { msg_ids: 'x', reward: 1 },
+      { msg_ids: ['x'], reward: '1' },
+    ]) {
+      assert.deepEqual(await call(fb, 'POST', body).then((r) => [r.status, r.json]), [
+        400,
+        { error: 'msg_ids must be a list and reward must be a number' },
+      ]);
     }
     assert.equal((await call(fb, 'POST', [1, 2])).status, 400);
     const cc = `${s.url}/v1/chat/completions`;
@@ -273,8 +304,14 @@ describe('serve mode: one service, requests in order', () => {
     const tooLong = await chat(s.url, { messages: [{ role: 'user', content: '1'.repeat(80) }] });
     assert.equal(tooLong.status, 400);
     assert.match(tooLong.json.error.message, /maximum context length is 64 tokens/);
-    assert.deepEqual(await call(`${s.url}/nowhere`, 'GET').then((r) => [r.status, r.json]), [404, { detail: 'Not Found' }]);
-    assert.deepEqual(await call(`${s.url}/feedback`, 'GET').then((r) => [r.status, r.json]), [405, { detail: 'Method Not Allowed' }]);
+    assert.deepEqual(await call(`${s.url}/nowhere`, 'GET').then((r) => [r.status, r.json]), [
+      404,
+      { detail: 'Not Found' },
+    ]);
+    assert.deepEqual(await call(`${s.url}/feedback`, 'GET').then((r) => [r.status, r.json]), [
+      405,
+      { detail: 'Method Not Allowed' },
+    ]);
     assert.equal((await call(`${s.url}/health`, 'GET')).status, 200);
     const m = await call(`${s.url}/metrics`, 'GET');
     assert.equal(m.json['rollout/total_experience_count'], 3, 'no bad request was recorded');
@@ -296,12 +333,22 @@ describe('serve mode: one service, requests in order', () => {
     assert.ok(['stop', 'length'].includes(tokenChunks[tokenChunks.length - 1].choices[0].finish_reason));
     const usage = chunks[chunks.length - 1];
     assert.deepEqual(usage.choices, []);
-    assert.deepEqual(usage.usage, { prompt_tokens: chunks[0].prompt_token_ids.length, completion_tokens: tokens.length, total_tokens: chunks[0].prompt_token_ids.length + tokens.length });
+    assert.deepEqual(usage.usage, {
+      prompt_tokens: chunks[0].prompt_token_ids.length,
+      completion_tokens: tokens.length,
+      total_tokens: chunks[0].prompt_token_ids.length + tokens.length,
+    });
     assert.equal(tokenChunks.flatMap((c) => c.choices[0].logprobs.content).length, tokens.length);
     responses.push({
       id,
       prompt_token_ids: chunks[0].prompt_token_ids,
-      choices: [{ token_ids: tokens, message: { content: text }, logprobs: { content: tokenChunks.flatMap((c) => c.choices[0].logprobs.content) } }],
+      choices: [
+        {
+          token_ids: tokens,
+          message: { content: text },
+          logprobs: { content: tokenChunks.flatMap((c) => c.choices[0].logprobs.content) },
+        },
+      ],
     });
     const m = await call(`${s.url}/metrics`, 'GET');
     assert.equal(m.json['rollout/total_experience_count'], 4);
@@ -309,10 +356,21 @@ describe('serve mode: one service, requests in order', () => {
 
   test('feedback rewards the recorded responses once; commit writes them through the pipeline into the buffer', async () => {
     const [a, b, streamed] = responses;
-    const ok = (body: unknown) => call(`${s.url}/feedback`, 'POST', body).then((r) => assert.deepEqual([r.status, r.json], [200, { status: 'success' }]));
+    const ok = (body: unknown) =>
+      call(`${s.url}/feedback`, 'POST', body).then((r) =>
+        assert.deepEqual([r.status, r.json], [200, { status: 'success' }]),
+      );
     await ok({ reward: 1, msg_ids: [a.id], task_id: 'sums' });
-    const unknown = await call(`${s.url}/feedback`, 'POST', { reward: 0.25, msg_ids: [b.id, 'unknown-id'], task_id: 'sums', run_id: 1 });
-    assert.deepEqual([unknown.status, unknown.json], [400, { error: 'unknown msg_ids (not response ids of this service): "unknown-id"' }]);
+    const unknown = await call(`${s.url}/feedback`, 'POST', {
+      reward: 0.25,
+      msg_ids: [b.id, 'unknown-id'],
+      task_id: 'sums',
+      run_id: 1,
+    });
+    assert.deepEqual(
+      [unknown.status, unknown.json],
+      [400, { error: 'unknown msg_ids (not response ids of this service): "unknown-id"' }],
+    );
     await ok({ reward: 0.25, msg_ids: [b.id], task_id: 'sums', run_id: 1 });
     await ok({ reward: 0.5, msg_ids: [streamed.id], task_id: 'other' });
     await ok({ reward: 7, msg_ids: [a.id], task_id: 'again' }); // already rewarded: nothing changes
@@ -335,7 +393,10 @@ describe('serve mode: one service, requests in order', () => {
     for (const row of stored) {
       const want = expected.get(row.msg_id)!;
       assert.ok(want, `row of ${row.msg_id}`);
-      assert.deepEqual([row.reward, row.task_id, row.run_id, row.model_version, row.consumed], [want.reward, want.task, want.run, 0, 0]);
+      assert.deepEqual(
+        [row.reward, row.task_id, row.run_id, row.model_version, row.consumed],
+        [want.reward, want.task, want.run, 0, 0],
+      );
       const k = seen.get(row.msg_id) ?? 0;
       seen.set(row.msg_id, k + 1);
       const resp = byId.get(row.msg_id);
@@ -345,16 +406,33 @@ describe('serve mode: one service, requests in order', () => {
       assert.equal(exp.prompt_length, resp.prompt_token_ids.length);
       assert.deepEqual(exp.eid, { batch: '', task: want.task, run: want.run, step: 0, suffix: row.msg_id });
       const lps = floats(row.logprobs);
-      assert.deepEqual(lps, choice.logprobs.content.map((c: { logprob: number }) => c.logprob), 'log-probs as returned');
+      assert.deepEqual(
+        lps,
+        choice.logprobs.content.map((c: { logprob: number }) => c.logprob),
+        'log-probs as returned',
+      );
       assertClose(lps, rescore(job.modelDir, exp.tokens, exp.prompt_length), 1e-4, 'log-probs vs re-scoring');
       // GRPO's group advantage ran in the pipeline, grouped by task id: "sums" holds rewards 1, 1, 0.25 (mean 0.75);
       // "other" is a group of one, which GRPO scores against mean 0 and std 1.
       const advantages = floats(row.advantages);
       assert.equal(advantages.length, lps.length);
-      if (row.task_id === 'other') assertClose(advantages, advantages.map(() => 0.5), 1e-5, 'advantages of a group of one');
-      else assert.ok(advantages.every((x) => Math.sign(x) === Math.sign(want.reward - 0.75)), `reward ${want.reward}: advantages ${advantages}`);
+      if (row.task_id === 'other')
+        assertClose(
+          advantages,
+          advantages.map(() => 0.5),
+          1e-5,
+          'advantages of a group of one',
+        );
+      else
+        assert.ok(
+          advantages.every((x) => Math.sign(x) === Math.sign(want.reward - 0.75)),
+          `reward ${want.reward}: advantages ${advantages}`,
+        );
     }
-    const history = rows<{ consumed: number; n: number }>(join(jobDir, 'buffer', 'proxy_history.db'), 'SELECT consumed, COUNT(*) AS n FROM proxy_history GROUP BY consumed');
+    const history = rows<{ consumed: number; n: number }>(
+      join(jobDir, 'buffer', 'proxy_history.db'),
+      'SELECT consumed, COUNT(*) AS n FROM proxy_history GROUP BY consumed',
+    );
     assert.deepEqual(history, [{ consumed: 1, n: 4 }]);
 
     const logged = readFileSync(join(jobDir, 'monitor', 'metrics.jsonl'), 'utf8')
@@ -404,7 +482,9 @@ describe('serve mode bound beyond loopback (listen_address: 0.0.0.0 written)', (
     jobDir = join(job.dir, 'checkpoints', 'tests', 'exposed');
     db = join(job.dir, 'buffer.db');
     history = join(jobDir, 'buffer', 'proxy_history.db');
-    s = await serve(serveConfig(job, 'exposed', SERVE.replace('explorer:\n', 'explorer:\n  listen_address: 0.0.0.0\n')));
+    s = await serve(
+      serveConfig(job, 'exposed', SERVE.replace('explorer:\n', 'explorer:\n  listen_address: 0.0.0.0\n')),
+    );
     base = `http://127.0.0.1:${s.url.split(':').pop()}`;
   });
   after(async () => {
@@ -422,7 +502,15 @@ describe('serve mode bound beyond loopback (listen_address: 0.0.0.0 written)', (
     assert.ok(m, header);
     key = m[1];
     auth = { authorization: `Bearer ${key}` };
-    assert.ok(s.logs.some((l) => l.startsWith('warning: ') && l.includes('reachable from the network') && l.includes('Authorization: Bearer <key>')), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some(
+        (l) =>
+          l.startsWith('warning: ') &&
+          l.includes('reachable from the network') &&
+          l.includes('Authorization: Bearer <key>'),
+      ),
+      s.logs.join('\n'),
+    );
     for (const l of [...s.logs, ...s.events]) assert.ok(!l.includes(key), `the key leaked: ${l}`);
   });
 
@@ -435,7 +523,14 @@ describe('serve mode bound beyond loopback (listen_address: 0.0.0.0 written)', (
       ['/commit', 'POST', undefined],
       ['/nowhere', 'GET', undefined],
     ];
-    const wrong: Record<string, string>[] = [{}, { authorization: `Bearer ${key}x` }, { authorization: `Bearer ${key.slice(0, -1)}` }, { authorization: key }, { authorization: `Basic ${key}` }, { authorization: 'Bearer ' }];
+    const wrong: Record<string, string>[] = [
+      {},
+      { authorization: `Bearer ${key}x` },
+      { authorization: `Bearer ${key.slice(0, -1)}` },
+      { authorization: key },
+      { authorization: `Basic ${key}` },
+      { authorization: 'Bearer ' },
+    ];
     for (const [path, method, body] of routes) {
       for (const headers of wrong) {
         const r = await call(`${base}${path}`, method, body, headers);
@@ -453,20 +548,36 @@ describe('serve mode bound beyond loopback (listen_address: 0.0.0.0 written)', (
 
   test('with the key everything works as on loopback', async () => {
     assert.equal((await call(`${base}/v1/models`, 'GET', undefined, auth)).json.data[0].id, 'model');
-    const r = await call(`${base}/v1/chat/completions`, 'POST', { model: 'model', messages: [{ role: 'user', content: '1+2' }], max_tokens: 6 }, auth);
+    const r = await call(
+      `${base}/v1/chat/completions`,
+      'POST',
+      { model: 'model', messages: [{ role: 'user', content: '1+2' }], max_tokens: 6 },
+      auth,
+    );
     assert.equal(r.status, 200, r.text);
-    assert.equal((await call(`${base}/feedback`, 'POST', { reward: 1, msg_ids: [r.json.id], task_id: 't' }, auth)).status, 200);
+    assert.equal(
+      (await call(`${base}/feedback`, 'POST', { reward: 1, msg_ids: [r.json.id], task_id: 't' }, auth)).status,
+      200,
+    );
     assert.equal((await call(`${base}/commit`, 'POST', undefined, auth)).status, 200);
-    assert.deepEqual(rows<{ msg_id: string }>(db, 'SELECT msg_id FROM exps').map((x) => x.msg_id), [r.json.id]);
+    assert.deepEqual(
+      rows<{ msg_id: string }>(db, 'SELECT msg_id FROM exps').map((x) => x.msg_id),
+      [r.json.id],
+    );
   });
 
   test('malformed /feedback and /commit bodies leave the buffer and the history exactly as they were', async () => {
     const post = (path: string, body?: unknown) => call(`${base}${path}`, 'POST', body, auth);
-    const ask = async () => (await post('/v1/chat/completions', { messages: [{ role: 'user', content: '4+5' }], max_tokens: 4 })).json.id as string;
+    const ask = async () =>
+      (await post('/v1/chat/completions', { messages: [{ role: 'user', content: '4+5' }], max_tokens: 4 })).json
+        .id as string;
     const ready = await ask();
     const open = await ask();
     assert.equal((await post('/feedback', { reward: 0.5, msg_ids: [ready], task_id: 'r' })).status, 200);
-    const snapshot = () => ({ exps: rows(db, 'SELECT * FROM exps ORDER BY id'), history: rows(history, 'SELECT * FROM proxy_history ORDER BY id') });
+    const snapshot = () => ({
+      exps: rows(db, 'SELECT * FROM exps ORDER BY id'),
+      history: rows(history, 'SELECT * FROM proxy_history ORDER BY id'),
+    });
     const metrics = async () => (await call(`${base}/metrics`, 'GET', undefined, auth)).json;
     const before = snapshot();
     const metricsBefore = await metrics();
@@ -506,7 +617,10 @@ describe('serve mode bound beyond loopback (listen_address: 0.0.0.0 written)', (
     assert.equal((await post('/feedback', { reward: 0, msg_ids: [open], task_id: 'r' })).status, 200);
     assert.equal((await post('/commit', {})).status, 200);
     assert.deepEqual(
-      rows<{ msg_id: string }>(db, 'SELECT msg_id FROM exps ORDER BY id').map((x) => x.msg_id).slice(-2).sort(),
+      rows<{ msg_id: string }>(db, 'SELECT msg_id FROM exps ORDER BY id')
+        .map((x) => x.msg_id)
+        .slice(-2)
+        .sort(),
       [ready, open].sort(),
     );
   });
@@ -519,7 +633,9 @@ describe('serve mode beyond loopback with TRINITY_WORKBENCH_API_KEY', () => {
     process.env.TRINITY_WORKBENCH_API_KEY = key;
     let s: Served | undefined;
     try {
-      s = await serve(serveConfig(job, 'envkey', SERVE.replace('explorer:\n', 'explorer:\n  listen_address: 0.0.0.0\n')));
+      s = await serve(
+        serveConfig(job, 'envkey', SERVE.replace('explorer:\n', 'explorer:\n  listen_address: 0.0.0.0\n')),
+      );
       const base = `http://127.0.0.1:${s.url.split(':').pop()}`;
       const file = join(job.dir, 'checkpoints', 'tests', 'envkey', 'explorer_server_url.txt');
       assert.equal(readFileSync(file, 'utf8'), s.url);
@@ -528,7 +644,10 @@ describe('serve mode beyond loopback with TRINITY_WORKBENCH_API_KEY', () => {
       const missing = await call(`${base}/v1/models`, 'GET');
       assert.equal(missing.status, 401);
       assert.match(missing.json.error.message, /the value of TRINITY_WORKBENCH_API_KEY/);
-      assert.equal((await call(`${base}/v1/models`, 'GET', undefined, { authorization: 'Bearer twb-other' })).status, 401);
+      assert.equal(
+        (await call(`${base}/v1/models`, 'GET', undefined, { authorization: 'Bearer twb-other' })).status,
+        401,
+      );
       for (const l of [...s.logs, ...s.events]) assert.ok(!l.includes(key), `the key leaked: ${l}`);
     } finally {
       delete process.env.TRINITY_WORKBENCH_API_KEY;
@@ -538,14 +657,17 @@ describe('serve mode beyond loopback with TRINITY_WORKBENCH_API_KEY', () => {
   });
 });
 
-describe('serve mode with a trainer of the same job (Trinity\'s agentic setup)', () => {
+describe("serve mode with a trainer of the same job (Trinity's agentic setup)", () => {
   test('the trainer trains on the committed experiences; the service takes its checkpoint', async () => {
     const job = tinyJob(12);
     const serveCfg = serveConfig(job, 'agent');
     const trainCfg = job.write(
       'train.yaml',
       header(job, 'agent') +
-        SERVE.replace('mode: serve', 'mode: train').replace('  sync_method: checkpoint', '  sync_method: checkpoint\n  sync_interval: 1\ntrainer:\n  total_steps: 1\n  save_interval: 100'),
+        SERVE.replace('mode: serve', 'mode: train').replace(
+          '  sync_method: checkpoint',
+          '  sync_method: checkpoint\n  sync_interval: 1\ntrainer:\n  total_steps: 1\n  save_interval: 100',
+        ),
     );
     const jobDir = join(job.dir, 'checkpoints', 'tests', 'agent');
     const db = join(job.dir, 'buffer.db');
@@ -555,7 +677,10 @@ describe('serve mode with a trainer of the same job (Trinity\'s agentic setup)',
     try {
       const a = await chat(s.url);
       const b = await chat(s.url);
-      for (const [r, reward, run] of [[a, 1, 0], [b, 0, 1]] as const) {
+      for (const [r, reward, run] of [
+        [a, 1, 0],
+        [b, 0, 1],
+      ] as const) {
         const fb = await call(`${s.url}/feedback`, 'POST', { reward, msg_ids: [r.json.id], task_id: 'g', run_id: run });
         assert.equal(fb.status, 200);
       }
@@ -563,8 +688,15 @@ describe('serve mode with a trainer of the same job (Trinity\'s agentic setup)',
       const trained = await training;
       assert.equal(trained.status, 'finished', `${trained.error}\n${trainLogs.join('\n')}`);
       assert.ok(existsSync(join(jobDir, 'global_step_1', 'model.safetensors')), 'the trainer saved step 1');
-      assert.deepEqual(rows<{ consumed: number }>(db, 'SELECT consumed FROM exps').map((r) => r.consumed), [1, 1], 'both read by the trainer');
-      await until(async () => (await call(`${s.url}/metrics`, 'GET')).json['rollout/model_0/model_version'] === 1, 'the service to take checkpoint 1');
+      assert.deepEqual(
+        rows<{ consumed: number }>(db, 'SELECT consumed FROM exps').map((r) => r.consumed),
+        [1, 1],
+        'both read by the trainer',
+      );
+      await until(
+        async () => (await call(`${s.url}/metrics`, 'GET')).json['rollout/model_0/model_version'] === 1,
+        'the service to take checkpoint 1',
+      );
       assert.ok(s.logs.some((l) => l.includes('Model 0 synchronized to version 1.')));
 
       const c = await chat(s.url);
@@ -576,9 +708,17 @@ describe('serve mode with a trainer of the same job (Trinity\'s agentic setup)',
       const exp = JSON.parse(row.experience);
       // Sampled by the trained weights: the checkpoint's re-scoring matches, the initial weights' does not.
       const lps = floats(row.logprobs);
-      assertClose(lps, rescore(join(jobDir, 'global_step_1'), exp.tokens, exp.prompt_length), 1e-4, 'log-probs vs the checkpoint');
+      assertClose(
+        lps,
+        rescore(join(jobDir, 'global_step_1'), exp.tokens, exp.prompt_length),
+        1e-4,
+        'log-probs vs the checkpoint',
+      );
       const before = rescore(job.modelDir, exp.tokens, exp.prompt_length);
-      assert.ok(lps.some((x, i) => Math.abs(x - before[i]) > 1e-4), 'the weights changed');
+      assert.ok(
+        lps.some((x, i) => Math.abs(x - before[i]) > 1e-4),
+        'the weights changed',
+      );
     } finally {
       s.controller.abort();
       const r = await s.done;
@@ -594,7 +734,10 @@ describe('serve mode of Trinity-RFT v0.3.2 (explorer/api: no feedback)', () => {
       '  trainer_input:',
       '  explorer_input:\n    taskset:\n      name: sums\n      storage_type: file\n      path: data/train.jsonl\n      format: {prompt_key: question, response_key: answer}\n  trainer_input:',
     );
-    const path = job.write('old.yaml', header(job, 'old').replace('# trinity-version: main', '# trinity-version: v0.3.2') + body);
+    const path = job.write(
+      'old.yaml',
+      header(job, 'old').replace('# trinity-version: main', '# trinity-version: v0.3.2') + body,
+    );
     const s = await serve(path, /Explorer API Server is started on (\S+) and listening to/);
     try {
       assert.equal((await call(`${s.url}/feedback`, 'POST', { reward: 1, msg_ids: [] })).status, 404);
@@ -605,7 +748,10 @@ describe('serve mode of Trinity-RFT v0.3.2 (explorer/api: no feedback)', () => {
       const streamed = await chat(s.url, { stream: true });
       assert.equal(streamed.status, 400);
       const db = join(job.dir, 'buffer.db');
-      await until(async () => existsSync(db) && rows(db, 'SELECT id FROM exps').length === 1, 'the interval to write the response');
+      await until(
+        async () => existsSync(db) && rows(db, 'SELECT id FROM exps').length === 1,
+        'the interval to write the response',
+      );
       const [row] = rows<BufferRow>(db, 'SELECT * FROM exps');
       // Unrewarded: the group advantage counts a missing reward as 0.
       assert.deepEqual([row.msg_id, row.reward, row.task_id], [r.json.id, 0, '']);
@@ -629,9 +775,20 @@ describe('serve mode that cannot listen', () => {
       const config = serveConfig(job, 'busy', SERVE.replace('proxy_port: 0', `proxy_port: ${port}`));
       const r = await runJob(config, { backend: 'wasm' });
       assert.equal(r.status, 'failed');
-      assert.match(r.error ?? '', new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(explorer\\.listen_address, explorer\\.proxy_port\\): .*EADDRINUSE`));
-      const writers = rows<{ finished_at: string | null }>(join(job.dir, 'buffer.db'), 'SELECT finished_at FROM exps__writers');
-      assert.ok(writers.every((w) => w.finished_at !== null), 'the buffer writer finished');
+      assert.match(
+        r.error ?? '',
+        new RegExp(
+          `cannot listen on 127\\.0\\.0\\.1:${port} \\(explorer\\.listen_address, explorer\\.proxy_port\\): .*EADDRINUSE`,
+        ),
+      );
+      const writers = rows<{ finished_at: string | null }>(
+        join(job.dir, 'buffer.db'),
+        'SELECT finished_at FROM exps__writers',
+      );
+      assert.ok(
+        writers.every((w) => w.finished_at !== null),
+        'the buffer writer finished',
+      );
     } finally {
       blocker.close();
     }

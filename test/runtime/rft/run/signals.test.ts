@@ -16,10 +16,17 @@ import { start } from './cli-process';
 import { killPoint } from '../../../helpers/kill-point';
 
 function longGrpo(job: TinyJob, name: string, steps: number): string {
-  return job.write(`${name}.yaml`, header(job, name) + topLevel(GRPO_STAGE).replace('total_steps: 4', `total_steps: ${steps}`).replace('eval_interval: 2', 'eval_interval: 100'));
+  return job.write(
+    `${name}.yaml`,
+    header(job, name) +
+      topLevel(GRPO_STAGE)
+        .replace('total_steps: 4', `total_steps: ${steps}`)
+        .replace('eval_interval: 2', 'eval_interval: 100'),
+  );
 }
 
-const trainerSteps = (events: RuntimeEvent[]): number[] => events.flatMap((e) => (e.type === 'metrics' && e.role === 'trainer' ? [e.step] : []));
+const trainerSteps = (events: RuntimeEvent[]): number[] =>
+  events.flatMap((e) => (e.type === 'metrics' && e.role === 'trainer' ? [e.step] : []));
 
 before(async () => {
   await initBackend({ prefer: 'wasm' });
@@ -55,7 +62,10 @@ describe('stopping and resuming', () => {
     const saved = Number(readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8'));
     // The child may finish (and checkpoint) one more step between reporting step killAfter and receiving the kill.
     const lastReported = Math.max(...trainerSteps(first.events));
-    assert.ok(saved >= 2 && saved <= lastReported + 1, `checkpoint ${saved}, last step reported ${lastReported} (kill after ${killAfter})`);
+    assert.ok(
+      saved >= 2 && saved <= lastReported + 1,
+      `checkpoint ${saved}, last step reported ${lastReported} (kill after ${killAfter})`,
+    );
 
     const second = start(config);
     const { code } = await second.exit;
@@ -94,11 +104,17 @@ describe('stopping and resuming', () => {
     const second = start(config);
     const { code } = await second.exit;
     assert.equal(code, 0, second.stderr().slice(-2000));
-    assert.deepEqual(trainerSteps(second.events), Array.from({ length: steps - saved }, (_, i) => saved + 1 + i), 'the second run trains from the checkpoint to the end');
+    assert.deepEqual(
+      trainerSteps(second.events),
+      Array.from({ length: steps - saved }, (_, i) => saved + 1 + i),
+      'the second run trains from the checkpoint to the end',
+    );
     const db = new Database(join(job.dir, 'buffer.db'), { readonly: true, fileMustExist: true });
     try {
       const rows = db
-        .prepare(`SELECT json_extract(experience, '$.eid.batch') AS batch, COUNT(*) AS n, MIN(consumed) AS lo, MAX(consumed) AS hi FROM exps GROUP BY batch ORDER BY batch`)
+        .prepare(
+          `SELECT json_extract(experience, '$.eid.batch') AS batch, COUNT(*) AS n, MIN(consumed) AS lo, MAX(consumed) AS hi FROM exps GROUP BY batch ORDER BY batch`,
+        )
         .all() as { batch: number; n: number; lo: number; hi: number }[];
       assert.deepEqual(
         rows.map((r) => [r.batch, r.n, r.lo, r.hi]),

@@ -12,14 +12,37 @@ import { withValueHead } from '../../../../runtime/engine/model/value-head';
 import type { Experience } from '../../../../runtime/rft/experience';
 import { RftTrainer, type CriticSetup, type TrainerOptions } from '../../../../runtime/rft/trainer/trainer';
 
-const cfg = parseModelConfig(newModelConfigJson({ family: 'qwen2', layers: 1, hidden: 16, heads: 4, kvHeads: 2, vocabSize: 12, maxPositions: 16, eosTokenIds: [1] }));
+const cfg = parseModelConfig(
+  newModelConfigJson({
+    family: 'qwen2',
+    layers: 1,
+    hidden: 16,
+    heads: 4,
+    kvHeads: 2,
+    vocabSize: 12,
+    maxPositions: 16,
+    eosTokenIds: [1],
+  }),
+);
 const constant = (lr: number) => ({ lr, style: 'constant' as const, warmupSteps: 0, totalSteps: 100 });
 
 function batch(): Experience[] {
   // Two prompts of different lengths (left padding in the batch), responses of 3 and 2 tokens.
   return [
-    { eid: { batch: 1, task: 0, run: 0, step: 0, suffix: 'a' }, tokens: [3, 4, 5, 6, 7, 8], promptLength: 3, logprobs: [-2, -2, -2], reward: 1 },
-    { eid: { batch: 1, task: 1, run: 0, step: 0, suffix: 'b' }, tokens: [9, 10, 6, 7], promptLength: 2, logprobs: [-2, -2], reward: 0 },
+    {
+      eid: { batch: 1, task: 0, run: 0, step: 0, suffix: 'a' },
+      tokens: [3, 4, 5, 6, 7, 8],
+      promptLength: 3,
+      logprobs: [-2, -2, -2],
+      reward: 1,
+    },
+    {
+      eid: { batch: 1, task: 1, run: 0, step: 0, suffix: 'b' },
+      tokens: [9, 10, 6, 7],
+      promptLength: 2,
+      logprobs: [-2, -2],
+      reward: 0,
+    },
   ];
 }
 
@@ -27,7 +50,18 @@ function setup(warmup: number, klPenalty = 'none'): { trainer: RftTrainer; actor
   const actor = initModel(cfg, 1);
   const reference = initModel(cfg, 1);
   const opts: TrainerOptions = {
-    algorithm: { policyLossFn: 'ppo', policyLossFnArgs: null, klLossFn: 'none', klLossFnArgs: null, entropyLossFn: 'none', entropyLossFnArgs: null, lossAggMode: 'token-mean', useReference: true, trainerAdvantageFn: 'ppo', trainerAdvantageFnArgs: null },
+    algorithm: {
+      policyLossFn: 'ppo',
+      policyLossFnArgs: null,
+      klLossFn: 'none',
+      klLossFnArgs: null,
+      entropyLossFn: 'none',
+      entropyLossFnArgs: null,
+      lossAggMode: 'token-mean',
+      useReference: true,
+      trainerAdvantageFn: 'ppo',
+      trainerAdvantageFnArgs: null,
+    },
     schedule: constant(1e-2),
     betas: [0.9, 0.999],
     weightDecay: 0,
@@ -49,7 +83,10 @@ function setup(warmup: number, klPenalty = 'none'): { trainer: RftTrainer; actor
     klPenaltyFn: klPenalty,
     klPenaltyFnArgs: { kl_coef: 0.1 },
   };
-  return { trainer: new RftTrainer(actor, reference, opts, critic), actorBefore: actor.variables()[1].dataSync().slice() as Float32Array };
+  return {
+    trainer: new RftTrainer(actor, reference, opts, critic),
+    actorBefore: actor.variables()[1].dataSync().slice() as Float32Array,
+  };
 }
 
 before(async () => {
@@ -65,7 +102,17 @@ describe('PPO critic', () => {
       m = await trainer.trainStep(batch());
       losses.push(m['critic/vf_loss']);
     }
-    for (const k of ['critic/vf_loss', 'critic/vf_clipfrac', 'critic/vpred_mean', 'critic/grad_norm', 'critic/lr', 'critic/returns/mean', 'critic/values/mean', 'critic/rewards/mean', 'actor/pg_loss']) {
+    for (const k of [
+      'critic/vf_loss',
+      'critic/vf_clipfrac',
+      'critic/vpred_mean',
+      'critic/grad_norm',
+      'critic/lr',
+      'critic/returns/mean',
+      'critic/values/mean',
+      'critic/rewards/mean',
+      'actor/pg_loss',
+    ]) {
       assert.ok(Number.isFinite(m[k]), `${k} = ${m[k]}`);
     }
     assert.ok(losses[24] < losses[0] * 0.5, `vf_loss ${losses[0]} -> ${losses[24]}`);

@@ -76,7 +76,9 @@ function context(t: WorkflowTask, auxiliaryModels: AuxiliaryModel[] = [teacher],
 function teacherScores(tokens: number[], promptLength: number, temperature: number): number[] {
   return tf.tidy(() => {
     const ids = tf.tensor2d([tokens], [1, tokens.length], 'int32');
-    return Array.from(scoreSequences(teacher.pretrained.model, ids, { temperature }).logprobs.dataSync()).slice(promptLength - 1);
+    return Array.from(scoreSequences(teacher.pretrained.model, ids, { temperature }).logprobs.dataSync()).slice(
+      promptLength - 1,
+    );
   });
 }
 
@@ -86,7 +88,9 @@ describe('on-policy distillation workflows', () => {
     ['on_policy_distill_math_workflow', 0.7],
   ] as const) {
     test(`${name}: teacher log-probs of the student's tokens (temperature ${temperature ?? 'default 1.0'})`, async () => {
-      const wf = workflowFactory(name)(context(task({ workflowArgs: temperature === undefined ? {} : { temperature } }), [teacher], 5));
+      const wf = workflowFactory(name)(
+        context(task({ workflowArgs: temperature === undefined ? {} : { temperature } }), [teacher], 5),
+      );
       assert.equal(wf.repeatable, true);
       const exps = await wf.run();
       assert.equal(exps.length, 3);
@@ -96,7 +100,9 @@ describe('on-policy distillation workflows', () => {
         assert.equal(e.logprobs!.length, n);
         assert.equal(e.teacherLogprobs!.length, n);
         const direct = teacherScores(e.tokens, e.promptLength, temperature ?? 1.0);
-        e.teacherLogprobs!.forEach((v, k) => assert.ok(Math.abs(v - direct[k]) < 1e-5, `token ${k}: ${v} vs ${direct[k]}`));
+        e.teacherLogprobs!.forEach((v, k) =>
+          assert.ok(Math.abs(v - direct[k]) < 1e-5, `token ${k}: ${v} vs ${direct[k]}`),
+        );
         // A different model: the student's log-probs are not the teacher's.
         assert.ok(e.logprobs!.some((v, k) => Math.abs(v - e.teacherLogprobs![k]) > 1e-3));
         const kl = e.logprobs!.reduce((s, v, k) => s + v - e.teacherLogprobs![k], 0);
@@ -106,7 +112,10 @@ describe('on-policy distillation workflows', () => {
           assert.equal(e.reward, 0);
           assert.deepEqual(Object.keys(e.metrics!), ['kl_divergence']);
         } else {
-          assert.match(e.promptText!, /You are a helpful assistant\.[\s\S]*3\+4\nPlease reason step by step, and put your final answer within \\boxed\{\}\./);
+          assert.match(
+            e.promptText!,
+            /You are a helpful assistant\.[\s\S]*3\+4\nPlease reason step by step, and put your final answer within \\boxed\{\}\./,
+          );
           if (e.responseText) assert.equal(e.reward, e.metrics!.accuracy);
           else assert.equal(e.reward, 0);
         }
@@ -124,6 +133,9 @@ describe('on-policy distillation workflows', () => {
   });
 
   test('without an auxiliary model the workflow refuses, naming explorer.auxiliary_models', () => {
-    assert.throws(() => workflowFactory('on_policy_distill_workflow')(context(task(), [])), /at least one auxiliary model as teacher \(explorer\.auxiliary_models\)/);
+    assert.throws(
+      () => workflowFactory('on_policy_distill_workflow')(context(task(), [])),
+      /at least one auxiliary model as teacher \(explorer\.auxiliary_models\)/,
+    );
   });
 });

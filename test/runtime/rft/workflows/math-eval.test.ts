@@ -17,7 +17,9 @@ async function run(responseText: string, truth: string | undefined, workflow = '
   const model = {
     chat(messages: ChatMessage[], args: RolloutArgs): Experience[] {
       calls.push({ messages, args });
-      return [{ eid: { batch: 0, task: 0, run: 0, step: 0, suffix: 'x' }, tokens: [1, 2], promptLength: 1, responseText }];
+      return [
+        { eid: { batch: 0, task: 0, run: 0, step: 0, suffix: 'x' }, tokens: [1, 2], promptLength: 1, responseText },
+      ];
     },
   } as unknown as RolloutModel;
   const task: WorkflowTask = {
@@ -52,7 +54,10 @@ describe('math_eval_workflow', () => {
     const { calls, created, repeatable, exps } = await run('\\boxed{7}', '7');
     assert.deepEqual(calls[0].messages, [
       { role: 'system', content: 'You are a helpful assistant.' },
-      { role: 'user', content: 'What is 3+4?\nPlease reason step by step, and put your final answer within \\boxed{}.' },
+      {
+        role: 'user',
+        content: 'What is 3+4?\nPlease reason step by step, and put your final answer within \\boxed{}.',
+      },
     ]);
     assert.deepEqual(calls[0].args, { temperature: 0.6, top_p: 0.8, n: 1 });
     assert.deepEqual(created, []);
