@@ -4,9 +4,10 @@
  * terminal and of other machines show in the Runs view. The directory walk has a limited depth, and each job's
  * metrics are read incrementally (runtime/metrics), so a rescan reads only what the files gained.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { RUN_RECORD_FILE, type Role, type RunRecord, type StageInfo } from '../../runtime/protocol';
+import type { Role, RunRecord, StageInfo } from '../../runtime/protocol';
+import { pidAlive, readRunRecords } from '../../runtime/run-records';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import { noteMetrics, runKey, type CheckpointInfo, type RunState } from './run-state';
 
@@ -24,7 +25,7 @@ export function findJobDirs(roots: string[], maxDepth = 6): string[] {
     } catch {
       return;
     }
-    const records = names.includes('state') ? readRecords(dir) : [];
+    const records = names.includes('state') ? readRunRecords(dir) : [];
     if (records.length) {
       found.add(dir);
       for (const { record } of records)
@@ -51,32 +52,9 @@ export function findJobDirs(roots: string[], maxDepth = 6): string[] {
   return [...found].filter((d) => !stageDirs.has(d)).sort();
 }
 
-/** The run records in a job directory's `state/`, with the mode of the half they record (explore, train) if any. */
-export function readRecords(jobDir: string): { record: RunRecord; mode?: string }[] {
-  let names: string[];
-  try {
-    names = readdirSync(join(jobDir, 'state'))
-      .filter((n) => RUN_RECORD_FILE.test(n))
-      .sort();
-  } catch {
-    return [];
-  }
-  return names.flatMap((n) => {
-    try {
-      const record = JSON.parse(readFileSync(join(jobDir, 'state', n), 'utf8')) as RunRecord;
-      if (!record || typeof record !== 'object' || typeof record.status !== 'string') return [];
-      const mode = RUN_RECORD_FILE.exec(n)?.[1]?.slice(1);
-      return [{ record, ...(mode ? { mode } : {}) }];
-    } catch {
-      // Being replaced right now (records are written atomically), or not ours.
-      return [];
-    }
-  });
-}
-
 /** Every run of a job directory: one per run record (the explore and train halves of a job each keep one), else one. */
 export function readJobRuns(jobDir: string, isAlive: (pid: number) => boolean = pidAlive): RunState[] {
-  const records = readRecords(jobDir);
+  const records = readRunRecords(jobDir);
   return records.length
     ? records.map((r) => runFrom(jobDir, r.record, r.mode, isAlive))
     : [runFrom(jobDir, undefined, undefined, isAlive)];
@@ -184,12 +162,3 @@ function latestSteps(jobDir: string): LatestStep[] {
 
 /** The role in a reader's run name (`trainer`, or Trinity's role folders such as `trainer_0`). */
 const ROLE_OF_RUN = /(explorer|trainer|bench)/;
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -3,10 +3,8 @@
  * the document is open, so that run health and metric hovers follow a live run. I/O only: what the rows mean is the
  * service's business.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
-import { RUN_RECORD_FILE, type RunRecord } from '../../runtime/protocol';
+import { isLive, readRunRecords } from '../../runtime/run-records';
 import type { HealthPoint } from '../../runtime/config/run-health';
 import type { StageMetrics } from '../service/run-metrics';
 
@@ -33,37 +31,10 @@ interface Watched {
 
 const POLL_MS = 2000;
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The run records of a job dir: their run ids (a rerun from scratch changes them) and whether one is running. */
 function records(runDir: string): { ids: string; live: boolean } {
-  let names: string[];
-  try {
-    names = readdirSync(join(runDir, 'state'))
-      .filter((n) => RUN_RECORD_FILE.test(n))
-      .sort();
-  } catch {
-    return { ids: '', live: false };
-  }
-  let live = false;
-  const ids: string[] = [];
-  for (const n of names) {
-    try {
-      const r = JSON.parse(readFileSync(join(runDir, 'state', n), 'utf8')) as RunRecord;
-      ids.push(String(r.runId));
-      if (r.status === 'running' && typeof r.pid === 'number' && isAlive(r.pid)) live = true;
-    } catch {
-      // Being rewritten: read again next time.
-    }
-  }
-  return { ids: ids.join(','), live };
+  const found = readRunRecords(runDir);
+  return { ids: found.map((r) => String(r.record.runId)).join(','), live: found.some((r) => isLive(r.record)) };
 }
 
 export class RunWatcher {

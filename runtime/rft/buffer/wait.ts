@@ -1,5 +1,6 @@
 /** Small waiting helpers shared by the storages: abortable sleeps and an in-process change notifier. */
 import { hostname } from 'node:os';
+import { pidAlive } from '../../run-records';
 
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
@@ -104,12 +105,7 @@ export const HOST = hostname();
 export function writerMayBeAlive(pid: number, host: string): boolean {
   if (host !== HOST) return true;
   if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return pidAlive(pid);
 }
 
 /** `max_read_timeout` (seconds) or the per-read override (ms) as milliseconds. */
