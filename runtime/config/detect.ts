@@ -3,32 +3,12 @@
  * or a top level with at least three of Trinity's root sections (the same rule the corpus of real configs uses).
  * Cheap: reads only the start of the text, never parses it.
  */
-const ROOT_KEYS = new Set([
-  'mode',
-  'project',
-  'algorithm',
-  'buffer',
-  'explorer',
-  'synchronizer',
-  'trainer',
-  'cluster',
-  'model',
-  'monitor',
-  'stages',
-  'data_processor',
-  'checkpoint_root_dir',
-]);
+// Trinity's root sections, and those only Trinity configs have (one must be among the keys, so `mode:`/`project:`/
+// `model:` alone do not match). JSON, so that the test set-up, which runs before any build, reads the same list.
+import TRINITY_KEYS from './root-keys.json';
 
-/** Sections that only Trinity configs have: one of them must be among the keys, so `mode:`/`project:`/`model:` alone do not match. */
-const DISTINCTIVE = new Set([
-  'algorithm',
-  'buffer',
-  'explorer',
-  'synchronizer',
-  'trainer',
-  'data_processor',
-  'checkpoint_root_dir',
-]);
+const ROOT_KEYS = new Set(TRINITY_KEYS.rootKeys);
+const DISTINCTIVE = new Set(TRINITY_KEYS.distinctive);
 
 export function looksLikeTrinityConfig(text: string, maxBytes = 64 * 1024): boolean {
   const head = text.length > maxBytes ? text.slice(0, maxBytes) : text;

@@ -3,7 +3,7 @@
 // the configs and datasets are extracted by the same rule the shared corpus was made with. The corpus is Trinity's,
 // not ours: it lives outside the repository (the cache dir) and is never committed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -28,22 +28,11 @@ export const CORPUS_RELEASES = [
 export const DATA_RELEASE = 'main';
 const DATA_DIR = 'tests/template/data/';
 
-/** A YAML file is a Trinity config when at least three of its top-level keys are among these. */
-const ROOT_KEYS = new Set([
-  'mode',
-  'project',
-  'algorithm',
-  'buffer',
-  'explorer',
-  'synchronizer',
-  'trainer',
-  'cluster',
-  'model',
-  'monitor',
-  'stages',
-  'data_processor',
-  'checkpoint_root_dir',
-]);
+/** Trinity's root sections (runtime/config/root-keys.json, which the editor's config detection reads too). */
+function rootKeys() {
+  const url = new URL('../../runtime/config/root-keys.json', import.meta.url);
+  return new Set(JSON.parse(readFileSync(url, 'utf8')).rootKeys);
+}
 
 export function cacheDir() {
   return process.env.TRINITY_WORKBENCH_CACHE ?? join(homedir(), '.cache', 'trinity-workbench');
@@ -63,8 +52,11 @@ export function locateCorpus(repoRoot) {
   return [resolve(repoRoot, '..', 'shared', 'corpus'), join(cacheDir(), 'corpus')].find(isCorpus);
 }
 
-/** `parse` is the `yaml` package's (imported by the caller: this module loads before npm ci has run). */
-export function isTrinityConfig(text, parse) {
+/**
+ * A YAML file is a Trinity config when at least three of its top-level keys are Trinity's root sections. `parse` is
+ * the `yaml` package's (imported by the caller: this module loads before npm ci has run).
+ */
+export function isTrinityConfig(text, parse, keys = rootKeys()) {
   let doc;
   try {
     doc = parse(text);
@@ -72,7 +64,7 @@ export function isTrinityConfig(text, parse) {
     return false;
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return false;
-  return Object.keys(doc).filter((k) => ROOT_KEYS.has(k)).length >= 3;
+  return Object.keys(doc).filter((k) => keys.has(k)).length >= 3;
 }
 
 function git(gitDir, args, opts = {}) {
@@ -102,6 +94,7 @@ function fetchRelease(gitDir, url, { release, ref, commit, since }) {
  */
 export async function fetchCorpus(url = TRINITY_RFT_URL, cache = cacheDir(), releases = CORPUS_RELEASES) {
   const { parse } = await import('yaml');
+  const keys = rootKeys();
   const gitDir = join(cache, 'trinity-rft.git');
   if (!existsSync(gitDir)) {
     mkdirSync(gitDir, { recursive: true });
@@ -120,7 +113,7 @@ export async function fetchCorpus(url = TRINITY_RFT_URL, cache = cacheDir(), rel
       const isYaml = /\.ya?ml$/.test(path);
       if (!isData && !isYaml) continue;
       const bytes = git(gitDir, ['cat-file', 'blob', `${commit}:${path}`], { binary: true });
-      if (isYaml && isTrinityConfig(bytes.toString('utf8'), parse)) {
+      if (isYaml && isTrinityConfig(bytes.toString('utf8'), parse, keys)) {
         write(join(staging, 'trinity-configs', rel.release, path), bytes);
         counts[rel.release]++;
       }
