@@ -3,13 +3,14 @@
  * `vscode` (the panel shows the save dialog and calls this), so the tests run it directly.
  */
 import { writeFileSync } from 'node:fs';
+import { scalarsCsv } from '../../runtime/metrics/csv';
 import type { ExportMessage } from './messages';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
-/** The file's bytes: the CSV's UTF-8, or the PNG decoded from its data URL (which must really be a PNG). */
+/** The file's bytes: the rows as the CLI's CSV in UTF-8, or the PNG decoded from its data URL (which must be one). */
 export function exportBytes(m: ExportMessage): Uint8Array {
-  if (m.format === 'csv') return new TextEncoder().encode(m.data);
+  if (m.format === 'csv') return new TextEncoder().encode(scalarsCsv(m.rows));
   const comma = m.data.indexOf(',');
   const bytes = new Uint8Array(Buffer.from(m.data.slice(comma + 1), 'base64'));
   if (bytes.length < 24 || PNG_SIGNATURE.some((b, i) => bytes[i] !== b))

@@ -1,42 +1,32 @@
 /**
- * A card's CSV export, with the `metrics` CLI's header `run,tag,step,wall_time,value`, and export file names. Pure
- * (no DOM, no Chart.js): the unit tests import it.
+ * What a card's exports hold: its series as rows for the CSV (the extension writes them with the `metrics` CLI's
+ * writer), and the export file names. Pure (no DOM, no Chart.js): the unit tests import it.
  */
+import type { ExportRow } from '../../client/dashboard/messages';
 
 /** A run's series as the webview holds it (chart-card.ts' SeriesData has this shape). */
-export interface CsvSeries {
+export interface ExportSeries {
   run: string;
   steps: readonly number[];
   times: readonly number[];
   values: readonly (number | null)[];
 }
 
-/** RFC 4180 quoting where a field needs it. */
-function field(s: string): string {
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/**
- * The CSV of a tag's series: wall_time is the run's start plus the relative time (seconds since the epoch), empty
- * when the start is unknown, as the CLI leaves it empty; a non-finite value (null on the wire) is written `nan`.
- */
-export function csvOf(tag: string, series: readonly CsvSeries[], startedAt: number | undefined): string {
-  const lines = ['run,tag,step,wall_time,value'];
+/** A tag's rows: wall time is the run's start plus the relative time, null when the start is unknown. */
+export function exportRows(tag: string, series: readonly ExportSeries[], startedAt: number | undefined): ExportRow[] {
+  const rows: ExportRow[] = [];
   for (const s of series) {
     for (let i = 0; i < s.steps.length; i++) {
-      const v = s.values[i];
-      lines.push(
-        [
-          field(s.run),
-          field(tag),
-          String(s.steps[i]),
-          startedAt === undefined ? '' : String(startedAt + s.times[i]),
-          v === null ? 'nan' : String(v),
-        ].join(','),
-      );
+      rows.push({
+        run: s.run,
+        tag,
+        step: s.steps[i],
+        wallTime: startedAt === undefined ? null : startedAt + s.times[i],
+        value: s.values[i],
+      });
     }
   }
-  return `${lines.join('\n')}\n`;
+  return rows;
 }
 
 /** A file name for a tag's export: the tag with anything but letters, digits, `.`, `@` and `-` as `_`. */

@@ -1,10 +1,10 @@
 /// <reference lib="dom" />
 /**
  * A card's exports, made in the webview and posted to the extension (which saves them: webviews cannot download):
- * the card's series as CSV (csv.ts), and its chart as a PNG of the canvas' size on the card's background.
+ * the card's series as CSV rows (export-rows.ts), and its chart as a PNG of the canvas' size on the card's background.
  */
 import type { ExportMessage } from '../../client/dashboard/messages';
-import { csvOf, exportName, type CsvSeries } from './csv';
+import { exportName, exportRows, type ExportSeries } from './export-rows';
 
 /** The canvas as a PNG data URL, on `background` (the canvas itself is transparent). */
 export function pngOf(canvas: HTMLCanvasElement, background: string): string {
@@ -18,8 +18,8 @@ export function pngOf(canvas: HTMLCanvasElement, background: string): string {
   return out.toDataURL('image/png');
 }
 
-export function csvExport(tag: string, series: readonly CsvSeries[], startedAt: number | undefined): ExportMessage {
-  return { type: 'export', format: 'csv', fileName: exportName(tag, 'csv'), data: csvOf(tag, series, startedAt) };
+export function csvExport(tag: string, series: readonly ExportSeries[], startedAt: number | undefined): ExportMessage {
+  return { type: 'export', format: 'csv', fileName: exportName(tag, 'csv'), rows: exportRows(tag, series, startedAt) };
 }
 
 export function pngExport(tag: string, canvas: HTMLCanvasElement, background: string): ExportMessage {

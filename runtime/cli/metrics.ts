@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { readAllMetrics } from '../metrics/job-metrics';
 import type { ScalarRow } from '../metrics/types';
 import { lastValue, parseArgs } from './args';
+import { scalarsCsv } from '../metrics/csv';
 
 const HELP = `Usage: trinity-workbench metrics [--format csv|json] [--tag REGEX] <job dir | event dir | file>...
 
@@ -61,35 +62,12 @@ export function runMetrics(argv: string[]): number {
   if (paths.length > 0 && rows.length === 0 && problems.length === 0)
     process.stderr.write(`trinity-workbench metrics: no scalars found under ${paths.join(', ')}\n`);
   const kept = tag ? rows.filter((r) => tag.test(r.tag)) : rows;
-  process.stdout.write(format === 'json' ? `${JSON.stringify(kept.map(jsonRow), null, 1)}\n` : csv(kept));
+  process.stdout.write(format === 'json' ? `${JSON.stringify(kept.map(jsonRow), null, 1)}\n` : scalarsCsv(kept));
   return failed || problems.length > 0 ? 1 : 0;
 }
 
 function jsonRow(r: ScalarRow): ScalarRow | (Omit<ScalarRow, 'value'> & { value: null }) {
   return Number.isFinite(r.value) ? r : { ...r, value: null };
-}
-
-function csv(rows: ScalarRow[]): string {
-  const lines = ['run,tag,step,wall_time,value'];
-  for (const r of rows)
-    lines.push(
-      [field(r.run), field(r.tag), String(r.step), r.wallTime === null ? '' : String(r.wallTime), number(r.value)].join(
-        ',',
-      ),
-    );
-  return `${lines.join('\n')}\n`;
-}
-
-/** RFC 4180 quoting where a field needs it. */
-function field(s: string): string {
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** Non-finite values as pandas and spreadsheets read them. */
-function number(v: number): string {
-  if (Number.isNaN(v)) return 'nan';
-  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
-  return String(v);
 }
 
 function usage(message: string): number {

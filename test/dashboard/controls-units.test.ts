@@ -12,7 +12,8 @@ import { deflateSync } from 'node:zlib';
 import { exportBytes, pngSize, writeExport } from '../../client/dashboard/export-file';
 import { parseHostMessage, parseWebviewMessage } from '../../client/dashboard/messages';
 import { formatClock, outlierExtent, parseXAxis, quantileSorted, xValues } from '../../media/dashboard/axes';
-import { csvOf, exportName } from '../../media/dashboard/csv';
+import { scalarsCsv } from '../../runtime/metrics/csv';
+import { exportName, exportRows } from '../../media/dashboard/export-rows';
 import { Layout, parseLayout } from '../../media/dashboard/layout';
 import { checkpointMarks, markX, MODEL_VERSION_TAG, syncMarks, trainerTimes } from '../../media/dashboard/marks';
 
@@ -113,11 +114,18 @@ describe('dashboard layout state', () => {
 });
 
 describe('dashboard exports', () => {
-  test('CSV: the metrics CLI’s header, RFC 4180 quoting, wall time from the run’s start, nan for non-finite', () => {
-    const csv = csvOf('a,"b"', [{ run: 'trainer', steps: [1, 2], times: [0.5, 1], values: [0.25, null] }], 1000);
-    assert.equal(csv, 'run,tag,step,wall_time,value\ntrainer,"a,""b""",1,1000.5,0.25\ntrainer,"a,""b""",2,1001,nan\n');
+  test('CSV: a card’s rows (wall time from the run’s start), written by the metrics CLI’s writer: its header, RFC 4180 quoting, nan for non-finite', () => {
+    const rows = exportRows('a,"b"', [{ run: 'trainer', steps: [1, 2], times: [0.5, 1], values: [0.25, null] }], 1000);
+    assert.deepEqual(rows, [
+      { run: 'trainer', tag: 'a,"b"', step: 1, wallTime: 1000.5, value: 0.25 },
+      { run: 'trainer', tag: 'a,"b"', step: 2, wallTime: 1001, value: null },
+    ]);
     assert.equal(
-      csvOf('t', [{ run: 'r', steps: [3], times: [4], values: [5] }], undefined),
+      scalarsCsv(rows),
+      'run,tag,step,wall_time,value\ntrainer,"a,""b""",1,1000.5,0.25\ntrainer,"a,""b""",2,1001,nan\n',
+    );
+    assert.equal(
+      scalarsCsv(exportRows('t', [{ run: 'r', steps: [3], times: [4], values: [5] }], undefined)),
       'run,tag,step,wall_time,value\nr,t,3,,5\n',
     );
     assert.equal(exportName('eval/math/accuracy/mean@4', 'png'), 'eval_math_accuracy_mean@4.png');
@@ -132,13 +140,32 @@ describe('dashboard exports', () => {
       fileName: 'a.png',
       data: png,
     });
-    assert.ok(parseWebviewMessage({ type: 'export', format: 'csv', fileName: 'a.csv', data: 'run\n' }));
+    assert.ok(
+      parseWebviewMessage({
+        type: 'export',
+        format: 'csv',
+        fileName: 'a.csv',
+        rows: [{ run: 'r', tag: 't', step: 1, wallTime: null, value: 1 }],
+      }),
+    );
     for (const bad of [
       { type: 'export', format: 'svg', fileName: 'a.svg', data: '' },
-      { type: 'export', format: 'csv', fileName: '../a.csv', data: '' },
-      { type: 'export', format: 'csv', fileName: 'a/b.csv', data: '' },
-      { type: 'export', format: 'csv', fileName: 'a.txt', data: '' },
-      { type: 'export', format: 'csv', fileName: 'a.csv', data: 3 },
+      { type: 'export', format: 'csv', fileName: '../a.csv', rows: [] },
+      { type: 'export', format: 'csv', fileName: 'a/b.csv', rows: [] },
+      { type: 'export', format: 'csv', fileName: 'a.txt', rows: [] },
+      { type: 'export', format: 'csv', fileName: 'a.csv', data: 'run\n' },
+      {
+        type: 'export',
+        format: 'csv',
+        fileName: 'a.csv',
+        rows: [{ run: 'r', tag: 't', step: 'x', wallTime: null, value: 1 }],
+      },
+      {
+        type: 'export',
+        format: 'csv',
+        fileName: 'a.csv',
+        rows: [{ run: 'r', tag: 't', step: 1, wallTime: null, value: 'NaN' }],
+      },
       { type: 'export', format: 'png', fileName: 'a.png', data: 'data:image/jpeg;base64,AAAA' },
       { type: 'export', format: 'png', fileName: 'a.png', data: 'data:image/png;base64,<script>' },
     ]) {
@@ -148,8 +175,13 @@ describe('dashboard exports', () => {
 
   test('the extension’s writer: CSV as UTF-8, the PNG decoded (and refused when it is not one)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dash-export-unit-'));
-    writeExport(join(dir, 'x.csv'), { type: 'export', format: 'csv', fileName: 'x.csv', data: 'run,tag\nträiner,t\n' });
-    assert.equal(readFileSync(join(dir, 'x.csv'), 'utf8'), 'run,tag\nträiner,t\n');
+    writeExport(join(dir, 'x.csv'), {
+      type: 'export',
+      format: 'csv',
+      fileName: 'x.csv',
+      rows: [{ run: 'träiner', tag: 't', step: 2, wallTime: 7.5, value: -1 }],
+    });
+    assert.equal(readFileSync(join(dir, 'x.csv'), 'utf8'), 'run,tag,step,wall_time,value\nträiner,t,2,7.5,-1\n');
     const png = tinyPng(3, 2);
     writeExport(join(dir, 'x.png'), {
       type: 'export',

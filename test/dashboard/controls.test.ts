@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { exportBytes, pngSize, writeExport } from '../../client/dashboard/export-file';
 import { parseWebviewMessage, type Series } from '../../client/dashboard/messages';
 import { DashboardPage, ROOT, THEMES, type ThemeName } from './harness';
+import { scalarsCsv } from '../../runtime/metrics/csv';
 
 /** The run started at 2026-12-01 10:00:00 UTC (seconds since the epoch). */
 const STARTED_AT = 1_796_119_200;
@@ -249,7 +250,7 @@ describe('the dashboard chart controls', () => {
     const expected = ['run,tag,step,wall_time,value'];
     for (const s of INIT.filter((x) => x.tag === TAG))
       s.steps.forEach((step, i) => expected.push(`${s.run},${TAG},${step},${STARTED_AT + s.times[i]},${s.values[i]}`));
-    assert.deepEqual(csv.data.trimEnd().split('\n'), expected);
+    assert.deepEqual(scalarsCsv(csv.rows).trimEnd().split('\n'), expected);
 
     assert.equal(png.format, 'png');
     assert.equal(png.fileName, 'critic_score_mean.png');
@@ -269,7 +270,7 @@ describe('the dashboard chart controls', () => {
     assert.ok(csvMessage?.type === 'export');
     writeExport(join(dir, csvMessage.fileName), csvMessage);
     writeExport(join(dir, pngMessage.fileName), pngMessage);
-    assert.equal(readFileSync(join(dir, 'critic_score_mean.csv'), 'utf8'), csv.data);
+    assert.equal(readFileSync(join(dir, 'critic_score_mean.csv'), 'utf8'), `${expected.join('\n')}\n`);
     assert.deepEqual(new Uint8Array(readFileSync(join(dir, 'critic_score_mean.png'))), bytes);
     // The PNG is the chart, not a blank: Chromium decodes it and it has the card's background and other colours.
     const colours: number = await d.page.evaluate(async (url: string) => {
