@@ -172,6 +172,17 @@ class Evaluator {
     if (frame.refs) frame.refs.push({ ...ref, value: this.unwrap(ref.value) });
   }
 
+  /** Records the config node a selection (`${key}`, `oc.select`, `oc.dict.*`) found. */
+  private addSelected(frame: Frame, node: Interpolation, sel: Extract<Sel, { k: 'ok' }>, key: string): void {
+    this.addRef(frame, {
+      start: node.start,
+      end: node.end,
+      kind: 'node',
+      target: sel.at ?? sel.loc ?? key,
+      value: sel.value,
+    });
+  }
+
   private evalInterp(node: Interpolation, frame: Frame): Outcome {
     if (this.depth >= MAX_EVAL_DEPTH) {
       return this.err(
@@ -277,13 +288,7 @@ class Evaluator {
             dotted(sel.loc),
           );
         }
-        this.addRef(frame, {
-          start: node.start,
-          end: node.end,
-          kind: 'node',
-          target: sel.at ?? sel.loc ?? key,
-          value: sel.value,
-        });
+        this.addSelected(frame, node, sel, key);
         return { ok: true, value: sel.value, loc: sel.loc, cfg: sel.cfg };
       }
       case 'failed':
@@ -416,13 +421,7 @@ class Evaluator {
     const sel = this.select(key, frame.path);
     switch (sel.k) {
       case 'ok':
-        this.addRef(frame, {
-          start: node.start,
-          end: node.end,
-          kind: 'node',
-          target: sel.at ?? sel.loc ?? key,
-          value: sel.value,
-        });
+        this.addSelected(frame, node, sel, key);
         return { ok: true, value: sel.value, loc: sel.loc, cfg: sel.cfg };
       case 'notfound':
       case 'missing':
@@ -461,13 +460,7 @@ class Evaluator {
     const sel = this.select(key, frame.path);
     switch (sel.k) {
       case 'ok':
-        this.addRef(frame, {
-          start: node.start,
-          end: node.end,
-          kind: 'node',
-          target: sel.at ?? sel.loc ?? key,
-          value: sel.value,
-        });
+        this.addSelected(frame, node, sel, key);
         return { ok: true, value: sel.value, loc: sel.loc, cfg: sel.cfg };
       case 'failed':
         return this.propagate(frame, node, sel.error, sel.via);
@@ -572,13 +565,7 @@ class Evaluator {
             sel.at ? dotted(sel.at) : key,
           );
         }
-        this.addRef(frame, {
-          start: node.start,
-          end: node.end,
-          kind: 'node',
-          target: sel.at ?? sel.loc ?? key,
-          value: sel.value,
-        });
+        this.addSelected(frame, node, sel, key);
         const d = sel.value;
         const out = name === 'oc.dict.keys' ? Object.keys(d) : Object.keys(d).map((k) => d[k]);
         return ok(out);
