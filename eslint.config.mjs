@@ -28,6 +28,20 @@ const walls = [
     message: 'runtime/metrics imports nothing from the rest of runtime/ (ARCHITECTURE.md, Walls).',
   },
   { target: './server', from: ['./client', './media'], message: 'server/ never imports the extension or the webview.' },
+  {
+    target: './client',
+    from: './runtime',
+    except: ['./protocol.ts', './run-records.ts', './metrics', './config/detect.ts'],
+    message:
+      'client/ reaches the runtime only through its process (protocol.ts, run-records.ts) and runtime/metrics, and Trinity logic only through the server (ARCHITECTURE.md, Walls).',
+  },
+  {
+    target: './client',
+    from: './server',
+    except: ['./protocol.ts'],
+    message:
+      'client/ talks to the server only through the LSP messages of server/protocol.ts (ARCHITECTURE.md, Walls).',
+  },
   ...[{ from: './client', except: ['./dashboard/messages.ts'] }, { from: './server' }, { from: './runtime' }].map(
     (z) => ({
       target: './media',

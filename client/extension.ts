@@ -33,6 +33,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const dashboards = new DashboardPanels(context.extensionUri, runs.manager, {
     drivers: (tags, config) => client.metricDrivers(tags, config ? vscode.Uri.file(config) : undefined),
     reveal: (config, key) => revealConfigKey(client, config, key),
+    resolve: (config) => client.resolvedConfig(vscode.Uri.file(config).toString()),
   });
   const tree = vscode.window.createTreeView('trinityWorkbench.runs', {
     treeDataProvider: view,

@@ -8,7 +8,7 @@ export type { ResolvedConfigResponse } from './service/resolved-config';
 export type { RunPlanResponse, RunPlanStage } from './service/run-plan';
 export type { ReleaseSource };
 
-/** Request `{ uri }` → `ResolvedConfigResponse | null`: the config Trinity will run, per stage. */
+/** Request `{ uri }` → `ResolvedConfigResponse | null`: the config Trinity will run, per stage (a file not open: from disk). */
 export const RESOLVED_CONFIG_REQUEST = 'trinity/resolvedConfig';
 
 /** Request `{ uri }` → `RunPlanResponse | null`: a document's errors and where its run writes (before Run). */

@@ -77,21 +77,29 @@ export type HostMessage =
   /** All the run's checkpoints so far (each message replaces the last). */
   | { type: 'checkpoints'; checkpoints: CheckpointMark[] };
 
-/** A card exported by the webview: the extension asks where to save it and writes it (webviews cannot download). */
-export interface ExportMessage {
-  type: 'export';
-  format: 'csv' | 'png';
-  /** The suggested file name: no directory part. */
-  fileName: string;
-  /** csv: the file's text; png: a `data:image/png;base64,` URL. */
-  data: string;
+/** One row of a card's CSV export (runtime/metrics/csv.ts writes it, as the `metrics` CLI does). */
+export interface ExportRow {
+  run: string;
+  tag: string;
+  step: number;
+  /** Seconds since the epoch, null when the run's start is not known. */
+  wallTime: number | null;
+  value: number | null;
 }
 
-/** `revealKey`: show a config key (dotted path) in the run's config file; `export`: save a card. */
+/**
+ * A card exported by the webview: the extension asks where to save it and writes it (webviews cannot download). A CSV
+ * travels as rows (the extension writes them with the CLI's writer), a PNG as a `data:image/png;base64,` URL.
+ */
+export type ExportMessage =
+  | { type: 'export'; format: 'csv'; fileName: string; rows: ExportRow[] }
+  | { type: 'export'; format: 'png'; fileName: string; data: string };
+
 export type WebviewMessage = { type: 'ready' } | { type: 'revealKey'; key: string } | ExportMessage;
 
-/** The largest export accepted (a card's PNG is well under a megabyte; a CSV of 30 × 100 000 rows is ~150 MB). */
-export const MAX_EXPORT_CHARS = 256 * 1024 * 1024;
+/** The largest exports accepted: a card's PNG is well under a megabyte; a card holds at most a few million points. */
+export const MAX_EXPORT_CHARS = 64 * 1024 * 1024;
+export const MAX_EXPORT_ROWS = 10_000_000;
 const PNG_DATA_URL = 'data:image/png;base64,';
 
 export interface PanelRunRef {
@@ -214,16 +222,30 @@ export function parseWebviewMessage(data: unknown): WebviewMessage | undefined {
   if (data.type === 'ready') return { type: 'ready' };
   if (data.type === 'revealKey' && isKey(data.key)) return { type: 'revealKey', key: data.key };
   if (data.type !== 'export') return undefined;
-  const { format, fileName, data: body } = data;
-  if ((format !== 'csv' && format !== 'png') || !isStr(fileName) || !isStr(body) || body.length > MAX_EXPORT_CHARS)
-    return undefined;
+  const { format, fileName } = data;
+  if ((format !== 'csv' && format !== 'png') || !isStr(fileName)) return undefined;
   if (!isFileName(fileName) || !fileName.toLowerCase().endsWith(`.${format}`)) return undefined;
-  if (
-    format === 'png' &&
-    !(body.startsWith(PNG_DATA_URL) && /^[A-Za-z0-9+/]*={0,2}$/.test(body.slice(PNG_DATA_URL.length)))
-  )
-    return undefined;
+  if (format === 'csv') {
+    const rows = data.rows;
+    return Array.isArray(rows) && rows.length <= MAX_EXPORT_ROWS && rows.every(isExportRow)
+      ? { type: 'export', format, fileName, rows: rows as ExportRow[] }
+      : undefined;
+  }
+  const body = data.data;
+  if (!isStr(body) || body.length > MAX_EXPORT_CHARS || !body.startsWith(PNG_DATA_URL)) return undefined;
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body.slice(PNG_DATA_URL.length))) return undefined;
   return { type: 'export', format, fileName, data: body };
+}
+
+function isExportRow(v: unknown): v is ExportRow {
+  return (
+    isObj(v) &&
+    isStr(v.run) &&
+    isStr(v.tag) &&
+    isNum(v.step) &&
+    (v.wallTime === null || isNum(v.wallTime)) &&
+    isValue(v.value)
+  );
 }
 
 /** A plain file name: no directory part, no control characters, not `.` or `..`. */

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import type { RuntimeEvent } from '../../runtime/protocol';
-import { checkpointsIn, readRecords } from '../runs/job-dirs';
+import { readRunRecords } from '../../runtime/run-records';
+import { checkpointsIn } from '../runs/job-dirs';
 import { exportFilters, writeExport } from './export-file';
 import type { RunManager } from '../runs/run-manager';
 import { describeProgress, type RunState } from '../runs/run-state';
@@ -28,7 +29,8 @@ import {
   type MetricPoint,
   type Series,
 } from './messages';
-import { resolveRunConfig } from './run-config';
+import { runConfigMessage, runConfigPath, type ResolvedRunConfig } from './run-config';
+import type { ResolvedConfigResponse } from '../../server/protocol';
 import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows } from './series';
 
 /** How many steps of rollouts a run on disk sends its panel. */
@@ -39,10 +41,14 @@ export const DASHBOARD_VIEW_TYPE = 'trinityWorkbench.dashboard';
 /** How often a run on disk (not started by this window) is read for new rows while its panel is visible. */
 const DISK_POLL_MS = 2000;
 
-/** What the panels need from the language server: the keys that drive each tag, and showing a key in the config. */
+/**
+ * What the panels need from the language server: the keys that drive each tag, showing a key in the config, and a
+ * config file resolved (the Config tab; a run's experience buffer).
+ */
 export interface ConfigLinks {
   drivers(tags: string[], configPath: string | undefined): Promise<Record<string, string[]>>;
   reveal(configPath: string, key: string): Promise<void>;
+  resolve(configPath: string): Promise<ResolvedConfigResponse | null>;
 }
 
 export interface DashboardTarget {
@@ -228,7 +234,7 @@ class Dashboard {
     return (
       this.manager.get(t.key)?.state.configPath ??
       t.configPath ??
-      readRecords(t.jobDir).find((r) => r.record.config)?.record.config
+      readRunRecords(t.jobDir).find((r) => r.record.config)?.record.config
     );
   }
 
@@ -294,7 +300,6 @@ class Dashboard {
     const post = (m: HostMessage) => void this.panel.webview.postMessage(m);
     const runs: DashboardRun[] = [];
     const series: Series[] = [];
-    const configs: ReturnType<typeof resolveRunConfig>[] = [];
     for (const t of this.targets) {
       const live = this.manager.get(t.key);
       if (live) {
@@ -322,7 +327,6 @@ class Dashboard {
         });
         series.push(...seriesOfRows(rows).map((x) => this.tag(t.key, x)));
       }
-      configs.push(resolveRunConfig(t.key, t.jobDir, live?.state.configPath ?? t.configPath));
     }
     if (this.isCompare) {
       const panelRun: DashboardRun = {
@@ -333,8 +337,8 @@ class Dashboard {
       };
       post({ type: 'init', run: panelRun, series, compare: runs });
     } else post({ type: 'init', run: runs[0], series });
-    post({ type: 'config', runs: configs.map((c) => c.message) });
     this.ready = true;
+    const configs = this.resolveConfigs();
     this.askDrivers(series.map((x) => x.tag));
     if (!this.isCompare) {
       const t = this.targets[0];
@@ -345,19 +349,39 @@ class Dashboard {
         this.noteCheckpoints(live.state.checkpoints, post);
         post({ type: 'status', status: live.state.status, detail: describeProgress(live.state) });
       } else {
-        this.rolloutsOnDisk(t, configs[0], post);
+        const initAt = this.inits;
+        void configs.then((c) => {
+          if (this.ready && this.inits === initAt) this.rolloutsOnDisk(t, c[0], post);
+        });
         this.noteCheckpoints(checkpointsIn(t.jobDir), post);
       }
     }
     if (this.disk.size) this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);
   }
 
+  /** Asks the server for each run's config and posts the Config tab (to the webview that asked) when all answered. */
+  private resolveConfigs(): Promise<ResolvedRunConfig[]> {
+    const initAt = this.inits;
+    const links = this.links;
+    const configs = Promise.all(
+      this.targets.map(async (t) => {
+        const path = runConfigPath(t.jobDir, this.manager.get(t.key)?.state.configPath ?? t.configPath);
+        if (!path) return runConfigMessage(t.key, t.jobDir, undefined, null);
+        const answer = links
+          ? await links.resolve(path).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))))
+          : new Error('the language server is not running');
+        return runConfigMessage(t.key, t.jobDir, path, answer);
+      }),
+    );
+    void configs.then((c) => {
+      if (this.ready && this.inits === initAt)
+        void this.panel.webview.postMessage({ type: 'config', runs: c.map((x) => x.message) } satisfies HostMessage);
+    });
+    return configs;
+  }
+
   /** Our runtime's monitor/rollouts.jsonl, else a Trinity run's SQLite experience buffer (read by a Node 20 process). */
-  private rolloutsOnDisk(
-    t: DashboardTarget,
-    config: ReturnType<typeof resolveRunConfig>,
-    post: (m: HostMessage) => void,
-  ): void {
+  private rolloutsOnDisk(t: DashboardTarget, config: ResolvedRunConfig, post: (m: HostMessage) => void): void {
     const found = rolloutsOfJob(t.jobDir, config.resolved[0], config.configDir, ROLLOUT_STEPS);
     if (!found) return;
     if ('steps' in found) {

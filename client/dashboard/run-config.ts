@@ -1,15 +1,13 @@
 /**
  * A run's resolved config for the dashboard's Config tab. Neither our runtime nor Trinity leaves the resolved
- * config in the job directory; the run record (`state/run*.json`) names the config file, and the config is resolved
- * here with the project's own resolver (runtime/config: load, stages, Trinity's check step), as `Resolved` shows it.
- * Pure of `vscode`: the panel calls `runConfigOf` and posts the result.
+ * config in the job directory: the run record (`state/run*.json`) names the config file, and the language server
+ * resolves it (`trinity/resolvedConfig`, the same answer Show Resolved Config shows). Pure of `vscode`: the panel
+ * asks the server and turns its answer into the tab's message here.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Document } from 'yaml';
-import { loadConfig } from '../../runtime/config/load';
-import { checkLoaded, type CheckedRun } from '../../runtime/config/validate';
-import { readRecords } from '../runs/job-dirs';
+import { readRunRecords } from '../../runtime/run-records';
+import type { ResolvedConfigResponse } from '../../server/protocol';
 import type { RunConfigMessage } from './messages';
 
 /** Dotted keys -> values as text. Lists of scalars stay one value (`[1, 2]`); lists of mappings are indexed (`a.0.b`). */
@@ -38,17 +36,10 @@ function scalarText(v: unknown): string {
 
 /** The config file a job directory's run record names, and when that run started (ms), if any. */
 export function recordedConfig(jobDir: string): { path: string; startedAt?: number } | undefined {
-  const r = readRecords(jobDir).find((x) => typeof x.record.config === 'string' && x.record.config);
+  const r = readRunRecords(jobDir).find((x) => typeof x.record.config === 'string' && x.record.config);
   if (!r) return undefined;
   const t = Date.parse(r.record.startedAt);
   return { path: r.record.config, ...(Number.isFinite(t) ? { startedAt: t } : {}) };
-}
-
-function yamlOf(runs: readonly CheckedRun[]): string {
-  if (runs.length === 1) return new Document(runs[0].resolved).toString({ lineWidth: 0 });
-  return runs
-    .map((r) => `# stage ${r.stage?.name ?? ''}\n${new Document(r.resolved).toString({ lineWidth: 0 })}`)
-    .join('---\n');
 }
 
 export interface ResolvedRunConfig {
@@ -58,64 +49,53 @@ export interface ResolvedRunConfig {
   configDir?: string;
 }
 
-/**
- * The resolved config of the run in `jobDir` (`configPath`: the one a live run was started with, else the record's).
- * A multi-stage config's keys are prefixed by their stage (`sft_warmup:algorithm.algorithm_type`).
- */
-export function runConfigOf(
-  key: string,
-  jobDir: string,
-  configPath?: string,
-  env: Record<string, string | undefined> = process.env,
-): RunConfigMessage {
-  return resolveRunConfig(key, jobDir, configPath, env).message;
+/** The config file a run was started with: the one this window knows, else the one its record names. */
+export function runConfigPath(jobDir: string, configPath?: string): string | undefined {
+  return configPath ?? recordedConfig(jobDir)?.path;
 }
 
-export function resolveRunConfig(
+/**
+ * The Config tab's message for the run in `jobDir`, from the server's answer for its config file `path` (null: the
+ * file is gone; an Error: the server could not be asked). A multi-stage config's keys are prefixed by their stage
+ * (`sft_warmup:algorithm.algorithm_type`).
+ */
+export function runConfigMessage(
   key: string,
   jobDir: string,
-  configPath?: string,
-  env: Record<string, string | undefined> = process.env,
+  path: string | undefined,
+  answer: ResolvedConfigResponse | null | Error,
 ): ResolvedRunConfig {
-  const fail = (m: RunConfigMessage): ResolvedRunConfig => ({ message: m, resolved: [] });
-  const recorded = recordedConfig(jobDir);
-  const path = configPath ?? recorded?.path;
   const empty = { key, source: path ?? '', note: '', yaml: '', flat: [] as [string, string][] };
-  if (!path) return fail({ ...empty, error: 'The job directory has no run record naming its config file.' });
-  let text: string;
-  let mtime: number;
+  const fail = (error: string): ResolvedRunConfig => ({ message: { ...empty, error }, resolved: [] });
+  if (!path) return fail('The job directory has no run record naming its config file.');
+  if (answer instanceof Error) return fail(`Cannot resolve ${path}: ${answer.message}`);
+  if (!answer) return fail(`Cannot read ${path}: it is no longer there.`);
+  if (!answer.runs.length) return fail(`${path} is not a config mapping.`);
+  const staged = answer.runs.length > 1;
+  const flat = answer.runs.flatMap((r) =>
+    flattenConfig(r.resolved).map(([k, v]): [string, string] => [staged ? `${r.stage ?? ''}:${k}` : k, v]),
+  );
+  const yaml = staged
+    ? answer.runs.map((r) => `# stage ${r.stage ?? ''}\n${r.yaml}`).join('---\n')
+    : answer.runs[0].yaml;
+  const notes = [`Resolved for Trinity-RFT ${answer.release}.`];
+  const startedAt = recordedConfig(jobDir)?.startedAt;
+  if (startedAt !== undefined && modifiedAt(path) > startedAt)
+    notes.push(
+      `The file changed after this run started (${new Date(startedAt).toISOString()}): this is what it resolves to now.`,
+    );
+  if (answer.errors) notes.push(`The config has ${answer.errors} error(s) now.`);
+  return {
+    message: { key, source: path, note: notes.join(' '), yaml, flat },
+    resolved: answer.runs.map((r) => r.resolved),
+    configDir: dirname(path),
+  };
+}
+
+function modifiedAt(path: string): number {
   try {
-    text = readFileSync(path, 'utf8');
-    mtime = statSync(path).mtimeMs;
-  } catch (e) {
-    return fail({
-      ...empty,
-      error: `Cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    });
-  }
-  try {
-    const loaded = loadConfig(text, { env });
-    const result = checkLoaded(loaded, { baseDirs: [dirname(path)], env, exists: existsSync });
-    if (!result.runs.length) return fail({ ...empty, error: `${path} is not a config mapping.` });
-    const flat =
-      result.runs.length === 1
-        ? flattenConfig(result.runs[0].resolved)
-        : result.runs.flatMap((r) =>
-            flattenConfig(r.resolved).map(([k, v]): [string, string] => [`${r.stage?.name ?? ''}:${k}`, v]),
-          );
-    const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-    const notes = [`Resolved for Trinity-RFT ${loaded.release}.`];
-    if (recorded?.startedAt !== undefined && mtime > recorded.startedAt)
-      notes.push(
-        `The file changed after this run started (${new Date(recorded.startedAt).toISOString()}): this is what it resolves to now.`,
-      );
-    if (errors) notes.push(`The config has ${errors} error(s) now.`);
-    return {
-      message: { key, source: path, note: notes.join(' '), yaml: yamlOf(result.runs), flat },
-      resolved: result.runs.map((r) => r.resolved),
-      configDir: dirname(path),
-    };
-  } catch (e) {
-    return fail({ ...empty, error: `Cannot resolve ${path}: ${(e as Error).message}` });
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
   }
 }

@@ -309,9 +309,22 @@ export function startServer(connection: Connection): void {
   connection.onCodeAction((p) =>
     withDoc(p.textDocument.uri, [], 'code actions', (d) => service.codeActions(d, p.context.diagnostics)),
   );
-  connection.onRequest(RESOLVED_CONFIG_REQUEST, (p: { uri: string }) =>
-    withDoc(p.uri, null, 'resolved config', (d) => service.resolvedConfig(d)),
-  );
+  // An open document as it is in the editor; else the file on disk (the dashboard's Config tab asks for the config a
+  // run was started with), analysed once and not kept.
+  connection.onRequest(RESOLVED_CONFIG_REQUEST, (p: { uri: string }) => {
+    if (typeof p?.uri !== 'string') return null;
+    if (documents.get(p.uri)) return withDoc(p.uri, null, 'resolved config', (d) => service.resolvedConfig(d));
+    return guard('resolved config', null, () => {
+      const file = URI.parse(p.uri);
+      if (file.scheme !== 'file' || !existsSync(file.fsPath)) return null;
+      const doc = TextDocument.create(p.uri, 'trinity-yaml', -1, readFileSync(file.fsPath, 'utf8'));
+      try {
+        return service.resolvedConfig(doc);
+      } finally {
+        service.forget(p.uri);
+      }
+    });
+  });
   connection.onRequest(RUN_PLAN_REQUEST, (p: { uri: string }) =>
     withDoc(p.uri, null, 'run plan', (d) => {
       const plan = service.runPlan(d);

@@ -13,6 +13,8 @@ export interface ResolvedConfigRun {
   stage?: string;
   /** YAML of the resolved config; values Trinity set carry a `# set by Trinity: ...` comment. */
   yaml: string;
+  /** The same config as plain data. */
+  resolved: unknown;
   derived: { path: string; value: unknown; reason: string }[];
   metrics: MetricNames;
 }
@@ -21,6 +23,8 @@ export interface ResolvedConfigResponse {
   release: Release;
   releaseSource: ReleaseSource;
   runs: ResolvedConfigRun[];
+  /** How many errors the config has: a config with errors resolves only as far as its valid parts go. */
+  errors: number;
 }
 
 export function resolvedConfig(analysis: Analysis): ResolvedConfigResponse {
@@ -36,9 +40,11 @@ export function resolvedConfig(analysis: Analysis): ResolvedConfigResponse {
     return {
       stage: run.stage?.name,
       yaml: doc.toString({ lineWidth: 0 }),
+      resolved: run.resolved,
       derived,
       metrics: metricNames(run.resolved, analysis.release),
     };
   });
-  return { release: analysis.release, releaseSource: analysis.releaseSource, runs };
+  const errors = analysis.result.diagnostics.filter((d) => d.severity === 'error').length;
+  return { release: analysis.release, releaseSource: analysis.releaseSource, runs, errors };
 }

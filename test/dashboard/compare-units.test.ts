@@ -14,11 +14,31 @@ import { experienceBufferOf, readBufferRollouts, rolloutsOfJob } from '../../cli
 import { rolloutsFromBuffer } from '../../runtime/metrics/buffer-rollouts';
 import { SqlExperienceWriter } from '../../runtime/rft/buffer/sql';
 import { parseHostMessage, parsePanelState } from '../../client/dashboard/messages';
-import { flattenConfig, resolveRunConfig, runConfigOf } from '../../client/dashboard/run-config';
+import { pathToFileURL } from 'node:url';
+import { after, before } from 'node:test';
+import { flattenConfig, runConfigMessage, runConfigPath } from '../../client/dashboard/run-config';
+import { RESOLVED_CONFIG_REQUEST, type ResolvedConfigResponse } from '../../server/protocol';
+import { startInProcess, type TestClient } from '../helpers/lsp';
 import { rolloutStepsOnDisk } from '../../client/dashboard/series';
 import { differingKeys } from '../../media/dashboard/config-diff';
 import { rewardHistogram } from '../../media/dashboard/histogram';
 import { colourSlot, runFilter } from '../../media/dashboard/run-filter';
+
+// The Config tab's configs come from the language server: a real one, in process, asked for files that are not open.
+let lsp: TestClient;
+before(async () => {
+  lsp = await startInProcess();
+});
+after(() => lsp.close());
+
+/** What the panel does: the run's config file, the server's answer for it, the tab's message. */
+async function runConfigOf(key: string, jobDir: string, configPath?: string) {
+  const path = runConfigPath(jobDir, configPath);
+  const answer = path
+    ? await lsp.request<ResolvedConfigResponse | null>(RESOLVED_CONFIG_REQUEST, { uri: pathToFileURL(path).toString() })
+    : null;
+  return runConfigMessage(key, jobDir, path, answer);
+}
 
 describe('the run filter and colours', () => {
   test('a case-insensitive regex over run names; an invalid one filters nothing and says why', () => {
@@ -92,7 +112,7 @@ describe('config flattening and diff', () => {
     assert.deepEqual(differingKeys([a]), []);
   });
 
-  test('a job dir’s config resolved through runtime/config: defaults and Trinity’s derived values, the file named', () => {
+  test('a job dir’s config resolved by the language server: defaults and Trinity’s derived values, the file named', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'twb-runcfg-'));
     const cfg = join(dir, 'a.trinity.yaml');
     writeFileSync(
@@ -115,7 +135,7 @@ describe('config flattening and diff', () => {
         stages: [],
       }),
     );
-    const m = runConfigOf('k', job, undefined, {});
+    const m = (await runConfigOf('k', job)).message;
     assert.equal(m.error, undefined);
     assert.equal(m.source, cfg);
     const flat = new Map(m.flat);
@@ -127,8 +147,9 @@ describe('config flattening and diff', () => {
     assert.match(m.note, /^Resolved for Trinity-RFT v0\.5\.2\./);
     // The file was modified after the run started: said so.
     utimesSync(cfg, new Date(), new Date(Date.now() + 120_000));
-    assert.match(runConfigOf('k', job, undefined, {}).note, /changed after this run started/);
-    assert.match(runConfigOf('k', join(dir, 'nothing'), undefined, {}).error!, /no run record/);
+    assert.match((await runConfigOf('k', job)).message.note, /changed after this run started/);
+    assert.match((await runConfigOf('k', join(dir, 'nothing'))).message.error!, /no run record/);
+    assert.match((await runConfigOf('k', job, join(dir, 'gone.trinity.yaml'))).message.error!, /no longer there/);
   });
 });
 
@@ -347,7 +368,7 @@ describe('a Trinity run’s rollouts, end to end on disk', () => {
     db.close();
     const job = join(dir, 'checkpoints', 'p', 'gsm8k');
     mkdirSync(job, { recursive: true });
-    const config = resolveRunConfig('k', job, cfg, {});
+    const config = await runConfigOf('k', job, cfg);
     assert.equal(config.message.error, undefined);
     const found = rolloutsOfJob(job, config.resolved[0], config.configDir, 20)!;
     assert.equal(found.origin, 'experience buffer gsm8k.db (table gsm8k_buffer)');

@@ -10,14 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { dashboardHtml } from '../../client/dashboard/html';
-import { CHROMIUM_ARGS, drawn, ROOT, serve, THEMES, type ThemeName } from './harness';
+import { CHROMIUM_ARGS, drawn, ROOT, serveDashboard, THEMES, watchProblems, type ThemeName } from './harness';
 import type { HostMessage, RunConfigMessage, Series } from '../../client/dashboard/messages';
 
 declare const window: any;
 declare const document: any;
-
-const NONCE = 'Y29tcGFyZS1ub25jZS0xMjM0';
 
 let server: Server;
 let browser: Browser;
@@ -25,14 +22,7 @@ const problems: string[] = [];
 
 async function open(state?: unknown): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1200, height: 820 } });
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.stack}`));
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
+  watchProblems(page, problems);
   await page.addInitScript(`
     window.__posted = [];
     window.__csp = [];
@@ -168,16 +158,7 @@ const CONFIGS: RunConfigMessage[] = [
 ];
 
 before(async () => {
-  server = await serve(() => {
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    return dashboardHtml({
-      cspSource: origin,
-      nonce: NONCE,
-      scriptUri: `${origin}/dashboard.js`,
-      styleUri: `${origin}/dashboard.css`,
-      title: 'Dashboard: test',
-    });
-  });
+  ({ server } = await serveDashboard());
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   mkdirSync(join(ROOT, 'test-results'), { recursive: true });
 });

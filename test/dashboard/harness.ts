@@ -158,6 +158,34 @@ export async function drawn(page: Page): Promise<void> {
   });
 }
 
+/** The dashboard's real HTML and CSP (client/dashboard/html.ts) served on loopback, with the bundle beside it. */
+export async function serveDashboard(): Promise<{ server: Server; origin: string }> {
+  let origin = '';
+  const server = await serve(() =>
+    dashboardHtml({
+      cspSource: origin,
+      nonce: NONCE,
+      scriptUri: `${origin}/dashboard.js`,
+      styleUri: `${origin}/dashboard.css`,
+      title: 'Dashboard: test',
+    }),
+  );
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, origin };
+}
+
+/** Collects console errors and warnings, page errors and dialogs (dismissed) into `problems`. */
+export function watchProblems(page: Page, problems: string[]): void {
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.stack}`));
+  page.on('dialog', (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+}
+
 export interface Drawn {
   label: string;
   run: string;
@@ -177,24 +205,11 @@ export class DashboardPage {
   ) {}
 
   static async open(viewport = { width: 1200, height: 900 }): Promise<DashboardPage> {
-    let origin = '';
-    const server = await serve(() =>
-      dashboardHtml({
-        cspSource: origin,
-        nonce: NONCE,
-        scriptUri: `${origin}/dashboard.js`,
-        styleUri: `${origin}/dashboard.css`,
-        title: 'Dashboard: test',
-      }),
-    );
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { server, origin } = await serveDashboard();
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport });
     const d = new DashboardPage(server, browser, page);
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') d.problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => d.problems.push(`page error: ${e.stack}`));
+    watchProblems(page, d.problems);
     // A string, not a function: tsx compiles this file with esbuild's keepNames, whose `__name` the page lacks.
     // The state survives reloads in sessionStorage, as VS Code keeps a webview's state across its reloads.
     await page.addInitScript(`

@@ -11,8 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { dashboardHtml } from '../../client/dashboard/html';
-import { CHROMIUM_ARGS, drawn, ROOT, serve, THEMES, type ThemeName } from './harness';
+import { CHROMIUM_ARGS, drawn, ROOT, serveDashboard, THEMES, watchProblems, type ThemeName } from './harness';
 import type { HostMessage, Series } from '../../client/dashboard/messages';
 
 // The functions passed to page.evaluate run in Chromium; this file is compiled without the DOM's types.
@@ -20,8 +19,6 @@ declare const window: any;
 declare const document: any;
 type HTMLElement = any;
 type HTMLInputElement = any;
-
-const NONCE = 'dGVzdC1ub25jZS0xMjM0NTY3';
 
 /** Float64 reference of TensorBoard's debiased EMA, written out again here (not imported) so the test can fail. */
 function reference(values: (number | null)[], w: number): (number | null)[] {
@@ -128,26 +125,10 @@ const INIT: Series[] = [
 ];
 
 before(async () => {
-  server = await serve(() => {
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    return dashboardHtml({
-      cspSource: origin,
-      nonce: NONCE,
-      scriptUri: `${origin}/dashboard.js`,
-      styleUri: `${origin}/dashboard.css`,
-      title: 'Dashboard: test',
-    });
-  });
+  ({ server } = await serveDashboard());
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.stack}`));
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
+  watchProblems(page, problems);
   // A string, not a function: tsx compiles this file with esbuild's keepNames, whose `__name` the page lacks.
   await page.addInitScript(`
     window.__posted = [];

@@ -33,6 +33,13 @@ const crossings: [file: string, importing: string, wall: RegExp][] = [
   ['server/host/probe.ts', '../../client/dashboard/messages', /server\/ never imports the extension/],
   ['media/dashboard/probe.ts', '../../client/dashboard/panel', /media\/ knows only client\/dashboard\/messages\.ts/],
   ['media/dashboard/probe.ts', '../../runtime/protocol', /media\/ knows only client\/dashboard\/messages\.ts/],
+  [
+    'client/dashboard/probe.ts',
+    '../../runtime/config/validate',
+    /client\/ reaches the runtime only through its process/,
+  ],
+  ['client/probe.ts', '../runtime/rft/experience', /client\/ reaches the runtime only through its process/],
+  ['client/probe.ts', '../server/service/hover', /client\/ talks to the server only through the LSP messages/],
 ];
 
 for (const [file, importing, wall] of crossings) {
@@ -51,6 +58,10 @@ const allowed: [file: string, importing: string][] = [
   ['media/dashboard/probe.ts', '../../client/dashboard/messages'],
   ['client/probe.ts', 'vscode'],
   ['client/probe.ts', '../runtime/protocol'],
+  ['client/probe.ts', '../runtime/run-records'],
+  ['client/probe.ts', '../runtime/metrics/csv'],
+  ['client/probe.ts', '../runtime/config/detect'],
+  ['client/probe.ts', '../server/protocol'],
 ];
 
 for (const [file, importing] of allowed) {
