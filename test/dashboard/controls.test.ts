@@ -392,4 +392,51 @@ describe('the dashboard chart controls', () => {
     assert.deepEqual(d.problems, []);
     assert.deepEqual(await d.page.evaluate(() => (globalThis as any).__csp), []);
   });
+
+  test('a sync every step over a long run: the syncs become ticks along the top, the plot stays clear', async () => {
+    const steps = Array.from({ length: 300 }, (_, i) => i + 1);
+    await d.post({
+      type: 'init',
+      run: { key: '/jobs/dense', title: 'dense', jobDir: '/jobs/dense', status: 'running', startedAt: STARTED_AT },
+      series: [
+        { run: 'trainer', tag: TAG, steps, times: steps, values: steps.map((k) => Math.sin(k / 9)) },
+        {
+          run: 'explorer',
+          tag: 'rollout/model_version',
+          steps,
+          times: steps,
+          values: steps.map((k) => Math.max(0, k - 1)),
+        },
+      ],
+    });
+    await d.frames();
+    const marks: unknown[] = await d.page.evaluate((t) => (globalThis as any).__charts.get(t).$timelineMarks, TAG);
+    assert.ok(marks.length > 250, `${marks.length} marks`);
+    // The column at a sync in the middle: painted in its top rows (the tick), not down the plot.
+    const painted: { tick: number; below: number; rows: number } = await d.page.evaluate((t) => {
+      const c = (globalThis as any).__charts.get(t);
+      const ratio = c.canvas.width / c.canvas.getBoundingClientRect().width;
+      const x = Math.round((Math.round(c.scales.x.getPixelForValue(150)) + 0.5) * ratio);
+      const top = Math.round(c.chartArea.top * ratio);
+      const h = Math.round((c.chartArea.bottom - c.chartArea.top) * ratio);
+      const px = c.canvas.getContext('2d').getImageData(x, top, 1, h).data;
+      let tick = 0;
+      let below = 0;
+      for (let row = 0; row < h; row++) {
+        if (px[row * 4 + 3] <= 40) continue;
+        if (row < 4 * ratio) tick++;
+        else if (row > h * 0.3) below++;
+      }
+      return { tick, below, rows: h };
+    }, TAG);
+    assert.ok(painted.tick > 0, `the tick: ${JSON.stringify(painted)}`);
+    // Only the data lines may cross the column below the labels (measured: about 17 of 142 rows; a full-height
+    // dotted line paints about 80).
+    assert.ok(painted.below < painted.rows * 0.25, `the plot: ${JSON.stringify(painted)}`);
+    await d.page.screenshot({
+      path: join(ROOT, 'test-results', 'dashboard-dense-syncs.png'),
+      clip: { x: 0, y: 0, width: 1200, height: 420 },
+    });
+    assert.deepEqual(d.problems, []);
+  });
 });
