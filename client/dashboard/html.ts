@@ -1,7 +1,9 @@
 /**
  * The dashboard webview's HTML: a pure function of where its script and style are and the webview's CSP source,
  * so that the tests load exactly what VS Code shows. Strict CSP: nothing remote, scripts only with the nonce,
- * styles only from the extension (Chart.js sets canvas sizes through the CSSOM, which `style-src` does not govern).
+ * styles only from the extension (Chart.js sets canvas sizes through the CSSOM, and the @vscode-elements controls style
+ * their shadow roots with constructable stylesheets, neither of which `style-src` governs). The controls are custom
+ * elements the bundle defines (media/dashboard/elements.ts); their labels are set here, their state by main.ts.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -39,35 +41,41 @@ export function dashboardHtml(p: DashboardHtmlParts): string {
 <title>${escape(p.title)}</title>
 </head>
 <body>
-<header class="toolbar">
-  <span id="run-title" class="run-title"></span>
-  <span id="run-status" class="run-status"></span>
-  <nav class="tabs" role="tablist">
-    <button id="tab-charts" role="tab" aria-selected="true" data-tab="charts">Charts</button>
-    <button id="tab-rollouts" role="tab" aria-selected="false" data-tab="rollouts">Rollouts</button>
-    <button id="tab-config" role="tab" aria-selected="false" data-tab="config">Config</button>
-  </nav>
-</header>
 <div id="compare-bar" class="compare-bar" hidden>
-  <input id="run-filter" type="search" placeholder="Filter runs (regex)" aria-label="Filter runs (regex)" aria-describedby="run-filter-error">
+  <vscode-textfield id="run-filter" type="search" placeholder="Filter runs (regex)" aria-describedby="run-filter-error"></vscode-textfield>
   <span id="run-filter-error" class="input-error" role="alert" hidden></span>
   <ul id="run-legend" class="run-legend" aria-label="Runs"></ul>
 </div>
-<section id="charts" class="pane" role="tabpanel" aria-labelledby="tab-charts">
+<vscode-tabs id="tabs">
+  <div slot="addons" class="run-heading">
+    <span id="run-title" class="run-title"></span>
+    <span id="run-status" class="run-status"></span>
+  </div>
+  <vscode-tab-header slot="header" data-tab="charts">Charts</vscode-tab-header>
+  <vscode-tab-panel data-tab="charts">
+<section id="charts" class="pane">
   <div class="controls">
-    <input id="filter" type="search" placeholder="Filter tags (regex)" aria-label="Filter tags">
-    <label>Smoothing <input id="smoothing" type="range" min="0" max="0.99" step="0.01" value="0.6"> <output id="smoothing-value">0.60</output></label>
-    <label>X axis <select id="x-axis"><option value="step">Step</option><option value="relative">Relative time</option><option value="wall">Wall time</option></select></label>
-    <label><input id="log-y" type="checkbox"> Log y</label>
-    <label title="Scale y to the 5th–95th percentile of the values in view"><input id="ignore-outliers" type="checkbox"> Ignore outliers</label>
+    <vscode-textfield id="filter" type="search" placeholder="Filter tags (regex)"></vscode-textfield>
+    <label class="slider">Smoothing <input id="smoothing" type="range" min="0" max="0.99" step="0.01" value="0.6"> <output id="smoothing-value" for="smoothing">0.60</output></label>
+    <span class="labelled">X axis
+      <vscode-single-select id="x-axis" label="X axis">
+        <vscode-option value="step">Step</vscode-option>
+        <vscode-option value="relative">Relative time</vscode-option>
+        <vscode-option value="wall">Wall time</vscode-option>
+      </vscode-single-select></span>
+    <vscode-checkbox id="log-y" label="Log y"></vscode-checkbox>
+    <vscode-checkbox id="ignore-outliers" label="Ignore outliers" title="Scale y to the 5th–95th percentile of the values in view"></vscode-checkbox>
   </div>
   <p id="empty" class="empty">No metrics yet.</p>
   <div id="groups"></div>
 </section>
-<section id="rollouts" class="pane" role="tabpanel" aria-labelledby="tab-rollouts" hidden>
+  </vscode-tab-panel>
+  <vscode-tab-header slot="header" data-tab="rollouts">Rollouts</vscode-tab-header>
+  <vscode-tab-panel data-tab="rollouts">
+<section id="rollouts" class="pane">
   <div class="controls">
-    <input id="rollouts-search" type="search" placeholder="Search prompts and responses" aria-label="Search prompts and responses">
-    <label>Step <select id="rollouts-step-select" aria-label="Step"></select></label>
+    <vscode-textfield id="rollouts-search" type="search" placeholder="Search prompts and responses"></vscode-textfield>
+    <span class="labelled">Step <vscode-single-select id="rollouts-step-select" label="Step"></vscode-single-select></span>
     <span id="rollouts-source" class="empty"></span>
   </div>
   <p id="rollouts-step" class="empty">No rollouts yet.</p>
@@ -80,7 +88,10 @@ export function dashboardHtml(p: DashboardHtmlParts): string {
     <tbody></tbody>
   </table>
 </section>
-<section id="config" class="pane" role="tabpanel" aria-labelledby="tab-config" hidden>
+  </vscode-tab-panel>
+  <vscode-tab-header slot="header" data-tab="config">Config</vscode-tab-header>
+  <vscode-tab-panel data-tab="config">
+<section id="config" class="pane">
   <p id="config-empty" class="empty">No config yet.</p>
   <div id="config-diff" hidden>
     <h2 id="config-diff-title">Keys that differ</h2>
@@ -88,6 +99,8 @@ export function dashboardHtml(p: DashboardHtmlParts): string {
   </div>
   <div id="config-runs"></div>
 </section>
+  </vscode-tab-panel>
+</vscode-tabs>
 <script nonce="${escape(p.nonce)}" src="${escape(p.scriptUri)}"></script>
 </body>
 </html>

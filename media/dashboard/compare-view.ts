@@ -5,6 +5,7 @@
  */
 import type { DashboardRun } from '../../client/dashboard/messages';
 import type { SeriesData } from './chart-card';
+import type { VscodeTextfield } from './elements';
 import { colourSlot, runFilter, type RunFilter } from './run-filter';
 import type { Theme } from './theme';
 
@@ -15,6 +16,7 @@ export class CompareView {
 
   constructor(private readonly changed: () => void) {
     const box = this.box();
+    box.label = 'Filter runs (regex)';
     box.addEventListener('input', () => this.setFilter(box.value));
   }
 
@@ -30,8 +32,6 @@ export class CompareView {
   setRuns(runs: readonly DashboardRun[], theme: Theme): void {
     this.runs = [...runs];
     document.getElementById('compare-bar')!.hidden = this.runs.length === 0;
-    // A compare panel has no Rollouts tab: each run's own dashboard has its samples.
-    document.getElementById('tab-rollouts')!.hidden = this.runs.length > 0;
     this.renderLegend(theme);
   }
 
@@ -44,7 +44,7 @@ export class CompareView {
     this.filter = runFilter(text);
     const box = this.box();
     if (box.value !== text) box.value = text;
-    box.setAttribute('aria-invalid', String(!this.filter.valid));
+    box.invalid = !this.filter.valid;
     const err = document.getElementById('run-filter-error')!;
     err.hidden = this.filter.valid;
     err.textContent = this.filter.valid
@@ -94,7 +94,7 @@ export class CompareView {
     document.getElementById('run-legend')!.replaceChildren(...items);
   }
 
-  private box(): HTMLInputElement {
-    return document.getElementById('run-filter') as HTMLInputElement;
+  private box(): VscodeTextfield {
+    return document.getElementById('run-filter') as VscodeTextfield;
   }
 }

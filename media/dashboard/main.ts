@@ -18,10 +18,12 @@ import { ChartCard, type SeriesData, type ViewContext, type ViewSettings } from 
 import { compareGroups, compareTags, PINNED_GROUP, tagMatcher } from './groups';
 import { CompareView } from './compare-view';
 import { ConfigView } from './config-view';
+import { cardButton, type VscodeCheckbox, type VscodeSingleSelect, type VscodeTextfield } from './elements';
 import { csvExport, pngExport } from './export';
 import { Layout, parseLayout, type LayoutState } from './layout';
 import { checkpointMarks, MODEL_VERSION_TAG, syncMarks, trainerTimes, type TimelineMark } from './marks';
 import { RolloutsView } from './rollouts-view';
+import { Tabs } from './tabs';
 import { onThemeChange, readTheme } from './theme';
 
 interface VsCodeApi {
@@ -83,7 +85,7 @@ function save(): void {
     settings,
     filter,
     runFilter: compare.filterText,
-    tab: currentTab(),
+    tab: tabs.current,
     layout: layout.state,
   } satisfies SavedState);
 }
@@ -183,40 +185,29 @@ function cardFor(tag: string): ChartCard {
   const keys = drivers.get(tag);
   if (keys) card.setDrivers(keys, reveal);
   charts.set(tag, card.chart);
-  const pin = document.createElement('button');
-  pin.className = 'card-action pin';
-  const showPin = () => {
-    const on = layout.isPinned(tag);
-    pin.setAttribute('aria-pressed', String(on));
-    pin.textContent = on ? 'Unpin' : 'Pin';
-    pin.title = on ? 'Unpin this card' : 'Pin this card to the top';
-  };
-  pin.addEventListener('click', () => {
+  const pin = cardButton('Pin', 'pin', '', () => {
     layout.togglePin(tag);
     showPin();
     place(tag, made);
     applyFilter();
     save();
   });
+  const showPin = () => {
+    const on = layout.isPinned(tag);
+    pin.setAttribute('aria-pressed', String(on));
+    pin.textContent = on ? 'Unpin' : 'Pin';
+    pin.title = on ? 'Unpin this card' : 'Pin this card to the top';
+  };
   showPin();
-  const csv = actionButton('CSV', 'Export this card’s series as CSV', () =>
+  const csv = cardButton('CSV', 'csv', 'Export this card’s series as CSV', () =>
     vscode.postMessage(csvExport(tag, [...(data.get(tag)?.values() ?? [])], context.startedAt)),
   );
-  const png = actionButton('PNG', 'Export this chart as a PNG image', () =>
+  const png = cardButton('PNG', 'png', 'Export this chart as a PNG image', () =>
     vscode.postMessage(pngExport(tag, made.chart.canvas, getComputedStyle(made.element).backgroundColor)),
   );
   card.actions.append(pin, csv, png);
   place(tag, card);
   return card;
-}
-
-function actionButton(text: string, title: string, click: () => void): HTMLButtonElement {
-  const b = document.createElement('button');
-  b.className = `card-action ${text.toLowerCase()}`;
-  b.textContent = text;
-  b.title = title;
-  b.addEventListener('click', click);
-  return b;
 }
 
 /** The trainer series with the most points: the one checkpoint steps are timed by. */
@@ -272,12 +263,6 @@ function applyFilter(): void {
     g.hidden = !g.querySelector('.card:not([hidden])');
 }
 
-const TABS = ['charts', 'rollouts', 'config'];
-
-function currentTab(): string {
-  return TABS.find((t) => !document.getElementById(t)!.hidden) ?? 'charts';
-}
-
 /** The runs the Config tab shows: the compared runs the run filter lets through, or the panel's one run. */
 function renderConfig(): void {
   const runs = compare.active
@@ -286,14 +271,6 @@ function renderConfig(): void {
       ? [{ key: panel.key, title: document.getElementById('run-title')!.textContent ?? '' }]
       : [];
   configView.render(runs, compare.active);
-}
-
-function showTab(tab: string): void {
-  for (const b of document.querySelectorAll<HTMLButtonElement>('[data-tab]')) {
-    const on = b.dataset.tab === tab;
-    b.setAttribute('aria-selected', String(on));
-    document.getElementById(b.dataset.tab!)!.hidden = !on;
-  }
 }
 
 function onMessage(m: HostMessage): void {
@@ -308,6 +285,8 @@ function onMessage(m: HostMessage): void {
         : { key: m.run.key, jobDir: m.run.jobDir };
       compareRuns = m.compare ?? [];
       compare.setRuns(compareRuns, theme);
+      // A compare panel has no Rollouts tab: each run's own dashboard has its samples.
+      tabs.setAvailable('rollouts', compareRuns.length === 0);
       context.startedAt = m.run.startedAt;
       checkpoints = [];
       marksStale = true;
@@ -349,10 +328,11 @@ function onMessage(m: HostMessage): void {
 function wireControls(): void {
   const slider = document.getElementById('smoothing') as HTMLInputElement;
   const shown = document.getElementById('smoothing-value') as HTMLOutputElement;
-  const xAxis = document.getElementById('x-axis') as HTMLSelectElement;
-  const logY = document.getElementById('log-y') as HTMLInputElement;
-  const ignoreOutliers = document.getElementById('ignore-outliers') as HTMLInputElement;
-  const filterBox = document.getElementById('filter') as HTMLInputElement;
+  const xAxis = document.getElementById('x-axis') as VscodeSingleSelect;
+  const logY = document.getElementById('log-y') as VscodeCheckbox;
+  const ignoreOutliers = document.getElementById('ignore-outliers') as VscodeCheckbox;
+  const filterBox = document.getElementById('filter') as VscodeTextfield;
+  filterBox.label = 'Filter tags (regex)';
   slider.value = String(settings.smoothing);
   shown.value = settings.smoothing.toFixed(2);
   xAxis.value = settings.xAxis;
@@ -381,13 +361,7 @@ function wireControls(): void {
     save();
     applyFilter();
   });
-  for (const b of document.querySelectorAll<HTMLButtonElement>('[data-tab]')) {
-    b.addEventListener('click', () => {
-      showTab(b.dataset.tab!);
-      save();
-    });
-  }
-  showTab(TABS.includes(saved.tab ?? '') ? saved.tab! : 'charts');
+  if (typeof saved.tab === 'string') tabs.show(saved.tab);
 }
 
 let compareRuns: readonly DashboardRun[] = [];
@@ -397,6 +371,7 @@ const compare = new CompareView(() => {
   renderConfig();
 });
 const configView = new ConfigView();
+const tabs = new Tabs(() => save());
 const rolloutsView = new RolloutsView(theme);
 (window as unknown as { __rollouts: RolloutsView }).__rollouts = rolloutsView;
 wireControls();

@@ -6,6 +6,7 @@
  */
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
 import type { RolloutSampleMessage } from '../../client/dashboard/messages';
+import type { VscodeSingleSelect, VscodeTextfield } from './elements';
 import { rewardHistogram } from './histogram';
 import type { Theme } from './theme';
 
@@ -24,7 +25,8 @@ export class RolloutsView {
   private histogram: Chart<'bar', number[], string> | undefined;
 
   constructor(private theme: Theme) {
-    const search = document.getElementById('rollouts-search') as HTMLInputElement;
+    const search = document.getElementById('rollouts-search') as VscodeTextfield;
+    search.label = 'Search prompts and responses';
     search.addEventListener('input', () => {
       this.query = search.value;
       this.render();
@@ -64,22 +66,22 @@ export class RolloutsView {
     return this.picked !== undefined && this.steps.has(this.picked) ? this.picked : this.latest();
   }
 
-  private select(): HTMLSelectElement {
-    return document.getElementById('rollouts-step-select') as HTMLSelectElement;
+  private select(): VscodeSingleSelect {
+    return document.getElementById('rollouts-step-select') as VscodeSingleSelect;
   }
 
   private renderSelect(): void {
-    const select = this.select();
-    const steps = [...this.steps.keys()].sort((a, b) => b - a);
-    select.replaceChildren(
-      ...steps.map((s) => {
-        const o = document.createElement('option');
-        o.value = String(s);
-        o.textContent = String(s);
-        return o;
-      }),
-    );
     const cur = this.current();
+    const steps = [...this.steps.keys()].sort((a, b) => b - a);
+    const select = this.select();
+    select.options = steps.map((s) => ({
+      label: String(s),
+      value: String(s),
+      description: '',
+      selected: s === cur,
+      disabled: false,
+    }));
+    // The options list leaves the selection as it was: the value picks the step.
     if (cur !== undefined) select.value = String(cur);
   }
 

@@ -5,6 +5,7 @@
  * by a Chart.js plugin while dragging; a drag of a few pixels is a click, not a zoom.
  */
 import type { Chart, Plugin } from 'chart.js';
+import { cardButton } from './elements';
 
 /** A drag narrower than this (CSS pixels) does not zoom. */
 const MIN_DRAG_PX = 5;
@@ -43,19 +44,17 @@ export function selectionPlugin(colour: () => string): Plugin<'line'> {
 export class DragZoom {
   /** The range shown, or undefined when zoomed out. */
   range: XRange | undefined;
-  readonly resetButton: HTMLButtonElement;
+  readonly resetButton: HTMLElement;
 
   constructor(
     private readonly chart: Chart,
     private readonly apply: (range: XRange | undefined) => void,
   ) {
     const canvas = chart.canvas;
-    this.resetButton = document.createElement('button');
-    this.resetButton.className = 'card-action reset-zoom';
-    this.resetButton.textContent = 'Reset';
-    this.resetButton.title = 'Show the whole x range (or double-click the chart)';
+    this.resetButton = cardButton('Reset', 'reset-zoom', 'Show the whole x range (or double-click the chart)', () =>
+      this.reset(),
+    );
     this.resetButton.hidden = true;
-    this.resetButton.addEventListener('click', () => this.reset());
     canvas.addEventListener('pointerdown', (e) => this.down(e));
     canvas.addEventListener('pointermove', (e) => this.move(e));
     canvas.addEventListener('pointerup', (e) => this.up(e));

@@ -10,7 +10,20 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, drawn, ROOT, serveDashboard, THEMES, watchProblems, type ThemeName } from './harness';
+import {
+  applyTheme,
+  CHROMIUM_ARGS,
+  choose,
+  controlValue,
+  drawn,
+  ROOT,
+  serveDashboard,
+  showTab,
+  THEMES,
+  typeInto,
+  watchProblems,
+  type ThemeName,
+} from './harness';
 import type { HostMessage, RunConfigMessage, Series } from '../../client/dashboard/messages';
 
 declare const window: any;
@@ -48,21 +61,7 @@ async function frames(page: Page): Promise<void> {
 }
 
 async function setTheme(page: Page, name: ThemeName): Promise<void> {
-  const t = THEMES[name];
-  await page.evaluate(
-    ({ cls, vars }) => {
-      const root = document.documentElement;
-      for (const [k, v] of Object.entries(vars)) root.style.setProperty(`--vscode-${k}`, v);
-      root.style.setProperty('--vscode-font-family', 'system-ui, "Ubuntu", "Droid Sans", sans-serif');
-      root.style.setProperty('--vscode-font-size', '13px');
-      root.style.setProperty('--vscode-editor-font-family', '"Droid Sans Mono", monospace');
-      root.style.setProperty('--vscode-errorForeground', cls === 'vscode-light' ? '#a1260d' : '#f48771');
-      document.body.classList.remove('vscode-light', 'vscode-dark', 'vscode-high-contrast');
-      document.body.classList.add(cls);
-    },
-    { cls: t.cls, vars: t.vars as Record<string, string> },
-  );
-  await frames(page);
+  await applyTheme(page, name);
 }
 
 interface Drawn {
@@ -214,7 +213,11 @@ describe('the compare panel', () => {
       ['grpo-lr1e-6', 'rgb(55, 148, 255)'],
       ['grpo-lr5e-6', 'rgb(209, 134, 22)'],
     ]);
-    assert.equal(await page.isHidden('#tab-rollouts'), true);
+    // No Rollouts tab in a compare panel: the strip holds Charts and Config only.
+    assert.deepEqual(
+      await page.$$eval('vscode-tab-header', (els) => els.map((e: any) => e.textContent.trim())),
+      ['Charts', 'Config'],
+    );
     const state = await page.evaluate(() => (window as any).__state);
     assert.deepEqual(
       state.compare,
@@ -223,7 +226,7 @@ describe('the compare panel', () => {
   });
 
   test('the run filter (a regex) hides a run’s datasets; an invalid regex is shown as such and hides nothing', async () => {
-    await page.fill('#run-filter', 'lr5');
+    await typeInto(page, '#run-filter', 'lr5');
     await frames(page);
     let drawn = await chart(page, 'critic/score/mean');
     assert.deepEqual([...new Set(drawn.map((d) => d.source))], [RUNS[1].key]);
@@ -234,24 +237,24 @@ describe('the compare panel', () => {
     ]);
     assert.equal((await page.evaluate(() => (window as any).__state)).runFilter, 'lr5');
 
-    await page.fill('#run-filter', 'lr(5');
+    await typeInto(page, '#run-filter', 'lr(5');
     await frames(page);
     drawn = await chart(page, 'critic/score/mean');
     assert.equal(drawn.length, 4, 'an invalid regex filters nothing');
-    assert.equal(await page.getAttribute('#run-filter', 'aria-invalid'), 'true');
+    assert.equal(await page.$eval('#run-filter', (el: any) => el.invalid), true);
     assert.match((await page.textContent('#run-filter-error')) ?? '', /^Invalid regex: /);
     assert.equal(await page.isVisible('#run-filter-error'), true);
     await setTheme(page, 'dark');
     await page.screenshot({ path: join(ROOT, 'test-results', 'dashboard-compare-invalid-filter-dark.png') });
 
-    await page.fill('#run-filter', '');
+    await typeInto(page, '#run-filter', '');
     await frames(page);
     assert.equal((await chart(page, 'critic/score/mean')).length, 4);
     assert.equal(await page.isHidden('#run-filter-error'), true);
   });
 
   test('the Config tab: the keys that differ, run × value, as text (nothing from a config becomes markup)', async () => {
-    await page.click('#tab-config');
+    await showTab(page, 'config');
     const head = await page.$$eval('#config-diff-table thead th', (els) => els.map((e: any) => e.textContent));
     assert.deepEqual(head, ['Key', 'grpo-lr1e-6', 'grpo-lr5e-6']);
     const rows = await page.$$eval('#config-diff-table tbody tr', (rs) =>
@@ -270,17 +273,17 @@ describe('the compare panel', () => {
       CONFIGS.map((c) => c.yaml),
     );
     // The run filter narrows the diff to the runs shown: one run left, nothing to compare.
-    await page.fill('#run-filter', 'lr1');
+    await typeInto(page, '#run-filter', 'lr1');
     assert.equal(await page.isHidden('#config-diff'), true);
     assert.equal(await page.$$eval('#config-runs details', (els) => els.length), 1);
-    await page.fill('#run-filter', '');
+    await typeInto(page, '#run-filter', '');
     assert.equal(await page.isVisible('#config-diff'), true);
   });
 
   test('screenshots of the compare charts and its Config tab in light, dark and high contrast', async () => {
     for (const name of Object.keys(THEMES) as ThemeName[]) {
       await setTheme(page, name);
-      await page.click('#tab-charts');
+      await showTab(page, 'charts');
       await frames(page);
       const smooth = (await chart(page, 'critic/score/mean')).filter((d) => !d.raw);
       assert.deepEqual(
@@ -289,7 +292,7 @@ describe('the compare panel', () => {
         name,
       );
       await page.screenshot({ path: join(ROOT, 'test-results', `dashboard-compare-${name}.png`) });
-      await page.click('#tab-config');
+      await showTab(page, 'config');
       await page.screenshot({ path: join(ROOT, 'test-results', `dashboard-config-${name}.png`), fullPage: true });
     }
   });
@@ -352,7 +355,7 @@ describe('a run’s Rollouts and Config tabs', () => {
       samples: step3,
       origin: 'experience buffer gsm8k.db (table gsm8k_buffer)',
     });
-    await page.click('#tab-rollouts');
+    await showTab(page, 'rollouts');
   });
 
   const cells = () =>
@@ -395,41 +398,41 @@ describe('a run’s Rollouts and Config tabs', () => {
   });
 
   test('search narrows to prompts or responses containing the text (case-insensitive), the histogram follows', async () => {
-    await page.fill('#rollouts-search', 'SOLD');
+    await typeInto(page, '#rollouts-search', 'SOLD');
     assert.equal(await page.textContent('#rollouts-step'), 'Step 3: 1 of 5 samples match');
     assert.deepEqual(
       (await cells()).map((r) => r[1]),
       ['Natalia sold clips to 48 friends…'],
     );
     assert.deepEqual((await histogram()).counts, [1]);
-    await page.fill('#rollouts-search', 'onerror');
+    await typeInto(page, '#rollouts-search', 'onerror');
     assert.deepEqual(
       (await cells()).map((r) => r[2]),
       [img],
     );
-    await page.fill('#rollouts-search', '');
+    await typeInto(page, '#rollouts-search', '');
     assert.equal((await cells()).length, 5);
   });
 
   test('the step selector lists the steps newest first; an older step stays picked when a new one arrives', async () => {
-    assert.deepEqual(await page.$$eval('#rollouts-step-select option', (os) => os.map((o: any) => o.value)), [
+    assert.deepEqual(await page.$$eval('#rollouts-step-select li[role="option"]', (os) => os.map((o: any) => o.textContent.trim())), [
       '3',
       '2',
     ]);
-    await page.selectOption('#rollouts-step-select', '2');
+    await choose(page, '#rollouts-step-select', '2');
     assert.equal(await page.textContent('#rollouts-step'), 'Step 2: 2 samples');
     assert.deepEqual((await histogram()).counts, [1, 1]);
     await post(page, { type: 'rollouts', step: 4, samples: [{ prompt: 'new', response: 'x', reward: 0.25 }] });
     await frames(page);
     assert.equal(await page.textContent('#rollouts-step'), 'Step 2: 2 samples');
-    assert.deepEqual(await page.$$eval('#rollouts-step-select option', (os) => os.map((o: any) => o.value)), [
+    assert.deepEqual(await page.$$eval('#rollouts-step-select li[role="option"]', (os) => os.map((o: any) => o.textContent.trim())), [
       '4',
       '3',
       '2',
     ]);
-    assert.equal(await page.inputValue('#rollouts-step-select'), '2');
+    assert.equal(await controlValue(page, '#rollouts-step-select'), '2');
     // Picking the latest again follows new steps.
-    await page.selectOption('#rollouts-step-select', '4');
+    await choose(page, '#rollouts-step-select', '4');
     await post(page, { type: 'rollouts', step: 5, samples: step3 });
     await frames(page);
     assert.equal(await page.textContent('#rollouts-step'), 'Step 5: 5 samples');
@@ -445,7 +448,7 @@ describe('a run’s Rollouts and Config tabs', () => {
   });
 
   test('the Config tab of one run: its resolved config as text, no diff table', async () => {
-    await page.click('#tab-config');
+    await showTab(page, 'config');
     assert.equal(await page.isHidden('#config-diff'), true);
     assert.equal(await page.textContent('#config-runs pre.config-yaml'), 'mode: both\nname: "<b>gsm8k</b>"\n');
     assert.equal(await page.$$eval('#config b', (els) => els.length), 0);
@@ -471,7 +474,7 @@ describe('a compare panel restored after a reload', () => {
       settings: { smoothing: 0.6, xAxis: 'step', logY: false },
     };
     const page = await open(state);
-    assert.equal(await page.inputValue('#run-filter'), 'lr1');
+    assert.equal(await controlValue(page, '#run-filter'), 'lr1');
     assert.equal(await page.isVisible('#config'), true);
     await post(page, {
       type: 'init',

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { exportBytes, pngSize, writeExport } from '../../client/dashboard/export-file';
 import { parseWebviewMessage, type Series } from '../../client/dashboard/messages';
-import { DashboardPage, ROOT, THEMES, type ThemeName } from './harness';
+import { choose, controlValue, DashboardPage, ROOT, THEMES, type ThemeName } from './harness';
 import { scalarsCsv } from '../../runtime/metrics/csv';
 
 /** The run started at 2026-12-01 10:00:00 UTC (seconds since the epoch). */
@@ -72,7 +72,7 @@ describe('the dashboard chart controls', () => {
     let c = await d.chart(TAG);
     assert.deepEqual(c.datasets.find((s) => s.run === 'trainer' && s.raw)!.x, INIT[0].steps);
     assert.equal(c.x.title, 'step');
-    await d.page.selectOption('#x-axis', 'wall');
+    await choose(d.page, '#x-axis', 'Wall time');
     await d.frames();
     c = await d.chart(TAG);
     assert.deepEqual(
@@ -91,20 +91,20 @@ describe('the dashboard chart controls', () => {
     assert.ok(ticks.length >= 2);
     for (const k of ticks) assert.equal(k.label, clock(k.value), `tick at ${k.value}`);
     assert.ok(c.x.min >= STARTED_AT && c.x.max <= STARTED_AT + 200 + 60, `x extent ${c.x.min}..${c.x.max}`);
-    await d.page.selectOption('#x-axis', 'relative');
+    await choose(d.page, '#x-axis', 'Relative time');
     await d.frames();
     c = await d.chart(TAG);
     assert.deepEqual(c.datasets.find((s) => s.run === 'trainer' && s.raw)!.x, INIT[0].times);
     assert.equal(c.x.title, 'relative time');
     assert.equal((await d.state()).settings.xAxis, 'relative');
-    await d.page.selectOption('#x-axis', 'step');
+    await choose(d.page, '#x-axis', 'Step');
     await d.frames();
   });
 
   test('ignore outliers: y runs from the 5th to the 95th percentile of the values in view, and back when off', async () => {
     let c = await d.chart(TAG);
     assert.ok(c.y.max >= 1000 && c.y.min <= -500, `own extent ${c.y.min}..${c.y.max}`);
-    await d.page.check('#ignore-outliers');
+    await d.page.click('#ignore-outliers');
     await d.frames();
     c = await d.chart(TAG);
     const all = [...TRAINER, ...EXPLORER];
@@ -117,7 +117,8 @@ describe('the dashboard chart controls', () => {
     // Outliers really are left out: the extent is inside both of them.
     assert.ok(c.y.min > -500 && c.y.max < 1000);
     assert.equal((await d.state()).settings.ignoreOutliers, true);
-    await d.page.uncheck('#ignore-outliers');
+    assert.equal(await controlValue(d.page, '#ignore-outliers'), true);
+    await d.page.click('#ignore-outliers');
     await d.frames();
     c = await d.chart(TAG);
     assert.ok(c.y.max >= 1000 && c.y.min <= -500);
@@ -167,7 +168,7 @@ describe('the dashboard chart controls', () => {
     assert.ok(Math.abs(c.x.min - 4.5) < tol && Math.abs(c.x.max - 12.5) < tol, `zoomed to ${c.x.min}..${c.x.max}`);
     assert.equal(await d.page.isVisible(`.card[data-tag="${TAG}"] .reset-zoom`), true);
     // Ignore outliers now counts only the points in view: trainer steps 5..12 and the explorer's step 7.
-    await d.page.check('#ignore-outliers');
+    await d.page.click('#ignore-outliers');
     await d.frames();
     c = await d.chart(TAG);
     const inView = [5, 6, 7, 8, 9, 10, 11, 12, 4];
@@ -194,7 +195,7 @@ describe('the dashboard chart controls', () => {
     await d.frames();
     c = await d.chart(TAG);
     assert.deepEqual([c.x.min, c.x.max], [full.min, full.max]);
-    await d.page.uncheck('#ignore-outliers');
+    await d.page.click('#ignore-outliers');
     await d.page.mouse.move(1, 1);
   });
 
@@ -341,16 +342,16 @@ describe('the dashboard chart controls', () => {
     );
     // The syncs at the explorer's times, the checkpoints at the trainer's (trainer step n logged at 10·n s).
     const time = (k: string, step: number) => (k === 'sync' ? exTimes[step - 1] : 10 * step);
-    await d.page.selectOption('#x-axis', 'relative');
+    await choose(d.page, '#x-axis', 'Relative time');
     await d.frames();
     assert.deepEqual(await drawn(TAG), expected(time));
-    await d.page.selectOption('#x-axis', 'wall');
+    await choose(d.page, '#x-axis', 'Wall time');
     await d.frames();
     assert.deepEqual(
       await drawn(TAG),
       expected((k, step) => STARTED_AT + time(k, step)),
     );
-    await d.page.selectOption('#x-axis', 'step');
+    await choose(d.page, '#x-axis', 'Step');
     await d.frames();
     // A card whose x range ends at step 3 draws only the marks inside it.
     assert.deepEqual(await drawn('actor/pg_loss'), ['sync 3 v1 (lag 2)']);

@@ -26,7 +26,12 @@ export const CHROMIUM_ARGS = [
 ];
 const NONCE = 'Y29udHJvbHMtbm9uY2UtMTIz';
 
-/** VS Code's theme variables (a subset of Default Light+, Dark+ and High Contrast), set the way VS Code sets them. */
+/**
+ * VS Code's theme variables (a subset of Default Light+, Dark+ and High Contrast), set the way VS Code sets them:
+ * those the charts read and those the @vscode-elements controls are styled with (VS Code derives the `settings-*`
+ * ones from the input, dropdown and checkbox colours; High Contrast leaves the list's selection and hover colours
+ * unset and draws outlines instead).
+ */
 export const THEMES = {
   light: {
     cls: 'vscode-light',
@@ -56,6 +61,31 @@ export const THEMES = {
       'charts-yellow': '#bf8803',
       'editorHoverWidget-background': '#f3f3f3',
       'editorHoverWidget-border': '#c8c8c8',
+      errorForeground: '#a1260d',
+      'input-placeholderForeground': '#767676',
+      'inputValidation-errorBackground': '#f2dede',
+      'inputValidation-errorBorder': '#be1100',
+      'settings-textInputBackground': '#ffffff',
+      'settings-textInputForeground': '#616161',
+      'settings-textInputBorder': '#cecece',
+      'settings-dropdownBackground': '#ffffff',
+      'settings-dropdownForeground': '#616161',
+      'settings-dropdownBorder': '#cecece',
+      'settings-dropdownListBorder': '#c8c8c8',
+      'settings-checkboxBackground': '#ffffff',
+      'settings-checkboxForeground': '#616161',
+      'settings-checkboxBorder': '#cecece',
+      'settings-headerBorder': '#80808059',
+      'panelTitle-activeForeground': '#424242',
+      'panelTitle-activeBorder': '#424242',
+      'panelTitle-inactiveForeground': '#424242bf',
+      'list-activeSelectionBackground': '#0060c0',
+      'list-activeSelectionForeground': '#ffffff',
+      'list-hoverBackground': '#e8e8e8',
+      'list-focusOutline': '#0090f1',
+      'button-hoverBackground': '#0062a3',
+      'button-secondaryHoverBackground': '#cccccc',
+      'widget-shadow': '#00000029',
     },
   },
   dark: {
@@ -85,6 +115,30 @@ export const THEMES = {
       'charts-yellow': '#cca700',
       'editorHoverWidget-background': '#252526',
       'editorHoverWidget-border': '#454545',
+      errorForeground: '#f48771',
+      'input-placeholderForeground': '#a6a6a6',
+      'inputValidation-errorBackground': '#5a1d1d',
+      'inputValidation-errorBorder': '#be1100',
+      'settings-textInputBackground': '#3c3c3c',
+      'settings-textInputForeground': '#cccccc',
+      'settings-dropdownBackground': '#3c3c3c',
+      'settings-dropdownForeground': '#f0f0f0',
+      'settings-dropdownBorder': '#3c3c3c',
+      'settings-dropdownListBorder': '#454545',
+      'settings-checkboxBackground': '#3c3c3c',
+      'settings-checkboxForeground': '#f0f0f0',
+      'settings-checkboxBorder': '#3c3c3c',
+      'settings-headerBorder': '#80808059',
+      'panelTitle-activeForeground': '#e7e7e7',
+      'panelTitle-activeBorder': '#e7e7e7',
+      'panelTitle-inactiveForeground': '#e7e7e799',
+      'list-activeSelectionBackground': '#04395e',
+      'list-activeSelectionForeground': '#ffffff',
+      'list-hoverBackground': '#2a2d2e',
+      'list-focusOutline': '#007fd4',
+      'button-hoverBackground': '#1177bb',
+      'button-secondaryHoverBackground': '#45494e',
+      'widget-shadow': '#0000005c',
     },
   },
   'high-contrast': {
@@ -117,6 +171,26 @@ export const THEMES = {
       'charts-yellow': '#ffff00',
       'editorHoverWidget-background': '#0c141f',
       'editorHoverWidget-border': '#6fc3df',
+      errorForeground: '#f48771',
+      'input-placeholderForeground': '#ffffffb3',
+      'inputValidation-errorBackground': '#000000',
+      'inputValidation-errorBorder': '#6fc3df',
+      'settings-textInputBackground': '#000000',
+      'settings-textInputForeground': '#ffffff',
+      'settings-textInputBorder': '#6fc3df',
+      'settings-dropdownBackground': '#000000',
+      'settings-dropdownForeground': '#ffffff',
+      'settings-dropdownBorder': '#6fc3df',
+      'settings-dropdownListBorder': '#6fc3df',
+      'settings-checkboxBackground': '#000000',
+      'settings-checkboxForeground': '#ffffff',
+      'settings-checkboxBorder': '#6fc3df',
+      'settings-headerBorder': '#6fc3df',
+      'panelTitle-activeForeground': '#ffffff',
+      'panelTitle-activeBorder': '#6fc3df',
+      'panelTitle-inactiveForeground': '#ffffff',
+      'list-focusOutline': '#f38518',
+      'toolbar-hoverOutline': '#f38518',
     },
   },
 } as const;
@@ -172,6 +246,54 @@ export async function serveDashboard(): Promise<{ server: Server; origin: string
   );
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { server, origin };
+}
+
+/**
+ * Switches the page to a theme as VS Code does: the variables on <html>'s style (the old theme's removed), then the
+ * body class; waits for the redraw.
+ */
+export async function applyTheme(page: Page, name: ThemeName): Promise<void> {
+  const t = THEMES[name];
+  await page.evaluate(
+    ({ cls, vars }) => {
+      const doc = (globalThis as any).document;
+      const root = doc.documentElement;
+      root.removeAttribute('style');
+      for (const [k, v] of Object.entries(vars)) root.style.setProperty(`--vscode-${k}`, v);
+      root.style.setProperty('--vscode-font-family', 'system-ui, "Ubuntu", "Droid Sans", sans-serif');
+      root.style.setProperty('--vscode-font-size', '13px');
+      root.style.setProperty('--vscode-font-weight', 'normal');
+      root.style.setProperty('--vscode-editor-font-family', '"Droid Sans Mono", monospace');
+      doc.body.classList.remove('vscode-light', 'vscode-dark', 'vscode-high-contrast');
+      doc.body.classList.add(cls);
+    },
+    { cls: t.cls, vars: t.vars as Record<string, string> },
+  );
+  await drawn(page);
+}
+
+/** Types `text` into a vscode-textfield as a user does: a click into it, everything selected, the text typed. */
+export async function typeInto(page: Page, selector: string, text: string): Promise<void> {
+  await page.click(selector);
+  await page.keyboard.press('Control+A');
+  if (text) await page.keyboard.type(text);
+  else await page.keyboard.press('Backspace');
+}
+
+/** Picks an option of a vscode-single-select as a user does: a click opens its list, a click on the option. */
+export async function choose(page: Page, selector: string, label: string): Promise<void> {
+  await page.click(selector);
+  await page.locator(`${selector} li[role="option"]`, { hasText: new RegExp(`^\\s*${label}\\s*$`) }).click();
+}
+
+/** What a control holds: a vscode-textfield's or vscode-single-select's value, a vscode-checkbox's checked state. */
+export async function controlValue(page: Page, selector: string): Promise<string | boolean> {
+  return page.$eval(selector, (el: any) => (el.localName === 'vscode-checkbox' ? el.checked : el.value));
+}
+
+/** Shows a tab of the dashboard by clicking its header. */
+export async function showTab(page: Page, tab: 'charts' | 'rollouts' | 'config'): Promise<void> {
+  await page.click(`vscode-tab-header[data-tab="${tab}"]`);
 }
 
 /** Collects console errors and warnings, page errors and dialogs (dismissed) into `problems`. */
@@ -290,21 +412,7 @@ export class DashboardPage {
   }
 
   async setTheme(name: ThemeName): Promise<void> {
-    const t = THEMES[name];
-    await this.page.evaluate(
-      ({ cls, vars }) => {
-        const doc = (globalThis as any).document;
-        const root = doc.documentElement;
-        for (const [k, v] of Object.entries(vars)) root.style.setProperty(`--vscode-${k}`, v);
-        root.style.setProperty('--vscode-font-family', 'system-ui, "Ubuntu", "Droid Sans", sans-serif');
-        root.style.setProperty('--vscode-font-size', '13px');
-        root.style.setProperty('--vscode-editor-font-family', '"Droid Sans Mono", monospace');
-        doc.body.classList.remove('vscode-light', 'vscode-dark', 'vscode-high-contrast');
-        doc.body.classList.add(cls);
-      },
-      { cls: t.cls, vars: t.vars as Record<string, string> },
-    );
-    await this.frames();
+    await applyTheme(this.page, name);
   }
 
   async close(): Promise<void> {

@@ -11,14 +11,26 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, drawn, ROOT, serveDashboard, THEMES, watchProblems, type ThemeName } from './harness';
+import {
+  applyTheme,
+  CHROMIUM_ARGS,
+  choose,
+  controlValue,
+  drawn,
+  ROOT,
+  serveDashboard,
+  showTab,
+  THEMES,
+  typeInto,
+  watchProblems,
+  type ThemeName,
+} from './harness';
 import type { HostMessage, Series } from '../../client/dashboard/messages';
 
 // The functions passed to page.evaluate run in Chromium; this file is compiled without the DOM's types.
 declare const window: any;
 declare const document: any;
 type HTMLElement = any;
-type HTMLInputElement = any;
 
 /** Float64 reference of TensorBoard's debiased EMA, written out again here (not imported) so the test can fail. */
 function reference(values: (number | null)[], w: number): (number | null)[] {
@@ -90,21 +102,7 @@ async function chart(tag: string): Promise<{ datasets: Drawn[]; yType: string; y
 }
 
 async function setTheme(name: ThemeName): Promise<void> {
-  const t = THEMES[name];
-  await page.evaluate(
-    ({ cls, vars }) => {
-      // VS Code writes the variables on <html>'s style, then swaps the body class.
-      const root = document.documentElement;
-      for (const [k, v] of Object.entries(vars)) root.style.setProperty(`--vscode-${k}`, v);
-      root.style.setProperty('--vscode-font-family', 'system-ui, "Ubuntu", "Droid Sans", sans-serif');
-      root.style.setProperty('--vscode-font-size', '13px');
-      root.style.setProperty('--vscode-editor-font-family', '"Droid Sans Mono", monospace');
-      document.body.classList.remove('vscode-light', 'vscode-dark', 'vscode-high-contrast');
-      document.body.classList.add(cls);
-    },
-    { cls: t.cls, vars: t.vars as Record<string, string> },
-  );
-  await frames();
+  await applyTheme(page, name);
 }
 
 const REWARD = [0.1, 0.25, null, 0.3, 0.42, 0.38, 0.55];
@@ -218,30 +216,41 @@ describe('the dashboard webview', () => {
     assert.deepEqual(entropy.datasets.find((d) => !d.raw)!.y, [2, 2, 2]);
   });
 
-  test('the smoothing slider, the x axis and log y change what is drawn as the formulas say', async () => {
-    await page.$eval('#smoothing', (el) => {
-      (el as HTMLInputElement).value = '0.9';
-      el.dispatchEvent(new Event('input'));
-    });
+  test('the smoothing slider, the x axis and log y change what is drawn as the formulas say (driven from the keyboard)', async () => {
+    // The slider moves by its step (0.01) per arrow key: 0.6 -> 0.9.
+    await page.focus('#smoothing');
+    for (let i = 0; i < 30; i++) await page.keyboard.press('ArrowRight');
     await frames();
     const all = [...REWARD, 0.6, null, 0.58, 0.71];
     let c = await chart('critic/score/mean');
     closeTo(c.datasets.find((d) => d.run === 'trainer' && !d.raw)!.y, reference(all, 0.9), 'smoothed at 0.9');
     assert.equal(await page.textContent('#smoothing-value'), '0.90');
 
-    await page.selectOption('#x-axis', 'relative');
+    // The x axis select: Tab from the slider to it, ArrowDown opens its list on the current option (Step), ArrowDown
+    // moves to Relative time, Enter picks it.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'x-axis');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
     await frames();
+    assert.equal(await controlValue(page, '#x-axis'), 'relative');
     c = await chart('critic/score/mean');
     assert.deepEqual(c.datasets.find((d) => d.run === 'trainer' && d.raw)!.x, [2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22]);
-    await page.selectOption('#x-axis', 'step');
+    await choose(page, '#x-axis', 'Step');
 
     assert.equal(c.yBuilt, 'linear');
-    await page.check('#log-y');
+    // Log y: Tab to the checkbox, Space checks it.
+    await page.focus('#x-axis');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'log-y');
+    await page.keyboard.press('Space');
     await frames();
+    assert.equal(await controlValue(page, '#log-y'), true);
     c = await chart('critic/score/mean');
     assert.equal(c.yType, 'logarithmic');
     assert.equal(c.yBuilt, 'logarithmic');
-    await page.uncheck('#log-y');
+    await page.click('#log-y');
     await frames();
     assert.equal((await chart('critic/score/mean')).yBuilt, 'linear');
     const state = await page.evaluate(() => (window as any).__state);
@@ -249,11 +258,11 @@ describe('the dashboard webview', () => {
   });
 
   test('the filter box hides the cards (and groups) whose tag does not match', async () => {
-    await page.fill('#filter', '^actor/');
+    await typeInto(page, '#filter', '^actor/');
     const visible = await page.$$eval('.card:not([hidden])', (els) => els.map((e) => (e as HTMLElement).dataset.tag));
     assert.deepEqual(visible, ['actor/entropy', 'actor/pg_loss']);
     assert.equal(await page.isHidden('section.group[data-group="pinned"]'), true);
-    await page.fill('#filter', '');
+    await typeInto(page, '#filter', '');
     assert.equal((await page.$$('.card:not([hidden])')).length, INIT.length);
   });
 
@@ -281,7 +290,7 @@ describe('the dashboard webview', () => {
         { prompt: 'What is 2+3?', response: '5', reward: null },
       ],
     });
-    await page.click('#tab-rollouts');
+    await showTab(page, 'rollouts');
     const cells = await page.$$eval('#rollouts-table tbody tr', (rows) =>
       rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)),
     );
@@ -291,7 +300,7 @@ describe('the dashboard webview', () => {
     ]);
     assert.equal(await page.$$eval('#rollouts-table script, #rollouts-table img', (els) => els.length), 0);
     assert.equal(await page.textContent('#rollouts-step'), 'Step 12: 2 samples');
-    await page.click('#tab-charts');
+    await showTab(page, 'charts');
   });
 
   test('each card says which config keys drive it; a click asks the extension to reveal the key', async () => {
