@@ -214,10 +214,10 @@ describe('the compare panel', () => {
       ['grpo-lr5e-6', 'rgb(209, 134, 22)'],
     ]);
     // No Rollouts tab in a compare panel: the strip holds Charts and Config only.
-    assert.deepEqual(
-      await page.$$eval('vscode-tab-header', (els) => els.map((e: any) => e.textContent.trim())),
-      ['Charts', 'Config'],
-    );
+    assert.deepEqual(await page.$$eval('vscode-tab-header', (els) => els.map((e: any) => e.textContent.trim())), [
+      'Charts',
+      'Config',
+    ]);
     const state = await page.evaluate(() => (window as any).__state);
     assert.deepEqual(
       state.compare,
@@ -415,21 +415,20 @@ describe('a run’s Rollouts and Config tabs', () => {
   });
 
   test('the step selector lists the steps newest first; an older step stays picked when a new one arrives', async () => {
-    assert.deepEqual(await page.$$eval('#rollouts-step-select li[role="option"]', (os) => os.map((o: any) => o.textContent.trim())), [
-      '3',
-      '2',
-    ]);
+    assert.deepEqual(
+      await page.$$eval('#rollouts-step-select li[role="option"]', (os) => os.map((o: any) => o.textContent.trim())),
+      ['3', '2'],
+    );
     await choose(page, '#rollouts-step-select', '2');
     assert.equal(await page.textContent('#rollouts-step'), 'Step 2: 2 samples');
     assert.deepEqual((await histogram()).counts, [1, 1]);
     await post(page, { type: 'rollouts', step: 4, samples: [{ prompt: 'new', response: 'x', reward: 0.25 }] });
     await frames(page);
     assert.equal(await page.textContent('#rollouts-step'), 'Step 2: 2 samples');
-    assert.deepEqual(await page.$$eval('#rollouts-step-select li[role="option"]', (os) => os.map((o: any) => o.textContent.trim())), [
-      '4',
-      '3',
-      '2',
-    ]);
+    assert.deepEqual(
+      await page.$$eval('#rollouts-step-select li[role="option"]', (os) => os.map((o: any) => o.textContent.trim())),
+      ['4', '3', '2'],
+    );
     assert.equal(await controlValue(page, '#rollouts-step-select'), '2');
     // Picking the latest again follows new steps.
     await choose(page, '#rollouts-step-select', '4');

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { exportBytes, pngSize, writeExport } from '../../client/dashboard/export-file';
 import { parseWebviewMessage, type Series } from '../../client/dashboard/messages';
-import { choose, controlValue, DashboardPage, ROOT, THEMES, type ThemeName } from './harness';
+import { choose, controlValue, DashboardPage, ROOT, THEMES, typeInto, type ThemeName } from './harness';
 import { scalarsCsv } from '../../runtime/metrics/csv';
 
 /** The run started at 2026-12-01 10:00:00 UTC (seconds since the epoch). */
@@ -392,6 +392,132 @@ describe('the dashboard chart controls', () => {
     }
     assert.deepEqual(d.problems, []);
     assert.deepEqual(await d.page.evaluate(() => (globalThis as any).__csp), []);
+  });
+
+  test('every control is reached with Tab and shows the theme’s focus colour; the tabs switch from the keyboard', async () => {
+    await d.setTheme('light');
+    const focusBorder = 'rgb(0, 144, 241)'; // THEMES.light focusBorder #0090f1
+    // What a focused control draws its focus in: an outline, or (text field, select) the border.
+    const ring = () =>
+      d.page.evaluate(() => {
+        const el = (globalThis as any).document.activeElement;
+        const part: Record<string, [string, string]> = {
+          'vscode-tab-header': ['.wrapper', 'outline'],
+          'vscode-textfield': ['.root', 'border'],
+          'vscode-single-select': ['.select-face', 'border'],
+          'vscode-checkbox': ['.icon', 'outline'],
+          'vscode-button': ['.base', 'outline'],
+        };
+        const [sel, kind] = part[el.localName] ?? ['', 'outline'];
+        const target = sel ? el.shadowRoot.querySelector(sel) : el;
+        const cs = (globalThis as any).getComputedStyle(target);
+        const colour = kind === 'border' ? cs.borderTopColor : cs.outlineStyle === 'none' ? 'none' : cs.outlineColor;
+        // vscode-tabs numbers its headers' and panels' ids itself: those are named by their tab.
+        const name = el.dataset.tab
+          ? `${el.localName}:${el.dataset.tab}`
+          : el.id || `${el.localName}${el.classList.contains('pin') ? ':pin' : ''}`;
+        return { name, colour };
+      });
+    // From the tab shown (reached with the keyboard: Shift+Tab back from the filter over the tab panel), onwards.
+    await d.page.focus('#filter');
+    await d.page.keyboard.press('Shift+Tab');
+    await d.page.keyboard.press('Shift+Tab');
+    const stops = [await ring()];
+    for (let i = 0; i < 12; i++) {
+      await d.page.keyboard.press('Tab');
+      stops.push(await ring());
+    }
+    const names = stops.map((s) => s.name);
+    const order = ['vscode-tab-header:charts', 'filter', 'smoothing', 'x-axis', 'log-y', 'ignore-outliers'];
+    let at = -1;
+    for (const name of order) {
+      const i = names.indexOf(name);
+      assert.ok(i > at, `${name} comes next with Tab: ${names.join(', ')}`);
+      at = i;
+    }
+    assert.ok(names.includes('vscode-button:pin'), `a card's Pin button is reached: ${names.join(', ')}`);
+    for (const s of stops.filter((x) => [...order, 'vscode-button:pin'].includes(x.name)))
+      assert.equal(s.colour, focusBorder, `${s.name} shows the focus colour`);
+    // Not focused, the text field's border is the input border, not the focus colour.
+    await d.page.focus('#log-y');
+    assert.notEqual(
+      await d.page.$eval(
+        '#filter',
+        (el: any) => (globalThis as any).getComputedStyle(el.shadowRoot.querySelector('.root')).borderTopColor,
+      ),
+      focusBorder,
+    );
+
+    // The tab strip: arrows move between the headers, Enter or Space shows the tab.
+    const shown = () =>
+      d.page.$$eval('vscode-tab-panel', (els) => els.filter((e: any) => !e.hidden).map((e: any) => e.dataset.tab));
+    await d.page.focus('vscode-tab-header[data-tab="charts"]');
+    await d.page.keyboard.press('ArrowRight');
+    assert.equal((await ring()).name, 'vscode-tab-header:rollouts');
+    await d.page.keyboard.press('Enter');
+    assert.deepEqual(await shown(), ['rollouts']);
+    await d.page.keyboard.press('ArrowRight');
+    await d.page.keyboard.press('Space');
+    assert.deepEqual(await shown(), ['config']);
+    assert.equal((await d.state()).tab, 'config');
+    await d.page.keyboard.press('ArrowLeft');
+    await d.page.keyboard.press('ArrowLeft');
+    assert.equal((await ring()).name, 'vscode-tab-header:charts');
+    await d.page.keyboard.press('Enter');
+    assert.deepEqual(await shown(), ['charts']);
+    assert.equal((await d.state()).tab, 'charts');
+    await d.setTheme('dark');
+  });
+
+  test('the controls’ settings are kept in the webview state and a reload restores them, controls and charts alike', async () => {
+    await d.page.focus('#smoothing');
+    for (let i = 0; i < 10; i++) await d.page.keyboard.press('ArrowLeft');
+    await choose(d.page, '#x-axis', 'Relative time');
+    await d.page.click('#log-y');
+    await d.page.click('#ignore-outliers');
+    await typeInto(d.page, '#filter', 'actor/');
+    await d.frames();
+    assert.deepEqual((await d.state()).settings, {
+      smoothing: 0.5,
+      xAxis: 'relative',
+      logY: true,
+      ignoreOutliers: true,
+    });
+    assert.equal((await d.state()).filter, 'actor/');
+
+    await d.reload();
+    await d.setTheme('dark');
+    await d.post(INIT_MESSAGE);
+    await d.frames();
+    assert.equal(await d.page.inputValue('#smoothing'), '0.5');
+    assert.equal(await d.page.textContent('#smoothing-value'), '0.50');
+    assert.equal(await controlValue(d.page, '#x-axis'), 'relative');
+    assert.equal(
+      await d.page.$eval('#x-axis', (el: any) => el.shadowRoot.querySelector('.select-face').textContent.trim()),
+      'Relative time',
+    );
+    assert.equal(await controlValue(d.page, '#log-y'), true);
+    assert.equal(await controlValue(d.page, '#ignore-outliers'), true);
+    assert.equal(await controlValue(d.page, '#filter'), 'actor/');
+    // The charts are drawn with them: relative time, smoothed at 0.5, log y, only the actor cards shown.
+    const c = await d.chart('actor/pg_loss');
+    assert.deepEqual(c.datasets.find((s) => s.raw)!.x, [10, 20, 30]);
+    assert.deepEqual(c.datasets.find((s) => !s.raw)!.y, ema([0.9, 0.5, 0.7], 0.5));
+    assert.equal(c.y.type, 'logarithmic');
+    assert.equal(c.x.title, 'relative time');
+    assert.deepEqual(await d.page.$$eval('.card:not([hidden])', (els) => els.map((e: any) => e.dataset.tag)), [
+      'actor/entropy',
+      'actor/pg_loss',
+    ]);
+
+    // Back to the defaults for the tests after this one.
+    await d.page.focus('#smoothing');
+    for (let i = 0; i < 10; i++) await d.page.keyboard.press('ArrowRight');
+    await choose(d.page, '#x-axis', 'Step');
+    await d.page.click('#log-y');
+    await d.page.click('#ignore-outliers');
+    await typeInto(d.page, '#filter', '');
+    assert.deepEqual((await d.state()).settings, { smoothing: 0.6, xAxis: 'step', logY: false, ignoreOutliers: false });
   });
 
   test('a sync every step over a long run: the syncs become ticks along the top, the plot stays clear', async () => {

@@ -191,6 +191,7 @@ export const THEMES = {
       'panelTitle-inactiveForeground': '#ffffff',
       'list-focusOutline': '#f38518',
       'toolbar-hoverOutline': '#f38518',
+      contrastActiveBorder: '#f38518',
     },
   },
 } as const;
