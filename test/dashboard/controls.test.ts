@@ -389,6 +389,17 @@ describe('the dashboard chart controls', () => {
         path: join(ROOT, 'test-results', `dashboard-controls-${name}.png`),
         clip: { x: 0, y: 0, width: 1200, height: 520 },
       });
+      // The x axis list open, the pointer on its second option, and the log-y box checked.
+      await d.page.click('#log-y');
+      await d.page.click('#x-axis');
+      await d.page.hover('#x-axis li[role="option"]:nth-child(2)');
+      await d.page.screenshot({
+        path: join(ROOT, 'test-results', `dashboard-controls-open-${name}.png`),
+        clip: { x: 0, y: 0, width: 900, height: 160 },
+      });
+      await d.page.keyboard.press('Escape');
+      await d.page.click('#log-y');
+      await d.page.mouse.move(1, 1);
     }
     assert.deepEqual(d.problems, []);
     assert.deepEqual(await d.page.evaluate(() => (globalThis as any).__csp), []);
