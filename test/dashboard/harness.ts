@@ -197,8 +197,11 @@ export const THEMES = {
 } as const;
 export type ThemeName = keyof typeof THEMES;
 
-/** A loopback server for the page (`/`, from `html()`) and the bundle in dist/media: the webview's resource origin. */
-export function serve(html: () => string): Promise<Server> {
+/**
+ * A loopback server for the page (`/`, from `html()`) and the bundle in `media` (dist/media; the packaging test
+ * passes an unpacked VSIX's): the webview's resource origin.
+ */
+export function serve(html: () => string, media = MEDIA): Promise<Server> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/') {
@@ -215,7 +218,7 @@ export function serve(html: () => string): Promise<Server> {
       return res.end();
     }
     res.writeHead(200, { 'content-type': name.endsWith('.js') ? 'text/javascript' : 'text/css' });
-    res.end(readFileSync(join(MEDIA, name)));
+    res.end(readFileSync(join(media, name)));
   });
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
 }
@@ -234,16 +237,18 @@ export async function drawn(page: Page): Promise<void> {
 }
 
 /** The dashboard's real HTML and CSP (client/dashboard/html.ts) served on loopback, with the bundle beside it. */
-export async function serveDashboard(): Promise<{ server: Server; origin: string }> {
+export async function serveDashboard(media = MEDIA): Promise<{ server: Server; origin: string }> {
   let origin = '';
-  const server = await serve(() =>
-    dashboardHtml({
-      cspSource: origin,
-      nonce: NONCE,
-      scriptUri: `${origin}/dashboard.js`,
-      styleUri: `${origin}/dashboard.css`,
-      title: 'Dashboard: test',
-    }),
+  const server = await serve(
+    () =>
+      dashboardHtml({
+        cspSource: origin,
+        nonce: NONCE,
+        scriptUri: `${origin}/dashboard.js`,
+        styleUri: `${origin}/dashboard.css`,
+        title: 'Dashboard: test',
+      }),
+    media,
   );
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { server, origin };
@@ -327,8 +332,9 @@ export class DashboardPage {
     readonly page: Page,
   ) {}
 
-  static async open(viewport = { width: 1200, height: 900 }): Promise<DashboardPage> {
-    const { server, origin } = await serveDashboard();
+  /** The dashboard in a new Chromium; `media`: where its bundle is (dist/media). */
+  static async open(viewport = { width: 1200, height: 900 }, media = MEDIA): Promise<DashboardPage> {
+    const { server, origin } = await serveDashboard(media);
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport });
     const d = new DashboardPage(server, browser, page);

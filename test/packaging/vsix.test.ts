@@ -4,7 +4,8 @@
  * the native addons), and unpacked in a temp folder outside the repository, with no node_modules above it and no
  * NODE_PATH, its own dist/cli.js checks configs, creates a model, runs a short GRPO job (SQLite buffer, explorer in
  * a worker thread, wasm with the OpenBLAS matmul) and generates from the checkpoint, loading every module from the
- * unpacked extension.
+ * unpacked extension; and the dashboard webview runs in Chromium from the unpacked dist/media alone (its controls
+ * are bundled there, as VS Code lets the webview load only from media/ and dist/).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -23,6 +24,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildVsix, ROOT, type BuiltVsix } from '../helpers/vsix';
+import { DashboardPage } from '../dashboard/harness';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
@@ -324,6 +326,38 @@ for (const ext of ['.js', '.json', '.node']) {
         worker.includes('native/blas-matmul/build/Release/blas_matmul.node'),
       worker.join('\n'),
     );
+  });
+
+  test('the dashboard webview runs from the unpacked dist/media alone: its @vscode-elements controls are defined and work', async () => {
+    const d = await DashboardPage.open(undefined, join(ext, 'dist', 'media'));
+    try {
+      await d.setTheme('dark');
+      await d.post({
+        type: 'init',
+        run: { key: '/jobs/v', title: 'vsix', jobDir: '/jobs/v', status: 'on disk' },
+        series: [
+          { run: 'trainer', tag: 'critic/score/mean', steps: [1, 2, 3], times: [1, 2, 3], values: [1, 10, 100] },
+        ],
+      });
+      await d.frames();
+      const tags = ['vscode-tabs', 'vscode-tab-header', 'vscode-tab-panel', 'vscode-textfield'];
+      tags.push('vscode-single-select', 'vscode-option', 'vscode-checkbox', 'vscode-button');
+      assert.deepEqual(
+        await d.page.evaluate((names) => names.filter((n) => !(globalThis as any).customElements.get(n)), tags),
+        [],
+      );
+      assert.equal(
+        await d.page.$eval('#x-axis', (el: any) => el.shadowRoot.querySelector('.select-face').textContent.trim()),
+        'Step',
+      );
+      await d.page.click('#log-y');
+      await d.frames();
+      assert.equal((await d.chart('critic/score/mean')).y.type, 'logarithmic');
+      assert.deepEqual(d.problems, []);
+      assert.deepEqual(await d.page.evaluate(() => (globalThis as any).__csp), []);
+    } finally {
+      await d.close();
+    }
   });
 
   test('doctor finds the wasm binaries and the OpenBLAS addon inside the extension', () => {
