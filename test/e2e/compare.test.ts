@@ -237,7 +237,10 @@ async function compareFromTheRunsView(): Promise<void> {
 
   // The legend: one entry per run, its swatch in that run's colour.
   const legend = await frame.$$eval('#run-legend li', (els) =>
-    els.map((e) => [e.textContent, (e.querySelector('.swatch') as HTMLElement).style.borderColor]),
+    els.map((e) => [
+      e.textContent,
+      (e.querySelector('.swatch') as unknown as { style: { borderColor: string } }).style.borderColor,
+    ]),
   );
   assert.deepEqual(
     legend.map(([t]) => t),
