@@ -62,6 +62,8 @@ export interface CheckpointMark {
   step: number;
   /** Its folder's name, e.g. `global_step_20`. */
   name: string;
+  /** The stage that saved it, when the run has several (each stage counts its steps from 1). */
+  stage?: string;
 }
 
 export type HostMessage =
@@ -152,7 +154,7 @@ function isPoint(v: unknown): v is MetricPoint {
 }
 
 function isCheckpoint(v: unknown): v is CheckpointMark {
-  return isObj(v) && isNum(v.step) && v.step >= 0 && isStr(v.name);
+  return isObj(v) && isNum(v.step) && v.step >= 0 && isStr(v.name) && (v.stage === undefined || isStr(v.stage));
 }
 
 function isSample(v: unknown): v is RolloutSampleMessage {
@@ -209,7 +211,14 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
         : undefined;
     case 'checkpoints':
       return Array.isArray(data.checkpoints) && data.checkpoints.every(isCheckpoint)
-        ? { type: 'checkpoints', checkpoints: data.checkpoints.map((c) => ({ step: c.step, name: c.name })) }
+        ? {
+            type: 'checkpoints',
+            checkpoints: data.checkpoints.map((c) => ({
+              step: c.step,
+              name: c.name,
+              ...(c.stage === undefined ? {} : { stage: c.stage }),
+            })),
+          }
         : undefined;
     default:
       return undefined;

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import type { RuntimeEvent } from '../../runtime/protocol';
 import { readRunRecords } from '../../runtime/run-records';
-import { checkpointsIn } from '../runs/job-dirs';
+import { jobCheckpoints } from '../runs/job-dirs';
 import { exportFilters, writeExport } from './export-file';
 import type { RunManager } from '../runs/run-manager';
 import { describeProgress, type RunState } from '../runs/run-state';
@@ -31,7 +31,7 @@ import {
 } from './messages';
 import { runConfigMessage, runConfigPath, type ResolvedRunConfig } from './run-config';
 import type { ResolvedConfigResponse } from '../../server/protocol';
-import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows } from './series';
+import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows, stageOf } from './series';
 
 /** How many steps of rollouts a run on disk sends its panel. */
 const ROLLOUT_STEPS = 20;
@@ -265,24 +265,28 @@ class Dashboard {
 
   event(key: string, e: RuntimeEvent): void {
     if (!this.ready || !this.has(key)) return;
+    // The run's state has taken the event in already: its stage is the one this event belongs to.
+    const stage = stageOf(this.manager.get(key)?.state.stage);
     if (e.type === 'metrics') {
-      this.outbox.push({ type: 'append', points: pointsOfEvent(e).map((p) => this.tag(key, p)) });
+      this.outbox.push({ type: 'append', points: pointsOfEvent(e, stage).map((p) => this.tag(key, p)) });
       this.askDrivers(Object.keys(e.values));
     } else if (e.type === 'rollouts' && !this.isCompare) {
       const r = latestRolloutsOfEvents([e])!;
       this.outbox.push({ type: 'rollouts', ...r });
-    } else if (e.type === 'checkpoint' && !this.isCompare) this.noteCheckpoints([{ step: e.step, path: e.path }]);
+    } else if (e.type === 'checkpoint' && !this.isCompare)
+      this.noteCheckpoints([{ step: e.step, path: e.path, stage }]);
   }
 
   /** Adds checkpoints not sent yet, and sends the whole list when there are any. */
   private noteCheckpoints(
-    found: readonly { step: number; path: string }[],
+    found: readonly { step: number; path: string; stage?: string }[],
     post = (m: HostMessage) => this.outbox.push(m),
   ): void {
-    const known = new Set(this.checkpoints.map((c) => `${c.step}:${c.name}`));
+    const id = (c: CheckpointMark) => `${c.stage ?? ''}:${c.step}:${c.name}`;
+    const known = new Set(this.checkpoints.map(id));
     const added = found
-      .map((c) => ({ step: c.step, name: path.basename(c.path) }))
-      .filter((c) => !known.has(`${c.step}:${c.name}`));
+      .map((c) => ({ step: c.step, name: path.basename(c.path), ...(c.stage === undefined ? {} : { stage: c.stage }) }))
+      .filter((c) => !known.has(id(c)));
     if (!added.length) return;
     this.checkpoints = [...this.checkpoints, ...added].sort((a, b) => a.step - b.step);
     post({ type: 'checkpoints', checkpoints: this.checkpoints });
@@ -346,14 +350,19 @@ class Dashboard {
       if (live) {
         const rollouts = latestRolloutsOfEvents(live.events);
         if (rollouts) post({ type: 'rollouts', ...rollouts });
-        this.noteCheckpoints(live.state.checkpoints, post);
+        // A live run's checkpoints name their stage even when it has one: only a staged run's marks say it.
+        const staged = live.state.stages.length > 1;
+        this.noteCheckpoints(
+          live.state.checkpoints.map((c) => ({ step: c.step, path: c.path, stage: staged ? c.stage : undefined })),
+          post,
+        );
         post({ type: 'status', status: live.state.status, detail: describeProgress(live.state) });
       } else {
         const initAt = this.inits;
         void configs.then((c) => {
           if (this.ready && this.inits === initAt) this.rolloutsOnDisk(t, c[0], post);
         });
-        this.noteCheckpoints(checkpointsIn(t.jobDir), post);
+        this.noteCheckpoints(jobCheckpoints(t.jobDir), post);
       }
     }
     if (this.disk.size) this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);
@@ -404,7 +413,7 @@ class Dashboard {
       const { rows } = disk.reader.read();
       const t0 = disk.t0;
       this.askDrivers(rows.map((r) => r.tag));
-      if (!this.isCompare) this.noteCheckpoints(checkpointsIn(disk.jobDir));
+      if (!this.isCompare) this.noteCheckpoints(jobCheckpoints(disk.jobDir));
       if (rows.length)
         this.outbox.push({
           type: 'append',

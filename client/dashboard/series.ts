@@ -8,10 +8,21 @@ import type { MetricsEvent, RuntimeEvent } from '../../runtime/protocol';
 import type { ScalarRow } from '../../runtime/metrics/types';
 import { wireValue, type MetricPoint, type RolloutSampleMessage, type Series } from './messages';
 
-/** The points of one `metrics` event: one per value, named by the role that logged it. */
-export function pointsOfEvent(e: MetricsEvent): MetricPoint[] {
+/**
+ * The stage a live run's points and checkpoints belong to, named as the disk reader names a staged job's folders
+ * (`sft_warmup/trainer`): only when the run has several stages.
+ */
+export function stageOf(stage: { name: string; count: number } | undefined): string | undefined {
+  return stage && stage.count > 1 ? stage.name : undefined;
+}
+
+/**
+ * The points of one `metrics` event: one per value, named by the role that logged it, under its stage's name when
+ * the run has several (each stage counts its steps from 1, so each has its own series).
+ */
+export function pointsOfEvent(e: MetricsEvent, stage?: string): MetricPoint[] {
   return Object.entries(e.values).map(([tag, v]) => ({
-    run: e.role,
+    run: stage === undefined ? e.role : `${stage}/${e.role}`,
     tag,
     step: e.step,
     time: e.time,
@@ -34,7 +45,13 @@ export function toSeries(points: Iterable<MetricPoint>): Series[] {
 }
 
 export function seriesOfEvents(events: readonly RuntimeEvent[]): Series[] {
-  return toSeries(events.flatMap((e) => (e.type === 'metrics' ? pointsOfEvent(e) : [])));
+  let stage: string | undefined;
+  const points: MetricPoint[] = [];
+  for (const e of events) {
+    if (e.type === 'stage') stage = stageOf(e);
+    else if (e.type === 'metrics') points.push(...pointsOfEvent(e, stage));
+  }
+  return toSeries(points);
 }
 
 /**

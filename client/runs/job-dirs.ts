@@ -113,6 +113,16 @@ function runFrom(
   return run;
 }
 
+/**
+ * A job's checkpoints: each stage's, named by its stage, when its record lists several stages (each stage saves
+ * into its own folder and counts its steps from 1), else those in the job directory itself.
+ */
+export function jobCheckpoints(jobDir: string): CheckpointInfo[] {
+  const stages = readRunRecords(jobDir)[0]?.record.stages ?? [];
+  if (stages.length <= 1) return checkpointsIn(jobDir);
+  return stages.flatMap((s) => checkpointsIn(s.jobDir, s.name));
+}
+
 export function checkpointsIn(jobDir: string, stage?: string): CheckpointInfo[] {
   let names: string[];
   try {

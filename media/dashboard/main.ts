@@ -210,13 +210,14 @@ function cardFor(tag: string): ChartCard {
   return card;
 }
 
-/** The trainer series with the most points: the one checkpoint steps are timed by. */
+/** Each trainer run's series with the most points (one per stage): the ones checkpoint steps are timed by. */
 function trainerSeries(): SeriesData[] {
-  let best: SeriesData | undefined;
+  const best = new Map<string, SeriesData>();
   for (const runs of data.values())
     for (const s of runs.values())
-      if ((s.run === 'trainer' || s.run.endsWith('/trainer')) && s.steps.length > (best?.steps.length ?? 0)) best = s;
-  return best ? [best] : [];
+      if ((s.run === 'trainer' || s.run.endsWith('/trainer')) && s.steps.length > (best.get(s.run)?.steps.length ?? 0))
+        best.set(s.run, s);
+  return [...best.values()];
 }
 
 /** Works the marks out again when something they depend on changed; true when they changed. */

@@ -240,10 +240,15 @@ describe('timeline marks', () => {
       { run: 'explorer', steps: [3], times: [99], values: [1] },
     ]);
     assert.deepEqual(
-      [...times],
+      [...times].map(([stage, t]) => [stage, [...t]]),
       [
-        [1, 10],
-        [2, 20],
+        [
+          'sft',
+          [
+            [1, 10],
+            [2, 20],
+          ],
+        ],
       ],
     );
     const [c2, c3] = checkpointMarks(
@@ -259,12 +264,52 @@ describe('timeline marks', () => {
     assert.equal(markX(c3, 'step', 1000), 3);
   });
 
+  test('in a staged run each mark is its stage’s: checkpoints timed by their own stage’s trainer, syncs kept per stage', () => {
+    const times = trainerTimes([
+      { run: 'sft_warmup/trainer', steps: [1, 2], times: [10, 20], values: [1, 1] },
+      { run: 'grpo/trainer', steps: [1, 2], times: [30, 40], values: [1, 1] },
+    ]);
+    assert.deepEqual(
+      checkpointMarks(
+        [
+          { step: 2, name: 'global_step_2', stage: 'sft_warmup' },
+          { step: 2, name: 'global_step_2', stage: 'grpo' },
+          { step: 1, name: 'global_step_1' },
+        ],
+        times,
+      ),
+      [
+        // A checkpoint without a stage in a run with several: no trainer of its own to time it.
+        { kind: 'checkpoint', step: 1, time: undefined, label: 'ckpt 1' },
+        { kind: 'checkpoint', step: 2, time: 20, stage: 'sft_warmup', label: 'sft_warmup ckpt 2' },
+        { kind: 'checkpoint', step: 2, time: 40, stage: 'grpo', label: 'grpo ckpt 2' },
+      ],
+    );
+    // Two GRPO stages syncing at the same explorer step and version: one mark each, at each stage's time.
+    const a = { run: 'grpo/explorer', steps: [1, 2], times: [1, 2], values: [0, 1] };
+    const b = { run: 'grpo2/explorer', steps: [1, 2], times: [11, 12], values: [0, 1] };
+    assert.deepEqual(syncMarks([a, b]), [
+      { kind: 'sync', step: 2, time: 2, stage: 'grpo', label: 'v1 (lag 1)' },
+      { kind: 'sync', step: 2, time: 12, stage: 'grpo2', label: 'v1 (lag 1)' },
+    ]);
+  });
+
   test('checkpoints messages are validated', () => {
     assert.deepEqual(
       parseHostMessage({ type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4', extra: 1 }] }),
       { type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4' }] },
     );
-    for (const checkpoints of [[{ step: -1, name: 'x' }], [{ step: 1 }], 'x', [{ step: Number.NaN, name: 'x' }]])
+    assert.deepEqual(
+      parseHostMessage({ type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4', stage: 'grpo' }] }),
+      { type: 'checkpoints', checkpoints: [{ step: 4, name: 'global_step_4', stage: 'grpo' }] },
+    );
+    for (const checkpoints of [
+      [{ step: -1, name: 'x' }],
+      [{ step: 1 }],
+      'x',
+      [{ step: Number.NaN, name: 'x' }],
+      [{ step: 1, name: 'x', stage: 2 }],
+    ])
       assert.equal(parseHostMessage({ type: 'checkpoints', checkpoints }), undefined);
   });
 });

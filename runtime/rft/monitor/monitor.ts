@@ -1,7 +1,8 @@
 /**
  * Where a run's numbers go: `<job dir>/monitor/metrics.jsonl` (one line per role and step), TensorBoard event files
  * per role (`<job dir>/monitor/tensorboard/<role>`, as Trinity's tensorboard monitor lays them out), and the event
- * stream when one is attached.
+ * stream when one is attached. Each row's `time` is seconds since the run (not the stage) started, as the event
+ * stream's `metrics` events say.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,12 +14,12 @@ export type EventSink = (e: RuntimeEvent) => void;
 export class Monitor {
   private readonly metricsPath: string;
   private readonly boards = new Map<Role, TensorBoardWriter>();
-  private readonly started = Date.now();
-
   constructor(
     readonly jobDir: string,
     private readonly sink: EventSink = () => {},
     private readonly tensorboard = true,
+    /** When the run started (ms): `time` counts from it, so a later stage's times go on from the earlier ones'. */
+    private readonly started = Date.now(),
   ) {
     const dir = join(jobDir, 'monitor');
     mkdirSync(dir, { recursive: true });

@@ -112,6 +112,7 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       result.loaded.value.name,
     );
     mkdirSync(rootJobDir, { recursive: true });
+    const runStarted = Date.now();
     const stageInfo: StageInfo[] = runs.map((run) => {
       const cfg = run.resolved as Config;
       return { name: run.stage?.name ?? cfg.name, mode: cfg.mode, jobDir: jobDirOf(cfg) };
@@ -123,7 +124,7 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       config: path,
       jobDir: rootJobDir,
       backend: opts.backend,
-      startedAt: new Date().toISOString(),
+      startedAt: new Date(runStarted).toISOString(),
       pid: process.pid,
       stages: stageInfo,
     };
@@ -174,7 +175,12 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
         if (m.model_path && isHubId(m.model_path) && !existsSync(resolve(configDir, m.model_path)))
           await ensureModelDir(m.model_path, { baseDir: configDir, log: (x) => log('info', x) });
       }
-      const monitor = new Monitor(jobDir, emit, (cfg.monitor?.monitor_type ?? 'tensorboard') === 'tensorboard');
+      const monitor = new Monitor(
+        jobDir,
+        emit,
+        (cfg.monitor?.monitor_type ?? 'tensorboard') === 'tensorboard',
+        runStarted,
+      );
       const ctx: StageContext = {
         cfg,
         release: result.loaded.release,

@@ -140,8 +140,15 @@ describe('stages (SFT warm-up, then GRPO)', () => {
       'stages.yaml',
       `${header(job, 'staged')}stages:${sft}  - stage_name: grpo${GRPO_STAGE.replace(/^\n {4}/, '\n    ')}`,
     );
-    const r = await runJob(config, { backend: 'wasm' });
+    const events: RuntimeEvent[] = [];
+    const r = await runJob(config, { backend: 'wasm', events: (e) => events.push(e) });
     assert.equal(r.status, 'finished', r.error);
+    // `time` counts from the run's start in every stage: the GRPO stage's first metrics come after the SFT's last.
+    const times = events.flatMap((e) => (e.type === 'metrics' ? [e.time] : []));
+    assert.ok(
+      times.every((t, i) => i === 0 || t >= times[i - 1]),
+      `metrics times go back: ${times.join(', ')}`,
+    );
     assert.deepEqual(
       r.stages.map((s) => [s.name, s.mode]),
       [
