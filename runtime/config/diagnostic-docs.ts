@@ -519,6 +519,13 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: tool_call_workflow\n',
     fix: 'Run the config with Trinity-RFT (`trinityWorkbench.runWith: trinity`), or pick one of the names the message lists to try it locally.',
   },
+  TRN313: {
+    explanation:
+      "The taskset's workflow checks the config when Trinity builds it for each task, and this config fails that check, so every task fails after the GPUs are allocated. `thinking_budget_workflow` (Trinity main) needs `explorer.rollout_model.enable_history: true` and a non-negative integer `workflow_args.thinking_token_budget`.",
+    example:
+      'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: thinking_budget_workflow\n      workflow_args:\n        thinking_token_budget: -1\n',
+    fix: 'Set `explorer.rollout_model.enable_history: true` and give `workflow_args.thinking_token_budget` a non-negative integer.',
+  },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
   // ------------------------------------------------------------------------------------------------------------

@@ -6,7 +6,17 @@ export type Release = (typeof RELEASES)[number];
 /** The release a file is checked against when nothing else says which. */
 export const NEWEST_RELEASE: Release = 'main';
 
-/** The upstream commit each release was read from (Trinity-RFT history). */
+/**
+ * The upstream commit each release was read from (Trinity-RFT history).
+ *
+ * `main` is the newest state this project could read, not one commit: the registries, algorithm types and checks
+ * that changed after `10796ed` (2026-04-24) were read from the newest versions a public code index holds of each
+ * file (every such fact names its own commit, e.g. `RegistryEntry.source`), and the README at `0c34dfa` already
+ * announces v0.6.0 as released (2026-06), so this `main` is v0.6.0 or later. No stored file carries a `0.6.0`
+ * version string, so the v0.6.0 tag's commit is not known and there is no separate `v0.6.0` release: an installed
+ * 0.6.x maps to `main` (see parseRelease). The config dataclasses (trinity/common/config.py) were not stored newer
+ * than 10796ed, so fields stay as read there ({@link MAIN_FIELDS_COMMIT}).
+ */
 export const RELEASE_COMMITS: Record<Release, string> = {
   'v0.3.0': '7d2323f',
   'v0.3.1': 'c04b993',
@@ -14,8 +24,12 @@ export const RELEASE_COMMITS: Record<Release, string> = {
   'v0.4.0': '4b27dff',
   'v0.5.0': 'fdfdc7b',
   'v0.5.2': 'eedef4b',
-  main: '10796ed',
+  main: '0c34dfa',
 };
+
+/** When the modelled `main` was last moved forward, and the commit its config fields were read at. */
+export const MAIN_AS_OF = '2026-06';
+export const MAIN_FIELDS_COMMIT = '10796ed';
 
 export function releaseIndex(r: Release): number {
   return RELEASES.indexOf(r);
@@ -33,7 +47,8 @@ export function atLeast(r: Release, since: Release): boolean {
 
 /**
  * Maps what users write (`0.4.0`, `v0.4`, `0.5.2.dev0`, `latest`) to a modelled release.
- * A version between two modelled releases maps to the older one, whose schema it shares.
+ * A version between two modelled releases maps to the older one, whose schema it shares; one newer than the newest
+ * numbered release (0.6.x, the newest on PyPI) maps to `main`.
  */
 export function parseRelease(text: string): Release | undefined {
   const t = text.trim().toLowerCase();

@@ -10,6 +10,7 @@ import { registryNamesAt } from '../model/registries';
 import { didYouMean } from '../suggest';
 import type { CheckContext } from './context';
 import { taskPipelineOutputPath, tasksetPaths } from './tasksets';
+import { checkWorkflowNeeds } from './workflow-needs';
 
 /** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
 const GROUP_ADVANTAGES =
@@ -18,6 +19,7 @@ const GROUP_ADVANTAGES =
 export function runRuntimeChecks(ctx: CheckContext): void {
   checkOfflineSource(ctx);
   checkWorkflowsAndRewards(ctx);
+  checkWorkflowNeeds(ctx);
   checkFnArgs(ctx);
   checkArgValues(ctx);
   checkAdvantageSide(ctx);

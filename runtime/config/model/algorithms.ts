@@ -54,6 +54,8 @@ export interface AlgorithmTypeSpec {
   fnArgs?: Partial<Record<FnArgsKey, Record<string, unknown>>>;
   /** per-release differences, later entries win */
   versions?: ({ since?: Release; until?: Release } & Partial<Omit<AlgorithmTypeSpec, 'name' | 'versions'>>)[];
+  /** Where it was read, for types newer than the release commits (`main` past 10796ed). */
+  source?: string;
 }
 
 /**
@@ -226,6 +228,32 @@ export const ALGORITHM_TYPES: AlgorithmTypeSpec[] = [
     repeatTimes: 2,
     defaults: { sample_strategy: 'default', advantage_fn: 'grpo', policy_loss_fn: 'ppo', ...RL_FNS },
   }),
+  // `cpt` and `m2po` are registered too (1d52c85), but their classes were not among the sources read: the checker
+  // treats them like a plugin's algorithm (defaults unknown, nothing filled in).
+  rl('dapo', {
+    since: 'main',
+    useReference: false,
+    repeatTimes: 16,
+    defaults: {
+      sample_strategy: 'default',
+      advantage_fn: 'grpo',
+      policy_loss_fn: 'ppo',
+      kl_penalty_fn: 'none',
+      kl_loss_fn: 'none',
+      entropy_loss_fn: 'default',
+    },
+    source: '0fcd37e trinity/algorithm/algorithm.py DAPOAlgorithm',
+  }),
+  rl('gigpo', {
+    since: 'main',
+    repeatTimes: 8,
+    defaults: { sample_strategy: 'default', advantage_fn: 'gigpo', policy_loss_fn: 'ppo', ...RL_FNS },
+    fnArgs: {
+      advantage_fn_args: { omega: 1.0, gamma: 1.0, fnorm: 'none', epsilon: 1e-6 },
+      policy_loss_fn_args: { clip_range_low: 0.2, clip_range_high: 0.2, loss_agg_mode: 'token-mean' },
+    },
+    source: '0fcd37e trinity/algorithm/algorithm.py GiGPOAlgorithm',
+  }),
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -254,6 +282,8 @@ export interface FnSpec {
   versions?: ({ since?: Release; until?: Release } & Partial<
     Pick<FnSpec, 'defaultArgs' | 'params' | 'acceptsExtraKwargs'>
   >)[];
+  /** Where it was read, for functions newer than the release commits (`main` past 10796ed). */
+  source?: string;
 }
 
 const opt = (name: string, def: unknown, doc?: string): FnArgSpec =>
@@ -488,6 +518,29 @@ export const FN_SPECS: FnSpec[] = [
       opt('max_frac', 1e-4, 'Upper bound on the fraction of tokens that may be clipped.'),
     ],
     acceptsExtraKwargs: false,
+  },
+  {
+    registry: 'advantage_fn',
+    name: 'gigpo',
+    since: 'main',
+    defaultArgs: {
+      omega: 1.0,
+      gamma: 1.0,
+      fnorm: 'none',
+      epsilon: 1e-6,
+      step_reward_key: 'step_reward',
+      env_state_hash_key: 'env_state_hash',
+    },
+    params: [
+      opt('omega', 1.0, 'Weight of the step-level (anchor-state) advantage added to the episode-level one.'),
+      opt('gamma', 1.0, 'Discount of the per-step returns the step-level advantage compares.'),
+      opt('fnorm', 'none', "Normalisation of both advantages: 'none' (mean only) or 'std'; anything else raises."),
+      opt('epsilon', 1e-6, EPS_DOC),
+      opt('step_reward_key', 'step_reward', 'Experience info key holding the per-step reward (else the final reward).'),
+      opt('env_state_hash_key', 'env_state_hash', 'Experience info key identifying the environment state of a step.'),
+    ],
+    acceptsExtraKwargs: true,
+    source: '0fcd37e trinity/algorithm/advantage_fn/gigpo_advantage.py',
   },
   {
     registry: 'advantage_fn',
@@ -792,6 +845,23 @@ export const FN_SPECS: FnSpec[] = [
       },
     ],
   },
+  {
+    registry: 'policy_loss_fn',
+    name: 'm2po',
+    since: 'main',
+    defaultArgs: { m2_threshold: 0.04, loss_agg_mode: 'token-mean', log_ratio_clip: 20.0 },
+    params: [
+      opt(
+        'm2_threshold',
+        0.04,
+        'Upper bound on the mean squared log-ratio of the kept trust-region tokens; finite, >= 0.',
+      ),
+      opt('loss_agg_mode', 'token-mean', 'Must be `token-mean`: the constructor raises for any other mode.'),
+      opt('log_ratio_clip', 20.0, 'Clamp of the log-ratio before exponentiation; finite, > 0.'),
+    ],
+    acceptsExtraKwargs: false,
+    source: '3a41dc2 trinity/algorithm/policy_loss_fn/m2po_policy_loss.py',
+  },
 
   // ---- KL functions (used for both kl_loss_fn and kl_penalty_fn) ----
   klFn('k2'),
@@ -921,6 +991,7 @@ export const EXPLORER_SIDE_ADVANTAGES: ReadonlySet<string> = new Set([
   'opmd',
   'asymre',
   'rec',
+  'gigpo', // main only (0fcd37e gigpo_advantage.py)
 ]);
 
 /** The six pluggable pieces of an algorithm: the config key naming each, and the registry it is looked up in. */

@@ -27,6 +27,11 @@ export interface RegistryEntry {
   until?: Release;
   /** Still registered but deprecated: what to use instead. */
   deprecated?: string;
+  /**
+   * Where the entry was read, for entries newer than the release commits (`main` past 10796ed): the Trinity-RFT
+   * commit and file of the registration.
+   */
+  source?: string;
 }
 
 export interface Registry {
@@ -40,6 +45,7 @@ export interface Registry {
  * Every name registered in each registry, per release (read from the registrations at each release commit:
  * `@X.register_module(...)` decorators up to v0.3.2, the lazy `default_mapping` dicts from v0.4.0).
  * From v0.4.0 Trinity also accepts a dotted `package.module.ClassName` path in place of a registered name.
+ * Entries `since: 'main'` were read past 10796ed and name their commit in `source` (see RELEASE_COMMITS).
  */
 export const REGISTRIES: Record<RegistryId, Registry> = {
   algorithm_type: {
@@ -135,6 +141,30 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
         doc: 'GRPO with the advantage computed in the trainer instead of the explorer pipeline.',
         since: 'v0.5.2',
       },
+      {
+        name: 'dapo',
+        doc: 'DAPO: GRPO group advantages and the PPO loss without a reference model or KL loss (16 rollouts per task by default); its clipping, dynamic sampling and overlong shaping are set in the config (`clip_range_high`, the `dapo_dynamic_sampling` and `mask_response_truncated` operators).',
+        since: 'main',
+        source: '1d52c85 trinity/algorithm/__init__.py (class: 0fcd37e trinity/algorithm/algorithm.py)',
+      },
+      {
+        name: 'gigpo',
+        doc: 'GiGPO for multi-turn agents: an episode-level group advantage plus a step-level one over steps that reach the same environment state (`env_state_hash` in the experience info); computed on the explorer side.',
+        since: 'main',
+        source: '1d52c85 trinity/algorithm/__init__.py (class: 0fcd37e trinity/algorithm/algorithm.py)',
+      },
+      {
+        name: 'm2po',
+        doc: 'M2PO, for stale (off-policy) rollouts. Its algorithm class was not among the sources read, so its default functions are not filled in here; the `m2po` policy loss is modelled.',
+        since: 'main',
+        source: '1d52c85 trinity/algorithm/__init__.py',
+      },
+      {
+        name: 'cpt',
+        doc: '`CPTAlgorithm`. Its class was not among the sources read, so its default functions are not filled in here.',
+        since: 'main',
+        source: '1d52c85 trinity/algorithm/__init__.py',
+      },
     ],
   },
   advantage_fn: {
@@ -189,6 +219,12 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
         name: 'clipv',
         doc: 'Group-normalised advantage, computed in the trainer, that clips only negative-advantage tokens and caps the fraction of clipped tokens.',
         since: 'v0.5.2',
+      },
+      {
+        name: 'gigpo',
+        doc: 'GiGPO: episode-level group advantage plus `omega` x a step-level advantage over steps sharing an environment state (`env_state_hash` in the info); explorer side.',
+        since: 'main',
+        source: '139d1c4 trinity/algorithm/advantage_fn/__init__.py (class: 0fcd37e gigpo_advantage.py)',
       },
       { name: 'grpo_verl', doc: 'GRPO normalisation computed in the trainer on veRL batches.', deprecated: 'use grpo' },
       { name: 'opmd_verl', doc: 'OPMD baseline computed in the trainer on veRL batches.', deprecated: 'use opmd' },
@@ -253,6 +289,12 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
       {
         name: 'sft_phi',
         doc: 'SFT loss weighted by p(1-p) of each token (CHORD phi function), with an optional probability cutoff.',
+      },
+      {
+        name: 'm2po',
+        doc: 'M2PO loss: unclipped importance-weighted advantage on the tokens left after masking those with the largest squared log-ratio until the mean is at most `m2_threshold`; `loss_agg_mode` must be `token-mean`.',
+        since: 'main',
+        source: '1d52c85 trinity/algorithm/policy_loss_fn/__init__.py (class: 3a41dc2 m2po_policy_loss.py)',
       },
     ],
   },
@@ -457,6 +499,18 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
         doc: 'Multi-step Sudoku solving where the model proposes moves that are checked each step.',
         since: 'v0.5.0',
       },
+      {
+        name: 'intercode_sql_workflow',
+        doc: 'Multi-turn InterCode-SQL tasks: the model issues SQL statements (or `submit`) against a Docker database environment; needs `intercode-bench`, Docker and `workflow_args.data_path` (or a task `data_path`).',
+        since: 'main',
+        source: '521a556 trinity/common/workflows/__init__.py',
+      },
+      {
+        name: 'thinking_budget_workflow',
+        doc: "Sends the task's raw `messages` through the OpenAI API with a per-request reasoning budget (`workflow_args.thinking_token_budget`, a non-negative integer) and masks the end-of-reasoning tokens vLLM forces; needs `explorer.rollout_model.enable_history: true`.",
+        since: 'main',
+        source: '521a556 trinity/common/workflows/__init__.py (class: 0be2bcc thinking_budget_workflow.py)',
+      },
     ],
   },
   reward_fn: {
@@ -479,6 +533,42 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
         name: 'rm_gallery_reward',
         doc: 'Scores responses with a named reward from RM-Gallery (`reward_name`); needs the rm_gallery package.',
         until: 'v0.5.2',
+      },
+      {
+        name: 'rm_gallery_reward',
+        doc: 'Old name of `openjudge_multi_grader_reward` (the same OpenJudge class).',
+        since: 'main',
+        source: '8b7fce3 trinity/common/rewards/__init__.py',
+      },
+      {
+        name: 'openjudge_multi_grader_reward',
+        doc: 'Scores the conversation with a pipeline of OpenJudge graders (`grader_configs`; by default correctness + relevance judged by an OpenAI-compatible model from `OPENAI_BASE_URL`), combined by `score_aggregation` (`mean` or `sum`); needs OpenJudge.',
+        since: 'main',
+        source: '8b7fce3 trinity/common/rewards/__init__.py',
+      },
+      {
+        name: 'openjudge_reward',
+        doc: "OpenJudge's trajectory-accuracy grader as the only grader, its 1-3 score mapped to [0, 1] by default; the judge model is reached at `OPENAI_BASE_URL`. Needs OpenJudge.",
+        since: 'main',
+        source: '8b7fce3 trinity/common/rewards/__init__.py',
+      },
+      {
+        name: 'trajectory_accuracy_grader_reward',
+        doc: 'Same class as `openjudge_reward`: the OpenJudge trajectory-accuracy grader.',
+        since: 'main',
+        source: '8b7fce3 trinity/common/rewards/__init__.py',
+      },
+      {
+        name: 'openjudge_trajectory_accuracy_reward',
+        doc: 'OpenJudge trajectory accuracy as a reward function (a separate class from `openjudge_reward`); needs OpenJudge.',
+        since: 'main',
+        source: '8b7fce3 trinity/common/rewards/__init__.py',
+      },
+      {
+        name: 'rlcr_reward',
+        doc: 'RLCR for math: weighted format, accuracy and calibration (Brier) terms for responses ending in <think>, <answer>, <analysis>, <confidence> blocks.',
+        since: 'main',
+        source: 'cc24051 trinity/common/rewards/__init__.py',
       },
     ],
   },
@@ -514,6 +604,24 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
       {
         name: 'data_juicer',
         doc: 'Sends experiences through a Data-Juicer service pipeline (filtering / scoring ops).',
+      },
+      {
+        name: 'dapo_dynamic_sampling',
+        doc: 'DAPO dynamic sampling: keeps a task group only when some but not all of its rollouts are correct (`metric_key`, default `accuracy`, above `correct_threshold`).',
+        since: 'main',
+        source: '139d1c4 trinity/buffer/operators/__init__.py (class: 04052a4 filters/reward_filter.py)',
+      },
+      {
+        name: 'mask_response_truncated',
+        doc: 'Zeroes the action mask of truncated responses so they add nothing to the loss (DAPO overlong filtering).',
+        since: 'main',
+        source: '139d1c4 trinity/buffer/operators/__init__.py (class: 04052a4 filters/reward_filter.py)',
+      },
+      {
+        name: 'multi_step_padding',
+        doc: 'Multi-step padding operator (`MultiStepPadding`). Its class was not among the sources read.',
+        since: 'main',
+        source: 'd574dd1 trinity/buffer/operators/__init__.py',
       },
     ],
   },

@@ -12,9 +12,12 @@
  * | format_reward      | ✓      | ✓             | ✓             | ✓    |
  * | countdown_reward   | ✓      | ✓             | ✓             | ✓    |
  * | math_dapo_reward   | –      | ✓             | ✓             | ✓    |
- * | rm_gallery_reward  | ✓      | ✓             | ✓             | –    |
+ * | rm_gallery_reward  | ✓      | ✓             | ✓             | ✓ (OpenJudge) |
+ * | openjudge_*, trajectory_accuracy_grader_reward, rlcr_reward | – | – | – | ✓ |
  *
- * No aliases. `rm_gallery_reward` wraps the Python RM-Gallery package and is not implemented here.
+ * No aliases. Not implemented here: `rm_gallery_reward` (the Python RM-Gallery package up to v0.5.2; on main an
+ * alias of the OpenJudge multi-grader, which was gone at 10796ed and is back at 8b7fce3), the OpenJudge rewards
+ * (LLM judges behind an OpenAI-compatible API) and `rlcr_reward` (cc24051).
  * `math_dapo_reward` scores differently before and after v0.4.0 (see functions.ts / dapo-grader.ts), chosen by
  * `context.release`.
  *
@@ -93,13 +96,27 @@ const BUILTINS: RewardEntry[] = [
   },
 ];
 
-/** Names Trinity registers that this runtime does not implement, with why. */
-const NOT_IMPLEMENTED: Record<string, { until?: Release; why: string }> = {
+/** Names Trinity registers that this runtime does not implement, with why (the releases that register each). */
+const OPENJUDGE =
+  "Trinity's OpenJudge rewards call the Python OpenJudge package and an LLM judge, which this runtime cannot run";
+const NOT_IMPLEMENTED: Record<string, { ranges: { since?: Release; until?: Release }[]; why: string }> = {
   rm_gallery_reward: {
-    until: 'v0.5.2',
-    why: "Trinity's RMGalleryFn calls the Python RM-Gallery package, which this runtime cannot run",
+    ranges: [{ until: 'v0.5.2' }, { since: 'main' }],
+    why: "Trinity's rm_gallery_reward calls the Python RM-Gallery (up to v0.5.2) or OpenJudge (main) package, which this runtime cannot run",
+  },
+  openjudge_reward: { ranges: [{ since: 'main' }], why: OPENJUDGE },
+  openjudge_multi_grader_reward: { ranges: [{ since: 'main' }], why: OPENJUDGE },
+  openjudge_trajectory_accuracy_reward: { ranges: [{ since: 'main' }], why: OPENJUDGE },
+  trajectory_accuracy_grader_reward: { ranges: [{ since: 'main' }], why: OPENJUDGE },
+  rlcr_reward: {
+    ranges: [{ since: 'main' }],
+    why: 'the RLCR reward (format, accuracy and calibration terms) is not ported to this runtime',
   },
 };
+
+function registeredAt(release: Release, ranges: readonly { since?: Release; until?: Release }[]): boolean {
+  return ranges.some((r) => inRange(release, r.since, r.until));
+}
 
 /** Every registered reward function: Trinity's built-ins, then what plugins registered. */
 export const rewardRegistry: Map<string, RewardEntry> = new Map(BUILTINS.map((e) => [e.name, e]));
@@ -140,7 +157,7 @@ export function knownRewardNames(): string[] {
 /** The names Trinity itself registers at `release` (including ones this runtime does not implement). */
 export function trinityRewardNamesAt(release: Release): string[] {
   const names = BUILTINS.filter((e) => inRange(release, e.since, e.until)).map((e) => e.name);
-  for (const [n, info] of Object.entries(NOT_IMPLEMENTED)) if (inRange(release, undefined, info.until)) names.push(n);
+  for (const [n, info] of Object.entries(NOT_IMPLEMENTED)) if (registeredAt(release, info.ranges)) names.push(n);
   return names.sort();
 }
 
@@ -159,8 +176,7 @@ export function createReward(
     const known = knownRewardNames();
     const ni = NOT_IMPLEMENTED[name];
     if (ni) {
-      const gone =
-        context.release !== undefined && ni.until !== undefined && !inRange(context.release, undefined, ni.until);
+      const gone = context.release !== undefined && !registeredAt(context.release, ni.ranges);
       throw new UnknownRewardError(name, known, gone ? `not registered in Trinity ${context.release}` : ni.why);
     }
     if (typeof name === 'string' && name.includes('.')) {

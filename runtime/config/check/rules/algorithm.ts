@@ -8,6 +8,7 @@ import {
   BASE_LOSS_AGG_MODE,
   effectiveAlgorithmDefaults,
   fnSpecAt,
+  type FnArgsKey,
 } from '../../model/algorithms';
 import { registryNamesAt } from '../../model/registries';
 import { atLeast } from '../../releases';
@@ -73,7 +74,11 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
     }
     const argsKey = `algorithm.${key}_args`;
     const fn = fnSpecAt(registry, name, ctx.release);
-    if ((ctx.get(argsKey) === null || ctx.get(argsKey) === undefined) && fn) {
+    // The type's default_config() fills a null `<fn>_args` first; default_args() only what is still null.
+    const fromType = spec.fnArgs?.[`${key}_args` as FnArgsKey];
+    if ((ctx.get(argsKey) === null || ctx.get(argsKey) === undefined) && fromType) {
+      ctx.fill(argsKey, structuredClone(fromType), `the default \`${key}_args\` of \`${type}\``);
+    } else if ((ctx.get(argsKey) === null || ctx.get(argsKey) === undefined) && fn) {
       ctx.fill(argsKey, structuredClone(fn.defaultArgs), `\`${name}\`'s default arguments`);
     }
   }

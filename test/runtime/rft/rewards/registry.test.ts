@@ -12,6 +12,8 @@ import {
   trinityRewardNamesAt,
   unregisterReward,
 } from '../../../../runtime/rft/rewards';
+import { registryNamesAt } from '../../../../runtime/config/model/registries';
+import { RELEASES } from '../../../../runtime/config/releases';
 
 const BUILTIN = [
   'accuracy_reward',
@@ -34,10 +36,27 @@ describe('reward registry', () => {
     assert.equal(rewardRegistry.get('math_reward')?.trinityClass, 'trinity.common.rewards.math_reward.MathRewardFn');
   });
 
-  test('names per release: rm_gallery_reward until v0.5.2, gone on main', () => {
+  test('names per release: rm_gallery_reward up to v0.5.2 and again on main, the OpenJudge and RLCR rewards on main', () => {
     assert.deepEqual(trinityRewardNamesAt('v0.3.0'), [...BUILTIN, 'rm_gallery_reward'].sort());
     assert.deepEqual(trinityRewardNamesAt('v0.5.2'), [...BUILTIN, 'rm_gallery_reward'].sort());
-    assert.deepEqual(trinityRewardNamesAt('main'), BUILTIN);
+    assert.deepEqual(
+      trinityRewardNamesAt('main'),
+      [
+        ...BUILTIN,
+        'rm_gallery_reward',
+        'openjudge_reward',
+        'openjudge_multi_grader_reward',
+        'openjudge_trajectory_accuracy_reward',
+        'trajectory_accuracy_grader_reward',
+        'rlcr_reward',
+      ].sort(),
+    );
+  });
+
+  test("the names per release agree with the config model's reward registry", () => {
+    for (const release of RELEASES) {
+      assert.deepEqual(trinityRewardNamesAt(release), registryNamesAt('reward_fn', release).sort(), release);
+    }
   });
 
   test('an unknown name lists the known ones', () => {
@@ -54,7 +73,11 @@ describe('reward registry', () => {
 
   test('rm_gallery_reward and dotted Python paths explain themselves', () => {
     assert.throws(() => createReward('rm_gallery_reward', {}, { release: 'v0.5.2' }), /RM-Gallery/);
-    assert.throws(() => createReward('rm_gallery_reward', {}, { release: 'main' }), /not registered in Trinity main/);
+    assert.throws(() => createReward('rm_gallery_reward', {}, { release: 'main' }), /OpenJudge/);
+    assert.throws(
+      () => createReward('openjudge_reward', {}, { release: 'v0.5.2' }),
+      /not registered in Trinity v0.5.2/,
+    );
     assert.throws(() => createReward('my_pkg.rewards.Custom'), /dotted name as a Python class.*registerReward/);
   });
 
