@@ -37,3 +37,4 @@ export * from './policy-loss/rec';
 export * from './policy-loss/sapo';
 export * from './policy-loss/importance-sampling';
 export * from './policy-loss/mix';
+export * from './value-loss';

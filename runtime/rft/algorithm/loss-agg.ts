@@ -11,21 +11,17 @@
  *  - the `seq-mean-*` modes take a plain mean over the sequences, fully masked rows included (they count as 0).
  */
 import * as tf from '@tensorflow/tfjs-core';
+import { LOSS_AGG_MODES as LOSS_AGG_MODE_CHOICES } from '../../config/model/choices';
 import { floatMask } from './tensor';
 
-export const LOSS_AGG_MODES = [
-  'token-mean',
-  'seq-mean-token-sum',
-  'seq-mean-token-mean',
-  'seq-mean-token-sum-norm',
-] as const;
-export type LossAggMode = (typeof LOSS_AGG_MODES)[number];
+/** The modes `algorithm.loss_agg_mode` accepts, in the config model's order (the model is their one home). */
+export const LOSS_AGG_MODES: readonly string[] = LOSS_AGG_MODE_CHOICES.map((c) => c.value);
 
 /** Trinity's epsilon in `masked_mean`'s denominator. */
 export const MASKED_MEAN_EPS = 1e-8;
 
-export function isLossAggMode(x: unknown): x is LossAggMode {
-  return typeof x === 'string' && (LOSS_AGG_MODES as readonly string[]).includes(x);
+export function isLossAggMode(x: unknown): x is string {
+  return typeof x === 'string' && LOSS_AGG_MODES.includes(x);
 }
 
 /** Σ mask·values over `axis` (all axes when omitted); positions where mask == 0 contribute exactly 0. */

@@ -21,9 +21,9 @@
  * Only `current_index` is checkpointed, as in Trinity: a resumed run starts the estimator afresh.
  */
 import { Rng } from '../../engine/random';
-import { npMean } from '../explorer/numpy-legacy';
+import { npMean } from '../numpy/numpy-stats';
 import { DataError } from './load';
-import { defaultRng, type NumpyGenerator } from './numpy-random';
+import { defaultRng, type NumpyGenerator } from '../numpy/numpy-random';
 
 export interface EstimatorOptions {
   /** Repeat times per task (the pseudo-count scale). */

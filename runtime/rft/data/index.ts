@@ -38,4 +38,4 @@ export { ChatRenderer } from './chat';
 export type { ChatRenderOptions, Message } from './chat';
 export { BatchReader, MultiReaderScheduler, SUPPORTED_SELECTORS } from './reader';
 export type { Batch, BatchReaderOptions, SelectorFeedback } from './reader';
-export { defaultRng, NumpyGenerator } from './numpy-random';
+export { defaultRng, NumpyGenerator } from '../numpy/numpy-random';

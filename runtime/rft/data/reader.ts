@@ -16,7 +16,7 @@
 import type { DataSelectorConfig } from '../../config/types.generated';
 import { difficultyBasedSelector } from './difficulty-selector';
 import { DataError } from './load';
-import { defaultRng } from './numpy-random';
+import { defaultRng } from '../numpy/numpy-random';
 
 export interface BatchReaderOptions {
   /** Rows per batch (Trinity: `buffer.batch_size` for tasksets, `train_batch_size` for experience buffers). */

@@ -10,7 +10,8 @@
  */
 import { evalKs, evalStyle } from '../../config/metrics';
 import type { Release } from '../../config/releases';
-import { LegacyRandomState, npMean, npStd } from './numpy-legacy';
+import { LegacyRandomState } from '../numpy/numpy-legacy-random';
+import { npMean, npStd } from '../numpy/numpy-stats';
 
 /** `bootstrap_metric`'s defaults, which `calculate_task_level_metrics` keeps. */
 export const BOOTSTRAP_SAMPLES = 1000;

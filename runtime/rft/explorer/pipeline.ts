@@ -11,7 +11,7 @@ import type { GroupAdvantageFn } from '../algorithm';
 import type { SelectorFeedback } from '../data/reader';
 import type { Experience } from '../experience';
 import { taskGroupId } from '../experience';
-import { npMean } from './numpy-legacy';
+import { npMean } from '../numpy/numpy-stats';
 
 export interface OperatorSpec {
   name: string;

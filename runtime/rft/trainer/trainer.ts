@@ -22,8 +22,7 @@ import {
 } from '../algorithm';
 import type { Experience } from '../experience';
 import { padBatch, sliceRows, type PaddedBatch } from './batch';
-import { aggregateLoss, maskedMean } from '../algorithm/loss-agg';
-import { gtF } from '../algorithm/tensor';
+import { clippedValueLoss, type ValueLossArgs } from '../algorithm/value-loss';
 import type { ValueModel } from '../../engine/model/value-head';
 import { DeviceMetricSums } from './metric-sums';
 
@@ -60,11 +59,8 @@ export interface UpdateSettings {
 }
 
 /** PPO's critic: a value model trained alongside the actor (veRL's critic worker). */
-export interface CriticSetup extends UpdateSettings {
+export interface CriticSetup extends UpdateSettings, ValueLossArgs {
   model: ValueModel;
-  /** veRL's `critic.cliprange_value`: how far a new value may move from the rollout's before the loss clips. */
-  cliprangeValue: number;
-  lossAggMode: string;
   /** `trainer.critic_warmup`: trainer steps that update only the critic. */
   warmupSteps: number;
   /** `algorithm.kl_penalty_fn` applied to the token-level rewards (needs the reference model). */
@@ -347,7 +343,7 @@ export class RftTrainer {
     return tf.slice(v, [0, b.promptWidth - 1], [B, b.responseWidth]) as tf.Tensor2D;
   }
 
-  /** veRL's value loss: ½·agg(max((V − R)², (clip(V, V_old ± c) − R)²)), one AdamW step per ppo epoch. */
+  /** The critic's update: the clipped value loss (algorithm/value-loss.ts), one AdamW step per ppo epoch. */
   private async updateCritic(b: PaddedBatch, oldValues: number[][]): Promise<Record<string, number>> {
     const c = this.critic!;
     const B = b.tokens.length;
@@ -364,18 +360,16 @@ export class RftTrainer {
         const weight = (to - from) / B;
         losses.push(() =>
           tf.tidy(() => {
-            const vpred = this.responseValues(mb);
-            const old = tf.tensor2d(oldValues.slice(from, to));
-            const ret = tf.tensor2d(mb.returns);
-            const mask = tf.tensor2d(mb.responseMask);
-            const vclip = tf.add(old, tf.clipByValue(tf.sub(vpred, old), -c.cliprangeValue, c.cliprangeValue));
-            const l1 = tf.square(tf.sub(vpred, ret));
-            const l2 = tf.square(tf.sub(vclip, ret));
-            const loss = tf.mul(aggregateLoss(tf.maximum(l1, l2), mask, c.lossAggMode), 0.5);
-            const add = (k: string, v: tf.Tensor): void => device.add(k, v as tf.Scalar, weight / c.ppoEpochs);
-            add('vf_loss', loss);
-            add('vf_clipfrac', maskedMean(gtF(l2, l1), mask));
-            add('vpred_mean', maskedMean(vpred, mask));
+            const { loss, metrics } = clippedValueLoss(
+              {
+                vpred: this.responseValues(mb),
+                oldValues: tf.tensor2d(oldValues.slice(from, to)),
+                returns: tf.tensor2d(mb.returns),
+                responseMask: tf.tensor2d(mb.responseMask),
+              },
+              c,
+            );
+            for (const [k, v] of Object.entries(metrics)) device.add(k, v, weight / c.ppoEpochs);
             return tf.mul(loss, weight) as tf.Scalar;
           }),
         );

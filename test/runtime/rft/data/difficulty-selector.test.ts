@@ -14,8 +14,8 @@ import {
   standardExponential,
   standardGamma,
   standardNormal,
-} from '../../../../runtime/rft/data/numpy-distributions';
-import { defaultRng, Pcg64 } from '../../../../runtime/rft/data/numpy-random';
+} from '../../../../runtime/rft/numpy/numpy-distributions';
+import { defaultRng, Pcg64 } from '../../../../runtime/rft/numpy/numpy-random';
 import { BatchReader } from '../../../../runtime/rft/data/reader';
 import { ExperiencePipeline } from '../../../../runtime/rft/explorer/pipeline';
 import type { Experience } from '../../../../runtime/rft/experience';

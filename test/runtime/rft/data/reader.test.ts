@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultRng, seedSequenceState } from '../../../../runtime/rft/data/numpy-random';
+import { defaultRng, seedSequenceState } from '../../../../runtime/rft/numpy/numpy-random';
 import { BatchReader, MultiReaderScheduler, type BatchReaderOptions } from '../../../../runtime/rft/data/reader';
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => i);

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { evalTaskMetrics } from '../../../../runtime/rft/explorer/eval-metrics';
-import { LegacyRandomState, npMean, npStd } from '../../../../runtime/rft/explorer/numpy-legacy';
+import { LegacyRandomState } from '../../../../runtime/rft/numpy/numpy-legacy-random';
+import { npMean, npStd } from '../../../../runtime/rft/numpy/numpy-stats';
 
 const runs = (key: string, values: number[]) => values.map((v) => ({ [key]: v }));
 
