@@ -6,7 +6,9 @@ const HELP = `Usage: trinity-workbench doctor [--json]
 
 Reports what the local fine-tuning runtime can run on: Node, platform, CPU, memory, and for each TensorFlow.js
 backend (tensorflow-gpu, tensorflow, webgpu, wasm, cpu) whether it is available here and why not; then starts the
-backend the runtime would pick (auto, or $${BACKEND_ENV}) and measures its float32 matmul GFLOP/s.
+backend the runtime would pick (auto, or $${BACKEND_ENV}) and measures its float32 matmul GFLOP/s. Where a WebGPU
+adapter starts, auto measures it and wasm and picks webgpu only when it is a hardware adapter whose matmul beats
+wasm's; both rates and the reason are printed.
 
   --json   print one JSON object instead of text
 
@@ -67,6 +69,18 @@ export function formatReport(r: MachineReport): string {
     lines.push(
       `${label}: ${s.name} (tfjs backend \`${s.tfBackend}\`${threads}${acc}), ${formatGflops(s.gflops)} GFLOP/s on a 256³ float32 matmul`,
     );
+    if (s.comparison) {
+      const c = s.comparison;
+      const wasm = c.wasmGflops === undefined ? 'did not start' : `${formatGflops(c.wasmGflops)} GFLOP/s`;
+      lines.push(`  webgpu    ${formatGflops(c.webgpuGflops)} GFLOP/s${c.adapter ? ` (${c.adapter})` : ''}`);
+      lines.push(`  wasm      ${wasm}`);
+      lines.push(`  why       ${c.reason}`);
+    } else if (s.preference === 'auto') {
+      const skipped = s.tried.filter((t) => !t.ok).map((t) => t.name);
+      lines.push(
+        `  why       the first in auto's order that starts${skipped.length ? ` (${skipped.join(', ')} did not)` : ''}; no WebGPU adapter started to weigh against wasm`,
+      );
+    }
   } else {
     lines.push(`${label}: ${s.error}`);
   }

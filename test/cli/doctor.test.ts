@@ -31,6 +31,7 @@ interface Report {
     tfBackend?: string;
     threads?: number;
     gflops?: number;
+    comparison?: { webgpuGflops: number; wasmGflops?: number; adapter?: string; pick: string; reason: string };
     error?: string;
     tried: { name: string; ok: boolean; reason?: string }[];
   };
@@ -93,6 +94,7 @@ describe('trinity-workbench doctor', () => {
       assert.match(r.stdout, new RegExp(`^  ${name} +(available|not available: .+)$`, 'm'), name);
     }
     assert.match(r.stdout, /^auto picks: [\w-]+ \(tfjs backend `\w+`.*\), [\d.]+ GFLOP\/s on a 256³ float32 matmul$/m);
+    assert.match(r.stdout, /^  why       .+$/m);
     assert.equal(r.stderr, '');
     assert.ok(r.ms < 10000, `${r.ms} ms`);
   });
@@ -138,6 +140,27 @@ describe('trinity-workbench doctor', () => {
     );
     const tried = report.selection.tried.find((t) => t.name === 'webgpu');
     assert.match(tried?.reason ?? '', /auto skips it/);
+    // doctor measured the software adapter anyway: both rates, and why wasm.
+    const c = report.selection.comparison;
+    assert.ok(c, 'a comparison of webgpu and wasm');
+    assert.equal(c.pick, 'wasm');
+    assert.equal(report.selection.name, 'wasm');
+    assert.ok(c.webgpuGflops > 0 && (c.wasmGflops ?? 0) > 0, JSON.stringify(c));
+    assert.equal(report.selection.gflops, c.wasmGflops);
+    assert.match(c.adapter ?? '', /swiftshader/i);
+    assert.match(
+      c.reason,
+      /^auto skips it: the adapter is a fallback \(software\) adapter \(webgpu [\d.]+ GFLOP\/s, wasm [\d.]+ GFLOP\/s\)$/,
+    );
+    const text = run(['doctor'], { VK_ICD_FILENAMES: icd, XDG_RUNTIME_DIR: tmpdir() });
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(
+      text.stdout,
+      /^auto picks: wasm \(tfjs backend `wasm`.*\), [\d.]+ GFLOP\/s on a 256³ float32 matmul$/m,
+    );
+    assert.match(text.stdout, /^  webgpu    [\d.]+ GFLOP\/s \(.*swiftshader.*\)$/im);
+    assert.match(text.stdout, /^  wasm      [\d.]+ GFLOP\/s$/m);
+    assert.match(text.stdout, /^  why       auto skips it: the adapter is a fallback \(software\) adapter \(webgpu /m);
   });
 
   test('an installed tfjs-node without its native addon is reported as such, without loading it', () => {

@@ -11,7 +11,9 @@ export {
   type BackendPreference,
   type InitBackendOptions,
   type TriedBackend,
+  type WebgpuComparison,
 } from './types';
+export { pickWebgpuOrWasm, type WebgpuOrWasm, type WebgpuVsWasm } from './webgpu-or-wasm';
 export { registerWasmKernels, unsortedSegmentSumShape } from './wasm-kernels';
 export { measureMatmulGflops, selfTest } from './measure';
 export {

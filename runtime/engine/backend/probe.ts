@@ -17,6 +17,7 @@ import {
   type BackendInfo,
   type BackendName,
   type TriedBackend,
+  type WebgpuComparison,
 } from './types';
 import { wasmBinaryDir } from './wasm';
 import { probeWebgpu } from './webgpu';
@@ -49,6 +50,7 @@ export interface MachineReport {
         threads?: number;
         accelerators?: string[];
         gflops: number;
+        comparison?: WebgpuComparison;
         tried: TriedBackend[];
       }
     | { preference: string; ok: false; error: string; tried: TriedBackend[] };
@@ -204,7 +206,8 @@ export async function machineReport(): Promise<MachineReport> {
   const preference = process.env[BACKEND_ENV]?.trim() || 'auto';
   let selection: MachineReport['selection'];
   try {
-    const info: BackendInfo = await initBackend({ prefer: 'auto' });
+    // A software adapter is measured too (auto still skips it), so the report can show both rates.
+    const info: BackendInfo = await initBackend({ prefer: 'auto', measureSoftwareWebgpu: true });
     selection = { preference, ok: true, ...info };
   } catch (e) {
     selection = {
