@@ -1,5 +1,5 @@
 /** `trinity-workbench doctor`: what this machine offers the local runtime (host, tfjs backends, the one picked). */
-import { BACKEND_ENV, machineReport, type MachineReport } from '../engine/backend';
+import { BACKEND_ENV, machineReport, type EngineMemory, type MachineReport } from '../engine/backend';
 import { parseArgs } from './args';
 
 const HELP = `Usage: trinity-workbench doctor [--json]
@@ -37,6 +37,19 @@ export async function runDoctor(argv: string[]): Promise<number> {
 
 function gib(bytes: number): string {
   return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+}
+
+function mib(bytes: number): string {
+  return bytes >= 2 ** 30 ? gib(bytes) : `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
+
+/** One line: what the picked backend holds (GPU buffers on webgpu, the heap on wasm) and the process's RSS. */
+function formatMemory(m: EngineMemory): string {
+  const parts = [`${mib(m.allocatedBytes)} in tensors (peak ${mib(m.peakAllocatedBytes)})`];
+  if (m.gpu) parts.push(`GPU buffers ${mib(m.gpu.bytesInUse)} in use of ${mib(m.gpu.bytesAllocated)} created`);
+  else if (m.reservedBytes !== undefined) parts.push(`${mib(m.reservedBytes)} ${m.backend} heap`);
+  parts.push(`process RSS ${mib(m.rssBytes)} (peak ${mib(m.maxRssBytes)})`);
+  return `Engine memory (${m.backend}): ${parts.join(', ')}`;
 }
 
 function formatGflops(g: number): string {
@@ -84,5 +97,6 @@ export function formatReport(r: MachineReport): string {
   } else {
     lines.push(`${label}: ${s.error}`);
   }
+  if (r.engineMemory) lines.push(formatMemory(r.engineMemory));
   return `${lines.join('\n')}\n`;
 }

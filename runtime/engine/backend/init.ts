@@ -6,6 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { measureMatmulGflops } from './measure';
+import { watchPeakMemory } from './memory';
 import { firstLine, trySetBackend } from './set-backend';
 import { initTfjsNode } from './tfjs-node';
 import {
@@ -218,6 +219,7 @@ export async function initBackend(opts: InitBackendOptions = {}): Promise<Backen
   p.then(
     (info) => {
       chosen = info;
+      watchPeakMemory();
     },
     () => {
       if (pending === p) pending = undefined;

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus, freemem, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { initBackend } from './init';
+import { engineMemory, type EngineMemory } from './memory';
 import { loadNativeMatmul } from './native-matmul';
 import { findSharedLib } from './shared-libs';
 import { probeTfjsNode, type NativeVariant } from './tfjs-node';
@@ -54,6 +55,8 @@ export interface MachineReport {
         tried: TriedBackend[];
       }
     | { preference: string; ok: false; error: string; tried: TriedBackend[] };
+  /** What the chosen backend holds right after its measurement (absent when none started): GPU memory on webgpu. */
+  engineMemory?: EngineMemory;
 }
 
 function packageVersion(pkg: string): string | undefined {
@@ -217,7 +220,7 @@ export async function machineReport(): Promise<MachineReport> {
       tried: e instanceof BackendUnavailableError ? e.tried : [],
     };
   }
-  return {
+  const report: MachineReport = {
     node: process.version,
     napi: process.versions.napi,
     platform: process.platform,
@@ -227,4 +230,6 @@ export async function machineReport(): Promise<MachineReport> {
     backends,
     selection,
   };
+  if (selection.ok) report.engineMemory = engineMemory();
+  return report;
 }
