@@ -1,12 +1,14 @@
 /** `trinity-workbench doctor`: what this machine offers the local runtime (host, tfjs backends, the one picked). */
-import { BACKEND_ENV, machineReport, type MachineReport } from '../engine/backend';
+import { BACKEND_ENV, machineReport, type EngineMemory, type MachineReport } from '../engine/backend';
 import { parseArgs } from './args';
 
 const HELP = `Usage: trinity-workbench doctor [--json]
 
 Reports what the local fine-tuning runtime can run on: Node, platform, CPU, memory, and for each TensorFlow.js
 backend (tensorflow-gpu, tensorflow, webgpu, wasm, cpu) whether it is available here and why not; then starts the
-backend the runtime would pick (auto, or $${BACKEND_ENV}) and measures its float32 matmul GFLOP/s.
+backend the runtime would pick (auto, or $${BACKEND_ENV}) and measures its float32 matmul GFLOP/s. Where a WebGPU
+adapter starts, auto measures it and wasm and picks webgpu only when it is a hardware adapter whose matmul beats
+wasm's; both rates and the reason are printed.
 
   --json   print one JSON object instead of text
 
@@ -35,6 +37,19 @@ export async function runDoctor(argv: string[]): Promise<number> {
 
 function gib(bytes: number): string {
   return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+}
+
+function mib(bytes: number): string {
+  return bytes >= 2 ** 30 ? gib(bytes) : `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
+
+/** One line: what the picked backend holds (GPU buffers on webgpu, the heap on wasm) and the process's RSS. */
+function formatMemory(m: EngineMemory): string {
+  const parts = [`${mib(m.allocatedBytes)} in tensors (peak ${mib(m.peakAllocatedBytes)})`];
+  if (m.gpu) parts.push(`GPU buffers ${mib(m.gpu.bytesInUse)} in use of ${mib(m.gpu.bytesAllocated)} created`);
+  else if (m.reservedBytes !== undefined) parts.push(`${mib(m.reservedBytes)} ${m.backend} heap`);
+  parts.push(`process RSS ${mib(m.rssBytes)} (peak ${mib(m.maxRssBytes)})`);
+  return `Engine memory (${m.backend}): ${parts.join(', ')}`;
 }
 
 function formatGflops(g: number): string {
@@ -67,8 +82,21 @@ export function formatReport(r: MachineReport): string {
     lines.push(
       `${label}: ${s.name} (tfjs backend \`${s.tfBackend}\`${threads}${acc}), ${formatGflops(s.gflops)} GFLOP/s on a 256³ float32 matmul`,
     );
+    if (s.comparison) {
+      const c = s.comparison;
+      const wasm = c.wasmGflops === undefined ? 'did not start' : `${formatGflops(c.wasmGflops)} GFLOP/s`;
+      lines.push(`  webgpu    ${formatGflops(c.webgpuGflops)} GFLOP/s${c.adapter ? ` (${c.adapter})` : ''}`);
+      lines.push(`  wasm      ${wasm}`);
+      lines.push(`  why       ${c.reason}`);
+    } else if (s.preference === 'auto') {
+      const skipped = s.tried.filter((t) => !t.ok).map((t) => t.name);
+      lines.push(
+        `  why       the first in auto's order that starts${skipped.length ? ` (${skipped.join(', ')} did not)` : ''}; no WebGPU adapter started to weigh against wasm`,
+      );
+    }
   } else {
     lines.push(`${label}: ${s.error}`);
   }
+  if (r.engineMemory) lines.push(formatMemory(r.engineMemory));
   return `${lines.join('\n')}\n`;
 }

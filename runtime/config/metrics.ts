@@ -349,5 +349,7 @@ function trainerMetrics(cfg: Cfg): string[] {
     'prompt_length/clip_ratio',
   );
   out.push('perf/total_num_tokens', 'perf/time_per_step', 'perf/throughput');
+  // veRL's actor update logs its peak GPU memory and the machine's memory in use.
+  out.push('perf/max_memory_allocated_gb', 'perf/max_memory_reserved_gb', 'perf/cpu_memory_used_gb');
   return out;
 }

@@ -24,6 +24,15 @@ interface Report {
   cpu: { model: string; cores: number; features: string[] };
   memory: { totalBytes: number; freeBytes: number };
   backends: { name: string; available: boolean; reason?: string; details: string[] }[];
+  engineMemory: {
+    backend: string;
+    allocatedBytes: number;
+    reservedBytes?: number;
+    gpu?: { bytesInUse: number; bytesAllocated: number };
+    rssBytes: number;
+    maxRssBytes: number;
+    machineUsedBytes: number;
+  };
   selection: {
     preference: string;
     ok: boolean;
@@ -31,6 +40,7 @@ interface Report {
     tfBackend?: string;
     threads?: number;
     gflops?: number;
+    comparison?: { webgpuGflops: number; wasmGflops?: number; adapter?: string; pick: string; reason: string };
     error?: string;
     tried: { name: string; ok: boolean; reason?: string }[];
   };
@@ -50,6 +60,7 @@ describe('trinity-workbench doctor', () => {
       'memory',
       'backends',
       'selection',
+      'engineMemory',
     ]);
     assert.equal(report.node, process.version);
     assert.equal(report.platform, process.platform);
@@ -69,6 +80,10 @@ describe('trinity-workbench doctor', () => {
     assert.equal(report.selection.preference, 'auto');
     assert.equal(report.selection.ok, true);
     assert.ok((report.selection.gflops ?? 0) > 0);
+    const mem = report.engineMemory;
+    assert.equal(mem.backend, report.selection.tfBackend);
+    assert.ok(mem.rssBytes > 0 && mem.maxRssBytes >= mem.rssBytes && mem.machineUsedBytes > 0, JSON.stringify(mem));
+    if (mem.backend === 'wasm') assert.ok((mem.reservedBytes ?? 0) >= 16 * 2 ** 20, 'the wasm heap');
     const better = report.backends.filter(
       (b) => ['tensorflow-gpu', 'tensorflow', 'webgpu'].includes(b.name) && b.available,
     );
@@ -93,6 +108,11 @@ describe('trinity-workbench doctor', () => {
       assert.match(r.stdout, new RegExp(`^  ${name} +(available|not available: .+)$`, 'm'), name);
     }
     assert.match(r.stdout, /^auto picks: [\w-]+ \(tfjs backend `\w+`.*\), [\d.]+ GFLOP\/s on a 256³ float32 matmul$/m);
+    assert.match(r.stdout, /^  why       .+$/m);
+    assert.match(
+      r.stdout,
+      /^Engine memory \(\w+\): [\d.]+ MiB in tensors \(peak [\d.]+ MiB\), .*process RSS [\d.]+ MiB \(peak [\d.]+ MiB\)$/m,
+    );
     assert.equal(r.stderr, '');
     assert.ok(r.ms < 10000, `${r.ms} ms`);
   });
@@ -138,6 +158,42 @@ describe('trinity-workbench doctor', () => {
     );
     const tried = report.selection.tried.find((t) => t.name === 'webgpu');
     assert.match(tried?.reason ?? '', /auto skips it/);
+    // doctor measured the software adapter anyway: both rates, and why wasm.
+    const c = report.selection.comparison;
+    assert.ok(c, 'a comparison of webgpu and wasm');
+    assert.equal(c.pick, 'wasm');
+    assert.equal(report.selection.name, 'wasm');
+    assert.ok(c.webgpuGflops > 0 && (c.wasmGflops ?? 0) > 0, JSON.stringify(c));
+    assert.equal(report.selection.gflops, c.wasmGflops);
+    assert.match(c.adapter ?? '', /swiftshader/i);
+    assert.match(
+      c.reason,
+      /^auto skips it: the adapter is a fallback \(software\) adapter \(webgpu [\d.]+ GFLOP\/s, wasm [\d.]+ GFLOP\/s\)$/,
+    );
+    const text = run(['doctor'], { VK_ICD_FILENAMES: icd, XDG_RUNTIME_DIR: tmpdir() });
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(
+      text.stdout,
+      /^auto picks: wasm \(tfjs backend `wasm`.*\), [\d.]+ GFLOP\/s on a 256³ float32 matmul$/m,
+    );
+    assert.match(text.stdout, /^  webgpu    [\d.]+ GFLOP\/s \(.*swiftshader.*\)$/im);
+    assert.match(text.stdout, /^  wasm      [\d.]+ GFLOP\/s$/m);
+    assert.match(text.stdout, /^  why       auto skips it: the adapter is a fallback \(software\) adapter \(webgpu /m);
+    // Forced onto it, doctor reports the GPU buffers webgpu holds (its measurement's, pooled for reuse).
+    const forced = run(['doctor', '--json'], {
+      VK_ICD_FILENAMES: icd,
+      XDG_RUNTIME_DIR: tmpdir(),
+      TRINITY_WORKBENCH_BACKEND: 'webgpu',
+    });
+    assert.equal(forced.code, 0, forced.stderr);
+    const onGpu = JSON.parse(forced.stdout) as Report;
+    assert.equal(onGpu.selection.name, 'webgpu');
+    const gpu = onGpu.engineMemory.gpu;
+    assert.ok(
+      gpu && gpu.bytesAllocated >= 3 * 256 * 256 * 4 && gpu.bytesAllocated >= gpu.bytesInUse,
+      JSON.stringify(gpu),
+    );
+    assert.equal(onGpu.engineMemory.reservedBytes, gpu.bytesAllocated);
   });
 
   test('an installed tfjs-node without its native addon is reported as such, without loading it', () => {

@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 
@@ -157,6 +157,27 @@ trainer:
         assert.ok(Math.abs(g - c) <= 1e-4 * Math.abs(c), `step ${i + 1} ${k}: webgpu ${g}, wasm ${c}`);
       }
     }
+    // veRL's perf/ memory metrics on both: the peak of live tensors holds at least the weights, their gradients and
+    // AdamW's two moments (4× the float32 weights: the model file's size, near enough); webgpu's reserved figure is
+    // its GPU buffers, never less than those in use; wasm's is its heap (16 MiB at the start, it only grows).
+    const weightBytes = statSync(join(root, 'model', 'model.safetensors')).size;
+    const GIB = 2 ** 30;
+    for (const [name, lines] of [
+      ['webgpu', gpu],
+      ['wasm', cpu],
+    ] as const) {
+      for (const l of lines) {
+        const v = l.values;
+        const say = `${name} step ${l.step}: ${JSON.stringify(v)}`;
+        assert.ok(v['perf/max_memory_allocated_gb'] * GIB >= 4 * weightBytes * 0.95, say);
+        assert.ok(v['perf/max_memory_allocated_gb'] < 0.5, say);
+        assert.ok(v['perf/max_memory_reserved_gb'] >= v['perf/max_memory_allocated_gb'], say);
+        assert.ok(v['perf/cpu_memory_used_gb'] > 0 && v['perf/cpu_memory_used_gb'] * GIB <= totalmem(), say);
+        assert.ok(v['perf/max_rss_gb'] * GIB > 30 * 2 ** 20 && v['perf/max_rss_gb'] * GIB <= totalmem(), say);
+      }
+      assert.ok(lines[1].values['perf/max_memory_allocated_gb'] >= lines[0].values['perf/max_memory_allocated_gb']);
+    }
+    assert.ok(cpu[0].values['perf/max_memory_reserved_gb'] * GIB >= 16 * 2 ** 20, 'the wasm heap');
     const ckpt = join(root, 'checkpoints', 'tests', 'sft-webgpu', 'global_step_2');
     for (const f of ['model.safetensors', 'optimizer.safetensors', 'config.json'])
       assert.ok(existsSync(join(ckpt, f)), `${ckpt}/${f}`);
@@ -192,6 +213,8 @@ trainer:
     assert.equal(trainer.length, 1);
     for (const k of ['actor/pg_loss', 'actor/grad_norm'])
       assert.ok(Number.isFinite(trainer[0].values[k]), `${k} = ${trainer[0].values[k]}`);
+    for (const k of ['perf/max_memory_allocated_gb', 'perf/max_memory_reserved_gb', 'perf/cpu_memory_used_gb'])
+      assert.ok(trainer[0].values[k] > 0, `${k} = ${trainer[0].values[k]}`);
     assert.ok(
       metrics('grpo').some((l) => l.role === 'explorer'),
       'no explorer metrics',

@@ -200,6 +200,17 @@ export const METRIC_DRIVERS: readonly MetricDriverRow[] = [
     why: 'Step time grows with the batch and the response budget.',
   },
   {
+    metric: 'perf/*memory*',
+    keys: [
+      'model.model_path',
+      'trainer.max_token_len_per_gpu',
+      'trainer.use_dynamic_bsz',
+      'buffer.train_batch_size',
+      'model.max_model_len',
+    ],
+    why: "Memory (veRL's peak allocator figures; the machine's memory in use): the model's weights, gradients and AdamW state, plus a micro-batch's activations, which grow with its tokens.",
+  },
+  {
     metric: 'perf/*',
     keys: ['buffer.train_batch_size', 'trainer.use_dynamic_bsz', 'trainer.max_token_len_per_gpu'],
     why: 'Trainer throughput: tokens per step and how they are packed into micro-batches.',

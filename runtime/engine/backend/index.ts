@@ -11,9 +11,12 @@ export {
   type BackendPreference,
   type InitBackendOptions,
   type TriedBackend,
+  type WebgpuComparison,
 } from './types';
+export { pickWebgpuOrWasm, type WebgpuOrWasm, type WebgpuVsWasm } from './webgpu-or-wasm';
 export { registerWasmKernels, unsortedSegmentSumShape } from './wasm-kernels';
 export { measureMatmulGflops, selfTest } from './measure';
+export { engineMemory, memoryMetrics, watchPeakMemory, type EngineMemory } from './memory';
 export {
   NATIVE_MATMUL_ACCELERATOR,
   NATIVE_MATMUL_ENV,

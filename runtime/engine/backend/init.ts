@@ -1,10 +1,12 @@
 /**
  * Chooses and initialises the process's tfjs backend, once. `auto` tries tfjs-node-gpu, tfjs-node, webgpu, wasm,
- * cpu in that order and takes the first that starts; a forced backend (option or $TRINITY_WORKBENCH_BACKEND) that
+ * cpu in that order and takes the first that starts, except that a WebGPU adapter is measured against wasm and
+ * kept only when its matmul is faster (webgpu-or-wasm.ts); a forced backend (option or $TRINITY_WORKBENCH_BACKEND) that
  * cannot start is an error saying why, never a silent fallback.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { measureMatmulGflops } from './measure';
+import { watchPeakMemory } from './memory';
 import { firstLine, trySetBackend } from './set-backend';
 import { initTfjsNode } from './tfjs-node';
 import {
@@ -17,11 +19,15 @@ import {
   type BackendPreference,
   type InitBackendOptions,
   type TriedBackend,
+  type WebgpuComparison,
 } from './types';
 import { initWasm } from './wasm';
 import { initWebgpu } from './webgpu';
+import { pickWebgpuOrWasm } from './webgpu-or-wasm';
 
-type Started = { ok: true; threads?: number; detail?: string; accelerators?: string[] } | { ok: false; reason: string };
+type Started =
+  | { ok: true; threads?: number; detail?: string; accelerators?: string[]; software?: string }
+  | { ok: false; reason: string };
 
 async function initCpu(): Promise<Started> {
   try {
@@ -37,22 +43,25 @@ async function initCpu(): Promise<Started> {
   return { ok: true, threads: 1, detail: 'pure JavaScript' };
 }
 
-async function start(
-  name: BackendName,
-  forced: boolean,
-  threads: number | undefined,
-  log: (msg: string) => void,
-): Promise<Started> {
+interface Attempt {
+  forced: boolean;
+  threads: number | undefined;
+  log: (msg: string) => void;
+  /** webgpu only: start on a software adapter too (forced, or doctor measuring it). */
+  acceptSoftware: boolean;
+}
+
+async function start(name: BackendName, a: Attempt): Promise<Started> {
   switch (name) {
     case 'tensorflow-gpu':
     case 'tensorflow':
       return initTfjsNode(name);
     case 'webgpu': {
-      const r = await initWebgpu(forced);
-      return r.ok ? { ok: true, detail: r.adapterInfo } : r;
+      const r = await initWebgpu(a.forced, a.acceptSoftware);
+      return r.ok ? { ok: true, detail: r.adapterInfo, software: r.software } : r;
     }
     case 'wasm': {
-      const r = await initWasm(threads, log);
+      const r = await initWasm(a.threads, a.log);
       return r.ok
         ? { ok: true, threads: r.threads, detail: r.detail, accelerators: r.accelerators }
         : { ok: false, reason: `wasm: ${r.reason}` };
@@ -64,48 +73,113 @@ async function start(
   }
 }
 
+type Measured = { ok: true; started: Extract<Started, { ok: true }>; gflops: number } | { ok: false; reason: string };
+
+/**
+ * Starts a backend (it becomes the active one) and measures its matmul throughput. A software adapter is measured
+ * one product at a time whatever `batch` asks: it is never picked, and its products take 100+ ms each.
+ */
+async function startAndMeasure(name: BackendName, a: Attempt, batch: number): Promise<Measured> {
+  const r = await start(name, a);
+  if (!r.ok) return r;
+  try {
+    return { ok: true, started: r, gflops: await measureMatmulGflops(256, 80, r.software ? 1 : batch) };
+  } catch (e) {
+    return { ok: false, reason: `${name}: started, but a matmul failed: ${firstLine((e as Error).message)}` };
+  }
+}
+
+/** Products queued per sample when webgpu and wasm are weighed: a GPU's read round trip is not compute time. */
+const COMPARE_BATCH = 4;
+
 function formatGflops(g: number): string {
   return g >= 10 ? g.toFixed(1) : g.toPrecision(2);
+}
+
+function chosenInfo(
+  name: BackendName,
+  m: Extract<Measured, { ok: true }>,
+  tried: TriedBackend[],
+  label: string,
+  log: (msg: string) => void,
+): BackendInfo {
+  const r = m.started;
+  const info: BackendInfo = { name, tfBackend: tf.getBackend(), gflops: m.gflops, tried };
+  if (r.threads !== undefined) info.threads = r.threads;
+  if (r.accelerators) info.accelerators = r.accelerators;
+  const th = r.threads;
+  const detail = [r.detail, th !== undefined ? `${th} thread${th === 1 ? '' : 's'}` : undefined].filter((s) => s);
+  log(
+    `tfjs backend: ${name}${detail.length ? ` (${detail.join(', ')})` : ''}, ${formatGflops(m.gflops)} GFLOP/s (256³ matmul)${label}`,
+  );
+  return info;
+}
+
+/**
+ * `auto` at webgpu: starts it and, when it has an adapter, wasm too; measures both and keeps the one
+ * {@link pickWebgpuOrWasm} picks active. Undefined when neither is chosen (the caller goes on down the order).
+ */
+async function weighWebgpu(a: Attempt, tried: TriedBackend[]): Promise<BackendInfo | undefined> {
+  const fail = (name: BackendName, reason: string): undefined => {
+    tried.push({ name, ok: false, reason });
+    a.log(`tfjs backend ${name} unavailable: ${reason}`);
+    return undefined;
+  };
+  const g = await startAndMeasure('webgpu', a, COMPARE_BATCH);
+  if (!g.ok) return fail('webgpu', g.reason);
+  const w = await startAndMeasure('wasm', { ...a, acceptSoftware: false }, COMPARE_BATCH);
+  const choice = pickWebgpuOrWasm({
+    webgpu: g.gflops,
+    wasm: w.ok ? w.gflops : undefined,
+    software: g.started.software,
+  });
+  const comparison: WebgpuComparison = { webgpuGflops: g.gflops, pick: choice.pick, reason: choice.reason };
+  if (w.ok) comparison.wasmGflops = w.gflops;
+  if (g.started.detail) comparison.adapter = g.started.detail;
+  if (choice.pick === 'webgpu') {
+    if (w.ok) {
+      tried.push({ name: 'wasm', ok: false, reason: `wasm: started, not picked: ${choice.reason}` });
+      a.log(`tfjs backend wasm not picked: ${choice.reason}`);
+    } else fail('wasm', w.reason);
+    const back = await trySetBackend('webgpu');
+    if (!back.ok) return fail('webgpu', `webgpu: cannot be made active again: ${back.reason}`);
+    tried.push({ name: 'webgpu', ok: true });
+    return { ...chosenInfo('webgpu', g, tried, '', a.log), comparison };
+  }
+  // Dropping the backend releases its GPU device; wasm (started last) is already the active backend.
+  tf.removeBackend('webgpu');
+  tried.push({ name: 'webgpu', ok: false, reason: `webgpu: not picked: ${choice.reason}` });
+  a.log(`tfjs backend webgpu not picked: ${choice.reason}`);
+  if (!w.ok) return fail('wasm', w.reason);
+  tried.push({ name: 'wasm', ok: true });
+  return { ...chosenInfo('wasm', w, tried, '', a.log), comparison };
 }
 
 async function select(
   prefer: BackendPreference,
   source: string,
-  threads: number | undefined,
+  opts: InitBackendOptions,
   log: (msg: string) => void,
 ): Promise<BackendInfo> {
   const forced = prefer !== 'auto';
   const order: readonly BackendName[] = forced ? [prefer] : BACKEND_ORDER;
   const tried: TriedBackend[] = [];
+  const a: Attempt = { forced, threads: opts.threads, log, acceptSoftware: forced };
   for (const name of order) {
-    const r = await start(name, forced, threads, log);
-    let gflops = 0;
-    let reason = r.ok ? undefined : r.reason;
-    if (r.ok) {
-      try {
-        gflops = await measureMatmulGflops();
-      } catch (e) {
-        reason = `${name}: started, but a matmul failed: ${firstLine((e as Error).message)}`;
-      }
+    if (tried.some((t) => t.name === name)) continue; // wasm, already weighed against webgpu
+    if (name === 'webgpu' && !forced) {
+      const info = await weighWebgpu({ ...a, acceptSoftware: opts.measureSoftwareWebgpu === true }, tried);
+      if (info) return info;
+      continue;
     }
-    if (reason !== undefined) {
-      tried.push({ name, ok: false, reason });
-      if (!forced) log(`tfjs backend ${name} unavailable: ${reason}`);
+    const m = await startAndMeasure(name, a, 1);
+    if (!m.ok) {
+      tried.push({ name, ok: false, reason: m.reason });
+      if (!forced) log(`tfjs backend ${name} unavailable: ${m.reason}`);
       continue;
     }
     tried.push({ name, ok: true });
-    const info: BackendInfo = { name, tfBackend: tf.getBackend(), gflops, tried };
-    const th = r.ok ? r.threads : undefined;
-    if (th !== undefined) info.threads = th;
-    if (r.ok && r.accelerators) info.accelerators = r.accelerators;
-    const detail = [
-      r.ok ? r.detail : undefined,
-      th !== undefined ? `${th} thread${th === 1 ? '' : 's'}` : undefined,
-    ].filter((s) => s);
-    log(
-      `tfjs backend: ${name}${detail.length ? ` (${detail.join(', ')})` : ''}, ${formatGflops(gflops)} GFLOP/s (256³ matmul)${forced ? ` [${source}]` : ''}`,
-    );
-    return info;
+    return chosenInfo(name, m, tried, forced ? ` [${source}]` : '', log);
   }
   const message = forced
     ? `backend \`${prefer}\` (${source}) cannot start: ${tried[0]?.reason ?? 'unknown reason'}`
@@ -140,11 +214,12 @@ export async function initBackend(opts: InitBackendOptions = {}): Promise<Backen
     }
     return info;
   }
-  const p = select(prefer, source, opts.threads, log);
+  const p = select(prefer, source, opts, log);
   pending = p;
   p.then(
     (info) => {
       chosen = info;
+      watchPeakMemory();
     },
     () => {
       if (pending === p) pending = undefined;

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus, freemem, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { initBackend } from './init';
+import { engineMemory, type EngineMemory } from './memory';
 import { loadNativeMatmul } from './native-matmul';
 import { findSharedLib } from './shared-libs';
 import { probeTfjsNode, type NativeVariant } from './tfjs-node';
@@ -17,6 +18,7 @@ import {
   type BackendInfo,
   type BackendName,
   type TriedBackend,
+  type WebgpuComparison,
 } from './types';
 import { wasmBinaryDir } from './wasm';
 import { probeWebgpu } from './webgpu';
@@ -49,9 +51,12 @@ export interface MachineReport {
         threads?: number;
         accelerators?: string[];
         gflops: number;
+        comparison?: WebgpuComparison;
         tried: TriedBackend[];
       }
     | { preference: string; ok: false; error: string; tried: TriedBackend[] };
+  /** What the chosen backend holds right after its measurement (absent when none started): GPU memory on webgpu. */
+  engineMemory?: EngineMemory;
 }
 
 function packageVersion(pkg: string): string | undefined {
@@ -204,7 +209,8 @@ export async function machineReport(): Promise<MachineReport> {
   const preference = process.env[BACKEND_ENV]?.trim() || 'auto';
   let selection: MachineReport['selection'];
   try {
-    const info: BackendInfo = await initBackend({ prefer: 'auto' });
+    // A software adapter is measured too (auto still skips it), so the report can show both rates.
+    const info: BackendInfo = await initBackend({ prefer: 'auto', measureSoftwareWebgpu: true });
     selection = { preference, ok: true, ...info };
   } catch (e) {
     selection = {
@@ -214,7 +220,7 @@ export async function machineReport(): Promise<MachineReport> {
       tried: e instanceof BackendUnavailableError ? e.tried : [],
     };
   }
-  return {
+  const report: MachineReport = {
     node: process.version,
     napi: process.versions.napi,
     platform: process.platform,
@@ -224,4 +230,6 @@ export async function machineReport(): Promise<MachineReport> {
     backends,
     selection,
   };
+  if (selection.ok) report.engineMemory = engineMemory();
+  return report;
 }

@@ -35,8 +35,20 @@ export interface BackendInfo {
   accelerators?: string[];
   /** Measured float32 2-D matmul throughput (GFLOP/s) right after initialisation. */
   gflops: number;
+  /** When `auto` started a WebGPU adapter and weighed it against wasm: both rates and why it picked. */
+  comparison?: WebgpuComparison;
   /** Every backend attempted, in order, the chosen one last. */
   tried: TriedBackend[];
+}
+
+export interface WebgpuComparison {
+  /** webgpu's and wasm's float32 256³ matmul GFLOP/s (wasm's absent when it did not start). */
+  webgpuGflops: number;
+  wasmGflops?: number;
+  /** The adapter measured (vendor / architecture / description). */
+  adapter?: string;
+  pick: 'webgpu' | 'wasm';
+  reason: string;
 }
 
 export interface InitBackendOptions {
@@ -49,6 +61,11 @@ export interface InitBackendOptions {
   threads?: number;
   /** Where progress and the chosen backend are reported (one line each). */
   log?: (msg: string) => void;
+  /**
+   * `auto` only: also start and measure a software WebGPU adapter (SwiftShader, llvmpipe), which auto then still
+   * skips, so that doctor can report its rate beside wasm's. Runs otherwise never start one (it costs seconds).
+   */
+  measureSoftwareWebgpu?: boolean;
 }
 
 /** A forced backend that cannot start, or no backend at all. `tried` says what happened to each. */

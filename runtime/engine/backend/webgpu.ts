@@ -159,14 +159,20 @@ function installGlobals(gpu: GpuLike, globals: object): void {
   else Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true, writable: true });
 }
 
-export type WebgpuInit = { ok: true; adapterInfo?: string } | { ok: false; reason: string };
+export type WebgpuInit =
+  | { ok: true; adapterInfo?: string; /** Why the adapter is a software one; absent for hardware. */ software?: string }
+  | { ok: false; reason: string };
 
-/** Finds an adapter, loads tfjs-backend-webgpu, activates it and checks it computes correctly. */
-export async function initWebgpu(forced: boolean): Promise<WebgpuInit> {
+/**
+ * Finds an adapter, loads tfjs-backend-webgpu, activates it and checks it computes correctly. A software adapter
+ * starts only with `acceptSoftware` (a forced `--backend webgpu`, or doctor measuring it); `auto` never runs on one.
+ * `forced` asks Dawn even without a Vulkan driver listed, so that its own error is the reason.
+ */
+export async function initWebgpu(forced: boolean, acceptSoftware = forced): Promise<WebgpuInit> {
   const found = await find(forced);
   if (!found.gpu || !found.globals) return { ok: false, reason: `webgpu: ${found.probe.reason ?? 'no adapter'}` };
   // auto never picks a software adapter (it is slower than wasm); `--backend webgpu` still runs on one (CI does).
-  if (!forced && found.probe.software)
+  if (!acceptSoftware && found.probe.software)
     return {
       ok: false,
       reason: `webgpu: auto skips it: ${found.probe.software} (${found.probe.adapterInfo ?? 'no adapter info'}); --backend webgpu still uses it`,
@@ -195,5 +201,8 @@ export async function initWebgpu(forced: boolean): Promise<WebgpuInit> {
     tf.removeBackend('webgpu');
     return { ok: false, reason: `webgpu: ${bad}` };
   }
-  return found.probe.adapterInfo ? { ok: true, adapterInfo: found.probe.adapterInfo } : { ok: true };
+  const ok: WebgpuInit = { ok: true };
+  if (found.probe.adapterInfo) ok.adapterInfo = found.probe.adapterInfo;
+  if (found.probe.software) ok.software = found.probe.software;
+  return ok;
 }

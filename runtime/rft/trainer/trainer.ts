@@ -25,6 +25,7 @@ import { padBatch, sliceRows, type PaddedBatch } from './batch';
 import { clippedValueLoss, type ValueLossArgs } from '../algorithm/value-loss';
 import type { ValueModel } from '../../engine/model/value-head';
 import { DeviceMetricSums } from './metric-sums';
+import { memoryMetrics } from '../../engine/backend/memory';
 
 export interface AlgorithmSetup {
   policyLossFn: string;
@@ -142,7 +143,7 @@ export class RftTrainer {
       if (this.step < this.critic.warmupSteps) {
         // veRL: the actor waits until the critic has warmed up; the step still counts.
         this.skippedActorSteps++;
-        Object.assign(metrics, dataMetrics(batch));
+        Object.assign(metrics, dataMetrics(batch), memoryMetrics());
         metrics['time/train_step'] = (Date.now() - started) / 1000;
         return metrics;
       }
@@ -177,7 +178,8 @@ export class RftTrainer {
     for (const [k, v] of await device.read()) metrics[`actor/${k}`] = v;
     metrics['actor/grad_norm'] = gradNorm;
     metrics['actor/lr'] = lr;
-    Object.assign(metrics, dataMetrics(batch));
+    // veRL's perf/ memory figures, read once the step's tensors are freed (the peaks include them).
+    Object.assign(metrics, dataMetrics(batch), memoryMetrics());
     metrics['time/train_step'] = (Date.now() - started) / 1000;
     return metrics;
   }
