@@ -4,8 +4,8 @@
     {
       "target_name": "blas_matmul",
       "sources": ["src/blas_matmul.c"],
-      "cflags": ["-O2", "-Wall"],
-      "libraries": ["-lopenblas"]
+      "cflags": ["-O3", "-fno-math-errno", "-Wall"],
+      "libraries": ["-lopenblas", "-lm"]
     }
   ]
 }

@@ -9,12 +9,17 @@
  *
  * Exports:
  *   sgemm(heap, batch, batchA, batchB, M, N, K, aOff, bOff, cOff, transA, transB)  offsets in floats
+ *   sumSquares(heap, off, n)  the float64 sum of squares of n floats (a gradient's squared norm)
+ *   adamw(heap, n, pOff, gOff, mOff, vOff, pOut, mOut, vOut, [lr, b1, b2, eps, wd, coef, bc1, bc2])
+ *     one AdamW step over n floats in a single pass, computed in float64 and rounded once: torch.optim.AdamW's
+ *     formula (decoupled decay, bias correction) with the gradient scaled by coef (global-norm clipping)
  *   setThreads(n), getThreads(), config()  OpenBLAS's thread count and build string
  */
 #include <node_api.h>
 #include <cblas.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 
 #define CHECK(call)                                                   \
@@ -95,6 +100,121 @@ static napi_value Sgemm(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+static bool get_f64(napi_env env, napi_value v, double* out) {
+  if (napi_get_value_double(env, v, out) != napi_ok) {
+    napi_throw_type_error(env, NULL, "blas_matmul: expected a number");
+    return false;
+  }
+  return true;
+}
+
+/* The heap and n floats at each of `count` offsets, all bounds-checked; NULL (with an exception pending) if not. */
+static float* heap_floats(napi_env env, napi_value buf, const int64_t* offs, int count, int64_t n) {
+  bool isBuffer = false;
+  if (napi_is_arraybuffer(env, buf, &isBuffer) != napi_ok || !isBuffer) {
+    napi_throw_type_error(env, NULL, "blas_matmul: heap must be an ArrayBuffer");
+    return NULL;
+  }
+  void* data;
+  size_t bytes;
+  if (napi_get_arraybuffer_info(env, buf, &data, &bytes) != napi_ok) {
+    napi_throw_error(env, NULL, "blas_matmul: N-API call failed");
+    return NULL;
+  }
+  uint64_t floats = bytes / sizeof(float);
+  for (int i = 0; i < count; i++)
+    if ((uint64_t)offs[i] + (uint64_t)n > floats) {
+      napi_throw_range_error(env, NULL, "blas_matmul: an operand lies outside the heap");
+      return NULL;
+    }
+  return (float*)data;
+}
+
+static napi_value SumSquares(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 3) {
+    napi_throw_type_error(env, NULL, "blas_matmul: sumSquares takes 3 arguments");
+    return NULL;
+  }
+  int64_t off, n;
+  if (!get_i64(env, argv[1], "off", &off) || !get_i64(env, argv[2], "n", &n)) return NULL;
+  float* heap = heap_floats(env, argv[0], &off, 1, n);
+  if (!heap) return NULL;
+  const float* x = heap + off;
+  /* Four partial sums: the loop vectorises without -ffast-math and the rounding stays float64's. */
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += (double)x[i] * x[i];
+    s1 += (double)x[i + 1] * x[i + 1];
+    s2 += (double)x[i + 2] * x[i + 2];
+    s3 += (double)x[i + 3] * x[i + 3];
+  }
+  for (; i < n; i++) s0 += (double)x[i] * x[i];
+  napi_value out;
+  CHECK(napi_create_double(env, (s0 + s1) + (s2 + s3), &out));
+  return out;
+}
+
+/* restrict (the caller checks that outputs and inputs do not overlap) lets the loop vectorise; AVX2 where the CPU has it. */
+__attribute__((target_clones("avx2", "default"))) static void adamw_loop(
+    int64_t n, const float* restrict p, const float* restrict g, const float* restrict m, const float* restrict s,
+    float* restrict po, float* restrict mo, float* restrict so, double coef, double b1, double b2, double decay,
+    double step, double rbc2, double eps) {
+  for (int64_t i = 0; i < n; i++) {
+    double gi = coef * g[i];
+    double mi = b1 * m[i] + (1 - b1) * gi;
+    double si = b2 * s[i] + (1 - b2) * gi * gi;
+    mo[i] = (float)mi;
+    so[i] = (float)si;
+    po[i] = (float)(p[i] * decay - step * mi / (sqrt(si) * rbc2 + eps));
+  }
+}
+
+static napi_value AdamW(napi_env env, napi_callback_info info) {
+  size_t argc = 10;
+  napi_value argv[10];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 10) {
+    napi_throw_type_error(env, NULL, "blas_matmul: adamw takes 10 arguments");
+    return NULL;
+  }
+  static const char* names[] = {"n", "pOff", "gOff", "mOff", "vOff", "pOut", "mOut", "vOut"};
+  int64_t v[8];
+  for (int i = 0; i < 8; i++)
+    if (!get_i64(env, argv[i + 1], names[i], &v[i])) return NULL;
+  bool isArray = false;
+  CHECK(napi_is_array(env, argv[9], &isArray));
+  uint32_t len = 0;
+  if (isArray) CHECK(napi_get_array_length(env, argv[9], &len));
+  if (!isArray || len != 8) {
+    napi_throw_type_error(env, NULL, "blas_matmul: adamw's hyperparameters are [lr, b1, b2, eps, wd, coef, bc1, bc2]");
+    return NULL;
+  }
+  double h[8];
+  for (uint32_t i = 0; i < 8; i++) {
+    napi_value e;
+    CHECK(napi_get_element(env, argv[9], i, &e));
+    if (!get_f64(env, e, &h[i])) return NULL;
+  }
+  int64_t n = v[0];
+  float* heap = heap_floats(env, argv[0], v + 1, 7, n);
+  if (!heap) return NULL;
+  const double lr = h[0], b1 = h[1], b2 = h[2], eps = h[3], wd = h[4], coef = h[5];
+  const double decay = 1 - lr * wd, step = lr / h[6], rbc2 = 1 / sqrt(h[7]);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 4; j++)
+      if (v[5 + i] < v[1 + j] + n && v[1 + j] < v[5 + i] + n) {
+        napi_throw_range_error(env, NULL, "blas_matmul: adamw's outputs overlap its inputs");
+        return NULL;
+      }
+  adamw_loop(n, heap + v[1], heap + v[2], heap + v[3], heap + v[4], heap + v[5], heap + v[6], heap + v[7], coef, b1, b2,
+             decay, step, rbc2, eps);
+  return NULL;
+}
+
 static napi_value SetThreads(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -125,7 +245,7 @@ NAPI_MODULE_INIT() {
   static const struct {
     const char* name;
     napi_callback fn;
-  } fns[] = {{"sgemm", Sgemm}, {"setThreads", SetThreads}, {"getThreads", GetThreads}, {"config", Config}};
+  } fns[] = {{"sgemm", Sgemm}, {"sumSquares", SumSquares}, {"adamw", AdamW}, {"setThreads", SetThreads}, {"getThreads", GetThreads}, {"config", Config}};
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value f;
     if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) != napi_ok) return NULL;

@@ -30,7 +30,8 @@ const NATIVE_MATMUL_ADDON = join('native', 'blas-matmul', 'build', 'Release', 'b
 const NATIVE_MATMUL_BUILD_HINT =
   'build it with `npm run build:native` (needs OpenBLAS with cblas.h: apt-get install libopenblas-dev)';
 
-interface BlasAddon {
+/** native/blas-matmul's exports (the fused optimizer kernels use `sumSquares` and `adamw`: train/native-adamw.ts). */
+export interface BlasAddon {
   sgemm(
     heap: ArrayBuffer,
     batch: number,
@@ -44,6 +45,21 @@ interface BlasAddon {
     cOff: number,
     transA: boolean,
     transB: boolean,
+  ): void;
+  /** float64 Σx² of `n` floats at float offset `off`. */
+  sumSquares(heap: ArrayBuffer, off: number, n: number): number;
+  /** One AdamW step over `n` floats (offsets in floats); `h` is [lr, b1, b2, eps, wd, coef, bc1, bc2]. */
+  adamw(
+    heap: ArrayBuffer,
+    n: number,
+    pOff: number,
+    gOff: number,
+    mOff: number,
+    vOff: number,
+    pOut: number,
+    mOut: number,
+    vOut: number,
+    h: number[],
   ): void;
   setThreads(n: number): void;
   getThreads(): number;
@@ -126,6 +142,11 @@ export function loadNativeMatmul(): NativeMatmulLoad {
     else process.env.OPENBLAS_NUM_THREADS = before;
   }
   return loaded;
+}
+
+/** The loaded addon, when {@link loadNativeMatmul} succeeded in this thread (and it is not disabled). */
+export function nativeBlasAddon(): BlasAddon | undefined {
+  return nativeMatmulDisabled() ? undefined : addon;
 }
 
 function sizeOf(shape: readonly number[]): number {

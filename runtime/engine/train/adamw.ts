@@ -4,6 +4,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { addMany } from '../ops';
+import { nativeAdamW } from './native-adamw';
 
 export interface AdamWOptions {
   betas?: [number, number];
@@ -51,15 +52,32 @@ export class AdamW {
     if (grads.length !== this.variables.length)
       throw new Error(`AdamW: ${grads.length} gradients for ${this.variables.length} variables`);
     try {
-      const normT = tf.tidy(() => tf.sqrt(addMany(grads.map((g) => tf.sum(tf.square(g))))));
-      // Read asynchronously: the one value a step needs on the host (a non-finite norm skips the step).
-      const gradNorm = (await normT.data())[0];
-      normT.dispose();
+      // On wasm with native/blas-matmul: one native pass per tensor for the norm and one for the update.
+      const native = nativeAdamW([...grads, ...this.variables]);
+      let gradNorm: number;
+      if (native) gradNorm = Math.sqrt(native.sumSquares(grads));
+      else {
+        const normT = tf.tidy(() => tf.sqrt(addMany(grads.map((g) => tf.sum(tf.square(g))))));
+        // Read asynchronously: the one value a step needs on the host (a non-finite norm skips the step).
+        gradNorm = (await normT.data())[0];
+        normT.dispose();
+      }
       if (!Number.isFinite(gradNorm)) return { gradNorm, skipped: true };
       const coef = this.clip > 0 ? Math.min(1, this.clip / (gradNorm + 1e-6)) : 1;
       this.step++;
       const bc1 = 1 - Math.pow(this.b1, this.step);
       const bc2 = 1 - Math.pow(this.b2, this.step);
+      if (native) {
+        const h = { lr, b1: this.b1, b2: this.b2, eps: this.eps, weightDecay: this.wd, coef, bc1, bc2 };
+        this.variables.forEach((p, i) => {
+          const [np, nm, nv] = native.step(p, grads[i], this.m[i], this.v[i], h);
+          p.assign(np);
+          this.m[i].assign(nm);
+          this.v[i].assign(nv);
+          tf.dispose([np, nm, nv]);
+        });
+        return { gradNorm, skipped: false };
+      }
       tf.tidy(() => {
         this.variables.forEach((p, i) => {
           const g = coef === 1 ? grads[i] : tf.mul(grads[i], coef);
