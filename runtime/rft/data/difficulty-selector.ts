@@ -22,7 +22,7 @@
  */
 import { Rng } from '../../engine/random';
 import { npMean } from '../explorer/numpy-legacy';
-import { DataError } from './load';
+import { DataError } from './load-dataset';
 import { defaultRng, type NumpyGenerator } from './numpy-random';
 
 export interface EstimatorOptions {

@@ -35,7 +35,7 @@ export function localPath(p: string, configDir: string): string {
   return resolve(configDir, expanded);
 }
 
-export { jobDirOf } from '../../config/job-dir';
+export { jobDirOf } from '../../config/runs/job-dir';
 
 export function loadModelFor(
   cfg: Config,

@@ -223,7 +223,7 @@ export class ExplorerService {
     return metrics;
   }
 
-  /** collect_metrics (names: runtime/config/metrics.ts serviceMetricKeys). */
+  /** collect_metrics (names: runtime/config/runs/metric-names.ts serviceMetricKeys). */
   collectMetrics(): Record<string, number> {
     const m: Record<string, number> = {
       'rollout/model_0/total_request_count': this.requestCount,
