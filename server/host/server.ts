@@ -27,7 +27,7 @@ import {
   type KeyLocationParams,
   type MetricDriversParams,
   type RunPlanResponse,
-} from '../protocol';
+} from '../lsp-messages';
 import { isHubId, resolveModelPath } from '../../runtime/engine/model/hub';
 import { TrinityLanguageService } from '../service';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';

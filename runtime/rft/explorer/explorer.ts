@@ -16,12 +16,12 @@ import {
   runMetricKeys,
 } from '../../config/runs/metric-names';
 import { atLeast, NEWEST_RELEASE, type Release } from '../../config/releases';
-import { GenerationStoppedError } from '../../engine/generate';
+import { GenerationStoppedError } from '../../engine/sampling';
 import type { RolloutSample } from '../../protocol';
 import type { SelectorFeedback } from '../data/reader';
 import { gatherMetrics } from '../algorithm';
 import type { Experience } from '../experience';
-import type { ExperiencePipeline } from './pipeline';
+import type { ExperiencePipeline } from './experience-pipeline';
 import type { RolloutModel } from './rollout-model';
 import type { AuxiliaryModel } from './auxiliary-model';
 import type { RewardFactory, WorkflowTask } from '../workflows/types';

@@ -22,7 +22,7 @@ import type { CausalLM } from '../../engine/model/transformer';
 import { copyWeights } from '../checkpoint/checkpoints';
 import type { ExperienceWriter } from '../buffer';
 import type { Experience } from '../experience';
-import type { ExperiencePipeline } from '../explorer/pipeline';
+import type { ExperiencePipeline } from '../explorer/experience-pipeline';
 import type { RolloutModel } from '../explorer/rollout-model';
 import type { Monitor } from '../monitor/monitor';
 import { RequestError, type ChatRequest, type CompletionHeader, type SampledChoice } from './openai';
