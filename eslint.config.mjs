@@ -38,9 +38,9 @@ const walls = [
   {
     target: './client',
     from: './server',
-    except: ['./protocol.ts'],
+    except: ['./lsp-messages.ts'],
     message:
-      'client/ talks to the server only through the LSP messages of server/protocol.ts (ARCHITECTURE.md, Walls).',
+      'client/ talks to the server only through the LSP messages of server/lsp-messages.ts (ARCHITECTURE.md, Walls).',
   },
   ...[{ from: './client', except: ['./dashboard/messages.ts'] }, { from: './server' }, { from: './runtime' }].map(
     (z) => ({

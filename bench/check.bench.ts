@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { getLanguageService, SchemaPriority } from 'yaml-language-server';
-import { loadConfig } from '../runtime/config/load';
+import { loadConfig } from '../runtime/config/load/load-config';
 import { RELEASES, type Release } from '../runtime/config/releases';
 import { checkLoaded } from '../runtime/config/validate';
 import { corpusConfigs, TRINITY_ENV } from '../test/helpers/corpus';

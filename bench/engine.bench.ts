@@ -36,7 +36,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { initBackend, type BackendInfo } from '../runtime/engine/backend';
-import { generate } from '../runtime/engine/generate';
+import { generate } from '../runtime/engine/sampling';
 import { scoreSequences } from '../runtime/engine/logprobs';
 import { initModel, saveModel } from '../runtime/engine/model/checkpoint';
 import { newModelConfigJson, parseModelConfig, type ModelConfig } from '../runtime/engine/model/config';

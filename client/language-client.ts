@@ -1,6 +1,6 @@
 /**
  * The language server connection: starts `dist/server.js` over IPC for trinity-yaml documents, and the typed custom
- * requests of server/protocol.ts. In an untrusted workspace the server gets no plugin directories and does not run
+ * requests of server/lsp-messages.ts. In an untrusted workspace the server gets no plugin directories and does not run
  * Python to find the installed trinity-rft release (it still validates).
  */
 import * as path from 'node:path';
@@ -23,7 +23,7 @@ import {
   type MetricDriversParams,
   type ResolvedConfigResponse,
   type RunPlanResponse,
-} from '../server/protocol';
+} from '../server/lsp-messages';
 
 export const LANGUAGE_ID = 'trinity-yaml';
 

@@ -3,7 +3,7 @@
  * while a run of this window is live, its progress (`$(sync~spin) grpo step 37/250 · reward 0.41`).
  */
 import * as vscode from 'vscode';
-import type { DocumentReleaseParams } from '../server/protocol';
+import type { DocumentReleaseParams } from '../server/lsp-messages';
 import { LANGUAGE_ID } from './language-client';
 import type { RunController } from './runs/run-controller';
 import { describeProgress } from './runs/run-state';

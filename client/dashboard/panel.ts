@@ -30,7 +30,7 @@ import {
   type Series,
 } from './messages';
 import { runConfigMessage, runConfigPath, type ResolvedRunConfig } from './run-config';
-import type { ResolvedConfigResponse } from '../../server/protocol';
+import type { ResolvedConfigResponse } from '../../server/lsp-messages';
 import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows, stageOf } from './series';
 
 /** How many steps of rollouts a run on disk sends its panel. */

@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { readRunRecords } from '../../runtime/run-records';
-import type { ResolvedConfigResponse } from '../../server/protocol';
+import type { ResolvedConfigResponse } from '../../server/lsp-messages';
 import type { RunConfigMessage } from './messages';
 
 /** Dotted keys -> values as text. Lists of scalars stay one value (`[1, 2]`); lists of mappings are indexed (`a.0.b`). */

@@ -3,10 +3,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { looksLikeTrinityConfig } from '../config/detect';
 import { checkConfig } from '../config/validate';
-import { lineColumn } from '../config/load';
-import { parseDotEnv } from '../config/dotenv';
+import { lineColumn } from '../config/load/load-config';
+import { parseDotEnv } from '../config/environment/dotenv';
 import { RELEASES, parseRelease, type Release } from '../config/releases';
-import { scanPluginDirs } from '../config/plugins';
+import { scanPluginDirs } from '../config/environment/plugin-names';
 import { lastValue, parseArgs } from './args';
 
 const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--min-severity S] [--no-datasets] <file>...

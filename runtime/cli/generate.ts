@@ -1,7 +1,7 @@
 /** `trinity-workbench generate`: sample from a model directory; the quickest smoke test of a checkpoint. */
 import { lastValue, parseArgs, UsageError, type ParsedArgs } from './args';
 import { initBackend, isBackendName, type BackendPreference } from '../engine/backend';
-import { generate } from '../engine/generate';
+import { generate } from '../engine/sampling';
 import { loadPretrained, stopTokenIds } from '../engine/pretrained';
 import { ensureModelDir } from '../engine/model/hub-download';
 

@@ -1,5 +1,5 @@
 /** What the loader and validator report, and the stable codes they report under. */
-import type { Range } from './source';
+import type { Range } from './load/yaml-tree';
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
 
@@ -38,7 +38,7 @@ interface CodeInfo {
 /**
  * Every code the project reports. Numbers are stable: never reuse or renumber one.
  * 0xx YAML and structure, 1xx interpolation, 2xx Trinity's launch checks, 3xx what Trinity finds only at run time,
- * 4xx run health (what a run's metrics show: run-health.ts).
+ * 4xx run health (what a run's metrics show: runs/run-health.ts).
  */
 export const CODES = {
   TRN001: { title: 'YAML syntax error', severity: 'error' },

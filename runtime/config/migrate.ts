@@ -4,7 +4,7 @@
  * defaults that changed under the user's feet (the experience buffer's storage type). Comments are kept.
  */
 import { isMap, isPair, isScalar, isSeq, parseDocument, Scalar, YAMLMap, type Document, type Pair } from 'yaml';
-import { releaseComment } from './load';
+import { releaseComment } from './load/load-config';
 import { atLeast, releaseIndex, type Release } from './releases';
 
 export interface MigrationChange {

@@ -16,8 +16,8 @@ import { checkDatasets } from './check/datasets';
 import { runRuntimeChecks } from './check/runtime';
 import { checkDomains } from './check/domains';
 import type { ConfigDiagnostic } from './diagnostics';
-import { loadConfig, nodeAt, rangeForPath, type LoadedConfig, type LoadOptions } from './load';
-import type { Range } from './source';
+import { loadConfig, nodeAt, rangeForPath, type LoadedConfig, type LoadOptions } from './load/load-config';
+import type { Range } from './load/yaml-tree';
 import { cloneData } from './model/defaults';
 
 export interface CheckOptions extends LoadOptions {

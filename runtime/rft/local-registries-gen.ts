@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { knownNames } from './algorithm/registry';
 import { priorityFnNames } from './buffer/priority';
 import { SUPPORTED_SELECTORS } from './data/reader';
-import { experienceOperatorNames } from './explorer/pipeline';
+import { experienceOperatorNames } from './explorer/experience-pipeline';
 import { knownRewardNames } from './rewards/registry';
 import { SAMPLE_STRATEGIES } from './run/setup';
 import { knownWorkflows } from './workflows/registry';

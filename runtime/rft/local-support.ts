@@ -17,7 +17,7 @@ import type { SectionDef, ValueType } from '../config/model/types';
 import type { Release } from '../config/releases';
 import type { CheckResult } from '../config/validate';
 import { valueSource, writtenIn } from '../config/validate';
-import type { Range } from '../config/source';
+import type { Range } from '../config/load/yaml-tree';
 import { LOCAL_REGISTRIES, type LocalRegistry } from './local-registries.generated';
 
 export { LOCAL_REGISTRIES, type LocalRegistry } from './local-registries.generated';

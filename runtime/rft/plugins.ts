@@ -8,7 +8,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { PluginNames } from '../config/plugins';
+import type { PluginNames } from '../config/environment/plugin-names';
 import { registerReward, type RewardFactory } from './rewards';
 import { registerWorkflow } from './workflows/registry';
 import type { WorkflowFactory } from './workflows/types';

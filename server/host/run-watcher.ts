@@ -5,7 +5,7 @@
  */
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import { isLive, readRunRecords } from '../../runtime/run-records';
-import type { HealthPoint } from '../../runtime/config/run-health';
+import type { HealthPoint } from '../../runtime/config/runs/run-health';
 import type { StageMetrics } from '../service/run-metrics';
 
 export interface WatchedStage {

@@ -14,8 +14,8 @@ import {
   type InitializeResult,
 } from 'vscode-languageserver/node';
 import { URI } from 'vscode-uri';
-import { parseDotEnv } from '../../runtime/config/dotenv';
-import { scanPluginDirs } from '../../runtime/config/plugins';
+import { parseDotEnv } from '../../runtime/config/environment/dotenv';
+import { scanPluginDirs } from '../../runtime/config/environment/plugin-names';
 import { parseRelease, type Release } from '../../runtime/config/releases';
 import {
   DOCUMENT_RELEASE_NOTIFICATION,
@@ -27,7 +27,7 @@ import {
   type KeyLocationParams,
   type MetricDriversParams,
   type RunPlanResponse,
-} from '../protocol';
+} from '../lsp-messages';
 import { isHubId, resolveModelPath } from '../../runtime/engine/model/hub';
 import { TrinityLanguageService } from '../service';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
@@ -35,7 +35,7 @@ import type { Analysis } from '../service/analyze';
 import { DEFAULT_SETTINGS, type ServiceSettings } from '../service/settings';
 import { detectTrinityRelease } from './python';
 import { RunWatcher } from './run-watcher';
-import { DEFAULT_HEALTH_THRESHOLDS, type RunHealthThresholds } from '../../runtime/config/run-health';
+import { DEFAULT_HEALTH_THRESHOLDS, type RunHealthThresholds } from '../../runtime/config/runs/run-health';
 
 declare const __VERSION__: string | undefined;
 

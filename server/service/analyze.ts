@@ -4,7 +4,7 @@
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CheckHost } from '../../runtime/config/check/context';
-import { loadConfig, releaseComment } from '../../runtime/config/load';
+import { loadConfig, releaseComment } from '../../runtime/config/load/load-config';
 import { NEWEST_RELEASE, parseRelease, type Release } from '../../runtime/config/releases';
 import { checkLoaded, type CheckResult } from '../../runtime/config/validate';
 import type { ServiceSettings } from './settings';
@@ -51,7 +51,7 @@ function selectRelease(
 /*
  * A class, not an object literal with `get result()`: Node 20's V8 keeps such literals (dictionary-mode objects)
  * alive, with the checked config they reach, through young-generation GCs until the next full GC, as it does objects
- * made by `{ ...x, more }` (see merge.ts). Measured: about 200 KB of old-generation garbage per edit, and a major GC
+ * made by `{ ...x, more }` (see runtime/config/load/structured-merge.ts). Measured: about 200 KB of old-generation garbage per edit, and a major GC
  * every few dozen edits in the language server.
  */
 class DocumentAnalysis implements Analysis {

@@ -14,8 +14,8 @@ import { stringify } from 'yaml';
 import type { DiagnosticData, Path } from '../../runtime/config/diagnostics';
 import { migrate, type MigrationHost } from '../../runtime/config/migrate';
 import { NEWEST_RELEASE, releaseIndex } from '../../runtime/config/releases';
-import type { YMap, YNode } from '../../runtime/config/source';
-import { ynodeAt } from '../../runtime/config/source';
+import type { YMap, YNode } from '../../runtime/config/load/yaml-tree';
+import { ynodeAt } from '../../runtime/config/load/yaml-tree';
 import { closest } from '../../runtime/config/suggest';
 import type { Analysis } from './analyze';
 

@@ -12,7 +12,7 @@ import {
 } from 'vscode-languageserver-types';
 import { fieldsAt, schemaAt } from '../../runtime/config/model';
 import { sectionDefaults } from '../../runtime/config/model/defaults';
-import { fieldMarkdown } from '../../runtime/config/schema-gen';
+import { fieldMarkdown } from '../../runtime/config/codegen/schema-gen';
 import type { Analysis } from './analyze';
 import { algorithmSummary } from './hover';
 import { yamlService } from './yaml-service';

@@ -2,8 +2,8 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Location, Position } from 'vscode-languageserver-types';
 import type { Path } from '../../runtime/config/diagnostics';
-import { walk, type ResolvedScalar } from '../../runtime/config/interpolate-config';
-import { nodeAt } from '../../runtime/config/load';
+import { walk, type ResolvedScalar } from '../../runtime/config/load/interpolate-config';
+import { nodeAt } from '../../runtime/config/load/load-config';
 import type { Analysis } from './analyze';
 import { locate } from './locate';
 

@@ -4,7 +4,7 @@ import type { DocumentLink } from 'vscode-languageserver-types';
 import { URI } from 'vscode-uri';
 import { candidatePaths, looksLocal } from '../../runtime/config/check/runtime';
 import { CheckContext } from '../../runtime/config/check/context';
-import type { YMap, YNode } from '../../runtime/config/source';
+import type { YMap, YNode } from '../../runtime/config/load/yaml-tree';
 import type { Analysis } from './analyze';
 
 const PATH_KEYS = new Set([

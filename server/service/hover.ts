@@ -4,12 +4,12 @@
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Hover, Position } from 'vscode-languageserver-types';
-import type { ResolvedScalar } from '../../runtime/config/interpolate-config';
-import { nodeAt } from '../../runtime/config/load';
+import type { ResolvedScalar } from '../../runtime/config/load/interpolate-config';
+import { nodeAt } from '../../runtime/config/load/load-config';
 import { allowedValues, schemaAt, typeName } from '../../runtime/config/model';
 import { algorithmTypeAt, effectiveAlgorithmDefaults } from '../../runtime/config/model/algorithms';
 import type { ResolvedField } from '../../runtime/config/model/types';
-import { fieldMarkdown } from '../../runtime/config/schema-gen';
+import { fieldMarkdown } from '../../runtime/config/codegen/schema-gen';
 import { valueSource } from '../../runtime/config/validate';
 import type { Analysis } from './analyze';
 import { locate } from './locate';

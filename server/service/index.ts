@@ -32,7 +32,7 @@ import { resolvedConfig, type ResolvedConfigResponse } from './resolved-config';
 import { healthDiagnostics, keyLocation, type StageMetrics } from './run-metrics';
 import { metricDrivers } from '../../runtime/config/model/metric-drivers';
 import { NEWEST_RELEASE } from '../../runtime/config/releases';
-import type { KeyLocation } from '../protocol';
+import type { KeyLocation } from '../lsp-messages';
 import { runPlan, type RunPlanResponse } from './run-plan';
 import { DEFAULT_SETTINGS, type ServiceSettings } from './settings';
 import { validate } from './validate';

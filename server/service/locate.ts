@@ -1,6 +1,6 @@
 /** What is under the cursor in a parsed config: the path of the key or value, and the node. */
 import type { Path } from '../../runtime/config/diagnostics';
-import type { Range, YMap, YNode } from '../../runtime/config/source';
+import type { Range, YMap, YNode } from '../../runtime/config/load/yaml-tree';
 
 export interface Located {
   path: Path;

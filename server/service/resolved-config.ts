@@ -5,7 +5,7 @@
  */
 import { Document } from 'yaml';
 import { split } from '../../runtime/config/check/context';
-import { metricNames, type MetricNames } from '../../runtime/config/metrics';
+import { metricNames, type MetricNames } from '../../runtime/config/runs/metric-names';
 import type { Release } from '../../runtime/config/releases';
 import type { Analysis, ReleaseSource } from './analyze';
 

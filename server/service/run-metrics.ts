@@ -5,11 +5,11 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-types';
 import { CODES, codeDocUrl, type Path } from '../../runtime/config/diagnostics';
-import { nodeAt, rangeForPath } from '../../runtime/config/load';
+import { nodeAt, rangeForPath } from '../../runtime/config/load/load-config';
 import { metricsDrivenBy } from '../../runtime/config/model/metric-drivers';
-import { checkRunHealth, type HealthSeries, type RunHealthThresholds } from '../../runtime/config/run-health';
+import { checkRunHealth, type HealthSeries, type RunHealthThresholds } from '../../runtime/config/runs/run-health';
 import { valueSource } from '../../runtime/config/validate';
-import type { KeyLocation } from '../protocol';
+import type { KeyLocation } from '../lsp-messages';
 import type { Analysis } from './analyze';
 import { sparkline } from './sparkline';
 

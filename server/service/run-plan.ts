@@ -4,7 +4,7 @@
  */
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { DiagnosticSeverity } from 'vscode-languageserver-types';
-import { jobDirPath, runJobDirPath } from '../../runtime/config/job-dir';
+import { jobDirPath, runJobDirPath } from '../../runtime/config/runs/job-dir';
 import type { Config } from '../../runtime/config/types.generated';
 import type { Release } from '../../runtime/config/releases';
 import type { Analysis } from './analyze';

@@ -2,7 +2,7 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { SemanticTokens, SemanticTokensLegend } from 'vscode-languageserver-types';
 import { findInterpolations } from '../../runtime/config/interpolation';
-import { walk } from '../../runtime/config/interpolate-config';
+import { walk } from '../../runtime/config/load/interpolate-config';
 import type { Analysis } from './analyze';
 
 export const SEMANTIC_LEGEND: SemanticTokensLegend = {

@@ -1,6 +1,6 @@
 /** What the user can configure (`trinityWorkbench.*`), as the service sees it. */
 import type { Release } from '../../runtime/config/releases';
-import { DEFAULT_HEALTH_THRESHOLDS } from '../../runtime/config/run-health';
+import { DEFAULT_HEALTH_THRESHOLDS } from '../../runtime/config/runs/run-health';
 import type { RunHealthSettings } from './run-metrics';
 
 export interface ServiceSettings {

@@ -8,7 +8,7 @@ import { getLanguageService, SchemaPriority, type LanguageService } from 'yaml-l
 // yaml-language-server caches each document version's parse here (a deep import: pinned to 1.25.0).
 import { yamlDocumentsCache } from 'yaml-language-server/out/server/src/languageservice/parser/yaml-documents';
 import type { Release } from '../../runtime/config/releases';
-import { generateSchema } from '../../runtime/config/schema-gen';
+import { generateSchema } from '../../runtime/config/codegen/schema-gen';
 
 const services = new Map<Release, LanguageService>();
 

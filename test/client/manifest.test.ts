@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { COMMANDS } from '../../client/command-ids';
-import { DEFAULT_HEALTH_THRESHOLDS } from '../../runtime/config/run-health';
+import { DEFAULT_HEALTH_THRESHOLDS } from '../../runtime/config/runs/run-health';
 
 const ROOT = resolve(__dirname, '..', '..');
 const pkg = require(join(ROOT, 'package.json'));

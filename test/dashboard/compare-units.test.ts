@@ -17,7 +17,7 @@ import { parseHostMessage, parsePanelState } from '../../client/dashboard/messag
 import { pathToFileURL } from 'node:url';
 import { after, before } from 'node:test';
 import { flattenConfig, runConfigMessage, runConfigPath } from '../../client/dashboard/run-config';
-import { RESOLVED_CONFIG_REQUEST, type ResolvedConfigResponse } from '../../server/protocol';
+import { RESOLVED_CONFIG_REQUEST, type ResolvedConfigResponse } from '../../server/lsp-messages';
 import { startInProcess, type TestClient } from '../helpers/lsp';
 import { rolloutStepsOnDisk } from '../../client/dashboard/series';
 import { differingKeys } from '../../media/dashboard/config-diff';

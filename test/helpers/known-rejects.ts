@@ -3,7 +3,7 @@
  * reason; plus what a file needs from its launcher (plugin names, script-exported env). Shared by the tests
  * that check the corpus (the validator directly, and through the language server).
  */
-import type { PluginNames } from '../../runtime/config/plugins';
+import type { PluginNames } from '../../runtime/config/environment/plugin-names';
 import { RELEASES, type Release } from '../../runtime/config/releases';
 
 export interface KnownReject {

@@ -14,7 +14,7 @@ import {
 import { createConnection } from 'vscode-languageserver/node';
 import type { Diagnostic, Position } from 'vscode-languageserver-types';
 import { startServer } from '../../server/host/server';
-import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../../server/protocol';
+import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../../server/lsp-messages';
 
 export interface TestClient {
   conn: MessageConnection;

@@ -61,7 +61,7 @@ const allowed: [file: string, importing: string][] = [
   ['client/probe.ts', '../runtime/run-records'],
   ['client/probe.ts', '../runtime/metrics/csv'],
   ['client/probe.ts', '../runtime/config/detect'],
-  ['client/probe.ts', '../server/protocol'],
+  ['client/probe.ts', '../server/lsp-messages'],
 ];
 
 for (const [file, importing] of allowed) {

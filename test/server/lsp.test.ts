@@ -12,7 +12,7 @@ import { startChildProcess, startInProcess, withCursor, type TestClient } from '
 import { TextDocument } from 'vscode-languageserver-textdocument';
 // The cache our server primes for completion (the deep import server/service/yaml-service.ts uses).
 import { yamlDocumentsCache } from 'yaml-language-server/out/server/src/languageservice/parser/yaml-documents';
-import { RESOLVED_CONFIG_REQUEST, type ResolvedConfigResponse } from '../../server/protocol';
+import { RESOLVED_CONFIG_REQUEST, type ResolvedConfigResponse } from '../../server/lsp-messages';
 
 const GRPO = `# trinity-version: 0.5.2
 mode: both

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import type { CodeAction, Diagnostic, Hover } from 'vscode-languageserver-types';
 import { sparkline } from '../../server/service/sparkline';
 import { startInProcess, type TestClient } from '../helpers/lsp';
-import { KEY_LOCATION_REQUEST, METRIC_DRIVERS_REQUEST, type KeyLocation } from '../../server/protocol';
+import { KEY_LOCATION_REQUEST, METRIC_DRIVERS_REQUEST, type KeyLocation } from '../../server/lsp-messages';
 
 const FIXTURE = 'test/fixtures/run-health/tiny-grpo/metrics.jsonl';
 const CONFIG = `# trinity-version: main

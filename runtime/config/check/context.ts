@@ -10,11 +10,11 @@ import {
   type Path,
   type Severity,
 } from '../diagnostics';
-import { nodeAt, rangeForPath, type LoadedConfig } from '../load';
+import { nodeAt, rangeForPath, type LoadedConfig } from '../load/load-config';
 import { atLeast, inRange, type Release } from '../releases';
-import type { Range } from '../source';
+import type { Range } from '../load/yaml-tree';
 import { registryEntryAt, type RegistryId } from '../model/registries';
-import type { PluginNames } from '../plugins';
+import type { PluginNames } from '../environment/plugin-names';
 
 /** A value Trinity computes or changes during its check step, and why. */
 export interface Derivation {

@@ -3,7 +3,7 @@
  * rows. Trinity would find out with a KeyError (SFT, DPO) or silently empty prompts and truths (tasks) mid-run.
  */
 import { existsSync } from 'node:fs';
-import { peekDataset } from '../dataset-peek';
+import { peekDataset } from '../datasets/peek-dataset';
 import { candidatePaths } from './runtime';
 import type { CheckContext } from './context';
 import { tasksetPaths } from './tasksets';

@@ -4,11 +4,11 @@
  * the code that enforces it and, for strings, the nearest allowed name.
  */
 import type { ConfigDiagnostic } from '../diagnostics';
-import { walk } from '../interpolate-config';
-import type { LoadedConfig } from '../load';
-import { pathText, type CScalar } from '../merge';
+import { walk } from '../load/interpolate-config';
+import type { LoadedConfig } from '../load/load-config';
+import { pathText, type CScalar } from '../load/structured-merge';
 import { describeDomain, inDomain } from '../model/domains';
-import type { Range } from '../source';
+import type { Range } from '../load/yaml-tree';
 import { closest } from '../suggest';
 
 export function checkDomains(loaded: LoadedConfig): ConfigDiagnostic[] {

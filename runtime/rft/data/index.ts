@@ -1,6 +1,6 @@
 /** Reading tasksets and train-mode (SFT/DPO) datasets as Trinity-RFT does. */
-export { DataError, describeSource, loadDatasetRows, parseSplit } from './load';
-export type { DatasetLocation, LoadedDataset, LoadedRow, LoadOptions, RowSource, SkippedRow } from './load';
+export { DataError, describeSource, loadDatasetRows, parseSplit } from './load-dataset';
+export type { DatasetLocation, LoadedDataset, LoadedRow, LoadOptions, RowSource, SkippedRow } from './load-dataset';
 export {
   defaultRequiredKeys,
   PROMPT_ANSWER_WORKFLOWS,

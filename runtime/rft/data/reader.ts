@@ -15,7 +15,7 @@
  */
 import type { DataSelectorConfig } from '../../config/types.generated';
 import { difficultyBasedSelector } from './difficulty-selector';
-import { DataError } from './load';
+import { DataError } from './load-dataset';
 import { defaultRng } from '../numpy/numpy-random';
 
 export interface BatchReaderOptions {

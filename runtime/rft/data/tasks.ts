@@ -18,10 +18,10 @@ import { sectionDefaults } from '../../config/model/defaults';
 import { registryNamesAt } from '../../config/model/registries';
 import * as Sections from '../../config/model/sections';
 import type { DataSelectorConfig, FormatConfig, GenerationConfig } from '../../config/types.generated';
-import { DataError, describeSource, loadDatasetRows, type RowSource, type SkippedRow } from './load';
+import { DataError, describeSource, loadDatasetRows, type RowSource, type SkippedRow } from './load-dataset';
 import { BatchReader, MultiReaderScheduler } from './reader';
 
-export type { RowSource, SkippedRow } from './load';
+export type { RowSource, SkippedRow } from './load-dataset';
 
 /** A taskset as written in a config (TasksetConfig of any release, or an older StorageConfig); unset = default. */
 export interface TasksetInput {

@@ -8,7 +8,7 @@
  *   their max / min (`bootstrap_metric`, legacy `np.random.seed(42)` before each k).
  * Time keys (`time/run_execution`, `time/task_execution`) are plain means in every release from v0.4.0.
  */
-import { evalKs, evalStyle } from '../../config/metrics';
+import { evalKs, evalStyle } from '../../config/runs/metric-names';
 import type { Release } from '../../config/releases';
 import { LegacyRandomState } from '../numpy/numpy-legacy-random';
 import { npMean, npStd } from '../numpy/numpy-stats';

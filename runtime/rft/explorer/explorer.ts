@@ -2,20 +2,26 @@
  * Trinity's explorer step (trinity/explorer/explorer.py, workflow_runner.py): read `batch_size` tasks, run each
  * task's workflow `repeat_times` times, send the experiences through the pipeline into the buffer, and log
  * `rollout/…` and pipeline metrics. Eval runs every eval taskset whole and logs `eval/<name>/…`. Names follow the
- * release (runtime/config/metrics.ts): per-run timing keys, eval reduction ({mean,max,min}, @k or @n) and the rest.
+ * release (runtime/config/runs/metric-names.ts): per-run timing keys, eval reduction ({mean,max,min}, @k or @n) and the rest.
  *
  * A task runs as Trinity's scheduler runs it (`RunnerWrapper.run_with_retry`): each attempt may take the task timeout
  * at most, a failed or timed-out attempt is retried up to `max_retry_times`, and a task whose attempts all failed is
  * still returned — it counts in `finished_task_count`, and of its metrics only the task time remains.
  */
-import { evalGatherSuffixes, evalStyle, evalTimeKey, logsFinishedTaskCount, runMetricKeys } from '../../config/metrics';
+import {
+  evalGatherSuffixes,
+  evalStyle,
+  evalTimeKey,
+  logsFinishedTaskCount,
+  runMetricKeys,
+} from '../../config/runs/metric-names';
 import { atLeast, NEWEST_RELEASE, type Release } from '../../config/releases';
-import { GenerationStoppedError } from '../../engine/generate';
+import { GenerationStoppedError } from '../../engine/sampling';
 import type { RolloutSample } from '../../protocol';
 import type { SelectorFeedback } from '../data/reader';
 import { gatherMetrics } from '../algorithm';
 import type { Experience } from '../experience';
-import type { ExperiencePipeline } from './pipeline';
+import type { ExperiencePipeline } from './experience-pipeline';
 import type { RolloutModel } from './rollout-model';
 import type { AuxiliaryModel } from './auxiliary-model';
 import type { RewardFactory, WorkflowTask } from '../workflows/types';

@@ -6,7 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../engine/model/transformer';
-import { generate } from '../../engine/generate';
+import { generate } from '../../engine/sampling';
 import { scoreSequences } from '../../engine/logprobs';
 import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
 import type { Experience } from '../experience';

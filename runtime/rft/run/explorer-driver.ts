@@ -15,7 +15,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { currentBackend, initBackend, type BackendPreference } from '../../engine/backend';
 import type { Experience } from '../experience';
 import type { Explorer, ExplorerTask } from '../explorer/explorer';
-import type { ExperiencePipeline } from '../explorer/pipeline';
+import type { ExperiencePipeline } from '../explorer/experience-pipeline';
 import {
   algorithmSetup,
   createExplorer,

@@ -9,8 +9,8 @@ import { dirname, join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config/types.generated';
 import { checkConfig, writtenIn } from '../../config/validate';
-import { lineColumn } from '../../config/load';
-import { parseDotEnv } from '../../config/dotenv';
+import { lineColumn } from '../../config/load/load-config';
+import { parseDotEnv } from '../../config/environment/dotenv';
 import {
   PROTOCOL_VERSION,
   runRecordPath,
@@ -25,7 +25,7 @@ import type { StageContext, StageResult } from './context';
 import { runBench, runBoth, runExplore, runTrain } from './modes';
 import { runServe } from './serve';
 import { withAbsoluteAuxiliaryPaths } from './setup';
-import { jobDirOf, runJobDirOf } from '../../config/job-dir';
+import { jobDirOf, runJobDirOf } from '../../config/runs/job-dir';
 import { loadRuntimePlugins } from '../plugins';
 import { localRefusals } from '../local-support';
 import { isHubId } from '../../engine/model/hub';

@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { openExperienceWriter, type ExperienceWriter } from '../buffer';
 import { sleep } from '../buffer/wait';
 import { applyNewerCheckpoint } from '../checkpoint/checkpoints';
-import { isLoopbackAddress } from '../../config/loopback';
+import { isLoopbackAddress } from '../../config/runs/loopback';
 import { API_KEY_ENV, bearerAuth, generateApiKey } from '../serve/auth';
 import { startHttpServer, type HttpServer } from '../serve/http';
 import { HistoryRecorder } from '../serve/recorder';

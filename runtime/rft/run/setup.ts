@@ -12,7 +12,7 @@ import { warmupSteps } from '../../engine/train/schedule';
 import { createAdvantageFn, type GroupAdvantageFn } from '../algorithm';
 import { readTasks, type Task } from '../data/tasks';
 import { knownWorkflows } from '../workflows/registry';
-import { ExperiencePipeline } from '../explorer/pipeline';
+import { ExperiencePipeline } from '../explorer/experience-pipeline';
 import { Explorer, type ExplorerTask } from '../explorer/explorer';
 import { BatchReader, type SelectorFeedback } from '../data/reader';
 import { feedbackAtSyncPoints } from './selector-feedback';
@@ -35,7 +35,7 @@ export function localPath(p: string, configDir: string): string {
   return resolve(configDir, expanded);
 }
 
-export { jobDirOf } from '../../config/job-dir';
+export { jobDirOf } from '../../config/runs/job-dir';
 
 export function loadModelFor(
   cfg: Config,

@@ -22,7 +22,7 @@ import type { CausalLM } from '../../engine/model/transformer';
 import { copyWeights } from '../checkpoint/checkpoints';
 import type { ExperienceWriter } from '../buffer';
 import type { Experience } from '../experience';
-import type { ExperiencePipeline } from '../explorer/pipeline';
+import type { ExperiencePipeline } from '../explorer/experience-pipeline';
 import type { RolloutModel } from '../explorer/rollout-model';
 import type { Monitor } from '../monitor/monitor';
 import { RequestError, type ChatRequest, type CompletionHeader, type SampledChoice } from './openai';
@@ -223,7 +223,7 @@ export class ExplorerService {
     return metrics;
   }
 
-  /** collect_metrics (names: runtime/config/metrics.ts serviceMetricKeys). */
+  /** collect_metrics (names: runtime/config/runs/metric-names.ts serviceMetricKeys). */
   collectMetrics(): Record<string, number> {
     const m: Record<string, number> = {
       'rollout/model_0/total_request_count': this.requestCount,

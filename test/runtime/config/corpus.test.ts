@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
-import { lineColumn } from '../../../runtime/config/load';
+import { lineColumn } from '../../../runtime/config/load/load-config';
 import { RELEASES, type Release } from '../../../runtime/config/releases';
 import { checkConfig } from '../../../runtime/config/validate';
 import { corpusConfigs, TRINITY_ENV } from '../../helpers/corpus';

@@ -4,7 +4,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { looksLikeHubId, peekDataset, type DatasetPeek, type PeekResult } from '../../../runtime/config/dataset-peek';
+import {
+  looksLikeHubId,
+  peekDataset,
+  type DatasetPeek,
+  type PeekResult,
+} from '../../../runtime/config/datasets/peek-dataset';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const CORPUS = path.resolve(REPO_ROOT, process.env.TRINITY_CORPUS_DIR ?? '../shared/corpus');

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { CODE_DOCS } from '../../../runtime/config/diagnostic-docs';
+import { CODE_DOCS } from '../../../runtime/config/codegen/diagnostic-docs';
 import type { DiagnosticCode } from '../../../runtime/config/diagnostics';
 import { checkConfig } from '../../../runtime/config/validate';
 import { localRefusals } from '../../../runtime/rft/local-support';

@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { lineColumn } from '../../../runtime/config/load';
+import { lineColumn } from '../../../runtime/config/load/load-config';
 import { fieldAt, ROOT_SECTION } from '../../../runtime/config/model';
 import { DOMAINS, describeDomain } from '../../../runtime/config/model/domains';
 import type { Domain, SectionDef, ValueType } from '../../../runtime/config/model/types';
 import { RELEASES, type Release } from '../../../runtime/config/releases';
-import { generateSchema } from '../../../runtime/config/schema-gen';
+import { generateSchema } from '../../../runtime/config/codegen/schema-gen';
 import { checkLoaded } from '../../../runtime/config/validate';
-import { loadConfig } from '../../../runtime/config/load';
+import { loadConfig } from '../../../runtime/config/load/load-config';
 
 /** A path from the root to a section named `name` at `release` (list items as index 0; maps not followed). */
 function pathTo(name: string, release: Release): (string | number)[] | undefined {

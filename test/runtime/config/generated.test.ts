@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { generatedFiles } from '../../../runtime/config/generate';
+import { generatedFiles } from '../../../runtime/config/codegen/generated-files';
 
 const root = join(__dirname, '..', '..', '..');
 

@@ -1,7 +1,7 @@
 /** TRN263: a serve config that writes a non-loopback `explorer.listen_address` is warned, at that key. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { lineColumn } from '../../../runtime/config/load';
+import { lineColumn } from '../../../runtime/config/load/load-config';
 import { checkConfig, writtenIn } from '../../../runtime/config/validate';
 
 const serve = (release: string, explorer: string, mode = 'serve') => `# trinity-version: ${release}

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { metricNames } from '../../../runtime/config/metrics';
+import { metricNames } from '../../../runtime/config/runs/metric-names';
 import {
   configKeyExists,
   METRIC_DRIVERS,

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ConfigDiagnostic } from '../../../runtime/config/diagnostics';
-import { lineColumn } from '../../../runtime/config/load';
+import { lineColumn } from '../../../runtime/config/load/load-config';
 import type { Release } from '../../../runtime/config/releases';
 import { checkConfig } from '../../../runtime/config/validate';
 import { corpusDir, TRINITY_ENV } from '../../helpers/corpus';

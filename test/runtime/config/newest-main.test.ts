@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { lineColumn } from '../../../runtime/config/load';
+import { lineColumn } from '../../../runtime/config/load/load-config';
 import { parseRelease, RELEASE_COMMITS, RELEASES, type Release } from '../../../runtime/config/releases';
 import { checkConfig } from '../../../runtime/config/validate';
 import { REGISTRIES } from '../../../runtime/config/model/registries';

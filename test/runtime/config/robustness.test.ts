@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { loadConfig } from '../../../runtime/config/load';
+import { loadConfig } from '../../../runtime/config/load/load-config';
 import { RELEASES } from '../../../runtime/config/releases';
 import { checkLoaded } from '../../../runtime/config/validate';
 import { corpusConfigs, TRINITY_ENV } from '../../helpers/corpus';

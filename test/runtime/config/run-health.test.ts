@@ -1,5 +1,5 @@
 /**
- * Run health rules (runtime/config/run-health.ts) on runs recorded from the local runtime (test/fixtures/run-health):
+ * Run health rules (runtime/config/runs/run-health.ts) on runs recorded from the local runtime (test/fixtures/run-health):
  * each rule fires where the recorded metrics show its problem, not where they do not, and its threshold moves it.
  */
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import {
   healthSeriesOf,
   type HealthFinding,
   type HealthInput,
-} from '../../../runtime/config/run-health';
+} from '../../../runtime/config/runs/run-health';
 
 interface Line {
   role: string;

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { lineColumn } from '../../../runtime/config/load';
+import { lineColumn } from '../../../runtime/config/load/load-config';
 import { RELEASES, type Release } from '../../../runtime/config/releases';
 import { checkConfig } from '../../../runtime/config/validate';
 import { corpusConfigs, TRINITY_ENV } from '../../helpers/corpus';

@@ -12,7 +12,7 @@ import '@tensorflow/tfjs-backend-cpu';
 import { initBackend } from '../../../runtime/engine/backend';
 import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/model/config';
 import { initModel } from '../../../runtime/engine/model/checkpoint';
-import { generate } from '../../../runtime/engine/generate';
+import { generate } from '../../../runtime/engine/sampling';
 import { scoreSequences } from '../../../runtime/engine/logprobs';
 import { AdamW } from '../../../runtime/engine/train/adamw';
 import { Trainer } from '../../../runtime/engine/train/step';

@@ -1,5 +1,5 @@
 /** The explorer section: rollout-model inheritance, auxiliary models, over-rollout, LoRA, concurrency, serve's address. */
-import { isLoopbackAddress } from '../../loopback';
+import { isLoopbackAddress } from '../../runs/loopback';
 import type { CheckContext } from '../context';
 import { checkExplorerGpusV04 } from './cluster';
 

@@ -3,10 +3,10 @@
  * dataclasses, the trainer's world size and the batch sizes that must divide by it, and per-GPU token budgets.
  */
 import { CODES } from '../../diagnostics';
-import { mergeConfig } from '../../merge';
+import { mergeConfig } from '../../load/structured-merge';
 import { fieldAt } from '../../model';
 import { TrainerConfig } from '../../model/sections';
-import { ynodeAt } from '../../source';
+import { ynodeAt } from '../../load/yaml-tree';
 import type { CheckContext } from '../context';
 import { candidatePaths, describeBases } from '../runtime';
 import { knownCluster, trainerWorldSizeV03 } from './cluster';

@@ -17,7 +17,7 @@ import {
 } from '../../../../runtime/rft/numpy/numpy-distributions';
 import { defaultRng, Pcg64 } from '../../../../runtime/rft/numpy/numpy-random';
 import { BatchReader } from '../../../../runtime/rft/data/reader';
-import { ExperiencePipeline } from '../../../../runtime/rft/explorer/pipeline';
+import { ExperiencePipeline } from '../../../../runtime/rft/explorer/experience-pipeline';
 import type { Experience } from '../../../../runtime/rft/experience';
 
 const close = (got: ArrayLike<number>, want: readonly number[], rel = 1e-12) => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { generate, GenerationStoppedError } from '../../../../runtime/engine/generate';
+import { generate, GenerationStoppedError } from '../../../../runtime/engine/sampling';
 import { initModel } from '../../../../runtime/engine/model/checkpoint';
 import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/model/config';
 import type { CausalLM } from '../../../../runtime/engine/model/transformer';
@@ -18,7 +18,7 @@ import { buildCharTokenizer, tokenizerFromJson, type TextTokenizer } from '../..
 import type { Release } from '../../../../runtime/config/releases';
 import type { Experience } from '../../../../runtime/rft/experience';
 import { Explorer, type ExplorerOptions, type ExplorerTask } from '../../../../runtime/rft/explorer/explorer';
-import { ExperiencePipeline } from '../../../../runtime/rft/explorer/pipeline';
+import { ExperiencePipeline } from '../../../../runtime/rft/explorer/experience-pipeline';
 import { RolloutModel } from '../../../../runtime/rft/explorer/rollout-model';
 import { createReward } from '../../../../runtime/rft/rewards';
 import { registerWorkflow } from '../../../../runtime/rft/workflows/registry';

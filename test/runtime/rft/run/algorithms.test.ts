@@ -10,7 +10,7 @@ import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { runJob } from '../../../../runtime/rft/run/job';
 import { checkConfig } from '../../../../runtime/config/validate';
-import { metricNames } from '../../../../runtime/config/metrics';
+import { metricNames } from '../../../../runtime/config/runs/metric-names';
 import { GRPO_STAGE, header, tinyJob } from './helpers';
 
 const RL_TYPES: [string, string][] = [
@@ -86,11 +86,11 @@ describe('algorithm types', () => {
       const trainer = lines.filter((l) => l.role === 'trainer');
       // mix fills half of each batch with expert rows, so the explorer's two steps feed four trainer steps.
       assert.equal(trainer.length, type.startsWith('mix') ? 4 : 2);
-      // Every actor metric the run logs is one the config model (runtime/config/metrics.ts) predicts.
+      // Every actor metric the run logs is one the config model (runtime/config/runs/metric-names.ts) predicts.
       const checked = await checkConfig(readFileSync(config, 'utf8'));
       const predicted = new Set(metricNames(checked.runs[0].resolved, checked.loaded.release).trainer);
       const unpredicted = Object.keys(trainer[0].values).filter((k) => k.startsWith('actor/') && !predicted.has(k));
-      assert.deepEqual(unpredicted, [], 'actor metrics metrics.ts does not list');
+      assert.deepEqual(unpredicted, [], 'actor metrics metric-names.ts does not list');
       if (type === 'ppo') {
         // The critic is checkpointed with the actor: value head and optimizer state under critic/.
         for (const f of ['value_head.safetensors', 'optimizer.safetensors', 'model.safetensors'])

@@ -11,7 +11,7 @@ import { initBackend } from '../../../../runtime/engine/backend';
 import { loadModel } from '../../../../runtime/engine/model/checkpoint';
 import { runJob } from '../../../../runtime/rft/run/job';
 import { checkConfig } from '../../../../runtime/config/validate';
-import { metricNames } from '../../../../runtime/config/metrics';
+import { metricNames } from '../../../../runtime/config/runs/metric-names';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
 import { GRPO_STAGE, header, tinyJob, topLevel } from './helpers';
 
@@ -73,7 +73,7 @@ describe('mode both (GRPO)', () => {
       'critic/advantages/mean',
     ]) {
       assert.ok(k in trainer[0].values, `trainer logs ${k}`);
-      assert.ok(predicted.trainer.includes(k), `metrics.ts predicts ${k}`);
+      assert.ok(predicted.trainer.includes(k), `metric-names.ts predicts ${k}`);
     }
     const rollout = explorer.find((l) => 'rollout/accuracy/mean' in l.values)!;
     for (const k of [
@@ -84,7 +84,7 @@ describe('mode both (GRPO)', () => {
       'experience_pipeline/group_advantages/reward_mean/mean',
     ]) {
       assert.ok(k in rollout.values, `explorer logs ${k}`);
-      assert.ok(predicted.explorer.includes(k), `metrics.ts predicts ${k}`);
+      assert.ok(predicted.explorer.includes(k), `metric-names.ts predicts ${k}`);
     }
     assert.equal(rollout.values['experience_pipeline/experience_count'], 16);
     const evalSteps = explorer.filter((l) => 'eval/sums-eval/accuracy/mean@1' in l.values).map((l) => l.step);

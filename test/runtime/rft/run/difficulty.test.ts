@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { checkConfig } from '../../../../runtime/config/validate';
-import { metricNames } from '../../../../runtime/config/metrics';
+import { metricNames } from '../../../../runtime/config/runs/metric-names';
 import { runJob } from '../../../../runtime/rft/run/job';
 import { header, tinyJob } from './helpers';
 
@@ -113,7 +113,7 @@ describe('difficulty_based taskset with pass_rate_calculator', () => {
       (s) => `experience_pipeline/selection/${s}`,
     )) {
       for (const l of lines) assert.ok(l[k] >= 0 && l[k] <= 1, `${k} = ${l[k]}`);
-      assert.ok(predicted.has(k), `metrics.ts predicts ${k}`);
+      assert.ok(predicted.has(k), `metric-names.ts predicts ${k}`);
     }
   });
 

@@ -3,7 +3,7 @@
  * `explorer.auxiliary_models`. With `on_policy_distill` the mean per-token KL of the student's samples (student −
  * teacher log-prob, the workflow's `kl_divergence` summed per response, over the response tokens) falls over ten
  * steps; `jsd` runs with the explorer in a worker thread (the teacher loads there too). Every explorer and actor
- * metric the runs log is one runtime/config/metrics.ts predicts.
+ * metric the runs log is one runtime/config/runs/metric-names.ts predicts.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { runJob } from '../../../../runtime/rft/run/job';
 import { checkConfig } from '../../../../runtime/config/validate';
-import { metricNames } from '../../../../runtime/config/metrics';
+import { metricNames } from '../../../../runtime/config/runs/metric-names';
 import { header, saveTinyModel, tinyJob } from './helpers';
 
 interface Line {
@@ -76,12 +76,12 @@ function assertPredicted(lines: Line[], predicted: { explorer: Set<string>; trai
   assert.deepEqual(
     explorer.filter((k) => !predicted.explorer.has(k)),
     [],
-    'explorer metrics metrics.ts does not list',
+    'explorer metrics metric-names.ts does not list',
   );
   assert.deepEqual(
     logged('trainer').filter((k) => k.startsWith('actor/') && !predicted.trainer.has(k)),
     [],
-    'actor metrics metrics.ts does not list',
+    'actor metrics metric-names.ts does not list',
   );
   for (const s of ['mean', 'max', 'min']) assert.ok(predicted.explorer.has(`rollout/kl_divergence/${s}`));
 }

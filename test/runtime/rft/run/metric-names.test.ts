@@ -1,7 +1,7 @@
 /**
- * The explorer's metric names follow the config's Trinity release (runtime/config/metrics.ts): v0.3.2 logs
+ * The explorer's metric names follow the config's Trinity release (runtime/config/runs/metric-names.ts): v0.3.2 logs
  * `time_per_task`/`task_run_time` and eval `{mean,max,min}` (its pipeline prefix is already `experience_pipeline/`;
- * v0.3.0–v0.3.1's `pipeline/` is covered in test/runtime/rft/explorer/pipeline.test.ts); v0.4.0 `experience_pipeline/…`,
+ * v0.3.0–v0.3.1's `pipeline/` is covered in test/runtime/rft/explorer/experience-pipeline.test.ts); v0.4.0 `experience_pipeline/…`,
  * `time/run_execution` and eval `<key>/{mean,best,worst}@k/{mean,max,min}`; main eval `<key>/mean@n`, `std@n` and the
  * bootstrapped `best@k`/`worst@k`. From v0.3.2 the pipeline's timers `time/experience_pipeline/…` name each operator's
  * class (the V1 wrapper from v0.5.2). Every rollout/pipeline/eval name the runtime logs is one metricNames() predicts.
@@ -19,7 +19,7 @@ import {
   metricNames,
   pipelineMetricKey,
   runMetricKeys,
-} from '../../../../runtime/config/metrics';
+} from '../../../../runtime/config/runs/metric-names';
 import { GRPO_STAGE, header, tinyJob, topLevel } from './helpers';
 
 const FAMILY = /^(rollout|pipeline|experience_pipeline|eval|bench|time\/experience_pipeline)\//;

@@ -18,7 +18,7 @@ import { initBackend } from '../../../../runtime/engine/backend';
 import { loadModel } from '../../../../runtime/engine/model/checkpoint';
 import { scoreSequences } from '../../../../runtime/engine/logprobs';
 import { checkConfig } from '../../../../runtime/config/validate';
-import { metricNames } from '../../../../runtime/config/metrics';
+import { metricNames } from '../../../../runtime/config/runs/metric-names';
 import { runJob, type JobResult } from '../../../../runtime/rft/run/job';
 import { header, tinyJob, type TinyJob } from './helpers';
 import { start } from './cli-process';

@@ -1,9 +1,9 @@
 /** The config model and the diagnostic codes -> Markdown reference pages under docs/. */
 import { CODE_DOCS } from './diagnostic-docs';
-import { CODES, type DiagnosticCode } from './diagnostics';
-import { fieldsAt, releasesWithField, ROOT_SECTION, sectionDoc, typeName } from './model';
-import type { SectionDef } from './model/types';
-import { RELEASES, type Release } from './releases';
+import { CODES, type DiagnosticCode } from '../diagnostics';
+import { fieldsAt, releasesWithField, ROOT_SECTION, sectionDoc, typeName } from '../model';
+import type { SectionDef } from '../model/types';
+import { RELEASES, type Release } from '../releases';
 
 /** Every key of the newest release, by section path, with type, default, first release and description. */
 export function generateConfigReference(release: Release): string {

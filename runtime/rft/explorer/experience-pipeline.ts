@@ -1,11 +1,11 @@
 /**
  * The experience pipeline Trinity runs on each explorer step's experiences (trinity/buffer/pipelines,
  * trinity/buffer/operators): the configured operators in order, then the algorithm's group advantage function.
- * Metrics come back named as the release names them (runtime/config/metrics.ts `pipelineMetricKey`): `pipeline/…`
+ * Metrics come back named as the release names them (runtime/config/runs/metric-names.ts `pipelineMetricKey`): `pipeline/…`
  * up to v0.3.1, `experience_pipeline/…` from v0.3.2 (always with `…/experience_count`), and from v0.3.2 the
  * pipeline's timers `time/experience_pipeline/operator/<i>_<class>`, `…/write` and `…/total` (seconds).
  */
-import { logsPipelineTimes, pipelineMetricKey, pipelineOperatorTimeKey } from '../../config/metrics';
+import { logsPipelineTimes, pipelineMetricKey, pipelineOperatorTimeKey } from '../../config/runs/metric-names';
 import { NEWEST_RELEASE, type Release } from '../../config/releases';
 import type { GroupAdvantageFn } from '../algorithm';
 import type { SelectorFeedback } from '../data/reader';

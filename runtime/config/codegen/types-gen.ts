@@ -1,7 +1,7 @@
 /** The config model of one release -> TypeScript interfaces the runtime uses (runtime/config/types.generated.ts). */
-import { enumMembersAt, fieldsAt, ROOT_SECTION, sectionsAt } from './model';
-import type { ResolvedField, SectionDef, ValueType } from './model/types';
-import type { Release } from './releases';
+import { enumMembersAt, fieldsAt, ROOT_SECTION, sectionsAt } from '../model';
+import type { ResolvedField, SectionDef, ValueType } from '../model/types';
+import type { Release } from '../releases';
 
 export function generateTypes(release: Release): string {
   const out: string[] = [

@@ -1,7 +1,7 @@
 /** The loader: YAML as OmegaConf reads it, the structured merge, conversions, ranges and release selection. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { loadConfig, nodeAt, rangeForPath } from '../../../runtime/config/load';
+import { loadConfig, nodeAt, rangeForPath } from '../../../runtime/config/load/load-config';
 import { checkConfig, checkLoaded, valueSource } from '../../../runtime/config/validate';
 
 const at = (text: string, offset: number) => text.slice(0, offset).split('\n').length;

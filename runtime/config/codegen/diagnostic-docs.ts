@@ -3,7 +3,7 @@
  * that triggers it and how to fix it. The Record type makes a new code in `CODES` fail to compile until it is
  * documented here.
  */
-import type { DiagnosticCode } from './diagnostics';
+import type { DiagnosticCode } from '../diagnostics';
 
 export interface CodeDoc {
   /** What happens in Trinity and why it matters, 1-3 sentences. */

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { generateConfigReference, generateDiagnosticsReference } from './docs-gen';
-import { NEWEST_RELEASE, RELEASES } from './releases';
+import { NEWEST_RELEASE, RELEASES } from '../releases';
 import { generateSchema } from './schema-gen';
 import { generateTypes } from './types-gen';
 
@@ -35,7 +35,7 @@ export function staleFiles(root: string): string[] {
 }
 
 if (require.main === module) {
-  const root = join(__dirname, '..', '..');
+  const root = join(__dirname, '..', '..', '..');
   const mode = process.argv[2];
   if (mode === '--write') {
     for (const [path, content] of generatedFiles(root)) {
@@ -51,7 +51,7 @@ if (require.main === module) {
     }
     console.log('generated files are up to date');
   } else {
-    console.error('usage: generate.ts --write | --check');
+    console.error('usage: generated-files.ts --write | --check');
     process.exit(2);
   }
 }

@@ -4,7 +4,7 @@
  * One home for the rule, used by the runtime (where it writes) and the editor (where it looks for a run).
  */
 import { join, resolve } from 'node:path';
-import type { Config } from './types.generated';
+import type { Config } from '../types.generated';
 
 type JobNaming = Pick<Config, 'checkpoint_job_dir' | 'checkpoint_root_dir' | 'project' | 'group' | 'name'>;
 

@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RegistryId } from './model/registries';
+import type { RegistryId } from '../model/registries';
 
 export type PluginNames = Partial<Record<RegistryId, string[]>>;
 

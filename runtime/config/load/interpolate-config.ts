@@ -3,14 +3,14 @@
  * config (schema defaults included, but only written keys inside free-form nodes), then converts the result to the
  * node's type. Each failure is reported at the range of its own `${...}`.
  */
-import type { ConfigDiagnostic, DiagnosticCode, Path } from './diagnostics';
-import { CODES } from './diagnostics';
-import { resolveValue, splitKey, type ResolveError, type ResolvedRef } from './interpolation';
-import { convertScalar, pathText, type CMap, type CNode, type CScalar } from './merge';
-import { didYouMean } from './suggest';
-import { cloneData, sectionDefaults } from './model/defaults';
-import type { Release } from './releases';
-import type { Range } from './source';
+import type { ConfigDiagnostic, DiagnosticCode, Path } from '../diagnostics';
+import { CODES } from '../diagnostics';
+import { resolveValue, splitKey, type ResolveError, type ResolvedRef } from '../interpolation';
+import { convertScalar, pathText, type CMap, type CNode, type CScalar } from './structured-merge';
+import { didYouMean } from '../suggest';
+import { cloneData, sectionDefaults } from '../model/defaults';
+import type { Release } from '../releases';
+import type { Range } from './yaml-tree';
 
 export interface ResolvedScalar extends CScalar {
   refs?: ResolvedRef[];

@@ -3,11 +3,11 @@
  * `markdownEnumDescriptions`, `deprecationMessage`, `defaultSnippets`), as committed under schemas/.
  * Every scalar also accepts an OmegaConf `${...}` interpolation, which takes the resolved value's type.
  */
-import { allowedValues, enumMembersAt, fieldsAt, ROOT_SECTION, sectionDoc } from './model';
-import { SECTION_SNIPPETS } from './model/snippets';
-import { describeDomain } from './model/domains';
-import type { Domain, ResolvedField, SectionDef, ValueType } from './model/types';
-import { atLeast, type Release } from './releases';
+import { allowedValues, enumMembersAt, fieldsAt, ROOT_SECTION, sectionDoc } from '../model';
+import { SECTION_SNIPPETS } from '../model/snippets';
+import { describeDomain } from '../model/domains';
+import type { Domain, ResolvedField, SectionDef, ValueType } from '../model/types';
+import { atLeast, type Release } from '../releases';
 
 type Schema = Record<string, unknown>;
 

@@ -4,16 +4,16 @@
  * Unknown keys are errors outside free-form nodes, values are converted the way OmegaConf's typed nodes convert
  * them, and `${...}` values are kept raw here (interpolate-config.ts resolves them against the merged tree).
  */
-import type { ConfigDiagnostic, DiagnosticCode, Path } from './diagnostics';
-import { CODES } from './diagnostics';
-import { enumLookup, enumMembersAt, fieldsAt, releasesWithField, typeName } from './model';
-import { RENAMES } from './model/renames';
-import type { ResolvedField, SectionDef, ValueType } from './model/types';
-import { isInterpolated } from './interpolation';
+import type { ConfigDiagnostic, DiagnosticCode, Path } from '../diagnostics';
+import { CODES } from '../diagnostics';
+import { enumLookup, enumMembersAt, fieldsAt, releasesWithField, typeName } from '../model';
+import { RENAMES } from '../model/renames';
+import type { ResolvedField, SectionDef, ValueType } from '../model/types';
+import { isInterpolated } from '../interpolation';
 import { pyStr } from './python-repr';
-import { RELEASES, releaseIndex, type Release } from './releases';
-import type { Range, YEntry, YMap, YNode, YScalar } from './source';
-import { didYouMean } from './suggest';
+import { RELEASES, releaseIndex, type Release } from '../releases';
+import type { Range, YEntry, YMap, YNode, YScalar } from './yaml-tree';
+import { didYouMean } from '../suggest';
 
 export type CNode = CMap | CList | CScalar;
 

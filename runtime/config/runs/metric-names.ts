@@ -2,9 +2,9 @@
  * The metric names a Trinity run of a resolved config logs, per role, with Trinity's own names (its monitor,
  * explorer, experience pipeline, trainer and veRL metric utilities). The runtime's monitor emits the same names.
  */
-import type { Cfg } from './check/context';
-import { rolesOf } from './model/choices';
-import { atLeast, NEWEST_RELEASE, type Release } from './releases';
+import type { Cfg } from '../check/context';
+import { rolesOf } from '../model/choices';
+import { atLeast, NEWEST_RELEASE, type Release } from '../releases';
 
 export interface MetricNames {
   explorer: string[];

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createAdvantageFn, type GroupAdvantageFn } from '../../../../runtime/rft/algorithm';
 import type { Experience } from '../../../../runtime/rft/experience';
-import { ExperiencePipeline } from '../../../../runtime/rft/explorer/pipeline';
-import { pipelineTimeKeys } from '../../../../runtime/config/metrics';
+import { ExperiencePipeline } from '../../../../runtime/rft/explorer/experience-pipeline';
+import { pipelineTimeKeys } from '../../../../runtime/config/runs/metric-names';
 
 const untimed = (m: Record<string, number>) =>
   Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('time/')));

@@ -2,7 +2,7 @@
  * Loads every row of a local dataset as Trinity's `datasets.load_dataset(path, name=subset_name, split=split)` would
  * (trinity/buffer/reader/file_reader.py), remembering where each row came from (file and line) for error messages.
  *
- * Which files make up a split is decided by runtime/config/dataset-peek.ts (the same resolution the validator uses);
+ * Which files make up a split is decided by runtime/config/datasets/ (peek-dataset.ts) (the same resolution the validator uses);
  * this module reads those files whole:
  *  - JSON Lines (also `.json` files holding JSON Lines), a JSON document (array of records, or dict of columns);
  *  - CSV/TSV with pandas-like type inference (ints, floats, booleans, NA markers → null), as `datasets`' csv builder;
@@ -22,7 +22,7 @@ import {
   parseCsv,
   peekDataset,
   type DatasetFormat,
-} from '../../config/dataset-peek';
+} from '../../config/datasets/peek-dataset';
 
 /** Where a row came from. `line` is 1-based (JSON Lines, CSV, JSON arrays); `record` is the 0-based row of its file. */
 export interface RowSource {

@@ -3,12 +3,12 @@
  * structured merge over the release's schema -> OmegaConf interpolation. The result keeps a map from every value
  * to the source range that set it.
  */
-import { CODES, type ConfigDiagnostic, type DiagnosticCode, type Path } from './diagnostics';
+import { CODES, type ConfigDiagnostic, type DiagnosticCode, type Path } from '../diagnostics';
 import { resolveInterpolations, toPlain } from './interpolate-config';
-import { mergeConfig, type CMap, type CNode } from './merge';
-import { ROOT_SECTION } from './model';
-import { NEWEST_RELEASE, parseRelease, type Release } from './releases';
-import { parseSource, positionAt, type ParsedSource, type Range } from './source';
+import { mergeConfig, type CMap, type CNode } from './structured-merge';
+import { ROOT_SECTION } from '../model';
+import { NEWEST_RELEASE, parseRelease, type Release } from '../releases';
+import { parseSource, positionAt, type ParsedSource, type Range } from './yaml-tree';
 
 export interface LoadOptions {
   /** A release, or 'auto' (the `# trinity-version:` comment, else the newest). */

@@ -9,7 +9,7 @@ import '@tensorflow/tfjs-backend-cpu';
 import { newModelConfigJson, parseModelConfig, type ModelFamily } from '../../../runtime/engine/model/config';
 import { initModel } from '../../../runtime/engine/model/checkpoint';
 import type { CausalLM } from '../../../runtime/engine/model/transformer';
-import { generate, TokenSampler } from '../../../runtime/engine/generate';
+import { generate, TokenSampler } from '../../../runtime/engine/sampling';
 import { scoreSequences } from '../../../runtime/engine/logprobs';
 import { Rng } from '../../../runtime/engine/random';
 

@@ -3,8 +3,8 @@
  * thresholds, the clock and the config's values come in; findings (TRN4xx) go out. The language server reads the
  * job directory and turns findings into diagnostics on the key (its nearest written ancestor when not written).
  */
-import type { DiagnosticCode, Path } from './diagnostics';
-import { atLeast, NEWEST_RELEASE, type Release } from './releases';
+import type { DiagnosticCode, Path } from '../diagnostics';
+import { atLeast, NEWEST_RELEASE, type Release } from '../releases';
 
 export interface HealthPoint {
   step: number;
