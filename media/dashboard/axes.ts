@@ -38,18 +38,28 @@ export function formatClock(epochSeconds: number, withDate = false): string {
   return withDate ? `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${time}` : time;
 }
 
-export function formatSeconds(s: number): string {
+/**
+ * Seconds as `12s`, `3m05s`, `2h10m`. Under a minute, `spacing` (the distance between neighbouring ticks) sets the
+ * decimals, so ticks 0.05 s apart read 0.05s, 0.1s, 0.15s rather than all rounding to 0.1s.
+ */
+export function formatSeconds(s: number, spacing?: number): string {
   if (!Number.isFinite(s)) return '';
   const a = Math.abs(s);
-  if (a < 60) return `${Number(s.toFixed(a < 10 ? 1 : 0))}s`;
+  const decimals =
+    spacing !== undefined && spacing > 0
+      ? Math.min(3, Math.max(0, Math.ceil(-Math.log10(spacing) - 1e-9)))
+      : a < 10
+        ? 1
+        : 0;
+  if (a < 60) return `${Number(s.toFixed(decimals))}s`;
   if (a < 3600) return `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-export function formatX(axis: XAxis, x: number, startedAt: number | undefined): string {
+export function formatX(axis: XAxis, x: number, startedAt: number | undefined, spacing?: number): string {
   if (axis === 'step') return String(x);
   if (axis === 'wall' && startedAt !== undefined) return formatClock(x);
-  return formatSeconds(x);
+  return formatSeconds(x, spacing);
 }
 
 /** The q-quantile of sorted values, linearly interpolated between the nearest ranks (numpy's and d3's default). */

@@ -369,7 +369,10 @@ export class ChartCard {
     const x = scales.x!;
     x.title!.display = true;
     x.title!.text = X_AXIS_TITLES[settings.xAxis];
-    x.ticks!.callback = (v) => formatX(this.settings.xAxis, Number(v), this.context.startedAt);
+    x.ticks!.callback = (v, _i, ticks) => {
+      const spacing = ticks.length > 1 ? Math.abs(ticks[1].value - ticks[0].value) : undefined;
+      return formatX(this.settings.xAxis, Number(v), this.context.startedAt, spacing);
+    };
     (x.ticks as { precision?: number }).precision = settings.xAxis === 'step' ? 0 : undefined;
   }
 

@@ -11,7 +11,14 @@ import { describe, test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import { exportBytes, pngSize, writeExport } from '../../client/dashboard/export-file';
 import { parseHostMessage, parseWebviewMessage } from '../../client/dashboard/messages';
-import { formatClock, outlierExtent, parseXAxis, quantileSorted, xValues } from '../../media/dashboard/axes';
+import {
+  formatClock,
+  formatSeconds,
+  outlierExtent,
+  parseXAxis,
+  quantileSorted,
+  xValues,
+} from '../../media/dashboard/axes';
 import { scalarsCsv } from '../../runtime/metrics/csv';
 import { exportName, exportRows } from '../../media/dashboard/export-rows';
 import { Layout, parseLayout } from '../../media/dashboard/layout';
@@ -60,6 +67,20 @@ describe('dashboard axes', () => {
     const t = Date.UTC(2026, 11, 1, 10, 4, 5) / 1000;
     const d = new Date(t * 1000);
     assert.equal(formatClock(t), `${String(d.getHours()).padStart(2, '0')}:04:05`);
+  });
+
+  test('relative-time ticks closer than 0.1 s apart stay distinct (their spacing sets the decimals)', () => {
+    const ticks = [0, 0.05, 0.1, 0.15, 0.2];
+    assert.deepEqual(
+      ticks.map((x) => formatSeconds(x, 0.05)),
+      ['0s', '0.05s', '0.1s', '0.15s', '0.2s'],
+    );
+    assert.deepEqual(
+      [0, 5, 10].map((x) => formatSeconds(x, 5)),
+      ['0s', '5s', '10s'],
+    );
+    assert.equal(formatSeconds(0.15), '0.1s'); // no spacing (a tooltip): one decimal under 10 s
+    assert.equal(formatSeconds(185, 0.5), '3m05s');
   });
 
   test('percentiles interpolate linearly between ranks (numpy’s default), by hand', () => {

@@ -18,7 +18,7 @@ import { jobCheckpoints } from '../../client/runs/job-dirs';
 import { seriesOfEvents, seriesOfRows, stageOf } from '../../client/dashboard/series';
 import type { CheckpointMark, Series } from '../../client/dashboard/messages';
 import { GRPO_STAGE, header, tinyJob } from '../runtime/rft/run/helpers';
-import { DashboardPage, ROOT } from './harness';
+import { choose, DashboardPage, ROOT } from './harness';
 
 /** Both stages log it: the card the marks are read from. */
 const TAG = 'actor/grad_norm';
@@ -108,7 +108,7 @@ async function show(series: Series[], checkpoints: CheckpointMark[], axis: 'step
     series,
   });
   await d.post({ type: 'checkpoints', checkpoints });
-  await d.page.selectOption('#x-axis', axis);
+  await choose(d.page, '#x-axis', axis === 'step' ? 'Step' : 'Relative time');
   await d.frames();
 }
 
@@ -160,7 +160,7 @@ describe('timeline marks of a staged run (SFT warm-up, then GRPO)', () => {
     );
     await assertMarksOnTheirStages(checkpoints, series);
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
-    await d.page.selectOption('#x-axis', 'relative');
+    await choose(d.page, '#x-axis', 'Relative time');
     await d.frames();
     await d.page.screenshot({
       path: join(ROOT, 'test-results', 'dashboard-staged-marks-dark.png'),

@@ -40,7 +40,7 @@ export interface CheckHost {
   env?: Record<string, string | undefined>;
   /** Whether a local path exists (absolute). Undefined: skip existence checks. */
   exists?: (absPath: string) => boolean;
-  /** Names that plugin directories register (see plugins.ts). */
+  /** Names that plugin directories register (see environment/plugin-names.ts). */
   plugins?: PluginNames;
 }
 
