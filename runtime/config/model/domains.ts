@@ -27,7 +27,13 @@ const topK: Domain = {
   severity: 'error',
   source: `${SP} "top_k must be -1 (disable), or at least 1"`,
 };
-const logprobs: Domain = { min: 0, severity: 'error', source: `${SP} "logprobs must be non-negative"` };
+// Newer vLLM (vllm-project/vllm 00388f6 sampling_params.py) also accepts -1 ("all logprobs"), older ones do not.
+const logprobs: Domain = {
+  min: 0,
+  except: [-1],
+  severity: 'error',
+  source: `${SP} "logprobs must be non-negative" (newer vLLM: "non-negative or -1")`,
+};
 const maxTokens: Domain = { min: 1, severity: 'error', source: `${SP} "max_tokens must be at least 1"` };
 const minTokens: Domain = {
   min: 0,
@@ -74,8 +80,9 @@ const modelLen: Domain = {
 const TORCH = 'torch `AdamW.__init__` (torch/optim/adamw.py) raises';
 
 // veRL's LR schedules (verl/utils/torch_functional.py).
+// A bare assert (no message), reached only with the cosine schedule: the constant one never reads min_lr_ratio.
 const VERL_LR =
-  'veRL `get_cosine_schedule_with_warmup` (verl/utils/torch_functional.py) asserts "min_lr_ratio must be in [0, 1]"';
+  'veRL `get_cosine_schedule_with_warmup` (verl/utils/torch_functional.py) asserts `0 <= min_lr_ratio <= 1` (AssertionError) when `lr_scheduler_type` is `cosine`; the constant schedule ignores it';
 const scheduler: Domain = {
   oneOf: ['constant', 'cosine'],
   severity: 'error',
@@ -165,6 +172,12 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
         'Trinity reads an unset (0/None) node count from Ray (trinity/common/config.py `_update_cluster_info`); a negative count fails the GPU split',
       ),
     },
+    {
+      since: 'v0.5.0',
+      domain: nonNegative(
+        'Trinity reads an unset (0/None) node count from Ray (trinity/common/config_validator.py `RayClusterConfigValidator._set_cluster_info`, 1c35a79); a negative count fails the GPU split',
+      ),
+    },
   ],
   'ClusterConfig.gpu_per_node': [
     {
@@ -177,6 +190,12 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
       since: 'v0.3.1',
       domain: nonNegative(
         'Trinity reads an unset (0/None) GPU count from Ray (trinity/common/config.py `_update_cluster_info`); a negative count fails the GPU split',
+      ),
+    },
+    {
+      since: 'v0.5.0',
+      domain: nonNegative(
+        'Trinity reads an unset (0/None) GPU count from Ray (trinity/common/config_validator.py `RayClusterConfigValidator._set_cluster_info`, 1c35a79); a negative count fails the GPU split',
       ),
     },
   ],
@@ -255,19 +274,19 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     'PEFT `LoraConfig` (peft/tuners/lora/config.py) scales updates by lora_alpha / r: a negative alpha flips them',
     'warning',
   ),
+  // Checked only when the ratio is > 0, so a negative ratio is read as "off".
   'OverRolloutConfig.ratio': {
-    min: 0,
     max: 1,
     maxExclusive: true,
     severity: 'error',
     source:
-      'Trinity\'s explorer check (trinity/common/config_validator.py `ExplorerConfigValidator`) raises "over_rollout.ratio must be in [0, 1)"',
+      'Trinity\'s explorer check (trinity/common/config.py up to v0.4.0, config_validator.py from v0.5.0) raises "over_rollout_ratio should be in [0.0, 1.0)" for a positive ratio of 1 or more',
   },
 
   // The optimizer: torch's constructor and veRL's schedules
   'OptimizerConfig.lr': nonNegative(`${TORCH} "Invalid learning rate"`),
   'OptimizerConfig.weight_decay': nonNegative(`${TORCH} "Invalid weight_decay value"`),
-  'OptimizerConfig.min_lr_ratio': { min: 0, max: 1, severity: 'error', source: VERL_LR },
+  'OptimizerConfig.min_lr_ratio': { min: 0, max: 1, severity: 'warning', source: VERL_LR },
   'OptimizerConfig.lr_warmup_steps_ratio': {
     min: 0,
     max: 1,

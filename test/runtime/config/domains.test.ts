@@ -196,3 +196,22 @@ buffer:
     assert.match(defs.BufferConfig.properties.batch_size.markdownDescription, /Allowed: ≥ 1/);
   });
 });
+
+describe('domains corrected against their sources (issue 15 spot-check)', () => {
+  const at = (yaml: string) => domainErrors(yaml, 'main').map((d) => [d.severity, d.line]);
+
+  test('over_rollout.ratio: only a positive ratio is checked (< 1); a negative one is read as off', () => {
+    assert.deepEqual(at('mode: both\nexplorer:\n  over_rollout:\n    ratio: -0.5\n'), []);
+    assert.deepEqual(at('mode: both\nexplorer:\n  over_rollout:\n    ratio: 1.0\n'), [['error', 4]]);
+  });
+
+  test('logprobs: -1 (all) is accepted by newer vLLM; below that errors', () => {
+    assert.deepEqual(at('mode: both\nmodel:\n  logprobs: -1\n'), []);
+    assert.deepEqual(at('mode: both\nmodel:\n  logprobs: -2\n'), [['error', 3]]);
+  });
+
+  test('min_lr_ratio out of [0, 1] warns: only the cosine schedule asserts on it', () => {
+    const yaml = 'mode: both\nalgorithm:\n  optimizer:\n    min_lr_ratio: 1.5\n';
+    assert.deepEqual(at(yaml), [['warning', 4]]);
+  });
+});
