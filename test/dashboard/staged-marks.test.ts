@@ -17,7 +17,7 @@ import { applyEvent, newRunState } from '../../client/runs/run-state';
 import { jobCheckpoints } from '../../client/runs/job-dirs';
 import { seriesOfEvents, seriesOfRows, stageOf } from '../../client/dashboard/series';
 import type { CheckpointMark, Series } from '../../client/dashboard/messages';
-import { GRPO_STAGE, header, tinyJob } from '../runtime/rft/run/helpers';
+import { GRPO_STAGE, header, sftStage, tinyJob } from '../runtime/rft/run/helpers';
 import { choose, DashboardPage, ROOT } from './harness';
 
 /** Both stages log it: the card the marks are read from. */
@@ -32,24 +32,7 @@ const events: RuntimeEvent[] = [];
 before(async () => {
   await initBackend({ prefer: 'wasm' });
   const job = tinyJob(11);
-  const sft = `
-  - stage_name: sft_warmup
-    mode: train
-    algorithm:
-      algorithm_type: sft
-      optimizer: {lr: 3e-3}
-    buffer:
-      total_steps: 4
-      train_batch_size: 4
-      trainer_input:
-        experience_buffer:
-          name: demos
-          storage_type: file
-          path: data/sft.jsonl
-          format: {prompt_type: plaintext, prompt_key: question, response_key: answer}
-    trainer:
-      save_interval: 2
-`;
+  const sft = sftStage('sft_warmup', { steps: 4, batch: 4, saveInterval: 2 });
   const grpo = GRPO_STAGE.replace('eval_on_startup: true', 'eval_on_startup: false').replace(
     'eval_interval: 2',
     'eval_interval: 100',

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import { startCodeServer, type CodeServerSession } from './code-server';
+import { tinyArithmeticModelArgs, until } from './waits';
 
 const ROOT = resolve(__dirname, '..', '..');
 const DATA = join(ROOT, 'examples', 'arithmetic', 'data');
@@ -87,24 +88,7 @@ before(async () => {
     settings: { 'trinityWorkbench.backend': 'wasm', 'trinityWorkbench.inlayHints': false },
   });
   page = vscode.page;
-  await cli([
-    'model',
-    'create',
-    '--arch',
-    'qwen2',
-    '--layers',
-    '1',
-    '--hidden',
-    '32',
-    '--heads',
-    '4',
-    '--kv-heads',
-    '2',
-    '--vocab',
-    'char:0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz',
-    '--out',
-    'model',
-  ]);
+  await cli(tinyArithmeticModelArgs('model'));
   // Both at once: each takes a few seconds.
   await Promise.all(RUNS.map((r) => cli(['run', '--config', `${r.name}.trinity.yaml`, '--backend', 'wasm'])));
 });
@@ -112,20 +96,6 @@ before(async () => {
 after(async () => {
   await vscode?.close();
 });
-
-async function until<T>(
-  what: string,
-  f: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs: number,
-): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface DrawnSet {
   source?: string;

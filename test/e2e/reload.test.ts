@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { RunRecord } from '../../runtime/protocol';
 import { startCodeServer, type CodeServerSession } from './code-server';
+import { tinyArithmeticModelArgs, until } from './waits';
 import { alive } from '../helpers/process';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -35,22 +36,7 @@ before(async () => {
     process.execPath,
     [
       join(vscode.extensionDir, 'dist', 'cli.js'),
-      'model',
-      'create',
-      '--arch',
-      'qwen2',
-      '--layers',
-      '1',
-      '--hidden',
-      '32',
-      '--heads',
-      '4',
-      '--kv-heads',
-      '2',
-      '--vocab',
-      'char:0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz',
-      '--out',
-      join(vscode.workspace, 'arithmetic', 'model'),
+      ...tinyArithmeticModelArgs(join(vscode.workspace, 'arithmetic', 'model')),
     ],
     { encoding: 'utf8', timeout: 120_000 },
   );
@@ -65,20 +51,6 @@ const recordPath = () =>
   join(vscode.workspace, 'checkpoints', 'trinity-workbench-demo', 'arithmetic', 'state', 'run.json');
 const record = (): RunRecord | undefined =>
   existsSync(recordPath()) ? (JSON.parse(readFileSync(recordPath(), 'utf8')) as RunRecord) : undefined;
-
-async function until<T>(
-  what: string,
-  f: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs: number,
-): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test(
   'reloading the window stops its live run: no process is left, and the run can be resumed',

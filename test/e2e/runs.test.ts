@@ -13,6 +13,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { RunRecord } from '../../runtime/protocol';
 import { startCodeServer, type CodeServerSession } from './code-server';
+import { until } from './waits';
 import { alive } from '../helpers/process';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -55,20 +56,6 @@ const record = (): RunRecord | undefined =>
   existsSync(join(jobDir(), 'state', 'run.json'))
     ? (JSON.parse(readFileSync(join(jobDir(), 'state', 'run.json'), 'utf8')) as RunRecord)
     : undefined;
-
-async function until<T>(
-  what: string,
-  f: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs: number,
-): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Runs a palette command, moving to the row that is that command (fuzzy matches may come first). */
 async function command(title: string): Promise<void> {

@@ -42,6 +42,23 @@ static bool get_i64(napi_env env, napi_value v, const char* name, int64_t* out) 
   return true;
 }
 
+/* The wasm heap (an ArrayBuffer) as floats, with its length in floats; NULL (with an exception pending) if not one. */
+static float* heap_buffer(napi_env env, napi_value buf, uint64_t* floats) {
+  bool isBuffer = false;
+  if (napi_is_arraybuffer(env, buf, &isBuffer) != napi_ok || !isBuffer) {
+    napi_throw_type_error(env, NULL, "blas_matmul: heap must be an ArrayBuffer");
+    return NULL;
+  }
+  void* data;
+  size_t bytes;
+  if (napi_get_arraybuffer_info(env, buf, &data, &bytes) != napi_ok) {
+    napi_throw_error(env, NULL, "blas_matmul: N-API call failed");
+    return NULL;
+  }
+  *floats = bytes / sizeof(float);
+  return (float*)data;
+}
+
 static napi_value Sgemm(napi_env env, napi_callback_info info) {
   size_t argc = 12;
   napi_value argv[12];
@@ -50,15 +67,9 @@ static napi_value Sgemm(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "blas_matmul: sgemm takes 12 arguments");
     return NULL;
   }
-  bool isBuffer = false;
-  CHECK(napi_is_arraybuffer(env, argv[0], &isBuffer));
-  if (!isBuffer) {
-    napi_throw_type_error(env, NULL, "blas_matmul: heap must be an ArrayBuffer");
-    return NULL;
-  }
-  void* data;
-  size_t bytes;
-  CHECK(napi_get_arraybuffer_info(env, argv[0], &data, &bytes));
+  uint64_t floats;
+  float* heap = heap_buffer(env, argv[0], &floats);
+  if (!heap) return NULL;
   static const char* names[] = {"", "batch", "batchA", "batchB", "M", "N", "K", "aOff", "bOff", "cOff"};
   int64_t v[10];
   for (int i = 1; i < 10; i++)
@@ -77,14 +88,12 @@ static napi_value Sgemm(napi_env env, napi_callback_info info) {
     return NULL;
   }
   // Extents in floats; the products fit easily in 64 bits for anything that fits in a 4 GiB wasm heap.
-  uint64_t floats = bytes / sizeof(float);
   uint64_t aEnd = (uint64_t)aOff + (uint64_t)batchA * M * K, bEnd = (uint64_t)bOff + (uint64_t)batchB * K * N,
            cEnd = (uint64_t)cOff + (uint64_t)batch * M * N;
   if (aEnd > floats || bEnd > floats || cEnd > floats) {
     napi_throw_range_error(env, NULL, "blas_matmul: an operand lies outside the heap");
     return NULL;
   }
-  float* heap = (float*)data;
   if (K == 0) {
     for (uint64_t i = 0; i < (uint64_t)batch * M * N; i++) heap[cOff + i] = 0.0f;
     return NULL;
@@ -110,24 +119,15 @@ static bool get_f64(napi_env env, napi_value v, double* out) {
 
 /* The heap and n floats at each of `count` offsets, all bounds-checked; NULL (with an exception pending) if not. */
 static float* heap_floats(napi_env env, napi_value buf, const int64_t* offs, int count, int64_t n) {
-  bool isBuffer = false;
-  if (napi_is_arraybuffer(env, buf, &isBuffer) != napi_ok || !isBuffer) {
-    napi_throw_type_error(env, NULL, "blas_matmul: heap must be an ArrayBuffer");
-    return NULL;
-  }
-  void* data;
-  size_t bytes;
-  if (napi_get_arraybuffer_info(env, buf, &data, &bytes) != napi_ok) {
-    napi_throw_error(env, NULL, "blas_matmul: N-API call failed");
-    return NULL;
-  }
-  uint64_t floats = bytes / sizeof(float);
+  uint64_t floats;
+  float* heap = heap_buffer(env, buf, &floats);
+  if (!heap) return NULL;
   for (int i = 0; i < count; i++)
     if ((uint64_t)offs[i] + (uint64_t)n > floats) {
       napi_throw_range_error(env, NULL, "blas_matmul: an operand lies outside the heap");
       return NULL;
     }
-  return (float*)data;
+  return heap;
 }
 
 static napi_value SumSquares(napi_env env, napi_callback_info info) {

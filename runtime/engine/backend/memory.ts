@@ -46,13 +46,23 @@ let peakAllocated = 0;
 let peakReserved = 0;
 let watching = false;
 
+/** The part of tfjs' engine read here: its backend, and the byte count `tf.memory()` copies out of its state. */
+interface EngineLike {
+  backend: WebgpuLike & WasmLike;
+  state: { numBytes: number };
+}
+
+const engineOf = (): EngineLike => tf.engine() as unknown as EngineLike;
+
+// Read at every new tensor: fields only, no `tf.memory()` (which builds an object and asks the backend).
 function allocatedNow(): number {
-  const used = (tf.backend() as WebgpuLike).bufferManager?.numBytesUsed;
-  return typeof used === 'number' ? used : tf.memory().numBytes;
+  const engine = engineOf();
+  const used = engine.backend.bufferManager?.numBytesUsed;
+  return typeof used === 'number' ? used : engine.state.numBytes;
 }
 
 function reservedNow(): number | undefined {
-  const be = tf.backend() as WebgpuLike & WasmLike;
+  const be = engineOf().backend;
   const pooled = be.bufferManager?.numBytesAllocated;
   if (typeof pooled === 'number') return pooled;
   const heap = be.wasm?.HEAPU8?.buffer.byteLength;

@@ -20,10 +20,6 @@ export const LOSS_AGG_MODES: readonly string[] = LOSS_AGG_MODE_CHOICES.map((c) =
 /** Trinity's epsilon in `masked_mean`'s denominator. */
 export const MASKED_MEAN_EPS = 1e-8;
 
-export function isLossAggMode(x: unknown): x is string {
-  return typeof x === 'string' && LOSS_AGG_MODES.includes(x);
-}
-
 /** Σ mask·values over `axis` (all axes when omitted); positions where mask == 0 contribute exactly 0. */
 export function maskedSum(values: tf.Tensor, mask: tf.Tensor, axis?: number): tf.Tensor {
   const m = floatMask(mask);

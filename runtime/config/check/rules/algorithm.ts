@@ -76,9 +76,10 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
     const fn = fnSpecAt(registry, name, ctx.release);
     // The type's default_config() fills a null `<fn>_args` first; default_args() only what is still null.
     const fromType = spec.fnArgs?.[`${key}_args` as FnArgsKey];
-    if ((ctx.get(argsKey) === null || ctx.get(argsKey) === undefined) && fromType) {
+    const unset = ctx.get(argsKey) === null || ctx.get(argsKey) === undefined;
+    if (unset && fromType) {
       ctx.fill(argsKey, structuredClone(fromType), `the default \`${key}_args\` of \`${type}\``);
-    } else if ((ctx.get(argsKey) === null || ctx.get(argsKey) === undefined) && fn) {
+    } else if (unset && fn) {
       ctx.fill(argsKey, structuredClone(fn.defaultArgs), `\`${name}\`'s default arguments`);
     }
   }

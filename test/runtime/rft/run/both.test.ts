@@ -13,7 +13,7 @@ import { runJob } from '../../../../runtime/rft/run/job';
 import { checkConfig } from '../../../../runtime/config/validate';
 import { metricNames } from '../../../../runtime/config/runs/metric-names';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
-import { GRPO_STAGE, header, tinyJob, topLevel } from './helpers';
+import { GRPO_STAGE, header, sftStage, tinyJob, topLevel } from './helpers';
 
 interface MetricsLine {
   role: string;
@@ -118,24 +118,7 @@ describe('mode both (GRPO)', () => {
 describe('stages (SFT warm-up, then GRPO)', () => {
   test('the GRPO stage starts from the SFT stage checkpoint, and SFT lowers its loss', async () => {
     const job = tinyJob(4);
-    const sft = `
-  - stage_name: sft
-    mode: train
-    algorithm:
-      algorithm_type: sft
-      optimizer: {lr: 3e-3}
-    buffer:
-      total_steps: 12
-      train_batch_size: 8
-      trainer_input:
-        experience_buffer:
-          name: demos
-          storage_type: file
-          path: data/sft.jsonl
-          format: {prompt_type: plaintext, prompt_key: question, response_key: answer}
-    trainer:
-      save_interval: 12
-`;
+    const sft = sftStage('sft', { steps: 12, batch: 8, saveInterval: 12 });
     const config = job.write(
       'stages.yaml',
       `${header(job, 'staged')}stages:${sft}  - stage_name: grpo${GRPO_STAGE.replace(/^\n {4}/, '\n    ')}`,

@@ -99,6 +99,28 @@ export const GRPO_STAGE = `
       save_interval: 2
 `;
 
+/** An SFT stage on the tiny job's demonstrations (data/sft.jsonl), as a `stages:` list item named `name`. */
+export function sftStage(name: string, o: { steps: number; batch: number; saveInterval: number }): string {
+  return `
+  - stage_name: ${name}
+    mode: train
+    algorithm:
+      algorithm_type: sft
+      optimizer: {lr: 3e-3}
+    buffer:
+      total_steps: ${o.steps}
+      train_batch_size: ${o.batch}
+      trainer_input:
+        experience_buffer:
+          name: demos
+          storage_type: file
+          path: data/sft.jsonl
+          format: {prompt_type: plaintext, prompt_key: question, response_key: answer}
+    trainer:
+      save_interval: ${o.saveInterval}
+`;
+}
+
 export function header(job: TinyJob, name: string): string {
   return `# trinity-version: main
 project: tests
