@@ -15,7 +15,7 @@ import type { TextTokenizer } from '../../engine/tokenizer';
 import { findChatTemplate } from '../../engine/tokenizer/chat-template';
 import { readTokenizerDir } from '../../engine/tokenizer/files';
 import { JinjaTemplate } from '../../engine/tokenizer/hf-libs';
-import { DataError } from './load-dataset';
+import { DataError } from '../../config/datasets/data-error';
 
 /** A chat message as datasets hold them: `role` plus whatever else (content, tool_calls, tool_call_id, name...). */
 export type Message = { role: string } & Record<string, unknown>;

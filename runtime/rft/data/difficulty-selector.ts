@@ -22,7 +22,7 @@
  */
 import { Rng } from '../../engine/random';
 import { npMean } from '../numpy/numpy-stats';
-import { DataError } from './load-dataset';
+import { DataError } from '../../config/datasets/data-error';
 import { defaultRng, type NumpyGenerator } from '../numpy/numpy-random';
 
 export interface EstimatorOptions {

@@ -1,5 +1,7 @@
 /** Reading tasksets and train-mode (SFT/DPO) datasets as Trinity-RFT does. */
-export { DataError, describeSource, loadDatasetRows, parseSplit } from './load-dataset';
+export { DataError } from '../../config/datasets/data-error';
+export { parseSplit } from '../../config/datasets/split-expression';
+export { describeSource, loadDatasetRows } from './load-dataset';
 export type { DatasetLocation, LoadedDataset, LoadedRow, LoadOptions, RowSource, SkippedRow } from './load-dataset';
 export {
   defaultRequiredKeys,

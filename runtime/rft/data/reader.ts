@@ -15,7 +15,7 @@
  */
 import type { DataSelectorConfig } from '../../config/types.generated';
 import { difficultyBasedSelector } from './difficulty-selector';
-import { DataError } from './load-dataset';
+import { DataError } from '../../config/datasets/data-error';
 import { defaultRng } from '../numpy/numpy-random';
 
 export interface BatchReaderOptions {

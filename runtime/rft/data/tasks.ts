@@ -18,7 +18,8 @@ import { sectionDefaults } from '../../config/model/defaults';
 import { registryNamesAt } from '../../config/model/registries';
 import * as Sections from '../../config/model/sections';
 import type { DataSelectorConfig, FormatConfig, GenerationConfig } from '../../config/types.generated';
-import { DataError, describeSource, loadDatasetRows, type RowSource, type SkippedRow } from './load-dataset';
+import { DataError } from '../../config/datasets/data-error';
+import { describeSource, loadDatasetRows, type RowSource, type SkippedRow } from './load-dataset';
 import { BatchReader, MultiReaderScheduler } from './reader';
 
 export type { RowSource, SkippedRow } from './load-dataset';

@@ -26,7 +26,8 @@ import type { DataSelectorConfig, FormatConfig } from '../../config/types.genera
 import type { TextTokenizer } from '../../engine/tokenizer';
 import type { Experience } from '../experience';
 import { ChatRenderer, type Message } from './chat';
-import { DataError, describeSource, loadDatasetRows, type RowSource, type SkippedRow } from './load-dataset';
+import { DataError } from '../../config/datasets/data-error';
+import { describeSource, loadDatasetRows, type RowSource, type SkippedRow } from './load-dataset';
 import { BatchReader } from './reader';
 import { resolveFormat } from './tasks';
 

@@ -4,12 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import {
-  looksLikeHubId,
-  peekDataset,
-  type DatasetPeek,
-  type PeekResult,
-} from '../../../runtime/config/datasets/peek-dataset';
+import { looksLikeHubId, peekDataset } from '../../../runtime/config/datasets/peek-dataset';
+import type { DatasetPeek, PeekResult } from '../../../runtime/config/datasets/peek-result';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const CORPUS = path.resolve(REPO_ROOT, process.env.TRINITY_CORPUS_DIR ?? '../shared/corpus');

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { DataError } from '../../../../runtime/rft/data/load-dataset';
+import { DataError } from '../../../../runtime/config/datasets/data-error';
 
 export interface Scratch {
   /** The directory (set before the file's first test). */

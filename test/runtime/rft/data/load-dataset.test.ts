@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { describeSource, loadDatasetRows, parseSplit } from '../../../../runtime/rft/data/load-dataset';
+import { parseSplit } from '../../../../runtime/config/datasets/split-expression';
+import { describeSource, loadDatasetRows } from '../../../../runtime/rft/data/load-dataset';
 import { rejectsDataError, scratchDir } from './helpers';
 
 const FIX = path.resolve(__dirname, '../../../fixtures/rft-data');
