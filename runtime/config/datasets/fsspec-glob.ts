@@ -25,7 +25,7 @@ export function matchPatterns(patterns: string[], files: string[]): string[] {
 }
 
 /** fsspec-style glob: `**\/` any directories (or none), `/**` anything below, `*` and `?` within a name, `[...]` classes. */
-export function globToRegExp(pattern: string): RegExp {
+function globToRegExp(pattern: string): RegExp {
   const p = normalizeRel(pattern);
   let re = '';
   for (let i = 0; i < p.length; i++) {

@@ -282,6 +282,13 @@ describe('peekDataset on CSV', () => {
     write('tsv/data.tsv', 'a\tb\n1\t2\n');
     assert.deepEqual(ok(await peekDataset('tsv/data.tsv', { baseDir: tmp })).rows, [{ a: '1', b: '2' }]);
   });
+
+  it('a header as pandas reads it: blank names are "Unnamed: i", repeated ones "a.1" (as the runtime loads them)', async () => {
+    write('csv-header/data.csv', 'a,,a,a\n1,2,3,4\n');
+    const p = ok(await peekDataset('csv-header/data.csv', { baseDir: tmp }));
+    assert.deepEqual(p.columns, ['a', 'Unnamed: 1', 'a.1', 'a.2']);
+    assert.deepEqual(p.rows, [{ a: '1', 'Unnamed: 1': '2', 'a.1': '3', 'a.2': '4' }]);
+  });
 });
 
 describe('peekDataset: split files in directories (datasets rules)', () => {
