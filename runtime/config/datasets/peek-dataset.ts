@@ -15,8 +15,9 @@
  * Where `datasets` would not find the split but a file plainly named after it exists (`eval.jsonl` for
  * `split: eval`, which `datasets` calls `test`), those files are peeked and a warning says that Trinity would fail.
  *
- * Never throws, never reads a whole large file (the readers: json-reader.ts, csv-reader.ts, parquet-reader.ts): JSON Lines and CSV read at most `maxBytes`, a JSON document is parsed
- * only below a size limit, parquet reads the footer and the first rows of the first row group(s).
+ * Never throws, never reads a whole large file (json-reader.ts, csv-reader.ts, parquet-reader.ts): JSON Lines and
+ * CSV read at most `maxBytes`, a JSON document is parsed only below a size limit, parquet reads the footer and the
+ * first rows of the first row group(s).
  */
 import * as nodePath from 'node:path';
 import { COMPRESSION_EXTENSIONS, HF_EXTENSIONS, inferModule, suffixesOf } from './data-file-formats';

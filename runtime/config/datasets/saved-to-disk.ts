@@ -5,7 +5,7 @@ import { isPlainObject } from './json-records';
 import { peekFailure, type PeekResult } from './peek-result';
 import { readSmallJson, statOrNull } from './small-files';
 
-/** The peek of a save_to_disk directory (a Dataset, or the requested split of a DatasetDict), or null when `dir` is none. */
+/** The peek of a save_to_disk directory (a Dataset, or a DatasetDict's requested split); null when `dir` is none. */
 export async function peekSavedToDisk(dir: string, splits: string[]): Promise<PeekResult | null> {
   const dictJson = await readSmallJson(nodePath.join(dir, 'dataset_dict.json'));
   if (dictJson !== undefined) {

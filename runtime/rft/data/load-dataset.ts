@@ -72,9 +72,6 @@ export function describeSource(s: RowSource): string {
   return s.line !== undefined ? `${s.file}:${s.line}` : `${s.file} (row ${s.record + 1})`;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Entry point
-
 export async function loadDatasetRows(loc: DatasetLocation, opts: LoadOptions): Promise<LoadedDataset> {
   const label = loc.name ? `${loc.kind ?? 'dataset'} '${loc.name}'` : (loc.kind ?? 'dataset');
   const storage = (loc.storage_type ?? 'file').toLowerCase();
