@@ -33,6 +33,9 @@ export const TEST_KILL_AFTER_WRITE_ENV = 'TRINITY_WORKBENCH_TEST_KILL_EXPLORER_A
 
 type BufferSection = ExperienceBufferConfig | StorageConfig;
 
+/** How often a process of the asynchronous pair looks again (new checkpoint, restarted explorer). Trinity polls every 1 s. */
+export const ASYNC_POLL_MS = 200;
+
 export interface ExplorerState {
   /** The last explorer step whose batch is in the buffer. */
   explorerStep: number;

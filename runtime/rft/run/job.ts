@@ -22,7 +22,10 @@ import {
 import { writeFileAtomically } from '../checkpoint/checkpoints';
 import { Monitor } from '../monitor/monitor';
 import type { StageContext, StageResult } from './context';
-import { runBench, runBoth, runExplore, runTrain } from './modes';
+import { runBench } from './run-bench';
+import { runBoth } from './run-both';
+import { runExplore } from './run-explore';
+import { runTrain } from './run-train';
 import { runServe } from './serve';
 import { withAbsoluteAuxiliaryPaths } from './setup';
 import { jobDirOf, runJobDirOf } from '../../config/runs/job-dir';

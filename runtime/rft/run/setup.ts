@@ -192,7 +192,7 @@ export async function evaluateAll(
   return metrics;
 }
 
-/** The sample strategies the trainer implements (`mix` reads expert data through modes.ts' expert sampler). */
+/** The sample strategies the trainer implements (`mix` reads expert data through expert-sampler.ts). */
 export const SAMPLE_STRATEGIES = ['default', 'warmup', 'mix'] as const;
 
 /** The algorithm's six pieces: the resolved config's values, else the algorithm type's defaults. */

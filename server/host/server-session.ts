@@ -1,0 +1,205 @@
+/**
+ * One client's session with the server: its open documents, workspace folder and settings, the language service
+ * they configure, the run watcher, and publishing a document's diagnostics. Every handler goes through `guard`: a
+ * failure is logged and answered with a fallback, so one bad request never takes the server down.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { TextDocuments, type Connection, type InitializeParams } from 'vscode-languageserver/node';
+import { URI } from 'vscode-uri';
+import { parseDotEnv } from '../../runtime/config/environment/dotenv';
+import { scanPluginDirs } from '../../runtime/config/environment/plugin-names';
+import type { Release } from '../../runtime/config/releases';
+import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../lsp-messages';
+import { TrinityLanguageService } from '../service';
+import type { Analysis } from '../service/analyze';
+import { serviceSettings, type ClientSettings, type InitOptions } from './client-settings';
+import { detectTrinityRelease } from './python';
+import { RunWatcher } from './run-watcher';
+import { ValidationSchedule } from './validation-schedule';
+
+export class ServerSession {
+  readonly documents = new TextDocuments(TextDocument);
+  readonly service: TrinityLanguageService;
+  readonly watcher: RunWatcher;
+  readonly validation: ValidationSchedule;
+  workspaceRoot: string | undefined;
+  private pullConfiguration = false;
+  private initSettings: ClientSettings = {};
+  private detectedRelease: Release | undefined;
+  private detectPython = true;
+
+  constructor(private readonly connection: Connection) {
+    this.service = new TrinityLanguageService({
+      env: { ...process.env },
+      host: { exists: existsSync },
+      baseDirsFor: documentDirs,
+      readFile: (p) => this.readFile(p),
+    });
+    this.watcher = new RunWatcher((uri) => {
+      const doc = this.documents.get(uri);
+      if (doc) this.publish(doc);
+    });
+    this.validation = new ValidationSchedule(
+      (uri) => this.documents.get(uri),
+      (doc) => this.guard('preparing completion', undefined, () => this.service.prepare(doc)),
+      (doc) => this.publish(doc),
+    );
+  }
+
+  /** The client's `initialize`: its options, workspace folder, and whether it answers `workspace/configuration`. */
+  initialize(params: InitializeParams): void {
+    const opts = (params.initializationOptions ?? {}) as InitOptions;
+    this.validation.debounceMs = opts.debounceMs ?? this.validation.debounceMs;
+    this.initSettings = opts.settings ?? {};
+    const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
+    this.workspaceRoot = folder ? URI.parse(folder).fsPath : undefined;
+    this.pullConfiguration = params.capabilities.workspace?.configuration === true;
+    this.applySettings(this.initSettings);
+    this.detectPython = opts.detectPython !== false;
+  }
+
+  /** `workspace/didChangeConfiguration`'s settings, kept when the client is not asked for them instead. */
+  settingsPushed(settings: unknown): void {
+    const pushed = (settings as { trinityWorkbench?: ClientSettings } | undefined)?.trinityWorkbench;
+    if (pushed && !this.pullConfiguration) this.initSettings = { ...this.initSettings, ...pushed };
+  }
+
+  /** The client's settings (pulled when it answers, else the ones it gave), then every open document again. */
+  async loadSettings(): Promise<void> {
+    let s = this.initSettings;
+    if (this.pullConfiguration) {
+      try {
+        const pulled = await this.connection.workspace.getConfiguration('trinityWorkbench');
+        if (pulled && typeof pulled === 'object') s = { ...s, ...pulled };
+      } catch {
+        // The client could not answer; keep the initialization settings.
+      }
+    }
+    this.applySettings(s);
+    this.validation.settingsIn();
+    this.revalidateAll();
+    if (this.detectPython) {
+      void detectTrinityRelease(s.pythonPath || 'python3').then((r) => {
+        if (r === this.detectedRelease) return;
+        this.detectedRelease = r;
+        this.service.setContext({ detectedRelease: r });
+        this.revalidateAll();
+      });
+    }
+  }
+
+  /** Analyses and validates a document, follows its last run, and sends its release and diagnostics. */
+  publish(doc: TextDocument): void {
+    this.guard('validation', undefined, () => {
+      const analysis: Analysis = this.service.analyze(doc);
+      this.guard('reading the last run', undefined, () => this.followRun(doc));
+      const params: DocumentReleaseParams = { uri: doc.uri, release: analysis.release, source: analysis.releaseSource };
+      void this.connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, params);
+      const diagnostics = this.service.validate(doc);
+      // Usually done already, in the quiet after the edit; with little or no debounce, done here.
+      this.guard('preparing completion', undefined, () => this.service.prepare(doc));
+      void this.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
+    });
+  }
+
+  /** A closed document: no timers, nothing cached, no run followed, and its diagnostics cleared. */
+  close(uri: string): void {
+    this.validation.cancel(uri);
+    this.service.forget(uri);
+    this.watcher.untrack(uri);
+    void this.connection.sendDiagnostics({ uri, diagnostics: [] });
+  }
+
+  /** `f`'s answer, or `fallback` (logged) when it throws. */
+  guard<T>(what: string, fallback: T, f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      this.reportFailure(what, e);
+      return fallback;
+    }
+  }
+
+  async guardAsync<T>(what: string, fallback: T, f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (e) {
+      this.reportFailure(what, e);
+      return fallback;
+    }
+  }
+
+  /** `f` on the open document at `uri`, guarded; `fallback` when it is not open. */
+  withDoc<T>(uri: string, fallback: T, what: string, f: (doc: TextDocument) => T): T {
+    const doc = this.documents.get(uri);
+    return doc ? this.guard(what, fallback, () => f(doc)) : fallback;
+  }
+
+  private reportFailure(what: string, e: unknown): void {
+    this.connection.console.error(`trinity-workbench: ${what} failed: ${(e as Error).stack ?? e}`);
+  }
+
+  private revalidateAll(): void {
+    for (const doc of this.documents.all()) this.validation.schedule(doc, 0);
+  }
+
+  private applySettings(s: ClientSettings): void {
+    this.service.configure(serviceSettings(s));
+    this.refreshContext(s.pluginDirs ?? []);
+  }
+
+  /** The environment (the workspace's `.env` under the process's own) and the plugin dirs' registered names. */
+  private refreshContext(pluginDirs: string[]): void {
+    const env = this.environment();
+    const root = this.workspaceRoot;
+    const dirs = [...pluginDirs, ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)].map((d) =>
+      root ? resolve(root, d) : resolve(d),
+    );
+    this.service.setContext({
+      env,
+      detectedRelease: this.detectedRelease,
+      host: { exists: existsSync, baseDirs: root ? [root] : [], plugins: scanPluginDirs(dirs) },
+    });
+  }
+
+  private environment(): Record<string, string | undefined> {
+    const env: Record<string, string | undefined> = {};
+    if (this.workspaceRoot) {
+      try {
+        Object.assign(env, parseDotEnv(readFileSync(join(this.workspaceRoot, '.env'), 'utf8')));
+      } catch {
+        // No .env: fine.
+      }
+    }
+    return { ...env, ...process.env };
+  }
+
+  /** A document's last run is read from where it writes: relative to the workspace folder, else the file's folder. */
+  private followRun(doc: TextDocument): void {
+    const dirs = this.service.runDirs(doc);
+    const cwd = this.workspaceRoot ?? documentDirs(doc.uri)[0];
+    if (!cwd || !dirs.jobDir) return this.watcher.untrack(doc.uri);
+    this.watcher.track(
+      doc.uri,
+      resolve(cwd, dirs.jobDir),
+      dirs.stages.map((s) => ({ run: s.run, jobDir: resolve(cwd, s.jobDir) })),
+    );
+    this.service.setRunMetrics(doc.uri, this.watcher.snapshot(doc.uri));
+  }
+
+  private readFile(p: string): string | undefined {
+    try {
+      return readFileSync(this.workspaceRoot && !isAbsolute(p) ? join(this.workspaceRoot, p) : p, 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** A file document's own folder, where its relative paths may point. */
+export function documentDirs(uri: string): string[] {
+  const u = URI.parse(uri);
+  return u.scheme === 'file' ? [dirname(u.fsPath)] : [];
+}
