@@ -23,6 +23,7 @@ import {
   peekDataset,
   type DatasetFormat,
 } from '../../config/datasets/peek-dataset';
+import { pythonRound } from '../numpy/python-round';
 
 /** Where a row came from. `line` is 1-based (JSON Lines, CSV, JSON arrays); `record` is the 0-based row of its file. */
 export interface RowSource {
@@ -127,21 +128,12 @@ export function parseSplit(expr: string): SplitPart[] {
   });
 }
 
-/** Python's round() (half to even), as `datasets`' `_pct_to_abs_closest` uses it. */
-function roundHalfEven(x: number): number {
-  const f = Math.floor(x);
-  const d = x - f;
-  if (d > 0.5) return f + 1;
-  if (d < 0.5) return f;
-  return f % 2 === 0 ? f : f + 1;
-}
-
 function sliceBounds(part: SplitPart, n: number): [number, number] {
   let from: number;
   let to: number;
   if (part.unit === '%') {
-    from = part.from === undefined ? 0 : roundHalfEven((part.from * n) / 100);
-    to = part.to === undefined ? n : roundHalfEven((part.to * n) / 100);
+    from = part.from === undefined ? 0 : pythonRound((part.from * n) / 100);
+    to = part.to === undefined ? n : pythonRound((part.to * n) / 100);
   } else {
     from = part.from ?? 0;
     to = part.to ?? n;
