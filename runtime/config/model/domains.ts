@@ -12,6 +12,7 @@ type Ranged = { since?: Release; until?: Release; domain: Domain };
 // vLLM's SamplingParams._verify_args (vllm/sampling_params.py) raises ValueError on these when a request is built:
 // on the first rollout, after the GPUs are allocated.
 const SP = 'vLLM `SamplingParams._verify_args` (vllm/sampling_params.py) raises';
+// vLLM after the newest one Trinity allows (vllm-project/vllm PR 44965, 00388f6) also raises above 2; not modelled.
 const temperature: Domain = { min: 0, severity: 'error', source: `${SP} "temperature must be non-negative"` };
 const topP: Domain = {
   min: 0,
@@ -20,12 +21,12 @@ const topP: Domain = {
   severity: 'error',
   source: `${SP} "top_p must be in (0, 1]"`,
 };
-// -1 disables top-k in every vLLM Trinity pins; newer vLLM also reads 0 as "disabled".
+// -1 disables top-k in every vLLM Trinity pins; newer vLLM also reads 0 as "disabled" (and raises only below -1).
 const topK: Domain = {
   min: 1,
   except: [-1, 0],
   severity: 'error',
-  source: `${SP} "top_k must be -1 (disable), or at least 1"`,
+  source: `${SP} "top_k must be -1 (disable), or at least 1" (newer vLLM: "top_k must be 0 (disable), or at least 1")`,
 };
 // Newer vLLM (vllm-project/vllm 00388f6 sampling_params.py) also accepts -1 ("all logprobs"), older ones do not.
 const logprobs: Domain = {
@@ -55,7 +56,7 @@ const gpuMemory: Domain = {
   max: 1,
   severity: 'error',
   source:
-    'vLLM `CacheConfig._verify_args` (vllm/config.py) raises "GPU memory utilization must be less than 1.0"; at 0 no KV cache fits',
+    'vLLM `CacheConfig` (vllm/config/cache.py, 002f10e) declares `gpu_memory_utilization` as a pydantic `Field(gt=0, le=1)` (ValidationError); older vLLM (vllm/config.py `CacheConfig._verify_args`) raised "GPU memory utilization must be less than 1.0" above 1, and at 0 no KV cache fits',
 };
 const dtype: Domain = {
   oneOf: ['auto', 'half', 'float16', 'bfloat16', 'float', 'float32'],
@@ -67,7 +68,7 @@ const tensorParallel: Domain = {
   min: 1,
   severity: 'error',
   source:
-    'vLLM `ParallelConfig` (vllm/config.py): the world size tensor_parallel_size × pipeline_parallel_size must be at least 1',
+    'Trinity\'s explorer check (trinity/common/config_validator.py `ExplorerConfigValidator._validate_inference_parallel_config`, 1c35a79) raises "`rollout_model.tensor_parallel_size` must be >= 1" for a vLLM engine; before it, vLLM `ParallelConfig` needs a world size tensor_parallel_size × pipeline_parallel_size of at least 1',
 };
 const modelLen: Domain = {
   min: 1,
@@ -87,7 +88,7 @@ const scheduler: Domain = {
   oneOf: ['constant', 'cosine'],
   severity: 'error',
   source:
-    "veRL's FSDP workers (verl/workers/fsdp_workers.py `_build_model_optimizer`) raise NotImplementedError for any other warmup style",
+    "veRL's FSDP workers (verl/workers/fsdp_workers.py `_build_model_optimizer`) raise NotImplementedError for any other warmup style; from veRL v0.7.0 (f9c855f) `FSDPOptimizerConfig.__post_init__` (verl/workers/config/optimizer.py) also asserts it is `constant` or `cosine` (case-sensitive)",
 };
 
 const positive = (source: string, severity: Domain['severity'] = 'error'): Domain => ({ min: 1, severity, source });
@@ -200,7 +201,7 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     },
   ],
   'SynchronizerConfig.sync_interval': positive(
-    'Trinity syncs when `step % sync_interval == 0` (trinity/explorer/explorer.py): 0 raises ZeroDivisionError',
+    'Trinity\'s config check asserts `sync_interval > 0` (AssertionError "`sync_interval` must be positive."; trinity/common/config_validator.py `SynchronizerConfigValidator`, 1c35a79); the explorer syncs when `(step - sync_offset) % sync_interval == 0`',
   ),
   'SynchronizerConfig.sync_offset': nonNegative(
     "Trinity's explorer waits for trainer step `step - sync_offset` (trinity/explorer/explorer.py); a negative offset waits for steps that never come",
@@ -223,10 +224,12 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
       "Trinity's scheduler (trinity/explorer/scheduler.py) fails a task after `max_timeout` seconds: 0 or less fails every task",
   },
   'ExplorerConfig.max_retry_times': nonNegative(
-    "Trinity's workflow runner (trinity/explorer/workflow_runner.py) runs a task 1 + max_retry_times times; a negative count runs none",
+    "Trinity's scheduler (trinity/explorer/scheduler.py `RunnerWrapper.run_with_retry`, b6321d7) tries a task 1 + max_retry_times times; a negative count tries none and every task fails",
   ),
+  // Python's modulo makes a negative interval work (Trinity may even round it up to a multiple of sync_interval);
+  // only 0 breaks, but the domain keeps to the documented >= 1.
   'ExplorerConfig.eval_interval': positive(
-    'Trinity evaluates when `step % eval_interval == 0` (trinity/explorer/explorer.py): 0 raises ZeroDivisionError',
+    'Trinity evaluates when `step % eval_interval == 0` (trinity/explorer/explorer.py `need_eval`): 0 raises ZeroDivisionError after the first step, and the explore loop stops',
   ),
   'ExplorerConfig.proxy_port': {
     min: 0,
@@ -242,16 +245,27 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
       "Trinity's serve loop (trinity/explorer/explorer.py) sleeps this many seconds between checks: 0 or less spins",
   },
   'ExplorerConfig.max_repeat_times_per_runner': positive(
-    "Trinity's scheduler (trinity/explorer/scheduler.py) splits a task into chunks of at most this many repeats: below 1 no chunk is made",
+    "Trinity's scheduler (trinity/explorer/scheduler.py `_split_and_submit_tasks`, b6321d7) splits a task with `range(0, repeat_times, max_repeat_times_per_runner)`: 0 raises ValueError, a negative size makes no chunk and the task never completes",
   ),
   'TrainerConfig.save_interval': nonNegative(
     'Trinity saves when `step % save_interval == 0` with 0 meaning "only at the end" (trinity/trainer/trainer.py); negative intervals never save',
   ),
-  'TrainerConfig.ulysses_sequence_parallel_size': positive(
-    "veRL's FSDP workers (verl/workers/fsdp_workers.py) build a device mesh of dp × sp: sp must be at least 1",
-  ),
+  'TrainerConfig.ulysses_sequence_parallel_size': [
+    {
+      domain: positive(
+        "veRL's FSDP workers (verl/workers/fsdp_workers.py `__init__`) split the GPUs as `world_size // ulysses_sequence_parallel_size`: 0 raises ZeroDivisionError",
+      ),
+    },
+    {
+      since: 'v0.5.2',
+      domain: positive(
+        'Trinity\'s trainer check (trinity/common/config_validator.py `TrainerConfigValidator`, 1c35a79) warns "Ulysses sequence parallel size is set to 1" and replaces a value below 1',
+        'warning',
+      ),
+    },
+  ],
   'TrainerConfig.max_token_len_per_gpu': positive(
-    "veRL's dynamic batching (verl/utils/seqlen_balancing.py) asserts each micro-batch fits `max_token_len`",
+    'veRL\'s dynamic batching (verl/utils/seqlen_balancing.py `rearrange_micro_batches`, v0.7.0 f9c855f) asserts "max_token_len must be greater than the sequence length"; unset, Trinity fills ceil(2 × max_model_len / sequence parallelism)',
   ),
   'TrainerConfig.grad_clip': {
     min: 0,

@@ -210,6 +210,14 @@ describe('domains corrected against their sources (issue 15 spot-check)', () => 
     assert.deepEqual(at('mode: both\nmodel:\n  logprobs: -2\n'), [['error', 3]]);
   });
 
+  test('ulysses_sequence_parallel_size below 1: veRL divides by it (error) until Trinity resets it to 1 (v0.5.2: warning)', () => {
+    const yaml = 'mode: both\ntrainer:\n  ulysses_sequence_parallel_size: 0\n';
+    const at = (release: Release) => domainErrors(yaml, release).map((d) => [d.severity, d.line]);
+    assert.deepEqual(at('v0.5.0'), [['error', 3]]);
+    assert.deepEqual(at('v0.5.2'), [['warning', 3]]);
+    assert.deepEqual(at('main'), [['warning', 3]]);
+  });
+
   test('min_lr_ratio out of [0, 1] warns: only the cosine schedule asserts on it', () => {
     const yaml = 'mode: both\nalgorithm:\n  optimizer:\n    min_lr_ratio: 1.5\n';
     assert.deepEqual(at(yaml), [['warning', 4]]);
