@@ -248,7 +248,8 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     "Trinity's scheduler (trinity/explorer/scheduler.py `_split_and_submit_tasks`, b6321d7) splits a task with `range(0, repeat_times, max_repeat_times_per_runner)`: 0 raises ValueError, a negative size makes no chunk and the task never completes",
   ),
   'TrainerConfig.save_interval': nonNegative(
-    'Trinity saves when `step % save_interval == 0` with 0 meaning "only at the end" (trinity/trainer/trainer.py); negative intervals never save',
+    'Trinity saves when `save_interval > 0 and step % save_interval == 0` and always at the end (trinity/trainer/trainer.py `need_save`, 08ab577): a negative interval is read as 0, "only at the end"',
+    'warning',
   ),
   'TrainerConfig.ulysses_sequence_parallel_size': [
     {
@@ -274,8 +275,9 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     source:
       'torch `clip_grad_norm_` (torch/nn/utils/clip_grad.py) scales gradients by max_norm / norm: 0 or less zeroes or flips every update',
   },
-  'TrainerConfig.max_checkpoints_to_keep': positive(
-    "Trinity's checkpoint rotation (trinity/trainer) deletes all but the newest N: below 1 it deletes the checkpoint it just wrote",
+  // 0 is Trinity's own "keep all" (its newest dataclass default), like null.
+  'TrainerConfig.max_checkpoints_to_keep': nonNegative(
+    "Trinity passes it to veRL as `max_actor_ckpt_to_keep`, and veRL's checkpoint manager (verl/utils/checkpoint/checkpoint_manager.py `register_checkpoint`, b178a3c) rotates only when it is > 0: a negative count keeps every checkpoint, as 0 does",
     'warning',
   ),
   'TaskPipelineConfig.num_process': positive(

@@ -218,6 +218,15 @@ describe('domains corrected against their sources (issue 15 spot-check)', () => 
     assert.deepEqual(at('main'), [['warning', 3]]);
   });
 
+  test('max_checkpoints_to_keep 0 keeps all (no finding); a negative count is read the same way (warning)', () => {
+    assert.deepEqual(at('mode: both\ntrainer:\n  max_checkpoints_to_keep: 0\n'), []);
+    assert.deepEqual(at('mode: both\ntrainer:\n  max_checkpoints_to_keep: -1\n'), [['warning', 3]]);
+  });
+
+  test('save_interval below 0 is read as 0, "only at the end": a warning, not an error', () => {
+    assert.deepEqual(at('mode: both\ntrainer:\n  save_interval: -5\n'), [['warning', 3]]);
+  });
+
   test('min_lr_ratio out of [0, 1] warns: only the cosine schedule asserts on it', () => {
     const yaml = 'mode: both\nalgorithm:\n  optimizer:\n    min_lr_ratio: 1.5\n';
     assert.deepEqual(at(yaml), [['warning', 4]]);
