@@ -144,10 +144,10 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
 
   // Trinity's own loops and checks (trinity/common/config.py, trinity/explorer, trinity/buffer)
   'BufferConfig.batch_size': positive(
-    'Trinity reads `batch_size` tasks per explorer step (trinity/buffer readers) and veRL asserts train_batch_size > 0 (verl/trainer/ppo/ray_trainer.py)',
+    'Trinity reads `batch_size` tasks per explorer step (trinity/buffer readers); Trinity makes it the actor\'s `ppo_mini_batch_size` (via train_batch_size), which veRL\'s FSDP workers assert "should be larger than 0" after dividing by the data-parallel size (verl/workers/fsdp_workers.py, v0.7.0 f9c855f)',
   ),
   'BufferConfig.train_batch_size': nonNegative(
-    "Trinity's buffer check (trinity/common/config.py): 0 means batch_size × repeat_times; veRL asserts a positive train_batch_size",
+    'Trinity\'s buffer check (trinity/common/config.py; config_validator.py `BufferConfigValidator` from v0.5.0): 0 means batch_size × repeat_times; a negative size reaches veRL\'s FSDP workers as `ppo_mini_batch_size`, asserted "should be larger than 0" (verl/workers/fsdp_workers.py, v0.7.0 f9c855f)',
   ),
   'BufferConfig.total_epochs': positive(
     "Trinity's readers stop after `total_epochs` passes (trinity/buffer/reader): below 1 the run reads nothing and ends at once",
@@ -158,7 +158,7 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     'warning',
   ),
   'AlgorithmConfig.repeat_times': positive(
-    'Trinity repeats each task `repeat_times` times (trinity/common/workflows) and veRL asserts train_batch_size = batch_size × repeat_times > 0',
+    "Trinity repeats each task `repeat_times` times (trinity/common/workflows); an unset train_batch_size becomes batch_size × repeat_times, which veRL's FSDP workers assert positive as `ppo_mini_batch_size` (verl/workers/fsdp_workers.py, v0.7.0 f9c855f)",
   ),
   'ClusterConfig.node_num': [
     {
@@ -266,7 +266,7 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     },
   ],
   'TrainerConfig.max_token_len_per_gpu': positive(
-    'veRL\'s dynamic batching (verl/utils/seqlen_balancing.py `rearrange_micro_batches`, v0.7.0 f9c855f) asserts "max_token_len must be greater than the sequence length"; unset, Trinity fills ceil(2 × max_model_len / sequence parallelism)',
+    'veRL\'s dynamic batching (verl/utils/seqlen_balancing.py `rearrange_micro_batches`, v0.7.0 f9c855f) asserts "max_token_len must be greater than the sequence length"; unset, Trinity fills ceil(2 × max_model_len / sequence parallelism); Trinity\'s config for the newer veRL engine (trinity/trainer/verl/config.py `_adjust_token_len_if_needed`, 3231abd; not modelled) raises a value below ceil(max_model_len / sp) to that with a warning',
   ),
   'TrainerConfig.grad_clip': {
     min: 0,
