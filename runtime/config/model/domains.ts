@@ -98,11 +98,12 @@ const storageTypes: Ranged[] = [
   {
     since: 'v0.4.0',
     domain: {
+      // Case-sensitive: the writer compares with `StorageType.X.value` ("sql", "queue", "file"), the reader
+      // registry looks the key up as written.
       oneOf: ['file', 'queue', 'sql'],
-      caseInsensitive: true,
       severity: 'error',
       source:
-        'Trinity `get_buffer_reader` / `get_buffer_writer` (trinity/buffer/__init__.py) raise ValueError for any other storage type (a plain string since v0.4.0; an Enum before)',
+        'Trinity `get_buffer_reader` / `get_buffer_writer` (trinity/buffer/__init__.py) raise ValueError for any other storage type, compared as written (a plain string since v0.4.0; an Enum before)',
     },
   },
 ];

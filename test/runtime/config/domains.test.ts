@@ -227,6 +227,12 @@ describe('domains corrected against their sources (issue 15 spot-check)', () => 
     assert.deepEqual(at('mode: both\ntrainer:\n  save_interval: -5\n'), [['warning', 3]]);
   });
 
+  test('storage_type is compared as written since v0.4.0: `QUEUE` is not `queue`', () => {
+    const yaml = 'mode: both\nbuffer:\n  trainer_input:\n    experience_buffer:\n      storage_type: QUEUE\n';
+    assert.deepEqual(at(yaml), [['error', 5]]);
+    assert.deepEqual(at(yaml.replace('QUEUE', 'queue')), []);
+  });
+
   test('min_lr_ratio out of [0, 1] warns: only the cosine schedule asserts on it', () => {
     const yaml = 'mode: both\nalgorithm:\n  optimizer:\n    min_lr_ratio: 1.5\n';
     assert.deepEqual(at(yaml), [['warning', 4]]);
