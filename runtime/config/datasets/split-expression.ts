@@ -1,5 +1,6 @@
 /** Trinity's `split` expressions (`train`, `train[:100]`, `train[10%:]`, `train+test`), as `datasets` reads them. */
 import { DataError } from './data-error';
+import { pythonRound } from '../python-round';
 
 /** The split names an expression reads, each once, slices dropped; `train` when none. Never throws (the peek's). */
 export function splitNames(expr: string): string[] {
@@ -44,22 +45,13 @@ export function parseSplit(expr: string): SplitPart[] {
   });
 }
 
-/** Python's round() (half to even), as `datasets`' `_pct_to_abs_closest` uses it. */
-function roundHalfEven(x: number): number {
-  const f = Math.floor(x);
-  const d = x - f;
-  if (d > 0.5) return f + 1;
-  if (d < 0.5) return f;
-  return f % 2 === 0 ? f : f + 1;
-}
-
 /** The rows [from, to) that `part` selects of a split of `n` rows. */
 export function sliceBounds(part: SplitPart, n: number): [number, number] {
   let from: number;
   let to: number;
   if (part.unit === '%') {
-    from = part.from === undefined ? 0 : roundHalfEven((part.from * n) / 100);
-    to = part.to === undefined ? n : roundHalfEven((part.to * n) / 100);
+    from = part.from === undefined ? 0 : pythonRound((part.from * n) / 100);
+    to = part.to === undefined ? n : pythonRound((part.to * n) / 100);
   } else {
     from = part.from ?? 0;
     to = part.to ?? n;

@@ -12,6 +12,7 @@ type Ranged = { since?: Release; until?: Release; domain: Domain };
 // vLLM's SamplingParams._verify_args (vllm/sampling_params.py) raises ValueError on these when a request is built:
 // on the first rollout, after the GPUs are allocated.
 const SP = 'vLLM `SamplingParams._verify_args` (vllm/sampling_params.py) raises';
+// vLLM after the newest one Trinity allows (vllm-project/vllm PR 44965, 00388f6) also raises above 2; not modelled.
 const temperature: Domain = { min: 0, severity: 'error', source: `${SP} "temperature must be non-negative"` };
 const topP: Domain = {
   min: 0,
@@ -20,12 +21,12 @@ const topP: Domain = {
   severity: 'error',
   source: `${SP} "top_p must be in (0, 1]"`,
 };
-// -1 disables top-k in every vLLM Trinity pins; newer vLLM also reads 0 as "disabled".
+// -1 disables top-k in every vLLM Trinity pins; newer vLLM also reads 0 as "disabled" (and raises only below -1).
 const topK: Domain = {
   min: 1,
   except: [-1, 0],
   severity: 'error',
-  source: `${SP} "top_k must be -1 (disable), or at least 1"`,
+  source: `${SP} "top_k must be -1 (disable), or at least 1" (newer vLLM: "top_k must be 0 (disable), or at least 1")`,
 };
 // Newer vLLM (vllm-project/vllm 00388f6 sampling_params.py) also accepts -1 ("all logprobs"), older ones do not.
 const logprobs: Domain = {
@@ -55,7 +56,7 @@ const gpuMemory: Domain = {
   max: 1,
   severity: 'error',
   source:
-    'vLLM `CacheConfig._verify_args` (vllm/config.py) raises "GPU memory utilization must be less than 1.0"; at 0 no KV cache fits',
+    'vLLM `CacheConfig` (vllm/config/cache.py, 002f10e) declares `gpu_memory_utilization` as a pydantic `Field(gt=0, le=1)` (ValidationError); older vLLM (vllm/config.py `CacheConfig._verify_args`) raised "GPU memory utilization must be less than 1.0" above 1, and at 0 no KV cache fits',
 };
 const dtype: Domain = {
   oneOf: ['auto', 'half', 'float16', 'bfloat16', 'float', 'float32'],
@@ -67,7 +68,7 @@ const tensorParallel: Domain = {
   min: 1,
   severity: 'error',
   source:
-    'vLLM `ParallelConfig` (vllm/config.py): the world size tensor_parallel_size × pipeline_parallel_size must be at least 1',
+    'Trinity\'s explorer check (trinity/common/config_validator.py `ExplorerConfigValidator._validate_inference_parallel_config`, 1c35a79) raises "`rollout_model.tensor_parallel_size` must be >= 1" for a vLLM engine; before it, vLLM `ParallelConfig` needs a world size tensor_parallel_size × pipeline_parallel_size of at least 1',
 };
 const modelLen: Domain = {
   min: 1,
@@ -87,7 +88,7 @@ const scheduler: Domain = {
   oneOf: ['constant', 'cosine'],
   severity: 'error',
   source:
-    "veRL's FSDP workers (verl/workers/fsdp_workers.py `_build_model_optimizer`) raise NotImplementedError for any other warmup style",
+    "veRL's FSDP workers (verl/workers/fsdp_workers.py `_build_model_optimizer`) raise NotImplementedError for any other warmup style; from veRL v0.7.0 (f9c855f) `FSDPOptimizerConfig.__post_init__` (verl/workers/config/optimizer.py) also asserts it is `constant` or `cosine` (case-sensitive)",
 };
 
 const positive = (source: string, severity: Domain['severity'] = 'error'): Domain => ({ min: 1, severity, source });
@@ -97,11 +98,12 @@ const storageTypes: Ranged[] = [
   {
     since: 'v0.4.0',
     domain: {
+      // Case-sensitive: the writer compares with `StorageType.X.value` ("sql", "queue", "file"), the reader
+      // registry looks the key up as written.
       oneOf: ['file', 'queue', 'sql'],
-      caseInsensitive: true,
       severity: 'error',
       source:
-        'Trinity `get_buffer_reader` / `get_buffer_writer` (trinity/buffer/__init__.py) raise ValueError for any other storage type (a plain string since v0.4.0; an Enum before)',
+        'Trinity `get_buffer_reader` / `get_buffer_writer` (trinity/buffer/__init__.py) raise ValueError for any other storage type, compared as written (a plain string since v0.4.0; an Enum before)',
     },
   },
 ];
@@ -143,10 +145,10 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
 
   // Trinity's own loops and checks (trinity/common/config.py, trinity/explorer, trinity/buffer)
   'BufferConfig.batch_size': positive(
-    'Trinity reads `batch_size` tasks per explorer step (trinity/buffer readers) and veRL asserts train_batch_size > 0 (verl/trainer/ppo/ray_trainer.py)',
+    'Trinity reads `batch_size` tasks per explorer step (trinity/buffer readers); Trinity makes it the actor\'s `ppo_mini_batch_size` (via train_batch_size), which veRL\'s FSDP workers assert "should be larger than 0" after dividing by the data-parallel size (verl/workers/fsdp_workers.py, v0.7.0 f9c855f)',
   ),
   'BufferConfig.train_batch_size': nonNegative(
-    "Trinity's buffer check (trinity/common/config.py): 0 means batch_size × repeat_times; veRL asserts a positive train_batch_size",
+    'Trinity\'s buffer check (trinity/common/config.py; config_validator.py `BufferConfigValidator` from v0.5.0): 0 means batch_size × repeat_times; a negative size reaches veRL\'s FSDP workers as `ppo_mini_batch_size`, asserted "should be larger than 0" (verl/workers/fsdp_workers.py, v0.7.0 f9c855f)',
   ),
   'BufferConfig.total_epochs': positive(
     "Trinity's readers stop after `total_epochs` passes (trinity/buffer/reader): below 1 the run reads nothing and ends at once",
@@ -157,7 +159,7 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     'warning',
   ),
   'AlgorithmConfig.repeat_times': positive(
-    'Trinity repeats each task `repeat_times` times (trinity/common/workflows) and veRL asserts train_batch_size = batch_size × repeat_times > 0',
+    "Trinity repeats each task `repeat_times` times (trinity/common/workflows); an unset train_batch_size becomes batch_size × repeat_times, which veRL's FSDP workers assert positive as `ppo_mini_batch_size` (verl/workers/fsdp_workers.py, v0.7.0 f9c855f)",
   ),
   'ClusterConfig.node_num': [
     {
@@ -200,7 +202,7 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     },
   ],
   'SynchronizerConfig.sync_interval': positive(
-    'Trinity syncs when `step % sync_interval == 0` (trinity/explorer/explorer.py): 0 raises ZeroDivisionError',
+    'Trinity\'s config check asserts `sync_interval > 0` (AssertionError "`sync_interval` must be positive."; trinity/common/config_validator.py `SynchronizerConfigValidator`, 1c35a79); the explorer syncs when `(step - sync_offset) % sync_interval == 0`',
   ),
   'SynchronizerConfig.sync_offset': nonNegative(
     "Trinity's explorer waits for trainer step `step - sync_offset` (trinity/explorer/explorer.py); a negative offset waits for steps that never come",
@@ -223,10 +225,12 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
       "Trinity's scheduler (trinity/explorer/scheduler.py) fails a task after `max_timeout` seconds: 0 or less fails every task",
   },
   'ExplorerConfig.max_retry_times': nonNegative(
-    "Trinity's workflow runner (trinity/explorer/workflow_runner.py) runs a task 1 + max_retry_times times; a negative count runs none",
+    "Trinity's scheduler (trinity/explorer/scheduler.py `RunnerWrapper.run_with_retry`, b6321d7) tries a task 1 + max_retry_times times; a negative count tries none and every task fails",
   ),
+  // Python's modulo makes a negative interval work (Trinity may even round it up to a multiple of sync_interval);
+  // only 0 breaks, but the domain keeps to the documented >= 1.
   'ExplorerConfig.eval_interval': positive(
-    'Trinity evaluates when `step % eval_interval == 0` (trinity/explorer/explorer.py): 0 raises ZeroDivisionError',
+    'Trinity evaluates when `step % eval_interval == 0` (trinity/explorer/explorer.py `need_eval`): 0 raises ZeroDivisionError after the first step, and the explore loop stops',
   ),
   'ExplorerConfig.proxy_port': {
     min: 0,
@@ -242,16 +246,28 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
       "Trinity's serve loop (trinity/explorer/explorer.py) sleeps this many seconds between checks: 0 or less spins",
   },
   'ExplorerConfig.max_repeat_times_per_runner': positive(
-    "Trinity's scheduler (trinity/explorer/scheduler.py) splits a task into chunks of at most this many repeats: below 1 no chunk is made",
+    "Trinity's scheduler (trinity/explorer/scheduler.py `_split_and_submit_tasks`, b6321d7) splits a task with `range(0, repeat_times, max_repeat_times_per_runner)`: 0 raises ValueError, a negative size makes no chunk and the task never completes",
   ),
   'TrainerConfig.save_interval': nonNegative(
-    'Trinity saves when `step % save_interval == 0` with 0 meaning "only at the end" (trinity/trainer/trainer.py); negative intervals never save',
+    'Trinity saves when `save_interval > 0 and step % save_interval == 0` and always at the end (trinity/trainer/trainer.py `need_save`, 08ab577): a negative interval is read as 0, "only at the end"',
+    'warning',
   ),
-  'TrainerConfig.ulysses_sequence_parallel_size': positive(
-    "veRL's FSDP workers (verl/workers/fsdp_workers.py) build a device mesh of dp × sp: sp must be at least 1",
-  ),
+  'TrainerConfig.ulysses_sequence_parallel_size': [
+    {
+      domain: positive(
+        "veRL's FSDP workers (verl/workers/fsdp_workers.py `__init__`) split the GPUs as `world_size // ulysses_sequence_parallel_size`: 0 raises ZeroDivisionError",
+      ),
+    },
+    {
+      since: 'v0.5.2',
+      domain: positive(
+        'Trinity\'s trainer check (trinity/common/config_validator.py `TrainerConfigValidator`, 1c35a79) warns "Ulysses sequence parallel size is set to 1" and replaces a value below 1',
+        'warning',
+      ),
+    },
+  ],
   'TrainerConfig.max_token_len_per_gpu': positive(
-    "veRL's dynamic batching (verl/utils/seqlen_balancing.py) asserts each micro-batch fits `max_token_len`",
+    'veRL\'s dynamic batching (verl/utils/seqlen_balancing.py `rearrange_micro_batches`, v0.7.0 f9c855f) asserts "max_token_len must be greater than the sequence length"; unset, Trinity fills ceil(2 × max_model_len / sequence parallelism); Trinity\'s config for the newer veRL engine (trinity/trainer/verl/config.py `_adjust_token_len_if_needed`, 3231abd; not modelled) raises a value below ceil(max_model_len / sp) to that with a warning',
   ),
   'TrainerConfig.grad_clip': {
     min: 0,
@@ -260,8 +276,9 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     source:
       'torch `clip_grad_norm_` (torch/nn/utils/clip_grad.py) scales gradients by max_norm / norm: 0 or less zeroes or flips every update',
   },
-  'TrainerConfig.max_checkpoints_to_keep': positive(
-    "Trinity's checkpoint rotation (trinity/trainer) deletes all but the newest N: below 1 it deletes the checkpoint it just wrote",
+  // 0 is Trinity's own "keep all" (its newest dataclass default), like null.
+  'TrainerConfig.max_checkpoints_to_keep': nonNegative(
+    "Trinity passes it to veRL as `max_actor_ckpt_to_keep`, and veRL's checkpoint manager (verl/utils/checkpoint/checkpoint_manager.py `register_checkpoint`, b178a3c) rotates only when it is > 0: a negative count keeps every checkpoint, as 0 does",
     'warning',
   ),
   'TaskPipelineConfig.num_process': positive(

@@ -292,7 +292,7 @@ export const REGISTRIES: Record<RegistryId, Registry> = {
       },
       {
         name: 'm2po',
-        doc: 'M2PO loss: unclipped importance-weighted advantage on the tokens left after masking those with the largest squared log-ratio until the mean is at most `m2_threshold`; `loss_agg_mode` must be `token-mean`.',
+        doc: 'M2PO loss: -advantage × ratio (no PPO clip; the log-ratio clamped to ±`log_ratio_clip`), with a second-moment trust region: among the tokens where PPO would clip (advantage > 0 with ratio > 1, or advantage < 0 with ratio < 1), those with the largest squared log-ratio are masked until the mean of the rest is at most `m2_threshold`, over the whole mini-batch. Masked tokens still count in the token-mean denominator; `loss_agg_mode` must be `token-mean`.',
         since: 'main',
         source: '1d52c85 trinity/algorithm/policy_loss_fn/__init__.py (class: 3a41dc2 m2po_policy_loss.py)',
       },

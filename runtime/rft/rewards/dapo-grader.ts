@@ -23,6 +23,7 @@
 
 import { strictLastBoxed } from './boxed';
 import { evaluateMathNode, parseMathExpression, type MathNode } from './math-equivalence';
+import { pythonRound } from '../../config/python-round';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Python helpers
@@ -36,16 +37,9 @@ export function pyFloat(s: string): number | null {
   return Number(t.replace(/_/g, ''));
 }
 
-/** Python round() (half to even) for finite values. */
-function pyRound(x: number): number {
-  const r = Math.round(x);
-  if (Math.abs(x % 1) === 0.5 && r % 2 !== 0) return r - 1;
-  return r;
-}
-
 function isIntValued(x: number): boolean {
   if (!Number.isFinite(x)) return false;
-  return Math.abs(x - pyRound(x)) <= 1e-7;
+  return Math.abs(x - pythonRound(x)) <= 1e-7;
 }
 
 function pyStripChars(s: string, chars: string): string {
@@ -306,7 +300,7 @@ export function dapoNormalize(expr: string): string {
   if (expr.length > 0 && expr[0] === '{' && expr[expr.length - 1] === '}') expr = expr.slice(1, -1);
   expr = expr.replace(/,\\! */g, '');
   const f = pyFloat(expr);
-  if (f !== null && isIntValued(f)) expr = bigIntString(pyRound(f));
+  if (f !== null && isIntValued(f)) expr = bigIntString(pythonRound(f));
   if (expr.includes('\\')) expr = dapoParseLatex(expr);
   expr = expr.replace(/- */g, '-');
   expr = expr.replace(/([0-9]) +([0-9])/g, '$1+$2');

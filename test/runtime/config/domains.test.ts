@@ -210,6 +210,29 @@ describe('domains corrected against their sources (issue 15 spot-check)', () => 
     assert.deepEqual(at('mode: both\nmodel:\n  logprobs: -2\n'), [['error', 3]]);
   });
 
+  test('ulysses_sequence_parallel_size below 1: veRL divides by it (error) until Trinity resets it to 1 (v0.5.2: warning)', () => {
+    const yaml = 'mode: both\ntrainer:\n  ulysses_sequence_parallel_size: 0\n';
+    const at = (release: Release) => domainErrors(yaml, release).map((d) => [d.severity, d.line]);
+    assert.deepEqual(at('v0.5.0'), [['error', 3]]);
+    assert.deepEqual(at('v0.5.2'), [['warning', 3]]);
+    assert.deepEqual(at('main'), [['warning', 3]]);
+  });
+
+  test('max_checkpoints_to_keep 0 keeps all (no finding); a negative count is read the same way (warning)', () => {
+    assert.deepEqual(at('mode: both\ntrainer:\n  max_checkpoints_to_keep: 0\n'), []);
+    assert.deepEqual(at('mode: both\ntrainer:\n  max_checkpoints_to_keep: -1\n'), [['warning', 3]]);
+  });
+
+  test('save_interval below 0 is read as 0, "only at the end": a warning, not an error', () => {
+    assert.deepEqual(at('mode: both\ntrainer:\n  save_interval: -5\n'), [['warning', 3]]);
+  });
+
+  test('storage_type is compared as written since v0.4.0: `QUEUE` is not `queue`', () => {
+    const yaml = 'mode: both\nbuffer:\n  trainer_input:\n    experience_buffer:\n      storage_type: QUEUE\n';
+    assert.deepEqual(at(yaml), [['error', 5]]);
+    assert.deepEqual(at(yaml.replace('QUEUE', 'queue')), []);
+  });
+
   test('min_lr_ratio out of [0, 1] warns: only the cosine schedule asserts on it', () => {
     const yaml = 'mode: both\nalgorithm:\n  optimizer:\n    min_lr_ratio: 1.5\n';
     assert.deepEqual(at(yaml), [['warning', 4]]);
