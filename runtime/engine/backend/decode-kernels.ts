@@ -10,6 +10,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { DataType, KernelFunc, TensorInfo } from '@tensorflow/tfjs-core';
+import { nativeBlasAddon, type BlasAddon } from './native-matmul';
 
 export const RMS_NORM = 'TrinityRmsNorm';
 export const ADD_RMS_NORM = 'TrinityAddRmsNorm';
@@ -30,6 +31,29 @@ interface HostStore {
 interface WasmLike {
   typedArrayFromHeap(t: TensorInfo): HostArray;
   makeOutput(shape: number[], dtype: DataType): TensorInfo;
+  wasm: { HEAPU8: Uint8Array };
+  dataIdMap: { get(dataId: object): { memoryOffset: number } | undefined };
+}
+
+/** On wasm with the native addon (and a build that has `fn`): the heap and tensors' float offsets for it. */
+function nativeOn(
+  backendName: string,
+  backend: unknown,
+  fn: 'decodeAttention' | 'swiglu',
+): { addon: Required<BlasAddon>; heap: () => ArrayBuffer; off: (t: TensorInfo | undefined) => number } | undefined {
+  const addon = backendName === 'wasm' ? nativeBlasAddon() : undefined;
+  if (!addon?.[fn]) return undefined;
+  const be = backend as WasmLike;
+  return {
+    addon: addon as Required<BlasAddon>,
+    heap: () => be.wasm.HEAPU8.buffer as ArrayBuffer,
+    off: (t) => {
+      if (!t) return -1;
+      const d = be.dataIdMap.get(t.dataId);
+      if (!d) throw new Error('decode kernel: an input is not on the wasm backend');
+      return d.memoryOffset / 4;
+    },
+  };
 }
 
 interface CpuLike {
@@ -107,6 +131,11 @@ function swigluKernel(backendName: string): KernelFunc {
     const [n, two] = gu.shape;
     const inter = two / 2;
     const outInfo = store.output([n, inter], 'float32');
+    const native = nativeOn(backendName, backend, 'swiglu');
+    if (native) {
+      native.addon.swiglu(native.heap(), n, inter, native.off(gu), native.off(outInfo));
+      return outInfo;
+    }
     const g = store.view(gu);
     const out = store.view(outInfo);
     for (let r = 0; r < n; r++) {
@@ -191,6 +220,16 @@ function decodeAttentionKernel(backendName: string): KernelFunc {
     if (slot < 0 || slot >= L) throw new Error(`${DECODE_ATTENTION}: slot ${slot} is outside the cache (${L})`);
     const store = storeOf(backendName, backend);
     const outInfo = store.output([B, H * hd], 'float32');
+    const native = nativeOn(backendName, backend, 'decodeAttention');
+    if (native) {
+      const o = native.off;
+      // prettier-ignore
+      native.addon.decodeAttention(
+        native.heap(), B, H, KV, hd, L, M, slot, ins.cos!.shape[0], eps, o(ins.qkv), o(ins.positions), o(ins.cos),
+        o(ins.sin), o(keysInfo), o(ins.values), o(ins.mask), o(ins.bias), o(ins.qNorm), o(ins.kNorm), o(outInfo),
+      );
+      return outInfo;
+    }
     const v = (t: TensorInfo | undefined): HostArray | undefined => (t ? store.view(t) : undefined);
     const qkv = v(ins.qkv)!;
     const pos = v(ins.positions)!;
