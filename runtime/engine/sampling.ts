@@ -7,6 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM, KVCache } from './model/transformer';
+import { CachedDecoder, fusedDecodeUnsupported } from './model/cached-decoder';
 import { Rng } from './random';
 import { tidy } from './ops';
 
@@ -106,7 +107,14 @@ export async function generate(
     ),
   );
   let cache: KVCache = step.cache;
+  // The decode steps after the prefill: fused kernels over a preallocated cache where the backend has them.
+  let decoder: CachedDecoder | undefined;
   try {
+    if (maxNew > 1 && fusedDecodeUnsupported(model) === undefined) {
+      decoder = new CachedDecoder(model, head, cache, mask, maxNew - 1);
+      disposeCache(cache);
+      cache = { keys: [], values: [] };
+    }
     for (let t = 0; t < maxNew; t++) {
       if (params.shouldStop?.()) throw new GenerationStoppedError(`generation stopped after ${t} decode step(s)`);
       const logits = (await step.logits.data()) as Float32Array;
@@ -135,6 +143,12 @@ export async function generate(
         }
       }
       if (done.every(Boolean) || t === maxNew - 1) break;
+      if (decoder) {
+        const at = Int32Array.from(nextPos);
+        for (let b = 0; b < B; b++) nextPos[b]++;
+        step = { logits: decoder.step(fed, at), cache };
+        continue;
+      }
       const positions = tf.tensor2d(Int32Array.from(nextPos), [B, 1], 'int32');
       for (let b = 0; b < B; b++) nextPos[b]++;
       const grown = tf.tidy(() => tf.concat([keyMask, tf.ones([B, 1])], 1) as tf.Tensor2D);
@@ -148,6 +162,7 @@ export async function generate(
     }
   } finally {
     if (!step.logits.isDisposed) step.logits.dispose();
+    decoder?.dispose();
     disposeCache(cache);
     keyMask.dispose();
     head.dispose();

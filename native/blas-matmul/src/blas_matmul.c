@@ -13,6 +13,11 @@
  *   adamw(heap, n, pOff, gOff, mOff, vOff, pOut, mOut, vOut, [lr, b1, b2, eps, wd, coef, bc1, bc2])
  *     one AdamW step over n floats in a single pass, computed in float64 and rounded once: torch.optim.AdamW's
  *     formula (decoupled decay, bias correction) with the gradient scaled by coef (global-norm clipping)
+ *   decodeAttention(heap, B, H, KV, hd, L, M, slot, rows, eps, qkv, pos, cos, sin, keys, values, mask, bias, qNorm,
+ *                   kNorm, out)  one token per row of rotary grouped-query attention over a KV cache, the token's key
+ *     and value written into it (runtime/engine/backend/decode-kernels.ts has the layout and the JavaScript twin);
+ *     bias, qNorm, kNorm may be -1 (absent)
+ *   swiglu(heap, rows, inter, guOff, outOff)  out = silu(gate) * up for rows of [gate | up]
  *   setThreads(n), getThreads(), config()  OpenBLAS's thread count and build string
  */
 #include <node_api.h>
@@ -21,6 +26,7 @@
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define CHECK(call)                                                   \
   do {                                                                \
@@ -215,6 +221,158 @@ static napi_value AdamW(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* x (+ bias), RMS-normed by norm when given, then rotated (rotate-half RoPE with cos/sin rows of hd/2). */
+static void load_head(const float* x, const float* bias, const float* norm, double eps, const float* c, const float* s,
+                      int64_t hd, float* tmp, float* out) {
+  for (int64_t i = 0; i < hd; i++) tmp[i] = bias ? x[i] + bias[i] : x[i];
+  if (norm) {
+    double ss = 0;
+    for (int64_t i = 0; i < hd; i++) ss += (double)tmp[i] * tmp[i];
+    const double inv = 1 / sqrt(ss / hd + eps);
+    for (int64_t i = 0; i < hd; i++) tmp[i] = (float)(tmp[i] * inv * norm[i]);
+  }
+  const int64_t half = hd / 2;
+  for (int64_t i = 0; i < half; i++) {
+    out[i] = tmp[i] * c[i] - tmp[i + half] * s[i];
+    out[i + half] = tmp[i + half] * c[i] + tmp[i] * s[i];
+  }
+}
+
+/* An offset argument: a non-negative integer, or -1 for an absent operand (only where allowAbsent). */
+static bool get_off(napi_env env, napi_value v, bool allowAbsent, int64_t* out) {
+  double d;
+  if (napi_get_value_double(env, v, &d) != napi_ok || d != (double)(int64_t)d || d < (allowAbsent ? -1 : 0) ||
+      d > 9007199254740991.0) {
+    napi_throw_type_error(env, NULL, "blas_matmul: decodeAttention: bad offset or size");
+    return false;
+  }
+  *out = (int64_t)d;
+  return true;
+}
+
+static napi_value DecodeAttention(napi_env env, napi_callback_info info) {
+  size_t argc = 21;
+  napi_value argv[21];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 21) {
+    napi_throw_type_error(env, NULL, "blas_matmul: decodeAttention takes 21 arguments");
+    return NULL;
+  }
+  uint64_t floats;
+  float* heap = heap_buffer(env, argv[0], &floats);
+  if (!heap) return NULL;
+  int64_t d[8];
+  for (int i = 0; i < 8; i++)
+    if (!get_off(env, argv[1 + i], false, &d[i])) return NULL;
+  const int64_t B = d[0], H = d[1], KV = d[2], hd = d[3], L = d[4], M = d[5], slot = d[6], rows = d[7];
+  double eps;
+  if (!get_f64(env, argv[9], &eps)) return NULL;
+  if (KV == 0 || H % KV || hd % 2 || hd == 0 || hd > 4096 || slot >= L || M > L) {
+    napi_throw_range_error(env, NULL, "blas_matmul: decodeAttention: bad dimensions");
+    return NULL;
+  }
+  const int64_t width = (H + 2 * KV) * hd, half = hd / 2;
+  /* qkv, pos, cos, sin, keys, values, mask, bias, qNorm, kNorm, out and the floats each spans. */
+  const int64_t span[11] = {B * width, B, rows * half, rows * half, B * KV * L * hd, B * KV * L * hd, B * M, width, hd, hd, B * H * hd};
+  int64_t off[11];
+  for (int i = 0; i < 11; i++) {
+    if (!get_off(env, argv[10 + i], i >= 7 && i <= 9, &off[i])) return NULL;
+    if (off[i] >= 0 && (uint64_t)off[i] + (uint64_t)span[i] > floats) {
+      napi_throw_range_error(env, NULL, "blas_matmul: decodeAttention: an operand lies outside the heap");
+      return NULL;
+    }
+  }
+  const float* qkv = heap + off[0];
+  const int32_t* pos = (const int32_t*)(heap + off[1]);
+  const float *cosT = heap + off[2], *sinT = heap + off[3], *mask = heap + off[6];
+  float *keys = heap + off[4], *values = heap + off[5], *out = heap + off[10];
+  const float* bias = off[7] >= 0 ? heap + off[7] : NULL;
+  const float* qNorm = off[8] >= 0 ? heap + off[8] : NULL;
+  const float* kNorm = off[9] >= 0 ? heap + off[9] : NULL;
+  const int64_t groups = H / KV, n = slot + 1;
+  float* work = malloc(sizeof(float) * (size_t)(hd + groups * hd + groups * n));
+  if (!work) {
+    napi_throw_error(env, NULL, "blas_matmul: decodeAttention: out of memory");
+    return NULL;
+  }
+  float *tmp = work, *q = work + hd, *p = work + hd + groups * hd;
+  const float scale = (float)(1 / sqrt((double)hd));
+  for (int64_t b = 0; b < B; b++) {
+    if (pos[b] < 0 || pos[b] >= rows) {
+      free(work);
+      napi_throw_range_error(env, NULL, "blas_matmul: decodeAttention: a position is outside the RoPE tables");
+      return NULL;
+    }
+    const float *c = cosT + pos[b] * half, *s = sinT + pos[b] * half, *x = qkv + b * width;
+    for (int64_t g = 0; g < KV; g++) {
+      float* kd = keys + ((b * KV + g) * L + slot) * hd;
+      float* vd = values + ((b * KV + g) * L + slot) * hd;
+      load_head(x + (H + g) * hd, bias ? bias + (H + g) * hd : NULL, kNorm, eps, c, s, hd, tmp, kd);
+      const float* vs = x + (H + KV + g) * hd;
+      for (int64_t i = 0; i < hd; i++) vd[i] = bias ? vs[i] + bias[(H + KV + g) * hd + i] : vs[i];
+    }
+    for (int64_t g = 0; g < KV; g++) {
+      /* The group's query heads as rows of q: scores = q·Kᵀ, softmax per row, out = P·V. */
+      for (int64_t r = 0; r < groups; r++) {
+        const int64_t h = g * groups + r;
+        load_head(x + h * hd, bias ? bias + h * hd : NULL, qNorm, eps, c, s, hd, tmp, q + r * hd);
+      }
+      const float* K = keys + (b * KV + g) * L * hd;
+      const float* V = values + (b * KV + g) * L * hd;
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)groups, (int)n, (int)hd, scale, q, (int)hd, K, (int)hd,
+                  0.0f, p, (int)n);
+      for (int64_t r = 0; r < groups; r++) {
+        float* pr = p + r * n;
+        float max = -INFINITY;
+        for (int64_t j = 0; j < n; j++)
+          if ((j >= M || mask[b * M + j] != 0) && pr[j] > max) max = pr[j];
+        double sum = 0;
+        for (int64_t j = 0; j < n; j++) {
+          const float e = (j >= M || mask[b * M + j] != 0) ? expf(pr[j] - max) : 0.0f;
+          pr[j] = e;
+          sum += e;
+        }
+        const float inv = (float)(1 / sum);
+        for (int64_t j = 0; j < n; j++) pr[j] *= inv;
+      }
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)groups, (int)hd, (int)n, 1.0f, p, (int)n, V, (int)hd,
+                  0.0f, out + (b * H + g * groups) * hd, (int)hd);
+    }
+  }
+  free(work);
+  return NULL;
+}
+
+static napi_value Swiglu(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 5) {
+    napi_throw_type_error(env, NULL, "blas_matmul: swiglu takes 5 arguments");
+    return NULL;
+  }
+  int64_t v[4];
+  static const char* names[] = {"rows", "inter", "guOff", "outOff"};
+  for (int i = 0; i < 4; i++)
+    if (!get_i64(env, argv[1 + i], names[i], &v[i])) return NULL;
+  const int64_t rows = v[0], inter = v[1];
+  uint64_t floats;
+  float* heap = heap_buffer(env, argv[0], &floats);
+  if (!heap) return NULL;
+  if ((uint64_t)v[2] + (uint64_t)(rows * 2 * inter) > floats || (uint64_t)v[3] + (uint64_t)(rows * inter) > floats) {
+    napi_throw_range_error(env, NULL, "blas_matmul: swiglu: an operand lies outside the heap");
+    return NULL;
+  }
+  const float* gu = heap + v[2];
+  float* out = heap + v[3];
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t i = 0; i < inter; i++) {
+      const float a = gu[r * 2 * inter + i];
+      out[r * inter + i] = a / (1.0f + expf(-a)) * gu[r * 2 * inter + inter + i];
+    }
+  return NULL;
+}
+
 static napi_value SetThreads(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -245,7 +403,7 @@ NAPI_MODULE_INIT() {
   static const struct {
     const char* name;
     napi_callback fn;
-  } fns[] = {{"sgemm", Sgemm}, {"sumSquares", SumSquares}, {"adamw", AdamW}, {"setThreads", SetThreads}, {"getThreads", GetThreads}, {"config", Config}};
+  } fns[] = {{"sgemm", Sgemm}, {"sumSquares", SumSquares}, {"adamw", AdamW}, {"decodeAttention", DecodeAttention}, {"swiglu", Swiglu}, {"setThreads", SetThreads}, {"getThreads", GetThreads}, {"config", Config}};
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value f;
     if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) != napi_ok) return NULL;

@@ -61,6 +61,32 @@ export interface BlasAddon {
     vOut: number,
     h: number[],
   ): void;
+  /** Absent from builds before it: decode-kernels.ts then runs its JavaScript twin. Offsets in floats; -1: absent. */
+  decodeAttention?(
+    heap: ArrayBuffer,
+    B: number,
+    H: number,
+    KV: number,
+    hd: number,
+    L: number,
+    M: number,
+    slot: number,
+    rows: number,
+    eps: number,
+    qkv: number,
+    pos: number,
+    cos: number,
+    sin: number,
+    keys: number,
+    values: number,
+    mask: number,
+    bias: number,
+    qNorm: number,
+    kNorm: number,
+    out: number,
+  ): void;
+  /** `out = silu(gate) · up` over `rows` rows of `[gate | up]` (offsets in floats). */
+  swiglu?(heap: ArrayBuffer, rows: number, inter: number, guOff: number, outOff: number): void;
   setThreads(n: number): void;
   getThreads(): number;
   config(): string;

@@ -23,12 +23,12 @@ export interface Linear {
   name: string;
 }
 
-interface Norm {
+export interface Norm {
   w: tf.Variable;
   b?: tf.Variable;
 }
 
-interface Layer {
+export interface Layer {
   ln1: Norm;
   ln2: Norm;
   /** GPT-2's fused projection, or the separate q/k/v of the Llama family. */
@@ -50,6 +50,15 @@ interface Layer {
 export interface KVCache {
   keys: tf.Tensor4D[];
   values: tf.Tensor4D[];
+}
+
+/** What a decoder outside `forward` reads (model/cached-decoder.ts). */
+export interface DecodingWeights {
+  embed: tf.Variable;
+  layers: readonly Layer[];
+  finalNorm: Norm;
+  /** Built when the model uses RoPE. */
+  rope?: RopeTables;
 }
 
 export interface ForwardOptions {
@@ -191,6 +200,15 @@ export class CausalLM {
     return tf.tidy(() => (this.head ? tf.clone(this.head) : tf.transpose(this.embed)) as tf.Tensor2D);
   }
 
+  decodingWeights(): DecodingWeights {
+    return {
+      embed: this.embed,
+      layers: this.layers,
+      finalNorm: this.finalNorm,
+      rope: this.config.positions === 'rope' ? this.ropeTables() : undefined,
+    };
+  }
+
   dispose(): void {
     for (const v of this.params.values()) v.dispose();
     for (const a of this.adapters.values()) {
@@ -202,18 +220,23 @@ export class CausalLM {
     this.rope?.sin.dispose();
   }
 
-  private ropeAt(positions: tf.Tensor2D): { cos: tf.Tensor; sin: tf.Tensor } {
+  private ropeTables(): RopeTables {
     if (!this.rope) {
       // Built on first use, usually inside a tidy scope: kept so the scope does not dispose the model's tables.
       const t = ropeTables(this.config);
       this.rope = { cos: tf.keep(t.cos), sin: tf.keep(t.sin) };
     }
+    return this.rope;
+  }
+
+  private ropeAt(positions: tf.Tensor2D): { cos: tf.Tensor; sin: tf.Tensor } {
+    const rope = this.ropeTables();
     const [B, T] = positions.shape;
     const half = this.config.headDim / 2;
     // [B, 1, T, half]: broadcasts over heads.
     return {
-      cos: tf.reshape(tf.gather(this.rope.cos, positions), [B, 1, T, half]),
-      sin: tf.reshape(tf.gather(this.rope.sin, positions), [B, 1, T, half]),
+      cos: tf.reshape(tf.gather(rope.cos, positions), [B, 1, T, half]),
+      sin: tf.reshape(tf.gather(rope.sin, positions), [B, 1, T, half]),
     };
   }
 
