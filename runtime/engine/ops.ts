@@ -118,6 +118,22 @@ export function applyRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor): tf.Tens
   return tf.concat([tf.sub(tf.mul(x1, cos), tf.mul(x2, sin)), tf.add(tf.mul(x2, cos), tf.mul(x1, sin))], -1);
 }
 
+/**
+ * Scaled dot-product attention with grouped queries: q [B, heads, T, hd] against k, v [B, kvHeads, Tk, hd] (heads a
+ * multiple of kvHeads), plus an additive `bias` broadcasting against the scores [B, heads, T, Tk]. Returns the
+ * heads merged back: [B, T, heads·hd]. The query heads sharing a kv head are stacked along the time axis
+ * ([B, kv, groups·T, hd], the same memory order as [B, heads, T, hd]), so the keys are never copied per head.
+ */
+export function groupedQueryAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor): tf.Tensor3D {
+  const [B, heads, T, hd] = q.shape;
+  const [kvHeads, Tk] = [k.shape[1], k.shape[2]];
+  const qg = tf.reshape(q, [B, kvHeads, (heads / kvHeads) * T, hd]) as tf.Tensor4D;
+  const scores = tf.add(tf.mul(tf.reshape(tf.matMul(qg, k, false, true), [B, heads, T, Tk]), 1 / Math.sqrt(hd)), bias);
+  const probs = tf.reshape(tf.softmax(scores), [B, kvHeads, (heads / kvHeads) * T, Tk]) as tf.Tensor4D;
+  const ctx = tf.reshape(tf.matMul(probs, v), [B, heads, T, hd]);
+  return tf.reshape(tf.transpose(ctx, [0, 2, 1, 3]), [B, T, heads * hd]) as tf.Tensor3D;
+}
+
 /** Per-token log π(target) from logits[..., V] (divided by `temperature` first) via logits − logsumexp. */
 export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor, temperature = 1): tf.Tensor {
   const z = temperature === 1 ? logits : tf.div(logits, temperature);

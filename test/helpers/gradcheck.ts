@@ -23,6 +23,9 @@
  * `minScale` (default 20·atol) somewhere. For deep compositions (whole models), whose truncation error at h = 1e-2
  * can reach 1e-4–1e-3 while a smaller h drowns in float32 rounding, `richardson: true` combines the differences at h
  * and 2h to cancel the h² term.
+ *
+ * Every read of the device is an awaited `data()`, never `dataSync()`, so the same checks run on webgpu (which
+ * cannot read synchronously in Node) as on wasm and cpu.
  */
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
@@ -114,14 +117,14 @@ interface Target {
  * The numeric side shared by the two entry points: for each sampled coordinate of each target, two evaluations of
  * `evalOutput` (with the coordinate at x ± h), projected onto `r` in float64.
  */
-function numericGradients(
+async function numericGradients(
   targets: Target[],
-  evalOutput: () => Float32Array,
+  evalOutput: () => Promise<Float32Array>,
   r: Float32Array,
   analytic: Float32Array[],
   opts: GradCheckOptions,
   name: string,
-): GradCheckReport {
+): Promise<GradCheckReport> {
   const h = opts.h ?? F32_STEP;
   const atol = opts.atol ?? F32_TOLERANCE.atol;
   const rtol = opts.rtol ?? F32_TOLERANCE.rtol;
@@ -129,19 +132,19 @@ function numericGradients(
   const richardson = opts.richardson ?? false;
   const rng = new Rng((opts.seed ?? 1) * 7919 + 17);
   const coords: CoordResult[] = [];
-  targets.forEach((t, ti) => {
+  for (const [ti, t] of targets.entries()) {
     const idx = sampleIndices(t.size, opts.maxCoords ?? 24, rng);
     const work = Float32Array.from(t.values);
     // D(s) = Σ_j r_j (y_j(x + s e_i) − y_j(x − s e_i)) / (actual step), in float64.
-    const central = (i: number, x: number, s: number): number => {
+    const central = async (i: number, x: number, s: number): Promise<number> => {
       const xp = Math.fround(x + s);
       const xm = Math.fround(x - s);
       work[i] = xp;
       t.set(work);
-      const yp = evalOutput();
+      const yp = await evalOutput();
       work[i] = xm;
       t.set(work);
-      const ym = evalOutput();
+      const ym = await evalOutput();
       work[i] = x;
       let acc = 0;
       for (let j = 0; j < r.length; j++) acc += r[j] * (yp[j] - ym[j]);
@@ -150,13 +153,15 @@ function numericGradients(
     for (const i of idx) {
       const x = t.values[i];
       // Richardson: D(h) = g + c·h² + O(h⁴), so (4·D(h) − D(2h))/3 = g + O(h⁴).
-      const numeric = richardson ? (4 * central(i, x, h) - central(i, x, 2 * h)) / 3 : central(i, x, h);
+      const numeric = richardson
+        ? (4 * (await central(i, x, h)) - (await central(i, x, 2 * h))) / 3
+        : await central(i, x, h);
       const a = analytic[ti][i];
       const err = Math.abs(a - numeric);
       coords.push({ input: t.name, index: i, analytic: a, numeric, err, bound: atol + rtol * Math.abs(numeric) });
     }
     t.set(t.values);
-  });
+  }
   let worst = coords[0];
   let maxRatio = 0;
   let maxAbsNumeric = 0;
@@ -203,76 +208,98 @@ function cotangent(shape: number[], seed: number): Float32Array {
   return r;
 }
 
+/** Reads tensors back (awaited, so webgpu can) and disposes them. */
+async function readAndDispose(ts: tf.Tensor[]): Promise<Float32Array[]> {
+  try {
+    return (await Promise.all(ts.map((t) => t.data()))) as Float32Array[];
+  } finally {
+    tf.dispose(ts);
+  }
+}
+
+/** f's output read back, with its intermediates disposed. */
+async function evaluate(f: () => tf.Tensor): Promise<Float32Array> {
+  return (await readAndDispose([tf.tidy(f)]))[0];
+}
+
 /**
  * Checks d(Σ r ⊙ f(inputs))/d inputs[k] for every k in `wrt` (default: all inputs) against central differences.
  * Inputs are float32 tensors; integer arguments (ids, targets) belong in f's closure. Nothing is disposed that the
  * caller passed in.
  */
-export function gradCheck(
+export async function gradCheck(
   name: string,
   f: (...xs: tf.Tensor[]) => tf.Tensor,
   inputs: tf.Tensor[],
   opts: GradCheckOptions & { wrt?: number[]; inputNames?: string[] } = {},
-): GradCheckReport {
+): Promise<GradCheckReport> {
   const wrt = opts.wrt ?? inputs.map((_, i) => i);
   const seed = opts.seed ?? 1;
   const outShape = tf.tidy(() => f(...inputs).shape);
   const r = cotangent(outShape, seed);
-  const analytic = tf.tidy(() => {
-    const rt = tf.tensor(r, outShape, 'float32');
-    const g = tf.grads((...xs: tf.Tensor[]) => {
-      const all = inputs.slice();
-      wrt.forEach((k, j) => (all[k] = xs[j]));
-      return tf.sum(tf.mul(f(...all), rt));
-    });
-    return g(wrt.map((k) => inputs[k])).map((t) => t.dataSync() as Float32Array);
-  });
+  const analytic = await readAndDispose(
+    tf.tidy(() => {
+      const rt = tf.tensor(r, outShape, 'float32');
+      const g = tf.grads((...xs: tf.Tensor[]) => {
+        const all = inputs.slice();
+        wrt.forEach((k, j) => (all[k] = xs[j]));
+        return tf.sum(tf.mul(f(...all), rt));
+      });
+      return g(wrt.map((k) => inputs[k]));
+    }),
+  );
   const current = inputs.slice();
-  const targets: Target[] = wrt.map((k) => ({
-    name: opts.inputNames?.[k] ?? `x${k}`,
-    size: inputs[k].size,
-    values: inputs[k].dataSync() as Float32Array,
-    set(values: Float32Array) {
-      if (current[k] !== inputs[k]) current[k].dispose();
-      current[k] = values === this.values ? inputs[k] : tf.tensor(values, inputs[k].shape, 'float32');
-    },
-  }));
-  const evalOutput = (): Float32Array => tf.tidy(() => f(...current).dataSync() as Float32Array);
-  return numericGradients(targets, evalOutput, r, analytic, opts, name);
+  const targets: Target[] = [];
+  for (const k of wrt) {
+    targets.push({
+      name: opts.inputNames?.[k] ?? `x${k}`,
+      size: inputs[k].size,
+      values: (await inputs[k].data()) as Float32Array,
+      set(values: Float32Array) {
+        if (current[k] !== inputs[k]) current[k].dispose();
+        current[k] = values === this.values ? inputs[k] : tf.tensor(values, inputs[k].shape, 'float32');
+      },
+    });
+  }
+  return numericGradients(targets, () => evaluate(() => f(...current)), r, analytic, opts, name);
 }
 
 /**
  * Checks d(Σ r ⊙ f())/d v for model weights: the analytic side by `tf.variableGrads`, the numeric side by
  * `variable.assign` of a copy with one entry moved by ±h (restored afterwards).
  */
-export function gradCheckVariables(
+export async function gradCheckVariables(
   name: string,
   f: () => tf.Tensor,
   vars: { name: string; variable: tf.Variable }[],
   opts: GradCheckOptions = {},
-): GradCheckReport {
+): Promise<GradCheckReport> {
   const seed = opts.seed ?? 1;
   const outShape = tf.tidy(() => f().shape);
   const r = cotangent(outShape, seed);
-  const analytic = tf.tidy(() => {
-    const rt = tf.tensor(r, outShape, 'float32');
-    const { value, grads } = tf.variableGrads(
-      () => tf.sum(tf.mul(f(), rt)) as tf.Scalar,
-      vars.map((v) => v.variable),
-    );
-    value.dispose();
-    return vars.map((v) => grads[v.variable.name].dataSync() as Float32Array);
-  });
-  const targets: Target[] = vars.map(({ name: vname, variable }) => ({
-    name: vname,
-    size: variable.size,
-    values: variable.dataSync() as Float32Array,
-    set(values: Float32Array) {
-      tf.tidy(() => variable.assign(tf.tensor(values, variable.shape, 'float32')));
-    },
-  }));
-  const evalOutput = (): Float32Array => tf.tidy(() => f().dataSync() as Float32Array);
-  return numericGradients(targets, evalOutput, r, analytic, opts, name);
+  const analytic = await readAndDispose(
+    tf.tidy(() => {
+      const rt = tf.tensor(r, outShape, 'float32');
+      const { value, grads } = tf.variableGrads(
+        () => tf.sum(tf.mul(f(), rt)) as tf.Scalar,
+        vars.map((v) => v.variable),
+      );
+      value.dispose();
+      return vars.map((v) => grads[v.variable.name]);
+    }),
+  );
+  const targets: Target[] = [];
+  for (const { name: vname, variable } of vars) {
+    targets.push({
+      name: vname,
+      size: variable.size,
+      values: (await variable.data()) as Float32Array,
+      set(values: Float32Array) {
+        tf.tidy(() => variable.assign(tf.tensor(values, variable.shape, 'float32')));
+      },
+    });
+  }
+  return numericGradients(targets, () => evaluate(f), r, analytic, opts, name);
 }
 
 /** One line for test logs: how close the worst coordinate came to its bound. */

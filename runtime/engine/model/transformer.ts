@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { ModelConfig } from './config';
 import { paramSpecs, type ParamSpec } from './params';
 import { ropeTables, type RopeTables } from './rope';
-import { applyRope, geluErf, geluTanh, layerNorm, linear, mm, mmT, rmsNorm, silu } from '../ops';
+import { applyRope, geluErf, geluTanh, groupedQueryAttention, layerNorm, linear, mm, mmT, rmsNorm, silu } from '../ops';
 
 /** A low-rank adapter on one linear layer: y += scale · (dropout(x) A) B, A `[in, r]`, B `[r, out]`. */
 export interface LoraAdapter {
@@ -291,17 +291,7 @@ export class CausalLM {
     }
     const kAll = (pastK ? tf.concat([pastK, k], 2) : k) as tf.Tensor4D;
     const vAll = (pastV ? tf.concat([pastV, v], 2) : v) as tf.Tensor4D;
-    // Grouped-query attention without copying keys: the query heads sharing a kv head are stacked along the time
-    // axis ([B, kv, groups·T, hd]), which is the same memory order as [B, heads, T, hd].
-    const Tk = kAll.shape[2];
-    const qg = tf.reshape(q, [B, c.kvHeads, (c.heads / c.kvHeads) * T, hd]) as tf.Tensor4D;
-    const scores = tf.add(
-      tf.mul(tf.reshape(tf.matMul(qg, kAll, false, true), [B, c.heads, T, Tk]), 1 / Math.sqrt(hd)),
-      bias,
-    );
-    const probs = tf.reshape(tf.softmax(scores), [B, c.kvHeads, (c.heads / c.kvHeads) * T, Tk]) as tf.Tensor4D;
-    const ctx = tf.reshape(tf.matMul(probs, vAll), [B, c.heads, T, hd]);
-    const merged = tf.reshape(tf.transpose(ctx, [0, 2, 1, 3]), [B, T, c.heads * hd]);
+    const merged = groupedQueryAttention(q as tf.Tensor4D, kAll, vAll, bias);
     return { out: this.project(merged, layer.o), k: kAll, v: vAll };
   }
 
