@@ -77,7 +77,7 @@ export function runKey(jobDir: string, mode?: string): string {
 const REWARD_KEYS = ['critic/score/mean', 'rollout/reward/mean', 'rollout/score/mean', 'rollout/accuracy/mean'];
 const EVAL_ACCURACY = /^eval\/(.+)\/accuracy\/mean(@\d+)?$/;
 
-/** Losses of the algorithms that learn without rewards (their `critic/score` is a placeholder 0). */
+/** Losses of the algorithms that learn without rewards (they log no `critic/score`). */
 const LOSS_KEYS = ['actor/sft_loss', 'actor/dpo_loss'];
 
 /** Updates the latest reward (or loss) and eval accuracy from one step's metric values. */

@@ -20,7 +20,7 @@ import { withAlpha, type Theme } from './theme';
 import { formatValue, indexAtOrBefore, type RunDataset } from './tooltip';
 import { DragZoom, selectionPlugin, type XRange } from './zoom';
 import { markX, type TimelineMark } from './marks';
-import { marksPlugin, type PlacedMark } from './marks-plugin';
+import { marksPlugin, type MarkStyle, type PlacedMark } from './marks-plugin';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip, Legend, Decimation);
 
@@ -169,7 +169,7 @@ export class ChartCard {
     this.actions.append(this.zoom.resetButton);
   }
 
-  private placedMarks(): { marks: PlacedMark[]; style: { checkpoint: string; sync: string; font: string } } {
+  private placedMarks(): { marks: PlacedMark[]; style: MarkStyle } {
     const marks: PlacedMark[] = [];
     for (const m of this.context.marks ?? []) {
       const x = markX(m, this.settings.xAxis, this.context.startedAt);
@@ -178,7 +178,14 @@ export class ChartCard {
     const t = this.theme;
     return {
       marks,
-      style: { checkpoint: withAlpha(t.muted, 0.8), sync: t.series[3] ?? t.foreground, font: `10px ${t.fontFamily}` },
+      style: {
+        checkpoint: withAlpha(t.muted, 0.8),
+        checkpointText: t.muted,
+        sync: t.series[3] ?? t.foreground,
+        background: t.cardBackground,
+        fontSize: 10,
+        fontFamily: t.fontFamily,
+      },
     };
   }
 

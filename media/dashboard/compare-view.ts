@@ -7,6 +7,7 @@ import type { DashboardRun } from '../../client/dashboard/messages';
 import type { SeriesData } from './chart-card';
 import type { VscodeTextfield } from './elements';
 import { colourSlot, runFilter, type RunFilter } from './run-filter';
+import { runNames } from './run-names';
 import type { Theme } from './theme';
 
 export class CompareView {
@@ -28,9 +29,15 @@ export class CompareView {
     return this.text;
   }
 
+  /** The compared runs in colour order, each titled by its name (run-names.ts). */
+  get named(): readonly DashboardRun[] {
+    return this.runs;
+  }
+
   /** The runs of a compare panel (none: a single-run panel, and the compare bar is hidden). */
   setRuns(runs: readonly DashboardRun[], theme: Theme): void {
-    this.runs = [...runs];
+    const names = runNames(runs);
+    this.runs = runs.map((r) => ({ ...r, title: names.get(r.key)! }));
     document.getElementById('compare-bar')!.hidden = this.runs.length === 0;
     this.renderLegend(theme);
   }

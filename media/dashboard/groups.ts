@@ -16,7 +16,7 @@ const GROUP_ORDER = [
   'pipeline',
 ];
 
-/** The reward first; SFT and DPO log no reward (their `critic/score` is a placeholder 0), so their loss is pinned too. */
+/** The reward first; SFT and DPO data carry no reward (no `critic/score`), so their loss is pinned too. */
 const PINNED_TAGS = [
   'critic/score/mean',
   'rollout/accuracy/mean',

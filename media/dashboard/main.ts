@@ -17,6 +17,7 @@ import { parseXAxis } from './axes';
 import { ChartCard, type SeriesData, type ViewContext, type ViewSettings } from './chart-card';
 import { compareGroups, compareTags, PINNED_GROUP, tagMatcher } from './groups';
 import { CompareView } from './compare-view';
+import { compareHeading } from './run-names';
 import { ConfigView } from './config-view';
 import { cardButton, type VscodeCheckbox, type VscodeSingleSelect, type VscodeTextfield } from './elements';
 import { csvExport, pngExport } from './export';
@@ -267,7 +268,7 @@ function applyFilter(): void {
 /** The runs the Config tab shows: the compared runs the run filter lets through, or the panel's one run. */
 function renderConfig(): void {
   const runs = compare.active
-    ? compareRuns.filter((r) => compare.shows(r.key))
+    ? compare.named.filter((r) => compare.shows(r.key))
     : panel
       ? [{ key: panel.key, title: document.getElementById('run-title')!.textContent ?? '' }]
       : [];
@@ -291,10 +292,16 @@ function onMessage(m: HostMessage): void {
       context.startedAt = m.run.startedAt;
       checkpoints = [];
       marksStale = true;
-      document.getElementById('run-title')!.textContent = m.run.title;
+      {
+        // A compare panel's header names its runs itself: the host's title may only count them.
+        const heading = compare.active ? compareHeading(compare.named.map((r) => r.title)) : m.run;
+        const title = document.getElementById('run-title')!;
+        title.textContent = heading.title;
+        title.title = heading.title;
+        document.getElementById('run-status')!.textContent = heading.status;
+        document.title = heading.title;
+      }
       renderConfig();
-      document.getElementById('run-status')!.textContent = m.run.status;
-      document.title = m.run.title;
       save();
       drivers.clear();
       load(m.series);

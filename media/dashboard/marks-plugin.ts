@@ -1,10 +1,12 @@
 /**
  * Draws the timeline marks (marks.ts) as vertical lines across a card's plot: checkpoints dashed in the muted
- * foreground, weight syncs dotted in the theme's purple, each labelled at the top where there is room. Syncs closer
- * than DENSE_PX apart (a sync every step over a long run) become ticks along the top instead, so the lines do not
- * hide the curves.
+ * foreground, weight syncs dotted in the theme's purple, each labelled at the top where there is room
+ * (mark-labels.ts: no two labels overlap). Syncs closer than DENSE_PX apart (a sync every step over a long run)
+ * become ticks along the top instead, so the lines do not hide the curves. Labels are haloed in the background colour,
+ * so the lines and curves that cross them do not cut through the text.
  */
 import type { Chart, Plugin } from 'chart.js';
+import { layoutMarkLabels, shortLabels, type LabelBox, type LabelledMark } from './mark-labels';
 
 export interface PlacedMark {
   kind: 'sync' | 'checkpoint';
@@ -14,16 +16,22 @@ export interface PlacedMark {
 
 export interface MarkStyle {
   checkpoint: string;
+  /** Checkpoint labels: the muted foreground at full strength (small text needs the contrast). */
+  checkpointText: string;
   sync: string;
-  font: string;
+  /** The halo behind the labels: the card's background. */
+  background: string;
+  /** The labels' font size in pixels, and family. */
+  fontSize: number;
+  fontFamily: string;
 }
 
 /** Below this many pixels between syncs on average, syncs are drawn as ticks. */
 const DENSE_PX = 12;
 const TICK_PX = 6;
 
-/** A chart with the marks it drew last, in data units (the tests read them back). */
-type MarkedChart = Chart & { $timelineMarks?: PlacedMark[] };
+/** A chart with the marks and labels it drew last (the tests read them back): marks in data units, labels in pixels. */
+type MarkedChart = Chart & { $timelineMarks?: PlacedMark[]; $timelineLabels?: LabelBox[] };
 
 export function marksPlugin(get: () => { marks: readonly PlacedMark[]; style: MarkStyle }): Plugin<'line'> {
   return {
@@ -33,39 +41,46 @@ export function marksPlugin(get: () => { marks: readonly PlacedMark[]; style: Ma
       const scale = chart.scales.x;
       const { top, bottom, left, right } = chart.chartArea;
       const g = chart.ctx;
-      const drawn: PlacedMark[] = [];
-      // Syncs are labelled on the first line, checkpoints on the second: each row keeps its labels apart.
-      const lastLabelEnd = { sync: -Infinity, checkpoint: -Infinity };
-      const syncsInView = marks.filter((m) => {
-        const px = m.kind === 'sync' ? scale.getPixelForValue(m.x) : NaN;
-        return px >= left && px <= right;
-      }).length;
+      const inView = marks
+        .map((m) => ({ m, px: scale.getPixelForValue(m.x) }))
+        .filter(({ px }) => px >= left && px <= right);
+      const syncsInView = inView.filter(({ m }) => m.kind === 'sync').length;
       const syncsAsTicks = syncsInView > 1 && (right - left) / syncsInView < DENSE_PX;
       g.save();
-      g.font = style.font;
+      g.font = `${style.fontSize}px ${style.fontFamily}`;
       g.textBaseline = 'top';
-      for (const m of marks) {
-        const px = scale.getPixelForValue(m.x);
-        if (!(px >= left && px <= right)) continue;
-        drawn.push(m);
+      g.lineWidth = 1;
+      for (const { m, px } of inView) {
         g.strokeStyle = m.kind === 'checkpoint' ? style.checkpoint : style.sync;
-        g.fillStyle = g.strokeStyle;
-        g.lineWidth = 1;
         const tick = m.kind === 'sync' && syncsAsTicks;
         g.setLineDash(tick ? [] : m.kind === 'checkpoint' ? [4, 3] : [2, 2]);
         g.beginPath();
         g.moveTo(Math.round(px) + 0.5, top);
         g.lineTo(Math.round(px) + 0.5, tick ? top + TICK_PX : bottom);
         g.stroke();
-        const w = g.measureText(m.label).width;
-        if (px + 2 > lastLabelEnd[m.kind] + 4 && px + 2 + w <= right) {
-          const row = m.kind === 'sync' ? (syncsAsTicks ? TICK_PX + 1 : 2) : syncsAsTicks ? 19 : 14;
-          g.fillText(m.label, px + 2, top + row);
-          lastLabelEnd[m.kind] = px + 2 + w;
-        }
+      }
+      const rowHeight = Math.ceil(style.fontSize * 1.2);
+      const first = top + (syncsAsTicks ? TICK_PX + 1 : 2);
+      const labels = layoutMarkLabels(
+        inView.map(({ m, px }): LabelledMark => ({ kind: m.kind, px, labels: shortLabels(m.label) })),
+        (text) => g.measureText(text).width,
+        { left, right, rows: { sync: first, checkpoint: first + rowHeight }, rowHeight },
+      );
+      g.setLineDash([]);
+      g.lineJoin = 'round';
+      g.lineWidth = 3;
+      g.strokeStyle = style.background;
+      for (const l of labels) {
+        g.fillStyle = l.kind === 'checkpoint' ? style.checkpointText : style.sync;
+        // The text sits in the middle of its row (`top` puts the em box's top at y; the row is 1.2 em).
+        const y = l.y + Math.floor((rowHeight - style.fontSize) / 2);
+        g.strokeText(l.text, l.x, y);
+        g.fillText(l.text, l.x, y);
       }
       g.restore();
-      (chart as unknown as MarkedChart).$timelineMarks = drawn;
+      const marked = chart as unknown as MarkedChart;
+      marked.$timelineMarks = inView.map(({ m }) => m);
+      marked.$timelineLabels = labels;
     },
   };
 }

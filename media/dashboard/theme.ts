@@ -14,6 +14,8 @@ export interface Theme {
   border: string;
   tooltipBackground: string;
   tooltipBorder: string;
+  /** A card's background (dashboard.css's `.card`): the halo behind the marks' labels. */
+  cardBackground: string;
   fontFamily: string;
   /** One colour per run. */
   series: string[];
@@ -51,6 +53,7 @@ export function readTheme(): Theme {
       '--vscode-editor-background',
     ),
     tooltipBorder: v('--vscode-editorHoverWidget-border', '--vscode-contrastBorder', '--vscode-editorWidget-border'),
+    cardBackground: v('--vscode-editorWidget-background', '--vscode-editor-background'),
     fontFamily: v('--vscode-font-family') || 'sans-serif',
     series: SERIES_VARS.map((n) => v(n, '--vscode-foreground')),
   };

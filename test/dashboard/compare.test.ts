@@ -546,3 +546,57 @@ describe('a compare panel of more runs than the theme has chart colours', () => 
     await page.close();
   });
 });
+
+describe('the compare panel’s header', () => {
+  test('names the runs once (titles, else job folder names; alike titles told apart); the count shows once', async () => {
+    const page = await open();
+    await setTheme(page, 'light');
+    // The host's title only counts the runs; two runs have no title, two share one.
+    const runs = [
+      { key: '/ckpt/p/grpo-lr1e-6', title: 'grpo-lr1e-6', jobDir: '/ckpt/p/grpo-lr1e-6', status: 'on disk' },
+      { key: '/ckpt/p/sft-warmup', title: '', jobDir: '/ckpt/p/sft-warmup/', status: 'on disk' },
+      { key: '/ckpt/q/run-7', title: '  ', jobDir: '/ckpt/q/run-7', status: 'on disk' },
+      { key: '/ckpt/a/grpo', title: 'grpo', jobDir: '/ckpt/a/grpo', status: 'on disk' },
+      { key: '/ckpt/b/grpo-b', title: 'grpo', jobDir: '/ckpt/b/grpo-b', status: 'on disk' },
+    ];
+    await post(page, {
+      type: 'init',
+      run: { key: 'compare:h', title: 'Compare: 5 runs', jobDir: runs[0].jobDir, status: '5 runs' },
+      series: runs.map((r, i) => ({
+        source: r.key,
+        run: 'trainer',
+        tag: 'critic/score/mean',
+        steps: [1, 2],
+        times: [1, 2],
+        values: [i / 10, i / 10 + 0.1],
+      })),
+      compare: runs,
+    });
+    await frames(page);
+    const names = ['grpo-lr1e-6', 'sft-warmup', 'run-7', 'grpo (a/grpo)', 'grpo (b/grpo-b)'];
+    const heading = await page.evaluate(() => ({
+      title: document.getElementById('run-title').textContent,
+      status: document.getElementById('run-status').textContent,
+      doc: document.title,
+    }));
+    assert.deepEqual(heading, { title: `Compare: ${names.join(', ')}`, status: '5 runs', doc: heading.title });
+    assert.equal((`${heading.title} ${heading.status}`.match(/\b5 runs\b/g) ?? []).length, 1);
+    assert.deepEqual(await page.$$eval('#run-legend li', (els) => els.map((e: any) => e.textContent)), names);
+    assert.deepEqual(
+      (await chart(page, 'critic/score/mean')).filter((d) => !d.raw).map((d) => d.label),
+      names.map((n) => `${n}/trainer`),
+    );
+    // A long list ends in an ellipsis inside the header, not past the panel's edge.
+    const box = await page.$eval('#run-title', (e: any) => ({
+      right: e.getBoundingClientRect().right,
+      clipped: e.scrollWidth > e.clientWidth,
+    }));
+    assert.ok(box.right <= 1200, JSON.stringify(box));
+    await page.screenshot({
+      path: join(ROOT, 'test-results', 'dashboard-compare-header-light.png'),
+      clip: { x: 0, y: 0, width: 1200, height: 420 },
+    });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});

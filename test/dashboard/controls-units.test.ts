@@ -23,6 +23,7 @@ import { scalarsCsv } from '../../runtime/metrics/csv';
 import { exportName, exportRows } from '../../media/dashboard/export-rows';
 import { Layout, parseLayout } from '../../media/dashboard/layout';
 import { checkpointMarks, markX, MODEL_VERSION_TAG, syncMarks, trainerTimes } from '../../media/dashboard/marks';
+import { boxesOverlap, layoutMarkLabels, shortLabels, type LabelledMark } from '../../media/dashboard/mark-labels';
 
 /** A real PNG, built here by hand (signature, IHDR, IDAT, IEND; CRCs by the table-less bitwise CRC-32). */
 function tinyPng(width: number, height: number): Buffer {
@@ -332,5 +333,61 @@ describe('timeline marks', () => {
       [{ step: 1, name: 'x', stage: 2 }],
     ])
       assert.equal(parseHostMessage({ type: 'checkpoints', checkpoints }), undefined);
+  });
+});
+
+describe('timeline mark labels', () => {
+  // 6 px a character: about the labels' 10 px font.
+  const measure = (t: string) => t.length * 6;
+  const area = (left: number, right: number) => ({ left, right, rows: { sync: 2, checkpoint: 14 }, rowHeight: 12 });
+
+  test('short forms: a checkpoint without its stage, a sync without its lag', () => {
+    assert.deepEqual(shortLabels('sft_warmup ckpt 12'), ['sft_warmup ckpt 12', 'ckpt 12']);
+    assert.deepEqual(shortLabels('v3 (lag 1)'), ['v3 (lag 1)', 'v3']);
+    assert.deepEqual(shortLabels('ckpt 4'), ['ckpt 4']);
+  });
+
+  test('dense marks at every width from 20 to 600 px: no two labels overlap, none leaves the plot', () => {
+    // Two stages' checkpoints and syncs, interleaved out of x order as a staged run's are on a time axis.
+    let seed = 7;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let width = 20; width <= 600; width += 7) {
+      const marks: LabelledMark[] = Array.from({ length: 40 }, (_, i) => {
+        const kind = i % 3 === 0 ? 'sync' : 'checkpoint';
+        const label = kind === 'sync' ? `v${i} (lag 1)` : `${i % 2 ? 'grpo' : 'sft_warmup'} ckpt ${i}`;
+        return { kind, px: 30 + rand() * width, labels: shortLabels(label) };
+      });
+      const boxes = layoutMarkLabels(marks, measure, area(30, 30 + width));
+      for (const b of boxes) {
+        assert.ok(b.x >= 30 && b.x + b.width <= 30 + width, `${width}: ${b.text} at ${b.x}`);
+        assert.equal(b.width, measure(b.text));
+      }
+      for (let i = 0; i < boxes.length; i++)
+        for (let j = i + 1; j < boxes.length; j++)
+          assert.ok(!boxesOverlap(boxes[i], boxes[j]), `${width}: ${JSON.stringify([boxes[i], boxes[j]])}`);
+      if (width >= 120) assert.ok(boxes.length >= 2, `${width}: ${boxes.length} labels`);
+    }
+  });
+
+  test('left to right, the latest first: a label left of its line at the plot’s end, its short form where the long one has no room', () => {
+    const marks: LabelledMark[] = [
+      { kind: 'checkpoint', px: 190, labels: shortLabels('grpo ckpt 4') },
+      { kind: 'checkpoint', px: 10, labels: shortLabels('grpo ckpt 1') },
+      { kind: 'checkpoint', px: 80, labels: shortLabels('grpo ckpt 2') },
+      { kind: 'checkpoint', px: 100, labels: shortLabels('grpo ckpt 3') },
+      { kind: 'sync', px: 100, labels: shortLabels('v3 (lag 1)') },
+    ];
+    const boxes = layoutMarkLabels(marks, measure, area(0, 200));
+    assert.deepEqual(
+      boxes.map((b) => `${b.kind} ${b.text} ${b.x}`),
+      [
+        // The latest checkpoint: no room right of it, so left of its line (190 − 2 − 66).
+        'checkpoint grpo ckpt 4 122',
+        'sync v3 (lag 1) 102',
+        'checkpoint grpo ckpt 1 12',
+        // 82 to 148 would run into `grpo ckpt 4`: the short form fits (82 + 36 + 4 ≤ 122).
+        'checkpoint ckpt 2 82',
+      ],
+    );
   });
 });

@@ -4,6 +4,8 @@
  * (metrics reader, each stage's checkpoint folders) and as a live event stream — and posted to the real webview. Each
  * checkpoint mark and each weight-sync mark is read back from the chart and must sit on its own stage's curve: at the
  * x of that stage's point for the step, on the step axis and on the relative-time axis, where the stages lie apart.
+ * Dense marks on a narrow card: the labels the canvas is given (its fillText calls, recorded) never overlap and stay
+ * in the plot, while every mark keeps its line. Screenshots in light, dark and high contrast.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -18,7 +20,7 @@ import { jobCheckpoints } from '../../client/runs/job-dirs';
 import { seriesOfEvents, seriesOfRows, stageOf } from '../../client/dashboard/series';
 import type { CheckpointMark, Series } from '../../client/dashboard/messages';
 import { GRPO_STAGE, header, sftStage, tinyJob } from '../runtime/rft/run/helpers';
-import { choose, DashboardPage, ROOT } from './harness';
+import { choose, DashboardPage, ROOT, THEMES, type ThemeName } from './harness';
 
 /** Both stages log it: the card the marks are read from. */
 const TAG = 'actor/grad_norm';
@@ -48,7 +50,44 @@ before(async () => {
   startedAt = Date.parse(run.startedAt) / 1000;
   d = await DashboardPage.open();
   await d.setTheme('dark');
+  await recordLabels(d);
 });
+
+/**
+ * Records the text each canvas is given (fillText, with its font and where), so the test sees the labels as drawn,
+ * not as the plugin says it drew them.
+ */
+async function recordLabels(page: DashboardPage): Promise<void> {
+  await page.page.evaluate(() => {
+    const proto = (globalThis as any).CanvasRenderingContext2D.prototype;
+    const fill = proto.fillText;
+    proto.fillText = function (this: any, text: string, x: number, y: number, ...rest: unknown[]) {
+      const texts = (this.canvas.__texts ??= []);
+      texts.push({ text, x, y, font: this.font, baseline: this.textBaseline, width: this.measureText(text).width });
+      return fill.call(this, text, x, y, ...rest);
+    };
+  });
+}
+
+interface DrawnText {
+  text: string;
+  x: number;
+  y: number;
+  font: string;
+  baseline: string;
+  width: number;
+}
+
+/** The mark labels the card of `tag` was given in its last draw (a redraw first, so nothing stale is read). */
+async function drawnLabels(tag: string): Promise<{ texts: DrawnText[]; area: { left: number; right: number } }> {
+  return d.page.evaluate((t) => {
+    const c = (globalThis as any).__charts.get(t);
+    c.canvas.__texts = [];
+    c.draw();
+    const texts = c.canvas.__texts.filter((x: DrawnText) => /^v\d+( \(lag -?\d+\))?$|ckpt \d+$/.test(x.text));
+    return { texts, area: { left: c.chartArea.left, right: c.chartArea.right } };
+  }, tag);
+}
 
 after(async () => {
   await d?.close();
@@ -142,13 +181,88 @@ describe('timeline marks of a staged run (SFT warm-up, then GRPO)', () => {
       ['sft_warmup 2', 'sft_warmup 4', 'grpo 2', 'grpo 4'],
     );
     await assertMarksOnTheirStages(checkpoints, series);
+    // The SFT stage logs no reward: the pinned reward card has the GRPO stage's line only (no all-zero SFT one).
+    const reward = await d.chart('critic/score/mean');
+    assert.deepEqual([...new Set(reward.datasets.map((s) => s.run))], ['grpo/trainer']);
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     await choose(d.page, '#x-axis', 'Relative time');
     await d.frames();
-    await d.page.screenshot({
-      path: join(ROOT, 'test-results', 'dashboard-staged-marks-dark.png'),
-      clip: { x: 0, y: 0, width: 1200, height: 700 },
-    });
+    for (const theme of Object.keys(THEMES) as ThemeName[]) {
+      await d.setTheme(theme);
+      await d.page.screenshot({
+        path: join(ROOT, 'test-results', `dashboard-staged-marks-${theme}.png`),
+        clip: { x: 0, y: 0, width: 1200, height: 700 },
+      });
+    }
+    await d.setTheme('dark');
+  });
+
+  test('dense marks on a narrow card: no two labels overlap, all stay in the plot, every line is drawn', async () => {
+    const series = seriesOfRows(new MetricsReader([jobDir]).read().rows);
+    // A checkpoint at every trainer step of both stages: denser than their labels are wide.
+    const checkpoints: CheckpointMark[] = [];
+    for (const stage of ['sft_warmup', 'grpo'])
+      for (const step of series.find((s) => s.tag === TAG && s.run === `${stage}/trainer`)!.steps)
+        checkpoints.push({ step, name: `global_step_${step}`, stage });
+    assert.ok(checkpoints.length >= 8, `${checkpoints.length} checkpoints`);
+    const narrow = await DashboardPage.open({ width: 360, height: 900 });
+    const wide = d;
+    try {
+      d = narrow;
+      await d.setTheme('light');
+      await recordLabels(d);
+      for (const axis of ['step', 'relative'] as const) {
+        await show(series, checkpoints, axis);
+        const { texts, area } = await drawnLabels(TAG);
+        assert.ok(area.right - area.left < 320, `plot ${area.left}–${area.right}`);
+        // The plugin's own account of its labels is what the canvas got.
+        const told: { text: string; x: number }[] = await d.page.evaluate(
+          (t) => (globalThis as any).__charts.get(t).$timelineLabels,
+          TAG,
+        );
+        assert.deepEqual(
+          told.map((l) => `${l.text} ${l.x.toFixed(3)}`),
+          texts.map((l) => `${l.text} ${l.x.toFixed(3)}`),
+        );
+        assert.ok(texts.length >= 2, `${axis}: labels ${JSON.stringify(texts)}`);
+        // Boxes from what was drawn: the measured width, a 1.2 em row from the top of the em box.
+        const boxes = texts.map((l) => {
+          assert.equal(l.baseline, 'top', l.text);
+          const size = Number(/(\d+(?:\.\d+)?)px/.exec(l.font)![1]);
+          return { ...l, bottom: l.y + size * 1.2 };
+        });
+        for (const b of boxes) assert.ok(b.x >= area.left && b.x + b.width <= area.right, `${b.text} leaves the plot`);
+        for (let i = 0; i < boxes.length; i++)
+          for (let j = i + 1; j < boxes.length; j++) {
+            const [a, b] = [boxes[i], boxes[j]];
+            const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.bottom <= b.y || b.bottom <= a.y;
+            assert.ok(apart, `${axis}: "${a.text}" overlaps "${b.text}": ${JSON.stringify([a, b])}`);
+          }
+        // The lines stay: every checkpoint's (and sync's) line is drawn, labelled or not.
+        const drawn = await marks();
+        assert.equal(drawn.filter((m) => m.kind === 'checkpoint').length, checkpoints.length, axis);
+        // The last checkpoint is labelled (at the plot's right end: left of its line, or in its short form).
+        const last = Math.max(...drawn.filter((m) => m.kind === 'checkpoint').map((m) => m.x));
+        const lastPx = await d.page.evaluate(
+          ({ t, x }) => (globalThis as any).__charts.get(t).scales.x.getPixelForValue(x),
+          { t: TAG, x: last },
+        );
+        assert.ok(
+          texts.some(
+            (l) =>
+              /ckpt \d+$/.test(l.text) &&
+              (Math.abs(l.x - 2 - lastPx) < 0.5 || Math.abs(l.x + l.width + 2 - lastPx) < 0.5),
+          ),
+          `${axis}: the last checkpoint (x ${lastPx}) is unlabelled: ${JSON.stringify(texts)}`,
+        );
+        if (axis === 'relative')
+          await d.page.screenshot({ path: join(ROOT, 'test-results', 'dashboard-staged-marks-narrow-light.png') });
+      }
+      assert.deepEqual(d.problems, []);
+    } finally {
+      d = wide;
+      await narrow.close();
+    }
   });
 
   test('live (the event stream): each stage has its own series, and the marks sit on them as on disk', async () => {

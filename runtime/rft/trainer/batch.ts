@@ -20,6 +20,8 @@ export interface PaddedBatch {
   /** `[B, R]` teacher log-probs, when every experience has them (Trinity gathers the field only then). */
   teacherLogprobs?: number[][];
   rewards: number[];
+  /** Every experience has a reward: Trinity gathers the scores (and logs `critic/score`) only then; SFT data has none. */
+  scored: boolean;
   promptLengths: number[];
   responseLengths: number[];
   expert: boolean[];
@@ -62,6 +64,7 @@ export function padBatch(exps: readonly Experience[], padId: number): PaddedBatc
       ? exps.map((e) => perToken(e, e.teacherLogprobs, 0))
       : undefined,
     rewards: exps.map((e) => e.reward ?? 0),
+    scored: exps.every((e) => e.reward !== undefined),
     promptLengths: exps.map((e) => e.promptLength),
     responseLengths: exps.map((e) => e.tokens.length - e.promptLength),
     expert: exps.map((e) => e.isExpert === true),

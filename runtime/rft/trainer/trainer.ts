@@ -443,6 +443,6 @@ function dataMetrics(b: PaddedBatch): Record<string, number> {
     ...stats('prompt_length', b.promptLengths),
     'prompt_length/clip_ratio': b.promptLengths.filter((n) => n === b.promptWidth).length / b.promptLengths.length,
     ...(advantages.length ? stats('critic/advantages', advantages) : {}),
-    ...stats('critic/score', b.rewards),
+    ...(b.scored ? stats('critic/score', b.rewards) : {}),
   };
 }

@@ -142,6 +142,16 @@ describe('stages (SFT warm-up, then GRPO)', () => {
     const sftLines = readMetrics(r.stages[0].jobDir).filter((l) => l.role === 'trainer');
     assert.equal(sftLines.length, 12);
     assert.ok(sftLines[11].values['actor/sft_loss'] < sftLines[0].values['actor/sft_loss'] * 0.8);
+    // SFT data carries no reward: no `critic/score` (Trinity's SFT steps log none; an all-zero one was pinned as the
+    // reward card). The GRPO stage's rollouts are scored, and its trainer logs it.
+    for (const l of sftLines)
+      assert.deepEqual(
+        Object.keys(l.values).filter((k) => k.startsWith('critic/score')),
+        [],
+        `SFT step ${l.step}`,
+      );
+    const grpoLines = readMetrics(r.stages[1].jobDir).filter((l) => l.role === 'trainer');
+    assert.ok(grpoLines.length > 0 && grpoLines.every((l) => Number.isFinite(l.values['critic/score/mean'])));
     // Eval at GRPO step 0 runs the SFT checkpoint: a fresh copy of it must score the same.
     const sftCkpt = r.stages[0].result.lastCheckpoint!;
     assert.ok(sftCkpt.endsWith('global_step_12'));
