@@ -59,9 +59,19 @@ const record = (): RunRecord | undefined =>
 
 /** Runs a palette command, moving to the row that is that command (fuzzy matches may come first). */
 async function command(title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  await page.keyboard.type(title);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 30_000 });
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  // Keys pressed while a closing menu still holds the focus are lost on a loaded machine: open the palette again.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    await page.keyboard.type(title);
+    const shown = await row.waitFor({ timeout: 10_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (shown) break;
+    if (attempt === 3) assert.fail(`the command palette showed no '${title}' after 3 tries`);
+    await page.keyboard.press('Escape');
+  }
   const focused = page.locator('.quick-input-list .monaco-list-row.focused');
   for (let i = 0; i < 10 && !((await focused.textContent().catch(() => '')) ?? '').trim().startsWith(title); i++)
     await page.keyboard.press('ArrowDown');

@@ -4,39 +4,32 @@
  * starting from the previous stage's last checkpoint, as Trinity's launcher does. A stage already finished in an
  * earlier, interrupted run is skipped when `continue_from_checkpoint` is set.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/types.generated';
-import { checkConfig, writtenIn } from '../../config/validate';
-import { lineColumn } from '../../config/load/load-config';
-import { parseDotEnv } from '../../config/environment/dotenv';
-import {
-  PROTOCOL_VERSION,
-  runRecordPath,
-  type RunEvent,
-  type RunRecord,
-  type RuntimeEvent,
-  type StageInfo,
-} from '../../protocol';
-import { writeFileAtomically } from '../checkpoint/checkpoints';
+import { writtenIn, type CheckResult } from '../../config/validate';
+import type { RunRecord, RuntimeEvent, StageInfo } from '../../protocol';
 import { Monitor } from '../monitor/monitor';
 import type { StageContext, StageResult } from './context';
+import { loadRunnableConfig } from './job-config';
+import type { JobLog } from './job-log';
+import { runRecordWriter } from './run-record';
 import { runBench } from './run-bench';
 import { runBoth } from './run-both';
 import { runExplore } from './run-explore';
 import { runTrain } from './run-train';
 import { runServe } from './serve';
 import { withAbsoluteAuxiliaryPaths } from './setup';
+import { readStageProgress, stageProgressPath, writeStageProgress } from './stage-progress';
 import { jobDirOf, runJobDirOf } from '../../config/runs/job-dir';
-import { loadRuntimePlugins } from '../plugins';
-import { localRefusals } from '../local-support';
 import { isHubId } from '../../engine/model/hub';
 import { ensureModelDir } from '../../engine/model/hub-download';
 
+export { ConfigRejected } from './job-config';
+
 export interface JobOptions {
   events?: (e: RuntimeEvent) => void;
-  log?: (level: 'info' | 'warning' | 'error', message: string) => void;
+  log?: JobLog;
   progress?: StageContext['progress'];
   signal?: AbortSignal;
   /** The backend that was started (for the `run` event). */
@@ -61,8 +54,6 @@ export interface JobResult {
   error?: string;
 }
 
-export class ConfigRejected extends Error {}
-
 export async function runJob(configPath: string, opts: JobOptions): Promise<JobResult> {
   const path = resolve(configPath);
   const configDir = dirname(path);
@@ -73,143 +64,65 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
   // Set once the run's job directory is known: records how the run ended there.
   let endRecord: (status: RunRecord['status'], error?: string) => void = () => {};
   try {
-    const text = readFileSync(path, 'utf8');
-    const env = {
-      ...(existsSync(resolve('.env')) ? parseDotEnv(readFileSync(resolve('.env'), 'utf8')) : {}),
-      ...process.env,
-    };
-    const plugins = opts.pluginDirs?.length ? await loadRuntimePlugins(opts.pluginDirs) : undefined;
-    for (const f of plugins?.files ?? []) log('info', `plugin ${f} loaded`);
-    const result = await checkConfig(text, {
-      env,
-      host: { baseDirs: [...new Set([configDir, process.cwd()])], env, exists: existsSync, plugins: plugins?.names },
-    });
-    const errors = result.diagnostics.filter((d) => d.severity === 'error');
-    if (errors.length) {
-      const lines = errors.map((d) => {
-        const at = lineColumn(result.loaded.source, d.range[0]);
-        return `${path}:${at.line}:${at.column} ${d.code} ${d.message}`;
-      });
-      throw new ConfigRejected(`the config has ${errors.length} error(s):\n${lines.join('\n')}`);
-    }
-    const refusals = localRefusals(result, plugins?.names);
-    if (refusals.length) {
-      const lines = refusals.map((r) => {
-        const at = lineColumn(result.loaded.source, r.range[0]);
-        return `${path}:${at.line}:${at.column} ${r.message}`;
-      });
-      throw new ConfigRejected(
-        `the config uses ${refusals.length === 1 ? 'an entry' : `${refusals.length} entries`} the local runtime does not implement:\n${lines.join('\n')}`,
-      );
-    }
-    for (const d of result.diagnostics.filter((x) => x.severity === 'warning')) {
-      const at = lineColumn(result.loaded.source, d.range[0]);
-      log('warning', `${path}:${at.line}:${at.column} ${d.code} ${d.message}`);
-    }
-    const runs = result.runs;
-    if (opts.continueFromCheckpoint !== undefined)
-      for (const run of runs) (run.resolved as Config).continue_from_checkpoint = opts.continueFromCheckpoint;
-    const rootCfg = runs[0].resolved as Config;
-    const rootJobDir = runJobDirOf(
-      runs.map((r) => r.resolved as Config),
-      result.loaded.value.name,
-    );
+    const { result, configs } = await loadRunnableConfig(path, opts, log);
+    const rootJobDir = runJobDirOf(configs, result.loaded.value.name);
     mkdirSync(rootJobDir, { recursive: true });
     const runStarted = Date.now();
-    const stageInfo: StageInfo[] = runs.map((run) => {
-      const cfg = run.resolved as Config;
-      return { name: run.stage?.name ?? cfg.name, mode: cfg.mode, jobDir: jobDirOf(cfg) };
-    });
-    const runEvent: RunEvent = {
-      type: 'run',
-      protocol: PROTOCOL_VERSION,
-      runId: randomUUID(),
-      config: path,
-      jobDir: rootJobDir,
+    const stageInfo: StageInfo[] = configs.map((cfg, i) => ({
+      name: result.runs[i].stage?.name ?? cfg.name,
+      mode: cfg.mode,
+      jobDir: jobDirOf(cfg),
+    }));
+    const staged = configs.length > 1;
+    const record = runRecordWriter({
+      configPath: path,
+      rootJobDir,
       backend: opts.backend,
-      startedAt: new Date(runStarted).toISOString(),
-      pid: process.pid,
+      startedAt: runStarted,
       stages: stageInfo,
-    };
-    const { type: _, jobDir: __, ...recordBase } = runEvent;
-    const recordPath = join(rootJobDir, runRecordPath(runs.length > 1 ? undefined : rootCfg.mode));
-    const record = (status: RunRecord['status'], error?: string): void => {
-      const r: RunRecord = {
-        ...recordBase,
-        status,
-        ...(status === 'running' ? {} : { endedAt: new Date().toISOString() }),
-        ...(error ? { error } : {}),
-      };
-      mkdirSync(dirname(recordPath), { recursive: true });
-      writeFileAtomically(recordPath, `${JSON.stringify(r, null, 1)}\n`);
-    };
-    endRecord = (status, error) => record(status, error);
-    record('running');
-    emit(runEvent);
-    // Stage progress only for configs with stages (Trinity's stage_meta.json): the explore and train processes of
-    // one asynchronous job share the job directory, and one finishing must not mark the other's stage done.
-    const stagePath = join(rootJobDir, 'state', 'stage.json');
-    const staged = runs.length > 1;
-    const resumeStages = staged && rootCfg.continue_from_checkpoint && existsSync(stagePath);
-    const done = resumeStages
-      ? (JSON.parse(readFileSync(stagePath, 'utf8')) as { finished: number; checkpoints: (string | null)[] })
-      : { finished: 0, checkpoints: [] };
+      singleMode: staged ? undefined : configs[0].mode,
+    });
+    endRecord = (status, error) => record.write(status, error);
+    record.write('running');
+    emit(record.event);
+    const progressPath = stageProgressPath(rootJobDir);
+    const done = readStageProgress(progressPath, staged && !!configs[0].continue_from_checkpoint);
     let previous: string | undefined;
-    for (const [i, run] of runs.entries()) {
+    for (const [i, resolved] of configs.entries()) {
       // Auxiliary models load wherever the explorer is built (worker, explore/bench modes): paths fixed here.
-      const cfg = withAbsoluteAuxiliaryPaths(run.resolved as Config, configDir);
-      const name = run.stage?.name ?? cfg.name;
-      const jobDir = jobDirOf(cfg);
-      const stageEvent = { type: 'stage', index: i, count: runs.length, name, mode: cfg.mode, jobDir } as const;
+      const cfg = withAbsoluteAuxiliaryPaths(resolved, configDir);
+      const { name, jobDir } = stageInfo[i];
+      const stageEvent = { type: 'stage', index: i, count: configs.length, name, mode: cfg.mode, jobDir } as const;
       if (i < done.finished) {
         emit({ ...stageEvent, skipped: true });
         previous = done.checkpoints[i] ?? previous;
-        log('info', `stage ${i + 1}/${runs.length} (${name}) finished in an earlier run; skipped`);
+        log('info', `stage ${i + 1}/${configs.length} (${name}) finished in an earlier run; skipped`);
         continue;
       }
       if (signal.aborted) break;
       emit(stageEvent);
-      if (runs.length > 1) log('info', `stage ${i + 1}/${runs.length}: ${name} (${cfg.mode})`);
-      // A hub id that is not cached is fetched first when downloads are allowed (else loading names the cache).
-      if (!previous && isHubId(cfg.model.model_path) && !existsSync(resolve(configDir, cfg.model.model_path))) {
-        await ensureModelDir(cfg.model.model_path, { baseDir: configDir, log: (m) => log('info', m) });
-      }
-      for (const m of cfg.explorer.auxiliary_models ?? []) {
-        if (m.model_path && isHubId(m.model_path) && !existsSync(resolve(configDir, m.model_path)))
-          await ensureModelDir(m.model_path, { baseDir: configDir, log: (x) => log('info', x) });
-      }
-      const monitor = new Monitor(
-        jobDir,
-        emit,
-        (cfg.monitor?.monitor_type ?? 'tensorboard') === 'tensorboard',
-        runStarted,
-      );
-      const ctx: StageContext = {
+      if (staged) log('info', `stage ${i + 1}/${configs.length}: ${name} (${cfg.mode})`);
+      await fetchHubModels(cfg, configDir, previous, log);
+      const ctx = stageContext({
         cfg,
-        release: result.loaded.release,
-        written: (key) => writtenIn(result, key, i),
+        result,
+        index: i,
         configDir,
         jobDir,
-        modelPath: previous,
-        monitor,
+        previous,
+        runStarted,
+        opts,
+        emit,
         log,
         signal,
-        seed: opts.seed ?? 42,
-        progress: (role, step, total, detail) => {
-          emit({ type: 'progress', role, step, total, detail });
-          opts.progress?.(role, step, total, detail);
-        },
-      };
+      });
       const stageResult = await runStage(ctx);
       stages.push({ name, mode: cfg.mode, jobDir, result: stageResult });
       if (stageResult.stopped) break;
       previous = stageResult.lastCheckpoint ?? previous;
       done.finished = i + 1;
       done.checkpoints[i] = stageResult.lastCheckpoint ?? null;
-      if (staged) {
-        mkdirSync(dirname(stagePath), { recursive: true });
-        writeFileAtomically(stagePath, JSON.stringify(done));
-      }
+      if (staged) writeStageProgress(progressPath, done);
     }
     const status = signal.aborted ? 'stopped' : 'finished';
     endRecord(status);
@@ -225,6 +138,55 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
     emit({ type: 'done', status: 'failed', error: message });
     return { status: 'failed', stages, error: message };
   }
+}
+
+/** A hub id that is not cached is fetched first when downloads are allowed (else loading names the cache). */
+async function fetchHubModels(
+  cfg: Config,
+  configDir: string,
+  previous: string | undefined,
+  log: JobLog,
+): Promise<void> {
+  if (!previous && isHubId(cfg.model.model_path) && !existsSync(resolve(configDir, cfg.model.model_path))) {
+    await ensureModelDir(cfg.model.model_path, { baseDir: configDir, log: (m) => log('info', m) });
+  }
+  for (const m of cfg.explorer.auxiliary_models ?? []) {
+    if (m.model_path && isHubId(m.model_path) && !existsSync(resolve(configDir, m.model_path)))
+      await ensureModelDir(m.model_path, { baseDir: configDir, log: (x) => log('info', x) });
+  }
+}
+
+function stageContext(args: {
+  cfg: Config;
+  result: CheckResult;
+  index: number;
+  configDir: string;
+  jobDir: string;
+  previous: string | undefined;
+  runStarted: number;
+  opts: JobOptions;
+  emit: (e: RuntimeEvent) => void;
+  log: JobLog;
+  signal: AbortSignal;
+}): StageContext {
+  const { cfg, result, index, jobDir, opts, emit } = args;
+  const tensorboard = (cfg.monitor?.monitor_type ?? 'tensorboard') === 'tensorboard';
+  return {
+    cfg,
+    release: result.loaded.release,
+    written: (key) => writtenIn(result, key, index),
+    configDir: args.configDir,
+    jobDir,
+    modelPath: args.previous,
+    monitor: new Monitor(jobDir, emit, tensorboard, args.runStarted),
+    log: args.log,
+    signal: args.signal,
+    seed: opts.seed ?? 42,
+    progress: (role, step, total, detail) => {
+      emit({ type: 'progress', role, step, total, detail });
+      opts.progress?.(role, step, total, detail);
+    },
+  };
 }
 
 function runStage(ctx: StageContext): Promise<StageResult> {
