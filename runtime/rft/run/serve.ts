@@ -24,7 +24,7 @@ import { API_KEY_ENV, bearerAuth, generateApiKey } from '../serve/auth';
 import { startHttpServer, type HttpServer } from '../serve/http';
 import { HistoryRecorder } from '../serve/recorder';
 import { serviceRoutes } from '../serve/routes';
-import { ExplorerService, serviceFlavor } from '../serve/service';
+import { ExplorerService, serviceFlavor, type ServiceFlavor } from '../serve/service';
 import type { StageContext, StageResult } from './context';
 import {
   RunSetupError,
@@ -67,86 +67,10 @@ export async function runServe(ctx: StageContext): Promise<StageResult> {
       recorder,
       monitor: ctx.monitor,
     });
-    const svc = service;
-    pullNewestCheckpoint(ctx, svc); // the launcher's sync_weight before serving
+    pullNewestCheckpoint(ctx, service); // the launcher's sync_weight before serving
     if (ctx.signal.aborted) return { evals: {}, stopped: true };
-
-    const written = ctx.written('explorer.listen_address');
-    const hosts = written ? [cfg.explorer.listen_address] : ['127.0.0.1', '::1'];
-    const exposed = hosts.some((h) => !isLoopbackAddress(h));
-    const envKey = process.env[API_KEY_ENV];
-    const apiKey = exposed ? envKey || generateApiKey() : undefined;
-    const urlFile = join(ctx.jobDir, `${cfg.explorer.name}_server_url.txt`);
-    const portKey = flavor.feedback ? 'explorer.proxy_port' : 'explorer.api_port';
-    const port = flavor.feedback
-      ? cfg.explorer.proxy_port
-      : ((cfg.explorer as unknown as { api_port?: number }).api_port ?? 8010);
-    try {
-      server = await startHttpServer(serviceRoutes(service, Math.floor(Date.now() / 1000)), {
-        hosts,
-        port,
-        onError: (m) => ctx.log('error', m),
-        authorize: apiKey ? bearerAuth(apiKey, envKey ? `the value of ${API_KEY_ENV}` : `in ${urlFile}`) : undefined,
-      });
-    } catch (e) {
-      throw new RunSetupError(
-        `cannot listen on ${hosts[0]}:${port} (explorer.listen_address, ${portKey}): ${(e as Error).message}`,
-      );
-    }
-    const url = `http://${advertisedHost(server.hosts[0])}:${server.port}`;
-    const host = hosts[0];
-    ctx.log(
-      'info',
-      flavor.feedback
-        ? `Starting Trinity Service on ${url}`
-        : `Explorer API Server is started on ${url} and listening to ${host}.`,
-    );
-    const bound = server.hosts.map((h) => `${h.includes(':') ? `[${h}]` : h}:${server!.port}`).join(' and ');
-    if (!written) {
-      ctx.log(
-        'info',
-        `listening on ${bound} only: the service is local to this machine (explorer.listen_address is not written; Trinity's default is 0.0.0.0). To serve other machines, write explorer.listen_address (e.g. 0.0.0.0); clients then need the API key.`,
-      );
-    } else if (apiKey) {
-      const from = envKey ? `from ${API_KEY_ENV}` : `generated for this run and saved in ${urlFile}`;
-      ctx.log(
-        'warning',
-        `listening on ${bound}, reachable from the network: every route but /health needs Authorization: Bearer <key> (the key is ${from})`,
-      );
-    } else {
-      ctx.log('info', `listening on ${bound}`);
-    }
-    for (const s of server.skipped) ctx.log('info', `not listening on ${s.host}: ${s.error}`);
-    ctx.log(
-      'info',
-      'requests are served one at a time: generation is synchronous in this runtime, and new weights are taken between requests',
-    );
-    if (cfg.explorer.rollout_model.engine_num > 1) {
-      ctx.log(
-        'info',
-        `explorer.rollout_model.engine_num is ${cfg.explorer.rollout_model.engine_num}: one local model serves every request`,
-      );
-    }
-    writeUrlFile(urlFile, url, envKey ? undefined : apiKey);
-    ctx.log('info', `Saved explorer server URL to ${urlFile}`);
-
-    const intervalMs = Math.max(cfg.explorer.service_status_check_interval, 0.05) * 1000;
-    const srv = server;
-    while (!ctx.signal.aborted) {
-      try {
-        await sleep(intervalMs, ctx.signal);
-      } catch {
-        break;
-      }
-      await srv.exclusive(async () => {
-        try {
-          if (!flavor.feedback) await svc.commit(); // up to v0.3.2 every interval is an explorer step
-          pullNewestCheckpoint(ctx, svc);
-        } catch (e) {
-          ctx.log('warning', `service status check: ${(e as Error).message}`);
-        }
-      });
-    }
+    server = await listen(ctx, service, flavor);
+    await serveUntilStopped(ctx, server, service, flavor);
     return { evals: {}, stopped: ctx.signal.aborted };
   } finally {
     await server?.close();
@@ -161,6 +85,95 @@ export async function runServe(ctx: StageContext): Promise<StageResult> {
     await writer?.finish();
     await recorder?.close();
     policy.model.dispose();
+  }
+}
+
+/** Binds the service (loopback only unless `explorer.listen_address` is written), says where, writes the URL file. */
+async function listen(ctx: StageContext, service: ExplorerService, flavor: ServiceFlavor): Promise<HttpServer> {
+  const { cfg } = ctx;
+  const written = ctx.written('explorer.listen_address');
+  const hosts = written ? [cfg.explorer.listen_address] : ['127.0.0.1', '::1'];
+  const exposed = hosts.some((h) => !isLoopbackAddress(h));
+  const envKey = process.env[API_KEY_ENV];
+  const apiKey = exposed ? envKey || generateApiKey() : undefined;
+  const urlFile = join(ctx.jobDir, `${cfg.explorer.name}_server_url.txt`);
+  const portKey = flavor.feedback ? 'explorer.proxy_port' : 'explorer.api_port';
+  const port = flavor.feedback
+    ? cfg.explorer.proxy_port
+    : ((cfg.explorer as unknown as { api_port?: number }).api_port ?? 8010);
+  let server: HttpServer;
+  try {
+    server = await startHttpServer(serviceRoutes(service, Math.floor(Date.now() / 1000)), {
+      hosts,
+      port,
+      onError: (m) => ctx.log('error', m),
+      authorize: apiKey ? bearerAuth(apiKey, envKey ? `the value of ${API_KEY_ENV}` : `in ${urlFile}`) : undefined,
+    });
+  } catch (e) {
+    throw new RunSetupError(
+      `cannot listen on ${hosts[0]}:${port} (explorer.listen_address, ${portKey}): ${(e as Error).message}`,
+    );
+  }
+  const url = `http://${advertisedHost(server.hosts[0])}:${server.port}`;
+  ctx.log(
+    'info',
+    flavor.feedback
+      ? `Starting Trinity Service on ${url}`
+      : `Explorer API Server is started on ${url} and listening to ${hosts[0]}.`,
+  );
+  const bound = server.hosts.map((h) => `${h.includes(':') ? `[${h}]` : h}:${server.port}`).join(' and ');
+  if (!written) {
+    ctx.log(
+      'info',
+      `listening on ${bound} only: the service is local to this machine (explorer.listen_address is not written; Trinity's default is 0.0.0.0). To serve other machines, write explorer.listen_address (e.g. 0.0.0.0); clients then need the API key.`,
+    );
+  } else if (apiKey) {
+    const from = envKey ? `from ${API_KEY_ENV}` : `generated for this run and saved in ${urlFile}`;
+    ctx.log(
+      'warning',
+      `listening on ${bound}, reachable from the network: every route but /health needs Authorization: Bearer <key> (the key is ${from})`,
+    );
+  } else {
+    ctx.log('info', `listening on ${bound}`);
+  }
+  for (const s of server.skipped) ctx.log('info', `not listening on ${s.host}: ${s.error}`);
+  ctx.log(
+    'info',
+    'requests are served one at a time: generation is synchronous in this runtime, and new weights are taken between requests',
+  );
+  if (cfg.explorer.rollout_model.engine_num > 1) {
+    ctx.log(
+      'info',
+      `explorer.rollout_model.engine_num is ${cfg.explorer.rollout_model.engine_num}: one local model serves every request`,
+    );
+  }
+  writeUrlFile(urlFile, url, envKey ? undefined : apiKey);
+  ctx.log('info', `Saved explorer server URL to ${urlFile}`);
+  return server;
+}
+
+/** Every `explorer.service_status_check_interval`, between requests: the newest checkpoint (and, up to v0.3.2, a commit). */
+async function serveUntilStopped(
+  ctx: StageContext,
+  server: HttpServer,
+  service: ExplorerService,
+  flavor: ServiceFlavor,
+): Promise<void> {
+  const intervalMs = Math.max(ctx.cfg.explorer.service_status_check_interval, 0.05) * 1000;
+  while (!ctx.signal.aborted) {
+    try {
+      await sleep(intervalMs, ctx.signal);
+    } catch {
+      break;
+    }
+    await server.exclusive(async () => {
+      try {
+        if (!flavor.feedback) await service.commit(); // up to v0.3.2 every interval is an explorer step
+        pullNewestCheckpoint(ctx, service);
+      } catch (e) {
+        ctx.log('warning', `service status check: ${(e as Error).message}`);
+      }
+    });
   }
 }
 
