@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU check of the engine on webgpu (Dawn over Vulkan), for a machine with a GPU; about 8 minutes at most.
 #   1. `doctor` (which adapter Dawn finds, whether auto picks it);
-#   2. the webgpu tests: no synchronous reads, greedy generation equal to cpu's, SFT/GRPO through the CLI;
+#   2. the webgpu tests: no synchronous reads, greedy generation equal to cpu's, logits parity with the PyTorch
+#      fixtures, gradient checks, greedy generate equal to wasm's and SFT/GRPO through the CLI;
 #   3. greedy `generate` of one model on webgpu and on wasm, tokens diffed;
 #   4. bench:engine on webgpu (training and generation tokens/s), PyTorch beside it: on CUDA when
 #      `torch.cuda.is_available()`, else PyTorch CPU if installed, else the engine alone.
@@ -16,7 +17,7 @@
 #   GPU_CHECK_GEN_TOKENS=16   new tokens per prompt in the generate diff
 #   GPU_CHECK_PEAK=1          0: bench:engine skips its peak-matmul measurement (BENCH_PEAK=0)
 # Dry run here (SwiftShader, 2 minutes): GPU_CHECK_SWIFTSHADER=1 GPU_CHECK_MODELS=tiny GPU_CHECK_SCALE=0.1 \
-#   GPU_CHECK_GEN_TOKENS=4 GPU_CHECK_PEAK=0 GPU_CHECK_TEST_S=70 GPU_CHECK_GEN_S=30 GPU_CHECK_BENCH_S=15 bash bench/gpu-check.sh
+#   GPU_CHECK_GEN_TOKENS=4 GPU_CHECK_PEAK=0 GPU_CHECK_TEST_S=120 GPU_CHECK_GEN_S=30 GPU_CHECK_BENCH_S=15 bash bench/gpu-check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -76,7 +77,8 @@ say
 say "| part | result | time | log |"
 say "|---|---|---|---|"
 
-part tests "$TEST_S" node test/run.mjs test/runtime/engine/webgpu-sync-reads test/cli/webgpu-run
+part tests "$TEST_S" node test/run.mjs test/runtime/engine/webgpu-sync-reads test/runtime/engine/webgpu-parity \
+  test/runtime/engine/webgpu-gradcheck test/cli/webgpu-run
 
 # Greedy generation of the same model on webgpu and on wasm: the tokens must be equal.
 GEN=$(mktemp -d)

@@ -3,7 +3,7 @@
  * GRPO config on a model `model create` made, on Dawn (SwiftShader's Vulkan driver here; a GPU where there is one).
  * Each finishes, logs its loss finite and saves a checkpoint; Dawn reports no validation error (an invalid pipeline
  * does not throw: its output is silently stale). The SFT run is deterministic, so its losses and gradient norms must
- * equal the wasm run's.
+ * equal the wasm run's. `generate --backend webgpu` at temperature 0 gives the same tokens as on wasm.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -119,6 +119,48 @@ before(() => {
     /webgpu\s+available/,
     `webgpu is not available (needs libvulkan1 and a Vulkan driver, e.g. ${SWIFTSHADER_ICD}); doctor said:\n${doctor.stdout}${doctor.stderr}`,
   );
+});
+
+describe('generate --backend webgpu (dist/cli.js)', () => {
+  test('greedy tokens equal the wasm ones, and the log-probs agree', () => {
+    const gen = (backend: string) => {
+      const r = cli([
+        'generate',
+        '--model',
+        join(root, 'model'),
+        '--prompt',
+        '3+4',
+        '--prompt',
+        'abc',
+        '--max-new-tokens',
+        '6',
+        '--min-new-tokens',
+        '6',
+        '--temperature',
+        '0',
+        '--backend',
+        backend,
+        '--json',
+      ]);
+      assert.equal(r.code, 0, `generate --backend ${backend} exited ${r.code}:\n${r.stderr.slice(-2000)}`);
+      assert.doesNotMatch(r.stdout + r.stderr, /validation:|Invalid ComputePipeline/, 'Dawn reported an error');
+      return JSON.parse(r.stdout) as { backend: string; completions: { tokens: number[]; logprobs: number[] }[] };
+    };
+    const [gpu, cpu] = [gen('webgpu'), gen('wasm')];
+    assert.equal(gpu.backend, 'webgpu');
+    assert.equal(cpu.backend, 'wasm');
+    assert.deepEqual(
+      gpu.completions.map((c) => c.tokens),
+      cpu.completions.map((c) => c.tokens),
+    );
+    assert.ok(gpu.completions.every((c) => c.tokens.length === 6));
+    gpu.completions.forEach((c, i) =>
+      c.logprobs.forEach((l, j) => {
+        const w = cpu.completions[i].logprobs[j];
+        assert.ok(Math.abs(l - w) <= 1e-4 * Math.max(1, Math.abs(w)), `prompt ${i} token ${j}: webgpu ${l}, wasm ${w}`);
+      }),
+    );
+  });
 });
 
 describe('run --backend webgpu (dist/cli.js)', () => {

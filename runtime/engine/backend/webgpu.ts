@@ -159,6 +159,20 @@ function installGlobals(gpu: GpuLike, globals: object): void {
   else Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true, writable: true });
 }
 
+/** tfjs-backend-webgpu's MatMulPackedProgram (its MatMulProgramType enum; -1, the default, lets it choose). */
+const MATMUL_PACKED_PROGRAM = 3;
+
+/**
+ * On a software adapter, every matmul runs tfjs' tiled MatMulPackedProgram. tfjs picks its reduce and small-tile
+ * programs for small outputs to spread them over more GPU workgroups; on SwiftShader, which runs workgroups on the
+ * CPU, those take 100-150 ms per dispatch where the tiled one takes about 1 ms (a one-token decode step is all small
+ * matmuls). Only the summation order changes (float32 rounding). A value set by the caller is kept.
+ */
+function preferTiledMatmul(): void {
+  if (tf.env().getNumber('WEBGPU_MATMUL_PROGRAM_TYPE') < 0)
+    tf.env().set('WEBGPU_MATMUL_PROGRAM_TYPE', MATMUL_PACKED_PROGRAM);
+}
+
 export type WebgpuInit =
   | { ok: true; adapterInfo?: string; /** Why the adapter is a software one; absent for hardware. */ software?: string }
   | { ok: false; reason: string };
@@ -196,6 +210,7 @@ export async function initWebgpu(forced: boolean, acceptSoftware = forced): Prom
   }
   const r = await trySetBackend('webgpu');
   if (!r.ok) return { ok: false, reason: `webgpu: ${r.reason}` };
+  if (found.probe.software) preferTiledMatmul();
   const bad = await selfTest();
   if (bad) {
     tf.removeBackend('webgpu');

@@ -6,10 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { tmpdir } from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { initBackend } from '../../../runtime/engine/backend';
 import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/model/config';
 import { initModel } from '../../../runtime/engine/model/checkpoint';
 import { generate } from '../../../runtime/engine/sampling';
@@ -17,8 +15,8 @@ import { scoreSequences } from '../../../runtime/engine/logprobs';
 import { AdamW } from '../../../runtime/engine/train/adamw';
 import { Trainer } from '../../../runtime/engine/train/step';
 import { addMany } from '../../../runtime/engine/ops';
+import { startWebgpuGuarded, type SyncReadGuard } from '../../helpers/webgpu';
 
-const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const cfg = parseModelConfig(
   newModelConfigJson({
     family: 'qwen2',
@@ -36,34 +34,14 @@ const prompts = [
   [5, 6],
 ];
 let cpuTokens: number[][];
-let syncReads = 0;
+let guard: SyncReadGuard;
 
 before(async () => {
   await tf.setBackend('cpu');
   const m = initModel(cfg, 5);
   cpuTokens = (await generate(m, prompts, { maxNewTokens: 4, temperature: 0, stopTokenIds: [] })).map((c) => c.tokens);
   m.dispose();
-  process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
-  process.env.XDG_RUNTIME_DIR ??= tmpdir();
-  try {
-    await initBackend({ prefer: 'webgpu' });
-  } catch (e) {
-    throw new Error(
-      `webgpu did not start (CI installs libvulkan1; Debian's chromium ships ${SWIFTSHADER_ICD}): ${(e as Error).message}`,
-    );
-  }
-  const be = tf.backend() as unknown as {
-    readSync(id: object): unknown;
-    tensorMap: { get(id: object): { values?: unknown } };
-  };
-  const readSync = be.readSync.bind(be);
-  be.readSync = (id: object) => {
-    if (be.tensorMap.get(id)?.values == null) {
-      syncReads++;
-      throw new Error('synchronous read of a GPU tensor on webgpu');
-    }
-    return readSync(id);
-  };
+  guard = await startWebgpuGuarded();
 });
 
 describe('webgpu: no synchronous reads', () => {
@@ -75,7 +53,7 @@ describe('webgpu: no synchronous reads', () => {
       cpuTokens,
     );
     m.dispose();
-    assert.equal(syncReads, 0);
+    assert.equal(guard.count, 0);
   });
 
   test('addMany sums more tensors than a shader may bind (8 storage buffers on SwiftShader)', async () => {
@@ -84,7 +62,7 @@ describe('webgpu: no synchronous reads', () => {
     const sum = addMany(ts);
     assert.deepEqual(Array.from(await sum.data()), [210, -210]);
     tf.dispose([sum, ...ts]);
-    assert.equal(syncReads, 0);
+    assert.equal(guard.count, 0);
   });
 
   test('an AdamW step trains and reports its loss and norm', async () => {
@@ -105,6 +83,6 @@ describe('webgpu: no synchronous reads', () => {
     assert.equal(state.step, 2);
     opt.dispose();
     m.dispose();
-    assert.equal(syncReads, 0);
+    assert.equal(guard.count, 0);
   });
 });
