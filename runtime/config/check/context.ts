@@ -15,6 +15,7 @@ import { atLeast, inRange, type Release } from '../releases';
 import type { Range } from '../load/yaml-tree';
 import { registryEntryAt, type RegistryId } from '../model/registries';
 import type { PluginNames } from '../environment/plugin-names';
+import type { ConfigPath, ConfigValueAt } from '../config-path';
 
 /** A value Trinity computes or changes during its check step, and why. */
 export interface Derivation {
@@ -78,10 +79,10 @@ export class CheckContext {
     return inRange(this.release, since, until);
   }
 
-  get(path: string): any {
+  get<P extends ConfigPath>(path: P): ConfigValueAt<P> {
     let v: any = this.cfg;
     for (const k of split(path)) {
-      if (v === null || v === undefined) return undefined;
+      if (v === null || v === undefined) return undefined as ConfigValueAt<P>;
       v = v[k];
     }
     return v;
@@ -89,9 +90,9 @@ export class CheckContext {
 
   /** Sets a value as Trinity does; with `note`, records it (information for a fill-in, warning for a change). */
   set(
-    path: string,
+    path: ConfigPath,
     value: unknown,
-    note?: { code: DiagnosticCode; message: string; severity?: Severity; at?: string },
+    note?: { code: DiagnosticCode; message: string; severity?: Severity; at?: ConfigPath },
   ): void {
     const previous = this.assign(path, value);
     if (note) {
@@ -102,7 +103,7 @@ export class CheckContext {
   }
 
   /** Writes a value into the checked config, creating missing mappings; returns what was there. */
-  private assign(path: string, value: unknown): unknown {
+  private assign(path: ConfigPath, value: unknown): unknown {
     const keys = split(path);
     let o: any = this.cfg;
     for (const k of keys.slice(0, -1)) {
@@ -126,7 +127,7 @@ export class CheckContext {
   }
 
   /** Fills in a value silently, as Trinity does for internal paths; recorded as a derivation only. */
-  fill(path: string, value: unknown, reason: string): void {
+  fill(path: ConfigPath, value: unknown, reason: string): void {
     this.derivations.push({ path, value, previous: this.assign(path, value), message: reason });
   }
 
@@ -134,7 +135,7 @@ export class CheckContext {
    * Trinity sets `path` to `value` itself: a warning at the key when the user wrote it, else information at
    * `fallbackAt`, the key that makes Trinity do it.
    */
-  force(path: string, value: unknown, code: DiagnosticCode, message: string, fallbackAt: string): void {
+  force(path: ConfigPath, value: unknown, code: DiagnosticCode, message: string, fallbackAt: ConfigPath): void {
     const written = this.written(path);
     this.set(path, value, {
       code,
@@ -148,7 +149,7 @@ export class CheckContext {
    * Trinity assigns `value` whatever was written: silently when nothing (or the same value) was written, with a
    * warning naming `from` when the user wrote something else.
    */
-  overwrite(path: string, value: unknown, from: string): void {
+  overwrite(path: ConfigPath, value: unknown, from: ConfigPath): void {
     if (this.written(path) && this.get(path) !== value) {
       this.set(path, value, {
         code: 'TRN214',
@@ -160,17 +161,23 @@ export class CheckContext {
   }
 
   /** True when the user wrote this key (in the root or, for replaced sections, in the stage). */
-  written(path: string): boolean {
+  written(path: ConfigPath): boolean {
     const n = nodeAt(this.loaded.root, this.sourcePath(split(path)));
     return n !== undefined && n.origin === 'yaml';
   }
 
   /** The source range for a path of the checked config. */
-  range(path: string, prefer: 'key' | 'value' = 'key'): Range {
+  range(path: ConfigPath, prefer: 'key' | 'value' = 'key'): Range {
     return rangeForPath(this.loaded.root, this.sourcePath(split(path)), prefer);
   }
 
-  report(code: DiagnosticCode, message: string, at: string | Range, data?: DiagnosticData, severity?: Severity): void {
+  report(
+    code: DiagnosticCode,
+    message: string,
+    at: ConfigPath | Range,
+    data?: DiagnosticData,
+    severity?: Severity,
+  ): void {
     const range = typeof at === 'string' ? this.range(at) : at;
     const d: DiagnosticData | undefined = typeof at === 'string' ? { path: [...split(at)], ...data } : data;
     const prefix = this.stage ? `[stage ${this.stage.name}] ` : '';

@@ -6,18 +6,19 @@ import { existsSync } from 'node:fs';
 import { peekDataset } from '../datasets/peek-dataset';
 import { candidatePaths } from './runtime';
 import type { CheckContext } from './context';
-import { tasksetPaths } from './tasksets';
+import { storagePaths } from './tasksets';
+import { isTasksetPath, type StoragePath, type TasksetPath } from '../config-path';
 
 interface KeyNeed {
   /** The `format` key naming the column, e.g. `prompt_key`. */
-  formatKey: string;
+  formatKey: 'prompt_key' | 'response_key' | 'messages_key' | 'system_prompt_key' | 'chosen_key' | 'rejected_key';
   severity: 'error' | 'warning';
   why: string;
 }
 
 export async function checkDatasets(ctx: CheckContext): Promise<void> {
   const exists = ctx.host.exists ?? existsSync;
-  for (const base of tasksetPaths(ctx, { includeBuffers: true })) {
+  for (const base of storagePaths(ctx)) {
     const path = ctx.get(`${base}.path`);
     const storage = String(ctx.get(`${base}.storage_type`) ?? 'file').toLowerCase();
     if (typeof path !== 'string' || path === '' || storage !== 'file') continue;
@@ -26,8 +27,8 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
     const needs = keyNeeds(ctx, base);
     if (needs.length === 0) continue;
     const result = await peekDataset(local, {
-      split: ctx.get(`${base}.split`) ?? 'train',
-      subsetName: ctx.get(`${base}.subset_name`),
+      split: String(ctx.get(`${base}.split`) ?? 'train'),
+      subsetName: optionalString(ctx.get(`${base}.subset_name`)),
       baseDir: '/',
     });
     if (!result.ok) {
@@ -39,8 +40,8 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
     for (const need of needs) {
       const column = ctx.get(`${base}.format.${need.formatKey}`);
       if (typeof column !== 'string' || column === '' || columns.includes(column)) continue;
-      const formatPath = `${base}.format.${need.formatKey}`;
-      const at = ctx.written(formatPath) ? formatPath : `${base}.path`;
+      const formatPath = `${base}.format.${need.formatKey}` as const;
+      const at = ctx.written(formatPath) ? formatPath : (`${base}.path` as const);
       const shown = columns
         .slice(0, 12)
         .map((c) => `\`${c}\``)
@@ -58,9 +59,8 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
 }
 
 /** Which columns Trinity reads from this dataset, given where it sits in the config and the algorithm. */
-function keyNeeds(ctx: CheckContext, base: string): KeyNeed[] {
-  const isTaskset = base.startsWith('buffer.explorer_input.');
-  if (isTaskset) {
+function keyNeeds(ctx: CheckContext, base: StoragePath): KeyNeed[] {
+  if (isTasksetPath(base)) {
     return [
       { formatKey: 'prompt_key', severity: 'error', why: 'every task would get an empty prompt.' },
       {
@@ -74,12 +74,12 @@ function keyNeeds(ctx: CheckContext, base: string): KeyNeed[] {
   const plaintext = String(ctx.get(`${base}.format.prompt_type`) ?? 'messages').toLowerCase() === 'plaintext';
   const crash = 'Trinity raises a KeyError when it reads the first batch.';
   if (schema === 'sft') {
-    const keys = plaintext ? ['prompt_key', 'response_key'] : ['messages_key'];
+    const keys: KeyNeed['formatKey'][] = plaintext ? ['prompt_key', 'response_key'] : ['messages_key'];
     if (plaintext && ctx.get(`${base}.format.system_prompt_key`)) keys.push('system_prompt_key');
     return keys.map((formatKey) => ({ formatKey, severity: 'error', why: crash }));
   }
   if (schema === 'dpo') {
-    const keys = plaintext
+    const keys: KeyNeed['formatKey'][] = plaintext
       ? ['prompt_key', 'chosen_key', 'rejected_key']
       : ['messages_key', 'chosen_key', 'rejected_key'];
     return keys.map((formatKey) => ({ formatKey, severity: 'error', why: crash }));
@@ -87,12 +87,16 @@ function keyNeeds(ctx: CheckContext, base: string): KeyNeed[] {
   return [];
 }
 
-function bufferSchema(ctx: CheckContext, base: string): string | undefined {
+function bufferSchema(ctx: CheckContext, base: Exclude<StoragePath, TasksetPath>): string | undefined {
   const explicit = ctx.get(`${base}.schema_type`);
   if (typeof explicit === 'string') return explicit;
   if (base.includes('auxiliary_buffers') || base.endsWith('sft_warmup_dataset')) return 'sft';
   const algo = String(ctx.get('algorithm.algorithm_type') ?? '');
   return algo === 'sft' ? 'sft' : algo === 'dpo' ? 'dpo' : undefined;
+}
+
+function optionalString(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
 }
 
 function shortName(p: string): string {

@@ -9,7 +9,8 @@ import { rolesOf } from '../model/choices';
 import { registryNamesAt } from '../model/registries';
 import { didYouMean } from '../suggest';
 import type { CheckContext } from './context';
-import { taskPipelineOutputPath, tasksetPaths } from './tasksets';
+import { storagePaths, taskPipelineOutputPath, tasksetPaths, workflowTypePath } from './tasksets';
+import { configPath, type ConfigPath } from '../config-path';
 import { checkWorkflowNeeds } from './workflow-needs';
 
 /** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
@@ -44,17 +45,14 @@ function checkOfflineSource(ctx: CheckContext): void {
 }
 
 function checkWorkflowsAndRewards(ctx: CheckContext): void {
-  if (!rolesOf(ctx.get('mode')).explorer) return;
+  if (!rolesOf(ctx.get('mode') ?? 'both').explorer) return;
   for (const base of tasksetPaths(ctx)) {
-    const isEval = base.includes('eval_tasksets');
-    const wfKey =
-      isEval && ctx.get(`${base}.default_eval_workflow_type`) ? 'default_eval_workflow_type' : 'default_workflow_type';
-    checkRegistryName(ctx, `${base}.${wfKey}`, 'workflow');
+    checkRegistryName(ctx, workflowTypePath(ctx, base), 'workflow');
     checkRegistryName(ctx, `${base}.default_reward_fn_type`, 'reward_fn');
   }
 }
 
-function checkRegistryName(ctx: CheckContext, path: string, registry: 'workflow' | 'reward_fn'): void {
+function checkRegistryName(ctx: CheckContext, path: ConfigPath, registry: 'workflow' | 'reward_fn'): void {
   const name = ctx.get(path);
   if (typeof name !== 'string' || name === '') return;
   if (ctx.isRegistered(registry, name)) return;
@@ -71,10 +69,10 @@ function checkRegistryName(ctx: CheckContext, path: string, registry: 'workflow'
 }
 
 /** Where a value copied from `explorer_input.*` into a taskset was actually written. */
-function writtenOrigin(ctx: CheckContext, path: string): string {
+function writtenOrigin(ctx: CheckContext, path: ConfigPath): ConfigPath {
   if (ctx.written(path)) return path;
   const key = path.slice(path.lastIndexOf('.') + 1);
-  const fallback = `buffer.explorer_input.${key}`;
+  const fallback = configPath(`buffer.explorer_input.${key}`);
   return ctx.written(fallback) ? fallback : path;
 }
 
@@ -83,7 +81,7 @@ function checkFnArgs(ctx: CheckContext): void {
   if (!algo) return;
   for (const { key, registry } of ALGORITHM_PIECES) {
     const name = algo[key];
-    const argsKey = `${key}_args`;
+    const argsKey = `${key}_args` as const;
     if (typeof name !== 'string' || !ctx.written(`algorithm.${argsKey}`)) continue;
     const args = algo[argsKey];
     if (args === null || typeof args !== 'object') continue;
@@ -129,7 +127,7 @@ function checkFnArgs(ctx: CheckContext): void {
 
 /** Argument values that constructors reject (adaptive KL, DAPO's overlong penalty, sft_phi's cutoff). */
 function checkArgValues(ctx: CheckContext): void {
-  for (const key of ['kl_loss_fn', 'kl_penalty_fn']) {
+  for (const key of ['kl_loss_fn', 'kl_penalty_fn'] as const) {
     const args = ctx.get(`algorithm.${key}_args`);
     if (ctx.get(`algorithm.${key}`) === 'none' || !args?.adaptive) continue;
     const missing = ['target_kl', 'horizon'].filter((k) => args[k] === null || args[k] === undefined);
@@ -153,7 +151,7 @@ function checkArgValues(ctx: CheckContext): void {
   }
   for (const base of tasksetPaths(ctx)) {
     if (ctx.get(`${base}.default_reward_fn_type`) !== 'math_dapo_reward') continue;
-    const args = ctx.get(`${base}.reward_fn_args`) ?? {};
+    const args: Record<string, unknown> = ctx.get(`${base}.reward_fn_args`) ?? {};
     if (!args.enable_overlong_penalty) continue;
     const need = ['max_response_length', 'cache_length', 'penalty_factor'].filter(
       (k) => args[k] === null || args[k] === undefined,
@@ -164,7 +162,7 @@ function checkArgValues(ctx: CheckContext): void {
         `\`math_dapo_reward\` with \`enable_overlong_penalty\` needs ${need.map((k) => `\`${k}\``).join(', ')} in \`reward_fn_args\`; the reward fails on the first response otherwise.`,
         `${base}.reward_fn_args.enable_overlong_penalty`,
       );
-    } else if (!(args.max_response_length > args.cache_length)) {
+    } else if (!((args.max_response_length as number) > (args.cache_length as number))) {
       ctx.report(
         'TRN308',
         `\`max_response_length\` (${args.max_response_length}) must be greater than \`cache_length\` (${args.cache_length}) for DAPO's overlong penalty.`,
@@ -176,7 +174,7 @@ function checkArgValues(ctx: CheckContext): void {
 
 /** Algorithms that take advantages from the explorer need an explorer-side advantage function (experience pipeline). */
 function checkAdvantageSide(ctx: CheckContext): void {
-  if (!['both', 'explore', 'serve', 'colocate'].includes(ctx.get('mode'))) return;
+  if (!['both', 'explore', 'serve', 'colocate'].includes(ctx.get('mode') ?? '')) return;
   const spec = algorithmTypeAt(String(ctx.get('algorithm.algorithm_type')), ctx.release);
   const adv = ctx.get('algorithm.advantage_fn');
   if (
@@ -199,7 +197,7 @@ function checkAdvantageSide(ctx: CheckContext): void {
 
 /** The `mix` sample strategy reads expert data from an auxiliary buffer named by `sft_dataset_name`. */
 function checkMixBuffer(ctx: CheckContext): void {
-  if (ctx.get('algorithm.sample_strategy') !== 'mix' || !['both', 'train', 'colocate'].includes(ctx.get('mode')))
+  if (ctx.get('algorithm.sample_strategy') !== 'mix' || !['both', 'train', 'colocate'].includes(ctx.get('mode') ?? ''))
     return;
   if (ctx.release === 'v0.3.0') {
     // v0.3.0's mix strategy reads the expert data from `sft_warmup_dataset` instead.
@@ -214,7 +212,7 @@ function checkMixBuffer(ctx: CheckContext): void {
   }
   const name = ctx.get('algorithm.sample_strategy_args.sft_dataset_name') ?? 'sft_dataset';
   const aux = ctx.get('buffer.trainer_input.auxiliary_buffers') ?? {};
-  if (aux && typeof aux === 'object' && name in aux) return;
+  if (aux && typeof aux === 'object' && String(name) in aux) return;
   ctx.report(
     'TRN309',
     `\`${name}\` is not found in \`buffer.trainer_input.auxiliary_buffers\`: the \`mix\` sample strategy reads its expert (SFT) data there, and the trainer stops at start-up. Add \`buffer.trainer_input.auxiliary_buffers.${name}\` with the SFT dataset's \`path\`.`,
@@ -229,7 +227,7 @@ function checkGroupSize(ctx: CheckContext): void {
   const repeat = ctx.get('algorithm.repeat_times');
   const mode = ctx.get('mode');
   if (typeof adv !== 'string' || !GROUP_ADVANTAGES.test(adv) || repeat !== 1) return;
-  if (!['both', 'explore', 'colocate'].includes(mode)) return;
+  if (!['both', 'explore', 'colocate'].includes(mode ?? '')) return;
   const at = ctx.written('algorithm.repeat_times') ? 'algorithm.repeat_times' : 'algorithm.algorithm_type';
   ctx.report(
     'TRN303',
@@ -248,7 +246,7 @@ function checkLocalPaths(ctx: CheckContext): void {
     ctx,
     String(ctx.get('buffer.trainer_input.experience_buffer.schema_type') ?? 'experience'),
   );
-  for (const base of tasksetPaths(ctx, { includeBuffers: true })) {
+  for (const base of storagePaths(ctx)) {
     const path = ctx.get(`${base}.path`);
     const storage = String(ctx.get(`${base}.storage_type`) ?? 'file').toLowerCase();
     if (typeof path !== 'string' || path === '' || storage !== 'file') continue;

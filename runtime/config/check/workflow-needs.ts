@@ -4,20 +4,21 @@
  */
 import { rolesOf } from '../model/choices';
 import type { CheckContext } from './context';
-import { tasksetPaths } from './tasksets';
+import { tasksetPaths, workflowTypePath } from './tasksets';
+import { configPath, type ConfigPath } from '../config-path';
 
 /**
  * `thinking_budget_workflow` (main, 0be2bcc trinity/common/workflows/thinking_budget_workflow.py) raises unless the
  * rollout model records history and `workflow_args.thinking_token_budget` is a non-negative integer.
  */
 export function checkWorkflowNeeds(ctx: CheckContext): void {
-  if (!rolesOf(ctx.get('mode')).explorer) return;
+  if (!rolesOf(ctx.get('mode') ?? 'both').explorer) return;
   for (const base of tasksetPaths(ctx)) {
-    const isEval = base.includes('eval_tasksets');
-    const wfKey =
-      isEval && ctx.get(`${base}.default_eval_workflow_type`) ? 'default_eval_workflow_type' : 'default_workflow_type';
-    if (ctx.get(`${base}.${wfKey}`) !== 'thinking_budget_workflow') continue;
-    const at = ctx.written(`${base}.${wfKey}`) ? `${base}.${wfKey}` : `buffer.explorer_input.${wfKey}`;
+    const wfPath = workflowTypePath(ctx, base);
+    if (ctx.get(wfPath) !== 'thinking_budget_workflow') continue;
+    const at: ConfigPath = ctx.written(wfPath)
+      ? wfPath
+      : configPath(`buffer.explorer_input.${wfPath.slice(wfPath.lastIndexOf('.') + 1)}`);
     if (ctx.get('explorer.rollout_model.enable_history') !== true) {
       const written = ctx.written('explorer.rollout_model.enable_history');
       ctx.report(
@@ -29,7 +30,7 @@ export function checkWorkflowNeeds(ctx: CheckContext): void {
     }
     const budget = ctx.get(`${base}.workflow_args.thinking_token_budget`);
     if (budget !== undefined && !(typeof budget === 'number' && Number.isInteger(budget) && budget >= 0)) {
-      const path = `${base}.workflow_args.thinking_token_budget`;
+      const path = `${base}.workflow_args.thinking_token_budget` as const;
       ctx.report(
         'TRN313',
         `\`workflow_args.thinking_token_budget\` is ${JSON.stringify(budget)}; \`thinking_budget_workflow\` raises unless it is a non-negative integer (the reasoning-token budget per request).`,

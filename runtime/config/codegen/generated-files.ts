@@ -1,6 +1,6 @@
 /**
  * Writes (--write) or verifies (--check) everything generated from the config model: schemas/, the runtime's
- * TypeScript types and the reference docs. `npm run gen` / `npm run gen:check`.
+ * TypeScript types, the config path union and the reference docs. `npm run gen` / `npm run gen:check`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -8,12 +8,14 @@ import { generateConfigReference, generateDiagnosticsReference } from './docs-ge
 import { NEWEST_RELEASE, RELEASES } from '../releases';
 import { generateSchema } from './schema-gen';
 import { generateTypes } from './types-gen';
+import { generatePaths } from './paths-gen';
 
 export function generatedFiles(root: string): Map<string, string> {
   const files = new Map<string, string>();
   for (const r of RELEASES)
     files.set(join(root, 'schemas', `trinity-${r}.schema.json`), `${JSON.stringify(generateSchema(r), null, 2)}\n`);
   files.set(join(root, 'runtime', 'config', 'types.generated.ts'), generateTypes(NEWEST_RELEASE));
+  files.set(join(root, 'runtime', 'config', 'paths.generated.ts'), generatePaths());
   files.set(join(root, 'docs', 'config-reference.md'), generateConfigReference(NEWEST_RELEASE));
   files.set(join(root, 'docs', 'diagnostics.md'), generateDiagnosticsReference());
   return files;

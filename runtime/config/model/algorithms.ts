@@ -995,7 +995,16 @@ export const EXPLORER_SIDE_ADVANTAGES: ReadonlySet<string> = new Set([
 ]);
 
 /** The six pluggable pieces of an algorithm: the config key naming each, and the registry it is looked up in. */
-export const ALGORITHM_PIECES: readonly { key: string; registry: FnSpec['registry'] }[] = [
+/** The algorithm's pluggable pieces, each named by a key of `algorithm` with its `<key>_args` beside it. */
+export type AlgorithmPieceKey =
+  | 'sample_strategy'
+  | 'policy_loss_fn'
+  | 'advantage_fn'
+  | 'kl_loss_fn'
+  | 'kl_penalty_fn'
+  | 'entropy_loss_fn';
+
+export const ALGORITHM_PIECES: readonly { key: AlgorithmPieceKey; registry: FnSpec['registry'] }[] = [
   { key: 'sample_strategy', registry: 'sample_strategy' },
   { key: 'policy_loss_fn', registry: 'policy_loss_fn' },
   { key: 'advantage_fn', registry: 'advantage_fn' },

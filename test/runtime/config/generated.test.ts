@@ -8,11 +8,12 @@ import { generatedFiles } from '../../../runtime/config/codegen/generated-files'
 const root = join(__dirname, '..', '..', '..');
 
 const files = generatedFiles(root);
-// Per release: a JSON Schema; once: the runtime types and the two reference docs. None may drop out unnoticed.
+// Per release: a JSON Schema; once: the runtime types, the config paths and the two reference docs. None may drop out unnoticed.
 test('every generated file is compared', () => {
   const names = [...files.keys()].map((p) => p.slice(root.length + 1));
   for (const want of [
     'runtime/config/types.generated.ts',
+    'runtime/config/paths.generated.ts',
     'docs/config-reference.md',
     'docs/diagnostics.md',
     'schemas/trinity-main.schema.json',

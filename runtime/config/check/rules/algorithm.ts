@@ -8,7 +8,6 @@ import {
   BASE_LOSS_AGG_MODE,
   effectiveAlgorithmDefaults,
   fnSpecAt,
-  type FnArgsKey,
 } from '../../model/algorithms';
 import { registryNamesAt } from '../../model/registries';
 import { atLeast } from '../../releases';
@@ -67,15 +66,15 @@ export function checkAlgorithm(ctx: CheckContext): boolean {
       ctx.report(
         'TRN202',
         `Invalid ${key} \`${name}\` for Trinity ${ctx.release}.${didYouMean(name, names)}`,
-        ctx.written(`algorithm.${key}`) ? `algorithm.${key}` : 'algorithm.algorithm_type',
+        ctx.written(`algorithm.${key}`) ? (`algorithm.${key}` as const) : 'algorithm.algorithm_type',
         { candidates: names },
       );
       continue;
     }
-    const argsKey = `algorithm.${key}_args`;
+    const argsKey = `algorithm.${key}_args` as const;
     const fn = fnSpecAt(registry, name, ctx.release);
     // The type's default_config() fills a null `<fn>_args` first; default_args() only what is still null.
-    const fromType = spec.fnArgs?.[`${key}_args` as FnArgsKey];
+    const fromType = spec.fnArgs?.[`${key}_args`];
     const unset = ctx.get(argsKey) === null || ctx.get(argsKey) === undefined;
     if (unset && fromType) {
       ctx.fill(argsKey, structuredClone(fromType), `the default \`${key}_args\` of \`${type}\``);

@@ -3,6 +3,7 @@ import { algorithmTypeAt } from '../../model/algorithms';
 import { registryNamesAt } from '../../model/registries';
 import { didYouMean } from '../../suggest';
 import type { CheckContext } from '../context';
+import { configPath, type TasksetPath } from '../../config-path';
 import { taskPipelineApplies, taskPipelineDefaultOutput, taskPipelineOutputPath } from '../tasksets';
 
 const EI = 'buffer.explorer_input';
@@ -59,7 +60,7 @@ function fillCacheDir(ctx: CheckContext): void {
 
 /** v0.3.0 / v0.3.1: one taskset (always present), checked in every mode but train. */
 function checkTasksetV03(ctx: CheckContext): void {
-  const ts = `${EI}.taskset`;
+  const ts = `${EI}.taskset` as const;
   const mode = ctx.get('mode');
   if (mode !== 'train' && !ctx.get(`${ts}.path`)) {
     ctx.report(
@@ -92,7 +93,7 @@ function checkTasksetV03(ctx: CheckContext): void {
 function checkEvalTasksetsV03(ctx: CheckContext): void {
   const evals = (ctx.get(`${EI}.eval_tasksets`) as Record<string, unknown>[] | undefined) ?? [];
   evals.forEach((e, i) => {
-    const p = `${EI}.eval_tasksets.${i}`;
+    const p = `${EI}.eval_tasksets.${i}` as const;
     if (!e.path) {
       ctx.report(
         'TRN252',
@@ -113,7 +114,7 @@ function checkEvalTasksetsV03(ctx: CheckContext): void {
 
 function checkExperienceBufferV03(ctx: CheckContext): void {
   autoExperienceBuffer(ctx);
-  const eb = `${TI}.experience_buffer`;
+  const eb = `${TI}.experience_buffer` as const;
   ctx.overwrite(`${eb}.schema_type`, schemaOf(ctx), 'algorithm.algorithm_type');
   if (ctx.get('mode') === 'train') {
     ctx.overwrite(`${eb}.total_epochs`, ctx.get('buffer.total_epochs'), 'buffer.total_epochs');
@@ -122,7 +123,7 @@ function checkExperienceBufferV03(ctx: CheckContext): void {
 }
 
 function checkSftWarmupV030(ctx: CheckContext): void {
-  const steps = ctx.get(`${TI}.sft_warmup_steps`) ?? 0;
+  const steps = Number(ctx.get(`${TI}.sft_warmup_steps`) ?? 0);
   if (steps > 0 && !ctx.get(`${TI}.sft_warmup_dataset`)) {
     ctx.report(
       'TRN206',
@@ -140,7 +141,7 @@ function checkExplorerInput(ctx: CheckContext): void {
   let list = (ctx.get(`${EI}.tasksets`) as Record<string, unknown>[] | undefined) ?? [];
   // Report against what the user wrote: `taskset` or `tasksets[i]`.
   const usingSingle = !!single && list.length === 0;
-  const srcOf = (i: number) => (usingSingle ? `${EI}.taskset` : `${EI}.tasksets.${i}`);
+  const srcOf = (i: number): TasksetPath => (usingSingle ? `${EI}.taskset` : `${EI}.tasksets.${i}`);
   if (single && list.length > 0) {
     ctx.report(
       'TRN256',
@@ -149,7 +150,7 @@ function checkExplorerInput(ctx: CheckContext): void {
     );
     return;
   }
-  if (single) list = [single];
+  if (single) list = [single as unknown as Record<string, unknown>];
   if (list.length === 0) {
     if (!(ctx.since('v0.4.0') && mode === 'bench')) {
       ctx.report(
@@ -181,7 +182,7 @@ function checkExplorerInput(ctx: CheckContext): void {
   });
   const evals = (ctx.get(`${EI}.eval_tasksets`) as Record<string, unknown>[] | undefined) ?? [];
   evals.forEach((e, i) => {
-    const p = `${EI}.eval_tasksets.${i}`;
+    const p = `${EI}.eval_tasksets.${i}` as const;
     if (!e.path) {
       const msg = ctx.since('v0.5.0')
         ? `Eval taskset ${e.name ? `\`${e.name}\`` : i}'s path is not configured.`
@@ -196,19 +197,17 @@ function checkExplorerInput(ctx: CheckContext): void {
   });
 }
 
-function syncRepeatTimes(ctx: CheckContext, p: string): void {
+function syncRepeatTimes(ctx: CheckContext, p: TasksetPath): void {
   ctx.overwrite(`${p}.repeat_times`, ctx.get('algorithm.repeat_times'), 'algorithm.repeat_times');
 }
 
 /** Values a taskset takes from `explorer_input.*` and `model.*` when it does not set them. */
-function inheritTasksetDefaults(ctx: CheckContext, p: string, isEval: boolean): void {
-  const fill = (key: string, value: unknown, why: string) => {
-    if (
-      (ctx.get(`${p}.${key}`) === null || ctx.get(`${p}.${key}`) === undefined) &&
-      value !== null &&
-      value !== undefined
-    )
-      ctx.fill(`${p}.${key}`, value, why);
+function inheritTasksetDefaults(ctx: CheckContext, p: TasksetPath, isEval: boolean): void {
+  const fill = (key: InheritedKey, value: unknown, why: string) => {
+    // Checked at run time: which keys a taskset holds depends on the release, which the callers test.
+    const path = configPath(`${p}.${key}`);
+    if ((ctx.get(path) === null || ctx.get(path) === undefined) && value !== null && value !== undefined)
+      ctx.fill(path, value, why);
   };
   if (ctx.since('v0.3.2') && isEval) {
     fill(
@@ -239,7 +238,7 @@ function inheritTasksetDefaults(ctx: CheckContext, p: string, isEval: boolean): 
     fill('format.system_prompt', ctx.get(`${EI}.system_prompt`), 'from `explorer_input.system_prompt`');
     fill('format.reply_prefix', ctx.get(`${EI}.reply_prefix`), 'from `explorer_input.reply_prefix`');
   } else {
-    for (const k of ['temperature', 'top_p', 'top_k', 'logprobs'])
+    for (const k of ['temperature', 'top_p', 'top_k', 'logprobs'] as const)
       fill(`rollout_args.${k}`, ctx.get(`model.${k}`), `from \`model.${k}\``);
   }
   if (ctx.since('v0.3.1'))
@@ -248,9 +247,20 @@ function inheritTasksetDefaults(ctx: CheckContext, p: string, isEval: boolean): 
     fill('format.chat_template', ctx.get('model.custom_chat_template'), 'from `model.custom_chat_template`');
 }
 
-function checkSelector(ctx: CheckContext, p: string): void {
+/** The taskset keys `inheritTasksetDefaults` may fill. */
+type InheritedKey =
+  | 'default_workflow_type'
+  | 'default_eval_workflow_type'
+  | 'default_reward_fn_type'
+  | 'ray_namespace'
+  | 'format.system_prompt'
+  | 'format.reply_prefix'
+  | 'format.chat_template'
+  | `rollout_args.${'temperature' | 'top_p' | 'top_k' | 'logprobs' | 'max_tokens'}`;
+
+function checkSelector(ctx: CheckContext, p: TasksetPath): void {
   if (!ctx.since('v0.4.0')) return;
-  const key = ctx.since('v0.5.2') ? 'data_selector' : 'task_selector';
+  const key = ctx.since('v0.5.2') ? ('data_selector' as const) : ('task_selector' as const);
   if (ctx.since('v0.5.2') && ctx.get(`${p}.task_selector`))
     ctx.fill(`${p}.data_selector`, ctx.get(`${p}.task_selector`), '`task_selector` is deprecated');
   const type = ctx.get(`${p}.${key}.selector_type`);
@@ -273,7 +283,7 @@ function schemaOf(ctx: CheckContext): string {
 }
 
 function autoExperienceBuffer(ctx: CheckContext): void {
-  const eb = `${TI}.experience_buffer`;
+  const eb = `${TI}.experience_buffer` as const;
   if (!ctx.get(eb)) {
     ctx.set(
       eb,
@@ -289,7 +299,7 @@ function autoExperienceBuffer(ctx: CheckContext): void {
   const storage = String(ctx.get(`${eb}.storage_type`));
   const isFile = ctx.since('v0.4.0') ? storage === 'file' : storage.toLowerCase() === 'file';
   const modes = ctx.since('v0.5.0') ? ['both', 'colocate'] : ['both'];
-  if (isFile && modes.includes(ctx.get('mode'))) {
+  if (isFile && modes.includes(ctx.get('mode') ?? '')) {
     ctx.set(`${eb}.storage_type`, 'queue', {
       code: 'TRN253',
       message: '`file` storage cannot be the experience buffer in `both` mode; Trinity uses `queue` instead.',
@@ -302,7 +312,7 @@ function autoExperienceBuffer(ctx: CheckContext): void {
 function checkTrainerInput(ctx: CheckContext): void {
   if (ctx.since('v0.4.0') && ctx.get('mode') === 'bench') return;
   autoExperienceBuffer(ctx);
-  const eb = `${TI}.experience_buffer`;
+  const eb = `${TI}.experience_buffer` as const;
   if (!ctx.get(`${eb}.name`)) ctx.fill(`${eb}.name`, 'experience_buffer', 'the default buffer name');
   if (!ctx.get(`${eb}.path`)) {
     const name = ctx.get(`${eb}.name`);
@@ -319,7 +329,7 @@ function checkTrainerInput(ctx: CheckContext): void {
   ctx.fill(`${eb}.tokenizer_path`, ctx.get('model.model_path'), 'from `model.model_path`');
   const aux = (ctx.get(`${TI}.auxiliary_buffers`) as Record<string, Record<string, unknown>> | undefined) ?? {};
   for (const [name, buf] of Object.entries(aux)) {
-    const p = `${TI}.auxiliary_buffers.${name}`;
+    const p = `${TI}.auxiliary_buffers.${name}` as const;
     ctx.fill(`${p}.batch_size`, ctx.get('buffer.train_batch_size'), 'from `buffer.train_batch_size`');
     if (!buf?.path) {
       ctx.report(
@@ -348,7 +358,7 @@ function checkDataProcessor(ctx: CheckContext): void {
   const mode = ctx.get('mode');
   const expModes = ctx.since('v0.5.0') ? ['explore', 'both', 'serve', 'colocate'] : ['explore', 'both', 'serve'];
   const ep = ctx.get('data_processor.experience_pipeline');
-  if (ep && (!ctx.since('v0.4.0') || expModes.includes(mode))) {
+  if (ep && (!ctx.since('v0.4.0') || expModes.includes(mode ?? ''))) {
     if (ep.save_input && (ep.input_save_path === null || ep.input_save_path === undefined)) {
       const cache = ctx.get('buffer.cache_dir');
       const path = ctx.since('v0.4.0') ? `sqlite:///${cache}/explorer_output.db` : `${cache}/explorer_output.jsonl`;
@@ -375,7 +385,7 @@ function checkDataProcessor(ctx: CheckContext): void {
   }
   const out = taskPipelineOutputPath(ctx, schemaOf(ctx));
   if (out && ctx.host.exists?.(out)) {
-    const at = derived ? `${derived}.path` : 'data_processor.task_pipeline.output.path';
+    const at = derived ? (`${derived}.path` as const) : 'data_processor.task_pipeline.output.path';
     const where = derived
       ? ` (\`data_processor.task_pipeline.output\` is unset, so the pipeline writes into \`${derived}\`)`
       : '';

@@ -4,6 +4,7 @@
  * so these rules run only when both are written (v0.3.0 has fixed defaults of 1 x 8).
  */
 import type { CheckContext } from '../context';
+import type { ConfigPath } from '../../config-path';
 
 export interface GpuLayout {
   nodeNum: number;
@@ -57,7 +58,7 @@ export function checkClusterV05(ctx: CheckContext): void {
   ctx.fill('cluster.auxiliary_model_gpu_num', aux, 'GPUs of the auxiliary models');
   ctx.fill('cluster.explorer_gpu_num', explorer, 'rollout + auxiliary model GPUs');
   ctx.fill('cluster.total_gpu_num', total, 'node_num × gpu_per_node');
-  if (['explore', 'bench', 'serve'].includes(mode)) {
+  if (['explore', 'bench', 'serve'].includes(mode ?? '')) {
     if (explorer > total) {
       ctx.report(
         'TRN220',
@@ -102,7 +103,7 @@ export function checkClusterV05(ctx: CheckContext): void {
 
 function checkColocate(ctx: CheckContext, total: number): void {
   ctx.report('TRN224', '`colocate` is only for single GPU scenario.', 'mode', undefined, 'warning');
-  const bad = (cond: boolean, msg: string, at: string) => cond && ctx.report('TRN222', msg, at);
+  const bad = (cond: boolean, msg: string, at: ConfigPath) => cond && ctx.report('TRN222', msg, at);
   bad(
     total !== 1,
     `Colocate mode requires exactly 1 GPU, but got ${total} GPUs. Please use \`both\` mode instead.`,
@@ -128,7 +129,7 @@ function checkColocate(ctx: CheckContext, total: number): void {
     'In colocate mode, `trainer.ulysses_sequence_parallel_size` must be set to 1.',
     'trainer.ulysses_sequence_parallel_size',
   );
-  for (const k of ['explorer_gpu_num', 'trainer_gpu_num', 'trainer_node_num', 'trainer_gpu_num_per_node'])
+  for (const k of ['explorer_gpu_num', 'trainer_gpu_num', 'trainer_node_num', 'trainer_gpu_num_per_node'] as const)
     ctx.fill(`cluster.${k}`, 1, 'colocate shares one GPU');
 }
 
@@ -141,7 +142,7 @@ export function checkExplorerGpusV04(ctx: CheckContext): void {
   const need = rollout + aux;
   const total = cluster.nodeNum * cluster.gpuPerNode;
   const mode = ctx.get('mode');
-  if (['explore', 'bench', 'serve'].includes(mode) && need > total) {
+  if (['explore', 'bench', 'serve'].includes(mode ?? '') && need > total) {
     ctx.report(
       'TRN220',
       `Total GPU number (${total}) is less than the number of GPUs required for rollout (${need}).`,

@@ -9,8 +9,8 @@ const INHERITED_V031 = [
   'max_prompt_tokens',
   'max_response_tokens',
   'min_response_tokens',
-];
-const INHERITED_V032 = [...INHERITED_V031, 'temperature', 'top_p', 'top_k', 'logprobs'];
+] as const;
+const INHERITED_V032 = [...INHERITED_V031, 'temperature', 'top_p', 'top_k', 'logprobs'] as const;
 const INHERITED_V04 = [
   'model_path',
   'temperature',
@@ -25,7 +25,7 @@ const INHERITED_V04 = [
   'enable_prompt_truncation',
   'rope_scaling',
   'rope_theta',
-];
+] as const;
 
 export function checkExplorer(ctx: CheckContext): void {
   inheritRolloutModel(ctx);
@@ -62,7 +62,7 @@ function inheritRolloutModel(ctx: CheckContext): void {
   const rm = 'explorer.rollout_model';
   if (ctx.release === 'v0.3.0') {
     ctx.fill(`${rm}.model_path`, ctx.get('model.model_path'), 'the rollout model is `model.model_path`');
-    for (const k of ['max_model_len', 'max_prompt_tokens', 'max_response_tokens']) {
+    for (const k of ['max_model_len', 'max_prompt_tokens', 'max_response_tokens'] as const) {
       if (ctx.get(`${rm}.${k}`) === null || ctx.get(`${rm}.${k}`) === undefined)
         ctx.fill(`${rm}.${k}`, ctx.get(`model.${k}`), `from \`model.${k}\``);
     }
@@ -83,7 +83,7 @@ function inheritRolloutModel(ctx: CheckContext): void {
     }
     return;
   }
-  const keys = [...INHERITED_V04, ...(ctx.since('v0.5.2') ? ['enable_thinking'] : [])];
+  const keys = [...INHERITED_V04, ...(ctx.since('v0.5.2') ? (['enable_thinking'] as const) : [])];
   for (const k of keys) {
     if (ctx.get(`${rm}.${k}`) === null || ctx.get(`${rm}.${k}`) === undefined)
       ctx.fill(`${rm}.${k}`, ctx.get(`model.${k}`), `from \`model.${k}\``);
@@ -157,7 +157,7 @@ function checkLora(ctx: CheckContext): void {
 function checkConcurrency(ctx: CheckContext): void {
   const mode = ctx.get('explorer.concurrent_mode');
   const valid = ['sequential', 'asynchronous', 'multi-threading'];
-  if (!valid.includes(mode)) {
+  if (!valid.includes(mode ?? '')) {
     ctx.report(
       'TRN260',
       `Invalid explorer.concurrent_mode: \`${mode}\`; expected one of ${valid.join(', ')}.`,
@@ -171,7 +171,7 @@ function checkConcurrency(ctx: CheckContext): void {
   const engines = ctx.get('explorer.rollout_model.engine_num') ?? 1;
   const max = Math.ceil(batch / engines);
   const runners = ctx.get('explorer.runner_per_model');
-  if (runners > max) {
+  if (Number(runners) > max) {
     ctx.set('explorer.runner_per_model', max, {
       code: 'TRN261',
       message: `explorer.runner_per_model (${runners}) is too large for concurrent_mode '${mode}' with batch_size (${batch}) and rollout_model.engine_num (${engines}). It is set to ${max}.`,

@@ -17,7 +17,7 @@ export function checkNamespace(ctx: CheckContext): void {
 export function checkMode(ctx: CheckContext): boolean {
   const mode = ctx.get('mode');
   const valid = choicesAt(MODES, ctx.release).map((c) => c.value);
-  if (valid.includes(mode)) return true;
+  if (mode !== undefined && valid.includes(mode ?? '')) return true;
   ctx.report(
     'TRN200',
     `Invalid mode \`${mode}\`: Trinity ${ctx.release} accepts ${valid.join(', ')}.${didYouMean(String(mode), valid)}`,

@@ -1,6 +1,7 @@
 /** `_check_model` / `ModelConfigValidator`: critic path, external model, tinker, chat template, token lengths. */
 import { algorithmTypeAt } from '../../model/algorithms';
 import type { CheckContext } from '../context';
+import type { ConfigPath } from '../../config-path';
 import { candidatePaths } from '../runtime';
 
 export function checkModel(ctx: CheckContext): void {
@@ -50,7 +51,7 @@ function checkTinker(ctx: CheckContext): void {
       'warning',
     );
   }
-  const adjust = (path: string, value: string, message: string) => {
+  const adjust = (path: ConfigPath, value: string, message: string) => {
     if (ctx.get(path) === value) return;
     ctx.force(path, value, 'TRN261', message, 'model.tinker.enable');
   };
@@ -129,7 +130,7 @@ function checkLengths(ctx: CheckContext): void {
   let m = ctx.get('model.max_model_len');
   let p = ctx.get('model.max_prompt_tokens');
   let r = ctx.get('model.max_response_tokens');
-  const set = (v: unknown): boolean => v !== null && v !== undefined;
+  const set = (v: number | null | undefined): v is number => v !== null && v !== undefined;
   if (set(m) && set(p) && set(r) && p + r > m) {
     ctx.report(
       'TRN210',
@@ -166,7 +167,7 @@ function checkLengths(ctx: CheckContext): void {
     });
     ctx.fill('model.max_response_tokens', r, 'the other half of `max_model_len`');
   } else if (!set(p)) {
-    r = Math.min(r, m - 1);
+    r = Math.min(r as number, m - 1);
     p = m - r;
     ctx.fill('model.max_response_tokens', r, '`max_response_tokens` capped below `max_model_len`');
     ctx.set('model.max_prompt_tokens', p, {
@@ -175,7 +176,7 @@ function checkLengths(ctx: CheckContext): void {
       at: 'model.max_response_tokens',
     });
   } else if (!set(r)) {
-    p = Math.min(p, m - 1);
+    p = Math.min(p as number, m - 1);
     r = m - p;
     ctx.fill('model.max_prompt_tokens', p, '`max_prompt_tokens` capped below `max_model_len`');
     ctx.set('model.max_response_tokens', r, {

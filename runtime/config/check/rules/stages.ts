@@ -18,7 +18,7 @@ export function checkStage(ctx: CheckContext): void {
   }
   // After every stage, the last one included, Trinity looks up the stage's latest veRL Hugging Face checkpoint.
   const mode = ctx.get('mode');
-  const trains = rolesOf(mode).trainer;
+  const trains = rolesOf(mode ?? 'both').trainer;
   const verl = ctx.get('trainer.trainer_type') === 'verl';
   if (!trains || !verl) {
     const why = !trains

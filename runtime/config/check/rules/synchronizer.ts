@@ -9,7 +9,7 @@ export function checkSynchronizer(ctx: CheckContext): void {
   if (ctx.get('synchronizer.sync_method') !== 'nccl') return;
   const mode = ctx.get('mode');
   const noNccl = ctx.since('v0.3.1') ? ['train', 'explore', 'bench', 'serve'] : ['train', 'explore', 'bench'];
-  if (noNccl.includes(mode)) {
+  if (noNccl.includes(mode ?? '')) {
     // Trinity logs this on every such launch; it only deserves a warning when the user asked for nccl.
     ctx.force(
       'synchronizer.sync_method',
@@ -41,8 +41,8 @@ export function checkSynchronizer(ctx: CheckContext): void {
 
 export function checkIntervals(ctx: CheckContext): void {
   const sync = ctx.get('synchronizer.sync_interval');
-  if (!(sync > 0)) {
-    const fromSave = ctx.since('v0.5.0') && ['dpo', 'sft'].includes(ctx.get('algorithm.algorithm_type'));
+  if (!(Number(sync) > 0)) {
+    const fromSave = ctx.since('v0.5.0') && ['dpo', 'sft'].includes(ctx.get('algorithm.algorithm_type') ?? '');
     ctx.report(
       'TRN231',
       fromSave
@@ -60,10 +60,11 @@ export function checkIntervals(ctx: CheckContext): void {
     return;
   }
   const exempt = ctx.since('v0.5.2') ? ['dpo', 'sft'] : ['dpo'];
-  if (ctx.get('mode') === 'bench' || exempt.includes(ctx.get('algorithm.algorithm_type'))) return;
-  const evalInterval = ctx.get('explorer.eval_interval');
-  if (evalInterval % sync !== 0) {
-    const v = Math.max(Math.floor(evalInterval / sync), 1) * sync;
+  if (ctx.get('mode') === 'bench' || exempt.includes(ctx.get('algorithm.algorithm_type') ?? '')) return;
+  const evalInterval = Number(ctx.get('explorer.eval_interval'));
+  const interval = Number(sync);
+  if (evalInterval % interval !== 0) {
+    const v = Math.max(Math.floor(evalInterval / interval), 1) * interval;
     ctx.set('explorer.eval_interval', v, {
       code: 'TRN232',
       message: `\`eval_interval\` (${evalInterval}) is not a multiple of \`sync_interval\` (${sync}); Trinity rounds it to ${v}.`,

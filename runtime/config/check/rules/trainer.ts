@@ -8,6 +8,7 @@ import { fieldAt } from '../../model';
 import { TrainerConfig } from '../../model/sections';
 import { ynodeAt } from '../../load/yaml-tree';
 import type { CheckContext } from '../context';
+import type { ConfigPath } from '../../config-path';
 import { candidatePaths, describeBases } from '../runtime';
 import { knownCluster, trainerWorldSizeV03 } from './cluster';
 
@@ -27,7 +28,7 @@ export function checkTrainer(ctx: CheckContext): void {
     );
     return;
   }
-  if (ctx.since('v0.5.2') && ctx.get('trainer.ulysses_sequence_parallel_size') < 1) {
+  if (ctx.since('v0.5.2') && Number(ctx.get('trainer.ulysses_sequence_parallel_size')) < 1) {
     ctx.set('trainer.ulysses_sequence_parallel_size', 1, {
       code: 'TRN271',
       message: `Ulysses sequence parallel size is set to 1 because ${ctx.get('trainer.ulysses_sequence_parallel_size')} is invalid.`,
@@ -45,7 +46,7 @@ export function checkTrainer(ctx: CheckContext): void {
   }
   if (ctx.since('v0.4.0')) {
     const save = ctx.get('trainer.save_hf_checkpoint');
-    if (!['last', 'always', 'never'].includes(save)) {
+    if (!['last', 'always', 'never'].includes(save ?? '')) {
       ctx.report(
         'TRN270',
         `Invalid trainer.save_hf_checkpoint: \`${save}\`, must be one of 'last', 'always', or 'never'.`,
@@ -61,10 +62,10 @@ export function checkTrainer(ctx: CheckContext): void {
 
 function trainerRuns(ctx: CheckContext): boolean {
   const mode = ctx.get('mode');
-  if (ctx.release === 'v0.3.0') return ['train', 'both'].includes(mode);
-  if (!ctx.since('v0.4.0')) return ['train', 'both', 'bench'].includes(mode);
+  if (ctx.release === 'v0.3.0') return ['train', 'both'].includes(mode ?? '');
+  if (!ctx.since('v0.4.0')) return ['train', 'both', 'bench'].includes(mode ?? '');
   const modes = ctx.since('v0.5.0') ? ['train', 'both', 'bench', 'colocate'] : ['train', 'both', 'bench'];
-  return modes.includes(mode) || ctx.get('trainer.trainer_strategy') === 'megatron';
+  return modes.includes(mode ?? '') || ctx.get('trainer.trainer_strategy') === 'megatron';
 }
 
 /** `trainer_config` (strictly merged into veRL's schema) or `trainer_config_path`. Returns false on a fatal problem. */
@@ -141,7 +142,7 @@ function synchronizeConfig(ctx: CheckContext): void {
       );
     }
   } else {
-    checkParallel(ctx, tbs);
+    checkParallel(ctx, Number(tbs));
   }
   checkTokenBudgets(ctx);
   if (ctx.get('algorithm.algorithm_type') === 'dpo') {
@@ -199,7 +200,7 @@ function checkParallel(ctx: CheckContext, tbs: number): void {
   const world = ctx.get('cluster.trainer_gpu_num');
   if (typeof world !== 'number' || world <= 0 || typeof tbs !== 'number' || tbs <= 0) return;
   if (ctx.release === 'v0.5.0') {
-    if (['train', 'both'].includes(mode) && tbs % world !== 0)
+    if (['train', 'both'].includes(mode ?? '') && tbs % world !== 0)
       reportBatch(
         ctx,
         `batch_size (${tbs}) must be divisible by (${world}): the trainer has ${world} GPUs.`,
@@ -263,7 +264,7 @@ function checkTokenBudgets(ctx: CheckContext): void {
     const sp = Math.max(1, verl(ctx, `${c.base}.ulysses_sequence_parallel_size`, trainerSp));
     if (value * sp < required) {
       const v = Math.ceil(required / sp);
-      const at = written
+      const at: ConfigPath = written
         ? `trainer.trainer_config.${path}`
         : ctx.written('trainer.max_token_len_per_gpu')
           ? 'trainer.max_token_len_per_gpu'
