@@ -280,25 +280,7 @@ export async function readTasks(taskset: TasksetInput, opts: ReadTasksOptions): 
   warnings.push(...loaded.warnings);
   const skipped: SkippedRow[] = [...loaded.skipped];
   const format = ts.format;
-
-  const knownWorkflows = new Set([...registryNamesAt('workflow', 'main'), ...(opts.workflows ?? [])]);
-  const knownRewards = new Set([...registryNamesAt('reward_fn', 'main'), ...(opts.rewardFns ?? [])]);
-  const isKnown = (set: Set<string>, n: unknown): n is string =>
-    typeof n === 'string' && n !== '' && (set.has(n) || n.includes('.'));
-  const defaultWorkflow = isKnown(knownWorkflows, ts.defaultWorkflowType) ? ts.defaultWorkflowType : null;
-  const defaultReward = isKnown(knownRewards, ts.defaultRewardFnType) ? ts.defaultRewardFnType : null;
-  if (ts.defaultRewardFnType && !defaultReward) {
-    warnings.push(
-      `taskset '${ts.name}': default_reward_fn_type '${ts.defaultRewardFnType}' is not a registered reward function; Trinity's registry lookup gives None`,
-    );
-  }
-  if (!defaultWorkflow && !format.workflow_key) {
-    throw new DataError(
-      ts.defaultWorkflowType
-        ? `taskset '${ts.name}': default_workflow_type '${ts.defaultWorkflowType}' is not a registered workflow, and format.workflow_key is not set ("\`default_workflow_type\` or \`workflow_key\` is required")`
-        : `taskset '${ts.name}': \`default_workflow_type\` or \`workflow_key\` is required`,
-    );
-  }
+  const names = new RowNames(ts, opts, warnings);
 
   // A key that no row has at all is a config mistake, not a bad row: it fails in either mode.
   const columns = new Set(loaded.columns);
@@ -314,21 +296,13 @@ export async function readTasks(taskset: TasksetInput, opts: ReadTasksOptions): 
   };
 
   const tasks: Task[] = [];
-  let unknownRowWorkflows = 0;
-  let unknownRowRewards = 0;
   for (const [position, { row, source }] of loaded.rows.entries()) {
     const bad = (reason: string, key?: string) => {
       const message = `${describeSource(source)}: ${reason}`;
       if (onInvalid === 'error') throw new DataError(message, source.file, source.line, key);
       skipped.push({ source, key, reason: message });
     };
-    const rowWorkflow = format.workflow_key ? row[format.workflow_key] : null;
-    let workflow: string | null = null;
-    if (rowWorkflow !== null && rowWorkflow !== undefined && rowWorkflow !== '') {
-      if (isKnown(knownWorkflows, rowWorkflow)) workflow = rowWorkflow;
-      else unknownRowWorkflows++;
-    }
-    workflow ??= defaultWorkflow;
+    const workflow = names.workflowOf(row);
     if (!workflow) {
       bad(
         `no workflow: '${format.workflow_key}' (format.workflow_key) is empty or unknown and the taskset has no default_workflow_type`,
@@ -336,14 +310,7 @@ export async function readTasks(taskset: TasksetInput, opts: ReadTasksOptions): 
       );
       continue;
     }
-    const rowReward = format.reward_fn_key ? row[format.reward_fn_key] : null;
-    let rewardFn: string | null = null;
-    if (rowReward !== null && rowReward !== undefined && rowReward !== '') {
-      if (isKnown(knownRewards, rowReward)) rewardFn = rowReward;
-      else unknownRowRewards++;
-    }
-    rewardFn ??= defaultReward;
-
+    const rewardFn = names.rewardOf(row);
     const required = opts.requiredKeys ?? defaultRequiredKeys(workflow, format);
     const missing = required.find((k) => isMissing(row, k));
     if (missing !== undefined) {
@@ -354,34 +321,117 @@ export async function readTasks(taskset: TasksetInput, opts: ReadTasksOptions): 
       );
       continue;
     }
-    tasks.push({
-      tasksetName: ts.name,
-      index: position,
-      raw: row,
-      source,
-      workflow,
-      rewardFn,
-      format,
-      rolloutArgs: ts.rolloutArgs,
-      workflowArgs: ts.workflowArgs,
-      rewardFnArgs: ts.rewardFnArgs,
-      repeatTimes: ts.repeatTimes,
-      isEval: ts.isEval,
-      taskDesc: format.prompt_key in row ? row[format.prompt_key] : null,
-      truth: format.response_key in row ? row[format.response_key] : null,
-    });
+    tasks.push(buildTask(ts, position, row, source, workflow, rewardFn));
   }
-  if (unknownRowWorkflows > 0) {
-    warnings.push(
-      `taskset '${ts.name}': ${unknownRowWorkflows} row(s) name an unregistered workflow in '${format.workflow_key}'; Trinity falls back to default_workflow_type for them`,
-    );
-  }
-  if (unknownRowRewards > 0) {
-    warnings.push(
-      `taskset '${ts.name}': ${unknownRowRewards} row(s) name an unregistered reward function in '${format.reward_fn_key}'; Trinity falls back to default_reward_fn_type for them`,
-    );
-  }
+  warnings.push(...names.unknownRowWarnings());
   return { tasks, skipped, taskset: ts, files: loaded.files, columns: loaded.columns, warnings };
+}
+
+/**
+ * Which workflow and reward function each row runs: the row's `workflow_key` / `reward_fn_key` value when it names
+ * a registered one, else the taskset's default (Trinity: `WORKFLOWS.get(row_value) or default`). Counts the rows
+ * whose names fell back, for one warning each.
+ */
+class RowNames {
+  private readonly workflows: Set<string>;
+  private readonly rewards: Set<string>;
+  private readonly defaultWorkflow: string | null;
+  private readonly defaultReward: string | null;
+  private unknownWorkflows = 0;
+  private unknownRewards = 0;
+
+  constructor(
+    private readonly ts: ResolvedTaskset,
+    opts: ReadTasksOptions,
+    warnings: string[],
+  ) {
+    this.workflows = new Set([...registryNamesAt('workflow', 'main'), ...(opts.workflows ?? [])]);
+    this.rewards = new Set([...registryNamesAt('reward_fn', 'main'), ...(opts.rewardFns ?? [])]);
+    this.defaultWorkflow = isKnown(this.workflows, ts.defaultWorkflowType) ? ts.defaultWorkflowType : null;
+    this.defaultReward = isKnown(this.rewards, ts.defaultRewardFnType) ? ts.defaultRewardFnType : null;
+    if (ts.defaultRewardFnType && !this.defaultReward) {
+      warnings.push(
+        `taskset '${ts.name}': default_reward_fn_type '${ts.defaultRewardFnType}' is not a registered reward function; Trinity's registry lookup gives None`,
+      );
+    }
+    if (!this.defaultWorkflow && !ts.format.workflow_key) {
+      throw new DataError(
+        ts.defaultWorkflowType
+          ? `taskset '${ts.name}': default_workflow_type '${ts.defaultWorkflowType}' is not a registered workflow, and format.workflow_key is not set ("\`default_workflow_type\` or \`workflow_key\` is required")`
+          : `taskset '${ts.name}': \`default_workflow_type\` or \`workflow_key\` is required`,
+      );
+    }
+  }
+
+  workflowOf(row: Record<string, unknown>): string | null {
+    const named = this.rowName(row, this.ts.format.workflow_key, this.workflows);
+    if (named === undefined) this.unknownWorkflows++;
+    return named || this.defaultWorkflow;
+  }
+
+  rewardOf(row: Record<string, unknown>): string | null {
+    const named = this.rowName(row, this.ts.format.reward_fn_key, this.rewards);
+    if (named === undefined) this.unknownRewards++;
+    return named || this.defaultReward;
+  }
+
+  unknownRowWarnings(): string[] {
+    const out: string[] = [];
+    const { name, format } = this.ts;
+    if (this.unknownWorkflows > 0) {
+      out.push(
+        `taskset '${name}': ${this.unknownWorkflows} row(s) name an unregistered workflow in '${format.workflow_key}'; Trinity falls back to default_workflow_type for them`,
+      );
+    }
+    if (this.unknownRewards > 0) {
+      out.push(
+        `taskset '${name}': ${this.unknownRewards} row(s) name an unregistered reward function in '${format.reward_fn_key}'; Trinity falls back to default_reward_fn_type for them`,
+      );
+    }
+    return out;
+  }
+
+  /** The registered name the row gives; null when it gives none, undefined when it gives an unknown one. */
+  private rowName(
+    row: Record<string, unknown>,
+    key: string | null | undefined,
+    known: Set<string>,
+  ): string | null | undefined {
+    const value = key ? row[key] : null;
+    if (value === null || value === undefined || value === '') return null;
+    return isKnown(known, value) ? value : undefined;
+  }
+}
+
+function isKnown(set: Set<string>, n: unknown): n is string {
+  return typeof n === 'string' && n !== '' && (set.has(n) || n.includes('.'));
+}
+
+function buildTask(
+  ts: ResolvedTaskset,
+  index: number,
+  row: Record<string, unknown>,
+  source: RowSource,
+  workflow: string,
+  rewardFn: string | null,
+): Task {
+  const { format } = ts;
+  return {
+    tasksetName: ts.name,
+    index,
+    raw: row,
+    source,
+    workflow,
+    rewardFn,
+    format,
+    rolloutArgs: ts.rolloutArgs,
+    workflowArgs: ts.workflowArgs,
+    rewardFnArgs: ts.rewardFnArgs,
+    repeatTimes: ts.repeatTimes,
+    isEval: ts.isEval,
+    taskDesc: format.prompt_key in row ? row[format.prompt_key] : null,
+    truth: format.response_key in row ? row[format.response_key] : null,
+  };
 }
 
 export interface TaskReaderOptions {
