@@ -4,8 +4,7 @@
  */
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { DiagnosticSeverity } from 'vscode-languageserver-types';
-import { jobDirPath, runJobDirPath } from '../../runtime/config/runs/job-dir';
-import type { Config } from '../../runtime/config/types.generated';
+import { jobDirPath, jobNamingOf, runJobDirPath } from '../../runtime/config/runs/job-dir';
 import type { Release } from '../../runtime/config/releases';
 import type { Analysis } from './analyze';
 
@@ -30,18 +29,18 @@ export interface RunPlanResponse {
 }
 
 export function runPlan(analysis: Analysis, diagnostics: Diagnostic[]): RunPlanResponse {
-  const configs = analysis.result.runs.map((r) => r.resolved as Config);
+  const configs = analysis.result.runs.map((r) => jobNamingOf(r.resolved));
   return {
     release: analysis.release,
     errors: diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error),
     jobDir: configs.length ? runJobDirPath(configs, analysis.result.loaded.value.name) : '',
-    stages: analysis.result.runs.map((r) => {
-      const cfg = r.resolved as Config;
+    stages: analysis.result.runs.map((r, i) => {
+      const model = r.resolved.model as { model_path?: unknown } | null | undefined;
       return {
-        name: r.stage?.name ?? cfg.name,
-        mode: cfg.mode,
-        jobDir: jobDirPath(cfg),
-        modelPath: String(cfg.model?.model_path ?? ''),
+        name: r.stage?.name ?? configs[i].name,
+        mode: String(r.resolved.mode ?? 'both'),
+        jobDir: jobDirPath(configs[i]),
+        modelPath: String(model?.model_path ?? ''),
       };
     }),
   };

@@ -6,7 +6,25 @@
 import { join, resolve } from 'node:path';
 import type { Config } from '../types.generated';
 
-type JobNaming = Pick<Config, 'checkpoint_job_dir' | 'checkpoint_root_dir' | 'project' | 'group' | 'name'>;
+export type JobNaming = Pick<Config, 'checkpoint_job_dir' | 'checkpoint_root_dir' | 'project' | 'group' | 'name'>;
+
+/**
+ * The naming keys of a resolved config of any release, checked rather than cast: every release has them, but a
+ * config with errors may hold a number or nothing there (the editor plans runs of such configs too).
+ */
+export function jobNamingOf(resolved: Record<string, unknown>): JobNaming {
+  const text = (key: keyof JobNaming): string => {
+    const v = resolved[key];
+    return typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v);
+  };
+  return {
+    checkpoint_job_dir: text('checkpoint_job_dir'),
+    checkpoint_root_dir: text('checkpoint_root_dir'),
+    project: text('project'),
+    group: text('group'),
+    name: text('name'),
+  };
+}
 
 /** The job directory of one resolved (stage) config, relative when the config's paths are. */
 export function jobDirPath(cfg: JobNaming): string {
