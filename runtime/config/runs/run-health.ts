@@ -88,119 +88,142 @@ function first(series: HealthSeries, ...tags: string[]): { tag: string; points: 
 /** Every finding of a run's metrics (the trainer's and the explorer's) under the thresholds. */
 export function checkRunHealth(input: HealthInput): HealthFinding[] {
   const t = { ...DEFAULT_HEALTH_THRESHOLDS, ...input.thresholds };
-  const window = Math.max(1, Math.round(t.window));
-  const value = input.value ?? (() => undefined);
-  const out: HealthFinding[] = [];
+  const rule: RuleInput = {
+    input,
+    t,
+    window: Math.max(1, Math.round(t.window)),
+    value: input.value ?? (() => undefined),
+  };
+  return HEALTH_RULES.map((check) => check(rule)).filter((f): f is HealthFinding => f !== undefined);
+}
 
-  // TRN400: most responses end at the length limit, so the reward sees cut-off answers.
+/** What each rule reads: the run's series and config values, the thresholds and the window they apply over. */
+interface RuleInput {
+  input: HealthInput;
+  t: RunHealthThresholds;
+  window: number;
+  value: (path: string) => unknown;
+}
+
+/** TRN400: most responses end at the length limit, so the reward sees cut-off answers. */
+function truncatedResponses({ input, t, window, value }: RuleInput): HealthFinding | undefined {
   const clip = first(input.series, 'response_length/clip_ratio');
-  if (clip) {
-    const last = finite(clip.points).slice(-window);
-    const share = last.reduce((a, p) => a + p.value, 0) / last.length;
-    if (last.length >= Math.min(window, 2) && share >= t.truncatedShare) {
-      const limit = num(value('model.max_response_tokens'));
-      out.push({
-        code: 'TRN400',
-        path: ['model', 'max_response_tokens'],
-        metric: clip.tag,
-        step: last[last.length - 1].step,
-        message: `${Math.round(share * 100)}% of responses over the last ${last.length} steps stop at max_response_tokens${limit ? ` (${limit})` : ''}: answers are cut off before they end. Raise max_response_tokens (and max_model_len with it), or ask for shorter answers.`,
-        ...(limit ? { fix: limit * 2 } : {}),
-      });
-    }
-  }
+  if (!clip) return undefined;
+  const last = finite(clip.points).slice(-window);
+  const share = last.reduce((a, p) => a + p.value, 0) / last.length;
+  if (!(last.length >= Math.min(window, 2) && share >= t.truncatedShare)) return undefined;
+  const limit = num(value('model.max_response_tokens'));
+  return {
+    code: 'TRN400',
+    path: ['model', 'max_response_tokens'],
+    metric: clip.tag,
+    step: last[last.length - 1].step,
+    message: `${Math.round(share * 100)}% of responses over the last ${last.length} steps stop at max_response_tokens${limit ? ` (${limit})` : ''}: answers are cut off before they end. Raise max_response_tokens (and max_model_len with it), or ask for shorter answers.`,
+    ...(limit ? { fix: limit * 2 } : {}),
+  };
+}
 
-  // TRN401: every group's rewards are equal, so every group-relative advantage is 0 and nothing is learned.
+/** TRN401: every group's rewards are equal, so every group-relative advantage is 0 and nothing is learned. */
+function identicalGroupRewards({ input, window, value }: RuleInput): HealthFinding | undefined {
   const std = first(
     input.series,
     'experience_pipeline/group_advantages/reward_std/max',
     'pipeline/group_advantages/reward_std/max',
   );
-  if (std) {
-    const last = finite(std.points).slice(-window);
-    if (last.length >= window && last.every((p) => p.value <= 1e-12)) {
-      const n = num(value('algorithm.repeat_times'));
-      out.push({
-        code: 'TRN401',
-        path: ['algorithm', 'repeat_times'],
-        metric: std.tag,
-        step: last[last.length - 1].step,
-        message: `In each of the last ${last.length} steps every group of ${n ?? 'repeat_times'} responses got identical rewards (${std.tag} is 0): the advantages are all 0 and the policy does not learn. Raise repeat_times or the sampling temperature, or use easier tasks or a denser reward.`,
-        ...(n && n >= 1 ? { fix: n * 2 } : {}),
-      });
-    }
-  }
+  if (!std) return undefined;
+  const last = finite(std.points).slice(-window);
+  if (!(last.length >= window && last.every((p) => p.value <= 1e-12))) return undefined;
+  const n = num(value('algorithm.repeat_times'));
+  return {
+    code: 'TRN401',
+    path: ['algorithm', 'repeat_times'],
+    metric: std.tag,
+    step: last[last.length - 1].step,
+    message: `In each of the last ${last.length} steps every group of ${n ?? 'repeat_times'} responses got identical rewards (${std.tag} is 0): the advantages are all 0 and the policy does not learn. Raise repeat_times or the sampling temperature, or use easier tasks or a denser reward.`,
+    ...(n && n >= 1 ? { fix: n * 2 } : {}),
+  };
+}
 
-  // TRN402: the policy's entropy has collapsed: it samples (nearly) one answer and stops exploring.
+/** TRN402: the policy's entropy has collapsed: it samples (nearly) one answer and stops exploring. */
+function entropyCollapse({ input, t, value }: RuleInput): HealthFinding | undefined {
   const ent = first(input.series, 'actor/entropy', 'actor/entropy_loss');
-  if (ent) {
-    const ps = finite(ent.points);
-    const start = ps[0]?.value;
-    const latest = ps[ps.length - 1];
-    if (ps.length >= 2 && start > 0 && latest.value <= start * t.entropyCollapseRatio) {
-      const coef = num(value('algorithm.entropy_loss_fn_args.entropy_coef'));
-      out.push({
-        code: 'TRN402',
-        path: ['algorithm', 'entropy_loss_fn_args', 'entropy_coef'],
-        metric: ent.tag,
-        step: latest.step,
-        message: `Entropy fell from ${fmt(start)} to ${fmt(latest.value)} (${Math.round((latest.value / start) * 100)}% of its first value) by step ${latest.step}: the policy is collapsing onto few answers. Raise entropy_coef${coef !== undefined ? ` (now ${fmt(coef)})` : ''}, lower the learning rate, or clip less (clip_range_high).`,
-      });
-    }
-  }
+  if (!ent) return undefined;
+  const ps = finite(ent.points);
+  const start = ps[0]?.value;
+  const latest = ps[ps.length - 1];
+  if (!(ps.length >= 2 && start > 0 && latest.value <= start * t.entropyCollapseRatio)) return undefined;
+  const coef = num(value('algorithm.entropy_loss_fn_args.entropy_coef'));
+  return {
+    code: 'TRN402',
+    path: ['algorithm', 'entropy_loss_fn_args', 'entropy_coef'],
+    metric: ent.tag,
+    step: latest.step,
+    message: `Entropy fell from ${fmt(start)} to ${fmt(latest.value)} (${Math.round((latest.value / start) * 100)}% of its first value) by step ${latest.step}: the policy is collapsing onto few answers. Raise entropy_coef${coef !== undefined ? ` (now ${fmt(coef)})` : ''}, lower the learning rate, or clip less (clip_range_high).`,
+  };
+}
 
-  // TRN403: the policy ran far from its reference (kl_loss) or from the rollout policy within one step (ppo_kl).
+/** TRN403: the policy ran far from its reference (kl_loss) or from the rollout policy within one step (ppo_kl). */
+function klRunaway({ input, t, value }: RuleInput): HealthFinding | undefined {
   for (const tag of ['actor/kl_loss', 'actor/ppo_kl']) {
     const ps = input.series.get(tag);
     const latest = ps?.length ? ps[ps.length - 1] : undefined;
     if (!latest || !(Math.abs(latest.value) > t.klMax || !Number.isFinite(latest.value))) continue;
     const lr = num(value('algorithm.optimizer.lr'));
-    out.push({
+    return {
       code: 'TRN403',
       path: ['algorithm', 'optimizer', 'lr'],
       metric: tag,
       step: latest.step,
       message: `${tag} is ${fmt(latest.value)} at step ${latest.step} (limit ${fmt(t.klMax)}): the policy is moving away ${tag === 'actor/kl_loss' ? 'from the reference model' : 'from the rollout policy within one update'} too fast. Lower the learning rate${lr !== undefined ? ` (now ${lr})` : ''}${tag === 'actor/kl_loss' ? ' or raise kl_loss_fn_args.kl_coef' : ' or tighten clip_range'}.`,
-    });
-    break;
+    };
   }
-
-  // TRN404: a gradient far larger than usual (or not finite): an unstable update.
-  const gn = input.series.get('actor/grad_norm');
-  if (gn && gn.length >= 2) {
-    const latest = gn[gn.length - 1];
-    const before = finite(gn.slice(0, -1)).map((p) => p.value);
-    const base = before.length >= window ? median(before) : undefined;
-    const spiked =
-      !Number.isFinite(latest.value) || (base !== undefined && base > 0 && latest.value > base * t.gradNormSpike);
-    if (spiked) {
-      out.push({
-        code: 'TRN404',
-        path: ['trainer', atLeast(input.release ?? NEWEST_RELEASE, 'v0.3.2') ? 'grad_clip' : 'actor_grad_clip'],
-        metric: 'actor/grad_norm',
-        step: latest.step,
-        message: Number.isFinite(latest.value)
-          ? `actor/grad_norm is ${fmt(latest.value)} at step ${latest.step}, ${fmt(latest.value / base!)}× its median ${fmt(base!)} so far: the update is unstable. Clip gradients harder (grad_clip) or lower the learning rate.`
-          : `actor/grad_norm is ${latest.value} at step ${latest.step}: the update overflowed. Lower the learning rate or clip gradients (grad_clip).`,
-      });
-    }
-  }
-
-  // TRN405: a live run that has not logged a step for far longer than its steps take.
-  if (input.live) {
-    const stall = stalled(input.series, input.now, t.stallFactor);
-    if (stall) {
-      out.push({
-        code: 'TRN405',
-        path: ['explorer', 'max_timeout'],
-        metric: stall.tag,
-        step: stall.step,
-        message: `No new step for ${fmt(stall.idle)} s, ${fmt(stall.idle / stall.usual)}× the usual ${fmt(stall.usual)} s a step takes (last: ${stall.tag} step ${stall.step}): the run looks stuck. A rollout can hang for up to explorer.max_timeout before it is retried; check the run's log.`,
-      });
-    }
-  }
-  return out;
+  return undefined;
 }
+
+/** TRN404: a gradient far larger than usual (or not finite): an unstable update. */
+function gradNormSpike({ input, t, window }: RuleInput): HealthFinding | undefined {
+  const gn = input.series.get('actor/grad_norm');
+  if (!gn || gn.length < 2) return undefined;
+  const latest = gn[gn.length - 1];
+  const before = finite(gn.slice(0, -1)).map((p) => p.value);
+  const base = before.length >= window ? median(before) : undefined;
+  const spiked =
+    !Number.isFinite(latest.value) || (base !== undefined && base > 0 && latest.value > base * t.gradNormSpike);
+  if (!spiked) return undefined;
+  return {
+    code: 'TRN404',
+    path: ['trainer', atLeast(input.release ?? NEWEST_RELEASE, 'v0.3.2') ? 'grad_clip' : 'actor_grad_clip'],
+    metric: 'actor/grad_norm',
+    step: latest.step,
+    message: Number.isFinite(latest.value)
+      ? `actor/grad_norm is ${fmt(latest.value)} at step ${latest.step}, ${fmt(latest.value / base!)}× its median ${fmt(base!)} so far: the update is unstable. Clip gradients harder (grad_clip) or lower the learning rate.`
+      : `actor/grad_norm is ${latest.value} at step ${latest.step}: the update overflowed. Lower the learning rate or clip gradients (grad_clip).`,
+  };
+}
+
+/** TRN405: a live run that has not logged a step for far longer than its steps take. */
+function stalledRun({ input, t }: RuleInput): HealthFinding | undefined {
+  if (!input.live) return undefined;
+  const stall = stalled(input.series, input.now, t.stallFactor);
+  if (!stall) return undefined;
+  return {
+    code: 'TRN405',
+    path: ['explorer', 'max_timeout'],
+    metric: stall.tag,
+    step: stall.step,
+    message: `No new step for ${fmt(stall.idle)} s, ${fmt(stall.idle / stall.usual)}× the usual ${fmt(stall.usual)} s a step takes (last: ${stall.tag} step ${stall.step}): the run looks stuck. A rollout can hang for up to explorer.max_timeout before it is retried; check the run's log.`,
+  };
+}
+
+/** The rules in code order, so findings come out as TRN400…TRN405. */
+const HEALTH_RULES: readonly ((rule: RuleInput) => HealthFinding | undefined)[] = [
+  truncatedResponses,
+  identicalGroupRewards,
+  entropyCollapse,
+  klRunaway,
+  gradNormSpike,
+  stalledRun,
+];
 
 /** The latest step of any role, and the median time between steps of the role that logged it. */
 function stalled(
