@@ -90,49 +90,6 @@ export async function startHttpServer(routes: readonly Route[], opts: ListenOpti
     return run;
   };
 
-  const dispatch = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0];
-    const onPath = routes.filter((r) => r.path === path);
-    const route = onPath.find((r) => r.method === req.method);
-    const denied = route?.open ? undefined : authorize?.(req.headers.authorization);
-    if (denied) {
-      req.resume();
-      send(res, denied);
-      return;
-    }
-    if (!route) {
-      req.resume();
-      send(
-        res,
-        onPath.length
-          ? { status: 405, json: { detail: 'Method Not Allowed' } }
-          : { status: 404, json: { detail: 'Not Found' } },
-      );
-      return;
-    }
-    let body: string;
-    try {
-      body = await readBody(req);
-    } catch (e) {
-      send(
-        res,
-        e instanceof BodyTooLarge
-          ? { status: 413, json: { detail: `request body longer than ${MAX_BODY_CHARS} characters` } }
-          : { status: 400, json: { detail: 'request body could not be read' } },
-      );
-      return;
-    }
-    let reply: Reply;
-    try {
-      reply = await exclusive(() => route.handle(body));
-    } catch (e) {
-      const message = `${req.method} ${path}: ${(e as Error).message}`;
-      onError(message);
-      reply = { status: 500, json: { error: { message, type: 'InternalServerError', param: null, code: 500 } } };
-    }
-    send(res, reply);
-  };
-
   let closing = false;
   const active = new Set<ServerResponse>();
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
@@ -144,32 +101,12 @@ export async function startHttpServer(routes: readonly Route[], opts: ListenOpti
     }
     active.add(res);
     res.on('close', () => active.delete(res));
-    dispatch(req, res).catch((e: Error) => {
+    dispatchRequest(routes, { authorize, exclusive, onError }, req, res).catch((e: Error) => {
       onError(`${req.method} ${req.url}: ${e.message}`);
       if (!res.headersSent) send(res, { status: 500, json: { detail: 'Internal Server Error' } });
     });
   };
-  const servers: Server[] = [];
-  const skipped: { host: string; error: string }[] = [];
-  let port = opts.port;
-  try {
-    for (const [i, host] of opts.hosts.entries()) {
-      const server = createServer(handler);
-      try {
-        await listen(server, host, port);
-      } catch (e) {
-        if (i === 0) throw e;
-        skipped.push({ host, error: (e as Error).message });
-        continue;
-      }
-      server.on('error', (e) => onError(`HTTP server: ${e.message}`));
-      servers.push(server);
-      port = (server.address() as AddressInfo).port;
-    }
-  } catch (e) {
-    await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
-    throw e;
-  }
+  const { servers, skipped, port } = await listenOnHosts(handler, opts);
   return {
     hosts: servers.map((s) => (s.address() as AddressInfo).address),
     port,
@@ -187,6 +124,89 @@ export async function startHttpServer(routes: readonly Route[], opts: ListenOpti
       await closed;
     },
   };
+}
+
+/** How a request is answered: auth, routing, the body, then the route's handler in the one-at-a-time queue. */
+async function dispatchRequest(
+  routes: readonly Route[],
+  host: {
+    authorize: ListenOptions['authorize'];
+    exclusive: <T>(fn: () => T | Promise<T>) => Promise<T>;
+    onError: ListenOptions['onError'];
+  },
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const { authorize, exclusive, onError } = host;
+  const path = (req.url ?? '/').split('?')[0];
+  const onPath = routes.filter((r) => r.path === path);
+  const route = onPath.find((r) => r.method === req.method);
+  const denied = route?.open ? undefined : authorize?.(req.headers.authorization);
+  if (denied) {
+    req.resume();
+    send(res, denied);
+    return;
+  }
+  if (!route) {
+    req.resume();
+    send(
+      res,
+      onPath.length
+        ? { status: 405, json: { detail: 'Method Not Allowed' } }
+        : { status: 404, json: { detail: 'Not Found' } },
+    );
+    return;
+  }
+  let body: string;
+  try {
+    body = await readBody(req);
+  } catch (e) {
+    send(
+      res,
+      e instanceof BodyTooLarge
+        ? { status: 413, json: { detail: `request body longer than ${MAX_BODY_CHARS} characters` } }
+        : { status: 400, json: { detail: 'request body could not be read' } },
+    );
+    return;
+  }
+  let reply: Reply;
+  try {
+    reply = await exclusive(() => route.handle(body));
+  } catch (e) {
+    const message = `${req.method} ${path}: ${(e as Error).message}`;
+    onError(message);
+    reply = { status: 500, json: { error: { message, type: 'InternalServerError', param: null, code: 500 } } };
+  }
+  send(res, reply);
+}
+
+/** Listens on every host at one port (the first host's, when the port is 0); a later host that fails is skipped. */
+async function listenOnHosts(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  opts: ListenOptions,
+): Promise<{ servers: Server[]; skipped: { host: string; error: string }[]; port: number }> {
+  const servers: Server[] = [];
+  const skipped: { host: string; error: string }[] = [];
+  let port = opts.port;
+  try {
+    for (const [i, host] of opts.hosts.entries()) {
+      const server = createServer(handler);
+      try {
+        await listen(server, host, port);
+      } catch (e) {
+        if (i === 0) throw e;
+        skipped.push({ host, error: (e as Error).message });
+        continue;
+      }
+      server.on('error', (e) => opts.onError(`HTTP server: ${e.message}`));
+      servers.push(server);
+      port = (server.address() as AddressInfo).port;
+    }
+  } catch (e) {
+    await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
+    throw e;
+  }
+  return { servers, skipped, port };
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {
