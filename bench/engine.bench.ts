@@ -28,8 +28,9 @@
  * Both sides are warmed up first (excluded) and timed interleaved, round by round with the order reversed every
  * other round, so background load on this shared machine falls on both alike; medians are reported.
  *
- * Peers: PyTorch as installed (Debian's python3-torch links libblas.so.3, which on this machine is the reference
- * BLAS), plus PyTorch with every OpenBLAS found in Debian's standard places (or the directories in
+ * Peers: PyTorch as installed (Debian's python3-torch links libblas.so.3: OpenBLAS where libopenblas0-pthread is
+ * installed, as on this machine and in CI, else the netlib reference BLAS, which is no fair peer: the goal line says
+ * which one a peer loaded), plus PyTorch with every other OpenBLAS found in Debian's standard places (or the directories in
  * BENCH_TORCH_BLAS_DIRS, colon-separated, each holding a libblas.so.3) put first on its LD_LIBRARY_PATH. Each at the
  * thread counts in BENCH_TORCH_THREADS (default 2,1; the table's is the first) with OMP_WAIT_POLICY=PASSIVE unless set
  * (libgomp's spin-waiting makes a 2-thread torch many times slower whenever another process holds a core).
