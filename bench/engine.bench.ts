@@ -15,23 +15,35 @@
  * Ratios are ours / PyTorch (above 1: we are faster). A per-phase split (forward, backward, optimizer), a kernel
  * profile of one step and of one decode step, and every raw timing go to the JSON.
  *
+ * Goal (issue 14): training ≥ 0.8x and generation ≥ 1.0x of PyTorch at 2 threads, at every size; one line per model
+ * and peer says whether it is met (and whether that peer is on OpenBLAS, the issue's peer, or some other BLAS).
+ *
+ * Memory: peak RSS per model of both sides, and ours / PyTorch. Each model runs in a fresh Node process (this file,
+ * re-run with BENCH_CHILD set), and each PyTorch peer in a fresh Python process per model, so each peak covers one
+ * model: ours `process.resourceUsage().maxRSS` (ru_maxrss), PyTorch `resource.getrusage(RUSAGE_SELF).ru_maxrss`,
+ * both read at process start (runtime and backend / torch imported, no model), after training (warm-up, timed steps;
+ * ours also its profiled steps) and after generation, before each side's final peak-matmul measurement. BENCH_FRESH=0
+ * runs every model in this one process instead: ours is then the high-water mark of everything run so far.
+ *
  * Both sides are warmed up first (excluded) and timed interleaved, round by round with the order reversed every
  * other round, so background load on this shared machine falls on both alike; medians are reported.
  *
- * Peers: PyTorch as installed (Debian's python3-torch links libblas.so.3, which on this machine is the reference
- * BLAS), plus PyTorch with every OpenBLAS found in Debian's standard places (or the directories in
+ * Peers: PyTorch as installed (Debian's python3-torch links libblas.so.3: OpenBLAS where libopenblas0-pthread is
+ * installed, as on this machine and in CI, else the netlib reference BLAS, which is no fair peer: the goal line says
+ * which one a peer loaded), plus PyTorch with every other OpenBLAS found in Debian's standard places (or the directories in
  * BENCH_TORCH_BLAS_DIRS, colon-separated, each holding a libblas.so.3) put first on its LD_LIBRARY_PATH. Each at the
  * thread counts in BENCH_TORCH_THREADS (default 2,1; the table's is the first) with OMP_WAIT_POLICY=PASSIVE unless set
  * (libgomp's spin-waiting makes a 2-thread torch many times slower whenever another process holds a core).
  *
  * Knobs: BENCH_MODELS=1m,3m,12m (subset; also tiny, 124m, 0.5b by name), the backend: $TRINITY_WORKBENCH_BACKEND,
  * BENCH_TORCH_DEVICE (default cpu; cuda puts the PyTorch peer on the GPU, torch >= 2.0), BENCH_SCALE=1 (multiplies timed step counts and peak-matmul repetitions), BENCH_PEAK=0 (skip the peak matmuls), BENCH_PYTHON (a python with
- * torch; default: the first of python3, /usr/bin/python3 that imports it), BENCH_OUT (default bench/results/engine.json).
+ * torch; default: the first of python3, /usr/bin/python3 that imports it), BENCH_OUT (default bench/results/engine.json),
+ * BENCH_FRESH=0 (every model in one Node process).
  * Output: the tables on stdout, progress on stderr, everything in the JSON.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -59,6 +71,8 @@ const GEN_BATCH = 8;
 const PROMPT = 16;
 const NEW_TOKENS = 48;
 const OPT = { lr: 1e-4, betas: [0.9, 0.999] as [number, number], eps: 1e-8, weightDecay: 0.01, clip: 1.0 };
+/** Issue 14's targets: ours / PyTorch at this many threads, at every size. */
+const GOAL = { threads: 2, train: 0.8, generate: 1.0 };
 
 interface BenchModel {
   id: string;
@@ -101,7 +115,20 @@ const EXTRA_MODELS: BenchModel[] = [
 const t0 = performance.now();
 
 function progress(msg: string): void {
-  process.stderr.write(`[bench:engine ${((performance.now() - t0) / 1000).toFixed(0)}s] ${msg}\n`);
+  const who = process.env.BENCH_CHILD ? ` ${process.env.BENCH_CHILD}` : '';
+  process.stderr.write(`[bench:engine${who} ${((performance.now() - t0) / 1000).toFixed(0)}s] ${msg}\n`);
+}
+
+/** This process's peak RSS so far, MiB (ru_maxrss: KiB on Linux). */
+function maxRssMiB(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+/** Peak RSS (MiB) of one side's process: at start (no model yet), after training, after generation (= its peak). */
+interface RssPeaks {
+  startupMiB: number;
+  afterTrainMiB: number;
+  peakMiB: number;
 }
 
 function median(xs: number[]): number {
@@ -423,6 +450,18 @@ interface TorchReady {
   blas: string;
   blas_lib: string;
   default_threads: number;
+  startup_rss_kb: number;
+}
+
+interface TorchRss {
+  max_rss_kb: number;
+  rss_kb: number | null;
+}
+
+interface GoalCheck {
+  threads: number;
+  train: { ratio: number; target: number; met: boolean };
+  generate: { ratio: number; target: number; met: boolean };
 }
 
 interface TorchStep {
@@ -459,6 +498,14 @@ interface PeerResult {
   ratioToBest: { train: number; generate: number };
   initialLoss: number;
   matmulGflops: Record<string, number>;
+  /** Whether the BLAS this torch loaded is OpenBLAS (the issue's peer). */
+  openblas: boolean;
+  /** Issue 14's targets against this peer at GOAL.threads; null when that thread count was not measured. */
+  goal: GoalCheck | null;
+  /** This peer's Python process (one per model): peak RSS. */
+  rss: RssPeaks;
+  /** Ours / this peer: peak RSS of the whole model's run, and the growth over each process's start. */
+  rssRatio: { peak: number; overStartup: number };
 }
 
 /** A python that imports torch; undefined when there is none (the bench then measures the engine alone). */
@@ -505,6 +552,9 @@ interface Row {
      * RoPE tables (built on first use, kept by design) and anything leaked.
      */
     tensorsLeaked: number;
+    /** Our process's peak RSS; `rssScope` says what it covers. */
+    rss: RssPeaks;
+    rssScope: string;
   };
   peers: Record<string, PeerResult>;
 }
@@ -515,6 +565,8 @@ async function benchModel(
   work: string,
   peerList: PeerSpec[],
   threads: number[],
+  oursStartupMiB: number,
+  rssScope: string,
 ): Promise<Row> {
   const config = parseModelConfig(
     newModelConfigJson({
@@ -623,6 +675,9 @@ async function benchModel(
     optimizer.dispose();
     ids.dispose();
     const tensorsLeaked = tf.memory().numTensors - tensorsBefore;
+    const oursAfterTrainMiB = maxRssMiB();
+    const torchAfterTrain = new Map<string, TorchRss>();
+    for (const p of peers) torchAfterTrain.set(p.spec.id, await p.proc.request<TorchRss>({ op: 'rss' }));
 
     // ---- generation: sampled at temperature 1, no stop tokens, so every row produces all NEW_TOKENS ----
     timing = false;
@@ -647,6 +702,19 @@ async function benchModel(
       prefills.push(performance.now() - s);
     }
     const prefillMs = median(prefills);
+    const oursRss: RssPeaks = { startupMiB: oursStartupMiB, afterTrainMiB: oursAfterTrainMiB, peakMiB: maxRssMiB() };
+    const torchRss = new Map<string, RssPeaks>();
+    for (const p of peers) {
+      const end = await p.proc.request<TorchRss>({ op: 'rss' });
+      torchRss.set(p.spec.id, {
+        startupMiB: ready.get(p.spec.id)!.startup_rss_kb / 1024,
+        afterTrainMiB: torchAfterTrain.get(p.spec.id)!.max_rss_kb / 1024,
+        peakMiB: end.max_rss_kb / 1024,
+      });
+    }
+    progress(
+      `  peak RSS MiB: ours ${oursRss.peakMiB.toFixed(0)} (start ${oursRss.startupMiB.toFixed(0)}); ${peers.map((p) => `${p.spec.id} ${torchRss.get(p.spec.id)!.peakMiB.toFixed(0)} (start ${torchRss.get(p.spec.id)!.startupMiB.toFixed(0)})`).join(', ')}`,
+    );
     progress(
       `  generate ms per ${GEN_BATCH}×${NEW_TOKENS}, median of ${genReps}: ours ${median(ours.genMs).toFixed(0)}; ${sideList((s) => s.genMs)}`,
     );
@@ -685,6 +753,23 @@ async function benchModel(
       const first = sides[`${threads[0]}`];
       const all = Object.values(sides);
       const r = ready.get(p.spec.id)!;
+      const atGoal = sides[`${GOAL.threads}`];
+      const goal: GoalCheck | null = atGoal
+        ? {
+            threads: GOAL.threads,
+            train: {
+              ratio: oursTrainTok / atGoal.train.tokPerSec,
+              target: GOAL.train,
+              met: oursTrainTok / atGoal.train.tokPerSec >= GOAL.train,
+            },
+            generate: {
+              ratio: oursGenTok / atGoal.generate.tokPerSec,
+              target: GOAL.generate,
+              met: oursGenTok / atGoal.generate.tokPerSec >= GOAL.generate,
+            },
+          }
+        : null;
+      const rss = torchRss.get(p.spec.id)!;
       peerResults[p.spec.id] = {
         label: p.spec.label,
         torchVersion: r.torch_version,
@@ -697,6 +782,13 @@ async function benchModel(
         },
         initialLoss: torch.get(key(p.spec.id, threads[0]))!.train[0].loss,
         matmulGflops: await p.proc.request<Record<string, number>>({ op: 'peak', threads: threads[0] }),
+        openblas: /openblas/i.test(r.blas_lib),
+        goal,
+        rss,
+        rssRatio: {
+          peak: oursRss.peakMiB / rss.peakMiB,
+          overStartup: (oursRss.peakMiB - oursRss.startupMiB) / (rss.peakMiB - rss.startupMiB),
+        },
       };
     }
     progress(
@@ -737,6 +829,8 @@ async function benchModel(
         },
         profile: phases.profile,
         tensorsLeaked,
+        rss: oursRss,
+        rssScope,
       },
       peers: peerResults,
     };
@@ -802,21 +896,81 @@ function report(rows: Row[], backend: BackendInfo, peerList: PeerSpec[], threads
         }`,
     );
   }
-  lines.push('');
+  lines.push(
+    '',
+    `Peak RSS, MiB (${rows[0]?.ours.rssScope ?? ''}; PyTorch: a fresh Python process per model and peer): at start (no model) / after training / peak (after generation)`,
+    '',
+    `| model | ours | ${peerList
+      .filter((p) => rows[0]?.peers[p.id])
+      .map((p) => `${p.id} | ours/${p.id} peak | ours/${p.id} growth over start`)
+      .join(' | ')} |`,
+    `|---|---|${peerList
+      .filter((p) => rows[0]?.peers[p.id])
+      .map(() => '---|---|---|')
+      .join('')}`,
+    ...rows.map((r) => {
+      const f = (m: RssPeaks): string =>
+        `${m.startupMiB.toFixed(0)} / ${m.afterTrainMiB.toFixed(0)} / ${m.peakMiB.toFixed(0)}`;
+      const cells = peerList
+        .filter((p) => r.peers[p.id])
+        .map(
+          (p) =>
+            `${f(r.peers[p.id].rss)} | ${r.peers[p.id].rssRatio.peak.toFixed(2)}x | ${r.peers[p.id].rssRatio.overStartup.toFixed(2)}x`,
+        );
+      return `| ${r.model} | ${f(r.ours.rss)} | ${cells.join(' | ')} |`;
+    }),
+    '',
+  );
   for (const p of peerList) {
     if (!rows[0]?.peers[p.id]) continue;
-    const worst = Math.min(...rows.flatMap((r) => [r.peers[p.id].ratio.train, r.peers[p.id].ratio.generate]));
-    const worstBest = Math.min(
-      ...rows.flatMap((r) => [r.peers[p.id].ratioToBest.train, r.peers[p.id].ratioToBest.generate]),
-    );
-    lines.push(
-      `Goal (training and generation at least 0.5x PyTorch) vs ${p.label}: ${worst >= 0.5 ? 'met' : 'NOT met'} at ${th0} threads (lowest ratio ${worst.toFixed(2)}x); at its best thread count ${worstBest >= 0.5 ? 'met' : 'NOT met'} (${worstBest.toFixed(2)}x).`,
-    );
+    const blas = rows[0].peers[p.id].openblas ? "OpenBLAS, the issue's peer" : "NOT OpenBLAS: not the issue's peer";
+    for (const r of rows) {
+      const g = r.peers[p.id].goal;
+      const verdict = (x: { ratio: number; target: number; met: boolean }): string =>
+        `${x.ratio.toFixed(2)}x ${x.met ? '≥' : '<'} ${x.target.toFixed(1)}x ${x.met ? 'met' : 'NOT met'}`;
+      lines.push(
+        g
+          ? `Goal ${r.model} (issue 14: training ≥ ${GOAL.train}x, generation ≥ ${GOAL.generate.toFixed(1)}x of PyTorch at ${GOAL.threads} threads) vs ${p.label} (${blas}): training ${verdict(g.train)}; generation ${verdict(g.generate)}.`
+          : `Goal ${r.model} (issue 14, at ${GOAL.threads} threads) vs ${p.label}: not measured (BENCH_TORCH_THREADS has no ${GOAL.threads}).`,
+      );
+    }
   }
   return lines.join('\n');
 }
 
-async function main(): Promise<void> {
+/** What a child process (one model, BENCH_CHILD) hands back to the parent. */
+interface ChildResult {
+  row: Row;
+  backend: BackendInfo;
+  peakSamples: Record<'512' | '1024', number[]>;
+}
+
+/** Runs one model in a fresh Node process (this file with BENCH_CHILD=id), so its peak RSS covers that model alone. */
+async function benchModelInChild(spec: BenchModel, work: string): Promise<ChildResult> {
+  const out = join(work, `${spec.id}.child.json`);
+  const child = spawn(process.execPath, [...process.execArgv, __filename], {
+    env: { ...process.env, BENCH_CHILD: spec.id, BENCH_CHILD_OUT: out },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const forward = (sig: NodeJS.Signals): void => {
+    child.kill(sig);
+  };
+  process.once('SIGTERM', forward);
+  process.once('SIGINT', forward);
+  try {
+    const code = await new Promise<number | null>((res, rej) => {
+      child.on('error', rej);
+      child.on('exit', (c) => res(c));
+    });
+    if (code !== 0) throw new Error(`bench:engine child for ${spec.id} exited with ${code} (its stderr is above)`);
+  } finally {
+    process.removeListener('SIGTERM', forward);
+    process.removeListener('SIGINT', forward);
+  }
+  return JSON.parse(readFileSync(out, 'utf8')) as ChildResult;
+}
+
+function selectedModels(): BenchModel[] {
   const wanted = (process.env.BENCH_MODELS ?? MODELS.map((m) => m.id).join(','))
     .split(',')
     .map((s) => s.trim().toLowerCase());
@@ -825,33 +979,76 @@ async function main(): Promise<void> {
     throw new Error(
       `BENCH_MODELS: none of ${wanted.join(', ')} is one of ${[...MODELS, ...EXTRA_MODELS].map((m) => m.id).join(', ')}`,
     );
-  if (TORCH_THREADS.length === 0) throw new Error('BENCH_TORCH_THREADS: no positive thread count');
+  return models;
+}
+
+const FRESH_SCOPE = 'ours: a fresh Node process per model';
+const SHARED_SCOPE =
+  'ours: every model in one Node process (BENCH_FRESH=0), so a high-water mark of the models before it too';
+
+/** BENCH_CHILD: one model in this process; the result goes to BENCH_CHILD_OUT for the parent. */
+async function childMain(id: string, out: string): Promise<void> {
+  const spec = [...MODELS, ...EXTRA_MODELS].find((m) => m.id === id);
+  if (!spec) throw new Error(`BENCH_CHILD: no model ${id}`);
   const backend = await initBackend({ log: (m) => progress(m) });
+  const startup = maxRssMiB();
+  const python = findPython();
+  const peerList = python ? peerSpecs() : [];
+  await samplePeak();
+  const work = mkdtempSync(join(tmpdir(), 'bench-engine-'));
+  try {
+    const row = await benchModel(spec, python, work, peerList, TORCH_THREADS, startup, FRESH_SCOPE);
+    const result: ChildResult = { row, backend, peakSamples };
+    writeFileSync(out, JSON.stringify(result));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  if (process.env.BENCH_CHILD) return childMain(process.env.BENCH_CHILD, process.env.BENCH_CHILD_OUT ?? '');
+  const models = selectedModels();
+  if (TORCH_THREADS.length === 0) throw new Error('BENCH_TORCH_THREADS: no positive thread count');
+  const fresh = process.env.BENCH_FRESH !== '0';
   const python = findPython();
   if (!python)
     progress(
       'WARNING: no python with torch (python3, /usr/bin/python3; set BENCH_PYTHON): measuring the engine alone, no ratios',
     );
   const peerList = python ? peerSpecs() : [];
+  let backend: BackendInfo | undefined;
+  if (!fresh) {
+    backend = await initBackend({ log: (m) => progress(m) });
+    await samplePeak();
+    progress(
+      `backend matmul: 512³ ${peakSamples['512'][0]?.toFixed(1) ?? 'not measured'}, 1024³ ${peakSamples['1024'][0]?.toFixed(1) ?? 'not measured'} GFLOP/s`,
+    );
+  }
   progress(
-    `ours: ${backend.name}, ${backend.threads ?? '?'} thread(s); peers (${python}, ${TORCH_THREADS.join(' and ')} threads): ${peerList.map((p) => p.label).join('; ')}`,
-  );
-  await samplePeak();
-  progress(
-    `backend matmul: 512³ ${peakSamples['512'][0]?.toFixed(1) ?? 'not measured'}, 1024³ ${peakSamples['1024'][0]?.toFixed(1) ?? 'not measured'} GFLOP/s`,
+    `peers (${python}, ${TORCH_THREADS.join(' and ')} threads): ${peerList.map((p) => p.label).join('; ')}; ${fresh ? FRESH_SCOPE : SHARED_SCOPE}`,
   );
 
   const work = mkdtempSync(join(tmpdir(), 'bench-engine-'));
   const rows: Row[] = [];
   try {
-    for (const spec of models) rows.push(await benchModel(spec, python, work, peerList, TORCH_THREADS));
+    for (const spec of models) {
+      if (fresh) {
+        const r = await benchModelInChild(spec, work);
+        backend ??= r.backend;
+        for (const k of ['512', '1024'] as const) peakSamples[k].push(...r.peakSamples[k]);
+        rows.push(r.row);
+      } else {
+        rows.push(await benchModel(spec, python, work, peerList, TORCH_THREADS, maxRssMiB(), SHARED_SCOPE));
+      }
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+  if (!backend) throw new Error('no model ran');
+  progress(`ours: ${backend.name}, ${backend.threads ?? '?'} thread(s)`);
   const peak = peakGflops();
   for (const r of rows) r.ours.train.pctOfPeak = (100 * r.ours.train.gflops) / peak;
   console.log(report(rows, backend, peerList, TORCH_THREADS));
-
   const outPath = resolve(process.env.BENCH_OUT ?? join(root, 'bench', 'results', 'engine.json'));
   mkdirSync(dirname(outPath), { recursive: true });
   const result = {
@@ -887,7 +1084,10 @@ async function main(): Promise<void> {
       genFlopsPerToken: `2*N + 4*L*ctx*d (ctx = ${PROMPT} + ${NEW_TOKENS}/2)`,
       peak: 'the best median float32 matmul GFLOP/s at 512^3 and 1024^3 on the active backend, sampled before and after every model',
       ratio: `ours / a peer at ${TORCH_THREADS[0]} threads; ratioToBest: ours / the peer at its best of ${TORCH_THREADS.join(', ')} threads`,
+      goal: `issue 14: ours / a peer at ${GOAL.threads} threads, training >= ${GOAL.train}, generation >= ${GOAL.generate} (peers[id].goal; peers[id].openblas says whether that peer is the issue's OpenBLAS torch)`,
+      rss: `peak RSS in MiB (ru_maxrss) of each side's process at start (no model), after training, after generation (peakMiB); ${fresh ? FRESH_SCOPE : SHARED_SCOPE}; PyTorch: one Python process per model and peer; rssRatio.peak = ours / peer peak, overStartup = (peak - start) ours / peer`,
     },
+    goal: GOAL,
     models: rows,
     wallSeconds: (performance.now() - t0) / 1000,
   };

@@ -19,11 +19,15 @@ per stdout line; progress and errors go to stderr.
   {"op": "train", "threads": 2}  -> {"ms", "forward_ms", "backward_ms", "optimizer_ms", "loss"}
   {"op": "gen", "threads": 2}    -> {"ms", "tokens"}
   {"op": "peak", "threads": 2}   -> {"512": gflops, "1024": gflops}
+  {"op": "rss"}                  -> {"max_rss_kb", "rss_kb"}: this process's peak RSS so far (getrusage ru_maxrss,
+                                    KiB on Linux) and its current RSS (/proc/self/status VmRSS)
   {"op": "quit"}
 usage: engine_torch.py MODEL_DIR INPUTS_JSON
 INPUTS_JSON: {"train_ids": [[...]], "prompts": [[...]], "lr", "weight_decay", "clip", "betas", "eps", "new_tokens",
               "temperature", "seed"}
-The first reply line is {"ready": true, "torch_version", "params", "blas", "blas_lib", "default_threads"}.
+The first reply line is {"ready": true, "torch_version", "params", "blas", "blas_lib", "default_threads",
+"startup_rss_kb"} (startup_rss_kb: peak RSS once torch is imported, before the model is loaded).
+The bench starts one such process per model and peer, so each process's peak RSS covers one model.
 """
 import json
 import math
@@ -33,9 +37,31 @@ import struct
 import sys
 import time
 
+import resource
+
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+
+def max_rss_kb():
+    """Peak resident set size of this process so far, KiB (ru_maxrss is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def rss_kb():
+    """Current resident set size, KiB (VmRSS); None where /proc is missing."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+STARTUP_RSS_KB = max_rss_kb()
 
 # BENCH_TORCH_DEVICE=cuda (bench/gpu-check.sh): every tensor on that device; timings synchronise it first.
 DEVICE = os.environ.get("BENCH_TORCH_DEVICE", "cpu")
@@ -244,7 +270,7 @@ def main():
         libs = sorted({l.split()[-1] for l in f if "blas" in l.lower() and "/" in l})
     blas_lib = ", ".join(libs) or "unknown"
     reply = lambda obj: print(json.dumps(obj), flush=True)
-    reply({"ready": True, "torch_version": torch.__version__, "params": sum(t.numel() for t in bench.params), "blas": blas, "blas_lib": blas_lib, "device": DEVICE, "default_threads": default_threads})
+    reply({"ready": True, "torch_version": torch.__version__, "params": sum(t.numel() for t in bench.params), "blas": blas, "blas_lib": blas_lib, "device": DEVICE, "default_threads": default_threads, "startup_rss_kb": STARTUP_RSS_KB})
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -258,6 +284,8 @@ def main():
             reply(bench.generate())
         elif op == "peak":
             reply({str(n): matmul_gflops(n, r) for n, r in ((512, 15), (1024, 7))})
+        elif op == "rss":
+            reply({"max_rss_kb": max_rss_kb(), "rss_kb": rss_kb()})
         elif op == "quit":
             break
         else:

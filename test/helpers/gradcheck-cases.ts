@@ -13,6 +13,7 @@ import { ropeTables } from '../../runtime/engine/model/rope';
 import type { CausalLM } from '../../runtime/engine/model/transformer';
 import {
   applyRope,
+  applyRopeRotation,
   geluErf,
   geluTanh,
   groupedQueryAttention,
@@ -21,6 +22,7 @@ import {
   mm,
   mmT,
   rmsNorm,
+  rotateHalfMatrix,
   silu,
   tokenEntropy,
   tokenLogProbs,
@@ -157,52 +159,64 @@ for (const [name, fn] of [
   );
 }
 
-op(
-  'applyRope',
-  'applyRope: x [B, H, T, d] with the tables of a real config (θ = 1e4, positions 0..T-1 offset)',
-  async () => {
-    const cfg = parseModelConfig(
-      newModelConfigJson({
-        family: 'llama',
-        layers: 1,
-        hidden: 24,
-        heads: 3,
-        vocabSize: 8,
-        maxPositions: 16,
-        eosTokenIds: [0],
-        ropeTheta: 10000,
-      }),
-    );
-    const tables = ropeTables(cfg);
-    try {
-      return await withInputs(
-        18,
-        (rng) => [randn([2, 3, 5, 8], rng)],
-        ([x]) => {
-          const [B, T, half] = [2, 5, 4];
-          const positions = [
-            [0, 1, 2, 3, 4],
-            [3, 4, 5, 6, 7],
-          ];
-          return withInts(positions, async (pos) => {
-            const cos = tf.tidy(() => tf.reshape(tf.gather(tables.cos, pos), [B, 1, T, half]));
-            const sin = tf.tidy(() => tf.reshape(tf.gather(tables.sin, pos), [B, 1, T, half]));
-            try {
-              return await gradCheck('applyRope', (xx) => applyRope(xx, cos, sin), [x], {
-                inputNames: ['x'],
-                maxCoords: 48,
-              });
-            } finally {
-              tf.dispose([cos, sin]);
-            }
-          });
-        },
+for (const [key, rotation] of [
+  ['applyRope', false],
+  ['applyRopeRotation', true],
+] as const) {
+  op(
+    key,
+    `${key}: x [B, H, T, d] with the tables of a real config (θ = 1e4, positions 0..T-1 offset)${rotation ? ', full-width tables and the rotate-half matrix' : ''}`,
+    async () => {
+      const cfg = parseModelConfig(
+        newModelConfigJson({
+          family: 'llama',
+          layers: 1,
+          hidden: 24,
+          heads: 3,
+          vocabSize: 8,
+          maxPositions: 16,
+          eosTokenIds: [0],
+          ropeTheta: 10000,
+        }),
       );
-    } finally {
-      tf.dispose([tables.cos, tables.sin]);
-    }
-  },
-);
+      const tables = ropeTables(cfg);
+      try {
+        return await withInputs(
+          18,
+          (rng) => [randn([2, 3, 5, 8], rng)],
+          ([x]) => {
+            const [B, T, half] = [2, 5, 4];
+            const positions = [
+              [0, 1, 2, 3, 4],
+              [3, 4, 5, 6, 7],
+            ];
+            return withInts(positions, async (pos) => {
+              const [cos, sin] = [tables.cos, tables.sin].map((t) =>
+                tf.tidy(() => {
+                  const h = tf.reshape(tf.gather(t, pos), [B, 1, T, half]);
+                  return rotation ? tf.concat([h, h], -1) : h;
+                }),
+              );
+              const rot = rotateHalfMatrix(2 * half);
+              try {
+                return await gradCheck(
+                  key,
+                  (xx) => (rotation ? applyRopeRotation(xx, cos, sin, rot) : applyRope(xx, cos, sin)),
+                  [x],
+                  { inputNames: ['x'], maxCoords: 48 },
+                );
+              } finally {
+                tf.dispose([cos, sin, rot]);
+              }
+            });
+          },
+        );
+      } finally {
+        tf.dispose([tables.cos, tables.sin]);
+      }
+    },
+  );
+}
 
 op(
   'attention',

@@ -10,6 +10,14 @@
  * as cpu's do, so results are bit-identical. Two deliberate differences: a non-finite x element only reaches its own
  * segment (cpu multiplies every element by a 0/1 mask, so an Inf turns every other segment's slot into NaN), and
  * `numSegments = 0` gives an empty tensor (cpu throws).
+ *
+ * Also `Identity` (`tf.clone`) and `Cast` to the tensor's own dtype, which stock wasm runs as full copies, share the
+ * input's buffer instead (a reference count, as wasm's `Reshape` and tfjs-backend-cpu's `Identity` do). They matter
+ * for training: tfjs' engine clones every tensor it saves for the backward pass (`saveTensorsForBackwardMode`), and
+ * `Multiply`'s gradient casts both operands to float32, so a 12M-parameter training step copied ~670 activations for
+ * nothing (~10 % of the step on this 2-core machine, more at 1M). Values are unchanged; only the copy goes. Sharing is
+ * safe because no kernel here writes a tensor's buffer in place except into buffers it allocated itself (the decode
+ * KV cache, from `tf.pad`); tensors stay immutable.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { DataType, KernelFunc, TensorInfo } from '@tensorflow/tfjs-core';
@@ -21,6 +29,7 @@ interface WasmBackendLike {
   readSync(dataId: object): unknown;
   makeOutput(shape: number[], dtype: DataType): TensorInfo;
   typedArrayFromHeap(t: TensorInfo): Float32Array | Int32Array | Uint8Array;
+  incRef(dataId: object): void;
 }
 
 interface SegmentSumPlan {
@@ -98,6 +107,25 @@ function unsortedSegmentSumInto(
     throw new Error(`unsortedSegmentSum: output has ${out.length} elements, expected ${numSegments * rest}`);
   out.fill(0);
   if (numSegments === 0 || rest === 0 || outer === 0) return;
+  if (p.rows && outer * 8 < numSegments) {
+    // Few rows into many segments (the gradient of a gather from a flattened [N·V] tensor: N rows, N·V segments):
+    // sort the rows by id (ties by row, so each segment sums its rows in ascending order, as below) instead of
+    // walking every segment.
+    const ks: number[] = [];
+    for (let k = 0; k < outer; k++) if (ids[k] >= 0 && ids[k] < numSegments) ks.push(k);
+    ks.sort((a, b) => ids[a] - ids[b] || a - b);
+    const acc = new Float64Array(rest);
+    for (let q = 0; q < ks.length; ) {
+      const id = ids[ks[q]];
+      acc.fill(0);
+      for (; q < ks.length && ids[ks[q]] === id; q++) {
+        const base = ks[q] * rest;
+        for (let j = 0; j < rest; j++) acc[j] += x[base + j];
+      }
+      out.set(acc, id * rest);
+    }
+    return;
+  }
   if (p.rows) {
     // One id per row of x: bucket the rows by id (stable, so each segment sums its rows in ascending order).
     const start = new Int32Array(numSegments + 1);
@@ -164,9 +192,41 @@ const unsortedSegmentSumWasm: KernelFunc = ({ inputs, backend, attrs }) => {
   return out;
 };
 
-/** Registers the host kernels missing from the wasm backend (once per process; a no-op when already there). */
+/** The output is the input's own buffer, one more reference to it (freed when the last tensor on it is disposed). */
+function shareInput(x: TensorInfo, backend: unknown, dtype: DataType = x.dtype): TensorInfo {
+  (backend as WasmBackendLike).incRef(x.dataId);
+  return { dataId: x.dataId, shape: x.shape, dtype };
+}
+
+/** Marks the kernels registered here, so registering again wraps nothing twice. */
+const SHARING = Symbol('trinity-sharing-kernel');
+
+/**
+ * Replaces wasm's `Identity` and `Cast` with kernels that share the input's buffer where the values stay the same
+ * (any numeric Identity; a Cast to the dtype the tensor already has) and run the stock kernel otherwise.
+ */
+function registerSharingKernel(name: typeof tf.Identity | typeof tf.Cast): void {
+  const stock = tf.getKernel(name, 'wasm');
+  if (!stock || (stock.kernelFunc as { [SHARING]?: true })[SHARING]) return;
+  const kernelFunc: KernelFunc = (args) => {
+    const x = args.inputs.x as TensorInfo;
+    const to = name === tf.Cast ? (args.attrs as { dtype?: DataType } | undefined)?.dtype : x.dtype;
+    if (x.dtype === 'string' || x.dtype === 'complex64' || to !== x.dtype) return stock.kernelFunc(args);
+    return shareInput(x, args.backend);
+  };
+  (kernelFunc as { [SHARING]?: true })[SHARING] = true;
+  tf.unregisterKernel(name, 'wasm');
+  tf.registerKernel({ ...stock, kernelFunc });
+}
+
+/**
+ * Registers the host kernels missing from the wasm backend and the buffer-sharing Identity/Cast (once per process;
+ * a no-op when already there). Call it once tfjs-backend-wasm is imported (it registers the stock kernels).
+ */
 export function registerWasmKernels(): void {
   if (tf.getKernel(tf.UnsortedSegmentSum, 'wasm') == null) {
     tf.registerKernel({ kernelName: tf.UnsortedSegmentSum, backendName: 'wasm', kernelFunc: unsortedSegmentSumWasm });
   }
+  registerSharingKernel(tf.Identity);
+  registerSharingKernel(tf.Cast);
 }

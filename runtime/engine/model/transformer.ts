@@ -7,7 +7,19 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { ModelConfig } from './config';
 import { paramSpecs, type ParamSpec } from './params';
 import { ropeTables, type RopeTables } from './rope';
-import { applyRope, geluErf, geluTanh, groupedQueryAttention, layerNorm, linear, mm, mmT, rmsNorm, silu } from '../ops';
+import {
+  applyRopeRotation,
+  geluErf,
+  geluTanh,
+  groupedQueryAttention,
+  layerNorm,
+  linear,
+  mm,
+  mmT,
+  rmsNorm,
+  rotateHalfMatrix,
+  silu,
+} from '../ops';
 
 /** A low-rank adapter on one linear layer: y += scale · (dropout(x) A) B, A `[in, r]`, B `[r, out]`. */
 export interface LoraAdapter {
@@ -77,6 +89,13 @@ export interface ForwardResult {
 }
 
 const MASKED = -1e9;
+
+/** RoPE's cos/sin at a forward's positions, `[B, 1, T, headDim]`, and the rotate-half matrix. */
+interface RopeAt {
+  cos: tf.Tensor;
+  sin: tf.Tensor;
+  rot: tf.Tensor2D;
+}
 
 export class CausalLM {
   readonly params: Map<string, tf.Variable>;
@@ -229,14 +248,18 @@ export class CausalLM {
     return this.rope;
   }
 
-  private ropeAt(positions: tf.Tensor2D): { cos: tf.Tensor; sin: tf.Tensor } {
+  private ropeAt(positions: tf.Tensor2D): RopeAt {
     const rope = this.ropeTables();
     const [B, T] = positions.shape;
     const half = this.config.headDim / 2;
     // [B, 1, T, half]: broadcasts over heads.
+    const cos = tf.reshape(tf.gather(rope.cos, positions), [B, 1, T, half]);
+    const sin = tf.reshape(tf.gather(rope.sin, positions), [B, 1, T, half]);
+    // Full width (each half repeated) for applyRopeRotation: no split and concat of q and k per layer.
     return {
-      cos: tf.reshape(tf.gather(rope.cos, positions), [B, 1, T, half]),
-      sin: tf.reshape(tf.gather(rope.sin, positions), [B, 1, T, half]),
+      cos: tf.concat([cos, cos], -1),
+      sin: tf.concat([sin, sin], -1),
+      rot: rotateHalfMatrix(this.config.headDim),
     };
   }
 
@@ -258,7 +281,7 @@ export class CausalLM {
   private attention(
     layer: Layer,
     x: tf.Tensor,
-    rope: { cos: tf.Tensor; sin: tf.Tensor } | undefined,
+    rope: RopeAt | undefined,
     bias: tf.Tensor,
     pastK: tf.Tensor4D | undefined,
     pastV: tf.Tensor4D | undefined,
@@ -286,8 +309,8 @@ export class CausalLM {
     k = tf.transpose(k, [0, 2, 1, 3]);
     v = tf.transpose(v, [0, 2, 1, 3]);
     if (rope) {
-      q = applyRope(q, rope.cos, rope.sin);
-      k = applyRope(k, rope.cos, rope.sin);
+      q = applyRopeRotation(q, rope.cos, rope.sin, rope.rot);
+      k = applyRopeRotation(k, rope.cos, rope.sin, rope.rot);
     }
     const kAll = (pastK ? tf.concat([pastK, k], 2) : k) as tf.Tensor4D;
     const vAll = (pastV ? tf.concat([pastV, v], 2) : v) as tf.Tensor4D;

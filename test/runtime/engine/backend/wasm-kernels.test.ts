@@ -1,7 +1,8 @@
 /**
  * The host `UnsortedSegmentSum` kernel registered for wasm: bit-identical to tfjs-backend-cpu's kernel (the
  * reference semantics) over 1-D and n-D segment ids, out-of-range ids and numSegments; and the gradient of
- * gather-based embedding losses on wasm equals cpu's. Runs on the wasm backend (this file is its own process).
+ * gather-based embedding losses on wasm equals cpu's; the buffer-sharing Identity and same-dtype Cast. Runs on the
+ * wasm backend (this file is its own process).
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
@@ -129,6 +130,18 @@ const CASES: Case[] = [
   },
   { name: 'empty x', x: { shape: [0, 3] }, ids: { shape: [0], values: [] }, numSegments: 2 },
   {
+    name: 'few rows into many segments (a gather from flattened log-probs), repeats and out-of-range ids',
+    x: { shape: [7] },
+    ids: { shape: [7], values: [40, 3, 40, -1, 99, 3, 40] },
+    numSegments: 64,
+  },
+  {
+    name: 'few 2-D rows into many segments',
+    x: { shape: [5, 3] },
+    ids: { shape: [5], values: [90, 2, 90, 57, 2] },
+    numSegments: 100,
+  },
+  {
     name: 'embedding-sized gradient, many repeats',
     x: { shape: [300, 16] },
     ids: { shape: [300], values: Array.from({ length: 300 }, (_, i) => (i * 37) % 41) },
@@ -140,6 +153,87 @@ before(async () => {
   tf.env().set('IS_TEST', true); // no "Hi, looks like you are running TensorFlow.js in Node.js" banner from cpu
   const info = await initBackend({ prefer: 'wasm' });
   assert.equal(info.name, 'wasm');
+});
+
+describe('Identity and same-dtype Cast on wasm share the buffer', () => {
+  test('clone and cast to the own dtype share the data; other casts convert; disposal is per tensor', async () => {
+    await tf.setBackend('wasm');
+    const n = tf.memory().numTensors;
+    const x = tf.tensor2d([1.5, -2.25, 3, 4], [2, 2]);
+    const i = tf.tensor1d([1, -2, 3], 'int32');
+    const c = tf.clone(x);
+    const f = tf.cast(x, 'float32');
+    const ci = tf.cast(i, 'int32');
+    assert.equal(c.dataId, x.dataId);
+    assert.equal(f.dataId, x.dataId);
+    assert.equal(ci.dataId, i.dataId);
+    assert.deepEqual(c.shape, [2, 2]);
+    const toInt = tf.cast(x, 'int32');
+    const toFloat = tf.cast(i, 'float32');
+    assert.notEqual(toInt.dataId, x.dataId);
+    assert.equal(toInt.dtype, 'int32');
+    assert.deepEqual(Array.from(await toInt.data()), [1, -2, 3, 4]);
+    assert.equal(toFloat.dtype, 'float32');
+    assert.deepEqual(Array.from(await toFloat.data()), [1, -2, 3]);
+    x.dispose();
+    assert.deepEqual(Array.from(await c.data()), [1.5, -2.25, 3, 4], 'the clone outlives the original');
+    c.dispose();
+    assert.deepEqual(Array.from(await f.data()), [1.5, -2.25, 3, 4]);
+    tf.dispose([f, ci, i, toInt, toFloat]);
+    assert.equal(tf.memory().numTensors, n);
+  });
+
+  test('registering again wraps nothing twice', () => {
+    const id = tf.getKernel(tf.Identity, 'wasm');
+    const cast = tf.getKernel(tf.Cast, 'wasm');
+    registerWasmKernels();
+    assert.equal(tf.getKernel(tf.Identity, 'wasm')?.kernelFunc, id?.kernelFunc);
+    assert.equal(tf.getKernel(tf.Cast, 'wasm')?.kernelFunc, cast?.kernelFunc);
+  });
+
+  test('a training gradient is bit-identical to the one with copying Identity and Cast kernels', async () => {
+    await tf.setBackend('wasm');
+    const grad = async (): Promise<number[]> => {
+      const w = tf.variable(tf.tensor2d([0.3, -1.2, 2.5, 0.7, -0.1, 1.9], [2, 3]));
+      const { value, grads } = tf.variableGrads(() => {
+        const a = tf.mul(tf.clone(w), tf.cast(w, 'float32'));
+        return tf.sum(tf.mul(tf.sigmoid(a), tf.square(w)));
+      });
+      const g = Array.from(await grads[w.name].data());
+      tf.dispose([value, grads[w.name], w]);
+      return g;
+    };
+    const shared = await grad();
+    // The stock kernels' behaviour: a fresh buffer holding the same values.
+    const sharing = [tf.Identity, tf.Cast].map((k) => tf.getKernel(k, 'wasm')!);
+    const copying = (k: tf.KernelConfig): tf.KernelConfig => ({
+      ...k,
+      kernelFunc: (args) => {
+        const x = args.inputs.x as tf.TensorInfo;
+        const dtype = (args.attrs as { dtype?: tf.DataType } | undefined)?.dtype ?? x.dtype;
+        if (dtype !== x.dtype) return k.kernelFunc(args);
+        const be = args.backend as unknown as {
+          makeOutput(s: number[], d: tf.DataType): tf.TensorInfo;
+          typedArrayFromHeap(t: tf.TensorInfo): Float32Array;
+        };
+        const out = be.makeOutput(x.shape, x.dtype);
+        be.typedArrayFromHeap(out).set(be.typedArrayFromHeap(x));
+        return out;
+      },
+    });
+    const swap = (k: tf.KernelConfig): void => {
+      tf.unregisterKernel(k.kernelName, 'wasm');
+      tf.registerKernel(k);
+    };
+    let copied: number[];
+    try {
+      sharing.forEach((k) => swap(copying(k)));
+      copied = await grad();
+    } finally {
+      sharing.forEach(swap);
+    }
+    assert.deepEqual(shared, copied);
+  });
 });
 
 describe('UnsortedSegmentSum on wasm', () => {
