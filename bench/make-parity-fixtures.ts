@@ -19,9 +19,9 @@ import '@tensorflow/tfjs-backend-cpu';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { newModelConfigJson, parseModelConfig, type NewModelSpec } from '../runtime/engine/model/config';
-import { initModel, saveModel } from '../runtime/engine/model/checkpoint';
-import type { CausalLM } from '../runtime/engine/model/transformer';
+import { newModelConfigJson, parseModelConfig, type NewModelSpec } from '../runtime/engine/lm/config';
+import { initModel, saveModel } from '../runtime/engine/lm/checkpoint';
+import type { CausalLM } from '../runtime/engine/lm/transformer';
 import { Rng } from '../runtime/engine/random';
 
 export const PARITY_DIR = 'test/fixtures/engine/parity';

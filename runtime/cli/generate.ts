@@ -3,7 +3,7 @@ import { lastValue, parseArgs, UsageError, type ParsedArgs } from './args';
 import { initBackend, isBackendName, type BackendPreference } from '../engine/backend';
 import { generate } from '../engine/sampling';
 import { loadPretrained, stopTokenIds } from '../engine/pretrained';
-import { ensureModelDir } from '../engine/model/hub-download';
+import { ensureModelDir } from '../engine/lm/hub-download';
 
 const USAGE = `Usage: trinity-workbench generate --model DIR --prompt TEXT [options]
 

@@ -2,9 +2,9 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { lastValue, parseArgs, UsageError } from './args';
-import { saveInitialModel } from '../engine/model/checkpoint';
-import { newModelConfigJson, parseModelConfig, type ModelFamily } from '../engine/model/config';
-import { parameterCount } from '../engine/model/params';
+import { saveInitialModel } from '../engine/lm/checkpoint';
+import { newModelConfigJson, parseModelConfig, type ModelFamily } from '../engine/lm/config';
+import { parameterCount } from '../engine/lm/params';
 import {
   buildByteTokenizer,
   buildCharTokenizer,

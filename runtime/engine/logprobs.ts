@@ -1,6 +1,6 @@
 /** Per-token log probabilities and entropies of whole sequences in one forward pass (the trainer's view). */
 import * as tf from '@tensorflow/tfjs-core';
-import type { CausalLM } from './model/transformer';
+import type { CausalLM } from './lm/transformer';
 import { tokenEntropy, tokenLogProbs } from './ops';
 
 export interface SequenceScores {

@@ -1,7 +1,7 @@
 /** A model directory (or hub id in the local HF cache) loaded whole: weights, tokenizer, generation defaults. */
-import { loadGenerationDefaults, loadModel, type GenerationDefaults } from './model/checkpoint';
-import { resolveModelPath } from './model/hub';
-import type { CausalLM } from './model/transformer';
+import { loadGenerationDefaults, loadModel, type GenerationDefaults } from './lm/checkpoint';
+import { resolveModelPath } from './lm/hub';
+import type { CausalLM } from './lm/transformer';
 import { loadTokenizer, type TextTokenizer } from './tokenizer';
 
 export interface Pretrained {

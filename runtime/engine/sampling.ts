@@ -6,8 +6,8 @@
  * one asynchronous read (webgpu in Node has no synchronous one).
  */
 import * as tf from '@tensorflow/tfjs-core';
-import type { CausalLM, KVCache } from './model/transformer';
-import { CachedDecoder, fusedDecodeUnsupported } from './model/cached-decoder';
+import type { CausalLM, KVCache } from './lm/transformer';
+import { CachedDecoder, fusedDecodeUnsupported } from './lm/cached-decoder';
 import { Rng } from './random';
 import { tidy } from './ops';
 

@@ -22,7 +22,7 @@ import {
   type MetricDriversParams,
   type RunPlanResponse,
 } from '../lsp-messages';
-import { isHubId, resolveModelPath } from '../../runtime/engine/model/hub';
+import { isHubId, resolveModelPath } from '../../runtime/engine/lm/hub';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
 import { documentDirs, ServerSession } from './server-session';
 

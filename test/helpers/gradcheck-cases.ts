@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
 import { scoreSequences } from '../../runtime/engine/logprobs';
-import { initModel } from '../../runtime/engine/model/checkpoint';
-import { newModelConfigJson, parseModelConfig, type NewModelSpec } from '../../runtime/engine/model/config';
-import { ropeTables } from '../../runtime/engine/model/rope';
-import type { CausalLM } from '../../runtime/engine/model/transformer';
+import { initModel } from '../../runtime/engine/lm/checkpoint';
+import { newModelConfigJson, parseModelConfig, type NewModelSpec } from '../../runtime/engine/lm/config';
+import { ropeTables } from '../../runtime/engine/lm/rope';
+import type { CausalLM } from '../../runtime/engine/lm/transformer';
 import {
   applyRope,
   applyRopeRotation,

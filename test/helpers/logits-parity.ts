@@ -28,8 +28,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
-import { loadModel } from '../../runtime/engine/model/checkpoint';
-import { CausalLM, type KVCache } from '../../runtime/engine/model/transformer';
+import { loadModel } from '../../runtime/engine/lm/checkpoint';
+import { CausalLM, type KVCache } from '../../runtime/engine/lm/transformer';
 
 const ROOT = join(__dirname, '../fixtures/engine/parity');
 export const PARITY_MODELS = ['gpt2', 'qwen2', 'qwen3', 'llama3'] as const;

@@ -7,8 +7,8 @@
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { loadModel, saveModel } from '../../engine/model/checkpoint';
-import type { CausalLM } from '../../engine/model/transformer';
+import { loadModel, saveModel } from '../../engine/lm/checkpoint';
+import type { CausalLM } from '../../engine/lm/transformer';
 import type { TextTokenizer } from '../../engine/tokenizer';
 import type { AdamWState } from '../../engine/train/adamw';
 import { readSafetensorsFile, toFloat32, writeSafetensors, type TensorToWrite } from '../../engine/weights/safetensors';

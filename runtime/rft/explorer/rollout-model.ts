@@ -5,7 +5,7 @@
  * on the explorer's own copy of the weights.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import type { CausalLM } from '../../engine/model/transformer';
+import type { CausalLM } from '../../engine/lm/transformer';
 import { generate } from '../../engine/sampling';
 import { scoreSequences } from '../../engine/logprobs';
 import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Config } from '../../config/types.generated';
 import type { Release } from '../../config/releases';
 import type { RolloutSample } from '../../protocol';
-import type { CausalLM } from '../../engine/model/transformer';
+import type { CausalLM } from '../../engine/lm/transformer';
 import * as tf from '@tensorflow/tfjs-core';
 import { currentBackend, initBackend, type BackendPreference } from '../../engine/backend';
 import type { Experience } from '../experience';

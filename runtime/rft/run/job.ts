@@ -22,8 +22,8 @@ import { runServe } from './serve';
 import { withAbsoluteAuxiliaryPaths } from './setup';
 import { readStageProgress, stageProgressPath, writeStageProgress } from './stage-progress';
 import { jobDirOf, runJobDirOf } from '../../config/runs/job-dir';
-import { isHubId } from '../../engine/model/hub';
-import { ensureModelDir } from '../../engine/model/hub-download';
+import { isHubId } from '../../engine/lm/hub';
+import { ensureModelDir } from '../../engine/lm/hub-download';
 
 export { ConfigRejected } from './job-config';
 

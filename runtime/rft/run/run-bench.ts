@@ -1,5 +1,5 @@
 /** `mode: bench`: the eval tasksets on every checkpoint of the job (or its latest only), in step order. */
-import { loadModel } from '../../engine/model/checkpoint';
+import { loadModel } from '../../engine/lm/checkpoint';
 import { copyWeights, latestCheckpoint, listCheckpoints } from '../checkpoint/checkpoints';
 import type { StageContext, StageResult } from './context';
 import { evalSummary, makeExplorer, runEvals, type ExplorerSide } from './explorer-evals';

@@ -20,7 +20,7 @@ import { createReward, knownRewardNames } from '../rewards';
 import { RolloutModel, type RolloutLimits } from '../explorer/rollout-model';
 import { AuxiliaryModel } from '../explorer/auxiliary-model';
 import type { AlgorithmSetup, CriticSetup, TrainerOptions } from '../trainer/trainer';
-import { loadValueModel, type ValueModel } from '../../engine/model/value-head';
+import { loadValueModel, type ValueModel } from '../../engine/lm/value-head';
 
 export class RunSetupError extends Error {}
 

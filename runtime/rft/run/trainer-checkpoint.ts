@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import type { Pretrained } from '../../engine/pretrained';
-import { writeDirFiles } from '../../engine/model/checkpoint';
-import { valueModelFiles } from '../../engine/model/value-head';
+import { writeDirFiles } from '../../engine/lm/checkpoint';
+import { valueModelFiles } from '../../engine/lm/value-head';
 import {
   encodeOptimizer,
   latestCheckpoint,

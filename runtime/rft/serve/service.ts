@@ -18,7 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { atLeast, type Release } from '../../config/releases';
-import type { CausalLM } from '../../engine/model/transformer';
+import type { CausalLM } from '../../engine/lm/transformer';
 import { copyWeights } from '../checkpoint/checkpoints';
 import type { ExperienceWriter } from '../buffer';
 import type { Experience } from '../experience';

@@ -5,7 +5,7 @@
  * come from a frozen copy of the initial weights when the algorithm uses a reference model.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import type { CausalLM } from '../../engine/model/transformer';
+import type { CausalLM } from '../../engine/lm/transformer';
 import { scoreSequences } from '../../engine/logprobs';
 import { AdamW, type AdamWState } from '../../engine/train/adamw';
 import { learningRate, type LrSchedule } from '../../engine/train/schedule';
@@ -23,7 +23,7 @@ import {
 import type { Experience } from '../experience';
 import { padBatch, sliceRows, type PaddedBatch } from './batch';
 import { clippedValueLoss, type ValueLossArgs } from '../algorithm/value-loss';
-import type { ValueModel } from '../../engine/model/value-head';
+import type { ValueModel } from '../../engine/lm/value-head';
 import { DeviceMetricSums } from './metric-sums';
 import { memoryMetrics } from '../../engine/backend/memory';
 

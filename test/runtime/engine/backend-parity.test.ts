@@ -20,9 +20,9 @@ import '@tensorflow/tfjs-backend-cpu';
 import { BACKEND_ENV, initBackend } from '../../../runtime/engine/backend';
 import { assertNativeMatmulOnWasm } from '../../helpers/native-matmul';
 import { scoreSequences } from '../../../runtime/engine/logprobs';
-import { initModel } from '../../../runtime/engine/model/checkpoint';
-import { newModelConfigJson, parseModelConfig, type NewModelSpec } from '../../../runtime/engine/model/config';
-import type { CausalLM } from '../../../runtime/engine/model/transformer';
+import { initModel } from '../../../runtime/engine/lm/checkpoint';
+import { newModelConfigJson, parseModelConfig, type NewModelSpec } from '../../../runtime/engine/lm/config';
+import type { CausalLM } from '../../../runtime/engine/lm/transformer';
 
 const LOGITS_ATOL = 1e-4;
 const GRAD_RTOL = 1e-3;

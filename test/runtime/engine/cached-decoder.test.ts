@@ -10,11 +10,11 @@ import '@tensorflow/tfjs-backend-cpu';
 import { BACKEND_ENV, initBackend } from '../../../runtime/engine/backend';
 import { nativeBlasAddon } from '../../../runtime/engine/backend/native-matmul';
 import { DECODE_ATTENTION } from '../../../runtime/engine/backend/decode-kernels';
-import { FUSED_DECODE_ENV } from '../../../runtime/engine/model/cached-decoder';
-import { initModel } from '../../../runtime/engine/model/checkpoint';
-import { newModelConfigJson, parseModelConfig, type NewModelSpec } from '../../../runtime/engine/model/config';
-import { addLora } from '../../../runtime/engine/model/lora';
-import type { CausalLM } from '../../../runtime/engine/model/transformer';
+import { FUSED_DECODE_ENV } from '../../../runtime/engine/lm/cached-decoder';
+import { initModel } from '../../../runtime/engine/lm/checkpoint';
+import { newModelConfigJson, parseModelConfig, type NewModelSpec } from '../../../runtime/engine/lm/config';
+import { addLora } from '../../../runtime/engine/lm/lora';
+import type { CausalLM } from '../../../runtime/engine/lm/transformer';
 import { generate, type Completion, type SamplingParams } from '../../../runtime/engine/sampling';
 import { assertNativeMatmulOnWasm } from '../../helpers/native-matmul';
 

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { newModelConfigJson, parseModelConfig, type ModelFamily } from '../../../runtime/engine/model/config';
-import { initModel, loadModel, saveModel } from '../../../runtime/engine/model/checkpoint';
-import { resolveModelPath } from '../../../runtime/engine/model/hub';
-import { parameterCount } from '../../../runtime/engine/model/params';
-import type { CausalLM } from '../../../runtime/engine/model/transformer';
+import { newModelConfigJson, parseModelConfig, type ModelFamily } from '../../../runtime/engine/lm/config';
+import { initModel, loadModel, saveModel } from '../../../runtime/engine/lm/checkpoint';
+import { resolveModelPath } from '../../../runtime/engine/lm/hub';
+import { parameterCount } from '../../../runtime/engine/lm/params';
+import type { CausalLM } from '../../../runtime/engine/lm/transformer';
 import {
   readCheckpointDir,
   readSafetensors,

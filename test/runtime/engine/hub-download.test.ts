@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { initModel, saveModel, loadModel } from '../../../runtime/engine/model/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/model/config';
-import { ensureModelDir } from '../../../runtime/engine/model/hub-download';
+import { initModel, saveModel, loadModel } from '../../../runtime/engine/lm/checkpoint';
+import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/lm/config';
+import { ensureModelDir } from '../../../runtime/engine/lm/hub-download';
 import { buildByteTokenizer, tokenizerFromJson } from '../../../runtime/engine/tokenizer';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';

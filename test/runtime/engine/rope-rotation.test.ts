@@ -8,8 +8,8 @@ import { before, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { BACKEND_ENV, initBackend } from '../../../runtime/engine/backend';
-import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/model/config';
-import { ropeTables } from '../../../runtime/engine/model/rope';
+import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/lm/config';
+import { ropeTables } from '../../../runtime/engine/lm/rope';
 import { applyRope, applyRopeRotation, rotateHalfMatrix } from '../../../runtime/engine/ops';
 import { Rng } from '../../../runtime/engine/random';
 

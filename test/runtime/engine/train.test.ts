@@ -9,8 +9,8 @@ import '@tensorflow/tfjs-backend-cpu';
 import { AdamW } from '../../../runtime/engine/train/adamw';
 import { learningRate, warmupSteps } from '../../../runtime/engine/train/schedule';
 import { Trainer } from '../../../runtime/engine/train/step';
-import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/model/config';
-import { initModel } from '../../../runtime/engine/model/checkpoint';
+import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/lm/config';
+import { initModel } from '../../../runtime/engine/lm/checkpoint';
 import { scoreSequences } from '../../../runtime/engine/logprobs';
 
 before(async () => {

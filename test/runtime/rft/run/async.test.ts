@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { loadModel } from '../../../../runtime/engine/model/checkpoint';
+import { loadModel } from '../../../../runtime/engine/lm/checkpoint';
 import { TEST_KILL_AFTER_WRITE_ENV } from '../../../../runtime/rft/run/async';
 import { runJob } from '../../../../runtime/rft/run/job';
 import { SqlExperienceReader } from '../../../../runtime/rft/buffer';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { loadModel } from '../../../../runtime/engine/model/checkpoint';
+import { loadModel } from '../../../../runtime/engine/lm/checkpoint';
 import { runJob } from '../../../../runtime/rft/run/job';
 import { checkConfig } from '../../../../runtime/config/validate';
 import { metricNames } from '../../../../runtime/config/runs/metric-names';

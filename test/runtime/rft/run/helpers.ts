@@ -2,8 +2,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { saveInitialModel } from '../../../../runtime/engine/model/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/model/config';
+import { saveInitialModel } from '../../../../runtime/engine/lm/checkpoint';
+import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/lm/config';
 import { buildCharTokenizer, tokenizerFromJson } from '../../../../runtime/engine/tokenizer';
 
 export const ALPHABET = '0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz';

@@ -15,7 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { loadModel } from '../../../../runtime/engine/model/checkpoint';
+import { loadModel } from '../../../../runtime/engine/lm/checkpoint';
 import { scoreSequences } from '../../../../runtime/engine/logprobs';
 import { checkConfig } from '../../../../runtime/config/validate';
 import { metricNames } from '../../../../runtime/config/runs/metric-names';

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { loadModel } from '../../../../runtime/engine/model/checkpoint';
+import { loadModel } from '../../../../runtime/engine/lm/checkpoint';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
 import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
 import { start } from './cli-process';

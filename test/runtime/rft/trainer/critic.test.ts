@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { initModel } from '../../../../runtime/engine/model/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/model/config';
-import { withValueHead } from '../../../../runtime/engine/model/value-head';
+import { initModel } from '../../../../runtime/engine/lm/checkpoint';
+import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/lm/config';
+import { withValueHead } from '../../../../runtime/engine/lm/value-head';
 import type { Experience } from '../../../../runtime/rft/experience';
 import { RftTrainer, type CriticSetup, type TrainerOptions } from '../../../../runtime/rft/trainer/trainer';
 
