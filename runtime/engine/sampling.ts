@@ -51,10 +51,7 @@ export async function generate(
   params: SamplingParams,
   decode?: (ids: number[]) => string,
 ): Promise<Completion[]> {
-  const n = params.n ?? 1;
-  const rows = prompts.flatMap((p, promptIndex) =>
-    Array.from({ length: n }, (_, sampleIndex) => ({ prompt: p, promptIndex, sampleIndex })),
-  );
+  const rows = sampleRows(prompts, params.n ?? 1);
   if (rows.length === 0) return [];
   if (params.stopStrings?.length && !decode) throw new Error('generate: stopStrings need a decode function');
   for (const r of rows) if (r.prompt.length === 0) throw new Error(`generate: prompt ${r.promptIndex} is empty`);
@@ -72,18 +69,7 @@ export async function generate(
   })();
   const sampler = new TokenSampler(params, model.config.vocabSize);
 
-  // Left padding: row b's real tokens end at the last column, positions count real tokens only.
-  const ids = new Int32Array(B * maxPrompt).fill(pad);
-  const mask = new Float32Array(B * maxPrompt);
-  const pos = new Int32Array(B * maxPrompt);
-  rows.forEach((r, b) => {
-    const off = maxPrompt - r.prompt.length;
-    r.prompt.forEach((t, i) => {
-      ids[b * maxPrompt + off + i] = t;
-      mask[b * maxPrompt + off + i] = 1;
-      pos[b * maxPrompt + off + i] = i;
-    });
-  });
+  const { ids, mask, pos } = leftPadded(rows, maxPrompt, pad);
   const nextPos = rows.map((r) => r.prompt.length);
   const out: Completion[] = rows.map((r) => ({
     promptIndex: r.promptIndex,
@@ -94,6 +80,18 @@ export async function generate(
   }));
   const done = new Array<boolean>(B).fill(false);
   const stops = new Set(params.stopTokenIds ?? model.config.eosTokenIds);
+  /** Samples row b's next token from its logits into its completion; whether the completion is finished. */
+  const extend = (c: Completion, logits: Float32Array, b: number, V: number, rng: Rng) => {
+    const { token, logprob } = sampler.sample(logits.subarray(b * V, (b + 1) * V), rng, c.tokens.length, stops);
+    c.tokens.push(token);
+    c.logprobs.push(logprob);
+    if (stops.has(token)) {
+      c.finishReason = 'stop';
+      return { token, finished: true };
+    }
+    const cut = !!params.stopStrings?.length && cutAtStopString(c, params.stopStrings, decode!);
+    return { token, finished: cut };
+  };
 
   const head = model.inferenceHead();
   let keyMask = tf.tensor2d(mask, [B, maxPrompt]);
@@ -119,28 +117,12 @@ export async function generate(
       if (params.shouldStop?.()) throw new GenerationStoppedError(`generation stopped after ${t} decode step(s)`);
       const logits = (await step.logits.data()) as Float32Array;
       step.logits.dispose();
-      const V = model.config.vocabSize;
-      const fed = new Int32Array(B);
+      const fed = new Int32Array(B).fill(pad);
       for (let b = 0; b < B; b++) {
-        if (done[b]) {
-          fed[b] = pad;
-          continue;
-        }
-        const { token, logprob } = sampler.sample(
-          logits.subarray(b * V, (b + 1) * V),
-          rngs[b],
-          out[b].tokens.length,
-          stops,
-        );
-        out[b].tokens.push(token);
-        out[b].logprobs.push(logprob);
+        if (done[b]) continue;
+        const { token, finished } = extend(out[b], logits, b, model.config.vocabSize, rngs[b]);
         fed[b] = token;
-        if (stops.has(token)) {
-          done[b] = true;
-          out[b].finishReason = 'stop';
-        } else if (params.stopStrings?.length && cutAtStopString(out[b], params.stopStrings, decode!)) {
-          done[b] = true;
-        }
+        done[b] = finished;
       }
       if (done.every(Boolean) || t === maxNew - 1) break;
       if (decoder) {
@@ -169,6 +151,37 @@ export async function generate(
   }
   if (decode) for (const c of out) c.text ??= decode(c.tokens);
   return out;
+}
+
+/** One row per sample: each prompt `n` times, in prompt order. */
+function sampleRows(
+  prompts: readonly (readonly number[])[],
+  n: number,
+): { prompt: readonly number[]; promptIndex: number; sampleIndex: number }[] {
+  return prompts.flatMap((p, promptIndex) =>
+    Array.from({ length: n }, (_, sampleIndex) => ({ prompt: p, promptIndex, sampleIndex })),
+  );
+}
+
+/** Left padding: row b's real tokens end at the last column; positions count real tokens only. */
+function leftPadded(
+  rows: readonly { prompt: readonly number[] }[],
+  maxPrompt: number,
+  pad: number,
+): { ids: Int32Array; mask: Float32Array; pos: Int32Array } {
+  const B = rows.length;
+  const ids = new Int32Array(B * maxPrompt).fill(pad);
+  const mask = new Float32Array(B * maxPrompt);
+  const pos = new Int32Array(B * maxPrompt);
+  rows.forEach((r, b) => {
+    const off = maxPrompt - r.prompt.length;
+    r.prompt.forEach((t, i) => {
+      ids[b * maxPrompt + off + i] = t;
+      mask[b * maxPrompt + off + i] = 1;
+      pos[b * maxPrompt + off + i] = i;
+    });
+  });
+  return { ids, mask, pos };
 }
 
 function lastLogits(
