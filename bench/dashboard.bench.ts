@@ -17,7 +17,8 @@
  * Results: bench/results/dashboard.json.
  *
  * BENCH_SERIES (default 30), BENCH_POINTS (comma-separated, default 100000,30000,10000), BENCH_SECONDS (streaming
- * time per page, 5).
+ * time per page, 5), BENCH_PEER=0 (no plain page: quicker runs while working on the dashboard), BENCH_MEDIA (the
+ * dashboard bundle's folder, default dist/media: another build's, for before/after runs).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -31,6 +32,7 @@ import { CHROMIUM_ARGS, DashboardPage } from '../test/dashboard/harness';
 const SERIES = Number(process.env.BENCH_SERIES ?? 30);
 const POINT_COUNTS = (process.env.BENCH_POINTS ?? '100000,30000,10000').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const PEER = process.env.BENCH_PEER !== '0';
 const RATE_HZ = 20;
 const VIEWPORT = { width: 1400, height: 1000 };
 /** The display's frame interval headless Chromium's animation frames are quantized to. */
@@ -62,7 +64,7 @@ interface Measured {
   loadMs?: number;
 }
 /** A page that gave no result: its renderer died (`crashed`) or it ran past PAGE_TIMEOUT_MS (`timed out`). */
-type Failed = { failed: 'crashed' | 'timed out'; detail: string };
+type Failed = { failed: 'crashed' | 'timed out' | 'not run'; detail: string };
 type Side = Measured | Failed;
 
 /**
@@ -269,7 +271,7 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
 }
 
 async function runDashboard(points: number): Promise<Measured> {
-  const d = await DashboardPage.open(VIEWPORT, undefined, INSTRUMENT);
+  const d = await DashboardPage.open(VIEWPORT, process.env.BENCH_MEDIA || undefined, INSTRUMENT);
   try {
     const m = await withTimeout(measure(d.page, 'dashboard', points), 'dashboard');
     if (d.problems.length) console.warn(d.problems.join('\n'));
@@ -336,7 +338,7 @@ async function compareAt(points: number) {
   console.log('  dashboard  ', JSON.stringify(dashboard));
   let plain: Side;
   try {
-    plain = await runOther('plain', points);
+    plain = PEER ? await runOther('plain', points) : { failed: 'not run', detail: 'BENCH_PEER=0' };
   } catch (e) {
     // The plain page's renderer can die under this load (no decimation, default animation): that is a result too.
     const detail = String(e instanceof Error ? e.message : e).split('\n')[0];

@@ -3,8 +3,12 @@
  * updates to many big charts never holds one frame for all of them. A card is queued by key, not with its data: it
  * is drawn once, in a coming frame, with whatever its data is then (the latest wins; no stale redraw).
  *
- * Order within a frame: cards that have waited longer than `maxWaitMs` first, the longest waiting first (nothing
- * starves under a stream the frames cannot keep up with); then the most visible, then the most recently changed.
+ * Order: the earliest deadline first. A card's deadline is when it was queued plus an allowance: none for a card
+ * wholly in view, up to `inViewSpreadMs` for one partly in view (the less of it is seen, the more), `maxWaitMs` for
+ * one out of view; cards with the same deadline go most recently changed first. So after a burst the cards in view
+ * are drawn first, the most visible first; under a stream the frames cannot keep up with, the cards in view share
+ * the frames, and a card out of view still waits no longer than about `maxWaitMs` (nothing starves; one scrolled
+ * into view comes first).
  * A frame always draws its first card; it starts no other once `budgetMs` is spent, nor one whose last draw took
  * longer than what is left, so a frame's chart work exceeds the budget by at most one card.
  *
@@ -14,8 +18,10 @@
 export interface DrawQueueOptions<K> {
   /** Chart work per frame, in ms (default 5). */
   budgetMs?: number;
-  /** A card waiting longer than this (ms, default 1000) goes before the others, whatever its visibility. */
+  /** The allowance of a card out of view (ms, default 1000): it goes first once it has waited this much longer. */
   maxWaitMs?: number;
+  /** The allowance of a card barely in view (ms, default 100); one wholly in view has none. */
+  inViewSpreadMs?: number;
   /** How much of a key's card is in view: 0 (off screen or hidden) to 1 (all of it). */
   visibility?: (key: K) => number;
   now?: () => number;
@@ -45,6 +51,7 @@ interface Waiting {
 export class DrawQueue<K> {
   readonly budgetMs: number;
   private readonly maxWaitMs: number;
+  private readonly inViewSpreadMs: number;
   private readonly visibility: (key: K) => number;
   private readonly now: () => number;
   private readonly requestFrame: (callback: () => void) => unknown;
@@ -60,6 +67,7 @@ export class DrawQueue<K> {
   ) {
     this.budgetMs = options.budgetMs ?? 5;
     this.maxWaitMs = options.maxWaitMs ?? 1000;
+    this.inViewSpreadMs = options.inViewSpreadMs ?? 100;
     this.visibility = options.visibility ?? (() => 0);
     this.now = options.now ?? (() => performance.now());
     this.requestFrame =
@@ -105,20 +113,14 @@ export class DrawQueue<K> {
     this.requestFrame(() => this.frame());
   }
 
-  /** The waiting keys in the order a frame starting at `now` draws them. */
-  order(now = this.now()): K[] {
-    const entries = [...this.waiting].map(([key, w]) => ({
-      key,
-      since: w.since,
-      changed: w.changed,
-      overdue: now - w.since > this.maxWaitMs,
-      seen: this.visibility(key),
-    }));
-    entries.sort((a, b) => {
-      if (a.overdue !== b.overdue) return a.overdue ? -1 : 1;
-      if (a.overdue) return a.since - b.since;
-      return b.seen - a.seen || b.changed - a.changed;
+  /** The waiting keys in the order a frame draws them. */
+  order(): K[] {
+    const entries = [...this.waiting].map(([key, w]) => {
+      const seen = Math.min(1, Math.max(0, this.visibility(key)));
+      const allowance = seen > 0 ? (1 - seen) * this.inViewSpreadMs : this.maxWaitMs;
+      return { key, deadline: w.since + allowance, changed: w.changed };
     });
+    entries.sort((a, b) => a.deadline - b.deadline || b.changed - a.changed);
     return entries.map((e) => e.key);
   }
 
@@ -129,7 +131,7 @@ export class DrawQueue<K> {
     try {
       this.options.beforeFrame?.();
       start = this.now();
-      for (const key of this.order(start)) {
+      for (const key of this.order()) {
         if (!this.waiting.has(key)) continue;
         const at = this.now();
         const left = this.budgetMs - (at - start);

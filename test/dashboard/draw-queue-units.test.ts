@@ -91,31 +91,35 @@ describe('draw queue', () => {
     );
   });
 
-  test('order: most visible first, then most recently changed; a card waiting past maxWaitMs goes first', () => {
+  test('order: earliest deadline (queued + an allowance by visibility), then most recently changed', () => {
     const seen = new Map([
       ['hidden', 0],
       ['half', 0.5],
       ['full', 1],
       ['full2', 1],
+      ['late', 1],
     ]);
-    const h = harness(() => 0, { visibility: (k) => seen.get(k) ?? 0, maxWaitMs: 1000 });
+    const h = harness(() => 0, { visibility: (k) => seen.get(k) ?? 0, maxWaitMs: 1000, inViewSpreadMs: 100 });
     h.queue.add('hidden');
     h.advance(10);
     h.queue.add('full2');
     h.queue.add('half');
     h.queue.add('full');
+    // Deadlines: full and full2 at 10 ms (full changed last), half at 60, hidden at 1000.
     assert.deepEqual(h.queue.order(), ['full', 'full2', 'half', 'hidden']);
-    // full2 changes again: now the most recent of the two in full view.
+    // full2 changes again: still queued since 10 ms, now the most recent of the two.
     h.queue.add('full2');
     assert.deepEqual(h.queue.order(), ['full2', 'full', 'half', 'hidden']);
-    // Past the wait limit, the longest waiting first, visible or not.
-    h.advance(995);
-    assert.deepEqual(h.queue.order(), ['hidden', 'full2', 'full', 'half']);
-    h.advance(10);
-    assert.deepEqual(h.queue.order(), ['hidden', 'full2', 'half', 'full']);
+    // A card in view queued after the hidden card's deadline comes after it.
+    h.advance(2000);
+    h.queue.add('late');
+    assert.deepEqual(h.queue.order(), ['full2', 'full', 'half', 'hidden', 'late']);
+    // A card scrolled into view: no allowance any more.
+    seen.set('hidden', 1);
+    assert.deepEqual(h.queue.order(), ['hidden', 'full2', 'full', 'half', 'late']);
   });
 
-  test('nothing starves: under a stream the frames cannot keep up with, every card is drawn within the wait limit', () => {
+  test('nothing starves: under a stream the frames cannot keep up with, every card is drawn within about the allowance', () => {
     const keys = Array.from({ length: 30 }, (_, i) => `k${i}`);
     // Five cards in view; each card costs 3 ms, the budget 5 ms: one card a frame once that is known, while all 30
     // change every 3 frames (the five in view alone would take every frame without the wait limit).
