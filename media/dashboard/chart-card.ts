@@ -92,6 +92,8 @@ export class ChartCard {
   private theme: Theme;
   private xAxisShown: XAxis | undefined;
   private readonly cache = new Map<string, RunCache>();
+  /** Each run's raw and smoothed datasets, by cacheKey(). */
+  private readonly datasets = new Map<string, [LineDataset, LineDataset]>();
   readonly zoom: DragZoom;
   private readonly drivers: HTMLElement;
 
@@ -217,42 +219,47 @@ export class ChartCard {
     const columns: Column[] = [];
     const seen = new Set<string>();
     series.forEach((s, i) => {
-      seen.add(cacheKey(s));
+      const key = cacheKey(s);
+      seen.add(key);
       const c = this.runCache(s, settings, context);
       const colour = theme.series[(s.colourIndex ?? i) % theme.series.length];
       const label = s.label ?? s.run;
       const borderDash = s.dash ?? [];
-      // New arrays (cheap: references) so Chart.js sees new data; the points themselves are reused.
-      datasets.push({
-        label: `${label} (raw)`,
-        run: s.run,
-        source: s.source,
-        raw: true,
-        data: c.rawPts.slice(),
-        borderDash,
-        borderColor: withAlpha(colour, 0.3),
-        backgroundColor: withAlpha(colour, 0.3),
-        borderWidth: 1,
-        order: 1,
-      });
+      let pair = this.datasets.get(key);
+      if (!pair) this.datasets.set(key, (pair = [{ data: [] } as LineDataset, { data: [] } as LineDataset]));
+      const [raw, smoothed] = pair;
+      // The same dataset objects every time, so Chart.js keeps their controllers and elements; their data is the
+      // run's cached points, which streaming extends in place (Chart.js follows an array's pushes).
+      raw.label = `${label} (raw)`;
+      raw.run = s.run;
+      raw.source = s.source;
+      raw.raw = true;
+      raw.data = c.rawPts;
+      raw.borderDash = borderDash;
+      raw.borderColor = withAlpha(colour, 0.3);
+      raw.backgroundColor = withAlpha(colour, 0.3);
+      raw.borderWidth = 1;
+      raw.order = 1;
       columns.push({ run: label, xs: c.xs, raw: s.values, smoothed: c.smoothed });
+      smoothed.label = label;
+      smoothed.run = s.run;
+      smoothed.source = s.source;
+      smoothed.raw = false;
+      smoothed.data = c.smPts;
+      smoothed.borderDash = borderDash;
+      smoothed.borderColor = colour;
+      smoothed.backgroundColor = colour;
+      smoothed.borderWidth = 1.5;
       // A lone point draws no line: show it as a dot.
-      datasets.push({
-        label,
-        run: s.run,
-        source: s.source,
-        raw: false,
-        data: c.smPts.slice(),
-        borderDash,
-        borderColor: colour,
-        backgroundColor: colour,
-        borderWidth: 1.5,
-        pointRadius: c.finite === 1 ? 3 : 0,
-        order: 0,
-      });
+      smoothed.pointRadius = c.finite === 1 ? 3 : 0;
+      smoothed.order = 0;
+      datasets.push(raw, smoothed);
     });
     for (const run of this.cache.keys()) if (!seen.has(run)) this.cache.delete(run);
-    this.chart.data.datasets = datasets;
+    for (const run of this.datasets.keys()) if (!seen.has(run)) this.datasets.delete(run);
+    const shown = this.chart.data.datasets;
+    if (shown.length !== datasets.length || datasets.some((d, j) => shown[j] !== d))
+      this.chart.data.datasets = datasets;
     this.columns = columns;
     this.chart.options.plugins!.legend!.display = series.length > 1;
     this.applyYExtent();

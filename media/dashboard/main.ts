@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
- * The dashboard webview: holds the run's series, draws one card per tag grouped by prefix, and redraws at most once
- * a frame however many messages arrive. Talks to the extension only through client/dashboard/messages.ts.
+ * The dashboard webview: holds the run's series, draws one card per tag grouped by prefix, and redraws the cards
+ * that changed through the draw queue (draw-queue.ts: a few cards a frame, within a time budget, those in view
+ * first), however many messages arrive. Talks to the extension only through client/dashboard/messages.ts.
  */
 import {
   parseHostMessage,
@@ -20,6 +21,7 @@ import { CompareView } from './compare-view';
 import { compareHeading } from './run-names';
 import { ConfigView } from './config-view';
 import { cardButton, type VscodeCheckbox, type VscodeSingleSelect, type VscodeTextfield } from './elements';
+import { DrawQueue, type FrameReport } from './draw-queue';
 import { csvExport, pngExport } from './export';
 import { Layout, parseLayout, type LayoutState } from './layout';
 import { checkpointMarks, MODEL_VERSION_TAG, syncMarks, trainerTimes, type TimelineMark } from './marks';
@@ -65,16 +67,43 @@ const cards = new Map<string, ChartCard>();
 /** tag -> the config keys that drive it (from the host's `drivers` messages). */
 const drivers = new Map<string, string[]>();
 const reveal = (key: string) => vscode.postMessage({ type: 'revealKey', key });
+/** Tags whose data changed since their card was last drawn (a queued card not here only redraws its marks). */
 const dirty = new Set<string>();
-let frame: number | undefined;
-/** How long one frame spends redrawing cards before leaving the rest to the next. */
-const REDRAW_BUDGET_MS = 8;
+/** Tags that received points since the last frame (what the marks may depend on). */
+const arrived = new Set<string>();
+/** How much of each card is in view (0 to 1): the draw queue draws those in view first. */
+const inView = new Map<string, number>();
+const viewWatch = new IntersectionObserver(
+  (entries) => {
+    for (const e of entries) {
+      const tag = (e.target as HTMLElement).dataset.tag;
+      if (tag !== undefined) inView.set(tag, e.isIntersecting ? e.intersectionRatio : 0);
+    }
+  },
+  { threshold: [0, 0.25, 0.5, 0.75, 1] },
+);
+/** A card was made this frame: the filter and the empty notice are applied again after it. */
+let cardsAdded = false;
+const queue = new DrawQueue<string>(drawCard, {
+  visibility: (tag) => inView.get(tag) ?? 0,
+  beforeFrame: () => {
+    if (updateMarks()) for (const tag of cards.keys()) queue.add(tag);
+    arrived.clear();
+  },
+  afterFrame: frameDrawn,
+});
 
 /** The Chart.js instance of every card, by tag (the webview tests read what is drawn from here). */
 const charts = new Map<string, ChartCard['chart']>();
 (window as unknown as { __charts: typeof charts }).__charts = charts;
 /** Cards still to draw (a frame draws within its budget, the rest in the next ones): tests wait for 0. */
-(window as unknown as { __drawPending: () => number }).__drawPending = () => dirty.size;
+(window as unknown as { __drawPending: () => number }).__drawPending = () => queue.size;
+/**
+ * Each frame's draws are pushed here when it is an array (the tests set it to read what the queue did); the tests
+ * also read its budget.
+ */
+const hooks = window as unknown as { __drawFrames?: unknown; __drawBudgetMs: number };
+hooks.__drawBudgetMs = queue.budgetMs;
 
 function clampSmoothing(x: unknown): number {
   return typeof x === 'number' && Number.isFinite(x) ? Math.min(0.99, Math.max(0, x)) : 0.6;
@@ -102,19 +131,26 @@ function seriesOf(tag: string, run: string, source?: string): SeriesData {
 }
 
 function load(series: readonly Series[]): void {
-  for (const c of cards.values()) c.destroy();
+  for (const c of cards.values()) {
+    viewWatch.unobserve(c.element);
+    c.destroy();
+  }
   cards.clear();
   charts.clear();
   data.clear();
+  dirty.clear();
+  inView.clear();
+  queue.clear();
   document.getElementById('groups')!.replaceChildren();
   for (const s of series) {
     const d = seriesOf(s.tag, s.run, s.source);
     d.steps.push(...s.steps);
     d.times.push(...s.times);
     d.values.push(...s.values);
-    dirty.add(s.tag);
+    changed(s.tag);
   }
-  schedule();
+  // The empty notice and the marks are worked out in a frame even when there are no series.
+  queue.schedule();
 }
 
 function append(points: readonly MetricPoint[]): void {
@@ -123,16 +159,15 @@ function append(points: readonly MetricPoint[]): void {
     d.steps.push(p.step);
     d.times.push(p.time);
     d.values.push(p.value);
-    dirty.add(p.tag);
+    changed(p.tag);
   }
-  schedule();
 }
 
-function schedule(): void {
-  frame ??= requestAnimationFrame(() => {
-    frame = undefined;
-    redraw();
-  });
+/** A tag's data changed: its card is drawn again in a coming frame. */
+function changed(tag: string): void {
+  dirty.add(tag);
+  arrived.add(tag);
+  queue.add(tag);
 }
 
 function groupElement(group: string): HTMLElement {
@@ -208,6 +243,8 @@ function cardFor(tag: string): ChartCard {
   );
   card.actions.append(pin, csv, png);
   place(tag, card);
+  viewWatch.observe(card.element);
+  cardsAdded = true;
   return card;
 }
 
@@ -224,7 +261,7 @@ function trainerSeries(): SeriesData[] {
 /** Works the marks out again when something they depend on changed; true when they changed. */
 function updateMarks(): boolean {
   const checkpointsUntimed = () => (context.marks ?? []).some((m) => m.kind === 'checkpoint' && m.time === undefined);
-  if (!marksStale && ![...dirty].some((t) => MODEL_VERSION_TAG.test(t)) && !(checkpointsUntimed() && dirty.size))
+  if (!marksStale && ![...arrived].some((t) => MODEL_VERSION_TAG.test(t)) && !(checkpointsUntimed() && arrived.size))
     return false;
   marksStale = false;
   const versions = [...data].filter(([tag]) => MODEL_VERSION_TAG.test(tag)).flatMap(([, runs]) => [...runs.values()]);
@@ -237,25 +274,27 @@ function updateMarks(): boolean {
   return !same;
 }
 
-function redraw(): void {
-  if (updateMarks()) for (const [tag, c] of cards) if (!dirty.has(tag)) c.redrawMarks(context);
-  // A frame's budget: cards left over are drawn in the next frame (a stream of 30 big series stays responsive).
-  const started = performance.now();
-  let drew = false;
-  for (const tag of [...dirty]) {
-    cardFor(tag).setData(compare.decorate([...data.get(tag)!.values()], theme.series.length), theme, settings, context);
-    dirty.delete(tag);
-    drew = true;
-    if (performance.now() - started > REDRAW_BUDGET_MS) break;
-  }
-  if (drew) applyFilter();
-  if (dirty.size) schedule();
+/** The draw queue's work for one card: its data as it is now, or only the marks when its data did not change. */
+function drawCard(tag: string): void {
+  const runs = data.get(tag);
+  if (!runs) return;
+  if (dirty.delete(tag) || !cards.has(tag))
+    cardFor(tag).setData(compare.decorate([...runs.values()], theme.series.length), theme, settings, context);
+  else cards.get(tag)!.redrawMarks(context);
+}
+
+function frameDrawn(report: FrameReport<string>): void {
+  if (cardsAdded) applyFilter();
+  cardsAdded = false;
   document.getElementById('empty')!.hidden = cards.size > 0;
+  if (Array.isArray(hooks.__drawFrames)) hooks.__drawFrames.push(report);
 }
 
 function redrawAll(): void {
-  for (const tag of cards.keys()) dirty.add(tag);
-  schedule();
+  for (const tag of cards.keys()) {
+    dirty.add(tag);
+    queue.add(tag);
+  }
 }
 
 function applyFilter(): void {
@@ -325,7 +364,7 @@ function onMessage(m: HostMessage): void {
     case 'checkpoints':
       checkpoints = m.checkpoints;
       marksStale = true;
-      schedule();
+      queue.schedule();
       break;
     case 'status':
       document.getElementById('run-status')!.textContent = m.detail ? `${m.status} · ${m.detail}` : m.status;

@@ -332,8 +332,11 @@ export class DashboardPage {
     readonly page: Page,
   ) {}
 
-  /** The dashboard in a new Chromium; `media`: where its bundle is (dist/media). */
-  static async open(viewport = { width: 1200, height: 900 }, media = MEDIA): Promise<DashboardPage> {
+  /**
+   * The dashboard in a new Chromium; `media`: where its bundle is (dist/media); `init`: a script run before the
+   * page's own, after the stub (the bench's instrumentation).
+   */
+  static async open(viewport = { width: 1200, height: 900 }, media = MEDIA, init?: string): Promise<DashboardPage> {
     const { server, origin } = await serveDashboard(media);
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport });
@@ -353,6 +356,7 @@ export class DashboardPage {
         setState: (s) => { window.__state = s; sessionStorage.setItem('vscode-state', JSON.stringify(s)); },
       });
     `);
+    if (init) await page.addInitScript(init);
     await page.goto(`${origin}/`);
     await d.ready();
     return d;
