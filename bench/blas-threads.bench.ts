@@ -3,13 +3,14 @@
  * A trains as beside both mode's explorer worker (1 thread), B as training alone (min(cores, 2) threads). Two copies
  * of the same model (same weights, same batch) in one process take turns step by step, ABBA, so background load
  * falls on both alike; each step's paired ratio is A's time over the B step next to it. Both copies must log the
- * same losses and gradient norms, bit for bit (the batch's 512 tokens are a K that 1 and 2 threads sum alike).
+ * same losses and gradient norms, bit for bit, where every inner dimension is at most OpenBLAS's K block or a
+ * multiple of 32 (1 M and 12 M; 3 M's SwiGLU width 680 is neither, and there the bits differ: blas-threads.ts).
  *
- *   BENCH_MODELS=12m (default; also 1m, 3m) BENCH_STEPS=12 BENCH_OUT=bench/results/blas-threads.json
+ *   BENCH_MODELS=12m (default; also 1m, 3m) BENCH_STEPS=12 BENCH_OUT=bench/results/blas-threads.json (appends)
  *   node --import tsx bench/blas-threads.bench.ts
  */
-import { writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
 import { BlasThreads, blasThreads, initBackend, type BlasWork } from '../runtime/engine/backend';
 import { initModel } from '../runtime/engine/lm/checkpoint';
@@ -118,8 +119,13 @@ async function main(): Promise<void> {
     if (!(id in MODELS)) throw new Error(`BENCH_MODELS: unknown model ${id}`);
     results.push(await pair(id));
   }
+  // Each run is appended to the file's `runs`, so loaded and quiet windows stay side by side.
   const file = process.env.BENCH_OUT;
-  if (file) writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), results }, null, 2) + '\n');
+  if (file) {
+    const runs = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { runs: unknown[] }).runs : [];
+    runs.push({ date: new Date().toISOString(), cores: availableParallelism(), results });
+    writeFileSync(file, JSON.stringify({ runs }, null, 2) + '\n');
+  }
 }
 
 void main().catch((e: Error) => {

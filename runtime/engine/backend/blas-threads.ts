@@ -11,9 +11,10 @@
  * Why a run decides once, not step by step: 1 and 2 threads give the same bits only for some shapes. OpenBLAS
  * (0.3.21, SkylakeX) splits the output between threads, but where the inner dimension K exceeds its K block (448
  * floats here) the threaded path cuts K at other places unless K is a multiple of 32, so the sums round differently
- * in the last bits (test/runtime/engine/backend/blas-threads.test.ts). The models' widths are multiples of 32, but a
- * weight gradient's K is the batch's token count, which is anything. A count that followed the explorer's timing
- * would make a run's numbers depend on that timing; a count fixed by the config keeps a run reproducible.
+ * in the last bits (test/runtime/engine/backend/blas-threads.test.ts). Widths need not be multiples of 32 (the
+ * bench's 3 M model has a SwiGLU width of 680, and its losses differ between 1 and 2 threads from the first step),
+ * and a weight gradient's K is the batch's token count, which is anything. A count that followed the explorer's
+ * timing would make a run's numbers depend on that timing; a count fixed by the config keeps a run reproducible.
  *
  * `OPENBLAS_NUM_THREADS`, when set, pins the count everywhere (the addon starts with it: native-matmul.ts);
  * `TRINITY_WORKBENCH_BLAS_THREADS` sets the most a training step may use (default 2: the count that was measured).
