@@ -6,6 +6,7 @@
  * For three Qwen2-style models (about 1 M, 3 M and 12 M parameters):
  * - training: one SFT-style step on B=8 sequences of T=64 predicted tokens (ids [8, 65]; mean token NLL via
  *   `scoreSequences`, backward, AdamW with global-norm clipping via `Trainer`) → tokens/s = B·T / median step time;
+ *   on the OpenBLAS threads a train-only run gives its steps (blas-threads.ts: min(cores, 2)), the peak matmul too;
  * - generation: batch 8, 16-token prompts, 48 sampled tokens each with the KV cache (`generate`) → generated
  *   tokens/s = 8·48 / median run time (prefill included, as a rollout pays it);
  * - achieved training GFLOP/s ≈ (6·N + 12·L·T·d) · tokens / time (N = every parameter, the tied embedding once since it
@@ -47,7 +48,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { initBackend, type BackendInfo } from '../runtime/engine/backend';
+import { BlasThreads, blasThreads, initBackend, type BackendInfo } from '../runtime/engine/backend';
 import { generate } from '../runtime/engine/sampling';
 import { scoreSequences } from '../runtime/engine/logprobs';
 import { initModel, saveModel } from '../runtime/engine/lm/checkpoint';
@@ -175,11 +176,20 @@ async function matmulGflops(n: number, reps: number): Promise<number> {
 
 const peakSamples: Record<'512' | '1024', number[]> = { '512': [], '1024': [] };
 
+/**
+ * Our training step runs as a train-only run's does: on the OpenBLAS threads blas-threads.ts gives a training step
+ * that nothing computes beside (min(cores, 2)); generation on 1, as the explorer's.
+ */
+const trainingBlas = new BlasThreads();
+
 async function samplePeak(): Promise<void> {
   // BENCH_PEAK=0 skips it (a dry run on SwiftShader, where one 1024³ matmul takes half a minute).
   if (process.env.BENCH_PEAK === '0') return;
-  peakSamples['512'].push(await matmulGflops(512, Math.max(1, Math.round(15 * SCALE))));
-  peakSamples['1024'].push(await matmulGflops(1024, Math.max(1, Math.round(7 * SCALE))));
+  // At the thread count our training step runs on (the peak it could reach).
+  await trainingBlas.training('nothing', async () => {
+    peakSamples['512'].push(await matmulGflops(512, Math.max(1, Math.round(15 * SCALE))));
+    peakSamples['1024'].push(await matmulGflops(1024, Math.max(1, Math.round(7 * SCALE))));
+  });
 }
 
 function peakGflops(): number {
@@ -544,6 +554,8 @@ interface Row {
       gflops: number;
       pctOfPeak: number;
       initialLoss: number;
+      /** OpenBLAS threads the step ran on (undefined without the addon). */
+      blasThreads: number | undefined;
     };
     generate: { runMs: number[]; medianMs: number; tokPerSec: number; prefillMs: number; gflops: number };
     profile: Profile;
@@ -633,11 +645,19 @@ async function benchModel(
       clipGradNorm: OPT.clip,
     });
     const trainer = new Trainer(optimizer, { lr: OPT.lr, style: 'constant', warmupSteps: 0, totalSteps: 1_000_000 });
-    const ours = { trainMs: [] as number[], genMs: [] as number[], losses: [] as number[] };
+    const ours = {
+      trainMs: [] as number[],
+      genMs: [] as number[],
+      losses: [] as number[],
+      blasThreads: undefined as number | undefined,
+    };
     let timing = false;
     const oursStep = async (): Promise<void> => {
       const s = performance.now();
-      const r = await trainer.step([lossFn]);
+      const r = await trainingBlas.training('nothing', () => {
+        ours.blasThreads = blasThreads();
+        return trainer.step([lossFn]);
+      });
       const ms = performance.now() - s;
       ours.losses.push(r.loss);
       if (timing) ours.trainMs.push(ms);
@@ -671,7 +691,7 @@ async function benchModel(
     progress(
       `  train ms/step, median of ${steps}: ours ${median(ours.trainMs).toFixed(0)}; ${sideList((s) => s.trainMs)}`,
     );
-    const phases = await profileOurs(model, prompts, lossFn, optimizer);
+    const phases = await trainingBlas.training('nothing', () => profileOurs(model, prompts, lossFn, optimizer));
     optimizer.dispose();
     ids.dispose();
     const tensorsLeaked = tf.memory().numTensors - tensorsBefore;
@@ -819,6 +839,7 @@ async function benchModel(
           gflops: (flopsTok * oursTrainTok) / 1e9,
           pctOfPeak: 0, // filled in once every peak sample is in
           initialLoss: ours.losses[0],
+          blasThreads: ours.blasThreads,
         },
         generate: {
           runMs: ours.genMs,
@@ -847,7 +868,7 @@ function report(rows: Row[], backend: BackendInfo, peerList: PeerSpec[], threads
   const peak = peakGflops();
   const lines = [
     `engine benchmark: B=${B} T=${T} training step (mean token NLL, backward, AdamW with clip ${OPT.clip}); generation batch ${GEN_BATCH}, prompt ${PROMPT}, ${NEW_TOKENS} new tokens (KV cache); interleaved timings, medians`,
-    `ours: tfjs ${tf.version_core} on ${backend.name} (${backend.threads ?? '?'} thread${backend.threads === 1 ? '' : 's'}${backend.accelerators?.length ? `, matmuls on ${backend.accelerators.join(', ')}` : ''}); backend peak ${peak.toFixed(1)} GFLOP/s (best f32 matmul median: 512³ ${Math.max(...peakSamples['512']).toFixed(1)}, 1024³ ${Math.max(...peakSamples['1024']).toFixed(1)})`,
+    `ours: tfjs ${tf.version_core} on ${backend.name} (${backend.threads ?? '?'} thread${backend.threads === 1 ? '' : 's'}${backend.accelerators?.length ? `, matmuls on ${backend.accelerators.join(', ')}` : ''}${rows[0]?.ours.train.blasThreads ? `; training on ${rows[0].ours.train.blasThreads} OpenBLAS thread${rows[0].ours.train.blasThreads === 1 ? '' : 's'}, generation on 1` : ''}); backend peak ${peak.toFixed(1)} GFLOP/s (best f32 matmul median: 512³ ${Math.max(...peakSamples['512']).toFixed(1)}, 1024³ ${Math.max(...peakSamples['1024']).toFixed(1)})`,
     `training GFLOP/s = (6·N + 12·L·T·d) · tokens/s, T = ${T}; ratios are ours / PyTorch (above 1: we are faster)`,
   ];
   for (const p of peerList) {

@@ -25,4 +25,15 @@ export {
   nativeMatmulStatus,
   useNativeMatmul,
 } from './native-matmul';
+export {
+  BLAS_THREADS_ENV,
+  BlasThreads,
+  blasThreadLimits,
+  blasThreads,
+  chooseBlasThreads,
+  setBlasThreads,
+  type BlasThreadChoice,
+  type BlasThreadLimits,
+  type BlasWork,
+} from './blas-threads';
 export { probeBackends, type BackendProbe, type MachineReport, machineReport } from './probe';

@@ -8,8 +8,8 @@
  *
  * Optional: when the addon was not built (`npm run build:native`, run by npm's postinstall; it needs OpenBLAS's
  * cblas.h, Debian: libopenblas-dev) or libopenblas.so.0 is missing, the stock kernel stays and wasm runs as before.
- * `TRINITY_WORKBENCH_NATIVE_MATMUL=0` disables it. OpenBLAS computes on 1 thread unless `OPENBLAS_NUM_THREADS`
- * asks for more: the trainer and the explorer worker each get one core.
+ * `TRINITY_WORKBENCH_NATIVE_MATMUL=0` disables it. OpenBLAS starts on 1 thread unless `OPENBLAS_NUM_THREADS`
+ * asks for more; a training step with nothing computing beside it runs on 2 (blas-threads.ts decides when).
  *
  * Semantics are those of tfjs' own kernels (cpu and wasm): output batch slice i uses A's slice `i % batchA` and B's
  * `i % batchB`, which is numpy broadcasting whenever an operand's batch shape (leading 1s dropped) is a suffix of the

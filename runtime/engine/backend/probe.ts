@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, freemem, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { blasThreadLimits, chooseBlasThreads } from './blas-threads';
 import { initBackend } from './init';
 import { engineMemory, type EngineMemory } from './memory';
 import { loadNativeMatmul } from './native-matmul';
@@ -131,9 +132,10 @@ function probeWasm(): BackendProbe {
   details.push(simd ? 'SIMD' : 'no SIMD in this runtime (about 3× slower)');
   details.push('1 thread (multithreaded wasm in Node needs the patch in tfjs-runtime.md §2.1)');
   const native = loadNativeMatmul();
+  const trainAlone = chooseBlasThreads('nothing', blasThreadLimits());
   details.push(
     native.ok
-      ? `matmuls on native OpenBLAS (openblas-matmul, ${native.threads} thread${native.threads === 1 ? '' : 's'}): ${native.config}; ${native.path}`
+      ? `matmuls on native OpenBLAS (openblas-matmul, ${native.threads} thread${native.threads === 1 ? '' : 's'}; ${trainAlone.threads} for a training step alone${trainAlone.reason === 'train only' ? '' : ` (${trainAlone.reason})`}): ${native.config}; ${native.path}`
       : `matmuls on wasm: no native OpenBLAS matmul: ${native.reason}`,
   );
   return { name: 'wasm', available: true, details };

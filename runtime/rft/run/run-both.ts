@@ -6,6 +6,7 @@
  * takes the trainer's weights as they are, never waiting for a step.
  */
 import type { Config, ExperienceBufferConfig } from '../../config/types.generated';
+import { BlasThreads } from '../../engine/backend/blas-threads';
 import type { Pretrained } from '../../engine/pretrained';
 import type { BufferPosition } from '../buffer';
 import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
@@ -44,7 +45,8 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const made: BothParts = {};
   try {
     const start = explorerStart(ctx, resumed);
-    const driver = (made.driver = await startExplorer(ctx, resumed, start));
+    const threaded = useExplorerThread(cfg);
+    const driver = (made.driver = await startExplorer(ctx, resumed, start, threaded));
     const totalTrain = trainTotalSteps(cfg, driver.totalSteps);
     const critic = (made.critic = alg.useCritic
       ? criticSetup(cfg, ctx.configDir, totalTrain, ctx.seed, resumed?.dir)
@@ -77,11 +79,9 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       alg.sampleStrategy === 'mix'
         ? await expertSampler(ctx, alg.sampleStrategyArgs, policy, Number(resumed?.extra.expertOffset ?? 0))
         : undefined;
-    const explorerSide = new BothExplorer(ctx, driver, start.explorerStep, resumed?.step ?? 0);
+    const explorerSide = new BothExplorer(ctx, driver, threaded, start.explorerStep, resumed?.step ?? 0);
     const checkpoints = new TrainerCheckpoints(ctx, policy, trainer, critic, resumed?.dir);
-    const trainerSide = new BothTrainer(ctx, policy, trainer, channel, expert, checkpoints, totalTrain, () =>
-      explorerSide.position(),
-    );
+    const trainerSide = new BothTrainer(ctx, policy, trainer, channel, expert, checkpoints, totalTrain, explorerSide);
     return await exploreAndTrain(ctx, explorerSide, trainerSide);
   } finally {
     await made.driver?.close();
@@ -133,6 +133,7 @@ async function startExplorer(
   ctx: StageContext,
   resumed: ResumePoint | undefined,
   start: ExplorerStart,
+  threaded: boolean,
 ): Promise<ExplorerDriver> {
   const { cfg } = ctx;
   const init: ExplorerInit = {
@@ -152,7 +153,6 @@ async function startExplorer(
       `synchronizer.sync_method ${cfg.synchronizer.sync_method} runs as memory sync locally: the trainer hands its weights to the explorer in this process`,
     );
   }
-  const threaded = useExplorerThread(cfg);
   const driver = await (threaded ? workerExplorer(init, ctx.log) : inThreadExplorer(init, ctx.log));
   ctx.log(
     'info',
@@ -193,6 +193,8 @@ class BothExplorer {
   constructor(
     private readonly ctx: StageContext,
     readonly driver: ExplorerDriver,
+    /** The driver is a worker thread: its steps compute while the trainer trains. */
+    readonly inWorker: boolean,
     public step: number,
     /** The trainer step whose weights the explorer holds. */
     public syncedVersion: number,
@@ -248,6 +250,7 @@ class BothTrainer {
   private readonly trainBatch: number;
   /** A replay queue can serve experiences again and again: its trainer stops at the steps the taskset implies. */
   private readonly stepLimit: number;
+  private readonly blas = new BlasThreads((m) => this.ctx.log('info', m));
 
   constructor(
     private readonly ctx: StageContext,
@@ -257,7 +260,7 @@ class BothTrainer {
     private readonly expert: ExpertSampler | undefined,
     readonly checkpoints: TrainerCheckpoints,
     private readonly totalTrain: number,
-    private readonly explorerPosition: () => Record<string, unknown>,
+    private readonly explorer: BothExplorer,
   ) {
     const { cfg } = ctx;
     this.trainBatch = cfg.buffer.train_batch_size - (expert?.batchSize ?? 0);
@@ -281,7 +284,10 @@ class BothTrainer {
       const batch = await this.channel.take(this.trainBatch);
       if (!batch) break;
       if (expert) batch.push(...expert.next());
-      const metrics = await trainer.trainStep(batch);
+      // One choice for the whole run, not per step: 1 and 2 threads can differ in the last bits (blas-threads.ts),
+      // and a count that followed the worker's timing would make the run's numbers depend on it.
+      const beside = this.explorer.inWorker ? 'explorer-thread' : 'nothing';
+      const metrics = await this.blas.training(beside, () => trainer.trainStep(batch));
       ctx.monitor.log('trainer', trainer.step, metrics);
       ctx.progress(
         'trainer',
@@ -297,7 +303,7 @@ class BothTrainer {
   async save(): Promise<void> {
     const { channel, expert } = this;
     const extra = {
-      ...this.explorerPosition(),
+      ...this.explorer.position(),
       ...channel.position(),
       ...(expert ? { expertOffset: expert.offset() } : {}),
     };

@@ -8,6 +8,7 @@
  * the same) and every `save_interval` steps, each with its buffer position (`extra.buffer`) to resume from.
  */
 import type { ExperienceBufferConfig } from '../../config/types.generated';
+import { BlasThreads, type BlasWork } from '../../engine/backend/blas-threads';
 import type { Pretrained } from '../../engine/pretrained';
 import { BufferStopError, resolveBufferConfig, type BufferPosition, type ExperienceReader } from '../buffer';
 import { sleep } from '../buffer/wait';
@@ -79,6 +80,12 @@ interface TrainInput {
   readonly syncInterval: number;
   /** Whether the explorer process asks for weights (explorer-driven sync; a buffer only). */
   readonly explorerDriven: boolean;
+  /**
+   * What may compute beside the training steps (the OpenBLAS thread count: blas-threads.ts): an explore process
+   * still filling the buffer, or nothing. Decided once, at the start: a count that changed mid-run could change the
+   * run's last bits at a moment set by the other process's timing.
+   */
+  readonly beside: Exclude<BlasWork, 'not-training'>;
   /** The next `train_batch_size` experiences; null when there are no more. */
   next(trainer: WaitingTrainer): Promise<Experience[] | null>;
   /** What a checkpoint records to resume reading from. */
@@ -119,6 +126,7 @@ async function fileInput(
     totalSteps: cfg.trainer.total_steps ?? Math.floor(reader.totalSamples / trainBatch),
     syncInterval: 0,
     explorerDriven: false,
+    beside: 'nothing',
     next: async () => reader.next()?.items ?? null,
     position: () => ({ readerOffset: reader.currentOffset }),
     close: () => {},
@@ -136,6 +144,7 @@ class BufferInput implements TrainInput {
   readonly totalSteps: number;
   readonly syncInterval: number;
   readonly explorerDriven: boolean;
+  readonly beside: Exclude<BlasWork, 'not-training'>;
   private readonly reader: ExperienceReader;
   private readonly maxWaitMs: number;
 
@@ -146,6 +155,9 @@ class BufferInput implements TrainInput {
   ) {
     const { cfg } = ctx;
     this.explorerDriven = isExplorerDriven(cfg.synchronizer.sync_style);
+    // The job's explore process generates until it writes `finished` (async.ts); a buffer it already finished is
+    // trained on alone.
+    this.beside = readExplorerState(ctx.jobDir)?.finished ? 'nothing' : 'explorer-process';
     this.reader = openTrainerReader(
       section,
       resumed?.extra.buffer as BufferPosition | undefined,
@@ -237,6 +249,7 @@ async function trainAll(
 ): Promise<void> {
   const { cfg } = ctx;
   const save = (): Promise<void> => checkpoints.save(input.position());
+  const blas = new BlasThreads((m) => ctx.log('info', m));
   const waiting: WaitingTrainer = {
     step: () => trainer.step,
     // Explorer-driven Trainer.need_sync: the explorer asked, and there are weights it has not been offered.
@@ -251,7 +264,7 @@ async function trainAll(
     if (cfg.trainer.total_steps && trainer.step >= cfg.trainer.total_steps) break;
     const batch = await input.next(waiting);
     if (!batch) break;
-    const metrics = await trainer.trainStep(batch);
+    const metrics = await blas.training(input.beside, () => trainer.trainStep(batch));
     ctx.monitor.log('trainer', trainer.step, metrics);
     ctx.progress(
       'trainer',

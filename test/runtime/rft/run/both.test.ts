@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
@@ -204,6 +205,12 @@ describe('one-step off-policy (sync_offset 1)', () => {
           ),
           logs.join('\n'),
         );
+        // The OpenBLAS threads of its training steps (blas-threads.ts), logged once: 1 beside the worker, else 2.
+        const blas = logs.filter((m) => m.startsWith('BLAS threads:'));
+        const alone = availableParallelism() > 1 ? 'BLAS threads: 2 (train only)' : /^BLAS threads: 1 \(train only/;
+        if (thread === '1') assert.deepEqual(blas, ['BLAS threads: 1 (explorer and trainer overlap)']);
+        else if (typeof alone === 'string') assert.deepEqual(blas, [alone]);
+        else assert.match(blas.join('\n'), alone);
         const lines = readMetrics(r.stages[0].jobDir);
         const versions = lines
           .filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values)
