@@ -9,8 +9,8 @@ export type { ConfigPath } from './paths.generated';
 
 /**
  * The value at `P` as main's generated types describe it, `unknown` where they do not (a key of an older release,
- * a free-form dict). Before Trinity's check step a user may have written anything; the validator reports wrong
- * types first, so the checks may rely on these types only after it.
+ * a free-form dict), `undefined` included. It says what a valid config holds: a user may have written anything
+ * (the validator reports it), so a check still tests a value's type where a wrong one would mislead it.
  */
 export type ConfigValueAt<P extends string, T = TrinityConfig> = P extends `${infer Head}.${infer Rest}`
   ? ConfigValueAt<Rest, Step<NonNullable<T>, Head>>
