@@ -147,7 +147,9 @@ async function runFromTheEditor(): Promise<void> {
   await page.keyboard.press('Enter');
   await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'detached', timeout: 30_000 });
 
-  // The CodeLens and the editor title both offer Run.
+  // The CodeLens (on the first line: scroll back up, as the editor renders lenses only near the lines in view) and
+  // the editor title both offer Run.
+  await page.keyboard.press('Control+Home');
   await page.waitForSelector('.monaco-editor .codelens-decoration a:has-text("Run")', {
     state: 'attached',
     timeout: 90_000,
