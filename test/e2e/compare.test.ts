@@ -198,8 +198,15 @@ async function compareFromTheRunsView(): Promise<void> {
     smooth.map((d) => d.source?.replace(/#\w+$/, '')),
     RUNS.map((r) => join(vscode.workspace, 'checkpoints', 'compare-e2e', r.name)),
   );
-  // The same run keeps its colour on every card.
-  const grad = (await datasets(frame, 'actor/grad_norm'))!.filter((d) => !d.raw);
+  // The same run keeps its colour on every card (drawn in its turn: the draw queue spreads cards over frames).
+  const grad = await until(
+    'both runs drawn on the grad_norm card',
+    async () => {
+      const d = (await datasets(frame, 'actor/grad_norm'))?.filter((s) => !s.raw);
+      return d && d.length === smooth.length ? d : undefined;
+    },
+    30_000,
+  );
   assert.deepEqual(
     grad.map((d) => d.colour),
     smooth.map((d) => d.colour),
