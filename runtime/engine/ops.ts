@@ -125,23 +125,13 @@ export function rotateHalfMatrix(d: number): tf.Tensor2D {
 /**
  * Rotary embedding as Hugging Face writes it, x·cos + rotate_half(x)·sin, with `cos`/`sin` over all d columns (each
  * half repeated) broadcasting against x[..., T, d] and `rot` = {@link rotateHalfMatrix}(d). Bit-identical to
- * {@link applyRope} (x₁·cos − x₂·sin is x₁·cos + (−x₂)·sin in IEEE arithmetic), in 4 kernels instead of 8, and no
+ * the split form (test/helpers/rope-reference.ts) (x₁·cos − x₂·sin is x₁·cos + (−x₂)·sin in IEEE arithmetic), in 4 kernels instead of 8, and no
  * strided split and concat copies in the forward or the backward pass.
  */
 export function applyRopeRotation(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor, rot: tf.Tensor2D): tf.Tensor {
   const d = x.shape[x.rank - 1];
   const rotated = tf.reshape(mm(tf.reshape(x, [-1, d]) as tf.Tensor2D, rot), x.shape);
   return tf.add(tf.mul(x, cos), tf.mul(rotated, sin));
-}
-
-/**
- * Rotary embedding in Hugging Face's rotate-half convention: the pairs are (x[i], x[i + d/2]).
- * `cos`/`sin` hold d/2 columns and broadcast against x[..., T, d].
- */
-export function applyRope(x: tf.Tensor, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor {
-  const half = x.shape[x.rank - 1] / 2;
-  const [x1, x2] = tf.split(x, [half, half], -1);
-  return tf.concat([tf.sub(tf.mul(x1, cos), tf.mul(x2, sin)), tf.add(tf.mul(x2, cos), tf.mul(x1, sin))], -1);
 }
 
 /**

@@ -12,7 +12,6 @@ import { newModelConfigJson, parseModelConfig, type NewModelSpec } from '../../r
 import { ropeTables } from '../../runtime/engine/lm/rope';
 import type { CausalLM } from '../../runtime/engine/lm/transformer';
 import {
-  applyRope,
   applyRopeRotation,
   geluErf,
   geluTanh,
@@ -27,6 +26,7 @@ import {
   tokenEntropy,
   tokenLogProbs,
 } from '../../runtime/engine/ops';
+import { applyRope } from './rope-reference';
 import { Rng } from '../../runtime/engine/random';
 import { gradCheck, gradCheckVariables, randn, type GradCheckReport } from './gradcheck';
 

@@ -251,6 +251,13 @@ class BothTrainer {
   /** A replay queue can serve experiences again and again: its trainer stops at the steps the taskset implies. */
   private readonly stepLimit: number;
   private readonly blas = new BlasThreads((m) => this.ctx.log('info', m));
+  /**
+   * What computes beside the training steps, fixed for the run: 1 and 2 BLAS threads can differ in the last bits
+   * (blas-threads.ts), and a count that followed the worker's timing would make the run's numbers depend on it.
+   */
+  private get beside(): 'explorer-thread' | 'nothing' {
+    return this.explorer.inWorker ? 'explorer-thread' : 'nothing';
+  }
 
   constructor(
     private readonly ctx: StageContext,
@@ -284,10 +291,7 @@ class BothTrainer {
       const batch = await this.channel.take(this.trainBatch);
       if (!batch) break;
       if (expert) batch.push(...expert.next());
-      // One choice for the whole run, not per step: 1 and 2 threads can differ in the last bits (blas-threads.ts),
-      // and a count that followed the worker's timing would make the run's numbers depend on it.
-      const beside = this.explorer.inWorker ? 'explorer-thread' : 'nothing';
-      const metrics = await this.blas.training(beside, () => trainer.trainStep(batch));
+      const metrics = await this.blas.training(this.beside, () => trainer.trainStep(batch));
       ctx.monitor.log('trainer', trainer.step, metrics);
       ctx.progress(
         'trainer',

@@ -8,7 +8,7 @@ import { configPath, type ConfigPath, type ConfigValueAt } from '../../../runtim
 import { CheckContext } from '../../../runtime/config/check/context';
 import { loadConfig } from '../../../runtime/config/load/load-config';
 
-test('misspelt and absent paths do not compile; values are typed from the model', () => {
+test('misspelt and absent paths do not compile (nor pass configPath); values are typed from the model', () => {
   const ok: ConfigPath[] = [
     'algorithm.algorithm_type',
     'buffer.explorer_input.tasksets.2.format.prompt_key',
@@ -23,7 +23,11 @@ test('misspelt and absent paths do not compile; values are typed from the model'
   const repeat: ConfigValueAt<'algorithm.repeat_times'> = 8;
   // @ts-expect-error repeat_times is a number
   const wrong: ConfigValueAt<'algorithm.repeat_times'> = 'eight';
-  assert.equal(ok.length + [typo, noIndex, repeat, wrong].length, 9);
+  // The type and the runtime patterns agree: what compiles as a ConfigPath is accepted at run time, and the
+  // paths the type refuses are refused there too.
+  for (const p of ok) assert.equal(configPath(p), p);
+  for (const p of [typo, noIndex]) assert.throws(() => configPath(p), /not a config path/);
+  assert.deepEqual([repeat, wrong], [8, 'eight']);
 });
 
 test('configPath accepts what a release holds and refuses the rest, naming the path', () => {

@@ -1,6 +1,6 @@
 /**
  * RoPE through the rotate-half matrix (ops.applyRopeRotation, what CausalLM.forward runs) against the split-and-concat
- * form (ops.applyRope): the same bits forward and backward, on wasm (OpenBLAS or XNNPACK matmul) and cpu, at a
+ * form (test/helpers/rope-reference.ts): the same bits forward and backward, on wasm (OpenBLAS or XNNPACK matmul) and cpu, at a
  * training step's shape (B 8, 6 heads, T 64, head dim 64) with a real config's tables.
  */
 import assert from 'node:assert/strict';
@@ -10,7 +10,8 @@ import '@tensorflow/tfjs-backend-cpu';
 import { BACKEND_ENV, initBackend } from '../../../runtime/engine/backend';
 import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/lm/config';
 import { ropeTables } from '../../../runtime/engine/lm/rope';
-import { applyRope, applyRopeRotation, rotateHalfMatrix } from '../../../runtime/engine/ops';
+import { applyRopeRotation, rotateHalfMatrix } from '../../../runtime/engine/ops';
+import { applyRope } from '../../helpers/rope-reference';
 import { Rng } from '../../../runtime/engine/random';
 
 delete process.env[BACKEND_ENV];
