@@ -7,6 +7,8 @@ export type ConfigPath =
   | 'algorithm.advantage_fn_args'
   | `algorithm.advantage_fn_args.${string}`
   | 'algorithm.algorithm_type'
+  | 'algorithm.bypass_old_logprobs'
+  | 'algorithm.enable_router_replay'
   | 'algorithm.entropy_loss_fn'
   | 'algorithm.entropy_loss_fn_args'
   | `algorithm.entropy_loss_fn_args.${string}`
@@ -37,6 +39,8 @@ export type ConfigPath =
   | 'algorithm.policy_loss_fn_args'
   | `algorithm.policy_loss_fn_args.${string}`
   | 'algorithm.repeat_times'
+  | 'algorithm.rollout_correction'
+  | `algorithm.rollout_correction.${string}`
   | 'algorithm.sample_strategy'
   | 'algorithm.sample_strategy_args'
   | `algorithm.sample_strategy_args.${string}`
@@ -803,21 +807,29 @@ export type ConfigPath =
   | 'explorer.api_port'
   | 'explorer.auxiliary_models'
   | `explorer.auxiliary_models.${number}`
+  | `explorer.auxiliary_models.${number}.api_key`
+  | `explorer.auxiliary_models.${number}.base_port`
   | `explorer.auxiliary_models.${number}.bundle_indices`
   | `explorer.auxiliary_models.${number}.chat_template`
+  | `explorer.auxiliary_models.${number}.checkpoint_job_dir`
   | `explorer.auxiliary_models.${number}.cuda_visible_devices`
+  | `explorer.auxiliary_models.${number}.data_parallel_size`
   | `explorer.auxiliary_models.${number}.dtype`
   | `explorer.auxiliary_models.${number}.enable_auto_tool_choice`
   | `explorer.auxiliary_models.${number}.enable_chunked_prefill`
+  | `explorer.auxiliary_models.${number}.enable_expert_parallel`
   | `explorer.auxiliary_models.${number}.enable_history`
   | `explorer.auxiliary_models.${number}.enable_log_requests`
   | `explorer.auxiliary_models.${number}.enable_lora`
+  | `explorer.auxiliary_models.${number}.enable_multimodal`
   | `explorer.auxiliary_models.${number}.enable_openai_api`
   | `explorer.auxiliary_models.${number}.enable_prefix_caching`
   | `explorer.auxiliary_models.${number}.enable_prompt_truncation`
+  | `explorer.auxiliary_models.${number}.enable_return_routed_experts`
   | `explorer.auxiliary_models.${number}.enable_runtime_lora_updating`
   | `explorer.auxiliary_models.${number}.enable_thinking`
   | `explorer.auxiliary_models.${number}.enforce_eager`
+  | `explorer.auxiliary_models.${number}.engine_id`
   | `explorer.auxiliary_models.${number}.engine_num`
   | `explorer.auxiliary_models.${number}.engine_type`
   | `explorer.auxiliary_models.${number}.external_model_config`
@@ -825,7 +837,10 @@ export type ConfigPath =
   | `explorer.auxiliary_models.${number}.external_model_config.base_url_env`
   | `explorer.auxiliary_models.${number}.external_model_config.enable`
   | `explorer.auxiliary_models.${number}.external_model_config.model_name`
+  | `explorer.auxiliary_models.${number}.extra_engine_args`
+  | `explorer.auxiliary_models.${number}.extra_engine_args.${string}`
   | `explorer.auxiliary_models.${number}.gpu_memory_utilization`
+  | `explorer.auxiliary_models.${number}.gpu_per_engine`
   | `explorer.auxiliary_models.${number}.ignore_eos`
   | `explorer.auxiliary_models.${number}.logprobs`
   | `explorer.auxiliary_models.${number}.lora_kwargs`
@@ -839,6 +854,10 @@ export type ConfigPath =
   | `explorer.auxiliary_models.${number}.min_response_tokens`
   | `explorer.auxiliary_models.${number}.model_path`
   | `explorer.auxiliary_models.${number}.name`
+  | `explorer.auxiliary_models.${number}.nnodes`
+  | `explorer.auxiliary_models.${number}.node_rank`
+  | `explorer.auxiliary_models.${number}.pipeline_parallel_size`
+  | `explorer.auxiliary_models.${number}.ray_actor_name`
   | `explorer.auxiliary_models.${number}.ray_namespace`
   | `explorer.auxiliary_models.${number}.reasoning_parser`
   | `explorer.auxiliary_models.${number}.repetition_penalty`
@@ -846,6 +865,7 @@ export type ConfigPath =
   | `explorer.auxiliary_models.${number}.rope_scaling.${string}`
   | `explorer.auxiliary_models.${number}.rope_theta`
   | `explorer.auxiliary_models.${number}.seed`
+  | `explorer.auxiliary_models.${number}.sync_method`
   | `explorer.auxiliary_models.${number}.temperature`
   | `explorer.auxiliary_models.${number}.tensor_parallel_size`
   | `explorer.auxiliary_models.${number}.tool_call_parser`
@@ -853,17 +873,20 @@ export type ConfigPath =
   | `explorer.auxiliary_models.${number}.top_p`
   | `explorer.auxiliary_models.${number}.trust_remote_code`
   | `explorer.auxiliary_models.${number}.use_v1`
+  | `explorer.auxiliary_models.${number}.weight_sync_buffer_size`
   | 'explorer.bench_on_latest_checkpoint'
   | 'explorer.concurrent_mode'
   | 'explorer.db_url'
   | 'explorer.dynamic_timeout'
   | 'explorer.dynamic_timeout.enable'
   | 'explorer.dynamic_timeout.ratio'
+  | 'explorer.dynamic_timeout.warmup_min_steps'
   | 'explorer.env_vars'
   | `explorer.env_vars.${string}`
   | 'explorer.eval_interval'
   | 'explorer.eval_on_startup'
   | 'explorer.listen_address'
+  | 'explorer.max_inflight_batches'
   | 'explorer.max_repeat_times_per_runner'
   | 'explorer.max_retry_times'
   | 'explorer.max_timeout'
@@ -875,21 +898,29 @@ export type ConfigPath =
   | 'explorer.over_rollout.wait_after_min'
   | 'explorer.proxy_port'
   | 'explorer.rollout_model'
+  | 'explorer.rollout_model.api_key'
+  | 'explorer.rollout_model.base_port'
   | 'explorer.rollout_model.bundle_indices'
   | 'explorer.rollout_model.chat_template'
+  | 'explorer.rollout_model.checkpoint_job_dir'
   | 'explorer.rollout_model.cuda_visible_devices'
+  | 'explorer.rollout_model.data_parallel_size'
   | 'explorer.rollout_model.dtype'
   | 'explorer.rollout_model.enable_auto_tool_choice'
   | 'explorer.rollout_model.enable_chunked_prefill'
+  | 'explorer.rollout_model.enable_expert_parallel'
   | 'explorer.rollout_model.enable_history'
   | 'explorer.rollout_model.enable_log_requests'
   | 'explorer.rollout_model.enable_lora'
+  | 'explorer.rollout_model.enable_multimodal'
   | 'explorer.rollout_model.enable_openai_api'
   | 'explorer.rollout_model.enable_prefix_caching'
   | 'explorer.rollout_model.enable_prompt_truncation'
+  | 'explorer.rollout_model.enable_return_routed_experts'
   | 'explorer.rollout_model.enable_runtime_lora_updating'
   | 'explorer.rollout_model.enable_thinking'
   | 'explorer.rollout_model.enforce_eager'
+  | 'explorer.rollout_model.engine_id'
   | 'explorer.rollout_model.engine_num'
   | 'explorer.rollout_model.engine_type'
   | 'explorer.rollout_model.external_model_config'
@@ -897,7 +928,10 @@ export type ConfigPath =
   | 'explorer.rollout_model.external_model_config.base_url_env'
   | 'explorer.rollout_model.external_model_config.enable'
   | 'explorer.rollout_model.external_model_config.model_name'
+  | 'explorer.rollout_model.extra_engine_args'
+  | `explorer.rollout_model.extra_engine_args.${string}`
   | 'explorer.rollout_model.gpu_memory_utilization'
+  | 'explorer.rollout_model.gpu_per_engine'
   | 'explorer.rollout_model.ignore_eos'
   | 'explorer.rollout_model.logprobs'
   | 'explorer.rollout_model.lora_kwargs'
@@ -911,6 +945,10 @@ export type ConfigPath =
   | 'explorer.rollout_model.min_response_tokens'
   | 'explorer.rollout_model.model_path'
   | 'explorer.rollout_model.name'
+  | 'explorer.rollout_model.nnodes'
+  | 'explorer.rollout_model.node_rank'
+  | 'explorer.rollout_model.pipeline_parallel_size'
+  | 'explorer.rollout_model.ray_actor_name'
   | 'explorer.rollout_model.ray_namespace'
   | 'explorer.rollout_model.reasoning_parser'
   | 'explorer.rollout_model.repetition_penalty'
@@ -918,6 +956,7 @@ export type ConfigPath =
   | `explorer.rollout_model.rope_scaling.${string}`
   | 'explorer.rollout_model.rope_theta'
   | 'explorer.rollout_model.seed'
+  | 'explorer.rollout_model.sync_method'
   | 'explorer.rollout_model.temperature'
   | 'explorer.rollout_model.tensor_parallel_size'
   | 'explorer.rollout_model.tool_call_parser'
@@ -925,8 +964,11 @@ export type ConfigPath =
   | 'explorer.rollout_model.top_p'
   | 'explorer.rollout_model.trust_remote_code'
   | 'explorer.rollout_model.use_v1'
+  | 'explorer.rollout_model.weight_sync_buffer_size'
   | 'explorer.runner_num'
   | 'explorer.runner_per_model'
+  | 'explorer.runner_prepare_concurrency'
+  | 'explorer.runner_prepare_max_retries'
   | 'explorer.runner_state_report_interval'
   | 'explorer.service_status_check_interval'
   | 'group'
@@ -1004,6 +1046,8 @@ export type ConfigPath =
   | `stages.${number}.algorithm.advantage_fn_args`
   | `stages.${number}.algorithm.advantage_fn_args.${string}`
   | `stages.${number}.algorithm.algorithm_type`
+  | `stages.${number}.algorithm.bypass_old_logprobs`
+  | `stages.${number}.algorithm.enable_router_replay`
   | `stages.${number}.algorithm.entropy_loss_fn`
   | `stages.${number}.algorithm.entropy_loss_fn_args`
   | `stages.${number}.algorithm.entropy_loss_fn_args.${string}`
@@ -1034,6 +1078,8 @@ export type ConfigPath =
   | `stages.${number}.algorithm.policy_loss_fn_args`
   | `stages.${number}.algorithm.policy_loss_fn_args.${string}`
   | `stages.${number}.algorithm.repeat_times`
+  | `stages.${number}.algorithm.rollout_correction`
+  | `stages.${number}.algorithm.rollout_correction.${string}`
   | `stages.${number}.algorithm.sample_strategy`
   | `stages.${number}.algorithm.sample_strategy_args`
   | `stages.${number}.algorithm.sample_strategy_args.${string}`
@@ -1785,21 +1831,29 @@ export type ConfigPath =
   | `stages.${number}.explorer.api_port`
   | `stages.${number}.explorer.auxiliary_models`
   | `stages.${number}.explorer.auxiliary_models.${number}`
+  | `stages.${number}.explorer.auxiliary_models.${number}.api_key`
+  | `stages.${number}.explorer.auxiliary_models.${number}.base_port`
   | `stages.${number}.explorer.auxiliary_models.${number}.bundle_indices`
   | `stages.${number}.explorer.auxiliary_models.${number}.chat_template`
+  | `stages.${number}.explorer.auxiliary_models.${number}.checkpoint_job_dir`
   | `stages.${number}.explorer.auxiliary_models.${number}.cuda_visible_devices`
+  | `stages.${number}.explorer.auxiliary_models.${number}.data_parallel_size`
   | `stages.${number}.explorer.auxiliary_models.${number}.dtype`
   | `stages.${number}.explorer.auxiliary_models.${number}.enable_auto_tool_choice`
   | `stages.${number}.explorer.auxiliary_models.${number}.enable_chunked_prefill`
+  | `stages.${number}.explorer.auxiliary_models.${number}.enable_expert_parallel`
   | `stages.${number}.explorer.auxiliary_models.${number}.enable_history`
   | `stages.${number}.explorer.auxiliary_models.${number}.enable_log_requests`
   | `stages.${number}.explorer.auxiliary_models.${number}.enable_lora`
+  | `stages.${number}.explorer.auxiliary_models.${number}.enable_multimodal`
   | `stages.${number}.explorer.auxiliary_models.${number}.enable_openai_api`
   | `stages.${number}.explorer.auxiliary_models.${number}.enable_prefix_caching`
   | `stages.${number}.explorer.auxiliary_models.${number}.enable_prompt_truncation`
+  | `stages.${number}.explorer.auxiliary_models.${number}.enable_return_routed_experts`
   | `stages.${number}.explorer.auxiliary_models.${number}.enable_runtime_lora_updating`
   | `stages.${number}.explorer.auxiliary_models.${number}.enable_thinking`
   | `stages.${number}.explorer.auxiliary_models.${number}.enforce_eager`
+  | `stages.${number}.explorer.auxiliary_models.${number}.engine_id`
   | `stages.${number}.explorer.auxiliary_models.${number}.engine_num`
   | `stages.${number}.explorer.auxiliary_models.${number}.engine_type`
   | `stages.${number}.explorer.auxiliary_models.${number}.external_model_config`
@@ -1807,7 +1861,10 @@ export type ConfigPath =
   | `stages.${number}.explorer.auxiliary_models.${number}.external_model_config.base_url_env`
   | `stages.${number}.explorer.auxiliary_models.${number}.external_model_config.enable`
   | `stages.${number}.explorer.auxiliary_models.${number}.external_model_config.model_name`
+  | `stages.${number}.explorer.auxiliary_models.${number}.extra_engine_args`
+  | `stages.${number}.explorer.auxiliary_models.${number}.extra_engine_args.${string}`
   | `stages.${number}.explorer.auxiliary_models.${number}.gpu_memory_utilization`
+  | `stages.${number}.explorer.auxiliary_models.${number}.gpu_per_engine`
   | `stages.${number}.explorer.auxiliary_models.${number}.ignore_eos`
   | `stages.${number}.explorer.auxiliary_models.${number}.logprobs`
   | `stages.${number}.explorer.auxiliary_models.${number}.lora_kwargs`
@@ -1821,6 +1878,10 @@ export type ConfigPath =
   | `stages.${number}.explorer.auxiliary_models.${number}.min_response_tokens`
   | `stages.${number}.explorer.auxiliary_models.${number}.model_path`
   | `stages.${number}.explorer.auxiliary_models.${number}.name`
+  | `stages.${number}.explorer.auxiliary_models.${number}.nnodes`
+  | `stages.${number}.explorer.auxiliary_models.${number}.node_rank`
+  | `stages.${number}.explorer.auxiliary_models.${number}.pipeline_parallel_size`
+  | `stages.${number}.explorer.auxiliary_models.${number}.ray_actor_name`
   | `stages.${number}.explorer.auxiliary_models.${number}.ray_namespace`
   | `stages.${number}.explorer.auxiliary_models.${number}.reasoning_parser`
   | `stages.${number}.explorer.auxiliary_models.${number}.repetition_penalty`
@@ -1828,6 +1889,7 @@ export type ConfigPath =
   | `stages.${number}.explorer.auxiliary_models.${number}.rope_scaling.${string}`
   | `stages.${number}.explorer.auxiliary_models.${number}.rope_theta`
   | `stages.${number}.explorer.auxiliary_models.${number}.seed`
+  | `stages.${number}.explorer.auxiliary_models.${number}.sync_method`
   | `stages.${number}.explorer.auxiliary_models.${number}.temperature`
   | `stages.${number}.explorer.auxiliary_models.${number}.tensor_parallel_size`
   | `stages.${number}.explorer.auxiliary_models.${number}.tool_call_parser`
@@ -1835,17 +1897,20 @@ export type ConfigPath =
   | `stages.${number}.explorer.auxiliary_models.${number}.top_p`
   | `stages.${number}.explorer.auxiliary_models.${number}.trust_remote_code`
   | `stages.${number}.explorer.auxiliary_models.${number}.use_v1`
+  | `stages.${number}.explorer.auxiliary_models.${number}.weight_sync_buffer_size`
   | `stages.${number}.explorer.bench_on_latest_checkpoint`
   | `stages.${number}.explorer.concurrent_mode`
   | `stages.${number}.explorer.db_url`
   | `stages.${number}.explorer.dynamic_timeout`
   | `stages.${number}.explorer.dynamic_timeout.enable`
   | `stages.${number}.explorer.dynamic_timeout.ratio`
+  | `stages.${number}.explorer.dynamic_timeout.warmup_min_steps`
   | `stages.${number}.explorer.env_vars`
   | `stages.${number}.explorer.env_vars.${string}`
   | `stages.${number}.explorer.eval_interval`
   | `stages.${number}.explorer.eval_on_startup`
   | `stages.${number}.explorer.listen_address`
+  | `stages.${number}.explorer.max_inflight_batches`
   | `stages.${number}.explorer.max_repeat_times_per_runner`
   | `stages.${number}.explorer.max_retry_times`
   | `stages.${number}.explorer.max_timeout`
@@ -1857,21 +1922,29 @@ export type ConfigPath =
   | `stages.${number}.explorer.over_rollout.wait_after_min`
   | `stages.${number}.explorer.proxy_port`
   | `stages.${number}.explorer.rollout_model`
+  | `stages.${number}.explorer.rollout_model.api_key`
+  | `stages.${number}.explorer.rollout_model.base_port`
   | `stages.${number}.explorer.rollout_model.bundle_indices`
   | `stages.${number}.explorer.rollout_model.chat_template`
+  | `stages.${number}.explorer.rollout_model.checkpoint_job_dir`
   | `stages.${number}.explorer.rollout_model.cuda_visible_devices`
+  | `stages.${number}.explorer.rollout_model.data_parallel_size`
   | `stages.${number}.explorer.rollout_model.dtype`
   | `stages.${number}.explorer.rollout_model.enable_auto_tool_choice`
   | `stages.${number}.explorer.rollout_model.enable_chunked_prefill`
+  | `stages.${number}.explorer.rollout_model.enable_expert_parallel`
   | `stages.${number}.explorer.rollout_model.enable_history`
   | `stages.${number}.explorer.rollout_model.enable_log_requests`
   | `stages.${number}.explorer.rollout_model.enable_lora`
+  | `stages.${number}.explorer.rollout_model.enable_multimodal`
   | `stages.${number}.explorer.rollout_model.enable_openai_api`
   | `stages.${number}.explorer.rollout_model.enable_prefix_caching`
   | `stages.${number}.explorer.rollout_model.enable_prompt_truncation`
+  | `stages.${number}.explorer.rollout_model.enable_return_routed_experts`
   | `stages.${number}.explorer.rollout_model.enable_runtime_lora_updating`
   | `stages.${number}.explorer.rollout_model.enable_thinking`
   | `stages.${number}.explorer.rollout_model.enforce_eager`
+  | `stages.${number}.explorer.rollout_model.engine_id`
   | `stages.${number}.explorer.rollout_model.engine_num`
   | `stages.${number}.explorer.rollout_model.engine_type`
   | `stages.${number}.explorer.rollout_model.external_model_config`
@@ -1879,7 +1952,10 @@ export type ConfigPath =
   | `stages.${number}.explorer.rollout_model.external_model_config.base_url_env`
   | `stages.${number}.explorer.rollout_model.external_model_config.enable`
   | `stages.${number}.explorer.rollout_model.external_model_config.model_name`
+  | `stages.${number}.explorer.rollout_model.extra_engine_args`
+  | `stages.${number}.explorer.rollout_model.extra_engine_args.${string}`
   | `stages.${number}.explorer.rollout_model.gpu_memory_utilization`
+  | `stages.${number}.explorer.rollout_model.gpu_per_engine`
   | `stages.${number}.explorer.rollout_model.ignore_eos`
   | `stages.${number}.explorer.rollout_model.logprobs`
   | `stages.${number}.explorer.rollout_model.lora_kwargs`
@@ -1893,6 +1969,10 @@ export type ConfigPath =
   | `stages.${number}.explorer.rollout_model.min_response_tokens`
   | `stages.${number}.explorer.rollout_model.model_path`
   | `stages.${number}.explorer.rollout_model.name`
+  | `stages.${number}.explorer.rollout_model.nnodes`
+  | `stages.${number}.explorer.rollout_model.node_rank`
+  | `stages.${number}.explorer.rollout_model.pipeline_parallel_size`
+  | `stages.${number}.explorer.rollout_model.ray_actor_name`
   | `stages.${number}.explorer.rollout_model.ray_namespace`
   | `stages.${number}.explorer.rollout_model.reasoning_parser`
   | `stages.${number}.explorer.rollout_model.repetition_penalty`
@@ -1900,6 +1980,7 @@ export type ConfigPath =
   | `stages.${number}.explorer.rollout_model.rope_scaling.${string}`
   | `stages.${number}.explorer.rollout_model.rope_theta`
   | `stages.${number}.explorer.rollout_model.seed`
+  | `stages.${number}.explorer.rollout_model.sync_method`
   | `stages.${number}.explorer.rollout_model.temperature`
   | `stages.${number}.explorer.rollout_model.tensor_parallel_size`
   | `stages.${number}.explorer.rollout_model.tool_call_parser`
@@ -1907,20 +1988,37 @@ export type ConfigPath =
   | `stages.${number}.explorer.rollout_model.top_p`
   | `stages.${number}.explorer.rollout_model.trust_remote_code`
   | `stages.${number}.explorer.rollout_model.use_v1`
+  | `stages.${number}.explorer.rollout_model.weight_sync_buffer_size`
   | `stages.${number}.explorer.runner_num`
   | `stages.${number}.explorer.runner_per_model`
+  | `stages.${number}.explorer.runner_prepare_concurrency`
+  | `stages.${number}.explorer.runner_prepare_max_retries`
   | `stages.${number}.explorer.runner_state_report_interval`
   | `stages.${number}.explorer.service_status_check_interval`
   | `stages.${number}.mode`
   | `stages.${number}.stage_name`
   | `stages.${number}.trainer`
   | `stages.${number}.trainer.actor_grad_clip`
+  | `stages.${number}.trainer.balance_batch`
+  | `stages.${number}.trainer.critic_warmup`
   | `stages.${number}.trainer.enable_preview`
   | `stages.${number}.trainer.fix_actor_microbatch_loss_scale`
   | `stages.${number}.trainer.grad_clip`
+  | `stages.${number}.trainer.grad_offload`
   | `stages.${number}.trainer.max_checkpoints_to_keep`
   | `stages.${number}.trainer.max_token_len_per_gpu`
+  | `stages.${number}.trainer.megatron`
+  | `stages.${number}.trainer.megatron.context_parallel_size`
+  | `stages.${number}.trainer.megatron.expert_model_parallel_size`
+  | `stages.${number}.trainer.megatron.expert_tensor_parallel_size`
+  | `stages.${number}.trainer.megatron.pipeline_model_parallel_size`
+  | `stages.${number}.trainer.megatron.sequence_parallel`
+  | `stages.${number}.trainer.megatron.tensor_model_parallel_size`
+  | `stages.${number}.trainer.megatron.virtual_pipeline_model_parallel_size`
   | `stages.${number}.trainer.name`
+  | `stages.${number}.trainer.offload_policy`
+  | `stages.${number}.trainer.optimizer_offload`
+  | `stages.${number}.trainer.param_offload`
   | `stages.${number}.trainer.save_hf_checkpoint`
   | `stages.${number}.trainer.save_interval`
   | `stages.${number}.trainer.save_strategy`
@@ -1930,25 +2028,44 @@ export type ConfigPath =
   | `stages.${number}.trainer.trainer_config_path`
   | `stages.${number}.trainer.trainer_strategy`
   | `stages.${number}.trainer.trainer_type`
+  | `stages.${number}.trainer.trust_remote_code`
   | `stages.${number}.trainer.ulysses_sequence_parallel_size`
   | `stages.${number}.trainer.use_dynamic_bsz`
+  | `stages.${number}.trainer.use_remove_padding`
   | 'synchronizer'
+  | 'synchronizer.explorer_sync_interval'
   | 'synchronizer.explorer_world_size'
+  | 'synchronizer.group_name'
   | 'synchronizer.ray_namespace'
   | 'synchronizer.sync_interval'
   | 'synchronizer.sync_method'
   | 'synchronizer.sync_offset'
   | 'synchronizer.sync_style'
   | 'synchronizer.sync_timeout'
+  | 'synchronizer.trainer_sync_interval'
   | 'synchronizer.wait_for_checkpoint'
   | 'trainer'
   | 'trainer.actor_grad_clip'
+  | 'trainer.balance_batch'
+  | 'trainer.critic_warmup'
   | 'trainer.enable_preview'
   | 'trainer.fix_actor_microbatch_loss_scale'
   | 'trainer.grad_clip'
+  | 'trainer.grad_offload'
   | 'trainer.max_checkpoints_to_keep'
   | 'trainer.max_token_len_per_gpu'
+  | 'trainer.megatron'
+  | 'trainer.megatron.context_parallel_size'
+  | 'trainer.megatron.expert_model_parallel_size'
+  | 'trainer.megatron.expert_tensor_parallel_size'
+  | 'trainer.megatron.pipeline_model_parallel_size'
+  | 'trainer.megatron.sequence_parallel'
+  | 'trainer.megatron.tensor_model_parallel_size'
+  | 'trainer.megatron.virtual_pipeline_model_parallel_size'
   | 'trainer.name'
+  | 'trainer.offload_policy'
+  | 'trainer.optimizer_offload'
+  | 'trainer.param_offload'
   | 'trainer.save_hf_checkpoint'
   | 'trainer.save_interval'
   | 'trainer.save_strategy'
@@ -1958,8 +2075,10 @@ export type ConfigPath =
   | 'trainer.trainer_config_path'
   | 'trainer.trainer_strategy'
   | 'trainer.trainer_type'
+  | 'trainer.trust_remote_code'
   | 'trainer.ulysses_sequence_parallel_size'
-  | 'trainer.use_dynamic_bsz';
+  | 'trainer.use_dynamic_bsz'
+  | 'trainer.use_remove_padding';
 
 /** The same paths as data, for checking a path built at run time (see config-path.ts). */
 export const CONFIG_PATH_PATTERNS: readonly string[] = [
@@ -1968,6 +2087,8 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "algorithm.advantage_fn_args",
   "algorithm.advantage_fn_args.${string}",
   "algorithm.algorithm_type",
+  "algorithm.bypass_old_logprobs",
+  "algorithm.enable_router_replay",
   "algorithm.entropy_loss_fn",
   "algorithm.entropy_loss_fn_args",
   "algorithm.entropy_loss_fn_args.${string}",
@@ -1998,6 +2119,8 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "algorithm.policy_loss_fn_args",
   "algorithm.policy_loss_fn_args.${string}",
   "algorithm.repeat_times",
+  "algorithm.rollout_correction",
+  "algorithm.rollout_correction.${string}",
   "algorithm.sample_strategy",
   "algorithm.sample_strategy_args",
   "algorithm.sample_strategy_args.${string}",
@@ -2764,21 +2887,29 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "explorer.api_port",
   "explorer.auxiliary_models",
   "explorer.auxiliary_models.${number}",
+  "explorer.auxiliary_models.${number}.api_key",
+  "explorer.auxiliary_models.${number}.base_port",
   "explorer.auxiliary_models.${number}.bundle_indices",
   "explorer.auxiliary_models.${number}.chat_template",
+  "explorer.auxiliary_models.${number}.checkpoint_job_dir",
   "explorer.auxiliary_models.${number}.cuda_visible_devices",
+  "explorer.auxiliary_models.${number}.data_parallel_size",
   "explorer.auxiliary_models.${number}.dtype",
   "explorer.auxiliary_models.${number}.enable_auto_tool_choice",
   "explorer.auxiliary_models.${number}.enable_chunked_prefill",
+  "explorer.auxiliary_models.${number}.enable_expert_parallel",
   "explorer.auxiliary_models.${number}.enable_history",
   "explorer.auxiliary_models.${number}.enable_log_requests",
   "explorer.auxiliary_models.${number}.enable_lora",
+  "explorer.auxiliary_models.${number}.enable_multimodal",
   "explorer.auxiliary_models.${number}.enable_openai_api",
   "explorer.auxiliary_models.${number}.enable_prefix_caching",
   "explorer.auxiliary_models.${number}.enable_prompt_truncation",
+  "explorer.auxiliary_models.${number}.enable_return_routed_experts",
   "explorer.auxiliary_models.${number}.enable_runtime_lora_updating",
   "explorer.auxiliary_models.${number}.enable_thinking",
   "explorer.auxiliary_models.${number}.enforce_eager",
+  "explorer.auxiliary_models.${number}.engine_id",
   "explorer.auxiliary_models.${number}.engine_num",
   "explorer.auxiliary_models.${number}.engine_type",
   "explorer.auxiliary_models.${number}.external_model_config",
@@ -2786,7 +2917,10 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "explorer.auxiliary_models.${number}.external_model_config.base_url_env",
   "explorer.auxiliary_models.${number}.external_model_config.enable",
   "explorer.auxiliary_models.${number}.external_model_config.model_name",
+  "explorer.auxiliary_models.${number}.extra_engine_args",
+  "explorer.auxiliary_models.${number}.extra_engine_args.${string}",
   "explorer.auxiliary_models.${number}.gpu_memory_utilization",
+  "explorer.auxiliary_models.${number}.gpu_per_engine",
   "explorer.auxiliary_models.${number}.ignore_eos",
   "explorer.auxiliary_models.${number}.logprobs",
   "explorer.auxiliary_models.${number}.lora_kwargs",
@@ -2800,6 +2934,10 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "explorer.auxiliary_models.${number}.min_response_tokens",
   "explorer.auxiliary_models.${number}.model_path",
   "explorer.auxiliary_models.${number}.name",
+  "explorer.auxiliary_models.${number}.nnodes",
+  "explorer.auxiliary_models.${number}.node_rank",
+  "explorer.auxiliary_models.${number}.pipeline_parallel_size",
+  "explorer.auxiliary_models.${number}.ray_actor_name",
   "explorer.auxiliary_models.${number}.ray_namespace",
   "explorer.auxiliary_models.${number}.reasoning_parser",
   "explorer.auxiliary_models.${number}.repetition_penalty",
@@ -2807,6 +2945,7 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "explorer.auxiliary_models.${number}.rope_scaling.${string}",
   "explorer.auxiliary_models.${number}.rope_theta",
   "explorer.auxiliary_models.${number}.seed",
+  "explorer.auxiliary_models.${number}.sync_method",
   "explorer.auxiliary_models.${number}.temperature",
   "explorer.auxiliary_models.${number}.tensor_parallel_size",
   "explorer.auxiliary_models.${number}.tool_call_parser",
@@ -2814,17 +2953,20 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "explorer.auxiliary_models.${number}.top_p",
   "explorer.auxiliary_models.${number}.trust_remote_code",
   "explorer.auxiliary_models.${number}.use_v1",
+  "explorer.auxiliary_models.${number}.weight_sync_buffer_size",
   "explorer.bench_on_latest_checkpoint",
   "explorer.concurrent_mode",
   "explorer.db_url",
   "explorer.dynamic_timeout",
   "explorer.dynamic_timeout.enable",
   "explorer.dynamic_timeout.ratio",
+  "explorer.dynamic_timeout.warmup_min_steps",
   "explorer.env_vars",
   "explorer.env_vars.${string}",
   "explorer.eval_interval",
   "explorer.eval_on_startup",
   "explorer.listen_address",
+  "explorer.max_inflight_batches",
   "explorer.max_repeat_times_per_runner",
   "explorer.max_retry_times",
   "explorer.max_timeout",
@@ -2836,21 +2978,29 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "explorer.over_rollout.wait_after_min",
   "explorer.proxy_port",
   "explorer.rollout_model",
+  "explorer.rollout_model.api_key",
+  "explorer.rollout_model.base_port",
   "explorer.rollout_model.bundle_indices",
   "explorer.rollout_model.chat_template",
+  "explorer.rollout_model.checkpoint_job_dir",
   "explorer.rollout_model.cuda_visible_devices",
+  "explorer.rollout_model.data_parallel_size",
   "explorer.rollout_model.dtype",
   "explorer.rollout_model.enable_auto_tool_choice",
   "explorer.rollout_model.enable_chunked_prefill",
+  "explorer.rollout_model.enable_expert_parallel",
   "explorer.rollout_model.enable_history",
   "explorer.rollout_model.enable_log_requests",
   "explorer.rollout_model.enable_lora",
+  "explorer.rollout_model.enable_multimodal",
   "explorer.rollout_model.enable_openai_api",
   "explorer.rollout_model.enable_prefix_caching",
   "explorer.rollout_model.enable_prompt_truncation",
+  "explorer.rollout_model.enable_return_routed_experts",
   "explorer.rollout_model.enable_runtime_lora_updating",
   "explorer.rollout_model.enable_thinking",
   "explorer.rollout_model.enforce_eager",
+  "explorer.rollout_model.engine_id",
   "explorer.rollout_model.engine_num",
   "explorer.rollout_model.engine_type",
   "explorer.rollout_model.external_model_config",
@@ -2858,7 +3008,10 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "explorer.rollout_model.external_model_config.base_url_env",
   "explorer.rollout_model.external_model_config.enable",
   "explorer.rollout_model.external_model_config.model_name",
+  "explorer.rollout_model.extra_engine_args",
+  "explorer.rollout_model.extra_engine_args.${string}",
   "explorer.rollout_model.gpu_memory_utilization",
+  "explorer.rollout_model.gpu_per_engine",
   "explorer.rollout_model.ignore_eos",
   "explorer.rollout_model.logprobs",
   "explorer.rollout_model.lora_kwargs",
@@ -2872,6 +3025,10 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "explorer.rollout_model.min_response_tokens",
   "explorer.rollout_model.model_path",
   "explorer.rollout_model.name",
+  "explorer.rollout_model.nnodes",
+  "explorer.rollout_model.node_rank",
+  "explorer.rollout_model.pipeline_parallel_size",
+  "explorer.rollout_model.ray_actor_name",
   "explorer.rollout_model.ray_namespace",
   "explorer.rollout_model.reasoning_parser",
   "explorer.rollout_model.repetition_penalty",
@@ -2879,6 +3036,7 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "explorer.rollout_model.rope_scaling.${string}",
   "explorer.rollout_model.rope_theta",
   "explorer.rollout_model.seed",
+  "explorer.rollout_model.sync_method",
   "explorer.rollout_model.temperature",
   "explorer.rollout_model.tensor_parallel_size",
   "explorer.rollout_model.tool_call_parser",
@@ -2886,8 +3044,11 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "explorer.rollout_model.top_p",
   "explorer.rollout_model.trust_remote_code",
   "explorer.rollout_model.use_v1",
+  "explorer.rollout_model.weight_sync_buffer_size",
   "explorer.runner_num",
   "explorer.runner_per_model",
+  "explorer.runner_prepare_concurrency",
+  "explorer.runner_prepare_max_retries",
   "explorer.runner_state_report_interval",
   "explorer.service_status_check_interval",
   "group",
@@ -2965,6 +3126,8 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.algorithm.advantage_fn_args",
   "stages.${number}.algorithm.advantage_fn_args.${string}",
   "stages.${number}.algorithm.algorithm_type",
+  "stages.${number}.algorithm.bypass_old_logprobs",
+  "stages.${number}.algorithm.enable_router_replay",
   "stages.${number}.algorithm.entropy_loss_fn",
   "stages.${number}.algorithm.entropy_loss_fn_args",
   "stages.${number}.algorithm.entropy_loss_fn_args.${string}",
@@ -2995,6 +3158,8 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.algorithm.policy_loss_fn_args",
   "stages.${number}.algorithm.policy_loss_fn_args.${string}",
   "stages.${number}.algorithm.repeat_times",
+  "stages.${number}.algorithm.rollout_correction",
+  "stages.${number}.algorithm.rollout_correction.${string}",
   "stages.${number}.algorithm.sample_strategy",
   "stages.${number}.algorithm.sample_strategy_args",
   "stages.${number}.algorithm.sample_strategy_args.${string}",
@@ -3746,21 +3911,29 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.explorer.api_port",
   "stages.${number}.explorer.auxiliary_models",
   "stages.${number}.explorer.auxiliary_models.${number}",
+  "stages.${number}.explorer.auxiliary_models.${number}.api_key",
+  "stages.${number}.explorer.auxiliary_models.${number}.base_port",
   "stages.${number}.explorer.auxiliary_models.${number}.bundle_indices",
   "stages.${number}.explorer.auxiliary_models.${number}.chat_template",
+  "stages.${number}.explorer.auxiliary_models.${number}.checkpoint_job_dir",
   "stages.${number}.explorer.auxiliary_models.${number}.cuda_visible_devices",
+  "stages.${number}.explorer.auxiliary_models.${number}.data_parallel_size",
   "stages.${number}.explorer.auxiliary_models.${number}.dtype",
   "stages.${number}.explorer.auxiliary_models.${number}.enable_auto_tool_choice",
   "stages.${number}.explorer.auxiliary_models.${number}.enable_chunked_prefill",
+  "stages.${number}.explorer.auxiliary_models.${number}.enable_expert_parallel",
   "stages.${number}.explorer.auxiliary_models.${number}.enable_history",
   "stages.${number}.explorer.auxiliary_models.${number}.enable_log_requests",
   "stages.${number}.explorer.auxiliary_models.${number}.enable_lora",
+  "stages.${number}.explorer.auxiliary_models.${number}.enable_multimodal",
   "stages.${number}.explorer.auxiliary_models.${number}.enable_openai_api",
   "stages.${number}.explorer.auxiliary_models.${number}.enable_prefix_caching",
   "stages.${number}.explorer.auxiliary_models.${number}.enable_prompt_truncation",
+  "stages.${number}.explorer.auxiliary_models.${number}.enable_return_routed_experts",
   "stages.${number}.explorer.auxiliary_models.${number}.enable_runtime_lora_updating",
   "stages.${number}.explorer.auxiliary_models.${number}.enable_thinking",
   "stages.${number}.explorer.auxiliary_models.${number}.enforce_eager",
+  "stages.${number}.explorer.auxiliary_models.${number}.engine_id",
   "stages.${number}.explorer.auxiliary_models.${number}.engine_num",
   "stages.${number}.explorer.auxiliary_models.${number}.engine_type",
   "stages.${number}.explorer.auxiliary_models.${number}.external_model_config",
@@ -3768,7 +3941,10 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.explorer.auxiliary_models.${number}.external_model_config.base_url_env",
   "stages.${number}.explorer.auxiliary_models.${number}.external_model_config.enable",
   "stages.${number}.explorer.auxiliary_models.${number}.external_model_config.model_name",
+  "stages.${number}.explorer.auxiliary_models.${number}.extra_engine_args",
+  "stages.${number}.explorer.auxiliary_models.${number}.extra_engine_args.${string}",
   "stages.${number}.explorer.auxiliary_models.${number}.gpu_memory_utilization",
+  "stages.${number}.explorer.auxiliary_models.${number}.gpu_per_engine",
   "stages.${number}.explorer.auxiliary_models.${number}.ignore_eos",
   "stages.${number}.explorer.auxiliary_models.${number}.logprobs",
   "stages.${number}.explorer.auxiliary_models.${number}.lora_kwargs",
@@ -3782,6 +3958,10 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.explorer.auxiliary_models.${number}.min_response_tokens",
   "stages.${number}.explorer.auxiliary_models.${number}.model_path",
   "stages.${number}.explorer.auxiliary_models.${number}.name",
+  "stages.${number}.explorer.auxiliary_models.${number}.nnodes",
+  "stages.${number}.explorer.auxiliary_models.${number}.node_rank",
+  "stages.${number}.explorer.auxiliary_models.${number}.pipeline_parallel_size",
+  "stages.${number}.explorer.auxiliary_models.${number}.ray_actor_name",
   "stages.${number}.explorer.auxiliary_models.${number}.ray_namespace",
   "stages.${number}.explorer.auxiliary_models.${number}.reasoning_parser",
   "stages.${number}.explorer.auxiliary_models.${number}.repetition_penalty",
@@ -3789,6 +3969,7 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.explorer.auxiliary_models.${number}.rope_scaling.${string}",
   "stages.${number}.explorer.auxiliary_models.${number}.rope_theta",
   "stages.${number}.explorer.auxiliary_models.${number}.seed",
+  "stages.${number}.explorer.auxiliary_models.${number}.sync_method",
   "stages.${number}.explorer.auxiliary_models.${number}.temperature",
   "stages.${number}.explorer.auxiliary_models.${number}.tensor_parallel_size",
   "stages.${number}.explorer.auxiliary_models.${number}.tool_call_parser",
@@ -3796,17 +3977,20 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.explorer.auxiliary_models.${number}.top_p",
   "stages.${number}.explorer.auxiliary_models.${number}.trust_remote_code",
   "stages.${number}.explorer.auxiliary_models.${number}.use_v1",
+  "stages.${number}.explorer.auxiliary_models.${number}.weight_sync_buffer_size",
   "stages.${number}.explorer.bench_on_latest_checkpoint",
   "stages.${number}.explorer.concurrent_mode",
   "stages.${number}.explorer.db_url",
   "stages.${number}.explorer.dynamic_timeout",
   "stages.${number}.explorer.dynamic_timeout.enable",
   "stages.${number}.explorer.dynamic_timeout.ratio",
+  "stages.${number}.explorer.dynamic_timeout.warmup_min_steps",
   "stages.${number}.explorer.env_vars",
   "stages.${number}.explorer.env_vars.${string}",
   "stages.${number}.explorer.eval_interval",
   "stages.${number}.explorer.eval_on_startup",
   "stages.${number}.explorer.listen_address",
+  "stages.${number}.explorer.max_inflight_batches",
   "stages.${number}.explorer.max_repeat_times_per_runner",
   "stages.${number}.explorer.max_retry_times",
   "stages.${number}.explorer.max_timeout",
@@ -3818,21 +4002,29 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.explorer.over_rollout.wait_after_min",
   "stages.${number}.explorer.proxy_port",
   "stages.${number}.explorer.rollout_model",
+  "stages.${number}.explorer.rollout_model.api_key",
+  "stages.${number}.explorer.rollout_model.base_port",
   "stages.${number}.explorer.rollout_model.bundle_indices",
   "stages.${number}.explorer.rollout_model.chat_template",
+  "stages.${number}.explorer.rollout_model.checkpoint_job_dir",
   "stages.${number}.explorer.rollout_model.cuda_visible_devices",
+  "stages.${number}.explorer.rollout_model.data_parallel_size",
   "stages.${number}.explorer.rollout_model.dtype",
   "stages.${number}.explorer.rollout_model.enable_auto_tool_choice",
   "stages.${number}.explorer.rollout_model.enable_chunked_prefill",
+  "stages.${number}.explorer.rollout_model.enable_expert_parallel",
   "stages.${number}.explorer.rollout_model.enable_history",
   "stages.${number}.explorer.rollout_model.enable_log_requests",
   "stages.${number}.explorer.rollout_model.enable_lora",
+  "stages.${number}.explorer.rollout_model.enable_multimodal",
   "stages.${number}.explorer.rollout_model.enable_openai_api",
   "stages.${number}.explorer.rollout_model.enable_prefix_caching",
   "stages.${number}.explorer.rollout_model.enable_prompt_truncation",
+  "stages.${number}.explorer.rollout_model.enable_return_routed_experts",
   "stages.${number}.explorer.rollout_model.enable_runtime_lora_updating",
   "stages.${number}.explorer.rollout_model.enable_thinking",
   "stages.${number}.explorer.rollout_model.enforce_eager",
+  "stages.${number}.explorer.rollout_model.engine_id",
   "stages.${number}.explorer.rollout_model.engine_num",
   "stages.${number}.explorer.rollout_model.engine_type",
   "stages.${number}.explorer.rollout_model.external_model_config",
@@ -3840,7 +4032,10 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.explorer.rollout_model.external_model_config.base_url_env",
   "stages.${number}.explorer.rollout_model.external_model_config.enable",
   "stages.${number}.explorer.rollout_model.external_model_config.model_name",
+  "stages.${number}.explorer.rollout_model.extra_engine_args",
+  "stages.${number}.explorer.rollout_model.extra_engine_args.${string}",
   "stages.${number}.explorer.rollout_model.gpu_memory_utilization",
+  "stages.${number}.explorer.rollout_model.gpu_per_engine",
   "stages.${number}.explorer.rollout_model.ignore_eos",
   "stages.${number}.explorer.rollout_model.logprobs",
   "stages.${number}.explorer.rollout_model.lora_kwargs",
@@ -3854,6 +4049,10 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.explorer.rollout_model.min_response_tokens",
   "stages.${number}.explorer.rollout_model.model_path",
   "stages.${number}.explorer.rollout_model.name",
+  "stages.${number}.explorer.rollout_model.nnodes",
+  "stages.${number}.explorer.rollout_model.node_rank",
+  "stages.${number}.explorer.rollout_model.pipeline_parallel_size",
+  "stages.${number}.explorer.rollout_model.ray_actor_name",
   "stages.${number}.explorer.rollout_model.ray_namespace",
   "stages.${number}.explorer.rollout_model.reasoning_parser",
   "stages.${number}.explorer.rollout_model.repetition_penalty",
@@ -3861,6 +4060,7 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.explorer.rollout_model.rope_scaling.${string}",
   "stages.${number}.explorer.rollout_model.rope_theta",
   "stages.${number}.explorer.rollout_model.seed",
+  "stages.${number}.explorer.rollout_model.sync_method",
   "stages.${number}.explorer.rollout_model.temperature",
   "stages.${number}.explorer.rollout_model.tensor_parallel_size",
   "stages.${number}.explorer.rollout_model.tool_call_parser",
@@ -3868,20 +4068,37 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.explorer.rollout_model.top_p",
   "stages.${number}.explorer.rollout_model.trust_remote_code",
   "stages.${number}.explorer.rollout_model.use_v1",
+  "stages.${number}.explorer.rollout_model.weight_sync_buffer_size",
   "stages.${number}.explorer.runner_num",
   "stages.${number}.explorer.runner_per_model",
+  "stages.${number}.explorer.runner_prepare_concurrency",
+  "stages.${number}.explorer.runner_prepare_max_retries",
   "stages.${number}.explorer.runner_state_report_interval",
   "stages.${number}.explorer.service_status_check_interval",
   "stages.${number}.mode",
   "stages.${number}.stage_name",
   "stages.${number}.trainer",
   "stages.${number}.trainer.actor_grad_clip",
+  "stages.${number}.trainer.balance_batch",
+  "stages.${number}.trainer.critic_warmup",
   "stages.${number}.trainer.enable_preview",
   "stages.${number}.trainer.fix_actor_microbatch_loss_scale",
   "stages.${number}.trainer.grad_clip",
+  "stages.${number}.trainer.grad_offload",
   "stages.${number}.trainer.max_checkpoints_to_keep",
   "stages.${number}.trainer.max_token_len_per_gpu",
+  "stages.${number}.trainer.megatron",
+  "stages.${number}.trainer.megatron.context_parallel_size",
+  "stages.${number}.trainer.megatron.expert_model_parallel_size",
+  "stages.${number}.trainer.megatron.expert_tensor_parallel_size",
+  "stages.${number}.trainer.megatron.pipeline_model_parallel_size",
+  "stages.${number}.trainer.megatron.sequence_parallel",
+  "stages.${number}.trainer.megatron.tensor_model_parallel_size",
+  "stages.${number}.trainer.megatron.virtual_pipeline_model_parallel_size",
   "stages.${number}.trainer.name",
+  "stages.${number}.trainer.offload_policy",
+  "stages.${number}.trainer.optimizer_offload",
+  "stages.${number}.trainer.param_offload",
   "stages.${number}.trainer.save_hf_checkpoint",
   "stages.${number}.trainer.save_interval",
   "stages.${number}.trainer.save_strategy",
@@ -3891,25 +4108,44 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "stages.${number}.trainer.trainer_config_path",
   "stages.${number}.trainer.trainer_strategy",
   "stages.${number}.trainer.trainer_type",
+  "stages.${number}.trainer.trust_remote_code",
   "stages.${number}.trainer.ulysses_sequence_parallel_size",
   "stages.${number}.trainer.use_dynamic_bsz",
+  "stages.${number}.trainer.use_remove_padding",
   "synchronizer",
+  "synchronizer.explorer_sync_interval",
   "synchronizer.explorer_world_size",
+  "synchronizer.group_name",
   "synchronizer.ray_namespace",
   "synchronizer.sync_interval",
   "synchronizer.sync_method",
   "synchronizer.sync_offset",
   "synchronizer.sync_style",
   "synchronizer.sync_timeout",
+  "synchronizer.trainer_sync_interval",
   "synchronizer.wait_for_checkpoint",
   "trainer",
   "trainer.actor_grad_clip",
+  "trainer.balance_batch",
+  "trainer.critic_warmup",
   "trainer.enable_preview",
   "trainer.fix_actor_microbatch_loss_scale",
   "trainer.grad_clip",
+  "trainer.grad_offload",
   "trainer.max_checkpoints_to_keep",
   "trainer.max_token_len_per_gpu",
+  "trainer.megatron",
+  "trainer.megatron.context_parallel_size",
+  "trainer.megatron.expert_model_parallel_size",
+  "trainer.megatron.expert_tensor_parallel_size",
+  "trainer.megatron.pipeline_model_parallel_size",
+  "trainer.megatron.sequence_parallel",
+  "trainer.megatron.tensor_model_parallel_size",
+  "trainer.megatron.virtual_pipeline_model_parallel_size",
   "trainer.name",
+  "trainer.offload_policy",
+  "trainer.optimizer_offload",
+  "trainer.param_offload",
   "trainer.save_hf_checkpoint",
   "trainer.save_interval",
   "trainer.save_strategy",
@@ -3919,6 +4155,8 @@ export const CONFIG_PATH_PATTERNS: readonly string[] = [
   "trainer.trainer_config_path",
   "trainer.trainer_strategy",
   "trainer.trainer_type",
+  "trainer.trust_remote_code",
   "trainer.ulysses_sequence_parallel_size",
   "trainer.use_dynamic_bsz",
+  "trainer.use_remove_padding",
 ];

@@ -9,13 +9,13 @@ export const NEWEST_RELEASE: Release = 'main';
 /**
  * The upstream commit each release was read from (Trinity-RFT history).
  *
- * `main` is the newest state this project could read, not one commit: the registries, algorithm types and checks
- * that changed after `10796ed` (2026-04-24) were read from the newest versions a public code index holds of each
- * file (every such fact names its own commit, e.g. `RegistryEntry.source`), and the README at `0c34dfa` already
- * announces v0.6.0 as released (2026-06), so this `main` is v0.6.0 or later. No stored file carries a `0.6.0`
- * version string, so the v0.6.0 tag's commit is not known and there is no separate `v0.6.0` release: an installed
- * 0.6.x maps to `main` (see parseRelease). The config dataclasses (trinity/common/config.py) were not stored newer
- * than 10796ed, so fields stay as read there ({@link MAIN_FIELDS_COMMIT}).
+ * `main` is the newest state this project could read, not one commit. Its config dataclasses and launch checks
+ * (trinity/common/config.py, config_validator.py) were read at `f3c8dec` (2026-06-25, {@link MAIN_FIELDS_COMMIT}),
+ * the newest upstream commit a readable copy of the repository holds; registries, algorithm types and checks that a
+ * public code index holds in newer versions name their own commit (e.g. `RegistryEntry.source`), and the README at
+ * `0c34dfa` announces v0.6.0 as released (2026-06). At f3c8dec `trinity.__version__` is still "0.5.2": the v0.6.0
+ * version bump is a later commit whose tree could not be read (a fork's copy of it shows only its version string), so
+ * there is no separate `v0.6.0` release and an installed 0.6.x maps to `main` (see parseRelease).
  */
 export const RELEASE_COMMITS: Record<Release, string> = {
   'v0.3.0': '7d2323f',
@@ -27,9 +27,9 @@ export const RELEASE_COMMITS: Record<Release, string> = {
   main: '0c34dfa',
 };
 
-/** When the modelled `main` was last moved forward, and the commit its config fields were read at. */
-export const MAIN_AS_OF = '2026-06';
-export const MAIN_FIELDS_COMMIT = '10796ed';
+/** When the modelled `main` was last moved forward, and the commit its config fields and launch checks were read at. */
+export const MAIN_AS_OF = '2026-06-25';
+export const MAIN_FIELDS_COMMIT = 'f3c8dec';
 
 export function releaseIndex(r: Release): number {
   return RELEASES.indexOf(r);

@@ -34,6 +34,12 @@ export interface AlgorithmConfig {
   entropy_loss_fn_args: Record<string, unknown> | null;
   /** How per-token losses are reduced to one value: `token-mean`, `seq-mean-token-sum`, `seq-mean-token-mean` or `seq-mean-token-sum-norm`. */
   loss_agg_mode: string | null;
+  /** Rollout router replay for MoE models: the trainer replays the experts the rollout engine routed each token to. */
+  enable_router_replay: boolean;
+  /** Use the rollout engine's log-probs as the old policy's instead of recomputing them in the trainer. */
+  bypass_old_logprobs: boolean;
+  /** Off-policy correction of the rollout/trainer mismatch (importance weights, rejection sampling), as a dict (`bypass_mode`, `rollout_is`, `rollout_rs`, ...). */
+  rollout_correction: Record<string, unknown> | null;
 }
 
 export interface BufferConfig {
@@ -155,6 +161,8 @@ export interface DataSelectorConfig {
 export interface DynamicTimeoutConfig {
   /** Turn on the dynamic step timeout; it takes effect once a batch worth of tasks has completed. */
   enable: boolean;
+  /** Fully observed explorer steps to wait for before the dynamic timeout takes effect. */
+  warmup_min_steps: number;
   /** Multiplier: the timeout becomes the smaller of the normal timeout and the average task time × this. */
   ratio: number;
 }
@@ -220,6 +228,10 @@ export interface ExplorerConfig {
   name: string;
   /** Workflow runners started per rollout engine; total runners = this × `rollout_model.engine_num`. */
   runner_per_model: number;
+  /** How many workflow runners may start up at the same time (values below 1 count as 1). */
+  runner_prepare_concurrency: number;
+  /** How often a workflow runner that crashes while starting is retried. */
+  runner_prepare_max_retries: number;
   /** Seconds one task (workflow run) may take before it is treated as failed. */
   max_timeout: number;
   /** How many times a task is retried after failing or timing out. */
@@ -258,6 +270,8 @@ export interface ExplorerConfig {
   dynamic_timeout: DynamicTimeoutConfig;
   /** Seconds between runner status reports printed by the explorer; 0 = disabled. */
   runner_state_report_interval: number;
+  /** With `synchronizer.sync_style: fully_async`, how many train batches the explorer keeps in flight before it waits for the oldest. */
+  max_inflight_batches: number;
 }
 
 export interface ExplorerInput {
@@ -345,12 +359,22 @@ export interface InferenceModelConfig {
   name: string | null;
   /** Hugging Face `trust_remote_code` flag for this model. */
   trust_remote_code: boolean;
-  /** Inference backend: `vllm` (older releases: `vllm_async`; any `vllm*` name), `tinker` or `external`. */
+  /** Inference backend: `vllm` (older releases: `vllm_async`; any `vllm*` name), `sglang` (main), `tinker` or `external`. */
   engine_type: string;
   /** Number of independent engine instances (replicas). */
   engine_num: number;
-  /** GPUs each engine splits the model across (vLLM tensor parallelism). */
+  /** GPUs each engine splits the model across (tensor parallelism). */
   tensor_parallel_size: number;
+  /** Data-parallel replicas inside one engine (vLLM/SGLang). */
+  data_parallel_size: number;
+  /** Pipeline-parallel stages of one engine. */
+  pipeline_parallel_size: number;
+  /** Spread the experts of a MoE model across the GPUs of an engine. */
+  enable_expert_parallel: boolean;
+  /** GPUs of one engine (`tensor_parallel_size` × `data_parallel_size` × `pipeline_parallel_size`; 0 for `tinker` / `external`). */
+  gpu_per_engine: number;
+  /** Extra keyword arguments passed as they are to the vLLM engine arguments or SGLang server arguments. */
+  extra_engine_args: Record<string, unknown>;
   /** Use vLLM's V1 engine architecture. */
   use_v1: boolean;
   /** Run vLLM in eager mode without CUDA graphs: faster start-up and less memory, usually slower generation. */
@@ -387,6 +411,8 @@ export interface InferenceModelConfig {
   repetition_penalty: number | null;
   /** Keep generating past the end-of-sequence token up to the length limit. */
   ignore_eos: boolean;
+  /** Serve a multi-modal model (image/video inputs). */
+  enable_multimodal: boolean;
   /** Jinja chat template for this engine. */
   chat_template: string | null;
   /** Passed as `enable_thinking` to the chat template (Qwen3-style thinking mode). */
@@ -397,6 +423,10 @@ export interface InferenceModelConfig {
   enable_openai_api: boolean;
   /** Log each incoming request in the vLLM engine / API server; useful for debugging, noisy otherwise. */
   enable_log_requests: boolean;
+  /** First port of the engines' OpenAI API servers; engine `i` listens on `base_port + i`. */
+  base_port: number | null;
+  /** API key the engines' OpenAI API servers expect. */
+  api_key: string;
   /** Let the OpenAI API decide automatically when to emit tool calls (vLLM auto tool choice). */
   enable_auto_tool_choice: boolean;
   /** vLLM tool-call parser (e.g. */
@@ -405,10 +435,26 @@ export interface InferenceModelConfig {
   reasoning_parser: string | null;
   /** Endpoint settings for the `external` engine. */
   external_model_config: ExternalModelConfig;
+  /** Nodes one engine spans (`gpu_per_engine` / `cluster.gpu_per_node` when the engine is larger than a node). */
+  nnodes: number;
+  /** Rank of this node within a multi-node engine. */
+  node_rank: number;
+  /** Return the routed experts of a MoE model with each response. */
+  enable_return_routed_experts: boolean;
+  /** Size in MB of the buffer weights are sent through in batches during an NCCL weight sync; bounds the extra GPU memory a sync takes. */
+  weight_sync_buffer_size: number;
   /** Ray placement-group bundles (GPUs) assigned to this engine. */
   bundle_indices: string;
+  /** Index of the engine among its replicas. */
+  engine_id: number;
   /** Set by Trinity from the root `ray_namespace`; do not set. */
   ray_namespace: string | null;
+  /** Name of the engine's Ray actor. */
+  ray_actor_name: string | null;
+  /** Set by Trinity from `synchronizer.sync_method`; do not set. */
+  sync_method: 'nccl' | 'checkpoint' | 'memory' | null;
+  /** Set by Trinity from the root `checkpoint_job_dir`; do not set. */
+  checkpoint_job_dir: string | null;
   /** GPU pinning for the engine process. */
   cuda_visible_devices: string | null;
   /** Serve a LoRA adapter. */
@@ -418,7 +464,7 @@ export interface InferenceModelConfig {
   /** Adapters registered with vLLM (id, name, path, base model). */
   lora_modules: (Record<string, unknown>)[] | null;
   /** Extra vLLM LoRA engine options (adapter count, maximum rank). */
-  lora_kwargs: Record<string, unknown> | null;
+  lora_kwargs: Record<string, unknown>;
   /** Set by Trinity from `model.rope_scaling`; do not set. */
   rope_scaling: Record<string, unknown> | null;
   /** Set by Trinity from `model.rope_theta`; do not set. */
@@ -453,6 +499,23 @@ export interface LoRAConfig {
   exclude_modules: string | null;
   /** Marks an adapter Trinity created itself because `path` was null. */
   is_dummy: boolean;
+}
+
+export interface MegatronParallelConfig {
+  /** Megatron tensor-parallel size. */
+  tensor_model_parallel_size: number;
+  /** Megatron pipeline-parallel size. */
+  pipeline_model_parallel_size: number;
+  /** Virtual pipeline stages per pipeline rank (interleaved schedule). */
+  virtual_pipeline_model_parallel_size: number | null;
+  /** Megatron expert-parallel size (MoE models). */
+  expert_model_parallel_size: number;
+  /** Tensor-parallel size inside each expert. */
+  expert_tensor_parallel_size: number | null;
+  /** Megatron context-parallel size; with Megatron an unset `max_token_len_per_gpu` becomes ceil(2 × `max_model_len` / this). */
+  context_parallel_size: number;
+  /** Megatron sequence parallelism alongside tensor parallelism. */
+  sequence_parallel: boolean;
 }
 
 export interface ModelConfig {
@@ -652,13 +715,19 @@ export interface SynchronizerConfig {
   /** How weights reach the rollout engines: `nccl` (direct GPU broadcast, `both` mode only), `checkpoint` (via saved checkpoints; used by other modes and with LoRA) or `memory` (through Ray; used by `colocate`). */
   sync_method: 'nccl' | 'checkpoint' | 'memory';
   /** When syncs happen: `fixed` (every `sync_interval` steps on both sides), `explorer_driven` or `trainer_driven` (that side triggers after `sync_interval` of its own steps). */
-  sync_style: 'fixed' | 'trainer_driven' | 'explorer_driven';
+  sync_style: 'fixed' | 'trainer_driven' | 'explorer_driven' | 'fully_async';
   /** Steps between weight syncs; must be positive. */
   sync_interval: number;
+  /** Explorer steps between weight syncs on the explorer side; must be positive. */
+  explorer_sync_interval: number | null;
+  /** Trainer steps between weight syncs on the trainer side; must be positive. */
+  trainer_sync_interval: number | null;
   /** Explorer steps run before the first sync, letting rollout run that many steps ahead of training (pipelining). */
   sync_offset: number;
   /** Seconds to wait for the other side (or for a new checkpoint) during a weight sync before giving up. */
   sync_timeout: number;
+  /** Name of the NCCL process group used for weight syncs. */
+  group_name: string;
   /** Reserved; not used by Trinity yet. */
   wait_for_checkpoint: boolean;
   /** Number of rollout GPUs joining the NCCL weight-sync group. */
@@ -771,16 +840,34 @@ export interface TrainerConfig {
   grad_clip: number;
   /** Pack micro-batches by token count (up to `max_token_len_per_gpu`) instead of a fixed number of samples. */
   use_dynamic_bsz: boolean;
+  /** Pack sequences without padding tokens in the trainer (veRL `use_remove_padding`). */
+  use_remove_padding: boolean;
+  /** Reorder each batch so every data-parallel rank gets a similar number of tokens (for algorithms that allow it). */
+  balance_batch: boolean;
+  /** Steps during which only the critic is updated, before the actor starts training. */
+  critic_warmup: number;
   /** Tokens per GPU in one forward/backward pass when `use_dynamic_bsz` is on. */
   max_token_len_per_gpu: number | null;
   /** GPUs across which one sequence is split (Ulysses sequence parallelism); 1 = off. */
   ulysses_sequence_parallel_size: number;
   /** Experimental: with `token-mean` loss aggregation, weight micro-batch losses by their token share of the whole mini-batch so gradient accumulation matches one large batch. */
   fix_actor_microbatch_loss_scale: boolean;
+  /** Offload model parameters to CPU memory between uses. */
+  param_offload: boolean;
+  /** Offload optimizer states to CPU memory. */
+  optimizer_offload: boolean;
+  /** Offload gradients to CPU memory. */
+  grad_offload: boolean;
+  /** FSDP2's CPU offload policy (parameters, gradients and optimizer step on CPU). */
+  offload_policy: boolean;
   /** How concurrent checkpoint writes are serialised: `single_thread`, `single_process`, `single_node` or `unrestricted` (no restriction, fastest). */
   save_strategy: 'single_thread' | 'single_process' | 'single_node' | 'unrestricted';
   /** Keep only this many most recent checkpoints, deleting older ones. */
-  max_checkpoints_to_keep: number | null;
+  max_checkpoints_to_keep: number;
+  /** Megatron-Core parallel sizes, used when `trainer_strategy` is `megatron`. */
+  megatron: MegatronParallelConfig;
+  /** Set by Trinity from `model.trust_remote_code`; do not set. */
+  trust_remote_code: boolean;
   /** Inline veRL trainer configuration (`actor_rollout_ref`, `critic`, `trainer`, ...) merged over veRL's defaults; unknown keys are errors. */
   trainer_config: unknown;
   /** Path to a separate veRL YAML file. */

@@ -45,6 +45,8 @@ export const SECTION_DOCS: Record<string, string> = {
     '`service.data_juicer`: where to reach (or whether to launch) the Data-Juicer server used by `data_juicer` pipeline operators.',
   ServiceConfig:
     'The `service` section: external helper services used by the run; currently only a Data-Juicer server.',
+  MegatronParallelConfig:
+    '`trainer.megatron`: Megatron-Core parallel sizes (tensor, pipeline, virtual pipeline, expert, context) and sequence parallelism, used when `trainer.trainer_strategy` is `megatron`.',
   LogConfig: 'The `log` section: log level and layout of the per-actor log files under the job directory.',
   Config:
     'Root of a Trinity-RFT config: run mode, experiment naming and checkpoint location, plus one sub-section per component (`algorithm`, `model`, `cluster`, `buffer`, `explorer`, `trainer`, `synchronizer`, `monitor`, ...).',
@@ -265,11 +267,11 @@ export const FIELD_DOCS: Record<string, string> = {
   'InferenceModelConfig.model_path':
     'Model served by this engine. For `explorer.rollout_model` it is set by Trinity from `model.model_path` (do not set); for each auxiliary model it is required.',
   'InferenceModelConfig.engine_type':
-    'Inference backend: `vllm` (older releases: `vllm_async`; any `vllm*` name), `tinker` or `external`. Trinity switches it to `tinker` / `external` when `model.tinker` / `model.external_model` is enabled.',
+    'Inference backend: `vllm` (older releases: `vllm_async`; any `vllm*` name), `sglang` (main), `tinker` or `external`. Trinity switches it to `tinker` / `external` when `model.tinker` / `model.external_model` is enabled.',
   'InferenceModelConfig.engine_num':
-    'Number of independent engine instances (replicas). GPUs used = `engine_num` × `tensor_parallel_size`.',
+    'Number of independent engine instances (replicas). GPUs used = `engine_num` × `tensor_parallel_size` (main: × `data_parallel_size` × `pipeline_parallel_size`).',
   'InferenceModelConfig.tensor_parallel_size':
-    'GPUs each engine splits the model across (vLLM tensor parallelism). One engine must fit on a single node.',
+    'GPUs each engine splits the model across (tensor parallelism). Up to v0.5.2 one engine must fit on a single node; on main a larger engine spans whole nodes.',
   'InferenceModelConfig.use_v1': "Use vLLM's V1 engine architecture.",
   'InferenceModelConfig.enforce_eager':
     'Run vLLM in eager mode without CUDA graphs: faster start-up and less memory, usually slower generation.',
@@ -496,7 +498,7 @@ export const FIELD_DOCS: Record<string, string> = {
   'TrainerConfig.save_hf_checkpoint':
     'When to also save Hugging Face-format weights: `last` (final checkpoint only), `always` or `never`. HF saves cost time, disk and GPU memory; multi-stage runs force `last`.',
   'TrainerConfig.max_checkpoints_to_keep':
-    'Keep only this many most recent checkpoints, deleting older ones. null = keep all.',
+    'Keep only this many most recent checkpoints, deleting older ones. null (up to v0.5.2) or 0 (main) = keep all.',
   // MonitorConfig
   'MonitorConfig.monitor_type':
     'Metrics backend: `tensorboard`, `wandb`, `mlflow` or `swanlab`. Explorer and trainer log as separate runs.',
@@ -734,4 +736,68 @@ export const FIELD_DOCS: Record<string, string> = {
   'ExternalModelConfig.base_url_env': 'Name of the environment variable that holds the API base URL.',
   'ExternalModelConfig.api_key_env': 'Name of the environment variable that holds the API key.',
   'ExternalModelConfig.model_name': 'Model name sent to the API. Required when `enable` is on.',
+  // Fields added on main (read at Trinity-RFT f3c8dec)
+  'DynamicTimeoutConfig.warmup_min_steps':
+    'Fully observed explorer steps to wait for before the dynamic timeout takes effect.',
+  'InferenceModelConfig.data_parallel_size':
+    'Data-parallel replicas inside one engine (vLLM/SGLang). GPUs per engine = `tensor_parallel_size` × `data_parallel_size` × `pipeline_parallel_size`.',
+  'InferenceModelConfig.pipeline_parallel_size':
+    'Pipeline-parallel stages of one engine. An engine larger than a node must use a whole number of nodes.',
+  'InferenceModelConfig.enable_expert_parallel': 'Spread the experts of a MoE model across the GPUs of an engine.',
+  'InferenceModelConfig.gpu_per_engine':
+    'GPUs of one engine (`tensor_parallel_size` × `data_parallel_size` × `pipeline_parallel_size`; 0 for `tinker` / `external`). Set by Trinity; do not set.',
+  'InferenceModelConfig.extra_engine_args':
+    'Extra keyword arguments passed as they are to the vLLM engine arguments or SGLang server arguments.',
+  'InferenceModelConfig.enable_multimodal': 'Serve a multi-modal model (image/video inputs).',
+  'InferenceModelConfig.base_port':
+    "First port of the engines' OpenAI API servers; engine `i` listens on `base_port + i`. null = a random free port.",
+  'InferenceModelConfig.api_key': "API key the engines' OpenAI API servers expect.",
+  'InferenceModelConfig.nnodes':
+    'Nodes one engine spans (`gpu_per_engine` / `cluster.gpu_per_node` when the engine is larger than a node). Set by Trinity; do not set.',
+  'InferenceModelConfig.node_rank': 'Rank of this node within a multi-node engine. Set by Trinity; do not set.',
+  'InferenceModelConfig.enable_return_routed_experts':
+    'Return the routed experts of a MoE model with each response. Set by Trinity from `algorithm.enable_router_replay`; do not set.',
+  'InferenceModelConfig.weight_sync_buffer_size':
+    'Size in MB of the buffer weights are sent through in batches during an NCCL weight sync; bounds the extra GPU memory a sync takes.',
+  'InferenceModelConfig.engine_id': 'Index of the engine among its replicas. Set by Trinity; do not set.',
+  'InferenceModelConfig.ray_actor_name': "Name of the engine's Ray actor. Set by Trinity; do not set.",
+  'InferenceModelConfig.sync_method': 'Set by Trinity from `synchronizer.sync_method`; do not set.',
+  'InferenceModelConfig.checkpoint_job_dir': 'Set by Trinity from the root `checkpoint_job_dir`; do not set.',
+  'AlgorithmConfig.enable_router_replay':
+    'Rollout router replay for MoE models: the trainer replays the experts the rollout engine routed each token to.',
+  'AlgorithmConfig.bypass_old_logprobs':
+    "Use the rollout engine's log-probs as the old policy's instead of recomputing them in the trainer.",
+  'AlgorithmConfig.rollout_correction':
+    'Off-policy correction of the rollout/trainer mismatch (importance weights, rejection sampling), as a dict (`bypass_mode`, `rollout_is`, `rollout_rs`, ...). null = off.',
+  'ExplorerConfig.runner_prepare_concurrency':
+    'How many workflow runners may start up at the same time (values below 1 count as 1).',
+  'ExplorerConfig.runner_prepare_max_retries': 'How often a workflow runner that crashes while starting is retried.',
+  'ExplorerConfig.max_inflight_batches':
+    'With `synchronizer.sync_style: fully_async`, how many train batches the explorer keeps in flight before it waits for the oldest.',
+  'TrainerConfig.use_remove_padding':
+    'Pack sequences without padding tokens in the trainer (veRL `use_remove_padding`).',
+  'TrainerConfig.balance_batch':
+    'Reorder each batch so every data-parallel rank gets a similar number of tokens (for algorithms that allow it).',
+  'TrainerConfig.critic_warmup': 'Steps during which only the critic is updated, before the actor starts training.',
+  'TrainerConfig.param_offload': 'Offload model parameters to CPU memory between uses.',
+  'TrainerConfig.optimizer_offload': 'Offload optimizer states to CPU memory.',
+  'TrainerConfig.grad_offload': 'Offload gradients to CPU memory.',
+  'TrainerConfig.offload_policy': "FSDP2's CPU offload policy (parameters, gradients and optimizer step on CPU).",
+  'TrainerConfig.megatron': 'Megatron-Core parallel sizes, used when `trainer_strategy` is `megatron`.',
+  'TrainerConfig.trust_remote_code': 'Set by Trinity from `model.trust_remote_code`; do not set.',
+  'MegatronParallelConfig.tensor_model_parallel_size': 'Megatron tensor-parallel size.',
+  'MegatronParallelConfig.pipeline_model_parallel_size': 'Megatron pipeline-parallel size.',
+  'MegatronParallelConfig.virtual_pipeline_model_parallel_size':
+    'Virtual pipeline stages per pipeline rank (interleaved schedule). null = off.',
+  'MegatronParallelConfig.expert_model_parallel_size': 'Megatron expert-parallel size (MoE models).',
+  'MegatronParallelConfig.expert_tensor_parallel_size':
+    'Tensor-parallel size inside each expert. null = Megatron default.',
+  'MegatronParallelConfig.context_parallel_size':
+    'Megatron context-parallel size; with Megatron an unset `max_token_len_per_gpu` becomes ceil(2 × `max_model_len` / this).',
+  'MegatronParallelConfig.sequence_parallel': 'Megatron sequence parallelism alongside tensor parallelism.',
+  'SynchronizerConfig.explorer_sync_interval':
+    'Explorer steps between weight syncs on the explorer side; must be positive. null = `sync_interval`.',
+  'SynchronizerConfig.trainer_sync_interval':
+    'Trainer steps between weight syncs on the trainer side; must be positive. null = `sync_interval`.',
+  'SynchronizerConfig.group_name': 'Name of the NCCL process group used for weight syncs.',
 };

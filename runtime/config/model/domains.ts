@@ -70,6 +70,9 @@ const tensorParallel: Domain = {
   source:
     'Trinity\'s explorer check (trinity/common/config_validator.py `ExplorerConfigValidator._validate_inference_parallel_config`, 1c35a79) raises "`rollout_model.tensor_parallel_size` must be >= 1" for a vLLM engine; before it, vLLM `ParallelConfig` needs a world size tensor_parallel_size × pipeline_parallel_size of at least 1',
 };
+// From main (f3c8dec) Trinity also checks data and pipeline parallel sizes of every vLLM/SGLang engine.
+const PARALLEL =
+  'Trinity\'s explorer check (trinity/common/config_validator.py `ExplorerConfigValidator._validate_inference_parallel_config`, f3c8dec) raises "`<model>.<key>` must be >= 1" for a vLLM or SGLang engine (a `tinker` / `external` engine has its sizes set to 0 instead)';
 const modelLen: Domain = {
   min: 1,
   severity: 'error',
@@ -138,7 +141,12 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   'InferenceModelConfig.min_response_tokens': minTokens,
   'InferenceModelConfig.gpu_memory_utilization': gpuMemory,
   'InferenceModelConfig.dtype': dtype,
-  'InferenceModelConfig.tensor_parallel_size': tensorParallel,
+  'InferenceModelConfig.tensor_parallel_size': [
+    { domain: tensorParallel },
+    { since: 'main', domain: positive(PARALLEL) },
+  ],
+  'InferenceModelConfig.data_parallel_size': positive(PARALLEL),
+  'InferenceModelConfig.pipeline_parallel_size': positive(PARALLEL),
   'InferenceModelConfig.engine_num': nonNegative(
     "Trinity's cluster check (trinity/common/config.py) counts rollout GPUs as engine_num × tensor_parallel_size; a negative count breaks the GPU split",
   ),
@@ -204,6 +212,13 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   'SynchronizerConfig.sync_interval': positive(
     'Trinity\'s config check asserts `sync_interval > 0` (AssertionError "`sync_interval` must be positive."; trinity/common/config_validator.py `SynchronizerConfigValidator`, 1c35a79); the explorer syncs when `(step - sync_offset) % sync_interval == 0`',
   ),
+  // Python's modulo accepts a negative interval; only 0 raises, but the domain keeps to Trinity's "must be positive".
+  'SynchronizerConfig.explorer_sync_interval': positive(
+    "Trinity's explorer syncs when `(step - sync_offset) % explorer_sync_interval == 0` and rounds `eval_interval` to a multiple of it (trinity/explorer/explorer.py `need_sync`, config_validator.py `IntervalConfigValidator`, f3c8dec): 0 raises ZeroDivisionError",
+  ),
+  'SynchronizerConfig.trainer_sync_interval': positive(
+    "Trinity's trainer (trinity/trainer/trainer.py `need_sync`, f3c8dec) syncs when `train_step_num % trainer_sync_interval == 0` for the fixed, trainer_driven and fully_async styles: 0 raises ZeroDivisionError after the first step",
+  ),
   'SynchronizerConfig.sync_offset': nonNegative(
     "Trinity's explorer waits for trainer step `step - sync_offset` (trinity/explorer/explorer.py); a negative offset waits for steps that never come",
   ),
@@ -216,6 +231,14 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   },
   'ExplorerConfig.runner_per_model': positive(
     "Trinity's scheduler (trinity/explorer/scheduler.py) starts `runner_per_model` workflow runners per engine: with 0 no task ever runs",
+  ),
+  'ExplorerConfig.runner_prepare_concurrency': positive(
+    "Trinity's scheduler (trinity/explorer/scheduler.py, f3c8dec) starts runners under `asyncio.Semaphore(max(1, runner_prepare_concurrency))`: below 1 counts as 1",
+    'warning',
+  ),
+  // Only read with sync_style fully_async, where it raises; other styles never look at it.
+  'ExplorerConfig.max_inflight_batches': positive(
+    "Trinity's fully async explorer (trinity/explorer/explorer.py `explore_step`, f3c8dec) drains the oldest in-flight batch once `len(inflight) >= max_inflight_batches`: below 1 it pops from an empty deque at the first step (IndexError)",
   ),
   'ExplorerConfig.max_timeout': {
     min: 0,

@@ -61,6 +61,11 @@ export const SyncStyle: EnumDef = {
       doc: 'The explorer requests a sync after `sync_interval` explorer steps.',
       since: 'v0.5.0',
     },
+    {
+      value: 'fully_async',
+      doc: 'Fully asynchronous: the explorer keeps up to `explorer.max_inflight_batches` train batches in flight instead of waiting at sync points. Eval tasksets are not supported.',
+      since: 'main',
+    },
   ],
   aliases: [
     { alias: 'dynamic_by_trainer', member: 'trainer_driven', since: 'v0.5.0' },

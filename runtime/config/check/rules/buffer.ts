@@ -163,6 +163,15 @@ function checkExplorerInput(ctx: CheckContext): void {
       );
     }
   }
+  const evalsWritten = (ctx.get(`${EI}.eval_tasksets`) as unknown[] | undefined) ?? [];
+  if (ctx.since('main') && ctx.get('synchronizer.sync_style') === 'fully_async' && evalsWritten.length > 0) {
+    ctx.report(
+      'TRN256',
+      'Eval tasksets are not supported in fully asynchronous synchronization style: remove `eval_tasksets` or pick another `synchronizer.sync_style`.',
+      `${EI}.eval_tasksets`,
+    );
+    return;
+  }
   list.forEach((ts, i) => {
     const p = srcOf(i);
     if (!ts.path) {

@@ -4,7 +4,7 @@
  * so these rules run only when both are written (v0.3.0 has fixed defaults of 1 x 8).
  */
 import type { CheckContext } from '../context';
-import type { ConfigPath } from '../../config-path';
+import { configPath, type ConfigPath } from '../../config-path';
 
 export interface GpuLayout {
   nodeNum: number;
@@ -19,27 +19,100 @@ export function knownCluster(ctx: CheckContext): GpuLayout | undefined {
   return { nodeNum: n, gpuPerNode: g };
 }
 
-function engineGpus(m: { engine_num?: number; tensor_parallel_size?: number } | undefined): number {
-  return (m?.engine_num ?? 1) * (m?.tensor_parallel_size ?? 1);
+interface EngineSizes {
+  engine_type?: string;
+  engine_num?: number;
+  tensor_parallel_size?: number;
+  data_parallel_size?: number;
+  pipeline_parallel_size?: number;
+}
+
+/** GPUs of one engine: tensor parallel only up to v0.5.2; × data × pipeline parallel on main, none for tinker/external. */
+export function gpuPerEngine(ctx: CheckContext, m: EngineSizes | undefined): number {
+  if (!ctx.since('main')) return m?.tensor_parallel_size ?? 1;
+  if (m?.engine_type === 'tinker' || m?.engine_type === 'external') return 0;
+  return (m?.tensor_parallel_size ?? 1) * (m?.data_parallel_size ?? 1) * (m?.pipeline_parallel_size ?? 1);
+}
+
+function engineGpus(ctx: CheckContext, m: EngineSizes | undefined): number {
+  return (m?.engine_num ?? 1) * gpuPerEngine(ctx, m);
+}
+
+function auxiliaryModels(ctx: CheckContext): EngineSizes[] {
+  return (ctx.get('explorer.auxiliary_models') as EngineSizes[] | undefined) ?? [];
 }
 
 export function explorerGpus(ctx: CheckContext): { rollout: number; aux: number } {
-  const rollout = engineGpus(ctx.get('explorer.rollout_model'));
-  const aux = (
-    (ctx.get('explorer.auxiliary_models') as { engine_num?: number; tensor_parallel_size?: number }[] | undefined) ?? []
-  ).reduce((s, m) => s + engineGpus(m), 0);
+  const rollout = engineGpus(ctx, ctx.get('explorer.rollout_model'));
+  const aux = auxiliaryModels(ctx).reduce((s, m) => s + engineGpus(ctx, m), 0);
   return { rollout, aux };
+}
+
+/**
+ * main `RayClusterConfigValidator._validate_multinode_inference_models` (f3c8dec): an engine larger than a node spans
+ * whole nodes; vLLM has no data parallelism across nodes; SGLang needs tensor parallel divisible by data parallel.
+ */
+function checkInferenceEngineLayout(ctx: CheckContext, gpuPerNode: number): boolean {
+  const before = ctx.diagnostics.length;
+  const models: [EngineSizes | undefined, string][] = [
+    [ctx.get('explorer.rollout_model'), 'explorer.rollout_model'],
+    ...auxiliaryModels(ctx).map((m, i): [EngineSizes, string] => [m, `explorer.auxiliary_models.${i}`]),
+  ];
+  for (const [m, at] of models) {
+    const type = m?.engine_type ?? 'vllm';
+    if (type === 'tinker' || type === 'external') continue;
+    const gpus = gpuPerEngine(ctx, m);
+    const tp = m?.tensor_parallel_size ?? 1;
+    const dp = m?.data_parallel_size ?? 1;
+    const where = (key: string) => configPath(ctx.written(configPath(`${at}.${key}`)) ? `${at}.${key}` : at);
+    let nnodes = 1;
+    if (gpus > gpuPerNode) {
+      if (gpus % gpuPerNode !== 0) {
+        ctx.report(
+          'TRN222',
+          `Multi-node inference requires gpu_per_engine to be a multiple of cluster.gpu_per_node (${gpuPerNode}), but got gpu_per_engine=${gpus} (tensor × data × pipeline parallel size of \`${at}\`).`,
+          where('tensor_parallel_size'),
+        );
+        continue;
+      }
+      nnodes = gpus / gpuPerNode;
+    }
+    if (type.startsWith('vllm')) {
+      if (dp > 1 && nnodes > 1)
+        ctx.report(
+          'TRN222',
+          `vLLM does not support data parallelism in multi-node setups: \`${at}\` needs ${nnodes} nodes with data_parallel_size ${dp}.`,
+          where('data_parallel_size'),
+        );
+    } else if (type === 'sglang' && dp !== 0 && tp % dp !== 0) {
+      ctx.report(
+        'TRN222',
+        `SGLang inference requires tensor_parallel_size to be a multiple of data_parallel_size, but got tensor_parallel_size=${tp} and data_parallel_size=${dp}.`,
+        where('data_parallel_size'),
+      );
+    }
+  }
+  return ctx.diagnostics.length === before;
 }
 
 /** v0.5.0+ `RayClusterConfigValidator`: namespace, colocate switch (not emulated: needs Ray), GPU allocation. */
 export function checkClusterV05(ctx: CheckContext): void {
-  if (!ctx.get('ray_namespace'))
-    ctx.fill(
-      'ray_namespace',
-      `${ctx.get('project')}/${ctx.get('name')}`,
-      'Trinity names the Ray namespace `<project>/<name>`.',
-    );
-  if (ctx.get('model.tinker.enable') === true || ctx.get('model.external_model.enable') === true) return;
+  if (!ctx.get('ray_namespace')) {
+    if (ctx.since('main'))
+      ctx.fill(
+        'ray_namespace',
+        [ctx.get('project'), ctx.get('group'), ctx.get('name')].filter((p) => p).join('/'),
+        'Trinity names the Ray namespace `<project>/<group>/<name>`, leaving out empty parts.',
+      );
+    else
+      ctx.fill(
+        'ray_namespace',
+        `${ctx.get('project')}/${ctx.get('name')}`,
+        'Trinity names the Ray namespace `<project>/<name>`.',
+      );
+  }
+  if (ctx.get('model.tinker.enable') === true) return;
+  if (!ctx.since('main') && ctx.get('model.external_model.enable') === true) return;
   const cluster = knownCluster(ctx);
   if (!cluster) {
     ctx.report(
@@ -49,12 +122,20 @@ export function checkClusterV05(ctx: CheckContext): void {
     );
     return;
   }
+  // Trinity raises on the first bad engine, before it splits the GPUs.
+  if (ctx.since('main') && !checkInferenceEngineLayout(ctx, cluster.gpuPerNode)) return;
   if (ctx.get('explorer.rollout_model.engine_type') === 'external') return;
   const mode = ctx.get('mode');
   const { rollout, aux } = mode === 'train' ? { rollout: 0, aux: 0 } : explorerGpus(ctx);
   const total = cluster.nodeNum * cluster.gpuPerNode;
   const explorer = rollout + aux;
-  ctx.fill('cluster.rollout_gpu_num', rollout, 'engine_num × tensor_parallel_size of the rollout model');
+  ctx.fill(
+    'cluster.rollout_gpu_num',
+    rollout,
+    ctx.since('main')
+      ? 'engine_num × GPUs per engine (tensor × data × pipeline parallel) of the rollout model'
+      : 'engine_num × tensor_parallel_size of the rollout model',
+  );
   ctx.fill('cluster.auxiliary_model_gpu_num', aux, 'GPUs of the auxiliary models');
   ctx.fill('cluster.explorer_gpu_num', explorer, 'rollout + auxiliary model GPUs');
   ctx.fill('cluster.total_gpu_num', total, 'node_num × gpu_per_node');
@@ -114,11 +195,18 @@ function checkColocate(ctx: CheckContext, total: number): void {
     'In colocate mode, `explorer.rollout_model.engine_num` must be set to 1.',
     'explorer.rollout_model.engine_num',
   );
-  bad(
-    (ctx.get('explorer.rollout_model.tensor_parallel_size') ?? 1) !== 1,
-    'In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.',
-    'explorer.rollout_model.tensor_parallel_size',
-  );
+  if (ctx.since('main'))
+    bad(
+      gpuPerEngine(ctx, ctx.get('explorer.rollout_model')) !== 1,
+      'In colocate mode, `explorer.rollout_model.gpu_per_engine` must be set to 1 (tensor × data × pipeline parallel size).',
+      'explorer.rollout_model.tensor_parallel_size',
+    );
+  else
+    bad(
+      (ctx.get('explorer.rollout_model.tensor_parallel_size') ?? 1) !== 1,
+      'In colocate mode, `explorer.rollout_model.tensor_parallel_size` must be set to 1.',
+      'explorer.rollout_model.tensor_parallel_size',
+    );
   bad(
     ((ctx.get('explorer.auxiliary_models') as unknown[]) ?? []).length > 0,
     'In colocate mode, auxiliary models are not supported.',

@@ -3,6 +3,16 @@ import { explorerGpus } from './cluster';
 import type { CheckContext } from '../context';
 
 export function checkSynchronizer(ctx: CheckContext): void {
+  checkSyncMethod(ctx);
+  // main (f3c8dec): each side's interval defaults to sync_interval, filled after the positive check.
+  const sync = ctx.get('synchronizer.sync_interval');
+  if (ctx.since('main') && Number(sync) > 0) {
+    for (const side of ['synchronizer.explorer_sync_interval', 'synchronizer.trainer_sync_interval'] as const)
+      if (ctx.get(side) === null || ctx.get(side) === undefined) ctx.fill(side, sync, 'from `sync_interval`');
+  }
+}
+
+function checkSyncMethod(ctx: CheckContext): void {
   ctx.fill('synchronizer.ray_namespace', ctx.get('ray_namespace'), "the run's Ray namespace");
   const worldSize = ctx.since('v0.5.0') ? (ctx.get('cluster.rollout_gpu_num') ?? 0) : explorerGpus(ctx).rollout;
   ctx.fill('synchronizer.explorer_world_size', worldSize, 'GPUs of the rollout engines');
@@ -62,13 +72,17 @@ export function checkIntervals(ctx: CheckContext): void {
   const exempt = ctx.since('v0.5.2') ? ['dpo', 'sft'] : ['dpo'];
   if (ctx.get('mode') === 'bench' || exempt.includes(ctx.get('algorithm.algorithm_type') ?? '')) return;
   const evalInterval = Number(ctx.get('explorer.eval_interval'));
-  const interval = Number(sync);
+  // From main the explorer's own interval (default sync_interval) is what eval_interval is rounded to.
+  const own = ctx.since('main') && ctx.written('synchronizer.explorer_sync_interval');
+  const interval = Number(own ? ctx.get('synchronizer.explorer_sync_interval') : sync);
+  const name = own ? 'synchronizer.explorer_sync_interval' : 'synchronizer.sync_interval';
+  if (!(interval > 0)) return; // a non-positive explorer_sync_interval is TRN024 at its value
   if (evalInterval % interval !== 0) {
     const v = Math.max(Math.floor(evalInterval / interval), 1) * interval;
     ctx.set('explorer.eval_interval', v, {
       code: 'TRN232',
-      message: `\`eval_interval\` (${evalInterval}) is not a multiple of \`sync_interval\` (${sync}); Trinity rounds it to ${v}.`,
-      at: ctx.written('explorer.eval_interval') ? 'explorer.eval_interval' : 'synchronizer.sync_interval',
+      message: `\`eval_interval\` (${evalInterval}) is not a multiple of \`${name.split('.')[1]}\` (${interval}); Trinity rounds it to ${v}.`,
+      at: ctx.written('explorer.eval_interval') ? 'explorer.eval_interval' : name,
     });
   }
 }

@@ -34,15 +34,25 @@ export function checkTrainer(ctx: CheckContext): void {
       message: `Ulysses sequence parallel size is set to 1 because ${ctx.get('trainer.ulysses_sequence_parallel_size')} is invalid.`,
     });
   }
+  if (ctx.since('main')) ctx.fill('trainer.trust_remote_code', ctx.get('model.trust_remote_code'), 'from `model`');
   if (!checkTrainerConfigSource(ctx)) return;
   if (
     ctx.since('v0.3.2') &&
     (ctx.get('trainer.max_token_len_per_gpu') === null || ctx.get('trainer.max_token_len_per_gpu') === undefined)
   ) {
     const m = ctx.get('model.max_model_len');
-    const sp = ctx.get('trainer.ulysses_sequence_parallel_size') || 1;
+    // main (f3c8dec): Megatron splits a sequence by its context parallel size instead of Ulysses'.
+    const megatron = ctx.since('main') && !String(ctx.get('trainer.trainer_strategy')).startsWith('fsdp');
+    const sp =
+      (megatron
+        ? ctx.get('trainer.megatron.context_parallel_size')
+        : ctx.get('trainer.ulysses_sequence_parallel_size')) || 1;
     if (typeof m === 'number')
-      ctx.fill('trainer.max_token_len_per_gpu', Math.ceil((2 * m) / sp), '2 × `max_model_len` / sequence parallelism');
+      ctx.fill(
+        'trainer.max_token_len_per_gpu',
+        Math.ceil((2 * m) / sp),
+        megatron ? '2 × `max_model_len` / context parallelism' : '2 × `max_model_len` / sequence parallelism',
+      );
   }
   if (ctx.since('v0.4.0')) {
     const save = ctx.get('trainer.save_hf_checkpoint');
@@ -64,6 +74,8 @@ function trainerRuns(ctx: CheckContext): boolean {
   const mode = ctx.get('mode');
   if (ctx.release === 'v0.3.0') return ['train', 'both'].includes(mode ?? '');
   if (!ctx.since('v0.4.0')) return ['train', 'both', 'bench'].includes(mode ?? '');
+  // main (5b1d8a7, f3c8dec): bench no longer checks the trainer, and neither does megatron outside training modes.
+  if (ctx.since('main')) return ['train', 'both', 'colocate'].includes(mode ?? '');
   const modes = ctx.since('v0.5.0') ? ['train', 'both', 'bench', 'colocate'] : ['train', 'both', 'bench'];
   return modes.includes(mode ?? '') || ctx.get('trainer.trainer_strategy') === 'megatron';
 }
