@@ -28,13 +28,21 @@ const topK: Domain = {
   severity: 'error',
   source: `${SP} "top_k must be -1 (disable), or at least 1" (newer vLLM: "top_k must be 0 (disable), or at least 1")`,
 };
-// Newer vLLM (vllm-project/vllm 00388f6 sampling_params.py) also accepts -1 ("all logprobs"), older ones do not.
-const logprobs: Domain = {
-  min: 0,
-  except: [-1],
-  severity: 'error',
-  source: `${SP} "logprobs must be non-negative" (newer vLLM: "non-negative or -1")`,
-};
+// Newer vLLM reads -1 as "the whole vocabulary", which is past the same limit of 20 unless max_logprobs is raised.
+const LOGPROBS = `${SP} "logprobs must be non-negative"; its request check (vllm/v1/engine/processor.py \`_validate_logprobs\`, later \`SamplingParams._validate_logprobs\`) raises "Requested sample logprobs of N, which is greater than max allowed: 20": Trinity never sets vLLM's \`max_logprobs\` (default 20)`;
+const logprobsUpTo052: Domain = { min: 0, max: 20, severity: 'error', source: LOGPROBS };
+const logprobs: readonly Ranged[] = [
+  { domain: logprobsUpTo052 },
+  {
+    since: 'main',
+    domain: {
+      min: 0,
+      max: 20,
+      severity: 'warning',
+      source: `${LOGPROBS}, unless \`extra_engine_args\` (main) raises \`max_logprobs\`, which this check does not read`,
+    },
+  },
+];
 const maxTokens: Domain = { min: 1, severity: 'error', source: `${SP} "max_tokens must be at least 1"` };
 const minTokens: Domain = {
   min: 0,
@@ -77,7 +85,7 @@ const modelLen: Domain = {
   min: 1,
   severity: 'error',
   source:
-    "vLLM `ModelConfig` (vllm/config.py) and Trinity's length checks (trinity/common/config.py): a token length is at least 1",
+    'Trinity\'s length check (`_check_model_len`; trinity/common/config.py up to v0.4.0, config_validator.py from v0.5.0) derives the response budget from it, and a length below 1 reaches vLLM as `max_tokens` ("max_tokens must be at least 1") or, with prompt truncation on, as `truncate_prompt_tokens` (vLLM `SamplingParams._verify_args`: "truncate_prompt_tokens must be >= 1")',
 };
 
 // torch.optim.AdamW.__init__ (torch/optim/adamw.py) raises ValueError on these when the trainer builds its optimizer.
@@ -111,7 +119,7 @@ const storageTypes: Ranged[] = [
   },
 ];
 
-const GENERATION: Record<string, Domain> = { temperature, top_p: topP, top_k: topK, logprobs };
+const GENERATION: Record<string, Domain | readonly Ranged[]> = { temperature, top_p: topP, top_k: topK, logprobs };
 
 export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   // rollout_args of a taskset (GenerationConfig) and the model-wide sampling defaults
@@ -127,11 +135,13 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   'ModelConfig.max_cpu_loras': positive(
     'vLLM `LoRAConfig` (vllm/config.py) raises "max_cpu_loras must be >= max_loras"',
   ),
+  // Nothing raises: the frequencies come out infinite (0) or NaN (negative) and generation is garbage.
   'ModelConfig.rope_theta': {
     min: 0,
     minExclusive: true,
-    severity: 'error',
-    source: "the model's rotary embedding (transformers/vLLM `get_rope`): inv_freq = 1 / theta^(2i/d) needs theta > 0",
+    severity: 'warning',
+    source:
+      "the model's rotary embedding (transformers / vLLM `get_rope`) computes inv_freq = 1 / theta^(2i/d): theta 0 gives infinite and a negative theta NaN frequencies, without an error",
   },
   ...Object.fromEntries(Object.entries(GENERATION).map(([k, d]) => [`InferenceModelConfig.${k}`, d])),
   'InferenceModelConfig.repetition_penalty': repetitionPenalty,
@@ -307,8 +317,8 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   'TaskPipelineConfig.num_process': positive(
     'Data-Juicer\'s executor starts a `multiprocessing.Pool(num_process)`, which raises "Number of processes must be at least 1"',
   ),
-  'LoRAConfig.lora_rank': nonNegative(
-    'PEFT `LoraConfig` (peft/tuners/lora/config.py): rank 0 disables LoRA; a negative rank fails building the adapter',
+  'LoRAConfig.lora_rank': positive(
+    'Trinity builds a dummy adapter for an entry without `path` at its config check (trinity/utils/lora_utils.py `create_dummy_lora`, via PEFT `get_peft_model`), and PEFT `LoraLayer.update_layer` (peft/tuners/lora/layer.py) raises "`r` should be a positive integer value" for a rank below 1; with a `path`, veRL trains no adapter at rank 0 (`lora_rank > 0` switches LoRA on)',
   ),
   'LoRAConfig.lora_alpha': nonNegative(
     'PEFT `LoraConfig` (peft/tuners/lora/config.py) scales updates by lora_alpha / r: a negative alpha flips them',

@@ -205,9 +205,31 @@ describe('domains corrected against their sources (issue 15 spot-check)', () => 
     assert.deepEqual(at('mode: both\nexplorer:\n  over_rollout:\n    ratio: 1.0\n'), [['error', 4]]);
   });
 
-  test('logprobs: -1 (all) is accepted by newer vLLM; below that errors', () => {
-    assert.deepEqual(at('mode: both\nmodel:\n  logprobs: -1\n'), []);
-    assert.deepEqual(at('mode: both\nmodel:\n  logprobs: -2\n'), [['error', 3]]);
+  test('logprobs: vLLM allows at most 20 (max_logprobs, which Trinity never raises); -1 means the whole vocabulary, past it', () => {
+    const on = (yaml: string, release: Release) => domainErrors(yaml, release).map((d) => [d.severity, d.line]);
+    for (const key of ['model:\n  logprobs', 'explorer:\n  rollout_model:\n    logprobs']) {
+      const line = key.split('\n').length + 1;
+      assert.deepEqual(on(`mode: both\n${key}: 20\n`, 'v0.5.2'), [], key);
+      assert.deepEqual(on(`mode: both\n${key}: 21\n`, 'v0.5.2'), [['error', line]], key);
+      assert.deepEqual(on(`mode: both\n${key}: -1\n`, 'v0.5.2'), [['error', line]], key);
+      // main's extra_engine_args may raise vLLM's max_logprobs, which this check does not read: a warning there
+      assert.deepEqual(on(`mode: both\n${key}: 21\n`, 'main'), [['warning', line]], key);
+      assert.deepEqual(on(`mode: both\n${key}: 0\n`, 'main'), [], key);
+    }
+    const taskset =
+      'mode: both\nbuffer:\n  explorer_input:\n    taskset:\n      path: x\n      rollout_args:\n        logprobs: 32\n';
+    assert.deepEqual(on(taskset, 'v0.5.2'), [['error', 7]]);
+  });
+
+  test('lora_rank below 1: PEFT raises building the dummy adapter Trinity makes at its check', () => {
+    const yaml = 'mode: both\nmodel:\n  lora_configs:\n  - lora_rank: 0\n';
+    assert.deepEqual(at(yaml), [['error', 4]]);
+    assert.deepEqual(at(yaml.replace('lora_rank: 0', 'lora_rank: 1')), []);
+  });
+
+  test('rope_theta of 0 or less gives infinite or NaN frequencies but raises nothing: a warning', () => {
+    assert.deepEqual(at('mode: both\nmodel:\n  rope_theta: 0\n'), [['warning', 3]]);
+    assert.deepEqual(at('mode: both\nmodel:\n  rope_theta: 0.5\n'), []);
   });
 
   test('ulysses_sequence_parallel_size below 1: veRL divides by it (error) until Trinity resets it to 1 (v0.5.2: warning)', () => {
