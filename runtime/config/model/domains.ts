@@ -95,12 +95,15 @@ const TORCH = 'torch `AdamW.__init__` (torch/optim/adamw.py) raises';
 // A bare assert (no message), reached only with the cosine schedule: the constant one never reads min_lr_ratio.
 const VERL_LR =
   'veRL `get_cosine_schedule_with_warmup` (verl/utils/torch_functional.py) asserts `0 <= min_lr_ratio <= 1` (AssertionError) when `lr_scheduler_type` is `cosine`; the constant schedule ignores it';
+// Megatron takes more schedules than FSDP: the domain is what either accepts; check/rules/trainer.ts narrows it to
+// FSDP's two when the trainer runs FSDP.
 const scheduler: Domain = {
-  oneOf: ['constant', 'cosine'],
+  oneOf: ['constant', 'cosine', 'linear', 'inverse-square-root', 'WSD'],
   severity: 'error',
   source:
-    "veRL's FSDP workers (verl/workers/fsdp_workers.py `_build_model_optimizer`) raise NotImplementedError for any other warmup style; from veRL v0.7.0 (f9c855f) `FSDPOptimizerConfig.__post_init__` (verl/workers/config/optimizer.py) also asserts it is `constant` or `cosine` (case-sensitive)",
+    "Megatron-Core's `OptimizerParamScheduler.get_lr` (megatron/core/optimizer_param_scheduler.py, which veRL's Megatron workers get it as `lr_decay_style`) raises \"decay style is not supported\" for any other; with FSDP only `constant` and `cosine` work (veRL's FSDP workers raise NotImplementedError, and from veRL v0.7.0 (f9c855f) `FSDPOptimizerConfig.__post_init__` asserts it)",
 };
+export const FSDP_SCHEDULERS = ['constant', 'cosine'] as const;
 
 const positive = (source: string, severity: Domain['severity'] = 'error'): Domain => ({ min: 1, severity, source });
 const nonNegative = (source: string, severity: Domain['severity'] = 'error'): Domain => ({ min: 0, severity, source });

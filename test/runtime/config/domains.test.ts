@@ -221,6 +221,29 @@ describe('domains corrected against their sources (issue 15 spot-check)', () => 
     assert.deepEqual(on(taskset, 'v0.5.2'), [['error', 7]]);
   });
 
+  test('LR schedules: Megatron takes linear and the rest of its own; FSDP only constant and cosine (TRN270 at the key)', () => {
+    const found = (yaml: string, release: Release) => {
+      const r = checkLoaded(loadConfig(yaml, { release }));
+      return r.diagnostics
+        .filter((d) => d.code === 'TRN270' || d.code === 'TRN024')
+        .map((d) => [d.code, d.severity, lineColumn(r.loaded.source, d.range[0]).line]);
+    };
+    const cfg = (strategy: string, style: string) =>
+      `mode: train\nalgorithm:\n  algorithm_type: sft\n  optimizer:\n    lr_scheduler_type: ${style}\ntrainer:\n  trainer_strategy: ${strategy}\n`;
+    for (const release of ['v0.5.0', 'v0.5.2', 'main'] as const) {
+      assert.deepEqual(found(cfg('megatron', 'linear'), release), [], release);
+      assert.deepEqual(found(cfg('megatron', 'inverse-square-root'), release), [], release);
+      assert.deepEqual(found(cfg('fsdp2', 'cosine'), release), [], release);
+      assert.deepEqual(found(cfg('fsdp2', 'linear'), release), [['TRN270', 'error', 5]], release);
+      assert.deepEqual(found(cfg('fsdp', 'linear'), release), [['TRN270', 'error', 5]], release);
+      assert.deepEqual(found(cfg('megatron', 'step'), release), [['TRN024', 'error', 5]], release);
+    }
+    // v0.4.0 names the schedule warmup_style; before v0.4.0 the strategy comes from the veRL actor config
+    const old = 'mode: train\nalgorithm:\n  algorithm_type: sft\n  optimizer:\n    warmup_style: linear\n';
+    assert.deepEqual(found(`${old}trainer:\n  trainer_strategy: fsdp\n`, 'v0.4.0'), [['TRN270', 'error', 5]]);
+    assert.deepEqual(found(`${old}trainer:\n  trainer_strategy: megatron\n`, 'v0.4.0'), []);
+  });
+
   test('lora_rank below 1: PEFT raises building the dummy adapter Trinity makes at its check', () => {
     const yaml = 'mode: both\nmodel:\n  lora_configs:\n  - lora_rank: 0\n';
     assert.deepEqual(at(yaml), [['error', 4]]);

@@ -5,6 +5,7 @@
 import { CODES } from '../../diagnostics';
 import { mergeConfig } from '../../load/structured-merge';
 import { fieldAt } from '../../model';
+import { FSDP_SCHEDULERS } from '../../model/domains';
 import { TrainerConfig } from '../../model/sections';
 import { ynodeAt } from '../../load/yaml-tree';
 import type { CheckContext } from '../context';
@@ -67,7 +68,34 @@ export function checkTrainer(ctx: CheckContext): void {
       );
     }
   }
+  checkFsdpSchedule(ctx);
   synchronizeConfig(ctx);
+}
+
+/** The trainer's parallel strategy: `trainer_strategy` from v0.4.0, the actor's veRL `strategy` before (FSDP unless set). */
+function trainerStrategy(ctx: CheckContext): string {
+  if (ctx.since('v0.4.0')) return String(ctx.get('trainer.trainer_strategy') ?? 'fsdp');
+  const tc = ctx.get('trainer.trainer_config') as Record<string, any> | undefined;
+  return String(tc?.actor_rollout_ref?.actor?.strategy ?? 'fsdp');
+}
+
+/**
+ * veRL's FSDP workers take only the constant and cosine LR schedules (NotImplementedError; from veRL v0.7.0 an
+ * assert in `FSDPOptimizerConfig`); Megatron's own scheduler takes more, so the field's domain is the wider set.
+ */
+function checkFsdpSchedule(ctx: CheckContext): void {
+  if (!trainerStrategy(ctx).startsWith('fsdp')) return;
+  const written = ctx.since('v0.5.0') && ctx.written('algorithm.optimizer.lr_scheduler_type');
+  const key = written ? 'algorithm.optimizer.lr_scheduler_type' : 'algorithm.optimizer.warmup_style';
+  const style = ctx.get(key);
+  if (typeof style !== 'string' || (FSDP_SCHEDULERS as readonly string[]).includes(style)) return;
+  if (!ctx.written(key)) return;
+  ctx.report(
+    'TRN270',
+    `\`${key.split('.').pop()}\` is \`${style}\`, which only Megatron runs: with the ${trainerStrategy(ctx)} strategy veRL takes \`constant\` or \`cosine\` (its FSDP workers raise NotImplementedError for anything else).`,
+    key,
+    { candidates: [...FSDP_SCHEDULERS] },
+  );
 }
 
 function trainerRuns(ctx: CheckContext): boolean {
