@@ -3,14 +3,15 @@ import { CODE_DOCS } from './diagnostic-docs';
 import { CODES, type DiagnosticCode } from '../diagnostics';
 import { fieldsAt, releasesWithField, ROOT_SECTION, sectionDoc, typeName } from '../model';
 import type { SectionDef } from '../model/types';
-import { RELEASES, type Release } from '../releases';
+import { MAIN_AS_OF, MAIN_FIELDS_COMMIT, RELEASES, type Release } from '../releases';
 
 /** Every key of the newest release, by section path, with type, default, first release and description. */
 export function generateConfigReference(release: Release): string {
   const out = [
     '# Trinity-RFT config reference',
     '',
-    `Generated from the project's config model (\`npm run gen\`) for Trinity-RFT ${release}. Releases modelled: ${RELEASES.join(', ')}.`,
+    `Generated from the project's config model (\`npm run gen\`) for Trinity-RFT ${release}. Releases modelled: ${RELEASES.join(', ')}. ` +
+      `\`main\` is Trinity-RFT's config fields and launch checks as of commit ${MAIN_FIELDS_COMMIT} (${MAIN_AS_OF}); the v0.6.0 tag's commit could not be read, so an installed 0.6.x is checked as \`main\`.`,
     "Keys marked *set by Trinity* are filled in by Trinity's check step; a value written there is overwritten or ignored.",
     '',
   ];

@@ -249,6 +249,10 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     "Trinity's scheduler (trinity/explorer/scheduler.py, f3c8dec) starts runners under `asyncio.Semaphore(max(1, runner_prepare_concurrency))`: below 1 counts as 1",
     'warning',
   ),
+  'ExplorerConfig.runner_prepare_max_retries': nonNegative(
+    "Trinity's scheduler (trinity/explorer/scheduler.py, f3c8dec) retries a runner's start `max(0, runner_prepare_max_retries)` times: a negative count is read as 0",
+    'warning',
+  ),
   // Only read with sync_style fully_async, where it raises; other styles never look at it.
   'ExplorerConfig.max_inflight_batches': positive(
     "Trinity's fully async explorer (trinity/explorer/explorer.py `explore_step`, f3c8dec) drains the oldest in-flight batch once `len(inflight) >= max_inflight_batches`: below 1 it pops from an empty deque at the first step (IndexError)",
@@ -268,6 +272,13 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   'ExplorerConfig.eval_interval': positive(
     'Trinity evaluates when `step % eval_interval == 0` (trinity/explorer/explorer.py `need_eval`): 0 raises ZeroDivisionError after the first step, and the explore loop stops',
   ),
+  'DynamicTimeoutConfig.ratio': {
+    min: 0,
+    minExclusive: true,
+    severity: 'warning',
+    source:
+      "Trinity's scheduler (trinity/explorer/scheduler.py `dynamic_timeout`, f3c8dec) times a task out after min(max_timeout, average task time × ratio) once the dynamic timeout is on: 0 or less fails every task",
+  },
   'ExplorerConfig.proxy_port': {
     min: 0,
     max: 65535,
