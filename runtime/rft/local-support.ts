@@ -8,7 +8,8 @@
  * operators when the mode has an explorer; the sample strategy and the trainer's losses when it has a trainer; the
  * advantage function where the algorithm uses one. A null algorithm piece is the algorithm type's default.
  * Monitors are not refused: a local run always writes metrics.jsonl and TensorBoard files, and logs nothing to
- * wandb/mlflow/swanlab, which costs the run nothing.
+ * wandb/mlflow/swanlab, which costs the run nothing. Settings this runtime would not honour (local-settings.ts) are
+ * refused alongside, as registry `setting`.
  */
 import { algorithmTypeAt, effectiveAlgorithmDefaults } from '../config/model/algorithms';
 import { rolesOf } from '../config/model/choices';
@@ -19,6 +20,7 @@ import type { CheckResult } from '../config/validate';
 import { valueSource, writtenIn } from '../config/validate';
 import type { Range } from '../config/load/yaml-tree';
 import { LOCAL_REGISTRIES, type LocalRegistry } from './local-registries.generated';
+import { settingRefusals } from './local-settings';
 
 export { LOCAL_REGISTRIES, type LocalRegistry } from './local-registries.generated';
 
@@ -55,7 +57,8 @@ const ALGORITHM_PIECES: readonly {
 ];
 
 export interface LocalRefusal {
-  registry: LocalRegistry;
+  /** The registry the name would be looked up in, or `setting` for a value this runtime does not honour. */
+  registry: LocalRegistry | 'setting';
   /** Dotted path in the checked config. */
   path: string;
   name: string;
@@ -63,7 +66,7 @@ export interface LocalRefusal {
   runIndex: number;
   /** Where to show it: the written key, else the nearest written ancestor. */
   range: Range;
-  /** The names this runtime runs for that registry. */
+  /** The names this runtime runs for that registry (for a setting: what it runs instead). */
   local: readonly string[];
   /** One sentence: what runs on Trinity-RFT only, and what runs here. */
   message: string;
@@ -113,6 +116,7 @@ export function localRefusals(result: CheckResult, extra: ExtraNames = {}): Loca
       add(registry, path, name, written !== null && written !== undefined ? path : 'algorithm.algorithm_type');
     }
   });
+  for (const s of settingRefusals(result)) out.push({ registry: 'setting', ...s });
   return out;
 }
 

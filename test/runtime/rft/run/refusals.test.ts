@@ -2,7 +2,9 @@
  * `dist/cli.js run` refuses, before any work, a config that names a registry entry Trinity-RFT has and this runtime
  * lacks: it exits non-zero within seconds, names the entry, the names that run locally and how to run it for real,
  * and writes no checkpoint directory. One case per refused registry kind (workflow, reward function, experience
- * operator, sample strategy, and a dotted class path).
+ * operator, sample strategy, and a dotted class path), and one per main setting the runtime would not honour
+ * (local-settings.ts: fully_async, per-side sync intervals, recomputed old log-probs, rollout correction, router
+ * replay).
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -108,6 +110,95 @@ describe('run refuses registry entries the local runtime lacks', () => {
 
   test('a config with only local entries is not refused by this check', async () => {
     const r = await checkConfig(header(job, 'ok') + topLevel(GRPO_STAGE), { datasets: false });
+    assert.deepEqual(localRefusals(r), []);
+  });
+});
+
+interface SettingCase {
+  key: string;
+  /** The written line that the refusal points at. */
+  line: string;
+  edit: (yaml: string) => string;
+  says: RegExp;
+}
+
+const withoutEvals = (y: string) => y.replace(/ {4}eval_tasksets:\n(?: {6}.*\n)+/, '');
+
+const SETTINGS: SettingCase[] = [
+  {
+    key: 'synchronizer.sync_style',
+    line: 'sync_style: fully_async',
+    edit: (y) => `${withoutEvals(y)}synchronizer:\n  sync_style: fully_async\n`,
+    says: /`fully_async` sync style runs on Trinity-RFT only/,
+  },
+  {
+    key: 'synchronizer.explorer_sync_interval',
+    line: 'explorer_sync_interval: 2',
+    edit: (y) => `${y}synchronizer:\n  explorer_sync_interval: 2\n`,
+    says: /separate `explorer_sync_interval` \(2\) runs on Trinity-RFT only; the local runtime syncs both sides every `sync_interval` \(1\)/,
+  },
+  {
+    key: 'algorithm.bypass_old_logprobs',
+    line: 'bypass_old_logprobs: false',
+    edit: (y) => y.replace('repeat_times: 4', 'repeat_times: 4\n  bypass_old_logprobs: false'),
+    says: /recomputing the old log-probs in the trainer runs on Trinity-RFT only/,
+  },
+  {
+    key: 'algorithm.rollout_correction',
+    line: 'rollout_correction:',
+    edit: (y) => y.replace('repeat_times: 4', 'repeat_times: 4\n  rollout_correction: {rollout_is: token}'),
+    says: /rollout correction .* runs on Trinity-RFT only/,
+  },
+  {
+    key: 'algorithm.enable_router_replay',
+    line: 'enable_router_replay: true',
+    edit: (y) => y.replace('repeat_times: 4', 'repeat_times: 4\n  enable_router_replay: true'),
+    says: /router replay runs on Trinity-RFT only/,
+  },
+];
+
+describe('run refuses main settings the local runtime would not honour', () => {
+  for (const c of SETTINGS) {
+    test(c.key, async () => {
+      const name = `refuse-${c.key.replace(/\W/g, '-')}`;
+      const yaml = c.edit(header(job, name) + topLevel(GRPO_STAGE));
+      assert.ok(yaml.includes(c.line), 'the edit applied');
+      const checked = await checkConfig(yaml, { datasets: false });
+      assert.deepEqual(
+        checked.diagnostics.filter((d) => d.severity === 'error'),
+        [],
+        'valid on main',
+      );
+      const config = job.write(`${name}.yaml`, yaml);
+      const run = start(config);
+      const { code } = await run.exit;
+      const err = run.stderr();
+      assert.equal(code, 1, err);
+      assert.match(err, c.says);
+      assert.match(err, /trinityWorkbench\.runWith: trinity/);
+      const line = yaml.split('\n').findIndex((l) => l.includes(c.line)) + 1;
+      assert.ok(err.includes(`${config}:${line}:`), `points at line ${line}: ${err}`);
+      assert.equal(
+        run.events.some((e) => e.type === 'run' || e.type === 'metrics'),
+        false,
+        'no run started',
+      );
+      assert.equal(existsSync(join(job.dir, 'checkpoints', 'tests', name)), false, 'no job dir');
+    });
+  }
+
+  test('the values the runtime honours pass: per-side intervals equal to sync_interval, bypass on, no correction', async () => {
+    const yaml = (header(job, 'ok-settings') + topLevel(GRPO_STAGE))
+      .replace(
+        'repeat_times: 4',
+        'repeat_times: 4\n  bypass_old_logprobs: true\n  rollout_correction: null\n  enable_router_replay: false',
+      )
+      .concat('synchronizer:\n  sync_interval: 1\n  explorer_sync_interval: 1\n  trainer_sync_interval: 1\n');
+    const r = await checkConfig(yaml, { datasets: false });
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+    );
     assert.deepEqual(localRefusals(r), []);
   });
 });
