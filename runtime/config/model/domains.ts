@@ -378,11 +378,13 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   'StorageConfig.storage_type': storageTypes,
   'TasksetConfig.storage_type': storageTypes,
   'ExperienceBufferConfig.storage_type': storageTypes,
+  // Trinity hands the level to every process as TRINITY_LOG_LEVEL and looks the name up as a logging attribute.
   'LogConfig.level': {
-    oneOf: ['DEBUG', 'INFO', 'WARNING', 'ERROR', 'CRITICAL'],
+    oneOf: ['DEBUG', 'INFO', 'WARNING', 'WARN', 'ERROR', 'CRITICAL', 'FATAL', 'NOTSET'],
     caseInsensitive: true,
     severity: 'error',
-    source: 'Python `logging.Logger.setLevel` (logging/__init__.py `_checkLevel`) raises ValueError "Unknown level"',
+    source:
+      "Trinity's `get_logger` (trinity/utils/log.py, c04b993 to f3c8dec) reads it as `getattr(logging, level.upper())`, which raises AttributeError for a name the `logging` module lacks",
   },
 };
 

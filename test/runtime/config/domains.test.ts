@@ -244,6 +244,12 @@ describe('domains corrected against their sources (issue 15 spot-check)', () => 
     assert.deepEqual(found(`${old}trainer:\n  trainer_strategy: megatron\n`, 'v0.4.0'), []);
   });
 
+  test('log.level: any logging level name in any case, WARN, FATAL and NOTSET included; other names error', () => {
+    for (const lvl of ['warn', 'FATAL', 'NotSet', 'critical', 'DEBUG'])
+      assert.deepEqual(at(`mode: both\nlog:\n  level: ${lvl}\n`), [], lvl);
+    assert.deepEqual(at('mode: both\nlog:\n  level: VERBOSE\n'), [['error', 3]]);
+  });
+
   test('lora_rank below 1: PEFT raises building the dummy adapter Trinity makes at its check', () => {
     const yaml = 'mode: both\nmodel:\n  lora_configs:\n  - lora_rank: 0\n';
     assert.deepEqual(at(yaml), [['error', 4]]);
