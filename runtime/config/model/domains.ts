@@ -76,9 +76,9 @@ const tensorParallel: Domain = {
   min: 1,
   severity: 'error',
   source:
-    'Trinity\'s explorer check (trinity/common/config_validator.py `ExplorerConfigValidator._validate_inference_parallel_config`, 1c35a79) raises "`rollout_model.tensor_parallel_size` must be >= 1" for a vLLM engine; before it, vLLM `ParallelConfig` needs a world size tensor_parallel_size × pipeline_parallel_size of at least 1',
+    "vLLM `ParallelConfig` sizes an engine's world as tensor_parallel_size × pipeline_parallel_size, and Trinity gives the engine's Ray actor tensor_parallel_size GPUs (trinity/common/models/__init__.py): below 1 no worker holds the model (from main Trinity raises itself, see main's domain)",
 };
-// From main (f3c8dec) Trinity also checks data and pipeline parallel sizes of every vLLM/SGLang engine.
+// From main (f3c8dec) Trinity checks the tensor, data and pipeline parallel sizes of every vLLM/SGLang engine.
 const PARALLEL =
   'Trinity\'s explorer check (trinity/common/config_validator.py `ExplorerConfigValidator._validate_inference_parallel_config`, f3c8dec) raises "`<model>.<key>` must be >= 1" for a vLLM or SGLang engine (a `tinker` / `external` engine has its sizes set to 0 instead)';
 const modelLen: Domain = {
