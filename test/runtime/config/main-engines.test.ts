@@ -254,6 +254,29 @@ describe('trainer and root on main', () => {
     );
   });
 
+  test('trainer_config on main: keys veRL 0.8 drops are warnings, unknown keys in what it keeps stay errors', async () => {
+    const text = edit(gsm8k('main'), [
+      '  ulysses_sequence_parallel_size: 1\n',
+      '  ulysses_sequence_parallel_size: 1\n  trainer_config:\n    trainer:\n      save_freqq: 1\n    actor_rollout_ref:\n      actor:\n        ppo_epoch: 2\n',
+    ]);
+    const { diags } = await check(text, 'main');
+    const found = diags.filter((d) => d.code === 'TRN010').map((d) => [d.severity, d.line]);
+    assert.deepEqual(found, [
+      ['warning', lineOf(text, 'save_freqq')],
+      ['error', lineOf(text, 'ppo_epoch:')],
+    ]);
+    assert.match(
+      diags.find((d) => d.line === lineOf(text, 'save_freqq'))!.message,
+      /veRL 0\.8 or later.*drops the rest/,
+    );
+    // v0.5.2 merges into veRL's schema whatever the veRL version: both are errors there
+    const old = await check(text, 'v0.5.2');
+    assert.deepEqual(
+      old.diags.filter((d) => d.code === 'TRN010').map((d) => d.severity),
+      ['error', 'error'],
+    );
+  });
+
   test('the fields main added are valid there and unknown on v0.5.2; MAIN_FIELDS_COMMIT names f3c8dec', async () => {
     assert.equal(MAIN_FIELDS_COMMIT, 'f3c8dec');
     const added = edit(

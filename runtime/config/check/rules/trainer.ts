@@ -72,6 +72,20 @@ export function checkTrainer(ctx: CheckContext): void {
   synchronizeConfig(ctx);
 }
 
+/**
+ * Whether a key of `trainer.trainer_config` reaches veRL 0.8's config on main (trinity/trainer/verl/config.py
+ * `_normalize_trainer_config`, f3c8dec): only model/actor/ref/rollout/critic sections are merged, at the top or under
+ * `actor_rollout_ref`; an unknown key inside them fails when veRL builds its dataclasses, as the older merge fails.
+ */
+function reachesVerl08(path: readonly (string | number)[] | undefined): boolean {
+  const i = path?.indexOf('trainer_config') ?? -1;
+  if (!path || i < 0) return true;
+  const [first, second] = path.slice(i + 1);
+  const kept = ['model', 'actor', 'ref', 'rollout', 'critic'];
+  if (first === 'actor_rollout_ref') return typeof second === 'string' && kept.slice(0, 4).includes(second);
+  return first === 'critic';
+}
+
 /** The trainer's parallel strategy: `trainer_strategy` from v0.4.0, the actor's veRL `strategy` before (FSDP unless set). */
 function trainerStrategy(ctx: CheckContext): string {
   if (ctx.since('v0.4.0')) return String(ctx.get('trainer.trainer_strategy') ?? 'fsdp');
@@ -120,9 +134,13 @@ function checkTrainerConfigSource(ctx: CheckContext): boolean {
     if (y && y.kind === 'map' && strict) {
       const merged = mergeConfig(y, strict, ctx.release, src);
       for (const d of merged.diagnostics) {
+        const dropped = ctx.since('main') && !reachesVerl08(d.data?.path);
         ctx.diagnostics.push({
           ...d,
-          message: `${d.message} (veRL trainer config: Trinity merges \`trainer.trainer_config\` into veRL's schema at launch and rejects this.)`,
+          ...(dropped && d.severity === 'error' ? { severity: 'warning' as const } : {}),
+          message: dropped
+            ? `${d.message} (veRL trainer config: with veRL < 0.8 Trinity merges \`trainer.trainer_config\` into veRL's schema at launch and rejects this; with veRL 0.8 or later, which main installs by default, it keeps only \`model\`, \`actor\`, \`ref\`, \`rollout\` and \`critic\`, at the top or under \`actor_rollout_ref\`, and drops the rest.)`
+            : `${d.message} (veRL trainer config: Trinity merges \`trainer.trainer_config\` into veRL's schema at launch and rejects this.)`,
         });
       }
     }
