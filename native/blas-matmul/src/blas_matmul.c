@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "train_kernels.h"
+
 #define CHECK(call)                                                   \
   do {                                                                \
     if ((call) != napi_ok) {                                          \
@@ -409,5 +411,6 @@ NAPI_MODULE_INIT() {
     if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, fns[i].name, f) != napi_ok) return NULL;
   }
+  if (!register_train_kernels(env, exports)) return NULL;
   return exports;
 }
