@@ -30,6 +30,7 @@ interface WasmBackendLike {
   makeOutput(shape: number[], dtype: DataType): TensorInfo;
   typedArrayFromHeap(t: TensorInfo): Float32Array | Int32Array | Uint8Array;
   incRef(dataId: object): void;
+  disposeData(dataId: object): boolean;
 }
 
 interface SegmentSumPlan {
@@ -219,11 +220,59 @@ function registerSharingKernel(name: typeof tf.Identity | typeof tf.Cast): void 
   tf.registerKernel({ ...stock, kernelFunc });
 }
 
+/** Marks the row-gather kernel, so registering again wraps nothing twice. */
+const ROW_GATHER = Symbol('trinity-row-gather');
+
 /**
- * Registers the host kernels missing from the wasm backend and the buffer-sharing Identity/Cast (once per process;
- * a no-op when already there). Call it once tfjs-backend-wasm is imported (it registers the stock kernels).
+ * Replaces wasm's `GatherV2` for whole rows (axis 0, no batch dims, float32/int32 rows, int32 indices) with row
+ * copies on the host: the stock kernel computes every element's source index on its own and took ~7 ms for an
+ * embedding lookup of 512 rows of 384 (a training step has three such gathers); the copies take a few µs. Same
+ * values (a copy) and the same error for an index out of range; every other gather runs the stock kernel.
+ */
+function registerRowGather(): void {
+  const stock = tf.getKernel(tf.GatherV2, 'wasm');
+  if (!stock || (stock.kernelFunc as { [ROW_GATHER]?: true })[ROW_GATHER]) return;
+  const kernelFunc: KernelFunc = (args) => {
+    const { x, indices } = args.inputs as { x: TensorInfo; indices: TensorInfo };
+    const { axis, batchDims } = args.attrs as { axis: number; batchDims: number };
+    if (
+      x.shape.length === 0 ||
+      tf.util.parseAxisParam(axis, x.shape)[0] !== 0 ||
+      batchDims !== 0 ||
+      indices.dtype !== 'int32' ||
+      (x.dtype !== 'float32' && x.dtype !== 'int32')
+    )
+      return stock.kernelFunc(args);
+    const be = args.backend as WasmBackendLike;
+    const rows = x.shape[0];
+    const row = size(x.shape.slice(1));
+    const out = be.makeOutput([...indices.shape, ...x.shape.slice(1)], x.dtype);
+    // Views after makeOutput: it may grow the heap, which replaces the buffer.
+    const src = be.typedArrayFromHeap(x);
+    const ids = be.typedArrayFromHeap(indices);
+    const dst = be.typedArrayFromHeap(out);
+    for (let i = 0; i < ids.length; i++) {
+      const r = ids[i];
+      if (!(r >= 0 && r < rows)) {
+        be.disposeData(out.dataId);
+        throw new Error(`GatherV2: the index value ${r} is not in [0, ${rows - 1}]`);
+      }
+      dst.set(src.subarray(r * row, (r + 1) * row), i * row);
+    }
+    return out;
+  };
+  (kernelFunc as { [ROW_GATHER]?: true })[ROW_GATHER] = true;
+  tf.unregisterKernel(tf.GatherV2, 'wasm');
+  tf.registerKernel({ ...stock, kernelFunc });
+}
+
+/**
+ * Registers the host kernels missing from the wasm backend, the buffer-sharing Identity/Cast and the row gather
+ * (once per process; a no-op when already there). Call it once tfjs-backend-wasm is imported (it registers the stock
+ * kernels).
  */
 export function registerWasmKernels(): void {
+  registerRowGather();
   if (tf.getKernel(tf.UnsortedSegmentSum, 'wasm') == null) {
     tf.registerKernel({ kernelName: tf.UnsortedSegmentSum, backendName: 'wasm', kernelFunc: unsortedSegmentSumWasm });
   }

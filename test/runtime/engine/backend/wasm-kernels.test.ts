@@ -1,7 +1,8 @@
 /**
  * The host `UnsortedSegmentSum` kernel registered for wasm: bit-identical to tfjs-backend-cpu's kernel (the
  * reference semantics) over 1-D and n-D segment ids, out-of-range ids and numSegments; and the gradient of
- * gather-based embedding losses on wasm equals cpu's; the buffer-sharing Identity and same-dtype Cast. Runs on the
+ * gather-based embedding losses on wasm equals cpu's; the buffer-sharing Identity and same-dtype Cast; the row
+ * GatherV2 (equal to cpu's gather). Runs on the
  * wasm backend (this file is its own process).
  */
 import assert from 'node:assert/strict';
@@ -233,6 +234,66 @@ describe('Identity and same-dtype Cast on wasm share the buffer', () => {
       sharing.forEach(swap);
     }
     assert.deepEqual(shared, copied);
+  });
+});
+
+describe('GatherV2 of whole rows on wasm (host row copies)', () => {
+  async function onBoth(fn: () => tf.Tensor): Promise<{ wasm: tf.TypedArray; cpu: tf.TypedArray; shape: number[] }> {
+    await tf.setBackend('cpu');
+    const c = fn();
+    const cpu = await c.data();
+    c.dispose();
+    await tf.setBackend('wasm');
+    const w = fn();
+    const wasm = await w.data();
+    const shape = w.shape;
+    w.dispose();
+    return { wasm, cpu, shape };
+  }
+
+  for (const dtype of ['float32', 'int32'] as const)
+    test(`equals cpu's gather exactly: [4096, 384] ${dtype} table, [8, 64] ids (an embedding lookup)`, async () => {
+      const ids = Array.from({ length: 512 }, (_, i) => (i * 7919) % 4096);
+      const r = await onBoth(() =>
+        tf.tidy(() =>
+          tf.gather(tf.tensor2d(xValues(4096 * 384, dtype), [4096, 384], dtype), tf.tensor2d(ids, [8, 64], 'int32')),
+        ),
+      );
+      assert.deepEqual(r.shape, [8, 64, 384]);
+      assert.deepEqual(Array.from(r.wasm), Array.from(r.cpu));
+    });
+
+  test('higher-rank rows, a scalar index, and gathers it does not take (axis 1, bool rows) equal cpu', async () => {
+    const x = (): tf.Tensor => tf.tensor3d(xValues(5 * 3 * 4), [5, 3, 4]);
+    const cases: (() => tf.Tensor)[] = [
+      () => tf.tidy(() => tf.gather(x(), tf.tensor1d([4, 0, 4, 2], 'int32'))),
+      () => tf.tidy(() => tf.gather(x(), tf.scalar(3, 'int32'))),
+      () => tf.tidy(() => tf.gather(x(), tf.tensor1d([2, 0], 'int32'), 1)),
+      () => tf.tidy(() => tf.gather(tf.tensor2d([1, 0, 0, 1, 1, 1], [3, 2], 'bool'), tf.tensor1d([2, 0], 'int32'))),
+    ];
+    for (const [i, c] of cases.entries()) {
+      const r = await onBoth(c);
+      assert.deepEqual(Array.from(r.wasm), Array.from(r.cpu), `case ${i}`);
+    }
+  });
+
+  test('an index out of range is an error (and leaks nothing)', async () => {
+    await tf.setBackend('wasm');
+    const table = tf.tensor2d([1, 2, 3, 4], [2, 2]);
+    const n = tf.memory().numTensors;
+    for (const bad of [2, -1]) {
+      const ids = tf.tensor1d([0, bad], 'int32');
+      assert.throws(() => tf.gather(table, ids), /GatherV2: the index value -?\d+ is not in \[0, 1\]/);
+      ids.dispose();
+    }
+    assert.equal(tf.memory().numTensors, n);
+    table.dispose();
+  });
+
+  test('registering again wraps nothing twice', () => {
+    const k = tf.getKernel(tf.GatherV2, 'wasm');
+    registerWasmKernels();
+    assert.equal(tf.getKernel(tf.GatherV2, 'wasm')?.kernelFunc, k?.kernelFunc);
   });
 });
 
