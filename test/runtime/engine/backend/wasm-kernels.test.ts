@@ -2,7 +2,7 @@
  * The host `UnsortedSegmentSum` kernel registered for wasm: bit-identical to tfjs-backend-cpu's kernel (the
  * reference semantics) over 1-D and n-D segment ids, out-of-range ids and numSegments; and the gradient of
  * gather-based embedding losses on wasm equals cpu's; the buffer-sharing Identity and same-dtype Cast; the row
- * GatherV2 (equal to cpu's gather). Runs on the
+ * GatherV2, Slice and SplitV (equal to cpu's). Runs on the
  * wasm backend (this file is its own process).
  */
 import assert from 'node:assert/strict';
@@ -294,6 +294,69 @@ describe('GatherV2 of whole rows on wasm (host row copies)', () => {
     const k = tf.getKernel(tf.GatherV2, 'wasm');
     registerWasmKernels();
     assert.equal(tf.getKernel(tf.GatherV2, 'wasm')?.kernelFunc, k?.kernelFunc);
+  });
+});
+
+describe('Slice and SplitV on wasm (copied from the heap)', () => {
+  async function onBoth(fn: () => tf.Tensor[]): Promise<{ wasm: number[][]; cpu: number[][] }> {
+    const read = async (): Promise<number[][]> => {
+      const ts = fn();
+      const out = await Promise.all(ts.map(async (t) => [...t.shape, ...Array.from(await t.data())]));
+      tf.dispose(ts);
+      return out;
+    };
+    await tf.setBackend('cpu');
+    const cpu = await read();
+    await tf.setBackend('wasm');
+    return { wasm: await read(), cpu };
+  }
+
+  test("slices of every rank and the concat gradient's SplitV equal cpu exactly", async () => {
+    for (const dtype of ['float32', 'int32'] as const) {
+      const r = await onBoth(() =>
+        tf.tidy(() => {
+          const m = tf.tensor2d(xValues(6 * 10, dtype), [6, 10], dtype);
+          const c = tf.tensor4d(xValues(3 * 4 * 5 * 6, dtype), [3, 4, 5, 6], dtype);
+          return [
+            tf.slice(m, [1, 3], [4, 5]), // a column block
+            tf.slice(m, [2, 0], [3, 10]), // whole rows: one run
+            tf.slice(c, [1, 0, 2, 1], [2, 4, 3, 4]),
+            tf.slice(tf.tensor1d(xValues(9, dtype), dtype), [2], [5]),
+            ...tf.split(m, [3, 5, 2], 1),
+            ...tf.split(c, 3, 0).map((t) => tf.reshape(t, [-1])),
+            ...tf.split(c, [1, 3, 2], 3),
+          ];
+        }),
+      );
+      assert.deepEqual(r.wasm, r.cpu, dtype);
+    }
+  });
+
+  test('the gradient of a concat along the last axis (column blocks) equals cpu', async () => {
+    const r = await onBoth(() =>
+      tf.tidy(() => {
+        const parts = [3, 5, 2].map((n, i) =>
+          tf.tensor2d(
+            xValues(4 * n).map((v) => v + i),
+            [4, n],
+          ),
+        );
+        const dy = tf.tensor2d(xValues(4 * 10), [4, 10]);
+        return tf.grads((...xs: tf.Tensor[]) => tf.sum(tf.mul(tf.concat(xs, 1), dy)))(parts);
+      }),
+    );
+    assert.deepEqual(r.wasm, r.cpu);
+  });
+
+  test('registering again wraps nothing twice; bool slices still work (stock kernel)', async () => {
+    const k = [tf.getKernel(tf.Slice, 'wasm'), tf.getKernel(tf.SplitV, 'wasm')];
+    registerWasmKernels();
+    assert.equal(tf.getKernel(tf.Slice, 'wasm')?.kernelFunc, k[0]?.kernelFunc);
+    assert.equal(tf.getKernel(tf.SplitV, 'wasm')?.kernelFunc, k[1]?.kernelFunc);
+    await tf.setBackend('wasm');
+    const b = tf.slice(tf.tensor2d([1, 0, 0, 1, 1, 1], [3, 2], 'bool'), [1, 1], [2, 1]);
+    assert.deepEqual(Array.from(await b.data()), [1, 1]);
+    b.dispose();
   });
 });
 
