@@ -129,7 +129,7 @@ static bool operand(napi_env env, const char* name, const heap_t* h, int64_t off
 
 /* ---- rows over threads --------------------------------------------------------------------------------------------- */
 
-typedef void (*range_fn)(void* ctx, int64_t begin, int64_t end);
+typedef tk_range_fn range_fn;
 
 #define MAX_WORKERS 7
 /* Below this many floats touched a kernel stays on the calling thread: waking a worker costs ~10–30 µs. */
@@ -183,7 +183,7 @@ static int wanted_threads(void) {
 }
 
 /* fn over [0, n) items, split into contiguous parts over the threads when `floats` (the memory touched) is large. */
-static void par_for(int64_t n, uint64_t floats, range_fn fn, void* ctx) {
+void tk_par_for(int64_t n, uint64_t floats, range_fn fn, void* ctx) {
   int parts = floats >= PARALLEL_MIN_FLOATS ? wanted_threads() : 1;
   if (parts > n) parts = (int)n;
   if (parts <= 1 || pthread_mutex_trylock(&pool_busy) != 0) {
@@ -214,6 +214,8 @@ static void par_for(int64_t n, uint64_t floats, range_fn fn, void* ctx) {
   pthread_mutex_unlock(&pool.mu);
   pthread_mutex_unlock(&pool_busy);
 }
+
+#define par_for tk_par_for
 
 /* ---- vectorisable float exp ---------------------------------------------------------------------------------------- */
 

@@ -31,6 +31,7 @@ import { scoreSequences } from '../../../runtime/engine/logprobs';
 import { rmsNorm, swiglu, tokenLogProbs } from '../../../runtime/engine/ops';
 import { Rng } from '../../../runtime/engine/random';
 import { AdamW } from '../../../runtime/engine/train/adamw';
+import { nativeAdamW } from '../../../runtime/engine/train/native-adamw';
 import { Trainer } from '../../../runtime/engine/train/step';
 import { assertGradCheck, describeReport, gradCheck, randn } from '../../helpers/gradcheck';
 import { assertNativeMatmulOnWasm } from '../../helpers/native-matmul';
@@ -367,7 +368,7 @@ describe('headsRope: [B, T, H·hd] + bias → [B, H, T, hd], rotate-half RoPE', 
   });
 });
 
-test('1 and 2 threads give the same bits (rows split; column sums in fixed blocks)', () => {
+test('1 and 2 threads give the same bits (rows split; column sums in fixed blocks; the AdamW step too)', () => {
   const rng = new Rng(11);
   const x = randn([512, 384], rng);
   const w = randn([384], rng, 0.2, 1);
@@ -378,9 +379,14 @@ test('1 and 2 threads give the same bits (rows split; column sums in fixed block
   );
   const hx = randn([8, 64, 384], rng) as tf.Tensor3D;
   const hb = randn([384], rng) as tf.Tensor1D;
+  const [p, g, m, v] = [1, 2, 3, 4].map((i) => randn([1024, 1024], rng, 0.01 * i, i === 4 ? 0.1 : 0));
+  const adamw = nativeAdamW([p, g, m, v]);
+  assert.ok(adamw, 'the native AdamW is active');
+  const h = { lr: 1e-3, b1: 0.9, b2: 0.999, eps: 1e-8, weightDecay: 0.01, coef: 0.7, bc1: 0.19, bc2: 0.002 };
   const bits = (threads: number): Uint32Array[] => {
     setBlasThreads(threads);
     const out = tf.tidy(() => [
+      ...adamw.step(p, g, m, v, h),
       ...tf.grads((a: tf.Tensor, b: tf.Tensor) => tf.sum(tf.mul(fusedRmsNorm(a, b, 1e-6), a)))([x, w]),
       ...tf.grads((a: tf.Tensor) => tf.sum(tf.mul(fusedTokenLogProbs(a as tf.Tensor2D, t, 1), 0.5)))([z]),
       ...tf.grads((a: tf.Tensor, b: tf.Tensor) =>
@@ -393,7 +399,7 @@ test('1 and 2 threads give the same bits (rows split; column sums in fixed block
   const two = bits(2);
   setBlasThreads(1);
   for (let i = 0; i < one.length; i++) assert.deepEqual(two[i], one[i], `output ${i}`);
-  tf.dispose([x, w, z, t, hx, hb]);
+  tf.dispose([x, w, z, t, hx, hb, p, g, m, v]);
 });
 
 describe('the ops use them on wasm with the addon, and tfjs ops everywhere else', () => {
