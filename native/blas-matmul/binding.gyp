@@ -3,9 +3,9 @@
   "targets": [
     {
       "target_name": "blas_matmul",
-      "sources": ["src/blas_matmul.c"],
+      "sources": ["src/blas_matmul.c", "src/train_kernels.c"],
       "cflags": ["-O3", "-fno-math-errno", "-Wall"],
-      "libraries": ["-lopenblas", "-lm"]
+      "libraries": ["-lopenblas", "-lm", "-lpthread"]
     }
   ]
 }

@@ -8,6 +8,14 @@ import * as tf from '@tensorflow/tfjs-core';
 // The core package's Node entry registers no gradients; training needs them all.
 import '@tensorflow/tfjs-core/dist/register_all_gradients';
 import { currentBackend } from './backend/init';
+import {
+  fusedMaskedSoftmax,
+  fusedRmsNorm,
+  fusedShapes,
+  fusedSwiglu,
+  fusedTokenLogProbs,
+  trainKernelsActive,
+} from './backend/train-kernels';
 
 /**
  * Sum of same-shaped tensors. One `tf.addN` binds every input as a storage buffer; WebGPU guarantees only 8 per shader
@@ -86,7 +94,9 @@ export function layerNorm(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor | undefined, 
   return b ? tf.add(y, b) : y;
 }
 
+/** x / √(mean(x²) + eps) · w over the last axis; one fused kernel (and one for its gradient) where available. */
 export function rmsNorm(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
+  if (w.rank === 1 && x.shape[x.rank - 1] === w.shape[0] && trainKernelsActive()) return fusedRmsNorm(x, w, eps);
   const ms = tf.mean(tf.square(x), -1, true);
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(ms, eps))), w);
 }
@@ -106,6 +116,12 @@ export function geluErf(x: tf.Tensor): tf.Tensor {
 
 export function silu(x: tf.Tensor): tf.Tensor {
   return tf.mul(x, tf.sigmoid(x));
+}
+
+/** SwiGLU's silu(gate) · up; one fused kernel (and one for its gradient) where available. */
+export function swiglu(gate: tf.Tensor, up: tf.Tensor): tf.Tensor {
+  if (tf.util.arraysEqual(gate.shape, up.shape) && trainKernelsActive()) return fusedSwiglu(gate, up);
+  return tf.mul(silu(gate), up);
 }
 
 /**
@@ -144,17 +160,34 @@ export function groupedQueryAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tens
   const [B, heads, T, hd] = q.shape;
   const [kvHeads, Tk] = [k.shape[1], k.shape[2]];
   const qg = tf.reshape(q, [B, kvHeads, (heads / kvHeads) * T, hd]) as tf.Tensor4D;
-  const scores = tf.add(tf.mul(tf.reshape(tf.matMul(qg, k, false, true), [B, heads, T, Tk]), 1 / Math.sqrt(hd)), bias);
-  const probs = tf.reshape(tf.softmax(scores), [B, kvHeads, (heads / kvHeads) * T, Tk]) as tf.Tensor4D;
+  const raw = tf.reshape(tf.matMul(qg, k, false, true), [B, heads, T, Tk]) as tf.Tensor4D;
+  const scale = 1 / Math.sqrt(hd);
+  const softmax =
+    fusedShapes.maskedSoftmax(raw.shape, bias.shape) && trainKernelsActive()
+      ? fusedMaskedSoftmax(raw, bias, scale)
+      : tf.softmax(tf.add(tf.mul(raw, scale), bias));
+  const probs = tf.reshape(softmax, [B, kvHeads, (heads / kvHeads) * T, Tk]) as tf.Tensor4D;
   const ctx = tf.reshape(tf.matMul(probs, v), [B, heads, T, hd]);
   return tf.reshape(tf.transpose(ctx, [0, 2, 1, 3]), [B, T, heads * hd]) as tf.Tensor3D;
 }
 
-/** Per-token log π(target) from logits[..., V] (divided by `temperature` first) via logits − logsumexp. */
+/**
+ * Per-token log π(target) from logits[..., V] (divided by `temperature` first) via logits − logsumexp. Targets must
+ * lie in [0, V): the fused kernel throws on one that does not (the gather would read another row's entry).
+ */
 export function tokenLogProbs(logits: tf.Tensor, targets: tf.Tensor, temperature = 1): tf.Tensor {
+  const vocab = logits.shape[logits.rank - 1];
+  if (trainKernelsActive()) {
+    // Max, logsumexp and the target's logit in one native pass per row (and the gradient in one more).
+    const flat = fusedTokenLogProbs(
+      tf.reshape(logits, [-1, vocab]) as tf.Tensor2D,
+      tf.reshape(targets, [-1]) as tf.Tensor1D,
+      temperature,
+    );
+    return tf.reshape(flat, targets.shape);
+  }
   const z = temperature === 1 ? logits : tf.div(logits, temperature);
   const logp = tf.logSoftmax(z);
-  const vocab = logits.shape[logits.rank - 1];
   // One gather on the flattened log-probs (row·V + target), not a [N, V] one-hot product: with a 150k vocabulary
   // that product alone would be gigabytes per batch.
   const n = targets.size;

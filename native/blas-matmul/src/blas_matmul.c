@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "train_kernels.h"
+
 #define CHECK(call)                                                   \
   do {                                                                \
     if ((call) != napi_ok) {                                          \
@@ -179,6 +181,18 @@ __attribute__((target_clones("avx2", "default"))) static void adamw_loop(
   }
 }
 
+typedef struct {
+  const float *p, *g, *m, *s;
+  float *po, *mo, *so;
+  double coef, b1, b2, decay, step, rbc2, eps;
+} adamw_job;
+
+static void adamw_range(void* ctx, int64_t b, int64_t e) {
+  const adamw_job* j = ctx;
+  adamw_loop(e - b, j->p + b, j->g + b, j->m + b, j->s + b, j->po + b, j->mo + b, j->so + b, j->coef, j->b1, j->b2,
+             j->decay, j->step, j->rbc2, j->eps);
+}
+
 static napi_value AdamW(napi_env env, napi_callback_info info) {
   size_t argc = 10;
   napi_value argv[10];
@@ -216,8 +230,10 @@ static napi_value AdamW(napi_env env, napi_callback_info info) {
         napi_throw_range_error(env, NULL, "blas_matmul: adamw's outputs overlap its inputs");
         return NULL;
       }
-  adamw_loop(n, heap + v[1], heap + v[2], heap + v[3], heap + v[4], heap + v[5], heap + v[6], heap + v[7], coef, b1, b2,
-             decay, step, rbc2, eps);
+  /* Elementwise, so the same bits on any number of threads (train_kernels.c's pool). */
+  adamw_job job = {heap + v[1], heap + v[2], heap + v[3], heap + v[4], heap + v[5], heap + v[6], heap + v[7],
+                   coef,        b1,         b2,         decay,      step,       rbc2,       eps};
+  tk_par_for(n, 7 * (uint64_t)n, adamw_range, &job);
   return NULL;
 }
 
@@ -409,5 +425,6 @@ NAPI_MODULE_INIT() {
     if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, fns[i].name, f) != napi_ok) return NULL;
   }
+  if (!register_train_kernels(env, exports)) return NULL;
   return exports;
 }

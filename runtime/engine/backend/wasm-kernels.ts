@@ -30,6 +30,7 @@ interface WasmBackendLike {
   makeOutput(shape: number[], dtype: DataType): TensorInfo;
   typedArrayFromHeap(t: TensorInfo): Float32Array | Int32Array | Uint8Array;
   incRef(dataId: object): void;
+  disposeData(dataId: object): boolean;
 }
 
 interface SegmentSumPlan {
@@ -219,11 +220,134 @@ function registerSharingKernel(name: typeof tf.Identity | typeof tf.Cast): void 
   tf.registerKernel({ ...stock, kernelFunc });
 }
 
+/** Marks the row-gather kernel, so registering again wraps nothing twice. */
+const ROW_GATHER = Symbol('trinity-row-gather');
+
 /**
- * Registers the host kernels missing from the wasm backend and the buffer-sharing Identity/Cast (once per process;
- * a no-op when already there). Call it once tfjs-backend-wasm is imported (it registers the stock kernels).
+ * Replaces wasm's `GatherV2` for whole rows (axis 0, no batch dims, float32/int32 rows, int32 indices) with row
+ * copies on the host: the stock kernel computes every element's source index on its own and took ~7 ms for an
+ * embedding lookup of 512 rows of 384 (a training step has three such gathers); the copies take a few µs. Same
+ * values (a copy) and the same error for an index out of range; every other gather runs the stock kernel.
+ */
+function registerRowGather(): void {
+  const stock = tf.getKernel(tf.GatherV2, 'wasm');
+  if (!stock || (stock.kernelFunc as { [ROW_GATHER]?: true })[ROW_GATHER]) return;
+  const kernelFunc: KernelFunc = (args) => {
+    const { x, indices } = args.inputs as { x: TensorInfo; indices: TensorInfo };
+    const { axis, batchDims } = args.attrs as { axis: number; batchDims: number };
+    if (
+      x.shape.length === 0 ||
+      tf.util.parseAxisParam(axis, x.shape)[0] !== 0 ||
+      batchDims !== 0 ||
+      indices.dtype !== 'int32' ||
+      (x.dtype !== 'float32' && x.dtype !== 'int32')
+    )
+      return stock.kernelFunc(args);
+    const be = args.backend as WasmBackendLike;
+    const rows = x.shape[0];
+    const row = size(x.shape.slice(1));
+    const out = be.makeOutput([...indices.shape, ...x.shape.slice(1)], x.dtype);
+    // Views after makeOutput: it may grow the heap, which replaces the buffer.
+    const src = be.typedArrayFromHeap(x);
+    const ids = be.typedArrayFromHeap(indices);
+    const dst = be.typedArrayFromHeap(out);
+    for (let i = 0; i < ids.length; i++) {
+      const r = ids[i];
+      if (!(r >= 0 && r < rows)) {
+        be.disposeData(out.dataId);
+        throw new Error(`GatherV2: the index value ${r} is not in [0, ${rows - 1}]`);
+      }
+      dst.set(src.subarray(r * row, (r + 1) * row), i * row);
+    }
+    return out;
+  };
+  (kernelFunc as { [ROW_GATHER]?: true })[ROW_GATHER] = true;
+  tf.unregisterKernel(tf.GatherV2, 'wasm');
+  tf.registerKernel({ ...stock, kernelFunc });
+}
+
+/** Marks the slice kernels registered here, so registering again wraps nothing twice. */
+const HEAP_SLICE = Symbol('trinity-heap-slice');
+
+/** `x[b : b + s]` (float32/int32, every size > 0) as a new tensor, copied run by run straight from the heap. */
+function sliceFromHeap(be: WasmBackendLike, x: TensorInfo, b: number[], s: number[]): TensorInfo {
+  const rank = x.shape.length;
+  const out = be.makeOutput(s, x.dtype);
+  // Views after makeOutput: it may grow the heap, which replaces the buffer.
+  const src = be.typedArrayFromHeap(x);
+  const dst = be.typedArrayFromHeap(out);
+  if (rank === 0) {
+    dst.set(src);
+    return out;
+  }
+  const strides = contiguousStrides(x.shape);
+  const run = s[rank - 1];
+  const idx = new Array<number>(rank - 1).fill(0);
+  for (let o = 0, n = size(s) / run; o < n; o++) {
+    let off = b[rank - 1];
+    for (let d = 0; d < rank - 1; d++) off += (b[d] + idx[d]) * strides[d];
+    dst.set(src.subarray(off, off + run), o * run);
+    for (let d = rank - 2; d >= 0 && ++idx[d] === s[d]; d--) idx[d] = 0;
+  }
+  return out;
+}
+
+const heapSliceable = (x: TensorInfo, s: readonly number[]): boolean =>
+  (x.dtype === 'float32' || x.dtype === 'int32') && s.every((d) => d > 0);
+
+/**
+ * Replaces wasm's `Slice` and `SplitV` (the gradient of a concat) for float32/int32 tensors. The stock kernels first
+ * copy the whole input out of the heap (`readSync`, a fresh buffer each time) and then copy the slice: a [384, 384]
+ * column block of a [384, 1152] matrix took 3–6 ms, and a SplitV makes one such slice per output. These copy the
+ * slice's runs straight from the heap (~0.1 ms there). Same values (a copy); other dtypes and empty slices keep the
+ * stock kernels.
+ */
+function registerHeapSlices(): void {
+  const slice = tf.getKernel(tf.Slice, 'wasm');
+  if (slice && !(slice.kernelFunc as { [HEAP_SLICE]?: true })[HEAP_SLICE]) {
+    const kernelFunc: KernelFunc = (args) => {
+      const x = args.inputs.x as TensorInfo;
+      const { begin, size: sz } = args.attrs as { begin: number | number[]; size?: number | number[] };
+      const [b, s] = tf.slice_util.parseSliceParams(x, begin, sz);
+      if (!heapSliceable(x, s)) return slice.kernelFunc(args);
+      return sliceFromHeap(args.backend as WasmBackendLike, x, b, s);
+    };
+    (kernelFunc as { [HEAP_SLICE]?: true })[HEAP_SLICE] = true;
+    tf.unregisterKernel(tf.Slice, 'wasm');
+    tf.registerKernel({ ...slice, kernelFunc });
+  }
+  const split = tf.getKernel(tf.SplitV, 'wasm');
+  if (split && !(split.kernelFunc as { [HEAP_SLICE]?: true })[HEAP_SLICE]) {
+    const kernelFunc: KernelFunc = (args) => {
+      const x = args.inputs.x as TensorInfo;
+      const { numOrSizeSplits, axis } = args.attrs as { numOrSizeSplits: number | number[]; axis: number };
+      const ax = tf.util.parseAxisParam(axis, x.shape)[0];
+      const sizes = tf.backend_util.prepareSplitSize(x, numOrSizeSplits, ax);
+      if (!heapSliceable(x, x.shape) || sizes.some((n) => n <= 0)) return split.kernelFunc(args);
+      const be = args.backend as WasmBackendLike;
+      const begin = new Array<number>(x.shape.length).fill(0);
+      return sizes.map((n) => {
+        const s = [...x.shape];
+        s[ax] = n;
+        const out = sliceFromHeap(be, x, begin, s);
+        begin[ax] += n;
+        return out;
+      });
+    };
+    (kernelFunc as { [HEAP_SLICE]?: true })[HEAP_SLICE] = true;
+    tf.unregisterKernel(tf.SplitV, 'wasm');
+    tf.registerKernel({ ...split, kernelFunc });
+  }
+}
+
+/**
+ * Registers the host kernels missing from the wasm backend, the buffer-sharing Identity/Cast, the row gather and
+ * the heap slices (once per process; a no-op when already there). Call it once tfjs-backend-wasm is imported (it registers the stock
+ * kernels).
  */
 export function registerWasmKernels(): void {
+  registerRowGather();
+  registerHeapSlices();
   if (tf.getKernel(tf.UnsortedSegmentSum, 'wasm') == null) {
     tf.registerKernel({ kernelName: tf.UnsortedSegmentSum, backendName: 'wasm', kernelFunc: unsortedSegmentSumWasm });
   }

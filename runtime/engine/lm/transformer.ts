@@ -18,8 +18,9 @@ import {
   mmT,
   rmsNorm,
   rotateHalfMatrix,
-  silu,
+  swiglu,
 } from '../ops';
+import { fusedHeadsRope, trainKernelsActive } from '../backend/train-kernels';
 
 /** A low-rank adapter on one linear layer: y += scale · (dropout(x) A) B, A `[in, r]`, B `[r, out]`. */
 export interface LoraAdapter {
@@ -90,12 +91,13 @@ export interface ForwardResult {
 
 const MASKED = -1e9;
 
-/** RoPE's cos/sin at a forward's positions, `[B, 1, T, headDim]`, and the rotate-half matrix. */
-interface RopeAt {
-  cos: tf.Tensor;
-  sin: tf.Tensor;
-  rot: tf.Tensor2D;
-}
+/**
+ * RoPE's cos/sin at a forward's positions: `[B, T, headDim/2]` for the fused heads kernel, or `[B, 1, T, headDim]`
+ * (each half repeated) with the rotate-half matrix for applyRopeRotation.
+ */
+type RopeAt =
+  | { fused: true; cos: tf.Tensor3D; sin: tf.Tensor3D }
+  | { fused: false; cos: tf.Tensor; sin: tf.Tensor; rot: tf.Tensor2D };
 
 export class CausalLM {
   readonly params: Map<string, tf.Variable>;
@@ -191,7 +193,9 @@ export class CausalLM {
     const positions = opts.positions ?? defaultPositions(B, T, past);
     let x: tf.Tensor = tf.gather(this.embed, ids);
     if (this.pos) x = tf.add(x, tf.gather(this.pos, positions));
-    const rope = c.positions === 'rope' ? this.ropeAt(positions) : undefined;
+    // The fused training kernels (wasm with the native addon): q/k/v heads split, biased and rotated in one kernel.
+    const fused = c.family !== 'gpt2' && trainKernelsActive();
+    const rope = c.positions === 'rope' ? this.ropeAt(positions, fused) : undefined;
     const bias = attentionBias(T, past, opts.keyMask);
     const keys: tf.Tensor4D[] = [];
     const values: tf.Tensor4D[] = [];
@@ -248,15 +252,22 @@ export class CausalLM {
     return this.rope;
   }
 
-  private ropeAt(positions: tf.Tensor2D): RopeAt {
+  private ropeAt(positions: tf.Tensor2D, fused: boolean): RopeAt {
     const rope = this.ropeTables();
     const [B, T] = positions.shape;
     const half = this.config.headDim / 2;
+    if (fused)
+      return {
+        fused,
+        cos: tf.gather(rope.cos, positions) as unknown as tf.Tensor3D,
+        sin: tf.gather(rope.sin, positions) as unknown as tf.Tensor3D,
+      };
     // [B, 1, T, half]: broadcasts over heads.
     const cos = tf.reshape(tf.gather(rope.cos, positions), [B, 1, T, half]);
     const sin = tf.reshape(tf.gather(rope.sin, positions), [B, 1, T, half]);
     // Full width (each half repeated) for applyRopeRotation: no split and concat of q and k per layer.
     return {
+      fused,
       cos: tf.concat([cos, cos], -1),
       sin: tf.concat([sin, sin], -1),
       rot: rotateHalfMatrix(this.config.headDim),
@@ -269,8 +280,9 @@ export class CausalLM {
       : rmsNorm(x, n.w, this.config.normEps);
   }
 
-  private project(x: tf.Tensor, l: Linear): tf.Tensor {
-    const y = linear(x, l.w as tf.Tensor2D, l.b as tf.Tensor1D | undefined);
+  /** x·W (+ b when `withBias`), plus the layer's adapter when it has one. */
+  private project(x: tf.Tensor, l: Linear, withBias = true): tf.Tensor {
+    const y = linear(x, l.w as tf.Tensor2D, withBias ? (l.b as tf.Tensor1D | undefined) : undefined);
     const lora = this.adapters.get(l.name);
     if (!lora) return y;
     const input = this.training && lora.dropout > 0 ? tf.dropout(x, lora.dropout) : x;
@@ -286,6 +298,18 @@ export class CausalLM {
     pastK: tf.Tensor4D | undefined,
     pastV: tf.Tensor4D | undefined,
   ): { out: tf.Tensor; k: tf.Tensor4D; v: tf.Tensor4D } {
+    const { q, k, v } =
+      rope?.fused || (!rope && !layer.qkv && trainKernelsActive())
+        ? this.fusedQkv(layer, x, rope?.fused ? rope : undefined)
+        : this.qkvHeads(layer, x, rope);
+    const kAll = (pastK ? tf.concat([pastK, k], 2) : k) as tf.Tensor4D;
+    const vAll = (pastV ? tf.concat([pastV, v], 2) : v) as tf.Tensor4D;
+    const merged = groupedQueryAttention(q as tf.Tensor4D, kAll, vAll, bias);
+    return { out: this.project(merged, layer.o), k: kAll, v: vAll };
+  }
+
+  /** q, k, v `[B, heads, T, hd]` through tfjs ops. */
+  private qkvHeads(layer: Layer, x: tf.Tensor, rope: RopeAt | undefined): Record<'q' | 'k' | 'v', tf.Tensor4D> {
     const c = this.config;
     const [B, T] = x.shape;
     const hd = c.headDim;
@@ -308,19 +332,55 @@ export class CausalLM {
     q = tf.transpose(q, [0, 2, 1, 3]);
     k = tf.transpose(k, [0, 2, 1, 3]);
     v = tf.transpose(v, [0, 2, 1, 3]);
-    if (rope) {
+    if (rope && !rope.fused) {
       q = applyRopeRotation(q, rope.cos, rope.sin, rope.rot);
       k = applyRopeRotation(k, rope.cos, rope.sin, rope.rot);
     }
-    const kAll = (pastK ? tf.concat([pastK, k], 2) : k) as tf.Tensor4D;
-    const vAll = (pastV ? tf.concat([pastV, v], 2) : v) as tf.Tensor4D;
-    const merged = groupedQueryAttention(q as tf.Tensor4D, kAll, vAll, bias);
-    return { out: this.project(merged, layer.o), k: kAll, v: vAll };
+    return { q: q as tf.Tensor4D, k: k as tf.Tensor4D, v: v as tf.Tensor4D };
+  }
+
+  /** q, k, v `[B, heads, T, hd]` through the fused heads kernel (the Llama family on wasm with the addon). */
+  private fusedQkv(
+    layer: Layer,
+    x: tf.Tensor,
+    rope: { cos: tf.Tensor; sin: tf.Tensor } | undefined,
+  ): Record<'q' | 'k' | 'v', tf.Tensor4D> {
+    const c = this.config;
+    return {
+      q: this.fusedHeads(x, layer.q!, c.heads, layer.qNorm, rope),
+      k: this.fusedHeads(x, layer.k!, c.kvHeads, layer.kNorm, rope),
+      v: this.fusedHeads(x, layer.v!, c.kvHeads, undefined, undefined),
+    };
+  }
+
+  /**
+   * One projection split into heads, `[B, heads, T, hd]`, through the fused kernel: its bias added there (or before
+   * the per-head norm, Qwen3's q/k norms), rotated when `rope` is given.
+   */
+  private fusedHeads(
+    x: tf.Tensor,
+    l: Linear,
+    heads: number,
+    norm: tf.Variable | undefined,
+    rope: { cos: tf.Tensor; sin: tf.Tensor } | undefined,
+  ): tf.Tensor4D {
+    const [B, T] = x.shape;
+    const width = heads * this.config.headDim;
+    if (norm) {
+      const normed = rmsNorm(
+        tf.reshape(this.project(x, l), [B, T, heads, this.config.headDim]),
+        norm,
+        this.config.normEps,
+      );
+      return fusedHeadsRope(tf.reshape(normed, [B, T, width]) as tf.Tensor3D, heads, undefined, rope);
+    }
+    const y = tf.reshape(this.project(x, l, false), [B, T, width]) as tf.Tensor3D;
+    return fusedHeadsRope(y, heads, l.b as tf.Tensor1D | undefined, rope);
   }
 
   private mlp(layer: Layer, x: tf.Tensor): tf.Tensor {
     if (this.config.mlp === 'swiglu') {
-      return this.project(tf.mul(silu(this.project(x, layer.gate!)), this.project(x, layer.up!)), layer.down!);
+      return this.project(swiglu(this.project(x, layer.gate!), this.project(x, layer.up!)), layer.down!);
     }
     const h = this.project(x, layer.fc!);
     return this.project(this.config.activation === 'gelu' ? geluErf(h) : geluTanh(h), layer.proj!);

@@ -1,7 +1,8 @@
 /**
  * The host `UnsortedSegmentSum` kernel registered for wasm: bit-identical to tfjs-backend-cpu's kernel (the
  * reference semantics) over 1-D and n-D segment ids, out-of-range ids and numSegments; and the gradient of
- * gather-based embedding losses on wasm equals cpu's; the buffer-sharing Identity and same-dtype Cast. Runs on the
+ * gather-based embedding losses on wasm equals cpu's; the buffer-sharing Identity and same-dtype Cast; the row
+ * GatherV2, Slice and SplitV (equal to cpu's). Runs on the
  * wasm backend (this file is its own process).
  */
 import assert from 'node:assert/strict';
@@ -233,6 +234,129 @@ describe('Identity and same-dtype Cast on wasm share the buffer', () => {
       sharing.forEach(swap);
     }
     assert.deepEqual(shared, copied);
+  });
+});
+
+describe('GatherV2 of whole rows on wasm (host row copies)', () => {
+  async function onBoth(fn: () => tf.Tensor): Promise<{ wasm: tf.TypedArray; cpu: tf.TypedArray; shape: number[] }> {
+    await tf.setBackend('cpu');
+    const c = fn();
+    const cpu = await c.data();
+    c.dispose();
+    await tf.setBackend('wasm');
+    const w = fn();
+    const wasm = await w.data();
+    const shape = w.shape;
+    w.dispose();
+    return { wasm, cpu, shape };
+  }
+
+  for (const dtype of ['float32', 'int32'] as const)
+    test(`equals cpu's gather exactly: [4096, 384] ${dtype} table, [8, 64] ids (an embedding lookup)`, async () => {
+      const ids = Array.from({ length: 512 }, (_, i) => (i * 7919) % 4096);
+      const r = await onBoth(() =>
+        tf.tidy(() =>
+          tf.gather(tf.tensor2d(xValues(4096 * 384, dtype), [4096, 384], dtype), tf.tensor2d(ids, [8, 64], 'int32')),
+        ),
+      );
+      assert.deepEqual(r.shape, [8, 64, 384]);
+      assert.deepEqual(Array.from(r.wasm), Array.from(r.cpu));
+    });
+
+  test('higher-rank rows, a scalar index, and gathers it does not take (axis 1, bool rows) equal cpu', async () => {
+    const x = (): tf.Tensor => tf.tensor3d(xValues(5 * 3 * 4), [5, 3, 4]);
+    const cases: (() => tf.Tensor)[] = [
+      () => tf.tidy(() => tf.gather(x(), tf.tensor1d([4, 0, 4, 2], 'int32'))),
+      () => tf.tidy(() => tf.gather(x(), tf.scalar(3, 'int32'))),
+      () => tf.tidy(() => tf.gather(x(), tf.tensor1d([2, 0], 'int32'), 1)),
+      () => tf.tidy(() => tf.gather(tf.tensor2d([1, 0, 0, 1, 1, 1], [3, 2], 'bool'), tf.tensor1d([2, 0], 'int32'))),
+    ];
+    for (const [i, c] of cases.entries()) {
+      const r = await onBoth(c);
+      assert.deepEqual(Array.from(r.wasm), Array.from(r.cpu), `case ${i}`);
+    }
+  });
+
+  test('an index out of range is an error (and leaks nothing)', async () => {
+    await tf.setBackend('wasm');
+    const table = tf.tensor2d([1, 2, 3, 4], [2, 2]);
+    const n = tf.memory().numTensors;
+    for (const bad of [2, -1]) {
+      const ids = tf.tensor1d([0, bad], 'int32');
+      assert.throws(() => tf.gather(table, ids), /GatherV2: the index value -?\d+ is not in \[0, 1\]/);
+      ids.dispose();
+    }
+    assert.equal(tf.memory().numTensors, n);
+    table.dispose();
+  });
+
+  test('registering again wraps nothing twice', () => {
+    const k = tf.getKernel(tf.GatherV2, 'wasm');
+    registerWasmKernels();
+    assert.equal(tf.getKernel(tf.GatherV2, 'wasm')?.kernelFunc, k?.kernelFunc);
+  });
+});
+
+describe('Slice and SplitV on wasm (copied from the heap)', () => {
+  async function onBoth(fn: () => tf.Tensor[]): Promise<{ wasm: number[][]; cpu: number[][] }> {
+    const read = async (): Promise<number[][]> => {
+      const ts = fn();
+      const out = await Promise.all(ts.map(async (t) => [...t.shape, ...Array.from(await t.data())]));
+      tf.dispose(ts);
+      return out;
+    };
+    await tf.setBackend('cpu');
+    const cpu = await read();
+    await tf.setBackend('wasm');
+    return { wasm: await read(), cpu };
+  }
+
+  test("slices of every rank and the concat gradient's SplitV equal cpu exactly", async () => {
+    for (const dtype of ['float32', 'int32'] as const) {
+      const r = await onBoth(() =>
+        tf.tidy(() => {
+          const m = tf.tensor2d(xValues(6 * 10, dtype), [6, 10], dtype);
+          const c = tf.tensor4d(xValues(3 * 4 * 5 * 6, dtype), [3, 4, 5, 6], dtype);
+          return [
+            tf.slice(m, [1, 3], [4, 5]), // a column block
+            tf.slice(m, [2, 0], [3, 10]), // whole rows: one run
+            tf.slice(c, [1, 0, 2, 1], [2, 4, 3, 4]),
+            tf.slice(tf.tensor1d(xValues(9, dtype), dtype), [2], [5]),
+            ...tf.split(m, [3, 5, 2], 1),
+            ...tf.split(c, 3, 0).map((t) => tf.reshape(t, [-1])),
+            ...tf.split(c, [1, 3, 2], 3),
+          ];
+        }),
+      );
+      assert.deepEqual(r.wasm, r.cpu, dtype);
+    }
+  });
+
+  test('the gradient of a concat along the last axis (column blocks) equals cpu', async () => {
+    const r = await onBoth(() =>
+      tf.tidy(() => {
+        const parts = [3, 5, 2].map((n, i) =>
+          tf.tensor2d(
+            xValues(4 * n).map((v) => v + i),
+            [4, n],
+          ),
+        );
+        const dy = tf.tensor2d(xValues(4 * 10), [4, 10]);
+        return tf.grads((...xs: tf.Tensor[]) => tf.sum(tf.mul(tf.concat(xs, 1), dy)))(parts);
+      }),
+    );
+    assert.deepEqual(r.wasm, r.cpu);
+  });
+
+  test('registering again wraps nothing twice; bool slices still work (stock kernel)', async () => {
+    const k = [tf.getKernel(tf.Slice, 'wasm'), tf.getKernel(tf.SplitV, 'wasm')];
+    registerWasmKernels();
+    assert.equal(tf.getKernel(tf.Slice, 'wasm')?.kernelFunc, k[0]?.kernelFunc);
+    assert.equal(tf.getKernel(tf.SplitV, 'wasm')?.kernelFunc, k[1]?.kernelFunc);
+    await tf.setBackend('wasm');
+    const b = tf.slice(tf.tensor2d([1, 0, 0, 1, 1, 1], [3, 2], 'bool'), [1, 1], [2, 1]);
+    assert.deepEqual(Array.from(await b.data()), [1, 1]);
+    b.dispose();
   });
 });
 
