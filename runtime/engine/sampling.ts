@@ -8,6 +8,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM, KVCache } from './lm/transformer';
 import { CachedDecoder, fusedDecodeUnsupported } from './lm/cached-decoder';
+import { NativeDecoder } from './lm/native-decoder';
 import { Rng } from './random';
 import { tidy } from './ops';
 
@@ -93,23 +94,35 @@ export async function generate(
     return { token, finished: cut };
   };
 
-  const head = model.inferenceHead();
+  // The prefill and every decode step as one kernel each where the backend has it (wasm with the native addon);
+  // else the prefill through `forward`, then the decode steps on fused kernels or through `forward`.
+  const native = NativeDecoder.supports(model) ? new NativeDecoder(model, mask, B, maxPrompt, maxNew - 1) : undefined;
+  const head = native ? undefined : model.inferenceHead();
   let keyMask = tf.tensor2d(mask, [B, maxPrompt]);
-  let step = tidy(() =>
-    lastLogits(
-      model,
-      head,
-      tf.tensor2d(ids, [B, maxPrompt], 'int32'),
-      tf.tensor2d(pos, [B, maxPrompt], 'int32'),
-      keyMask,
-    ),
-  );
-  let cache: KVCache = step.cache;
-  // The decode steps after the prefill: fused kernels over a preallocated cache where the backend has them.
-  let decoder: CachedDecoder | undefined;
+  let step: { logits: tf.Tensor2D; cache: KVCache };
   try {
-    if (maxNew > 1 && fusedDecodeUnsupported(model) === undefined) {
-      decoder = new CachedDecoder(model, head, cache, mask, maxNew - 1);
+    step = native
+      ? { logits: native.prefill(ids, pos), cache: { keys: [], values: [] } }
+      : tidy(() =>
+          lastLogits(
+            model,
+            head!,
+            tf.tensor2d(ids, [B, maxPrompt], 'int32'),
+            tf.tensor2d(pos, [B, maxPrompt], 'int32'),
+            keyMask,
+          ),
+        );
+  } catch (e) {
+    native?.dispose();
+    head?.dispose();
+    keyMask.dispose();
+    throw e;
+  }
+  let cache: KVCache = step.cache;
+  let decoder: CachedDecoder | NativeDecoder | undefined = native;
+  try {
+    if (!decoder && maxNew > 1 && fusedDecodeUnsupported(model) === undefined) {
+      decoder = new CachedDecoder(model, head!, cache, mask, maxNew - 1);
       disposeCache(cache);
       cache = { keys: [], values: [] };
     }
@@ -137,7 +150,7 @@ export async function generate(
       keyMask.dispose();
       keyMask = grown;
       const prev: KVCache = cache;
-      step = tidy(() => lastLogits(model, head, tf.tensor2d(fed, [B, 1], 'int32'), positions, keyMask, prev));
+      step = tidy(() => lastLogits(model, head!, tf.tensor2d(fed, [B, 1], 'int32'), positions, keyMask, prev));
       positions.dispose();
       disposeCache(prev);
       cache = step.cache;
@@ -147,7 +160,7 @@ export async function generate(
     decoder?.dispose();
     disposeCache(cache);
     keyMask.dispose();
-    head.dispose();
+    head?.dispose();
   }
   if (decode) for (const c of out) c.text ??= decode(c.tokens);
   return out;

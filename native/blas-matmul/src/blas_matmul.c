@@ -18,6 +18,7 @@
  *     and value written into it (runtime/engine/backend/decode-kernels.ts has the layout and the JavaScript twin);
  *     bias, qNorm, kNorm may be -1 (absent)
  *   swiglu(heap, rows, inter, guOff, outOff)  out = silu(gate) * up for rows of [gate | up]
+ *   decodeStep(heap, desc)  one whole decode or prefill step of a Llama-family model (decode_step.c)
  *   setThreads(n), getThreads(), config()  OpenBLAS's thread count and build string
  */
 #include <node_api.h>
@@ -27,6 +28,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "decode_step.h"
 
 #define CHECK(call)                                                   \
   do {                                                                \
@@ -409,5 +412,6 @@ NAPI_MODULE_INIT() {
     if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, fns[i].name, f) != napi_ok) return NULL;
   }
+  if (!export_decode_step(env, exports)) return NULL;
   return exports;
 }

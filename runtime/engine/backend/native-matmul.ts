@@ -87,6 +87,8 @@ export interface BlasAddon {
   ): void;
   /** `out = silu(gate) · up` over `rows` rows of `[gate | up]` (offsets in floats). */
   swiglu?(heap: ArrayBuffer, rows: number, inter: number, guOff: number, outOff: number): void;
+  /** One whole decode or prefill step (decode_step.c; `desc` as decode-step.ts builds it). Absent from older builds. */
+  decodeStep?(heap: ArrayBuffer, desc: Float64Array): void;
   setThreads(n: number): void;
   getThreads(): number;
   config(): string;

@@ -199,10 +199,19 @@ export class CachedDecoder {
     return t;
   }
 
-  /** The weight as the forward pass applies it: with its LoRA adapter merged in (W + scale·A·B), when it has one. */
   private weight(l: Linear): tf.Tensor2D {
-    const a = this.model.adapters.get(l.name);
-    if (!a) return l.w as tf.Tensor2D;
-    return this.own(() => tf.add(l.w, tf.mul(tf.matMul(a.a, a.b), a.scale)) as tf.Tensor2D);
+    const w = mergedWeight(this.model, l);
+    if (w !== l.w) this.owned.push(w);
+    return w;
   }
+}
+
+/**
+ * The weight as the forward pass applies it: with its LoRA adapter merged in (W + scale·A·B, a new tensor the
+ * caller disposes), or the layer's own weight when it has none.
+ */
+export function mergedWeight(model: CausalLM, l: Linear): tf.Tensor2D {
+  const a = model.adapters.get(l.name);
+  if (!a) return l.w as tf.Tensor2D;
+  return tf.tidy(() => tf.add(l.w, tf.mul(tf.matMul(a.a, a.b), a.scale)) as tf.Tensor2D);
 }
