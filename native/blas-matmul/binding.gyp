@@ -3,7 +3,7 @@
   "targets": [
     {
       "target_name": "blas_matmul",
-      "sources": ["src/blas_matmul.c", "src/decode_step.c"],
+      "sources": ["src/blas_matmul.c", "src/decode_step.c", "src/sample_rows.c"],
       "cflags": ["-O3", "-fno-math-errno", "-Wall"],
       "libraries": ["-lopenblas", "-lm"]
     }

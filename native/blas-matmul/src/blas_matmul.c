@@ -19,6 +19,7 @@
  *     bias, qNorm, kNorm may be -1 (absent)
  *   swiglu(heap, rows, inter, guOff, outOff)  out = silu(gate) * up for rows of [gate | up]
  *   decodeStep(heap, desc)  one whole decode or prefill step of a Llama-family model (decode_step.c)
+ *   sampleRows(...)  temperature sampling or the greedy pick from rows of logits (sample_rows.c)
  *   setThreads(n), getThreads(), config()  OpenBLAS's thread count and build string
  */
 #include <node_api.h>
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 
 #include "decode_step.h"
+#include "sample_rows.h"
 
 #define CHECK(call)                                                   \
   do {                                                                \
@@ -412,6 +414,6 @@ NAPI_MODULE_INIT() {
     if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) != napi_ok) return NULL;
     if (napi_set_named_property(env, exports, fns[i].name, f) != napi_ok) return NULL;
   }
-  if (!export_decode_step(env, exports)) return NULL;
+  if (!export_decode_step(env, exports) || !export_sample_rows(env, exports)) return NULL;
   return exports;
 }
