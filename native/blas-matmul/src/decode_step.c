@@ -3,9 +3,11 @@
  * layer (q/k/v, rotary attention over the KV cache, o, the residual adds and RMS norms, SwiGLU, down) and the LM
  * head, in one call. runtime/engine/backend/decode-step.ts describes the layout and registers it as a tfjs kernel.
  *
- * A step feeds T tokens per row: T = 1 for a decode step, T = the prompt length for the prefill. Token t of row b
- * goes to cache slot `slot + t` and attends to slots 0..slot+t, skipping the first M slots where mask[b, j] = 0
- * (left padding). The logits are the last token's of each row.
+ * A step feeds T tokens per row: T = 1 for a decode step, T = the prompt length for the prefill, the whole sequence
+ * for scoring. Token t of row b goes to cache slot `slot + t` and attends to slots 0..slot+t, skipping the first M
+ * slots where mask[b, j] = 0 (padding). The output is the logits of the last `cols` tokens of each row or, given
+ * targets, their log-probabilities log softmax(logits / temperature)[target] in float64 (reference log-probs).
+ * Rows run through the layers in chunks of about CHUNK_TOKENS tokens, so a long prefill's scratch stays bounded.
  *
  * Numerics are those of the kernels it replaces (decode-kernels.ts): matmuls are the same cblas_sgemm calls (ldc
  * picks q, k and v's columns, so no side-by-side weight copies are needed), biases are float32 adds, RMS norms
@@ -27,7 +29,8 @@
 
 enum {
   DS_B, DS_T, DS_D, DS_HEADS, DS_KV, DS_HD, DS_INTER, DS_VOCAB, DS_LAYERS, DS_L, DS_M, DS_SLOT, DS_ROWS, DS_EPS,
-  DS_IDS, DS_POS, DS_MASK, DS_EMBED, DS_COS, DS_SIN, DS_FINAL, DS_HEAD, DS_HEAD_T, DS_OUT, DS_COUNT
+  DS_IDS, DS_POS, DS_MASK, DS_EMBED, DS_COS, DS_SIN, DS_FINAL, DS_HEAD, DS_HEAD_T, DS_OUT, DS_COLS, DS_TARGETS,
+  DS_TEMP, DS_COUNT
 };
 enum {
   DL_LN1, DL_Q, DL_K, DL_V, DL_QB, DL_KB, DL_VB, DL_QNORM, DL_KNORM, DL_O, DL_OB, DL_LN2, DL_GATE, DL_UP, DL_GATEB,
@@ -46,6 +49,10 @@ typedef struct {
   const float *mask, *embed, *cosT, *sinT, *finalNorm, *head;
   bool headT;
   float* out;
+  /* The trailing tokens of each row that reach the head; with targets, their log-probs at `temperature`. */
+  int64_t cols;
+  const int32_t* targets;
+  double temperature;
 } Step;
 
 /* out[r] = x[r] / rms(x[r]) * w, the sum of squares in float64 in order, the product rounded once. */
@@ -149,25 +156,52 @@ static void attention(const Step* st, const Layer* l, const float* qkv, float* c
     }
 }
 
-/* Returns NULL on success, else what was wrong. */
-static const char* run_step(const Step* st, const Layer* layers, int64_t nLayers) {
-  const int64_t R = st->B * st->T, d = st->d, H = st->H, KV = st->KV, hd = st->hd, inter = st->inter, vocab = st->vocab;
+/* Rows per pass through the layers (a prefill or scoring call of many tokens runs in chunks of whole rows). */
+#define CHUNK_TOKENS 1024
+/* Rows of logits materialised at once when scoring targets (a 150 K vocabulary makes each row 0.6 MB). */
+#define HEAD_ROWS 32
+
+/* log softmax(z · s)[target], in float64 (TokenSampler's and tokenLogProbs' quantity). */
+static float token_logprob(const float* z, int64_t vocab, double s, int32_t target) {
+  double max = -INFINITY;
+  for (int64_t i = 0; i < vocab; i++)
+    if (z[i] * s > max) max = z[i] * s;
+  double sum = 0;
+  for (int64_t i = 0; i < vocab; i++) sum += exp(z[i] * s - max);
+  return (float)(z[target] * s - max - log(sum));
+}
+
+/* Rows b0..b0+nb of the step; buf holds the chunk's scratch. Returns NULL on success, else what was wrong. */
+static const char* run_rows(const Step* all, const Layer* allLayers, int64_t nLayers, int64_t b0, int64_t nb,
+                            float* buf, Layer* layers) {
+  Step c = *all;
+  Step* st = &c;
+  const int64_t T = all->T, cols = all->cols;
+  c.B = nb;
+  c.ids += b0 * T;
+  c.pos += b0 * T;
+  c.mask += b0 * all->M;
+  c.out += b0 * cols * (all->targets ? 1 : all->vocab);
+  if (all->targets) c.targets += b0 * cols;
+  const int64_t cache = b0 * all->KV * all->L * all->hd;
+  for (int64_t li = 0; li < nLayers; li++) {
+    layers[li] = allLayers[li];
+    layers[li].keys += cache;
+    layers[li].values += cache;
+  }
+  const int64_t R = nb * T, d = st->d, H = st->H, KV = st->KV, hd = st->hd, inter = st->inter, vocab = st->vocab;
   const int64_t W = (H + 2 * KV) * hd;
-  const size_t need = (size_t)(3 * R * d + R * W + R * H * hd + 2 * R * inter + R * inter + st->B * d + st->slot + st->T +
-                               3 * hd);
-  /* Freed at the end of the step (malloc's dynamic threshold keeps repeated steps off mmap). */
-  float* buf = malloc(need * sizeof(float));
-  if (!buf) return "blas_matmul: decodeStep: out of memory";
   float *x = buf, *h = x + R * d, *r = h + R * d, *qkv = r + R * d, *ctx = qkv + R * W, *gu = ctx + R * H * hd,
-        *act = gu + 2 * R * inter, *last = act + R * inter, *p = last + st->B * d, *tmp = p + st->slot + st->T, *q = tmp + hd;
+        *act = gu + 2 * R * inter, *last = act + R * inter, *p = last + nb * cols * d, *tmp = p + st->slot + T,
+        *q = tmp + hd, *logits = q + hd;
   for (int64_t i = 0; i < R; i++) {
-    if (st->ids[i] < 0 || st->ids[i] >= vocab || st->pos[i] < 0 || st->pos[i] >= st->rows) {
-      free(buf);
-      return st->ids[i] < 0 || st->ids[i] >= vocab ? "blas_matmul: decodeStep: a token id is outside the vocabulary"
-                                               : "blas_matmul: decodeStep: a position is outside the RoPE tables";
-    }
+    if (st->ids[i] < 0 || st->ids[i] >= vocab) return "blas_matmul: decodeStep: a token id is outside the vocabulary";
+    if (st->pos[i] < 0 || st->pos[i] >= st->rows) return "blas_matmul: decodeStep: a position is outside the RoPE tables";
     memcpy(x + i * d, st->embed + st->ids[i] * d, d * sizeof(float));
   }
+  if (st->targets)
+    for (int64_t i = 0; i < nb * cols; i++)
+      if (st->targets[i] < 0 || st->targets[i] >= vocab) return "blas_matmul: decodeStep: a target is outside the vocabulary";
   rms_norm(x, layers[0].ln1, h, R, d, st->eps);
   for (int64_t li = 0; li < nLayers; li++) {
     const Layer* l = layers + li;
@@ -187,14 +221,45 @@ static const char* run_step(const Step* st, const Layer* layers, int64_t nLayers
       }
     linear(act, R, inter, l->down, l->downb, d, r, d);
     for (int64_t i = 0; i < R * d; i++) x[i] += r[i];
-    /* Only the last token of each row reaches the head: the final norm needs no more. */
+    /* Only the last `cols` tokens of each row reach the head: the final norm needs no more. */
     if (li + 1 < nLayers) rms_norm(x, layers[li + 1].ln1, h, R, d, st->eps);
   }
-  for (int64_t b = 0; b < st->B; b++) rms_norm(x + (b * st->T + st->T - 1) * d, st->finalNorm, last + b * d, 1, d, st->eps);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, st->headT ? CblasTrans : CblasNoTrans, (int)st->B, (int)vocab, (int)d, 1.0f,
-              last, (int)d, st->head, st->headT ? (int)d : (int)vocab, 0.0f, st->out, (int)vocab);
-  free(buf);
+  for (int64_t b = 0; b < nb; b++)
+    rms_norm(x + (b * T + T - cols) * d, st->finalNorm, last + b * cols * d, cols, d, st->eps);
+  const int64_t n = nb * cols;
+  const CBLAS_TRANSPOSE tHead = st->headT ? CblasTrans : CblasNoTrans;
+  const int ldHead = st->headT ? (int)d : (int)vocab;
+  if (!st->targets) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, tHead, (int)n, (int)vocab, (int)d, 1.0f, last, (int)d, st->head, ldHead,
+                0.0f, st->out, (int)vocab);
+    return NULL;
+  }
+  for (int64_t r0 = 0; r0 < n; r0 += HEAD_ROWS) {
+    const int64_t m = n - r0 < HEAD_ROWS ? n - r0 : HEAD_ROWS;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, tHead, (int)m, (int)vocab, (int)d, 1.0f, last + r0 * d, (int)d, st->head,
+                ldHead, 0.0f, logits, (int)vocab);
+    for (int64_t i = 0; i < m; i++)
+      st->out[r0 + i] = token_logprob(logits + i * vocab, vocab, 1 / st->temperature, st->targets[r0 + i]);
+  }
   return NULL;
+}
+
+/* Returns NULL on success, else what was wrong. */
+static const char* run_step(const Step* st, const Layer* layers, int64_t nLayers) {
+  const int64_t T = st->T, d = st->d, H = st->H, KV = st->KV, hd = st->hd, inter = st->inter;
+  const int64_t W = (H + 2 * KV) * hd;
+  const int64_t nb = T >= CHUNK_TOKENS ? 1 : (CHUNK_TOKENS / T < st->B ? CHUNK_TOKENS / T : st->B), R = nb * T;
+  const size_t need = (size_t)(3 * R * d + R * W + R * H * hd + 3 * R * inter + nb * st->cols * d + st->slot + T +
+                               2 * hd + (st->targets ? HEAD_ROWS * st->vocab : 0));
+  /* Freed at the end of the step (malloc's dynamic threshold keeps repeated steps off mmap). */
+  float* buf = malloc(need * sizeof(float));
+  Layer* chunkLayers = malloc(sizeof(Layer) * (size_t)nLayers);
+  const char* err = buf && chunkLayers ? NULL : "blas_matmul: decodeStep: out of memory";
+  for (int64_t b0 = 0; !err && b0 < st->B; b0 += nb)
+    err = run_rows(st, layers, nLayers, b0, st->B - b0 < nb ? st->B - b0 : nb, buf, chunkLayers);
+  free(buf);
+  free(chunkLayers);
+  return err;
 }
 
 #define FAIL(kind, msg)                                                     \
@@ -228,15 +293,17 @@ static napi_value DecodeStep(napi_env env, napi_callback_info info) {
   const double* desc = descData;
   if (len < DS_COUNT) FAIL(range_error, "desc is too short");
   for (int i = 0; i < DS_COUNT; i++)
-    if (i != DS_EPS && !whole(desc[i], i >= DS_IDS ? -1 : 0)) FAIL(type_error, "bad size or offset");
+    if (i != DS_EPS && i != DS_TEMP && !whole(desc[i], i >= DS_IDS ? -1 : 0)) FAIL(type_error, "bad size or offset");
   Step st = {.B = desc[DS_B], .T = desc[DS_T], .d = desc[DS_D], .H = desc[DS_HEADS], .KV = desc[DS_KV],
              .hd = desc[DS_HD], .inter = desc[DS_INTER], .vocab = desc[DS_VOCAB], .L = desc[DS_L], .M = desc[DS_M],
-             .slot = desc[DS_SLOT], .rows = desc[DS_ROWS], .eps = desc[DS_EPS], .headT = desc[DS_HEAD_T] != 0};
+             .slot = desc[DS_SLOT], .rows = desc[DS_ROWS], .eps = desc[DS_EPS], .headT = desc[DS_HEAD_T] != 0,
+             .cols = desc[DS_COLS], .temperature = desc[DS_TEMP]};
   const int64_t nLayers = desc[DS_LAYERS];
   if (len != (size_t)(DS_COUNT + nLayers * DL_COUNT)) FAIL(range_error, "desc does not match its layer count");
   if (st.B == 0 || st.T == 0 || st.d == 0 || st.KV == 0 || st.H % st.KV || st.hd == 0 || st.hd % 2 || st.inter == 0 ||
       st.vocab == 0 || nLayers == 0 || st.slot + st.T > st.L || st.M > st.L || st.B * st.T > INT32_MAX / 4 ||
-      (st.H + 2 * st.KV) * st.hd > INT32_MAX / 4 || st.vocab > INT32_MAX / 4 || st.inter > INT32_MAX / 4)
+      (st.H + 2 * st.KV) * st.hd > INT32_MAX / 4 || st.vocab > INT32_MAX / 4 || st.inter > INT32_MAX / 4 ||
+      st.cols < 1 || st.cols > st.T || (desc[DS_TARGETS] >= 0 && !(st.temperature > 0)))
     FAIL(range_error, "bad dimensions");
   const int64_t R = st.B * st.T, d = st.d, half = st.hd / 2, qn = st.H * st.hd, kvn = st.KV * st.hd,
                 cache = st.B * st.KV * st.L * st.hd;
@@ -248,9 +315,15 @@ static napi_value DecodeStep(napi_env env, napi_callback_info info) {
     int64_t span;
   } header[] = {{DS_IDS, false, R},           {DS_POS, false, R},      {DS_MASK, false, st.B * st.M},
                 {DS_EMBED, false, st.vocab * d},  {DS_COS, false, st.rows * half}, {DS_SIN, false, st.rows * half},
-                {DS_FINAL, false, d},         {DS_HEAD, false, d * st.vocab}, {DS_OUT, false, st.B * st.vocab}};
+                {DS_FINAL, false, d},         {DS_HEAD, false, d * st.vocab},
+                {DS_OUT, false, st.B * st.cols * (desc[DS_TARGETS] >= 0 ? 1 : st.vocab)},
+                {DS_TARGETS, true, st.B * st.cols}};
   for (size_t i = 0; i < sizeof header / sizeof header[0]; i++) {
     const double o = desc[header[i].at];
+    if (o < 0 && header[i].optional) {
+      base[header[i].at] = NULL;
+      continue;
+    }
     if (o < 0 || (uint64_t)o + (uint64_t)header[i].span > floats) FAIL(range_error, "an operand lies outside the heap");
     base[header[i].at] = heap + (int64_t)o;
   }
@@ -263,6 +336,7 @@ static napi_value DecodeStep(napi_env env, napi_callback_info info) {
   st.finalNorm = base[DS_FINAL];
   st.head = base[DS_HEAD];
   st.out = heap + (int64_t)desc[DS_OUT];
+  st.targets = (const int32_t*)base[DS_TARGETS];
   const int64_t span[DL_COUNT] = {d,        d * qn, d * kvn, d * kvn, qn,      kvn,    kvn,
                                   st.hd,    st.hd,  qn * d,  d,       d,       d * st.inter, d * st.inter,
                                   st.inter,     st.inter,   st.inter * d, d,      cache,   cache};

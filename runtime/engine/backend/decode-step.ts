@@ -1,7 +1,7 @@
 /**
  * A whole cached-decoding step of a Llama-family model as one wasm kernel, on the native addon's `decodeStep`
  * (native/blas-matmul/src/decode_step.c): the embedding lookup, every layer and the LM head in one call, T tokens per
- * row (1 for a decode step, the prompt for the prefill). It replaces the ~13 kernels a layer takes in
+ * row (1 for a decode step, the prompt for the prefill, a whole sequence for scoring reference log-probs). It replaces the ~13 kernels a layer takes in
  * decode-kernels.ts, whose dispatch (8–15 µs each) and per-kernel outputs were a third of a 12 M decode step.
  *
  * Only on wasm with an addon that has `decodeStep`; elsewhere model/cached-decoder.ts keeps decode-kernels.ts.
@@ -84,6 +84,8 @@ export interface DecodeStepInputs {
   /** `[d, V]`, or the `[V, d]` embedding itself when `headTransposed` (tied embeddings). */
   head: tf.Tensor;
   layers: readonly DecodeStepLayer[];
+  /** `[B, cols]` int32: when given, the output is each of the last `cols` tokens' log-prob of its target. */
+  targets?: tf.Tensor;
 }
 
 export interface DecodeStepAttrs {
@@ -93,6 +95,10 @@ export interface DecodeStepAttrs {
   kvHeads: number;
   eps: number;
   headTransposed: boolean;
+  /** How many trailing tokens of each row reach the head (default 1: the last). */
+  cols?: number;
+  /** Of the target log-probs (softmax of logits / temperature); default 1. */
+  temperature?: number;
 }
 
 interface WasmLike {
@@ -103,6 +109,8 @@ interface WasmLike {
 }
 
 const HEADER = ['ids', 'positions', 'mask', 'embed', 'cos', 'sin', 'finalNorm', 'head'] as const;
+/** decode_step.c's DS_COUNT: 14 sizes, the 8 HEADER offsets, head transposed, out, cols, targets, temperature. */
+const HEADER_LENGTH = 27;
 
 const decodeStepKernel: KernelFunc = ({ inputs, backend, attrs }) => {
   const ins = inputs as Record<string, TensorInfo | undefined>;
@@ -113,14 +121,15 @@ const decodeStepKernel: KernelFunc = ({ inputs, backend, attrs }) => {
   const [B, T] = ins.ids!.shape;
   const [vocab, d] = ins.embed!.shape;
   const [, KV, L, hd] = ins['0.keys']!.shape;
-  const out = be.makeOutput([B, vocab], 'float32');
+  const cols = a.cols ?? 1;
+  const out = be.makeOutput(ins.targets ? [B, cols] : cols === 1 ? [B, vocab] : [B, cols, vocab], 'float32');
   const off = (t: TensorInfo | undefined): number => {
     if (!t) return -1;
     const m = be.dataIdMap.get(t.dataId);
     if (!m) throw new Error(`${DECODE_STEP}: an input is not on the wasm backend`);
     return m.memoryOffset / 4;
   };
-  const desc = new Float64Array(24 + a.layers * LAYER_FIELDS.length);
+  const desc = new Float64Array(HEADER_LENGTH + a.layers * LAYER_FIELDS.length);
   // decode_step.c's DS_* header: sizes, then offsets.
   desc.set([
     B,
@@ -140,9 +149,12 @@ const decodeStepKernel: KernelFunc = ({ inputs, backend, attrs }) => {
     ...HEADER.map((k) => off(ins[k])),
     a.headTransposed ? 1 : 0,
     off(out),
+    cols,
+    off(ins.targets),
+    a.temperature ?? 1,
   ]);
   for (let i = 0; i < a.layers; i++)
-    LAYER_FIELDS.forEach((f, j) => (desc[24 + i * LAYER_FIELDS.length + j] = off(ins[`${i}.${f}`])));
+    LAYER_FIELDS.forEach((f, j) => (desc[HEADER_LENGTH + i * LAYER_FIELDS.length + j] = off(ins[`${i}.${f}`])));
   try {
     // After makeOutput: it may grow the heap, which replaces the buffer (offsets stay).
     addon.decodeStep(be.wasm.HEAPU8.buffer as ArrayBuffer, desc);
@@ -163,10 +175,14 @@ export function decodeStepAvailable(): boolean {
   return true;
 }
 
-/** Logits `[B, V]` of the last token of each row; each token's key and value join the cache. */
+/**
+ * Logits `[B, V]` of the last token of each row (`[B, cols, V]` of the last `cols`), or with `targets` their log-probs
+ * `[B, cols]`; each token's key and value join the cache.
+ */
 export function decodeStep(x: DecodeStepInputs, attrs: DecodeStepAttrs): tf.Tensor2D {
   const named: tf.NamedTensorMap = {};
   for (const k of HEADER) named[k] = x[k];
+  if (x.targets) named.targets = x.targets;
   x.layers.forEach((l, i) => {
     for (const f of LAYER_FIELDS) {
       const t = l[f];

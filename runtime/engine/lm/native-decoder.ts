@@ -81,12 +81,32 @@ export class NativeDecoder {
     return this.run(ids, positions, 1);
   }
 
+  /**
+   * Scoring instead of decoding: the whole M-token rows fed at once (a decoder opened with 0 steps); the log-probs
+   * `[B, cols]` at `temperature` of `targets` (`[B·cols]`, the tokens after each row's last `cols`).
+   */
+  scoreTail(
+    ids: Int32Array,
+    positions: Int32Array,
+    targets: Int32Array,
+    cols: number,
+    temperature: number,
+  ): tf.Tensor2D {
+    if (this.slot !== 0) throw new Error('NativeDecoder: scoring after decoding');
+    return this.run(ids, positions, this.M, { targets, cols, temperature });
+  }
+
   dispose(): void {
     for (const t of this.owned) t.dispose();
     this.owned.length = 0;
   }
 
-  private run(ids: Int32Array, positions: Int32Array, T: number): tf.Tensor2D {
+  private run(
+    ids: Int32Array,
+    positions: Int32Array,
+    T: number,
+    score?: { targets: Int32Array; cols: number; temperature: number },
+  ): tf.Tensor2D {
     const c = this.model.config;
     const w = this.weights;
     const slot = this.slot;
@@ -103,8 +123,17 @@ export class NativeDecoder {
           finalNorm: w.finalNorm.w,
           head: w.head ?? w.embed,
           layers: this.layers,
+          targets: score ? tf.tensor2d(score.targets, [this.B, score.cols], 'int32') : undefined,
         },
-        { slot, heads: c.heads, kvHeads: c.kvHeads, eps: c.normEps, headTransposed: !w.head },
+        {
+          slot,
+          heads: c.heads,
+          kvHeads: c.kvHeads,
+          eps: c.normEps,
+          headTransposed: !w.head,
+          cols: score?.cols,
+          temperature: score?.temperature,
+        },
       ),
     );
   }
