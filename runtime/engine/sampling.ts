@@ -3,7 +3,9 @@
  * per step. Sampling (temperature, top-k, top-p) runs on the host with a seeded generator, so a seed reproduces the
  * same completions on every backend. Each sampled token's log probability is taken under the temperature-scaled
  * distribution before top-k/top-p truncation: the quantity the trainer recomputes. Each step's logits come back with
- * one asynchronous read (webgpu in Node has no synchronous one).
+ * one asynchronous read (webgpu in Node has no synchronous one). Where the native addon is loaded, plain temperature
+ * and greedy rows are drawn in C (backend/native-sampler.ts) with TokenSampler's draws; on wasm with the addon the
+ * prefill and every decode step are one kernel each (lm/native-decoder.ts).
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM, KVCache } from './lm/transformer';

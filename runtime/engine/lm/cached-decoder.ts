@@ -8,7 +8,8 @@
  *   the whole generation and written in place (no per-step `concat` of the whole cache);
  * - each residual add is fused with the RMS norm after it, and SwiGLU is one kernel.
  * The math is `forward`'s; results agree to float32 rounding (the host kernels accumulate in float64).
- * `TRINITY_WORKBENCH_FUSED_DECODE=0` turns it off (then `generate` decodes through `forward`).
+ * `TRINITY_WORKBENCH_FUSED_DECODE=0` turns it off (then `generate` decodes through `forward`). Where the native
+ * addon has `decodeStep` (wasm), native-decoder.ts runs each whole step as one kernel instead.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { ADD_RMS_NORM, DECODE_ATTENTION, RMS_NORM, SWIGLU, registerDecodeKernels } from '../backend/decode-kernels';
