@@ -52,8 +52,11 @@ interface LoopResult {
   secondsFromExplorerStep1: number;
 }
 
+let runs = 0;
+
 async function loop(dir: string, offset: number): Promise<LoopResult> {
-  const name = `offset${offset}`;
+  // A fresh job name per run: a second run of the same job would resume from the first one's final checkpoint.
+  const name = `offset${offset}-run${++runs}`;
   const config = join(dir, `${name}.yaml`);
   writeFileSync(
     config,
