@@ -6,10 +6,11 @@
  *
  * Why this bound. RSS is sampled after a forced GC on the trainer's metrics of steps 20, 50, ..., 200, and the last
  * sample is compared with the lowest (GC may still shrink the heap after step 20; a leak grows from its low point).
- * Noise comes from V8's heap, JIT code and malloc's arenas: observed +0.7 MiB. The bound is 4 MiB over the measured
- * steps. Checked by deliberate leaks in the RFT trainer's step: a forward outside tidy every step (one step's
- * forward activations, about 2 MiB here) grew RSS by 350 MiB and failed; keeping each step's final hidden states on
- * the host (20 KiB a step, +1.9 MiB) stays under it: the bound is for leaks of a step's activations, not of a few KiB.
+ * Noise comes from V8's heap, JIT code and malloc's arenas: observed +0.7 MiB alone, and once +6.3 MiB (a single
+ * jump between steps 50 and 80, flat after) while the rest of the rft suite ran beside it. The bound is 24 MiB over
+ * the measured steps, as train-memory.test.ts's. Checked by a deliberate leak in the RFT trainer's step: a forward
+ * outside tidy every step (one step's forward activations, about 2 MiB here) grew RSS by 350 MiB and failed. A leak
+ * of a few KiB a step stays under it (keeping each step's final hidden states on the host, 20 KiB: +1.9 MiB).
  */
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
@@ -23,7 +24,7 @@ import { header, tinyJob } from './helpers';
 const STEPS = 200;
 const WARMUP = 20;
 const SAMPLE_EVERY = 30;
-const RSS_BOUND_BYTES = 4 * 2 ** 20;
+const RSS_BOUND_BYTES = 24 * 2 ** 20;
 const MIB = 2 ** 20;
 
 setFlagsFromString('--expose-gc');
