@@ -43,8 +43,8 @@
  * Output: the tables on stdout, progress on stderr, everything in the JSON.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -58,6 +58,7 @@ import type { CausalLM } from '../runtime/engine/lm/transformer';
 import { Rng } from '../runtime/engine/random';
 import { AdamW } from '../runtime/engine/train/adamw';
 import { Trainer } from '../runtime/engine/train/step';
+import { findPython, peerSpecs, type PeerSpec } from './torch-peers';
 
 const root = resolve(__dirname, '..');
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
@@ -390,40 +391,6 @@ async function profileOurs(
 // ---------------------------------------------------------------------------------------------------------------
 // The PyTorch peers
 
-interface PeerSpec {
-  id: string;
-  label: string;
-  env: NodeJS.ProcessEnv;
-}
-
-/** PyTorch as installed, plus one peer per OpenBLAS directory (explicit, or found where Debian installs them). */
-function peerSpecs(): PeerSpec[] {
-  const base: NodeJS.ProcessEnv = { ...process.env, OMP_WAIT_POLICY: process.env.OMP_WAIT_POLICY ?? 'PASSIVE' };
-  const peers: PeerSpec[] = [{ id: 'torch', label: 'PyTorch as installed', env: base }];
-  const explicit = process.env.BENCH_TORCH_BLAS_DIRS;
-  let dirs: string[];
-  if (explicit !== undefined) {
-    dirs = explicit.split(':').filter((d) => d !== '');
-  } else {
-    const sys = '/usr/lib/x86_64-linux-gnu';
-    const installed = existsSync(`${sys}/libblas.so.3`) ? realpathSync(`${sys}/libblas.so.3`) : '';
-    dirs = [`${sys}/openblas-pthread`, `${sys}/openblas-openmp`, `${sys}/openblas-serial`].filter(
-      (d) => existsSync(`${d}/libblas.so.3`) && realpathSync(`${d}/libblas.so.3`) !== installed,
-    );
-  }
-  for (const d of dirs) {
-    const dir = resolve(d);
-    if (!existsSync(join(dir, 'libblas.so.3'))) throw new Error(`BENCH_TORCH_BLAS_DIRS: ${dir} has no libblas.so.3`);
-    const ld = [dir, base.LD_LIBRARY_PATH].filter((x) => x).join(':');
-    peers.push({
-      id: `torch+${dir.split('/').pop()}`,
-      label: `PyTorch with the libblas.so.3 of ${dir}`,
-      env: { ...base, LD_LIBRARY_PATH: ld },
-    });
-  }
-  return peers;
-}
-
 /** One bench/engine_torch.py process: one JSON request per line, one JSON reply per line. */
 class TorchPeer {
   private readonly child: ChildProcessWithoutNullStreams;
@@ -516,12 +483,6 @@ interface PeerResult {
   rss: RssPeaks;
   /** Ours / this peer: peak RSS of the whole model's run, and the growth over each process's start. */
   rssRatio: { peak: number; overStartup: number };
-}
-
-/** A python that imports torch; undefined when there is none (the bench then measures the engine alone). */
-function findPython(): string | undefined {
-  const candidates = process.env.BENCH_PYTHON ? [process.env.BENCH_PYTHON] : ['python3', '/usr/bin/python3'];
-  return candidates.find((py) => spawnSync(py, ['-c', 'import torch'], { stdio: 'ignore' }).status === 0);
 }
 
 /** Runs `jobs` in rounds, reversing their order every other round, so no side always runs first. */

@@ -2,12 +2,25 @@
  * `npm run bench:rft`: the GRPO loop of the local runtime on one config, synchronous (sync_offset 0: explorer and
  * trainer take turns) against one-step off-policy (sync_offset 1: the explorer's worker thread samples while the
  * trainer trains), as steps/s and tokens/s and their ratio; and one GRPO iteration in PyTorch CPU on the same model,
- * batch and loss (bench/rft_torch.py, Debian's python3-torch), as ms per iteration and a ratio.
+ * batch and loss (bench/rft_torch.py, Debian's python3-torch on OpenBLAS: the peers of bench/torch-peers.ts, at the
+ * thread counts of BENCH_TORCH_THREADS, default 2,1), as ms per iteration and ratios.
+ *
+ * Goal (issue 14): the overlapped loop's iteration (sync_offset 1) at least 1.5x as fast as PyTorch's single-process
+ * iteration at 2 threads; one line per peer says whether it is met and whether that peer is the issue's (OpenBLAS).
+ *
+ * Ours is timed from the end of trainer step 1 to the end of the last (iterations 2..N: the run's setup and its first,
+ * cold step excluded, as PyTorch's first iteration is); `secondsFromExplorerStep1` keeps the window used before,
+ * which counted trainer step 1 (several seconds of first-use warm-up) against N-1 iterations.
+ *
+ * The machine is shared, so the sides run interleaved: BENCH_RFT_ROUNDS rounds (default 3) of [sync_offset 0,
+ * sync_offset 1, each PyTorch peer at each thread count], the order reversed every other round; medians per side.
+ * The load average is recorded at the start and the end. Knobs: BENCH_RFT_STEPS (default 12), BENCH_RFT_ROUNDS,
+ * BENCH_TORCH_THREADS, BENCH_PYTHON, BENCH_TORCH_BLAS_DIRS, BENCH_RFT_OUT (default bench/results/rft.json).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { initBackend } from '../runtime/engine/backend';
 import { initModel, saveModel } from '../runtime/engine/lm/checkpoint';
 import { newModelConfigJson, parseModelConfig } from '../runtime/engine/lm/config';
@@ -15,28 +28,35 @@ import { parameterCount } from '../runtime/engine/lm/params';
 import { buildCharTokenizer, tokenizerFromJson } from '../runtime/engine/tokenizer';
 import type { RuntimeEvent } from '../runtime/protocol';
 import { runJob } from '../runtime/rft/run/job';
+import { findPython, peerSpecs, type PeerSpec } from './torch-peers';
 
 const STEPS = Number(process.env.BENCH_RFT_STEPS ?? 12);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_RFT_ROUNDS ?? 3));
+const TORCH_THREADS = (process.env.BENCH_TORCH_THREADS ?? '2,1')
+  .split(',')
+  .map(Number)
+  .filter((x) => Number.isInteger(x) && x > 0);
+/** Issue 14's target: the overlapped loop's iteration ≥ this many times PyTorch's at GOAL_THREADS threads. */
+const GOAL = 1.5;
+const GOAL_THREADS = 2;
 const PROMPTS = 8;
 const GROUP = 8;
 const NEW_TOKENS = 12;
 
 interface LoopResult {
+  /** From the first trainer step's metrics to the last's: trainer steps 2..N, warm-up excluded (as PyTorch's). */
   seconds: number;
   trainerSteps: number;
   tokens: number;
+  /** The window before this bench excluded warm-up: from the first explorer step's metrics (trainer step 1 inside). */
+  secondsFromExplorerStep1: number;
 }
 
-function python(): string | undefined {
-  for (const p of ['python3', '/usr/bin/python3']) {
-    const r = spawnSync(p, ['-c', 'import torch'], { encoding: 'utf8' });
-    if (r.status === 0) return p;
-  }
-  return undefined;
-}
+let runs = 0;
 
 async function loop(dir: string, offset: number): Promise<LoopResult> {
-  const name = `offset${offset}`;
+  // A fresh job name per run: a second run of the same job would resume from the first one's final checkpoint.
+  const name = `offset${offset}-run${++runs}`;
   const config = join(dir, `${name}.yaml`);
   writeFileSync(
     config,
@@ -72,29 +92,66 @@ trainer:
   save_interval: 1000
 `,
   );
+  let explorer1 = 0;
   let first = 0;
   let last = 0;
   let tokens = 0;
   let trainerSteps = 0;
   const events = (e: RuntimeEvent): void => {
     if (e.type !== 'metrics') return;
-    // Time from the end of the first explorer step (setup and the cold start excluded) to the last trainer step.
-    if (e.role === 'explorer' && e.step === 1) first = Date.now();
-    if (e.role === 'trainer') {
-      last = Date.now();
-      if (first && e.step > 1) {
-        trainerSteps++;
-        tokens += (e.values['response_length/mean'] + e.values['prompt_length/mean']) * PROMPTS * GROUP;
-      }
+    if (e.role === 'explorer' && e.step === 1) explorer1 = Date.now();
+    if (e.role !== 'trainer') return;
+    // Iterations 2..N: from the end of trainer step 1 (setup and the first, cold step excluded, as rft_torch.py
+    // excludes its first iteration) to the end of the last; in between, N-1 explorer and trainer steps.
+    last = Date.now();
+    if (e.step === 1) first = last;
+    else if (first) {
+      trainerSteps++;
+      tokens += (e.values['response_length/mean'] + e.values['prompt_length/mean']) * PROMPTS * GROUP;
     }
   };
   const r = await runJob(config, { backend: 'wasm', events, seed: 1 });
   if (r.status !== 'finished') throw new Error(`${name}: ${r.error}`);
-  return { seconds: (last - first) / 1000, trainerSteps, tokens };
+  return {
+    seconds: (last - first) / 1000,
+    trainerSteps,
+    tokens,
+    secondsFromExplorerStep1: (last - explorer1) / 1000,
+  };
 }
+
+interface TorchRun {
+  /** Median of its timed iterations (the first is warm-up), ms. */
+  medianMs: number;
+  torchVersion: string;
+  blasLib: string;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** One fresh PyTorch process: 1 warm-up and 5 timed GRPO iterations. */
+function torchIteration(py: string, peer: PeerSpec, modelDir: string, inputs: string, threads: number): TorchRun {
+  const path = inputs.replace(/\.json$/, `.${threads}.json`);
+  writeFileSync(path, JSON.stringify({ ...(JSON.parse(readFileSync(inputs, 'utf8')) as object), threads }));
+  const r = spawnSync(py, [join(__dirname, 'rft_torch.py'), modelDir, path], { encoding: 'utf8', env: peer.env });
+  if (r.status !== 0) throw new Error(`rft_torch.py (${peer.label}, ${threads} threads) failed: ${r.stderr}`);
+  const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+    iteration_ms: number[];
+    torch_version: string;
+    blas_lib: string;
+  };
+  return { medianMs: median(out.iteration_ms), torchVersion: out.torch_version, blasLib: out.blas_lib };
+}
+
+const perStep = (l: LoopResult): number => (l.seconds * 1000) / l.trainerSteps;
+const load = (): number[] => loadavg().map((x) => Math.round(x * 100) / 100);
 
 async function main(): Promise<void> {
   await initBackend({ prefer: 'wasm' });
+  const loadStart = load();
   const dir = mkdtempSync(join(tmpdir(), 'twb-bench-rft-'));
   const tokenizer = tokenizerFromJson(buildCharTokenizer('0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz'));
   const cfg = parseModelConfig(
@@ -116,76 +173,136 @@ async function main(): Promise<void> {
     for (let b = 0; b < 10; b++) rows.push(JSON.stringify({ question: `${a}+${b}`, answer: String(a + b) }));
   writeFileSync(join(dir, 'data.jsonl'), `${rows.join('\n')}\n`);
   process.stderr.write(
-    `model: qwen2, ${parameterCount(cfg)} parameters; ${STEPS} GRPO steps of ${PROMPTS} prompts × ${GROUP} samples, ${NEW_TOKENS} new tokens\n`,
+    `model: qwen2, ${parameterCount(cfg)} parameters; ${STEPS} GRPO steps of ${PROMPTS} prompts × ${GROUP} samples, ${NEW_TOKENS} new tokens; ${ROUNDS} interleaved rounds; load ${loadStart.join(' ')}\n`,
   );
 
-  const sync = await loop(dir, 0);
-  process.stderr.write(`sync_offset 0: ${sync.seconds.toFixed(1)} s\n`);
-  const overlap = await loop(dir, 1);
-  process.stderr.write(`sync_offset 1: ${overlap.seconds.toFixed(1)} s\n`);
+  const py = findPython();
+  const peers = py ? peerSpecs() : [];
+  if (!py) process.stderr.write('PyTorch not found (apt-get install python3-torch): the PyTorch columns are skipped\n');
+  const inputs = join(dir, 'torch-inputs.json');
+  const prompt = tokenizer.encode(
+    tokenizer.applyChatTemplate([{ role: 'user', content: '3+4' }], { addGenerationPrompt: true }),
+    { addSpecialTokens: false },
+  );
+  writeFileSync(
+    inputs,
+    JSON.stringify({
+      prompts: Array.from({ length: PROMPTS }, () => prompt),
+      group: GROUP,
+      new_tokens: NEW_TOKENS,
+      iterations: 5,
+      lr: 5e-4,
+    }),
+  );
 
-  let torchMs: number | undefined;
-  let torchVersion = '';
-  const py = python();
-  if (py) {
-    const prompt = tokenizer.encode(
-      tokenizer.applyChatTemplate([{ role: 'user', content: '3+4' }], { addGenerationPrompt: true }),
-      { addSpecialTokens: false },
-    );
-    const inputs = join(dir, 'torch-inputs.json');
-    writeFileSync(
-      inputs,
-      JSON.stringify({
-        prompts: Array.from({ length: PROMPTS }, () => prompt),
-        group: GROUP,
-        new_tokens: NEW_TOKENS,
-        iterations: 5,
-        lr: 5e-4,
-        threads: 2,
+  const ours: Record<'sync' | 'overlap', LoopResult[]> = { sync: [], overlap: [] };
+  const torch = new Map<string, TorchRun[]>();
+  const key = (p: PeerSpec, th: number): string => `${p.id}@${th}`;
+  const jobs: (() => Promise<void>)[] = [
+    async () => {
+      const r = await loop(dir, 0);
+      ours.sync.push(r);
+      process.stderr.write(`  sync_offset 0: ${perStep(r).toFixed(0)} ms/iteration\n`);
+    },
+    async () => {
+      const r = await loop(dir, 1);
+      ours.overlap.push(r);
+      process.stderr.write(`  sync_offset 1: ${perStep(r).toFixed(0)} ms/iteration\n`);
+    },
+    ...peers.flatMap((p) =>
+      TORCH_THREADS.map((th) => async () => {
+        const r = torchIteration(py!, p, join(dir, 'model'), inputs, th);
+        torch.set(key(p, th), [...(torch.get(key(p, th)) ?? []), r]);
+        process.stderr.write(`  ${p.id} ${th} threads: ${r.medianMs.toFixed(0)} ms/iteration\n`);
       }),
-    );
-    const r = spawnSync(py, [join(__dirname, 'rft_torch.py'), join(dir, 'model'), inputs], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`rft_torch.py failed: ${r.stderr}`);
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { iteration_ms: number[]; torch_version: string };
-    const sorted = [...out.iteration_ms].sort((a, b) => a - b);
-    torchMs = sorted[Math.floor(sorted.length / 2)];
-    torchVersion = out.torch_version;
-  } else {
-    process.stderr.write('PyTorch not found (apt-get install python3-torch): the PyTorch column is skipped\n');
+    ),
+  ];
+  for (let round = 0; round < ROUNDS; round++) {
+    process.stderr.write(`round ${round + 1} of ${ROUNDS} (load ${load().join(' ')})\n`);
+    for (const j of round % 2 === 0 ? jobs : [...jobs].reverse()) await j();
   }
+  const loadEnd = load();
 
-  const perStep = (l: LoopResult) => (l.seconds * 1000) / l.trainerSteps;
+  const syncMs = median(ours.sync.map(perStep));
+  const overlapMs = median(ours.overlap.map(perStep));
+  const tokensPerSec = (ls: LoopResult[]): number => median(ls.map((l) => l.tokens / l.seconds));
   const table = [
     ['loop', 'steps/s', 'tokens/s', 'ms/iteration', 'vs sync_offset 0'],
     [
       'runtime, sync_offset 0 (take turns)',
-      (sync.trainerSteps / sync.seconds).toFixed(2),
-      (sync.tokens / sync.seconds).toFixed(0),
-      perStep(sync).toFixed(0),
+      (1000 / syncMs).toFixed(2),
+      tokensPerSec(ours.sync).toFixed(0),
+      syncMs.toFixed(0),
       '1.00x',
     ],
     [
       'runtime, sync_offset 1 (overlap)',
-      (overlap.trainerSteps / overlap.seconds).toFixed(2),
-      (overlap.tokens / overlap.seconds).toFixed(0),
-      perStep(overlap).toFixed(0),
-      `${(perStep(sync) / perStep(overlap)).toFixed(2)}x`,
+      (1000 / overlapMs).toFixed(2),
+      tokensPerSec(ours.overlap).toFixed(0),
+      overlapMs.toFixed(0),
+      `${(syncMs / overlapMs).toFixed(2)}x`,
     ],
   ];
-  if (torchMs !== undefined)
-    table.push([
-      `PyTorch ${torchVersion} CPU, one iteration`,
-      (1000 / torchMs).toFixed(2),
-      '',
-      torchMs.toFixed(0),
-      `runtime/PyTorch ${(torchMs / perStep(sync)).toFixed(2)}x`,
-    ]);
+  const peerResults = peers.map((p) => {
+    const byThreads = TORCH_THREADS.map((th) => {
+      const runs = torch.get(key(p, th))!;
+      const ms = median(runs.map((r) => r.medianMs));
+      table.push([
+        `${p.label}, ${th} thread${th === 1 ? '' : 's'}, one iteration`,
+        (1000 / ms).toFixed(2),
+        '',
+        ms.toFixed(0),
+        `overlap ${(ms / overlapMs).toFixed(2)}x, sync ${(ms / syncMs).toFixed(2)}x of it`,
+      ]);
+      return { threads: th, iterationMs: runs.map((r) => r.medianMs), medianMs: ms };
+    });
+    const first = torch.get(key(p, TORCH_THREADS[0]))![0];
+    const atGoal = byThreads.find((b) => b.threads === GOAL_THREADS);
+    const ratio = atGoal ? atGoal.medianMs / overlapMs : undefined;
+    return {
+      id: p.id,
+      label: p.label,
+      torchVersion: first.torchVersion,
+      blasLib: first.blasLib,
+      openblas: /openblas/i.test(first.blasLib),
+      ompWaitPolicy: p.env.OMP_WAIT_POLICY,
+      threads: byThreads,
+      goal: ratio === undefined ? undefined : { ratio, target: GOAL, met: ratio >= GOAL },
+    };
+  });
   const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
   for (const r of table) process.stdout.write(`${r.map((c, i) => c.padEnd(widths[i])).join('  ')}\n`);
-  mkdirSync(join(__dirname, 'results'), { recursive: true });
+  for (const p of peerResults) {
+    if (!p.goal) continue;
+    const which = p.openblas ? "OpenBLAS, the issue's peer" : "NOT OpenBLAS: not the issue's peer";
+    process.stdout.write(
+      `Goal (issue 14: the GRPO loop with explorer and trainer overlapped, sync_offset 1, ≥ ${GOAL}x PyTorch's single-process iteration at ${GOAL_THREADS} threads) vs ${p.label} (${which}): ${p.goal.ratio.toFixed(2)}x ${p.goal.met ? `≥ ${GOAL}x met` : `< ${GOAL}x NOT met`}.\n`,
+    );
+  }
+  process.stdout.write(`load average (1, 5, 15 min): start ${loadStart.join(' ')}, end ${loadEnd.join(' ')}\n`);
+  const out = process.env.BENCH_RFT_OUT ?? join(__dirname, 'results', 'rft.json');
+  mkdirSync(dirname(out), { recursive: true });
   writeFileSync(
-    join(__dirname, 'results', 'rft.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), params: parameterCount(cfg), steps: STEPS, prompts: PROMPTS, group: GROUP, newTokens: NEW_TOKENS, sync, overlap, overlapSpeedup: perStep(sync) / perStep(overlap), torchMs, torchVersion }, null, 2)}\n`,
+    out,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        params: parameterCount(cfg),
+        steps: STEPS,
+        prompts: PROMPTS,
+        group: GROUP,
+        newTokens: NEW_TOKENS,
+        rounds: ROUNDS,
+        loadAverage: { start: loadStart, end: loadEnd },
+        goal: `issue 14: PyTorch's iteration at ${GOAL_THREADS} threads / our overlapped (sync_offset 1) iteration >= ${GOAL} (peers[].goal; peers[].openblas says whether that peer is the issue's OpenBLAS torch)`,
+        sync: { iterationMs: ours.sync.map(perStep), medianMs: syncMs, runs: ours.sync },
+        overlap: { iterationMs: ours.overlap.map(perStep), medianMs: overlapMs, runs: ours.overlap },
+        overlapSpeedup: syncMs / overlapMs,
+        peers: peerResults,
+      },
+      null,
+      2,
+    )}\n`,
   );
   process.exit(0);
 }

@@ -7,7 +7,8 @@ score them (a fixed pseudo-random 0/1 reward per completion: reward cost is negl
 GRPO group advantages ((r - mean) / (unbiased std + 1e-6)), and take one PPO-clip step (clip 0.2, token-mean over
 response tokens) with AdamW and grad clipping 1.0: Trinity's grpo defaults minus the KL term's reference forward.
 usage: rft_torch.py MODEL_DIR INPUTS_JSON   (INPUTS_JSON: {"prompts": [[...]], "group": G, "new_tokens": N,
-        "iterations": K, "lr": ..., "threads": 2}); prints one JSON line {"iteration_ms": [...], "torch_version"}.
+        "iterations": K, "lr": ..., "threads": 2}); prints one JSON line {"iteration_ms": [...], "torch_version",
+        "blas_lib"} (blas_lib: the BLAS libraries this process mapped, as bench/engine_torch.py reports them).
 """
 import json
 import sys
@@ -75,7 +76,9 @@ def main():
         opt.step()
         if it > 0:  # the first iteration is warm-up
             times.append((time.perf_counter() - t0) * 1e3)
-    print(json.dumps({"iteration_ms": times, "torch_version": torch.__version__}))
+    with open("/proc/self/maps") as f:
+        blas_lib = ", ".join(sorted({l.split()[-1] for l in f if "blas" in l.lower() and "/" in l})) or "unknown"
+    print(json.dumps({"iteration_ms": times, "torch_version": torch.__version__, "blas_lib": blas_lib}))
 
 
 if __name__ == "__main__":

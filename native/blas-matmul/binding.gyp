@@ -1,9 +1,9 @@
-# The native BLAS matmul addon (see README.md): one C file, linked against the system OpenBLAS.
+# The native BLAS matmul addon (see README.md): C files in src/, linked against the system OpenBLAS.
 {
   "targets": [
     {
       "target_name": "blas_matmul",
-      "sources": ["src/blas_matmul.c", "src/train_kernels.c"],
+      "sources": ["src/blas_matmul.c", "src/train_kernels.c", "src/decode_step.c", "src/sample_rows.c"],
       "cflags": ["-O3", "-fno-math-errno", "-Wall"],
       "libraries": ["-lopenblas", "-lm", "-lpthread"]
     }

@@ -3,11 +3,15 @@
  * per step. Sampling (temperature, top-k, top-p) runs on the host with a seeded generator, so a seed reproduces the
  * same completions on every backend. Each sampled token's log probability is taken under the temperature-scaled
  * distribution before top-k/top-p truncation: the quantity the trainer recomputes. Each step's logits come back with
- * one asynchronous read (webgpu in Node has no synchronous one).
+ * one asynchronous read (webgpu in Node has no synchronous one). Where the native addon is loaded, plain temperature
+ * and greedy rows are drawn in C (backend/native-sampler.ts) with TokenSampler's draws; on wasm with the addon the
+ * prefill and every decode step are one kernel each (lm/native-decoder.ts).
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM, KVCache } from './lm/transformer';
 import { CachedDecoder, fusedDecodeUnsupported } from './lm/cached-decoder';
+import { NativeDecoder } from './lm/native-decoder';
+import { NativeRowSampler } from './backend/native-sampler';
 import { Rng } from './random';
 import { tidy } from './ops';
 
@@ -80,36 +84,71 @@ export async function generate(
   }));
   const done = new Array<boolean>(B).fill(false);
   const stops = new Set(params.stopTokenIds ?? model.config.eosTokenIds);
-  /** Samples row b's next token from its logits into its completion; whether the completion is finished. */
-  const extend = (c: Completion, logits: Float32Array, b: number, V: number, rng: Rng) => {
-    const { token, logprob } = sampler.sample(logits.subarray(b * V, (b + 1) * V), rng, c.tokens.length, stops);
+  const V = model.config.vocabSize;
+  const rowSampler = NativeRowSampler.for({
+    temperature: sampler.temperature,
+    topK: sampler.topK,
+    topP: sampler.topP,
+    validVocab: sampler.validVocab,
+    vocab: V,
+  });
+  /**
+   * The next token and its log-prob of each active row, `generated` tokens in: the native sampler where it serves
+   * (the same draws), TokenSampler for the rows it leaves, with the same uniform.
+   */
+  const draw = (logits: Float32Array, active: number[], generated: number): { token: number; logprob: number }[] => {
+    const row = (b: number) => logits.subarray(b * V, (b + 1) * V);
+    if (!rowSampler) return active.map((b) => sampler.sample(row(b), rngs[b], generated, stops));
+    const u = new Float64Array(active.length);
+    if (!rowSampler.greedy) active.forEach((b, i) => (u[i] = rngs[b].uniform()));
+    const banned = generated < sampler.minNew ? Int32Array.from(stops) : new Int32Array(0);
+    const r = rowSampler.sample(logits, Int32Array.from(active), u, banned);
+    return active.map((b, i) =>
+      r.tokens[i] >= 0
+        ? { token: r.tokens[i], logprob: r.logprobs[i] }
+        : sampler.sample(row(b), { uniform: () => u[i] }, generated, stops),
+    );
+  };
+  /** Appends a sampled token to a completion; whether the completion is finished. */
+  const extend = (c: Completion, token: number, logprob: number): boolean => {
     c.tokens.push(token);
     c.logprobs.push(logprob);
     if (stops.has(token)) {
       c.finishReason = 'stop';
-      return { token, finished: true };
+      return true;
     }
-    const cut = !!params.stopStrings?.length && cutAtStopString(c, params.stopStrings, decode!);
-    return { token, finished: cut };
+    return !!params.stopStrings?.length && cutAtStopString(c, params.stopStrings, decode!);
   };
 
-  const head = model.inferenceHead();
+  // The prefill and every decode step as one kernel each where the backend has it (wasm with the native addon);
+  // else the prefill through `forward`, then the decode steps on fused kernels or through `forward`.
+  const native = NativeDecoder.supports(model) ? new NativeDecoder(model, mask, B, maxPrompt, maxNew - 1) : undefined;
+  const head = native ? undefined : model.inferenceHead();
   let keyMask = tf.tensor2d(mask, [B, maxPrompt]);
-  let step = tidy(() =>
-    lastLogits(
-      model,
-      head,
-      tf.tensor2d(ids, [B, maxPrompt], 'int32'),
-      tf.tensor2d(pos, [B, maxPrompt], 'int32'),
-      keyMask,
-    ),
-  );
-  let cache: KVCache = step.cache;
-  // The decode steps after the prefill: fused kernels over a preallocated cache where the backend has them.
-  let decoder: CachedDecoder | undefined;
+  let step: { logits: tf.Tensor2D; cache: KVCache };
   try {
-    if (maxNew > 1 && fusedDecodeUnsupported(model) === undefined) {
-      decoder = new CachedDecoder(model, head, cache, mask, maxNew - 1);
+    step = native
+      ? { logits: native.prefill(ids, pos), cache: { keys: [], values: [] } }
+      : tidy(() =>
+          lastLogits(
+            model,
+            head!,
+            tf.tensor2d(ids, [B, maxPrompt], 'int32'),
+            tf.tensor2d(pos, [B, maxPrompt], 'int32'),
+            keyMask,
+          ),
+        );
+  } catch (e) {
+    native?.dispose();
+    head?.dispose();
+    keyMask.dispose();
+    throw e;
+  }
+  let cache: KVCache = step.cache;
+  let decoder: CachedDecoder | NativeDecoder | undefined = native;
+  try {
+    if (!decoder && maxNew > 1 && fusedDecodeUnsupported(model) === undefined) {
+      decoder = new CachedDecoder(model, head!, cache, mask, maxNew - 1);
       disposeCache(cache);
       cache = { keys: [], values: [] };
     }
@@ -118,12 +157,13 @@ export async function generate(
       const logits = (await step.logits.data()) as Float32Array;
       step.logits.dispose();
       const fed = new Int32Array(B).fill(pad);
-      for (let b = 0; b < B; b++) {
-        if (done[b]) continue;
-        const { token, finished } = extend(out[b], logits, b, model.config.vocabSize, rngs[b]);
+      const active = done.flatMap((d, b) => (d ? [] : [b]));
+      // Every active row has generated t tokens so far.
+      draw(logits, active, t).forEach(({ token, logprob }, i) => {
+        const b = active[i];
         fed[b] = token;
-        done[b] = finished;
-      }
+        done[b] = extend(out[b], token, logprob);
+      });
       if (done.every(Boolean) || t === maxNew - 1) break;
       if (decoder) {
         const at = Int32Array.from(nextPos);
@@ -137,7 +177,7 @@ export async function generate(
       keyMask.dispose();
       keyMask = grown;
       const prev: KVCache = cache;
-      step = tidy(() => lastLogits(model, head, tf.tensor2d(fed, [B, 1], 'int32'), positions, keyMask, prev));
+      step = tidy(() => lastLogits(model, head!, tf.tensor2d(fed, [B, 1], 'int32'), positions, keyMask, prev));
       positions.dispose();
       disposeCache(prev);
       cache = step.cache;
@@ -147,7 +187,7 @@ export async function generate(
     decoder?.dispose();
     disposeCache(cache);
     keyMask.dispose();
-    head.dispose();
+    head?.dispose();
   }
   if (decode) for (const c of out) c.text ??= decode(c.tokens);
   return out;
@@ -224,11 +264,12 @@ function cutAtStopString(c: Completion, stopStrings: readonly string[], decode: 
 
 /** One token from one row of logits. */
 export class TokenSampler {
-  private readonly temperature: number;
-  private readonly topK: number;
-  private readonly topP: number;
-  private readonly validVocab: number;
-  private readonly minNew: number;
+  readonly temperature: number;
+  /** 0: no top-k. */
+  readonly topK: number;
+  readonly topP: number;
+  readonly validVocab: number;
+  readonly minNew: number;
   private readonly probs: Float64Array;
   private readonly scratch: Float64Array;
 
@@ -244,7 +285,7 @@ export class TokenSampler {
 
   sample(
     logits: Float32Array,
-    rng: Rng,
+    rng: Pick<Rng, 'uniform'>,
     generated: number,
     stops: ReadonlySet<number>,
   ): { token: number; logprob: number } {
@@ -271,7 +312,7 @@ export class TokenSampler {
     return { token, logprob: logits[token] * scale - logZ };
   }
 
-  private draw(sum: number, rng: Rng): number {
+  private draw(sum: number, rng: Pick<Rng, 'uniform'>): number {
     const V = this.validVocab;
     const p = this.probs;
     if (this.topK === 0 && this.topP >= 1) {

@@ -18,6 +18,8 @@
  *     and value written into it (runtime/engine/backend/decode-kernels.ts has the layout and the JavaScript twin);
  *     bias, qNorm, kNorm may be -1 (absent)
  *   swiglu(heap, rows, inter, guOff, outOff)  out = silu(gate) * up for rows of [gate | up]
+ *   decodeStep(heap, desc)  one whole decode or prefill step of a Llama-family model (decode_step.c)
+ *   sampleRows(...)  temperature sampling or the greedy pick from rows of logits (sample_rows.c)
  *   setThreads(n), getThreads(), config()  OpenBLAS's thread count and build string
  */
 #include <node_api.h>
@@ -28,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "decode_step.h"
+#include "sample_rows.h"
 #include "train_kernels.h"
 
 #define CHECK(call)                                                   \
@@ -426,5 +430,6 @@ NAPI_MODULE_INIT() {
     if (napi_set_named_property(env, exports, fns[i].name, f) != napi_ok) return NULL;
   }
   if (!register_train_kernels(env, exports)) return NULL;
+  if (!export_decode_step(env, exports) || !export_sample_rows(env, exports)) return NULL;
   return exports;
 }

@@ -87,6 +87,21 @@ export interface BlasAddon {
   ): void;
   /** `out = silu(gate) · up` over `rows` rows of `[gate | up]` (offsets in floats). */
   swiglu?(heap: ArrayBuffer, rows: number, inter: number, guOff: number, outOff: number): void;
+  /** One whole decode or prefill step (decode_step.c; `desc` as decode-step.ts builds it). Absent from older builds. */
+  decodeStep?(heap: ArrayBuffer, desc: Float64Array): void;
+  /** Temperature sampling or the greedy pick from rows of logits (sample_rows.c; native-sampler.ts). Absent from older builds. */
+  sampleRows?(
+    logits: Float32Array,
+    stride: number,
+    valid: number,
+    scale: number,
+    greedy: boolean,
+    rows: Int32Array,
+    u: Float64Array,
+    banned: Int32Array,
+    tokens: Int32Array,
+    logprobs: Float64Array,
+  ): void;
   setThreads(n: number): void;
   getThreads(): number;
   config(): string;

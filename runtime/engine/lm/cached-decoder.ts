@@ -8,7 +8,8 @@
  *   the whole generation and written in place (no per-step `concat` of the whole cache);
  * - each residual add is fused with the RMS norm after it, and SwiGLU is one kernel.
  * The math is `forward`'s; results agree to float32 rounding (the host kernels accumulate in float64).
- * `TRINITY_WORKBENCH_FUSED_DECODE=0` turns it off (then `generate` decodes through `forward`).
+ * `TRINITY_WORKBENCH_FUSED_DECODE=0` turns it off (then `generate` decodes through `forward`). Where the native
+ * addon has `decodeStep` (wasm), native-decoder.ts runs each whole step as one kernel instead.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import { ADD_RMS_NORM, DECODE_ATTENTION, RMS_NORM, SWIGLU, registerDecodeKernels } from '../backend/decode-kernels';
@@ -199,10 +200,19 @@ export class CachedDecoder {
     return t;
   }
 
-  /** The weight as the forward pass applies it: with its LoRA adapter merged in (W + scale·A·B), when it has one. */
   private weight(l: Linear): tf.Tensor2D {
-    const a = this.model.adapters.get(l.name);
-    if (!a) return l.w as tf.Tensor2D;
-    return this.own(() => tf.add(l.w, tf.mul(tf.matMul(a.a, a.b), a.scale)) as tf.Tensor2D);
+    const w = mergedWeight(this.model, l);
+    if (w !== l.w) this.owned.push(w);
+    return w;
   }
+}
+
+/**
+ * The weight as the forward pass applies it: with its LoRA adapter merged in (W + scale·A·B, a new tensor the
+ * caller disposes), or the layer's own weight when it has none.
+ */
+export function mergedWeight(model: CausalLM, l: Linear): tf.Tensor2D {
+  const a = model.adapters.get(l.name);
+  if (!a) return l.w as tf.Tensor2D;
+  return tf.tidy(() => tf.add(l.w, tf.mul(tf.matMul(a.a, a.b), a.scale)) as tf.Tensor2D);
 }

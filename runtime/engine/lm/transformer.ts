@@ -72,6 +72,8 @@ export interface DecodingWeights {
   finalNorm: Norm;
   /** Built when the model uses RoPE. */
   rope?: RopeTables;
+  /** The untied LM head `[hidden, V]`; absent when the head is the embedding's transpose. */
+  head?: tf.Variable;
 }
 
 export interface ForwardOptions {
@@ -229,6 +231,7 @@ export class CausalLM {
       layers: this.layers,
       finalNorm: this.finalNorm,
       rope: this.config.positions === 'rope' ? this.ropeTables() : undefined,
+      head: this.head,
     };
   }
 

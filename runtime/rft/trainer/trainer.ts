@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../engine/lm/transformer';
 import { scoreSequences } from '../../engine/logprobs';
+import { nativeTailLogprobs } from '../../engine/lm/native-scorer';
 import { AdamW, type AdamWState } from '../../engine/train/adamw';
 import { learningRate, type LrSchedule } from '../../engine/train/schedule';
 import { accumulateGradients } from '../../engine/train/step';
@@ -255,7 +256,10 @@ export class RftTrainer {
     const micro = this.opts.microBatchSize ?? b.tokens.length;
     for (let from = 0; from < b.tokens.length; from += micro) {
       const mb = sliceRows(b, from, Math.min(b.tokens.length, from + micro));
-      const lp = tf.tidy(() => this.responseScores(this.reference!, mb, false).logprob);
+      // One native kernel where the backend has it (no gradient needed): the response columns are the last R.
+      const lp =
+        nativeTailLogprobs(this.reference!, mb.tokens, mb.attentionMask, mb.responseWidth, this.opts.temperature) ??
+        tf.tidy(() => this.responseScores(this.reference!, mb, false).logprob);
       out.push(...(await lp.array()));
       lp.dispose();
     }
