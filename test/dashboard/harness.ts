@@ -400,7 +400,7 @@ export class DashboardPage {
       if (!c) throw new Error(`no chart for ${t}`);
       return {
         datasets: c.data.datasets.map((d: any) => {
-          const pts = d._data ?? d.data;
+          const pts = d.allPoints ?? d.data;
           return { label: d.label, run: d.run, raw: d.raw, x: pts.map((p: any) => p.x), y: pts.map((p: any) => p.y) };
         }),
         x: { min: c.scales.x.min, max: c.scales.x.max, type: c.scales.x.type, title: c.options.scales.x.title.text },
