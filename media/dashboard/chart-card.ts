@@ -1,11 +1,12 @@
 /// <reference lib="dom" />
 /**
  * One card: a tag's chart, one smoothed line per run with its raw line faded behind. Set up for streaming
- * (Chart.js performance guide): no animation, no parsing, LTTB decimation, no points, `update('none')`.
+ * (Chart.js performance guide): no animation, no parsing, no points, `update('none')`, and long series decimated
+ * incrementally by our own LTTB (decimation.ts) rather than Chart.js' (which decimates the whole series again on
+ * every update).
  */
 import {
   Chart,
-  Decimation,
   Legend,
   LinearScale,
   LineController,
@@ -21,8 +22,9 @@ import { formatValue, indexAtOrBefore, type RunDataset } from './tooltip';
 import { DragZoom, selectionPlugin, type XRange } from './zoom';
 import { markX, type TimelineMark } from './marks';
 import { marksPlugin, type MarkStyle, type PlacedMark } from './marks-plugin';
+import { decimationPlugin, type DecimatedDataset } from './decimation';
 
-Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip, Legend, Decimation);
+Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Tooltip, Legend);
 
 export interface SeriesData {
   run: string;
@@ -69,7 +71,7 @@ interface RunCache {
   /** Every value so far equals the first: drawn unsmoothed (smooth()'s rule). */
   constant: boolean;
 }
-type LineDataset = ChartDataset<'line', Point[]> & RunDataset & { source?: string };
+type LineDataset = ChartDataset<'line', Point[]> & RunDataset & DecimatedDataset & { source?: string };
 
 /** A run's line as drawn, undecimated: the tooltip and the exports read from here. */
 export interface Column {
@@ -128,7 +130,11 @@ export class ChartCard {
     this.chart = new Chart(canvas, {
       type: 'line',
       data: { datasets: [] },
-      plugins: [selectionPlugin(() => withAlpha(this.theme.foreground, 0.12)), marksPlugin(() => this.placedMarks())],
+      plugins: [
+        decimationPlugin,
+        selectionPlugin(() => withAlpha(this.theme.foreground, 0.12)),
+        marksPlugin(() => this.placedMarks()),
+      ],
       options: {
         animation: false,
         parsing: false,
@@ -139,7 +145,6 @@ export class ChartCard {
         interaction: { mode: 'runsAtX', intersect: false },
         elements: { point: { radius: 0, hitRadius: 4 }, line: { borderWidth: 1.5, tension: 0 } },
         plugins: {
-          decimation: { enabled: true, algorithm: 'lttb' },
           legend: {
             display: false,
             labels: { boxWidth: 12, boxHeight: 2, filter: (item) => !String(item.text).endsWith('(raw)') },
@@ -228,13 +233,13 @@ export class ChartCard {
       let pair = this.datasets.get(key);
       if (!pair) this.datasets.set(key, (pair = [{ data: [] } as LineDataset, { data: [] } as LineDataset]));
       const [raw, smoothed] = pair;
-      // The same dataset objects every time, so Chart.js keeps their controllers and elements; their data is the
-      // run's cached points, which streaming extends in place (Chart.js follows an array's pushes).
+      // The same dataset objects every time, so Chart.js keeps their controllers and elements; their points are the
+      // run's cached ones, which streaming extends in place, and decimation.ts sets what is drawn of them.
       raw.label = `${label} (raw)`;
       raw.run = s.run;
       raw.source = s.source;
       raw.raw = true;
-      raw.data = c.rawPts;
+      raw.allPoints = c.rawPts;
       raw.borderDash = borderDash;
       raw.borderColor = withAlpha(colour, 0.3);
       raw.backgroundColor = withAlpha(colour, 0.3);
@@ -245,7 +250,7 @@ export class ChartCard {
       smoothed.run = s.run;
       smoothed.source = s.source;
       smoothed.raw = false;
-      smoothed.data = c.smPts;
+      smoothed.allPoints = c.smPts;
       smoothed.borderDash = borderDash;
       smoothed.borderColor = colour;
       smoothed.backgroundColor = colour;

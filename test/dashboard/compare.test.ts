@@ -81,7 +81,7 @@ async function chart(page: Page, tag: string): Promise<Drawn[]> {
       label: d.label,
       source: d.source,
       raw: d.raw,
-      y: (d._data ?? d.data).map((p: any) => p.y),
+      y: (d.allPoints ?? d.data).map((p: any) => p.y),
       borderColor: d.borderColor,
       borderDash: d.borderDash ?? [],
     }));

@@ -577,4 +577,43 @@ describe('the dashboard chart controls', () => {
     });
     assert.deepEqual(d.problems, []);
   });
+  test('a 20 000-point series zoomed to a narrow x range is drawn point by point (full detail); reset decimates it again', async () => {
+    const steps = Array.from({ length: 20_000 }, (_, i) => i + 1);
+    const values = steps.map((k) => Math.sin(k / 300) + 0.3 * Math.sin(k * 1.7));
+    await d.post({
+      type: 'init',
+      run: { key: '/jobs/long', title: 'long', jobDir: '/jobs/long', status: 'running', startedAt: STARTED_AT },
+      series: [{ run: 'trainer', tag: TAG, steps, times: steps, values }],
+    });
+    await d.frames();
+    await d.page.locator(`.card[data-tag="${TAG}"]`).scrollIntoViewIfNeeded();
+    const drawnOf = () =>
+      d.page.evaluate((t) => {
+        const c = (globalThis as any).__charts.get(t);
+        const raw = c.data.datasets.find((ds: any) => ds.raw);
+        return { width: c.width, x: raw.data.map((p: any) => p.x), min: c.scales.x.min, max: c.scales.x.max };
+      }, TAG);
+    const whole = await drawnOf();
+    assert.ok(whole.x.length <= 2 * whole.width + 2, `${whole.x.length} points drawn of 20 000`);
+    const from = await d.pixelOf(TAG, 9000);
+    const to = await d.pixelOf(TAG, 9400);
+    await d.page.mouse.move(from.x, from.y);
+    await d.page.mouse.down();
+    await d.page.mouse.move(to.x, to.y, { steps: 4 });
+    await d.page.mouse.up();
+    await d.frames();
+    const zoomed = await drawnOf();
+    assert.ok(zoomed.max - zoomed.min < 600, `zoomed to ${zoomed.min}..${zoomed.max}`);
+    // Every step in view, and the one either side (the line runs to the plot's edges).
+    const first = Math.ceil(zoomed.min) - 1;
+    const last = Math.floor(zoomed.max) + 1;
+    assert.deepEqual(
+      zoomed.x,
+      steps.filter((k) => k >= first && k <= last),
+    );
+    await d.page.click(`.card[data-tag="${TAG}"] .reset-zoom`);
+    await d.frames();
+    assert.deepEqual(await drawnOf(), whole);
+    assert.deepEqual(d.problems, []);
+  });
 });

@@ -322,6 +322,13 @@ export interface Drawn {
   y: (number | null)[];
 }
 
+/** Which Chromium to start, and what to do with a new page before it loads (the bench drives its frames). */
+export interface BrowserLaunch {
+  executablePath?: string;
+  args?: string[];
+  onPage?: (page: Page) => Promise<void>;
+}
+
 export class DashboardPage {
   /** Console errors and warnings, page errors, dialogs. */
   readonly problems: string[] = [];
@@ -334,12 +341,21 @@ export class DashboardPage {
 
   /**
    * The dashboard in a new Chromium; `media`: where its bundle is (dist/media); `init`: a script run before the
-   * page's own, after the stub (the bench's instrumentation).
+   * page's own, after the stub (the bench's instrumentation); `launch`: another Chromium (the bench's unlocked one).
    */
-  static async open(viewport = { width: 1200, height: 900 }, media = MEDIA, init?: string): Promise<DashboardPage> {
+  static async open(
+    viewport = { width: 1200, height: 900 },
+    media = MEDIA,
+    init?: string,
+    launch: BrowserLaunch = {},
+  ): Promise<DashboardPage> {
     const { server, origin } = await serveDashboard(media);
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    const browser = await chromium.launch({
+      executablePath: launch.executablePath ?? '/usr/bin/chromium',
+      args: launch.args ?? CHROMIUM_ARGS,
+    });
     const page = await browser.newPage({ viewport });
+    await launch.onPage?.(page);
     const d = new DashboardPage(server, browser, page);
     watchProblems(page, d.problems);
     // A string, not a function: tsx compiles this file with esbuild's keepNames, whose `__name` the page lacks.
@@ -400,7 +416,7 @@ export class DashboardPage {
       if (!c) throw new Error(`no chart for ${t}`);
       return {
         datasets: c.data.datasets.map((d: any) => {
-          const pts = d._data ?? d.data;
+          const pts = d.allPoints ?? d.data;
           return { label: d.label, run: d.run, raw: d.raw, x: pts.map((p: any) => p.x), y: pts.map((p: any) => p.y) };
         }),
         x: { min: c.scales.x.min, max: c.scales.x.max, type: c.scales.x.type, title: c.options.scales.x.title.text },

@@ -26,6 +26,7 @@ import {
   type ThemeName,
 } from './harness';
 import type { HostMessage, Series } from '../../client/dashboard/messages';
+import { drawnPoints } from '../../media/dashboard/decimation';
 
 // The functions passed to page.evaluate run in Chromium; this file is compiled without the DOM's types.
 declare const window: any;
@@ -85,7 +86,7 @@ async function chart(tag: string): Promise<{ datasets: Drawn[]; yType: string; y
     if (!c) throw new Error(`no chart for ${t}`);
     return {
       datasets: c.data.datasets.map((d: any) => {
-        const pts = d._data ?? d.data;
+        const pts = d.allPoints ?? d.data;
         return {
           label: d.label,
           run: d.run,
@@ -353,30 +354,82 @@ describe('the dashboard webview', () => {
     }
   });
 
-  test('20 000 streamed points: all kept, LTTB-decimated for drawing, no animation, no parsing', async () => {
+  test('20 000 streamed points: all kept; drawn decimated incrementally, the same points as from scratch, a spike among them; no animation, no parsing', async () => {
+    const SPIKE = 12_345;
     const points = Array.from({ length: 20_000 }, (_, i) => ({
       run: 'trainer',
       tag: 'actor/kl_loss',
       step: i + 1,
       time: i,
-      value: Math.sin(i / 500) + 2,
+      value: i === SPIKE ? 9.3 : Math.sin(i / 500) + 2,
     }));
     for (let i = 0; i < points.length; i += 2000) await post({ type: 'append', points: points.slice(i, i + 2000) });
     await frames();
-    const drawn = await page.evaluate(() => {
+    await page.locator('.card[data-tag="actor/kl_loss"]').scrollIntoViewIfNeeded();
+    await frames();
+    const got = await page.evaluate(() => {
       const c = (window as any).__charts.get('actor/kl_loss');
-      const raw = c.data.datasets.find((d: any) => d.raw);
+      const i = c.data.datasets.findIndex((d: any) => d.raw);
+      const raw = c.data.datasets[i];
+      const elements = c.getDatasetMeta(i).data;
+      const ctx = c.ctx;
+      const dpr = c.currentDevicePixelRatio;
+      const tip = elements.find((_: any, j: number) => raw.data[j].x === 12_346);
+      // One readback: a strip of canvas pixels (RGBA), 65 × 5 CSS pixels, centred on the spike's tip.
+      const strip = tip
+        ? Array.from(
+            ctx.getImageData(Math.round((tip.x - 32) * dpr), Math.round((tip.y - 2) * dpr), 65 * dpr, 5 * dpr)
+              .data as number[],
+          )
+        : undefined;
       return {
-        kept: (raw._data ?? raw.data).length,
-        drawn: raw.data.length,
+        width: c.width,
+        all: raw.allPoints.map((p: any) => [p.x, p.y]),
+        drawn: raw.data.map((p: any) => p.x),
+        // Where Chart.js put each drawn point, against where the scales put its value.
+        offPixel: elements.filter(
+          (e: any, j: number) =>
+            Math.abs(e.x - c.scales.x.getPixelForValue(raw.data[j].x)) > 0.01 ||
+            Math.abs(e.y - c.scales.y.getPixelForValue(raw.data[j].y)) > 0.01,
+        ).length,
+        elements: elements.length,
+        yMax: c.scales.y.max,
+        strip,
+        dpr,
         animation: c.options.animation,
         parsing: c.options.parsing,
-        decimation: c.options.plugins.decimation.algorithm,
+        plugins: c.config.plugins.map((p: any) => p.id),
+        chartJsDecimation: c.data.datasets.some((d: any) => d._decimated !== undefined),
       };
     });
-    assert.equal(drawn.kept, 20_000);
-    assert.ok(drawn.drawn < 5_000, `drawn ${drawn.drawn} points`);
-    assert.deepEqual([drawn.animation, drawn.parsing, drawn.decimation], [false, false, 'lttb']);
+    assert.equal(got.all.length, 20_000);
+    const all = got.all.map(([x, y]: [number, number]) => ({ x, y }));
+    // Streamed in ten appends, decimated incrementally: the same points as a decimation from scratch.
+    assert.deepEqual(
+      got.drawn,
+      drawnPoints({}, all, got.width).map((p) => p.x),
+    );
+    assert.ok(
+      got.drawn.length > got.width && got.drawn.length <= 2 * got.width + 2,
+      `${got.drawn.length} points drawn`,
+    );
+    assert.equal(got.elements, got.drawn.length);
+    assert.equal(got.offPixel, 0);
+    // The spike is drawn: a point of the raw line at its value, the y scale reaching it, the line painted at its tip
+    // (the canvas there differs from the same rows 30 px to either side, where the line is far below).
+    assert.ok(got.drawn.includes(SPIKE + 1), 'the spike is among the drawn points');
+    assert.ok(got.yMax >= 9.3, `y max ${got.yMax}`);
+    assert.ok(got.strip, 'no drawn point at the spike');
+    const rowLength = 65 * got.dpr * 4;
+    // The 5×5 CSS-pixel window `left` pixels into the strip, as RGBA values.
+    const window5 = (left: number) =>
+      Array.from({ length: 5 * got.dpr }, (_, r) =>
+        got.strip!.slice(r * rowLength + left * got.dpr * 4, r * rowLength + (left + 5) * got.dpr * 4),
+      ).flat();
+    const differs = (a: number[], b: number[]) => a.some((v, k) => Math.abs(v - b[k]) > 24);
+    assert.ok(differs(window5(30), window5(0)) && differs(window5(30), window5(60)), 'the spike is painted');
+    assert.deepEqual([got.animation, got.parsing, got.chartJsDecimation], [false, false, false]);
+    assert.ok(got.plugins.includes('growingLttb'), `plugins: ${got.plugins}`);
   });
 
   test('no console errors, no CSP violations; the CSP is enforced (an inline script is refused and reported)', async () => {

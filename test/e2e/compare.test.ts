@@ -121,7 +121,7 @@ async function datasets(frame: Frame, tag: string): Promise<DrawnSet[] | undefin
                   label: string;
                   borderColor: string;
                   data: unknown[];
-                  _data?: unknown[];
+                  allPoints?: unknown[];
                 }[];
               };
             }
@@ -134,7 +134,7 @@ async function datasets(frame: Frame, tag: string): Promise<DrawnSet[] | undefin
         raw: d.raw,
         label: d.label,
         colour: d.borderColor,
-        points: (d._data ?? d.data).length,
+        points: (d.allPoints ?? d.data).length,
       }));
     }, tag)
     .catch(() => undefined);

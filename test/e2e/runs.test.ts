@@ -86,11 +86,11 @@ async function dashboardPoints(tag: string): Promise<number> {
       .evaluate((t) => {
         const charts = (
           globalThis as unknown as {
-            __charts?: Map<string, { data: { datasets: { data: unknown[]; _data?: unknown[] }[] } }>;
+            __charts?: Map<string, { data: { datasets: { data: unknown[]; allPoints?: unknown[] }[] } }>;
           }
         ).__charts;
         const chart = charts?.get(t);
-        return chart ? Math.max(0, ...chart.data.datasets.map((d) => (d._data ?? d.data).length)) : 0;
+        return chart ? Math.max(0, ...chart.data.datasets.map((d) => (d.allPoints ?? d.data).length)) : 0;
       }, tag)
       .catch(() => 0);
     most = Math.max(most, n);
