@@ -8,13 +8,12 @@
  * are) for training steps that nothing computes beside, 1 otherwise. Generation stays at 1: its matmuls are small
  * (one token per row), and 2 threads measured slower there (0.90x at 12 M, 0.72x at 1 M, paired, load 1.3).
  *
- * Why a run decides once, not step by step: 1 and 2 threads give the same bits only for some shapes. OpenBLAS
- * (0.3.21, SkylakeX) splits the output between threads, but where the inner dimension K exceeds its K block (448
- * floats here) the threaded path cuts K at other places unless K is a multiple of 32, so the sums round differently
- * in the last bits (test/runtime/engine/backend/blas-threads.test.ts). Widths need not be multiples of 32 (the
- * bench's 3 M model has a SwiGLU width of 680, and its losses differ between 1 and 2 threads from the first step),
- * and a weight gradient's K is the batch's token count, which is anything. A count that followed the explorer's
- * timing would make a run's numbers depend on that timing; a count fixed by the config keeps a run reproducible.
+ * Why a run decides once, not step by step: 1 and 2 threads need not give the same bits. Which shapes do depends on
+ * the CPU's OpenBLAS kernel: with SkylakeX kernels (0.3.21) only inner dimensions within the K block (448 floats) or
+ * multiples of 32 beyond it matched; with the Haswell kernels 0.3.21 picks on Zen CPUs no shape does. Each count
+ * repeats its own bits, and the two agree to float32 rounding (test/runtime/engine/backend/blas-threads.test.ts).
+ * A count that followed the explorer's timing would make a run's numbers depend on that timing; a count fixed by
+ * the config keeps a run reproducible.
  *
  * `OPENBLAS_NUM_THREADS`, when set, pins the count everywhere (the addon starts with it: native-matmul.ts);
  * `TRINITY_WORKBENCH_BLAS_THREADS` sets the most a training step may use (default 2: the count that was measured).
