@@ -5,7 +5,9 @@ Loads the model directory the bench created (plain-PyTorch Qwen2 from engine_tor
 sample G completions for each of P prompts with a KV cache (temperature 1, keeping each token's log-probability),
 score them (a fixed pseudo-random 0/1 reward per completion: reward cost is negligible on both sides), compute
 GRPO group advantages ((r - mean) / (unbiased std + 1e-6)), and take one PPO-clip step (clip 0.2, token-mean over
-response tokens) with AdamW and grad clipping 1.0: Trinity's grpo defaults minus the KL term's reference forward.
+response tokens) plus Trinity's grpo default KL loss (kl_loss_fn k2 = 0.5 (logp - ref_logp)^2, token-mean, kl_coef
+0.001, with ref_logp from a no-grad forward of a frozen copy of the initial weights, as the runtime's trainer does),
+with AdamW and grad clipping 1.0.
 usage: rft_torch.py MODEL_DIR INPUTS_JSON   (INPUTS_JSON: {"prompts": [[...]], "group": G, "new_tokens": N,
         "iterations": K, "lr": ..., "threads": 2}); prints one JSON line {"iteration_ms": [...], "torch_version",
         "blas_lib"} (blas_lib: the BLAS libraries this process mapped, as bench/engine_torch.py reports them).
@@ -29,7 +31,10 @@ def main():
         inp = json.load(f)
     torch.set_num_threads(inp.get("threads", 2))
     torch.manual_seed(0)
-    m = Qwen2(cfg, read_safetensors(f"{model_dir}/model.safetensors"))
+    weights = read_safetensors(f"{model_dir}/model.safetensors")
+    m = Qwen2(cfg, weights)
+    ref = Qwen2(cfg, weights)  # Qwen2 clones its tensors: a frozen copy of the initial weights
+    kl_coef = inp.get("kl_coef", 0.001)
     params = list(m.params.values())
     opt = torch.optim.AdamW(params, lr=inp["lr"], betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)
     prompts = torch.tensor(inp["prompts"], dtype=torch.long)
@@ -65,12 +70,19 @@ def main():
         rewards = torch.randint(0, 2, (B,), generator=gen).float().view(P, G)
         adv = ((rewards - rewards.mean(1, keepdim=True)) / (rewards.std(1, keepdim=True) + 1e-6)).view(B, 1)
         seq = torch.cat([batch, response], dim=1)
-        opt.zero_grad(set_to_none=True)
         T = seq.shape[1] - 1
-        hidden, _ = m.forward(seq[:, :-1], torch.arange(T).unsqueeze(0).expand(B, T))
+        positions = torch.arange(T).unsqueeze(0).expand(B, T)
+        with torch.inference_mode():
+            ref_hidden, _ = ref.forward(seq[:, :-1], positions)
+            ref_logits = logits_of(ref_hidden[:, L - 1 :], ref.head())
+            ref_logp = torch.log_softmax(ref_logits, dim=-1).gather(-1, response.unsqueeze(-1)).squeeze(-1)
+        ref_logp = ref_logp.clone()
+        opt.zero_grad(set_to_none=True)
+        hidden, _ = m.forward(seq[:, :-1], positions)
         logp = torch.log_softmax(logits_of(hidden[:, L - 1 :], m.head()), dim=-1).gather(-1, response.unsqueeze(-1)).squeeze(-1)
         ratio = torch.exp(torch.clamp(logp - old_logp, -20, 20))
         loss = torch.maximum(-adv * ratio, -adv * torch.clamp(ratio, 0.8, 1.2)).mean()
+        loss = loss + kl_coef * (0.5 * (logp - ref_logp) ** 2).mean()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
