@@ -22,6 +22,11 @@ export interface Experience {
   logprobs?: number[];
   /** The teacher's log-probs of the response tokens (on-policy distillation; length = response length). */
   teacherLogprobs?: number[];
+  /**
+   * The reference model's log-probs of the response tokens, when the explorer worker computed them (`both` mode, the
+   * explorer in its own thread, experiences passed in memory); the trainer computes them itself otherwise. Not stored.
+   */
+  refLogprobs?: number[];
   /** 1 where a response token is trained on (length = response length). Default: all ones. */
   actionMask?: number[];
   reward?: number;

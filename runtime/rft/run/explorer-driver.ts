@@ -15,6 +15,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { currentBackend, initBackend, type BackendPreference } from '../../engine/backend';
 import type { Experience } from '../experience';
 import type { Explorer, ExplorerTask } from '../explorer/explorer';
+import { attachReferenceLogprobs } from '../trainer/reference-logprobs';
 import type { ExperiencePipeline } from '../explorer/experience-pipeline';
 import {
   algorithmSetup,
@@ -63,6 +64,19 @@ export interface ExplorerInit {
   skipBatches?: number;
   version: number;
   backend: string;
+  /**
+   * Set when the explorer also computes the experiences' reference log-probs (runs whose trainer reads them, with the
+   * explorer in a worker and experiences passed in memory): the reference weights and how the trainer scores.
+   */
+  reference?: ExplorerReference;
+}
+
+export interface ExplorerReference {
+  /** The initial weights (not a resumed checkpoint's). */
+  modelPath?: string;
+  temperature: number;
+  padTokenId: number;
+  microBatchSize?: number;
 }
 
 interface ExplorerParts {
@@ -71,6 +85,8 @@ interface ExplorerParts {
   reader: TaskReader;
   evalSets: { name: string; tasks: ExplorerTask[] }[];
   model: CausalLM;
+  /** The frozen reference model, when init.reference is set. */
+  reference?: { model: CausalLM; opts: ExplorerReference };
   warnings: string[];
 }
 
@@ -92,12 +108,16 @@ export async function buildExplorer(init: ExplorerInit, log: RunLog): Promise<Ex
     throw e;
   }
   explorer.model.version = init.version;
+  const reference = init.reference
+    ? { model: loadModelFor(cfg, init.configDir, init.reference.modelPath).model, opts: init.reference }
+    : undefined;
   return {
     explorer,
     pipeline: experiencePipeline(cfg, alg.groupAdvantage, init.release),
     reader,
     evalSets,
     model: p.model,
+    reference,
     warnings: [...trainSets, ...evalSets].flatMap((s) => s.warnings),
   };
 }
@@ -105,6 +125,7 @@ export async function buildExplorer(init: ExplorerInit, log: RunLog): Promise<Ex
 function closeParts(parts: ExplorerParts): void {
   parts.explorer.dispose();
   parts.model.dispose();
+  parts.reference?.model.dispose();
 }
 
 export async function stepWith(parts: ExplorerParts, step: number): Promise<ExplorerStepResult | null> {
@@ -112,6 +133,7 @@ export async function stepWith(parts: ExplorerParts, step: number): Promise<Expl
   if (!batch) return null;
   const out = await parts.explorer.explore(step, batch.items, parts.pipeline);
   parts.reader.afterStep(step, out.selectorFeedback);
+  if (parts.reference) await attachReferenceLogprobs(parts.reference.model, out.experiences, parts.reference.opts);
   return { ...out, readerOffset: parts.reader.currentOffset };
 }
 

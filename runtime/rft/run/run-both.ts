@@ -22,9 +22,10 @@ import {
   workerExplorer,
   type ExplorerDriver,
   type ExplorerInit,
+  type ExplorerReference,
   type ExplorerStepResult,
 } from './explorer-driver';
-import { algorithmSetup, criticSetup, loadModelFor, trainerOptions, withAbsolutePath } from './setup';
+import { algorithmSetup, criticSetup, loadModelFor, scoringOptions, trainerOptions, withAbsolutePath } from './setup';
 import { fmt, meanReward, yieldToEvents } from './step-loop';
 import { resumePoint, restoreTrainer, TrainerCheckpoints, type ResumePoint } from './trainer-checkpoint';
 
@@ -41,19 +42,26 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const alg = algorithmSetup(cfg, ctx.release);
   const resumed = resumePoint(ctx);
   const policy = loadModelFor(cfg, ctx.configDir, resumed?.dir ?? ctx.modelPath);
-  const reference = needsReference(alg) ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
+  const referenceModel = needsReference(alg) ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
   const made: BothParts = {};
   try {
     const start = explorerStart(ctx, resumed);
     const threaded = useExplorerThread(cfg);
-    const driver = (made.driver = await startExplorer(ctx, resumed, start, threaded));
+    // With the explorer on its own core and experiences passed in memory, it also computes their reference
+    // log-probs (its core idles while the trainer trains; the trainer's step is the loop's bound). Not for the mix
+    // strategy: its expert rows, drawn by the trainer, need the trainer's own reference forward anyway.
+    const reference =
+      threaded && referenceModel && !start.stored && alg.sampleStrategy !== 'mix'
+        ? { modelPath: ctx.modelPath, padTokenId: policy.tokenizer.padTokenId, ...scoringOptions(cfg) }
+        : undefined;
+    const driver = (made.driver = await startExplorer(ctx, resumed, start, threaded, reference));
     const totalTrain = trainTotalSteps(cfg, driver.totalSteps);
     const critic = (made.critic = alg.useCritic
       ? criticSetup(cfg, ctx.configDir, totalTrain, ctx.seed, resumed?.dir)
       : undefined);
     const trainer = (made.trainer = new RftTrainer(
       policy.model,
-      reference?.model,
+      referenceModel?.model,
       trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId),
       critic,
     ));
@@ -87,7 +95,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     await made.driver?.close();
     await made.channel?.close();
     policy.model.dispose();
-    reference?.model.dispose();
+    referenceModel?.model.dispose();
     made.critic?.model.dispose();
     made.trainer?.dispose();
   }
@@ -134,6 +142,7 @@ async function startExplorer(
   resumed: ResumePoint | undefined,
   start: ExplorerStart,
   threaded: boolean,
+  reference: ExplorerReference | undefined,
 ): Promise<ExplorerDriver> {
   const { cfg } = ctx;
   const init: ExplorerInit = {
@@ -146,6 +155,7 @@ async function startExplorer(
     skipBatches: start.skipBatches,
     version: resumed?.step ?? 0,
     backend: 'auto',
+    reference,
   };
   if (cfg.synchronizer.sync_method !== 'memory') {
     ctx.log(
@@ -160,6 +170,7 @@ async function startExplorer(
       ? 'the explorer runs in a worker thread, overlapping the trainer'
       : 'the explorer and trainer take turns in one thread',
   );
+  if (reference) ctx.log('info', 'the explorer worker computes the reference log-probs the trainer reads');
   return driver;
 }
 

@@ -239,6 +239,24 @@ export function algorithmSetup(
   };
 }
 
+/** veRL's actor settings in `trainer.trainer_config` (`actor_rollout_ref.actor`), empty when unset. */
+function actorSettings(cfg: Config): Record<string, unknown> {
+  return ((cfg.trainer.trainer_config as Record<string, any> | null)?.actor_rollout_ref?.actor ?? {}) as Record<
+    string,
+    unknown
+  >;
+}
+
+/** How the trainer scores sequences: at `model.temperature`, veRL's actor micro-batch rows per forward. */
+export function scoringOptions(cfg: Config): { temperature: number; microBatchSize?: number } {
+  const actor = actorSettings(cfg);
+  return {
+    microBatchSize:
+      typeof actor.ppo_micro_batch_size_per_gpu === 'number' ? actor.ppo_micro_batch_size_per_gpu : undefined,
+    temperature: cfg.model.temperature ?? 1,
+  };
+}
+
 /** Trainer options from `algorithm.optimizer`, `trainer` and the veRL actor settings in `trainer.trainer_config`. */
 export function trainerOptions(
   cfg: Config,
@@ -247,10 +265,7 @@ export function trainerOptions(
   padTokenId: number,
 ): TrainerOptions {
   const o = cfg.algorithm.optimizer;
-  const actor = ((cfg.trainer.trainer_config as Record<string, any> | null)?.actor_rollout_ref?.actor ?? {}) as Record<
-    string,
-    unknown
-  >;
+  const actor = actorSettings(cfg);
   const style = (o.warmup_style ?? o.lr_scheduler_type ?? 'constant') === 'cosine' ? 'cosine' : 'constant';
   return {
     algorithm,
@@ -265,9 +280,7 @@ export function trainerOptions(
     weightDecay: o.weight_decay,
     gradClip: o.clip_grad ?? cfg.trainer.grad_clip ?? 1,
     ppoEpochs: typeof actor.ppo_epochs === 'number' ? actor.ppo_epochs : 1,
-    microBatchSize:
-      typeof actor.ppo_micro_batch_size_per_gpu === 'number' ? actor.ppo_micro_batch_size_per_gpu : undefined,
-    temperature: cfg.model.temperature ?? 1,
+    ...scoringOptions(cfg),
     padTokenId,
   };
 }

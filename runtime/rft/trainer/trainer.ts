@@ -6,8 +6,6 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../engine/lm/transformer';
-import { scoreSequences } from '../../engine/logprobs';
-import { nativeTailLogprobs } from '../../engine/lm/native-scorer';
 import { AdamW, type AdamWState } from '../../engine/train/adamw';
 import { learningRate, type LrSchedule } from '../../engine/train/schedule';
 import { accumulateGradients } from '../../engine/train/step';
@@ -23,6 +21,7 @@ import {
 } from '../algorithm';
 import type { Experience } from '../experience';
 import { padBatch, sliceRows, type PaddedBatch } from './batch';
+import { batchReferenceLogprobs, carriedReferenceLogprobs, responseScores } from './reference-logprobs';
 import { clippedValueLoss, type ValueLossArgs } from '../algorithm/value-loss';
 import type { ValueModel } from '../../engine/lm/value-head';
 import { DeviceMetricSums } from './metric-sums';
@@ -135,7 +134,10 @@ export class RftTrainer {
     const started = Date.now();
     const rows = expandPairs(exps);
     const batch = padBatch(rows, this.opts.padTokenId);
-    const ref = this.readsReference ? await this.referenceLogprobs(batch) : undefined;
+    const ref = this.readsReference
+      ? (carriedReferenceLogprobs(rows, batch) ??
+        (await batchReferenceLogprobs(this.reference!, batch, this.opts.temperature, this.opts.microBatchSize)))
+      : undefined;
     const metrics: Record<string, number> = {};
     if (this.critic) {
       const values = await this.criticValues(batch);
@@ -193,7 +195,7 @@ export class RftTrainer {
   ): tf.Scalar {
     return tf.tidy(() => {
       const a = this.opts.algorithm;
-      const { logprob, entropy } = this.responseScores(this.model, mb, true);
+      const { logprob, entropy } = responseScores(this.model, mb, this.opts.temperature, true);
       const mask = tf.tensor2d(mb.responseMask);
       const refT = ref ? tf.tensor2d(ref) : undefined;
       const policy = this.policyLoss({
@@ -230,40 +232,6 @@ export class RftTrainer {
       }
       return tf.mul(loss, weight) as tf.Scalar;
     });
-  }
-
-  /** log π and entropy of each response token, `[B, R]`. */
-  private responseScores(
-    model: CausalLM,
-    b: PaddedBatch,
-    withEntropy: boolean,
-  ): { logprob: tf.Tensor2D; entropy?: tf.Tensor2D } {
-    const ids = tf.tensor2d(b.tokens, undefined, 'int32');
-    const s = scoreSequences(model, ids, {
-      temperature: this.opts.temperature,
-      entropy: withEntropy,
-      attentionMask: b.attentionMask,
-    });
-    const B = b.tokens.length;
-    // Column t of the scores predicts token t+1; responses start at column P.
-    const cut = (t: tf.Tensor2D): tf.Tensor2D =>
-      tf.slice(t, [0, b.promptWidth - 1], [B, b.responseWidth]) as tf.Tensor2D;
-    return { logprob: cut(s.logprobs), entropy: s.entropy ? cut(s.entropy) : undefined };
-  }
-
-  private async referenceLogprobs(b: PaddedBatch): Promise<number[][]> {
-    const out: number[][] = [];
-    const micro = this.opts.microBatchSize ?? b.tokens.length;
-    for (let from = 0; from < b.tokens.length; from += micro) {
-      const mb = sliceRows(b, from, Math.min(b.tokens.length, from + micro));
-      // One native kernel where the backend has it (no gradient needed): the response columns are the last R.
-      const lp =
-        nativeTailLogprobs(this.reference!, mb.tokens, mb.attentionMask, mb.responseWidth, this.opts.temperature) ??
-        tf.tidy(() => this.responseScores(this.reference!, mb, false).logprob);
-      out.push(...(await lp.array()));
-      lp.dispose();
-    }
-    return out;
   }
 
   /** Token-level rewards (the score on the last response token, minus the KL penalty if any), then the advantage. */

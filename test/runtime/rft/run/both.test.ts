@@ -226,6 +226,35 @@ describe('one-step off-policy (sync_offset 1)', () => {
       }
     });
   }
+  test('the worker’s reference log-probs give the KL loss the trainer computes itself', async () => {
+    // In a worker the explorer scores its experiences with the reference model and the trainer takes those values; in
+    // this thread the trainer runs the reference forward itself. Trainer step 2 trains on the same rollouts (explorer
+    // step 2, version 0 weights) with policies one step apart only in OpenBLAS rounding (1 vs 2 threads). An entropy
+    // bonus and a large learning rate move the policy away from the reference (the random model's rewards are all 0,
+    // so GRPO's advantages give no gradient) until the KL loss is well above rounding.
+    await initBackend({ prefer: 'wasm' });
+    const kl: Record<string, number> = {};
+    for (const thread of ['1', '0']) {
+      const job = tinyJob(8);
+      const body = topLevel(GRPO_STAGE)
+        .replace('lr: 1e-3', 'lr: 5e-2')
+        .replace(/^( *)repeat_times: 4$/m, '$1repeat_times: 4\n$1entropy_loss_fn_args: {entropy_coef: 0.5}')
+        .replace('total_steps: 4', 'total_steps: 2')
+        .replace('eval_on_startup: true', 'eval_on_startup: false');
+      const config = job.write('kl.yaml', header(job, `kl${thread}`) + body + 'synchronizer:\n  sync_offset: 1\n');
+      process.env.TRINITY_WORKBENCH_EXPLORER_THREAD = thread;
+      try {
+        const r = await runJob(config, { backend: 'wasm' });
+        assert.equal(r.status, 'finished', r.error);
+        const step2 = readMetrics(r.stages[0].jobDir).find((l) => l.role === 'trainer' && l.step === 2)!;
+        kl[thread] = step2.values['actor/kl_loss'];
+      } finally {
+        delete process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
+      }
+    }
+    assert.ok(kl['0'] > 1e-6, `kl_loss ${kl['0']}`);
+    assert.ok(Math.abs(kl['1'] - kl['0']) <= 1e-3 * kl['0'], `kl_loss worker ${kl['1']} vs in-thread ${kl['0']}`);
+  });
 });
 
 describe('resuming mode both', () => {
