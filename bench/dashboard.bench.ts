@@ -26,7 +26,8 @@
  * BENCH_SERIES (default 30), BENCH_POINTS (comma-separated, default 100000,30000,10000), BENCH_SECONDS (streaming
  * time per page, 5), BENCH_PEER=0 (no plain page: quicker runs while working on the dashboard), BENCH_MEDIA (the
  * dashboard bundle's folder, default dist/media: another build's, for before/after runs), BENCH_UNLOCKED=0 (no
- * unlocked pages), BENCH_OUT (where the results go).
+ * unlocked pages), BENCH_OUT (where the results go), BENCH_TRACE=<file> (a Chromium trace of the unlocked dashboard's
+ * stream at the first point count, for chrome://tracing or Perfetto: where a frame's time goes).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -42,6 +43,17 @@ const POINT_COUNTS = (process.env.BENCH_POINTS ?? '100000,30000,10000').split(',
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PEER = process.env.BENCH_PEER !== '0';
 const OUT = resolve(process.env.BENCH_OUT || join(__dirname, 'results', 'dashboard.json'));
+const TRACE = process.env.BENCH_TRACE ? resolve(process.env.BENCH_TRACE) : undefined;
+/** The trace's categories: the renderer's tasks, frames, paint, the compositor's stages and V8's samples. */
+const TRACE_CATEGORIES = [
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'blink',
+  'cc',
+  'viz',
+  'v8',
+  'disabled-by-default-v8.cpu_profiler',
+];
 /** The Chromium whose frames the bench drives (apt-get install chromium-headless-shell). */
 const UNLOCKED_CHROMIUM = '/usr/bin/chromium-headless-shell';
 const UNLOCKED = process.env.BENCH_UNLOCKED !== '0' && existsSync(UNLOCKED_CHROMIUM);
@@ -245,14 +257,20 @@ async function mainThreadTime(page: Page): Promise<() => Promise<{ task: number;
 }
 
 /** Loads a page's series, streams, and summarises what was measured. */
-async function measure(page: Page, mode: Mode, points: number): Promise<Measured> {
+async function measure(page: Page, mode: Mode, points: number, trace?: string): Promise<Measured> {
   const { loadMs } = (await page.evaluate(`(${SETUP})(${JSON.stringify({ series: SERIES, points, mode })})`)) as {
     loadMs: number;
   };
   const stop = await mainThreadTime(page);
+  const browser = page.context().browser();
+  if (trace && browser) await browser.startTracing(page, { path: trace, categories: TRACE_CATEGORIES });
   const r = (await page.evaluate(
     `(${STREAM})(${JSON.stringify({ seconds: SECONDS, rate: RATE_HZ, mode, points, warmup: WARMUP_MS })})`,
   )) as StreamResult;
+  if (trace && browser) {
+    await browser.stopTracing();
+    console.log(`  trace of the unlocked dashboard's stream: ${trace}`);
+  }
   const { task, wall } = await stop();
   const m: Measured = {
     frameMs: { ...stats(r.gaps), frames: r.gaps.length },
@@ -307,8 +325,9 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
 
 async function runDashboard(points: number, unlocked = false): Promise<Measured> {
   const d = await DashboardPage.open(VIEWPORT, process.env.BENCH_MEDIA || undefined, INSTRUMENT, launchFor(unlocked));
+  const trace = unlocked && points === POINT_COUNTS[0] ? TRACE : undefined;
   try {
-    const m = await withTimeout(measure(d.page, 'dashboard', points), 'dashboard');
+    const m = await withTimeout(measure(d.page, 'dashboard', points, trace), 'dashboard');
     if (d.problems.length) console.warn(d.problems.join('\n'));
     return m;
   } finally {

@@ -118,7 +118,7 @@ describe('the draw queue in the webview', () => {
       return { kept, frames: g.__drawFrames as Report[], budget: g.__drawBudgetMs as number };
     });
     assert.ok(check.kept, 'the charts keep their dataset objects');
-    assert.equal(check.budget, 5);
+    assert.equal(check.budget, 3);
     const frames = check.frames.filter((f) => f.draws.length > 0);
     assert.ok(frames.length > 0);
     const drawnTags = new Set<string>();
