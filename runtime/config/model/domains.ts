@@ -57,6 +57,23 @@ const repetitionPenalty: Domain = {
 };
 const n: Domain = { min: 1, severity: 'error', source: `${SP} "n must be at least 1"` };
 
+// SGLang's `SamplingParams.verify` (python/sglang/srt/sampling/sampling_params.py, 00c17ca) raises ValueError on a
+// request to an engine with `engine_type: sglang` (main). Its temperature and top_p bounds are vLLM's; these differ.
+const SGL = 'SGLang `SamplingParams.verify` (python/sglang/srt/sampling/sampling_params.py, 00c17ca) raises';
+const sglangTopK: Domain = {
+  min: 1,
+  except: [-1],
+  severity: 'error',
+  source: `${SGL} "top_k must be -1 (disable) or at least 1" for an SGLang engine: unlike newer vLLM it does not read 0 as "disabled" (a temperature below 1e-6 sets top_k to 1 before the check)`,
+};
+const sglangRepetitionPenalty: Domain = {
+  min: 0,
+  minExclusive: true,
+  max: 2,
+  severity: 'error',
+  source: `${SGL} "repetition_penalty must be in (0, 2]" for an SGLang engine (vLLM has no upper bound)`,
+};
+
 // vLLM's engine arguments, checked when an engine starts.
 const gpuMemory: Domain = {
   min: 0,
@@ -135,9 +152,10 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   'ModelConfig.max_prompt_tokens': modelLen,
   'ModelConfig.max_response_tokens': maxTokens,
   'ModelConfig.min_response_tokens': minTokens,
-  'ModelConfig.max_cpu_loras': positive(
-    'vLLM `LoRAConfig` (vllm/config.py) raises "max_cpu_loras must be >= max_loras"',
-  ),
+  // No domain for `max_cpu_loras`: Trinity declares it but never reads it. Its LoRA check
+  // (trinity/common/config_validator.py `ExplorerConfigValidator._validate_lora`, 1c35a79; config.py before v0.5.0)
+  // gives vLLM only `max_loras` and `max_lora_rank`, so vLLM's `LoRAConfig` check ("max_cpu_loras must be >=
+  // max_loras") never sees this value, with or without `lora_configs`.
   // Nothing raises: the frequencies come out infinite (0) or NaN (negative) and generation is garbage.
   'ModelConfig.rope_theta': {
     min: 0,
@@ -386,6 +404,23 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
     source:
       "Trinity's `get_logger` (trinity/utils/log.py, c04b993 to f3c8dec) reads it as `getattr(logging, level.upper())`, which raises AttributeError for a name the `logging` module lacks",
   },
+};
+
+/**
+ * What replaces a sampling field's domain where its value reaches an SGLang engine (main); null: nothing checks it
+ * there. check/domains.ts works out which engines a value reaches; one that reaches both kinds meets both domains.
+ */
+export const SGLANG_DOMAINS: Record<string, Domain | null> = {
+  ...Object.fromEntries(
+    ['GenerationConfig', 'ModelConfig', 'InferenceModelConfig'].flatMap((s) => [
+      [`${s}.top_k`, sglangTopK],
+      // Trinity's SGLang engine (trinity/common/models/sglang_model.py `SGLangRolloutModel.generate`) reads logprobs
+      // only as "return log-probs or not" and asks SGLang for no top log-probs: vLLM's limit of 20 does not apply.
+      [`${s}.logprobs`, null],
+    ]),
+  ),
+  'ModelConfig.repetition_penalty': sglangRepetitionPenalty,
+  'InferenceModelConfig.repetition_penalty': sglangRepetitionPenalty,
 };
 
 /** The domain of `Section.field` at `release`, if any. */

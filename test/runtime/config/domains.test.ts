@@ -289,3 +289,56 @@ describe('domains corrected against their sources (issue 15 spot-check)', () => 
     assert.deepEqual(at(yaml), [['warning', 4]]);
   });
 });
+
+describe('domains that depend on more than the value', () => {
+  const on = (yaml: string, release: Release = 'main') => domainErrors(yaml, release).map((d) => [d.severity, d.line]);
+
+  test('max_cpu_loras has no domain: Trinity never passes it to vLLM, with LoRA or without', () => {
+    assert.equal(DOMAINS['ModelConfig.max_cpu_loras'], undefined);
+    for (const release of ['v0.3.1', 'v0.4.0', 'v0.5.2', 'main'] as const) {
+      assert.deepEqual(on('mode: both\nmodel:\n  max_cpu_loras: 0\n', release), [], release);
+      const lora = 'mode: both\nmodel:\n  max_cpu_loras: 0\n  lora_configs:\n  - lora_rank: 8\n';
+      assert.deepEqual(on(lora, release), [], release);
+    }
+  });
+
+  const SGLANG = 'explorer:\n  rollout_model:\n    engine_type: sglang\n';
+
+  test('top_k 0 on an SGLang engine (main): SGLang raises where newer vLLM reads 0 as disabled', () => {
+    assert.deepEqual(on('mode: both\nmodel:\n  top_k: 0\n'), []);
+    assert.deepEqual(on(`mode: both\nmodel:\n  top_k: 0\n${SGLANG}`), [['error', 3]]);
+    assert.match(domainErrors(`mode: both\nmodel:\n  top_k: 0\n${SGLANG}`, 'main')[0].message, /SGLang/);
+    assert.deepEqual(on(`mode: both\nmodel:\n  top_k: -1\n${SGLANG}`), []);
+    assert.deepEqual(on(`mode: both\nmodel:\n  top_k: 1\n${SGLANG}`), []);
+    assert.deepEqual(on(`mode: both\n${SGLANG}    top_k: 0\n`), [['error', 5]]);
+    const taskset = `mode: both\n${SGLANG}buffer:\n  explorer_input:\n    taskset:\n      path: x\n      rollout_args:\n        top_k: 0\n`;
+    assert.deepEqual(on(taskset), [['error', 10]]);
+    // a temperature below 1e-6 is greedy: SGLang sets top_k to 1 before it checks
+    assert.deepEqual(on(`mode: both\nmodel:\n  top_k: 0\n  temperature: 0\n${SGLANG}`), []);
+    assert.deepEqual(on(taskset.replace('top_k: 0', 'top_k: 0\n        temperature: 0.0')), []);
+    // an auxiliary SGLang engine gets model.top_k unless it sets its own
+    const aux = 'explorer:\n  auxiliary_models:\n  - model_path: m\n    engine_type: sglang\n';
+    assert.deepEqual(on(`mode: both\nmodel:\n  top_k: 0\n${aux}`), [['error', 3]]);
+    assert.deepEqual(on(`mode: both\nmodel:\n  top_k: 0\n${aux}    top_k: -1\n`), []);
+    // before main there is no SGLang engine
+    assert.deepEqual(on(`mode: both\nmodel:\n  top_k: 0\n${SGLANG}`, 'v0.5.2'), []);
+  });
+
+  test('repetition_penalty above 2 on an SGLang engine (main): SGLang raises, vLLM has no upper bound', () => {
+    assert.deepEqual(on('mode: both\nmodel:\n  repetition_penalty: 2.5\n'), []);
+    assert.deepEqual(on(`mode: both\nmodel:\n  repetition_penalty: 2.5\n${SGLANG}`), [['error', 3]]);
+    assert.deepEqual(on(`mode: both\nmodel:\n  repetition_penalty: 2\n${SGLANG}`), []);
+    assert.deepEqual(on(`mode: both\nmodel:\n  repetition_penalty: 0\n${SGLANG}`), [['error', 3]]);
+    assert.deepEqual(on(`mode: both\n${SGLANG}    repetition_penalty: 3.0\n`), [['error', 5]]);
+    // a vLLM rollout model beside an SGLang auxiliary one: the value reaches both and meets both bounds
+    const mixed = 'explorer:\n  auxiliary_models:\n  - model_path: m\n    engine_type: sglang\n';
+    assert.deepEqual(on(`mode: both\nmodel:\n  repetition_penalty: 2.5\n${mixed}`), [['error', 3]]);
+    assert.deepEqual(on(`mode: both\nmodel:\n  repetition_penalty: -1\n${mixed}`), [['error', 3]]);
+  });
+
+  test("logprobs on an SGLang engine (main): Trinity asks only whether to return log-probs, so vLLM's 20 does not apply", () => {
+    assert.deepEqual(on('mode: both\nmodel:\n  logprobs: 32\n'), [['warning', 3]]);
+    assert.deepEqual(on(`mode: both\nmodel:\n  logprobs: 32\n${SGLANG}`), []);
+    assert.deepEqual(on(`mode: both\n${SGLANG}    logprobs: 32\n`), []);
+  });
+});
