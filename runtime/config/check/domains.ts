@@ -7,10 +7,9 @@ import type { ConfigDiagnostic, Path } from '../diagnostics';
 import { walk } from '../load/interpolate-config';
 import type { LoadedConfig } from '../load/load-config';
 import { pathText, type CMap, type CNode, type CScalar } from '../load/structured-merge';
-import { describeDomain, inDomain, SGLANG_DOMAINS } from '../model/domains';
+import { describeDomain, inDomain } from '../model/domains';
 import type { Domain } from '../model/types';
 import type { Range } from '../load/yaml-tree';
-import { atLeast } from '../releases';
 import { closest } from '../suggest';
 
 export function checkDomains(loaded: LoadedConfig): ConfigDiagnostic[] {
@@ -48,40 +47,69 @@ function rangeOf(node: CScalar): Range {
 
 /**
  * The domains a value must meet: its field's, except where a sampling field reaches an SGLang engine (main), which
- * checks it with its own bounds (SGLANG_DOMAINS). A value that reaches engines of both kinds meets both.
+ * checks it with its own bounds (`sglangDomain`). A value that reaches engines of both kinds meets both.
  */
 function domainsFor(loaded: LoadedConfig, node: CScalar): Domain[] {
   const own = node.field!.domain!;
-  const key = `${node.field!.section.name}.${node.field!.key}`;
-  if (!atLeast(loaded.release, 'main') || !(key in SGLANG_DOMAINS)) return [own];
+  const sglang = node.field!.sglangDomain;
+  if (!sglang) return [own];
   const engines = enginesReached(loaded.root, node.path);
   if (!engines.includes('sglang')) return [own];
-  let sglang = SGLANG_DOMAINS[key];
+  const others = engines.some((e) => e !== 'sglang') ? [own] : [];
   // SGLang makes a temperature below 1e-6 greedy by setting top_k to 1 before it checks top_k.
-  if (node.field!.key === 'top_k' && greedy(loaded.root, node.path)) sglang = null;
-  return [...(engines.some((e) => e !== 'sglang') ? [own] : []), ...(sglang ? [sglang] : [])];
+  if (node.field!.key === 'top_k' && greedy(loaded.root, node.path)) return others;
+  return [...others, sglang];
 }
 
 /**
  * The engine types a sampling value is sent to: a model's own, the rollout model's for a taskset's `rollout_args`,
  * and for a model-wide default (`model.*`) the rollout model's and those of the auxiliary models that leave the
- * field unset (Trinity fills it in from `model`). Empty where no engine is known (inside `stages`).
+ * field unset (Trinity fills it in from `model`). With `stages`, each stage runs with its own `explorer` where it
+ * writes one (replacing the root's whole) and with the root's otherwise.
  */
 function enginesReached(root: CMap, path: Path): string[] {
   const type = (model: Path) => {
     const v = valueAt(root, [...model, 'engine_type']);
     return typeof v === 'string' ? v : 'vllm';
   };
-  const rollout: Path = ['explorer', 'rollout_model'];
-  if (path[0] === 'explorer' && path[1] === 'rollout_model') return [type(rollout)];
-  if (path[0] === 'explorer' && path[1] === 'auxiliary_models' && path.length > 2) return [type(path.slice(0, 3))];
-  if (path[0] === 'buffer') return [type(rollout)];
-  if (path[0] !== 'model' || path.length !== 2) return [];
-  const aux = nodeAt(root, ['explorer', 'auxiliary_models']);
-  const unset = (aux?.kind === 'list' ? aux.items : [])
-    .map((_, i): Path => ['explorer', 'auxiliary_models', i])
-    .filter((m) => valueAt(root, [...m, path[1]]) === undefined || valueAt(root, [...m, path[1]]) === null);
-  return [type(rollout), ...unset.map(type)];
+  const inStage = path[0] === 'stages' && typeof path[1] === 'number';
+  const base: Path = inStage ? path.slice(0, 2) : [];
+  const rel = inStage ? path.slice(2) : path;
+  if (rel[0] === 'explorer' && rel[1] === 'rollout_model') return [type([...base, 'explorer', 'rollout_model'])];
+  if (rel[0] === 'explorer' && rel[1] === 'auxiliary_models' && rel.length > 2)
+    return [type(path.slice(0, base.length + 3))];
+  const explorers = inStage
+    ? [explorerOf(root, path[1] as number)]
+    : explorersRun(root, rel[0] === 'buffer' ? 'buffer' : undefined);
+  if (rel[0] === 'buffer') return explorers.map((e) => type([...e, 'rollout_model']));
+  if (inStage || rel[0] !== 'model' || rel.length !== 2) return [];
+  return explorers.flatMap((e) => {
+    const aux = nodeAt(root, [...e, 'auxiliary_models']);
+    const unset = (aux?.kind === 'list' ? aux.items : [])
+      .map((_, i): Path => [...e, 'auxiliary_models', i])
+      .filter((m) => valueAt(root, [...m, rel[1]]) === undefined || valueAt(root, [...m, rel[1]]) === null);
+    return [type([...e, 'rollout_model']), ...unset.map(type)];
+  });
+}
+
+/** Where stage `i` reads its explorer from: its own when it writes one, else the root's. */
+function explorerOf(root: CMap, i: number): Path {
+  const own = nodeAt(root, ['stages', i, 'explorer']);
+  return own?.kind === 'map' ? ['stages', i, 'explorer'] : ['explorer'];
+}
+
+/**
+ * The explorers the runs use that read a root value: every stage's (only those that do not replace `section`, the
+ * value's own section, with their own), or the root's when there are no stages.
+ */
+function explorersRun(root: CMap, section: string | undefined): Path[] {
+  const stages = nodeAt(root, ['stages']);
+  const items = stages?.kind === 'list' ? stages.items : [];
+  if (items.length === 0) return [['explorer']];
+  return items
+    .map((_, i) => i)
+    .filter((i) => !section || nodeAt(root, ['stages', i, section])?.kind !== 'map')
+    .map((i) => explorerOf(root, i));
 }
 
 /** Whether the temperature that goes with this top_k (beside it, else `model.temperature`) is below 1e-6. */

@@ -2,6 +2,7 @@
 import { CODE_DOCS } from './diagnostic-docs';
 import { CODES, type DiagnosticCode } from '../diagnostics';
 import { fieldsAt, releasesWithField, ROOT_SECTION, sectionDoc, typeName } from '../model';
+import { describeDomain } from '../model/domains';
 import type { SectionDef } from '../model/types';
 import { MAIN_AS_OF, MAIN_FIELDS_COMMIT, RELEASES, type Release } from '../releases';
 
@@ -29,7 +30,14 @@ export function generateConfigReference(release: Release): string {
     const children: [SectionDef, string][] = [];
     for (const [key, f] of fieldsAt(section, release)) {
       const def = f.default === undefined ? '' : `\`${JSON.stringify(f.default)}\``;
-      const notes = [f.auto ? '*Set by Trinity.*' : '', f.deprecated ? `**Deprecated:** ${f.deprecated.message}` : '']
+      const notes = [
+        f.auto ? '*Set by Trinity.*' : '',
+        f.domain ? `**Allowed:** ${describeDomain(f.domain)} (${f.domain.severity}: ${f.domain.source}).` : '',
+        f.sglangDomain
+          ? `**With an SGLang engine:** ${describeDomain(f.sglangDomain)} (${f.sglangDomain.severity}: ${f.sglangDomain.source}).`
+          : '',
+        f.deprecated ? `**Deprecated:** ${f.deprecated.message}` : '',
+      ]
         .filter(Boolean)
         .join(' ');
       const since = releasesWithField(section, key)[0] ?? f.since;

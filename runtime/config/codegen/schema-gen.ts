@@ -5,7 +5,7 @@
  */
 import { allowedValues, enumMembersAt, fieldsAt, ROOT_SECTION, sectionDoc } from '../model';
 import { SECTION_SNIPPETS } from '../model/snippets';
-import { describeDomain } from '../model/domains';
+import { describeDomain, joinDomains } from '../model/domains';
 import type { Domain, ResolvedField, SectionDef, ValueType } from '../model/types';
 import { atLeast, type Release } from '../releases';
 
@@ -40,6 +40,8 @@ class Generator {
     const properties: Record<string, Schema> = {};
     for (const [key, f] of fieldsAt(section, this.release)) properties[key] = this.field(f);
     const out: Schema = { type: 'object', properties, additionalProperties: section.open === true };
+    const byEngine = this.engineBounds(section);
+    if (byEngine) out.allOf = byEngine;
     const doc = sectionDoc(section);
     if (doc) out.markdownDescription = doc;
     const required = [...fieldsAt(section, this.release).values()].filter((f) => f.required).map((f) => f.key);
@@ -48,6 +50,49 @@ class Generator {
     if (snippets?.length)
       out.defaultSnippets = snippets.map(({ label, description, body }) => ({ label, description, body }));
     return out;
+  }
+
+  /** The values a field takes, without its description. */
+  private value(f: ResolvedField, domain: Domain | undefined): Schema {
+    const t = f.checkedAs ? this.type({ kind: 'section', section: f.checkedAs }) : this.type(f.type, { ...f, domain });
+    // A `$ref` with sibling keywords is not resolved by yaml-language-server's completion: wrap it.
+    const s = t.$ref ? { allOf: [t] } : t;
+    return f.optional ? nullable(s) : s;
+  }
+
+  /**
+   * A model section that names its engine gets each engine's own bounds: SGLang's where `engine_type: sglang`, the
+   * field's (vLLM's) where the type is left out or `vllm`; any other type keeps the bounds both admit. SGLang's
+   * top_k bound holds only where the section's own temperature is not greedy (below 1e-6 SGLang sets top_k to 1);
+   * a temperature left out comes from `model`, which the section cannot see.
+   */
+  private engineBounds(section: SectionDef): Schema[] | undefined {
+    const fields = fieldsAt(section, this.release);
+    const split = [...fields.values()].filter((f) => f.sglangDomain);
+    if (!fields.has('engine_type') || split.length === 0) return undefined;
+    const props = (of: ResolvedField[], domain: (f: ResolvedField) => Domain | undefined) =>
+      Object.fromEntries(of.map((f) => [f.key, this.value(f, domain(f))]));
+    const sglang = { properties: { engine_type: { const: 'sglang' } }, required: ['engine_type'] };
+    const topK = split.filter((f) => f.key === 'top_k');
+    const notGreedy = { properties: { temperature: { type: 'number', minimum: 1e-6 } }, required: ['temperature'] };
+    return [
+      {
+        if: sglang,
+        then: {
+          properties: props(
+            split.filter((f) => f.key !== 'top_k'),
+            (f) => f.sglangDomain,
+          ),
+        },
+      },
+      ...(topK.length && fields.has('temperature')
+        ? [{ if: { allOf: [sglang, notGreedy] }, then: { properties: props(topK, (f) => f.sglangDomain) } }]
+        : []),
+      {
+        if: { anyOf: [{ not: { required: ['engine_type'] } }, { properties: { engine_type: { const: 'vllm' } } }] },
+        then: { properties: props(split, (f) => f.domain) },
+      },
+    ];
   }
 
   private sectionRef(section: SectionDef): Schema {
@@ -59,11 +104,7 @@ class Generator {
   }
 
   private field(f: ResolvedField): Schema {
-    const t = f.checkedAs ? this.type({ kind: 'section', section: f.checkedAs }) : this.type(f.type, f);
-    // A `$ref` with sibling keywords is not resolved by yaml-language-server's completion: wrap it.
-    const s = t.$ref ? { allOf: [t] } : t;
-    const base: Schema = f.optional ? nullable(s) : s;
-    const out: Schema = { ...base, markdownDescription: fieldMarkdown(f) };
+    const out: Schema = { ...this.value(f, admitted(f)), markdownDescription: fieldMarkdown(f) };
     if (f.default !== undefined && !(f.type.kind === 'section')) out.default = f.default;
     if (f.deprecated) out.deprecationMessage = f.deprecated.message;
     return out;
@@ -158,6 +199,12 @@ function anyCase(word: string): string {
     .join('');
 }
 
+/** The bounds a field's schema states: for a value that may reach either engine, what both admit. */
+function admitted(f: ResolvedField): Domain | undefined {
+  if (!f.sglangDomain || !f.domain || f.domain.oneOf) return f.domain;
+  return joinDomains(f.domain, f.sglangDomain);
+}
+
 /** JSON Schema bounds of a numeric domain. */
 function bounds(d: Domain | undefined): Schema {
   if (!d || d.oneOf) return {};
@@ -189,6 +236,10 @@ export function fieldMarkdown(f: ResolvedField): string {
   facts.push(`Since Trinity ${f.since}`);
   parts.push(facts.join(' · '));
   if (f.domain) parts.push(`Allowed: ${describeDomain(f.domain)} (${f.domain.source}).`);
+  if (f.sglangDomain)
+    parts.push(
+      `With an SGLang engine (\`engine_type: sglang\`): ${describeDomain(f.sglangDomain)} (${f.sglangDomain.source}).`,
+    );
   if (f.deprecated) parts.push(`**Deprecated:** ${f.deprecated.message}`);
   return parts.join('\n\n');
 }

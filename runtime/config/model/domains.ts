@@ -406,22 +406,67 @@ export const DOMAINS: Record<string, Domain | readonly Ranged[]> = {
   },
 };
 
+const sglangMaxTokens: Domain = {
+  min: 0,
+  severity: 'error',
+  source: `${SGL} "max_new_tokens must be at least 0" for an SGLang engine, which Trinity's SGLang client (trinity/common/models/sglang_model.py \`SGLangClient.generate\`, 357d47d) sends \`max_tokens\` as: 0 is allowed there (vLLM raises below 1)`,
+};
+// Trinity's SGLang engine (trinity/common/models/sglang_model.py `SGLangRolloutModel.generate`, 357d47d) reads logprobs
+// only as "return log-probs or not" and asks SGLang for no top log-probs: vLLM's limit of 20 does not apply.
+const sglangLogprobs: Domain = {
+  severity: 'error',
+  source:
+    'Trinity\'s SGLang engine (trinity/common/models/sglang_model.py `SGLangRolloutModel.generate`, 357d47d) reads it only as "return log-probs or not" and asks SGLang for no top log-probs, so no count is checked',
+};
+
 /**
- * What replaces a sampling field's domain where its value reaches an SGLang engine (main); null: nothing checks it
- * there. check/domains.ts works out which engines a value reaches; one that reaches both kinds meets both domains.
+ * What replaces a sampling field's domain where its value reaches an SGLang engine (main). check/domains.ts works
+ * out which engines a value reaches; one that reaches both kinds meets both domains.
  */
-export const SGLANG_DOMAINS: Record<string, Domain | null> = {
+const SGLANG_DOMAINS: Record<string, Domain> = {
   ...Object.fromEntries(
     ['GenerationConfig', 'ModelConfig', 'InferenceModelConfig'].flatMap((s) => [
       [`${s}.top_k`, sglangTopK],
-      // Trinity's SGLang engine (trinity/common/models/sglang_model.py `SGLangRolloutModel.generate`) reads logprobs
-      // only as "return log-probs or not" and asks SGLang for no top log-probs: vLLM's limit of 20 does not apply.
-      [`${s}.logprobs`, null],
+      [`${s}.logprobs`, sglangLogprobs],
     ]),
   ),
+  'GenerationConfig.max_tokens': sglangMaxTokens,
+  'ModelConfig.max_response_tokens': sglangMaxTokens,
+  'InferenceModelConfig.max_response_tokens': sglangMaxTokens,
   'ModelConfig.repetition_penalty': sglangRepetitionPenalty,
   'InferenceModelConfig.repetition_penalty': sglangRepetitionPenalty,
 };
+
+/** The SGLang engine's domain of `Section.field` at `release`: only main has `engine_type: sglang`. */
+export function sglangDomainOf(key: string, release: Release, since: (r: Release, s: Release) => boolean) {
+  return since(release, 'main') ? SGLANG_DOMAINS[key] : undefined;
+}
+
+/**
+ * The narrowest numeric domain that admits every value either domain admits (for the JSON Schema, which cannot
+ * tell which engine a model-wide value reaches). Sentinels inside the joined range are dropped.
+ */
+export function joinDomains(a: Domain, b: Domain): Domain {
+  const lower = (x: Domain) => (x.min === undefined ? -Infinity : x.min);
+  const upper = (x: Domain) => (x.max === undefined ? Infinity : x.max);
+  const [lo, hi] = [lower(a) < lower(b) ? a : b, upper(a) > upper(b) ? a : b];
+  const out: Domain = { severity: a.severity, source: a.source };
+  if (lo.min !== undefined && a.min !== undefined && b.min !== undefined) {
+    out.min = lo.min;
+    out.minExclusive = a.min === b.min ? !!(a.minExclusive && b.minExclusive) : !!lo.minExclusive;
+  }
+  if (hi.max !== undefined && a.max !== undefined && b.max !== undefined) {
+    out.max = hi.max;
+    out.maxExclusive = a.max === b.max ? !!(a.maxExclusive && b.maxExclusive) : !!hi.maxExclusive;
+  }
+  const except = [...new Set([...(a.except ?? []), ...(b.except ?? [])])].filter(
+    (v) => !inDomain({ ...out, except: undefined }, v),
+  );
+  if (except.length) out.except = except;
+  if (!out.minExclusive) delete out.minExclusive;
+  if (!out.maxExclusive) delete out.maxExclusive;
+  return out;
+}
 
 /** The domain of `Section.field` at `release`, if any. */
 export function domainOf(

@@ -1,9 +1,9 @@
 /** The config model as one release sees it: fields with ranges and per-release overrides applied. */
-import { RELEASES, inRange, type Release } from '../releases';
+import { RELEASES, atLeast, inRange, type Release } from '../releases';
 import { FIELD_DOCS, SECTION_DOCS } from './descriptions';
 import { REGISTRIES, registryEntriesAt, type RegistryEntry, type RegistryId } from './registries';
 import { Config } from './sections';
-import { domainOf } from './domains';
+import { domainOf, sglangDomainOf } from './domains';
 // Links trainer.trainer_config to veRL's sections (checkedAs); imported here so every consumer of the model sees it.
 import './verl-sections';
 import type {
@@ -57,6 +57,8 @@ function resolveField(section: SectionDef, key: string, def: FieldDef, release: 
   }
   resolved.domain ??= domainOf(`${section.name}.${key}`, release, inRange);
   if (!resolved.domain) delete resolved.domain;
+  const sglang = sglangDomainOf(`${section.name}.${key}`, release, atLeast);
+  if (sglang) resolved.sglangDomain = sglang;
   // A deprecation applies from the release that made it, not before.
   if (resolved.deprecated?.since && !inRange(release, resolved.deprecated.since)) delete resolved.deprecated;
   return resolved;

@@ -97,6 +97,11 @@ export interface FieldShape {
   deprecated?: Deprecation;
   /** The values some library accepts (model/domains.ts); checked after interpolation. */
   domain?: Domain;
+  /**
+   * What an SGLang engine (`engine_type: sglang`, main) accepts instead of `domain`, for a sampling value that reaches
+   * one; check/domains.ts works out which engines a value reaches.
+   */
+  sglangDomain?: Domain;
 }
 
 export interface FieldDef extends FieldShape {

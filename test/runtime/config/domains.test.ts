@@ -194,6 +194,10 @@ buffer:
     assert.match(JSON.stringify(defs.GenerationConfig.properties.top_k), /"enum":\[-1,0\]/);
     assert.deepEqual(defs.TasksetConfig.properties.storage_type.anyOf[0].enum.includes('quue'), false);
     assert.match(defs.BufferConfig.properties.batch_size.markdownDescription, /Allowed: ≥ 1/);
+    // hover names SGLang's own bounds where a model can run on it (main only)
+    assert.match(defs.ModelConfig.properties.top_k.markdownDescription, /With an SGLang engine .*: -1 or ≥ 1/);
+    const old = (generateSchema('v0.5.2') as any).definitions.ModelConfig.properties.top_k.markdownDescription;
+    assert.doesNotMatch(old, /SGLang/);
   });
 });
 
@@ -340,5 +344,41 @@ describe('domains that depend on more than the value', () => {
     assert.deepEqual(on('mode: both\nmodel:\n  logprobs: 32\n'), [['warning', 3]]);
     assert.deepEqual(on(`mode: both\nmodel:\n  logprobs: 32\n${SGLANG}`), []);
     assert.deepEqual(on(`mode: both\n${SGLANG}    logprobs: 32\n`), []);
+  });
+
+  test('max_tokens 0 on an SGLang engine (main): SGLang asks only max_new_tokens >= 0; vLLM wants at least 1', () => {
+    assert.deepEqual(on('mode: both\nmodel:\n  max_response_tokens: 0\n'), [['error', 3]]);
+    assert.deepEqual(on(`mode: both\nmodel:\n  max_response_tokens: 0\n${SGLANG}`), []);
+    assert.deepEqual(on(`mode: both\nmodel:\n  max_response_tokens: -1\n${SGLANG}`), [['error', 3]]);
+    assert.match(domainErrors(`mode: both\nmodel:\n  max_response_tokens: -1\n${SGLANG}`, 'main')[0].message, /≥ 0/);
+    const taskset = `mode: both\n${SGLANG}buffer:\n  explorer_input:\n    taskset:\n      path: x\n      rollout_args:\n        max_tokens: 0\n`;
+    assert.deepEqual(on(taskset), []);
+    assert.deepEqual(on(taskset.replace('engine_type: sglang', 'engine_type: vllm')), [['error', 10]]);
+    assert.deepEqual(on(`mode: both\nmodel:\n  max_response_tokens: 0\n${SGLANG}`, 'v0.5.2'), [['error', 3]]);
+  });
+
+  test('inside stages, a value meets the bounds of the engines the stage runs with', () => {
+    const stage = (body: string) => `mode: both\nstages:\n- stage_name: a\n${body}`;
+    // the stage's own explorer replaces the root's whole: its engine type decides
+    const own = stage('  explorer:\n    rollout_model:\n      engine_type: sglang\n      top_k: 0\n');
+    assert.deepEqual(on(own), [['error', 7]]);
+    assert.deepEqual(on(own.replace('engine_type: sglang', 'engine_type: vllm')), []);
+    assert.deepEqual(on(`${SGLANG}${stage('  explorer:\n    rollout_model:\n      top_k: 0\n')}`), []);
+    // a stage's rollout_args go to the stage's explorer, else to the root's
+    const args =
+      '  buffer:\n    explorer_input:\n      taskset:\n        path: x\n        rollout_args:\n          top_k: 0\n';
+    assert.deepEqual(on(`${SGLANG}${stage(args)}`), [['error', 12]]);
+    assert.deepEqual(on(stage(args)), []);
+    // a root default reaches every stage's engines: here the second stage's SGLang one
+    const second = '- stage_name: b\n  explorer:\n    rollout_model:\n      engine_type: sglang\n';
+    assert.deepEqual(on(`model:\n  top_k: 0\n${stage('  mode: both\n')}${second}`), [['error', 2]]);
+    assert.deepEqual(on(`model:\n  top_k: 0\n${stage('  mode: both\n')}`), []);
+    // root rollout_args that every stage replaces with its own buffer reach no engine: vLLM's bounds stay
+    assert.deepEqual(
+      on(
+        `${SGLANG}buffer:\n  explorer_input:\n    taskset:\n      path: x\n      rollout_args:\n        top_k: 0\n${stage(args.replace('top_k: 0', 'top_k: 1'))}`,
+      ),
+      [],
+    );
   });
 });

@@ -60,6 +60,45 @@ describe('yaml-language-server with the generated schemas', () => {
     );
     assert.ok(diags.some((d) => /repeat_time is not allowed/.test(d.message)));
   });
+
+  test("a model's sampling bounds follow its engine: SGLang's with engine_type sglang, vLLM's otherwise", async () => {
+    const problems = async (release: string, text: string) => {
+      const schema = schemaOf(release);
+      const ls = getLanguageService({
+        schemaRequestService: async () => JSON.stringify(schema),
+        workspaceContext: { resolveRelativePath: (r: string, b: string) => new URL(r, b).toString() },
+      });
+      ls.configure({
+        validate: true,
+        schemas: [{ uri: `trinity://${release}`, fileMatch: ['*'], schema, priority: SchemaPriority.Settings }],
+      });
+      const diags = await ls.doValidation(TextDocument.create('file:///x.yaml', 'yaml', ++version, text), false);
+      return diags.map((d) => d.range.start.line + 1);
+    };
+    const rollout = (lines: string) => `explorer:\n  rollout_model:\n${lines}`;
+    // top_k 0: "disabled" for vLLM, an error for SGLang unless the model's temperature is greedy (< 1e-6)
+    assert.deepEqual(await problems('main', rollout('    top_k: 0\n')), []);
+    assert.deepEqual(
+      await problems('main', rollout('    engine_type: sglang\n    temperature: 1.0\n    top_k: 0\n')),
+      [5],
+    );
+    assert.deepEqual(
+      await problems('main', rollout('    engine_type: sglang\n    temperature: 0\n    top_k: 0\n')),
+      [],
+    );
+    // logprobs past 20: vLLM's limit; SGLang is asked for no top log-probs
+    assert.deepEqual(await problems('main', rollout('    logprobs: 32\n')), [3]);
+    assert.deepEqual(await problems('main', rollout('    engine_type: sglang\n    logprobs: 32\n')), []);
+    // repetition_penalty above 2 and max_response_tokens 0: SGLang's bounds differ from vLLM's both ways
+    assert.deepEqual(await problems('main', rollout('    repetition_penalty: 2.5\n')), []);
+    assert.deepEqual(await problems('main', rollout('    engine_type: sglang\n    repetition_penalty: 2.5\n')), [4]);
+    assert.deepEqual(await problems('main', rollout('    max_response_tokens: 0\n')), [3]);
+    assert.deepEqual(await problems('main', rollout('    engine_type: sglang\n    max_response_tokens: 0\n')), []);
+    // a model-wide value may reach either engine: the schema admits what either does; the checker knows which
+    assert.deepEqual(await problems('main', 'model:\n  max_response_tokens: 0\n'), []);
+    assert.deepEqual(await problems('main', 'model:\n  max_response_tokens: -1\n'), [2]);
+    assert.deepEqual(await problems('v0.5.2', 'model:\n  max_response_tokens: 0\n'), [2]);
+  });
 });
 
 describe('schema annotations', () => {
