@@ -5,7 +5,7 @@
  */
 import type { ConfigDiagnostic, Path } from '../diagnostics';
 import { walk } from '../load/interpolate-config';
-import type { LoadedConfig } from '../load/load-config';
+import { nodeAt, type LoadedConfig } from '../load/load-config';
 import { pathText, type CMap, type CNode, type CScalar } from '../load/structured-merge';
 import { describeDomain, inDomain } from '../model/domains';
 import type { Domain } from '../model/types';
@@ -117,16 +117,6 @@ function greedy(root: CMap, path: Path): boolean {
   const beside = valueAt(root, [...path.slice(0, -1), 'temperature']);
   const t = typeof beside === 'number' ? beside : valueAt(root, ['model', 'temperature']);
   return typeof t === 'number' && t >= 0 && t < 1e-6;
-}
-
-function nodeAt(root: CNode, path: Path): CNode | undefined {
-  let node: CNode | undefined = root;
-  for (const k of path) {
-    if (node?.kind === 'map') node = node.entries.get(String(k));
-    else if (node?.kind === 'list') node = node.items[Number(k)];
-    else return undefined;
-  }
-  return node;
 }
 
 /** A written scalar's (resolved) value; undefined where nothing is written. */

@@ -9,9 +9,9 @@ import '@tensorflow/tfjs-backend-cpu';
 import { AdamW } from '../../../runtime/engine/train/adamw';
 import { learningRate, warmupSteps } from '../../../runtime/engine/train/schedule';
 import { Trainer } from '../../../runtime/engine/train/step';
-import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/lm/config';
 import { initModel } from '../../../runtime/engine/lm/checkpoint';
 import { scoreSequences } from '../../../runtime/engine/logprobs';
+import { tinyQwen2Config } from '../../helpers/tiny-qwen2';
 
 before(async () => {
   await tf.setBackend('cpu');
@@ -115,18 +115,7 @@ describe('learning-rate schedules', () => {
 });
 
 describe('training a model', () => {
-  const cfg = parseModelConfig(
-    newModelConfigJson({
-      family: 'qwen2',
-      layers: 1,
-      hidden: 16,
-      heads: 4,
-      kvHeads: 2,
-      vocabSize: 16,
-      maxPositions: 16,
-      eosTokenIds: [1],
-    }),
-  );
+  const cfg = tinyQwen2Config();
   const batch = [
     [2, 3, 4, 5, 6, 7, 8, 9],
     [9, 8, 7, 6, 5, 4, 3, 2],

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/lm/config';
 import { initModel } from '../../../runtime/engine/lm/checkpoint';
 import { generate } from '../../../runtime/engine/sampling';
 import { scoreSequences } from '../../../runtime/engine/logprobs';
@@ -16,19 +15,9 @@ import { AdamW } from '../../../runtime/engine/train/adamw';
 import { Trainer } from '../../../runtime/engine/train/step';
 import { addMany } from '../../../runtime/engine/ops';
 import { startWebgpuGuarded, type SyncReadGuard } from '../../helpers/webgpu';
+import { tinyQwen2Config } from '../../helpers/tiny-qwen2';
 
-const cfg = parseModelConfig(
-  newModelConfigJson({
-    family: 'qwen2',
-    layers: 1,
-    hidden: 16,
-    heads: 4,
-    kvHeads: 2,
-    vocabSize: 16,
-    maxPositions: 16,
-    eosTokenIds: [1],
-  }),
-);
+const cfg = tinyQwen2Config();
 const prompts = [
   [2, 3, 4],
   [5, 6],

@@ -7,7 +7,6 @@ import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { initModel } from '../../../../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/lm/config';
 import type { Experience } from '../../../../runtime/rft/experience';
 import { padBatch } from '../../../../runtime/rft/trainer/batch';
 import {
@@ -16,19 +15,9 @@ import {
   carriedReferenceLogprobs,
 } from '../../../../runtime/rft/trainer/reference-logprobs';
 import { RftTrainer, type TrainerOptions } from '../../../../runtime/rft/trainer/trainer';
+import { tinyQwen2Config } from '../../../helpers/tiny-qwen2';
 
-const cfg = parseModelConfig(
-  newModelConfigJson({
-    family: 'qwen2',
-    layers: 1,
-    hidden: 16,
-    heads: 4,
-    kvHeads: 2,
-    vocabSize: 12,
-    maxPositions: 16,
-    eosTokenIds: [1],
-  }),
-);
+const cfg = tinyQwen2Config({ vocabSize: 12 });
 const TEMPERATURE = 0.7;
 
 function experiences(): Experience[] {
