@@ -20,6 +20,8 @@ export interface DiagnosticData {
   value?: unknown;
   /** A key to add, and its value (a partial `*_args` missing required keys, a required section). */
   add?: { path: Path; value: unknown };
+  /** The key at `path` has no effect: removing it (and parents it leaves empty) is the fix. */
+  remove?: boolean;
 }
 
 export interface ConfigDiagnostic {

@@ -78,6 +78,10 @@ export function codeActions(
       const edit = setValueEdit(doc, root, data.path, data.value);
       if (edit) fix(`Set \`${data.path[data.path.length - 1]}\` to \`${data.value}\``, [edit], d.severity === 1);
     }
+    if (data.remove && data.path) {
+      const edit = removeEdit(doc, root, data.path);
+      if (edit) fix(`Remove \`${data.path[data.path.length - 1]}\``, [edit], true);
+    }
     if (data.add && data.add.value !== undefined) {
       const edit = addEdit(doc, root, data.add.path, data.add.value);
       if (edit) fix(`Add \`${data.add.path.slice(-1)[0]}\``, [edit]);
@@ -161,6 +165,32 @@ function addEdit(doc: TextDocument, root: YMap | undefined, path: Path, value: u
   let body: unknown = value;
   for (let i = missing.length - 1; i >= 1; i--) body = { [missing[i]]: body };
   return insertInto(doc, parent, { [missing[0]]: body });
+}
+
+/**
+ * Deletes the lines of the entry at `path`, and of each parent mapping it would leave empty (an empty parent would
+ * read as null, which is not the same as absent), up to the top-level section. Block layouts only.
+ */
+function removeEdit(doc: TextDocument, root: YMap | undefined, path: Path): TextEdit | undefined {
+  let depth = path.length;
+  while (depth > 2) {
+    const parent = ynodeAt(root, path.slice(0, depth - 1));
+    if (parent?.kind !== 'map' || parent.entries.length !== 1) break;
+    depth--;
+  }
+  const parent = depth === 1 ? root : ynodeAt(root, path.slice(0, depth - 1));
+  const entry = parent?.kind === 'map' ? parent.entries.find((e) => e.key === String(path[depth - 1])) : undefined;
+  if (!entry) return undefined;
+  const text = doc.getText();
+  const start = text.lastIndexOf('\n', entry.keyRange[0] - 1) + 1;
+  if (!/^[ ]*$/.test(text.slice(start, entry.keyRange[0]))) return undefined;
+  let end = Math.max(entry.value.range[1], entry.keyRange[1]);
+  while (end > 0 && /\s/.test(text[end - 1])) end--;
+  const nl = text.indexOf('\n', end);
+  return {
+    range: { start: doc.positionAt(start), end: doc.positionAt(nl < 0 ? text.length : nl + 1) },
+    newText: '',
+  };
 }
 
 function insertInto(doc: TextDocument, map: YMap, obj: Record<string, unknown>): TextEdit | undefined {

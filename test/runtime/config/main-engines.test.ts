@@ -277,6 +277,45 @@ describe('trainer and root on main', () => {
     );
   });
 
+  test("trainer_config on main: overrides of keys Trinity derives (veRL 0.8's FROZEN_KEYS) and the other strategy's engine section are dropped with a warning", async () => {
+    const text = edit(gsm8k('main'), [
+      '  ulysses_sequence_parallel_size: 1\n',
+      '  ulysses_sequence_parallel_size: 1\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_mini_batch_size: 16\n        ppo_epochs: 2\n        megatron:\n          tensor_model_parallel_size: 2\n      rollout:\n        n: 4\n    critic:\n      grad_clip: 0.5\n',
+    ]);
+    const { diags, errors } = await check(text, 'main');
+    assert.deepEqual(errors, []);
+    const dropped = diags.filter((d) => d.code === 'TRN271' && /FROZEN_KEYS|strips it/.test(d.message));
+    assert.deepEqual(
+      dropped.map((d) => [d.severity, d.line]),
+      [
+        ['warning', lineOf(text, 'ppo_mini_batch_size')],
+        ['warning', lineOf(text, 'megatron:')],
+        ['warning', lineOf(text, '        n: 4')],
+        ['warning', lineOf(text, 'grad_clip: 0.5')],
+      ],
+    );
+    assert.match(dropped[0].message, /`actor\.ppo_mini_batch_size` is ignored.*`buffer\.train_batch_size`/);
+    assert.match(dropped[1].message, /Megatron engine.*trainer_strategy: fsdp/);
+    // with Megatron it is the FSDP section that goes; a key Trinity does not derive (ppo_epochs) is merged either way
+    const megatron = edit(
+      text,
+      ['trainer:\n', 'trainer:\n  trainer_strategy: megatron\n'],
+      ['megatron:', 'fsdp_config:'],
+    );
+    const m = (await check(megatron, 'main')).diags.filter((d) => d.code === 'TRN271' && /strips it/.test(d.message));
+    assert.deepEqual(
+      m.map((d) => d.line),
+      [lineOf(megatron, 'fsdp_config:')],
+    );
+    assert.ok(!diags.some((d) => d.line === lineOf(text, 'ppo_epochs')));
+    // before main (and before veRL 0.8) Trinity merges the whole veRL config: none of these warnings
+    const old = edit(text, ['        megatron:\n          tensor_model_parallel_size: 2\n', '']);
+    assert.deepEqual(
+      (await check(old, 'v0.5.2')).diags.filter((d) => /FROZEN_KEYS|strips it/.test(d.message)),
+      [],
+    );
+  });
+
   test('the fields main added are valid there and unknown on v0.5.2; MAIN_FIELDS_COMMIT names f3c8dec', async () => {
     assert.equal(MAIN_FIELDS_COMMIT, 'f3c8dec');
     const added = edit(

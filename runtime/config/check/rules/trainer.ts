@@ -12,6 +12,7 @@ import type { CheckContext } from '../context';
 import type { ConfigPath } from '../../config-path';
 import { candidatePaths, describeBases } from '../runtime';
 import { knownCluster, trainerWorldSizeV03 } from './cluster';
+import { checkVerl08Overrides } from './verl-overrides';
 
 export function checkTrainer(ctx: CheckContext): void {
   if (!trainerRuns(ctx)) return;
@@ -131,6 +132,7 @@ function checkTrainerConfigSource(ctx: CheckContext): boolean {
     const src = ctx.sourcePath(['trainer', 'trainer_config']);
     const y = ynodeAt(ctx.loaded.source.root, src);
     const strict = fieldAt(TrainerConfig, 'trainer_config', ctx.release)?.checkedAs;
+    if (y && y.kind === 'map' && ctx.since('main')) checkVerl08Overrides(ctx, y, src);
     if (y && y.kind === 'map' && strict) {
       const merged = mergeConfig(y, strict, ctx.release, src);
       for (const d of merged.diagnostics) {
