@@ -410,9 +410,9 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN271: {
     explanation:
-      "veRL's trainer values are adjusted at launch with a warning: a per-GPU token budget smaller than one full sequence (`max_model_len`, 2x in v0.3.2-v0.5.0) is raised, an invalid sequence-parallel size becomes 1, and DPO doubles its micro batch.",
+      "veRL's trainer values are adjusted at launch with a warning: a per-GPU token budget smaller than one full sequence (`max_model_len`, 2x in v0.3.2-v0.5.0) is raised, an invalid sequence-parallel size becomes 1, and DPO doubles its micro batch. On main with veRL 0.8, Trinity builds veRL's config itself: a `trainer.trainer_config` override of a key it derives from its own settings (`FROZEN_KEYS`: batch sizes, strategies, token budgets, rollout n, ...) is ignored, and the engine section of the other strategy (`megatron` under FSDP, `fsdp_config` under Megatron) is stripped.",
     example: 'model:\n  max_model_len: 8192\ntrainer:\n  max_token_len_per_gpu: 4096\n',
-    fix: 'Raise `trainer.max_token_len_per_gpu` (or lower `model.max_model_len`) to the value the message gives.',
+    fix: 'Raise `trainer.max_token_len_per_gpu` (or lower `model.max_model_len`) to the value the message gives. For an ignored `trainer_config` key, set the Trinity setting the message names and remove the key (quick fix).',
   },
   TRN272: {
     explanation:
