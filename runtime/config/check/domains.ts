@@ -99,8 +99,8 @@ function explorerOf(root: CMap, i: number): Path {
 }
 
 /**
- * The explorers the runs use that read a root value: every stage's (only those that do not replace `section`, the
- * value's own section, with their own), or the root's when there are no stages.
+ * The explorers of the runs that read a value written in the root's `section`: the root's without stages; with
+ * stages, that of each stage that does not replace `section` (all of them when `section` is undefined).
  */
 function explorersRun(root: CMap, section: string | undefined): Path[] {
   const stages = nodeAt(root, ['stages']);
