@@ -25,7 +25,15 @@ import {
   type ExplorerReference,
   type ExplorerStepResult,
 } from './explorer-driver';
-import { algorithmSetup, criticSetup, loadModelFor, scoringOptions, trainerOptions, withAbsolutePath } from './setup';
+import {
+  algorithmSetup,
+  criticSetup,
+  loadModelFor,
+  referenceLoader,
+  scoringOptions,
+  trainerOptions,
+  withAbsolutePath,
+} from './setup';
 import { fmt, meanReward, yieldToEvents } from './step-loop';
 import { resumePoint, restoreTrainer, TrainerCheckpoints, type ResumePoint } from './trainer-checkpoint';
 
@@ -42,7 +50,6 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const alg = algorithmSetup(cfg, ctx.release);
   const resumed = resumePoint(ctx);
   const policy = loadModelFor(cfg, ctx.configDir, resumed?.dir ?? ctx.modelPath);
-  const referenceModel = needsReference(alg) ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
   const made: BothParts = {};
   try {
     const start = explorerStart(ctx, resumed);
@@ -51,7 +58,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     // log-probs (its core idles while the trainer trains; the trainer's step is the loop's bound). Not for the mix
     // strategy: its expert rows, drawn by the trainer, need the trainer's own reference forward anyway.
     const reference =
-      threaded && referenceModel && !start.stored && alg.sampleStrategy !== 'mix'
+      threaded && needsReference(alg) && !start.stored && alg.sampleStrategy !== 'mix'
         ? { modelPath: ctx.modelPath, padTokenId: policy.tokenizer.padTokenId, ...scoringOptions(cfg) }
         : undefined;
     const driver = (made.driver = await startExplorer(ctx, resumed, start, threaded, reference));
@@ -61,7 +68,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       : undefined);
     const trainer = (made.trainer = new RftTrainer(
       policy.model,
-      referenceModel?.model,
+      needsReference(alg) ? referenceLoader(cfg, ctx.configDir, ctx.modelPath, ctx.log) : undefined,
       trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId),
       critic,
     ));
@@ -95,7 +102,6 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     await made.driver?.close();
     await made.channel?.close();
     policy.model.dispose();
-    referenceModel?.model.dispose();
     made.critic?.model.dispose();
     made.trainer?.dispose();
   }

@@ -20,7 +20,7 @@ import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer
 import { ASYNC_POLL_MS, lastWriterCrashed, readExplorerState, writeTrainerStatus } from './async';
 import type { StageContext, StageResult } from './context';
 import { EXPERIENCE_BUFFER_KEY, openTrainerReader } from './experience-channel';
-import { algorithmSetup, criticSetup, loadModelFor, trainerOptions, withAbsolutePath } from './setup';
+import { algorithmSetup, criticSetup, loadModelFor, referenceLoader, trainerOptions, withAbsolutePath } from './setup';
 import { fmt, yieldToEvents } from './step-loop';
 import { resumePoint, restoreTrainer, TrainerCheckpoints, type ResumePoint } from './trainer-checkpoint';
 
@@ -29,7 +29,6 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
   const alg = algorithmSetup(cfg, ctx.release);
   const resumed = resumePoint(ctx);
   const policy = loadModelFor(cfg, ctx.configDir, resumed?.dir ?? ctx.modelPath);
-  const reference = needsReference(alg) ? loadModelFor(cfg, ctx.configDir, ctx.modelPath) : undefined;
   let cleanup = (): void => {};
   let critic: CriticSetup | undefined;
   let created: RftTrainer | undefined;
@@ -44,7 +43,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     critic = alg.useCritic ? criticSetup(cfg, ctx.configDir, input.totalSteps, ctx.seed, resumed?.dir) : undefined;
     const trainer = new RftTrainer(
       policy.model,
-      reference?.model,
+      needsReference(alg) ? referenceLoader(cfg, ctx.configDir, ctx.modelPath, ctx.log) : undefined,
       trainerOptions(cfg, alg, input.totalSteps, policy.tokenizer.padTokenId),
       critic,
     );
@@ -67,7 +66,6 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
   } finally {
     cleanup();
     policy.model.dispose();
-    reference?.model.dispose();
     critic?.model.dispose();
     created?.dispose();
   }

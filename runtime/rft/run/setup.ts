@@ -21,6 +21,7 @@ import { RolloutModel, type RolloutLimits } from '../explorer/rollout-model';
 import { AuxiliaryModel } from '../explorer/auxiliary-model';
 import type { AlgorithmSetup, CriticSetup, TrainerOptions } from '../trainer/trainer';
 import { loadValueModel, type ValueModel } from '../../engine/lm/value-head';
+import type { CausalLM } from '../../engine/lm/transformer';
 
 export class RunSetupError extends Error {}
 
@@ -49,6 +50,23 @@ export function loadModelFor(
   } catch (e) {
     throw new RunSetupError(`${key} ${modelPath}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * How the trainer loads its reference model when a batch first needs it: from the stage's starting weights on disk
+ * (`modelPath`, what an up-front load read), never as a copy of the policy, which by then may have trained or been
+ * resumed from a checkpoint.
+ */
+export function referenceLoader(
+  cfg: Config,
+  configDir: string,
+  modelPath: string | undefined,
+  log: RunLog,
+): () => CausalLM {
+  return () => {
+    log('info', 'the trainer loads the reference model: a batch carries no reference log-probs');
+    return loadModelFor(cfg, configDir, modelPath).model;
+  };
 }
 
 /** The config with each auxiliary model's `model_path` that names a local directory made absolute (hub ids stay). */

@@ -2,7 +2,8 @@
  * The trainer step Trinity runs (veRL's actor update, trinity/trainer/verl/dp_actor.py): for `ppo_epochs`, over
  * micro-batches, loss = policy_loss − entropy_loss + kl_coef·kl_loss, gradients accumulated over the batch, one
  * AdamW step with clipping. Old log-probs are the rollout's (Trinity does not recompute them); reference log-probs
- * come from a frozen copy of the initial weights when the algorithm uses a reference model.
+ * come from a frozen copy of the initial weights when the algorithm uses a reference model: carried by the experiences
+ * when every row has them, else the trainer's own forward, whose model it may load only when first needed.
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../engine/lm/transformer';
@@ -69,6 +70,12 @@ export interface CriticSetup extends UpdateSettings, ValueLossArgs {
   klPenaltyFnArgs: Record<string, unknown> | null;
 }
 
+/**
+ * The frozen reference model, or how to load it: the trainer then calls it at the first batch that needs a reference
+ * forward (never while every row carries its reference log-probs) and frees what it loaded on dispose.
+ */
+export type ReferenceSource = CausalLM | (() => CausalLM);
+
 export interface TrainerOptions extends UpdateSettings {
   algorithm: AlgorithmSetup;
   temperature: number;
@@ -83,17 +90,21 @@ export class RftTrainer {
   private readonly advantage?: TrainerAdvantageFn;
   private readonly criticOptimizer?: AdamW;
   private readonly readsReference: boolean;
+  private reference: CausalLM | undefined;
+  private readonly loadReference: (() => CausalLM) | undefined;
   private readonly klPenalty?: KlFn;
   /** Trainer steps taken: equals the actor's optimizer steps except during critic warm-up. */
   private skippedActorSteps = 0;
 
   constructor(
     readonly model: CausalLM,
-    readonly reference: CausalLM | undefined,
+    reference: ReferenceSource | undefined,
     readonly opts: TrainerOptions,
     readonly critic?: CriticSetup,
   ) {
     const a = opts.algorithm;
+    if (typeof reference === 'function') this.loadReference = reference;
+    else this.reference = reference;
     this.policyLoss = createPolicyLossFn(a.policyLossFn, a.policyLossFnArgs);
     this.klLoss = createKlFn(a.klLossFn, a.klLossFnArgs, 'kl_loss_fn');
     this.entropyLoss = createEntropyLossFn(a.entropyLossFn, a.entropyLossFnArgs);
@@ -119,6 +130,16 @@ export class RftTrainer {
     }
   }
 
+  /** Whether the reference model is in memory: given up front, or loaded for a batch that needed its forward. */
+  get referenceLoaded(): boolean {
+    return this.reference !== undefined;
+  }
+
+  private referenceModel(): CausalLM {
+    this.reference ??= this.loadReference!();
+    return this.reference;
+  }
+
   /** The trainer's global step. */
   get step(): number {
     return this.optimizer.step + this.skippedActorSteps;
@@ -136,7 +157,7 @@ export class RftTrainer {
     const batch = padBatch(rows, this.opts.padTokenId);
     const ref = this.readsReference
       ? (carriedReferenceLogprobs(rows, batch) ??
-        (await batchReferenceLogprobs(this.reference!, batch, this.opts.temperature, this.opts.microBatchSize)))
+        (await batchReferenceLogprobs(this.referenceModel(), batch, this.opts.temperature, this.opts.microBatchSize)))
       : undefined;
     const metrics: Record<string, number> = {};
     if (this.critic) {
@@ -365,6 +386,7 @@ export class RftTrainer {
   }
 
   dispose(): void {
+    if (this.loadReference) this.reference?.dispose();
     this.optimizer.dispose();
     this.criticOptimizer?.dispose();
   }

@@ -226,12 +226,13 @@ describe('one-step off-policy (sync_offset 1)', () => {
       }
     });
   }
-  test('the worker’s reference log-probs give the KL loss the trainer computes itself', async () => {
-    // In a worker the explorer scores its experiences with the reference model and the trainer takes those values; in
-    // this thread the trainer runs the reference forward itself. Trainer step 2 trains on the same rollouts (explorer
-    // step 2, version 0 weights) with policies one step apart only in OpenBLAS rounding (1 vs 2 threads). An entropy
-    // bonus and a large learning rate move the policy away from the reference (the random model's rewards are all 0,
-    // so GRPO's advantages give no gradient) until the KL loss is well above rounding.
+  test('the worker’s reference log-probs give the KL loss the trainer computes itself, and spare its model', async () => {
+    // In a worker the explorer scores its experiences with the reference model and the trainer takes those values
+    // (never loading its own copy); in this thread the trainer loads the reference at its first step and runs the
+    // forward itself. Trainer step 2 trains on the same rollouts (explorer step 2, version 0 weights) with policies
+    // one step apart only in OpenBLAS rounding (1 vs 2 threads). An entropy bonus and a large learning rate move the
+    // policy away from the reference (the random model's rewards are all 0, so GRPO's advantages give no gradient)
+    // until the KL loss is well above rounding.
     await initBackend({ prefer: 'wasm' });
     const kl: Record<string, number> = {};
     for (const thread of ['1', '0']) {
@@ -244,8 +245,11 @@ describe('one-step off-policy (sync_offset 1)', () => {
       const config = job.write('kl.yaml', header(job, `kl${thread}`) + body + 'synchronizer:\n  sync_offset: 1\n');
       process.env.TRINITY_WORKBENCH_EXPLORER_THREAD = thread;
       try {
-        const r = await runJob(config, { backend: 'wasm' });
+        const logs: string[] = [];
+        const r = await runJob(config, { backend: 'wasm', log: (_, m) => logs.push(m) });
         assert.equal(r.status, 'finished', r.error);
+        const loads = logs.filter((m) => m.startsWith('the trainer loads the reference model')).length;
+        assert.equal(loads, thread === '1' ? 0 : 1, logs.join('\n'));
         const step2 = readMetrics(r.stages[0].jobDir).find((l) => l.role === 'trainer' && l.step === 2)!;
         kl[thread] = step2.values['actor/kl_loss'];
       } finally {
@@ -308,6 +312,53 @@ describe('resuming mode both', () => {
       logs.join('\n'),
     );
     loadModel(join(jobDir, 'global_step_12')).dispose();
+  });
+
+  test('a resumed run’s reference is the initial weights, not the checkpoint it resumes from', async () => {
+    // The trainer loads its reference at its first step after the resume, when the policy holds the checkpoint's
+    // trained weights: trainer step 3's KL loss must be the uninterrupted run's (a reference loaded from the
+    // checkpoint gives 0). Greedy rollouts make step 3's batch the same in both runs (a resumed explorer's sampling
+    // does not continue the uninterrupted run's random stream); the two agree exactly here, within 1e-3 relative is
+    // asked. The entropy bonus and learning rate move the policy as in the KL test above.
+    const body = topLevel(GRPO_STAGE)
+      .replace('lr: 1e-3', 'lr: 5e-2')
+      .replace(/^( *)repeat_times: 4$/m, '$1repeat_times: 4\n$1entropy_loss_fn_args: {entropy_coef: 0.5}')
+      .replace('total_steps: 4', 'total_steps: 3')
+      .replace('save_interval: 2', 'save_interval: 1')
+      .replace('eval_interval: 2', 'eval_interval: 100')
+      .replace('eval_on_startup: true', 'eval_on_startup: false')
+      .replace(/(path: data\/train.jsonl\n( *)format: .*\n)/, '$1$2rollout_args: {temperature: 0.0}\n');
+    const klAt3 = (r: Awaited<ReturnType<typeof runJob>>): number =>
+      readMetrics(r.stages[0].jobDir).find((l) => l.role === 'trainer' && l.step === 3)!.values['actor/kl_loss'];
+    const whole = tinyJob(8);
+    const straight = await runJob(whole.write('kl.yaml', header(whole, 'kl') + body), { backend: 'wasm' });
+    assert.equal(straight.status, 'finished', straight.error);
+
+    const job = tinyJob(8);
+    const config = job.write('kl.yaml', header(job, 'kl') + body);
+    const stop = new AbortController();
+    const r1 = await runJob(config, {
+      backend: 'wasm',
+      signal: stop.signal,
+      events: (e) => {
+        if (e.type === 'checkpoint' && e.step === 2) stop.abort();
+      },
+    });
+    assert.equal(r1.status, 'stopped', r1.error);
+    const logs: string[] = [];
+    const r2 = await runJob(config, { backend: 'wasm', log: (_, m) => logs.push(m) });
+    assert.equal(r2.status, 'finished', r2.error);
+    assert.ok(
+      logs.some((m) => m.startsWith('resumed from')),
+      logs.join('\n'),
+    );
+    assert.equal(logs.filter((m) => m.startsWith('the trainer loads the reference model')).length, 1);
+    const [expected, resumed] = [klAt3(straight), klAt3(r2)];
+    assert.ok(expected > 1e-6, `kl_loss ${expected}`);
+    assert.ok(
+      Math.abs(resumed - expected) <= 1e-3 * expected,
+      `kl_loss resumed ${resumed} vs uninterrupted ${expected}`,
+    );
   });
 });
 
