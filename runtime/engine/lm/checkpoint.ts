@@ -96,8 +96,11 @@ export function loadModel(dir: string): CausalLM {
 export function initModel(config: ModelConfig, seed: number): CausalLM {
   const rng = new Rng(seed);
   const params = new Map<string, tf.Variable>();
-  for (const spec of paramSpecs(config))
-    params.set(spec.name, tf.variable(tf.tensor(initValues(spec, rng), spec.shape, 'float32'), true));
+  for (const spec of paramSpecs(config)) {
+    const init = tf.tensor(initValues(spec, rng), spec.shape, 'float32');
+    params.set(spec.name, tf.variable(init, true));
+    init.dispose(); // tf.variable holds its own copy
+  }
   return new CausalLM(config, params);
 }
 

@@ -137,15 +137,18 @@ describe('config.json', () => {
     );
   });
 
-  test('parameter counts match the tensors actually created', () => {
+  test('parameter counts match the tensors actually created, and dispose frees every one', () => {
     for (const family of ['gpt2', 'llama', 'qwen2', 'qwen3'] as const) {
+      const before = tf.memory().numTensors;
       const m = initModel(tinyConfig(family), 0);
+      assert.equal(tf.memory().numTensors - before, m.variables().length, `${family}: only the weights stay live`);
       assert.equal(
         m.variables().reduce((n, v) => n + v.size, 0),
         parameterCount(m.config),
         family,
       );
       m.dispose();
+      assert.equal(tf.memory().numTensors, before, `${family}: leaked tensors`);
     }
   });
 });
