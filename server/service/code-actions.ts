@@ -29,6 +29,7 @@ const VALUE_CODES = new Set([
   'TRN240',
   'TRN256',
   'TRN260',
+  'TRN270',
   'TRN300',
   'TRN307',
 ]);

@@ -600,7 +600,8 @@ export const FIELD_DOCS: Record<string, string> = {
   'OptimizerConfig.min_lr_ratio':
     'Lowest learning rate as a fraction of `lr` for the `cosine` schedule, which also starts its warm-up from this fraction.',
   'OptimizerConfig.warmup_style': 'Deprecated; if set it is copied into `lr_scheduler_type` with a warning.',
-  'OptimizerConfig.optimizer_type': 'Optimizer: `adam` (AdamW under FSDP), `adamw` or `sgd`.',
+  'OptimizerConfig.optimizer_type':
+    'Optimizer: `adam` (AdamW under FSDP), `adamw` or `sgd`. On main an FSDP trainer also takes any `torch.optim` class by its exact name (`RMSprop`, `NAdam`, ...); Megatron takes its own names (`adam`, `sgd`).',
   'OptimizerConfig.betas': 'Adam `beta1` and `beta2` coefficients.',
   'OptimizerConfig.weight_decay': 'Weight-decay coefficient of the optimizer.',
   'OptimizerConfig.clip_grad':

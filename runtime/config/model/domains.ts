@@ -122,6 +122,32 @@ const scheduler: Domain = {
 };
 export const FSDP_SCHEDULERS = ['constant', 'cosine'] as const;
 
+/**
+ * The optimizer names an FSDP trainer on main starts: Trinity maps `adam`/`adamw` to torch's `AdamW` and `sgd` to
+ * `SGD` and passes any other name on, which veRL looks up in `torch.optim` (the optimizer classes of torch 2.x,
+ * `Muon` from 2.9). check/rules/trainer.ts applies it; Megatron's own set differs by version, so it has none.
+ */
+export const FSDP_OPTIMIZERS = [
+  'adam',
+  'adamw',
+  'sgd',
+  'Adadelta',
+  'Adafactor',
+  'Adagrad',
+  'Adam',
+  'AdamW',
+  'Adamax',
+  'ASGD',
+  'LBFGS',
+  'Muon',
+  'NAdam',
+  'RAdam',
+  'RMSprop',
+  'Rprop',
+  'SGD',
+  'SparseAdam',
+] as const;
+
 const positive = (source: string, severity: Domain['severity'] = 'error'): Domain => ({ min: 1, severity, source });
 const nonNegative = (source: string, severity: Domain['severity'] = 'error'): Domain => ({ min: 0, severity, source });
 

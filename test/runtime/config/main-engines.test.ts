@@ -316,6 +316,28 @@ describe('trainer and root on main', () => {
     );
   });
 
+  test("optimizer_type on main with FSDP: Trinity's adam/adamw/sgd or a torch.optim class name, else TRN270 with did-you-mean", async () => {
+    const base = gsm8k('main');
+    const withName = (name: string, strategy = '') =>
+      edit(
+        base,
+        ['    lr: 1e-5\n', `    lr: 1e-5\n    optimizer_type: ${name}\n`],
+        ['trainer:\n', `trainer:\n${strategy}`],
+      );
+    const found = async (text: string, release: Release = 'main') =>
+      (await check(text, release)).errors.filter((e) => e.code === 'TRN270').map((e) => [e.line, e.message]);
+    for (const ok of ['adam', 'adamw', 'sgd', 'AdamW', 'RMSprop', 'NAdam'])
+      assert.deepEqual(await found(withName(ok)), [], ok);
+    const typo = withName('adamww');
+    const [[line, message]] = await found(typo);
+    assert.equal(line, lineOf(typo, 'optimizer_type'));
+    assert.match(String(message), /torch\.optim.*Did you mean `adamw`\?/);
+    assert.equal((await found(withName('ADAM'))).length, 1, 'the lookup is case-sensitive');
+    // Megatron has its own names (and newer versions more of them); v0.5.2 is not checked
+    assert.deepEqual(await found(withName('adamww', '  trainer_strategy: megatron\n')), []);
+    assert.deepEqual(await found(withName('adamww').replace('# trinity-version: main', ''), 'v0.5.2'), []);
+  });
+
   test('the fields main added are valid there and unknown on v0.5.2; MAIN_FIELDS_COMMIT names f3c8dec', async () => {
     assert.equal(MAIN_FIELDS_COMMIT, 'f3c8dec');
     const added = edit(

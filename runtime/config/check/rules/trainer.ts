@@ -5,7 +5,7 @@
 import { CODES } from '../../diagnostics';
 import { mergeConfig } from '../../load/structured-merge';
 import { fieldAt } from '../../model';
-import { FSDP_SCHEDULERS } from '../../model/domains';
+import { FSDP_OPTIMIZERS, FSDP_SCHEDULERS } from '../../model/domains';
 import { TrainerConfig } from '../../model/sections';
 import { ynodeAt } from '../../load/yaml-tree';
 import type { CheckContext } from '../context';
@@ -13,6 +13,7 @@ import type { ConfigPath } from '../../config-path';
 import { candidatePaths, describeBases } from '../runtime';
 import { knownCluster, trainerWorldSizeV03 } from './cluster';
 import { checkVerl08Overrides } from './verl-overrides';
+import { closest } from '../../suggest';
 
 export function checkTrainer(ctx: CheckContext): void {
   if (!trainerRuns(ctx)) return;
@@ -70,6 +71,7 @@ export function checkTrainer(ctx: CheckContext): void {
     }
   }
   checkFsdpSchedule(ctx);
+  checkFsdpOptimizer(ctx);
   synchronizeConfig(ctx);
 }
 
@@ -110,6 +112,25 @@ function checkFsdpSchedule(ctx: CheckContext): void {
     `\`${key.split('.').pop()}\` is \`${style}\`, which only Megatron runs: with the ${trainerStrategy(ctx)} strategy veRL takes \`constant\` or \`cosine\` (its FSDP workers raise NotImplementedError for anything else).`,
     key,
     { candidates: [...FSDP_SCHEDULERS] },
+  );
+}
+
+/**
+ * main: an FSDP trainer builds its optimizer by name from `torch.optim` (Trinity's name map: trinity/trainer/verl/config.py
+ * `_map_optimizer_name_fsdp`, 3231abd, and trinity/common/verl_config.py `synchronize_config`, 4ed740f; veRL
+ * `build_optimizer`, verl/workers/config/optimizer.py), which raises AttributeError for any other name.
+ */
+function checkFsdpOptimizer(ctx: CheckContext): void {
+  if (!ctx.since('main') || !trainerStrategy(ctx).startsWith('fsdp')) return;
+  const key = 'algorithm.optimizer.optimizer_type';
+  const name = ctx.get(key);
+  if (!ctx.written(key) || typeof name !== 'string' || (FSDP_OPTIMIZERS as readonly string[]).includes(name)) return;
+  const best = closest(name, [...FSDP_OPTIMIZERS]);
+  ctx.report(
+    'TRN270',
+    `\`optimizer_type\` is \`${name}\`: with the ${trainerStrategy(ctx)} strategy Trinity maps \`adam\`/\`adamw\` to torch's \`AdamW\` and \`sgd\` to \`SGD\`, and veRL looks any other name up in \`torch.optim\` (case-sensitive), which has no \`${name}\` (AttributeError when the trainer starts).${best ? ` Did you mean \`${best}\`?` : ''}`,
+    key,
+    { candidates: [...FSDP_OPTIMIZERS], ...(best ? { suggestion: best } : {}) },
   );
 }
 
