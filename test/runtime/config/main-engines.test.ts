@@ -316,6 +316,20 @@ describe('trainer and root on main', () => {
     );
   });
 
+  test('a token budget written in trainer_config on main: veRL 0.8 ignores it, and only older veRL raises it to max_model_len', async () => {
+    const text = edit(gsm8k('main'), [
+      '  ulysses_sequence_parallel_size: 1\n',
+      '  ulysses_sequence_parallel_size: 1\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_max_token_len_per_gpu: 100\n',
+    ]);
+    const at = (await check(text, 'main')).diags.filter((d) => d.line === lineOf(text, 'ppo_max_token_len_per_gpu'));
+    assert.equal(at.length, 2);
+    assert.match(at[0].message, /^`actor\.ppo_max_token_len_per_gpu` is ignored: with veRL 0\.8/);
+    assert.match(at[1].message, /^With veRL < 0\.8, actor\.ppo_max_token_len_per_gpu \(100\) is automatically set to/);
+    const old = await check(text, 'v0.5.2');
+    const budget = old.diags.find((d) => d.line === lineOf(text, 'ppo_max_token_len_per_gpu'))!;
+    assert.match(budget.message, /^actor\.ppo_max_token_len_per_gpu \(100\) is automatically set to/);
+  });
+
   test("optimizer_type on main with FSDP: Trinity's adam/adamw/sgd or a torch.optim class name, else TRN270 with did-you-mean", async () => {
     const base = gsm8k('main');
     const withName = (name: string, strategy = '') =>

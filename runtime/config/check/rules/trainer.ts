@@ -350,9 +350,11 @@ function checkTokenBudgets(ctx: CheckContext): void {
         : ctx.written('trainer.max_token_len_per_gpu')
           ? 'trainer.max_token_len_per_gpu'
           : 'model.max_model_len';
+      // On main veRL 0.8 ignores a trainer_config override of this key (verl-overrides.ts): only older veRL adjusts it.
+      const older = written && ctx.since('main') ? 'With veRL < 0.8, ' : '';
       ctx.report(
         'TRN271',
-        `${c.name}.${c.attr} (${value}) is automatically set to ${v} to match model.max_model_len (${m}${factor === 2 ? ', ×2' : ''}). If you face OOM issues, set \`model.max_model_len\` to a smaller value.`,
+        `${older}${c.name}.${c.attr} (${value}) is automatically set to ${v} to match model.max_model_len (${m}${factor === 2 ? ', ×2' : ''}). If you face OOM issues, set \`model.max_model_len\` to a smaller value.`,
         at,
         { value: v },
         CODES.TRN271.severity,
