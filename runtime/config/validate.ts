@@ -44,9 +44,16 @@ export interface CheckResult {
 /** Everything that needs no I/O beyond `host.exists`: fast enough to run on every keystroke. */
 export function checkLoaded(loaded: LoadedConfig, host: CheckHost = {}): CheckResult {
   const diagnostics = [...loaded.diagnostics];
+  // A document that did not parse into a mapping has nothing further to check.
+  const planned = loaded.source.root !== undefined ? effectiveConfigs(loaded) : [];
   if (loaded.source.root !== undefined) {
     try {
-      diagnostics.push(...checkDomains(loaded));
+      diagnostics.push(
+        ...checkDomains(
+          loaded,
+          planned.flatMap((r) => (r.stage ? [r.stage] : [])),
+        ),
+      );
     } catch (e) {
       diagnostics.push({
         code: 'TRN009',
@@ -58,16 +65,13 @@ export function checkLoaded(loaded: LoadedConfig, host: CheckHost = {}): CheckRe
   }
   const runs: CheckedRun[] = [];
   const contexts: CheckContext[] = [];
-  // A document that did not parse into a mapping has nothing further to check.
-  if (loaded.source.root !== undefined) {
-    for (const { cfg, stage } of effectiveConfigs(loaded)) {
-      const ctx = new CheckContext(loaded, cfg, host, stage);
-      runLaunchChecks(ctx);
-      guarded(ctx, runRuntimeChecks);
-      contexts.push(ctx);
-      diagnostics.push(...ctx.diagnostics);
-      runs.push({ stage, resolved: ctx.cfg, derivations: ctx.derivations });
-    }
+  for (const { cfg, stage } of planned) {
+    const ctx = new CheckContext(loaded, cfg, host, stage);
+    runLaunchChecks(ctx);
+    guarded(ctx, runRuntimeChecks);
+    contexts.push(ctx);
+    diagnostics.push(...ctx.diagnostics);
+    runs.push({ stage, resolved: ctx.cfg, derivations: ctx.derivations });
   }
   return { loaded, diagnostics: normalize(diagnostics), runs };
 }

@@ -14,7 +14,7 @@ import { stringify } from 'yaml';
 import type { DiagnosticData, Path } from '../../runtime/config/diagnostics';
 import { migrate, type MigrationHost } from '../../runtime/config/migrate';
 import { NEWEST_RELEASE, releaseIndex } from '../../runtime/config/releases';
-import type { YMap, YNode } from '../../runtime/config/load/yaml-tree';
+import type { YEntry, YMap, YNode } from '../../runtime/config/load/yaml-tree';
 import { ynodeAt } from '../../runtime/config/load/yaml-tree';
 import { closest } from '../../runtime/config/suggest';
 import type { Analysis } from './analyze';
@@ -185,13 +185,15 @@ function removeEdit(doc: TextDocument, root: YMap | undefined, path: Path): Text
   const text = doc.getText();
   const start = text.lastIndexOf('\n', entry.keyRange[0] - 1) + 1;
   if (!/^[ ]*$/.test(text.slice(start, entry.keyRange[0]))) return undefined;
+  return { range: { start: doc.positionAt(start), end: doc.positionAt(afterEntry(text, entry)) }, newText: '' };
+}
+
+/** The start of the line after `entry`'s last one (a block value's range runs on through the newline after it). */
+function afterEntry(text: string, entry: YEntry): number {
   let end = Math.max(entry.value.range[1], entry.keyRange[1]);
   while (end > 0 && /\s/.test(text[end - 1])) end--;
   const nl = text.indexOf('\n', end);
-  return {
-    range: { start: doc.positionAt(start), end: doc.positionAt(nl < 0 ? text.length : nl + 1) },
-    newText: '',
-  };
+  return nl < 0 ? text.length : nl + 1;
 }
 
 function insertInto(doc: TextDocument, map: YMap, obj: Record<string, unknown>): TextEdit | undefined {
@@ -203,12 +205,7 @@ function insertInto(doc: TextDocument, map: YMap, obj: Record<string, unknown>):
     const lineStart = text.lastIndexOf('\n', first - 1) + 1;
     indent = text.slice(lineStart, first);
     if (!/^[ ]*$/.test(indent)) return undefined; // Flow mappings and odd layouts: leave them to the user.
-    const last = map.entries[map.entries.length - 1];
-    // A block value's range runs on through the newline after it; stop at its last character.
-    let end = Math.max(last.value.range[1], last.keyRange[1]);
-    while (end > 0 && /\s/.test(text[end - 1])) end--;
-    const nl = text.indexOf('\n', end);
-    at = nl < 0 ? text.length : nl + 1;
+    at = afterEntry(text, map.entries[map.entries.length - 1]);
   } else {
     return undefined;
   }

@@ -10,13 +10,15 @@ import { pathText, type CMap, type CNode, type CScalar } from '../load/structure
 import { describeDomain, inDomain } from '../model/domains';
 import type { Domain } from '../model/types';
 import type { Range } from '../load/yaml-tree';
+import type { StageInfo } from './context';
 import { closest } from '../suggest';
 
-export function checkDomains(loaded: LoadedConfig): ConfigDiagnostic[] {
+/** `stages`: the config's stages as Trinity runs them (validate.ts `effectiveConfigs`), none without `stages`. */
+export function checkDomains(loaded: LoadedConfig, stages: readonly StageInfo[]): ConfigDiagnostic[] {
   const out: ConfigDiagnostic[] = [];
   walk(loaded.root, (node) => {
     if (node.kind !== 'scalar' || node.origin !== 'yaml' || !node.field?.domain || !node.range) return;
-    const d = domainsFor(loaded, node).find((x) => !inDomain(x, node.value));
+    const d = domainsFor(loaded.root, stages, node).find((x) => !inDomain(x, node.value));
     if (!d) return;
     const shown = typeof node.value === 'string' ? `\`${node.value}\`` : String(node.value);
     const best = d.oneOf && typeof node.value === 'string' ? closest(node.value, [...d.oneOf]) : undefined;
@@ -49,15 +51,15 @@ function rangeOf(node: CScalar): Range {
  * The domains a value must meet: its field's, except where a sampling field reaches an SGLang engine (main), which
  * checks it with its own bounds (`sglangDomain`). A value that reaches engines of both kinds meets both.
  */
-function domainsFor(loaded: LoadedConfig, node: CScalar): Domain[] {
+function domainsFor(root: CMap, stages: readonly StageInfo[], node: CScalar): Domain[] {
   const own = node.field!.domain!;
   const sglang = node.field!.sglangDomain;
   if (!sglang) return [own];
-  const engines = enginesReached(loaded.root, node.path);
+  const engines = enginesReached(root, stages, node.path);
   if (!engines.includes('sglang')) return [own];
   const others = engines.some((e) => e !== 'sglang') ? [own] : [];
   // SGLang makes a temperature below 1e-6 greedy by setting top_k to 1 before it checks top_k.
-  if (node.field!.key === 'top_k' && greedy(loaded.root, node.path)) return others;
+  if (node.field!.key === 'top_k' && greedy(root, node.path)) return others;
   return [...others, sglang];
 }
 
@@ -65,24 +67,28 @@ function domainsFor(loaded: LoadedConfig, node: CScalar): Domain[] {
  * The engine types a sampling value is sent to: a model's own, the rollout model's for a taskset's `rollout_args`,
  * and for a model-wide default (`model.*`) the rollout model's and those of the auxiliary models that leave the
  * field unset (Trinity fills it in from `model`). With `stages`, each stage runs with its own `explorer` where it
- * writes one (replacing the root's whole) and with the root's otherwise.
+ * replaces the root's and with the root's otherwise; a root value in a section every stage replaces reaches none.
  */
-function enginesReached(root: CMap, path: Path): string[] {
+function enginesReached(root: CMap, stages: readonly StageInfo[], path: Path): string[] {
   const type = (model: Path) => {
     const v = valueAt(root, [...model, 'engine_type']);
     return typeof v === 'string' ? v : 'vllm';
   };
-  const inStage = path[0] === 'stages' && typeof path[1] === 'number';
-  const base: Path = inStage ? path.slice(0, 2) : [];
-  const rel = inStage ? path.slice(2) : path;
-  if (rel[0] === 'explorer' && rel[1] === 'rollout_model') return [type([...base, 'explorer', 'rollout_model'])];
+  const stage = path[0] === 'stages' ? stages.find((s) => s.index === path[1]) : undefined;
+  const rel = stage ? path.slice(2) : path;
+  const explorerOf = (s: StageInfo | undefined): Path =>
+    s?.replaced.has('explorer') ? ['stages', s.index, 'explorer'] : ['explorer'];
+  // The explorers of the runs that read this value: the stage's own run, or every run that keeps the root section.
+  const explorers = stage
+    ? [explorerOf(stage)]
+    : stages.length === 0
+      ? [explorerOf(undefined)]
+      : stages.filter((s) => !s.replaced.has(String(rel[0]))).map(explorerOf);
+  if (rel[0] === 'explorer' && rel[1] === 'rollout_model') return explorers.map((e) => type([...e, 'rollout_model']));
   if (rel[0] === 'explorer' && rel[1] === 'auxiliary_models' && rel.length > 2)
-    return [type(path.slice(0, base.length + 3))];
-  const explorers = inStage
-    ? [explorerOf(root, path[1] as number)]
-    : explorersRun(root, rel[0] === 'buffer' ? 'buffer' : undefined);
+    return explorers.map((e) => type([...e, 'auxiliary_models', rel[2]]));
   if (rel[0] === 'buffer') return explorers.map((e) => type([...e, 'rollout_model']));
-  if (inStage || rel[0] !== 'model' || rel.length !== 2) return [];
+  if (rel[0] !== 'model' || rel.length !== 2) return [];
   return explorers.flatMap((e) => {
     const aux = nodeAt(root, [...e, 'auxiliary_models']);
     const unset = (aux?.kind === 'list' ? aux.items : [])
@@ -90,26 +96,6 @@ function enginesReached(root: CMap, path: Path): string[] {
       .filter((m) => valueAt(root, [...m, rel[1]]) === undefined || valueAt(root, [...m, rel[1]]) === null);
     return [type([...e, 'rollout_model']), ...unset.map(type)];
   });
-}
-
-/** Where stage `i` reads its explorer from: its own when it writes one, else the root's. */
-function explorerOf(root: CMap, i: number): Path {
-  const own = nodeAt(root, ['stages', i, 'explorer']);
-  return own?.kind === 'map' ? ['stages', i, 'explorer'] : ['explorer'];
-}
-
-/**
- * The explorers of the runs that read a value written in the root's `section`: the root's without stages; with
- * stages, that of each stage that does not replace `section` (all of them when `section` is undefined).
- */
-function explorersRun(root: CMap, section: string | undefined): Path[] {
-  const stages = nodeAt(root, ['stages']);
-  const items = stages?.kind === 'list' ? stages.items : [];
-  if (items.length === 0) return [['explorer']];
-  return items
-    .map((_, i) => i)
-    .filter((i) => !section || nodeAt(root, ['stages', i, section])?.kind !== 'map')
-    .map((i) => explorerOf(root, i));
 }
 
 /** Whether the temperature that goes with this top_k (beside it, else `model.temperature`) is below 1e-6. */

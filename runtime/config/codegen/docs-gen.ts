@@ -2,7 +2,7 @@
 import { CODE_DOCS } from './diagnostic-docs';
 import { CODES, type DiagnosticCode } from '../diagnostics';
 import { fieldsAt, releasesWithField, ROOT_SECTION, sectionDoc, typeName } from '../model';
-import { describeDomain } from '../model/domains';
+import { domainNotes } from './schema-gen';
 import type { SectionDef } from '../model/types';
 import { MAIN_AS_OF, MAIN_FIELDS_COMMIT, RELEASES, type Release } from '../releases';
 
@@ -32,10 +32,7 @@ export function generateConfigReference(release: Release): string {
       const def = f.default === undefined ? '' : `\`${JSON.stringify(f.default)}\``;
       const notes = [
         f.auto ? '*Set by Trinity.*' : '',
-        f.domain ? `**Allowed:** ${describeDomain(f.domain)} (${f.domain.severity}: ${f.domain.source}).` : '',
-        f.sglangDomain
-          ? `**With an SGLang engine:** ${describeDomain(f.sglangDomain)} (${f.sglangDomain.severity}: ${f.sglangDomain.source}).`
-          : '',
+        ...domainNotes(f),
         f.deprecated ? `**Deprecated:** ${f.deprecated.message}` : '',
       ]
         .filter(Boolean)

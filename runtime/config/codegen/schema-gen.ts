@@ -235,13 +235,18 @@ export function fieldMarkdown(f: ResolvedField): string {
   if (f.auto) facts.push('Set by Trinity');
   facts.push(`Since Trinity ${f.since}`);
   parts.push(facts.join(' · '));
-  if (f.domain) parts.push(`Allowed: ${describeDomain(f.domain)} (${f.domain.source}).`);
-  if (f.sglangDomain)
-    parts.push(
-      `With an SGLang engine (\`engine_type: sglang\`): ${describeDomain(f.sglangDomain)} (${f.sglangDomain.source}).`,
-    );
+  parts.push(...domainNotes(f));
   if (f.deprecated) parts.push(`**Deprecated:** ${f.deprecated.message}`);
   return parts.join('\n\n');
+}
+
+/** What a field's value must be, and why: for hover and the config reference. */
+export function domainNotes(f: ResolvedField): string[] {
+  const note = (d: Domain) => `${describeDomain(d)} (${d.severity}: ${d.source}).`;
+  return [
+    ...(f.domain ? [`Allowed: ${note(f.domain)}`] : []),
+    ...(f.sglangDomain ? [`With an SGLang engine (\`engine_type: sglang\`): ${note(f.sglangDomain)}`] : []),
+  ];
 }
 
 function sortKeys<T>(o: Record<string, T>): Record<string, T> {

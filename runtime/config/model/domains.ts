@@ -464,8 +464,12 @@ const SGLANG_DOMAINS: Record<string, Domain> = {
 };
 
 /** The SGLang engine's domain of `Section.field` at `release`: only main has `engine_type: sglang`. */
-export function sglangDomainOf(key: string, release: Release, since: (r: Release, s: Release) => boolean) {
-  return since(release, 'main') ? SGLANG_DOMAINS[key] : undefined;
+export function sglangDomainOf(
+  key: string,
+  release: Release,
+  inRange: (r: Release, since?: Release, until?: Release) => boolean,
+): Domain | undefined {
+  return inRange(release, 'main') ? SGLANG_DOMAINS[key] : undefined;
 }
 
 /**
@@ -473,24 +477,19 @@ export function sglangDomainOf(key: string, release: Release, since: (r: Release
  * tell which engine a model-wide value reaches). Sentinels inside the joined range are dropped.
  */
 export function joinDomains(a: Domain, b: Domain): Domain {
-  const lower = (x: Domain) => (x.min === undefined ? -Infinity : x.min);
-  const upper = (x: Domain) => (x.max === undefined ? Infinity : x.max);
-  const [lo, hi] = [lower(a) < lower(b) ? a : b, upper(a) > upper(b) ? a : b];
   const out: Domain = { severity: a.severity, source: a.source };
-  if (lo.min !== undefined && a.min !== undefined && b.min !== undefined) {
-    out.min = lo.min;
-    out.minExclusive = a.min === b.min ? !!(a.minExclusive && b.minExclusive) : !!lo.minExclusive;
+  if (a.min !== undefined && b.min !== undefined) {
+    out.min = Math.min(a.min, b.min);
+    const lower = [a, b].filter((d) => d.min === out.min);
+    if (lower.every((d) => d.minExclusive)) out.minExclusive = true;
   }
-  if (hi.max !== undefined && a.max !== undefined && b.max !== undefined) {
-    out.max = hi.max;
-    out.maxExclusive = a.max === b.max ? !!(a.maxExclusive && b.maxExclusive) : !!hi.maxExclusive;
+  if (a.max !== undefined && b.max !== undefined) {
+    out.max = Math.max(a.max, b.max);
+    const upper = [a, b].filter((d) => d.max === out.max);
+    if (upper.every((d) => d.maxExclusive)) out.maxExclusive = true;
   }
-  const except = [...new Set([...(a.except ?? []), ...(b.except ?? [])])].filter(
-    (v) => !inDomain({ ...out, except: undefined }, v),
-  );
+  const except = [...new Set([...(a.except ?? []), ...(b.except ?? [])])].filter((v) => !inDomain(out, v));
   if (except.length) out.except = except;
-  if (!out.minExclusive) delete out.minExclusive;
-  if (!out.maxExclusive) delete out.maxExclusive;
   return out;
 }
 

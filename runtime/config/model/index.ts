@@ -1,5 +1,5 @@
 /** The config model as one release sees it: fields with ranges and per-release overrides applied. */
-import { RELEASES, atLeast, inRange, type Release } from '../releases';
+import { RELEASES, inRange, type Release } from '../releases';
 import { FIELD_DOCS, SECTION_DOCS } from './descriptions';
 import { REGISTRIES, registryEntriesAt, type RegistryEntry, type RegistryId } from './registries';
 import { Config } from './sections';
@@ -57,7 +57,7 @@ function resolveField(section: SectionDef, key: string, def: FieldDef, release: 
   }
   resolved.domain ??= domainOf(`${section.name}.${key}`, release, inRange);
   if (!resolved.domain) delete resolved.domain;
-  const sglang = sglangDomainOf(`${section.name}.${key}`, release, atLeast);
+  const sglang = sglangDomainOf(`${section.name}.${key}`, release, inRange);
   if (sglang) resolved.sglangDomain = sglang;
   // A deprecation applies from the release that made it, not before.
   if (resolved.deprecated?.since && !inRange(release, resolved.deprecated.since)) delete resolved.deprecated;

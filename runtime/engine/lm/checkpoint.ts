@@ -99,7 +99,7 @@ export function initModel(config: ModelConfig, seed: number): CausalLM {
   for (const spec of paramSpecs(config)) {
     const init = tf.tensor(initValues(spec, rng), spec.shape, 'float32');
     params.set(spec.name, tf.variable(init, true));
-    init.dispose(); // tf.variable holds its own copy
+    init.dispose(); // the variable holds its own reference to the data; this one would keep it alive past dispose()
   }
   return new CausalLM(config, params);
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { lineColumn } from '../../../runtime/config/load/load-config';
 import { fieldAt, ROOT_SECTION } from '../../../runtime/config/model';
-import { DOMAINS, describeDomain } from '../../../runtime/config/model/domains';
+import { DOMAINS, describeDomain, joinDomains } from '../../../runtime/config/model/domains';
 import type { Domain, SectionDef, ValueType } from '../../../runtime/config/model/types';
 import { RELEASES, type Release } from '../../../runtime/config/releases';
 import { generateSchema } from '../../../runtime/config/codegen/schema-gen';
@@ -194,6 +194,23 @@ buffer:
     assert.match(JSON.stringify(defs.GenerationConfig.properties.top_k), /"enum":\[-1,0\]/);
     assert.deepEqual(defs.TasksetConfig.properties.storage_type.anyOf[0].enum.includes('quue'), false);
     assert.match(defs.BufferConfig.properties.batch_size.markdownDescription, /Allowed: ≥ 1/);
+    // a value that may reach either engine gets the bounds both admit
+    const join = (a: Omit<Domain, 'severity' | 'source'>, b: Omit<Domain, 'severity' | 'source'>) => {
+      const {
+        severity: _s,
+        source: _src,
+        ...bounds
+      } = joinDomains({ ...a, severity: 'error', source: 'a' }, { ...b, severity: 'error', source: 'b' });
+      return bounds;
+    };
+    assert.deepEqual(join({ min: 1, except: [-1, 0] }, { min: 1, except: [-1] }), { min: 1, except: [-1, 0] });
+    assert.deepEqual(join({ min: 1 }, { min: 0 }), { min: 0 });
+    assert.deepEqual(join({ min: 0, minExclusive: true }, { min: 0, minExclusive: true, max: 2 }), {
+      min: 0,
+      minExclusive: true,
+    });
+    assert.deepEqual(join({ min: 0, minExclusive: true }, { min: 0 }), { min: 0 });
+    assert.deepEqual(join({ min: 2, except: [0] }, { min: -1 }), { min: -1 });
     // hover names SGLang's own bounds where a model can run on it (main only)
     assert.match(defs.ModelConfig.properties.top_k.markdownDescription, /With an SGLang engine .*: -1 or ≥ 1/);
     const old = (generateSchema('v0.5.2') as any).definitions.ModelConfig.properties.top_k.markdownDescription;

@@ -41,6 +41,13 @@ async function check(text: string, release: Release) {
 
 const lineOf = (text: string, needle: string): number => text.slice(0, text.indexOf(needle)).split('\n').length;
 
+/** gsm8k on main with `trainer.trainer_config` set to `yaml` (its lines indented under it). */
+const withTrainerConfig = (yaml: string): string =>
+  edit(gsm8k('main'), [
+    '  ulysses_sequence_parallel_size: 1\n',
+    `  ulysses_sequence_parallel_size: 1\n  trainer_config:\n${yaml}`,
+  ]);
+
 /** The rollout model's engine_num / tensor_parallel_size lines replaced by `rollout`, on a cluster of `nodes` × `gpus`. */
 function engines(release: Release, nodes: number, gpus: number, rollout: string): string {
   return edit(
@@ -255,10 +262,9 @@ describe('trainer and root on main', () => {
   });
 
   test('trainer_config on main: keys veRL 0.8 drops are warnings, unknown keys in what it keeps stay errors', async () => {
-    const text = edit(gsm8k('main'), [
-      '  ulysses_sequence_parallel_size: 1\n',
-      '  ulysses_sequence_parallel_size: 1\n  trainer_config:\n    trainer:\n      save_freqq: 1\n    actor_rollout_ref:\n      actor:\n        ppo_epoch: 2\n',
-    ]);
+    const text = withTrainerConfig(
+      '    trainer:\n      save_freqq: 1\n    actor_rollout_ref:\n      actor:\n        ppo_epoch: 2\n',
+    );
     const { diags } = await check(text, 'main');
     const found = diags.filter((d) => d.code === 'TRN010').map((d) => [d.severity, d.line]);
     assert.deepEqual(found, [
@@ -278,10 +284,9 @@ describe('trainer and root on main', () => {
   });
 
   test("trainer_config on main: overrides of keys Trinity derives (veRL 0.8's FROZEN_KEYS) and the other strategy's engine section are dropped with a warning", async () => {
-    const text = edit(gsm8k('main'), [
-      '  ulysses_sequence_parallel_size: 1\n',
-      '  ulysses_sequence_parallel_size: 1\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_mini_batch_size: 16\n        ppo_epochs: 2\n        megatron:\n          tensor_model_parallel_size: 2\n      rollout:\n        n: 4\n    critic:\n      grad_clip: 0.5\n',
-    ]);
+    const text = withTrainerConfig(
+      '    actor_rollout_ref:\n      actor:\n        ppo_mini_batch_size: 16\n        ppo_epochs: 2\n        megatron:\n          tensor_model_parallel_size: 2\n      rollout:\n        n: 4\n    critic:\n      grad_clip: 0.5\n',
+    );
     const { diags, errors } = await check(text, 'main');
     assert.deepEqual(errors, []);
     const dropped = diags.filter((d) => d.code === 'TRN271' && /FROZEN_KEYS|strips it/.test(d.message));
@@ -317,10 +322,7 @@ describe('trainer and root on main', () => {
   });
 
   test('a token budget written in trainer_config on main: veRL 0.8 ignores it, and only older veRL raises it to max_model_len', async () => {
-    const text = edit(gsm8k('main'), [
-      '  ulysses_sequence_parallel_size: 1\n',
-      '  ulysses_sequence_parallel_size: 1\n  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_max_token_len_per_gpu: 100\n',
-    ]);
+    const text = withTrainerConfig('    actor_rollout_ref:\n      actor:\n        ppo_max_token_len_per_gpu: 100\n');
     const at = (await check(text, 'main')).diags.filter((d) => d.line === lineOf(text, 'ppo_max_token_len_per_gpu'));
     assert.equal(at.length, 2);
     assert.match(at[0].message, /^`actor\.ppo_max_token_len_per_gpu` is ignored: with veRL 0\.8/);

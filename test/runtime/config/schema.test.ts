@@ -18,20 +18,26 @@ const schemaOf = (r: string) => JSON.parse(readFileSync(join(root, 'schemas', `t
 /** What yaml-language-server may say about clean corpus files: deprecations the model declares, and one real bug. */
 const EXPECTED = [/`explorer\.runner_num` is deprecated/, /Property base_model is not allowed/];
 
+/** yaml-language-server validating with `release`'s generated schema, as an editor configures it. */
+function schemaValidator(release: string) {
+  const schema = schemaOf(release);
+  const ls = getLanguageService({
+    schemaRequestService: async () => JSON.stringify(schema),
+    workspaceContext: { resolveRelativePath: (rel: string, base: string) => new URL(rel, base).toString() },
+  });
+  ls.configure({
+    validate: true,
+    yamlVersion: '1.1',
+    schemas: [{ uri: `trinity://${release}`, fileMatch: ['*'], schema, priority: SchemaPriority.Settings }],
+  });
+  return ls;
+}
+
 describe('yaml-language-server with the generated schemas', () => {
   let version = 0;
   for (const release of RELEASES) {
     test(`accepts the ${release} corpus`, async () => {
-      const schema = schemaOf(release);
-      const ls = getLanguageService({
-        schemaRequestService: async () => JSON.stringify(schema),
-        workspaceContext: { resolveRelativePath: (rel: string, base: string) => new URL(rel, base).toString() },
-      });
-      ls.configure({
-        validate: true,
-        yamlVersion: '1.1',
-        schemas: [{ uri: `trinity://${release}`, fileMatch: ['*'], schema, priority: SchemaPriority.Settings }],
-      });
+      const ls = schemaValidator(release);
       const unexpected: string[] = [];
       for (const f of corpusConfigs(release)) {
         const doc = TextDocument.create(`file:///${release}/${f.rel}`, 'yaml', ++version, readFileSync(f.abs, 'utf8'));
@@ -45,15 +51,7 @@ describe('yaml-language-server with the generated schemas', () => {
   }
 
   test('a misspelled key is flagged by the schema alone', async () => {
-    const schema = schemaOf('main');
-    const ls = getLanguageService({
-      schemaRequestService: async () => JSON.stringify(schema),
-      workspaceContext: { resolveRelativePath: (r: string, b: string) => new URL(r, b).toString() },
-    });
-    ls.configure({
-      validate: true,
-      schemas: [{ uri: 'trinity://main', fileMatch: ['*'], schema, priority: SchemaPriority.Settings }],
-    });
+    const ls = schemaValidator('main');
     const diags = await ls.doValidation(
       TextDocument.create('file:///x.yaml', 'yaml', 1, 'algorithm:\n  repeat_time: 8\n'),
       false,
@@ -63,15 +61,7 @@ describe('yaml-language-server with the generated schemas', () => {
 
   test("a model's sampling bounds follow its engine: SGLang's with engine_type sglang, vLLM's otherwise", async () => {
     const problems = async (release: string, text: string) => {
-      const schema = schemaOf(release);
-      const ls = getLanguageService({
-        schemaRequestService: async () => JSON.stringify(schema),
-        workspaceContext: { resolveRelativePath: (r: string, b: string) => new URL(r, b).toString() },
-      });
-      ls.configure({
-        validate: true,
-        schemas: [{ uri: `trinity://${release}`, fileMatch: ['*'], schema, priority: SchemaPriority.Settings }],
-      });
+      const ls = schemaValidator(release);
       const diags = await ls.doValidation(TextDocument.create('file:///x.yaml', 'yaml', ++version, text), false);
       return diags.map((d) => d.range.start.line + 1);
     };

@@ -153,7 +153,7 @@ function checkTrainerConfigSource(ctx: CheckContext): boolean {
     const src = ctx.sourcePath(['trainer', 'trainer_config']);
     const y = ynodeAt(ctx.loaded.source.root, src);
     const strict = fieldAt(TrainerConfig, 'trainer_config', ctx.release)?.checkedAs;
-    if (y && y.kind === 'map' && ctx.since('main')) checkVerl08Overrides(ctx, y, src);
+    if (y && y.kind === 'map' && ctx.since('main')) checkVerl08Overrides(ctx, y, src, trainerStrategy(ctx));
     if (y && y.kind === 'map' && strict) {
       const merged = mergeConfig(y, strict, ctx.release, src);
       for (const d of merged.diagnostics) {

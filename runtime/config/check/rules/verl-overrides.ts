@@ -59,11 +59,11 @@ const FSDP_ENGINE = ['fsdp_config', 'fsdp'];
 const MEGATRON_ENGINE = ['megatron'];
 
 /**
- * Reports the frozen overrides and stripped engine sections written in `trainer_config` (the map at `src`).
+ * Reports the frozen overrides and stripped engine sections written in `trainer_config` (the map at `src`) for a
+ * trainer of `strategy`.
  * A section is read where Trinity reads it: under `actor_rollout_ref` (critic at the top), else at the top.
  */
-export function checkVerl08Overrides(ctx: CheckContext, config: YMap, src: Path): void {
-  const strategy = String(ctx.get('trainer.trainer_strategy') ?? 'fsdp');
+export function checkVerl08Overrides(ctx: CheckContext, config: YMap, src: Path, strategy: string): void {
   const dropped = strategy.startsWith('fsdp') ? MEGATRON_ENGINE : FSDP_ENGINE;
   for (const { name, node, path } of mergedSections(config, src)) {
     for (const e of node.entries) {

@@ -10,73 +10,29 @@ import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { initModel, loadModel, saveInitialModel } from '../../../../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/lm/config';
 import { CausalLM } from '../../../../runtime/engine/lm/transformer';
 import type { Experience } from '../../../../runtime/rft/experience';
 import { attachReferenceLogprobs } from '../../../../runtime/rft/trainer/reference-logprobs';
-import { RftTrainer, type ReferenceSource, type TrainerOptions } from '../../../../runtime/rft/trainer/trainer';
+import { RftTrainer, type ReferenceSource } from '../../../../runtime/rft/trainer/trainer';
+import { KL_TEMPERATURE, klTrainerOptions, paddedExperiences } from '../../../helpers/kl-batch';
+import { tinyQwen2Config } from '../../../helpers/tiny-qwen2';
 
-const cfg = parseModelConfig(
-  newModelConfigJson({
-    family: 'qwen2',
-    layers: 1,
-    hidden: 16,
-    heads: 4,
-    kvHeads: 2,
-    vocabSize: 12,
-    maxPositions: 16,
-    eosTokenIds: [1],
-  }),
-);
-const TEMPERATURE = 0.7;
+const cfg = tinyQwen2Config({ vocabSize: 12 });
 const SEED = 1;
 /** What the run's model directory holds: the weights `initModel(cfg, SEED)` makes. */
 const initialDir = join(mkdtempSync(join(tmpdir(), 'twb-lazy-ref-')), 'model');
-
-function experiences(): Experience[] {
-  const rows: [number[], number, number[], number][] = [
-    [[3, 4, 5, 6, 7, 8], 3, [-2, -2.5, -1], 1],
-    [[9, 10, 6, 7], 2, [-2, -3], 0],
-    [[2, 3, 4, 5, 11], 4, [-1.5], 1],
-  ];
-  return rows.map(([tokens, promptLength, logprobs, reward], i) => ({
-    eid: { batch: 1, task: 0, run: i, step: 0, suffix: String(i) },
-    tokens,
-    promptLength,
-    logprobs,
-    reward,
-    advantages: Array<number>(tokens.length - promptLength).fill(i === 1 ? -1 : 1),
-  }));
-}
+const experiences = (): Experience[] => paddedExperiences((row) => (row === 1 ? -1 : 1));
 
 /** The experiences with the initial weights' reference log-probs on them, as the explorer worker leaves them. */
 async function carrying(): Promise<Experience[]> {
   const reference = initModel(cfg, SEED);
   const exps = experiences();
-  await attachReferenceLogprobs(reference, exps, { temperature: TEMPERATURE, padTokenId: 0 });
+  await attachReferenceLogprobs(reference, exps, { temperature: KL_TEMPERATURE, padTokenId: 0 });
   reference.dispose();
   return exps;
 }
 
-const opts: TrainerOptions = {
-  algorithm: {
-    policyLossFn: 'ppo',
-    policyLossFnArgs: null,
-    klLossFn: 'k2',
-    klLossFnArgs: { kl_coef: 0.5 },
-    entropyLossFn: 'none',
-    entropyLossFnArgs: null,
-    lossAggMode: 'token-mean',
-    useReference: true,
-  },
-  schedule: { lr: 5e-2, style: 'constant', warmupSteps: 0, totalSteps: 10 },
-  betas: [0.9, 0.999],
-  weightDecay: 0,
-  gradClip: 1,
-  ppoEpochs: 1,
-  temperature: TEMPERATURE,
-  padTokenId: 0,
-};
+const opts = klTrainerOptions(5e-2);
 
 /** A trainer of a fresh policy with the initial weights, and how many times it loaded its reference. */
 function lazyTrainer(): { trainer: RftTrainer; loads: () => number } {
@@ -179,5 +135,9 @@ describe('the trainer’s lazily loaded reference model', () => {
 });
 
 function copyOf(m: CausalLM): CausalLM {
-  return new CausalLM(m.config, new Map([...m.params].map(([k, v]) => [k, tf.variable(v.clone(), false)])));
+  // tidy frees each clone's handle; the variable keeps its data.
+  return new CausalLM(
+    m.config,
+    new Map([...m.params].map(([k, v]) => [k, tf.tidy(() => tf.variable(v.clone(), false))])),
+  );
 }

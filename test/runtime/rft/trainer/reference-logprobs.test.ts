@@ -14,49 +14,16 @@ import {
   batchReferenceLogprobs,
   carriedReferenceLogprobs,
 } from '../../../../runtime/rft/trainer/reference-logprobs';
-import { RftTrainer, type TrainerOptions } from '../../../../runtime/rft/trainer/trainer';
+import { RftTrainer } from '../../../../runtime/rft/trainer/trainer';
+import { KL_TEMPERATURE, klTrainerOptions, paddedExperiences } from '../../../helpers/kl-batch';
 import { tinyQwen2Config } from '../../../helpers/tiny-qwen2';
 
 const cfg = tinyQwen2Config({ vocabSize: 12 });
-const TEMPERATURE = 0.7;
-
-function experiences(): Experience[] {
-  // Prompts of 3, 2 and 4 tokens, responses of 3, 2 and 1: left and right padding in the batch.
-  const rows: [number[], number, number[], number][] = [
-    [[3, 4, 5, 6, 7, 8], 3, [-2, -2.5, -1], 1],
-    [[9, 10, 6, 7], 2, [-2, -3], 0],
-    [[2, 3, 4, 5, 11], 4, [-1.5], 1],
-  ];
-  return rows.map(([tokens, promptLength, logprobs, reward], i) => ({
-    eid: { batch: 1, task: 0, run: i, step: 0, suffix: String(i) },
-    tokens,
-    promptLength,
-    logprobs,
-    reward,
-  }));
-}
+const TEMPERATURE = KL_TEMPERATURE;
+const experiences = (): Experience[] => paddedExperiences();
 
 function trainer(reference: ReturnType<typeof initModel>): RftTrainer {
-  const opts: TrainerOptions = {
-    algorithm: {
-      policyLossFn: 'ppo',
-      policyLossFnArgs: null,
-      klLossFn: 'k2',
-      klLossFnArgs: { kl_coef: 0.5 },
-      entropyLossFn: 'none',
-      entropyLossFnArgs: null,
-      lossAggMode: 'token-mean',
-      useReference: true,
-    },
-    schedule: { lr: 1e-2, style: 'constant', warmupSteps: 0, totalSteps: 10 },
-    betas: [0.9, 0.999],
-    weightDecay: 0,
-    gradClip: 1,
-    ppoEpochs: 1,
-    temperature: TEMPERATURE,
-    padTokenId: 0,
-  };
-  return new RftTrainer(initModel(cfg, 1), reference, opts);
+  return new RftTrainer(initModel(cfg, 1), reference, klTrainerOptions(1e-2));
 }
 
 before(async () => {
