@@ -12,11 +12,11 @@ import { revealConfigKey } from './config-reveal';
 import { DashboardPanels } from './dashboard/panel';
 import { LANGUAGE_ID, TrinityLanguageClient } from './language-client';
 import { ModelPathActions } from './config-tools';
-import { registerResolvedConfig } from './resolved-config';
+import { registerResolvedConfig } from './resolved-config-documents';
 import { RunController } from './runs/run-controller';
 import { RunsView } from './runs/runs-view';
 import { StatusBar } from './status-bar';
-import { TASK_TYPE, TrinityTasks } from './tasks';
+import { TASK_TYPE, TrinityTasks } from './task-provider';
 
 let lsp: TrinityLanguageClient | undefined;
 let runs: RunController | undefined;

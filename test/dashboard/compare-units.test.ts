@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { experienceBufferOf, readBufferRollouts, rolloutsOfJob } from '../../client/dashboard/buffer-rollouts';
+import { experienceBufferOf, readBufferRollouts, rolloutsOfJob } from '../../client/dashboard/job-rollouts';
 import { rolloutsFromBuffer } from '../../runtime/metrics/buffer-rollouts';
 import { SqlExperienceWriter } from '../../runtime/rft/buffer/sql';
 import { parseHostMessage, parsePanelState } from '../../client/dashboard/messages';

@@ -1,6 +1,6 @@
 /** The extension's settings (`trinityWorkbench.*`), read in one place with their defaults. */
 import * as vscode from 'vscode';
-import type { RunWith } from './runs/launchers/launcher';
+import type { RunWith } from './launchers/launcher';
 
 export interface RunSettings {
   runWith: RunWith;
