@@ -3,12 +3,12 @@
  * The compare panel's parts of the page: the runs in colour order, the run filter box and the legend. main.ts asks
  * it which series to draw and how (`decorate`); everything else about the charts stays in main.ts and chart-card.ts.
  */
-import type { DashboardRun } from '../../client/dashboard/messages';
-import type { SeriesData } from './chart-card';
-import type { VscodeTextfield } from './elements';
+import type { DashboardRun } from '../../../client/dashboard/messages';
+import type { SeriesData } from '../charts/chart-card';
+import type { VscodeTextfield } from '../controls/elements';
 import { colourSlot, runFilter, type RunFilter } from './run-filter';
 import { runNames } from './run-names';
-import type { Theme } from './theme';
+import type { Theme } from '../theme';
 
 export class CompareView {
   private runs: DashboardRun[] = [];

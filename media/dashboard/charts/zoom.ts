@@ -5,7 +5,7 @@
  * by a Chart.js plugin while dragging; a drag of a few pixels is a click, not a zoom.
  */
 import type { Chart, Plugin } from 'chart.js';
-import { cardButton } from './elements';
+import { cardButton } from '../controls/elements';
 
 /** A drag narrower than this (CSS pixels) does not zoom. */
 const MIN_DRAG_PX = 5;

@@ -2,7 +2,7 @@
  * What a card's exports hold: its series as rows for the CSV (the extension writes them with the `metrics` CLI's
  * writer), and the export file names. Pure (no DOM, no Chart.js): the unit tests import it.
  */
-import type { ExportRow } from '../../client/dashboard/messages';
+import type { ExportRow } from '../../../client/dashboard/messages';
 
 /** A run's series as the webview holds it (chart-card.ts' SeriesData has this shape). */
 export interface ExportSeries {

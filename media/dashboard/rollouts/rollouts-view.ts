@@ -5,10 +5,10 @@
  * shown. Model output is only ever `textContent`, never parsed as HTML.
  */
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
-import type { RolloutSampleMessage } from '../../client/dashboard/messages';
-import type { VscodeSingleSelect, VscodeTextfield } from './elements';
+import type { RolloutSampleMessage } from '../../../client/dashboard/messages';
+import type { VscodeSingleSelect, VscodeTextfield } from '../controls/elements';
 import { rewardHistogram } from './histogram';
-import type { Theme } from './theme';
+import type { Theme } from '../theme';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
 

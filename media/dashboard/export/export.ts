@@ -3,7 +3,7 @@
  * A card's exports, made in the webview and posted to the extension (which saves them: webviews cannot download):
  * the card's series as CSV rows (export-rows.ts), and its chart as a PNG of the canvas' size on the card's background.
  */
-import type { ExportMessage } from '../../client/dashboard/messages';
+import type { ExportMessage } from '../../../client/dashboard/messages';
 import { exportName, exportRows, type ExportSeries } from './export-rows';
 
 /** The canvas as a PNG data URL, on `background` (the canvas itself is transparent). */

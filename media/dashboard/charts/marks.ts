@@ -10,7 +10,7 @@
  * its own stage's trainer and a sync by its own stage's explorer, so on a time axis each lands on its stage's curve.
  * Pure (no DOM, no Chart.js).
  */
-import type { CheckpointMark } from '../../client/dashboard/messages';
+import type { CheckpointMark } from '../../../client/dashboard/messages';
 import { xValues, type XAxis } from './axes';
 
 export interface TimelineMark {

@@ -17,7 +17,7 @@ import {
   type ChartDataset,
 } from 'chart.js';
 import { formatX, outlierExtent, xValues, X_AXIS_TITLES, type XAxis } from './axes';
-import { withAlpha, type Theme } from './theme';
+import { withAlpha, type Theme } from '../theme';
 import { formatValue, indexAtOrBefore, type RunDataset } from './tooltip';
 import { DragZoom, selectionPlugin, type XRange } from './zoom';
 import { markX, type TimelineMark } from './marks';

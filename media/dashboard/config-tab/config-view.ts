@@ -3,7 +3,7 @@
  * The Config tab: each run's resolved config as text (`textContent` only: nothing from a file becomes markup), and
  * in a compare panel a table of the keys that differ, one column per run the run filter shows.
  */
-import type { RunConfigMessage } from '../../client/dashboard/messages';
+import type { RunConfigMessage } from '../../../client/dashboard/messages';
 import { differingKeys } from './config-diff';
 
 export interface ConfigRunInfo {
