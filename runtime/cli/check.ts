@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { looksLikeTrinityConfig } from '../config/detect';
-import { checkConfig } from '../config/validate';
+import { checkConfig } from '../config/check-config';
 import { lineColumn } from '../config/load/load-config';
 import { parseDotEnv } from '../config/environment/dotenv';
 import { RELEASES, parseRelease, type Release } from '../config/releases';

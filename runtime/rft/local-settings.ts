@@ -4,8 +4,8 @@
  * f3c8dec). A run would silently do something else, so `run` refuses them with the registry entries it lacks
  * (local-support.ts) and the language server shows them as the same information.
  */
-import type { CheckResult } from '../config/validate';
-import { valueSource, writtenIn } from '../config/validate';
+import type { CheckResult } from '../config/check-config';
+import { valueSource, writtenIn } from '../config/check-config';
 import type { Range } from '../config/load/yaml-tree';
 
 export interface SettingRefusal {

@@ -3,10 +3,10 @@
  * with the release it was checked against and why.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { CheckHost } from '../../runtime/config/check/context';
+import type { CheckHost } from '../../runtime/config/check/check-context';
 import { loadConfig, releaseComment } from '../../runtime/config/load/load-config';
 import { NEWEST_RELEASE, parseRelease, type Release } from '../../runtime/config/releases';
-import { checkLoaded, type CheckResult } from '../../runtime/config/validate';
+import { checkLoaded, type CheckResult } from '../../runtime/config/check-config';
 import type { ServiceSettings } from './settings';
 
 export type ReleaseSource = 'comment' | 'setting' | 'python' | 'default';

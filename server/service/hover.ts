@@ -10,7 +10,7 @@ import { allowedValues, schemaAt, typeName } from '../../runtime/config/model';
 import { algorithmTypeAt, effectiveAlgorithmDefaults } from '../../runtime/config/model/algorithms';
 import type { ResolvedField } from '../../runtime/config/model/types';
 import { fieldMarkdown } from '../../runtime/config/codegen/schema-gen';
-import { valueSource } from '../../runtime/config/validate';
+import { valueSource } from '../../runtime/config/check-config';
 import type { Analysis } from './analyze';
 import { locate } from './locate';
 import { runFor } from './paths';

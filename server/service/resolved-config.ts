@@ -4,7 +4,7 @@
  * the run will log.
  */
 import { Document } from 'yaml';
-import { split } from '../../runtime/config/check/context';
+import { split } from '../../runtime/config/check/check-context';
 import { metricNames, type MetricNames } from '../../runtime/config/runs/metric-names';
 import type { Release } from '../../runtime/config/releases';
 import type { Analysis, ReleaseSource } from './analyze';

@@ -8,7 +8,7 @@ import { CODES, codeDocUrl, type Path } from '../../runtime/config/diagnostics';
 import { nodeAt, rangeForPath } from '../../runtime/config/load/load-config';
 import { metricsDrivenBy } from '../../runtime/config/model/metric-drivers';
 import { checkRunHealth, type HealthSeries, type RunHealthThresholds } from '../../runtime/config/runs/run-health';
-import { valueSource } from '../../runtime/config/validate';
+import { valueSource } from '../../runtime/config/check-config';
 import type { KeyLocation } from '../lsp-messages';
 import type { Analysis } from './analyze';
 import { sparkline } from './sparkline';

@@ -35,7 +35,7 @@ const crossings: [file: string, importing: string, wall: RegExp][] = [
   ['media/dashboard/probe.ts', '../../runtime/protocol', /media\/ knows only client\/dashboard\/messages\.ts/],
   [
     'client/dashboard/probe.ts',
-    '../../runtime/config/validate',
+    '../../runtime/config/check-config',
     /client\/ reaches the runtime only through its process/,
   ],
   ['client/probe.ts', '../runtime/rft/experience', /client\/ reaches the runtime only through its process/],

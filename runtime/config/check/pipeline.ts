@@ -2,7 +2,7 @@
  * Trinity's check step, in the order the selected release runs it: `Config.check_and_update` up to v0.4.0, the
  * validator list from v0.5.0. Order matters: each step sees the values earlier steps filled in or changed.
  */
-import type { CheckContext } from './context';
+import type { CheckContext } from './check-context';
 import { checkAlgorithm } from './rules/algorithm';
 import { checkBuffer } from './rules/buffer';
 import { checkClusterV05 } from './rules/cluster';

@@ -8,7 +8,7 @@ import { ALGORITHM_PIECES, algorithmTypeAt, EXPLORER_SIDE_ADVANTAGES, fnSpecAt }
 import { rolesOf } from '../model/choices';
 import { registryNamesAt } from '../model/registries';
 import { didYouMean } from '../suggest';
-import type { CheckContext } from './context';
+import type { CheckContext } from './check-context';
 import { storagePaths, taskPipelineOutputPath, tasksetPaths, workflowTypePath } from './tasksets';
 import { configPath, type ConfigPath } from '../config-path';
 import { checkWorkflowNeeds } from './workflow-needs';

@@ -2,7 +2,7 @@
  * The metric names a Trinity run of a resolved config logs, per role, with Trinity's own names (its monitor,
  * explorer, experience pipeline, trainer and veRL metric utilities). The runtime's monitor emits the same names.
  */
-import type { Cfg } from '../check/context';
+import type { Cfg } from '../check/check-context';
 import { rolesOf } from '../model/choices';
 import { atLeast, NEWEST_RELEASE, type Release } from '../releases';
 

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/types.generated';
-import { checkConfig, type CheckResult } from '../../config/validate';
+import { checkConfig, type CheckResult } from '../../config/check-config';
 import { lineColumn } from '../../config/load/load-config';
 import { parseDotEnv } from '../../config/environment/dotenv';
 import { loadRuntimePlugins } from '../plugins';

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/types.generated';
-import { writtenIn, type CheckResult } from '../../config/validate';
+import { writtenIn, type CheckResult } from '../../config/check-config';
 import type { RunRecord, RuntimeEvent, StageInfo } from '../../protocol';
 import { Monitor } from '../monitor/monitor';
 import type { StageContext, StageResult } from './context';

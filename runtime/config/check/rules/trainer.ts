@@ -8,7 +8,7 @@ import { fieldAt } from '../../model';
 import { FSDP_OPTIMIZERS, FSDP_SCHEDULERS } from '../../model/domains';
 import { TrainerConfig } from '../../model/sections';
 import { ynodeAt } from '../../load/yaml-tree';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 import type { ConfigPath } from '../../config-path';
 import { candidatePaths, describeBases } from '../runtime';
 import { knownCluster, trainerWorldSizeV03 } from './cluster';

@@ -11,7 +11,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { loadModel } from '../../../../runtime/engine/lm/checkpoint';
 import { runJob } from '../../../../runtime/rft/run/job';
-import { checkConfig } from '../../../../runtime/config/validate';
+import { checkConfig } from '../../../../runtime/config/check-config';
 import { metricNames } from '../../../../runtime/config/runs/metric-names';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
 import { GRPO_STAGE, header, sftStage, tinyJob, topLevel } from './helpers';

@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { checkConfig } from '../../../../runtime/config/validate';
+import { checkConfig } from '../../../../runtime/config/check-config';
 import { metricNames } from '../../../../runtime/config/runs/metric-names';
 import { runJob } from '../../../../runtime/rft/run/job';
 import { header, tinyJob } from './helpers';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { runJob } from '../../../../runtime/rft/run/job';
-import { checkConfig } from '../../../../runtime/config/validate';
+import { checkConfig } from '../../../../runtime/config/check-config';
 import { metricNames } from '../../../../runtime/config/runs/metric-names';
 import { header, saveTinyModel, tinyJob } from './helpers';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { runJob } from '../../../../runtime/rft/run/job';
-import { checkConfig } from '../../../../runtime/config/validate';
+import { checkConfig } from '../../../../runtime/config/check-config';
 import {
   evalKs,
   evalMetricKeys,

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { checkConfig } from '../../../../runtime/config/validate';
+import { checkConfig } from '../../../../runtime/config/check-config';
 import { LOCAL_REGISTRIES, localRefusals } from '../../../../runtime/rft/local-support';
 import { generateLocalRegistries } from '../../../../runtime/rft/local-registries-gen';
 import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';

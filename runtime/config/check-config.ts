@@ -10,7 +10,7 @@ import {
   type CheckHost,
   type Derivation,
   type StageInfo,
-} from './check/context';
+} from './check/check-context';
 import { guarded, runLaunchChecks } from './check/pipeline';
 import { checkDatasets } from './check/datasets';
 import { runRuntimeChecks } from './check/runtime';
