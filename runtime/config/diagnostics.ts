@@ -1,5 +1,7 @@
 /** What the loader and validator report, and the stable codes they report under. */
-import type { Range } from './load/yaml-tree';
+
+/** Character offsets into the text, end exclusive (a diagnostic's place; every YAML node's range). */
+export type Range = readonly [start: number, end: number];
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
 

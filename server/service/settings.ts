@@ -1,7 +1,9 @@
 /** What the user can configure (`trinityWorkbench.*`), as the service sees it. */
 import type { Release } from '../../runtime/config/releases';
-import { DEFAULT_HEALTH_THRESHOLDS } from '../../runtime/config/runs/run-health';
-import type { RunHealthSettings } from './run-metrics';
+import { DEFAULT_HEALTH_THRESHOLDS, type RunHealthThresholds } from '../../runtime/config/runs/run-health';
+
+/** `trinityWorkbench.runHealth.*`: whether run health diagnostics are shown, and their thresholds. */
+export type RunHealthSettings = RunHealthThresholds & { enabled: boolean };
 
 export interface ServiceSettings {
   /** `trinityWorkbench.trinityVersion`: a release, or 'auto'. */
