@@ -4,7 +4,7 @@ import { DEFAULT_HEALTH_THRESHOLDS, type RunHealthThresholds } from '../../runti
 import { DEFAULT_SETTINGS, type ServiceSettings } from '../service/settings';
 
 export interface InitOptions {
-  /** Delay between the last edit and validation, in ms (default 200). */
+  /** A fixed delay between the last edit and validation, in ms (default: sized from what validating the document costs). */
   debounceMs?: number;
   /** Settings to use when the client does not answer `workspace/configuration`. */
   settings?: ClientSettings;

@@ -51,7 +51,7 @@ export class ServerSession {
   /** The client's `initialize`: its options, workspace folder, and whether it answers `workspace/configuration`. */
   initialize(params: InitializeParams): void {
     const opts = (params.initializationOptions ?? {}) as InitOptions;
-    this.validation.debounceMs = opts.debounceMs ?? this.validation.debounceMs;
+    if (typeof opts.debounceMs === 'number') this.validation.fixedDelayMs = opts.debounceMs;
     this.initSettings = opts.settings ?? {};
     const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
     this.workspaceRoot = folder ? URI.parse(folder).fsPath : undefined;
@@ -98,8 +98,6 @@ export class ServerSession {
       const params: DocumentReleaseParams = { uri: doc.uri, release: analysis.release, source: analysis.releaseSource };
       void this.connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, params);
       const diagnostics = this.service.validate(doc);
-      // Usually done already, in the quiet after the edit; with little or no debounce, done here.
-      this.guard('preparing completion', undefined, () => this.service.prepare(doc));
       void this.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
     });
   }
