@@ -7,7 +7,7 @@
 import { lastValue, parseArgs, UsageError, type ParsedArgs } from './args';
 import { initBackend, isBackendName, type BackendPreference } from '../engine/backend';
 import type { RuntimeEvent } from '../protocol';
-import type { JobResult } from '../rft/run/job';
+import type { JobResult } from '../rft/run/job/job';
 
 const USAGE = `Usage: trinity-workbench run --config FILE [options]
 
@@ -85,7 +85,7 @@ export async function runRun(argv: string[]): Promise<number> {
     process.stderr.write(`run: ${(e as Error).message}\n`);
     return 1;
   }
-  const { runJob } = require('../rft/run/job') as typeof import('../rft/run/job');
+  const { runJob } = require('../rft/run/job/job') as typeof import('../rft/run/job/job');
   const progress = jsonl ? undefined : progressPrinter();
   const result = await runJob(lastValue(args, '--config')!, {
     events: emit,

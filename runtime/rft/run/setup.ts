@@ -13,13 +13,13 @@ import { createAdvantageFn, type GroupAdvantageFn } from '../algorithm';
 import { readTasks, type Task } from '../data/tasks';
 import { knownWorkflows } from '../workflows/registry';
 import { ExperiencePipeline } from '../explorer/experience-pipeline';
-import { Explorer, type ExplorerTask } from '../explorer/explorer';
+import { Explorer, type ExplorerTask } from '../explorer/explore-step';
 import { BatchReader, type SelectorFeedback } from '../data/reader';
-import { feedbackAtSyncPoints } from './selector-feedback';
+import { feedbackAtSyncPoints } from './explorer-side/selector-feedback';
 import { createReward, knownRewardNames } from '../rewards';
-import { RolloutModel, type RolloutLimits } from '../explorer/rollout-model';
-import { AuxiliaryModel } from '../explorer/auxiliary-model';
-import type { AlgorithmSetup, CriticSetup, TrainerOptions } from '../trainer/trainer';
+import { RolloutModel, type RolloutLimits } from '../models/rollout-model';
+import { AuxiliaryModel } from '../models/auxiliary-model';
+import type { AlgorithmSetup, CriticSetup, TrainerOptions } from '../trainer/train-step';
 import { loadValueModel, type ValueModel } from '../../engine/lm/value-head';
 import type { CausalLM } from '../../engine/lm/transformer';
 

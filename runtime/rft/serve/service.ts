@@ -23,8 +23,8 @@ import { copyWeights } from '../checkpoint/checkpoints';
 import type { ExperienceWriter } from '../buffer';
 import type { Experience } from '../experience';
 import type { ExperiencePipeline } from '../explorer/experience-pipeline';
-import type { RolloutModel } from '../explorer/rollout-model';
-import type { Monitor } from '../monitor/monitor';
+import type { RolloutModel } from '../models/rollout-model';
+import type { Monitor } from '../monitor/run-monitor';
 import { RequestError, type ChatRequest, type CompletionHeader, type SampledChoice } from './openai';
 import type { FeedbackKey, HistoryRecorder } from './recorder';
 

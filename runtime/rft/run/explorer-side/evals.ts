@@ -1,8 +1,8 @@
 /** The explorer of the `explore` and `bench` modes with its eval tasksets: running them, and the summary's numbers. */
-import type { Pretrained } from '../../engine/pretrained';
-import type { Explorer, ExplorerTask } from '../explorer/explorer';
-import type { StageContext } from './context';
-import { createExplorer, evaluateAll } from './setup';
+import type { Pretrained } from '../../../engine/pretrained';
+import type { Explorer, ExplorerTask } from '../../explorer/explore-step';
+import type { StageContext } from '../stage/stage-context';
+import { createExplorer, evaluateAll } from '../setup';
 
 export type EvalSet = { name: string; tasks: ExplorerTask[] };
 

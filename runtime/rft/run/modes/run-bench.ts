@@ -1,10 +1,10 @@
 /** `mode: bench`: the eval tasksets on every checkpoint of the job (or its latest only), in step order. */
-import { loadModel } from '../../engine/lm/checkpoint';
-import { copyWeights, latestCheckpoint, listCheckpoints } from '../checkpoint/checkpoints';
-import type { StageContext, StageResult } from './context';
-import { evalSummary, makeExplorer, runEvals, type ExplorerSide } from './explorer-evals';
-import { loadModelFor, tasksOf } from './setup';
-import { fmt, yieldToEvents } from './step-loop';
+import { loadModel } from '../../../engine/lm/checkpoint';
+import { copyWeights, latestCheckpoint, listCheckpoints } from '../../checkpoint/checkpoints';
+import type { StageContext, StageResult } from '../stage/stage-context';
+import { evalSummary, makeExplorer, runEvals, type ExplorerSide } from '../explorer-side/evals';
+import { loadModelFor, tasksOf } from '../setup';
+import { fmt, yieldToEvents } from '../stage/step-pacing';
 
 export async function runBench(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;

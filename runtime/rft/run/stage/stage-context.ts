@@ -1,7 +1,7 @@
 /** What every mode runner gets: the resolved stage config, where things go, how to report, when to stop. */
-import type { Config } from '../../config/types.generated';
-import type { Release } from '../../config/releases';
-import type { Monitor } from '../monitor/monitor';
+import type { Config } from '../../../config/types.generated';
+import type { Release } from '../../../config/releases';
+import type { Monitor } from '../../monitor/run-monitor';
 
 export interface StageContext {
   cfg: Config;

@@ -5,8 +5,8 @@
  * (k − sync_offset) % sync_interval == 0 (trinity/explorer/explorer.py). Steps here run whole, so their pass rates
  * are kept until that point and then handed over step by step, before the next batch is read.
  */
-import type { BatchReader, SelectorFeedback } from '../data/reader';
-import { isExplorerSyncPoint, type SyncTiming } from '../synchronizer/sync-points';
+import type { BatchReader, SelectorFeedback } from '../../data/reader';
+import { isExplorerSyncPoint, type SyncTiming } from '../../synchronizer/sync-points';
 
 /** `afterStep(k, feedback)`, called after each explorer step, delivers the kept feedback at sync points. */
 export function feedbackAtSyncPoints(

@@ -6,30 +6,30 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Config } from '../../config/types.generated';
-import { writtenIn, type CheckResult } from '../../config/validate';
-import type { RunRecord, RuntimeEvent, StageInfo } from '../../protocol';
-import { Monitor } from '../monitor/monitor';
-import type { StageContext, StageResult } from './context';
+import type { Config } from '../../../config/types.generated';
+import { writtenIn, type CheckResult } from '../../../config/validate';
+import type { RunRecord, RuntimeEvent, StageInfo } from '../../../protocol';
+import { Monitor } from '../../monitor/run-monitor';
+import type { StageContext, StageResult } from '../stage/stage-context';
 import { loadRunnableConfig } from './job-config';
-import type { JobLog } from './job-log';
+import type { RunLog } from '../../monitor/run-log';
 import { runRecordWriter } from './run-record';
-import { runBench } from './run-bench';
-import { runBoth } from './run-both';
-import { runExplore } from './run-explore';
-import { runTrain } from './run-train';
-import { runServe } from './serve';
-import { withAbsoluteAuxiliaryPaths } from './setup';
+import { runBench } from '../modes/run-bench';
+import { runBoth } from '../modes/run-both';
+import { runExplore } from '../modes/run-explore';
+import { runTrain } from '../modes/run-train';
+import { runServe } from '../modes/run-serve';
+import { withAbsoluteAuxiliaryPaths } from '../setup';
 import { readStageProgress, stageProgressPath, writeStageProgress } from './stage-progress';
-import { jobDirOf, runJobDirOf } from '../../config/runs/job-dir';
-import { isHubId } from '../../engine/lm/hub';
-import { ensureModelDir } from '../../engine/lm/hub-download';
+import { jobDirOf, runJobDirOf } from '../../../config/runs/job-dir';
+import { isHubId } from '../../../engine/lm/hub';
+import { ensureModelDir } from '../../../engine/lm/hub-download';
 
 export { ConfigRejected } from './job-config';
 
 export interface JobOptions {
   events?: (e: RuntimeEvent) => void;
-  log?: JobLog;
+  log?: RunLog;
   progress?: StageContext['progress'];
   signal?: AbortSignal;
   /** The backend that was started (for the `run` event). */
@@ -145,7 +145,7 @@ async function fetchHubModels(
   cfg: Config,
   configDir: string,
   previous: string | undefined,
-  log: JobLog,
+  log: RunLog,
 ): Promise<void> {
   if (!previous && isHubId(cfg.model.model_path) && !existsSync(resolve(configDir, cfg.model.model_path))) {
     await ensureModelDir(cfg.model.model_path, { baseDir: configDir, log: (m) => log('info', m) });
@@ -166,7 +166,7 @@ function stageContext(args: {
   runStarted: number;
   opts: JobOptions;
   emit: (e: RuntimeEvent) => void;
-  log: JobLog;
+  log: RunLog;
   signal: AbortSignal;
 }): StageContext {
   const { cfg, result, index, jobDir, opts, emit } = args;

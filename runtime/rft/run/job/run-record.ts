@@ -5,8 +5,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { PROTOCOL_VERSION, runRecordPath, type RunEvent, type RunRecord, type StageInfo } from '../../protocol';
-import { writeFileAtomically } from '../checkpoint/checkpoints';
+import { PROTOCOL_VERSION, runRecordPath, type RunEvent, type RunRecord, type StageInfo } from '../../../protocol';
+import { writeFileAtomically } from '../../checkpoint/checkpoints';
 
 export interface RunRecordWriter {
   event: RunEvent;

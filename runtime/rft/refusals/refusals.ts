@@ -1,6 +1,6 @@
 /**
  * Which registry entries of a checked config this runtime cannot run. The config model accepts every name Trinity
- * registers; the local runtime implements the names in `local-registries.generated.ts` (generated from its
+ * registers; the local runtime implements the names in `implemented-registries.generated.ts` (generated from its
  * registries). `trinity-workbench run` refuses a config that uses any other before any work, and the language
  * server shows the same finding as information ("runs on Trinity-RFT only").
  *
@@ -8,21 +8,21 @@
  * operators when the mode has an explorer; the sample strategy and the trainer's losses when it has a trainer; the
  * advantage function where the algorithm uses one. A null algorithm piece is the algorithm type's default.
  * Monitors are not refused: a local run always writes metrics.jsonl and TensorBoard files, and logs nothing to
- * wandb/mlflow/swanlab, which costs the run nothing. Settings this runtime would not honour (local-settings.ts) are
+ * wandb/mlflow/swanlab, which costs the run nothing. Settings this runtime would not honour (refused-settings.ts) are
  * refused alongside, as registry `setting`.
  */
-import { algorithmTypeAt, effectiveAlgorithmDefaults } from '../config/model/algorithms';
-import { rolesOf } from '../config/model/choices';
-import { fieldsAt, ROOT_SECTION } from '../config/model';
-import type { SectionDef, ValueType } from '../config/model/types';
-import type { Release } from '../config/releases';
-import type { CheckResult } from '../config/validate';
-import { valueSource, writtenIn } from '../config/validate';
-import type { Range } from '../config/load/yaml-tree';
-import { LOCAL_REGISTRIES, type LocalRegistry } from './local-registries.generated';
-import { settingRefusals } from './local-settings';
+import { algorithmTypeAt, effectiveAlgorithmDefaults } from '../../config/model/algorithms';
+import { rolesOf } from '../../config/model/choices';
+import { fieldsAt, ROOT_SECTION } from '../../config/model';
+import type { SectionDef, ValueType } from '../../config/model/types';
+import type { Release } from '../../config/releases';
+import type { CheckResult } from '../../config/validate';
+import { valueSource, writtenIn } from '../../config/validate';
+import type { Range } from '../../config/load/yaml-tree';
+import { LOCAL_REGISTRIES, type LocalRegistry } from './implemented-registries.generated';
+import { settingRefusals } from './refused-settings';
 
-export { LOCAL_REGISTRIES, type LocalRegistry } from './local-registries.generated';
+export { LOCAL_REGISTRIES, type LocalRegistry } from './implemented-registries.generated';
 
 /** What a registry holds, as a message names it. */
 const TITLES: Record<LocalRegistry, string> = {

@@ -3,9 +3,9 @@
  * back there, and saving `global_step_<step>` (weights, tokenizer, optimizer, PPO's critic, what to resume from).
  */
 import { join } from 'node:path';
-import type { Pretrained } from '../../engine/pretrained';
-import { writeDirFiles } from '../../engine/lm/checkpoint';
-import { valueModelFiles } from '../../engine/lm/value-head';
+import type { Pretrained } from '../../../engine/pretrained';
+import { writeDirFiles } from '../../../engine/lm/checkpoint';
+import { valueModelFiles } from '../../../engine/lm/value-head';
 import {
   encodeOptimizer,
   latestCheckpoint,
@@ -13,9 +13,9 @@ import {
   readOptimizerState,
   readTrainerState,
   saveCheckpoint,
-} from '../checkpoint/checkpoints';
-import type { CriticSetup, RftTrainer } from '../trainer/trainer';
-import type { StageContext } from './context';
+} from '../../checkpoint/checkpoints';
+import type { CriticSetup, RftTrainer } from '../../trainer/train-step';
+import type { StageContext } from '../stage/stage-context';
 
 /** The checkpoint a run continues from (`continue_from_checkpoint` and one exists), with its trainer state. */
 export interface ResumePoint {

@@ -1,5 +1,5 @@
 /** What every mode's step loop shares: a pause for events between steps, and the numbers of its progress lines. */
-import type { Experience } from '../experience';
+import type { Experience } from '../../experience';
 
 /** Lets signal handlers and I/O callbacks run between steps (the steps themselves are synchronous). */
 export function yieldToEvents(): Promise<void> {

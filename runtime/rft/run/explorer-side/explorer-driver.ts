@@ -7,16 +7,16 @@
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../config/types.generated';
-import type { Release } from '../../config/releases';
-import type { RolloutSample } from '../../protocol';
-import type { CausalLM } from '../../engine/lm/transformer';
+import type { Config } from '../../../config/types.generated';
+import type { Release } from '../../../config/releases';
+import type { RolloutSample } from '../../../protocol';
+import type { CausalLM } from '../../../engine/lm/transformer';
 import * as tf from '@tensorflow/tfjs-core';
-import { currentBackend, initBackend, type BackendPreference } from '../../engine/backend';
-import type { Experience } from '../experience';
-import type { Explorer, ExplorerTask } from '../explorer/explorer';
-import { attachReferenceLogprobs } from '../trainer/reference-logprobs';
-import type { ExperiencePipeline } from '../explorer/experience-pipeline';
+import { currentBackend, initBackend, type BackendPreference } from '../../../engine/backend';
+import type { Experience } from '../../experience';
+import type { Explorer, ExplorerTask } from '../../explorer/explore-step';
+import { attachReferenceLogprobs } from '../../trainer/reference-logprobs';
+import type { ExperiencePipeline } from '../../explorer/experience-pipeline';
 import {
   algorithmSetup,
   createExplorer,
@@ -28,7 +28,7 @@ import {
   tasksOf,
   type RunLog,
   type TaskReader,
-} from './setup';
+} from '../setup';
 
 export interface ExplorerStepResult {
   experiences: Experience[];

@@ -7,22 +7,22 @@
  * `sync_weight` for `sync_method: checkpoint`, which the explorer pulls; `memory` cannot cross processes and is treated
  * the same) and every `save_interval` steps, each with its buffer position (`extra.buffer`) to resume from.
  */
-import type { ExperienceBufferConfig } from '../../config/types.generated';
-import { BlasThreads, type BlasWork } from '../../engine/backend/blas-threads';
-import type { Pretrained } from '../../engine/pretrained';
-import { BufferStopError, resolveBufferConfig, type BufferPosition, type ExperienceReader } from '../buffer';
-import { sleep } from '../buffer/wait';
-import { BatchReader } from '../data/reader';
-import { readTrainData } from '../data/train-data';
-import type { Experience } from '../experience';
-import { isExplorerDriven, isTrainerSyncPoint } from '../synchronizer/sync-points';
-import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
-import { ASYNC_POLL_MS, lastWriterCrashed, readExplorerState, writeTrainerStatus } from './async';
-import type { StageContext, StageResult } from './context';
-import { EXPERIENCE_BUFFER_KEY, openTrainerReader } from './experience-channel';
-import { algorithmSetup, criticSetup, loadModelFor, referenceLoader, trainerOptions, withAbsolutePath } from './setup';
-import { fmt, yieldToEvents } from './step-loop';
-import { resumePoint, restoreTrainer, TrainerCheckpoints, type ResumePoint } from './trainer-checkpoint';
+import type { ExperienceBufferConfig } from '../../../config/types.generated';
+import { BlasThreads, type BlasWork } from '../../../engine/backend/blas-threads';
+import type { Pretrained } from '../../../engine/pretrained';
+import { BufferStopError, resolveBufferConfig, type BufferPosition, type ExperienceReader } from '../../buffer';
+import { sleep } from '../../buffer/wait';
+import { BatchReader } from '../../data/reader';
+import { readTrainData } from '../../data/train-data';
+import type { Experience } from '../../experience';
+import { isExplorerDriven, isTrainerSyncPoint } from '../../synchronizer/sync-points';
+import { needsReference, RftTrainer, type CriticSetup } from '../../trainer/train-step';
+import { ASYNC_POLL_MS, lastWriterCrashed, readExplorerState, writeTrainerStatus } from '../exchange/async-state';
+import type { StageContext, StageResult } from '../stage/stage-context';
+import { EXPERIENCE_BUFFER_KEY, openTrainerReader } from '../exchange/experience-channel';
+import { algorithmSetup, criticSetup, loadModelFor, referenceLoader, trainerOptions, withAbsolutePath } from '../setup';
+import { fmt, yieldToEvents } from '../stage/step-pacing';
+import { resumePoint, restoreTrainer, TrainerCheckpoints, type ResumePoint } from '../trainer-side/trainer-checkpoints';
 
 export async function runTrain(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;

@@ -7,14 +7,14 @@
  * else goes on with what it has. Resuming, it continues after the highest explorer step the buffer already holds, so
  * a step written just before a kill is not written again.
  */
-import type { ExperienceBufferConfig } from '../../config/types.generated';
-import type { Pretrained } from '../../engine/pretrained';
-import { openExperienceWriter, type ExperienceWriter } from '../buffer';
-import { sleep } from '../buffer/wait';
-import { applyNewerCheckpoint, copyWeights } from '../checkpoint/checkpoints';
-import type { ExplorerTask } from '../explorer/explorer';
-import type { ExperiencePipeline } from '../explorer/experience-pipeline';
-import { isExplorerDriven, isExplorerSyncPoint } from '../synchronizer/sync-points';
+import type { ExperienceBufferConfig } from '../../../config/types.generated';
+import type { Pretrained } from '../../../engine/pretrained';
+import { openExperienceWriter, type ExperienceWriter } from '../../buffer';
+import { sleep } from '../../buffer/wait';
+import { applyNewerCheckpoint, copyWeights } from '../../checkpoint/checkpoints';
+import type { ExplorerTask } from '../../explorer/explore-step';
+import type { ExperiencePipeline } from '../../explorer/experience-pipeline';
+import { isExplorerDriven, isExplorerSyncPoint } from '../../synchronizer/sync-points';
 import {
   ASYNC_POLL_MS,
   lastWrittenStep,
@@ -23,10 +23,10 @@ import {
   testKillAfterWrite,
   trainerRunning,
   writeExplorerState,
-} from './async';
-import type { StageContext, StageResult } from './context';
-import { EXPERIENCE_BUFFER_KEY } from './experience-channel';
-import { evalSummary, makeExplorer, runEvals, type ExplorerSide } from './explorer-evals';
+} from '../exchange/async-state';
+import type { StageContext, StageResult } from '../stage/stage-context';
+import { EXPERIENCE_BUFFER_KEY } from '../exchange/experience-channel';
+import { evalSummary, makeExplorer, runEvals, type ExplorerSide } from '../explorer-side/evals';
 import {
   algorithmSetup,
   experiencePipeline,
@@ -36,8 +36,8 @@ import {
   tasksOf,
   withAbsolutePath,
   type TaskReader,
-} from './setup';
-import { fmt, meanReward, yieldToEvents } from './step-loop';
+} from '../setup';
+import { fmt, meanReward, yieldToEvents } from '../stage/step-pacing';
 
 export async function runExplore(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;

@@ -19,10 +19,10 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExperienceBufferConfig, StorageConfig } from '../../config/types.generated';
-import { writeFileAtomically } from '../checkpoint/checkpoints';
-import { resolveBufferConfig, sqliteFile } from '../buffer';
-import { HOST, writerMayBeAlive } from '../buffer/wait';
+import type { ExperienceBufferConfig, StorageConfig } from '../../../config/types.generated';
+import { writeFileAtomically } from '../../checkpoint/checkpoints';
+import { resolveBufferConfig, sqliteFile } from '../../buffer';
+import { HOST, writerMayBeAlive } from '../../buffer/wait';
 
 /**
  * For tests only: `TRINITY_WORKBENCH_TEST_KILL_EXPLORER_AFTER_WRITE=N` makes an explorer kill itself (SIGKILL) right

@@ -16,16 +16,16 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
-import { openExperienceWriter, type ExperienceWriter } from '../buffer';
-import { sleep } from '../buffer/wait';
-import { applyNewerCheckpoint } from '../checkpoint/checkpoints';
-import { isLoopbackAddress } from '../../config/runs/loopback';
-import { API_KEY_ENV, bearerAuth, generateApiKey } from '../serve/auth';
-import { startHttpServer, type HttpServer } from '../serve/http';
-import { HistoryRecorder } from '../serve/recorder';
-import { serviceRoutes } from '../serve/routes';
-import { ExplorerService, serviceFlavor, type ServiceFlavor } from '../serve/service';
-import type { StageContext, StageResult } from './context';
+import { openExperienceWriter, type ExperienceWriter } from '../../buffer';
+import { sleep } from '../../buffer/wait';
+import { applyNewerCheckpoint } from '../../checkpoint/checkpoints';
+import { isLoopbackAddress } from '../../../config/runs/loopback';
+import { API_KEY_ENV, bearerAuth, generateApiKey } from '../../serve/auth';
+import { startHttpServer, type HttpServer } from '../../serve/http';
+import { HistoryRecorder } from '../../serve/recorder';
+import { serviceRoutes } from '../../serve/routes';
+import { ExplorerService, serviceFlavor, type ServiceFlavor } from '../../serve/service';
+import type { StageContext, StageResult } from '../stage/stage-context';
 import {
   RunSetupError,
   algorithmSetup,
@@ -33,7 +33,7 @@ import {
   loadModelFor,
   rolloutModel,
   withAbsolutePath,
-} from './setup';
+} from '../setup';
 
 export async function runServe(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;

@@ -2,11 +2,11 @@
  * Settings of a checked config that Trinity-RFT honours and this runtime does not: main's fully asynchronous sync
  * style, per-side sync intervals, recomputed old log-probs, rollout correction and MoE router replay (Trinity-RFT
  * f3c8dec). A run would silently do something else, so `run` refuses them with the registry entries it lacks
- * (local-support.ts) and the language server shows them as the same information.
+ * (refusals.ts) and the language server shows them as the same information.
  */
-import type { CheckResult } from '../config/validate';
-import { valueSource, writtenIn } from '../config/validate';
-import type { Range } from '../config/load/yaml-tree';
+import type { CheckResult } from '../../config/validate';
+import { valueSource, writtenIn } from '../../config/validate';
+import type { Range } from '../../config/load/yaml-tree';
 
 export interface SettingRefusal {
   /** Dotted path in the checked config. */

@@ -5,8 +5,8 @@
  * experience buffer they go through that storage, as under Trinity: written per explorer step, read back by the
  * trainer, so the rows can be inspected, and a checkpoint records the trainer's read position instead.
  */
-import type { ExperienceBufferConfig, StorageConfig } from '../../config/types.generated';
-import type { Experience } from '../experience';
+import type { ExperienceBufferConfig, StorageConfig } from '../../../config/types.generated';
+import type { Experience } from '../../experience';
 import {
   BufferReadTimeoutError,
   BufferStopError,
@@ -17,9 +17,9 @@ import {
   openExperienceWriter,
   type BufferPosition,
   type ExperienceReader,
-} from '../buffer';
-import { readPendingExperiences, writePendingExperiences } from '../checkpoint/pending';
-import type { RunLog } from './setup';
+} from '../../buffer';
+import { readPendingExperiences, writePendingExperiences } from '../../checkpoint/pending';
+import type { RunLog } from '../setup';
 
 export interface ExperienceChannel {
   /** Hands one explorer step's experiences to the trainer's side. */

@@ -5,17 +5,17 @@
  * interval-sync runs see the same model versions as under Trinity. Explorer-driven: at its sync points the explorer
  * takes the trainer's weights as they are, never waiting for a step.
  */
-import type { Config, ExperienceBufferConfig } from '../../config/types.generated';
-import { BlasThreads } from '../../engine/backend/blas-threads';
-import type { Pretrained } from '../../engine/pretrained';
-import type { BufferPosition } from '../buffer';
-import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
-import { isExplorerDriven, isExplorerSyncPoint, nextSyncTrainerStep } from '../synchronizer/sync-points';
-import { lastWrittenStep } from './async';
-import type { StageContext, StageResult } from './context';
-import { evalSummary } from './explorer-evals';
-import { isStoredBuffer, queueChannel, storedChannel, type ExperienceChannel } from './experience-channel';
-import { expertSampler, type ExpertSampler } from './expert-sampler';
+import type { Config, ExperienceBufferConfig } from '../../../config/types.generated';
+import { BlasThreads } from '../../../engine/backend/blas-threads';
+import type { Pretrained } from '../../../engine/pretrained';
+import type { BufferPosition } from '../../buffer';
+import { needsReference, RftTrainer, type CriticSetup } from '../../trainer/train-step';
+import { isExplorerDriven, isExplorerSyncPoint, nextSyncTrainerStep } from '../../synchronizer/sync-points';
+import { lastWrittenStep } from '../exchange/async-state';
+import type { StageContext, StageResult } from '../stage/stage-context';
+import { evalSummary } from '../explorer-side/evals';
+import { isStoredBuffer, queueChannel, storedChannel, type ExperienceChannel } from '../exchange/experience-channel';
+import { expertSampler, type ExpertSampler } from '../trainer-side/expert-sampler';
 import {
   exportWeights,
   inThreadExplorer,
@@ -24,7 +24,7 @@ import {
   type ExplorerInit,
   type ExplorerReference,
   type ExplorerStepResult,
-} from './explorer-driver';
+} from '../explorer-side/explorer-driver';
 import {
   algorithmSetup,
   criticSetup,
@@ -33,9 +33,9 @@ import {
   scoringOptions,
   trainerOptions,
   withAbsolutePath,
-} from './setup';
-import { fmt, meanReward, yieldToEvents } from './step-loop';
-import { resumePoint, restoreTrainer, TrainerCheckpoints, type ResumePoint } from './trainer-checkpoint';
+} from '../setup';
+import { fmt, meanReward, yieldToEvents } from '../stage/step-pacing';
+import { resumePoint, restoreTrainer, TrainerCheckpoints, type ResumePoint } from '../trainer-side/trainer-checkpoints';
 
 /** What both mode has made so far, released in this order whatever step of the set-up failed. */
 interface BothParts {

@@ -1,9 +1,9 @@
 /** Trinity's MixSampleStrategy for `both` mode: expert rows from `trainer_input.auxiliary_buffers[sft_dataset_name]`, cycled. */
-import type { Pretrained } from '../../engine/pretrained';
-import { BatchReader } from '../data/reader';
-import { readTrainData } from '../data/train-data';
-import type { Experience } from '../experience';
-import type { StageContext } from './context';
+import type { Pretrained } from '../../../engine/pretrained';
+import { BatchReader } from '../../data/reader';
+import { readTrainData } from '../../data/train-data';
+import type { Experience } from '../../experience';
+import type { StageContext } from '../stage/stage-context';
 
 export interface ExpertSampler {
   /** Expert rows in each trainer batch: ceil(expert_data_ratio · train_batch_size). */

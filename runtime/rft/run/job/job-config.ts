@@ -4,13 +4,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Config } from '../../config/types.generated';
-import { checkConfig, type CheckResult } from '../../config/validate';
-import { lineColumn } from '../../config/load/load-config';
-import { parseDotEnv } from '../../config/environment/dotenv';
-import { loadRuntimePlugins } from '../plugins';
-import { localRefusals } from '../local-support';
-import type { JobLog } from './job-log';
+import type { Config } from '../../../config/types.generated';
+import { checkConfig, type CheckResult } from '../../../config/validate';
+import { lineColumn } from '../../../config/load/load-config';
+import { parseDotEnv } from '../../../config/environment/dotenv';
+import { loadRuntimePlugins } from '../../plugins';
+import { localRefusals } from '../../refusals/refusals';
+import type { RunLog } from '../../monitor/run-log';
 
 export class ConfigRejected extends Error {}
 
@@ -23,7 +23,7 @@ export interface RunnableConfig {
 export async function loadRunnableConfig(
   path: string,
   opts: { pluginDirs?: string[]; continueFromCheckpoint?: boolean },
-  log: JobLog,
+  log: RunLog,
 ): Promise<RunnableConfig> {
   const text = readFileSync(path, 'utf8');
   const env = {
