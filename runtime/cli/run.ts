@@ -7,6 +7,7 @@
 import { lastValue, parseArgs, UsageError, type ParsedArgs } from './args';
 import { initBackend, isBackendName, type BackendPreference } from '../engine/backend';
 import type { RuntimeEvent } from '../protocol';
+import type { RunLog } from '../rft/monitor/run-log';
 import type { JobResult } from '../rft/run/job/job';
 
 const USAGE = `Usage: trinity-workbench run --config FILE [options]
@@ -58,7 +59,7 @@ export async function runRun(argv: string[]): Promise<number> {
   const emit = (e: RuntimeEvent): void => {
     if (jsonl) process.stdout.write(`${JSON.stringify(e)}\n`);
   };
-  const log = (level: 'info' | 'warning' | 'error', message: string): void => {
+  const log: RunLog = (level, message) => {
     process.stderr.write(`${level === 'info' ? '' : `${level}: `}${message}\n`);
     if (jsonl) emit({ type: 'log', level, message });
   };

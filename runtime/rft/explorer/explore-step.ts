@@ -24,6 +24,7 @@ import type { Experience } from '../experience';
 import type { ExperiencePipeline } from './experience-pipeline';
 import type { RolloutModel } from '../models/rollout-model';
 import type { AuxiliaryModel } from '../models/auxiliary-model';
+import type { RunLog } from '../monitor/run-log';
 import type { RewardFactory, WorkflowTask } from '../workflows/types';
 import { workflowFactory } from '../workflows/registry';
 import { evalTaskMetrics } from './eval-metrics';
@@ -40,7 +41,7 @@ export interface ExplorerOptions {
   createReward: RewardFactory;
   /** Rollout samples reported per step (prompt, response, reward). */
   samplesPerStep: number;
-  log: (level: 'info' | 'warning' | 'error', message: string) => void;
+  log: RunLog;
   /** The Trinity release whose metric names are logged (default: the newest). */
   release?: Release;
   /** `monitor.detailed_stats` (≥ v0.5.0): eval metrics gathered as {mean,max,min,std} instead of the mean only. */

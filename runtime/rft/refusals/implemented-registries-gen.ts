@@ -11,7 +11,7 @@ import { priorityFnNames } from '../buffer/priority';
 import { SUPPORTED_SELECTORS } from '../data/reader';
 import { experienceOperatorNames } from '../explorer/experience-pipeline';
 import { knownRewardNames } from '../rewards/registry';
-import { SAMPLE_STRATEGIES } from '../run/setup';
+import { SAMPLE_STRATEGIES } from '../run/stage/algorithm-setup';
 import { knownWorkflows } from '../workflows/registry';
 import type { LocalRegistry } from './implemented-registries.generated';
 

@@ -19,7 +19,7 @@ import {
   type ExperienceReader,
 } from '../../buffer';
 import { readPendingExperiences, writePendingExperiences } from '../../checkpoint/pending';
-import type { RunLog } from '../setup';
+import type { RunLog } from '../../monitor/run-log';
 
 export interface ExperienceChannel {
   /** Hands one explorer step's experiences to the trainer's side. */

@@ -1,42 +1,15 @@
 /**
- * The explorer side of `both` mode behind one interface, run either in this thread or in a worker thread. In a
- * worker it computes on the second core while the trainer trains, which is what one-step off-policy
- * (`sync_offset: 1`) and interval sync (`sync_interval > 1`) are for; on-policy runs (offset 0, interval 1) gain
- * nothing from it, since each side waits for the other.
+ * Both mode's explorer side behind one interface, run either in this thread or in a worker thread. In a worker it
+ * computes on the second core while the trainer trains, which is what one-step off-policy (`sync_offset: 1`) and
+ * interval sync (`sync_interval > 1`) are for; on-policy runs (offset 0, interval 1) gain nothing from it, since each
+ * side waits for the other. Either way the side is explorer-side.ts's, built from the same plain-data spec.
  */
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../../config/types.generated';
-import type { Release } from '../../../config/releases';
-import type { RolloutSample } from '../../../protocol';
-import type { CausalLM } from '../../../engine/lm/transformer';
-import * as tf from '@tensorflow/tfjs-core';
 import { currentBackend, initBackend, type BackendPreference } from '../../../engine/backend';
-import type { Experience } from '../../experience';
-import type { Explorer, ExplorerTask } from '../../explorer/explore-step';
-import { attachReferenceLogprobs } from '../../trainer/reference-logprobs';
-import type { ExperiencePipeline } from '../../explorer/experience-pipeline';
-import {
-  algorithmSetup,
-  createExplorer,
-  evaluateAll,
-  experiencePipeline,
-  explorerTotalSteps,
-  loadModelFor,
-  taskReader,
-  tasksOf,
-  type RunLog,
-  type TaskReader,
-} from '../setup';
-
-export interface ExplorerStepResult {
-  experiences: Experience[];
-  metrics: Record<string, number>;
-  samples: RolloutSample[];
-  /** Rows the task reader has served after this step (what a checkpoint records). */
-  readerOffset: number;
-}
+import type { LogLevel, RunLog } from '../../monitor/run-log';
+import { ExplorerSide, type ExplorerSideSpec, type ExplorerStepResult } from './explorer-side';
 
 export interface ExplorerDriver {
   /** Runs the next explorer step as step number `step`; null when the taskset is exhausted. */
@@ -45,124 +18,38 @@ export interface ExplorerDriver {
   /** Replaces the rollout weights (in `variables()` order) and records the model version. */
   setWeights(weights: Float32Array[], version: number): Promise<void>;
   readonly hasEvals: boolean;
-  /** Total explorer steps the taskset allows, when known. */
-  readonly totalSteps: number | undefined;
+  /** Total explorer steps the taskset allows. */
+  readonly totalSteps: number;
   /** Rows the task reader had served when the driver started (after `skipBatches`). */
   readonly startOffset: number;
   close(): Promise<void>;
 }
 
-/** Everything the explorer side needs, as plain data (it crosses to a worker as is). */
-export interface ExplorerInit {
-  cfg: Config;
-  release: Release;
-  configDir: string;
-  modelPath?: string;
-  seed: number;
-  readerOffset: number;
+/** Both mode's explorer side as plain data: its spec, the batches to pass over first, the backend to start. */
+export interface ExplorerInit extends ExplorerSideSpec {
+  work: 'explore';
   /** Batches to pass over first (steps already in the experience buffer when resuming). */
-  skipBatches?: number;
-  version: number;
+  skipBatches: number;
   backend: string;
-  /**
-   * Set when the explorer also computes the experiences' reference log-probs (runs whose trainer reads them, with the
-   * explorer in a worker and experiences passed in memory): the reference weights and how the trainer scores.
-   */
-  reference?: ExplorerReference;
 }
 
-export interface ExplorerReference {
-  /** The initial weights (not a resumed checkpoint's). */
-  modelPath?: string;
-  temperature: number;
-  padTokenId: number;
-  microBatchSize?: number;
-}
-
-interface ExplorerParts {
-  explorer: Explorer;
-  pipeline: ExperiencePipeline;
-  reader: TaskReader;
-  evalSets: { name: string; tasks: ExplorerTask[] }[];
-  model: CausalLM;
-  /** The frozen reference model, when init.reference is set. */
-  reference?: { model: CausalLM; opts: ExplorerReference };
-  warnings: string[];
-}
-
-/** Builds the explorer side from the resolved config (used in both threads). */
-export async function buildExplorer(init: ExplorerInit, log: RunLog): Promise<ExplorerParts> {
-  const { cfg } = init;
-  const alg = algorithmSetup(cfg, init.release);
-  const p = loadModelFor(cfg, init.configDir, init.modelPath);
-  const trainSets = await tasksOf(cfg, init.configDir, 'train');
-  const evalSets = await tasksOf(cfg, init.configDir, 'eval');
-  const tasks = trainSets.flatMap((s) => s.tasks);
-  const reader = taskReader(cfg, tasks, init.readerOffset);
-  for (let i = 0; i < (init.skipBatches ?? 0); i++) reader.next();
-  let explorer: Explorer;
-  try {
-    explorer = createExplorer(cfg, init.release, p, init.seed, log, init.configDir);
-  } catch (e) {
-    p.model.dispose();
-    throw e;
-  }
-  explorer.model.version = init.version;
-  const reference = init.reference
-    ? { model: loadModelFor(cfg, init.configDir, init.reference.modelPath).model, opts: init.reference }
-    : undefined;
-  return {
-    explorer,
-    pipeline: experiencePipeline(cfg, alg.groupAdvantage, init.release),
-    reader,
-    evalSets,
-    model: p.model,
-    reference,
-    warnings: [...trainSets, ...evalSets].flatMap((s) => s.warnings),
-  };
-}
-
-function closeParts(parts: ExplorerParts): void {
-  parts.explorer.dispose();
-  parts.model.dispose();
-  parts.reference?.model.dispose();
-}
-
-export async function stepWith(parts: ExplorerParts, step: number): Promise<ExplorerStepResult | null> {
-  const batch = parts.reader.next();
-  if (!batch) return null;
-  const out = await parts.explorer.explore(step, batch.items, parts.pipeline);
-  parts.reader.afterStep(step, out.selectorFeedback);
-  if (parts.reference) await attachReferenceLogprobs(parts.reference.model, out.experiences, parts.reference.opts);
-  return { ...out, readerOffset: parts.reader.currentOffset };
-}
-
-export function evaluateWith(parts: ExplorerParts, step: number): Promise<Record<string, number>> {
-  return evaluateAll(parts.explorer, parts.evalSets, step);
-}
-
-export function assignWeights(model: CausalLM, weights: Float32Array[]): void {
-  const vars = model.variables();
-  if (vars.length !== weights.length)
-    throw new Error(`weight sync: ${weights.length} tensors for ${vars.length} variables`);
-  tf.tidy(() => vars.forEach((v, i) => v.assign(tf.tensor(weights[i], v.shape, 'float32'))));
+async function startSide(init: ExplorerInit, log: RunLog): Promise<ExplorerSide> {
+  const side = await ExplorerSide.build(init, log);
+  side.skip(init.skipBatches);
+  return side;
 }
 
 /** The explorer in this thread: steps run when called, so nothing overlaps with training. */
 export async function inThreadExplorer(init: ExplorerInit, log: RunLog): Promise<ExplorerDriver> {
-  const parts = await buildExplorer(init, log);
-  for (const w of parts.warnings) log('warning', w);
+  const side = await startSide(init, log);
   return {
-    step: async (step) => stepWith(parts, step),
-    evaluate: async (step) => evaluateWith(parts, step),
-    setWeights: async (weights, version) => {
-      assignWeights(parts.model, weights);
-      parts.explorer.model.version = version;
-    },
-    hasEvals: parts.evalSets.length > 0,
-    totalSteps: explorerTotalSteps(init.cfg, parts.reader.size),
-    startOffset: parts.reader.currentOffset,
-    close: async () => closeParts(parts),
+    step: (step) => side.exploreStep(step),
+    evaluate: (step) => side.evaluate(step),
+    setWeights: async (weights, version) => side.setWeights(weights, version),
+    hasEvals: side.hasEvals,
+    totalSteps: side.totalSteps,
+    startOffset: side.readerOffset,
+    close: async () => side.dispose(),
   };
 }
 
@@ -175,11 +62,11 @@ export type ToWorker =
   | { kind: 'close'; id: number };
 
 export type FromWorker =
-  | { kind: 'ready'; hasEvals: boolean; totalSteps: number; startOffset: number; warnings: string[] }
+  | { kind: 'ready'; hasEvals: boolean; totalSteps: number; startOffset: number }
   | { kind: 'failed'; message: string }
   | { kind: 'result'; id: number; value: unknown }
   | { kind: 'error'; id: number; message: string }
-  | { kind: 'log'; level: 'info' | 'warning' | 'error'; message: string };
+  | { kind: 'log'; level: LogLevel; message: string };
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
@@ -204,7 +91,6 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
   const ready = new Promise<{ hasEvals: boolean; totalSteps: number; startOffset: number }>((resolve, reject) => {
     worker.on('message', (m: FromWorker) => {
       if (m.kind === 'ready') {
-        for (const w of m.warnings) log('warning', w);
         resolve({ hasEvals: m.hasEvals, totalSteps: m.totalSteps, startOffset: m.startOffset });
       } else if (m.kind === 'failed') {
         failure = new Error(m.message);
@@ -271,21 +157,19 @@ export function serveExplorer(port: {
   on(e: 'message', f: (m: ToWorker) => void): void;
   postMessage(m: FromWorker): void;
 }): void {
-  let parts: ExplorerParts | undefined;
-  const log = (level: 'info' | 'warning' | 'error', message: string): void =>
-    port.postMessage({ kind: 'log', level, message });
+  let side: ExplorerSide | undefined;
+  const log: RunLog = (level, message) => port.postMessage({ kind: 'log', level, message });
   port.on('message', (m) => {
     void (async () => {
       if (m.kind === 'init') {
         try {
           await initBackend({ prefer: m.init.backend as BackendPreference });
-          parts = await buildExplorer(m.init, log);
+          side = await startSide(m.init, log);
           port.postMessage({
             kind: 'ready',
-            hasEvals: parts.evalSets.length > 0,
-            totalSteps: explorerTotalSteps(m.init.cfg, parts.reader.size),
-            startOffset: parts.reader.currentOffset,
-            warnings: parts.warnings,
+            hasEvals: side.hasEvals,
+            totalSteps: side.totalSteps,
+            startOffset: side.readerOffset,
           });
         } catch (e) {
           port.postMessage({ kind: 'failed', message: (e as Error).message });
@@ -294,23 +178,14 @@ export function serveExplorer(port: {
       }
       try {
         let value: unknown;
-        if (m.kind === 'step') value = await stepWith(parts!, m.step);
-        else if (m.kind === 'evaluate') value = await evaluateWith(parts!, m.step);
-        else if (m.kind === 'weights') {
-          assignWeights(parts!.model, m.weights);
-          parts!.explorer.model.version = m.version;
-        } else if (m.kind === 'close' && parts) closeParts(parts);
+        if (m.kind === 'step') value = await side!.exploreStep(m.step);
+        else if (m.kind === 'evaluate') value = await side!.evaluate(m.step);
+        else if (m.kind === 'weights') side!.setWeights(m.weights, m.version);
+        else if (m.kind === 'close') side?.dispose();
         port.postMessage({ kind: 'result', id: m.id, value });
       } catch (e) {
         port.postMessage({ kind: 'error', id: m.id, message: (e as Error).stack ?? (e as Error).message });
       }
     })().catch((e: Error) => log('error', `explorer worker: ${e.stack ?? e.message}`));
   });
-}
-
-/** A copy of the trainer's weights to send to the explorer (transferable buffers). */
-export async function exportWeights(model: CausalLM): Promise<Float32Array[]> {
-  const out: Float32Array[] = [];
-  for (const v of model.variables()) out.push(Float32Array.from((await v.data()) as Float32Array));
-  return out;
 }

@@ -19,7 +19,7 @@ import { runBoth } from '../modes/run-both';
 import { runExplore } from '../modes/run-explore';
 import { runTrain } from '../modes/run-train';
 import { runServe } from '../modes/run-serve';
-import { withAbsoluteAuxiliaryPaths } from '../setup';
+import { withAbsoluteAuxiliaryPaths } from '../stage/config-paths';
 import { readStageProgress, stageProgressPath, writeStageProgress } from './stage-progress';
 import { jobDirOf, runJobDirOf } from '../../../config/runs/job-dir';
 import { isHubId } from '../../../engine/lm/hub';
@@ -150,7 +150,7 @@ async function fetchHubModels(
   if (!previous && isHubId(cfg.model.model_path) && !existsSync(resolve(configDir, cfg.model.model_path))) {
     await ensureModelDir(cfg.model.model_path, { baseDir: configDir, log: (m) => log('info', m) });
   }
-  for (const m of cfg.explorer.auxiliary_models ?? []) {
+  for (const m of cfg.explorer.auxiliary_models) {
     if (m.model_path && isHubId(m.model_path) && !existsSync(resolve(configDir, m.model_path)))
       await ensureModelDir(m.model_path, { baseDir: configDir, log: (x) => log('info', x) });
   }
@@ -170,7 +170,7 @@ function stageContext(args: {
   signal: AbortSignal;
 }): StageContext {
   const { cfg, result, index, jobDir, opts, emit } = args;
-  const tensorboard = (cfg.monitor?.monitor_type ?? 'tensorboard') === 'tensorboard';
+  const tensorboard = cfg.monitor.monitor_type === 'tensorboard';
   return {
     cfg,
     release: result.loaded.release,

@@ -1,37 +1,36 @@
 /** `mode: bench`: the eval tasksets on every checkpoint of the job (or its latest only), in step order. */
-import { loadModel } from '../../../engine/lm/checkpoint';
-import { copyWeights, latestCheckpoint, listCheckpoints } from '../../checkpoint/checkpoints';
+import { latestCheckpoint, listCheckpoints } from '../../checkpoint/checkpoints';
+import { evalSummary } from '../explorer-side/explorer-reports';
+import { ExplorerSide } from '../explorer-side/explorer-side';
 import type { StageContext, StageResult } from '../stage/stage-context';
-import { evalSummary, makeExplorer, runEvals, type ExplorerSide } from '../explorer-side/evals';
-import { loadModelFor, tasksOf } from '../setup';
 import { fmt, yieldToEvents } from '../stage/step-pacing';
 
 export async function runBench(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
-  const base = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
-  let made: ExplorerSide | undefined;
+  const side = await ExplorerSide.build(
+    { work: 'bench', cfg, release: ctx.release, configDir: ctx.configDir, modelPath: ctx.modelPath, seed: ctx.seed },
+    ctx.log,
+  );
   try {
-    const evalSets = await tasksOf(cfg, ctx.configDir, 'eval');
-    if (!evalSets.length) throw new Error('mode bench needs buffer.explorer_input.eval_tasksets');
-    const side = makeExplorer(ctx, base, evalSets);
-    made = side;
+    /** Every eval taskset at `step`, logged under the bench role. */
+    const bench = async (step: number): Promise<Record<string, number>> => {
+      const metrics = await side.evaluate(step, 'bench');
+      ctx.monitor.log('bench', step, metrics);
+      return metrics;
+    };
     let evals: Record<string, number> = {};
     const checkpoints = cfg.explorer.bench_on_latest_checkpoint
       ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined)
       : listCheckpoints(ctx.jobDir);
-    if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup)
-      evals = await runEvals(ctx, side, 0, 'bench');
+    if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup) evals = await bench(0);
     for (const c of checkpoints) {
       await yieldToEvents();
       if (ctx.signal.aborted) break;
-      const saved = loadModel(c!.dir);
-      copyWeights(saved, base.model);
-      saved.dispose();
-      side.explorer.model.version = c!.step;
-      evals = await runEvals(ctx, side, c!.step, 'bench');
+      side.loadCheckpoint(c.dir, c.step);
+      evals = await bench(c.step);
       ctx.progress(
         'bench',
-        c!.step,
+        c.step,
         undefined,
         Object.entries(evalSummary(evals))
           .map(([k, v]) => `${k} ${fmt(v)}`)
@@ -42,7 +41,6 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
       ctx.log('warning', `no checkpoints in ${ctx.jobDir} to benchmark`);
     return { evals: evalSummary(evals), stopped: ctx.signal.aborted };
   } finally {
-    made?.explorer.dispose();
-    base.model.dispose();
+    side.dispose();
   }
 }

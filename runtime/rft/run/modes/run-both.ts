@@ -6,51 +6,32 @@
  * takes the trainer's weights as they are, never waiting for a step.
  */
 import type { Config, ExperienceBufferConfig } from '../../../config/types.generated';
-import { BlasThreads } from '../../../engine/backend/blas-threads';
-import type { Pretrained } from '../../../engine/pretrained';
 import type { BufferPosition } from '../../buffer';
-import { needsReference, RftTrainer, type CriticSetup } from '../../trainer/train-step';
 import { isExplorerDriven, isExplorerSyncPoint, nextSyncTrainerStep } from '../../synchronizer/sync-points';
 import { lastWrittenStep } from '../exchange/async-state';
-import type { StageContext, StageResult } from '../stage/stage-context';
-import { evalSummary } from '../explorer-side/evals';
 import { isStoredBuffer, queueChannel, storedChannel, type ExperienceChannel } from '../exchange/experience-channel';
-import { expertSampler, type ExpertSampler } from '../trainer-side/expert-sampler';
 import {
-  exportWeights,
   inThreadExplorer,
   workerExplorer,
   type ExplorerDriver,
   type ExplorerInit,
-  type ExplorerReference,
-  type ExplorerStepResult,
 } from '../explorer-side/explorer-driver';
-import {
-  algorithmSetup,
-  criticSetup,
-  loadModelFor,
-  referenceLoader,
-  scoringOptions,
-  trainerOptions,
-  withAbsolutePath,
-} from '../setup';
-import { fmt, meanReward, yieldToEvents } from '../stage/step-pacing';
-import { resumePoint, restoreTrainer, TrainerCheckpoints, type ResumePoint } from '../trainer-side/trainer-checkpoints';
-
-/** What both mode has made so far, released in this order whatever step of the set-up failed. */
-interface BothParts {
-  driver?: ExplorerDriver;
-  channel?: ExperienceChannel;
-  critic?: CriticSetup;
-  trainer?: RftTrainer;
-}
+import { EvalSchedule, reportExplorerStep } from '../explorer-side/explorer-reports';
+import type { ExplorerReference, ExplorerStepResult } from '../explorer-side/explorer-side';
+import { withAbsolutePath } from '../stage/config-paths';
+import type { StageContext, StageResult } from '../stage/stage-context';
+import { channelInput } from '../trainer-side/channel-input';
+import { expertSampler } from '../trainer-side/expert-sampler';
+import type { TrainLoop } from '../trainer-side/train-loop';
+import type { ResumePoint } from '../trainer-side/trainer-checkpoints';
+import { TrainerSide } from '../trainer-side/trainer-side';
 
 export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
-  const alg = algorithmSetup(cfg, ctx.release);
-  const resumed = resumePoint(ctx);
-  const policy = loadModelFor(cfg, ctx.configDir, resumed?.dir ?? ctx.modelPath);
-  const made: BothParts = {};
+  const trainerSide = new TrainerSide(ctx);
+  const { algorithm, resumed } = trainerSide;
+  let driver: ExplorerDriver | undefined;
+  let channel: ExperienceChannel | undefined;
   try {
     const start = explorerStart(ctx, resumed);
     const threaded = useExplorerThread(cfg);
@@ -58,32 +39,23 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     // log-probs (its core idles while the trainer trains; the trainer's step is the loop's bound). Not for the mix
     // strategy: its expert rows, drawn by the trainer, need the trainer's own reference forward anyway.
     const reference =
-      threaded && needsReference(alg) && !start.stored && alg.sampleStrategy !== 'mix'
-        ? { modelPath: ctx.modelPath, padTokenId: policy.tokenizer.padTokenId, ...scoringOptions(cfg) }
+      threaded && trainerSide.readsReference && !start.stored && algorithm.sampleStrategy !== 'mix'
+        ? trainerSide.referenceScoring()
         : undefined;
-    const driver = (made.driver = await startExplorer(ctx, resumed, start, threaded, reference));
+    driver = await startExplorer(ctx, resumed, start, threaded, reference);
     const totalTrain = trainTotalSteps(cfg, driver.totalSteps);
-    const critic = (made.critic = alg.useCritic
-      ? criticSetup(cfg, ctx.configDir, totalTrain, ctx.seed, resumed?.dir)
-      : undefined);
-    const trainer = (made.trainer = new RftTrainer(
-      policy.model,
-      needsReference(alg) ? referenceLoader(cfg, ctx.configDir, ctx.modelPath, ctx.log) : undefined,
-      trainerOptions(cfg, alg, totalTrain, policy.tokenizer.padTokenId),
-      critic,
-    ));
+    const trainer = trainerSide.start(totalTrain);
     // A resumed channel holds what was explored before the checkpoint and not yet trained on.
     const memory = start.stored ? undefined : await queueChannel(start.bufferSection, resumed?.dir);
-    const channel = (made.channel =
+    channel =
       memory ??
       storedChannel(
         start.stored!,
         resumed?.extra.buffer as BufferPosition | undefined,
         cfg.continue_from_checkpoint,
         ctx.log,
-      ));
+      );
     if (resumed) {
-      restoreTrainer(trainer, critic, resumed);
       const waiting = memory ? `, ${memory.waiting} experience(s) not yet trained on` : '';
       ctx.log(
         'info',
@@ -91,19 +63,22 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
       );
     }
     const expert =
-      alg.sampleStrategy === 'mix'
-        ? await expertSampler(ctx, alg.sampleStrategyArgs, policy, Number(resumed?.extra.expertOffset ?? 0))
+      algorithm.sampleStrategy === 'mix'
+        ? await expertSampler(
+            ctx,
+            algorithm.sampleStrategyArgs,
+            trainerSide.policy.tokenizer,
+            Number(resumed?.extra.expertOffset ?? 0),
+          )
         : undefined;
-    const explorerSide = new BothExplorer(ctx, driver, threaded, start.explorerStep, resumed?.step ?? 0);
-    const checkpoints = new TrainerCheckpoints(ctx, policy, trainer, critic, resumed?.dir);
-    const trainerSide = new BothTrainer(ctx, policy, trainer, channel, expert, checkpoints, totalTrain, explorerSide);
-    return await exploreAndTrain(ctx, explorerSide, trainerSide);
+    const explorer = new BothExplorer(ctx, driver, start.explorerStep, resumed?.step ?? 0);
+    const input = channelInput(ctx, channel, expert, totalTrain, threaded ? 'explorer-thread' : 'nothing');
+    const loop = trainerSide.loop(input, totalTrain, () => explorer.position());
+    return await exploreAndTrain(ctx, { explorer, channel, loop, trainer: trainerSide });
   } finally {
-    await made.driver?.close();
-    await made.channel?.close();
-    policy.model.dispose();
-    made.critic?.model.dispose();
-    made.trainer?.dispose();
+    await driver?.close();
+    await channel?.close();
+    trainerSide.dispose();
   }
 }
 
@@ -152,6 +127,7 @@ async function startExplorer(
 ): Promise<ExplorerDriver> {
   const { cfg } = ctx;
   const init: ExplorerInit = {
+    work: 'explore',
     cfg,
     release: ctx.release,
     configDir: ctx.configDir,
@@ -195,28 +171,26 @@ function useExplorerThread(cfg: Config): boolean {
   );
 }
 
-function trainTotalSteps(cfg: Config, explorerSteps: number | undefined): number {
+function trainTotalSteps(cfg: Config, explorerSteps: number): number {
   if (cfg.trainer.total_steps) return cfg.trainer.total_steps;
   if (cfg.buffer.total_steps) return cfg.buffer.total_steps;
-  return Math.max(1, explorerSteps ?? 1);
+  return Math.max(1, explorerSteps);
 }
 
-/** The explorer's side: its driver, the step it has done, its last eval, and the weights version it holds. */
+/** The explorer's side of the loop: its driver, the step it has done, its evals, and the weights version it holds. */
 class BothExplorer {
-  private lastEval: Record<string, number> = {};
-  private lastEvalStep = -1;
+  readonly evals: EvalSchedule;
   readerOffset: number;
 
   constructor(
     private readonly ctx: StageContext,
     readonly driver: ExplorerDriver,
-    /** The driver is a worker thread: its steps compute while the trainer trains. */
-    readonly inWorker: boolean,
     public step: number,
     /** The trainer step whose weights the explorer holds. */
     public syncedVersion: number,
   ) {
     this.readerOffset = driver.startOffset;
+    this.evals = new EvalSchedule(ctx, driver);
   }
 
   /** What a checkpoint records of the explorer's side. */
@@ -226,141 +200,56 @@ class BothExplorer {
 
   /** Counts a finished explorer step and reports its metrics, rollouts and progress. */
   record(out: ExplorerStepResult): void {
-    const { ctx } = this;
     this.step++;
     this.readerOffset = out.readerOffset;
-    ctx.monitor.log('explorer', this.step, out.metrics);
-    ctx.monitor.rollouts(this.step, out.samples);
-    ctx.progress('explorer', this.step, this.driver.totalSteps, `reward ${fmt(meanReward(out.experiences))}`);
+    reportExplorerStep(this.ctx, this.step, this.driver.totalSteps, out);
   }
 
-  async evaluate(step: number): Promise<void> {
-    this.lastEval = await this.driver.evaluate(step);
-    this.lastEvalStep = step;
-    this.ctx.monitor.log('explorer', step, this.lastEval);
-  }
-
-  /** Whether the current step is due an eval (`eval_interval`). */
-  evalDue(): boolean {
-    const interval = this.ctx.cfg.explorer.eval_interval;
-    return interval > 0 && this.step % interval === 0 && this.driver.hasEvals;
-  }
-
-  /** Whether the run ends without an eval of its last step (the final eval is then due). */
-  lastStepUnevaluated(): boolean {
-    return this.driver.hasEvals && this.lastEvalStep !== this.step;
-  }
-
-  evalSummary(): Record<string, number> {
-    return evalSummary(this.lastEval);
-  }
-
-  async takeWeights(policy: Pretrained, version: number): Promise<void> {
-    await this.driver.setWeights(await exportWeights(policy.model), version);
+  async takeWeights(trainer: TrainerSide, version: number): Promise<void> {
+    await this.driver.setWeights(await trainer.weightsForExplorer(), version);
     this.syncedVersion = version;
   }
 }
 
-/** The trainer's side: trains on the channel's experiences (plus expert rows) and saves both sides' positions. */
-class BothTrainer {
-  /** Experiences the channel gives each step; the mix sample strategy fills the rest with expert (SFT) samples. */
-  private readonly trainBatch: number;
-  /** A replay queue can serve experiences again and again: its trainer stops at the steps the taskset implies. */
-  private readonly stepLimit: number;
-  private readonly blas = new BlasThreads((m) => this.ctx.log('info', m));
-  /**
-   * What computes beside the training steps, fixed for the run: 1 and 2 BLAS threads can differ in the last bits
-   * (blas-threads.ts), and a count that followed the worker's timing would make the run's numbers depend on it.
-   */
-  private get beside(): 'explorer-thread' | 'nothing' {
-    return this.explorer.inWorker ? 'explorer-thread' : 'nothing';
-  }
-
-  constructor(
-    private readonly ctx: StageContext,
-    readonly policy: Pretrained,
-    readonly trainer: RftTrainer,
-    private readonly channel: ExperienceChannel,
-    private readonly expert: ExpertSampler | undefined,
-    readonly checkpoints: TrainerCheckpoints,
-    private readonly totalTrain: number,
-    private readonly explorer: BothExplorer,
-  ) {
-    const { cfg } = ctx;
-    this.trainBatch = cfg.buffer.train_batch_size - (expert?.batchSize ?? 0);
-    this.stepLimit = cfg.trainer.total_steps ?? (channel.replays ? totalTrain : Number.MAX_SAFE_INTEGER);
-  }
-
-  get step(): number {
-    return this.trainer.step;
-  }
-
-  async put(out: ExplorerStepResult): Promise<void> {
-    await this.channel.put(out.experiences);
-  }
-
-  /** Trains on buffered experiences until the trainer reaches `target` steps (or the data runs out). */
-  async trainUntil(target: number): Promise<void> {
-    const { ctx, trainer, expert } = this;
-    while (trainer.step < Math.min(target, this.stepLimit) && !ctx.signal.aborted) {
-      await yieldToEvents();
-      if (ctx.signal.aborted) break;
-      const batch = await this.channel.take(this.trainBatch);
-      if (!batch) break;
-      if (expert) batch.push(...expert.next());
-      const metrics = await this.blas.training(this.beside, () => trainer.trainStep(batch));
-      ctx.monitor.log('trainer', trainer.step, metrics);
-      ctx.progress(
-        'trainer',
-        trainer.step,
-        this.totalTrain,
-        `loss ${fmt(metrics['actor/pg_loss'] ?? metrics['actor/sft_loss'])}`,
-      );
-      const interval = ctx.cfg.trainer.save_interval;
-      if (interval > 0 && trainer.step % interval === 0) await this.save();
-    }
-  }
-
-  async save(): Promise<void> {
-    const { channel, expert } = this;
-    const extra = {
-      ...this.explorer.position(),
-      ...channel.position(),
-      ...(expert ? { expertOffset: expert.offset() } : {}),
-    };
-    await this.checkpoints.save(extra, (dir) => channel.saveInto(dir));
-  }
+/** Both mode's sides as its loop steps them. */
+interface BothRun {
+  explorer: BothExplorer;
+  /** Where the explorer's experiences wait for the trainer. */
+  channel: ExperienceChannel;
+  loop: TrainLoop;
+  trainer: TrainerSide;
 }
 
 /** The loop: an explorer step, its sync point and eval, then the trainer catches up while the next step runs. */
-async function exploreAndTrain(ctx: StageContext, ex: BothExplorer, tr: BothTrainer): Promise<StageResult> {
+async function exploreAndTrain(ctx: StageContext, run: BothRun): Promise<StageResult> {
   const { cfg } = ctx;
-  if (cfg.explorer.eval_on_startup && ex.step === 0 && ex.driver.hasEvals) await ex.evaluate(0);
+  const { explorer: ex, loop, trainer } = run;
+  if (ex.evals.dueOnStartup(ex.step)) await ex.evals.evaluate(0);
   let running = ctx.signal.aborted ? undefined : ex.driver.step(ex.step + 1);
   while (running && !ctx.signal.aborted) {
     const out = await running;
     running = undefined;
     if (!out) break;
     ex.record(out);
-    await tr.put(out);
+    await run.channel.put(out.experiences);
     // After explorer step k the explorer takes the weights of trainer step k − offset when k is a sync point.
-    if (isExplorerSyncPoint(ex.step, cfg.synchronizer)) await syncAt(ctx, ex, tr, ex.step);
-    if (ex.evalDue()) await ex.evaluate(ex.step);
-    if (cfg.trainer.total_steps && tr.step >= cfg.trainer.total_steps) break;
+    if (isExplorerSyncPoint(ex.step, cfg.synchronizer)) await syncAt(ctx, run, ex.step);
+    if (ex.evals.dueAfter(ex.step)) await ex.evals.evaluate(ex.step);
+    if (cfg.trainer.total_steps && loop.step >= cfg.trainer.total_steps) break;
     if (ctx.signal.aborted) break;
     // The explorer's next step runs (in its worker) while the trainer catches up to the next sync point.
     running = ex.driver.step(ex.step + 1);
-    await tr.trainUntil(nextSyncTarget(cfg, ex.step));
+    await loop.trainUntil(nextSyncTarget(cfg, ex.step));
   }
   if (running)
     await running.catch((e: Error) => ctx.log('warning', `explorer step after the run stopped: ${e.message}`));
-  await tr.trainUntil(Number.MAX_SAFE_INTEGER);
+  await loop.trainUntil();
   if (!ctx.signal.aborted) {
-    await ex.takeWeights(tr.policy, tr.step);
-    if (ex.lastStepUnevaluated()) await ex.evaluate(ex.step);
-    if (tr.step > 0 && !tr.checkpoints.holdsCurrentStep()) await tr.save();
+    await ex.takeWeights(trainer, loop.step);
+    if (ex.evals.dueAtEnd(ex.step)) await ex.evals.evaluate(ex.step);
   }
-  return { lastCheckpoint: tr.checkpoints.last, evals: ex.evalSummary(), stopped: ctx.signal.aborted };
+  await loop.finish();
+  return { lastCheckpoint: trainer.checkpoints.last, evals: ex.evals.summary(), stopped: ctx.signal.aborted };
 }
 
 /**
@@ -378,11 +267,12 @@ function nextSyncTarget(cfg: Config, k: number): number {
  * explorer-driven takes the trainer's weights as they are, if it trained since the last sync
  * (Trainer.need_sync / Synchronizer.notify_no_new_model_state_dict).
  */
-async function syncAt(ctx: StageContext, ex: BothExplorer, tr: BothTrainer, k: number): Promise<void> {
+async function syncAt(ctx: StageContext, run: BothRun, k: number): Promise<void> {
   const { synchronizer } = ctx.cfg;
+  const { explorer: ex, loop, trainer } = run;
   if (!isExplorerDriven(synchronizer.sync_style)) {
-    await tr.trainUntil(k - synchronizer.sync_offset);
-    await ex.takeWeights(tr.policy, tr.step);
-  } else if (tr.step > ex.syncedVersion) await ex.takeWeights(tr.policy, tr.step);
+    await loop.trainUntil(k - synchronizer.sync_offset);
+    await ex.takeWeights(trainer, loop.step);
+  } else if (loop.step > ex.syncedVersion) await ex.takeWeights(trainer, loop.step);
   else ctx.log('warning', `No new model weights found, current version: ${ex.syncedVersion}`);
 }

@@ -8,12 +8,8 @@
  * a step written just before a kill is not written again.
  */
 import type { ExperienceBufferConfig } from '../../../config/types.generated';
-import type { Pretrained } from '../../../engine/pretrained';
 import { openExperienceWriter, type ExperienceWriter } from '../../buffer';
 import { sleep } from '../../buffer/wait';
-import { applyNewerCheckpoint, copyWeights } from '../../checkpoint/checkpoints';
-import type { ExplorerTask } from '../../explorer/explore-step';
-import type { ExperiencePipeline } from '../../explorer/experience-pipeline';
 import { isExplorerDriven, isExplorerSyncPoint } from '../../synchronizer/sync-points';
 import {
   ASYNC_POLL_MS,
@@ -24,69 +20,59 @@ import {
   trainerRunning,
   writeExplorerState,
 } from '../exchange/async-state';
-import type { StageContext, StageResult } from '../stage/stage-context';
 import { EXPERIENCE_BUFFER_KEY } from '../exchange/experience-channel';
-import { evalSummary, makeExplorer, runEvals, type ExplorerSide } from '../explorer-side/evals';
-import {
-  algorithmSetup,
-  experiencePipeline,
-  explorerTotalSteps,
-  loadModelFor,
-  taskReader,
-  tasksOf,
-  withAbsolutePath,
-  type TaskReader,
-} from '../setup';
-import { fmt, meanReward, yieldToEvents } from '../stage/step-pacing';
+import { EvalSchedule, reportExplorerStep } from '../explorer-side/explorer-reports';
+import { ExplorerSide } from '../explorer-side/explorer-side';
+import { withAbsolutePath } from '../stage/config-paths';
+import { RunSetupError, type StageContext, type StageResult } from '../stage/stage-context';
+import { yieldToEvents } from '../stage/step-pacing';
 
 export async function runExplore(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
-  const alg = algorithmSetup(cfg, ctx.release);
-  const rollout = loadModelFor(cfg, ctx.configDir, ctx.modelPath);
-  let made: ExplorerSide | undefined;
+  const resumed = cfg.continue_from_checkpoint ? readExplorerState(ctx.jobDir) : undefined;
+  const side = await ExplorerSide.build(
+    {
+      work: 'explore',
+      cfg,
+      release: ctx.release,
+      configDir: ctx.configDir,
+      modelPath: ctx.modelPath,
+      seed: ctx.seed,
+      readerOffset: resumed?.readerOffset ?? 0,
+    },
+    ctx.log,
+  );
   try {
-    const trainSets = await tasksOf(cfg, ctx.configDir, 'train');
-    const evalSets = await tasksOf(cfg, ctx.configDir, 'eval');
-    for (const s of [...trainSets, ...evalSets]) for (const w of s.warnings) ctx.log('warning', w);
-    const tasks = trainSets.flatMap((s) => s.tasks);
-    const side = makeExplorer(ctx, rollout, evalSets);
-    made = side;
-    const pipeline = experiencePipeline(cfg, alg.groupAdvantage, ctx.release);
     const source = cfg.buffer.trainer_input.experience_buffer;
-    if (!source) throw new Error('mode explore needs buffer.trainer_input.experience_buffer (where experiences go)');
+    if (!source)
+      throw new RunSetupError('mode explore needs buffer.trainer_input.experience_buffer (where experiences go)');
     const target = withAbsolutePath(source, ctx.configDir);
-    const resumed = cfg.continue_from_checkpoint ? readExplorerState(ctx.jobDir) : undefined;
-    const reader = taskReader(cfg, tasks, resumed?.readerOffset ?? 0);
     const writer = openExperienceWriter(target, { keyPath: EXPERIENCE_BUFFER_KEY });
-    const run = new ExploreRun(ctx, { side, rollout, pipeline, reader, writer, target }, resumed?.explorerStep ?? 0);
+    const run = new ExploreRun(ctx, { side, writer, target }, resumed?.explorerStep ?? 0);
     try {
-      await run.run(explorerTotalSteps(cfg, tasks.length));
+      await run.run();
     } finally {
       // Finished or stopped: readers end once the rest is read (Trinity releases the storage on shutdown). A killed
       // explorer never gets here, and the trainer waits for it.
       await writer.finish();
     }
-    return { evals: evalSummary(run.lastEval), stopped: ctx.signal.aborted };
+    return { evals: run.evals.summary(), stopped: ctx.signal.aborted };
   } finally {
-    made?.explorer.dispose();
-    rollout.model.dispose();
+    side.dispose();
   }
 }
 
-/** What an explore run works with: its explorer, rollout weights, pipeline, taskset reader and experience buffer. */
+/** What an explore run works with: its explorer side and the experience buffer it writes. */
 interface ExploreParts {
   side: ExplorerSide;
-  rollout: Pretrained;
-  pipeline: ExperiencePipeline;
-  reader: TaskReader;
   writer: ExperienceWriter;
   /** The experience buffer's section, with an absolute path. */
   target: ExperienceBufferConfig;
 }
 
-/** One explore run: the explorer step it has written, the weights it holds, its last eval. */
+/** One explore run: the explorer step it has written, the weights it holds, its evals. */
 class ExploreRun {
-  lastEval: Record<string, number> = {};
+  readonly evals: EvalSchedule;
   private readonly explorerDriven: boolean;
 
   constructor(
@@ -95,61 +81,47 @@ class ExploreRun {
     private step: number,
   ) {
     this.explorerDriven = isExplorerDriven(ctx.cfg.synchronizer.sync_style);
+    this.evals = new EvalSchedule(ctx, parts.side);
   }
 
-  async run(totalSteps: number): Promise<void> {
-    const { ctx } = this;
+  async run(): Promise<void> {
+    const { ctx, evals } = this;
     const { cfg } = ctx;
-    const { side, reader } = this.parts;
+    const { side } = this.parts;
     if (cfg.continue_from_checkpoint) this.resumeAfterBuffer();
     this.warnIfStepsTooSmall();
     this.loadNewest(); // the launcher's first sync_weight: the newest checkpoint, no waiting
-    if (cfg.explorer.eval_on_startup && this.step === 0 && side.evalSets.length)
-      this.lastEval = await runEvals(ctx, side, 0);
+    if (evals.dueOnStartup(this.step)) await evals.evaluate(0);
     while (!ctx.signal.aborted) {
       await yieldToEvents();
       if (ctx.signal.aborted) break;
-      const batch = reader.next();
-      if (!batch) {
-        writeExplorerState(ctx.jobDir, { explorerStep: this.step, readerOffset: reader.currentOffset, finished: true });
+      const out = await side.exploreStep(this.step + 1);
+      if (!out) {
+        writeExplorerState(ctx.jobDir, { explorerStep: this.step, readerOffset: side.readerOffset, finished: true });
         break;
       }
-      await this.exploreStep(batch.items, totalSteps);
-      const interval = cfg.explorer.eval_interval;
-      if (interval > 0 && this.step % interval === 0 && side.evalSets.length)
-        this.lastEval = await runEvals(ctx, side, this.step);
-      if (isExplorerSyncPoint(this.step, cfg.synchronizer)) await this.pullWeights();
+      const step = ++this.step;
+      await this.parts.writer.write(out.experiences); // one transaction: the step's batch is in the buffer whole or not at all
+      testKillAfterWrite(step);
+      writeExplorerState(ctx.jobDir, { explorerStep: step, readerOffset: out.readerOffset });
+      reportExplorerStep(ctx, step, side.totalSteps, out);
+      if (evals.dueAfter(step)) await evals.evaluate(step);
+      if (isExplorerSyncPoint(step, cfg.synchronizer)) await this.pullWeights();
     }
-  }
-
-  /** Explores the next step and writes its experiences, then its position. */
-  private async exploreStep(tasks: ExplorerTask[], totalSteps: number): Promise<void> {
-    const { ctx } = this;
-    const { side, reader, writer, pipeline } = this.parts;
-    this.step++;
-    const step = this.step;
-    const out = await side.explorer.explore(step, tasks, pipeline);
-    reader.afterStep(step, out.selectorFeedback);
-    await writer.write(out.experiences); // one transaction: the step's batch is in the buffer whole or not at all
-    testKillAfterWrite(step);
-    writeExplorerState(ctx.jobDir, { explorerStep: step, readerOffset: reader.currentOffset });
-    ctx.monitor.log('explorer', step, out.metrics);
-    ctx.monitor.rollouts(step, out.samples);
-    ctx.progress('explorer', step, totalSteps, `reward ${fmt(meanReward(out.experiences))}`);
   }
 
   /** A kill between the committed write and the state file leaves steps in the buffer the state does not record. */
   private resumeAfterBuffer(): void {
     const { ctx } = this;
-    const { reader, target } = this.parts;
+    const { side, target } = this.parts;
     const inBuffer = lastWrittenStep(target);
     if (inBuffer > this.step) {
       ctx.log(
         'info',
         `the buffer already holds explorer step ${inBuffer} (state/explorer.json says ${this.step}); continuing after it`,
       );
-      while (this.step < inBuffer && reader.next()) this.step++;
-      writeExplorerState(ctx.jobDir, { explorerStep: this.step, readerOffset: reader.currentOffset });
+      this.step += side.skip(inBuffer - this.step);
+      writeExplorerState(ctx.jobDir, { explorerStep: this.step, readerOffset: side.readerOffset });
     }
     if (this.step > 0) ctx.log('info', `explorer resumes after step ${this.step}`);
   }
@@ -168,15 +140,8 @@ class ExploreRun {
   /** Loads the job's newest checkpoint when it is newer than the rollout weights. */
   private loadNewest(): boolean {
     const { ctx } = this;
-    const { side, rollout } = this.parts;
-    const step = applyNewerCheckpoint(
-      ctx.jobDir,
-      side.explorer.model.version,
-      (saved) => copyWeights(saved, rollout.model),
-      (m) => ctx.log('warning', m),
-    );
+    const step = this.parts.side.pullNewerCheckpoint(ctx.jobDir, (m) => ctx.log('warning', m));
     if (step === undefined) return false;
-    side.explorer.model.version = step;
     ctx.log('info', `explorer step ${this.step}: model weights of trainer step ${step}`);
     return true;
   }
@@ -188,8 +153,7 @@ class ExploreRun {
    */
   private async pullWeights(): Promise<void> {
     const { ctx, explorerDriven } = this;
-    const { reader } = this.parts;
-    const position = { explorerStep: this.step, readerOffset: reader.currentOffset };
+    const position = { explorerStep: this.step, readerOffset: this.parts.side.readerOffset };
     const deadline = Date.now() + ctx.cfg.synchronizer.sync_timeout * 1000;
     if (explorerDriven) writeExplorerState(ctx.jobDir, { ...position, requireSync: true });
     try {
@@ -209,7 +173,7 @@ class ExploreRun {
   /** Whether to stop waiting: an explorer-driven trainer blocked on data with nothing newer, or sync_timeout is up. */
   private noNewerWeights(deadline: number): boolean {
     const { ctx } = this;
-    const version = this.parts.side.explorer.model.version;
+    const version = this.parts.side.version;
     const trainer = readTrainerStatus(ctx.jobDir);
     if (this.explorerDriven && trainer?.waiting && trainer.step <= version) {
       ctx.log('warning', `No new model weights found, current version: ${version}`);

@@ -1,6 +1,10 @@
-/** What every mode runner gets: the resolved stage config, where things go, how to report, when to stop. */
+/**
+ * What every mode gets of its stage (the resolved stage config, where things go, how to report, when to stop), what
+ * it returns, and how its set-up refuses a config it cannot run.
+ */
 import type { Config } from '../../../config/types.generated';
 import type { Release } from '../../../config/releases';
+import type { RunLog } from '../../monitor/run-log';
 import type { Monitor } from '../../monitor/run-monitor';
 
 export interface StageContext {
@@ -13,7 +17,7 @@ export interface StageContext {
   /** Overrides model.model_path (a later stage starts from the previous stage's checkpoint). */
   modelPath?: string;
   monitor: Monitor;
-  log: (level: 'info' | 'warning' | 'error', message: string) => void;
+  log: RunLog;
   /** Aborted on SIGTERM/stop: runners finish the current unit of work, never write half a checkpoint, and return. */
   signal: AbortSignal;
   seed: number;
@@ -28,3 +32,6 @@ export interface StageResult {
   evals: Record<string, number>;
   stopped: boolean;
 }
+
+/** A stage's config asks for something its set-up cannot provide (a model that does not load, a missing section). */
+export class RunSetupError extends Error {}

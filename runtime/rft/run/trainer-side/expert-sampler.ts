@@ -1,5 +1,5 @@
 /** Trinity's MixSampleStrategy for `both` mode: expert rows from `trainer_input.auxiliary_buffers[sft_dataset_name]`, cycled. */
-import type { Pretrained } from '../../../engine/pretrained';
+import type { TextTokenizer } from '../../../engine/tokenizer';
 import { BatchReader } from '../../data/reader';
 import { readTrainData } from '../../data/train-data';
 import type { Experience } from '../../experience';
@@ -17,7 +17,7 @@ export interface ExpertSampler {
 export async function expertSampler(
   ctx: StageContext,
   args: Record<string, unknown>,
-  p: Pretrained,
+  tokenizer: TextTokenizer,
   offset: number,
 ): Promise<ExpertSampler> {
   const ratio = typeof args.expert_data_ratio === 'number' ? args.expert_data_ratio : 0.5;
@@ -27,7 +27,7 @@ export async function expertSampler(
     throw new Error(`sample_strategy mix needs buffer.trainer_input.auxiliary_buffers.${name} (the expert SFT data)`);
   const data = await readTrainData(
     { ...source, schema_type: 'sft' },
-    { baseDir: ctx.configDir, tokenizer: p.tokenizer, maxLength: ctx.cfg.model.max_model_len },
+    { baseDir: ctx.configDir, tokenizer, maxLength: ctx.cfg.model.max_model_len },
   );
   const batchSize = Math.ceil(ratio * ctx.cfg.buffer.train_batch_size);
   const reader = new BatchReader(data.experiences, { batchSize, totalEpochs: Number.MAX_SAFE_INTEGER, offset, name });
