@@ -10,7 +10,7 @@ import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { loadModel } from '../../../../runtime/engine/lm/checkpoint';
-import { runJob } from '../../../../runtime/rft/run/job';
+import { runJob } from '../../../../runtime/rft/run/job/job';
 import { checkConfig } from '../../../../runtime/config/check-config';
 import { metricNames } from '../../../../runtime/config/runs/metric-names';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
