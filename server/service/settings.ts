@@ -2,6 +2,7 @@
 import type { Release } from '../../runtime/config/releases';
 import { DEFAULT_HEALTH_THRESHOLDS } from '../../runtime/config/runs/run-health';
 import type { RunHealthSettings } from './run-metrics';
+import { DEFAULT_GPU, parseGpu, type GpuSpec } from '../../runtime/config/gpu-memory/gpu-cards';
 
 export interface ServiceSettings {
   /** `trinityWorkbench.trinityVersion`: a release, or 'auto'. */
@@ -14,6 +15,8 @@ export interface ServiceSettings {
   runsLocally: boolean;
   /** `trinityWorkbench.runHealth.*`: run health diagnostics (TRN4xx) and their thresholds. */
   runHealth: RunHealthSettings;
+  /** `trinityWorkbench.gpu`: the GPU the memory estimates are for. */
+  gpu: GpuSpec;
 }
 
 export const DEFAULT_SETTINGS: ServiceSettings = {
@@ -22,4 +25,5 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   inlayHints: true,
   runsLocally: true,
   runHealth: { enabled: true, ...DEFAULT_HEALTH_THRESHOLDS },
+  gpu: parseGpu(DEFAULT_GPU) as GpuSpec,
 };
