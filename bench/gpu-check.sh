@@ -5,7 +5,9 @@
 #      fixtures, gradient checks, greedy generate equal to wasm's and SFT/GRPO through the CLI;
 #   3. greedy `generate` of one model on webgpu and on wasm, tokens diffed;
 #   4. bench:engine on webgpu (training and generation tokens/s), PyTorch beside it: on CUDA when
-#      `torch.cuda.is_available()`, else PyTorch CPU if installed, else the engine alone.
+#      `torch.cuda.is_available()`, else PyTorch CPU if installed, else the engine alone;
+#   5. with PyTorch on CUDA: Trinity's GPU memory estimate (`check --gpu`, its GPUMemoryValidator's formulas) beside
+#      PyTorch's measured peak for one FSDP-shaped step of the same shape (bench/gpu_memory_step.py).
 # Logs and a summary go to bench/results/gpu-check/<UTC time>/ (docs/gpu-check.md is written by hand from them).
 #
 #   bash bench/gpu-check.sh
@@ -16,6 +18,7 @@
 #   GPU_CHECK_SCALE=1         BENCH_SCALE for bench:engine
 #   GPU_CHECK_GEN_TOKENS=16   new tokens per prompt in the generate diff
 #   GPU_CHECK_PEAK=1          0: bench:engine skips its peak-matmul measurement (BENCH_PEAK=0)
+#   GPU_CHECK_MEM_TOKENS=4096 tokens of the memory step (the estimate's per-GPU token budget); GPU_CHECK_MEM_S=120
 # Dry run here (SwiftShader, 2 minutes): GPU_CHECK_SWIFTSHADER=1 GPU_CHECK_MODELS=tiny GPU_CHECK_SCALE=0.1 \
 #   GPU_CHECK_GEN_TOKENS=4 GPU_CHECK_PEAK=0 GPU_CHECK_TEST_S=120 GPU_CHECK_GEN_S=30 GPU_CHECK_BENCH_S=15 bash bench/gpu-check.sh
 set -uo pipefail
@@ -114,4 +117,55 @@ say '```'
 grep -v '^Warning: \|^    at ' "$OUT/bench-engine.log" | tail -25 | tee -a "$SUMMARY"
 say '```'
 rm -rf "$GEN"
+
+# Trinity's estimate of one trainer step's peak (Qwen2.5-0.5B's shape, FSDP2 with fsdp_size 1, SFT: no entropy term)
+# beside what PyTorch allocates for the same step on this GPU.
+say
+say "## GPU memory: Trinity's estimate vs PyTorch's peak"
+if "$PY" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  MEM=$(mktemp -d)
+  TOKENS="${GPU_CHECK_MEM_TOKENS:-4096}"
+  mkdir -p "$MEM/model"
+  cat >"$MEM/model/config.json" <<'JSON'
+{"model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": 24, "num_attention_heads": 14, "num_key_value_heads": 2,
+ "intermediate_size": 4864, "vocab_size": 151936, "tie_word_embeddings": true, "torch_dtype": "bfloat16"}
+JSON
+  cat >"$MEM/sft.yaml" <<YAML
+mode: train
+algorithm:
+  algorithm_type: sft
+model:
+  model_path: $MEM/model
+  max_model_len: $((TOKENS / 2))
+cluster:
+  node_num: 1
+  gpu_per_node: 1
+buffer:
+  train_batch_size: 1
+  trainer_input:
+    experience_buffer:
+      storage_type: file
+      path: $MEM/data.jsonl
+trainer:
+  save_interval: 10
+YAML
+  if part memory-step "${GPU_CHECK_MEM_S:-120}" "$PY" bench/gpu_memory_step.py "$MEM/model/config.json" "$TOKENS"; then
+    GIB=$(tail -1 "$OUT/memory-step.log" | node -e 'console.log(JSON.parse(require("fs").readFileSync(0, "utf8")).total_memory / 2 ** 30)')
+    node dist/cli.js check --gpu "$GIB" --no-datasets --format json "$MEM/sft.yaml" >"$OUT/memory-estimate.json"
+    node -e '
+      const fs = require("fs");
+      const m = JSON.parse(fs.readFileSync(process.argv[1], "utf8").trim().split("\n").pop());
+      const t = JSON.parse(fs.readFileSync(process.argv[2], "utf8"))[0].gpuMemory[0].trainer;
+      const g = (b) => (b / 2 ** 30).toFixed(2) + " GiB";
+      if (t.status !== "estimated") { console.log("estimate: none (" + t.reason + ")"); process.exit(1); }
+      const a = t.modules[0];
+      console.log(`Trinity estimate (actor, ${a.fsdp.strategy}, fsdp_size ${a.fsdp.fsdpSize}, ${a.numTokens} tokens): ${g(a.peak)}`);
+      console.log(`PyTorch peak on ${m.device} (torch ${m.torch}, ${m.tokens} tokens): ${g(m.peak_allocated)} allocated, ${g(m.peak_reserved)} reserved`);
+      console.log(`estimate / measured (allocated): ${(a.peak / m.peak_allocated).toFixed(2)}`);
+    ' "$OUT/memory-step.log" "$OUT/memory-estimate.json" 2>&1 | tee -a "$SUMMARY"
+  fi
+  rm -rf "$MEM"
+else
+  say "skipped: no PyTorch with CUDA here"
+fi
 echo "summary: $SUMMARY"

@@ -16,6 +16,7 @@ import { registerResolvedConfig } from './resolved-config-documents';
 import { RunController } from './runs/run-controller';
 import { RunsView } from './runs/runs-view';
 import { StatusBar } from './status-bar';
+import { GpuStatus } from './gpu-status';
 import { TASK_TYPE, TrinityTasks } from './task-provider';
 
 let lsp: TrinityLanguageClient | undefined;
@@ -56,6 +57,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     view,
     tree,
     status,
+    new GpuStatus(),
     lenses,
     dashboards,
     ...registerResolvedConfig(lsp),

@@ -19,6 +19,7 @@ import type { ConfigDiagnostic } from './diagnostics';
 import { loadConfig, nodeAt, rangeForPath, type LoadedConfig, type LoadOptions } from './load/load-config';
 import type { Range } from './load/yaml-tree';
 import { cloneData } from './model/defaults';
+import type { GpuMemoryReport } from './gpu-memory/report';
 
 export interface CheckOptions extends LoadOptions {
   host?: CheckHost;
@@ -32,6 +33,8 @@ export interface CheckedRun {
   /** The config after Trinity's check step: defaults, auto-filled and adjusted values applied. */
   resolved: Cfg;
   derivations: Derivation[];
+  /** The trainer's and the rollout engines' GPU memory (gpu-memory/), when the checks got that far. */
+  gpuMemory?: GpuMemoryReport;
 }
 
 export interface CheckResult {
@@ -71,7 +74,7 @@ export function checkLoaded(loaded: LoadedConfig, host: CheckHost = {}): CheckRe
     guarded(ctx, runRuntimeChecks);
     contexts.push(ctx);
     diagnostics.push(...ctx.diagnostics);
-    runs.push({ stage, resolved: ctx.cfg, derivations: ctx.derivations });
+    runs.push({ stage, resolved: ctx.cfg, derivations: ctx.derivations, gpuMemory: ctx.gpuMemory });
   }
   return { loaded, diagnostics: normalize(diagnostics), runs };
 }

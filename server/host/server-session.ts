@@ -10,6 +10,7 @@ import { TextDocuments, type Connection, type InitializeParams } from 'vscode-la
 import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/environment/dotenv';
 import { scanPluginDirs } from '../../runtime/config/environment/plugin-names';
+import { readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
 import type { Release } from '../../runtime/config/releases';
 import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../lsp-messages';
 import { TrinityLanguageService } from '../service';
@@ -33,7 +34,7 @@ export class ServerSession {
   constructor(private readonly connection: Connection) {
     this.service = new TrinityLanguageService({
       env: { ...process.env },
-      host: { exists: existsSync },
+      host: { exists: existsSync, env: { ...process.env }, modelConfig: readModelConfigJson },
       baseDirsFor: documentDirs,
       readFile: (p) => this.readFile(p),
     });
@@ -158,7 +159,13 @@ export class ServerSession {
     this.service.setContext({
       env,
       detectedRelease: this.detectedRelease,
-      host: { exists: existsSync, baseDirs: root ? [root] : [], plugins: scanPluginDirs(dirs) },
+      host: {
+        exists: existsSync,
+        baseDirs: root ? [root] : [],
+        plugins: scanPluginDirs(dirs),
+        env,
+        modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
+      },
     });
   }
 

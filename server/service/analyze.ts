@@ -83,9 +83,12 @@ export class AnalysisCache {
     const text = doc.getText();
     const { release, source } = selectRelease(text, settings, ctx.detectedRelease);
     // Object.assign, not `{ ...ctx.host, baseDirs }`: see DocumentAnalysis (this runs once per edit too).
-    const host = ctx.baseDirsFor
-      ? Object.assign({}, ctx.host, { baseDirs: [...ctx.baseDirsFor(doc.uri), ...(ctx.host.baseDirs ?? [])] })
-      : ctx.host;
+    const host = Object.assign(
+      {},
+      ctx.host,
+      { gpu: settings.gpu },
+      ctx.baseDirsFor ? { baseDirs: [...ctx.baseDirsFor(doc.uri), ...(ctx.host.baseDirs ?? [])] } : {},
+    );
     const analysis = new DocumentAnalysis(doc.uri, doc.version, release, source, host, text, ctx.env);
     this.entries.delete(doc.uri);
     this.entries.set(doc.uri, analysis);

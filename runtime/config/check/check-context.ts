@@ -16,6 +16,8 @@ import type { Range } from '../load/yaml-tree';
 import { registryEntryAt, type RegistryId } from '../model/registries';
 import type { PluginNames } from '../environment/plugin-names';
 import type { ConfigPath, ConfigValueAt } from '../config-path';
+import type { GpuSpec } from '../gpu-memory/gpu-cards';
+import type { GpuMemoryReport } from '../gpu-memory/report';
 
 /** A value Trinity computes or changes during its check step, and why. */
 export interface Derivation {
@@ -43,7 +45,16 @@ export interface CheckHost {
   exists?: (absPath: string) => boolean;
   /** Names that plugin directories register (see environment/plugin-names.ts). */
   plugins?: PluginNames;
+  /** The GPU the memory estimates are for (`trinityWorkbench.gpu`, `check --gpu`); H100-80G when absent. */
+  gpu?: GpuSpec;
+  /**
+   * A model's `config.json` (`model_path` as written: a local directory or a hub id in the Hugging Face cache),
+   * read and cached by the host; undefined when it is not on this machine (the estimates then use published shapes).
+   */
+  modelConfig?: (modelPath: string, baseDirs: readonly string[]) => ModelConfigRead | undefined;
 }
+
+export type ModelConfigRead = { file: string; json: unknown } | { file: string; problem: string };
 
 export interface StageInfo {
   index: number;
@@ -57,6 +68,8 @@ export type Cfg = Record<string, any>;
 export class CheckContext {
   readonly diagnostics: ConfigDiagnostic[] = [];
   readonly derivations: Derivation[] = [];
+  /** The trainer's and the rollout engines' GPU memory, once the memory checks ran. */
+  gpuMemory: GpuMemoryReport | undefined;
 
   constructor(
     readonly loaded: LoadedConfig,
