@@ -1,4 +1,5 @@
 /** Workflows under Trinity's registered names (and the `async_` twins, which run the same way here). */
+import { frozenLakeWorkflow } from './frozen-lake';
 import { onPolicyDistillMathWorkflow, onPolicyDistillWorkflow } from './distill';
 import { mathBoxedWorkflow, mathEvalWorkflow, mathWorkflow, simpleWorkflow } from './simple';
 import type { WorkflowFactory } from './types';
@@ -15,6 +16,7 @@ const BUILT_IN: Record<string, WorkflowFactory> = {
   // From v0.4.0 (the checker refuses the names for older releases).
   on_policy_distill_workflow: onPolicyDistillWorkflow,
   on_policy_distill_math_workflow: onPolicyDistillMathWorkflow,
+  frozen_lake_workflow: frozenLakeWorkflow,
 };
 
 const plugins = new Map<string, WorkflowFactory>();

@@ -2,6 +2,7 @@
 import type { Experience } from '../experience';
 import type { AuxiliaryModel } from '../explorer/auxiliary-model';
 import type { RolloutArgs, RolloutModel } from '../explorer/rollout-model';
+import type { TurnSampler } from './multi-turn/turn-sampler';
 
 export interface WorkflowTask {
   /** The dataset row. */
@@ -36,6 +37,11 @@ export interface WorkflowContext {
   createReward: RewardFactory;
   /** `explorer.auxiliary_models`, in config order (Trinity's `auxiliary_models` of a workflow). */
   auxiliaryModels: readonly AuxiliaryModel[];
+  /**
+   * Opens the sampler a multi-turn episode sends its turns through (default: one `RolloutModel.complete` per turn).
+   * An engine that batches the turns of concurrent episodes and keeps their KV caches supplies its own here.
+   */
+  turnSampler?: () => TurnSampler;
 }
 
 export interface Workflow {
