@@ -13,6 +13,7 @@ import { resolveFnArgs, type AlgorithmFnKind, type FnArgs } from './args';
 import { asymreAdvantage, asymreVerlAdvantage } from './advantage/asymre';
 import { clipbAdvantage, clipvAdvantage } from './advantage/clip';
 import { jsdAdvantage, onPolicyDistillAdvantage } from './advantage/distill';
+import { gigpoAdvantage } from './advantage/gigpo';
 import { grpoAdvantage, type GroupAdvantageOptions } from './advantage/grpo';
 import { grpoVerlAdvantage } from './advantage/grpo-verl';
 import { opmdAdvantage, opmdVerlAdvantage } from './advantage/opmd';
@@ -133,6 +134,7 @@ type TrainerImpl = (batch: AdvantageBatch, args: FnArgs) => TrainerAdvantageResu
 const GROUP_ADVANTAGES: Record<string, GroupImpl> = {
   grpo: grpoAdvantage as unknown as GroupImpl,
   step_wise_grpo: stepWiseGrpoAdvantage as unknown as GroupImpl,
+  gigpo: gigpoAdvantage as unknown as GroupImpl,
   reinforce: reinforceAdvantage as unknown as GroupImpl,
   opmd: opmdAdvantage as unknown as GroupImpl,
   asymre: asymreAdvantage as unknown as GroupImpl,
@@ -261,6 +263,7 @@ const ADVANTAGE_FN_ORDER = [
   'jsd',
   'clipb',
   'clipv',
+  'gigpo',
 ];
 
 /** Whether an advantage function runs on the explorer side (agrees with the config model's list). */
