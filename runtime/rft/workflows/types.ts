@@ -3,6 +3,7 @@ import type { Experience } from '../experience';
 import type { AuxiliaryModel } from '../explorer/auxiliary-model';
 import type { RolloutArgs, RolloutModel } from '../explorer/rollout-model';
 import type { TurnSampler } from './multi-turn/turn-sampler';
+import type { AgentKit } from './agent-kit';
 
 export interface WorkflowTask {
   /** The dataset row. */
@@ -42,6 +43,8 @@ export interface WorkflowContext {
    * An engine that batches the turns of concurrent episodes and keeps their KV caches supplies its own here.
    */
   turnSampler?: () => TurnSampler;
+  /** Episodes, step-wise loops and environments (agent-kit.ts); `workflowFactory`'s factories always set it. */
+  agents?: AgentKit;
 }
 
 export interface Workflow {
