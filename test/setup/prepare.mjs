@@ -31,6 +31,11 @@ const NEEDS = [
     packages: ['python3', 'python3-protobuf', 'python3-yaml'],
     present: () => succeeds('/usr/bin/python3', ['-c', 'import google.protobuf, yaml']),
   },
+  {
+    what: "Debian's NumPy (the oracle the FrozenLake maps and slippery moves are checked against)",
+    packages: ['python3-numpy'],
+    present: () => ok('/usr/bin/python3', ['-c', 'import numpy']),
+  },
 ];
 
 function stop(lines) {

@@ -13,6 +13,7 @@ import { resolveFnArgs, type AlgorithmFnKind, type FnArgs } from './args';
 import { asymreAdvantage, asymreVerlAdvantage } from './advantage/asymre';
 import { clipbAdvantage, clipvAdvantage } from './advantage/clip';
 import { jsdAdvantage, onPolicyDistillAdvantage } from './advantage/distill';
+import { gigpoAdvantage } from './advantage/gigpo';
 import { grpoAdvantage, type GroupAdvantageOptions } from './advantage/grpo';
 import { grpoVerlAdvantage } from './advantage/grpo-verl';
 import { opmdAdvantage, opmdVerlAdvantage } from './advantage/opmd';
@@ -132,6 +133,7 @@ type TrainerImpl = (batch: AdvantageBatch, args: FnArgs) => TrainerAdvantageResu
 const GROUP_ADVANTAGES: Record<string, GroupImpl> = {
   grpo: grpoAdvantage,
   step_wise_grpo: stepWiseGrpoAdvantage,
+  gigpo: gigpoAdvantage,
   reinforce: (exps) => reinforceAdvantage(exps),
   opmd: opmdAdvantage,
   asymre: asymreAdvantage,
@@ -259,6 +261,7 @@ const ADVANTAGE_FN_ORDER = [
   'jsd',
   'clipb',
   'clipv',
+  'gigpo',
 ];
 
 /** Whether an advantage function runs on the explorer side (agrees with the config model's list). */

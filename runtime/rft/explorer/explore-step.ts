@@ -203,7 +203,7 @@ export class Explorer {
     return {
       exps,
       metrics: { ...averageMetrics(exps), ...timing },
-      runs: exps.map((e) => ({ ...(e.metrics ?? {}) })),
+      runs: runMetrics(exps),
       timing,
       failed: false,
     };
@@ -224,8 +224,13 @@ export class Explorer {
     if (wf.repeatable) exps = await wf.run();
     else {
       exps = [];
-      for (let i = 0; i < task.repeatTimes; i++)
-        exps.push(...(await factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run()));
+      for (let i = 0; i < task.repeatTimes; i++) {
+        const run = await factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run();
+        // Multi-turn (issue 31): the runner numbers every experience of a run, all its steps (workflow_runner.py
+        // `_execute_single_run`: exp.eid.run = run_id_base + run_index).
+        for (const e of run) e.eid.run = i;
+        exps.push(...run);
+      }
     }
     if (exps.length === 0) throw new Error('An empty experience is generated');
     return exps;
@@ -268,11 +273,27 @@ function gatherEval(
   return out;
 }
 
-/** Each metric of a task: the mean over its experiences (Trinity averages per task before gathering). */
+/**
+ * Each metric of a task: the mean over its runs of each run's mean over its experiences (Trinity averages per task
+ * before gathering). A step-wise run has an experience per step; Trinity's runner first reduces a run to one record
+ * (workflow_runner.py `aggregate_run_level_metrics`, the mean of each key), so long episodes do not outweigh short
+ * ones. With one experience per run (single-turn, concatenated) it is the plain mean.
+ */
 function averageMetrics(exps: readonly Experience[]): Record<string, number> {
+  return meanOfKeys(runMetrics(exps));
+}
+
+/** One metrics record per run (eid.run) of a task: the mean of each key over the run's experiences. */
+function runMetrics(exps: readonly Experience[]): Record<string, number>[] {
+  const runs = new Map<number, Record<string, number>[]>();
+  for (const e of exps) runs.set(e.eid.run, [...(runs.get(e.eid.run) ?? []), e.metrics ?? {}]);
+  return [...runs.values()].map(meanOfKeys);
+}
+
+function meanOfKeys(records: readonly Record<string, number>[]): Record<string, number> {
   const sums = new Map<string, { total: number; n: number }>();
-  for (const e of exps) {
-    for (const [k, v] of Object.entries(e.metrics ?? {})) {
+  for (const r of records) {
+    for (const [k, v] of Object.entries(r)) {
       const s = sums.get(k) ?? { total: 0, n: 0 };
       s.total += v;
       s.n++;
@@ -282,13 +303,28 @@ function averageMetrics(exps: readonly Experience[]): Record<string, number> {
   return Object.fromEntries([...sums].map(([k, s]) => [k, s.total / s.n]));
 }
 
+/** A rollout record: prompt, response and reward; an episode's conversation, per-turn rewards and mask too. */
+function rolloutSample(e: Experience): RolloutSample {
+  const s: RolloutSample = { prompt: e.promptText ?? '', response: e.responseText ?? '', reward: e.reward ?? 0 };
+  if (!e.messages) return s;
+  s.messages = e.messages;
+  s.run = e.eid.run;
+  s.step = e.eid.step;
+  if (e.turnRewards) s.turnRewards = e.turnRewards;
+  if (e.actionMask) {
+    s.responseTokens = e.tokens.slice(e.promptLength);
+    s.actionMask = e.actionMask;
+  }
+  return s;
+}
+
 function sample(exps: readonly Experience[], n: number): RolloutSample[] {
   if (n <= 0 || exps.length === 0) return [];
   const stride = Math.max(1, Math.floor(exps.length / n));
   const out: RolloutSample[] = [];
   for (let i = 0; i < exps.length && out.length < n; i += stride) {
     const e = exps[i];
-    out.push({ prompt: e.promptText ?? '', response: e.responseText ?? '', reward: e.reward ?? 0 });
+    out.push(rolloutSample(e));
   }
   return out;
 }

@@ -9,7 +9,7 @@ import type { CausalLM } from '../../engine/lm/transformer';
 import { generate } from '../../engine/sampling';
 import { scoreSequences } from '../../engine/logprobs';
 import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
-import type { Experience } from '../experience';
+import { randomEidSuffix, type Experience } from '../experience';
 
 /** Trinity's GenerationConfig plus the model-level limits it falls back to. */
 export interface RolloutArgs {
@@ -31,6 +31,8 @@ export interface RolloutLimits {
   topP: number;
   topK: number;
   enableThinking: boolean | null;
+  /** `model.max_model_len`: the longest context a multi-turn episode may grow to (default: the model's positions). */
+  maxModelLen?: number | null;
 }
 
 export class PromptTooLongError extends Error {}
@@ -158,7 +160,7 @@ export class RolloutModel {
     return completions.map((c) => {
       const prompt = encoded[c.promptIndex];
       return {
-        eid: { batch: '', task: '', run: c.sampleIndex, step: 0, suffix: randomSuffix() },
+        eid: { batch: '', task: '', run: c.sampleIndex, step: 0, suffix: randomEidSuffix() },
         tokens: [...prompt, ...c.tokens],
         promptLength: prompt.length,
         logprobs: c.logprobs,
@@ -183,10 +185,4 @@ export class RolloutModel {
     }
     return ids;
   }
-}
-
-function randomSuffix(): string {
-  return Math.floor(Math.random() * 0xffffff)
-    .toString(16)
-    .padStart(6, '0');
 }
