@@ -24,7 +24,34 @@ function pipelineTarget(cfg: Record<string, any>): string {
   return `\`${target.name ?? 'the taskset'}\`${target.path ? ` (\`${target.path}\`)` : ''}`;
 }
 
+/** Why a queue cannot carry experiences between this job's separate explore and train processes, if it cannot. */
+function unsharedQueue(section: Record<string, any>): string | undefined {
+  const path = typeof section.path === 'string' ? section.path : '';
+  // The check fills a missing path with `<cache_dir>/<name>.jsonl`, Trinity's default, which both processes share.
+  if (!path) return 'it has no `path` through which the local processes could share it';
+  if (!/^sqlite:\/\/\//.test(path) && !/\.jsonl?$/.test(path))
+    return `its \`path\` (${path}) is neither a \`sqlite:///\` database nor a JSON lines file the other process could read`;
+  if (section.replay_buffer?.enable === true || section.use_priority_queue === true)
+    return "it is a priority replay queue, whose priorities and reuse live in the queue's memory, not in its file";
+  return undefined;
+}
+
 export const FEATURE_RULES: readonly SettingRule[] = [
+  {
+    path: 'buffer.trainer_input.experience_buffer',
+    since: 'v0.3.0',
+    local: ['a queue persisted to a sqlite:/// or .jsonl path', 'storage_type: sql'],
+    doc: '`storage_type: queue` between separate `explore` and `train` processes as a priority replay queue, or with a `path` that is neither `sqlite:///` nor JSON lines',
+    refuse: (v, cfg) => {
+      if (cfg.mode !== 'explore' && cfg.mode !== 'train') return undefined;
+      const section = (v ?? {}) as Record<string, any>;
+      if (String(section.storage_type ?? 'queue').toLowerCase() !== 'queue') return undefined;
+      const why = unsharedQueue(section);
+      return why
+        ? `in \`mode: ${cfg.mode}\` this queue is what the job's other process (${cfg.mode === 'train' ? 'the explorer' : 'the trainer'}) would share, but ${why}`
+        : undefined;
+    },
+  },
   {
     path: 'data_processor.task_pipeline',
     since: 'v0.3.0',

@@ -8,7 +8,7 @@ import type { BufferPosition } from '../../buffer';
 import { writeTrainerStatus } from '../exchange/async-state';
 import type { StageContext, StageResult } from '../stage/stage-context';
 import { RunSetupError } from '../stage/stage-context';
-import { withAbsolutePath } from '../stage/config-paths';
+import { withAbsoluteBufferPath } from '../stage/config-paths';
 import { BufferInput } from '../trainer-side/buffer-input';
 import { fileInput, isTrainFile } from '../trainer-side/file-input';
 import { TrainerSide } from '../trainer-side/trainer-side';
@@ -25,7 +25,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       ? await fileInput(ctx, source, side.policy.tokenizer, Number(resumed?.extra.readerOffset ?? 0))
       : (buffer = new BufferInput(
           ctx,
-          withAbsolutePath(source, ctx.configDir),
+          withAbsoluteBufferPath(source, ctx.configDir),
           resumed?.extra.buffer as BufferPosition | undefined,
         ));
     const trainer = side.start(input.totalSteps);

@@ -23,10 +23,11 @@ export interface Running {
 
 const children = new Set<ChildProcess>();
 
-export function start(config: string, env: Record<string, string> = {}): Running {
+export function start(config: string, env: Record<string, string> = {}, cwd?: string): Running {
   const child = spawn(process.execPath, [CLI, 'run', '--config', config, '--events', 'jsonl', '--backend', 'wasm'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
+    cwd,
   });
   children.add(child);
   const events: RuntimeEvent[] = [];
