@@ -307,14 +307,18 @@ export class RftTrainer {
     return metrics;
   }
 
-  /** The critic's values of each response token (the state before it), `[B, R]`, without gradients. */
+  /**
+   * The critic's values of each response token (the state before it), `[B, R]`, without gradients; 0 where the
+   * response mask is (veRL's dp_critic.compute_values: `values * response_mask`, "only action tokens have values").
+   * GAE reads the value past a response's end, so with γ·λ < 1 the padding's values would reach the advantages.
+   */
   private async criticValues(b: PaddedBatch): Promise<number[][]> {
     const out: number[][] = [];
     const micro = this.critic!.microBatchSize ?? b.tokens.length;
     for (let from = 0; from < b.tokens.length; from += micro) {
       const mb = sliceRows(b, from, Math.min(b.tokens.length, from + micro));
       const v = tf.tidy(() => this.responseValues(mb));
-      out.push(...(await v.array()));
+      out.push(...(await v.array()).map((row, i) => row.map((x, t) => x * mb.responseMask[i][t])));
       v.dispose();
     }
     return out;
