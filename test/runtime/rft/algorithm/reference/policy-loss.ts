@@ -226,6 +226,12 @@ function cispo(b: LossBatch, a: Args): LossResult {
   };
 }
 
+/** sppo's and rec's result: the loss, and as `pg_clipfrac` the fraction of tokens outside their ratio range. */
+const outOfRange = (b: LossBatch, loss: Dual, inRange: boolean[][]): LossResult => ({
+  loss,
+  metrics: { pg_clipfrac: fraction(b, (i, t) => !inRange[i][t]), pg_loss: loss.v },
+});
+
 /** sppo_loss_fn.py: −A·(ℓ − ℓ_old) on tokens whose ratio lies in [1/(1 + ε), 1 + ε]. */
 function sppo(b: LossBatch, a: Args): LossResult {
   const eps = num(a, 'epsilon');
@@ -238,13 +244,7 @@ function sppo(b: LossBatch, a: Args): LossResult {
     b.mask,
     a.loss_agg_mode as string,
   );
-  return {
-    loss,
-    metrics: {
-      pg_clipfrac: fraction(b, (i, t) => !inRange[i][t]),
-      pg_loss: loss.v,
-    },
-  };
+  return outOfRange(b, loss, inRange);
 }
 
 /** rec_policy_loss.py RECPolicyLossFn: clip modes, weightings and regularisers over −A·ℓ. */
@@ -296,13 +296,7 @@ function rec(b: LossBatch, a: Args): LossResult {
   });
   const loss =
     a.clip_mode === 'gspo-one-side' ? aggregateLoss(pg, b.mask, 'seq-mean-token-mean') : maskedMean(pg, b.mask);
-  return {
-    loss,
-    metrics: {
-      pg_clipfrac: fraction(b, (i, t) => !inRange[i][t]),
-      pg_loss: loss.v,
-    },
-  };
+  return outOfRange(b, loss, inRange);
 }
 
 /** sapo_policy_loss.py: −A·sg(f(ρ))·ℓ, soft gate f(ρ) = σ(τ(ρ − 1))·4/τ, τ by the advantage's sign. */
