@@ -7,76 +7,51 @@ import type { ModelShape } from './model-shape';
 
 type Entry = Omit<ModelShape, 'source' | 'oBias' | 'mlpBias'> & { repo: string };
 
-const qwen25 = (
-  size: string,
-  hiddenSize: number,
-  numLayers: number,
-  numHeads: number,
-  numKvHeads: number,
-  intermediateSize: number,
-  vocabSize: number,
-  tie: boolean,
-): Entry => ({
-  repo: `Qwen/Qwen2.5-${size}`,
-  modelType: 'qwen2',
-  hiddenSize,
-  numLayers,
-  numHeads,
-  numKvHeads,
-  headDim: hiddenSize / numHeads,
-  intermediateSize,
-  vocabSize,
-  tieWordEmbeddings: tie,
-  qkvBias: true,
-  qkNorm: false,
-  torchDtype: 'bfloat16',
-});
+/** What a family's config.json has in common: Qwen2 biases q/k/v, Qwen3 normalises q and k per head (head dim 128). */
+const FAMILY = {
+  qwen2: { qkvBias: true, qkNorm: false, headDim: undefined },
+  qwen3: { qkvBias: false, qkNorm: true, headDim: 128 },
+  llama: { qkvBias: false, qkNorm: false, headDim: undefined },
+} as const;
 
-const qwen3 = (
-  size: string,
-  hiddenSize: number,
-  numLayers: number,
-  numHeads: number,
-  intermediateSize: number,
-  tie: boolean,
-): Entry => ({
-  repo: `Qwen/Qwen3-${size}`,
-  modelType: 'qwen3',
-  hiddenSize,
-  numLayers,
-  numHeads,
-  numKvHeads: 8,
-  headDim: 128,
-  intermediateSize,
-  vocabSize: 151936,
-  tieWordEmbeddings: tie,
-  qkvBias: false,
-  qkNorm: true,
-  torchDtype: 'bfloat16',
-});
-
-const llama3 = (
+/** An entry from the config.json fields: hidden size, layers, attention heads, KV heads, MLP width, vocabulary, tied. */
+function entry(
   repo: string,
-  hiddenSize: number,
-  numLayers: number,
-  numHeads: number,
-  intermediateSize: number,
-  tie: boolean,
-): Entry => ({
-  repo,
-  modelType: 'llama',
-  hiddenSize,
-  numLayers,
-  numHeads,
-  numKvHeads: 8,
-  headDim: hiddenSize / numHeads,
-  intermediateSize,
-  vocabSize: 128256,
-  tieWordEmbeddings: tie,
-  qkvBias: false,
-  qkNorm: false,
-  torchDtype: 'bfloat16',
-});
+  family: keyof typeof FAMILY,
+  [hiddenSize, numLayers, numHeads, numKvHeads, intermediateSize, vocabSize, tie]: [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    boolean,
+  ],
+): Entry {
+  const f = FAMILY[family];
+  return {
+    repo,
+    modelType: family,
+    hiddenSize,
+    numLayers,
+    numHeads,
+    numKvHeads,
+    headDim: f.headDim ?? hiddenSize / numHeads,
+    intermediateSize,
+    vocabSize,
+    tieWordEmbeddings: tie,
+    qkvBias: f.qkvBias,
+    qkNorm: f.qkNorm,
+    torchDtype: 'bfloat16',
+  };
+}
+
+const qwen25 = (size: string, ...f: [number, number, number, number, number, number, boolean]) =>
+  entry(`Qwen/Qwen2.5-${size}`, 'qwen2', f);
+const qwen3 = (size: string, hidden: number, layers: number, heads: number, inter: number, tie: boolean) =>
+  entry(`Qwen/Qwen3-${size}`, 'qwen3', [hidden, layers, heads, 8, inter, 151936, tie]);
+const llama3 = (repo: string, hidden: number, layers: number, heads: number, inter: number, tie: boolean) =>
+  entry(repo, 'llama', [hidden, layers, heads, 8, inter, 128256, tie]);
 
 /** Keyed by the lower-cased model name without its organisation and without `-Instruct` / `-Base` suffixes. */
 const TABLE: Record<string, Entry> = {

@@ -278,9 +278,27 @@ function trinity(o: {
   return { peaks, suggestions };
 }
 
-const Q05 = { params: QWEN25_05B, h: 896, layers: 24, vocab: 151936 };
-const Q7 = { params: QWEN25_7B, h: 3584, layers: 28, vocab: 152064 };
-const Q32 = { params: QWEN25_32B, h: 5120, layers: 64, vocab: 152064 };
+const Q05 = { modelName: 'Qwen2.5-0.5B-Instruct', params: QWEN25_05B, h: 896, layers: 24, vocab: 151936 };
+const Q7 = { modelName: 'Qwen2.5-7B-Instruct', params: QWEN25_7B, h: 3584, layers: 28, vocab: 152064 };
+const Q32 = { modelName: 'Qwen2.5-32B-Instruct', params: QWEN25_32B, h: 5120, layers: 64, vocab: 152064 };
+
+/** Qwen2.5-32B on two nodes of 8 GPUs, two rollout engines of tensor parallel 4: the trainer has 8, with the actor's
+ * `fsdp_config` key `key` set to `value`. */
+const config32B = (o: { algorithm: string; maxModelLen: number }, key: string, value: unknown) =>
+  config({
+    model: 'Qwen/Qwen2.5-32B-Instruct',
+    nodes: 2,
+    gpus: 8,
+    engines: 2,
+    tp: 4,
+    batch: 8,
+    trainer: `  trainer_config:\n    actor_rollout_ref:\n      actor:\n        fsdp_config:\n          ${key}: ${value}\n`,
+    ...o,
+  });
+
+/** Qwen2.5-7B on one node of 8 GPUs, 4 of them rollout engines: the trainer has 4. */
+const config7B = (o: { algorithm: string; maxModelLen: number; trainer?: string }) =>
+  config({ model: 'Qwen/Qwen2.5-7B-Instruct', nodes: 1, gpus: 8, engines: 4, batch: 4, ...o });
 
 const CASES: Case[] = [
   {
@@ -299,7 +317,6 @@ const CASES: Case[] = [
     expect: () =>
       trinity({
         ...Q05,
-        modelName: 'Qwen2.5-0.5B-Instruct',
         strategy: 'fsdp',
         world: 1,
         actor: FSDP_DEFAULT(1),
@@ -311,19 +328,10 @@ const CASES: Case[] = [
     // main: FSDP2 by default; PPO trains a critic, whose idle optimizer states sit beside the actor's.
     name: '7B, FSDP2, four trainer GPUs, with critic, entropy on',
     release: 'main',
-    yaml: config({
-      model: 'Qwen/Qwen2.5-7B-Instruct',
-      algorithm: 'ppo',
-      maxModelLen: 8192,
-      nodes: 1,
-      gpus: 8,
-      engines: 4,
-      batch: 4,
-    }),
+    yaml: config7B({ algorithm: 'ppo', maxModelLen: 8192 }),
     expect: () =>
       trinity({
         ...Q7,
-        modelName: 'Qwen2.5-7B-Instruct',
         strategy: 'fsdp2',
         world: 4,
         actor: FSDP_DEFAULT(4),
@@ -336,21 +344,13 @@ const CASES: Case[] = [
     // main: `trainer.offload_policy` reaches the FSDP2 engine; entropy off.
     name: '7B, FSDP2 with the offload policy, entropy off: parameters cost nothing on the GPU',
     release: 'main',
-    yaml: config({
-      model: 'Qwen/Qwen2.5-7B-Instruct',
-      algorithm: 'grpo',
-      maxModelLen: 16384,
-      nodes: 1,
-      gpus: 8,
-      engines: 4,
-      batch: 4,
-      trainer: '  offload_policy: true\n',
-      top: '',
-    }).replace('  repeat_times: 8\n', '  repeat_times: 8\n  entropy_loss_fn: none\n'),
+    yaml: config7B({ algorithm: 'grpo', maxModelLen: 16384, trainer: '  offload_policy: true\n' }).replace(
+      '  repeat_times: 8\n',
+      '  repeat_times: 8\n  entropy_loss_fn: none\n',
+    ),
     expect: () =>
       trinity({
         ...Q7,
-        modelName: 'Qwen2.5-7B-Instruct',
         strategy: 'fsdp2',
         world: 4,
         actor: { ...FSDP_DEFAULT(4), offload_policy: true },
@@ -362,22 +362,13 @@ const CASES: Case[] = [
     // v0.5.2: FSDP1 over 8 trainer GPUs with optimizer offload; entropy off; over Trinity's limit.
     name: '32B, FSDP, optimizer offload, eight trainer GPUs, entropy off: over the limit',
     release: 'v0.5.2',
-    yaml: config({
-      model: 'Qwen/Qwen2.5-32B-Instruct',
-      algorithm: 'grpo',
-      maxModelLen: 8192,
-      nodes: 2,
-      gpus: 8,
-      engines: 2,
-      tp: 4,
-      batch: 8,
-      trainer:
-        '  trainer_config:\n    actor_rollout_ref:\n      actor:\n        fsdp_config:\n          optimizer_offload: true\n',
-    }).replace('  repeat_times: 8\n', '  repeat_times: 8\n  entropy_loss_fn: none\n'),
+    yaml: config32B({ algorithm: 'grpo', maxModelLen: 8192 }, 'optimizer_offload', true).replace(
+      '  repeat_times: 8\n',
+      '  repeat_times: 8\n  entropy_loss_fn: none\n',
+    ),
     expect: () =>
       trinity({
         ...Q32,
-        modelName: 'Qwen2.5-32B-Instruct',
         strategy: 'fsdp',
         world: 8,
         actor: { ...FSDP_DEFAULT(8), optimizer_offload: true },
@@ -389,22 +380,10 @@ const CASES: Case[] = [
     // main: FSDP2, a critic, fsdp_size 4 of 8 GPUs (Trinity suggests matching the GPU count).
     name: '32B, FSDP2, fsdp_size 4 of 8, with critic: far over the limit',
     release: 'main',
-    yaml: config({
-      model: 'Qwen/Qwen2.5-32B-Instruct',
-      algorithm: 'ppo',
-      maxModelLen: 4096,
-      nodes: 2,
-      gpus: 8,
-      engines: 2,
-      tp: 4,
-      batch: 8,
-      trainer:
-        '  trainer_config:\n    actor_rollout_ref:\n      actor:\n        fsdp_config:\n          fsdp_size: 4\n',
-    }),
+    yaml: config32B({ algorithm: 'ppo', maxModelLen: 4096 }, 'fsdp_size', 4),
     expect: () =>
       trinity({
         ...Q32,
-        modelName: 'Qwen2.5-32B-Instruct',
         strategy: 'fsdp2',
         world: 8,
         actor: { ...FSDP_DEFAULT(8), fsdp_size: 4 },
@@ -418,20 +397,14 @@ const CASES: Case[] = [
     name: '7B, FSDP, fused kernels, expandable segments (90 % limit), v0.5.0',
     release: 'v0.5.0',
     env: { PYTORCH_CUDA_ALLOC_CONF: 'expandable_segments:True' },
-    yaml: config({
-      model: 'Qwen/Qwen2.5-7B-Instruct',
+    yaml: config7B({
       algorithm: 'grpo',
       maxModelLen: 8192,
-      nodes: 1,
-      gpus: 8,
-      engines: 4,
-      batch: 4,
       trainer: '  trainer_config:\n    actor_rollout_ref:\n      model:\n        use_fused_kernels: true\n',
     }),
     expect: () =>
       trinity({
         ...Q7,
-        modelName: 'Qwen2.5-7B-Instruct',
         strategy: 'fsdp',
         world: 4,
         actor: FSDP_DEFAULT(4),
@@ -457,7 +430,6 @@ const CASES: Case[] = [
     expect: () =>
       trinity({
         ...Q05,
-        modelName: 'Qwen2.5-0.5B-Instruct',
         strategy: 'fsdp2',
         world: 2,
         actor: FSDP_DEFAULT(2),

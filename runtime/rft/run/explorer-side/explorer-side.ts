@@ -112,12 +112,8 @@ export class ExplorerSide {
         if (work === 'bench' && !evalSets.length)
           throw new RunSetupError('mode bench needs buffer.explorer_input.eval_tasksets');
         parts.evalSets = evalSets.map(({ name, tasks }) => ({ name, tasks }));
-        if (work === 'explore')
-          parts.reader = taskReader(
-            cfg,
-            trainSets.flatMap((s) => s.tasks),
-            spec.readerOffset ?? 0,
-          );
+        const trainTasks = trainSets.flatMap((s) => s.tasks);
+        if (work === 'explore') parts.reader = taskReader(cfg, trainTasks, spec.readerOffset ?? 0);
         parts.explorer = newExplorer(spec, rollout, log);
       }
       if (spec.reference) parts.reference = loadModelFor(cfg, spec.configDir, spec.reference.modelPath).model;

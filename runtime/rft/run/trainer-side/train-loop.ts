@@ -86,7 +86,7 @@ export class TrainLoop {
     if (!this.ctx.signal.aborted && this.trainer.step > 0 && !this.checkpoints.holdsCurrentStep()) await this.save();
   }
 
-  save(): Promise<void> {
+  private save(): Promise<void> {
     const { input } = this;
     return this.checkpoints.save({ ...this.extra(), ...input.position() }, (dir) => input.saveInto?.(dir));
   }
