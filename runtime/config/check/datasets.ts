@@ -7,6 +7,7 @@ import { peekDataset } from '../datasets/peek-dataset';
 import { candidatePaths } from './runtime';
 import type { CheckContext } from './context';
 import { storagePaths, workflowTypePath } from './tasksets';
+import { registryEntryAt } from '../model/registries';
 import { isTasksetPath, type StoragePath, type TasksetPath } from '../config-path';
 
 interface KeyNeed {
@@ -76,9 +77,19 @@ function keyNeeds(ctx: CheckContext, base: StoragePath): KeyNeed[] {
     // With `format.workflow_key` each row may name its own workflow: assume it reads both.
     const workflow = ctx.get(`${base}.format.workflow_key`) ? undefined : ctx.get(workflowTypePath(ctx, base));
     const reads = TASK_COLUMNS_READ[String(workflow)] ?? { prompt: true, response: true };
+    // A workflow of a plugin (or a module path) may read any columns: a missing prompt column is only a warning.
+    const builtIn = workflow === undefined || registryEntryAt('workflow', String(workflow), ctx.release) !== undefined;
     const needs: KeyNeed[] = [];
     if (reads.prompt)
-      needs.push({ formatKey: 'prompt_key', severity: 'error', why: 'every task would get an empty prompt.' });
+      needs.push(
+        builtIn
+          ? { formatKey: 'prompt_key', severity: 'error', why: 'every task would get an empty prompt.' }
+          : {
+              formatKey: 'prompt_key',
+              severity: 'warning',
+              why: `every task would get an empty prompt if \`${String(workflow)}\` reads it.`,
+            },
+      );
     if (reads.response)
       needs.push({
         formatKey: 'response_key',

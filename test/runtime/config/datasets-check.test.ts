@@ -80,6 +80,19 @@ describe('taskset datasets', () => {
     const errors = s.diagnostics.filter((d) => d.code === 'TRN305' && d.severity === 'error');
     assert.equal(errors.length, 2, 'the train and the eval taskset');
     assert.match(errors[0].message, /prompt_key` is `prompt`.*`seed`, `size`, `p`, `index`, `uid`/);
+    // A plugin's workflow may read any columns: the same finding is a warning.
+    const plugin = text.replace("default_workflow_type: 'frozen_lake_workflow'", 'default_workflow_type: lake_agent');
+    const p = await checkConfig(plugin, {
+      release: 'main',
+      env,
+      host: { ...host(['/']), plugins: { workflow: ['lake_agent'] } },
+    });
+    const found = p.diagnostics.filter((d) => d.code === 'TRN305' && d.message.includes('prompt_key'));
+    assert.deepEqual(
+      found.map((d) => d.severity),
+      ['warning', 'warning'],
+    );
+    assert.match(found[0].message, /empty prompt if `lake_agent` reads it/);
   });
 
   test('a missing response_key is a warning (rewards would see no ground truth)', async () => {
