@@ -62,11 +62,12 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
 /**
  * Workflows that do not read a task's `format.prompt_key` / `response_key` columns (every other workflow reads both,
  * as Trinity's Task.task_desc and Task.truth). frozen_lake_workflow builds its map from the row's `size`, `p` and
- * `seed` (envs/frozen_lake/workflow.py @8b7fce3); math_eval_workflow reads the `question` column itself and grades
- * against the truth (eval_workflow.py).
+ * `seed` (envs/frozen_lake/workflow.py @8b7fce3), sudoku_workflow its game from `puzzle` and `solution`;
+ * math_eval_workflow reads the `question` column itself and grades against the truth (eval_workflow.py).
  */
 const TASK_COLUMNS_READ: Record<string, { prompt: boolean; response: boolean }> = {
   frozen_lake_workflow: { prompt: false, response: false },
+  sudoku_workflow: { prompt: false, response: false },
   math_eval_workflow: { prompt: false, response: true },
   async_math_eval_workflow: { prompt: false, response: true },
 };
