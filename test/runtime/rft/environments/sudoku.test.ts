@@ -4,12 +4,8 @@
  * workflow on a real model, whose random answer ends the episode with −1 after one experience.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { loadPretrained, stopTokenIds } from '../../../../runtime/engine/pretrained';
 import {
   applySudokuAnswer,
   generateSudoku,
@@ -17,9 +13,8 @@ import {
   sudokuPrompt,
   type Board,
 } from '../../../../runtime/rft/environments/sudoku/sudoku';
-import { RolloutModel } from '../../../../runtime/rft/explorer/rollout-model';
 import { sudokuWorkflow } from '../../../../runtime/rft/workflows/sudoku';
-import { saveTinyModel } from '../run/helpers';
+import { loadByteChatModel, rolloutModelOf, workflowTask } from '../../../helpers/byte-chat-model';
 
 const SOLUTION: Board = [
   [5, 3, 4, 6, 7, 8, 9, 1, 2],
@@ -107,32 +102,8 @@ describe('sudoku_workflow', () => {
   });
 
   test("a model's unparsable answer: one experience of the board's prompt, reward −1, episode over", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'twb-sudoku-')), 'model');
-    saveTinyModel(dir, 17, { maxPositions: 1024 });
-    const p = loadPretrained(dir);
-    const limits = {
-      maxPromptTokens: null,
-      maxResponseTokens: 6,
-      minResponseTokens: 0,
-      enablePromptTruncation: false,
-      temperature: 1,
-      topP: 1,
-      topK: -1,
-      enableThinking: null,
-    };
-    const model = new RolloutModel(p.model, p.tokenizer, limits, 2, stopTokenIds(p));
-    const task = {
-      raw: { puzzle: PUZZLE, solution: SOLUTION },
-      taskDesc: undefined,
-      truth: undefined,
-      systemPrompt: null,
-      replyPrefix: null,
-      rolloutArgs: {},
-      workflowArgs: {},
-      rewardFnArgs: {},
-      rewardFn: null,
-      isEval: false,
-    };
+    const model = rolloutModelOf(loadByteChatModel(17, 1024), {}, 2);
+    const task = workflowTask({ raw: { puzzle: PUZZLE, solution: SOLUTION } });
     const exps = await sudokuWorkflow({
       model,
       task,

@@ -12,34 +12,17 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { saveInitialModel } from '../../../../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/lm/config';
-import { buildByteTokenizer, tokenizerFromJson } from '../../../../runtime/engine/tokenizer';
 import type { RolloutSample, RuntimeEvent } from '../../../../runtime/protocol';
+import { IM_END, saveByteChatModel } from '../../../helpers/byte-chat-model';
 import { killAll, start } from './cli-process';
 import { tinyJob, type TinyJob } from './helpers';
 
 after(killAll);
 
-const IM_END = 258;
-
 /** A byte-level Qwen2 whose residual stream carries a constant in dimension 0 that the head reads as <|im_end|>. */
 function saveShortAnswerModel(dir: string): void {
-  const tokenizer = tokenizerFromJson(buildByteTokenizer());
-  const V = tokenizer.vocabSize;
+  const V = 259;
   const D = 16;
-  const cfg = parseModelConfig(
-    newModelConfigJson({
-      family: 'qwen2',
-      layers: 1,
-      hidden: D,
-      heads: 4,
-      kvHeads: 2,
-      vocabSize: V,
-      maxPositions: 4096,
-      eosTokenIds: [...tokenizer.eosTokenIds],
-    }),
-  );
   let s = 12345;
   const small = () => {
     s = (Math.imul(s, 1103515245) + 12345) >>> 0;
@@ -48,7 +31,10 @@ function saveShortAnswerModel(dir: string): void {
   const embed = new Float32Array(V * D).map((_, i) => (i % D === 0 ? 3 : small()));
   const head = new Float32Array(D * V).map(() => small());
   head[IM_END] = 1.2;
-  saveInitialModel(cfg, 3, dir, { tokenizer, set: { 'model.embed_tokens.weight': embed, 'lm_head.weight': head } });
+  saveByteChatModel(dir, 3, {
+    maxPositions: 4096,
+    set: { 'model.embed_tokens.weight': embed, 'lm_head.weight': head },
+  });
 }
 
 let job: TinyJob;
