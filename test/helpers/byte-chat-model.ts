@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { saveInitialModel } from '../../runtime/engine/lm/checkpoint';
 import { loadPretrained, stopTokenIds, type Pretrained } from '../../runtime/engine/pretrained';
 import { buildByteTokenizer, tokenizerFromJson } from '../../runtime/engine/tokenizer';
-import { RolloutModel, type RolloutLimits } from '../../runtime/rft/explorer/rollout-model';
+import { RolloutModel, type RolloutLimits } from '../../runtime/rft/models/rollout-model';
 import type { TurnSampler } from '../../runtime/rft/workflows/multi-turn/turn-sampler';
 import type { WorkflowTask } from '../../runtime/rft/workflows/types';
 import { tinyQwen2Config } from './tiny-qwen2';

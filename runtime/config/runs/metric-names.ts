@@ -2,9 +2,11 @@
  * The metric names a Trinity run of a resolved config logs, per role, with Trinity's own names (its monitor,
  * explorer, experience pipeline, trainer and veRL metric utilities). The runtime's monitor emits the same names.
  */
-import type { Cfg } from '../check/context';
 import { rolesOf } from '../model/choices';
 import { atLeast, NEWEST_RELEASE, type Release } from '../releases';
+
+/** A resolved config's plain values (check/'s Cfg; declared here so runs/ does not reach back into check/). */
+type Cfg = Record<string, any>;
 
 export interface MetricNames {
   explorer: string[];

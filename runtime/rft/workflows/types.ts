@@ -1,7 +1,7 @@
 /** What a workflow sees of a task and of the model, and what it returns (Trinity's Workflow contract). */
 import type { Experience } from '../experience';
-import type { AuxiliaryModel } from '../explorer/auxiliary-model';
-import type { RolloutArgs, RolloutModel } from '../explorer/rollout-model';
+import type { AuxiliaryModel } from '../models/auxiliary-model';
+import type { RolloutArgs, RolloutModel } from '../models/rollout-model';
 import type { TurnSampler } from './multi-turn/turn-sampler';
 import type { AgentKit } from './agent-kit';
 

@@ -16,7 +16,7 @@
  */
 import type { ChatMessage } from '../../../engine/tokenizer';
 import { randomEidSuffix, type Experience } from '../../experience';
-import type { RolloutArgs, RolloutModel } from '../../explorer/rollout-model';
+import type { RolloutArgs, RolloutModel } from '../../models/rollout-model';
 import { glueAfterAssistant } from './template-glue';
 import { completionTurnSampler, type SampledTurn, type TurnSampler } from './turn-sampler';
 

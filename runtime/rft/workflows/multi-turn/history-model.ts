@@ -8,7 +8,7 @@
  */
 import type { ChatMessage } from '../../../engine/tokenizer';
 import type { Experience } from '../../experience';
-import type { RolloutArgs, RolloutModel } from '../../explorer/rollout-model';
+import type { RolloutArgs, RolloutModel } from '../../models/rollout-model';
 
 export class HistoryModel {
   private history: Experience[] = [];

@@ -5,7 +5,7 @@
  * (every context an episode sends extends the previous one by the sampled ids and the template's tokens) without
  * any change to the workflows.
  */
-import type { RolloutArgs, RolloutModel } from '../../explorer/rollout-model';
+import type { RolloutArgs, RolloutModel } from '../../models/rollout-model';
 
 export interface SampledTurn {
   /** The sampled token ids, the stop token included when the response ended on one. */

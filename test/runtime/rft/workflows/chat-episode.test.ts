@@ -11,7 +11,7 @@ import { initBackend } from '../../../../runtime/engine/backend';
 import type { Pretrained } from '../../../../runtime/engine/pretrained';
 import { forcedTurns, IM_END, loadByteChatModel, rolloutModelOf } from '../../../helpers/byte-chat-model';
 import type { ChatMessage } from '../../../../runtime/engine/tokenizer';
-import type { RolloutLimits, RolloutModel } from '../../../../runtime/rft/explorer/rollout-model';
+import type { RolloutLimits, RolloutModel } from '../../../../runtime/rft/models/rollout-model';
 import { ChatEpisode, PROMPT_TRUNCATED_RESPONSE } from '../../../../runtime/rft/workflows/multi-turn/chat-episode';
 import { glueAfterAssistant } from '../../../../runtime/rft/workflows/multi-turn/template-glue';
 

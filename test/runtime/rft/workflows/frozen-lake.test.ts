@@ -18,7 +18,7 @@ import {
   parseFrozenLakeAction,
 } from '../../../../runtime/rft/environments/frozen-lake/frozen-lake-game';
 import { generateRandomMap } from '../../../../runtime/rft/environments/frozen-lake/random-map';
-import type { RolloutLimits } from '../../../../runtime/rft/explorer/rollout-model';
+import type { RolloutLimits } from '../../../../runtime/rft/models/rollout-model';
 import { frozenLakeWorkflow } from '../../../../runtime/rft/workflows/frozen-lake';
 import { completionTurnSampler, type TurnSampler } from '../../../../runtime/rft/workflows/multi-turn/turn-sampler';
 import type { WorkflowContext } from '../../../../runtime/rft/workflows/types';
