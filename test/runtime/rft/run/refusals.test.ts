@@ -33,6 +33,8 @@ interface Case {
   release?: string;
   edit: (yaml: string) => string;
   key: string;
+  /** What the refusal says the entry needs. */
+  needs?: RegExp;
 }
 
 const CASES: Case[] = [
@@ -41,6 +43,13 @@ const CASES: Case[] = [
     name: 'tool_call_workflow',
     edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: tool_call_workflow'),
     key: 'default_workflow_type',
+  },
+  {
+    kind: 'workflow',
+    name: 'alfworld_workflow',
+    edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: alfworld_workflow'),
+    key: 'default_workflow_type',
+    needs: /\(it needs the ALFWorld environment \(the alfworld and textworld Python packages/,
   },
   {
     kind: 'workflow',
@@ -89,6 +98,7 @@ describe('run refuses registry entries the local runtime lacks', () => {
       assert.match(err, new RegExp(`\`${c.name.replace(/\./g, '\\.')}\` runs on Trinity-RFT only`));
       for (const local of LOCAL_REGISTRIES[c.kind]) assert.ok(err.includes(`\`${local}\``), `names ${local}`);
       assert.match(err, /trinityWorkbench\.runWith: trinity/);
+      if (c.needs) assert.match(err, c.needs);
       // file:line of the key that names it
       const line = yaml.split('\n').findIndex((l) => l.includes(`${c.key}: ${c.name}`)) + 1;
       assert.ok(err.includes(`${config}:${line}:`), `points at line ${line}: ${err}`);
