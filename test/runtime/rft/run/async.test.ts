@@ -274,6 +274,32 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
     );
   });
 
+  test('fully_async: the explorer never waits at a sync point; it takes the newest checkpoint after any step', async () => {
+    const steps = 6;
+    const p = pair(27, 'fully-async', steps, 'fully_async');
+    const trainer = await startTrainer(p);
+    const explorer = start(p.explore);
+    await finished(explorer, 'explorer');
+    await finished(trainer, 'trainer');
+    assertEveryStepOnce(p.db, steps);
+    assertEveryRowReadOnce(p.db);
+    assert.ok(!/waits up to sync_timeout|within sync_timeout/.test(explorer.stderr()), explorer.stderr());
+    // Versions only move forward, each to a checkpoint the trainer saved (every sync_interval steps), whenever the
+    // explorer finds one, not only after a sync point.
+    const checkpoints = trainer.events.flatMap((e) => (e.type === 'checkpoint' ? [e.step] : []));
+    const versions = versionsOf(explorer.events);
+    assert.equal(versions[0], 0);
+    for (let k = 1; k < steps; k++)
+      assert.ok(
+        versions[k] === versions[k - 1] || (versions[k] > versions[k - 1] && checkpoints.includes(versions[k])),
+        `versions ${versions}, checkpoints ${checkpoints}`,
+      );
+    assert.deepEqual(
+      rowsPerStep(p.db).map((c) => c.versions),
+      versions.map(String),
+    );
+  });
+
   test('SIGKILL the explorer at a random point and restart it: every step once in the table, the trainer waits and trains on all', async () => {
     const steps = 10;
     const p = pair(22, 'kill-explorer', steps);
