@@ -45,6 +45,13 @@ async function runCli(job: TinyJob, name: string, text: string): Promise<{ lines
 
 const of = (lines: MetricsLine[], role: string) => lines.filter((l) => l.role === role);
 
+/** Per explorer step: the tasks that came back, and the experiences they gave. */
+const tasksAndExperiences = (lines: MetricsLine[]): number[][] =>
+  of(lines, 'explorer').map((l) => [
+    l.values['rollout/finished_task_count'],
+    l.values['experience_pipeline/experience_count'],
+  ]);
+
 after(() => killAll());
 
 describe('fully_async with staleness_control (max_staleness 1, sync_interval 2)', () => {
@@ -125,14 +132,10 @@ describe('explorer.over_rollout and explorer.dynamic_timeout', () => {
       ) +
       'synchronizer:\n  sync_style: explorer_driven\n';
     const { lines, logs } = await runCli(job, 'over-rollout', text);
-    const explorer = of(lines, 'explorer');
-    assert.deepEqual(
-      explorer.map((l) => [l.values['rollout/finished_task_count'], l.values['experience_pipeline/experience_count']]),
-      [
-        [2, 8],
-        [2, 8],
-      ],
-    );
+    assert.deepEqual(tasksAndExperiences(lines), [
+      [2, 8],
+      [2, 8],
+    ]);
     assert.equal(
       logs.filter((m) => /^over_rollout: step \d goes on with 2 of 4 tasks \(2 dropped\)$/.test(m)).length,
       2,
@@ -156,16 +159,12 @@ describe('explorer.over_rollout and explorer.dynamic_timeout', () => {
           'eval_on_startup: false\n  max_retry_times: 0\n  dynamic_timeout: {enable: true, warmup_min_steps: 2, ratio: 0.000001}',
         );
     const { lines, logs } = await runCli(job, 'dynamic-timeout', text);
-    const explorer = of(lines, 'explorer');
     // Every task counts as finished; only those of step 3 come back empty (timed out).
-    assert.deepEqual(
-      explorer.map((l) => [l.values['rollout/finished_task_count'], l.values['experience_pipeline/experience_count']]),
-      [
-        [2, 4],
-        [2, 4],
-        [2, 0],
-      ],
-    );
+    assert.deepEqual(tasksAndExperiences(lines), [
+      [2, 4],
+      [2, 4],
+      [2, 0],
+    ]);
     assert.equal(logs.filter((m) => /^Timeout when running task [01] of batch 3 at attempt 1/.test(m)).length, 2);
   });
 });
