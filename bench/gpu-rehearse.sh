@@ -7,7 +7,7 @@
 #
 #   bash bench/gpu-rehearse.sh [BUNDLE_DIR [RESULTS_DIR]]
 # Defaults: .gpu and bench/results/gpu-check/rehearsal-<UTC time>. The GPU_CHECK_* knobs of bench/gpu-check.sh
-# pass through (the defaults below fit SwiftShader on 2 cores).
+# pass through (the defaults below leave SwiftShader on 2 busy cores room: about 9 minutes at load 10).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUNDLE=$(cd "${1:-$ROOT/.gpu}" && pwd) || exit 1
@@ -31,6 +31,6 @@ env -i HOME="$EMPTY/home" PATH="$EMPTY/bin" \
   GPU_CHECK_SWIFTSHADER=1 GPU_CHECK_BUNDLED_VULKAN=1 GPU_CHECK_WORK="$EMPTY/work" \
   GPU_CHECK_MODELS="${GPU_CHECK_MODELS-tiny}" GPU_CHECK_SCALE="${GPU_CHECK_SCALE:-0.1}" \
   GPU_CHECK_GEN_TOKENS="${GPU_CHECK_GEN_TOKENS:-4}" GPU_CHECK_PEAK="${GPU_CHECK_PEAK:-0}" \
-  GPU_CHECK_TEST_S="${GPU_CHECK_TEST_S:-300}" GPU_CHECK_GEN_S="${GPU_CHECK_GEN_S:-90}" \
-  GPU_CHECK_BENCH_S="${GPU_CHECK_BENCH_S:-120}" GPU_CHECK_DEADLINE_S="${GPU_CHECK_DEADLINE_S:-600}" \
+  GPU_CHECK_TEST_S="${GPU_CHECK_TEST_S:-900}" GPU_CHECK_GEN_S="${GPU_CHECK_GEN_S:-180}" \
+  GPU_CHECK_BENCH_S="${GPU_CHECK_BENCH_S:-600}" GPU_CHECK_DEADLINE_S="${GPU_CHECK_DEADLINE_S:-1800}" \
   bash bundle/run.sh "$RESULTS"

@@ -34,7 +34,7 @@ const NEEDS = [
   {
     what: "Debian's NumPy (the oracle the FrozenLake maps and slippery moves are checked against)",
     packages: ['python3-numpy'],
-    present: () => ok('/usr/bin/python3', ['-c', 'import numpy']),
+    present: () => succeeds('/usr/bin/python3', ['-c', 'import numpy']),
   },
 ];
 

@@ -11,7 +11,7 @@ import { engineEstimate } from '../gpu-memory/vllm-memory';
 import type { GpuSpec } from '../gpu-memory/gpu-cards';
 import type { CheckContext } from './check-context';
 import { modelShapeFor } from './model-shape-source';
-import { memoryReport } from './rules/gpu-memory';
+import { memoryReport } from './memory-report';
 
 export function checkEngineMemory(ctx: CheckContext): void {
   const mode = String(ctx.get('mode') ?? 'both');

@@ -16,7 +16,7 @@ import type { ConfigPath } from '../../config-path';
 import type { KeyFix, Path } from '../../diagnostics';
 import type { GpuSpec } from '../../gpu-memory/gpu-cards';
 import { baseModelParams, type ModelShape } from '../../gpu-memory/model-shape';
-import { gib, moduleSummary, type GpuMemoryReport, type Skipped, type TrainerMemory } from '../../gpu-memory/report';
+import { gib, moduleSummary, type Skipped, type TrainerMemory } from '../../gpu-memory/report';
 import {
   largestFittingTokens,
   memoryLimit,
@@ -28,17 +28,9 @@ import {
   type ModuleEstimate,
 } from '../../gpu-memory/trainer-memory';
 import type { CheckContext } from '../check-context';
-import { gpuFor, modelShapeFor } from '../model-shape-source';
+import { memoryReport } from '../memory-report';
+import { modelShapeFor } from '../model-shape-source';
 import { tokenBudget, trainerStrategy, verl } from './trainer';
-
-/** The report of this run, created on first use by either memory check. */
-export function memoryReport(ctx: CheckContext): GpuMemoryReport {
-  return (ctx.gpuMemory ??= {
-    gpu: gpuFor(ctx),
-    trainer: { status: 'skipped', reason: 'the launch checks stopped before the memory check' },
-    engines: [],
-  });
-}
 
 export function checkGpuMemory(ctx: CheckContext): void {
   const report = memoryReport(ctx);
