@@ -11,6 +11,7 @@ import { RunSetupError } from '../stage/stage-context';
 import { withAbsolutePath } from '../stage/config-paths';
 import { BufferInput } from '../trainer-side/buffer-input';
 import { fileInput, isTrainFile } from '../trainer-side/file-input';
+import { stalenessBound } from '../trainer-side/sample-strategy';
 import { TrainerSide } from '../trainer-side/trainer-side';
 
 export async function runTrain(ctx: StageContext): Promise<StageResult> {
@@ -27,6 +28,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
           ctx,
           withAbsolutePath(source, ctx.configDir),
           resumed?.extra.buffer as BufferPosition | undefined,
+          stalenessBound(side.algorithm, ctx.release, source, ctx.log),
         ));
     const trainer = side.start(input.totalSteps);
     if (resumed) ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step})`);
