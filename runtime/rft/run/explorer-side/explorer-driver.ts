@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { currentBackend, initBackend, type BackendPreference } from '../../../engine/backend';
 import type { LogLevel, RunLog } from '../../monitor/run-log';
+import { loadRuntimePlugins } from '../../plugins';
 import { ExplorerRequests } from './explorer-requests';
 import { ExplorerSide, type ExplorerSideSpec, type ExplorerStepResult } from './explorer-side';
 
@@ -172,6 +173,7 @@ export function serveExplorer(port: {
       if (m.kind === 'init') {
         try {
           await initBackend({ prefer: m.init.backend as BackendPreference });
+          if (m.init.pluginDirs?.length) await loadRuntimePlugins(m.init.pluginDirs);
           const side = await startSide(m.init, log);
           requests = new ExplorerRequests(side);
           port.postMessage({

@@ -53,6 +53,11 @@ export interface ExplorerSideSpec {
    * worker and experiences passed in memory): the reference weights and how the trainer scores.
    */
   reference?: ExplorerReference;
+  /**
+   * Plugin directories whose workflows and reward functions the config may name. The job loads them in its own
+   * thread before the side is built; a worker thread has registries of its own and loads them first.
+   */
+  pluginDirs?: string[];
 }
 
 export interface ExplorerReference {

@@ -182,6 +182,7 @@ function stageContext(args: {
     log: args.log,
     signal: args.signal,
     seed: opts.seed ?? 42,
+    pluginDirs: (opts.pluginDirs ?? []).map((d) => resolve(d)),
     progress: (role, step, total, detail) => {
       emit({ type: 'progress', role, step, total, detail });
       opts.progress?.(role, step, total, detail);

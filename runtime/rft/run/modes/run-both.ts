@@ -146,6 +146,7 @@ async function startExplorer(
     version: resumed?.step ?? 0,
     backend: 'auto',
     reference,
+    pluginDirs: ctx.pluginDirs,
   };
   if (cfg.synchronizer.sync_method !== 'memory') {
     ctx.log(
