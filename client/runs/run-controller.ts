@@ -8,6 +8,7 @@ import { existsSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LANGUAGE_ID, type TrinityLanguageClient } from '../language-client';
+import type { RunPlanResponse } from '../../server/lsp-messages';
 import { runSettings, type RunSettings } from '../settings';
 import type { Launcher, LaunchSpec, RunEnd } from './launchers/launcher';
 import { LocalLauncher } from './launchers/local';
@@ -76,19 +77,26 @@ export class RunController implements vscode.Disposable {
       return undefined;
     }
     const configDir = path.dirname(doc.uri.fsPath);
-    const cwd = vscode.workspace.getWorkspaceFolder(doc.uri)?.uri.fsPath ?? configDir;
+    // Trinity opens relative paths from the directory the run starts in: the config's folder (as a Ray job's
+    // working_dir is), the folder the language server checks them against.
+    const cwd = configDir;
+    const folder = vscode.workspace.getWorkspaceFolder(doc.uri)?.uri.fsPath ?? configDir;
     const settings = runSettings(doc.uri);
     let extraArgs: string[] = [];
     // Only the local runtime loads the model on this machine; Trinity-RFT and a Ray job find it themselves.
-    if (settings.runWith === 'local' && plan.model && !plan.model.found) {
-      const target = plan.model.hubId ? path.join(configDir, 'model') : path.resolve(configDir, plan.model.path);
-      const actions = ['Create Small Model here', ...(plan.model.hubId ? ['Download and Run'] : [])];
+    const missing = settings.runWith === 'local' ? plan.models.filter((m) => m.found === false) : [];
+    if (missing.length) {
+      const [first, ...others] = missing;
+      const actions = ['Create Small Model here', ...(missing.some((m) => m.hubId) ? ['Download and Run'] : [])];
       const pick = await vscode.window.showErrorMessage(
-        `model.model_path: ${plan.model.problem ?? `${plan.model.path} was not found`}`,
+        `${first.key}: ${first.problem || `${first.path} was not found`}${others.length ? ` (and ${others.map((m) => m.key).join(', ')})` : ''}`,
         ...actions,
       );
       if (pick === 'Create Small Model here')
-        await vscode.commands.executeCommand('trinityWorkbench.createSmallModel', { config: doc.uri, outDir: target });
+        await vscode.commands.executeCommand('trinityWorkbench.createSmallModel', {
+          config: doc.uri,
+          allMissing: true,
+        });
       if (pick !== 'Download and Run') return undefined;
       extraArgs = ['--download'];
     }
@@ -115,7 +123,7 @@ export class RunController implements vscode.Disposable {
       jobDir,
       mode,
       resume: req.resume === true,
-      pluginDirs: settings.pluginDirs.map((d) => path.resolve(cwd, d)),
+      pluginDirs: settings.pluginDirs.map((d) => path.resolve(folder, d)),
       extraArgs,
     };
     let run: LiveRun;
@@ -128,6 +136,11 @@ export class RunController implements vscode.Disposable {
     if (settings.showProgressNotification) this.showProgress(run, settings.stopGraceMs);
     void run.handle.ended.then((end) => this.reportEnd(run, end));
     return run;
+  }
+
+  /** What a Run of `uri` would do (errors, job dir, models), from the language server. */
+  plan(uri: vscode.Uri): Promise<RunPlanResponse | null> {
+    return this.lsp.runPlan(uri);
   }
 
   /** Stops the run of `key` (RunState.key), else the active editor's or the latest live run. */

@@ -1,12 +1,13 @@
 /** `trinity-workbench check`: reads files, runs the validator, prints text or JSON. */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { looksLikeTrinityConfig } from '../config/detect';
 import { checkConfig } from '../config/validate';
 import { lineColumn } from '../config/load/load-config';
 import { parseDotEnv } from '../config/environment/dotenv';
 import { RELEASES, parseRelease, type Release } from '../config/releases';
 import { scanPluginDirs } from '../config/environment/plugin-names';
+import { readModelContext } from '../config/environment/model-context';
 import { lastValue, parseArgs } from './args';
 
 const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--min-severity S] [--no-datasets] <file>...
@@ -102,7 +103,8 @@ export async function runCheck(argv: string[]): Promise<number> {
     const result = await checkConfig(text, {
       release,
       env,
-      host: { baseDirs: [...new Set([dirname(resolve(file)), process.cwd()])], env, exists: existsSync, plugins },
+      // Relative paths as `trinity run` opens them: from the directory it starts in.
+      host: { baseDirs: [process.cwd()], env, exists: existsSync, plugins, modelContext: readModelContext },
       datasets: !args.switches.has('--no-datasets'),
     });
     const diagnostics = result.diagnostics

@@ -95,6 +95,8 @@ export async function runRun(argv: string[]): Promise<number> {
     backend: backendName,
     seed: Number(lastValue(args, '--seed') ?? 42),
     continueFromCheckpoint: args.switches.has('--continue-from-checkpoint') || undefined,
+    // Trinity opens relative paths from the directory `trinity run` starts in.
+    workDir: process.cwd(),
     pluginDirs: [
       ...(args.values.get('--plugin-dir') ?? []),
       ...(process.env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean),

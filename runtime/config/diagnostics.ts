@@ -121,6 +121,7 @@ export const CODES = {
   TRN311: { title: 'Offline data read from a queue', severity: 'error' },
   TRN312: { title: 'Runs on Trinity-RFT only', severity: 'information' },
   TRN313: { title: 'Workflow requirement unmet', severity: 'error' },
+  TRN314: { title: 'Context longer than the model', severity: 'error' },
   TRN400: { title: 'Responses truncated at max_response_tokens', severity: 'warning' },
   TRN401: { title: 'No learning signal: identical rewards in every group', severity: 'warning' },
   TRN402: { title: 'Entropy collapse', severity: 'warning' },

@@ -10,6 +10,7 @@ import { TextDocuments, type Connection, type InitializeParams } from 'vscode-la
 import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/environment/dotenv';
 import { scanPluginDirs } from '../../runtime/config/environment/plugin-names';
+import { readModelContext } from '../../runtime/config/environment/model-context';
 import type { Release } from '../../runtime/config/releases';
 import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../lsp-messages';
 import { TrinityLanguageService } from '../service';
@@ -160,7 +161,8 @@ export class ServerSession {
     this.service.setContext({
       env,
       detectedRelease: this.detectedRelease,
-      host: { exists: existsSync, baseDirs: root ? [root] : [], plugins: scanPluginDirs(dirs) },
+      // Relative paths resolve against each document's own folder (baseDirsFor), where Run starts the runtime.
+      host: { exists: existsSync, baseDirs: [], plugins: scanPluginDirs(dirs), modelContext: readModelContext },
     });
   }
 
@@ -176,10 +178,10 @@ export class ServerSession {
     return { ...env, ...process.env };
   }
 
-  /** A document's last run is read from where it writes: relative to the workspace folder, else the file's folder. */
+  /** A document's last run is read from where it writes: relative to the file's folder, where Run starts it. */
   private followRun(doc: TextDocument): void {
     const dirs = this.service.runDirs(doc);
-    const cwd = this.workspaceRoot ?? documentDirs(doc.uri)[0];
+    const cwd = documentDirs(doc.uri)[0] ?? this.workspaceRoot;
     if (!cwd || !dirs.jobDir) return this.watcher.untrack(doc.uri);
     this.watcher.track(
       doc.uri,

@@ -20,7 +20,7 @@ import {
   RUN_PLAN_REQUEST,
   type KeyLocationParams,
   type MetricDriversParams,
-  type RunPlanResponse,
+  type RunPlanModel,
 } from '../lsp-messages';
 import { isHubId, resolveModelPath } from '../../runtime/engine/lm/hub';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
@@ -162,9 +162,7 @@ function registerRunRequests(connection: Connection, session: ServerSession): vo
   connection.onRequest(RUN_PLAN_REQUEST, (p: { uri: string }) =>
     session.withDoc(p.uri, null, 'run plan', (d) => {
       const plan = service.runPlan(d);
-      const model = plan.stages[0]?.modelPath;
-      const root = session.workspaceRoot;
-      return model ? { ...plan, model: findModel(model, [...documentDirs(d.uri), ...(root ? [root] : [])]) } : plan;
+      return { ...plan, models: plan.models.map((m) => ({ ...m, ...findModel(m.path, documentDirs(d.uri)) })) };
     }),
   );
   connection.onRequest(METRIC_DRIVERS_REQUEST, (p: MetricDriversParams) =>
@@ -177,16 +175,16 @@ function registerRunRequests(connection: Connection, session: ServerSession): vo
   );
 }
 
-/** Whether a model path loads here, looked up as the runtime does (the config's folder, then the working directory). */
-function findModel(model: string, baseDirs: string[]): NonNullable<RunPlanResponse['model']> {
+/** Whether a model path loads here, looked up as the runtime does: from the config's folder, where Run starts it. */
+function findModel(model: string, baseDirs: string[]): Pick<RunPlanModel, 'found' | 'hubId' | 'problem'> {
   let problem = '';
   for (const baseDir of baseDirs.length ? baseDirs : [process.cwd()]) {
     try {
       resolveModelPath(model, { baseDir });
-      return { path: model, found: true, hubId: isHubId(model) };
+      return { found: true, hubId: isHubId(model) };
     } catch (e) {
       problem ||= (e as Error).message;
     }
   }
-  return { path: model, found: false, hubId: isHubId(model), problem };
+  return { found: false, hubId: isHubId(model), problem };
 }

@@ -14,6 +14,7 @@ import { nodeAt, rangeForPath, type LoadedConfig } from '../load/load-config';
 import { atLeast, inRange, type Release } from '../releases';
 import type { Range } from '../load/yaml-tree';
 import { registryEntryAt, type RegistryId } from '../model/registries';
+import type { ModelContext } from '../environment/model-context';
 import type { PluginNames } from '../environment/plugin-names';
 import type { ConfigPath, ConfigValueAt } from '../config-path';
 
@@ -33,8 +34,8 @@ export interface Derivation {
 /** What a check may ask of the outside world; all optional, so the checks run in an editor too. */
 export interface CheckHost {
   /**
-   * Directories a relative path may be relative to, in order. Trinity resolves them against its working directory,
-   * which is usually the repository root, not the config file's folder, so the CLI passes both.
+   * Directories a relative path may be relative to, in order. Trinity resolves them against the directory the run
+   * starts in: the CLI passes its working directory, the language server the config's folder (where Run starts it).
    */
   baseDirs?: string[];
   /** Environment, for messages that mention it. */
@@ -43,6 +44,8 @@ export interface CheckHost {
   exists?: (absPath: string) => boolean;
   /** Names that plugin directories register (see environment/plugin-names.ts). */
   plugins?: PluginNames;
+  /** The longest context a local model folder (absolute) supports (environment/model-context.ts). */
+  modelContext?: (absDir: string) => ModelContext | undefined;
 }
 
 export interface StageInfo {

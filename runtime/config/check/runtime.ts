@@ -12,6 +12,7 @@ import type { CheckContext } from './context';
 import { storagePaths, taskPipelineOutputPath, tasksetPaths, workflowTypePath } from './tasksets';
 import { configPath, type ConfigPath } from '../config-path';
 import { checkWorkflowNeeds } from './workflow-needs';
+import { checkModelContext } from './model-context';
 
 /** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
 const GROUP_ADVANTAGES =
@@ -27,6 +28,7 @@ export function runRuntimeChecks(ctx: CheckContext): void {
   checkMixBuffer(ctx);
   checkGroupSize(ctx);
   checkLocalPaths(ctx);
+  checkModelContext(ctx);
 }
 
 /** SFT and DPO in train mode read a dataset; a queue is only ever filled by an explorer, which train mode lacks. */

@@ -526,6 +526,12 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: thinking_budget_workflow\n      workflow_args:\n        thinking_token_budget: -1\n',
     fix: 'Set `explorer.rollout_model.enable_history: true` and give `workflow_args.thinking_token_budget` a non-negative integer.',
   },
+  TRN314: {
+    explanation:
+      "`max_model_len` (the rollout model's, or an auxiliary model's) is longer than the model supports: vLLM derives the model's limit from its config.json (`max_position_embeddings` and the like) and refuses to start an engine asked for more (`_get_and_verify_max_len`, vllm/config/model.py), so the explorer fails at launch. Checked for local model folders.",
+    example: 'model:\n  model_path: ./tiny-model   # config.json: max_position_embeddings 512\n  max_model_len: 544\n',
+    fix: "Lower `max_model_len` to the model's limit (and `max_prompt_tokens` + `max_response_tokens` with it), or use a model made for the longer context (Create Small Model sizes it to the config).",
+  },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
   // ------------------------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 /** `dist/cli.js run --events jsonl` as a child process: its parsed event stream, stderr, exit, and kill. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
 
 const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'cli.js');
@@ -26,6 +26,8 @@ const children = new Set<ChildProcess>();
 export function start(config: string, env: Record<string, string> = {}): Running {
   const child = spawn(process.execPath, [CLI, 'run', '--config', config, '--events', 'jsonl', '--backend', 'wasm'], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    // In the config's folder, as the editor starts it: relative paths are taken from the run's working directory.
+    cwd: dirname(resolve(config)),
     env: { ...process.env, ...env },
   });
   children.add(child);
