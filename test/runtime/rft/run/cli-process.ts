@@ -14,6 +14,10 @@ export interface Exit {
 
 export interface Running {
   events: RuntimeEvent[];
+  /**
+   * What the run said: its stderr, then its `log` events and a failed `done` event's error as the CLI prints them
+   * without --events (with it, messages travel in the event stream only).
+   */
   stderr: () => string;
   exit: Promise<Exit>;
   kill(signal: NodeJS.Signals): void;
@@ -57,7 +61,18 @@ export function start(config: string, env: Record<string, string> = {}): Running
   );
   return {
     events,
-    stderr: () => err,
+    stderr: () =>
+      err +
+      events
+        .flatMap((e) =>
+          e.type === 'log'
+            ? [`${e.level === 'info' ? '' : `${e.level}: `}${e.message}`]
+            : e.type === 'done' && e.error
+              ? [`run failed: ${e.error}`]
+              : [],
+        )
+        .map((l) => `${l}\n`)
+        .join(''),
     exit,
     kill: (s) => child.kill(s),
     waitFor: (pred) => {
