@@ -128,6 +128,7 @@ export const CODES = {
   TRN403: { title: 'KL blow-up', severity: 'warning' },
   TRN404: { title: 'Gradient norm blow-up', severity: 'warning' },
   TRN405: { title: 'Run stalled', severity: 'warning' },
+  TRN406: { title: 'Trainer takes no steps', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

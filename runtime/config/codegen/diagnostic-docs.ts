@@ -571,4 +571,10 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'explorer:\n  max_timeout: 1800\n',
     fix: "Look at the run's log (the Runs view's output channel); lower `explorer.max_timeout` so that a hung rollout is retried sooner.",
   },
+  TRN406: {
+    explanation:
+      "In `both` mode the explorer has logged `runHealth.trainerLag` (default 5) more steps since the trainer's last step than `synchronizer.sync_offset` and `sync_interval` let it run ahead: the trainer gets no batch. Every task may be failing (the local runtime stops such a run after 3 steps with the first task's error), the experience pipeline may drop every experience, or `buffer.train_batch_size` may be more than a step makes (`batch_size` × `repeat_times`).",
+    example: 'buffer:\n  batch_size: 4\n  train_batch_size: 256\n',
+    fix: "Look at the run's output for failing tasks; make `train_batch_size` what a step makes (`batch_size` × `repeat_times`).",
+  },
 };

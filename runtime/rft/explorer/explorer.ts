@@ -7,6 +7,14 @@
  * A task runs as Trinity's scheduler runs it (`RunnerWrapper.run_with_retry`): each attempt may take the task timeout
  * at most, a failed or timed-out attempt is retried up to `max_retry_times`, and a task whose attempts all failed is
  * still returned — it counts in `finished_task_count`, and of its metrics only the task time remains.
+ *
+ * A step whose every task failed is a failed step (logged as an error), and after
+ * {@link MAX_STEPS_WITHOUT_EXPERIENCE} steps in a row without one experience the explorer stops the run with the
+ * first task's error. Trinity is slower to say so: its explorer logs each failed task and goes on
+ * (trinity/explorer/explorer.py at 08ab577, `_finish_explore_step`), and the run fails only when its trainer has
+ * waited `buffer.trainer_input.experience_buffer.max_read_timeout` (1800 s by default) for a batch and raises
+ * "Read incomplete batch (0/n), please check your workflow." (trinity/buffer/reader/queue_reader.py); a local run
+ * on a laptop has no reason to wait half an hour, and the first task's error is what there is to fix.
  */
 import {
   evalGatherSuffixes,
@@ -63,6 +71,12 @@ export interface TaskTimeoutOptions {
 /** A task attempt ran past its timeout (Trinity: `asyncio.wait_for` raising `TimeoutError`). */
 class TaskTimeoutError extends Error {}
 
+/** Explorer steps in a row that may make no experience before the run fails (see the module comment). */
+export const MAX_STEPS_WITHOUT_EXPERIENCE = 3;
+
+/** The explorer made no experience for {@link MAX_STEPS_WITHOUT_EXPERIENCE} steps: the run cannot learn. */
+export class NoExperienceError extends Error {}
+
 export interface StepOutput {
   experiences: Experience[];
   metrics: Record<string, number>;
@@ -81,6 +95,8 @@ interface TaskRun {
   timing: Record<string, number>;
   /** Every attempt failed or timed out. */
   failed: boolean;
+  /** The last attempt's error, when failed. */
+  error?: string;
 }
 
 export class Explorer {
@@ -88,6 +104,10 @@ export class Explorer {
   /** Trinity's scheduler totals for the dynamic timeout: seconds and count of finished training tasks. */
   private totalRunningTime = 0;
   private totalCompletedTasks = 0;
+  /** Training steps in a row whose workflows made no experience, and the first failed task's error among them. */
+  private emptySteps = 0;
+  private firstError: string | undefined;
+  private madeAny = false;
 
   constructor(
     readonly model: RolloutModel,
@@ -102,6 +122,7 @@ export class Explorer {
     const runs: TaskRun[] = [];
     for (const [i, t] of tasks.entries()) runs.push(await this.runTask(t, step, i));
     const all = runs.flatMap((r) => r.exps);
+    this.noteExperiences(step, runs, all.length);
     const { exps, metrics: pipelineMetrics, selectorFeedback } = pipeline.process(all);
     // Failed tasks are statuses too: their task time enters the stats, and they count as finished.
     const metrics: Record<string, number> = {
@@ -117,6 +138,39 @@ export class Explorer {
     const out: StepOutput = { experiences: exps, metrics, samples: sample(all, this.opts.samplesPerStep) };
     if (selectorFeedback) out.selectorFeedback = selectorFeedback;
     return out;
+  }
+
+  /**
+   * A step whose tasks all failed is a failed step; too many steps in a row without an experience end the run
+   * (NoExperienceError) with the first failed task's error, which is what there is to fix.
+   */
+  private noteExperiences(step: number, runs: readonly TaskRun[], made: number): void {
+    const failed = runs.filter((r) => r.failed);
+    if (runs.length && failed.length === runs.length)
+      this.opts.log('error', `explorer step ${step} failed: all ${runs.length} tasks failed (${failed[0].error})`);
+    if (made > 0 || !runs.length) {
+      this.madeAny ||= made > 0;
+      this.emptySteps = 0;
+      this.firstError = undefined;
+      return;
+    }
+    this.firstError ??= failed[0]?.error ?? 'the workflows returned no experience';
+    if (++this.emptySteps >= MAX_STEPS_WITHOUT_EXPERIENCE)
+      throw new NoExperienceError(
+        `no experience was made in ${this.emptySteps} explorer steps in a row (up to step ${step}), so nothing can be trained. The first failed task's error: ${this.firstError}`,
+      );
+  }
+
+  /**
+   * The taskset is done: a run shorter than MAX_STEPS_WITHOUT_EXPERIENCE whose steps all made nothing fails too
+   * (NoExperienceError) rather than finishing with nothing trained. Null: no step to explore.
+   */
+  finish(): null {
+    if (!this.madeAny && this.emptySteps > 0)
+      throw new NoExperienceError(
+        `no experience was made in any of the ${this.emptySteps} explorer steps, so nothing was trained. The first failed task's error: ${this.firstError}`,
+      );
+    return null;
   }
 
   /** Runs every task of one eval taskset (no experiences kept); metrics under `eval/<name>/`. */
@@ -189,7 +243,7 @@ export class Explorer {
         `task ${index} of batch ${batch} failed after ${this.opts.maxRetryTimes + 1} attempt(s): ${lastError}`,
       );
       const timing = { [keys.task]: seconds };
-      return { exps: [], metrics: { ...timing }, runs: [], timing, failed: true };
+      return { exps: [], metrics: { ...timing }, runs: [], timing, failed: true, error: lastError };
     }
     const exps = done.exps;
     for (const e of exps) {

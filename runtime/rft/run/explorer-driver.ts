@@ -130,7 +130,7 @@ function closeParts(parts: ExplorerParts): void {
 
 export async function stepWith(parts: ExplorerParts, step: number): Promise<ExplorerStepResult | null> {
   const batch = parts.reader.next();
-  if (!batch) return null;
+  if (!batch) return parts.explorer.finish();
   const out = await parts.explorer.explore(step, batch.items, parts.pipeline);
   parts.reader.afterStep(step, out.selectorFeedback);
   if (parts.reference) await attachReferenceLogprobs(parts.reference.model, out.experiences, parts.reference.opts);
@@ -148,12 +148,21 @@ export function assignWeights(model: CausalLM, weights: Float32Array[]): void {
   tf.tidy(() => vars.forEach((v, i) => v.assign(tf.tensor(weights[i], v.shape, 'float32'))));
 }
 
+/**
+ * A step's promise is awaited after the trainer's turn: marked handled now, a step that fails meanwhile is not an
+ * unhandled rejection (which ends the process); awaiting it still throws.
+ */
+function awaitedLater<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
 /** The explorer in this thread: steps run when called, so nothing overlaps with training. */
 export async function inThreadExplorer(init: ExplorerInit, log: RunLog): Promise<ExplorerDriver> {
   const parts = await buildExplorer(init, log);
   for (const w of parts.warnings) log('warning', w);
   return {
-    step: async (step) => stepWith(parts, step),
+    step: (step) => awaitedLater(stepWith(parts, step)),
     evaluate: async (step) => evaluateWith(parts, step),
     setWeights: async (weights, version) => {
       assignWeights(parts.model, weights);
@@ -248,7 +257,7 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
     throw e;
   }
   return {
-    step: (step) => call<ExplorerStepResult | null>({ kind: 'step', step }),
+    step: (step) => awaitedLater(call<ExplorerStepResult | null>({ kind: 'step', step })),
     evaluate: (step) => call<Record<string, number>>({ kind: 'evaluate', step }),
     setWeights: (weights, version) =>
       call<void>(

@@ -111,6 +111,7 @@ class ExploreRun {
       if (ctx.signal.aborted) break;
       const batch = reader.next();
       if (!batch) {
+        side.explorer.finish();
         writeExplorerState(ctx.jobDir, { explorerStep: this.step, readerOffset: reader.currentOffset, finished: true });
         break;
       }
