@@ -20,6 +20,9 @@ import { detectTrinityRelease } from './python';
 import { RunWatcher } from './run-watcher';
 import { ValidationSchedule } from './validation-schedule';
 
+/** File events come in bursts (a model folder is several files): one recheck after this much quiet. */
+const FILES_SETTLE_MS = 300;
+
 export class ServerSession {
   readonly documents = new TextDocuments(TextDocument);
   readonly service: TrinityLanguageService;
@@ -30,6 +33,9 @@ export class ServerSession {
   private initSettings: ClientSettings = {};
   private detectedRelease: Release | undefined;
   private detectPython = true;
+  /** The plugin directories of the settings (rescanned when files change). */
+  private pluginDirs: string[] = [];
+  private filesTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly connection: Connection) {
     this.service = new TrinityLanguageService({
@@ -91,6 +97,20 @@ export class ServerSession {
     }
   }
 
+  /**
+   * Files came or went in the workspace: every open document is checked again soon (its datasets, model folders
+   * and plugin directories), once for a burst of events.
+   */
+  filesChanged(): void {
+    if (this.filesTimer) return;
+    this.filesTimer = setTimeout(() => {
+      this.filesTimer = undefined;
+      this.refreshContext(this.pluginDirs);
+      this.service.refresh();
+      this.revalidateAll();
+    }, FILES_SETTLE_MS);
+  }
+
   /** Analyses and validates a document, follows its last run, and sends its release and diagnostics. */
   publish(doc: TextDocument): void {
     this.guard('validation', undefined, () => {
@@ -148,7 +168,8 @@ export class ServerSession {
 
   private applySettings(s: ClientSettings): void {
     this.service.configure(serviceSettings(s));
-    this.refreshContext(s.pluginDirs ?? []);
+    this.pluginDirs = s.pluginDirs ?? [];
+    this.refreshContext(this.pluginDirs);
   }
 
   /** The environment (the workspace's `.env` under the process's own) and the plugin dirs' registered names. */

@@ -57,6 +57,8 @@ function registerLifecycle(connection: Connection, session: ServerSession): void
     session.settingsPushed(change.settings);
     void session.loadSettings();
   });
+  // Files came or went (a dataset, a model folder, a plugin): checks that look at the disk are redone.
+  connection.onDidChangeWatchedFiles(() => session.filesChanged());
 }
 
 function capabilities(): ServerCapabilities {
@@ -161,6 +163,9 @@ function registerRunRequests(connection: Connection, session: ServerSession): vo
   const { service, documents } = session;
   connection.onRequest(RUN_PLAN_REQUEST, (p: { uri: string }) =>
     session.withDoc(p.uri, null, 'run plan', (d) => {
+      // What is on disk now, whatever the last validation saw; the Problems panel gets the same.
+      service.refresh(d.uri);
+      session.publish(d);
       const plan = service.runPlan(d);
       return { ...plan, models: plan.models.map((m) => ({ ...m, ...findModel(m.path, documentDirs(d.uri)) })) };
     }),
