@@ -11,7 +11,7 @@ import { looksLikeTrinityConfig } from '../runtime/config/detect';
 import { copyExample, listExamples } from './example-copies';
 import { LANGUAGE_ID } from './language-client';
 import { findNode } from './runs/node-path';
-import { runSettings } from './settings';
+import { runSettings } from './runs/run-settings';
 import type { RunPlanResponse } from '../server/lsp-messages';
 import {
   missingModelTargets,

@@ -1,6 +1,6 @@
 /**
  * What Create Small Model makes for a config: `trinity-workbench model create` arguments sized to it (its context
- * holds the config's longest `max_model_len`, so vLLM's length check — TRN314 — passes and no prompt runs out of
+ * holds the config's longest `max_model_len`, so vLLM's length check — TRN318 — passes and no prompt runs out of
  * positions), and the folders of the models a config names that are not there. No `vscode`: tests use it as is.
  */
 import * as path from 'node:path';

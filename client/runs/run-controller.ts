@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LANGUAGE_ID, type TrinityLanguageClient } from '../language-client';
 import type { RunPlanResponse } from '../../server/lsp-messages';
-import { runSettings, type RunSettings } from '../settings';
+import { runSettings, type RunSettings } from './run-settings';
 import type { Launcher, LaunchSpec } from './launchers/launcher';
 import { LocalLauncher } from './launchers/local';
 import { RayJobLauncher } from './launchers/ray-job';

@@ -10,7 +10,7 @@ import { TextDocuments, type Connection, type InitializeParams } from 'vscode-la
 import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/environment/dotenv';
 import { scanPluginDirs } from '../../runtime/config/environment/plugin-names';
-import { readModelContext } from '../../runtime/config/environment/model-context';
+import { forgetMissingModels, readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
 import type { Release } from '../../runtime/config/releases';
 import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../lsp-messages';
 import { TrinityLanguageService } from '../service';
@@ -40,7 +40,7 @@ export class ServerSession {
   constructor(private readonly connection: Connection) {
     this.service = new TrinityLanguageService({
       env: { ...process.env },
-      host: { exists: existsSync },
+      host: { exists: existsSync, env: { ...process.env }, modelConfig: readModelConfigJson },
       baseDirsFor: documentDirs,
       readFile: (p) => this.readFile(p),
     });
@@ -58,7 +58,7 @@ export class ServerSession {
   /** The client's `initialize`: its options, workspace folder, and whether it answers `workspace/configuration`. */
   initialize(params: InitializeParams): void {
     const opts = (params.initializationOptions ?? {}) as InitOptions;
-    this.validation.debounceMs = opts.debounceMs ?? this.validation.debounceMs;
+    if (typeof opts.debounceMs === 'number') this.validation.fixedDelayMs = opts.debounceMs;
     this.initSettings = opts.settings ?? {};
     const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
     this.workspaceRoot = folder ? URI.parse(folder).fsPath : undefined;
@@ -105,6 +105,7 @@ export class ServerSession {
     if (this.filesTimer) return;
     this.filesTimer = setTimeout(() => {
       this.filesTimer = undefined;
+      forgetMissingModels();
       this.refreshContext(this.pluginDirs);
       this.service.refresh();
       this.revalidateAll();
@@ -119,8 +120,6 @@ export class ServerSession {
       const params: DocumentReleaseParams = { uri: doc.uri, release: analysis.release, source: analysis.releaseSource };
       void this.connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, params);
       const diagnostics = this.service.validate(doc);
-      // Usually done already, in the quiet after the edit; with little or no debounce, done here.
-      this.guard('preparing completion', undefined, () => this.service.prepare(doc));
       void this.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
     });
   }
@@ -183,7 +182,13 @@ export class ServerSession {
       env,
       detectedRelease: this.detectedRelease,
       // Relative paths resolve against each document's own folder (baseDirsFor), where Run starts the runtime.
-      host: { exists: existsSync, baseDirs: [], plugins: scanPluginDirs(dirs), modelContext: readModelContext },
+      host: {
+        exists: existsSync,
+        baseDirs: [],
+        plugins: scanPluginDirs(dirs),
+        env,
+        modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
+      },
     });
   }
 

@@ -23,6 +23,7 @@ import {
   type RunPlanModel,
 } from '../lsp-messages';
 import { isHubId, resolveModelPath } from '../../runtime/engine/lm/hub';
+import { forgetMissingModels } from '../../runtime/engine/lm/config-json-cache';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
 import { documentDirs, ServerSession } from './server-session';
 
@@ -165,6 +166,7 @@ function registerRunRequests(connection: Connection, session: ServerSession): vo
     session.withDoc(p.uri, null, 'run plan', (d) => {
       // What is on disk now, whatever the last validation saw; the Problems panel gets the same.
       service.refresh(d.uri);
+      forgetMissingModels();
       session.publish(d);
       const plan = service.runPlan(d);
       return { ...plan, models: plan.models.map((m) => ({ ...m, ...findModel(m.path, documentDirs(d.uri)) })) };

@@ -1,6 +1,6 @@
 /**
  * Create Small Model makes a model the config can use: its positions come from the run plan's longest context (the
- * model and every auxiliary model's `max_model_len`), so the length check vLLM runs at launch (TRN314) passes, where
+ * model and every auxiliary model's `max_model_len`), so the length check vLLM runs at launch (TRN318) passes, where
  * the old fixed 512 positions failed a config asking for 544. The models a copy lacks are each given a folder.
  */
 import assert from 'node:assert/strict';
@@ -88,8 +88,8 @@ test("the model and the teacher a copy lacks get folders beside the config, size
   assert.equal(refused.status, 1);
   assert.match(
     refused.stdout,
-    /TRN314 `model\.max_model_len` \(544\) is longer than the model at `model` supports \(max_position_embeddings = 512/,
+    /TRN318 `model\.max_model_len` \(544\) is longer than the model at `model` supports \(max_position_embeddings = 512/,
   );
   make(positionsFor(plan));
-  assert.doesNotMatch(check().stdout, /TRN314/);
+  assert.doesNotMatch(check().stdout, /TRN318/);
 });

@@ -26,7 +26,7 @@ import {
   type ThemeName,
 } from './harness';
 import type { HostMessage, Series } from '../../client/dashboard/messages';
-import { drawnPoints } from '../../media/dashboard/decimation';
+import { drawnPoints } from '../../media/dashboard/charts/decimation';
 
 // The functions passed to page.evaluate run in Chromium; this file is compiled without the DOM's types.
 declare const window: any;
@@ -440,7 +440,7 @@ describe('the dashboard webview', () => {
     await showTab(page, 'rollouts');
     // The user picks step 7 of the run shown.
     await page.evaluate(() => {
-      const s = document.getElementById('rollouts-step-select') as HTMLSelectElement;
+      const s = document.getElementById('rollouts-step-select') as any;
       s.value = '7';
       s.dispatchEvent(new Event('change'));
     });

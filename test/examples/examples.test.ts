@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { initBackend } from '../../runtime/engine/backend';
-import { runJob, type JobResult } from '../../runtime/rft/run/job';
+import { runJob, type JobResult } from '../../runtime/rft/run/job/job';
 import { copyExample, listExamples } from '../../client/example-copies';
 import { missingModelTargets, modelCreateArgs, positionsFor } from '../../client/small-model';
 import type { RunPlanResponse } from '../../server/lsp-messages';

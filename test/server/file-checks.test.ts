@@ -2,7 +2,7 @@
  * Checks that look at the disk follow it: a dataset that appears clears its TRN304 when the editor reports the new
  * file (workspace/didChangeWatchedFiles), without an edit of the config; and the run plan (what Run asks before it
  * starts) checks the disk as it is now, even when no file event came (a model folder made for too short a context is
- * refused with TRN314 the moment it is there).
+ * refused with TRN318 the moment it is there).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
@@ -70,9 +70,9 @@ test("Run's plan checks the disk now: a model made for 32 positions is refused b
     JSON.stringify({ model_type: 'qwen2', max_position_embeddings: 32 }),
   );
   // No file event: the plan looks itself, and the Problems panel gets what it found.
-  const published = c.nextDiagnostics(uri, (ds) => codes(ds).includes('TRN314'), 5000);
+  const published = c.nextDiagnostics(uri, (ds) => codes(ds).includes('TRN318'), 5000);
   const plan = await c.request<RunPlanResponse>('trinity/runPlan', { uri });
-  assert.deepEqual(codes(plan.errors), ['TRN314']);
+  assert.deepEqual(codes(plan.errors), ['TRN318']);
   assert.match(plan.errors[0].message, /`model\.max_model_len` \(64\) is longer than the model at `model` supports/);
   await published;
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import type { Hover } from 'vscode-languageserver-types';
-import { loadRunnableConfig } from '../../runtime/rft/run/job-config';
+import { loadRunnableConfig } from '../../runtime/rft/run/job/job-config';
 import { startInProcess, withCursor, type TestClient } from '../helpers/lsp';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'twb-paths-')));

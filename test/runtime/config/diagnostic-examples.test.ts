@@ -10,9 +10,9 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { CODE_DOCS } from '../../../runtime/config/codegen/diagnostic-docs';
 import type { DiagnosticCode } from '../../../runtime/config/diagnostics';
-import { checkConfig } from '../../../runtime/config/validate';
-import { readModelContext } from '../../../runtime/config/environment/model-context';
-import { localRefusals } from '../../../runtime/rft/local-support';
+import { checkConfig } from '../../../runtime/config/check-config';
+import { localRefusals } from '../../../runtime/rft/refusals/refusals';
+import { readModelConfigJson } from '../../../runtime/engine/lm/config-json-cache';
 
 /** The files an example's folder must hold for its finding to exist (paths relative to the config's folder). */
 const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
@@ -23,7 +23,7 @@ const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
   // A dataset folder with a train split only, asked for its test split.
   TRN306: { 'data/gsm8k/train.jsonl': '{"question": "1+1?", "answer": "2"}\n' },
   // A model folder made for 512 positions.
-  TRN314: { 'tiny-model/config.json': '{"model_type": "qwen2", "max_position_embeddings": 512}\n' },
+  TRN318: { 'tiny-model/config.json': '{"model_type": "qwen2", "max_position_embeddings": 512}\n' },
 };
 
 /**
@@ -62,7 +62,7 @@ for (const [code, doc] of documented) {
     const result = await checkConfig(doc.example, {
       release: 'auto',
       env: {},
-      host: { baseDirs: [dir], env: {}, exists: existsSync, modelContext: readModelContext },
+      host: { baseDirs: [dir], env: {}, exists: existsSync, modelConfig: readModelConfigJson },
     });
     // TRN312 is what the local runtime refuses: the language server shows localRefusals under that code.
     const codes = [...result.diagnostics.map((d) => d.code), ...(localRefusals(result).length > 0 ? ['TRN312'] : [])];

@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { MAX_STEPS_WITHOUT_EXPERIENCE } from '../../../../runtime/rft/explorer/explorer';
-import { runJob } from '../../../../runtime/rft/run/job';
+import { MAX_STEPS_WITHOUT_EXPERIENCE } from '../../../../runtime/rft/explorer/explore-step';
+import { runJob } from '../../../../runtime/rft/run/job/job';
 import type { RunRecord } from '../../../../runtime/protocol';
 import { GRPO_STAGE, header, tinyJob, topLevel } from '../run/helpers';
 
