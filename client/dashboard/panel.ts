@@ -265,6 +265,8 @@ class Dashboard {
 
   event(key: string, e: RuntimeEvent): void {
     if (!this.ready || !this.has(key)) return;
+    // Run again into the same job folder: the panel shows the new run from its start, not on top of the last one.
+    if (e.type === 'run') return this.init();
     // The run's state has taken the event in already: its stage is the one this event belongs to.
     const stage = stageOf(this.manager.get(key)?.state.stage);
     if (e.type === 'metrics') {

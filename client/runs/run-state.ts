@@ -170,6 +170,26 @@ export function describeProgress(run: RunState): string {
   return parts.join(' · ');
 }
 
+/**
+ * How a run ended, with its last numbers: `countdown finished · grpo step 90/90 · reward 0.41 · eval 0.73`, or
+ * `failed: <the first line of its error>`, or stopped with the checkpoint Resume continues from.
+ */
+export function describeEnd(run: RunState, label: string): string {
+  const how =
+    run.status === 'interrupted'
+      ? 'ended without finishing (its process is gone)'
+      : run.status === 'failed'
+        ? `failed${run.error ? `: ${run.error.split('\n')[0]}` : ''}`
+        : run.status;
+  const last = run.checkpoints.at(-1);
+  const kept =
+    (run.status === 'stopped' || run.status === 'interrupted') && last
+      ? ` · global_step_${last.step} kept, Resume continues from it`
+      : '';
+  const numbers = describeProgress(run);
+  return `${label} ${how}${numbers ? ` · ${numbers}` : ''}${kept}`;
+}
+
 /** The fraction of the current stage done, 0..1, when a total is known. */
 export function stageFraction(run: RunState): number | undefined {
   const p = run.progress.trainer?.total

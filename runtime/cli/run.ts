@@ -59,9 +59,11 @@ export async function runRun(argv: string[]): Promise<number> {
   const emit = (e: RuntimeEvent): void => {
     if (jsonl) process.stdout.write(`${JSON.stringify(e)}\n`);
   };
+  // With --events jsonl a message is a `log` event only: the editor shows the event stream and stderr both, so
+  // writing it to stderr too would show it twice.
   const log: RunLog = (level, message) => {
-    process.stderr.write(`${level === 'info' ? '' : `${level}: `}${message}\n`);
     if (jsonl) emit({ type: 'log', level, message });
+    else process.stderr.write(`${level === 'info' ? '' : `${level}: `}${message}\n`);
   };
   const controller = new AbortController();
   let signals = 0;
@@ -76,14 +78,17 @@ export async function runRun(argv: string[]): Promise<number> {
 
   let backendName: string;
   try {
+    const tried: string[] = [];
     const info = await initBackend({
       prefer: (lastValue(args, '--backend') ?? 'auto') as BackendPreference,
-      log: (m) => process.stderr.write(`${m}\n`),
+      log: (m) => (jsonl ? tried.push(m) : process.stderr.write(`${m}\n`)),
     });
+    // The event stream names the backend that runs (the last line); why the others could not is `doctor`'s to say.
+    if (tried.length) log('info', tried[tried.length - 1]);
     backendName = info.name;
   } catch (e) {
     emit({ type: 'done', status: 'failed', error: (e as Error).message });
-    process.stderr.write(`run: ${(e as Error).message}\n`);
+    if (!jsonl) process.stderr.write(`run: ${(e as Error).message}\n`);
     return 1;
   }
   const { runJob } = require('../rft/run/job/job') as typeof import('../rft/run/job/job');
@@ -96,6 +101,8 @@ export async function runRun(argv: string[]): Promise<number> {
     backend: backendName,
     seed: Number(lastValue(args, '--seed') ?? 42),
     continueFromCheckpoint: args.switches.has('--continue-from-checkpoint') || undefined,
+    // Trinity opens relative paths from the directory `trinity run` starts in.
+    workDir: process.cwd(),
     pluginDirs: [
       ...(args.values.get('--plugin-dir') ?? []),
       ...(process.env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean),
@@ -103,7 +110,8 @@ export async function runRun(argv: string[]): Promise<number> {
   });
   if (!jsonl) printSummary(result);
   if (result.status === 'failed') {
-    process.stderr.write(`run failed: ${result.error}\n`);
+    // The `done` event carries it in the event stream.
+    if (!jsonl) process.stderr.write(`run failed: ${result.error}\n`);
     return 1;
   }
   return result.status === 'stopped' ? 130 : 0;

@@ -14,6 +14,14 @@
  * With `explorer.over_rollout` a training step stops waiting `wait_after_min` seconds after `min_wait_num` of its tasks
  * are back; the task running then is cancelled and the ones not started are dropped (scheduler.py
  * `_wait_for_batch_results`; tasks come back one at a time here, in order).
+ *
+ * A step whose every task failed is a failed step (logged as an error), and after
+ * {@link MAX_STEPS_WITHOUT_EXPERIENCE} steps in a row without one experience the explorer stops the run with the
+ * first task's error. Trinity is slower to say so: its explorer logs each failed task and goes on
+ * (trinity/explorer/explorer.py at 08ab577, `_finish_explore_step`), and the run fails only when its trainer has
+ * waited `buffer.trainer_input.experience_buffer.max_read_timeout` (1800 s by default) for a batch and raises
+ * "Read incomplete batch (0/n), please check your workflow." (trinity/buffer/reader/queue_reader.py); a local run
+ * on a laptop has no reason to wait half an hour, and the first task's error is what there is to fix.
  */
 import {
   evalGatherSuffixes,
@@ -93,6 +101,12 @@ interface Attempt {
   firstError?: string;
 }
 
+/** Explorer steps in a row that may make no experience before the run fails (see the module comment). */
+export const MAX_STEPS_WITHOUT_EXPERIENCE = 3;
+
+/** The explorer made no experience for {@link MAX_STEPS_WITHOUT_EXPERIENCE} steps: the run cannot learn. */
+export class NoExperienceError extends Error {}
+
 export interface StepOutput {
   experiences: Experience[];
   metrics: Record<string, number>;
@@ -111,6 +125,8 @@ interface TaskRun {
   timing: Record<string, number>;
   /** Every attempt failed or timed out. */
   failed: boolean;
+  /** The last attempt's error, when failed. */
+  error?: string;
 }
 
 export class Explorer {
@@ -120,6 +136,11 @@ export class Explorer {
   private totalCompletedTasks = 0;
   /** Training steps whose every task came back (main's `total_completed_steps`, for `warmup_min_steps`). */
   private totalCompletedSteps = 0;
+
+  /** Training steps in a row whose workflows made no experience, and the first failed task's error among them. */
+  private emptySteps = 0;
+  private firstError: string | undefined;
+  private madeAny = false;
 
   constructor(
     readonly model: RolloutModel,
@@ -149,6 +170,7 @@ export class Explorer {
         `over_rollout: step ${step} goes on with ${runs.length} of ${tasks.length} tasks (${tasks.length - runs.length} dropped)`,
       );
     const all = runs.flatMap((r) => r.exps);
+    this.noteExperiences(step, runs, all.length);
     const { exps, metrics: pipelineMetrics, selectorFeedback } = pipeline.process(all);
     // Failed tasks are statuses too: their task time enters the stats, and they count as finished.
     const metrics: Record<string, number> = {
@@ -164,6 +186,39 @@ export class Explorer {
     const out: StepOutput = { experiences: exps, metrics, samples: sample(all, this.opts.samplesPerStep) };
     if (selectorFeedback) out.selectorFeedback = selectorFeedback;
     return out;
+  }
+
+  /**
+   * A step whose tasks all failed is a failed step; too many steps in a row without an experience end the run
+   * (NoExperienceError) with the first failed task's error, which is what there is to fix.
+   */
+  private noteExperiences(step: number, runs: readonly TaskRun[], made: number): void {
+    const failed = runs.filter((r) => r.failed);
+    if (runs.length && failed.length === runs.length)
+      this.opts.log('error', `explorer step ${step} failed: all ${runs.length} tasks failed (${failed[0].error})`);
+    if (made > 0 || !runs.length) {
+      this.madeAny ||= made > 0;
+      this.emptySteps = 0;
+      this.firstError = undefined;
+      return;
+    }
+    this.firstError ??= failed[0]?.error ?? 'the workflows returned no experience';
+    if (++this.emptySteps >= MAX_STEPS_WITHOUT_EXPERIENCE)
+      throw new NoExperienceError(
+        `no experience was made in ${this.emptySteps} explorer steps in a row (up to step ${step}), so nothing can be trained. The first failed task's error: ${this.firstError}`,
+      );
+  }
+
+  /**
+   * The taskset is done: a run shorter than MAX_STEPS_WITHOUT_EXPERIENCE whose steps all made nothing fails too
+   * (NoExperienceError) rather than finishing with nothing trained. Null: no step to explore.
+   */
+  finish(): null {
+    if (!this.madeAny && this.emptySteps > 0)
+      throw new NoExperienceError(
+        `no experience was made in any of the ${this.emptySteps} explorer steps, so nothing was trained. The first failed task's error: ${this.firstError}`,
+      );
+    return null;
   }
 
   /** Runs every task of one eval taskset (no experiences kept); metrics under `eval/<name>/`. */
@@ -268,7 +323,7 @@ export class Explorer {
         `task ${index} of batch ${batch} failed after ${this.opts.maxRetryTimes + 1} attempt(s): ${lastError}`,
       );
       const timing = { [keys.task]: seconds };
-      return { exps: [], metrics: { ...timing }, runs: [], timing, failed: true };
+      return { exps: [], metrics: { ...timing }, runs: [], timing, failed: true, error: lastError };
     }
     const exps = done.exps;
     // The version the task started on; main also records how far the weights moved while it ran (workflow_runner.py

@@ -47,12 +47,21 @@ async function startSide(init: ExplorerInit, log: RunLog): Promise<ExplorerSide>
   return side;
 }
 
+/**
+ * A step's promise is awaited after the trainer's turn: marked handled now, a step that fails meanwhile is not an
+ * unhandled rejection (which ends the process); awaiting it still throws.
+ */
+function awaitedLater<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
 /** The explorer in this thread: steps run when called, so nothing overlaps with training. */
 export async function inThreadExplorer(init: ExplorerInit, log: RunLog): Promise<ExplorerDriver> {
   const side = await startSide(init, log);
   const requests = new ExplorerRequests(side);
   return {
-    step: (step) => requests.step(step),
+    step: (step) => awaitedLater(requests.step(step)),
     evaluate: (step) => requests.evaluate(step),
     setWeights: (weights, version) => requests.setWeights(weights, version),
     hasEvals: side.hasEvals,
@@ -143,7 +152,7 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
     throw e;
   }
   return {
-    step: (step) => call<ExplorerStepResult | null>({ kind: 'step', step }),
+    step: (step) => awaitedLater(call<ExplorerStepResult | null>({ kind: 'step', step })),
     evaluate: (step) => call<Record<string, number>>({ kind: 'evaluate', step }),
     setWeights: (weights, version) =>
       call<void>(

@@ -166,13 +166,15 @@ export class ExplorerSide {
 
   /**
    * Explorer step `step` on the next batch of the training taskset: its experiences (through the pipeline, with
-   * reference log-probs when the side computes them), metrics and samples; null when the taskset is exhausted.
+   * reference log-probs when the side computes them), metrics and samples; null when the taskset is exhausted (a
+   * run whose every step made nothing fails then: `Explorer.finish`).
    */
   async exploreStep(step: number): Promise<ExplorerStepResult | null> {
     const reader = this.need(this.parts.reader, 'training taskset');
+    const explorer = this.need(this.parts.explorer, 'explorer');
     const batch = reader.next();
-    if (!batch) return null;
-    const out = await this.need(this.parts.explorer, 'explorer').explore(step, batch.items, this.pipeline);
+    if (!batch) return explorer.finish();
+    const out = await explorer.explore(step, batch.items, this.pipeline);
     reader.afterStep(step, out.selectorFeedback);
     const { reference } = this.parts;
     if (reference) await attachReferenceLogprobs(reference, out.experiences, this.spec.reference!);

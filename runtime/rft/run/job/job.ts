@@ -39,6 +39,11 @@ export interface JobOptions {
   pluginDirs?: string[];
   /** Overrides `continue_from_checkpoint` in every stage (the editor's Resume). */
   continueFromCheckpoint?: boolean;
+  /**
+   * What relative data and model paths resolve against: Trinity's rule, the directory the run starts in (the
+   * CLI passes its working directory). Default: the config's folder, for callers in another process's directory.
+   */
+  workDir?: string;
 }
 
 export interface StageSummary {
@@ -56,7 +61,7 @@ export interface JobResult {
 
 export async function runJob(configPath: string, opts: JobOptions): Promise<JobResult> {
   const path = resolve(configPath);
-  const configDir = dirname(path);
+  const configDir = opts.workDir ?? dirname(path);
   const emit = opts.events ?? (() => {});
   const log = opts.log ?? (() => {});
   const signal = opts.signal ?? new AbortController().signal;
