@@ -1,5 +1,6 @@
 /** `mode: bench`: the eval tasksets on every checkpoint of the job (or its latest only), in step order. */
 import { loadModel } from '../../engine/lm/checkpoint';
+import { checkpointProblem } from '../checkpoint/checkpoint-choice';
 import { copyWeights, latestCheckpoint, listCheckpoints } from '../checkpoint/checkpoints';
 import type { StageContext, StageResult } from './context';
 import { evalSummary, makeExplorer, runEvals, type ExplorerSide } from './explorer-evals';
@@ -16,22 +17,25 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
     const side = makeExplorer(ctx, base, evalSets);
     made = side;
     let evals: Record<string, number> = {};
-    const checkpoints = cfg.explorer.bench_on_latest_checkpoint
-      ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined)
-      : listCheckpoints(ctx.jobDir);
+    const checkpoints = intactOnly(
+      ctx,
+      cfg.explorer.bench_on_latest_checkpoint
+        ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined)
+        : listCheckpoints(ctx.jobDir),
+    );
     if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup)
       evals = await runEvals(ctx, side, 0, 'bench');
     for (const c of checkpoints) {
       await yieldToEvents();
       if (ctx.signal.aborted) break;
-      const saved = loadModel(c!.dir);
+      const saved = loadModel(c.dir);
       copyWeights(saved, base.model);
       saved.dispose();
-      side.explorer.model.version = c!.step;
-      evals = await runEvals(ctx, side, c!.step, 'bench');
+      side.explorer.model.version = c.step;
+      evals = await runEvals(ctx, side, c.step, 'bench');
       ctx.progress(
         'bench',
-        c!.step,
+        c.step,
         undefined,
         Object.entries(evalSummary(evals))
           .map(([k, v]) => `${k} ${fmt(v)}`)
@@ -45,4 +49,13 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
     made?.explorer.dispose();
     base.model.dispose();
   }
+}
+
+/** The checkpoints that verify; each damaged one is named with why, and not benchmarked. */
+function intactOnly<C extends { dir: string }>(ctx: StageContext, checkpoints: C[]): C[] {
+  return checkpoints.filter((c) => {
+    const problem = checkpointProblem(c.dir);
+    if (problem !== undefined) ctx.log('warning', `${c.dir} is damaged and not benchmarked: ${problem}`);
+    return problem === undefined;
+  });
 }
