@@ -156,7 +156,13 @@ function latestSteps(jobDir: string): LatestStep[] {
   if (!existsSync(join(jobDir, 'monitor'))) return [];
   let r = readers.get(jobDir);
   if (!r) readers.set(jobDir, (r = { reader: new MetricsReader([jobDir]), latest: new Map() }));
-  for (const row of r.reader.read().rows) {
+  const got = r.reader.read();
+  if (got.purges.length && r.latest.size) {
+    // The run restarted from a checkpoint: a latest step may have been its abandoned timeline's; read afresh.
+    readers.delete(jobDir);
+    return latestSteps(jobDir);
+  }
+  for (const row of got.rows) {
     const role = ROLE_OF_RUN.exec(row.run)?.[1] as Role | undefined;
     if (!role) continue;
     const cur = r.latest.get(role);
