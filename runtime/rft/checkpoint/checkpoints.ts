@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadModel, saveModel } from '../../engine/lm/checkpoint';
+import { withPath } from '../../engine/named-write';
 import type { CausalLM } from '../../engine/lm/transformer';
 import type { TextTokenizer } from '../../engine/tokenizer';
 import type { AdamWState } from '../../engine/train/adamw';
@@ -24,11 +25,16 @@ export function checkpointDir(jobDir: string, step: number): string {
   return join(jobDir, `global_step_${step}`);
 }
 
-/** Writes a file by writing a sibling temp file and renaming it over the target. */
+/** Writes a file by writing a sibling temp file and renaming it over the target (the temp file gone on failure). */
 export function writeFileAtomically(path: string, data: string | Uint8Array): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw withPath(e, path);
+  }
 }
 
 export interface TrainerCheckpointState {

@@ -7,6 +7,7 @@
  */
 import type { Config, ExperienceBufferConfig } from '../../config/types.generated';
 import { BlasThreads } from '../../engine/backend/blas-threads';
+import { closeEach } from '../closing';
 import type { Pretrained } from '../../engine/pretrained';
 import type { BufferPosition } from '../buffer';
 import { needsReference, RftTrainer, type CriticSetup } from '../trainer/trainer';
@@ -51,6 +52,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const resumed = resumePoint(ctx);
   const policy = loadModelFor(cfg, ctx.configDir, resumed?.dir ?? ctx.modelPath);
   const made: BothParts = {};
+  let failed = false;
   try {
     const start = explorerStart(ctx, resumed);
     const threaded = useExplorerThread(cfg);
@@ -98,12 +100,17 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     const checkpoints = new TrainerCheckpoints(ctx, policy, trainer, critic, resumed?.dir);
     const trainerSide = new BothTrainer(ctx, policy, trainer, channel, expert, checkpoints, totalTrain, explorerSide);
     return await exploreAndTrain(ctx, explorerSide, trainerSide);
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
-    await made.driver?.close();
-    await made.channel?.close();
-    policy.model.dispose();
-    made.critic?.model.dispose();
-    made.trainer?.dispose();
+    await closeEach(ctx.log, failed, [
+      () => made.driver?.close(),
+      () => made.channel?.close(),
+      () => policy.model.dispose(),
+      () => made.critic?.model.dispose(),
+      () => made.trainer?.dispose(),
+    ]);
   }
 }
 

@@ -9,6 +9,7 @@
  */
 import type { ExperienceBufferConfig } from '../../config/types.generated';
 import type { Pretrained } from '../../engine/pretrained';
+import { closeEach } from '../closing';
 import { openExperienceWriter, type ExperienceWriter } from '../buffer';
 import { sleep } from '../buffer/wait';
 import { applyNewerCheckpoint, copyWeights } from '../checkpoint/checkpoints';
@@ -59,12 +60,16 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     const reader = taskReader(cfg, tasks, resumed?.readerOffset ?? 0);
     const writer = openExperienceWriter(target, { keyPath: EXPERIENCE_BUFFER_KEY });
     const run = new ExploreRun(ctx, { side, rollout, pipeline, reader, writer, target }, resumed?.explorerStep ?? 0);
+    let failed = false;
     try {
       await run.run(explorerTotalSteps(cfg, tasks.length));
+    } catch (e) {
+      failed = true;
+      throw e;
     } finally {
       // Finished or stopped: readers end once the rest is read (Trinity releases the storage on shutdown). A killed
       // explorer never gets here, and the trainer waits for it.
-      await writer.finish();
+      await closeEach(ctx.log, failed, [() => writer.finish()]);
     }
     return { evals: evalSummary(run.lastEval), stopped: ctx.signal.aborted };
   } finally {

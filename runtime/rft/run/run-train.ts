@@ -9,6 +9,7 @@
  */
 import type { ExperienceBufferConfig } from '../../config/types.generated';
 import { BlasThreads, type BlasWork } from '../../engine/backend/blas-threads';
+import { closeEach } from '../closing';
 import type { Pretrained } from '../../engine/pretrained';
 import { BufferStopError, resolveBufferConfig, type BufferPosition, type ExperienceReader } from '../buffer';
 import { sleep } from '../buffer/wait';
@@ -32,6 +33,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
   let cleanup = (): void => {};
   let critic: CriticSetup | undefined;
   let created: RftTrainer | undefined;
+  let failed = false;
   try {
     const source = cfg.buffer.trainer_input.experience_buffer;
     if (!source) throw new Error('mode train needs buffer.trainer_input.experience_buffer');
@@ -63,11 +65,16 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     const checkpoints = new TrainerCheckpoints(ctx, policy, trainer, critic, resumed?.dir);
     await trainAll(ctx, input, trainer, checkpoints);
     return { lastCheckpoint: checkpoints.last, evals: {}, stopped: ctx.signal.aborted };
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
-    cleanup();
-    policy.model.dispose();
-    critic?.model.dispose();
-    created?.dispose();
+    await closeEach(ctx.log, failed, [
+      cleanup,
+      () => policy.model.dispose(),
+      () => critic?.model.dispose(),
+      () => created?.dispose(),
+    ]);
   }
 }
 
