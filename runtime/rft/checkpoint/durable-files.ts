@@ -9,37 +9,28 @@ import { withPath } from '../../engine/named-write';
 
 /** Flushes a file's or a directory's contents (a directory: its entries, i.e. renames into it) to the disk. */
 export function fsyncPath(path: string): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw withPath(e, path);
-  }
-  try {
-    fsyncSync(fd);
-  } catch (e) {
-    throw withPath(e, path);
-  } finally {
-    closeSync(fd);
-  }
+  withFd(path, 'r', (fd) => fsyncSync(fd));
 }
 
 /** Writes `data` to `path` and flushes it before returning (the file is created or replaced in place). */
 export function writeFileSynced(path: string, data: string | Uint8Array): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'w');
-  } catch (e) {
-    throw withPath(e, path);
-  }
-  try {
+  withFd(path, 'w', (fd) => {
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
     for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
     fsyncSync(fd);
+  });
+}
+
+/** Opens `path`, hands its descriptor to `use` and closes it; an error names the file. */
+function withFd(path: string, flags: string, use: (fd: number) => void): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, flags);
+    use(fd);
   } catch (e) {
     throw withPath(e, path);
   } finally {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -12,7 +12,6 @@ import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { initModel } from '../../../../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/lm/config';
 import { buildCharTokenizer, tokenizerFromJson } from '../../../../runtime/engine/tokenizer';
 import {
   newestIntactCheckpoint,
@@ -21,20 +20,10 @@ import {
 } from '../../../../runtime/rft/checkpoint/checkpoint-choice';
 import { saveCheckpoint } from '../../../../runtime/rft/checkpoint/checkpoints';
 import { MANIFEST_FILE, verifyCheckpoint } from '../../../../runtime/rft/checkpoint/manifest';
+import { tinyQwen2Config } from '../../../helpers/tiny-qwen2';
 
 const tokenizer = tokenizerFromJson(buildCharTokenizer('0123456789+='));
-const config = parseModelConfig(
-  newModelConfigJson({
-    family: 'qwen2',
-    layers: 1,
-    hidden: 8,
-    heads: 2,
-    kvHeads: 1,
-    vocabSize: tokenizer.vocabSize,
-    maxPositions: 16,
-    eosTokenIds: [...tokenizer.eosTokenIds],
-  }),
-);
+const config = tinyQwen2Config({ vocabSize: tokenizer.vocabSize, eosTokenIds: [...tokenizer.eosTokenIds] });
 
 before(async () => {
   await tf.setBackend('cpu');
