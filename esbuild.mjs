@@ -8,7 +8,7 @@ const entries = [
   { in: 'runtime/cli/main.ts', out: 'cli', banner: '#!/usr/bin/env node' },
   { in: 'server/main.ts', out: 'server' },
   { in: 'client/extension.ts', out: 'extension' },
-  { in: 'runtime/rft/run/explorer-worker.ts', out: 'explorer-worker' },
+  { in: 'runtime/rft/run/explorer-side/explorer-worker.ts', out: 'explorer-worker' },
 ];
 
 // tfjs loads .wasm files and native addons relative to its own package, so it stays in node_modules. The one

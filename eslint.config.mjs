@@ -27,6 +27,24 @@ const walls = [
     except: ['./metrics'],
     message: 'runtime/metrics imports nothing from the rest of runtime/ (ARCHITECTURE.md, Walls).',
   },
+  {
+    target: './runtime/rft/run/modes',
+    from: [
+      './runtime/engine',
+      './runtime/rft/algorithm',
+      './runtime/rft/data',
+      './runtime/rft/explorer',
+      './runtime/rft/models',
+      './runtime/rft/rewards',
+      './runtime/rft/trainer',
+      './runtime/rft/workflows',
+      './runtime/rft/serve/service.ts',
+      './runtime/rft/run/stage/algorithm-setup.ts',
+      './runtime/rft/run/stage/load-model.ts',
+    ],
+    message:
+      'a mode module only decides the order of work: models, trainers and explorers are built by run/trainer-side and run/explorer-side (ARCHITECTURE.md, Walls).',
+  },
   { target: './server', from: ['./client', './media'], message: 'server/ never imports the extension or the webview.' },
   {
     target: './client',

@@ -12,7 +12,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { getLanguageService, SchemaPriority } from 'yaml-language-server';
 import { loadConfig } from '../runtime/config/load/load-config';
 import { RELEASES, type Release } from '../runtime/config/releases';
-import { checkLoaded } from '../runtime/config/validate';
+import { checkLoaded } from '../runtime/config/check-config';
 import { corpusConfigs, TRINITY_ENV } from '../test/helpers/corpus';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 15);

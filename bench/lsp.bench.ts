@@ -4,7 +4,11 @@
  *
  * - diagnostics: from sending a one-character `didChange` to receiving `publishDiagnostics` for that version
  *   (our server with no debounce, as yaml-language-server validates on every change);
- * - completion and hover: request round trips at key and value positions.
+ * - completion and hover: request round trips at key and value positions;
+ * - typing: bursts of 8 characters at 8 a second into the largest config, a completion request after each
+ *   keystroke, then a pause: diagnostics from the burst's last keystroke to its publishDiagnostics, completion during
+ *   the burst, and validations (publishDiagnostics) per second. Ours with its default wait (sized from the
+ *   validation cost), ours with today's fixed 200 ms debounce, and yaml-language-server.
  * Reports p50/p99 per operation and the ratio to yaml-language-server.
  */
 import { spawn } from 'node:child_process';
@@ -21,6 +25,11 @@ import { RELEASES } from '../runtime/config/releases';
 import { corpusConfigs } from '../test/helpers/corpus';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 60);
+const TYPING_BURSTS = Number(process.env.BENCH_TYPING_BURSTS ?? 30);
+/** 8 characters a second. */
+const KEYSTROKE_MS = 125;
+/** The pause after a burst: longer than any server's wait, so every burst ends validated. */
+const PAUSE_MS = 600;
 const root = resolve(__dirname, '..');
 
 interface Server {
@@ -32,6 +41,8 @@ interface Server {
   gcCounts(): Promise<{ major: number; minor: number }>;
   /** The last diagnostics published for a document. */
   last: Map<string, { message: string }[]>;
+  /** publishDiagnostics notifications received per document. */
+  publishes: Map<string, number>;
 }
 
 async function start(
@@ -56,10 +67,12 @@ async function start(
   const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const waiters = new Map<string, { version: number; resolve: () => void }>();
   const last = new Map<string, { message: string }[]>();
+  const publishes = new Map<string, number>();
   conn.onNotification(
     'textDocument/publishDiagnostics',
     (p: { uri: string; version?: number; diagnostics: { message: string }[] }) => {
       last.set(p.uri, p.diagnostics);
+      publishes.set(p.uri, (publishes.get(p.uri) ?? 0) + 1);
       const w = waiters.get(p.uri);
       if (w && (p.version === undefined || p.version >= w.version)) {
         waiters.delete(p.uri);
@@ -91,6 +104,7 @@ async function start(
     conn,
     kill: () => child.kill(),
     last,
+    publishes,
     waitDiagnostics: (uri, version) => new Promise<void>((res) => waiters.set(uri, { version, resolve: res })),
     gcCounts: () =>
       new Promise((res) => {
@@ -176,6 +190,66 @@ async function measure(server: Server, files: { uri: string; text: string }[]): 
   return out;
 }
 
+/** What a user typing at 8 characters a second sees. */
+interface Typed {
+  /** From each burst's last keystroke to the diagnostics of that text (ms). */
+  diagnostics: number[];
+  /** Completion round trips during the bursts (ms). */
+  completion: number[];
+  /** Validations (publishDiagnostics) per second over the bursts and their pauses, and per burst. */
+  perSecond: number;
+  perBurst: number;
+}
+
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
+/** Bursts of 8 digits typed into a number value of `text`, 125 ms apart, each followed by a completion request. */
+async function typing(server: Server, uri: string, text: string, bursts: number): Promise<Typed> {
+  const out: Typed = { diagnostics: [], completion: [], perSecond: 0, perBurst: 0 };
+  let version = 1;
+  let p = server.waitDiagnostics(uri, version);
+  await server.conn.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'yaml', version, text },
+  });
+  await p;
+  await sleep(PAUSE_MS);
+  const lines = text.split('\n');
+  const numLine = lines.findIndex((l) => /:\s*\d+\s*$/.test(l));
+  const original = lines[numLine];
+  const before = server.publishes.get(uri) ?? 0;
+  const start = performance.now();
+  for (let b = 0; b < bursts; b++) {
+    let line = original;
+    for (let k = 0; k < 8; k++) {
+      line = line.replace(/(\d)(\s*)$/, `$1${(b + k) % 10}$2`);
+      lines[numLine] = line;
+      version++;
+      const last = k === 7;
+      if (last) p = server.waitDiagnostics(uri, version);
+      const sent = performance.now();
+      await server.conn.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version },
+        contentChanges: [{ text: lines.join('\n') }],
+      });
+      const t = performance.now();
+      await server.conn.sendRequest('textDocument/completion', {
+        textDocument: { uri },
+        position: { line: numLine, character: line.length },
+      });
+      out.completion.push(performance.now() - t);
+      if (last) {
+        await p;
+        out.diagnostics.push(performance.now() - sent);
+        await sleep(PAUSE_MS);
+      } else await sleep(Math.max(0, KEYSTROKE_MS - (performance.now() - sent)));
+    }
+  }
+  const validations = (server.publishes.get(uri) ?? 0) - before;
+  out.perSecond = validations / ((performance.now() - start) / 1000);
+  out.perBurst = validations / bursts;
+  return out;
+}
+
 async function main(): Promise<void> {
   const all = RELEASES.filter((r) => r === 'main').flatMap((r) =>
     corpusConfigs(r).map((f) => ({ text: readFileSync(f.abs, 'utf8'), rel: f.rel })),
@@ -183,7 +257,8 @@ async function main(): Promise<void> {
   const largest = all.sort((a, b) => b.text.length - a.text.length).slice(0, 5);
   const schemaPath = join(root, 'schemas', 'trinity-main.schema.json');
 
-  const ourServer = (debounceMs: number) =>
+  // debounceMs undefined: the server's own wait, sized from the document's validation cost.
+  const ourServer = (debounceMs?: number) =>
     start('trinity-workbench', [join(root, 'dist', 'server.js'), '--stdio'], {
       initializationOptions: { debounceMs, detectPython: false, settings: { trinityVersion: 'main' } },
     });
@@ -219,6 +294,17 @@ async function main(): Promise<void> {
   const b = await warmThenMeasure(peer, 'peer');
   const delayed = await warmThenMeasure(oursDelayed, 'ours-200');
   ours.kill();
+
+  // Typing into the largest config: ours as shipped, ours with today's fixed 200 ms, yaml-language-server.
+  const oursAdaptive = await ourServer();
+  const typed = async (server: Server, tag: string) => {
+    await typing(server, files(`typing-warm-${tag}`)[0].uri, largest[0].text, 2);
+    return typing(server, files(`typing-${tag}`)[0].uri, largest[0].text, TYPING_BURSTS);
+  };
+  const typedAdaptive = await typed(oursAdaptive, 'ours');
+  const typedDelayed = await typed(oursDelayed, 'ours-200');
+  const typedPeer = await typed(peer, 'peer');
+  oursAdaptive.kill();
   oursDelayed.kill();
   peer.kill();
 
@@ -253,8 +339,23 @@ async function main(): Promise<void> {
       `Ours with no debounce, right after each edit: diagnostics p50 ${percentile(a.diagnostics, 0.5).toFixed(2)} / p99 ${percentile(a.diagnostics, 0.99).toFixed(2)} ms, completion p50 ${percentile(a.completion, 0.5).toFixed(2)} / p99 ${percentile(a.completion, 0.99).toFixed(2)} ms.`,
       'Ours validates schema, interpolation and every Trinity rule; yaml-language-server validates the schema only.',
       `Targets (no debounce): diagnostics p99 < 30 ms: ${percentile(a.diagnostics, 0.99).toFixed(1)}; completion p99 < 20 ms: ${percentile(a.completion, 0.99).toFixed(1)}.`,
+      '',
+      `Typing into ${largest[0].rel}: ${TYPING_BURSTS} bursts of 8 characters at 8 a second (a completion request after each keystroke), then a ${PAUSE_MS} ms pause`,
+      '',
+      '| server | diagnostics after the last keystroke p50 ms | p99 ms | completion while typing p50 ms | p99 ms | validations per second | per burst |',
+      '|---|---|---|---|---|---|---|',
+      typingRow('ours (wait sized from the validation cost)', typedAdaptive),
+      typingRow('ours, fixed 200 ms (before)', typedDelayed),
+      typingRow('yaml-language-server (fixed 200 ms)', typedPeer),
+      '',
+      `Target: diagnostics p99 <= 60 ms after the last keystroke: ${percentile(typedAdaptive.diagnostics, 0.99).toFixed(1)}; completion p99 no worse than with the fixed 200 ms: ${percentile(typedAdaptive.completion, 0.99).toFixed(1)} vs ${percentile(typedDelayed.completion, 0.99).toFixed(1)}.`,
     ].join('\n'),
   );
+}
+
+function typingRow(label: string, t: Typed): string {
+  const f = (xs: number[], q: number) => percentile(xs, q).toFixed(2);
+  return `| ${label} | ${f(t.diagnostics, 0.5)} | ${f(t.diagnostics, 0.99)} | ${f(t.completion, 0.5)} | ${f(t.completion, 0.99)} | ${t.perSecond.toFixed(2)} | ${t.perBurst.toFixed(2)} |`;
 }
 
 main().catch((e) => {

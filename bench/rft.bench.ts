@@ -27,7 +27,7 @@ import { newModelConfigJson, parseModelConfig } from '../runtime/engine/lm/confi
 import { parameterCount } from '../runtime/engine/lm/params';
 import { buildCharTokenizer, tokenizerFromJson } from '../runtime/engine/tokenizer';
 import type { RuntimeEvent } from '../runtime/protocol';
-import { runJob } from '../runtime/rft/run/job';
+import { runJob } from '../runtime/rft/run/job/job';
 import { findPython, peerSpecs, type PeerSpec } from './torch-peers';
 
 const STEPS = Number(process.env.BENCH_RFT_STEPS ?? 12);

@@ -10,7 +10,7 @@ import { parseDocument, isScalar } from 'yaml';
 import { looksLikeTrinityConfig } from '../runtime/config/detect';
 import { LANGUAGE_ID } from './language-client';
 import { findNode } from './runs/node-path';
-import { runSettings } from './settings';
+import { runSettings } from './runs/run-settings';
 
 /** Opens every Trinity config of the workspace so the server checks it, then shows the Problems panel. */
 export async function checkAllConfigs(): Promise<void> {

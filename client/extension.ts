@@ -12,11 +12,12 @@ import { revealConfigKey } from './config-reveal';
 import { DashboardPanels } from './dashboard/panel';
 import { LANGUAGE_ID, TrinityLanguageClient } from './language-client';
 import { ModelPathActions } from './config-tools';
-import { registerResolvedConfig } from './resolved-config';
+import { registerResolvedConfig } from './resolved-config-documents';
 import { RunController } from './runs/run-controller';
 import { RunsView } from './runs/runs-view';
 import { StatusBar } from './status-bar';
-import { TASK_TYPE, TrinityTasks } from './tasks';
+import { GpuStatus } from './gpu-status';
+import { TASK_TYPE, TrinityTasks } from './task-provider';
 
 let lsp: TrinityLanguageClient | undefined;
 let runs: RunController | undefined;
@@ -56,6 +57,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     view,
     tree,
     status,
+    new GpuStatus(),
     lenses,
     dashboards,
     ...registerResolvedConfig(lsp),

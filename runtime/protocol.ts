@@ -62,10 +62,24 @@ export interface MetricsEvent {
   values: Record<string, number>;
 }
 
+/**
+ * One rollout as a step reports it (the `rollouts` event, a line of monitor/rollouts.jsonl). Multi-turn experiences
+ * (a concatenated episode, or one step of a step-wise episode) also carry their conversation and what the policy did.
+ */
 export interface RolloutSample {
   prompt: string;
   response: string;
   reward: number;
+  /** The conversation in order, the model's turns as role `assistant` (a step-wise step: its prompt messages and its answer). */
+  messages?: { role: 'system' | 'user' | 'assistant' | 'tool'; content: string }[];
+  /** The run (episode) of the task and, for step-wise experiences, the step within it (`eid.run`, `eid.step`). */
+  run?: number;
+  step?: number;
+  /** A concatenated episode's reward for each assistant turn, in order (the environment's step rewards). */
+  turnRewards?: number[];
+  /** Token ids after the prompt, and 1 where the policy sampled the token, 0 where the template or environment added it. */
+  responseTokens?: number[];
+  actionMask?: number[];
 }
 
 export interface RolloutsEvent {

@@ -45,8 +45,4 @@ export interface KeyLocationParams {
   key: string;
 }
 
-export interface KeyLocation {
-  range: { start: { line: number; character: number }; end: { line: number; character: number } };
-  /** The key itself is written there (false: an ancestor is shown, the key is not in the file). */
-  written: boolean;
-}
+export type { KeyLocation } from './service/key-location';

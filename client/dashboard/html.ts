@@ -3,7 +3,7 @@
  * so that the tests load exactly what VS Code shows. Strict CSP: nothing remote, scripts only with the nonce,
  * styles only from the extension (Chart.js sets canvas sizes through the CSSOM, and the @vscode-elements controls style
  * their shadow roots with constructable stylesheets, neither of which `style-src` governs). The controls are custom
- * elements the bundle defines (media/dashboard/elements.ts); their labels are set here, their state by main.ts.
+ * elements the bundle defines (media/dashboard/controls/elements.ts); their labels are set here, their state by main.ts.
  */
 import { randomBytes } from 'node:crypto';
 

@@ -17,8 +17,8 @@ import { describeProgress, type RunState } from '../runs/run-state';
 import { Coalescer } from './coalesce';
 import { dashboardHtml, newNonce } from './html';
 import { findNode } from '../runs/node-path';
-import { runSettings } from '../settings';
-import { readBufferRollouts, rolloutsOfJob } from './buffer-rollouts';
+import { runSettings } from '../runs/run-settings';
+import { readBufferRollouts, rolloutsOfJob } from './job-rollouts';
 import {
   parsePanelState,
   parseWebviewMessage,

@@ -8,7 +8,7 @@ import { existsSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LANGUAGE_ID, type TrinityLanguageClient } from '../language-client';
-import { runSettings, type RunSettings } from '../settings';
+import { runSettings, type RunSettings } from './run-settings';
 import type { Launcher, LaunchSpec, RunEnd } from './launchers/launcher';
 import { LocalLauncher } from './launchers/local';
 import { RayJobLauncher } from './launchers/ray-job';

@@ -114,6 +114,8 @@ function runSeed(seed) {
         return reject(new Error(`seed ${seed}: expected evals after SFT and after GRPO, got ${evals.length}`));
       resolvePromise({
         seed,
+        // The runtime's own line saying which backend it started, e.g. `wasm (SIMD, OpenBLAS matmul, 1 thread)`.
+        backend: /^tfjs backend: (.+?), [\d.]+ GFLOP\/s/m.exec(stderr)?.[1] ?? 'unknown',
         afterSft: evals[0].accuracy,
         afterGrpo: evals[evals.length - 1].accuracy,
         steps: lastExplorerStep,
@@ -144,6 +146,8 @@ const rows = results.map((r) => [
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
 const fmt = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
 console.log(`\nSingle-digit addition, greedy eval on all 100 problems (${config})`);
+// Results for one seed depend on the backend: their float rounding takes different sampling paths.
+console.log(`Backend: ${[...new Set(results.map((r) => r.backend))].join('; ')}`);
 console.log(fmt(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const row of rows) console.log(fmt(row));

@@ -14,19 +14,19 @@ import {
   type PanelState,
   type Series,
 } from '../../client/dashboard/messages';
-import { parseXAxis } from './axes';
-import { ChartCard, type SeriesData, type ViewContext, type ViewSettings } from './chart-card';
-import { compareGroups, compareTags, PINNED_GROUP, tagMatcher } from './groups';
-import { CompareView } from './compare-view';
-import { compareHeading } from './run-names';
-import { ConfigView } from './config-view';
-import { cardButton, type VscodeCheckbox, type VscodeSingleSelect, type VscodeTextfield } from './elements';
-import { DrawQueue, type FrameReport } from './draw-queue';
-import { csvExport, pngExport } from './export';
-import { Layout, parseLayout, type LayoutState } from './layout';
-import { checkpointMarks, MODEL_VERSION_TAG, syncMarks, trainerTimes, type TimelineMark } from './marks';
-import { RolloutsView } from './rollouts-view';
-import { Tabs } from './tabs';
+import { parseXAxis } from './charts/axes';
+import { ChartCard, type SeriesData, type ViewContext, type ViewSettings } from './charts/chart-card';
+import { compareGroups, compareTags, PINNED_GROUP, tagMatcher } from './cards/groups';
+import { CompareView } from './compare/compare-view';
+import { compareHeading } from './compare/run-names';
+import { ConfigView } from './config-tab/config-view';
+import { cardButton, type VscodeCheckbox, type VscodeSingleSelect, type VscodeTextfield } from './controls/elements';
+import { DrawQueue, type FrameReport } from './cards/draw-queue';
+import { csvExport, pngExport } from './export/export';
+import { Layout, parseLayout, type LayoutState } from './cards/layout';
+import { checkpointMarks, MODEL_VERSION_TAG, syncMarks, trainerTimes, type TimelineMark } from './charts/marks';
+import { RolloutsView } from './rollouts/rollouts-view';
+import { Tabs } from './controls/tabs';
 import { onThemeChange, readTheme } from './theme';
 
 interface VsCodeApi {

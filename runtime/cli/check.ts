@@ -2,14 +2,17 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { looksLikeTrinityConfig } from '../config/detect';
-import { checkConfig } from '../config/validate';
+import { checkConfig } from '../config/check-config';
 import { lineColumn } from '../config/load/load-config';
 import { parseDotEnv } from '../config/environment/dotenv';
 import { RELEASES, parseRelease, type Release } from '../config/releases';
 import { scanPluginDirs } from '../config/environment/plugin-names';
 import { lastValue, parseArgs } from './args';
+import { GPU_CARDS, parseGpu, type GpuSpec } from '../config/gpu-memory/gpu-cards';
+import { reportLines, type GpuMemoryReport } from '../config/gpu-memory/report';
+import { readModelConfigJson } from '../engine/lm/config-json-cache';
 
-const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--min-severity S] [--no-datasets] <file>...
+const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--min-severity S] [--gpu CARD|GiB] [--no-datasets] <file>...
 
 Checks Trinity-RFT config files (a directory: every YAML file in it that is a Trinity config): the schema of the selected release, OmegaConf interpolation, every rule
 Trinity enforces at launch, and problems Trinity only finds at run time (unknown workflows, partial *_args,
@@ -22,6 +25,10 @@ missing dataset files and keys).
   --plugin-dir       a Trinity plugin directory (repeatable; also $TRINITY_PLUGIN_DIRS): names its .py
                      files register (workflows, reward functions, ...) count as known
   --min-severity     report only problems at least this severe: error, warning, information (default), hint
+  --gpu              the GPU the memory checks are for: ${Object.keys(GPU_CARDS).join(', ')}, or its memory in
+                     GiB (default H100-80G); also prints each file's estimate (json: "gpuMemory", one per run).
+                     Trainer numbers are Trinity's GPUMemoryValidator estimate (v0.5.0+); the model's shape comes
+                     from model_path's config.json (local or in the Hugging Face cache), else published shapes
   --no-datasets      do not open local datasets to check their keys
 
 Environment: \${oc.env:...} reads the process environment and a .env file in the current directory.
@@ -41,13 +48,15 @@ export interface JsonReport {
     code: string;
     message: string;
   }[];
+  /** With --gpu: each run's GPU memory picture (one per stage for a staged config). */
+  gpuMemory?: GpuMemoryReport[];
 }
 
 export async function runCheck(argv: string[]): Promise<number> {
   let args;
   try {
     args = parseArgs(argv, {
-      values: ['--trinity-version', '--format', '--plugin-dir', '--min-severity'],
+      values: ['--trinity-version', '--format', '--plugin-dir', '--min-severity', '--gpu'],
       switches: ['--help', '-h', '--no-datasets'],
     });
   } catch (e) {
@@ -70,6 +79,9 @@ export async function runCheck(argv: string[]): Promise<number> {
   if (!(minSeverity in SEVERITY_RANK))
     return usage(`--min-severity must be one of ${Object.keys(SEVERITY_RANK).join(', ')}`);
   if (args.positionals.length === 0) return usage('no files given');
+  const gpuArg = lastValue(args, '--gpu');
+  const gpu = parseGpu(gpuArg);
+  if ('problem' in gpu) return usage(`--gpu: ${gpu.problem}`);
 
   const env = { ...loadDotEnv(resolve('.env')), ...process.env };
   const pluginDirs = [
@@ -102,7 +114,14 @@ export async function runCheck(argv: string[]): Promise<number> {
     const result = await checkConfig(text, {
       release,
       env,
-      host: { baseDirs: [...new Set([dirname(resolve(file)), process.cwd()])], env, exists: existsSync, plugins },
+      host: {
+        baseDirs: [...new Set([dirname(resolve(file)), process.cwd()])],
+        env,
+        exists: existsSync,
+        plugins,
+        gpu: gpu as GpuSpec,
+        modelConfig: (modelPath, dirs) => readModelConfigJson(modelPath, dirs, env),
+      },
       datasets: !args.switches.has('--no-datasets'),
     });
     const diagnostics = result.diagnostics
@@ -121,14 +140,20 @@ export async function runCheck(argv: string[]): Promise<number> {
         };
       });
     anyError ||= diagnostics.some((d) => d.severity === 'error');
-    reports.push({ file, version: result.loaded.release, diagnostics });
+    const gpuMemory = result.runs.flatMap((r) => (r.gpuMemory ? [r.gpuMemory] : []));
+    reports.push({ file, version: result.loaded.release, diagnostics, ...(gpuArg !== undefined ? { gpuMemory } : {}) });
   }
   if (format === 'json') {
     process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
   } else {
     const lines: string[] = [];
-    for (const r of reports)
+    for (const r of reports) {
       for (const d of r.diagnostics) lines.push(`${r.file}:${d.line}:${d.column} ${d.severity} ${d.code} ${d.message}`);
+      (r.gpuMemory ?? []).forEach((m, i, all) => {
+        const stage = all.length > 1 ? ` (run ${i + 1} of ${all.length})` : '';
+        lines.push(`${r.file}: GPU memory${stage}:`, ...reportLines(m).map((l) => `  ${l}`));
+      });
+    }
     if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
     const counts = count(reports);
     process.stderr.write(

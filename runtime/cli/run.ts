@@ -7,7 +7,8 @@
 import { lastValue, parseArgs, UsageError, type ParsedArgs } from './args';
 import { initBackend, isBackendName, type BackendPreference } from '../engine/backend';
 import type { RuntimeEvent } from '../protocol';
-import type { JobResult } from '../rft/run/job';
+import type { RunLog } from '../rft/monitor/run-log';
+import type { JobResult } from '../rft/run/job/job';
 
 const USAGE = `Usage: trinity-workbench run --config FILE [options]
 
@@ -64,7 +65,7 @@ export async function runRun(argv: string[]): Promise<number> {
   const emit = (e: RuntimeEvent): void => {
     if (jsonl) process.stdout.write(`${JSON.stringify(e)}\n`);
   };
-  const log = (level: 'info' | 'warning' | 'error', message: string): void => {
+  const log: RunLog = (level, message) => {
     process.stderr.write(`${level === 'info' ? '' : `${level}: `}${message}\n`);
     if (jsonl) emit({ type: 'log', level, message });
   };
@@ -91,7 +92,7 @@ export async function runRun(argv: string[]): Promise<number> {
     process.stderr.write(`run: ${(e as Error).message}\n`);
     return 1;
   }
-  const { runJob } = require('../rft/run/job') as typeof import('../rft/run/job');
+  const { runJob } = require('../rft/run/job/job') as typeof import('../rft/run/job/job');
   const progress = jsonl ? undefined : progressPrinter();
   const result = await runJob(lastValue(args, '--config')!, {
     events: emit,

@@ -1,5 +1,7 @@
 /** What the loader and validator report, and the stable codes they report under. */
-import type { Range } from './load/yaml-tree';
+
+/** Character offsets into the text, end exclusive (a diagnostic's place; every YAML node's range). */
+export type Range = readonly [start: number, end: number];
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
 
@@ -22,6 +24,14 @@ export interface DiagnosticData {
   add?: { path: Path; value: unknown };
   /** The key at `path` has no effect: removing it (and parents it leaves empty) is the fix. */
   remove?: boolean;
+  /** Named fixes that set one or more keys together (Trinity's GPU memory suggestions). */
+  fixes?: KeyFix[];
+}
+
+/** A quick fix that sets each key to its value (adding it, with any missing parents, when absent). */
+export interface KeyFix {
+  title: string;
+  set: { path: Path; value: string | number | boolean }[];
 }
 
 export interface ConfigDiagnostic {
@@ -105,6 +115,8 @@ export const CODES = {
   TRN270: { title: 'Invalid trainer setting', severity: 'error' },
   TRN271: { title: 'Trainer value adjusted', severity: 'warning' },
   TRN272: { title: 'Trainer config path invalid', severity: 'error' },
+  TRN273: { title: "Trainer memory above Trinity's limit", severity: 'warning' },
+  TRN274: { title: 'Trainer memory exceeds the GPU', severity: 'error' },
   TRN280: { title: 'Invalid stage', severity: 'error' },
   TRN290: { title: 'Invalid model setting', severity: 'error' },
   TRN300: { title: 'Unknown registry name', severity: 'warning' },
@@ -121,6 +133,8 @@ export const CODES = {
   TRN311: { title: 'Offline data read from a queue', severity: 'error' },
   TRN312: { title: 'Runs on Trinity-RFT only', severity: 'information' },
   TRN313: { title: 'Workflow requirement unmet', severity: 'error' },
+  TRN314: { title: 'vLLM engine cannot start: no room for the KV cache', severity: 'error' },
+  TRN315: { title: 'vLLM KV cache holds fewer sequences than the explorer sends', severity: 'warning' },
   TRN400: { title: 'Responses truncated at max_response_tokens', severity: 'warning' },
   TRN401: { title: 'No learning signal: identical rewards in every group', severity: 'warning' },
   TRN402: { title: 'Entropy collapse', severity: 'warning' },

@@ -1,6 +1,6 @@
 /**
  * The local runtime's `<job dir>/monitor/metrics.jsonl` read incrementally: one `{role, step, time, values}` line
- * per role and step (runtime/rft/monitor/monitor.ts), plus `wallTime` in lines written since it was added. Only
+ * per role and step (runtime/rft/monitor/run-monitor.ts), plus `wallTime` in lines written since it was added. Only
  * whole lines are read; a line still being written waits for the next call. A line that is not such an object is
  * reported with its byte offset and skipped. A line with `"restart": true` says the role restarted at its step:
  * its points at that step or later, from earlier lines, are dropped (restarts.ts).

@@ -48,6 +48,22 @@ export interface Experience {
   rejected?: number[];
   /** Mix-style algorithms mark expert (SFT) experiences. */
   isExpert?: boolean;
+  /** A multi-turn episode's conversation (Trinity's `messages`), the model's turns as role `assistant`. */
+  messages?: ExperienceMessage[];
+  /** A concatenated episode's reward for each of its model turns, in order (the environment's step rewards). */
+  turnRewards?: number[];
+}
+
+export interface ExperienceMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+}
+
+/** The random part of an experience id (Trinity: six hex digits of a uuid4). */
+export function randomEidSuffix(): string {
+  return Math.floor(Math.random() * 0xffffff)
+    .toString(16)
+    .padStart(6, '0');
 }
 
 /** A uid unique across the run: `batch/task/run/step/suffix` as Trinity writes it. */

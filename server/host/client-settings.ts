@@ -2,9 +2,10 @@
 import { parseRelease } from '../../runtime/config/releases';
 import { DEFAULT_HEALTH_THRESHOLDS, type RunHealthThresholds } from '../../runtime/config/runs/run-health';
 import { DEFAULT_SETTINGS, type ServiceSettings } from '../service/settings';
+import { parseGpu, type GpuSpec } from '../../runtime/config/gpu-memory/gpu-cards';
 
 export interface InitOptions {
-  /** Delay between the last edit and validation, in ms (default 200). */
+  /** A fixed delay between the last edit and validation, in ms (default: sized from what validating the document costs). */
   debounceMs?: number;
   /** Settings to use when the client does not answer `workspace/configuration`. */
   settings?: ClientSettings;
@@ -14,7 +15,8 @@ export interface InitOptions {
 
 /** `trinityWorkbench.*` as the client gives them (pushed, pulled or in the initialization options). */
 export type ClientSettings = Partial<
-  Omit<ServiceSettings, 'runHealth'> & {
+  Omit<ServiceSettings, 'runHealth' | 'gpu'> & {
+    gpu: string | number;
     pythonPath: string;
     pluginDirs: string[];
     runWith: string;
@@ -31,7 +33,14 @@ export function serviceSettings(s: ClientSettings): ServiceSettings {
     inlayHints: typeof s.inlayHints === 'boolean' ? s.inlayHints : DEFAULT_SETTINGS.inlayHints,
     runsLocally: s.runWith === undefined ? DEFAULT_SETTINGS.runsLocally : s.runWith === 'local',
     runHealth: runHealthSettings(s.runHealth),
+    gpu: gpuSetting(s.gpu),
   };
+}
+
+/** `trinityWorkbench.gpu`: a card name or GiB; anything unreadable keeps the default card. */
+function gpuSetting(given: unknown): GpuSpec {
+  const gpu = parseGpu(given);
+  return 'problem' in gpu ? DEFAULT_SETTINGS.gpu : gpu;
 }
 
 /** `trinityWorkbench.runHealth.*` as given (numbers and a boolean; anything else keeps the default). */

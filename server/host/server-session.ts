@@ -10,6 +10,7 @@ import { TextDocuments, type Connection, type InitializeParams } from 'vscode-la
 import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/environment/dotenv';
 import { scanPluginDirs } from '../../runtime/config/environment/plugin-names';
+import { readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
 import type { Release } from '../../runtime/config/releases';
 import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../lsp-messages';
 import { TrinityLanguageService } from '../service';
@@ -33,7 +34,7 @@ export class ServerSession {
   constructor(private readonly connection: Connection) {
     this.service = new TrinityLanguageService({
       env: { ...process.env },
-      host: { exists: existsSync },
+      host: { exists: existsSync, env: { ...process.env }, modelConfig: readModelConfigJson },
       baseDirsFor: documentDirs,
       readFile: (p) => this.readFile(p),
     });
@@ -51,7 +52,7 @@ export class ServerSession {
   /** The client's `initialize`: its options, workspace folder, and whether it answers `workspace/configuration`. */
   initialize(params: InitializeParams): void {
     const opts = (params.initializationOptions ?? {}) as InitOptions;
-    this.validation.debounceMs = opts.debounceMs ?? this.validation.debounceMs;
+    if (typeof opts.debounceMs === 'number') this.validation.fixedDelayMs = opts.debounceMs;
     this.initSettings = opts.settings ?? {};
     const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
     this.workspaceRoot = folder ? URI.parse(folder).fsPath : undefined;
@@ -98,8 +99,6 @@ export class ServerSession {
       const params: DocumentReleaseParams = { uri: doc.uri, release: analysis.release, source: analysis.releaseSource };
       void this.connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, params);
       const diagnostics = this.service.validate(doc);
-      // Usually done already, in the quiet after the edit; with little or no debounce, done here.
-      this.guard('preparing completion', undefined, () => this.service.prepare(doc));
       void this.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
     });
   }
@@ -160,7 +159,13 @@ export class ServerSession {
     this.service.setContext({
       env,
       detectedRelease: this.detectedRelease,
-      host: { exists: existsSync, baseDirs: root ? [root] : [], plugins: scanPluginDirs(dirs) },
+      host: {
+        exists: existsSync,
+        baseDirs: root ? [root] : [],
+        plugins: scanPluginDirs(dirs),
+        env,
+        modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
+      },
     });
   }
 

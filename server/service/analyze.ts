@@ -3,10 +3,10 @@
  * with the release it was checked against and why.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { CheckHost } from '../../runtime/config/check/context';
+import type { CheckHost } from '../../runtime/config/check/check-context';
 import { loadConfig, releaseComment } from '../../runtime/config/load/load-config';
 import { NEWEST_RELEASE, parseRelease, type Release } from '../../runtime/config/releases';
-import { checkLoaded, type CheckResult } from '../../runtime/config/validate';
+import { checkLoaded, type CheckResult } from '../../runtime/config/check-config';
 import type { ServiceSettings } from './settings';
 
 export type ReleaseSource = 'comment' | 'setting' | 'python' | 'default';
@@ -83,9 +83,12 @@ export class AnalysisCache {
     const text = doc.getText();
     const { release, source } = selectRelease(text, settings, ctx.detectedRelease);
     // Object.assign, not `{ ...ctx.host, baseDirs }`: see DocumentAnalysis (this runs once per edit too).
-    const host = ctx.baseDirsFor
-      ? Object.assign({}, ctx.host, { baseDirs: [...ctx.baseDirsFor(doc.uri), ...(ctx.host.baseDirs ?? [])] })
-      : ctx.host;
+    const host = Object.assign(
+      {},
+      ctx.host,
+      { gpu: settings.gpu },
+      ctx.baseDirsFor ? { baseDirs: [...ctx.baseDirsFor(doc.uri), ...(ctx.host.baseDirs ?? [])] } : {},
+    );
     const analysis = new DocumentAnalysis(doc.uri, doc.version, release, source, host, text, ctx.env);
     this.entries.delete(doc.uri);
     this.entries.set(doc.uri, analysis);

@@ -83,6 +83,10 @@ export function codeActions(
       const edit = removeEdit(doc, root, data.path);
       if (edit) fix(`Remove \`${data.path[data.path.length - 1]}\``, [edit], true);
     }
+    for (const f of data.fixes ?? []) {
+      const edits = f.set.map((s) => setValueEdit(doc, root, s.path, s.value));
+      if (edits.length > 0 && edits.every((e) => e !== undefined)) fix(f.title, edits as TextEdit[]);
+    }
     if (data.add && data.add.value !== undefined) {
       const edit = addEdit(doc, root, data.add.path, data.add.value);
       if (edit) fix(`Add \`${data.add.path.slice(-1)[0]}\``, [edit]);

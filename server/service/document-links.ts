@@ -3,7 +3,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { DocumentLink } from 'vscode-languageserver-types';
 import { URI } from 'vscode-uri';
 import { candidatePaths, looksLocal } from '../../runtime/config/check/runtime';
-import { CheckContext } from '../../runtime/config/check/context';
+import { CheckContext } from '../../runtime/config/check/check-context';
 import type { YMap, YNode } from '../../runtime/config/load/yaml-tree';
 import type { Analysis } from './analyze';
 

@@ -10,11 +10,12 @@ import { allowedValues, schemaAt, typeName } from '../../runtime/config/model';
 import { algorithmTypeAt, effectiveAlgorithmDefaults } from '../../runtime/config/model/algorithms';
 import type { ResolvedField } from '../../runtime/config/model/types';
 import { fieldMarkdown } from '../../runtime/config/codegen/schema-gen';
-import { valueSource } from '../../runtime/config/validate';
+import { valueSource } from '../../runtime/config/check-config';
 import type { Analysis } from './analyze';
 import { locate } from './locate';
 import { runFor } from './paths';
 import { metricsHoverMarkdown, type StageMetrics } from './run-metrics';
+import { memoryHover } from './memory-hints';
 
 export function hover(
   doc: TextDocument,
@@ -74,6 +75,8 @@ export function hover(
         )
       : undefined;
   if (metrics) parts.push(metrics);
+  const memory = hit.on === 'key' ? memoryHover(analysis.result.runs[run], inner) : undefined;
+  if (memory) parts.push(memory);
   if (parts.length === 0) return null;
   const start = hit.on === 'key' && hit.keyRange ? hit.keyRange[0] : hit.node.range[0];
   const end = hit.on === 'key' && hit.keyRange ? hit.keyRange[1] : hit.node.range[1];

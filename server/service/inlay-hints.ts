@@ -1,10 +1,12 @@
 /**
  * Inlay hints: the values Trinity fills in or silently changes, at the end of the line that drives them
  * (`batch_size: 16` shows `train_batch_size: 128`). Only values Trinity reports are shown, not internal paths.
+ * The GPU memory estimates add theirs at `trainer` and `explorer.rollout_model` (memory-hints.ts).
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { InlayHintKind, type InlayHint, type Range } from 'vscode-languageserver-types';
 import type { Analysis } from './analyze';
+import { memoryHints } from './memory-hints';
 
 export function inlayHints(doc: TextDocument, analysis: Analysis, range: Range): InlayHint[] {
   const { result } = analysis;
@@ -35,5 +37,6 @@ export function inlayHints(doc: TextDocument, analysis: Analysis, range: Range):
       });
     }
   }
+  hints.push(...memoryHints(doc, analysis, range));
   return hints.sort((a, b) => a.position.line - b.position.line);
 }

@@ -1,6 +1,6 @@
 /** Mapping a path in the file to the checked config it belongs to (the root, or a stage that replaced a section). */
 import type { Path } from '../../runtime/config/diagnostics';
-import type { CheckResult } from '../../runtime/config/validate';
+import type { CheckResult } from '../../runtime/config/check-config';
 
 export function runFor(result: CheckResult, path: Path): { run: number; inner: Path } {
   if (path[0] === 'stages' && typeof path[1] === 'number') {

@@ -4,10 +4,11 @@
  * the run will log.
  */
 import { Document } from 'yaml';
-import { split } from '../../runtime/config/check/context';
+import { split } from '../../runtime/config/check/check-context';
 import { metricNames, type MetricNames } from '../../runtime/config/runs/metric-names';
 import type { Release } from '../../runtime/config/releases';
 import type { Analysis, ReleaseSource } from './analyze';
+import { reportLines, type GpuMemoryReport } from '../../runtime/config/gpu-memory/report';
 
 export interface ResolvedConfigRun {
   stage?: string;
@@ -17,6 +18,8 @@ export interface ResolvedConfigRun {
   resolved: unknown;
   derived: { path: string; value: unknown; reason: string }[];
   metrics: MetricNames;
+  /** The trainer's and rollout engines' GPU memory (Trinity's estimate; vLLM's budget), also a comment atop `yaml`. */
+  gpuMemory?: GpuMemoryReport;
 }
 
 export interface ResolvedConfigResponse {
@@ -30,6 +33,11 @@ export interface ResolvedConfigResponse {
 export function resolvedConfig(analysis: Analysis): ResolvedConfigResponse {
   const runs = analysis.result.runs.map((run) => {
     const doc = new Document(run.resolved);
+    if (run.gpuMemory)
+      doc.commentBefore = [
+        ' GPU memory (estimates, not measurements):',
+        ...reportLines(run.gpuMemory).map((l) => `   ${l}`),
+      ].join('\n');
     const derived: ResolvedConfigRun['derived'] = [];
     const last = new Map(run.derivations.map((d) => [d.path, d]));
     for (const [path, d] of last) {
@@ -43,6 +51,7 @@ export function resolvedConfig(analysis: Analysis): ResolvedConfigResponse {
       resolved: run.resolved,
       derived,
       metrics: metricNames(run.resolved, analysis.release),
+      gpuMemory: run.gpuMemory,
     };
   });
   const errors = analysis.result.diagnostics.filter((d) => d.severity === 'error').length;

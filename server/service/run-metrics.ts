@@ -7,10 +7,10 @@ import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-types
 import { CODES, codeDocUrl, type Path } from '../../runtime/config/diagnostics';
 import { nodeAt, rangeForPath } from '../../runtime/config/load/load-config';
 import { metricsDrivenBy } from '../../runtime/config/model/metric-drivers';
-import { checkRunHealth, type HealthSeries, type RunHealthThresholds } from '../../runtime/config/runs/run-health';
-import { valueSource } from '../../runtime/config/validate';
-import type { KeyLocation } from '../lsp-messages';
+import { checkRunHealth, type HealthSeries } from '../../runtime/config/runs/run-health';
+import { valueSource } from '../../runtime/config/check-config';
 import type { Analysis } from './analyze';
+import type { RunHealthSettings } from './settings';
 import { sparkline } from './sparkline';
 
 export interface StageMetrics {
@@ -23,8 +23,6 @@ export interface StageMetrics {
   /** Seconds since the epoch when the host last read the job dir. */
   readAt: number;
 }
-
-export type RunHealthSettings = RunHealthThresholds & { enabled: boolean };
 
 /** Where a path of a run's config is in the file: under `stages[i]` when that stage replaced the section. */
 function filePath(analysis: Analysis, run: number, path: Path): Path {
@@ -105,15 +103,4 @@ function num(x: number): string {
   if (!Number.isFinite(x)) return String(x);
   if (x === 0 || (Math.abs(x) >= 0.01 && Math.abs(x) < 1e5)) return String(Number(x.toPrecision(3)));
   return x.toExponential(2);
-}
-
-/** Where a dotted key is shown in the file: written at the root, else in the first stage that writes it, else its nearest written ancestor. */
-export function keyLocation(doc: TextDocument, analysis: Analysis, key: string): KeyLocation | null {
-  const root = analysis.result.loaded.root;
-  const path: Path = key.split('.');
-  const candidates: Path[] = [path];
-  for (const run of analysis.result.runs) if (run.stage) candidates.push(['stages', run.stage.index, ...path]);
-  const written = candidates.find((p) => nodeAt(root, p)?.origin === 'yaml');
-  const [start, end] = rangeForPath(root, written ?? path);
-  return { range: { start: doc.positionAt(start), end: doc.positionAt(end) }, written: written !== undefined };
 }

@@ -1,7 +1,10 @@
 /** What the user can configure (`trinityWorkbench.*`), as the service sees it. */
 import type { Release } from '../../runtime/config/releases';
-import { DEFAULT_HEALTH_THRESHOLDS } from '../../runtime/config/runs/run-health';
-import type { RunHealthSettings } from './run-metrics';
+import { DEFAULT_HEALTH_THRESHOLDS, type RunHealthThresholds } from '../../runtime/config/runs/run-health';
+import { DEFAULT_GPU, parseGpu, type GpuSpec } from '../../runtime/config/gpu-memory/gpu-cards';
+
+/** `trinityWorkbench.runHealth.*`: whether run health diagnostics are shown, and their thresholds. */
+export type RunHealthSettings = RunHealthThresholds & { enabled: boolean };
 
 export interface ServiceSettings {
   /** `trinityWorkbench.trinityVersion`: a release, or 'auto'. */
@@ -14,6 +17,8 @@ export interface ServiceSettings {
   runsLocally: boolean;
   /** `trinityWorkbench.runHealth.*`: run health diagnostics (TRN4xx) and their thresholds. */
   runHealth: RunHealthSettings;
+  /** `trinityWorkbench.gpu`: the GPU the memory estimates are for. */
+  gpu: GpuSpec;
 }
 
 export const DEFAULT_SETTINGS: ServiceSettings = {
@@ -22,4 +27,5 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   inlayHints: true,
   runsLocally: true,
   runHealth: { enabled: true, ...DEFAULT_HEALTH_THRESHOLDS },
+  gpu: parseGpu(DEFAULT_GPU) as GpuSpec,
 };

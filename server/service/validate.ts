@@ -2,7 +2,7 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-types';
 import { codeDocUrl, type ConfigDiagnostic } from '../../runtime/config/diagnostics';
-import { localRefusals } from '../../runtime/rft/local-support';
+import { localRefusals } from '../../runtime/rft/refusals/refusals';
 import type { Analysis } from './analyze';
 import type { ServiceSettings } from './settings';
 

@@ -194,6 +194,7 @@ describe('trinity-workbench check', () => {
       ['check', '--trinity-version', '0.2.0', 'a.yaml'],
       ['check', '--bogus', 'a.yaml'],
       ['check', '--min-severity', 'loud', 'a.yaml'],
+      ['check', '--gpu', 'V100', 'a.yaml'],
       ['check', 'missing.yaml'],
       ['frobnicate'],
     ]) {
@@ -202,6 +203,37 @@ describe('trinity-workbench check', () => {
       assert.ok(r.stderr.length > 0);
       assert.equal(r.stdout, '');
     }
+  });
+
+  test("--gpu sets the card the memory checks are for and prints each file's estimate", () => {
+    const dir = workspace({
+      'sft.yaml': GOOD.replace('model_path: m', 'model_path: Qwen/Qwen2.5-32B-Instruct'),
+      'data/sft.jsonl': '{"messages": [{"role": "user", "content": "hi"}]}\n',
+    });
+    const small = run(['check', '--gpu', 'A100-40G', 'sft.yaml'], { cwd: dir });
+    assert.equal(small.code, 1, small.stdout + small.stderr);
+    assert.match(
+      small.stdout,
+      /^sft\.yaml:\d+:\d+ error TRN274 actor ≈ \d+\.\d GiB of 39\.4 peak, \d+ % \(A100-40G\)/m,
+    );
+    assert.match(
+      small.stdout,
+      /^sft\.yaml: GPU memory:\n {2}GPU: A100-40G \(39\.4 GiB as CUDA reports it\)\n {2}trainer actor ≈/m,
+    );
+    assert.match(small.stdout, /model shape: published config\.json of Qwen\/Qwen2\.5-32B/);
+
+    const large = run(['check', '--gpu', '4000', 'sft.yaml'], { cwd: dir });
+    assert.equal(large.code, 0, large.stdout + large.stderr);
+    assert.doesNotMatch(large.stdout, /TRN27[34]/);
+    assert.match(large.stdout, /GPU: 4000 GiB/);
+
+    const json = JSON.parse(run(['check', '--gpu', 'h200', '--format', 'json', 'sft.yaml'], { cwd: dir }).stdout);
+    assert.equal(json[0].gpuMemory[0].gpu.name, 'H200-141G');
+    assert.equal(json[0].gpuMemory[0].trainer.modules[0].module, 'actor');
+    // Without --gpu the estimate runs for the default card but is not printed.
+    const plain = JSON.parse(run(['check', '--format', 'json', 'sft.yaml'], { cwd: dir }).stdout);
+    assert.equal(plain[0].gpuMemory, undefined);
+    assert.ok(plain[0].diagnostics.some((d: { code: string }) => d.code === 'TRN274'));
   });
 
   test('--version prints the package version', () => {
@@ -215,5 +247,6 @@ describe('trinity-workbench check', () => {
     assert.equal(r.code, 0);
     assert.match(r.stdout, /--trinity-version/);
     assert.match(r.stdout, /--format/);
+    assert.match(r.stdout, /--gpu/);
   });
 });

@@ -8,13 +8,13 @@ import { describe, test } from 'node:test';
 
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 
+/** doctor's wall time is bench/latency.bench.ts's to report; its work (one 256³ matmul probe) is asserted below. */
 function run(args: string[], env: Record<string, string> = {}) {
-  const t0 = performance.now();
   const r = spawnSync(process.execPath, [CLI, ...args], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '', ...env },
   });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 interface Report {
@@ -114,10 +114,9 @@ describe('trinity-workbench doctor', () => {
       /^Engine memory \(\w+\): [\d.]+ MiB in tensors \(peak [\d.]+ MiB\), .*process RSS [\d.]+ MiB \(peak [\d.]+ MiB\)$/m,
     );
     assert.equal(r.stderr, '');
-    assert.ok(r.ms < 10000, `${r.ms} ms`);
   });
 
-  test('$TRINITY_WORKBENCH_BACKEND is honoured, and a forced backend that cannot start is reported (exit 0)', () => {
+  test('$TRINITY_WORKBENCH_BACKEND is honoured, and a forced backend that cannot start is reported (exit 0)', (t) => {
     const cpu = run(['doctor'], { TRINITY_WORKBENCH_BACKEND: 'cpu' });
     assert.equal(cpu.code, 0, cpu.stderr);
     assert.match(
@@ -127,7 +126,11 @@ describe('trinity-workbench doctor', () => {
     const tf = run(['doctor', '--json'], { TRINITY_WORKBENCH_BACKEND: 'tensorflow' });
     assert.equal(tf.code, 0, tf.stderr);
     const report = JSON.parse(tf.stdout) as Report;
-    if (report.backends.find((b) => b.name === 'tensorflow')?.available) return;
+    if (report.backends.find((b) => b.name === 'tensorflow')?.available) {
+      assert.deepEqual([report.selection.ok, report.selection.name], [true, 'tensorflow']);
+      t.skip('tfjs-node starts on this machine: a forced backend that cannot start needs one without it');
+      return;
+    }
     assert.equal(report.selection.ok, false);
     assert.match(
       report.selection.error ?? '',

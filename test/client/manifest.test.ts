@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { COMMANDS } from '../../client/command-ids';
 import { DEFAULT_HEALTH_THRESHOLDS } from '../../runtime/config/runs/run-health';
+import { DEFAULT_GPU, GPU_CARDS } from '../../runtime/config/gpu-memory/gpu-cards';
 
 const ROOT = resolve(__dirname, '..', '..');
 const pkg = require(join(ROOT, 'package.json'));
@@ -46,6 +47,13 @@ describe('the extension manifest', () => {
     assert.deepEqual(given.sort(), ['enabled', ...Object.keys(DEFAULT_HEALTH_THRESHOLDS)].sort());
     for (const [k, v] of Object.entries(DEFAULT_HEALTH_THRESHOLDS))
       assert.equal(props[`trinityWorkbench.runHealth.${k}`].default, v, k);
+  });
+
+  test('trinityWorkbench.gpu offers the cards the memory estimates know, and defaults to the default card', () => {
+    const gpu = contributes.configuration.properties['trinityWorkbench.gpu'];
+    assert.equal(gpu.default, DEFAULT_GPU);
+    assert.deepEqual(gpu.examples.filter((e: unknown) => typeof e === 'string').sort(), Object.keys(GPU_CARDS).sort());
+    for (const card of Object.keys(GPU_CARDS)) assert.ok(gpu.markdownDescription.includes(card), card);
   });
 
   test('menus name contributed commands, each with a when clause', () => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { experienceBufferOf, readBufferRollouts, rolloutsOfJob } from '../../client/dashboard/buffer-rollouts';
+import { experienceBufferOf, readBufferRollouts, rolloutsOfJob } from '../../client/dashboard/job-rollouts';
 import { rolloutsFromBuffer } from '../../runtime/metrics/buffer-rollouts';
 import { SqlExperienceWriter } from '../../runtime/rft/buffer/sql';
 import { parseHostMessage, parsePanelState } from '../../client/dashboard/messages';
@@ -20,9 +20,9 @@ import { flattenConfig, runConfigMessage, runConfigPath } from '../../client/das
 import { RESOLVED_CONFIG_REQUEST, type ResolvedConfigResponse } from '../../server/lsp-messages';
 import { startInProcess, type TestClient } from '../helpers/lsp';
 import { rolloutStepsOnDisk } from '../../client/dashboard/series';
-import { differingKeys } from '../../media/dashboard/config-diff';
-import { rewardHistogram } from '../../media/dashboard/histogram';
-import { colourSlot, runFilter } from '../../media/dashboard/run-filter';
+import { differingKeys } from '../../media/dashboard/config-tab/config-diff';
+import { rewardHistogram } from '../../media/dashboard/rollouts/histogram';
+import { colourSlot, runFilter } from '../../media/dashboard/compare/run-filter';
 
 // The Config tab's configs come from the language server: a real one, in process, asked for files that are not open.
 let lsp: TestClient;

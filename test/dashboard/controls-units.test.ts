@@ -18,12 +18,17 @@ import {
   parseXAxis,
   quantileSorted,
   xValues,
-} from '../../media/dashboard/axes';
+} from '../../media/dashboard/charts/axes';
 import { scalarsCsv } from '../../runtime/metrics/csv';
-import { exportName, exportRows } from '../../media/dashboard/export-rows';
-import { Layout, parseLayout } from '../../media/dashboard/layout';
-import { checkpointMarks, markX, MODEL_VERSION_TAG, syncMarks, trainerTimes } from '../../media/dashboard/marks';
-import { boxesOverlap, layoutMarkLabels, shortLabels, type LabelledMark } from '../../media/dashboard/mark-labels';
+import { exportName, exportRows } from '../../media/dashboard/export/export-rows';
+import { Layout, parseLayout } from '../../media/dashboard/cards/layout';
+import { checkpointMarks, markX, MODEL_VERSION_TAG, syncMarks, trainerTimes } from '../../media/dashboard/charts/marks';
+import {
+  boxesOverlap,
+  layoutMarkLabels,
+  shortLabels,
+  type LabelledMark,
+} from '../../media/dashboard/charts/mark-labels';
 
 /** A real PNG, built here by hand (signature, IHDR, IDAT, IEND; CRCs by the table-less bitwise CRC-32). */
 function tinyPng(width: number, height: number): Buffer {

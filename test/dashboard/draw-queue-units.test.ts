@@ -1,12 +1,12 @@
 /**
- * The dashboard's draw queue (media/dashboard/draw-queue.ts) on a clock and frames of the test's own: what a frame
+ * The dashboard's draw queue (media/dashboard/cards/draw-queue.ts) on a clock and frames of the test's own: what a frame
  * draws, in which order, within which budget; the latest data wins. Its use in the webview is tested in Chromium
  * (draw-queue.test.ts).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { DrawQueue, type DrawQueueOptions, type FrameReport } from '../../media/dashboard/draw-queue';
+import { DrawQueue, type DrawQueueOptions, type FrameReport } from '../../media/dashboard/cards/draw-queue';
 
 /** A queue whose draws take `cost(key)` ms of the fake clock and record the data they saw. */
 function harness(cost: (key: string) => number, options: DrawQueueOptions<string> = {}) {

@@ -1,13 +1,13 @@
 /**
- * The cards' decimation (media/dashboard/lttb.ts, decimation.ts): a growing series decimated incrementally gives
+ * The cards' decimation (media/dashboard/charts/lttb.ts, decimation.ts): a growing series decimated incrementally gives
  * exactly what the same LTTB gives from scratch, re-reads only the tail, and keeps the extremes. In Chromium, with
  * Chart.js, in webview.test.ts and controls.test.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { drawnPoints } from '../../media/dashboard/decimation';
-import { bucketSizeFor, GrowingLttb, lttbIndices, type XY } from '../../media/dashboard/lttb';
+import { drawnPoints } from '../../media/dashboard/charts/decimation';
+import { bucketSizeFor, GrowingLttb, lttbIndices, type XY } from '../../media/dashboard/charts/lttb';
 
 const series = (ys: readonly (number | null)[]): XY[] => ys.map((y, i) => ({ x: i + 1, y }));
 const value = fc.oneof(

@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { initBackend } from '../../runtime/engine/backend';
-import { runJob } from '../../runtime/rft/run/job';
+import { runJob } from '../../runtime/rft/run/job/job';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import type { RuntimeEvent } from '../../runtime/protocol';
 import { applyEvent, newRunState } from '../../client/runs/run-state';

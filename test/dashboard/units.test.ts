@@ -17,8 +17,8 @@ import {
   seriesOfEvents,
   seriesOfRows,
 } from '../../client/dashboard/series';
-import { compareGroups, groupOf, isPinned, tagMatcher } from '../../media/dashboard/groups';
-import { smooth } from '../../media/dashboard/smoothing';
+import { compareGroups, groupOf, isPinned, tagMatcher } from '../../media/dashboard/cards/groups';
+import { smooth } from '../../media/dashboard/charts/smoothing';
 import type { RuntimeEvent } from '../../runtime/protocol';
 
 describe('smoothing (TensorBoard classic EMA)', () => {

@@ -26,7 +26,7 @@ import {
   type ThemeName,
 } from './harness';
 import type { HostMessage, Series } from '../../client/dashboard/messages';
-import { drawnPoints } from '../../media/dashboard/decimation';
+import { drawnPoints } from '../../media/dashboard/charts/decimation';
 
 // The functions passed to page.evaluate run in Chromium; this file is compiled without the DOM's types.
 declare const window: any;

@@ -16,6 +16,8 @@ test('npm run demo: GRPO beats the SFT checkpoint by ≥ 10 points on seeds 1, 2
     encoding: 'utf8',
   });
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr.slice(-3000)}`);
+  // npm test's set-up installs OpenBLAS and builds the addon, so the demo says it ran with the OpenBLAS matmul.
+  assert.match(r.stdout, /^Backend: wasm \(SIMD, OpenBLAS matmul/m);
   const rows = r.stdout
     .split('\n')
     .map((l) => /^(\d+)\s+([\d.]+)%\s+([\d.]+)%\s+([+-][\d.]+) pts/.exec(l))

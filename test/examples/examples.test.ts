@@ -14,7 +14,7 @@ import { initBackend } from '../../runtime/engine/backend';
 import { initModel, saveModel } from '../../runtime/engine/lm/checkpoint';
 import { newModelConfigJson, parseModelConfig } from '../../runtime/engine/lm/config';
 import { buildByteTokenizer, tokenizerFromJson } from '../../runtime/engine/tokenizer';
-import { runJob } from '../../runtime/rft/run/job';
+import { runJob } from '../../runtime/rft/run/job/job';
 import { corpusDir } from '../helpers/corpus';
 
 const ROOT = resolve(__dirname, '..', '..');

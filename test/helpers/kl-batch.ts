@@ -4,7 +4,7 @@
  * loss (coefficient 0.5) against the reference model.
  */
 import type { Experience } from '../../runtime/rft/experience';
-import type { TrainerOptions } from '../../runtime/rft/trainer/trainer';
+import type { TrainerOptions } from '../../runtime/rft/trainer/train-step';
 
 export const KL_TEMPERATURE = 0.7;
 

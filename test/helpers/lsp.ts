@@ -22,6 +22,13 @@ export interface TestClient {
   change(uri: string, text: string): Promise<Diagnostic[]>;
   /** Sends a full-text change without waiting for diagnostics (for fuzzing). */
   changeNoWait(uri: string, text: string): void;
+  /**
+   * Sends full-text changes as one write, as an editor's burst of changes reaches the server together; resolves
+   * with the diagnostics of the last.
+   */
+  changeBurst(uri: string, texts: string[]): Promise<Diagnostic[]>;
+  /** The document versions the server published diagnostics for, in order (one per validation). */
+  published(uri: string): number[];
   request<T>(method: string, params: unknown): Promise<T>;
   releaseOf(uri: string): DocumentReleaseParams | undefined;
   /** The next diagnostics published for `uri` that `accept` takes (pushed by the server on its own, e.g. a live run). */
@@ -36,8 +43,11 @@ interface Options {
   rootUri?: string;
   /** Answer `workspace/configuration` with these settings (else the client advertises no configuration support). */
   configuration?: Record<string, unknown>;
-  /** The server's validation debounce (default 0: diagnostics right after each change). */
-  debounceMs?: number;
+  /**
+   * The server's validation debounce (default 0: diagnostics right after each change); `adaptive` sends none, so
+   * the server sizes the wait from the document's validation cost as it does for the editor.
+   */
+  debounceMs?: number | 'adaptive';
 }
 
 export async function startInProcess(opts: Options = {}): Promise<TestClient> {
@@ -45,10 +55,15 @@ export async function startInProcess(opts: Options = {}): Promise<TestClient> {
   const toClient = new PassThrough();
   startServer(createConnection(new StreamMessageReader(toServer), new StreamMessageWriter(toClient)));
   const conn = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
-  return connect(conn, opts, async () => {
-    toServer.end();
-    toClient.end();
-  });
+  return connect(
+    conn,
+    opts,
+    (b) => toServer.write(b),
+    async () => {
+      toServer.end();
+      toClient.end();
+    },
+  );
 }
 
 export async function startChildProcess(opts: Options = {}): Promise<TestClient & { child: ChildProcess }> {
@@ -56,13 +71,24 @@ export async function startChildProcess(opts: Options = {}): Promise<TestClient 
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
-  const client = await connect(conn, opts, async () => {
-    child.kill();
-  });
+  const client = await connect(
+    conn,
+    opts,
+    (b) => child.stdin!.write(b),
+    async () => {
+      child.kill();
+    },
+  );
   return { ...client, child };
 }
 
-async function connect(conn: MessageConnection, opts: Options, shutdown: () => Promise<void>): Promise<TestClient> {
+async function connect(
+  conn: MessageConnection,
+  opts: Options,
+  writeRaw: (bytes: Buffer) => void,
+  shutdown: () => Promise<void>,
+): Promise<TestClient> {
+  const published = new Map<string, number[]>();
   const waiting = new Map<string, { version: number; resolve: (d: Diagnostic[]) => void }[]>();
   const watchers = new Set<(uri: string, d: Diagnostic[]) => void>();
   const releases = new Map<string, DocumentReleaseParams>();
@@ -70,6 +96,7 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
   conn.onNotification(
     'textDocument/publishDiagnostics',
     (p: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {
+      if (p.version !== undefined) published.set(p.uri, [...(published.get(p.uri) ?? []), p.version]);
       const list = waiting.get(p.uri) ?? [];
       const keep = list.filter((w) => {
         if (p.version !== undefined && p.version < w.version) return true;
@@ -90,7 +117,11 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
     processId: null,
     rootUri: opts.rootUri ?? null,
     capabilities: { workspace: { configuration: opts.configuration !== undefined } },
-    initializationOptions: { debounceMs: opts.debounceMs ?? 0, detectPython: false, settings: opts.settings ?? {} },
+    initializationOptions: {
+      ...(opts.debounceMs === 'adaptive' ? {} : { debounceMs: opts.debounceMs ?? 0 }),
+      detectPython: false,
+      settings: opts.settings ?? {},
+    },
   });
   await conn.sendNotification('initialized', {});
 
@@ -130,6 +161,23 @@ async function connect(conn: MessageConnection, opts: Options, shutdown: () => P
         contentChanges: [{ text }],
       });
     },
+    changeBurst(uri, texts) {
+      let v = versions.get(uri) ?? 1;
+      const frames = texts.map((text) => {
+        v++;
+        const body = JSON.stringify({
+          jsonrpc: '2.0',
+          method: 'textDocument/didChange',
+          params: { textDocument: { uri, version: v }, contentChanges: [{ text }] },
+        });
+        return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      });
+      versions.set(uri, v);
+      const p = diagnosticsFor(uri, v);
+      writeRaw(Buffer.from(frames.join('')));
+      return p;
+    },
+    published: (uri) => [...(published.get(uri) ?? [])],
     request: (method, params) => conn.sendRequest(method, params),
     releaseOf: (uri) => releases.get(uri),
     nextDiagnostics: (uri, accept, timeoutMs = 10_000) =>

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { MetricsReader, readAllMetrics } from '../../runtime/metrics/job-metrics';
-import { Monitor } from '../../runtime/rft/monitor/monitor';
+import { Monitor } from '../../runtime/rft/monitor/run-monitor';
 import { writeEvents } from '../helpers/tfevents';
 
 const EVENTS = 'events.out.tfevents.1700000000.node-0';

@@ -228,15 +228,20 @@ for (const ext of ['.js', '.json', '.node']) {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The modules loaded since the last call, as [threadId, path] (the trace's own file excluded). */
+  /** The modules loaded since the last call, as [threadId, path] (the trace's own file excluded); never none. */
   function loaded(): [string, string][] {
-    if (!existsSync(trace())) return [];
+    assert.ok(existsSync(trace()), `no module trace at ${trace()}: the --require hook did not run`);
     const rows = readFileSync(trace(), 'utf8')
       .trim()
       .split('\n')
       .map((l) => l.split('\t') as [string, string]);
     writeFileSync(trace(), '');
-    return rows.filter(([, f]) => f !== join(dir, 'trace.cjs'));
+    const modules = rows.filter(([, f]) => f !== join(dir, 'trace.cjs'));
+    assert.ok(
+      modules.some(([, f]) => f === join(ext, 'dist', 'cli.js')),
+      `the module trace does not hold dist/cli.js: ${modules.length} modules`,
+    );
+    return modules;
   }
 
   function assertAllInside(rows: [string, string][]): void {

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CodeAction, Diagnostic, TextEdit } from 'vscode-languageserver-types';
 import { migrate } from '../../runtime/config/migrate';
-import { checkConfig } from '../../runtime/config/validate';
+import { checkConfig } from '../../runtime/config/check-config';
 import { corpusConfigs, TRINITY_ENV } from '../helpers/corpus';
 import { startInProcess, type TestClient } from '../helpers/lsp';
 

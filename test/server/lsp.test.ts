@@ -361,6 +361,65 @@ describe('debounce', () => {
   });
 });
 
+describe('validation as you type (the wait sized from what validating the document costs)', () => {
+  const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+  /** Eight keystrokes at 8 characters a second (125 ms apart), each appending a digit to `line`'s value. */
+  async function type(c: TestClient, uri: string, text: string, line: string): Promise<void> {
+    let typed = text;
+    for (let i = 1; i <= 8; i++) {
+      typed = typed.replace(line, `${line}${i}`);
+      line = `${line}${i}`;
+      if (i < 8) {
+        c.changeNoWait(uri, typed);
+        await sleep(125);
+      } else await c.change(uri, typed);
+    }
+  }
+
+  test('a burst of changes that arrive together is validated once, at the last text (even with no wait at all)', async () => {
+    for (const debounceMs of ['adaptive', 0] as const) {
+      const c = await startInProcess({ debounceMs });
+      try {
+        const uri = 'file:///w/burst.yaml';
+        await c.open(uri, GRPO);
+        const texts = Array.from({ length: 200 }, (_, i) => GRPO.replace('  repeat_times: 8', `  repeat_times: ${i}`));
+        texts.push(GRPO.replace('  repeat_times: 8', '  repeat_time: 8'));
+        const ds = await c.changeBurst(uri, texts);
+        assert.deepEqual(c.published(uri), [1, 202], `the open, then only the last of the burst (${debounceMs})`);
+        assert.ok(codes(ds).includes('5:TRN010'), 'the last text was validated');
+      } finally {
+        await c.close();
+      }
+    }
+  });
+
+  test('a fast document is validated after every keystroke at 8 characters a second, a slow one only when the user pauses', async () => {
+    const c = await startInProcess({ debounceMs: 'adaptive' });
+    try {
+      const fast = 'file:///w/fast.yaml';
+      await c.open(fast, GRPO);
+      // One more validation, so that the cost is not only the first one's (code not yet compiled: slow).
+      await c.change(fast, GRPO);
+      // A few ms to validate: every keystroke's text is validated before the next one comes.
+      await type(c, fast, GRPO, '  max_model_len: 2048');
+      assert.deepEqual(c.published(fast), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+
+      // 250 stages: well over 100 ms to validate here, so the server waits longer than the keystrokes' gaps.
+      const stages = Array.from(
+        { length: 250 },
+        (_, i) => `  - stage_name: s${i}\n    mode: train\n    algorithm:\n      algorithm_type: sft\n`,
+      );
+      const slowText = `${GRPO}stages:\n${stages.join('')}`;
+      const slow = 'file:///w/slow.yaml';
+      await c.open(slow, slowText);
+      await type(c, slow, slowText, '  max_model_len: 2048');
+      assert.deepEqual(c.published(slow), [1, 9], 'the open, then only the text after the last keystroke');
+    } finally {
+      await c.close();
+    }
+  });
+});
+
 describe('bundled server (dist/server.js --stdio)', () => {
   test('starts, validates and answers hover', async () => {
     const c = await startChildProcess();

@@ -140,6 +140,7 @@ test('npm test with no corpus and no way to fetch one stops before running anyth
   const base = mkdtempSync(join(tmpdir(), 'fresh-'));
   const repo = join(base, 'repo');
   cpSync(join(ROOT, 'test', 'setup'), join(repo, 'test', 'setup'), { recursive: true });
+  cpSync(join(ROOT, 'setup'), join(repo, 'setup'), { recursive: true });
   cpSync(join(ROOT, 'runtime', 'config', 'root-keys.json'), join(repo, 'runtime', 'config', 'root-keys.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'));
   mkdirSync(join(repo, 'native', 'blas-matmul'), { recursive: true });

@@ -6,40 +6,37 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUILD_TOOLS, installLine, installMissing, OPENBLAS, succeeds } from '../../setup/debian-packages.mjs';
+import { addonLoads, buildAddon } from '../../setup/openblas-addon.mjs';
 import { cacheDir, fetchCorpus, locateCorpus, TRINITY_RFT_URL } from './corpus-source.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const ok = (cmd, args, input) => spawnSync(cmd, args, { input, stdio: ['pipe', 'ignore', 'ignore'] }).status === 0;
 
 /** Each need: a check, and the Debian packages that satisfy it. */
 const NEEDS = [
-  {
-    what: 'OpenBLAS headers (the native matmul addon)',
-    packages: ['libopenblas-dev'],
-    present: () => ok('cc', ['-E', '-x', 'c', '-'], '#include <cblas.h>\n'),
-  },
+  BUILD_TOOLS,
+  OPENBLAS,
   {
     what: "the Vulkan loader (the webgpu backend's tests run Dawn on SwiftShader, which Debian's chromium ships)",
     packages: ['libvulkan1'],
-    present: () => ok('sh', ['-c', 'ldconfig -p | grep -q "libvulkan\\.so\\.1 "']),
+    present: () => succeeds('sh', ['-c', 'ldconfig -p | grep -q "libvulkan\\.so\\.1 "']),
   },
   {
     what: 'unzip (the packaging test reads the VSIX)',
     packages: ['unzip'],
-    present: () => ok('sh', ['-c', 'command -v unzip']),
+    present: () => succeeds('sh', ['-c', 'command -v unzip']),
   },
   {
     what: "Debian's Python with protobuf and PyYAML (the independent event-file writer, the Trinity-RFT stand-in)",
     packages: ['python3', 'python3-protobuf', 'python3-yaml'],
-    present: () => ok('/usr/bin/python3', ['-c', 'import google.protobuf, yaml']),
+    present: () => succeeds('/usr/bin/python3', ['-c', 'import google.protobuf, yaml']),
+  },
+  {
+    what: "Debian's NumPy (the oracle the FrozenLake maps and slippery moves are checked against)",
+    packages: ['python3-numpy'],
+    present: () => succeeds('/usr/bin/python3', ['-c', 'import numpy']),
   },
 ];
-
-function aptGet() {
-  if (process.getuid?.() === 0) return ['apt-get'];
-  if (ok('sudo', ['-n', 'true'])) return ['sudo', 'apt-get'];
-  return undefined;
-}
 
 function stop(lines) {
   console.error(`\nnpm test cannot start:\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
@@ -47,28 +44,16 @@ function stop(lines) {
 }
 
 function installPackages() {
-  const missing = NEEDS.filter((n) => !n.present());
-  if (missing.length === 0) return;
-  const packages = missing.flatMap((n) => n.packages);
-  const apt = aptGet();
-  if (!apt) {
+  const r = installMissing(NEEDS, { log: (line) => console.log(`test set-up: ${line}`) });
+  if (r.installed) return;
+  if (!r.canInstall) {
     stop([
-      ...missing.map((n) => `missing: ${n.what}`),
-      `install them, then run npm test again:  sudo apt-get install -y ${packages.join(' ')}`,
+      ...r.missing.map((n) => `missing: ${n.what}`),
+      `install them, then run npm test again:  ${installLine(r.packages)}`,
       `(this user (${process.env.USER ?? 'uid ' + process.getuid?.()}) is not root and has no password-less sudo)`,
     ]);
   }
-  console.log(`test set-up: installing ${packages.join(' ')}`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () =>
-    spawnSync(apt[0], [...apt.slice(1), 'install', '-y', '-qq', '--no-install-recommends', ...packages], {
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    }).status === 0;
-  if (!install()) {
-    spawnSync(apt[0], [...apt.slice(1), 'update', '-qq'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (!install()) stop([`apt-get could not install ${packages.join(' ')} (its messages are above)`]);
-  }
+  stop([`apt-get could not install ${r.packages.join(' ')} (its messages are above)`]);
 }
 
 /** A fresh clone has no node_modules: install exactly the lockfile (after the packages, so the addon builds). */
@@ -81,13 +66,10 @@ function installNodeModules() {
 }
 
 function buildNative() {
-  const addon = join(ROOT, 'native', 'blas-matmul', 'build', 'Release', 'blas_matmul.node');
-  if (existsSync(addon) && ok(process.execPath, ['-e', `require(${JSON.stringify(addon)})`])) return;
+  if (addonLoads()) return;
   console.log('test set-up: building the OpenBLAS matmul addon');
-  const r = spawnSync(process.execPath, [join(ROOT, 'native', 'blas-matmul', 'build.mjs'), '--strict'], {
-    stdio: 'inherit',
-  });
-  if (r.status !== 0) stop(['the OpenBLAS matmul addon did not build (the engine tests need it); its output is above']);
+  if (!buildAddon({ strict: true }))
+    stop(['the OpenBLAS matmul addon did not build (the engine tests need it); its output is above']);
 }
 
 /** Real VS Code (code-server) and Debian's Chromium for test/e2e, cached outside the repository. */

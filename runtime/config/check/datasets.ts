@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { peekDataset } from '../datasets/peek-dataset';
 import { candidatePaths } from './runtime';
-import type { CheckContext } from './context';
+import type { CheckContext } from './check-context';
 import { storagePaths } from './tasksets';
 import { isTasksetPath, type StoragePath, type TasksetPath } from '../config-path';
 

@@ -10,10 +10,10 @@ import { pathText, type CMap, type CNode, type CScalar } from '../load/structure
 import { describeDomain, inDomain } from '../model/domains';
 import type { Domain } from '../model/types';
 import type { Range } from '../load/yaml-tree';
-import type { StageInfo } from './context';
+import type { StageInfo } from './check-context';
 import { closest } from '../suggest';
 
-/** `stages`: the config's stages as Trinity runs them (validate.ts `effectiveConfigs`), none without `stages`. */
+/** `stages`: the config's stages as Trinity runs them (check-config.ts `effectiveConfigs`), none without `stages`. */
 export function checkDomains(loaded: LoadedConfig, stages: readonly StageInfo[]): ConfigDiagnostic[] {
   const out: ConfigDiagnostic[] = [];
   walk(loaded.root, (node) => {

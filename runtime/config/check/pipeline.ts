@@ -2,7 +2,7 @@
  * Trinity's check step, in the order the selected release runs it: `Config.check_and_update` up to v0.4.0, the
  * validator list from v0.5.0. Order matters: each step sees the values earlier steps filled in or changed.
  */
-import type { CheckContext } from './context';
+import type { CheckContext } from './check-context';
 import { checkAlgorithm } from './rules/algorithm';
 import { checkBuffer } from './rules/buffer';
 import { checkClusterV05 } from './rules/cluster';
@@ -13,6 +13,7 @@ import { checkStage } from './rules/stages';
 import { checkMonitor } from './rules/monitor';
 import { checkIntervals, checkSynchronizer } from './rules/synchronizer';
 import { checkTrainer } from './rules/trainer';
+import { checkGpuMemory } from './rules/gpu-memory';
 
 type Step = (ctx: CheckContext) => boolean | void;
 
@@ -32,6 +33,7 @@ export function runLaunchChecks(ctx: CheckContext): void {
         checkExplorer,
         checkBuffer,
         checkTrainer,
+        checkGpuMemory,
       ]
     : [
         checkStage,
@@ -46,6 +48,8 @@ export function runLaunchChecks(ctx: CheckContext): void {
         checkMonitor,
         checkBuffer,
         checkTrainer,
+        // Not a check of these releases: it records that they have none, for the estimate's hover.
+        checkGpuMemory,
       ];
   // Up to v0.4.0 the algorithm check runs before the mode check, and both must pass before anything else.
   const gates = new Set<Step>([checkMode, checkAlgorithm]);

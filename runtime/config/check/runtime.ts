@@ -8,10 +8,11 @@ import { ALGORITHM_PIECES, algorithmTypeAt, EXPLORER_SIDE_ADVANTAGES, fnSpecAt }
 import { rolesOf } from '../model/choices';
 import { registryNamesAt } from '../model/registries';
 import { didYouMean } from '../suggest';
-import type { CheckContext } from './context';
+import type { CheckContext } from './check-context';
 import { storagePaths, taskPipelineOutputPath, tasksetPaths, workflowTypePath } from './tasksets';
 import { configPath, type ConfigPath } from '../config-path';
 import { checkWorkflowNeeds } from './workflow-needs';
+import { checkEngineMemory } from './engine-memory';
 
 /** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
 const GROUP_ADVANTAGES =
@@ -27,6 +28,7 @@ export function runRuntimeChecks(ctx: CheckContext): void {
   checkMixBuffer(ctx);
   checkGroupSize(ctx);
   checkLocalPaths(ctx);
+  checkEngineMemory(ctx);
 }
 
 /** SFT and DPO in train mode read a dataset; a queue is only ever filled by an explorer, which train mode lacks. */

@@ -1,5 +1,5 @@
 /** The dotted paths of every taskset and buffer a config declares, for checks that visit each. */
-import type { CheckContext } from './context';
+import type { CheckContext } from './check-context';
 import {
   configPath,
   type ConfigPath,

@@ -3,7 +3,7 @@
  * satisfy it fails every task (after the GPUs are allocated) instead of at launch.
  */
 import { rolesOf } from '../model/choices';
-import type { CheckContext } from './context';
+import type { CheckContext } from './check-context';
 import { tasksetPaths, workflowTypePath } from './tasksets';
 import { configPath, type ConfigPath } from '../config-path';
 

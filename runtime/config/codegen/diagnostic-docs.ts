@@ -420,6 +420,22 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'trainer:\n  trainer_config_path: examples/grpo_gsm8k/train_gsm8k.yaml\n',
     fix: 'Move the veRL settings inline under `trainer.trainer_config` and remove `trainer_config_path`.',
   },
+  TRN273: {
+    explanation:
+      "Trinity's GPU memory check (GPUMemoryValidator, v0.5.0 and later, `train` and `both` mode, FSDP trainers) estimates each trainer module's peak memory per GPU from the model's shape, the FSDP settings and the per-GPU token budget. Above 80 % of the GPU (90 % with `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` in the environment), or with gradient checkpointing off, it prints a MEMORY OVERUSE WARNING with its suggestions and raises \"Unsafe GPU memory usage\", then asks whether to go on when run from a terminal (yes after 30 s) and goes on otherwise. The GPU is `trinityWorkbench.gpu` (`check --gpu`), H100-80G by default. These numbers are Trinity's estimate, not a measurement: the local runtime's measured peak is its `perf/max_memory_*` metrics.",
+    example:
+      'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 8\nmodel:\n  model_path: Qwen/Qwen2.5-7B-Instruct\n  max_model_len: 16384\ncluster:\n  node_num: 1\n  gpu_per_node: 8\nexplorer:\n  rollout_model:\n    engine_num: 4\nbuffer:\n  batch_size: 4\n  explorer_input:\n    taskset:\n      path: data/gsm8k\ntrainer:\n  trainer_strategy: fsdp2\n',
+    fix: "Apply one of Trinity's suggestions (quick fixes): turn on FSDP2's CPU offload policy, shard over all trainer GPUs, lower `trainer.max_token_len_per_gpu`, split sequences with `ulysses_sequence_parallel_size`, or set the environment variable; or set `ignore_validator_suggestions: true` to skip Trinity's check.",
+    releases: 'v0.5.0 and later',
+  },
+  TRN274: {
+    explanation:
+      "By Trinity's own GPU memory estimate (see TRN273) a trainer module needs more memory per GPU than the GPU has: the trainer would run out of memory at its first step, after the cluster is allocated and the explorer has started. The GPU is `trinityWorkbench.gpu` (`check --gpu`), H100-80G by default.",
+    example:
+      'mode: train\nalgorithm:\n  algorithm_type: sft\nmodel:\n  model_path: Qwen/Qwen2.5-32B-Instruct\n  max_model_len: 4096\ncluster:\n  node_num: 1\n  gpu_per_node: 2\nbuffer:\n  train_batch_size: 8\n  trainer_input:\n    experience_buffer:\n      storage_type: file\n      path: data/sft\ntrainer:\n  save_interval: 100\n',
+    fix: "Shard the model over more trainer GPUs, offload (FSDP2's offload policy), lower the token budget, or use a GPU with more memory; the quick fixes apply Trinity's suggestions.",
+    releases: 'v0.5.0 and later',
+  },
   TRN280: {
     explanation:
       "After each stage of a multi-stage config Trinity loads that stage's latest Hugging Face checkpoint to start the next one, so a stage that trains nothing, or not with veRL, fails the run when it ends. From v0.4.0 Trinity also forces `trainer.save_hf_checkpoint: last` in every stage.",
@@ -525,6 +541,20 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example:
       'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: thinking_budget_workflow\n      workflow_args:\n        thinking_token_budget: -1\n',
     fix: 'Set `explorer.rollout_model.enable_history: true` and give `workflow_args.thinking_token_budget` a non-negative integer.',
+  },
+  TRN314: {
+    explanation:
+      'A vLLM rollout or auxiliary engine refuses to start when its weights leave no room for a KV cache within `gpu_memory_utilization` of the GPU ("No available memory for the cache blocks"), or not room for one sequence of `max_model_len` tokens ("To serve at least one request with the model\'s max seq len ..."). Weights per GPU are the parameters × the engine\'s dtype / `tensor_parallel_size`; one token of KV cache is 2 × layers × KV heads per GPU × head dim × dtype bytes. Only the weights are subtracted (vLLM also keeps its profiled activation peak), so a refusal reported here is certain. The GPU is `trinityWorkbench.gpu` (`check --gpu`), H100-80G by default.',
+    example:
+      'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 8\nmodel:\n  model_path: Qwen/Qwen2.5-72B-Instruct\n  max_model_len: 4096\ncluster:\n  node_num: 1\n  gpu_per_node: 8\nexplorer:\n  rollout_model:\n    engine_num: 1\n    tensor_parallel_size: 1\nbuffer:\n  batch_size: 7\n  explorer_input:\n    taskset:\n      path: data/gsm8k\n',
+    fix: 'Raise `tensor_parallel_size` (or `gpu_memory_utilization`), lower `max_model_len`, or use a GPU with more memory.',
+  },
+  TRN315: {
+    explanation:
+      "The rollout engine's KV cache (what `gpu_memory_utilization` of the GPU leaves after the weights) holds fewer sequences of `max_model_len` tokens than the tasks the explorer runs on one engine at once (its workflow runners, at most its share of a batch), each of which asks for `repeat_times` rollouts. vLLM then queues and preempts requests once responses grow long, and a step takes many rounds of generation. The count is an upper bound (vLLM also keeps its profiled activation peak).",
+    example:
+      'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 8\nmodel:\n  model_path: Qwen/Qwen3-4B-Instruct-2507\n  max_model_len: 131072\ncluster:\n  node_num: 1\n  gpu_per_node: 8\nexplorer:\n  runner_per_model: 8\n  rollout_model:\n    engine_num: 4\nbuffer:\n  batch_size: 32\n  explorer_input:\n    taskset:\n      path: data/gsm8k\n',
+    fix: 'Lower `max_model_len` or `explorer.runner_per_model`, or raise `tensor_parallel_size` or `gpu_memory_utilization`.',
   },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run

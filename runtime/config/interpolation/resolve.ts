@@ -1,5 +1,5 @@
 /** Resolving a parsed value: config lookups, relative keys, OmegaConf's built-in resolvers and registered ones. */
-import { isPyDict as isDict, PyFloat, pyStr, pyStrRepr as strRepr, pyTypeName } from '../load/python-repr';
+import { isPyDict as isDict, PyFloat, pyStr, pyStrRepr as strRepr, pyTypeName } from '../python-repr';
 import { dotted, isPrefix, pathKey, PY_INT, splitKey } from './keys';
 import { errorMessage, ParseFail, Parser, parseValue } from './parse';
 import type {

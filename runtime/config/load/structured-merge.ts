@@ -10,7 +10,7 @@ import { enumLookup, enumMembersAt, fieldsAt, releasesWithField, typeName } from
 import { RENAMES } from '../model/renames';
 import type { ResolvedField, SectionDef, ValueType } from '../model/types';
 import { isInterpolated } from '../interpolation';
-import { pyStr } from './python-repr';
+import { pyStr } from '../python-repr';
 import { RELEASES, releaseIndex, type Release } from '../releases';
 import type { Range, YEntry, YMap, YNode, YScalar } from './yaml-tree';
 import { didYouMean } from '../suggest';

@@ -6,9 +6,9 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Scalar } from 'yaml';
 import type { Alias, Node as YamlNode, Document } from 'yaml';
+import type { Range } from '../diagnostics';
 
-/** Character offsets into the text, end exclusive. */
-export type Range = readonly [start: number, end: number];
+export type { Range };
 
 export type YNode = YMap | YSeq | YScalar;
 

@@ -2,9 +2,11 @@
  * The metric names a Trinity run of a resolved config logs, per role, with Trinity's own names (its monitor,
  * explorer, experience pipeline, trainer and veRL metric utilities). The runtime's monitor emits the same names.
  */
-import type { Cfg } from '../check/context';
 import { rolesOf } from '../model/choices';
 import { atLeast, NEWEST_RELEASE, type Release } from '../releases';
+
+/** A resolved config's plain values (check/'s Cfg; declared here so runs/ does not reach back into check/). */
+type Cfg = Record<string, any>;
 
 export interface MetricNames {
   explorer: string[];
@@ -38,6 +40,8 @@ const WORKFLOW_METRICS: Record<string, string[]> = {
   on_policy_distill_math_workflow: ['kl_divergence', 'accuracy'],
   math_eval_workflow: ['accuracy'],
   async_math_eval_workflow: ['accuracy'],
+  // MultiTurnWorkflow turns its numeric info into metrics (workflow.py `_build_experience_from_converted`).
+  frozen_lake_workflow: ['env_steps', 'env_done', 'test_score'],
 };
 
 /** What the `pass_rate_calculator` operator reports: shares of the step's per-task pass rates in each range. */
@@ -59,6 +63,16 @@ const ADVANTAGE_METRICS: Record<string, string[]> = {
   step_wise_grpo: ['reward_mean', 'reward_std'],
 };
 
+/** What `gigpo` reports (gigpo_advantage.py): per-task stats gathered as {mean,max,min}, and batch scalars. */
+const GIGPO_STATS = ['gigpo/episode_reward_mean', 'gigpo/episode_reward_std'];
+const GIGPO_SCALARS = [
+  'gigpo/anchor_groups_total',
+  'gigpo/anchor_groups_size_gt1',
+  'gigpo/anchor_group_hit_ratio',
+  'gigpo/mean_abs_A_E',
+  'gigpo/mean_abs_A_S',
+];
+
 /** Trinity's class of each experience operator (trinity/buffer/operators), as the pipeline's timing keys name it. */
 const OPERATOR_CLASSES: Record<string, string> = {
   reward_filter: 'RewardFilter',
@@ -67,6 +81,8 @@ const OPERATOR_CLASSES: Record<string, string> = {
   reward_shaping_mapper: 'RewardShapingMapper',
   pass_rate_calculator: 'PassRateCalculator',
   data_juicer: 'DataJuicerOperator',
+  dapo_dynamic_sampling: 'DAPODynamicSamplingFilter',
+  mask_response_truncated: 'MaskResponseTruncatedOperator',
 };
 
 /** Trinity's class of each explorer-side advantage fn (trinity/algorithm/advantage_fn), the pipeline's last operator. */
@@ -77,6 +93,7 @@ const GROUP_ADVANTAGE_CLASSES: Record<string, string> = {
   opmd: 'OPMDGroupAdvantage',
   asymre: 'ASYMREGroupAdvantage',
   rec: 'RECGroupedAdvantage',
+  gigpo: 'GiGPOAdvantageFn',
 };
 
 /** What each policy loss logs under `actor/`. */
@@ -296,9 +313,13 @@ function explorerMetrics(cfg: Cfg, release: Release): string[] {
       if (!(v032 && adv === 'grpo' && k === 'skipped_count')) out.push(...stats(pipe(`group_advantages/${k}`)));
     const advFiltered = v032 && (adv === 'grpo' || adv === 'step_wise_grpo');
     if (v032 && adv === 'step_wise_grpo') out.push(pipe('skipped_group_ratio'));
+    if (adv === 'gigpo') out.push(...GIGPO_STATS.flatMap((k) => stats(pipe(k))), ...GIGPO_SCALARS.map(pipe));
     const ops = (cfg.data_processor?.experience_pipeline?.operators ?? []) as { name?: string }[];
-    if (advFiltered || ops.some((o) => o?.name === 'reward_filter' || o?.name === 'reward_std_filter'))
-      out.push(pipe('filtered_count'));
+    const filters = ['reward_filter', 'reward_std_filter', 'invalid_reward_filter', 'dapo_dynamic_sampling'];
+    if (advFiltered || ops.some((o) => filters.includes(String(o?.name)))) out.push(pipe('filtered_count'));
+    if (ops.some((o) => o?.name === 'dapo_dynamic_sampling'))
+      out.push(pipe('dropped_all_correct'), pipe('dropped_all_wrong'));
+    if (ops.some((o) => o?.name === 'mask_response_truncated')) out.push(pipe('masked_truncated_count'));
     if (ops.some((o) => o?.name === 'reward_shaping_mapper')) out.push(...stats(pipe('reward_diff')));
     if (ops.some((o) => o?.name === 'pass_rate_calculator')) out.push(...PASS_RATE_METRICS.map(pipe));
     out.push(

@@ -13,6 +13,7 @@ import { resolveFnArgs, type AlgorithmFnKind, type FnArgs } from './args';
 import { asymreAdvantage, asymreVerlAdvantage } from './advantage/asymre';
 import { clipbAdvantage, clipvAdvantage } from './advantage/clip';
 import { jsdAdvantage, onPolicyDistillAdvantage } from './advantage/distill';
+import { gigpoAdvantage } from './advantage/gigpo';
 import { grpoAdvantage, type GroupAdvantageOptions } from './advantage/grpo';
 import { grpoVerlAdvantage } from './advantage/grpo-verl';
 import { opmdAdvantage, opmdVerlAdvantage } from './advantage/opmd';
@@ -74,28 +75,27 @@ interface PolicyLossEntry {
 }
 
 const RL: readonly PolicyLossKey[] = ['old_logprob', 'action_mask', 'advantages'];
-const asLoss = <A>(f: (i: PolicyLossInputs, a: A) => PolicyLossResult): LossImpl => f as unknown as LossImpl;
 
 const POLICY_LOSSES: Record<string, PolicyLossEntry> = {
-  ppo: { fn: asLoss(ppoPolicyLoss), keys: RL, validate: (a) => void ppoArgs(a as never) },
-  opmd: { fn: asLoss(opmdPolicyLoss), keys: ['action_mask', 'advantages'] },
-  dpo: { fn: asLoss(dpoLoss), keys: ['ref_logprob', 'action_mask'] },
-  sft: { fn: asLoss(sftLoss), keys: ['action_mask'] },
-  mix: { fn: asLoss(mixPolicyLoss), keys: [...RL, 'expert_mask'], validate: (a) => void ppoArgs(a as never, 'mix') },
-  gspo: { fn: asLoss(gspoPolicyLoss), keys: RL, validate: (a) => void gspoArgs(a as never) },
-  topr: { fn: asLoss(toprPolicyLoss), keys: RL },
-  cispo: { fn: asLoss(cispoPolicyLoss), keys: RL },
-  sft_is: { fn: asLoss(sftIsLoss), keys: ['action_mask'] },
-  sft_phi: { fn: asLoss(sftPhiLoss), keys: ['action_mask'], validate: (a) => void sftPhiArgs(a as never) },
+  ppo: { fn: ppoPolicyLoss, keys: RL, validate: (a) => void ppoArgs(a) },
+  opmd: { fn: opmdPolicyLoss, keys: ['action_mask', 'advantages'] },
+  dpo: { fn: dpoLoss, keys: ['ref_logprob', 'action_mask'] },
+  sft: { fn: sftLoss, keys: ['action_mask'] },
+  mix: { fn: mixPolicyLoss, keys: [...RL, 'expert_mask'], validate: (a) => void ppoArgs(a, 'mix') },
+  gspo: { fn: gspoPolicyLoss, keys: RL, validate: (a) => void gspoArgs(a) },
+  topr: { fn: toprPolicyLoss, keys: RL },
+  cispo: { fn: cispoPolicyLoss, keys: RL },
+  sft_is: { fn: sftIsLoss, keys: ['action_mask'] },
+  sft_phi: { fn: sftPhiLoss, keys: ['action_mask'], validate: (a) => void sftPhiArgs(a) },
   mix_chord: {
-    fn: asLoss(mixChordPolicyLoss),
+    fn: mixChordPolicyLoss,
     keys: [...RL, 'expert_mask', 'step'],
-    validate: (a) => void ppoArgs(a as never, 'mix_chord'),
+    validate: (a) => void ppoArgs(a, 'mix_chord'),
   },
-  sppo: { fn: asLoss(sppoPolicyLoss), keys: RL },
-  rec: { fn: asLoss(recPolicyLoss), keys: RL, validate: (a) => void recArgs(a as never) },
-  sapo: { fn: asLoss(sapoPolicyLoss), keys: RL, validate: (a) => void sapoArgs(a as never) },
-  importance_sampling: { fn: asLoss(importanceSamplingLoss), keys: RL },
+  sppo: { fn: sppoPolicyLoss, keys: RL },
+  rec: { fn: recPolicyLoss, keys: RL, validate: (a) => void recArgs(a) },
+  sapo: { fn: sapoPolicyLoss, keys: RL, validate: (a) => void sapoArgs(a) },
+  importance_sampling: { fn: importanceSamplingLoss, keys: RL },
 };
 
 export interface PolicyLossFn {
@@ -123,34 +123,35 @@ export function createPolicyLossFn(name: string, args?: FnArgs | null): PolicyLo
 // advantage_fn
 // ---------------------------------------------------------------------------------------------------------------
 
-type GroupImpl = (
-  exps: readonly AdvantageExperience[],
+type GroupImpl = <E extends AdvantageExperience>(
+  exps: readonly E[],
   args: FnArgs,
   options: GroupAdvantageOptions,
-) => GroupAdvantageResult<AdvantageExperience>;
+) => GroupAdvantageResult<E>;
 type TrainerImpl = (batch: AdvantageBatch, args: FnArgs) => TrainerAdvantageResult;
 
 const GROUP_ADVANTAGES: Record<string, GroupImpl> = {
-  grpo: grpoAdvantage as unknown as GroupImpl,
-  step_wise_grpo: stepWiseGrpoAdvantage as unknown as GroupImpl,
-  reinforce: reinforceAdvantage as unknown as GroupImpl,
-  opmd: opmdAdvantage as unknown as GroupImpl,
-  asymre: asymreAdvantage as unknown as GroupImpl,
-  rec: recAdvantage as unknown as GroupImpl,
+  grpo: grpoAdvantage,
+  step_wise_grpo: stepWiseGrpoAdvantage,
+  gigpo: gigpoAdvantage,
+  reinforce: (exps) => reinforceAdvantage(exps),
+  opmd: opmdAdvantage,
+  asymre: asymreAdvantage,
+  rec: recAdvantage,
 };
 
 const TRAINER_ADVANTAGES: Record<string, TrainerImpl> = {
-  ppo: ppoAdvantage as unknown as TrainerImpl,
-  grpo_verl: grpoVerlAdvantage as unknown as TrainerImpl,
-  reinforceplusplus: reinforcePlusPlusAdvantage as unknown as TrainerImpl,
-  remax: remaxAdvantage as unknown as TrainerImpl,
-  rloo: rlooAdvantage as unknown as TrainerImpl,
-  opmd_verl: opmdVerlAdvantage as unknown as TrainerImpl,
-  asymre_verl: asymreVerlAdvantage as unknown as TrainerImpl,
-  on_policy_distill: onPolicyDistillAdvantage as unknown as TrainerImpl,
-  jsd: jsdAdvantage as unknown as TrainerImpl,
-  clipb: clipbAdvantage as unknown as TrainerImpl,
-  clipv: clipvAdvantage as unknown as TrainerImpl,
+  ppo: ppoAdvantage,
+  grpo_verl: grpoVerlAdvantage,
+  reinforceplusplus: reinforcePlusPlusAdvantage,
+  remax: (batch) => remaxAdvantage(batch),
+  rloo: (batch) => rlooAdvantage(batch),
+  opmd_verl: opmdVerlAdvantage,
+  asymre_verl: asymreVerlAdvantage,
+  on_policy_distill: onPolicyDistillAdvantage,
+  jsd: jsdAdvantage,
+  clipb: clipbAdvantage,
+  clipv: clipvAdvantage,
 };
 
 /** An explorer-side (group) advantage: a list of experiences in, the kept ones with advantages out. */
@@ -187,8 +188,7 @@ export function createAdvantageFn(
       name,
       computeInTrainer: false,
       args: resolved,
-      process: <E extends AdvantageExperience>(exps: readonly E[]) =>
-        group(exps, resolved, options) as GroupAdvantageResult<E>,
+      process: (exps) => group(exps, resolved, options),
     };
   }
   return { name, computeInTrainer: true, args: resolved, compute: (batch) => trainer(batch, resolved) };
@@ -204,7 +204,7 @@ export function createKlFn(
   key: 'kl_fn' | 'kl_loss_fn' | 'kl_penalty_fn' = 'kl_fn',
 ): KlFn {
   if (!(KL_FN_NAMES as readonly string[]).includes(name)) throw new UnknownAlgorithmFnError(key, name, KL_FN_NAMES);
-  return new KlFn(name, resolveFnArgs('kl_fn', name, args) as never);
+  return new KlFn(name, resolveFnArgs('kl_fn', name, args));
 }
 
 export interface EntropyLossFn {
@@ -217,7 +217,7 @@ export function createEntropyLossFn(name: string, args?: FnArgs | null): Entropy
   if (!(ENTROPY_LOSS_FN_NAMES as readonly string[]).includes(name))
     throw new UnknownAlgorithmFnError('entropy_loss_fn', name, ENTROPY_LOSS_FN_NAMES);
   const resolved = resolveFnArgs('entropy_loss_fn', name, args);
-  const f = ((inputs: EntropyLossInputs) => entropyLoss(name, inputs, resolved as never)) as EntropyLossFn;
+  const f = ((inputs: EntropyLossInputs) => entropyLoss(name, inputs, resolved)) as EntropyLossFn;
   Object.defineProperty(f, 'name', { value: name });
   f.args = resolved;
   return f;
@@ -261,6 +261,7 @@ const ADVANTAGE_FN_ORDER = [
   'jsd',
   'clipb',
   'clipv',
+  'gigpo',
 ];
 
 /** Whether an advantage function runs on the explorer side (agrees with the config model's list). */

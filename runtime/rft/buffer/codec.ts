@@ -5,7 +5,8 @@
  * `type`, `prompt_length`, `response_length`, `info`, `metrics`, `prompt_text`, `response_text`, `reward`,
  * `truncate_status`) and adds what to_dict leaves out, so a record reads back as the same Experience: `tokens`,
  * `logprobs`, `advantages`, `returns`, `teacher_logprobs`, `action_mask`, `chosen`, `rejected`, `model_version`,
- * `is_expert`, `truncated`. A key a record lacks (older records have no `teacher_logprobs`) is an absent field. (Trinity's own JSONWriter output has no token ids, so it cannot be read back as experiences — Trinity
+ * `is_expert`, `truncated`, and for multi-turn episodes `messages` (Trinity's Experience field of that name) and
+ * `turn_rewards` (ours: the reward of each model turn). A key a record lacks (older records have no `teacher_logprobs`) is an absent field. (Trinity's own JSONWriter output has no token ids, so it cannot be read back as experiences — Trinity
  * never reads it either: storage/file.py `FileStorage.read` raises NotImplementedError.)
  *
  * Numbers round-trip bit-exactly as doubles: JSON's shortest repr is exact for finite values, and the values JSON
@@ -13,7 +14,7 @@
  * "-Infinity" | "-0"}`. In SQL the float arrays (`FLOAT_ARRAYS`) go to BLOB columns as little-endian Float64
  * instead (see sql.ts); everything else is this JSON.
  */
-import type { Experience, ExperienceId } from '../experience';
+import type { Experience, ExperienceId, ExperienceMessage } from '../experience';
 
 /** The float arrays: the Experience field, and its record key and SQL BLOB column (Trinity's attribute name). */
 export const FLOAT_ARRAYS = [
@@ -174,6 +175,8 @@ export function experienceToRecord(e: Experience, omitFloatArrays = false): Reco
   if (e.modelVersion !== undefined) r.model_version = encodeNumber(e.modelVersion);
   if (e.isExpert !== undefined) r.is_expert = e.isExpert;
   if (e.truncated !== undefined) r.truncated = e.truncated;
+  if (e.messages !== undefined) r.messages = e.messages.map((m) => ({ role: m.role, content: m.content }));
+  if (e.turnRewards !== undefined) r.turn_rewards = e.turnRewards.map(encodeNumber);
   return r;
 }
 
@@ -243,7 +246,21 @@ export function recordToExperience(raw: unknown, floats?: Partial<Record<FloatAr
     if (typeof r.is_expert !== 'boolean') throw new RecordError('`is_expert` is not a boolean');
     e.isExpert = r.is_expert;
   }
+  if (r.messages !== undefined) e.messages = checkMessages(r.messages);
+  if (r.turn_rewards !== undefined) e.turnRewards = checkNumberArray(decodeJsonValue(r.turn_rewards), 'turn_rewards');
   return e;
+}
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+function checkMessages(v: unknown): ExperienceMessage[] {
+  if (!Array.isArray(v)) throw new RecordError('`messages` is not a list');
+  return v.map((m: unknown, i) => {
+    const o = m as Record<string, unknown> | null;
+    if (o === null || typeof o !== 'object' || !ROLES.has(o.role as string) || typeof o.content !== 'string')
+      throw new RecordError(`\`messages[${i}]\` is not a {role, content} chat message`);
+    return { role: o.role as ExperienceMessage['role'], content: o.content };
+  });
 }
 
 /** Little-endian Float64: bit-exact for every double (including -0, ±Infinity). */

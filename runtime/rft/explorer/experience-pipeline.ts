@@ -12,6 +12,7 @@ import type { SelectorFeedback } from '../data/reader';
 import type { Experience } from '../experience';
 import { taskGroupId } from '../experience';
 import { npMean } from '../numpy/numpy-stats';
+import { dapoDynamicSampling, maskResponseTruncated } from './dapo-operators';
 
 export interface OperatorSpec {
   name: string;
@@ -150,6 +151,8 @@ const OPERATORS: Record<string, (args: Record<string, unknown>) => Operator> = {
   invalid_reward_filter: invalidRewardFilter,
   reward_shaping_mapper: rewardShapingMapper,
   pass_rate_calculator: passRateCalculator,
+  dapo_dynamic_sampling: dapoDynamicSampling,
+  mask_response_truncated: maskResponseTruncated,
 };
 
 /** The experience operators this runtime implements (Trinity's names). */

@@ -234,6 +234,40 @@ export class NumpyGenerator {
     return this.bg.nextDouble();
   }
 
+  /**
+   * `integers(low, high)` for one int64 (endpoint excluded): `_rand_int64` draws `random_bounded_uint64_fill`
+   * with rng = high − 1 − low, Lemire's method on 32-bit draws for ranges below 2^32.
+   */
+  integers(low: number, high: number): number {
+    if (!Number.isInteger(low) || !Number.isInteger(high)) throw new RangeError('integers: bounds must be integers');
+    if (high <= low) throw new RangeError('high <= low');
+    return low + boundedLemire(this.bg, high - 1 - low);
+  }
+
+  /**
+   * `choice(a, count, replace=True, p=p)` as indices into `a`: the cumulative sum of `p` divided by its last entry,
+   * one `random()` per draw, then `searchsorted(side='right')`. Refuses what NumPy refuses (negative entries, a sum
+   * off 1 by more than √eps).
+   */
+  choiceWeighted(p: readonly number[], count: number): number[] {
+    if (p.length === 0) throw new RangeError("'a' cannot be empty unless no samples are taken");
+    if (p.some((x) => !(x >= 0))) throw new RangeError('probabilities are not non-negative');
+    const cdf: number[] = [];
+    let total = 0;
+    for (const x of p) cdf.push((total += x));
+    if (Math.abs(kahanSum(p) - 1) > Math.sqrt(Number.EPSILON)) throw new RangeError('probabilities do not sum to 1');
+    const last = cdf[cdf.length - 1];
+    for (let i = 0; i < cdf.length; i++) cdf[i] /= last;
+    const out: number[] = [];
+    for (let k = 0; k < count; k++) {
+      const u = this.bg.nextDouble();
+      let idx = 0;
+      while (idx < cdf.length && cdf[idx] <= u) idx++;
+      out.push(idx);
+    }
+    return out;
+  }
+
   /** `beta(a, b)` for arrays: one draw per pair, in order (see numpy-distributions.ts for how close to NumPy). */
   beta(a: ArrayLike<number>, b: ArrayLike<number>): Float64Array {
     if (a.length !== b.length) throw new RangeError(`beta: shapes ${a.length} and ${b.length} differ`);
@@ -254,6 +288,20 @@ export class NumpyGenerator {
       data[i] = t;
     }
   }
+}
+
+/** NumPy's `kahan_sum` (the check `choice` makes on its probabilities). */
+function kahanSum(xs: readonly number[]): number {
+  if (xs.length === 0) return 0;
+  let sum = xs[0];
+  let c = 0;
+  for (let i = 1; i < xs.length; i++) {
+    const y = xs[i] - c;
+    const t = sum + y;
+    c = t - sum - y;
+    sum = t;
+  }
+  return sum;
 }
 
 export function defaultRng(seed: number | bigint): NumpyGenerator {

@@ -19,7 +19,7 @@
  * - An answer that normalises to nothing is `None`, and `None == None`: an empty `\boxed{}` matches a truth
  *   like `.` or `$`.
  */
-import { pyFloat } from '../../config/load/python-repr';
+import { pyFloat } from '../../config/python-repr';
 
 const UNIT_TEXTS_BASE = [
   'east',

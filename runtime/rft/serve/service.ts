@@ -18,13 +18,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { atLeast, type Release } from '../../config/releases';
-import type { CausalLM } from '../../engine/lm/transformer';
-import { copyWeights } from '../checkpoint/checkpoints';
 import type { ExperienceWriter } from '../buffer';
 import type { Experience } from '../experience';
 import type { ExperiencePipeline } from '../explorer/experience-pipeline';
-import type { RolloutModel } from '../explorer/rollout-model';
-import type { Monitor } from '../monitor/monitor';
+import type { RolloutModel } from '../models/rollout-model';
+import type { Monitor } from '../monitor/run-monitor';
 import { RequestError, type ChatRequest, type CompletionHeader, type SampledChoice } from './openai';
 import type { FeedbackKey, HistoryRecorder } from './recorder';
 
@@ -232,12 +230,6 @@ export class ExplorerService {
     };
     if (this.flavor.feedback) m['rollout/ready_experience_count'] = this.readyExperienceCount;
     return m;
-  }
-
-  /** The model takes `weights` (a trainer checkpoint of step `version`). Requests are served one at a time, so none is in flight. */
-  setWeights(weights: CausalLM, version: number): void {
-    copyWeights(weights, this.parts.rollout.model);
-    this.parts.rollout.version = version;
   }
 }
 

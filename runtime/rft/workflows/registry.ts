@@ -1,4 +1,6 @@
 /** Workflows under Trinity's registered names (and the `async_` twins, which run the same way here). */
+import { agentKit } from './agent-kit';
+import { frozenLakeWorkflow } from './frozen-lake';
 import { onPolicyDistillMathWorkflow, onPolicyDistillWorkflow } from './distill';
 import { mathBoxedWorkflow, mathEvalWorkflow, mathWorkflow, simpleWorkflow } from './simple';
 import type { WorkflowFactory } from './types';
@@ -15,6 +17,7 @@ const BUILT_IN: Record<string, WorkflowFactory> = {
   // From v0.4.0 (the checker refuses the names for older releases).
   on_policy_distill_workflow: onPolicyDistillWorkflow,
   on_policy_distill_math_workflow: onPolicyDistillMathWorkflow,
+  frozen_lake_workflow: frozenLakeWorkflow,
 };
 
 const plugins = new Map<string, WorkflowFactory>();
@@ -27,11 +30,12 @@ export function registerWorkflow(name: string, factory: WorkflowFactory): void {
   plugins.set(name, factory);
 }
 
+/** The factory registered under `name`; the workflow it makes finds the agent kit in `ctx.agents`. */
 export function workflowFactory(name: string): WorkflowFactory {
   const f = BUILT_IN[name] ?? plugins.get(name);
   if (!f)
     throw new UnknownWorkflowError(`workflow "${name}" is not registered (known: ${knownWorkflows().join(', ')})`);
-  return f;
+  return (ctx) => f(ctx.agents ? ctx : { ...ctx, agents: agentKit(ctx) });
 }
 
 export function knownWorkflows(): string[] {

@@ -1,7 +1,9 @@
 /** What a workflow sees of a task and of the model, and what it returns (Trinity's Workflow contract). */
 import type { Experience } from '../experience';
-import type { AuxiliaryModel } from '../explorer/auxiliary-model';
-import type { RolloutArgs, RolloutModel } from '../explorer/rollout-model';
+import type { AuxiliaryModel } from '../models/auxiliary-model';
+import type { RolloutArgs, RolloutModel } from '../models/rollout-model';
+import type { TurnSampler } from './multi-turn/turn-sampler';
+import type { AgentKit } from './agent-kit';
 
 export interface WorkflowTask {
   /** The dataset row. */
@@ -36,6 +38,13 @@ export interface WorkflowContext {
   createReward: RewardFactory;
   /** `explorer.auxiliary_models`, in config order (Trinity's `auxiliary_models` of a workflow). */
   auxiliaryModels: readonly AuxiliaryModel[];
+  /**
+   * Opens the sampler a multi-turn episode sends its turns through (default: one `RolloutModel.complete` per turn).
+   * An engine that batches the turns of concurrent episodes and keeps their KV caches supplies its own here.
+   */
+  turnSampler?: () => TurnSampler;
+  /** Episodes, step-wise loops and environments (agent-kit.ts); `workflowFactory`'s factories always set it. */
+  agents?: AgentKit;
 }
 
 export interface Workflow {

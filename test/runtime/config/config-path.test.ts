@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configPath, type ConfigPath, type ConfigValueAt } from '../../../runtime/config/config-path';
-import { CheckContext } from '../../../runtime/config/check/context';
+import { CheckContext } from '../../../runtime/config/check/check-context';
 import { loadConfig } from '../../../runtime/config/load/load-config';
 
 test('misspelt and absent paths do not compile (nor pass configPath); values are typed from the model', () => {

@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
 import { lineColumn } from '../../../runtime/config/load/load-config';
 import { RELEASES, type Release } from '../../../runtime/config/releases';
-import { checkConfig } from '../../../runtime/config/validate';
+import { checkConfig } from '../../../runtime/config/check-config';
 import { corpusConfigs, TRINITY_ENV } from '../../helpers/corpus';
 import {
   isMissingDataset,

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { checkConfig } from '../../../runtime/config/validate';
+import { checkConfig } from '../../../runtime/config/check-config';
 import { corpusData } from '../../helpers/corpus';
 
 const host = (baseDirs: string[]) => ({ baseDirs, exists: existsSync });

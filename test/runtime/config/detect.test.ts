@@ -4,14 +4,14 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { looksLikeTrinityConfig } from '../../../runtime/config/detect';
 import { RELEASES } from '../../../runtime/config/releases';
-import { corpusConfigs } from '../../helpers/corpus';
+import { corpusConfigs, corpusDir } from '../../helpers/corpus';
 
 test('every real Trinity config of every release is recognised', () => {
-  const missed = RELEASES.flatMap((r) =>
-    corpusConfigs(r)
-      .filter((f) => !looksLikeTrinityConfig(readFileSync(f.abs, 'utf8')))
-      .map((f) => `${r}/${f.rel}`),
-  );
+  const missed = RELEASES.flatMap((r) => {
+    const configs = corpusConfigs(r);
+    assert.ok(configs.length > 0, `the corpus holds no ${r} configs (${corpusDir()}/trinity-configs/${r})`);
+    return configs.filter((f) => !looksLikeTrinityConfig(readFileSync(f.abs, 'utf8'))).map((f) => `${r}/${f.rel}`);
+  });
   assert.deepEqual(missed, []);
 });
 

@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { CODE_DOCS } from '../../../runtime/config/codegen/diagnostic-docs';
 import type { DiagnosticCode } from '../../../runtime/config/diagnostics';
-import { checkConfig } from '../../../runtime/config/validate';
-import { localRefusals } from '../../../runtime/rft/local-support';
+import { checkConfig } from '../../../runtime/config/check-config';
+import { localRefusals } from '../../../runtime/rft/refusals/refusals';
 
 /** The files an example's folder must hold for its finding to exist (paths relative to the config's folder). */
 const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {

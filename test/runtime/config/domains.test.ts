@@ -11,7 +11,7 @@ import { DOMAINS, describeDomain, joinDomains } from '../../../runtime/config/mo
 import type { Domain, SectionDef, ValueType } from '../../../runtime/config/model/types';
 import { RELEASES, type Release } from '../../../runtime/config/releases';
 import { generateSchema } from '../../../runtime/config/codegen/schema-gen';
-import { checkLoaded } from '../../../runtime/config/validate';
+import { checkLoaded } from '../../../runtime/config/check-config';
 import { loadConfig } from '../../../runtime/config/load/load-config';
 
 /** A path from the root to a section named `name` at `release` (list items as index 0; maps not followed). */

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { lineColumn } from '../../../runtime/config/load/load-config';
-import { checkConfig, writtenIn } from '../../../runtime/config/validate';
+import { checkConfig, writtenIn } from '../../../runtime/config/check-config';
 
 const serve = (release: string, explorer: string, mode = 'serve') => `# trinity-version: ${release}
 mode: ${mode}

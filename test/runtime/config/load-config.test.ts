@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadConfig, nodeAt, rangeForPath } from '../../../runtime/config/load/load-config';
-import { checkConfig, checkLoaded, valueSource } from '../../../runtime/config/validate';
+import { checkConfig, checkLoaded, valueSource } from '../../../runtime/config/check-config';
 
 const at = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
 

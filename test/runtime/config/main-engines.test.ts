@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { lineColumn } from '../../../runtime/config/load/load-config';
 import { MAIN_FIELDS_COMMIT, type Release } from '../../../runtime/config/releases';
-import { checkConfig } from '../../../runtime/config/validate';
+import { checkConfig } from '../../../runtime/config/check-config';
 import { corpusDir, TRINITY_ENV } from '../../helpers/corpus';
 
 const GSM8K = 'examples/grpo_gsm8k/gsm8k.yaml';

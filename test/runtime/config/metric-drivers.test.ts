@@ -12,7 +12,7 @@ import {
   metricsDrivenBy,
 } from '../../../runtime/config/model/metric-drivers';
 import { RELEASES } from '../../../runtime/config/releases';
-import { checkConfig } from '../../../runtime/config/validate';
+import { checkConfig } from '../../../runtime/config/check-config';
 
 const FIXTURE = 'test/fixtures/run-health/tiny-grpo/metrics.jsonl';
 

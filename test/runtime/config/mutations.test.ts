@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import type { ConfigDiagnostic } from '../../../runtime/config/diagnostics';
 import { lineColumn } from '../../../runtime/config/load/load-config';
 import type { Release } from '../../../runtime/config/releases';
-import { checkConfig } from '../../../runtime/config/validate';
+import { checkConfig } from '../../../runtime/config/check-config';
 import { corpusDir, TRINITY_ENV } from '../../helpers/corpus';
 
 interface Mutation {

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { lineColumn } from '../../../runtime/config/load/load-config';
 import { parseRelease, RELEASE_COMMITS, RELEASES, type Release } from '../../../runtime/config/releases';
-import { checkConfig } from '../../../runtime/config/validate';
+import { checkConfig } from '../../../runtime/config/check-config';
 import { REGISTRIES } from '../../../runtime/config/model/registries';
-import { localRefusals } from '../../../runtime/rft/local-support';
+import { localRefusals } from '../../../runtime/rft/refusals/refusals';
 import { corpusDir, TRINITY_ENV } from '../../helpers/corpus';
 
 const GSM8K = 'examples/grpo_gsm8k/gsm8k.yaml';

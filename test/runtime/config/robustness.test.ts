@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { loadConfig } from '../../../runtime/config/load/load-config';
 import { RELEASES } from '../../../runtime/config/releases';
-import { checkLoaded } from '../../../runtime/config/validate';
+import { checkLoaded } from '../../../runtime/config/check-config';
 import { corpusConfigs, TRINITY_ENV } from '../../helpers/corpus';
 
 const FILES = RELEASES.flatMap((r) =>

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { getLanguageService, SchemaPriority } from 'yaml-language-server';
 import { RELEASES } from '../../../runtime/config/releases';
-import { corpusConfigs } from '../../helpers/corpus';
+import { corpusConfigs, corpusDir } from '../../helpers/corpus';
 
 const root = join(__dirname, '..', '..', '..');
 const schemaOf = (r: string) => JSON.parse(readFileSync(join(root, 'schemas', `trinity-${r}.schema.json`), 'utf8'));
@@ -38,8 +38,24 @@ describe('yaml-language-server with the generated schemas', () => {
   for (const release of RELEASES) {
     test(`accepts the ${release} corpus`, async () => {
       const ls = schemaValidator(release);
+      // it saw data: the release has configs, and this validator holds the release's schema (a typo is flagged)
+      const configs = corpusConfigs(release);
+      assert.ok(
+        configs.length > 0,
+        `the corpus holds no ${release} configs (${corpusDir()}/trinity-configs/${release})`,
+      );
+      const typo = TextDocument.create(
+        `file:///${release}/typo.yaml`,
+        'yaml',
+        ++version,
+        'algorithm:\n  repeat_time: 8\n',
+      );
+      assert.ok(
+        (await ls.doValidation(typo, false)).some((d) => /repeat_time is not allowed/.test(d.message)),
+        `the ${release} schema did not apply`,
+      );
       const unexpected: string[] = [];
-      for (const f of corpusConfigs(release)) {
+      for (const f of configs) {
         const doc = TextDocument.create(`file:///${release}/${f.rel}`, 'yaml', ++version, readFileSync(f.abs, 'utf8'));
         for (const d of await ls.doValidation(doc, false)) {
           if (!EXPECTED.some((re) => re.test(d.message)))

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { lineColumn } from '../../../runtime/config/load/load-config';
 import { RELEASES, type Release } from '../../../runtime/config/releases';
-import { checkConfig } from '../../../runtime/config/validate';
+import { checkConfig } from '../../../runtime/config/check-config';
 import { corpusConfigs, TRINITY_ENV } from '../../helpers/corpus';
 
 const EXAMPLES = ['examples/grpo_gsm8k_task_pipeline/gsm8k.yaml', 'examples/dpo_human_in_the_loop/dpo.yaml'];

@@ -13,7 +13,7 @@ import { readAllMetrics } from '../../../runtime/metrics/job-metrics';
 import { openBuffer } from '../../../runtime/rft/buffer';
 import { quickCheck } from '../../../runtime/rft/buffer/integrity';
 import { IoFailure } from '../../../runtime/rft/io-failure';
-import { Monitor } from '../../../runtime/rft/monitor/monitor';
+import { Monitor } from '../../../runtime/rft/monitor/run-monitor';
 import { fillDisk, fullDiskUnavailable, smallTmpfs } from '../../helpers/full-disk';
 import { exp } from './buffer/helpers';
 

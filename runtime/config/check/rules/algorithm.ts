@@ -12,7 +12,7 @@ import {
 import { registryNamesAt } from '../../model/registries';
 import { atLeast } from '../../releases';
 import { didYouMean } from '../../suggest';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 
 /** Returns false when the algorithm type is unknown (Trinity crashes there; later algorithm rules are moot). */
 export function checkAlgorithm(ctx: CheckContext): boolean {

@@ -2,7 +2,7 @@
 import { algorithmTypeAt } from '../../model/algorithms';
 import { registryNamesAt } from '../../model/registries';
 import { didYouMean } from '../../suggest';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 import { configPath, type TasksetPath } from '../../config-path';
 import { taskPipelineApplies, taskPipelineDefaultOutput, taskPipelineOutputPath } from '../tasksets';
 

@@ -3,7 +3,7 @@
  * Trinity asks Ray for the cluster size when `cluster.node_num` / `gpu_per_node` are unset; a static check cannot,
  * so these rules run only when both are written (v0.3.0 has fixed defaults of 1 x 8).
  */
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 import { configPath, type ConfigPath } from '../../config-path';
 
 export interface GpuLayout {

@@ -1,6 +1,6 @@
 /** The explorer section: rollout-model inheritance, auxiliary models, over-rollout, LoRA, concurrency, serve's address. */
 import { isLoopbackAddress } from '../../runs/loopback';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 import { checkExplorerGpusV04 } from './cluster';
 
 const INHERITED_V031 = [

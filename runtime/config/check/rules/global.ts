@@ -2,7 +2,7 @@
 import { MODES } from '../../model/choices';
 import { choicesAt } from '../../model';
 import { didYouMean } from '../../suggest';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 import { candidatePaths } from '../runtime';
 
 export function checkNamespace(ctx: CheckContext): void {

@@ -1,6 +1,6 @@
 /** `_check_model` / `ModelConfigValidator`: critic path, external model, tinker, chat template, token lengths. */
 import { algorithmTypeAt } from '../../model/algorithms';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 import type { ConfigPath } from '../../config-path';
 import { candidatePaths } from '../runtime';
 

@@ -1,7 +1,7 @@
 /** The monitor type and its default arguments. */
 import { registryNamesAt } from '../../model/registries';
 import { didYouMean } from '../../suggest';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 
 const DEFAULT_ARGS: Record<string, Record<string, unknown>> = {
   tensorboard: {},

@@ -1,6 +1,6 @@
 /** What `trinity run` does around each stage of a multi-stage config (cli/launcher.py, Config.__iter__). */
 import { rolesOf } from '../../model/choices';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 
 export function checkStage(ctx: CheckContext): void {
   if (!ctx.stage) return;

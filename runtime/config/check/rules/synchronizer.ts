@@ -1,6 +1,6 @@
 /** Synchronizer method per mode, the sync interval, and eval_interval rounding (`_check_interval`). */
 import { explorerGpus } from './cluster';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 
 export function checkSynchronizer(ctx: CheckContext): void {
   checkSyncMethod(ctx);

@@ -8,7 +8,7 @@ import { fieldAt } from '../../model';
 import { FSDP_OPTIMIZERS, FSDP_SCHEDULERS } from '../../model/domains';
 import { TrainerConfig } from '../../model/sections';
 import { ynodeAt } from '../../load/yaml-tree';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 import type { ConfigPath } from '../../config-path';
 import { candidatePaths, describeBases } from '../runtime';
 import { knownCluster, trainerWorldSizeV03 } from './cluster';
@@ -90,7 +90,7 @@ function reachesVerl08(path: readonly (string | number)[] | undefined): boolean 
 }
 
 /** The trainer's parallel strategy: `trainer_strategy` from v0.4.0, the actor's veRL `strategy` before (FSDP unless set). */
-function trainerStrategy(ctx: CheckContext): string {
+export function trainerStrategy(ctx: CheckContext): string {
   if (ctx.since('v0.4.0')) return String(ctx.get('trainer.trainer_strategy') ?? 'fsdp');
   const tc = ctx.get('trainer.trainer_config') as Record<string, any> | undefined;
   return String(tc?.actor_rollout_ref?.actor?.strategy ?? 'fsdp');
@@ -205,7 +205,7 @@ function checkTrainerConfigSource(ctx: CheckContext): boolean {
 }
 
 /** A veRL value as the trainer will see it: written in `trainer_config`, else veRL's default. */
-function verl(ctx: CheckContext, path: string, fallback: unknown): any {
+export function verl(ctx: CheckContext, path: string, fallback: unknown): any {
   const v = ctx.get(`trainer.trainer_config.${path}`);
   return v === null || v === undefined ? fallback : v;
 }
@@ -329,36 +329,51 @@ function checkTokenBudgets(ctx: CheckContext): void {
   if (ctx.release === 'v0.3.0') return;
   const m = ctx.get('model.max_model_len');
   if (typeof m !== 'number') return;
-  const factor = ctx.since('v0.3.2') && !ctx.since('v0.5.2') ? 2 : 1;
-  const required = factor * m;
-  const trainerSp = ctx.get('trainer.ulysses_sequence_parallel_size') || 1;
-  const trainerBudget = ctx.get('trainer.max_token_len_per_gpu');
   const components = [
     { name: 'actor', attr: 'ppo_max_token_len_per_gpu', base: 'actor_rollout_ref.actor' },
     { name: 'ref', attr: 'log_prob_max_token_len_per_gpu', base: 'actor_rollout_ref.ref' },
-  ];
+  ] as const;
   for (const c of components) {
+    const budget = tokenBudget(ctx, c.base, c.attr);
+    if (!budget || budget.value >= budget.effective) continue;
     const path = `${c.base}.${c.attr}`;
-    const written = ctx.written(`trainer.trainer_config.${path}`);
-    const value = written ? ctx.get(`trainer.trainer_config.${path}`) : trainerBudget;
-    if (typeof value !== 'number') continue;
-    const sp = Math.max(1, verl(ctx, `${c.base}.ulysses_sequence_parallel_size`, trainerSp));
-    if (value * sp < required) {
-      const v = Math.ceil(required / sp);
-      const at: ConfigPath = written
-        ? `trainer.trainer_config.${path}`
-        : ctx.written('trainer.max_token_len_per_gpu')
-          ? 'trainer.max_token_len_per_gpu'
-          : 'model.max_model_len';
-      // On main veRL 0.8 ignores a trainer_config override of this key (verl-overrides.ts): only older veRL adjusts it.
-      const older = written && ctx.since('main') ? 'With veRL < 0.8, ' : '';
-      ctx.report(
-        'TRN271',
-        `${older}${c.name}.${c.attr} (${value}) is automatically set to ${v} to match model.max_model_len (${m}${factor === 2 ? ', ×2' : ''}). If you face OOM issues, set \`model.max_model_len\` to a smaller value.`,
-        at,
-        { value: v },
-        CODES.TRN271.severity,
-      );
-    }
+    const at: ConfigPath = budget.written
+      ? `trainer.trainer_config.${path}`
+      : ctx.written('trainer.max_token_len_per_gpu')
+        ? 'trainer.max_token_len_per_gpu'
+        : 'model.max_model_len';
+    // On main veRL 0.8 ignores a trainer_config override of this key (verl-overrides.ts): only older veRL adjusts it.
+    const older = budget.written && ctx.since('main') ? 'With veRL < 0.8, ' : '';
+    ctx.report(
+      'TRN271',
+      `${older}${c.name}.${c.attr} (${budget.value}) is automatically set to ${budget.effective} to match model.max_model_len (${m}${budget.factor === 2 ? ', ×2' : ''}). If you face OOM issues, set \`model.max_model_len\` to a smaller value.`,
+      at,
+      { value: budget.effective },
+      CODES.TRN271.severity,
+    );
   }
+}
+
+/**
+ * A veRL component's per-GPU token budget as the trainer gets it (Trinity's `synchronize_config` and
+ * `_adjust_token_len_if_needed`, trinity/common/verl_config.py): written in `trainer_config`, else
+ * `trainer.max_token_len_per_gpu` (`value`); the least Trinity lets it be (`minimum`), one `max_model_len` (two in
+ * v0.3.2-v0.5.0) split over the component's sequence parallelism; and what it becomes (`effective`). Undefined when
+ * the budget or `max_model_len` is unknown.
+ */
+export function tokenBudget(
+  ctx: CheckContext,
+  base: 'actor_rollout_ref.actor' | 'actor_rollout_ref.ref' | 'critic',
+  attr: 'ppo_max_token_len_per_gpu' | 'log_prob_max_token_len_per_gpu',
+): { value: number; minimum: number; effective: number; factor: number; sp: number; written: boolean } | undefined {
+  const m = ctx.get('model.max_model_len');
+  const path = `${base}.${attr}`;
+  const written = ctx.written(`trainer.trainer_config.${path}`);
+  const value = written ? ctx.get(`trainer.trainer_config.${path}`) : ctx.get('trainer.max_token_len_per_gpu');
+  if (typeof m !== 'number' || typeof value !== 'number') return undefined;
+  const factor = ctx.since('v0.3.2') && !ctx.since('v0.5.2') ? 2 : 1;
+  const trainerSp = ctx.get('trainer.ulysses_sequence_parallel_size') || 1;
+  const sp = Math.max(1, verl(ctx, `${base}.ulysses_sequence_parallel_size`, trainerSp));
+  const minimum = Math.ceil((factor * m) / sp);
+  return { value, minimum, effective: Math.max(value, minimum), factor, sp, written };
 }

@@ -6,7 +6,7 @@
  */
 import type { Path } from '../../diagnostics';
 import type { YMap, YNode } from '../../load/yaml-tree';
-import type { CheckContext } from '../context';
+import type { CheckContext } from '../check-context';
 
 const SOURCE = 'trinity/trainer/verl/config.py, 3231abd';
 

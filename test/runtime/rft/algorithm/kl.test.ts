@@ -20,6 +20,7 @@ import {
   t2,
   useCpu,
 } from './helpers';
+import { K2_ADAPTIVE_COEF, K3_PENALTY_REWARDS, KL_PENALTY_METRIC, SCORES } from './kl-expected';
 
 before(useCpu);
 
@@ -210,13 +211,7 @@ describe('loss form (kl_coef 0.05)', () => {
   });
 });
 
-// Penalty form with kl_coef 0.1, computed from the OLD log-probs and the reference's, on token-level scores
-// whose outcome reward sits on each row's last response token.
-const SCORES = [
-  [0, 0, 1.0, 0],
-  [0, 0, 0, 0.5],
-  [0, 2.0, 0, 0],
-];
+// Penalty form with kl_coef 0.1, computed from the OLD log-probs and the reference's, on SCORES (kl-expected.ts).
 
 describe('penalty form (kl_coef 0.1)', () => {
   test('k1: rewards = scores - 0.1·(ℓ_old - ℓ_ref)·mask; kl = mean over rows of the row mean', () => {
@@ -242,13 +237,7 @@ describe('penalty form (kl_coef 0.1)', () => {
     assertMetrics(r.metrics, { kl: (0.1 - 0.175 - 0.05) / 3, kl_coef: 0.1 }, { rtol: 1e-8, atol: 1e-12 }, 'k1');
   });
 
-  const KL_METRIC: Record<string, number> = {
-    k2: 0.10652777749317131,
-    k3: 0.16098512104421767,
-    low_var_kl: 0.16098512104421772,
-    abs: 0.30277777683101853,
-  };
-  for (const [name, klValue] of Object.entries(KL_METRIC)) {
+  for (const [name, klValue] of Object.entries(KL_PENALTY_METRIC)) {
     test(`${name}: kl metric`, () => {
       const r = new KlFn(name, { kl_coef: 0.1 }).applyKlPenaltyToReward({
         tokenLevelScores: SCORES,
@@ -268,16 +257,7 @@ describe('penalty form (kl_coef 0.1)', () => {
       refLogprob: REF,
       responseMask: MASK,
     });
-    assertAllClose(
-      r.tokenLevelRewards,
-      [
-        [-0.002140275816016979, -0.001873075307798189, 0.9959181779318282, 0],
-        [-0.00048374180359596065, -0.00048374180359596065, -0.16551999668446754, 0.48934693402873664],
-        [-0.0021402758160169845, 1.999516258196404, 0, 0],
-      ],
-      F64,
-      'rewards',
-    );
+    assertAllClose(r.tokenLevelRewards, K3_PENALTY_REWARDS, F64, 'rewards');
   });
 
   test('none passes the scores through, no metrics', () => {
@@ -309,9 +289,9 @@ describe('adaptive coefficient', () => {
     const first = kl.applyKlPenaltyToReward(inputs);
     assert.equal(first.metrics.kl_coef, 0.1);
     // kl = 0.1065277775 → error 0.065277775 → 0.1·(1 + 0.065277775·3/100)
-    assertClose(kl.klCoef, 0.10019583332479515, F64, 'after one step');
+    assertClose(kl.klCoef, K2_ADAPTIVE_COEF, F64, 'after one step');
     const second = kl.applyKlPenaltyToReward(inputs);
-    assertClose(second.metrics.kl_coef, 0.10019583332479515, F64, 'metric of the second step');
+    assertClose(second.metrics.kl_coef, K2_ADAPTIVE_COEF, F64, 'metric of the second step');
   });
 
   test('the error is clipped to +0.2', () => {

@@ -132,6 +132,15 @@ export function oddExperiences(): Experience[] {
       reward: -1,
       truncated: true,
       isExpert: false,
+      // a concatenated multi-turn episode: its conversation and per-turn rewards
+      messages: [
+        { role: 'system', content: 'Walk.' },
+        { role: 'user', content: 'Observation:\n P \t G \t' },
+        { role: 'assistant', content: '```Right```' },
+        { role: 'user', content: 'Again "quoted" \u00e9' },
+        { role: 'assistant', content: '' },
+      ],
+      turnRewards: [0, -0, 1.5],
     },
     {
       eid: { batch: 'sft', task: 0, run: 0, step: 0, suffix: '000001' },

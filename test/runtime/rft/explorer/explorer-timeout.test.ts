@@ -17,12 +17,12 @@ import type { CausalLM } from '../../../../runtime/engine/lm/transformer';
 import { buildCharTokenizer, tokenizerFromJson, type TextTokenizer } from '../../../../runtime/engine/tokenizer';
 import type { Release } from '../../../../runtime/config/releases';
 import type { Experience } from '../../../../runtime/rft/experience';
-import { Explorer, type ExplorerOptions, type ExplorerTask } from '../../../../runtime/rft/explorer/explorer';
+import { Explorer, type ExplorerOptions, type ExplorerTask } from '../../../../runtime/rft/explorer/explore-step';
 import { ExperiencePipeline } from '../../../../runtime/rft/explorer/experience-pipeline';
-import { RolloutModel } from '../../../../runtime/rft/explorer/rollout-model';
+import { RolloutModel } from '../../../../runtime/rft/models/rollout-model';
 import { createReward } from '../../../../runtime/rft/rewards';
 import { registerWorkflow } from '../../../../runtime/rft/workflows/registry';
-import { runJob } from '../../../../runtime/rft/run/job';
+import { runJob } from '../../../../runtime/rft/run/job/job';
 import { GRPO_STAGE, header, tinyJob, topLevel } from '../run/helpers';
 
 let model: CausalLM;

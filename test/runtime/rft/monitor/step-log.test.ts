@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import { rolloutStepsOnDisk } from '../../../../client/dashboard/series';
 import { readAllMetrics } from '../../../../runtime/metrics/job-metrics';
 import type { ScalarRow } from '../../../../runtime/metrics/types';
-import { Monitor } from '../../../../runtime/rft/monitor/monitor';
+import { Monitor } from '../../../../runtime/rft/monitor/run-monitor';
 
 const lines = (job: string, file = 'metrics.jsonl'): Record<string, unknown>[] =>
   readFileSync(join(job, 'monitor', file), 'utf8')

@@ -18,7 +18,7 @@ import {
   mathdNormalize,
   naiveDapoScore,
 } from '../../../../runtime/rft/rewards/dapo-grader';
-import { pyFloat as pyFloatRepr } from '../../../../runtime/config/load/python-repr';
+import { pyFloat as pyFloatRepr } from '../../../../runtime/config/python-repr';
 import { isEquivStrict, stripString, wordToNum } from '../../../../runtime/rft/rewards/qwen-strip';
 import { createReward } from '../../../../runtime/rft/rewards';
 

@@ -11,9 +11,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { checkConfig } from '../../../../runtime/config/validate';
+import { checkConfig } from '../../../../runtime/config/check-config';
 import { metricNames } from '../../../../runtime/config/runs/metric-names';
-import { runJob } from '../../../../runtime/rft/run/job';
+import { runJob } from '../../../../runtime/rft/run/job/job';
 import { header, tinyJob } from './helpers';
 
 const QUESTIONS = ['0+1', '0+4', '0+7', '1+1', '1+4', '1+7', '2+1', '2+4'];

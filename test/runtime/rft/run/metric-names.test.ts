@@ -11,8 +11,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { runJob } from '../../../../runtime/rft/run/job';
-import { checkConfig } from '../../../../runtime/config/validate';
+import { runJob } from '../../../../runtime/rft/run/job/job';
+import { checkConfig } from '../../../../runtime/config/check-config';
 import {
   evalKs,
   evalMetricKeys,

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { runJob } from '../../../../runtime/rft/run/job';
+import { runJob } from '../../../../runtime/rft/run/job/job';
 import { GRPO_STAGE, header, tinyJob, topLevel } from './helpers';
 
 before(async () => {

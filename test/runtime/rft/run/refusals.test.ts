@@ -3,7 +3,7 @@
  * lacks: it exits non-zero within seconds, names the entry, the names that run locally and how to run it for real,
  * and writes no checkpoint directory. One case per refused registry kind (workflow, reward function, experience
  * operator, sample strategy, and a dotted class path), and one per main setting the runtime would not honour
- * (local-settings.ts: fully_async, per-side sync intervals, recomputed old log-probs, rollout correction, router
+ * (refused-settings.ts: fully_async, per-side sync intervals, recomputed old log-probs, rollout correction, router
  * replay).
  */
 import assert from 'node:assert/strict';
@@ -11,9 +11,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { checkConfig } from '../../../../runtime/config/validate';
-import { LOCAL_REGISTRIES, localRefusals } from '../../../../runtime/rft/local-support';
-import { generateLocalRegistries } from '../../../../runtime/rft/local-registries-gen';
+import { checkConfig } from '../../../../runtime/config/check-config';
+import { LOCAL_REGISTRIES, localRefusals } from '../../../../runtime/rft/refusals/refusals';
+import { generateLocalRegistries } from '../../../../runtime/rft/refusals/implemented-registries-gen';
 import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
 import { killAll, start } from './cli-process';
 
@@ -102,7 +102,7 @@ describe('run refuses registry entries the local runtime lacks', () => {
 
   test('the committed table is what the registries implement now', () => {
     const committed = readFileSync(
-      join(__dirname, '..', '..', '..', '..', 'runtime', 'rft', 'local-registries.generated.ts'),
+      join(__dirname, '..', '..', '..', '..', 'runtime', 'rft', 'refusals', 'implemented-registries.generated.ts'),
       'utf8',
     );
     assert.equal(committed, generateLocalRegistries());

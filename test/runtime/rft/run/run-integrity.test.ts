@@ -17,7 +17,7 @@ import { readAllMetrics } from '../../../../runtime/metrics/job-metrics';
 import type { ScalarRow } from '../../../../runtime/metrics/types';
 import type { RunRecord, RuntimeEvent } from '../../../../runtime/protocol';
 import { verifyCheckpoint } from '../../../../runtime/rft/checkpoint/manifest';
-import { runJob, type JobOptions } from '../../../../runtime/rft/run/job';
+import { runJob, type JobOptions } from '../../../../runtime/rft/run/job/job';
 import { fillDisk, fullDiskUnavailable, smallTmpfs } from '../../../helpers/full-disk';
 import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
 

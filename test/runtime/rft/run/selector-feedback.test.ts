@@ -1,7 +1,7 @@
 /** When selector feedback is delivered: at the explorer's sync points, as Trinity's Explorer.need_sync finishes steps. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { feedbackAtSyncPoints } from '../../../../runtime/rft/run/selector-feedback';
+import { feedbackAtSyncPoints } from '../../../../runtime/rft/run/explorer-side/tasksets';
 
 function deliveries(timing: { sync_interval: number; sync_offset: number }, steps: number): string[] {
   const got: string[] = [];

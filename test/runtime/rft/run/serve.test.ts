@@ -17,9 +17,9 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { loadModel } from '../../../../runtime/engine/lm/checkpoint';
 import { scoreSequences } from '../../../../runtime/engine/logprobs';
-import { checkConfig } from '../../../../runtime/config/validate';
+import { checkConfig } from '../../../../runtime/config/check-config';
 import { metricNames } from '../../../../runtime/config/runs/metric-names';
-import { runJob, type JobResult } from '../../../../runtime/rft/run/job';
+import { runJob, type JobResult } from '../../../../runtime/rft/run/job/job';
 import { header, tinyJob, type TinyJob } from './helpers';
 import { start } from './cli-process';
 

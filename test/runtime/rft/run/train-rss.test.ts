@@ -18,7 +18,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { initBackend } from '../../../../runtime/engine/backend';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
-import { runJob } from '../../../../runtime/rft/run/job';
+import { runJob } from '../../../../runtime/rft/run/job/job';
 import { header, tinyJob } from './helpers';
 
 const STEPS = 200;

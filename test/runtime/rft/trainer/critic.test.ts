@@ -9,7 +9,7 @@ import '@tensorflow/tfjs-backend-cpu';
 import { initModel } from '../../../../runtime/engine/lm/checkpoint';
 import { withValueHead } from '../../../../runtime/engine/lm/value-head';
 import type { Experience } from '../../../../runtime/rft/experience';
-import { RftTrainer, type CriticSetup, type TrainerOptions } from '../../../../runtime/rft/trainer/trainer';
+import { RftTrainer, type CriticSetup, type TrainerOptions } from '../../../../runtime/rft/trainer/train-step';
 import { tinyQwen2Config } from '../../../helpers/tiny-qwen2';
 
 const cfg = tinyQwen2Config({ vocabSize: 12 });

@@ -13,7 +13,7 @@ import { initModel, loadModel, saveInitialModel } from '../../../../runtime/engi
 import { CausalLM } from '../../../../runtime/engine/lm/transformer';
 import type { Experience } from '../../../../runtime/rft/experience';
 import { attachReferenceLogprobs } from '../../../../runtime/rft/trainer/reference-logprobs';
-import { RftTrainer, type ReferenceSource } from '../../../../runtime/rft/trainer/trainer';
+import { RftTrainer, type ReferenceSource } from '../../../../runtime/rft/trainer/train-step';
 import { KL_TEMPERATURE, klTrainerOptions, paddedExperiences } from '../../../helpers/kl-batch';
 import { tinyQwen2Config } from '../../../helpers/tiny-qwen2';
 

@@ -14,7 +14,7 @@ import {
   batchReferenceLogprobs,
   carriedReferenceLogprobs,
 } from '../../../../runtime/rft/trainer/reference-logprobs';
-import { RftTrainer } from '../../../../runtime/rft/trainer/trainer';
+import { RftTrainer } from '../../../../runtime/rft/trainer/train-step';
 import { KL_TEMPERATURE, klTrainerOptions, paddedExperiences } from '../../../helpers/kl-batch';
 import { tinyQwen2Config } from '../../../helpers/tiny-qwen2';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ChatMessage } from '../../../../runtime/engine/tokenizer';
 import type { Experience } from '../../../../runtime/rft/experience';
-import type { RolloutArgs, RolloutModel } from '../../../../runtime/rft/explorer/rollout-model';
+import type { RolloutArgs, RolloutModel } from '../../../../runtime/rft/models/rollout-model';
 import { workflowFactory } from '../../../../runtime/rft/workflows/registry';
 import type { WorkflowTask } from '../../../../runtime/rft/workflows/types';
 

@@ -1,0 +1,188 @@
+/**
+ * The explorer's model, as Trinity's ModelWrapper presents vLLM to workflows: `chat(messages, rollout_args)` and
+ * `generate(prompts, rollout_args)` return n responses each as experiences (tokens, prompt length, rollout
+ * log-probs, texts); `logprobs(tokens, temperature)` scores a whole sequence. Runs the engine's KV-cache sampler
+ * on the explorer's own copy of the weights.
+ */
+import * as tf from '@tensorflow/tfjs-core';
+import type { CausalLM } from '../../engine/lm/transformer';
+import { generate } from '../../engine/sampling';
+import { scoreSequences } from '../../engine/logprobs';
+import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
+import { randomEidSuffix, type Experience } from '../experience';
+
+/** Trinity's GenerationConfig plus the model-level limits it falls back to. */
+export interface RolloutArgs {
+  n?: number;
+  temperature?: number | null;
+  top_p?: number | null;
+  top_k?: number;
+  max_tokens?: number | null;
+  min_tokens?: number;
+  stop?: string[];
+}
+
+export interface RolloutLimits {
+  maxPromptTokens: number | null;
+  maxResponseTokens: number;
+  minResponseTokens: number;
+  enablePromptTruncation: boolean;
+  temperature: number;
+  topP: number;
+  topK: number;
+  enableThinking: boolean | null;
+  /** `model.max_model_len`: the longest context a multi-turn episode may grow to (default: the model's positions). */
+  maxModelLen?: number | null;
+}
+
+export class PromptTooLongError extends Error {}
+
+export class RolloutModel {
+  /** The trainer step whose weights this model holds. */
+  version = 0;
+  private seedCounter: number;
+  private deadline: number | null = null;
+
+  constructor(
+    readonly model: CausalLM,
+    readonly tokenizer: TextTokenizer,
+    readonly limits: RolloutLimits,
+    seed: number,
+    readonly stopTokenIds: readonly number[],
+  ) {
+    this.seedCounter = seed;
+  }
+
+  /**
+   * Runs `fn` (a workflow) with a deadline (`performance.now()` milliseconds) on every generation it makes: a
+   * generation still decoding then is abandoned with the engine's `GenerationStoppedError`.
+   */
+  async withDeadline<T>(deadline: number | null, fn: () => T | Promise<T>): Promise<T> {
+    const outer = this.deadline;
+    this.deadline = deadline;
+    try {
+      return await fn();
+    } finally {
+      this.deadline = outer;
+    }
+  }
+
+  /** The chat template rendering of `messages`, continuing a final assistant message (Trinity's reply_prefix). */
+  renderChat(messages: readonly ChatMessage[]): string {
+    const last = messages[messages.length - 1];
+    const thinking = this.limits.enableThinking === null ? undefined : this.limits.enableThinking;
+    if (last?.role === 'assistant') {
+      return (
+        this.tokenizer.applyChatTemplate(messages.slice(0, -1), {
+          addGenerationPrompt: true,
+          enableThinking: thinking,
+        }) + last.content
+      );
+    }
+    return this.tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true, enableThinking: thinking });
+  }
+
+  /** The rendered template already holds any BOS, so it is tokenised without special tokens (as vLLM's chat does). */
+  chat(messages: readonly ChatMessage[], args: RolloutArgs = {}): Promise<Experience[]> {
+    return this.sample([this.renderChat(messages)], args, false);
+  }
+
+  /** n responses for each raw prompt text, in prompt order (special tokens added, as vLLM's generate does). */
+  generate(prompts: readonly string[], args: RolloutArgs = {}): Promise<Experience[]> {
+    return this.sample(prompts, args, true);
+  }
+
+  /**
+   * Trinity's `ModelWrapper.logprobs(tokens, temperature)`: entry i is log p(tokens[i+1] | tokens[..i]) at
+   * `temperature` (default: the model's, else 1), so the result has `tokens.length − 1` entries.
+   */
+  async logprobs(tokens: readonly number[], temperature: number | null = null): Promise<number[]> {
+    if (tokens.length < 2) return [];
+    const vocab = this.model.config.vocabSize;
+    const bad = tokens.find((t) => !Number.isInteger(t) || t < 0 || t >= vocab);
+    if (bad !== undefined)
+      throw new Error(`logprobs: token id ${bad} is outside this model's vocabulary (${vocab} tokens)`);
+    const t = temperature ?? this.limits.temperature;
+    const lp = tf.tidy(
+      () =>
+        scoreSequences(this.model, tf.tensor2d([tokens as number[]], [1, tokens.length], 'int32'), { temperature: t })
+          .logprobs,
+    );
+    try {
+      return Array.from(await lp.data());
+    } finally {
+      lp.dispose();
+    }
+  }
+
+  /**
+   * n responses to a prompt already rendered and tokenised by the caller (the serve mode's OpenAI endpoint does both
+   * as vLLM's server does: no prompt limits of the explorer, its own max_tokens).
+   */
+  complete(prompt: { text: string; ids: readonly number[] }, args: RolloutArgs = {}): Promise<Experience[]> {
+    return this.sampleEncoded([[...prompt.ids]], [prompt.text], args);
+  }
+
+  private sample(prompts: readonly string[], args: RolloutArgs, addSpecialTokens: boolean): Promise<Experience[]> {
+    return this.sampleEncoded(
+      prompts.map((p) => this.promptTokens(p, addSpecialTokens)),
+      prompts,
+      args,
+    );
+  }
+
+  private async sampleEncoded(
+    encoded: number[][],
+    prompts: readonly string[],
+    args: RolloutArgs,
+  ): Promise<Experience[]> {
+    const maxNew = args.max_tokens ?? this.limits.maxResponseTokens;
+    const deadline = this.deadline;
+    const completions = await generate(
+      this.model,
+      encoded,
+      {
+        maxNewTokens: maxNew,
+        minNewTokens: args.min_tokens ?? this.limits.minResponseTokens,
+        temperature: args.temperature ?? this.limits.temperature,
+        topP: args.top_p ?? this.limits.topP,
+        topK: args.top_k ?? this.limits.topK,
+        n: args.n ?? 1,
+        seed: this.seedCounter++,
+        stopTokenIds: this.stopTokenIds,
+        stopStrings: args.stop,
+        validVocab: this.tokenizer.vocabSize,
+        padTokenId: this.tokenizer.padTokenId,
+        shouldStop: deadline === null ? undefined : () => performance.now() >= deadline,
+      },
+      (ids) => this.tokenizer.decode(ids, { skipSpecialTokens: true }),
+    );
+    return completions.map((c) => {
+      const prompt = encoded[c.promptIndex];
+      return {
+        eid: { batch: '', task: '', run: c.sampleIndex, step: 0, suffix: randomEidSuffix() },
+        tokens: [...prompt, ...c.tokens],
+        promptLength: prompt.length,
+        logprobs: c.logprobs,
+        truncated: c.finishReason === 'length',
+        modelVersion: this.version,
+        promptText: prompts[c.promptIndex],
+        responseText: c.text ?? '',
+      };
+    });
+  }
+
+  private promptTokens(text: string, addSpecialTokens: boolean): number[] {
+    const ids = this.tokenizer.encode(text, { addSpecialTokens });
+    const max = this.limits.maxPromptTokens;
+    if (max !== null && ids.length > max) {
+      if (!this.limits.enablePromptTruncation) {
+        throw new PromptTooLongError(
+          `prompt has ${ids.length} tokens, more than model.max_prompt_tokens (${max}); set model.enable_prompt_truncation to truncate`,
+        );
+      }
+      return ids.slice(0, max);
+    }
+    return ids;
+  }
+}

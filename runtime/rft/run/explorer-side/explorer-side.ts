@@ -1,0 +1,280 @@
+/**
+ * The explorer side of a stage, built in one place for every mode that explores, evaluates or serves: the rollout
+ * weights and the rollout model over them, `explorer.auxiliary_models`, the explorer (workflows, rewards, retries,
+ * task timeouts), the experience pipeline, the training taskset's reader and the eval tasksets, and, for both mode's
+ * worker, the frozen reference model. What it holds follows from its `work`; when each part runs is the mode's
+ * choice. It is built from plain data (`ExplorerSideSpec`), so both mode's worker thread builds the same side.
+ */
+import type { Config } from '../../../config/types.generated';
+import type { Release } from '../../../config/releases';
+import * as tf from '@tensorflow/tfjs-core';
+import { loadModel } from '../../../engine/lm/checkpoint';
+import type { CausalLM } from '../../../engine/lm/transformer';
+import { stopTokenIds, type Pretrained } from '../../../engine/pretrained';
+import type { RolloutSample } from '../../../protocol';
+import type { GroupAdvantageFn } from '../../algorithm';
+import { applyNewerCheckpoint, copyWeights } from '../../checkpoint/checkpoints';
+import type { Experience } from '../../experience';
+import { ExperiencePipeline } from '../../explorer/experience-pipeline';
+import { Explorer } from '../../explorer/explore-step';
+import { AuxiliaryModel } from '../../models/auxiliary-model';
+import { RolloutModel } from '../../models/rollout-model';
+import type { RunLog } from '../../monitor/run-log';
+import { createReward } from '../../rewards';
+import { attachReferenceLogprobs } from '../../trainer/reference-logprobs';
+import { algorithmSetup } from '../stage/algorithm-setup';
+import { loadModelFor } from '../stage/load-model';
+import { RunSetupError } from '../stage/stage-context';
+import { auxiliaryLimits, rolloutLimits } from './rollout-limits';
+import { explorerTotalSteps, taskReader, tasksOf, type TaskReader, type TaskSet } from './tasksets';
+
+/**
+ * What the side is for, and so what it holds: `explore` (explore and both modes) everything; `bench` the explorer
+ * and the eval tasksets; `serve` the rollout model and the experience pipeline (requests come from agents, not
+ * tasksets, and auxiliary models are not loaded).
+ */
+export type ExplorerWork = 'explore' | 'bench' | 'serve';
+
+/** Everything the explorer side is built from, as plain data (it crosses to a worker thread as is). */
+export interface ExplorerSideSpec {
+  work: ExplorerWork;
+  cfg: Config;
+  release: Release;
+  configDir: string;
+  /** The weights to start from (a resumed checkpoint, the previous stage's last); else `model.model_path`. */
+  modelPath?: string;
+  seed: number;
+  /** The trainer step whose weights `modelPath` holds (0: the initial weights). */
+  version?: number;
+  /** Training taskset rows served before this run. */
+  readerOffset?: number;
+  /**
+   * Set when the explorer also computes the experiences' reference log-probs (both mode, with the explorer in a
+   * worker and experiences passed in memory): the reference weights and how the trainer scores.
+   */
+  reference?: ExplorerReference;
+}
+
+export interface ExplorerReference {
+  /** The initial weights (not a resumed checkpoint's). */
+  modelPath?: string;
+  temperature: number;
+  padTokenId: number;
+  microBatchSize?: number;
+}
+
+export interface ExplorerStepResult {
+  experiences: Experience[];
+  metrics: Record<string, number>;
+  samples: RolloutSample[];
+  /** Rows the task reader has served after this step (what a checkpoint records). */
+  readerOffset: number;
+}
+
+/** The parts a side holds besides its weights and rollout model (each present when its work uses it). */
+interface SideParts {
+  explorer?: Explorer;
+  pipeline?: ExperiencePipeline;
+  reader?: TaskReader;
+  evalSets: TaskSet[];
+  reference?: CausalLM;
+}
+
+export class ExplorerSide {
+  private constructor(
+    readonly spec: ExplorerSideSpec,
+    /** The explorer's own copy of the policy weights. */
+    readonly weights: Pretrained,
+    /** The model workflows (and serve mode's requests) sample from, over `weights`. */
+    readonly rollout: RolloutModel,
+    private readonly parts: SideParts,
+  ) {}
+
+  /** Builds the side `spec.work` needs; what is loaded before a failure is freed again. Taskset warnings go to `log`. */
+  static async build(spec: ExplorerSideSpec, log: RunLog): Promise<ExplorerSide> {
+    const { cfg, work } = spec;
+    const alg = work === 'bench' ? undefined : algorithmSetup(cfg, spec.release);
+    const weights = loadModelFor(cfg, spec.configDir, spec.modelPath);
+    const parts: SideParts = { evalSets: [] };
+    try {
+      const rollout = new RolloutModel(
+        weights.model,
+        weights.tokenizer,
+        rolloutLimits(cfg),
+        spec.seed,
+        stopTokenIds(weights),
+      );
+      rollout.version = spec.version ?? 0;
+      if (work !== 'serve') {
+        const trainSets = work === 'explore' ? await tasksOf(cfg, spec.configDir, 'train') : [];
+        const evalSets = await tasksOf(cfg, spec.configDir, 'eval');
+        for (const s of [...trainSets, ...evalSets]) for (const w of s.warnings) log('warning', w);
+        if (work === 'bench' && !evalSets.length)
+          throw new RunSetupError('mode bench needs buffer.explorer_input.eval_tasksets');
+        parts.evalSets = evalSets.map(({ name, tasks }) => ({ name, tasks }));
+        const trainTasks = trainSets.flatMap((s) => s.tasks);
+        if (work === 'explore') parts.reader = taskReader(cfg, trainTasks, spec.readerOffset ?? 0);
+        parts.explorer = newExplorer(spec, rollout, log);
+      }
+      if (spec.reference) parts.reference = loadModelFor(cfg, spec.configDir, spec.reference.modelPath).model;
+      if (alg) parts.pipeline = experiencePipeline(cfg, alg.groupAdvantage, spec.release);
+      return new ExplorerSide(spec, weights, rollout, parts);
+    } catch (e) {
+      parts.explorer?.dispose();
+      parts.reference?.dispose();
+      weights.model.dispose();
+      throw e;
+    }
+  }
+
+  /** The trainer step whose weights the rollout model holds. */
+  get version(): number {
+    return this.rollout.version;
+  }
+
+  get hasEvals(): boolean {
+    return this.parts.evalSets.length > 0;
+  }
+
+  /** The experience pipeline (explore and serve). */
+  get pipeline(): ExperiencePipeline {
+    return this.need(this.parts.pipeline, 'experience pipeline');
+  }
+
+  /** Explorer steps the training taskset allows. */
+  get totalSteps(): number {
+    return explorerTotalSteps(this.spec.cfg, this.need(this.parts.reader, 'training taskset').size);
+  }
+
+  /** Training taskset rows served so far. */
+  get readerOffset(): number {
+    return this.need(this.parts.reader, 'training taskset').currentOffset;
+  }
+
+  /** Passes over up to `batches` batches of the training taskset (steps already explored); returns how many. */
+  skip(batches: number): number {
+    const reader = this.need(this.parts.reader, 'training taskset');
+    let skipped = 0;
+    while (skipped < batches && reader.next()) skipped++;
+    return skipped;
+  }
+
+  /**
+   * Explorer step `step` on the next batch of the training taskset: its experiences (through the pipeline, with
+   * reference log-probs when the side computes them), metrics and samples; null when the taskset is exhausted.
+   */
+  async exploreStep(step: number): Promise<ExplorerStepResult | null> {
+    const reader = this.need(this.parts.reader, 'training taskset');
+    const batch = reader.next();
+    if (!batch) return null;
+    const out = await this.need(this.parts.explorer, 'explorer').explore(step, batch.items, this.pipeline);
+    reader.afterStep(step, out.selectorFeedback);
+    const { reference } = this.parts;
+    if (reference) await attachReferenceLogprobs(reference, out.experiences, this.spec.reference!);
+    return { ...out, readerOffset: reader.currentOffset };
+  }
+
+  /** Every eval taskset at `step`, as one metrics record (`<prefix>/<taskset>/…`). */
+  async evaluate(step: number, prefix = 'eval'): Promise<Record<string, number>> {
+    const explorer = this.need(this.parts.explorer, 'explorer');
+    const metrics: Record<string, number> = {};
+    for (const set of this.parts.evalSets)
+      Object.assign(metrics, await explorer.evaluate(set.name, set.tasks, step, prefix));
+    return metrics;
+  }
+
+  /** Takes the trainer's weights (in `variables()` order) as of trainer step `version` (memory sync). */
+  setWeights(weights: readonly Float32Array[], version: number): void {
+    const vars = this.weights.model.variables();
+    if (vars.length !== weights.length)
+      throw new Error(`weight sync: ${weights.length} tensors for ${vars.length} variables`);
+    tf.tidy(() => vars.forEach((v, i) => v.assign(tf.tensor(weights[i], v.shape, 'float32'))));
+    this.rollout.version = version;
+  }
+
+  /** Takes the weights of the checkpoint in `dir`, saved at trainer step `step`. */
+  loadCheckpoint(dir: string, step: number): void {
+    const saved = loadModel(dir);
+    try {
+      copyWeights(saved, this.weights.model);
+    } finally {
+      saved.dispose();
+    }
+    this.rollout.version = step;
+  }
+
+  /** Takes the job's newest checkpoint when it is newer than the weights held; returns its step, if it took one. */
+  pullNewerCheckpoint(jobDir: string, warn: (message: string) => void): number | undefined {
+    return applyNewerCheckpoint(
+      jobDir,
+      this.rollout.version,
+      (saved, step) => {
+        copyWeights(saved, this.weights.model);
+        this.rollout.version = step;
+      },
+      warn,
+    );
+  }
+
+  /** Frees the weights, the auxiliary models (through the explorer) and the reference model. */
+  dispose(): void {
+    this.parts.explorer?.dispose();
+    this.parts.reference?.dispose();
+    this.weights.model.dispose();
+  }
+
+  private need<T>(part: T | undefined, what: string): T {
+    if (part === undefined) throw new Error(`the explorer side built for ${this.spec.work} has no ${what}`);
+    return part;
+  }
+}
+
+/** The explorer over `rollout`: auxiliary models (loaded here, freed by `Explorer.dispose`), retries, timeouts. */
+function newExplorer(spec: ExplorerSideSpec, rollout: RolloutModel, log: RunLog): Explorer {
+  const { cfg, release } = spec;
+  return new Explorer(rollout, {
+    auxiliaryModels: loadAuxiliaryModels(spec),
+    maxRetryTimes: cfg.explorer.max_retry_times,
+    createReward: (name, args) => createReward(name, args, { release }),
+    samplesPerStep: 4,
+    release,
+    detailedStats: cfg.monitor.detailed_stats === true,
+    timeout: {
+      maxTimeout: cfg.explorer.max_timeout,
+      dynamic: cfg.explorer.dynamic_timeout,
+      batchSize: cfg.buffer.batch_size,
+    },
+    log,
+  });
+}
+
+/** `explorer.auxiliary_models`, each loaded whole, in config order. On a failure the ones already loaded are freed. */
+function loadAuxiliaryModels(spec: ExplorerSideSpec): AuxiliaryModel[] {
+  const { cfg, configDir, seed } = spec;
+  const out: AuxiliaryModel[] = [];
+  try {
+    for (const [i, m] of cfg.explorer.auxiliary_models.entries()) {
+      const key = `explorer.auxiliary_models.${i}.model_path`;
+      if (!m.model_path) throw new RunSetupError(`${key} is required`);
+      const p = loadModelFor(cfg, configDir, m.model_path, key);
+      out.push(new AuxiliaryModel(m.name ?? String(i), p, auxiliaryLimits(cfg, m), seed + i + 1, stopTokenIds(p)));
+    }
+  } catch (e) {
+    for (const a of out) a.dispose();
+    throw e;
+  }
+  return out;
+}
+
+/** `data_processor.experience_pipeline`'s operators, then the algorithm's group advantage. */
+function experiencePipeline(
+  cfg: Config,
+  groupAdvantage: GroupAdvantageFn | undefined,
+  release: Release,
+): ExperiencePipeline {
+  const ops = (cfg.data_processor.experience_pipeline?.operators ?? []) as {
+    name: string;
+    args: Record<string, unknown>;
+  }[];
+  return new ExperiencePipeline(ops, groupAdvantage, release);
+}

@@ -1,0 +1,281 @@
+/**
+ * `mode: both` (trinity/cli/launcher.py `both`): the explorer and trainer in one process, stepped in the order
+ * Trinity's sync style allows. Fixed (and trainer-driven, which differs from it only under NCCL): explorer step k uses
+ * the weights of trainer step k − sync_offset rounded down to a sync point, so on-policy, one-step off-policy and
+ * interval-sync runs see the same model versions as under Trinity. Explorer-driven: at its sync points the explorer
+ * takes the trainer's weights as they are, never waiting for a step.
+ */
+import type { Config, ExperienceBufferConfig } from '../../../config/types.generated';
+import type { BufferPosition } from '../../buffer';
+import { closeEach } from '../../closing';
+import { isExplorerDriven, isExplorerSyncPoint, nextSyncTrainerStep } from '../../synchronizer/sync-points';
+import { lastWrittenStep } from '../exchange/async-state';
+import { isStoredBuffer, queueChannel, storedChannel, type ExperienceChannel } from '../exchange/experience-channel';
+import {
+  inThreadExplorer,
+  workerExplorer,
+  type ExplorerDriver,
+  type ExplorerInit,
+} from '../explorer-side/explorer-driver';
+import { EvalSchedule, reportExplorerStep } from '../explorer-side/explorer-reports';
+import type { ExplorerReference, ExplorerStepResult } from '../explorer-side/explorer-side';
+import { withAbsolutePath } from '../stage/config-paths';
+import type { StageContext, StageResult } from '../stage/stage-context';
+import { channelInput } from '../trainer-side/channel-input';
+import { expertSampler } from '../trainer-side/expert-sampler';
+import type { TrainLoop } from '../trainer-side/train-loop';
+import type { ResumePoint } from '../trainer-side/trainer-checkpoints';
+import { TrainerSide } from '../trainer-side/trainer-side';
+
+export async function runBoth(ctx: StageContext): Promise<StageResult> {
+  const { cfg } = ctx;
+  const trainerSide = new TrainerSide(ctx);
+  const { algorithm, resumed } = trainerSide;
+  let driver: ExplorerDriver | undefined;
+  let channel: ExperienceChannel | undefined;
+  let failed = false;
+  try {
+    const start = explorerStart(ctx, resumed);
+    const threaded = useExplorerThread(cfg);
+    // With the explorer on its own core and experiences passed in memory, it also computes their reference
+    // log-probs (its core idles while the trainer trains; the trainer's step is the loop's bound). Not for the mix
+    // strategy: its expert rows, drawn by the trainer, need the trainer's own reference forward anyway.
+    const reference =
+      threaded && trainerSide.readsReference && !start.stored && algorithm.sampleStrategy !== 'mix'
+        ? trainerSide.referenceScoring()
+        : undefined;
+    driver = await startExplorer(ctx, resumed, start, threaded, reference);
+    const totalTrain = trainTotalSteps(cfg, driver.totalSteps);
+    const trainer = trainerSide.start(totalTrain);
+    // A resumed channel holds what was explored before the checkpoint and not yet trained on.
+    const memory = start.stored ? undefined : await queueChannel(start.bufferSection, resumed?.dir);
+    channel =
+      memory ??
+      storedChannel(
+        start.stored!,
+        resumed?.extra.buffer as BufferPosition | undefined,
+        cfg.continue_from_checkpoint,
+        ctx.log,
+      );
+    if (resumed) {
+      const waiting = memory ? `, ${memory.waiting} experience(s) not yet trained on` : '';
+      ctx.log(
+        'info',
+        `resumed from ${resumed.dir} (trainer step ${trainer.step}, explorer step ${start.explorerStep}${waiting})`,
+      );
+    }
+    const expert =
+      algorithm.sampleStrategy === 'mix'
+        ? await expertSampler(
+            ctx,
+            algorithm.sampleStrategyArgs,
+            trainerSide.policy.tokenizer,
+            Number(resumed?.extra.expertOffset ?? 0),
+          )
+        : undefined;
+    const explorer = new BothExplorer(ctx, driver, start.explorerStep, resumed?.step ?? 0);
+    const input = channelInput(ctx, channel, expert, totalTrain, threaded ? 'explorer-thread' : 'nothing');
+    const loop = trainerSide.loop(input, totalTrain, () => explorer.position());
+    return await exploreAndTrain(ctx, { explorer, channel, loop, trainer: trainerSide });
+  } catch (e) {
+    failed = true;
+    throw e;
+  } finally {
+    await closeEach(ctx.log, failed, [() => driver?.close(), () => channel?.close(), () => trainerSide.dispose()]);
+  }
+}
+
+/** Where the explorer starts, and where its experiences go. */
+interface ExplorerStart {
+  explorerStep: number;
+  /** Taskset rows served before the start (the driver skips `skipBatches` more). */
+  readerOffset: number;
+  /** Batches whose steps the buffer already holds: the explorer passes over them instead of writing them again. */
+  skipBatches: number;
+  bufferSection: ExperienceBufferConfig | null;
+  /** The experience buffer (with an absolute path) when experiences go through sql or file storage. */
+  stored: ExperienceBufferConfig | undefined;
+}
+
+function explorerStart(ctx: StageContext, resumed: ResumePoint | undefined): ExplorerStart {
+  const { cfg } = ctx;
+  let explorerStep = Number(resumed?.extra.explorerStep ?? 0);
+  const readerOffset = Number(resumed?.extra.readerOffset ?? 0);
+  const bufferSection = cfg.buffer.trainer_input.experience_buffer;
+  const stored = isStoredBuffer(bufferSection) ? withAbsolutePath(bufferSection, ctx.configDir) : undefined;
+  let skipBatches = 0;
+  if (stored && cfg.continue_from_checkpoint) {
+    // Steps the explorer wrote after the checkpoint are in the buffer (the trainer reads them from its position):
+    // the explorer continues after them instead of writing them again.
+    const inBuffer = lastWrittenStep(stored);
+    if (inBuffer > explorerStep) {
+      ctx.log(
+        'info',
+        `the buffer already holds explorer step ${inBuffer} (the checkpoint says ${explorerStep}); the explorer continues after it`,
+      );
+      skipBatches = inBuffer - explorerStep;
+      explorerStep = inBuffer;
+    }
+  }
+  return { explorerStep, readerOffset, skipBatches, bufferSection, stored };
+}
+
+/** The explorer's driver, in this thread or a worker (useExplorerThread), loaded with the resumed weights. */
+async function startExplorer(
+  ctx: StageContext,
+  resumed: ResumePoint | undefined,
+  start: ExplorerStart,
+  threaded: boolean,
+  reference: ExplorerReference | undefined,
+): Promise<ExplorerDriver> {
+  const { cfg } = ctx;
+  const init: ExplorerInit = {
+    work: 'explore',
+    cfg,
+    release: ctx.release,
+    configDir: ctx.configDir,
+    modelPath: resumed?.dir ?? ctx.modelPath,
+    seed: ctx.seed,
+    readerOffset: start.readerOffset,
+    skipBatches: start.skipBatches,
+    version: resumed?.step ?? 0,
+    backend: 'auto',
+    reference,
+  };
+  if (cfg.synchronizer.sync_method !== 'memory') {
+    ctx.log(
+      'info',
+      `synchronizer.sync_method ${cfg.synchronizer.sync_method} runs as memory sync locally: the trainer hands its weights to the explorer in this process`,
+    );
+  }
+  const driver = await (threaded ? workerExplorer(init, ctx.log) : inThreadExplorer(init, ctx.log));
+  ctx.log(
+    'info',
+    threaded
+      ? 'the explorer runs in a worker thread, overlapping the trainer'
+      : 'the explorer and trainer take turns in one thread',
+  );
+  if (reference) ctx.log('info', 'the explorer worker computes the reference log-probs the trainer reads');
+  return driver;
+}
+
+/**
+ * Whether the explorer gets its own thread: only when its steps can overlap training (one-step off-policy, interval
+ * or explorer-driven sync; never in colocate mode); `TRINITY_WORKBENCH_EXPLORER_THREAD=0|1` forces the choice.
+ */
+function useExplorerThread(cfg: Config): boolean {
+  const forced = process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
+  if (forced === '0' || forced === '1') return forced === '1';
+  if (cfg.mode === 'colocate') return false; // Trinity's colocate shares one GPU: the two never overlap
+  return (
+    cfg.synchronizer.sync_offset > 0 ||
+    cfg.synchronizer.sync_interval > 1 ||
+    isExplorerDriven(cfg.synchronizer.sync_style)
+  );
+}
+
+function trainTotalSteps(cfg: Config, explorerSteps: number): number {
+  if (cfg.trainer.total_steps) return cfg.trainer.total_steps;
+  if (cfg.buffer.total_steps) return cfg.buffer.total_steps;
+  return Math.max(1, explorerSteps);
+}
+
+/** The explorer's side of the loop: its driver, the step it has done, its evals, and the weights version it holds. */
+class BothExplorer {
+  readonly evals: EvalSchedule;
+  readerOffset: number;
+
+  constructor(
+    private readonly ctx: StageContext,
+    readonly driver: ExplorerDriver,
+    public step: number,
+    /** The trainer step whose weights the explorer holds. */
+    public syncedVersion: number,
+  ) {
+    this.readerOffset = driver.startOffset;
+    this.evals = new EvalSchedule(ctx, driver);
+  }
+
+  /** What a checkpoint records of the explorer's side. */
+  position(): { explorerStep: number; readerOffset: number } {
+    return { explorerStep: this.step, readerOffset: this.readerOffset };
+  }
+
+  /** Counts a finished explorer step and reports its metrics, rollouts and progress. */
+  record(out: ExplorerStepResult): void {
+    this.step++;
+    this.readerOffset = out.readerOffset;
+    reportExplorerStep(this.ctx, this.step, this.driver.totalSteps, out);
+  }
+
+  async takeWeights(trainer: TrainerSide, version: number): Promise<void> {
+    await this.driver.setWeights(await trainer.weightsForExplorer(), version);
+    this.syncedVersion = version;
+  }
+}
+
+/** Both mode's sides as its loop steps them. */
+interface BothRun {
+  explorer: BothExplorer;
+  /** Where the explorer's experiences wait for the trainer. */
+  channel: ExperienceChannel;
+  loop: TrainLoop;
+  trainer: TrainerSide;
+}
+
+/** The loop: an explorer step, its sync point and eval, then the trainer catches up while the next step runs. */
+async function exploreAndTrain(ctx: StageContext, run: BothRun): Promise<StageResult> {
+  const { cfg } = ctx;
+  const { explorer: ex, loop, trainer } = run;
+  if (ex.evals.dueOnStartup(ex.step)) await ex.evals.evaluate(0);
+  let running = ctx.signal.aborted ? undefined : ex.driver.step(ex.step + 1);
+  while (running && !ctx.signal.aborted) {
+    const out = await running;
+    running = undefined;
+    if (!out) break;
+    ex.record(out);
+    await run.channel.put(out.experiences);
+    // After explorer step k the explorer takes the weights of trainer step k − offset when k is a sync point.
+    if (isExplorerSyncPoint(ex.step, cfg.synchronizer)) await syncAt(ctx, run, ex.step);
+    if (ex.evals.dueAfter(ex.step)) await ex.evals.evaluate(ex.step);
+    if (cfg.trainer.total_steps && loop.step >= cfg.trainer.total_steps) break;
+    if (ctx.signal.aborted) break;
+    // The explorer's next step runs (in its worker) while the trainer catches up to the next sync point.
+    running = ex.driver.step(ex.step + 1);
+    await loop.trainUntil(nextSyncTarget(cfg, ex.step));
+  }
+  if (running)
+    await running.catch((e: Error) => ctx.log('warning', `explorer step after the run stopped: ${e.message}`));
+  await loop.trainUntil();
+  if (!ctx.signal.aborted) {
+    await ex.takeWeights(trainer, loop.step);
+    if (ex.evals.dueAtEnd(ex.step)) await ex.evals.evaluate(ex.step);
+  }
+  await loop.finish();
+  return { lastCheckpoint: trainer.checkpoints.last, evals: ex.evals.summary(), stopped: ctx.signal.aborted };
+}
+
+/**
+ * The trainer step the explorer syncs to next after step k (k > offset, (k − offset) % interval == 0). Explorer-driven
+ * sync waits for no particular step: the trainer trains on whatever is buffered meanwhile.
+ */
+function nextSyncTarget(cfg: Config, k: number): number {
+  return isExplorerDriven(cfg.synchronizer.sync_style)
+    ? Number.MAX_SAFE_INTEGER
+    : nextSyncTrainerStep(k, cfg.synchronizer);
+}
+
+/**
+ * A sync point: fixed (and trainer-driven, which differs only under NCCL) waits for trainer step k − offset;
+ * explorer-driven takes the trainer's weights as they are, if it trained since the last sync
+ * (Trainer.need_sync / Synchronizer.notify_no_new_model_state_dict).
+ */
+async function syncAt(ctx: StageContext, run: BothRun, k: number): Promise<void> {
+  const { synchronizer } = ctx.cfg;
+  const { explorer: ex, loop, trainer } = run;
+  if (!isExplorerDriven(synchronizer.sync_style)) {
+    await loop.trainUntil(k - synchronizer.sync_offset);
+    await ex.takeWeights(trainer, loop.step);
+  } else if (loop.step > ex.syncedVersion) await ex.takeWeights(trainer, loop.step);
+  else ctx.log('warning', `No new model weights found, current version: ${ex.syncedVersion}`);
+}

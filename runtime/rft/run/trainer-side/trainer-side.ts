@@ -1,0 +1,121 @@
+/**
+ * The trainer side of a stage, built in one place for the modes that train (both, train): the algorithm's pieces,
+ * the resume point and the policy (from that checkpoint when resuming); then, once the mode knows how many steps the
+ * run has, PPO's critic, the trainer (its reference model loaded only when a batch first needs its forward), its
+ * restored optimizer state and step, its checkpoints, and the one step loop over the mode's input.
+ */
+import type { CausalLM } from '../../../engine/lm/transformer';
+import type { Pretrained } from '../../../engine/pretrained';
+import { needsReference, RftTrainer, type CriticSetup } from '../../trainer/train-step';
+import type { ExplorerReference } from '../explorer-side/explorer-side';
+import { algorithmSetup, type AlgorithmParts } from '../stage/algorithm-setup';
+import { loadModelFor } from '../stage/load-model';
+import type { StageContext } from '../stage/stage-context';
+import { TrainLoop, type TrainerInput } from './train-loop';
+import { resumePoint, restoreTrainer, TrainerCheckpoints, type ResumePoint } from './trainer-checkpoints';
+import { criticSetup, scoringOptions, trainerOptions } from './trainer-settings';
+
+/** What `start` makes: freed with the side. */
+interface Started {
+  trainer: RftTrainer;
+  critic?: CriticSetup;
+  checkpoints: TrainerCheckpoints;
+}
+
+export class TrainerSide {
+  readonly algorithm: AlgorithmParts;
+  /** The checkpoint the run continues from, when it resumes. */
+  readonly resumed: ResumePoint | undefined;
+  /** The policy's weights (from the resumed checkpoint, else the stage's model) and tokenizer. */
+  readonly policy: Pretrained;
+  private started?: Started;
+
+  constructor(private readonly ctx: StageContext) {
+    this.algorithm = algorithmSetup(ctx.cfg, ctx.release);
+    this.resumed = resumePoint(ctx);
+    this.policy = loadModelFor(ctx.cfg, ctx.configDir, this.resumed?.dir ?? ctx.modelPath);
+  }
+
+  /** Whether the trainer reads reference log-probs (a KL loss, DPO, or a KL penalty on rewards). */
+  get readsReference(): boolean {
+    return needsReference(this.algorithm);
+  }
+
+  /** How an explorer that computes the reference log-probs for this trainer must score (the initial weights). */
+  referenceScoring(): ExplorerReference {
+    return {
+      modelPath: this.ctx.modelPath,
+      padTokenId: this.policy.tokenizer.padTokenId,
+      ...scoringOptions(this.ctx.cfg),
+    };
+  }
+
+  /**
+   * The critic (PPO), the trainer over `totalSteps` (its learning-rate schedule's length) and, when resuming, its
+   * optimizer states and step; then its checkpoints.
+   */
+  start(totalSteps: number): RftTrainer {
+    const { ctx, algorithm, resumed, policy } = this;
+    const critic = algorithm.useCritic
+      ? criticSetup(ctx.cfg, algorithm, ctx.configDir, totalSteps, ctx.seed, resumed?.dir)
+      : undefined;
+    let trainer: RftTrainer;
+    try {
+      trainer = new RftTrainer(
+        policy.model,
+        this.readsReference ? () => this.loadReference() : undefined,
+        trainerOptions(ctx.cfg, algorithm, totalSteps, policy.tokenizer.padTokenId),
+        critic,
+      );
+    } catch (e) {
+      critic?.model.dispose();
+      throw e;
+    }
+    const checkpoints = new TrainerCheckpoints(ctx, policy, trainer, critic, resumed?.dir);
+    this.started = { trainer, critic, checkpoints };
+    if (resumed) restoreTrainer(trainer, critic, resumed);
+    return trainer;
+  }
+
+  get trainer(): RftTrainer {
+    return this.made().trainer;
+  }
+
+  get checkpoints(): TrainerCheckpoints {
+    return this.made().checkpoints;
+  }
+
+  /** The step loop over `input`; `extra` adds to what each checkpoint records (both mode: the explorer's position). */
+  loop(input: TrainerInput, totalSteps: number, extra?: () => Record<string, unknown>): TrainLoop {
+    const { trainer, checkpoints } = this.made();
+    return new TrainLoop(this.ctx, trainer, checkpoints, input, totalSteps, extra);
+  }
+
+  /** A copy of the policy's weights for the explorer (transferable buffers, in `variables()` order). */
+  async weightsForExplorer(): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (const v of this.policy.model.variables()) out.push(Float32Array.from((await v.data()) as Float32Array));
+    return out;
+  }
+
+  dispose(): void {
+    this.policy.model.dispose();
+    this.started?.critic?.model.dispose();
+    this.started?.trainer.dispose();
+  }
+
+  /**
+   * The reference model, loaded when a batch first needs its forward: from the stage's starting weights on disk
+   * (`ctx.modelPath`, what an up-front load read), never as a copy of the policy, which by then may have trained or
+   * been resumed from a checkpoint.
+   */
+  private loadReference(): CausalLM {
+    this.ctx.log('info', 'the trainer loads the reference model: a batch carries no reference log-probs');
+    return loadModelFor(this.ctx.cfg, this.ctx.configDir, this.ctx.modelPath).model;
+  }
+
+  private made(): Started {
+    if (!this.started) throw new Error('the trainer side is not started');
+    return this.started;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * `frozen_lake_workflow` (trinity/common/workflows/envs/frozen_lake/workflow.py @8b7fce3): a concatenated multi-turn
+ * episode on a FrozenLake map. Each turn the user message is "Current Observation (k): " and the grid, a line saying
+ * the goal is not reached, the invalid-move hint when the last action left the grid unchanged, and the steps
+ * remaining; the model's last ```…``` block is its action. The episode ends when the player reaches G or falls into a
+ * hole, after `agent_max_steps` turns, or when the episode's token budget is spent: then the last user message is
+ * dropped and the experience is `response_truncated`. The reward is the sum of the step rewards (1 at the goal);
+ * `info` (and so the metrics) holds `env_steps`, `env_done` and `test_score`.
+ *
+ * The budget: every token after the first prompt counts against `rollout_args.max_response_tokens`, default 10240.
+ * Trinity's GenerationConfig has no `max_response_tokens` field, so a run of Trinity always gets 10240; so does this.
+ * Each turn may sample what is left of it (and what `max_model_len` leaves: where the conversation fills the model's
+ * context, the episode ends as at its budget, where Trinity's engine would refuse the prompt).
+ */
+import { generateRandomMap } from '../environments/frozen-lake/random-map';
+import {
+  FROZEN_LAKE_INVALID_HINT,
+  FROZEN_LAKE_SYSTEM_PROMPT,
+  FrozenLakeGame,
+  parseFrozenLakeAction,
+} from '../environments/frozen-lake/frozen-lake-game';
+import { ChatEpisode } from './multi-turn/chat-episode';
+import { WorkflowError } from './simple';
+import type { Workflow, WorkflowContext } from './types';
+
+const DEFAULT_EPISODE_BUDGET = 10240;
+
+interface FrozenLakeArgs {
+  envMaxSteps: number;
+  agentMaxSteps: number;
+  desc: string[] | null;
+  isSlippery: boolean;
+}
+
+function frozenLakeArgs(args: Record<string, unknown>): FrozenLakeArgs {
+  const int = (key: string, fallback: number): number => {
+    const v = args[key] ?? fallback;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+      throw new WorkflowError(`workflow_args.${key} must be a non-negative integer, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  if (args.reward_fn_type != null)
+    throw new WorkflowError(
+      `workflow_args.reward_fn_type (${JSON.stringify(args.reward_fn_type)}) scores the whole conversation with a Trinity reward class; the local runtime runs frozen_lake_workflow with the environment's reward only`,
+    );
+  const desc = args.desc ?? null;
+  if (desc !== null && (!Array.isArray(desc) || desc.some((r) => typeof r !== 'string')))
+    throw new WorkflowError('workflow_args.desc must be a list of map rows such as ["SFFF", "FHFH", "FFFH", "HFFG"]');
+  const slippery = args.is_slippery ?? false;
+  if (typeof slippery !== 'boolean') throw new WorkflowError('workflow_args.is_slippery must be true or false');
+  return {
+    envMaxSteps: int('env_max_steps', 8),
+    agentMaxSteps: int('agent_max_steps', 10),
+    desc: desc as string[] | null,
+    isSlippery: slippery,
+  };
+}
+
+/** The map of a task: `desc` when given, else Trinity's random map from the row's `size`, `p` and `seed`. */
+function taskMap(ctx: WorkflowContext, args: FrozenLakeArgs): { rows: string[]; seed: number } {
+  const raw = ctx.task.raw;
+  const num = (key: string, fallback: number): number => {
+    const v = raw[key] ?? fallback;
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      throw new WorkflowError(`frozen_lake_workflow: the task's \`${key}\` is not a number (${JSON.stringify(v)})`);
+    return v;
+  };
+  const seed = num('seed', 42);
+  if (args.desc) return { rows: args.desc, seed };
+  try {
+    return { rows: generateRandomMap(num('size', 1), num('p', 0.8), seed, args.envMaxSteps).rows, seed };
+  } catch (e) {
+    throw new WorkflowError(`frozen_lake_workflow: ${(e as Error).message}`);
+  }
+}
+
+function userMessage(observation: string, k: number, hint: boolean, remaining: number): string {
+  let content =
+    `Current Observation (${k}): \n${observation}\n` +
+    'You have not achieved the goal, P has not reached G yet. Please give the next action.';
+  if (hint) content += `\n${FROZEN_LAKE_INVALID_HINT}`;
+  if (remaining > 0) content += `\nThe maximum number of steps remaining is ${remaining}.`;
+  return content;
+}
+
+export function frozenLakeWorkflow(ctx: WorkflowContext): Workflow {
+  const args = frozenLakeArgs(ctx.task.workflowArgs);
+  const map = taskMap(ctx, args);
+  const rollout = ctx.task.rolloutArgs as Record<string, unknown>;
+  const budget = typeof rollout.max_response_tokens === 'number' ? rollout.max_response_tokens : DEFAULT_EPISODE_BUDGET;
+  return {
+    repeatable: false,
+    run: async () => {
+      const game = new FrozenLakeGame(map.rows, args.isSlippery, map.seed);
+      let observation = game.reset();
+      let lastObservation: string | null = null;
+      const episode = ChatEpisode.open(
+        ctx.model,
+        [{ role: 'system', content: FROZEN_LAKE_SYSTEM_PROMPT }],
+        ctx.turnSampler?.(),
+      );
+      const stepRewards: number[] = [];
+      let steps = 0;
+      let done = false;
+      let truncated = false;
+      try {
+        for (let turn = 0; turn < args.agentMaxSteps; turn++) {
+          const hint = steps > 0 && lastObservation === observation;
+          episode.addMessage({
+            role: 'user',
+            content: userMessage(observation, steps, hint, args.agentMaxSteps - steps),
+          });
+          const maxTokens = budget - episode.responseTokens;
+          if (maxTokens <= 0 || episode.roomLeft <= 0) {
+            episode.dropPendingMessages();
+            stepRewards.push(0);
+            done = false;
+            truncated = true;
+            break;
+          }
+          const reply = await episode.respond({ ...ctx.task.rolloutArgs, max_tokens: maxTokens });
+          const r = game.step(parseFrozenLakeAction(reply.text));
+          lastObservation = observation;
+          observation = r.observation;
+          done = r.done;
+          stepRewards.push(r.reward);
+          episode.rewardTurn(r.reward);
+          steps++;
+          if (done) break;
+        }
+      } catch (e) {
+        episode.close();
+        throw e;
+      }
+      const reward = stepRewards.reduce((a, b) => a + b, 0);
+      const exp = episode.toExperience({
+        reward,
+        info: { env_steps: steps, env_done: done ? 1 : 0, test_score: reward },
+        truncated,
+      });
+      exp.eid.run = ctx.runIdBase;
+      return [exp];
+    },
+  };
+}
