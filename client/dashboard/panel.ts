@@ -412,7 +412,12 @@ class Dashboard {
   private readDisk(): void {
     for (const [key, disk] of this.disk) {
       if (this.manager.get(key)) continue;
-      const { rows } = disk.reader.read();
+      const { rows, purges } = disk.reader.read();
+      if (purges.length) {
+        // The run restarted from a checkpoint: its abandoned points go, so the panel starts over from the files.
+        this.init();
+        return;
+      }
       const t0 = disk.t0;
       this.askDrivers(rows.map((r) => r.tag));
       if (!this.isCompare) this.noteCheckpoints(jobCheckpoints(disk.jobDir));

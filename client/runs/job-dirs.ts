@@ -171,7 +171,13 @@ function latestSteps(jobDir: string, since?: number): LatestStep[] {
     readers.set(key, (r = { reader: new MetricsReader([jobDir]), latest: new Map() }));
     if (readers.size > MAX_READERS) readers.delete(readers.keys().next().value as string);
   }
-  for (const row of r.reader.read().rows) {
+  const got = r.reader.read();
+  if (got.purges.length && r.latest.size) {
+    // The run restarted from a checkpoint: a latest step may have been its abandoned timeline's; read afresh.
+    readers.delete(key);
+    return latestSteps(jobDir, since);
+  }
+  for (const row of got.rows) {
     const role = ROLE_OF_RUN.exec(row.run)?.[1] as Role | undefined;
     if (!role) continue;
     if (since !== undefined && row.wallTime !== null && row.wallTime * 1000 < since - START_SLACK_MS) continue;

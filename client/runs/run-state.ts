@@ -132,7 +132,7 @@ export function applyEvent(run: RunState, e: RuntimeEvent): void {
       run.checkpoints.push({ step: e.step, path: e.path, stage: run.stage?.name });
       break;
     case 'done':
-      run.status = e.status;
+      run.status = e.status === 'refused' ? 'failed' : e.status;
       if (e.error) run.error = e.error;
       break;
     case 'rollouts':

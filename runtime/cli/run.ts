@@ -25,7 +25,13 @@ Options:
   --download           fetch a model_path hub id that is not in the Hugging Face cache (HF_ENDPOINT, HF_TOKEN)
   --plugin-dir DIR     load JavaScript workflows and reward functions from DIR (repeatable; also
                        $TRINITY_PLUGIN_DIRS, colon-separated): each .js/.mjs file may export \`workflows\` and
-                       \`rewards\` maps. Plugins run with your permissions: only use directories you trust.`;
+                       \`rewards\` maps. Plugins run with your permissions: only use directories you trust.
+
+Exit status: 0 finished; 1 failed (the reason on stderr and in <job dir>/state/run.json); 2 bad usage;
+75 refused: another run is writing the same job folder (named on stderr); 130 stopped by a signal.`;
+
+/** Exit status of a run refused because another run holds its job folder (sysexits' EX_TEMPFAIL: try again later). */
+export const EXIT_REFUSED = 75;
 
 export async function runRun(argv: string[]): Promise<number> {
   let args: ParsedArgs;
@@ -113,6 +119,10 @@ export async function runRun(argv: string[]): Promise<number> {
     // The `done` event carries it in the event stream.
     if (!jsonl) process.stderr.write(`run failed: ${result.error}\n`);
     return 1;
+  }
+  if (result.status === 'refused') {
+    process.stderr.write(`run refused: ${result.error}\n`);
+    return EXIT_REFUSED;
   }
   return result.status === 'stopped' ? 130 : 0;
 }

@@ -7,6 +7,7 @@
  */
 import type { Config, ExperienceBufferConfig } from '../../../config/types.generated';
 import type { BufferPosition } from '../../buffer';
+import { closeEach } from '../../closing';
 import {
   isExplorerDriven,
   isExplorerSyncPoint,
@@ -38,6 +39,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const { algorithm, resumed } = trainerSide;
   let driver: ExplorerDriver | undefined;
   let channel: ExperienceChannel | undefined;
+  let failed = false;
   try {
     const start = explorerStart(ctx, resumed);
     const threaded = useExplorerThread(cfg);
@@ -83,10 +85,11 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     const loop = trainerSide.loop(input, totalTrain, () => explorer.position());
     const run: BothRun = { explorer, channel, loop, trainer: trainerSide };
     return await (isFullyAsync(cfg.synchronizer.sync_style) ? exploreAndTrainFullyAsync : exploreAndTrain)(ctx, run);
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
-    await driver?.close();
-    await channel?.close();
-    trainerSide.dispose();
+    await closeEach(ctx.log, failed, [() => driver?.close(), () => channel?.close(), () => trainerSide.dispose()]);
   }
 }
 

@@ -10,6 +10,7 @@
  * written again.
  */
 import type { ExperienceBufferConfig } from '../../../config/types.generated';
+import { closeEach } from '../../closing';
 import { openExperienceWriter, type ExperienceWriter } from '../../buffer';
 import { sleep } from '../../buffer/wait';
 import { isExplorerDriven, isExplorerSyncPoint, isFullyAsync } from '../../synchronizer/sync-points';
@@ -51,12 +52,16 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     const target = withAbsolutePath(source, ctx.configDir);
     const writer = openExperienceWriter(target, { keyPath: EXPERIENCE_BUFFER_KEY });
     const run = new ExploreRun(ctx, { side, writer, target }, resumed?.explorerStep ?? 0);
+    let failed = false;
     try {
       await run.run();
+    } catch (e) {
+      failed = true;
+      throw e;
     } finally {
       // Finished or stopped: readers end once the rest is read (Trinity releases the storage on shutdown). A killed
       // explorer never gets here, and the trainer waits for it.
-      await writer.finish();
+      await closeEach(ctx.log, failed, [() => writer.finish()]);
     }
     return { evals: run.evals.summary(), stopped: ctx.signal.aborted };
   } finally {

@@ -5,6 +5,7 @@
  * trainer's status from `state/trainer.json`.
  */
 import type { BufferPosition } from '../../buffer';
+import { closeEach } from '../../closing';
 import { writeTrainerStatus } from '../exchange/async-state';
 import type { StageContext, StageResult } from '../stage/stage-context';
 import { RunSetupError } from '../stage/stage-context';
@@ -19,6 +20,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
   const { resumed } = side;
   let buffer: BufferInput | undefined;
   let statusWritten = false;
+  let failed = false;
   try {
     const source = ctx.cfg.buffer.trainer_input.experience_buffer;
     if (!source) throw new RunSetupError('mode train needs buffer.trainer_input.experience_buffer');
@@ -41,9 +43,14 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     await loop.trainUntil();
     await loop.finish();
     return { lastCheckpoint: side.checkpoints.last, evals: {}, stopped: ctx.signal.aborted };
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
-    buffer?.close();
-    if (statusWritten) writeTrainerStatus(ctx.jobDir, 'stopped', side.trainer.step);
-    side.dispose();
+    await closeEach(ctx.log, failed, [
+      () => buffer?.close(),
+      () => statusWritten && writeTrainerStatus(ctx.jobDir, 'stopped', side.trainer.step),
+      () => side.dispose(),
+    ]);
   }
 }
