@@ -4,7 +4,8 @@
  *   run again: it resumes from the last checkpoint and trains every step once; monitor/rollouts.jsonl and the SQL
  *   buffer keep each episode's messages, per-turn rewards and action mask (1 on sampled tokens only).
  * - A step-wise FrozenLake plugin (RewardPropagation through ctx.agents, env_state_hash and step_reward in info)
- *   under `multi_step_grpo` (step_wise_grpo): one experience per model call, eid.step set, actual_env_steps logged.
+ *   under `multi_step_grpo` (step_wise_grpo) with `sync_offset: 1`, so the plugin runs in the explorer's worker
+ *   thread: one experience per model call, eid.step set, actual_env_steps logged.
  * The model's head is tilted towards <|im_end|>, so its answers are short (and random: every reward is 0).
  */
 import assert from 'node:assert/strict';
@@ -161,7 +162,7 @@ buffer:
     }
   });
 
-  test('a step-wise FrozenLake plugin under multi_step_grpo: one experience per call, eid.step, actual_env_steps', async () => {
+  test('a step-wise FrozenLake plugin in the explorer worker (sync_offset 1) under multi_step_grpo: one experience per call, eid.step, actual_env_steps', async () => {
     const plugins = join(job.dir, 'agent-plugins');
     mkdirSync(plugins, { recursive: true });
     writeFileSync(
@@ -215,11 +216,17 @@ buffer:
       path: data/lake.jsonl
       rollout_args: {max_tokens: 8}
     default_workflow_type: step_wise_lake
+synchronizer:
+  sync_offset: 1
 `,
     );
     const run = start(path, { TRINITY_PLUGIN_DIRS: plugins });
     const { code } = await run.exit;
     assert.equal(code, 0, run.stderr().slice(-2000));
+    assert.ok(
+      run.events.some((e) => e.type === 'log' && e.message.includes('the explorer runs in a worker thread')),
+      'the plugin ran in the worker',
+    );
     // Four experiences a step, two a training batch (batch_size × repeat_times): two trainer steps per explorer step.
     assert.deepEqual(trainerSteps(run.events), [1, 2, 3, 4]);
     const explorer = run.events.find((e) => e.type === 'metrics' && e.role === 'explorer');

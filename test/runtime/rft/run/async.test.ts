@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { initBackend } from '../../../../runtime/engine/backend';
@@ -171,6 +171,17 @@ async function startTrainer(p: Pair, cwd?: string): Promise<Running> {
   return t;
 }
 
+/** Runs the pair's trainer, then its explorer, to the end; both wrote and read every step's batch exactly once. */
+async function runPairThrough(p: Pair, steps: number): Promise<{ trainer: Running; explorer: Running }> {
+  const trainer = await startTrainer(p);
+  const explorer = start(p.explore);
+  await finished(explorer, 'explorer');
+  await finished(trainer, 'trainer');
+  assertEveryStepOnce(p.db, steps);
+  assertEveryRowReadOnce(p.db);
+  return { trainer, explorer };
+}
+
 async function finished(r: Running, who: string): Promise<void> {
   const { code, signal } = await r.exit;
   assert.equal(code, 0, `${who} exited ${code ?? signal}:\n${r.stderr().slice(-2000)}`);
@@ -194,12 +205,21 @@ after(() => {
   killAll();
 });
 
-describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () => {
+describe('mode explore + mode train on one SQL buffer', { timeout: 300000 }, () => {
   test("Trinity's async_gsm8k pair: a queue persisted to sqlite:///, resolved against the working directory, carries every step to the trainer", async () => {
     const steps = 4;
     const p = pair(27, 'queue-pair', steps, 'fixed', 'queue');
-    // Launched from another directory than the configs' (as `trinity run --config dir/explorer.yaml` would be).
+    // Launched from another directory than the configs' (as `trinity run --config dir/explorer.yaml` would be); the
+    // model and the taskset are named by absolute paths, the queue's database is left relative.
     const cwd = mkdtempSync(join(tmpdir(), 'twb-queue-cwd-'));
+    const home = dirname(p.db);
+    for (const config of [p.train, p.explore])
+      writeFileSync(
+        config,
+        readFileSync(config, 'utf8')
+          .replace('model_path: model\n', `model_path: ${join(home, 'model')}\n`)
+          .replace('path: data/train.jsonl\n', `path: ${join(home, 'data', 'train.jsonl')}\n`),
+      );
     const trainer = await startTrainer(p, cwd);
     const explorer = start(p.explore, {}, cwd);
     await finished(explorer, 'explorer');
@@ -234,13 +254,7 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
   test('the pair runs to completion: each step once in the table, all of it trained on, weights pulled every sync_interval', async () => {
     const steps = 8;
     const p = pair(21, 'pair', steps);
-    const trainer = await startTrainer(p);
-    const explorer = start(p.explore);
-    await finished(explorer, 'explorer');
-    await finished(trainer, 'trainer');
-
-    assertEveryStepOnce(p.db, steps);
-    assertEveryRowReadOnce(p.db);
+    const { trainer, explorer } = await runPairThrough(p, steps);
     const rows = steps * PER_STEP;
     assert.deepEqual(
       stepsOf(trainer.events, 'trainer'),
@@ -308,6 +322,27 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
           /explorer step \d+: model weights of trainer step \d+|No new model weights found, current version: \d+/g,
         ) ?? [];
     assert.equal(answers.length, steps / SYNC_INTERVAL, explorer.stderr());
+    assert.deepEqual(
+      rowsPerStep(p.db).map((c) => c.versions),
+      versions.map(String),
+    );
+  });
+
+  test('fully_async: the explorer never waits at a sync point; it takes the newest checkpoint after any step', async () => {
+    const steps = 6;
+    const p = pair(27, 'fully-async', steps, 'fully_async');
+    const { trainer, explorer } = await runPairThrough(p, steps);
+    assert.ok(!/waits up to sync_timeout|within sync_timeout/.test(explorer.stderr()), explorer.stderr());
+    // Versions only move forward, each to a checkpoint the trainer saved (every sync_interval steps), whenever the
+    // explorer finds one, not only after a sync point.
+    const checkpoints = trainer.events.flatMap((e) => (e.type === 'checkpoint' ? [e.step] : []));
+    const versions = versionsOf(explorer.events);
+    assert.equal(versions[0], 0);
+    for (let k = 1; k < steps; k++)
+      assert.ok(
+        versions[k] === versions[k - 1] || (versions[k] > versions[k - 1] && checkpoints.includes(versions[k])),
+        `versions ${versions}, checkpoints ${checkpoints}`,
+      );
     assert.deepEqual(
       rowsPerStep(p.db).map((c) => c.versions),
       versions.map(String),
