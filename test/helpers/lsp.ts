@@ -134,7 +134,7 @@ async function connect(
 
   const diagnosticsFor = (uri: string, version: number) =>
     new Promise<Diagnostic[]>((res, rej) => {
-      const t = setTimeout(() => rej(new Error(`no diagnostics for ${uri} v${version} within 5 s`)), 5000);
+      const t = setTimeout(() => rej(new Error(`no diagnostics for ${uri} v${version} within 20 s`)), 20_000);
       const list = waiting.get(uri) ?? [];
       list.push({ version, resolve: (d) => (clearTimeout(t), res(d)) });
       waiting.set(uri, list);
