@@ -135,6 +135,8 @@ export const CODES = {
   TRN313: { title: 'Workflow requirement unmet', severity: 'error' },
   TRN314: { title: 'vLLM engine cannot start: no room for the KV cache', severity: 'error' },
   TRN315: { title: 'vLLM KV cache holds fewer sequences than the explorer sends', severity: 'warning' },
+  TRN316: { title: 'Workflow argument not read', severity: 'warning' },
+  TRN317: { title: 'Task rows lack what the workflow reads', severity: 'warning' },
   TRN400: { title: 'Responses truncated at max_response_tokens', severity: 'warning' },
   TRN401: { title: 'No learning signal: identical rewards in every group', severity: 'warning' },
   TRN402: { title: 'Entropy collapse', severity: 'warning' },

@@ -7,6 +7,7 @@ import { peekDataset } from '../datasets/peek-dataset';
 import { candidatePaths } from './runtime';
 import type { CheckContext } from './check-context';
 import { storagePaths } from './tasksets';
+import { checkWorkflowRows } from './workflow-rows';
 import { isTasksetPath, type StoragePath, type TasksetPath } from '../config-path';
 
 interface KeyNeed {
@@ -55,6 +56,7 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
         need.severity,
       );
     }
+    if (isTasksetPath(base)) checkWorkflowRows(ctx, base, result.peek);
   }
 }
 
