@@ -143,6 +143,8 @@ export const CODES = {
   TRN403: { title: 'KL blow-up', severity: 'warning' },
   TRN404: { title: 'Gradient norm blow-up', severity: 'warning' },
   TRN405: { title: 'Run stalled', severity: 'warning' },
+  TRN406: { title: 'Agent episodes cut by the token budget', severity: 'warning' },
+  TRN407: { title: 'Every agent episode ends the same way', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -609,4 +609,17 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'explorer:\n  max_timeout: 1800\n',
     fix: "Look at the run's log (the Runs view's output channel); lower `explorer.max_timeout` so that a hung rollout is retried sooner.",
   },
+  TRN406: {
+    explanation:
+      'An agent episode (`frozen_lake_workflow`) ends at the goal or a hole (`env_done`), after `workflow_args.agent_max_steps` turns, or when its tokens run out: every token after the first prompt counts against one budget (10240 in Trinity, whose GenerationConfig has no `max_response_tokens` for the workflow to read) and the conversation must fit `model.max_model_len`. The cut episode loses its last user message and scores 0. At most `rollout/env_steps/mean` ÷ `agent_max_steps` of the episodes can have used all their turns, so at least (1 − `rollout/env_done/mean`) − `rollout/env_steps/mean` ÷ `agent_max_steps` ended on the budget; reported when that bound, averaged over the window, reaches `runHealth.budgetEndedShare` (default 50%).',
+    example:
+      'model:\n  max_model_len: 2048\nbuffer:\n  explorer_input:\n    taskset:\n      workflow_args:\n        agent_max_steps: 10\n',
+    fix: 'Raise `model.max_model_len`, lower `agent_max_steps`, or ask the model for shorter answers (a system prompt that wants the action only).',
+  },
+  TRN407: {
+    explanation:
+      "In every step of the window no agent episode reached the goal (`rollout/test_score/mean`, FrozenLake's final reward, is 0), or every episode did: each group of `repeat_times` episodes of a task has one outcome, so GRPO's group-relative advantages are all 0 and the policy learns nothing. `runHealth.sameOutcomeMargin` (default 0) lets a rate near 0 or 1 count too.",
+    example: 'buffer:\n  explorer_input:\n    taskset:\n      workflow_args:\n        agent_max_steps: 2\n',
+    fix: "When every episode fails: more turns (`agent_max_steps`), smaller maps (the rows' `size`) or closer goals (`env_max_steps`). When every episode succeeds: harder tasks.",
+  },
 };

@@ -178,6 +178,17 @@ export function workflowArg(spec: WorkflowArgsSpec, key: string): WorkflowArgSpe
   return spec.args.find((a) => a.name === key);
 }
 
+/** Whether some workflow of `release` reads `key` from its `workflow_args`. */
+export function someWorkflowReads(key: string, release: Release): boolean {
+  return SPECS.some((s) => inRange(release, s.since) && workflowArg(s, key) !== undefined);
+}
+
+/** What `workflow` uses for `key` when the taskset does not set it; undefined where it does not read the key. */
+export function workflowArgDefault(workflow: unknown, key: string, release: Release): unknown {
+  const spec = workflowArgsSpec(workflow, release);
+  return spec && workflowArg(spec, key)?.default;
+}
+
 /** Whether `value` lies in the argument's domain; the reason when it does not. */
 export function workflowArgProblem(arg: WorkflowArgSpec, value: unknown): string | undefined {
   switch (arg.type) {
