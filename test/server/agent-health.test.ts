@@ -1,6 +1,6 @@
 /**
  * Agent run health in the editor over a real LSP connection: the recorded FrozenLake run whose episodes end on the
- * token budget (test/fixtures/run-health/lake-budget) puts TRN406 on `max_model_len` and TRN407 on the taskset's
+ * token budget (test/fixtures/run-health/lake-budget) puts TRN407 on `max_model_len` and TRN408 on the taskset's
  * `agent_max_steps`, and the hover of `agent_max_steps` shows the agent metrics it drives.
  */
 import assert from 'node:assert/strict';
@@ -38,9 +38,9 @@ describe('agent run health over LSP', () => {
   test('budget-ended episodes on max_model_len, one outcome per group on agent_max_steps', async () => {
     const ds = await c.open(uri, CONFIG);
     const at = (code: string) => ds.filter((d) => d.code === code).map((d) => d.range.start.line);
-    assert.deepEqual(at('TRN406'), [lineOf('max_model_len')]);
-    assert.deepEqual(at('TRN407'), [lineOf('agent_max_steps')]);
-    const cut = ds.find((d) => d.code === 'TRN406')!;
+    assert.deepEqual(at('TRN407'), [lineOf('max_model_len')]);
+    assert.deepEqual(at('TRN408'), [lineOf('agent_max_steps')]);
+    const cut = ds.find((d) => d.code === 'TRN407')!;
     assert.match(cut.message, /At least 60% of episodes .* max_model_len \(2048\)/);
   });
 

@@ -570,6 +570,12 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'buffer:\n  explorer_input:\n    taskset:\n      path: data/frozenlake   # rows of {"question": ...}\n      default_workflow_type: frozen_lake_workflow\n',
     fix: "Generate the taskset with the workflow's data script (Trinity's `examples/grpo_frozen_lake/get_frozen_lake_data.py` writes `seed`, `size` and `p`), or set `workflow_args.desc`.",
   },
+  TRN318: {
+    explanation:
+      "`max_model_len` (the rollout model's, or an auxiliary model's) is longer than the model supports: vLLM derives the model's limit from its config.json (`max_position_embeddings` and the like) and refuses to start an engine asked for more (`_get_and_verify_max_len`, vllm/config/model.py), so the explorer fails at launch. Checked wherever the model's config.json is on this machine (a local folder, or a hub id in the Hugging Face cache).",
+    example: 'model:\n  model_path: ./tiny-model   # config.json: max_position_embeddings 512\n  max_model_len: 544\n',
+    fix: "Lower `max_model_len` to the model's limit (and `max_prompt_tokens` + `max_response_tokens` with it), or use a model made for the longer context (Create Small Model sizes it to the config).",
+  },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
   // ------------------------------------------------------------------------------------------------------------
@@ -611,12 +617,18 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN406: {
     explanation:
+      "In `both` mode the explorer has logged `runHealth.trainerLag` (default 5) more steps since the trainer's last step than `synchronizer.sync_offset` and `sync_interval` let it run ahead: the trainer gets no batch. Every task may be failing (the local runtime stops such a run after 3 steps with the first task's error), the experience pipeline may drop every experience, or `buffer.train_batch_size` may be more than a step makes (`batch_size` × `repeat_times`).",
+    example: 'buffer:\n  batch_size: 4\n  train_batch_size: 256\n',
+    fix: "Look at the run's output for failing tasks; make `train_batch_size` what a step makes (`batch_size` × `repeat_times`).",
+  },
+  TRN407: {
+    explanation:
       'An agent episode (`frozen_lake_workflow`) ends at the goal or a hole (`env_done`), after `workflow_args.agent_max_steps` turns, or when its tokens run out: every token after the first prompt counts against one budget (10240 in Trinity, whose GenerationConfig has no `max_response_tokens` for the workflow to read) and the conversation must fit `model.max_model_len`. The cut episode loses its last user message and scores 0. At most `rollout/env_steps/mean` ÷ `agent_max_steps` of the episodes can have used all their turns, so at least (1 − `rollout/env_done/mean`) − `rollout/env_steps/mean` ÷ `agent_max_steps` ended on the budget; reported when that bound, averaged over the window, reaches `runHealth.budgetEndedShare` (default 50%).',
     example:
       'model:\n  max_model_len: 2048\nbuffer:\n  explorer_input:\n    taskset:\n      workflow_args:\n        agent_max_steps: 10\n',
     fix: 'Raise `model.max_model_len`, lower `agent_max_steps`, or ask the model for shorter answers (a system prompt that wants the action only).',
   },
-  TRN407: {
+  TRN408: {
     explanation:
       "In every step of the window no agent episode reached the goal (`rollout/test_score/mean`, FrozenLake's final reward, is 0), or every episode did: each group of `repeat_times` episodes of a task has one outcome, so GRPO's group-relative advantages are all 0 and the policy learns nothing. `runHealth.sameOutcomeMargin` (default 0) lets a rate near 0 or 1 count too.",
     example: 'buffer:\n  explorer_input:\n    taskset:\n      workflow_args:\n        agent_max_steps: 2\n',
