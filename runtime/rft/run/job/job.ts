@@ -23,6 +23,7 @@ import { runExplore } from '../modes/run-explore';
 import { runTrain } from '../modes/run-train';
 import { runServe } from '../modes/run-serve';
 import { withAbsoluteAuxiliaryPaths, withAbsolutePath } from '../stage/config-paths';
+import { remoteMonitorNotice } from './monitor-notice';
 import { readStageProgress, stageProgressPath, writeStageProgress } from './stage-progress';
 import { jobDirOf, runJobDirOf } from '../../../config/runs/job-dir';
 import { isHubId } from '../../../engine/lm/hub';
@@ -119,6 +120,8 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       if (signal.aborted) break;
       emit(stageEvent);
       if (staged) log('info', `stage ${i + 1}/${configs.length}: ${name} (${cfg.mode})`);
+      const monitorNotice = remoteMonitorNotice(cfg.monitor.monitor_type, jobDir);
+      if (monitorNotice) log('info', monitorNotice);
       const damaged = previous === undefined ? undefined : checkpointProblem(previous);
       if (damaged) throw new Error(`stage ${name} starts from ${previous}, which is damaged: ${damaged}`);
       await fetchHubModels(cfg, configDir, previous, log);
