@@ -130,6 +130,7 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
     'trinityWorkbench.createSmallModel': (arg) =>
       createSmallModel(
         p.cliPath,
+        (uri) => runs.plan(uri),
         (arg && typeof arg === 'object' && !(arg instanceof vscode.Uri)
           ? arg
           : { config: arg instanceof vscode.Uri ? arg : undefined }) as CreateModelArgs,

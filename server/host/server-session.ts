@@ -10,7 +10,7 @@ import { TextDocuments, type Connection, type InitializeParams } from 'vscode-la
 import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/environment/dotenv';
 import { scanPluginDirs } from '../../runtime/config/environment/plugin-names';
-import { readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
+import { forgetMissingModels, readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
 import type { Release } from '../../runtime/config/releases';
 import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../lsp-messages';
 import { TrinityLanguageService } from '../service';
@@ -19,6 +19,9 @@ import { serviceSettings, type ClientSettings, type InitOptions } from './client
 import { detectTrinityRelease } from './python';
 import { RunWatcher } from './run-watcher';
 import { ValidationSchedule } from './validation-schedule';
+
+/** File events come in bursts (a model folder is several files): one recheck after this much quiet. */
+const FILES_SETTLE_MS = 300;
 
 export class ServerSession {
   readonly documents = new TextDocuments(TextDocument);
@@ -30,6 +33,9 @@ export class ServerSession {
   private initSettings: ClientSettings = {};
   private detectedRelease: Release | undefined;
   private detectPython = true;
+  /** The plugin directories of the settings (rescanned when files change). */
+  private pluginDirs: string[] = [];
+  private filesTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly connection: Connection) {
     this.service = new TrinityLanguageService({
@@ -91,6 +97,21 @@ export class ServerSession {
     }
   }
 
+  /**
+   * Files came or went in the workspace: every open document is checked again soon (its datasets, model folders
+   * and plugin directories), once for a burst of events.
+   */
+  filesChanged(): void {
+    if (this.filesTimer) return;
+    this.filesTimer = setTimeout(() => {
+      this.filesTimer = undefined;
+      forgetMissingModels();
+      this.refreshContext(this.pluginDirs);
+      this.service.refresh();
+      this.revalidateAll();
+    }, FILES_SETTLE_MS);
+  }
+
   /** Analyses and validates a document, follows its last run, and sends its release and diagnostics. */
   publish(doc: TextDocument): void {
     this.guard('validation', undefined, () => {
@@ -146,7 +167,8 @@ export class ServerSession {
 
   private applySettings(s: ClientSettings): void {
     this.service.configure(serviceSettings(s));
-    this.refreshContext(s.pluginDirs ?? []);
+    this.pluginDirs = s.pluginDirs ?? [];
+    this.refreshContext(this.pluginDirs);
   }
 
   /** The environment (the workspace's `.env` under the process's own) and the plugin dirs' registered names. */
@@ -159,9 +181,10 @@ export class ServerSession {
     this.service.setContext({
       env,
       detectedRelease: this.detectedRelease,
+      // Relative paths resolve against each document's own folder (baseDirsFor), where Run starts the runtime.
       host: {
         exists: existsSync,
-        baseDirs: root ? [root] : [],
+        baseDirs: [],
         plugins: scanPluginDirs(dirs),
         env,
         modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
@@ -181,10 +204,10 @@ export class ServerSession {
     return { ...env, ...process.env };
   }
 
-  /** A document's last run is read from where it writes: relative to the workspace folder, else the file's folder. */
+  /** A document's last run is read from where it writes: relative to the file's folder, where Run starts it. */
   private followRun(doc: TextDocument): void {
     const dirs = this.service.runDirs(doc);
-    const cwd = this.workspaceRoot ?? documentDirs(doc.uri)[0];
+    const cwd = documentDirs(doc.uri)[0] ?? this.workspaceRoot;
     if (!cwd || !dirs.jobDir) return this.watcher.untrack(doc.uri);
     this.watcher.track(
       doc.uri,

@@ -556,6 +556,12 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 8\nmodel:\n  model_path: Qwen/Qwen3-4B-Instruct-2507\n  max_model_len: 131072\ncluster:\n  node_num: 1\n  gpu_per_node: 8\nexplorer:\n  runner_per_model: 8\n  rollout_model:\n    engine_num: 4\nbuffer:\n  batch_size: 32\n  explorer_input:\n    taskset:\n      path: data/gsm8k\n',
     fix: 'Lower `max_model_len` or `explorer.runner_per_model`, or raise `tensor_parallel_size` or `gpu_memory_utilization`.',
   },
+  TRN318: {
+    explanation:
+      "`max_model_len` (the rollout model's, or an auxiliary model's) is longer than the model supports: vLLM derives the model's limit from its config.json (`max_position_embeddings` and the like) and refuses to start an engine asked for more (`_get_and_verify_max_len`, vllm/config/model.py), so the explorer fails at launch. Checked wherever the model's config.json is on this machine (a local folder, or a hub id in the Hugging Face cache).",
+    example: 'model:\n  model_path: ./tiny-model   # config.json: max_position_embeddings 512\n  max_model_len: 544\n',
+    fix: "Lower `max_model_len` to the model's limit (and `max_prompt_tokens` + `max_response_tokens` with it), or use a model made for the longer context (Create Small Model sizes it to the config).",
+  },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
   // ------------------------------------------------------------------------------------------------------------
@@ -594,5 +600,11 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'A run that is still live has logged no step for `runHealth.stallFactor` (default 5) times its median step time. A rollout may hang (it is retried only after `explorer.max_timeout`), the trainer may wait for experiences that never come, or a process died.',
     example: 'explorer:\n  max_timeout: 1800\n',
     fix: "Look at the run's log (the Runs view's output channel); lower `explorer.max_timeout` so that a hung rollout is retried sooner.",
+  },
+  TRN406: {
+    explanation:
+      "In `both` mode the explorer has logged `runHealth.trainerLag` (default 5) more steps since the trainer's last step than `synchronizer.sync_offset` and `sync_interval` let it run ahead: the trainer gets no batch. Every task may be failing (the local runtime stops such a run after 3 steps with the first task's error), the experience pipeline may drop every experience, or `buffer.train_batch_size` may be more than a step makes (`batch_size` × `repeat_times`).",
+    example: 'buffer:\n  batch_size: 4\n  train_batch_size: 256\n',
+    fix: "Look at the run's output for failing tasks; make `train_batch_size` what a step makes (`batch_size` × `repeat_times`).",
   },
 };

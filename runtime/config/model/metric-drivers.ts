@@ -129,6 +129,17 @@ export const METRIC_DRIVERS: readonly MetricDriverRow[] = [
     ],
     why: "The value model's loss and optimiser (veRL's critic).",
   },
+  // Trainer: the sample strategy's model versions (trinity/algorithm/sample_strategy/sample_strategy.py).
+  {
+    metric: 'sample/model_version*',
+    keys: [
+      'algorithm.sample_strategy_args.max_staleness',
+      'synchronizer.sync_style',
+      'synchronizer.sync_interval',
+      'explorer.max_inflight_batches',
+    ],
+    why: 'The weights versions the trained experiences came from: `staleness_control` drops those more than `max_staleness` versions behind; a fully asynchronous explorer runs ahead by up to `max_inflight_batches` batches and more.',
+  },
   // Explorer: rollout metrics (trinity/explorer/explorer.py, scheduler.py).
   {
     metric: 'rollout/model_version',
@@ -137,8 +148,13 @@ export const METRIC_DRIVERS: readonly MetricDriverRow[] = [
   },
   {
     metric: 'rollout/finished_task_count',
-    keys: ['buffer.batch_size', 'explorer.max_timeout'],
-    why: 'Tasks finished in the step: `batch_size` of them unless some time out.',
+    keys: [
+      'buffer.batch_size',
+      'explorer.max_timeout',
+      'explorer.over_rollout.ratio',
+      'explorer.over_rollout.wait_after_min',
+    ],
+    why: 'Tasks finished in the step: `batch_size` of them unless some time out, or over-rollout stops waiting after `(1 − ratio) × batch_size`.',
   },
   {
     metric: 'rollout/time/*',

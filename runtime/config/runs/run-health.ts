@@ -29,6 +29,8 @@ export interface RunHealthThresholds {
   gradNormSpike: number;
   /** TRN405: a live run with no new step for this many times its median step time. */
   stallFactor: number;
+  /** TRN406: explorer steps since the trainer's last step, beyond what sync_offset and sync_interval allow. */
+  trainerLag: number;
 }
 
 export const DEFAULT_HEALTH_THRESHOLDS: RunHealthThresholds = {
@@ -38,9 +40,13 @@ export const DEFAULT_HEALTH_THRESHOLDS: RunHealthThresholds = {
   klMax: 1,
   gradNormSpike: 10,
   stallFactor: 5,
+  trainerLag: 5,
 };
 
-export type HealthCode = Extract<DiagnosticCode, 'TRN400' | 'TRN401' | 'TRN402' | 'TRN403' | 'TRN404' | 'TRN405'>;
+export type HealthCode = Extract<
+  DiagnosticCode,
+  'TRN400' | 'TRN401' | 'TRN402' | 'TRN403' | 'TRN404' | 'TRN405' | 'TRN406'
+>;
 
 export interface HealthFinding {
   code: HealthCode;
@@ -215,7 +221,43 @@ function stalledRun({ input, t }: RuleInput): HealthFinding | undefined {
   };
 }
 
-/** The rules in code order, so findings come out as TRN400…TRN405. */
+/**
+ * TRN406: in `both` mode the explorer keeps stepping but the trainer takes no step: it gets no batch (every task
+ * fails, the pipeline drops the experiences, or `train_batch_size` is more than the explorer makes). The trainer may
+ * trail by `sync_offset` and `sync_interval` steps by design; `trainerLag` more is reported.
+ */
+function trainerBehind({ input, t, value }: RuleInput): HealthFinding | undefined {
+  const mode = value('mode');
+  if (mode !== 'both' && mode !== 'colocate') return undefined;
+  const explorer = first(input.series, 'time/explore_step', 'rollout/model_version');
+  if (!explorer) return undefined;
+  const trainer = first(input.series, 'time/train_step', 'actor/grad_norm', 'actor/lr');
+  const lastTrainer = trainer?.points[trainer.points.length - 1];
+  // Explorer steps logged after the trainer's last one (by wall time where both have it, else by step).
+  const since = explorer.points.filter((p) =>
+    !lastTrainer
+      ? true
+      : p.wallTime !== null && lastTrainer.wallTime !== null
+        ? p.wallTime > lastTrainer.wallTime
+        : p.step > lastTrainer.step,
+  );
+  const allowed =
+    t.trainerLag + (num(value('synchronizer.sync_offset')) ?? 0) + (num(value('synchronizer.sync_interval')) ?? 1);
+  if (since.length < allowed) return undefined;
+  const latest = since[since.length - 1];
+  const made = num(value('buffer.batch_size'));
+  const repeat = num(value('algorithm.repeat_times'));
+  const batch = num(value('buffer.train_batch_size'));
+  return {
+    code: 'TRN406',
+    path: ['buffer', 'train_batch_size'],
+    metric: explorer.tag,
+    step: latest.step,
+    message: `No trainer step for ${since.length} explorer steps (explorer step ${latest.step}, ${lastTrainer ? `trainer step ${lastTrainer.step}` : 'no trainer step yet'}): the trainer gets no batch. Look at the run's output for failing tasks${batch !== undefined && made !== undefined && repeat !== undefined ? `, and compare train_batch_size (${batch}) with what a step makes (batch_size × repeat_times = ${made * repeat})` : ''}.`,
+  };
+}
+
+/** The rules in code order, so findings come out as TRN400…TRN406. */
 const HEALTH_RULES: readonly ((rule: RuleInput) => HealthFinding | undefined)[] = [
   truncatedResponses,
   identicalGroupRewards,
@@ -223,6 +265,7 @@ const HEALTH_RULES: readonly ((rule: RuleInput) => HealthFinding | undefined)[] 
   klRunaway,
   gradNormSpike,
   stalledRun,
+  trainerBehind,
 ];
 
 /** The latest step of any role, and the median time between steps of the role that logged it. */

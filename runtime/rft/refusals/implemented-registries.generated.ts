@@ -21,7 +21,7 @@ export const LOCAL_REGISTRIES: Record<LocalRegistry, readonly string[]> = {
   policy_loss_fn: ['ppo', 'opmd', 'dpo', 'sft', 'mix', 'gspo', 'topr', 'cispo', 'sft_is', 'sft_phi', 'mix_chord', 'sppo', 'rec', 'sapo', 'importance_sampling'],
   kl_fn: ['none', 'k1', 'k2', 'k3', 'low_var_kl', 'abs', 'corrected_k3'],
   entropy_loss_fn: ['default', 'mix', 'none'],
-  sample_strategy: ['default', 'warmup', 'mix'],
+  sample_strategy: ['default', 'warmup', 'staleness_control', 'mix'],
   experience_operator: ['reward_filter', 'reward_std_filter', 'invalid_reward_filter', 'reward_shaping_mapper', 'pass_rate_calculator', 'dapo_dynamic_sampling', 'mask_response_truncated'],
   selector: ['sequential', 'shuffle', 'random', 'offline_easy2hard', 'difficulty_based'],
   priority_fn: ['linear_decay', 'decay_limit_randomization', 'linear_decay_use_count_control_randomization'],

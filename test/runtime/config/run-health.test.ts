@@ -130,6 +130,37 @@ describe('run health on recorded runs', () => {
     assert.equal(at(last + usual * 50, false).length, 0, 'a finished run is not stalled');
   });
 
+  test('a trainer that takes no steps (TRN406): both mode only, past trainerLag + sync_offset + sync_interval', () => {
+    // The recorded run with the trainer's lines after its step 3 gone: the explorer steps on to 12 without one.
+    const r = recorded('tiny-grpo');
+    const trainerTags = new Set(['time/train_step', 'actor/grad_norm', 'actor/lr']);
+    const cut = new Map(
+      [...r.series].map(([tag, ps]) => [
+        tag,
+        tag.startsWith('actor/') || trainerTags.has(tag) ? ps.filter((p) => p.step <= 3) : ps,
+      ]),
+    );
+    const values: Record<string, unknown> = {
+      mode: 'both',
+      'synchronizer.sync_offset': 0,
+      'synchronizer.sync_interval': 1,
+      'buffer.batch_size': 4,
+      'algorithm.repeat_times': 4,
+      'buffer.train_batch_size': 64,
+    };
+    const at = (series: typeof r.series, v = values) =>
+      checkRunHealth({ series, live: true, now: r.lastWall, value: (k) => v[k] }).filter((f) => f.code === 'TRN406');
+    const found = at(cut);
+    assert.equal(found.length, 1);
+    assert.deepEqual(found[0].path, ['buffer', 'train_batch_size']);
+    assert.equal(found[0].step, 12);
+    assert.match(found[0].message, /^No trainer step for 9 explorer steps \(explorer step 12, trainer step 3\)/);
+    assert.match(found[0].message, /train_batch_size \(64\) with what a step makes \(batch_size × repeat_times = 16\)/);
+    assert.equal(at(r.series).length, 0, 'the whole run: the trainer kept up');
+    assert.equal(at(cut, { ...values, mode: 'explore' }).length, 0, 'explore mode has no trainer');
+    assert.equal(at(cut, { ...values, 'synchronizer.sync_interval': 5 }).length, 0, 'within 5 + 0 + 5');
+  });
+
   test('every finding names a key of the model and a documented code', () => {
     const all = [...run('tiny-grpo', Infinity, { value: () => 4 }), ...run('collapse', 12)];
     for (const f of all) {
