@@ -2,7 +2,7 @@
 // (Trinity's RewardPropagationWorkflow: the episode's reward is copied to every step), for `multi_step_grpo` or
 // `gigpo` (which groups steps by `info.env_state_hash` and reads `info.step_reward`).
 //
-// Load it with `trinity-workbench run --plugin-dir examples/agents-plugin` (or $TRINITY_PLUGIN_DIRS): every file in
+// Load it with `trinity-workbench run --plugin-dir <this folder>` (or $TRINITY_PLUGIN_DIRS): every file in
 // the directory may export `workflows` (and `rewards`) maps. Plugins load wherever the explorer runs, both mode's
 // explorer worker included. What `ctx.agents` holds is listed in docs/runtime.md ("Agents").
 import { createHash } from 'node:crypto';
