@@ -30,6 +30,8 @@ export class ServerSession {
   readonly validation: ValidationSchedule;
   workspaceRoot: string | undefined;
   private pullConfiguration = false;
+  /** Whether the client takes `workspace/inlayHint/refresh`. */
+  private hintRefresh = false;
   private initSettings: ClientSettings = {};
   private detectedRelease: Release | undefined;
   private detectPython = true;
@@ -63,6 +65,7 @@ export class ServerSession {
     const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
     this.workspaceRoot = folder ? URI.parse(folder).fsPath : undefined;
     this.pullConfiguration = params.capabilities.workspace?.configuration === true;
+    this.hintRefresh = params.capabilities.workspace?.inlayHint?.refreshSupport === true;
     this.applySettings(this.initSettings);
     this.detectPython = opts.detectPython !== false;
   }
@@ -87,12 +90,14 @@ export class ServerSession {
     this.applySettings(s);
     this.validation.settingsIn();
     this.revalidateAll();
+    this.refreshHints();
     if (this.detectPython) {
       void detectTrinityRelease(s.pythonPath || 'python3').then((r) => {
         if (r === this.detectedRelease) return;
         this.detectedRelease = r;
         this.service.setContext({ detectedRelease: r });
         this.revalidateAll();
+        this.refreshHints();
       });
     }
   }
@@ -159,6 +164,14 @@ export class ServerSession {
 
   private reportFailure(what: string, e: unknown): void {
     this.connection.console.error(`trinity-workbench: ${what} failed: ${(e as Error).stack ?? e}`);
+  }
+
+  /**
+   * Asks the editor for every inlay hint again: they hang on settings (the GPU of the memory hints, the release) that
+   * change without an edit, and VS Code re-asks on its own only after one.
+   */
+  private refreshHints(): void {
+    if (this.hintRefresh) void this.connection.languages.inlayHint.refresh().catch(() => undefined);
   }
 
   private revalidateAll(): void {

@@ -17,6 +17,8 @@ import { locate } from './locate';
 import { runFor } from './paths';
 import { metricsHoverMarkdown, type StageMetrics } from './run-metrics';
 import { memoryHover } from './memory-hints';
+import { workflowArgsAt } from './workflow-args';
+import { workflowArg, workflowArgMarkdown, workflowArgTypeName } from '../../runtime/config/model/workflow-args';
 
 export function hover(
   doc: TextDocument,
@@ -32,8 +34,17 @@ export function hover(
   const parts: string[] = [];
   const key = String(hit.path[hit.path.length - 1]);
 
+  const wfArgs = field ? undefined : workflowArgsAt(analysis.result, hit.path.slice(0, -1), analysis.release);
+  const wfArg = wfArgs && workflowArg(wfArgs.spec, key);
   if (field)
     parts.push(`**\`${key}\`** · ${typeName(field.type)}${field.optional ? ' or null' : ''}`, fieldMarkdown(field));
+  else if (wfArgs && wfArg)
+    parts.push(`**\`${key}\`** · ${workflowArgTypeName(wfArg)}`, workflowArgMarkdown(wfArg, wfArgs.spec));
+  else if (wfArgs && hit.on === 'key' && wfArgs.spec.readAt.includes(analysis.release))
+    parts.push(
+      `**\`${key}\`**`,
+      `Not read by \`${wfArgs.workflow}\`, which reads ${wfArgs.spec.args.map((a) => `\`${a.name}\``).join(', ')}.`,
+    );
   else if (hit.on === 'key')
     parts.push(`**\`${key}\`**`, 'Free-form: Trinity passes this on without checking its keys.');
 

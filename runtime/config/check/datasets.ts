@@ -8,6 +8,7 @@ import { candidatePaths } from './runtime';
 import type { CheckContext } from './check-context';
 import { storagePaths, workflowTypePath } from './tasksets';
 import { registryEntryAt } from '../model/registries';
+import { checkWorkflowRows, readsTaskRows } from './workflow-rows';
 import { isTasksetPath, type StoragePath, type TasksetPath } from '../config-path';
 
 interface KeyNeed {
@@ -26,7 +27,7 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
     const local = candidatePaths(ctx, path).find((p) => exists(p));
     if (!local) continue; // Missing local paths are TRN304; hub ids are not checked offline.
     const needs = keyNeeds(ctx, base);
-    if (needs.length === 0) continue;
+    if (needs.length === 0 && !readsTaskRows(ctx, base)) continue;
     const result = await peekDataset(local, {
       split: String(ctx.get(`${base}.split`) ?? 'train'),
       subsetName: optionalString(ctx.get(`${base}.subset_name`)),
@@ -56,6 +57,7 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
         need.severity,
       );
     }
+    if (isTasksetPath(base)) checkWorkflowRows(ctx, base, result.peek);
   }
 }
 
