@@ -1,7 +1,8 @@
 /**
  * `npm run bench:rft`: the GRPO loop of the local runtime on one config, synchronous (sync_offset 0: explorer and
  * trainer take turns) against one-step off-policy (sync_offset 1: the explorer's worker thread samples while the
- * trainer trains), as steps/s and tokens/s and their ratio; and one GRPO iteration in PyTorch CPU on the same model,
+ * trainer trains) and fully asynchronous (`sync_style: fully_async`, 2 batches in flight: the explorer never waits
+ * for the trainer), as steps/s and tokens/s and their ratios; and one GRPO iteration in PyTorch CPU on the same model,
  * batch and loss (bench/rft_torch.py, Debian's python3-torch on OpenBLAS: the peers of bench/torch-peers.ts, at the
  * thread counts of BENCH_TORCH_THREADS, default 2,1), as ms per iteration and ratios.
  *
@@ -13,7 +14,8 @@
  * which counted trainer step 1 (several seconds of first-use warm-up) against N-1 iterations.
  *
  * The machine is shared, so the sides run interleaved: BENCH_RFT_ROUNDS rounds (default 3) of [sync_offset 0,
- * sync_offset 1, each PyTorch peer at each thread count], the order reversed every other round; medians per side.
+ * sync_offset 1, fully_async, each PyTorch peer at each thread count], the order reversed every other round; medians
+ * per side.
  * The load average is recorded at the start and the end. Knobs: BENCH_RFT_STEPS (default 12), BENCH_RFT_ROUNDS,
  * BENCH_TORCH_THREADS, BENCH_PYTHON, BENCH_TORCH_BLAS_DIRS, BENCH_RFT_OUT (default bench/results/rft.json).
  */
@@ -54,9 +56,17 @@ interface LoopResult {
 
 let runs = 0;
 
-async function loop(dir: string, offset: number): Promise<LoopResult> {
+/** Our loops: how explorer and trainer are ordered (the `synchronizer` section each runs with). */
+const LOOPS = {
+  sync: { label: 'runtime, sync_offset 0 (take turns)', synchronizer: '{sync_offset: 0}' },
+  overlap: { label: 'runtime, sync_offset 1 (overlap)', synchronizer: '{sync_offset: 1}' },
+  fullyAsync: { label: 'runtime, fully_async (2 in flight)', synchronizer: '{sync_style: fully_async}' },
+} as const;
+type LoopKind = keyof typeof LOOPS;
+
+async function loop(dir: string, kind: LoopKind): Promise<LoopResult> {
   // A fresh job name per run: a second run of the same job would resume from the first one's final checkpoint.
-  const name = `offset${offset}-run${++runs}`;
+  const name = `${kind}-run${++runs}`;
   const config = join(dir, `${name}.yaml`);
   writeFileSync(
     config,
@@ -86,8 +96,7 @@ buffer:
       format: {prompt_key: question, response_key: answer}
     default_workflow_type: simple_workflow
     default_reward_fn_type: math_boxed_reward
-synchronizer:
-  sync_offset: ${offset}
+synchronizer: ${LOOPS[kind].synchronizer}
 trainer:
   save_interval: 1000
 `,
@@ -195,20 +204,15 @@ async function main(): Promise<void> {
     }),
   );
 
-  const ours: Record<'sync' | 'overlap', LoopResult[]> = { sync: [], overlap: [] };
+  const ours: Record<LoopKind, LoopResult[]> = { sync: [], overlap: [], fullyAsync: [] };
   const torch = new Map<string, TorchRun[]>();
   const key = (p: PeerSpec, th: number): string => `${p.id}@${th}`;
   const jobs: (() => Promise<void>)[] = [
-    async () => {
-      const r = await loop(dir, 0);
-      ours.sync.push(r);
-      process.stderr.write(`  sync_offset 0: ${perStep(r).toFixed(0)} ms/iteration\n`);
-    },
-    async () => {
-      const r = await loop(dir, 1);
-      ours.overlap.push(r);
-      process.stderr.write(`  sync_offset 1: ${perStep(r).toFixed(0)} ms/iteration\n`);
-    },
+    ...(Object.keys(LOOPS) as LoopKind[]).map((kind) => async () => {
+      const r = await loop(dir, kind);
+      ours[kind].push(r);
+      process.stderr.write(`  ${LOOPS[kind].label}: ${perStep(r).toFixed(0)} ms/iteration\n`);
+    }),
     ...peers.flatMap((p) =>
       TORCH_THREADS.map((th) => async () => {
         const r = torchIteration(py!, p, join(dir, 'model'), inputs, th);
@@ -225,24 +229,19 @@ async function main(): Promise<void> {
 
   const syncMs = median(ours.sync.map(perStep));
   const overlapMs = median(ours.overlap.map(perStep));
+  const fullyAsyncMs = median(ours.fullyAsync.map(perStep));
   const tokensPerSec = (ls: LoopResult[]): number => median(ls.map((l) => l.tokens / l.seconds));
-  const table = [
-    ['loop', 'steps/s', 'tokens/s', 'ms/iteration', 'vs sync_offset 0'],
-    [
-      'runtime, sync_offset 0 (take turns)',
-      (1000 / syncMs).toFixed(2),
-      tokensPerSec(ours.sync).toFixed(0),
-      syncMs.toFixed(0),
-      '1.00x',
-    ],
-    [
-      'runtime, sync_offset 1 (overlap)',
-      (1000 / overlapMs).toFixed(2),
-      tokensPerSec(ours.overlap).toFixed(0),
-      overlapMs.toFixed(0),
-      `${(syncMs / overlapMs).toFixed(2)}x`,
-    ],
-  ];
+  const table = [['loop', 'steps/s', 'tokens/s', 'ms/iteration', 'vs sync_offset 0']];
+  for (const kind of Object.keys(LOOPS) as LoopKind[]) {
+    const ms = median(ours[kind].map(perStep));
+    table.push([
+      LOOPS[kind].label,
+      (1000 / ms).toFixed(2),
+      tokensPerSec(ours[kind]).toFixed(0),
+      ms.toFixed(0),
+      `${(syncMs / ms).toFixed(2)}x`,
+    ]);
+  }
   const peerResults = peers.map((p) => {
     const byThreads = TORCH_THREADS.map((th) => {
       const runs = torch.get(key(p, th))!;
@@ -252,7 +251,7 @@ async function main(): Promise<void> {
         (1000 / ms).toFixed(2),
         '',
         ms.toFixed(0),
-        `overlap ${(ms / overlapMs).toFixed(2)}x, sync ${(ms / syncMs).toFixed(2)}x of it`,
+        `overlap ${(ms / overlapMs).toFixed(2)}x, fully_async ${(ms / fullyAsyncMs).toFixed(2)}x, sync ${(ms / syncMs).toFixed(2)}x of it`,
       ]);
       return { threads: th, iterationMs: runs.map((r) => r.medianMs), medianMs: ms };
     });
@@ -297,7 +296,9 @@ async function main(): Promise<void> {
         goal: `issue 14: PyTorch's iteration at ${GOAL_THREADS} threads / our overlapped (sync_offset 1) iteration >= ${GOAL} (peers[].goal; peers[].openblas says whether that peer is the issue's OpenBLAS torch)`,
         sync: { iterationMs: ours.sync.map(perStep), medianMs: syncMs, runs: ours.sync },
         overlap: { iterationMs: ours.overlap.map(perStep), medianMs: overlapMs, runs: ours.overlap },
+        fullyAsync: { iterationMs: ours.fullyAsync.map(perStep), medianMs: fullyAsyncMs, runs: ours.fullyAsync },
         overlapSpeedup: syncMs / overlapMs,
+        fullyAsyncSpeedup: syncMs / fullyAsyncMs,
         peers: peerResults,
       },
       null,

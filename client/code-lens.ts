@@ -1,36 +1,37 @@
 /**
  * The CodeLens at the top of a Trinity config: `Run` (or `Stop` while it runs) · `Resume` when its last run was
- * stopped or killed · `Dashboard` when it has a run · `Resolved`.
+ * stopped or killed · `Dashboard` when it has a run · `Resolved`, from the run board (a run started in a terminal
+ * shows `Stop` too).
  */
 import * as vscode from 'vscode';
 import { LANGUAGE_ID } from './language-client';
 import type { RunController } from './runs/run-controller';
-import type { RunsView } from './runs/runs-view';
 
 export class RunCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
-  private readonly sub: vscode.Disposable;
-  private lastLive = new Set<string>();
+  private readonly sub: { dispose(): void };
+  private shown = '';
 
-  constructor(
-    private readonly runs: RunController,
-    private readonly view: RunsView,
-  ) {
-    // Only a run starting or ending changes the lenses, not every step.
-    this.sub = runs.manager.onDidChange(() => {
-      const live = new Set(runs.manager.liveRuns().map((r) => r.state.configPath ?? ''));
-      if (live.size !== this.lastLive.size || [...live].some((c) => !this.lastLive.has(c))) {
-        this.lastLive = live;
-        this.changed.fire();
-      }
+  constructor(private readonly runs: RunController) {
+    // Only a run starting, stopping or ending changes the lenses, not every step.
+    this.sub = runs.board.onDidChange(() => {
+      const shown = runs.board
+        .list()
+        .map((r) => `${r.configPath}:${r.status}:${r.live}:${r.checkpoints.length > 0}`)
+        .join('|');
+      if (shown === this.shown) return;
+      this.shown = shown;
+      this.changed.fire();
     });
   }
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     if (doc.languageId !== LANGUAGE_ID || doc.uri.scheme !== 'file') return [];
     const top = new vscode.Range(0, 0, 0, 0);
-    const live = this.runs.manager.liveRuns().find((r) => r.state.configPath === doc.uri.fsPath);
+    // The board's run of this config: its live run from anywhere, else its last one.
+    const shown = this.runs.board.runOf(doc.uri.fsPath);
+    const live = shown?.live ? shown : undefined;
     const lenses = [
       live
         ? new vscode.CodeLens(top, {
@@ -46,7 +47,7 @@ export class RunCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
             tooltip: 'Check this config, then run it',
           }),
     ];
-    const last = live ? undefined : this.view.current().find((r) => r.configPath === doc.uri.fsPath);
+    const last = live ? undefined : shown;
     if (
       last &&
       (last.status === 'stopped' || last.status === 'interrupted' || last.status === 'failed') &&
@@ -61,7 +62,6 @@ export class RunCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
         }),
       );
     }
-    const shown = live?.state ?? last;
     if (shown)
       lenses.push(
         new vscode.CodeLens(top, {

@@ -16,4 +16,5 @@ export const COMMANDS = [
   'trinityWorkbench.newConfigFromExample',
   'trinityWorkbench.createSmallModel',
   'trinityWorkbench.selectRelease',
+  'trinityWorkbench.selectGpu',
 ] as const;

@@ -15,6 +15,7 @@ import { runLabel } from './runs/run-controller';
 import { runOfNode, type RunsNode, type RunsView } from './runs/runs-view';
 import type { RunState } from './runs/run-state';
 import { COMMANDS } from './command-ids';
+import { selectGpu } from './gpu-status';
 import type { DashboardPanels } from './dashboard/panel';
 
 export interface CommandParts {
@@ -51,6 +52,10 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
   const releases = (p.context.extension.packageJSON?.contributes?.configuration?.properties?.[
     'trinityWorkbench.trinityVersion'
   ]?.enum as string[] | undefined) ?? ['auto'];
+  const gpuCards = (
+    (p.context.extension.packageJSON?.contributes?.configuration?.properties?.['trinityWorkbench.gpu']?.examples ??
+      []) as unknown[]
+  ).filter((e): e is string => typeof e === 'string');
 
   const handlers: Record<(typeof COMMANDS)[number], (...args: unknown[]) => unknown> = {
     'trinityWorkbench.run': (arg) => runs.run(arg instanceof vscode.Uri ? arg : undefined),
@@ -130,11 +135,13 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
     'trinityWorkbench.createSmallModel': (arg) =>
       createSmallModel(
         p.cliPath,
+        (uri) => runs.plan(uri),
         (arg && typeof arg === 'object' && !(arg instanceof vscode.Uri)
           ? arg
           : { config: arg instanceof vscode.Uri ? arg : undefined }) as CreateModelArgs,
       ),
     'trinityWorkbench.selectRelease': () => selectRelease(releases),
+    'trinityWorkbench.selectGpu': () => selectGpu(gpuCards),
   };
   return COMMANDS.map((id) => vscode.commands.registerCommand(id, handlers[id]));
 }

@@ -2,15 +2,26 @@
  * Commands that work on configs rather than runs: Check All Configs in Workspace, New Config from Example, Create
  * Small Model (and its quick fix on `model.model_path`), Select Trinity Release.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
 import { parseDocument, isScalar } from 'yaml';
 import { looksLikeTrinityConfig } from '../runtime/config/detect';
+import { copyExample, listExamples } from './example-copies';
 import { LANGUAGE_ID } from './language-client';
 import { findNode } from './runs/node-path';
 import { runSettings } from './runs/run-settings';
+import type { RunPlanResponse } from '../server/lsp-messages';
+import {
+  missingModelTargets,
+  MODEL_SIZES,
+  MODEL_VOCABS,
+  modelCreateArgs,
+  positionsFor,
+  yamlPathOf,
+  type ModelTarget,
+} from './small-model';
 
 /** Opens every Trinity config of the workspace so the server checks it, then shows the Problems panel. */
 export async function checkAllConfigs(): Promise<void> {
@@ -67,43 +78,6 @@ export async function checkAllConfigs(): Promise<void> {
   );
 }
 
-interface Example {
-  label: string;
-  description: string;
-  /** The config, and the folder copied with it. */
-  config: string;
-  folder: string;
-}
-
-/** Our examples: each config's first comment lines are its description. */
-export function listExamples(examplesDir: string): Example[] {
-  const out: Example[] = [];
-  const visit = (dir: string, depth: number): void => {
-    for (const name of readdirSync(dir).sort()) {
-      const p = path.join(dir, name);
-      if (statSync(p).isDirectory()) {
-        if (depth === 0 && name !== 'data') visit(p, 1);
-        continue;
-      }
-      if (!/\.trinity\.ya?ml$/.test(name)) continue;
-      const lines = readFileSync(p, 'utf8').split('\n');
-      const description = lines
-        .filter((l) => l.startsWith('#') && !/trinity-version/.test(l))
-        .slice(0, 3)
-        .map((l) => l.replace(/^#\s?/, ''))
-        .join(' ');
-      out.push({
-        label: path.relative(examplesDir, p),
-        description,
-        config: p,
-        folder: depth === 0 ? examplesDir : dir,
-      });
-    }
-  };
-  if (existsSync(examplesDir)) visit(examplesDir, 0);
-  return out;
-}
-
 /** Copies an example (its config and the data next to it) into a workspace folder and opens it. */
 export async function newConfigFromExample(examplesDir: string): Promise<void> {
   const examples = listExamples(examplesDir);
@@ -121,125 +95,99 @@ export async function newConfigFromExample(examplesDir: string): Promise<void> {
     void vscode.window.showErrorMessage('Open a folder first: the example is copied into it.');
     return;
   }
-  const e = pick.example;
-  const name =
-    e.folder === examplesDir ? path.basename(e.config).replace(/\.trinity\.ya?ml$/, '') : path.basename(e.folder);
-  let target = path.join(folder.uri.fsPath, name);
-  for (let i = 2; existsSync(target); i++) target = path.join(folder.uri.fsPath, `${name}-${i}`);
-  if (e.folder === examplesDir) {
-    cpSync(e.config, path.join(target, path.basename(e.config)));
-    if (existsSync(path.join(examplesDir, 'data')))
-      cpSync(path.join(examplesDir, 'data'), path.join(target, 'data'), { recursive: true });
-  } else {
-    // A model or runs made inside the extension's copy are not part of the example.
-    cpSync(e.folder, target, {
-      recursive: true,
-      filter: (src) => !/^(model|checkpoints)([/\\]|$)/.test(path.relative(e.folder, src)),
-    });
-  }
-  const doc = await vscode.workspace.openTextDocument(path.join(target, path.relative(e.folder, e.config)));
+  const doc = await vscode.workspace.openTextDocument(copyExample(pick.example, examplesDir, folder.uri.fsPath));
   await vscode.window.showTextDocument(doc);
 }
-
-const SIZES = [
-  {
-    label: 'tiny',
-    detail: '2 layers, hidden 64 (about 0.1M parameters): seconds per step on a laptop',
-    layers: 2,
-    hidden: 64,
-    heads: 4,
-  },
-  { label: 'small', detail: '4 layers, hidden 128 (about 1M parameters)', layers: 4, hidden: 128, heads: 4 },
-  { label: 'medium', detail: '6 layers, hidden 256 (about 5M parameters)', layers: 6, hidden: 256, heads: 8 },
-];
-const VOCABS = [
-  { label: 'byte', detail: 'byte-level (259 tokens): any text', vocab: 'byte' },
-  {
-    label: 'arithmetic characters',
-    detail: "one token per character of digits, + { } \\ space, newline and a–z (the demo's)",
-    vocab: 'char:0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz',
-  },
-];
 
 export interface CreateModelArgs {
   config?: vscode.Uri;
   outDir?: string;
+  /** Every model of the config that is missing here (Run's offer), each in its own folder. */
+  allMissing?: boolean;
 }
 
-/** `model create` with quick picks; writes the new directory into the config's `model.model_path`. */
-export async function createSmallModel(cliPath: string, args: CreateModelArgs = {}): Promise<string | undefined> {
+/** The run plan of a config (its models and longest context), from the language server. */
+export type PlanSource = (config: vscode.Uri) => Promise<RunPlanResponse | null>;
+
+/**
+ * `model create` with quick picks, sized to the config (its longest `max_model_len`); writes each new folder into the
+ * config key that names it. Returns the folders made.
+ */
+export async function createSmallModel(
+  cliPath: string,
+  planOf: PlanSource,
+  args: CreateModelArgs = {},
+): Promise<string[] | undefined> {
   const configUri =
     args.config ??
     (vscode.window.activeTextEditor?.document.languageId === LANGUAGE_ID
       ? vscode.window.activeTextEditor.document.uri
       : undefined);
+  const plan = configUri ? await planOf(configUri).catch(() => null) : null;
   const arch = await vscode.window.showQuickPick(['qwen2', 'llama', 'qwen3', 'gpt2'], {
     title: 'Create Small Model (1/3): architecture',
   });
   if (!arch) return undefined;
-  const size = await vscode.window.showQuickPick(SIZES, { title: 'Create Small Model (2/3): size' });
+  const size = await vscode.window.showQuickPick(MODEL_SIZES, { title: 'Create Small Model (2/3): size' });
   if (!size) return undefined;
-  const vocab = await vscode.window.showQuickPick(VOCABS, { title: 'Create Small Model (3/3): tokenizer' });
+  const vocab = await vscode.window.showQuickPick(MODEL_VOCABS, { title: 'Create Small Model (3/3): tokenizer' });
   if (!vocab) return undefined;
   const base = configUri ? path.dirname(configUri.fsPath) : vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const outDir =
-    args.outDir ??
-    (await vscode.window.showInputBox({
-      title: 'Model folder',
-      value: base ? path.join(base, 'model') : '',
-      validateInput: (v) => (v.trim() ? undefined : 'A folder is needed'),
-    }));
-  if (!outDir) return undefined;
+  let targets: ModelTarget[];
+  if (args.allMissing && plan && base) targets = missingModelTargets(plan.models, base);
+  else {
+    const outDir =
+      args.outDir ??
+      (await vscode.window.showInputBox({
+        title: 'Model folder',
+        value: base ? path.join(base, 'model') : '',
+        validateInput: (v) => (v.trim() ? undefined : 'A folder is needed'),
+      }));
+    if (!outDir) return undefined;
+    const named = plan?.models.find((m) => base && path.resolve(base, m.path) === path.resolve(outDir));
+    targets = [{ key: named?.key ?? 'model.model_path', outDir }];
+  }
   const node = findNode(runSettings(configUri).nodePath, process.env);
   if ('error' in node) {
     void vscode.window.showErrorMessage(node.error);
     return undefined;
   }
-  const argv = [
-    cliPath,
-    'model',
-    'create',
-    '--arch',
-    arch,
-    '--layers',
-    String(size.layers),
-    '--hidden',
-    String(size.hidden),
-    '--heads',
-    String(size.heads),
-    '--max-positions',
-    '512',
-    '--vocab',
-    vocab.vocab,
-    '--out',
-    outDir,
-    '--force',
-  ];
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Creating a ${size.label} ${arch} model in ${outDir}` },
-    () =>
-      new Promise<{ ok: boolean; text: string }>((res) =>
-        execFile(node.path, argv, { encoding: 'utf8' }, (err, stdout, stderr) =>
-          res({ ok: !err, text: (err ? stderr || err.message : stdout).trim() }),
+  const maxPositions = positionsFor(plan);
+  let created = '';
+  for (const [i, t] of targets.entries()) {
+    const argv = modelCreateArgs({ cliPath, arch, size, vocab: vocab.vocab, maxPositions, outDir: t.outDir, seed: i });
+    const result = await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Creating a ${size.label} ${arch} model (${maxPositions} positions) in ${t.outDir}`,
+      },
+      () =>
+        new Promise<{ ok: boolean; text: string }>((res) =>
+          execFile(node.path, argv, { encoding: 'utf8' }, (err, stdout, stderr) =>
+            res({ ok: !err, text: (err ? stderr || err.message : stdout).trim() }),
+          ),
         ),
-      ),
-  );
-  if (!result.ok) {
-    void vscode.window.showErrorMessage(`Could not create the model: ${result.text}`);
-    return undefined;
+    );
+    if (!result.ok) {
+      void vscode.window.showErrorMessage(`Could not create the model: ${result.text}`);
+      return undefined;
+    }
+    if (configUri) await writeModelPath(configUri, t.key, t.outDir);
+    created ||= result.text.split('\n')[0];
   }
-  if (configUri) await writeModelPath(configUri, outDir);
-  void vscode.window.showInformationMessage(result.text.split('\n')[0]);
-  return outDir;
+  void vscode.window.showInformationMessage(
+    targets.length > 1 ? `${created} (and ${targets.length - 1} more)` : created,
+  );
+  return targets.map((t) => t.outDir);
 }
 
-/** Sets `model.model_path` of the config to `modelDir` (relative to the config), unless it already resolves there. */
-export async function writeModelPath(configUri: vscode.Uri, modelDir: string): Promise<void> {
+/** Sets the config's `key` (a model path) to `modelDir` (relative to the config), unless it already resolves there. */
+export async function writeModelPath(configUri: vscode.Uri, key: string, modelDir: string): Promise<void> {
   const doc = await vscode.workspace.openTextDocument(configUri);
   const text = doc.getText();
   const yaml = parseDocument(text, { keepSourceTokens: true });
   const rel = path.relative(path.dirname(configUri.fsPath), modelDir) || '.';
-  const node = yaml.getIn(['model', 'model_path'], true);
+  const node = yaml.getIn(yamlPathOf(key), true);
   const edit = new vscode.WorkspaceEdit();
   if (isScalar(node) && node.range) {
     const written = String(node.value);
@@ -248,7 +196,7 @@ export async function writeModelPath(configUri: vscode.Uri, modelDir: string): P
     if (written === rel || dflt === rel || path.resolve(path.dirname(configUri.fsPath), written) === modelDir) return;
     edit.replace(configUri, new vscode.Range(doc.positionAt(node.range[0]), doc.positionAt(node.range[1])), rel);
   } else {
-    yaml.setIn(['model', 'model_path'], rel);
+    yaml.setIn(yamlPathOf(key), rel);
     edit.replace(configUri, new vscode.Range(doc.positionAt(0), doc.positionAt(text.length)), yaml.toString());
   }
   await vscode.workspace.applyEdit(edit);

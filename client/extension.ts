@@ -26,9 +26,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let status: StatusBar | undefined;
   lsp = new TrinityLanguageClient(context, (r) => status?.setRelease(r));
   runs = new RunController(context, lsp);
-  const view = new RunsView(runs.manager, context.workspaceState);
+  const view = new RunsView(runs.board);
   status = new StatusBar(runs);
-  const lenses = new RunCodeLens(runs, view);
+  const lenses = new RunCodeLens(runs);
   const cliPath = context.asAbsolutePath(path.join('dist', 'cli.js'));
   const client = lsp;
   const dashboards = new DashboardPanels(context.extensionUri, runs.manager, {
@@ -42,15 +42,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     canSelectMany: true,
   });
 
-  // Whether the active editor's config has a live run: the editor title shows Stop instead of Run.
+  // Whether the active editor's config has a live run (from anywhere): the editor title shows Stop instead of Run.
+  // Set only when it changes, from the same board the CodeLens and the status bar read.
+  const shownContext = new Map<string, boolean>();
+  const setContext = (key: string, value: boolean) => {
+    if (shownContext.get(key) === value) return;
+    shownContext.set(key, value);
+    void vscode.commands.executeCommand('setContext', key, value);
+  };
   const setActiveContext = () => {
     const file = vscode.window.activeTextEditor?.document.uri.fsPath;
-    const live = runs!.manager.liveRuns().some((r) => r.state.configPath === file);
-    void vscode.commands.executeCommand('setContext', 'trinityWorkbench.activeConfigRunning', live);
-    void vscode.commands.executeCommand(
-      'setContext',
+    setContext('trinityWorkbench.activeConfigRunning', file ? runs!.board.runOf(file)?.live === true : false);
+    setContext(
       'trinityWorkbench.anyRunLive',
-      runs!.manager.liveRuns().length > 0,
+      runs!.board.list().some((r) => r.live),
     );
   };
   context.subscriptions.push(
@@ -67,7 +72,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       providedCodeActionKinds: ModelPathActions.kinds,
     }),
     vscode.tasks.registerTaskProvider(TASK_TYPE, new TrinityTasks(runs, cliPath)),
-    runs.manager.onDidChange(setActiveContext),
+    { dispose: runs.board.onDidChange(setActiveContext).dispose },
     vscode.window.onDidChangeActiveTextEditor(setActiveContext),
     vscode.workspace.onDidOpenTextDocument((doc) => void adopt(doc)),
     // Trust granted: restart the server so that it may read plugin directories and probe Python.

@@ -53,7 +53,12 @@ export class TrinityLanguageClient {
     const trusted = vscode.workspace.isTrusted;
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ language: LANGUAGE_ID }],
-      synchronize: { configurationSection: 'trinityWorkbench' },
+      synchronize: {
+        configurationSection: 'trinityWorkbench',
+        // Files coming or going (datasets, model folders, plugins): the server checks open configs against the disk
+        // again. Changes of content are left out: they would come with every step a run writes.
+        fileEvents: vscode.workspace.createFileSystemWatcher('**/*', false, true, false),
+      },
       initializationOptions: trusted ? {} : { detectPython: false, settings: { pluginDirs: [] } },
       middleware: trusted
         ? undefined

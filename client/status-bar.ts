@@ -1,6 +1,7 @@
 /**
  * Two status bar items: the release the active config is checked against (from `trinity/documentRelease`), and,
- * while a run of this window is live, its progress (`$(sync~spin) grpo step 37/250 · reward 0.41`).
+ * while a run is live (this window's or one started elsewhere), its progress (`$(sync~spin) grpo step 37/250 ·
+ * reward 0.41`), redrawn with every change of the run board (at most every 100 ms).
  */
 import * as vscode from 'vscode';
 import type { DocumentReleaseParams } from '../server/lsp-messages';
@@ -24,7 +25,6 @@ export class StatusBar implements vscode.Disposable {
   private readonly run = vscode.window.createStatusBarItem('trinityWorkbench.run', vscode.StatusBarAlignment.Left, 50);
   private readonly releases = new Map<string, DocumentReleaseParams>();
   private readonly disposables: vscode.Disposable[] = [];
-  private pending: NodeJS.Timeout | undefined;
 
   constructor(private readonly runs: RunController) {
     this.release.name = 'Trinity release';
@@ -35,13 +35,7 @@ export class StatusBar implements vscode.Disposable {
         this.showRelease();
         this.showRun();
       }),
-      // A live run reports every step: redraw at most a few times a second.
-      runs.manager.onDidChange(() => {
-        this.pending ??= setTimeout(() => {
-          this.pending = undefined;
-          this.showRun();
-        }, 250);
-      }),
+      { dispose: runs.board.onDidChange(() => this.showRun()).dispose },
     );
   }
 
@@ -60,9 +54,8 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private showRun(): void {
-    const live = this.runs.activeLiveRun();
-    if (!live) return this.run.hide();
-    const s = live.state;
+    const s = this.runs.activeRun();
+    if (!s) return this.run.hide();
     const spin = s.status === 'stopping' ? '$(loading~spin)' : '$(sync~spin)';
     this.run.text = `${spin} ${describeProgress(s) || s.status}`;
     this.run.tooltip = `${s.configPath ?? s.jobDir}: ${s.status}. Click for its dashboard.`;
@@ -76,7 +69,6 @@ export class StatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.pending) clearTimeout(this.pending);
     this.release.dispose();
     this.run.dispose();
     for (const d of this.disposables) d.dispose();

@@ -44,8 +44,9 @@ export class TrinityTasks implements vscode.TaskProvider {
     const scope = folder ?? vscode.TaskScope.Workspace;
     const configPath = path.resolve(folder?.uri.fsPath ?? '', def.config);
     if (def.command === 'check') {
+      // From the config's folder, where a Run starts: relative paths are checked where the run will open them.
       const exec = new vscode.ProcessExecution(process.execPath, [this.cliPath, 'check', configPath], {
-        cwd: folder?.uri.fsPath,
+        cwd: path.dirname(configPath),
         env: { ELECTRON_RUN_AS_NODE: '1' },
       });
       const task = new vscode.Task(def, scope, `check ${def.config}`, TASK_TYPE, exec, '$trinity');

@@ -112,8 +112,22 @@ export interface CheckpointEvent {
 
 export interface DoneEvent {
   type: 'done';
-  status: 'finished' | 'stopped' | 'failed';
+  /**
+   * `refused`: the run never started, because another run holds the job folder (`refusal` says which); the job's
+   * run record is that run's and is left alone.
+   */
+  status: 'finished' | 'stopped' | 'failed' | 'refused';
   error?: string;
+  refusal?: JobRefusal;
+}
+
+/** Why a run was refused before any work. */
+export interface JobRefusal {
+  /** `job-locked`: another run writes this job folder (a live process here, or one on another host). */
+  reason: 'job-locked';
+  /** The job's lock file and the run it names. */
+  lockFile: string;
+  holder: JobLockHolder;
 }
 
 export type RuntimeEvent =
@@ -135,7 +149,7 @@ export interface RunRecord {
   protocol: number;
   runId: string;
   config: string;
-  status: 'running' | DoneEvent['status'];
+  status: 'running' | 'finished' | 'stopped' | 'failed';
   pid: number;
   backend: string;
   startedAt: string;
@@ -154,3 +168,27 @@ export function runRecordPath(mode?: string): string {
 
 /** Every record name `runRecordPath` gives, as a pattern on the file name in `state/`. */
 export const RUN_RECORD_FILE = /^run(-explore|-train)?\.json$/;
+
+/**
+ * `<job dir>/state/lock.json` (`lock-explore.json`, `lock-train.json` for the two processes of an asynchronous job,
+ * as with run records): the run that writes the job folder now. A run takes the job by an OS lock on the sibling
+ * `lock*.db` (SQLite's exclusive lock, which the kernel releases when the process exits, even by SIGKILL), then
+ * writes this file; it removes the file when it ends. A second run is refused while the lock is held; a file left
+ * behind by a run that died is taken over, with a line saying so. A holder is live when its host is this machine
+ * and its pid is alive (run-records.ts `lockHolderLive`); on another host, this machine cannot tell.
+ */
+export interface JobLockHolder {
+  protocol: number;
+  runId: string;
+  pid: number;
+  host: string;
+  /** ISO time the run took the job. */
+  startedAt: string;
+  /** The config file the run was started with. */
+  config: string;
+}
+
+/** Where a job lock's holder file sits, relative to its job directory (`mode` as for `runRecordPath`). */
+export function jobLockPath(mode?: string): string {
+  return mode === 'explore' || mode === 'train' ? `state/lock-${mode}.json` : 'state/lock.json';
+}

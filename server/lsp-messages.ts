@@ -5,7 +5,7 @@
 import type { ReleaseSource } from './service/analyze';
 
 export type { ResolvedConfigResponse } from './service/resolved-config';
-export type { RunPlanResponse, RunPlanStage } from './service/run-plan';
+export type { RunPlanModel, RunPlanResponse, RunPlanStage } from './service/run-plan';
 export type { ReleaseSource };
 
 /** Request `{ uri }` → `ResolvedConfigResponse | null`: the config Trinity will run, per stage (a file not open: from disk). */

@@ -265,6 +265,8 @@ class Dashboard {
 
   event(key: string, e: RuntimeEvent): void {
     if (!this.ready || !this.has(key)) return;
+    // Run again into the same job folder: the panel shows the new run from its start, not on top of the last one.
+    if (e.type === 'run') return this.init();
     // The run's state has taken the event in already: its stage is the one this event belongs to.
     const stage = stageOf(this.manager.get(key)?.state.stage);
     if (e.type === 'metrics') {
@@ -410,7 +412,12 @@ class Dashboard {
   private readDisk(): void {
     for (const [key, disk] of this.disk) {
       if (this.manager.get(key)) continue;
-      const { rows } = disk.reader.read();
+      const { rows, purges } = disk.reader.read();
+      if (purges.length) {
+        // The run restarted from a checkpoint: its abandoned points go, so the panel starts over from the files.
+        this.init();
+        return;
+      }
       const t0 = disk.t0;
       this.askDrivers(rows.map((r) => r.tag));
       if (!this.isCompare) this.noteCheckpoints(jobCheckpoints(disk.jobDir));

@@ -127,7 +127,11 @@ export function latestRolloutsOnDisk(jobDir: string): Rollouts | undefined {
   return rolloutStepsOnDisk(jobDir, 1).at(-1);
 }
 
-/** The last `maxSteps` complete, parsable lines of `<jobDir>/monitor/rollouts.jsonl` (within its last 8 MiB: a step of long episodes with their tokens is a long line), in file order. */
+/**
+ * The last `maxSteps` complete, parsable lines of `<jobDir>/monitor/rollouts.jsonl` (within its last 8 MiB: a step of
+ * long episodes with their tokens is a long line), in file order. A restart line (`"restart": true`, a resumed run's
+ * first step) voids the earlier lines at its step or later: they are the abandoned timeline's.
+ */
 export function rolloutStepsOnDisk(jobDir: string, maxSteps: number): Rollouts[] {
   const file = join(jobDir, 'monitor', 'rollouts.jsonl');
   const out: Rollouts[] = [];
@@ -140,10 +144,12 @@ export function rolloutStepsOnDisk(jobDir: string, maxSteps: number): Rollouts[]
     readSync(fd, buf, 0, len, size - len);
     const lines = new TextDecoder().decode(buf).split('\n');
     // The last element is '' after a complete line, or a line still being written; the first may be cut.
+    let restartedAt = Infinity;
     for (let i = lines.length - 2; i >= (size > len ? 1 : 0) && out.length < maxSteps; i--) {
       try {
-        const o = JSON.parse(lines[i]) as { step?: unknown; samples?: unknown };
-        if (typeof o.step === 'number' && Array.isArray(o.samples))
+        const o = JSON.parse(lines[i]) as { step?: unknown; samples?: unknown; restart?: unknown };
+        if (typeof o.step === 'number' && o.restart === true) restartedAt = Math.min(restartedAt, o.step);
+        else if (typeof o.step === 'number' && o.step < restartedAt && Array.isArray(o.samples))
           out.push(
             rolloutsOf(
               o.step,

@@ -1,13 +1,15 @@
 /**
  * Runs on disk: job directories under the workspace (ours hold `state/run.json` and `monitor/metrics.jsonl`;
  * Trinity-RFT's hold `monitor/tensorboard/`), read back into `RunState`s so that runs of earlier windows, of the
- * terminal and of other machines show in the Runs view. The directory walk has a limited depth, and each job's
+ * terminal and of other machines show in the Runs view. A record that says running, of a process that is alive, is
+ * a live run (started elsewhere); its numbers are its own: metrics logged before it started (an earlier run of the
+ * same job directory appends to the same files) are not its. The directory walk has a limited depth, and each job's
  * metrics are read incrementally (runtime/metrics), so a rescan reads only what the files gained.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Role, RunRecord, StageInfo } from '../../runtime/protocol';
-import { pidAlive, readRunRecords } from '../../runtime/run-records';
+import { isLive, pidAlive, readRunRecords } from '../../runtime/run-records';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import { noteMetrics, runKey, type CheckpointInfo, type RunState } from './run-state';
 
@@ -79,7 +81,7 @@ function runFrom(
     configPath: record?.config,
     runWith: record ? 'local' : 'trinity',
     status: record ? record.status : 'unknown',
-    live: false,
+    live: record ? isLive(record, isAlive) : false,
     pid: record?.pid,
     startedAt: record ? Date.parse(record.startedAt) : undefined,
     endedAt: record?.endedAt ? Date.parse(record.endedAt) : undefined,
@@ -94,7 +96,7 @@ function runFrom(
   // The two halves of an asynchronous job write into one metrics file: each shows its own role.
   const ownRole: Role | undefined = mode === 'explore' ? 'explorer' : mode === 'train' ? 'trainer' : undefined;
   for (const [i, s] of stages.entries()) {
-    const latest = latestSteps(s.jobDir);
+    const latest = latestSteps(s.jobDir, run.startedAt);
     if (latest.length) {
       run.stage = { index: i, count: stages.length, name: s.name, mode: s.mode };
       run.progress = {};
@@ -146,21 +148,41 @@ interface LatestStep {
 }
 
 /**
- * One metrics reader per job directory (our metrics.jsonl, else Trinity's TensorBoard event files), kept so that
- * each look at a job reads only what its files gained since the last one.
+ * One metrics reader per job directory (our metrics.jsonl, else Trinity's TensorBoard event files) and run start,
+ * kept so that each look at a job reads only what its files gained since the last one.
  */
 const readers = new Map<string, { reader: MetricsReader; latest: Map<Role, LatestStep> }>();
+const MAX_READERS = 200;
 
-/** The latest step of each role in a job directory, with that step's values. */
-function latestSteps(jobDir: string): LatestStep[] {
+/** Rows logged this long before a run's recorded start still count as its own (clocks of one machine). */
+const START_SLACK_MS = 2000;
+
+/**
+ * The latest step of each role in a job directory, with that step's values. With `since` (the run's start, from its
+ * record), only rows logged since then count, and the latest is the last one logged (a resumed run logs its steps
+ * again from its checkpoint); without a record (Trinity's own runs), the highest step.
+ */
+function latestSteps(jobDir: string, since?: number): LatestStep[] {
   if (!existsSync(join(jobDir, 'monitor'))) return [];
-  let r = readers.get(jobDir);
-  if (!r) readers.set(jobDir, (r = { reader: new MetricsReader([jobDir]), latest: new Map() }));
-  for (const row of r.reader.read().rows) {
+  // Both halves of an asynchronous job read the same folder, each since its own start.
+  const key = `${jobDir}\0${since ?? ''}`;
+  let r = readers.get(key);
+  if (!r) {
+    readers.set(key, (r = { reader: new MetricsReader([jobDir]), latest: new Map() }));
+    if (readers.size > MAX_READERS) readers.delete(readers.keys().next().value as string);
+  }
+  const got = r.reader.read();
+  if (got.purges.length && r.latest.size) {
+    // The run restarted from a checkpoint: a latest step may have been its abandoned timeline's; read afresh.
+    readers.delete(key);
+    return latestSteps(jobDir, since);
+  }
+  for (const row of got.rows) {
     const role = ROLE_OF_RUN.exec(row.run)?.[1] as Role | undefined;
     if (!role) continue;
+    if (since !== undefined && row.wallTime !== null && row.wallTime * 1000 < since - START_SLACK_MS) continue;
     const cur = r.latest.get(role);
-    if (!cur || row.step > cur.step)
+    if (!cur || (since !== undefined ? row.step !== cur.step : row.step > cur.step))
       r.latest.set(role, { role, step: row.step, wallTime: row.wallTime, values: { [row.tag]: row.value } });
     else if (row.step === cur.step) {
       cur.values[row.tag] = row.value;

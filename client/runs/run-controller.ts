@@ -8,14 +8,16 @@ import { existsSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LANGUAGE_ID, type TrinityLanguageClient } from '../language-client';
+import type { RunPlanResponse } from '../../server/lsp-messages';
 import { runSettings, type RunSettings } from './run-settings';
-import type { Launcher, LaunchSpec, RunEnd } from './launchers/launcher';
+import type { Launcher, LaunchSpec } from './launchers/launcher';
 import { LocalLauncher } from './launchers/local';
 import { RayJobLauncher } from './launchers/ray-job';
 import { TrinityLauncher } from './launchers/trinity';
 import { findNode } from './node-path';
 import { RunManager, type LiveRun } from './run-manager';
-import { describeProgress, stageFraction, type RunState } from './run-state';
+import { describeEnd, describeProgress, runKey, stageFraction, type RunState } from './run-state';
+import { RunBoard } from './run-board';
 
 export interface RunRequest {
   resume?: boolean;
@@ -25,6 +27,10 @@ export interface RunRequest {
 
 export class RunController implements vscode.Disposable {
   readonly manager: RunManager;
+  /** Every run's state, this window's and those on disk: what every view and button shows. */
+  readonly board: RunBoard;
+  /** Job directories this window ran, kept across windows so they are listed even outside the workspace. */
+  private readonly known: Set<string>;
   private readonly channels = new Map<string, vscode.OutputChannel>();
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -45,6 +51,20 @@ export class RunController implements vscode.Disposable {
         return { line: (t) => channel.appendLine(t) };
       },
     });
+    this.known = new Set(context.workspaceState.get<string[]>('trinityWorkbench.jobDirs', []));
+    this.board = new RunBoard(this.manager, {
+      roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+      extraJobDirs: () => this.known,
+    }).start();
+    this.disposables.push(
+      this.manager.onDidChange((s) => {
+        if (this.known.has(s.jobDir)) return;
+        this.known.add(s.jobDir);
+        void context.workspaceState.update('trinityWorkbench.jobDirs', [...this.known].slice(-200));
+      }),
+      this.board.onDidEnd((run) => void this.reportEnd(run)),
+      this.board,
+    );
   }
 
   /** Runs the config at `uri` (the active editor's when none is given). */
@@ -76,27 +96,43 @@ export class RunController implements vscode.Disposable {
       return undefined;
     }
     const configDir = path.dirname(doc.uri.fsPath);
-    const cwd = vscode.workspace.getWorkspaceFolder(doc.uri)?.uri.fsPath ?? configDir;
+    // Trinity opens relative paths from the directory the run starts in: the config's folder (as a Ray job's
+    // working_dir is), the folder the language server checks them against.
+    const cwd = configDir;
+    const folder = vscode.workspace.getWorkspaceFolder(doc.uri)?.uri.fsPath ?? configDir;
     const settings = runSettings(doc.uri);
     let extraArgs: string[] = [];
     // Only the local runtime loads the model on this machine; Trinity-RFT and a Ray job find it themselves.
-    if (settings.runWith === 'local' && plan.model && !plan.model.found) {
-      const target = plan.model.hubId ? path.join(configDir, 'model') : path.resolve(configDir, plan.model.path);
-      const actions = ['Create Small Model here', ...(plan.model.hubId ? ['Download and Run'] : [])];
+    const missing = settings.runWith === 'local' ? plan.models.filter((m) => m.found === false) : [];
+    if (missing.length) {
+      const [first, ...others] = missing;
+      const actions = ['Create Small Model here', ...(missing.some((m) => m.hubId) ? ['Download and Run'] : [])];
       const pick = await vscode.window.showErrorMessage(
-        `model.model_path: ${plan.model.problem ?? `${plan.model.path} was not found`}`,
+        `${first.key}: ${first.problem || `${first.path} was not found`}${others.length ? ` (and ${others.map((m) => m.key).join(', ')})` : ''}`,
         ...actions,
       );
       if (pick === 'Create Small Model here')
-        await vscode.commands.executeCommand('trinityWorkbench.createSmallModel', { config: doc.uri, outDir: target });
+        await vscode.commands.executeCommand('trinityWorkbench.createSmallModel', {
+          config: doc.uri,
+          allMissing: true,
+        });
       if (pick !== 'Download and Run') return undefined;
       extraArgs = ['--download'];
     }
     const jobDir = path.resolve(cwd, plan.jobDir);
-    if (req.fresh && this.manager.liveRuns().some((r) => r.state.jobDir === jobDir)) {
-      void vscode.window.showWarningMessage(
-        `A run is still writing to ${jobDir}: stop it before rerunning from scratch.`,
+    const mode = plan.stages.length === 1 ? plan.stages[0].mode : undefined;
+    // One writer per job folder: a live run there (this window's, a terminal's, another window's) is shown, not joined.
+    const busy = this.board.list().find((r) => r.live && r.key === runKey(jobDir, mode));
+    if (busy) {
+      const where = this.board.isOwn(busy) ? '' : ` (pid ${busy.pid ?? '?'}, started outside this window)`;
+      const pick = await vscode.window.showWarningMessage(
+        `${runLabel(busy)} is already running${where}: ${describeProgress(busy) || busy.status}.`,
+        'Open Dashboard',
+        'Stop',
       );
+      if (pick === 'Open Dashboard')
+        await vscode.commands.executeCommand('trinityWorkbench.openDashboard', { kind: 'run', run: busy });
+      if (pick === 'Stop') await this.stop(busy.key);
       return undefined;
     }
     if (req.fresh && existsSync(jobDir)) {
@@ -108,14 +144,13 @@ export class RunController implements vscode.Disposable {
       if (ok !== 'Delete and Rerun') return undefined;
       rmSync(jobDir, { recursive: true, force: true });
     }
-    const mode = plan.stages.length === 1 ? plan.stages[0].mode : undefined;
     const base = {
       configPath: doc.uri.fsPath,
       cwd,
       jobDir,
       mode,
       resume: req.resume === true,
-      pluginDirs: settings.pluginDirs.map((d) => path.resolve(cwd, d)),
+      pluginDirs: settings.pluginDirs.map((d) => path.resolve(folder, d)),
       extraArgs,
     };
     let run: LiveRun;
@@ -126,18 +161,38 @@ export class RunController implements vscode.Disposable {
       return undefined;
     }
     if (settings.showProgressNotification) this.showProgress(run, settings.stopGraceMs);
-    void run.handle.ended.then((end) => this.reportEnd(run, end));
     return run;
   }
 
-  /** Stops the run of `key` (RunState.key), else the active editor's or the latest live run. */
+  /** What a Run of `uri` would do (errors, job dir, models), from the language server. */
+  plan(uri: vscode.Uri): Promise<RunPlanResponse | null> {
+    return this.lsp.runPlan(uri);
+  }
+
+  /**
+   * Stops the run of `key` (RunState.key), else the active editor's or the latest live run. A run of this window
+   * stops through its process group; one started elsewhere gets SIGTERM (the runtime stops after its current step).
+   */
   async stop(key: string | undefined): Promise<void> {
-    const dir = key ?? this.activeLiveRun()?.state.key;
-    if (!dir) {
-      void vscode.window.showInformationMessage('No run of this window is running.');
+    const run = key ? this.board.list().find((r) => r.key === key) : this.activeRun();
+    if (!run?.live) {
+      void vscode.window.showInformationMessage('No run is running.');
       return;
     }
-    await this.manager.stop(dir, runSettings().stopGraceMs);
+    if (this.board.isOwn(run)) {
+      await this.manager.stop(run.key, runSettings().stopGraceMs);
+      return;
+    }
+    if (run.pid === undefined || run.runWith !== 'local') {
+      void vscode.window.showWarningMessage(`${runLabel(run)} was not started here and names no process to stop.`);
+      return;
+    }
+    try {
+      process.kill(run.pid, 'SIGTERM');
+      run.status = 'stopping';
+    } catch (e) {
+      void vscode.window.showErrorMessage(`Could not stop pid ${run.pid}: ${(e as Error).message}`);
+    }
   }
 
   /** Continue a stopped, killed or failed run from its last checkpoint. */
@@ -175,11 +230,11 @@ export class RunController implements vscode.Disposable {
     this.channels.get(key)?.show(true);
   }
 
-  /** The live run of the active editor's config, else the most recent live run. */
-  activeLiveRun(): LiveRun | undefined {
-    const live = this.manager.liveRuns();
+  /** The live run of the active editor's config, else the most recent live run (from anywhere). */
+  activeRun(): RunState | undefined {
+    const live = this.board.list().filter((r) => r.live);
     const active = vscode.window.activeTextEditor?.document.uri.fsPath;
-    return live.find((r) => r.state.configPath === active) ?? live.at(-1);
+    return live.find((r) => r.configPath === active) ?? live[0];
   }
 
   /** Stops every run this window started (the window is closing). */
@@ -219,9 +274,15 @@ export class RunController implements vscode.Disposable {
       { location: vscode.ProgressLocation.Notification, title: `Trinity: ${runLabel(run.state)}`, cancellable: true },
       (progress, token) => {
         let reported = 0;
+        let at = 0;
+        let shownStatus = run.state.status;
         token.onCancellationRequested(() => void this.manager.stop(run.state.key, graceMs));
         const sub = this.manager.onDidChange((s) => {
           if (s !== run.state) return;
+          // Steps at most four times a second; a change of status at once.
+          if (s.status === shownStatus && Date.now() - at < 250) return;
+          at = Date.now();
+          shownStatus = s.status;
           const f = stageFraction(s);
           const increment = f !== undefined && f * 100 > reported ? f * 100 - reported : 0;
           reported += increment;
@@ -235,11 +296,19 @@ export class RunController implements vscode.Disposable {
     );
   }
 
-  private async reportEnd(run: LiveRun, end: RunEnd): Promise<void> {
-    if (end.status !== 'failed') return;
-    const first = (end.error ?? 'the run failed').split('\n')[0];
-    const pick = await vscode.window.showErrorMessage(`Run ${runLabel(run.state)} failed: ${first}`, 'Show Output');
-    if (pick) this.showOutput(run.state.key);
+  /** A run seen live has ended (here or elsewhere): how, with its last numbers, and where to look. */
+  private async reportEnd(run: RunState): Promise<void> {
+    const own = this.channels.has(run.key);
+    const text = `Trinity: ${describeEnd(run, runLabel(run))}`;
+    const actions = ['Open Dashboard', ...(own ? ['Show Output'] : [])];
+    const pick = await (run.status === 'failed'
+      ? vscode.window.showErrorMessage(text, ...actions)
+      : run.status === 'finished'
+        ? vscode.window.showInformationMessage(text, ...actions)
+        : vscode.window.showWarningMessage(text, ...actions));
+    if (pick === 'Show Output') this.showOutput(run.key);
+    if (pick === 'Open Dashboard')
+      await vscode.commands.executeCommand('trinityWorkbench.openDashboard', { kind: 'run', run });
   }
 }
 

@@ -1,11 +1,15 @@
 /**
  * The runs this window started: launches them through a launcher, keeps their state from the event stream, stops
  * them (one, or all when the window closes) and tells listeners when anything changed. No UI and no `vscode`:
- * the views, the status bar and the commands read from it.
+ * the views, the status bar and the commands read from it. Events are taken in batches (whatever arrived since the
+ * last turn of the event loop, at most every {@link BATCH_MS}): the state takes them all, listeners hear of a batch
+ * once, and the output is rate-limited, so a runtime printing thousands of lines a second cannot put the editor
+ * behind the process.
  */
 import { resolve } from 'node:path';
 import type { RuntimeEvent } from '../../runtime/protocol';
 import type { LaunchedRun, Launcher, LaunchSpec, RunEnd } from './launchers/launcher';
+import { OutputLimiter } from './output-limiter';
 import { applyEnd, applyEvent, newRunState, runKey, type RunState } from './run-state';
 
 /** Where one run's words go (an output channel per run in VS Code, an array in tests). */
@@ -21,10 +25,13 @@ export interface RunManagerOptions {
 export interface LiveRun {
   readonly state: RunState;
   readonly handle: LaunchedRun;
-  /** Every event this run has sent, in order (the dashboard replays them). */
+  /** Every event this run has sent but its log lines, in order (the dashboard replays them). */
   readonly events: RuntimeEvent[];
   readonly output: RunOutput;
 }
+
+/** How often a run's queued events are applied, at most: the state lags the process by no more than this. */
+export const BATCH_MS = 50;
 
 export class RunManager {
   private readonly live = new Map<string, LiveRun>();
@@ -35,6 +42,8 @@ export class RunManager {
   private readonly listeners = new Set<(run: RunState) => void>();
   private readonly eventListeners = new Set<(run: RunState, e: RuntimeEvent) => void>();
   private readonly outputListeners = new Set<(run: RunState, line: string) => void>();
+  /** Applies a run's queued events now, flushes its limited output and writes its last line past the limit. */
+  private readonly flushers = new Map<RunState, (last: string) => void>();
 
   constructor(private readonly opts: RunManagerOptions) {}
 
@@ -81,13 +90,36 @@ export class RunManager {
     const state = newRunState(jobDir, launcher.kind, spec.configPath, spec.mode);
     state.startedAt = Date.now();
     const sink = this.opts.output(state);
-    const output: RunOutput = {
-      line: (text) => {
-        sink.line(text);
-        for (const l of this.outputListeners) l(state, text);
-      },
+    const write = (text: string): void => {
+      sink.line(text);
+      for (const l of this.outputListeners) l(state, text);
     };
+    const limiter = new OutputLimiter({ write });
+    const output: RunOutput = { line: (text) => limiter.line(text) };
     const events: RuntimeEvent[] = [];
+    let queue: RuntimeEvent[] = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const flush = (): void => {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      const batch = queue;
+      queue = [];
+      for (const e of batch) {
+        applyEvent(state, e);
+        if (e.type === 'log') {
+          output.line(`[${e.level}] ${e.message}`);
+          continue;
+        }
+        events.push(e);
+        for (const l of this.eventListeners) l(state, e);
+      }
+      if (batch.length) this.changed(state);
+    };
+    this.flushers.set(state, (last) => {
+      flush();
+      limiter.flush();
+      write(last);
+    });
     // Reserve the job directory while the launcher starts, so that a second Run of the same file is refused.
     this.starting.set(key, state);
     this.changed(state);
@@ -95,17 +127,16 @@ export class RunManager {
     try {
       handle = await launcher.launch(spec, {
         event: (e) => {
-          events.push(e);
-          applyEvent(state, e);
-          if (e.type === 'log') output.line(`[${e.level}] ${e.message}`);
-          for (const l of this.eventListeners) l(state, e);
-          this.changed(state);
+          queue.push(e);
+          timer ??= setTimeout(flush, BATCH_MS);
         },
         output: (line) => output.line(line),
         warn: (message) => output.line(`[workbench] ${message}`),
       });
     } catch (e) {
       this.starting.delete(key);
+      this.flushers.get(state)?.(`[workbench] could not start: ${(e as Error).message}`);
+      this.flushers.delete(state);
       applyEnd(state, { status: 'failed', error: (e as Error).message });
       this.changed(state);
       throw e;
@@ -135,9 +166,13 @@ export class RunManager {
   }
 
   private ended(run: LiveRun, end: RunEnd): void {
+    this.flushers.get(run.state)?.(
+      end.error && end.status !== 'finished'
+        ? `[workbench] run ${end.status}: ${end.error}`
+        : `[workbench] run ${end.status}`,
+    );
+    this.flushers.delete(run.state);
     applyEnd(run.state, end);
-    if (end.error && end.status !== 'finished') run.output.line(`[workbench] run ${end.status}: ${end.error}`);
-    else run.output.line(`[workbench] run ${end.status}`);
     if (this.live.get(run.state.key) === run) this.live.delete(run.state.key);
     this.ended_.set(run.state.key, run);
     this.changed(run.state);

@@ -132,7 +132,7 @@ export function applyEvent(run: RunState, e: RuntimeEvent): void {
       run.checkpoints.push({ step: e.step, path: e.path, stage: run.stage?.name });
       break;
     case 'done':
-      run.status = e.status;
+      run.status = e.status === 'refused' ? 'failed' : e.status;
       if (e.error) run.error = e.error;
       break;
     case 'rollouts':
@@ -168,6 +168,26 @@ export function describeProgress(run: RunState): string {
   else if (run.loss !== undefined) parts.push(`loss ${formatNumber(run.loss)}`);
   if (run.evalAccuracy) parts.push(`eval ${formatNumber(run.evalAccuracy.value)}`);
   return parts.join(' · ');
+}
+
+/**
+ * How a run ended, with its last numbers: `countdown finished · grpo step 90/90 · reward 0.41 · eval 0.73`, or
+ * `failed: <the first line of its error>`, or stopped with the checkpoint Resume continues from.
+ */
+export function describeEnd(run: RunState, label: string): string {
+  const how =
+    run.status === 'interrupted'
+      ? 'ended without finishing (its process is gone)'
+      : run.status === 'failed'
+        ? `failed${run.error ? `: ${run.error.split('\n')[0]}` : ''}`
+        : run.status;
+  const last = run.checkpoints.at(-1);
+  const kept =
+    (run.status === 'stopped' || run.status === 'interrupted') && last
+      ? ` · global_step_${last.step} kept, Resume continues from it`
+      : '';
+  const numbers = describeProgress(run);
+  return `${label} ${how}${numbers ? ` · ${numbers}` : ''}${kept}`;
 }
 
 /** The fraction of the current stage done, 0..1, when a total is known. */

@@ -1,11 +1,10 @@
 /**
- * The Runs view: runs (live ones first) -> stages -> checkpoints. Each item's `contextValue` says what can be done
- * with it (`run:<status>[:live]`, `stage`, `checkpoint`), which package.json's menus key on. Refreshes are batched
- * (a live run changes every step) and the disk is rescanned when a job directory's record or metrics change.
+ * The Runs view: runs (live ones first) -> stages -> checkpoints, as the run board lists them (this window's runs and
+ * every job folder's, watched). Each item's `contextValue` says what can be done with it (`run:<status>[:live]`,
+ * `stage`, `checkpoint`), which package.json's menus key on. Refreshes are batched (a live run changes every step).
  */
 import * as vscode from 'vscode';
-import { listRuns } from './run-list';
-import type { RunManager } from './run-manager';
+import type { RunBoard } from './run-board';
 import {
   describeProgress,
   formatDuration,
@@ -35,78 +34,52 @@ const STATUS_ICON: Record<RunStatus, [string, string?]> = {
 export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private runs: RunState[] = [];
-  private scanned = false;
   private timer: NodeJS.Timeout | undefined;
-  private readonly shownStatus = new Map<string, string>();
+  private shown = '';
   private readonly disposables: vscode.Disposable[] = [];
-  /** Job directories this window ran, kept across windows so they are listed even outside the workspace. */
-  private readonly known: Set<string>;
 
-  constructor(
-    private readonly manager: RunManager,
-    memento: vscode.Memento,
-  ) {
-    this.known = new Set(memento.get<string[]>('trinityWorkbench.jobDirs', []));
-    this.disposables.push(
-      manager.onDidChange((s) => {
-        if (!this.known.has(s.jobDir)) {
-          this.known.add(s.jobDir);
-          void memento.update('trinityWorkbench.jobDirs', [...this.known].slice(-200));
-        }
-        // A run starting, stopping or ending changes what can be done with it: show that at once. Steps are batched.
-        const shown = `${s.status}:${s.live}`;
-        if (this.shownStatus.get(s.key) !== shown) {
-          this.shownStatus.set(s.key, shown);
-          this.changed.fire(undefined);
-        } else this.schedule(false);
-      }),
-    );
-    for (const pattern of ['**/state/run.json', '**/monitor/metrics.jsonl', '**/monitor/tensorboard/**']) {
+  constructor(private readonly board: RunBoard) {
+    this.disposables.push({ dispose: board.onDidChange(() => this.boardChanged()).dispose });
+    // New job folders of any run (this window's, a terminal's, another window's) are found at once.
+    for (const pattern of ['**/state/run*.json', '**/monitor/metrics.jsonl', '**/monitor/tensorboard/**']) {
       const w = vscode.workspace.createFileSystemWatcher(pattern);
-      const rescan = () => this.schedule(true);
-      this.disposables.push(w, w.onDidCreate(rescan), w.onDidDelete(rescan), w.onDidChange(rescan));
+      const rescan = () => board.rescan();
+      this.disposables.push(w, w.onDidCreate(rescan), w.onDidDelete(rescan));
     }
-    this.disposables.push(vscode.workspace.onDidChangeWorkspaceFolders(() => this.schedule(true)));
+    this.disposables.push(vscode.workspace.onDidChangeWorkspaceFolders(() => board.rescan()));
   }
 
   /** Rescans the disk now. */
   refresh(): void {
-    this.scanned = false;
+    this.board.rescan();
     this.changed.fire(undefined);
   }
 
-  /** The runs as last listed, scanning the disk first if it was never scanned (commands, CodeLens). */
+  /** The runs as the board lists them (commands, CodeLens). */
   current(): RunState[] {
-    if (!this.scanned) this.getChildren();
-    return this.runs;
+    return this.board.list();
   }
 
-  private schedule(rescan: boolean): void {
-    if (rescan) this.scanned = false;
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
+  /** A run appearing, starting, stopping or ending shows at once; a live run's steps at most every 300 ms. */
+  private boardChanged(): void {
+    const runs = this.board.list();
+    const shown = runs.map((r) => `${r.key}:${r.status}:${r.live}`).join('|');
+    if (shown !== this.shown) {
+      this.shown = shown;
+      if (this.timer) clearTimeout(this.timer);
       this.timer = undefined;
       this.changed.fire(undefined);
-    }, 400);
+      return;
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.changed.fire(undefined);
+    }, 300);
   }
 
   getChildren(node?: RunsNode): RunsNode[] {
-    if (!node) {
-      if (!this.scanned) {
-        const roots = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-        this.runs = listRuns(this.manager, roots, this.known);
-        this.scanned = true;
-      } else {
-        // Between rescans, live states change in place; ended runs of this window replace their entry.
-        const ended = new Map(this.manager.endedRuns().map((r) => [r.state.key, r.state]));
-        const live = new Map(this.manager.liveRuns().map((r) => [r.state.key, r.state]));
-        this.runs = this.runs.map((r) => live.get(r.key) ?? ended.get(r.key) ?? r);
-        for (const s of live.values()) if (!this.runs.includes(s)) this.runs.unshift(s);
-      }
-      // No runs: an empty list lets the view's welcome content show.
-      return this.runs.map((run) => ({ kind: 'run', run }));
-    }
+    // No runs: an empty list lets the view's welcome content show.
+    if (!node) return this.board.list().map((run) => ({ kind: 'run', run }));
     if (node.kind === 'run') {
       if (node.run.stages.length > 1)
         return node.run.stages.map((_, index) => ({ kind: 'stage', run: node.run, index }));

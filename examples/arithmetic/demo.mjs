@@ -66,6 +66,8 @@ function runSeed(seed) {
       process.execPath,
       [cli, 'run', '--config', config, '--events', 'jsonl', '--seed', String(seed)],
       {
+        // The config's data paths are relative: the run starts in its folder, as Run from the editor does.
+        cwd: here,
         env: { ...process.env, TRINITY_CHECKPOINT_ROOT_DIR: jobRoot, DEMO_MODEL_PATH: modelDir },
         stdio: ['ignore', 'pipe', 'pipe'],
       },

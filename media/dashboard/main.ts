@@ -343,6 +343,8 @@ function onMessage(m: HostMessage): void {
       renderConfig();
       save();
       drivers.clear();
+      // Everything of the run shown before goes: its series, and its rollouts with the step picked among them.
+      rolloutsView.reset();
       load(m.series);
       break;
     case 'append':

@@ -1,6 +1,6 @@
 /** `trinity-workbench check`: reads files, runs the validator, prints text or JSON. */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { looksLikeTrinityConfig } from '../config/detect';
 import { checkConfig } from '../config/check-config';
 import { lineColumn } from '../config/load/load-config';
@@ -114,8 +114,9 @@ export async function runCheck(argv: string[]): Promise<number> {
     const result = await checkConfig(text, {
       release,
       env,
+      // Relative paths as `trinity run` opens them: from the directory it starts in.
       host: {
-        baseDirs: [...new Set([dirname(resolve(file)), process.cwd()])],
+        baseDirs: [process.cwd()],
         env,
         exists: existsSync,
         plugins,

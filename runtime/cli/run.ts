@@ -25,7 +25,13 @@ Options:
   --download           fetch a model_path hub id that is not in the Hugging Face cache (HF_ENDPOINT, HF_TOKEN)
   --plugin-dir DIR     load JavaScript workflows and reward functions from DIR (repeatable; also
                        $TRINITY_PLUGIN_DIRS, colon-separated): each .js/.mjs file may export \`workflows\` and
-                       \`rewards\` maps. Plugins run with your permissions: only use directories you trust.`;
+                       \`rewards\` maps. Plugins run with your permissions: only use directories you trust.
+
+Exit status: 0 finished; 1 failed (the reason on stderr and in <job dir>/state/run.json); 2 bad usage;
+75 refused: another run is writing the same job folder (named on stderr); 130 stopped by a signal.`;
+
+/** Exit status of a run refused because another run holds its job folder (sysexits' EX_TEMPFAIL: try again later). */
+export const EXIT_REFUSED = 75;
 
 export async function runRun(argv: string[]): Promise<number> {
   let args: ParsedArgs;
@@ -59,9 +65,11 @@ export async function runRun(argv: string[]): Promise<number> {
   const emit = (e: RuntimeEvent): void => {
     if (jsonl) process.stdout.write(`${JSON.stringify(e)}\n`);
   };
+  // With --events jsonl a message is a `log` event only: the editor shows the event stream and stderr both, so
+  // writing it to stderr too would show it twice.
   const log: RunLog = (level, message) => {
-    process.stderr.write(`${level === 'info' ? '' : `${level}: `}${message}\n`);
     if (jsonl) emit({ type: 'log', level, message });
+    else process.stderr.write(`${level === 'info' ? '' : `${level}: `}${message}\n`);
   };
   const controller = new AbortController();
   let signals = 0;
@@ -76,14 +84,17 @@ export async function runRun(argv: string[]): Promise<number> {
 
   let backendName: string;
   try {
+    const tried: string[] = [];
     const info = await initBackend({
       prefer: (lastValue(args, '--backend') ?? 'auto') as BackendPreference,
-      log: (m) => process.stderr.write(`${m}\n`),
+      log: (m) => (jsonl ? tried.push(m) : process.stderr.write(`${m}\n`)),
     });
+    // The event stream names the backend that runs (the last line); why the others could not is `doctor`'s to say.
+    if (tried.length) log('info', tried[tried.length - 1]);
     backendName = info.name;
   } catch (e) {
     emit({ type: 'done', status: 'failed', error: (e as Error).message });
-    process.stderr.write(`run: ${(e as Error).message}\n`);
+    if (!jsonl) process.stderr.write(`run: ${(e as Error).message}\n`);
     return 1;
   }
   const { runJob } = require('../rft/run/job/job') as typeof import('../rft/run/job/job');
@@ -96,6 +107,8 @@ export async function runRun(argv: string[]): Promise<number> {
     backend: backendName,
     seed: Number(lastValue(args, '--seed') ?? 42),
     continueFromCheckpoint: args.switches.has('--continue-from-checkpoint') || undefined,
+    // Trinity opens relative paths from the directory `trinity run` starts in.
+    workDir: process.cwd(),
     pluginDirs: [
       ...(args.values.get('--plugin-dir') ?? []),
       ...(process.env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean),
@@ -103,8 +116,13 @@ export async function runRun(argv: string[]): Promise<number> {
   });
   if (!jsonl) printSummary(result);
   if (result.status === 'failed') {
-    process.stderr.write(`run failed: ${result.error}\n`);
+    // The `done` event carries it in the event stream.
+    if (!jsonl) process.stderr.write(`run failed: ${result.error}\n`);
     return 1;
+  }
+  if (result.status === 'refused') {
+    process.stderr.write(`run refused: ${result.error}\n`);
+    return EXIT_REFUSED;
   }
   return result.status === 'stopped' ? 130 : 0;
 }

@@ -135,12 +135,18 @@ export const CODES = {
   TRN313: { title: 'Workflow requirement unmet', severity: 'error' },
   TRN314: { title: 'vLLM engine cannot start: no room for the KV cache', severity: 'error' },
   TRN315: { title: 'vLLM KV cache holds fewer sequences than the explorer sends', severity: 'warning' },
+  TRN316: { title: 'Workflow argument not read', severity: 'warning' },
+  TRN317: { title: 'Task rows lack what the workflow reads', severity: 'warning' },
+  TRN318: { title: 'Context longer than the model', severity: 'error' },
   TRN400: { title: 'Responses truncated at max_response_tokens', severity: 'warning' },
   TRN401: { title: 'No learning signal: identical rewards in every group', severity: 'warning' },
   TRN402: { title: 'Entropy collapse', severity: 'warning' },
   TRN403: { title: 'KL blow-up', severity: 'warning' },
   TRN404: { title: 'Gradient norm blow-up', severity: 'warning' },
   TRN405: { title: 'Run stalled', severity: 'warning' },
+  TRN406: { title: 'Trainer takes no steps', severity: 'warning' },
+  TRN407: { title: 'Agent episodes cut by the token budget', severity: 'warning' },
+  TRN408: { title: 'Every agent episode ends the same way', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -14,8 +14,9 @@ export const NEWEST_RELEASE: Release = 'main';
  * the newest upstream commit a readable copy of the repository holds; registries, algorithm types and checks that a
  * public code index holds in newer versions name their own commit (e.g. `RegistryEntry.source`), and the README at
  * `0c34dfa` announces v0.6.0 as released (2026-06). At f3c8dec `trinity.__version__` is still "0.5.2": the v0.6.0
- * version bump is a later commit whose tree could not be read (a fork's copy of it shows only its version string), so
- * there is no separate `v0.6.0` release and an installed 0.6.x maps to `main` (see parseRelease).
+ * tag (f39a4d8bf3…) is a later commit whose tree could not be read (README.md says where it was looked for; a fork's
+ * copy shows only its version string, and the docs site's v0.6.0 build matches f3c8dec where compared), so there is
+ * no separate `v0.6.0` release and an installed 0.6.x maps to `main` (see parseRelease).
  */
 export const RELEASE_COMMITS: Record<Release, string> = {
   'v0.3.0': '7d2323f',

@@ -5,10 +5,14 @@
  * Damage: a record whose payload CRC fails (or that does not decode) is reported with its byte offset and
  * skipped, since its length was intact; a length whose CRC fails loses the framing, so the reader reports it once
  * and stops at that file (later calls return nothing new from it).
+ *
+ * Restarts: file versions, `SessionLog.START` events and steps going back purge orphaned points as TensorBoard does
+ * (restarts.ts), across every file of a run when its readers share one RunRestarts.
  */
 import { closeSync, openSync } from 'node:fs';
 import { readAt } from './read-at';
-import { decodeEvent, scalarOf } from './event-proto';
+import { decodeEvent, fileVersionNumber, scalarOf, SESSION_START } from './event-proto';
+import { ReadBatch, RunRestarts } from './restarts';
 import { readTfRecords, type FramedRecords } from './tfrecord';
 import type { MetricsRead } from './types';
 
@@ -21,6 +25,8 @@ export class EventFileReader {
     readonly path: string,
     readonly run: string,
     from = 0,
+    /** The run's restart state, shared by the readers of its files (read in name order). */
+    private readonly restarts = new RunRestarts(run),
   ) {
     this.offset = from;
   }
@@ -37,8 +43,8 @@ export class EventFileReader {
 
   /** New scalars since the last call. Throws only when the file cannot be opened or read (an fs error). */
   read(): MetricsRead {
-    const out: MetricsRead = { rows: [], problems: [] };
-    if (this.stopped) return out;
+    const out = new ReadBatch();
+    if (this.stopped) return out.result();
     const fd = openSync(this.path, 'r');
     try {
       let want = CHUNK;
@@ -58,10 +64,10 @@ export class EventFileReader {
     } finally {
       closeSync(fd);
     }
-    return out;
+    return out.result();
   }
 
-  private collect(framed: FramedRecords, out: MetricsRead): void {
+  private collect(framed: FramedRecords, out: ReadBatch): void {
     for (const p of framed.problems) {
       const at = this.offset + p.offset;
       out.problems.push(
@@ -91,11 +97,21 @@ export class EventFileReader {
         });
         continue;
       }
+      if (event.what === 'fileVersion') this.restarts.version(fileVersionNumber(event.fileVersion));
+      else if (event.what === 'sessionLog' && event.sessionLog?.status === SESSION_START)
+        this.restarts.start(this.path, event.step, out);
       if (event.what !== 'summary' || !event.summary) continue;
-      for (const v of event.summary.value) {
+      const values = event.summary.value;
+      this.restarts.summary(
+        this.path,
+        event.step,
+        values.map((v) => v.tag),
+        out,
+      );
+      for (const v of values) {
         const value = scalarOf(v);
         if (value !== undefined)
-          out.rows.push({ run: this.run, tag: v.tag, step: event.step, wallTime: event.wallTime, value });
+          out.add({ run: this.run, tag: v.tag, step: event.step, wallTime: event.wallTime, value });
       }
     }
   }

@@ -14,13 +14,17 @@ const root = protobuf.Root.fromJSON({
     tensorflow: {
       nested: {
         Event: {
-          oneofs: { what: { oneof: ['fileVersion', 'summary'] } },
+          oneofs: { what: { oneof: ['fileVersion', 'summary', 'sessionLog'] } },
           fields: {
             wallTime: { type: 'double', id: 1 },
             step: { type: 'int64', id: 2 },
             fileVersion: { type: 'string', id: 3 },
             summary: { type: 'Summary', id: 5 },
+            sessionLog: { type: 'SessionLog', id: 7 },
           },
+        },
+        SessionLog: {
+          fields: { status: { type: 'int32', id: 1 } },
         },
         Summary: {
           fields: { value: { rule: 'repeated', type: 'SummaryValue', id: 1 } },
@@ -87,12 +91,22 @@ export interface SummaryValue {
   metadata?: { pluginData?: { pluginName: string } };
 }
 
+/** `SessionLog.SessionStatus.START`: a writer (re)started at the event's step (event.proto). */
+export const SESSION_START = 1;
+
 export interface TfEvent {
   wallTime: number;
   step: number;
-  what?: 'fileVersion' | 'summary';
+  what?: 'fileVersion' | 'summary' | 'sessionLog';
   fileVersion: string;
   summary?: { value: SummaryValue[] };
+  sessionLog?: { status: number };
+}
+
+/** The number in a `file_version` such as `brain.Event:2` (TensorBoard's event_util.ParseFileVersion), else 0. */
+export function fileVersionNumber(fileVersion: string): number {
+  const n = Number(fileVersion.split(':').at(-1));
+  return Number.isFinite(n) ? n : 0;
 }
 
 /** Decodes one `tensorflow.Event`; throws (protobufjs' message) on malformed bytes. */

@@ -8,11 +8,15 @@
  * (`explorer`, `sft/trainer`), or the folder's own name when that leaves nothing; metrics.jsonl rows are named by
  * their `role` the same way. Where a monitor folder has both (the local runtime writes both), metrics.jsonl wins
  * for the roles it holds: the same numbers, in float64 rather than TensorBoard's float32.
+ *
+ * A restart (restarts.ts) drops the abandoned timeline's points: from this read's rows at once, and from earlier
+ * reads' rows through the read's `purges`, which a caller holding rows applies before adding the new ones.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { EventFileReader } from './event-file';
 import { MetricsJsonlReader } from './metrics-jsonl';
+import { RunRestarts, withoutPurged } from './restarts';
 import type { MetricsProblem, MetricsRead } from './types';
 
 export interface MetricsReaderOptions {
@@ -39,6 +43,8 @@ const MAX_DEPTH = 8;
 export class MetricsReader {
   private readonly events = new Map<string, EventSource>();
   private readonly jsonl = new Map<string, JsonlSource>();
+  /** One per run of event files: its files are read in name order through it. */
+  private readonly restarts = new Map<string, RunRestarts>();
   private first = true;
 
   constructor(
@@ -48,21 +54,22 @@ export class MetricsReader {
 
   /** New rows from every file found under the roots. A root that does not exist (yet) gives nothing. */
   read(): MetricsRead {
-    const out: MetricsRead = { rows: [], problems: [] };
+    const out: MetricsRead = { rows: [], problems: [], purges: [] };
     this.discover(out.problems);
     // metrics.jsonl first, so that its roles are known before the event files of the same monitor folder.
     for (const src of this.jsonl.values()) {
       const got = this.guarded(src.reader.path, () => src.reader.read(), out.problems);
       for (const r of got.rows) src.roles.add(r.run.slice(src.reader.prefix.length));
-      out.rows.push(...got.rows);
-      out.problems.push(...got.problems);
+      for (const p of got.purges) src.roles.add(p.run.slice(src.reader.prefix.length));
+      add(out, got);
     }
     for (const src of this.events.values()) {
       if (src.monitorDir && src.role && this.jsonl.get(join(src.monitorDir, 'metrics.jsonl'))?.roles.has(src.role))
         continue;
-      const got = this.guarded(src.reader.path, () => src.reader.read(), out.problems);
-      out.rows.push(...got.rows);
-      out.problems.push(...got.problems);
+      add(
+        out,
+        this.guarded(src.reader.path, () => src.reader.read(), out.problems),
+      );
     }
     return out;
   }
@@ -74,7 +81,7 @@ export class MetricsReader {
       const code = (e as NodeJS.ErrnoException).code;
       // A file removed between discovery and reading (a rotated or cleaned-up run) is not a problem.
       if (code !== 'ENOENT') problems.push({ file, message: `${file}: cannot read (${code ?? (e as Error).message})` });
-      return { rows: [], problems: [] };
+      return { rows: [], problems: [], purges: [] };
     }
   }
 
@@ -137,12 +144,25 @@ export class MetricsReader {
     const run = named.length ? named.join('/') : basename(dirname(file));
     const parent = dirname(file);
     const inLayout = basename(dirname(parent)) === 'tensorboard';
+    let restarts = this.restarts.get(run);
+    if (!restarts) this.restarts.set(run, (restarts = new RunRestarts(run)));
     this.events.set(file, {
       kind: 'events',
-      reader: new EventFileReader(file, run, from),
+      reader: new EventFileReader(file, run, from, restarts),
       ...(inLayout ? { monitorDir: dirname(dirname(parent)), role: basename(parent) } : {}),
     });
   }
+}
+
+/**
+ * Adds one file's read to the whole read: its purges drop the whole read's rows so far (an earlier file of the run
+ * read in this same call) and go on to the caller for rows of earlier calls.
+ */
+function add(out: MetricsRead, got: MetricsRead): void {
+  if (got.purges.length) out.rows = withoutPurged(out.rows, got.purges);
+  out.rows.push(...got.rows);
+  out.problems.push(...got.problems);
+  out.purges.push(...got.purges);
 }
 
 /** Reads every scalar under the paths once (what the CLI prints). */

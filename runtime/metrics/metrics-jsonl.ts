@@ -2,10 +2,12 @@
  * The local runtime's `<job dir>/monitor/metrics.jsonl` read incrementally: one `{role, step, time, values}` line
  * per role and step (runtime/rft/monitor/run-monitor.ts), plus `wallTime` in lines written since it was added. Only
  * whole lines are read; a line still being written waits for the next call. A line that is not such an object is
- * reported with its byte offset and skipped.
+ * reported with its byte offset and skipped. A line with `"restart": true` says the role restarted at its step:
+ * its points at that step or later, from earlier lines, are dropped (restarts.ts).
  */
 import { closeSync, openSync } from 'node:fs';
 import { readAt } from './read-at';
+import { ReadBatch } from './restarts';
 import type { MetricsRead } from './types';
 
 export class MetricsJsonlReader {
@@ -25,7 +27,7 @@ export class MetricsJsonlReader {
   }
 
   read(): MetricsRead {
-    const out: MetricsRead = { rows: [], problems: [] };
+    const out = new ReadBatch();
     const text = this.readNewBytes();
     let start = 0;
     for (;;) {
@@ -50,7 +52,7 @@ export class MetricsJsonlReader {
         problem('is not JSON');
         continue;
       }
-      const r = parsed as { role?: unknown; step?: unknown; wallTime?: unknown; values?: unknown };
+      const r = parsed as { role?: unknown; step?: unknown; wallTime?: unknown; values?: unknown; restart?: unknown };
       if (
         typeof r !== 'object' ||
         r === null ||
@@ -62,13 +64,14 @@ export class MetricsJsonlReader {
         problem('is not a {role, step, time, values} object');
         continue;
       }
+      if (r.restart === true) out.purge({ run: this.prefix + r.role, fromStep: r.step });
       const wallTime = typeof r.wallTime === 'number' ? r.wallTime : null;
       for (const [tag, value] of Object.entries(r.values as Record<string, unknown>)) {
-        if (typeof value === 'number') out.rows.push({ run: this.prefix + r.role, tag, step: r.step, wallTime, value });
+        if (typeof value === 'number') out.add({ run: this.prefix + r.role, tag, step: r.step, wallTime, value });
       }
     }
     this.offset += start;
-    return out;
+    return out.result();
   }
 
   private readNewBytes(): Uint8Array {

@@ -17,7 +17,19 @@ export interface MetricsProblem {
   message: string;
 }
 
+/**
+ * A restart met while reading (restarts.ts): rows of `run` at `fromStep` or later (only of `tags`, when given) that
+ * earlier reads returned belong to an abandoned timeline. A reader holding rows drops them before adding this read's
+ * rows, which are already without them.
+ */
+export interface MetricsPurge {
+  run: string;
+  fromStep: number;
+  tags?: string[];
+}
+
 export interface MetricsRead {
   rows: ScalarRow[];
   problems: MetricsProblem[];
+  purges: MetricsPurge[];
 }

@@ -76,6 +76,18 @@ export function taskGroupId(e: ExperienceId): string {
   return `${e.batch}/${e.task}`;
 }
 
+/** The experiences of each task group (`taskGroupId`), groups in first-seen order (Trinity's `group_by(exps, "task")`). */
+export function groupByTask<E extends Experience>(exps: readonly E[]): Map<string, E[]> {
+  const groups = new Map<string, E[]>();
+  for (const e of exps) {
+    const k = taskGroupId(e.eid);
+    const g = groups.get(k);
+    if (g) g.push(e);
+    else groups.set(k, [e]);
+  }
+  return groups;
+}
+
 export function responseLength(e: Experience): number {
   return e.tokens.length - e.promptLength;
 }

@@ -96,7 +96,15 @@ export class RunWatcher {
     }
     w.live = rec.live;
     for (const s of w.stages) {
-      const { rows } = s.reader.read();
+      let got = s.reader.read();
+      if (got.purges.length) {
+        // The run restarted from a checkpoint: what its abandoned timeline logged goes; read the stage afresh.
+        s.reader = new MetricsReader([s.stage.jobDir]);
+        s.series = new Map();
+        got = s.reader.read();
+        changed = true;
+      }
+      const { rows } = got;
       for (const r of rows) {
         let ps = s.series.get(r.tag);
         if (!ps) s.series.set(r.tag, (ps = []));

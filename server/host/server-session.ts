@@ -10,7 +10,7 @@ import { TextDocuments, type Connection, type InitializeParams } from 'vscode-la
 import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/environment/dotenv';
 import { scanPluginDirs } from '../../runtime/config/environment/plugin-names';
-import { readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
+import { forgetMissingModels, readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
 import type { Release } from '../../runtime/config/releases';
 import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../lsp-messages';
 import { TrinityLanguageService } from '../service';
@@ -20,6 +20,9 @@ import { detectTrinityRelease } from './python';
 import { RunWatcher } from './run-watcher';
 import { ValidationSchedule } from './validation-schedule';
 
+/** File events come in bursts (a model folder is several files): one recheck after this much quiet. */
+const FILES_SETTLE_MS = 300;
+
 export class ServerSession {
   readonly documents = new TextDocuments(TextDocument);
   readonly service: TrinityLanguageService;
@@ -27,9 +30,14 @@ export class ServerSession {
   readonly validation: ValidationSchedule;
   workspaceRoot: string | undefined;
   private pullConfiguration = false;
+  /** Whether the client takes `workspace/inlayHint/refresh`. */
+  private hintRefresh = false;
   private initSettings: ClientSettings = {};
   private detectedRelease: Release | undefined;
   private detectPython = true;
+  /** The plugin directories of the settings (rescanned when files change). */
+  private pluginDirs: string[] = [];
+  private filesTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly connection: Connection) {
     this.service = new TrinityLanguageService({
@@ -57,6 +65,7 @@ export class ServerSession {
     const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
     this.workspaceRoot = folder ? URI.parse(folder).fsPath : undefined;
     this.pullConfiguration = params.capabilities.workspace?.configuration === true;
+    this.hintRefresh = params.capabilities.workspace?.inlayHint?.refreshSupport === true;
     this.applySettings(this.initSettings);
     this.detectPython = opts.detectPython !== false;
   }
@@ -81,14 +90,31 @@ export class ServerSession {
     this.applySettings(s);
     this.validation.settingsIn();
     this.revalidateAll();
+    this.refreshHints();
     if (this.detectPython) {
       void detectTrinityRelease(s.pythonPath || 'python3').then((r) => {
         if (r === this.detectedRelease) return;
         this.detectedRelease = r;
         this.service.setContext({ detectedRelease: r });
         this.revalidateAll();
+        this.refreshHints();
       });
     }
+  }
+
+  /**
+   * Files came or went in the workspace: every open document is checked again soon (its datasets, model folders
+   * and plugin directories), once for a burst of events.
+   */
+  filesChanged(): void {
+    if (this.filesTimer) return;
+    this.filesTimer = setTimeout(() => {
+      this.filesTimer = undefined;
+      forgetMissingModels();
+      this.refreshContext(this.pluginDirs);
+      this.service.refresh();
+      this.revalidateAll();
+    }, FILES_SETTLE_MS);
   }
 
   /** Analyses and validates a document, follows its last run, and sends its release and diagnostics. */
@@ -140,13 +166,22 @@ export class ServerSession {
     this.connection.console.error(`trinity-workbench: ${what} failed: ${(e as Error).stack ?? e}`);
   }
 
+  /**
+   * Asks the editor for every inlay hint again: they hang on settings (the GPU of the memory hints, the release) that
+   * change without an edit, and VS Code re-asks on its own only after one.
+   */
+  private refreshHints(): void {
+    if (this.hintRefresh) void this.connection.languages.inlayHint.refresh().catch(() => undefined);
+  }
+
   private revalidateAll(): void {
     for (const doc of this.documents.all()) this.validation.schedule(doc, 0);
   }
 
   private applySettings(s: ClientSettings): void {
     this.service.configure(serviceSettings(s));
-    this.refreshContext(s.pluginDirs ?? []);
+    this.pluginDirs = s.pluginDirs ?? [];
+    this.refreshContext(this.pluginDirs);
   }
 
   /** The environment (the workspace's `.env` under the process's own) and the plugin dirs' registered names. */
@@ -159,9 +194,10 @@ export class ServerSession {
     this.service.setContext({
       env,
       detectedRelease: this.detectedRelease,
+      // Relative paths resolve against each document's own folder (baseDirsFor), where Run starts the runtime.
       host: {
         exists: existsSync,
-        baseDirs: root ? [root] : [],
+        baseDirs: [],
         plugins: scanPluginDirs(dirs),
         env,
         modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
@@ -181,10 +217,10 @@ export class ServerSession {
     return { ...env, ...process.env };
   }
 
-  /** A document's last run is read from where it writes: relative to the workspace folder, else the file's folder. */
+  /** A document's last run is read from where it writes: relative to the file's folder, where Run starts it. */
   private followRun(doc: TextDocument): void {
     const dirs = this.service.runDirs(doc);
-    const cwd = this.workspaceRoot ?? documentDirs(doc.uri)[0];
+    const cwd = documentDirs(doc.uri)[0] ?? this.workspaceRoot;
     if (!cwd || !dirs.jobDir) return this.watcher.untrack(doc.uri);
     this.watcher.track(
       doc.uri,

@@ -20,9 +20,10 @@ import {
   RUN_PLAN_REQUEST,
   type KeyLocationParams,
   type MetricDriversParams,
-  type RunPlanResponse,
+  type RunPlanModel,
 } from '../lsp-messages';
 import { isHubId, resolveModelPath } from '../../runtime/engine/lm/hub';
+import { forgetMissingModels } from '../../runtime/engine/lm/config-json-cache';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
 import { documentDirs, ServerSession } from './server-session';
 
@@ -57,6 +58,8 @@ function registerLifecycle(connection: Connection, session: ServerSession): void
     session.settingsPushed(change.settings);
     void session.loadSettings();
   });
+  // Files came or went (a dataset, a model folder, a plugin): checks that look at the disk are redone.
+  connection.onDidChangeWatchedFiles(() => session.filesChanged());
 }
 
 function capabilities(): ServerCapabilities {
@@ -161,10 +164,12 @@ function registerRunRequests(connection: Connection, session: ServerSession): vo
   const { service, documents } = session;
   connection.onRequest(RUN_PLAN_REQUEST, (p: { uri: string }) =>
     session.withDoc(p.uri, null, 'run plan', (d) => {
+      // What is on disk now, whatever the last validation saw; the Problems panel gets the same.
+      service.refresh(d.uri);
+      forgetMissingModels();
+      session.publish(d);
       const plan = service.runPlan(d);
-      const model = plan.stages[0]?.modelPath;
-      const root = session.workspaceRoot;
-      return model ? { ...plan, model: findModel(model, [...documentDirs(d.uri), ...(root ? [root] : [])]) } : plan;
+      return { ...plan, models: plan.models.map((m) => ({ ...m, ...findModel(m.path, documentDirs(d.uri)) })) };
     }),
   );
   connection.onRequest(METRIC_DRIVERS_REQUEST, (p: MetricDriversParams) =>
@@ -177,16 +182,16 @@ function registerRunRequests(connection: Connection, session: ServerSession): vo
   );
 }
 
-/** Whether a model path loads here, looked up as the runtime does (the config's folder, then the working directory). */
-function findModel(model: string, baseDirs: string[]): NonNullable<RunPlanResponse['model']> {
+/** Whether a model path loads here, looked up as the runtime does: from the config's folder, where Run starts it. */
+function findModel(model: string, baseDirs: string[]): Pick<RunPlanModel, 'found' | 'hubId' | 'problem'> {
   let problem = '';
   for (const baseDir of baseDirs.length ? baseDirs : [process.cwd()]) {
     try {
       resolveModelPath(model, { baseDir });
-      return { path: model, found: true, hubId: isHubId(model) };
+      return { found: true, hubId: isHubId(model) };
     } catch (e) {
       problem ||= (e as Error).message;
     }
   }
-  return { path: model, found: false, hubId: isHubId(model), problem };
+  return { found: false, hubId: isHubId(model), problem };
 }

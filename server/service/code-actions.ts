@@ -56,7 +56,7 @@ export function codeActions(
       });
 
     if (
-      (d.code === 'TRN010' || d.code === 'TRN011' || d.code === 'TRN012') &&
+      (d.code === 'TRN010' || d.code === 'TRN011' || d.code === 'TRN012' || d.code === 'TRN316') &&
       (data.suggestion || isSiblingKey(data.movedTo))
     ) {
       const to = data.suggestion ?? data.movedTo!;

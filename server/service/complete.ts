@@ -16,6 +16,9 @@ import { fieldMarkdown } from '../../runtime/config/codegen/schema-gen';
 import type { Analysis } from './analyze';
 import { algorithmSummary } from './hover';
 import { yamlService } from './yaml-service';
+import { locate } from './locate';
+import { workflowArgsAt } from './workflow-args';
+import { workflowArgMarkdown, workflowArgTypeName } from '../../runtime/config/model/workflow-args';
 
 /** Variables Trinity's own code and examples read (trinity/common/constants.py). */
 const TRINITY_ENV_VARS = [
@@ -49,7 +52,40 @@ export async function complete(
   if (inside !== undefined) return { isIncomplete: false, items: interpolationItems(inside, analysis, position, env) };
   const list = await yamlService(analysis.release).doComplete(doc, position, false);
   if (/^\s*algorithm_type\s*:\s*[\w.-]*$/.test(line)) for (const item of list.items) enrich(item, analysis);
+  list.items.push(...workflowArgItems(doc, analysis, position));
   return list;
+}
+
+/**
+ * The arguments the taskset's workflow reads, when the cursor starts a key inside its `workflow_args` (a free-form
+ * mapping to the schema, so yaml-language-server offers nothing there).
+ */
+function workflowArgItems(doc: TextDocument, analysis: Analysis, position: Position): CompletionItem[] {
+  const typed = /^(\s*)(\w*)$/.exec(doc.getText({ start: { line: position.line, character: 0 }, end: position }));
+  if (!typed) return [];
+  const indent = typed[1].length;
+  for (let line = position.line - 1; line >= 0; line--) {
+    const text = doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } });
+    if (/^\s*(#.*)?$/.test(text)) continue;
+    const parent = /^(\s*)workflow_args\s*:\s*(#.*)?$/.exec(text.replace(/\r?\n$/, ''));
+    if (text.length - text.trimStart().length >= indent) continue;
+    if (!parent) return [];
+    const keyAt = doc.offsetAt({ line, character: parent[1].length });
+    const hit = locate(analysis.result.loaded.source.root, keyAt);
+    const at = hit && workflowArgsAt(analysis.result, hit.path, analysis.release);
+    if (!at) return [];
+    const written = hit.node.kind === 'map' ? hit.node.entries.map((e) => e.key) : [];
+    return at.spec.args
+      .filter((a) => !written.includes(a.name))
+      .map((a) => ({
+        label: a.name,
+        kind: CompletionItemKind.Property,
+        detail: `${workflowArgTypeName(a)} = ${JSON.stringify(a.default)}`,
+        documentation: { kind: MarkupKind.Markdown, value: workflowArgMarkdown(a, at.spec) },
+        insertText: `${a.name}: `,
+      }));
+  }
+  return [];
 }
 
 /** The text typed after the innermost unclosed `${` on the line before the cursor, if any. */

@@ -3,6 +3,7 @@
  * it derived it), what a registry name does, and what an interpolation resolves to.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
 import type { Hover, Position } from 'vscode-languageserver-types';
 import type { ResolvedScalar } from '../../runtime/config/load/interpolate-config';
 import { nodeAt } from '../../runtime/config/load/load-config';
@@ -16,6 +17,8 @@ import { locate } from './locate';
 import { runFor } from './paths';
 import { metricsHoverMarkdown, type StageMetrics } from './run-metrics';
 import { memoryHover } from './memory-hints';
+import { workflowArgsAt } from './workflow-args';
+import { workflowArg, workflowArgMarkdown, workflowArgTypeName } from '../../runtime/config/model/workflow-args';
 
 export function hover(
   doc: TextDocument,
@@ -31,14 +34,29 @@ export function hover(
   const parts: string[] = [];
   const key = String(hit.path[hit.path.length - 1]);
 
+  const wfArgs = field ? undefined : workflowArgsAt(analysis.result, hit.path.slice(0, -1), analysis.release);
+  const wfArg = wfArgs && workflowArg(wfArgs.spec, key);
   if (field)
     parts.push(`**\`${key}\`** · ${typeName(field.type)}${field.optional ? ' or null' : ''}`, fieldMarkdown(field));
+  else if (wfArgs && wfArg)
+    parts.push(`**\`${key}\`** · ${workflowArgTypeName(wfArg)}`, workflowArgMarkdown(wfArg, wfArgs.spec));
+  else if (wfArgs && hit.on === 'key' && wfArgs.spec.readAt.includes(analysis.release))
+    parts.push(
+      `**\`${key}\`**`,
+      `Not read by \`${wfArgs.workflow}\`, which reads ${wfArgs.spec.args.map((a) => `\`${a.name}\``).join(', ')}.`,
+    );
   else if (hit.on === 'key')
     parts.push(`**\`${key}\`**`, 'Free-form: Trinity passes this on without checking its keys.');
 
   const cnode = nodeAt(loaded.root, hit.path) as ResolvedScalar | undefined;
   const interp = cnode?.kind === 'scalar' && cnode.interpolation !== undefined ? cnode : undefined;
   if (interp && hit.on === 'value') parts.push(interpolationMarkdown(interp, offset));
+
+  if (hit.on === 'value' && PATH_KEY.test(key)) {
+    const written = interp ? interp.value : hit.node.kind === 'scalar' ? hit.node.value : undefined;
+    const where = typeof written === 'string' ? relativePathMarkdown(written, analysis.host.baseDirs?.[0]) : undefined;
+    if (where) parts.push(where);
+  }
 
   if (hit.on === 'value' && field?.values && hit.node.kind === 'scalar' && typeof hit.node.value === 'string') {
     const v = registryValueMarkdown(field, hit.node.value, analysis);
@@ -92,10 +110,28 @@ function interpolationMarkdown(node: ResolvedScalar, offset: number): string {
   const refs = node.refs ?? [];
   const focused = refs.filter((r) => offset >= base + r.start && offset <= base + r.end);
   for (const r of focused.length ? focused : refs) {
+    if (r.defaulted) {
+      lines.push(`- the default: environment variable \`${r.target as string}\` is not set`);
+      continue;
+    }
     const target = typeof r.target === 'string' ? `environment variable \`${r.target}\`` : `\`${r.target.join('.')}\``;
     lines.push(`- from ${target}${r.value === undefined ? '' : ` = \`${short(r.value)}\``}`);
   }
   return lines.join('\n');
+}
+
+/** Keys whose value is a file or folder Trinity opens (`path`, `model_path`, `checkpoint_root_dir`, …). */
+const PATH_KEY = /(^|_)path$|^checkpoint_(root|job)_dir$/;
+
+/**
+ * Where a relative path lands: Trinity opens it from the directory the run starts in, which for the editor's Run is
+ * the config's folder (the first base directory). Hub ids, URLs and absolute paths are left alone.
+ */
+function relativePathMarkdown(value: string, runDir: string | undefined): string | undefined {
+  const sqlite = /^sqlite:\/\/\/(?!\/)(.+)$/.exec(value);
+  const path = sqlite ? sqlite[1] : value;
+  if (!runDir || !path || isAbsolute(path) || path.startsWith('~') || /^[a-z][\w+.-]*:/i.test(path)) return undefined;
+  return `**Opened at:** \`${resolvePath(runDir, path)}\` — relative paths are taken from the directory the run starts in (Run from the editor starts it in this file's folder).`;
 }
 
 function registryValueMarkdown(field: ResolvedField, value: string, analysis: Analysis): string | undefined {

@@ -62,6 +62,12 @@ export class TrinityLanguageService {
     return this.cache.get(doc, this.settings, this.context);
   }
 
+  /** Drops a document's analysis: its next use checks the disk again (files it names came or went). */
+  refresh(uri?: string): void {
+    if (uri) this.cache.delete(uri);
+    else this.cache.clear();
+  }
+
   forget(uri: string): void {
     this.cache.delete(uri);
     this.runs.delete(uri);

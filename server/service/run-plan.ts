@@ -17,6 +17,16 @@ export interface RunPlanStage {
   modelPath: string;
 }
 
+/** A model a run loads: the config key that names it and its path as written (resolved). */
+export interface RunPlanModel {
+  key: string;
+  path: string;
+  /** Whether it loads here (set by the host, which may look at the disk). */
+  found?: boolean;
+  hubId?: boolean;
+  problem?: string;
+}
+
 export interface RunPlanResponse {
   release: Release;
   /** Errors of the document as it is in the editor; a run does not start while there are any. */
@@ -24,12 +34,15 @@ export interface RunPlanResponse {
   /** The run's own job directory (its record, shared state), relative to the working directory unless absolute. */
   jobDir: string;
   stages: RunPlanStage[];
-  /** Whether the first stage's model can be loaded here (set by the host, which may look at the disk). */
-  model?: { path: string; found: boolean; hubId: boolean; problem?: string };
+  /** The first stage's models: `model.model_path`, then each auxiliary model. */
+  models: RunPlanModel[];
+  /** The longest `max_model_len` any stage or auxiliary model asks for: what a model made for this config must hold. */
+  maxModelLen?: number;
 }
 
 export function runPlan(analysis: Analysis, diagnostics: Diagnostic[]): RunPlanResponse {
   const configs = analysis.result.runs.map((r) => jobNamingOf(r.resolved));
+  const lengths = analysis.result.runs.flatMap((r) => contextLengths(r.resolved));
   return {
     release: analysis.release,
     errors: diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error),
@@ -43,5 +56,30 @@ export function runPlan(analysis: Analysis, diagnostics: Diagnostic[]): RunPlanR
         modelPath: String(model?.model_path ?? ''),
       };
     }),
+    models: analysis.result.runs.length ? modelsOf(analysis.result.runs[0].resolved) : [],
+    ...(lengths.length ? { maxModelLen: Math.max(...lengths) } : {}),
   };
+}
+
+interface ModelSections {
+  model?: { model_path?: unknown; max_model_len?: unknown } | null;
+  explorer?: { auxiliary_models?: { model_path?: unknown; max_model_len?: unknown }[] | null } | null;
+}
+
+function modelsOf(resolved: ModelSections): RunPlanModel[] {
+  const out: RunPlanModel[] = [];
+  if (typeof resolved.model?.model_path === 'string' && resolved.model.model_path)
+    out.push({ key: 'model.model_path', path: resolved.model.model_path });
+  (resolved.explorer?.auxiliary_models ?? []).forEach((m, i) => {
+    if (typeof m?.model_path === 'string' && m.model_path)
+      out.push({ key: `explorer.auxiliary_models.${i}.model_path`, path: m.model_path });
+  });
+  return out;
+}
+
+function contextLengths(resolved: ModelSections): number[] {
+  return [
+    resolved.model?.max_model_len,
+    ...(resolved.explorer?.auxiliary_models ?? []).map((m) => m?.max_model_len),
+  ].filter((v): v is number => typeof v === 'number' && v > 0);
 }

@@ -96,8 +96,8 @@ describe('job directories on disk', () => {
   test("Trinity-RFT's job dir (TensorBoard event files per role, no record) shows its latest steps, read incrementally", () => {
     const root = mkdtempSync(join(tmpdir(), 'twb-jobs-'));
     const job = join(root, 'ckpt', 'proj', 'run1');
-    const trainer = new TensorBoardWriter(join(job, 'monitor', 'tensorboard', 'trainer'));
-    const explorer = new TensorBoardWriter(join(job, 'monitor', 'tensorboard', 'explorer'));
+    const trainer = new TensorBoardWriter(join(job, 'monitor', 'tensorboard', 'trainer'), 1);
+    const explorer = new TensorBoardWriter(join(job, 'monitor', 'tensorboard', 'explorer'), 1);
     trainer.scalars(1, { 'critic/score/mean': 0.1 });
     explorer.scalars(1, { 'rollout/accuracy/mean': 0.2 });
     mkdirSync(join(job, 'global_step_1'));

@@ -124,11 +124,11 @@ describe('dashboard layout state', () => {
     assert.equal(l.groupFor('critic/score/mean'), 'pinned');
     assert.equal(l.togglePin('critic/score/mean'), false);
     assert.equal(l.groupFor('critic/score/mean'), 'critic');
-    assert.equal(l.togglePin('actor/pg_loss'), true);
-    assert.equal(l.groupFor('actor/pg_loss'), 'pinned');
-    assert.deepEqual(l.state.pins, { 'critic/score/mean': false, 'actor/pg_loss': true });
+    assert.equal(l.togglePin('actor/kl_loss'), true);
+    assert.equal(l.groupFor('actor/kl_loss'), 'pinned');
+    assert.deepEqual(l.state.pins, { 'critic/score/mean': false, 'actor/kl_loss': true });
     l.togglePin('critic/score/mean');
-    assert.deepEqual(l.state.pins, { 'actor/pg_loss': true });
+    assert.deepEqual(l.state.pins, { 'actor/kl_loss': true });
     assert.equal(l.toggleCollapsed('actor'), true);
     assert.equal(l.isCollapsed('actor'), true);
     assert.equal(l.toggleCollapsed('actor'), false);

@@ -27,7 +27,7 @@ const INIT: Series[] = [
     values: TRAINER,
   },
   { run: 'explorer', tag: TAG, steps: [2, 4, 7], times: [5, 25, 65], values: EXPLORER },
-  { run: 'trainer', tag: 'actor/pg_loss', steps: [1, 2, 3], times: [10, 20, 30], values: [0.9, 0.5, 0.7] },
+  { run: 'trainer', tag: 'actor/kl_loss', steps: [1, 2, 3], times: [10, 20, 30], values: [0.9, 0.5, 0.7] },
   { run: 'trainer', tag: 'actor/entropy', steps: [1, 2, 3], times: [10, 20, 30], values: [2.1, 2.0, 1.8] },
 ];
 const INIT_MESSAGE = {
@@ -211,19 +211,19 @@ describe('the dashboard chart controls', () => {
       );
     assert.deepEqual(await layout(), [
       { group: 'pinned', collapsed: false, expanded: 'true', tags: [TAG] },
-      { group: 'actor', collapsed: false, expanded: 'true', tags: ['actor/entropy', 'actor/pg_loss'] },
+      { group: 'actor', collapsed: false, expanded: 'true', tags: ['actor/entropy', 'actor/kl_loss'] },
     ]);
-    await d.page.click(`.card[data-tag="actor/pg_loss"] .pin`);
+    await d.page.click(`.card[data-tag="actor/kl_loss"] .pin`);
     await d.page.click(`.card[data-tag="${TAG}"] .pin`);
     await d.page.click('section[data-group="actor"] .group-toggle');
     const changed = [
-      { group: 'pinned', collapsed: false, expanded: 'true', tags: ['actor/pg_loss'] },
+      { group: 'pinned', collapsed: false, expanded: 'true', tags: ['actor/kl_loss'] },
       { group: 'critic', collapsed: false, expanded: 'true', tags: [TAG] },
       { group: 'actor', collapsed: true, expanded: 'false', tags: ['actor/entropy'] },
     ];
     assert.deepEqual(await layout(), changed);
     assert.equal(await d.page.isHidden('.card[data-tag="actor/entropy"]'), true, 'a collapsed group hides its cards');
-    assert.deepEqual((await d.state()).layout, { collapsed: ['actor'], pins: { 'actor/pg_loss': true, [TAG]: false } });
+    assert.deepEqual((await d.state()).layout, { collapsed: ['actor'], pins: { 'actor/kl_loss': true, [TAG]: false } });
 
     // VS Code reloads the webview with its saved state; the host sends init again on ready.
     await d.reload();
@@ -231,11 +231,11 @@ describe('the dashboard chart controls', () => {
     await d.post(INIT_MESSAGE);
     await d.frames();
     assert.deepEqual(await layout(), changed);
-    assert.equal(await d.page.getAttribute('.card[data-tag="actor/pg_loss"] .pin', 'aria-pressed'), 'true');
+    assert.equal(await d.page.getAttribute('.card[data-tag="actor/kl_loss"] .pin', 'aria-pressed'), 'true');
 
     // Back to the defaults (no overrides kept) for the tests after this one.
     await d.page.click('section[data-group="actor"] .group-toggle');
-    await d.page.click(`.card[data-tag="actor/pg_loss"] .pin`);
+    await d.page.click(`.card[data-tag="actor/kl_loss"] .pin`);
     await d.page.click(`.card[data-tag="${TAG}"] .pin`);
     assert.deepEqual((await d.state()).layout, { collapsed: [], pins: {} });
   });
@@ -354,7 +354,7 @@ describe('the dashboard chart controls', () => {
     await choose(d.page, '#x-axis', 'Step');
     await d.frames();
     // A card whose x range ends at step 3 draws only the marks inside it.
-    assert.deepEqual(await drawn('actor/pg_loss'), ['sync 3 v1 (lag 2)']);
+    assert.deepEqual(await drawn('actor/kl_loss'), ['sync 3 v1 (lag 2)']);
     // The line is on the canvas: the column at the v4 sync (step 6) is painted in far more rows than its neighbour.
     const painted: number[] = await d.page.evaluate((t) => {
       const c = (globalThis as any).__charts.get(t);
@@ -511,14 +511,14 @@ describe('the dashboard chart controls', () => {
     assert.equal(await controlValue(d.page, '#ignore-outliers'), true);
     assert.equal(await controlValue(d.page, '#filter'), 'actor/');
     // The charts are drawn with them: relative time, smoothed at 0.5, log y, only the actor cards shown.
-    const c = await d.chart('actor/pg_loss');
+    const c = await d.chart('actor/kl_loss');
     assert.deepEqual(c.datasets.find((s) => s.raw)!.x, [10, 20, 30]);
     assert.deepEqual(c.datasets.find((s) => !s.raw)!.y, ema([0.9, 0.5, 0.7], 0.5));
     assert.equal(c.y.type, 'logarithmic');
     assert.equal(c.x.title, 'relative time');
     assert.deepEqual(await d.page.$$eval('.card:not([hidden])', (els) => els.map((e: any) => e.dataset.tag)), [
       'actor/entropy',
-      'actor/pg_loss',
+      'actor/kl_loss',
     ]);
 
     // Back to the defaults for the tests after this one.

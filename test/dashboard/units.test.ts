@@ -107,11 +107,15 @@ describe('message validators', () => {
 });
 
 describe('cards', () => {
-  test('reward and eval accuracy are pinned; the rest group by Trinity prefix, in Trinity order', () => {
+  test('reward, loss and eval accuracy are pinned; the rest group by Trinity prefix, in Trinity order', () => {
     assert.ok(
       isPinned('critic/score/mean') && isPinned('rollout/accuracy/mean') && isPinned('eval/gsm8k/accuracy/mean@8'),
     );
-    assert.ok(!isPinned('eval/gsm8k/accuracy/std') && !isPinned('actor/pg_loss'));
+    assert.ok(!isPinned('eval/gsm8k/accuracy/std') && !isPinned('actor/entropy'));
+    // A GRPO run's first explorer step: its reward is pinned, not the task count or the model version, and the
+    // policy loss of its first trainer step joins it (the dashboard opens on reward and loss).
+    assert.ok(isPinned('rollout/score/mean') && isPinned('actor/pg_loss') && isPinned('eval/countdown/score/mean@1'));
+    assert.ok(!isPinned('rollout/finished_task_count') && !isPinned('rollout/model_version'));
     // SFT and DPO log no reward: their loss is what is pinned for them.
     assert.ok(isPinned('actor/sft_loss') && isPinned('actor/dpo_loss'));
     assert.equal(groupOf('experience_pipeline/time'), 'experience_pipeline');

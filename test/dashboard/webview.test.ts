@@ -150,7 +150,7 @@ after(async () => {
 });
 
 describe('the dashboard webview', () => {
-  test('says ready, draws the init series as points, one card per tag, reward and eval accuracy pinned first', async () => {
+  test('says ready, draws the init series as points, one card per tag, reward, loss and eval accuracy pinned first', async () => {
     await page.waitForFunction(() => (window as any).__posted.some((m: any) => m.type === 'ready'));
     await post({
       type: 'init',
@@ -169,8 +169,8 @@ describe('the dashboard webview', () => {
       ]),
     );
     assert.deepEqual(groups, [
-      ['pinned', ['critic/score/mean', 'rollout/accuracy/mean', 'eval/math/accuracy/mean@4']],
-      ['actor', ['actor/entropy', 'actor/pg_loss']],
+      ['pinned', ['critic/score/mean', 'rollout/accuracy/mean', 'actor/pg_loss', 'eval/math/accuracy/mean@4']],
+      ['actor', ['actor/entropy']],
       ['response_length', ['response_length/mean']],
       ['time', ['time/step']],
     ]);
@@ -261,8 +261,9 @@ describe('the dashboard webview', () => {
   test('the filter box hides the cards (and groups) whose tag does not match', async () => {
     await typeInto(page, '#filter', '^actor/');
     const visible = await page.$$eval('.card:not([hidden])', (els) => els.map((e) => (e as HTMLElement).dataset.tag));
-    assert.deepEqual(visible, ['actor/entropy', 'actor/pg_loss']);
-    assert.equal(await page.isHidden('section.group[data-group="pinned"]'), true);
+    // The policy loss is pinned (first), so its group shows too.
+    assert.deepEqual(visible, ['actor/pg_loss', 'actor/entropy']);
+    assert.equal(await page.isHidden('section.group[data-group="response_length"]'), true);
     await typeInto(page, '#filter', '');
     assert.equal((await page.$$('.card:not([hidden])')).length, INIT.length);
   });
@@ -430,6 +431,37 @@ describe('the dashboard webview', () => {
     assert.ok(differs(window5(30), window5(0)) && differs(window5(30), window5(60)), 'the spike is painted');
     assert.deepEqual([got.animation, got.parsing, got.chartJsDecimation], [false, false, false]);
     assert.ok(got.plugins.includes('growingLttb'), `plugins: ${got.plugins}`);
+  });
+
+  test("Run again in the same panel: the last run's charts, rollouts and picked step go; the new run's come", async () => {
+    const samples = (p: string) => [{ prompt: p, response: 'r', reward: 0.5 }];
+    await post({ type: 'rollouts', step: 7, samples: samples('seven') });
+    await post({ type: 'rollouts', step: 8, samples: samples('eight') });
+    await showTab(page, 'rollouts');
+    // The user picks step 7 of the run shown.
+    await page.evaluate(() => {
+      const s = document.getElementById('rollouts-step-select') as any;
+      s.value = '7';
+      s.dispatchEvent(new Event('change'));
+    });
+    assert.equal(await page.textContent('#rollouts-step'), 'Step 7: 1 sample');
+    assert.ok((await page.$$('.card[data-tag]')).length > 0);
+    // The extension re-inits the panel when the same job folder gets a new run.
+    await post({
+      type: 'init',
+      run: { key: '/jobs/a', title: 'grpo · run b', jobDir: '/jobs/a', status: 'running' },
+      series: [],
+    });
+    await frames();
+    assert.equal(await page.textContent('#rollouts-step'), 'No rollouts yet.');
+    assert.equal(await page.evaluate(() => (document.getElementById('rollouts-step-select') as any).options.length), 0);
+    assert.equal(await page.$$eval('#rollouts-table tbody tr', (rows) => rows.length), 1, 'the table is hidden');
+    assert.ok(await page.$eval('#rollouts-table', (t) => (t as HTMLElement).hidden));
+    assert.equal((await page.$$('.card[data-tag]')).length, 0, "the last run's cards are gone");
+    await post({ type: 'rollouts', step: 1, samples: samples('one') });
+    assert.equal(await page.textContent('#rollouts-step'), 'Step 1: 1 sample');
+    assert.equal(await page.evaluate(() => (document.getElementById('rollouts-step-select') as any).value), '1');
+    await showTab(page, 'charts');
   });
 
   test('no console errors, no CSP violations; the CSP is enforced (an inline script is refused and reported)', async () => {

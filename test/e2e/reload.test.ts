@@ -48,7 +48,7 @@ after(async () => {
 });
 
 const recordPath = () =>
-  join(vscode.workspace, 'checkpoints', 'trinity-workbench-demo', 'arithmetic', 'state', 'run.json');
+  join(vscode.workspace, 'arithmetic', 'checkpoints', 'trinity-workbench-demo', 'arithmetic', 'state', 'run.json');
 const record = (): RunRecord | undefined =>
   existsSync(recordPath()) ? (JSON.parse(readFileSync(recordPath(), 'utf8')) as RunRecord) : undefined;
 
@@ -78,6 +78,7 @@ test(
           existsSync(
             join(
               vscode.workspace,
+              'arithmetic',
               'checkpoints',
               'trinity-workbench-demo',
               'arithmetic',

@@ -51,7 +51,8 @@ after(async () => {
   await vscode?.close();
 });
 
-const jobDir = () => join(vscode.workspace, 'checkpoints', 'trinity-workbench-demo', 'arithmetic');
+// Run starts the runtime in the config's folder: `./checkpoints` is beside the config.
+const jobDir = () => join(vscode.workspace, 'arithmetic', 'checkpoints', 'trinity-workbench-demo', 'arithmetic');
 const record = (): RunRecord | undefined =>
   existsSync(join(jobDir(), 'state', 'run.json'))
     ? (JSON.parse(readFileSync(join(jobDir(), 'state', 'run.json'), 'utf8')) as RunRecord)

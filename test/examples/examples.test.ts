@@ -1,26 +1,46 @@
 /**
- * The example configs written for Trinity run on the local runtime with the corpus's real datasets (countdown,
- * GSM8K with SFT warm-up, DPO on human_like, and the asynchronous explore/train pair), on a tiny byte-level model;
- * on-policy distillation on our arithmetic data, from a second tiny model as the teacher.
+ * Every example the extension ships runs as it is, the way a new user gets it: copied out of examples/ into an empty
+ * workspace by New Config from Example's own code, checked by the language server (no errors, only the models
+ * missing), its models made by Create Small Model's own arguments and sized from the run plan, then run from the
+ * copy's folder, as Run from the editor starts the runtime. Nothing reads Trinity's corpus. The arithmetic demo is
+ * copied and checked here; its full run is test/examples/demo.test.ts.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { before, describe, test } from 'node:test';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { initBackend } from '../../runtime/engine/backend';
-import { initModel, saveModel } from '../../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../runtime/engine/lm/config';
-import { buildByteTokenizer, tokenizerFromJson } from '../../runtime/engine/tokenizer';
-import { runJob } from '../../runtime/rft/run/job/job';
-import { corpusDir } from '../helpers/corpus';
+import { runJob, type JobResult } from '../../runtime/rft/run/job/job';
+import { copyExample, listExamples } from '../../client/example-copies';
+import { missingModelTargets, modelCreateArgs, positionsFor } from '../../client/small-model';
+import type { RunPlanResponse } from '../../server/lsp-messages';
+import { startInProcess, type TestClient } from '../helpers/lsp';
 
 const ROOT = resolve(__dirname, '..', '..');
+const EXAMPLES = join(ROOT, 'examples');
 const CLI = join(ROOT, 'dist', 'cli.js');
+/** Smaller than Create Small Model's "tiny", so the examples run in seconds here. */
+const TEST_SIZE = { label: 'test', detail: '', layers: 1, hidden: 32, heads: 4 };
 
-let env: Record<string, string>;
+let lsp: TestClient;
+const workspace = mkdtempSync(join(tmpdir(), 'twb-examples-'));
+const home = process.cwd();
+// Only what a fresh install has: no model or corpus variables from the developer's shell.
+for (const v of ['TRINITY_MODEL_PATH', 'TRINITY_TEACHER_MODEL_PATH', 'TRINITY_CHECKPOINT_ROOT_DIR', 'DEMO_MODEL_PATH'])
+  delete process.env[v];
+
+before(async () => {
+  await initBackend({ prefer: 'wasm' });
+  lsp = await startInProcess({ rootUri: pathToFileURL(workspace).toString() });
+});
+after(async () => {
+  process.chdir(home);
+  await lsp?.close();
+});
 
 interface MetricsLine {
   role: string;
@@ -35,83 +55,93 @@ function metrics(jobDir: string): MetricsLine[] {
     .map((l) => JSON.parse(l) as MetricsLine);
 }
 
-function trainerSteps(jobDir: string): number {
-  return metrics(jobDir).filter((l) => l.role === 'trainer').length;
-}
+const trainerSteps = (jobDir: string) => metrics(jobDir).filter((l) => l.role === 'trainer').length;
 
-/** Explorer rollout steps' `rollout/model_version`, in step order. */
-function modelVersions(jobDir: string): number[] {
-  return metrics(jobDir)
-    .filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values)
-    .map((l) => l.values['rollout/model_version']);
-}
-
-before(async () => {
-  await initBackend({ prefer: 'wasm' });
-  const dir = mkdtempSync(join(tmpdir(), 'twb-examples-'));
-  const tokenizer = tokenizerFromJson(buildByteTokenizer());
-  const cfg = parseModelConfig(
-    newModelConfigJson({
-      family: 'qwen2',
-      layers: 1,
-      hidden: 32,
-      heads: 4,
-      kvHeads: 2,
-      vocabSize: tokenizer.vocabSize,
-      maxPositions: 1024,
-      eosTokenIds: [...tokenizer.eosTokenIds],
-    }),
+/** The example copied as New Config from Example copies it, checked by the server, its missing models made. */
+async function newFromExample(label: string): Promise<string> {
+  const example = listExamples(EXAMPLES).find((e) => e.label === label);
+  assert.ok(example, `no shipped example ${label}`);
+  const config = copyExample(example, EXAMPLES, workspace);
+  const uri = pathToFileURL(config).toString();
+  await lsp.open(uri, readFileSync(config, 'utf8'));
+  const plan = await lsp.request<RunPlanResponse>('trinity/runPlan', { uri });
+  assert.deepEqual(
+    plan.errors.map((d) => `${d.range.start.line + 1}: ${d.message}`),
+    [],
+    `${label} has errors as copied`,
   );
-  for (const [name, seed] of [
-    ['model', 1],
-    ['teacher', 2],
-  ] as const) {
-    const model = initModel(cfg, seed);
-    await saveModel(model, join(dir, name), { tokenizer });
-    model.dispose();
+  const targets = missingModelTargets(plan.models, dirname(config));
+  assert.ok(targets.length > 0 && targets[0].key === 'model.model_path', 'a fresh copy has no model yet');
+  for (const [i, t] of targets.entries()) {
+    assert.equal(dirname(t.outDir), dirname(config), `${t.key} goes beside the config`);
+    const [, ...argv] = modelCreateArgs({
+      cliPath: CLI,
+      arch: 'qwen2',
+      size: TEST_SIZE,
+      vocab: 'byte',
+      maxPositions: positionsFor(plan),
+      outDir: t.outDir,
+      seed: i,
+    });
+    const r = spawnSync(process.execPath, [CLI, ...argv], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
   }
-  env = {
-    TRINITY_MODEL_PATH: join(dir, 'model'),
-    TRINITY_TEACHER_MODEL_PATH: join(dir, 'teacher'),
-    TRINITY_CHECKPOINT_ROOT_DIR: join(dir, 'checkpoints'),
-    TRINITY_CORPUS_DIR: corpusDir(),
-  };
-  Object.assign(process.env, env);
-});
+  return config;
+}
 
-describe('examples', () => {
-  test('countdown: GRPO one-step off-policy on the corpus countdown split', async () => {
-    const r = await runJob(join(ROOT, 'examples/countdown/countdown.trinity.yaml'), { backend: 'wasm' });
+/** Runs a copied config from its own folder, as Run from the editor does. */
+async function run(config: string): Promise<JobResult> {
+  process.chdir(dirname(config));
+  try {
+    const r = await runJob(config, { backend: 'wasm', workDir: process.cwd() });
     assert.equal(r.status, 'finished', r.error);
-    const jobDir = r.stages[0].jobDir;
-    assert.equal(trainerSteps(jobDir), 4);
-    // sync_offset 1: explorer step k runs on trainer step k − 2's weights (none before step 3).
-    assert.deepEqual(modelVersions(jobDir), [0, 0, 1, 2]);
-    const rewards = metrics(jobDir).flatMap((l) =>
-      l.role === 'explorer' && 'rollout/score/mean' in l.values ? [l.values['rollout/score/mean']] : [],
-    );
-    assert.equal(rewards.length, 4);
-    // countdown_reward: 0 (no valid equation), 0.1 (format only) or 1 per rollout.
-    assert.ok(
-      rewards.every((x) => x >= 0 && x <= 1),
-      `rewards ${rewards}`,
-    );
+    return r;
+  } finally {
+    process.chdir(home);
+  }
+}
+
+describe('the shipped examples', () => {
+  test('none reads the test corpus, and their data is what examples/make-example-data.mjs makes', () => {
+    for (const e of listExamples(EXAMPLES))
+      assert.doesNotMatch(readFileSync(e.config, 'utf8'), /TRINITY_CORPUS_DIR|shared\/corpus/, e.label);
+    const r = spawnSync(process.execPath, [join(EXAMPLES, 'make-example-data.mjs'), '--check'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
   });
 
-  test('gsm8k: SFT on sft_for_gsm8k, then GRPO with math_workflow', async () => {
-    const r = await runJob(join(ROOT, 'examples/gsm8k/gsm8k.trinity.yaml'), { backend: 'wasm' });
-    assert.equal(r.status, 'finished', r.error);
+  test('arithmetic (the demo): copied and checked; its run is demo.test.ts', async () => {
+    await newFromExample('arithmetic/arithmetic.trinity.yaml');
+  });
+
+  test('countdown: GRPO one-step off-policy on generated countdown tasks', async () => {
+    const r = await run(await newFromExample('countdown/countdown.trinity.yaml'));
+    const jobDir = r.stages[0].jobDir;
+    assert.equal(trainerSteps(jobDir), 2);
+    const explorer = metrics(jobDir).filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values);
+    // sync_offset 1: explorer step k runs on trainer step k − 2's weights (none before step 3).
+    assert.deepEqual(
+      explorer.map((l) => l.values['rollout/model_version']),
+      [0, 0],
+    );
+    // countdown_reward: 0 (no valid equation), 0.1 (format only) or 1 per rollout.
+    assert.ok(explorer.every((l) => l.values['rollout/score/mean'] >= 0 && l.values['rollout/score/mean'] <= 1));
+    assert.ok(metrics(jobDir).some((l) => 'eval/countdown-test/score/mean@1' in l.values));
+  });
+
+  test('gsm8k: SFT on prompt/response pairs, then GRPO with math_workflow', async () => {
+    const r = await run(await newFromExample('gsm8k/gsm8k.trinity.yaml'));
     assert.deepEqual(
       r.stages.map((s) => s.name),
       ['sft', 'grpo'],
     );
     assert.equal(trainerSteps(r.stages[0].jobDir), 2);
-    assert.equal(trainerSteps(r.stages[1].jobDir), 4);
+    assert.equal(trainerSteps(r.stages[1].jobDir), 2);
   });
 
-  test('distill: on-policy distillation from an auxiliary teacher model', async () => {
-    const r = await runJob(join(ROOT, 'examples/distill/distill.trinity.yaml'), { backend: 'wasm' });
-    assert.equal(r.status, 'finished', r.error);
+  test('distill: on-policy distillation from an auxiliary teacher model, both made for the copy', async () => {
+    const config = await newFromExample('distill/distill.trinity.yaml');
+    assert.ok(existsSync(join(dirname(config), 'teacher', 'config.json')), 'the teacher was made beside the config');
+    const r = await run(config);
     const jobDir = r.stages[0].jobDir;
     assert.equal(trainerSteps(jobDir), 8);
     const explorer = metrics(jobDir).filter((l) => l.role === 'explorer' && 'rollout/kl_divergence/mean' in l.values);
@@ -120,40 +150,44 @@ describe('examples', () => {
     assert.ok(metrics(jobDir).some((l) => 'eval/arith-test/accuracy/mean@1' in l.values));
   });
 
-  test('dpo: the human_like preference pairs', async () => {
-    const r = await runJob(join(ROOT, 'examples/dpo/human-like.trinity.yaml'), { backend: 'wasm' });
-    assert.equal(r.status, 'finished', r.error);
+  test('dpo: human-like preference pairs', async () => {
+    const r = await run(await newFromExample('dpo/human-like.trinity.yaml'));
     const lines = metrics(r.stages[0].jobDir).filter((l) => l.role === 'trainer');
-    assert.equal(lines.length, 4);
+    assert.equal(lines.length, 2);
     // Step 1: the policy is the reference, so every pair's DPO loss is −log σ(0) = ln 2 and the margin is 0.
     assert.ok(
       Math.abs(lines[0].values['actor/dpo_loss'] - Math.LN2) < 1e-5,
       `step 1 dpo_loss ${lines[0].values['actor/dpo_loss']}`,
     );
-    assert.ok(
-      lines.every((l) => Number.isFinite(l.values['actor/dpo_loss']) && Number.isFinite(l.values['actor/grad_norm'])),
-    );
   });
 
+  for (const [label, steps] of [
+    ['sft-arith.trinity.yaml', 8],
+    ['dpo-arith.trinity.yaml', 4],
+    ['grpo-arith.trinity.yaml', 4],
+  ] as const)
+    test(`${label}: a top-level example, copied with examples/data`, async () => {
+      const r = await run(await newFromExample(label));
+      assert.equal(trainerSteps(r.stages[0].jobDir), steps);
+    });
+
   test('async: explore and train processes of one job share an SQLite buffer', async () => {
+    const explore = await newFromExample('async/explore.trinity.yaml');
+    const dir = dirname(explore);
     const launch = (file: string) =>
       new Promise<number | null>((done) => {
-        const child = spawn(
-          process.execPath,
-          [CLI, 'run', '--config', join(ROOT, 'examples/async', file), '--backend', 'wasm'],
-          { env: { ...process.env, ...env }, stdio: 'ignore' },
-        );
+        const child = spawn(process.execPath, [CLI, 'run', '--config', file, '--backend', 'wasm'], {
+          cwd: dir,
+          stdio: 'ignore',
+        });
         child.on('exit', (code) => done(code));
       });
-    const [explore, train] = await Promise.all([launch('explore.trinity.yaml'), launch('train.trinity.yaml')]);
-    assert.deepEqual([explore, train], [0, 0]);
-    const jobDir = join(env.TRINITY_CHECKPOINT_ROOT_DIR, 'trinity-workbench-examples', 'countdown-async');
-    // 17 tasks → 4 explorer steps of 4 tasks × 4 rollouts = 4 trainer steps of 16.
-    assert.ok(existsSync(join(jobDir, 'global_step_4', 'model.safetensors')), `no final checkpoint in ${jobDir}`);
-    const db = new Database(join(env.TRINITY_CHECKPOINT_ROOT_DIR, 'countdown-async.db'), {
-      readonly: true,
-      fileMustExist: true,
-    });
+    const [e, t] = await Promise.all([launch('explore.trinity.yaml'), launch('train.trinity.yaml')]);
+    assert.deepEqual([e, t], [0, 0]);
+    const jobDir = join(dir, 'checkpoints', 'trinity-workbench-examples', 'countdown-async');
+    // 8 tasks → 2 explorer steps of 4 tasks × 4 rollouts = 2 trainer steps of 16.
+    assert.ok(existsSync(join(jobDir, 'global_step_2', 'model.safetensors')), `no final checkpoint in ${jobDir}`);
+    const db = new Database(join(dir, 'checkpoints', 'countdown-async.db'), { readonly: true, fileMustExist: true });
     try {
       const rows = db
         .prepare(
@@ -162,7 +196,7 @@ describe('examples', () => {
         .all() as { batch: number; n: number; lo: number; hi: number }[];
       assert.deepEqual(
         rows.map((r) => [r.batch, r.n, r.lo, r.hi]),
-        [1, 2, 3, 4].map((b) => [b, 16, 1, 1]),
+        [1, 2].map((b) => [b, 16, 1, 1]),
         'each explorer step wrote 16 experiences, and the trainer read each exactly once',
       );
     } finally {

@@ -43,6 +43,8 @@ interface Options {
   rootUri?: string;
   /** Answer `workspace/configuration` with these settings (else the client advertises no configuration support). */
   configuration?: Record<string, unknown>;
+  /** Advertise `workspace/inlayHint/refresh` support, as VS Code does (the requests are the test's to answer). */
+  inlayHintRefresh?: boolean;
   /**
    * The server's validation debounce (default 0: diagnostics right after each change); `adaptive` sends none, so
    * the server sizes the wait from the document's validation cost as it does for the editor.
@@ -116,7 +118,12 @@ async function connect(
   await conn.sendRequest('initialize', {
     processId: null,
     rootUri: opts.rootUri ?? null,
-    capabilities: { workspace: { configuration: opts.configuration !== undefined } },
+    capabilities: {
+      workspace: {
+        configuration: opts.configuration !== undefined,
+        ...(opts.inlayHintRefresh ? { inlayHint: { refreshSupport: true } } : {}),
+      },
+    },
     initializationOptions: {
       ...(opts.debounceMs === 'adaptive' ? {} : { debounceMs: opts.debounceMs ?? 0 }),
       detectPython: false,
@@ -127,7 +134,7 @@ async function connect(
 
   const diagnosticsFor = (uri: string, version: number) =>
     new Promise<Diagnostic[]>((res, rej) => {
-      const t = setTimeout(() => rej(new Error(`no diagnostics for ${uri} v${version} within 5 s`)), 5000);
+      const t = setTimeout(() => rej(new Error(`no diagnostics for ${uri} v${version} within 20 s`)), 20_000);
       const list = waiting.get(uri) ?? [];
       list.push({ version, resolve: (d) => (clearTimeout(t), res(d)) });
       waiting.set(uri, list);

@@ -23,6 +23,7 @@ export type EventRecord = (
   | { histogram: string; values: number[]; step: number }
   | { graph: true }
   | { file_version: true }
+  | { session_start: true; step: number }
 ) & { wall_time?: number; corrupt?: 'length' | 'payload'; cut?: number };
 
 /** Appends the records to `file` (created if missing); returns each record's byte offset. */

@@ -151,7 +151,7 @@ describe('EventFileReader', () => {
     );
     assert.equal(reader.lost, true);
     writeEvents(file, [{ scalar: 'x', value: 4, step: 4 }]);
-    assert.deepEqual(reader.read(), { rows: [], problems: [] });
+    assert.deepEqual(reader.read(), { rows: [], problems: [], purges: [] });
   });
 
   test('a growing file: each read returns only the scalars appended since the last', () => {

@@ -113,13 +113,14 @@ describe('MetricsReader', () => {
     assert.deepEqual(reader.read(), {
       rows: [{ run: 'trainer', tag: 'actor/pg_loss', step: 2, wallTime: null, value: 2 }],
       problems: [],
+      purges: [],
     });
   });
 
   test('a growing job: new steps and a role folder that appears later are picked up, nothing twice', () => {
     const job = mkdtempSync(join(tmpdir(), 'twb-grow-'));
     const reader = new MetricsReader([job]);
-    assert.deepEqual(reader.read(), { rows: [], problems: [] });
+    assert.deepEqual(reader.read(), { rows: [], problems: [], purges: [] });
     const explorer = join(job, 'monitor', 'tensorboard', 'explorer');
     mkdirSync(explorer, { recursive: true });
     writeEvents(join(explorer, EVENTS), [{ scalar: 'rollout/reward', value: 0.25, step: 1 }]);

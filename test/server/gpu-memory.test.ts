@@ -119,4 +119,30 @@ describe('GPU memory in the editor', () => {
       await h200.close();
     }
   });
+
+  test('a changed trinityWorkbench.gpu asks the editor for the hints again, which then name the new card', async () => {
+    const configuration: Record<string, unknown> = { gpu: 'H100-80G' };
+    const c2 = await startInProcess({ configuration, inlayHintRefresh: true });
+    try {
+      let refreshes = 0;
+      c2.conn.onRequest('workspace/inlayHint/refresh', () => {
+        refreshes++;
+        return null;
+      });
+      const uri = 'file:///w/gpu-change.yaml';
+      await c2.open(uri, CONFIG);
+      const trainer = async () =>
+        label((await hints(c2, uri, CONFIG)).find((h) => h.position.line === lineOf(CONFIG, 'trainer:'))!);
+      assert.match(await trainer(), /of 79\.1 peak/);
+      const before = refreshes;
+      configuration.gpu = 'H200-141G';
+      await c2.conn.sendNotification('workspace/didChangeConfiguration', { settings: null });
+      const t0 = Date.now();
+      while (refreshes === before && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(refreshes > before, 'no workspace/inlayHint/refresh after the setting changed');
+      assert.match(await trainer(), /of 139\.8 peak/);
+    } finally {
+      await c2.close();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-/** Which card goes where: Trinity's metric prefixes as groups; the reward (or SFT/DPO loss) and eval accuracy pinned first. */
+/** Which card goes where: Trinity's metric prefixes as groups; the reward, the loss and eval accuracy pinned first. */
 
 export const PINNED_GROUP = 'pinned';
 
@@ -16,15 +16,20 @@ const GROUP_ORDER = [
   'pipeline',
 ];
 
-/** The reward first; SFT and DPO data carry no reward (no `critic/score`), so their loss is pinned too. */
+/**
+ * The reward first (the trainer's score, and the explorer's, which a run logs from its first step on), then the
+ * loss: the policy loss of RL, SFT's and DPO's (their data carry no reward).
+ */
 const PINNED_TAGS = [
   'critic/score/mean',
+  'rollout/score/mean',
   'rollout/accuracy/mean',
   'rollout/reward/mean',
+  'actor/pg_loss',
   'actor/sft_loss',
   'actor/dpo_loss',
 ];
-const EVAL_ACCURACY = /^eval\/.+\/accuracy\/mean(@\d+)?$/;
+const EVAL_ACCURACY = /^eval\/.+\/(accuracy|score)\/mean(@\d+)?$/;
 
 export function isPinned(tag: string): boolean {
   return PINNED_TAGS.includes(tag) || EVAL_ACCURACY.test(tag);

@@ -56,6 +56,26 @@ export class RolloutsView {
     this.render();
   }
 
+  /** A new run (or a reloaded panel): no steps, none picked, the search kept. (A compare panel has no such tab.) */
+  reset(): void {
+    this.steps.clear();
+    this.picked = undefined;
+    const select = this.select() as VscodeSingleSelect | null;
+    if (select) select.options = [];
+    const caption = document.getElementById('rollouts-step');
+    if (caption) {
+      caption.textContent = 'No rollouts yet.';
+      caption.classList.add('empty');
+    }
+    for (const id of ['rollouts-table', 'reward-histogram']) {
+      const e = document.getElementById(id);
+      if (e) e.hidden = true;
+    }
+    const source = document.getElementById('rollouts-source');
+    if (source) source.textContent = '';
+    this.transcripts.hide();
+  }
+
   setTheme(theme: Theme): void {
     this.theme = theme;
     if (this.histogram) this.drawHistogram(this.shown());

@@ -35,8 +35,8 @@ export interface Derivation {
 /** What a check may ask of the outside world; all optional, so the checks run in an editor too. */
 export interface CheckHost {
   /**
-   * Directories a relative path may be relative to, in order. Trinity resolves them against its working directory,
-   * which is usually the repository root, not the config file's folder, so the CLI passes both.
+   * Directories a relative path may be relative to, in order. Trinity resolves them against the directory the run
+   * starts in: the CLI passes its working directory, the language server the config's folder (where Run starts it).
    */
   baseDirs?: string[];
   /** Environment, for messages that mention it. */

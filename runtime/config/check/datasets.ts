@@ -6,7 +6,9 @@ import { existsSync } from 'node:fs';
 import { peekDataset } from '../datasets/peek-dataset';
 import { candidatePaths } from './runtime';
 import type { CheckContext } from './check-context';
-import { storagePaths } from './tasksets';
+import { storagePaths, workflowTypePath } from './tasksets';
+import { registryEntryAt } from '../model/registries';
+import { checkWorkflowRows, readsTaskRows } from './workflow-rows';
 import { isTasksetPath, type StoragePath, type TasksetPath } from '../config-path';
 
 interface KeyNeed {
@@ -25,7 +27,7 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
     const local = candidatePaths(ctx, path).find((p) => exists(p));
     if (!local) continue; // Missing local paths are TRN304; hub ids are not checked offline.
     const needs = keyNeeds(ctx, base);
-    if (needs.length === 0) continue;
+    if (needs.length === 0 && !readsTaskRows(ctx, base)) continue;
     const result = await peekDataset(local, {
       split: String(ctx.get(`${base}.split`) ?? 'train'),
       subsetName: optionalString(ctx.get(`${base}.subset_name`)),
@@ -55,20 +57,49 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
         need.severity,
       );
     }
+    if (isTasksetPath(base)) checkWorkflowRows(ctx, base, result.peek);
   }
 }
+
+/**
+ * Workflows that do not read a task's `format.prompt_key` / `response_key` columns (every other workflow reads both,
+ * as Trinity's Task.task_desc and Task.truth). frozen_lake_workflow builds its map from the row's `size`, `p` and
+ * `seed` (envs/frozen_lake/workflow.py @8b7fce3), sudoku_workflow its game from `puzzle` and `solution`;
+ * math_eval_workflow reads the `question` column itself and grades against the truth (eval_workflow.py).
+ */
+const TASK_COLUMNS_READ: Record<string, { prompt: boolean; response: boolean }> = {
+  frozen_lake_workflow: { prompt: false, response: false },
+  sudoku_workflow: { prompt: false, response: false },
+  math_eval_workflow: { prompt: false, response: true },
+  async_math_eval_workflow: { prompt: false, response: true },
+};
 
 /** Which columns Trinity reads from this dataset, given where it sits in the config and the algorithm. */
 function keyNeeds(ctx: CheckContext, base: StoragePath): KeyNeed[] {
   if (isTasksetPath(base)) {
-    return [
-      { formatKey: 'prompt_key', severity: 'error', why: 'every task would get an empty prompt.' },
-      {
+    // With `format.workflow_key` each row may name its own workflow: assume it reads both.
+    const workflow = ctx.get(`${base}.format.workflow_key`) ? undefined : ctx.get(workflowTypePath(ctx, base));
+    const reads = TASK_COLUMNS_READ[String(workflow)] ?? { prompt: true, response: true };
+    // A workflow of a plugin (or a module path) may read any columns: a missing prompt column is only a warning.
+    const builtIn = workflow === undefined || registryEntryAt('workflow', String(workflow), ctx.release) !== undefined;
+    const needs: KeyNeed[] = [];
+    if (reads.prompt)
+      needs.push(
+        builtIn
+          ? { formatKey: 'prompt_key', severity: 'error', why: 'every task would get an empty prompt.' }
+          : {
+              formatKey: 'prompt_key',
+              severity: 'warning',
+              why: `every task would get an empty prompt if \`${String(workflow)}\` reads it.`,
+            },
+      );
+    if (reads.response)
+      needs.push({
         formatKey: 'response_key',
         severity: 'warning',
         why: 'reward functions would compare against no ground truth.',
-      },
-    ];
+      });
+    return needs;
   }
   const schema = bufferSchema(ctx, base);
   const plaintext = String(ctx.get(`${base}.format.prompt_type`) ?? 'messages').toLowerCase() === 'plaintext';

@@ -12,6 +12,7 @@ import type { CheckContext } from './check-context';
 import { storagePaths, taskPipelineOutputPath, tasksetPaths, workflowTypePath } from './tasksets';
 import { configPath, type ConfigPath } from '../config-path';
 import { checkWorkflowNeeds } from './workflow-needs';
+import { checkModelContext } from './model-context';
 import { checkEngineMemory } from './engine-memory';
 
 /** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
@@ -28,6 +29,7 @@ export function runRuntimeChecks(ctx: CheckContext): void {
   checkMixBuffer(ctx);
   checkGroupSize(ctx);
   checkLocalPaths(ctx);
+  checkModelContext(ctx);
   checkEngineMemory(ctx);
 }
 

@@ -537,10 +537,10 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN313: {
     explanation:
-      "The taskset's workflow checks the config when Trinity builds it for each task, and this config fails that check, so every task fails after the GPUs are allocated. `thinking_budget_workflow` (Trinity main) needs `explorer.rollout_model.enable_history: true` and a non-negative integer `workflow_args.thinking_token_budget`.",
+      "The taskset's workflow checks the config when Trinity builds it for each task, and this config fails that check, so every task fails after the GPUs are allocated. Step-wise workflows (`step_wise_alfworld_workflow`, and `thinking_budget_workflow` on Trinity main) assert `explorer.rollout_model.enable_history: true`; a `workflow_args` value outside its domain (a non-integer `agent_max_steps`, a negative `thinking_token_budget`, a `desc` map without a start) fails or hangs the workflow.",
     example:
       'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: thinking_budget_workflow\n      workflow_args:\n        thinking_token_budget: -1\n',
-    fix: 'Set `explorer.rollout_model.enable_history: true` and give `workflow_args.thinking_token_budget` a non-negative integer.',
+    fix: 'Set `explorer.rollout_model.enable_history: true`, and give each `workflow_args` value the type the hover names.',
   },
   TRN314: {
     explanation:
@@ -555,6 +555,26 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example:
       'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 8\nmodel:\n  model_path: Qwen/Qwen3-4B-Instruct-2507\n  max_model_len: 131072\ncluster:\n  node_num: 1\n  gpu_per_node: 8\nexplorer:\n  runner_per_model: 8\n  rollout_model:\n    engine_num: 4\nbuffer:\n  batch_size: 32\n  explorer_input:\n    taskset:\n      path: data/gsm8k\n',
     fix: 'Lower `max_model_len` or `explorer.runner_per_model`, or raise `tensor_parallel_size` or `gpu_memory_utilization`.',
+  },
+  TRN316: {
+    explanation:
+      "Trinity's workflows read their `workflow_args` with `dict.get(key, default)`, so a key the taskset's workflow does not read is dropped without a word and the run uses the default (`agent_max_step: 20` runs FrozenLake with 10 turns). The arguments each workflow reads, with their meaning and default, are in the hover and completion of `workflow_args`; the check runs for the releases whose workflow source was read.",
+    example:
+      'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: frozen_lake_workflow\n      workflow_args:\n        agent_max_step: 20\n',
+    fix: 'Rename the key to the argument the message suggests, or remove it.',
+  },
+  TRN317: {
+    explanation:
+      "Some workflows build their environment from keys of each task row rather than from the prompt: `frozen_lake_workflow` draws its map from the row's `size`, `p` and `seed` (unless `workflow_args.desc` fixes one map). A missing key takes Trinity's fallback: without `size` the 1×1 map has no room for a goal and the map generator never returns (the task hangs); without `seed` every task plays the same map. Checked on the first rows of a local dataset.",
+    example:
+      'buffer:\n  explorer_input:\n    taskset:\n      path: data/frozenlake   # rows of {"question": ...}\n      default_workflow_type: frozen_lake_workflow\n',
+    fix: "Generate the taskset with the workflow's data script (Trinity's `examples/grpo_frozen_lake/get_frozen_lake_data.py` writes `seed`, `size` and `p`), or set `workflow_args.desc`.",
+  },
+  TRN318: {
+    explanation:
+      "`max_model_len` (the rollout model's, or an auxiliary model's) is longer than the model supports: vLLM derives the model's limit from its config.json (`max_position_embeddings` and the like) and refuses to start an engine asked for more (`_get_and_verify_max_len`, vllm/config/model.py), so the explorer fails at launch. Checked wherever the model's config.json is on this machine (a local folder, or a hub id in the Hugging Face cache).",
+    example: 'model:\n  model_path: ./tiny-model   # config.json: max_position_embeddings 512\n  max_model_len: 544\n',
+    fix: "Lower `max_model_len` to the model's limit (and `max_prompt_tokens` + `max_response_tokens` with it), or use a model made for the longer context (Create Small Model sizes it to the config).",
   },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
@@ -594,5 +614,24 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'A run that is still live has logged no step for `runHealth.stallFactor` (default 5) times its median step time. A rollout may hang (it is retried only after `explorer.max_timeout`), the trainer may wait for experiences that never come, or a process died.',
     example: 'explorer:\n  max_timeout: 1800\n',
     fix: "Look at the run's log (the Runs view's output channel); lower `explorer.max_timeout` so that a hung rollout is retried sooner.",
+  },
+  TRN406: {
+    explanation:
+      "In `both` mode the explorer has logged `runHealth.trainerLag` (default 5) more steps since the trainer's last step than `synchronizer.sync_offset` and `sync_interval` let it run ahead: the trainer gets no batch. Every task may be failing (the local runtime stops such a run after 3 steps with the first task's error), the experience pipeline may drop every experience, or `buffer.train_batch_size` may be more than a step makes (`batch_size` × `repeat_times`).",
+    example: 'buffer:\n  batch_size: 4\n  train_batch_size: 256\n',
+    fix: "Look at the run's output for failing tasks; make `train_batch_size` what a step makes (`batch_size` × `repeat_times`).",
+  },
+  TRN407: {
+    explanation:
+      'An agent episode (`frozen_lake_workflow`) ends at the goal or a hole (`env_done`), after `workflow_args.agent_max_steps` turns, or when its tokens run out: every token after the first prompt counts against one budget (10240 in Trinity, whose GenerationConfig has no `max_response_tokens` for the workflow to read) and the conversation must fit `model.max_model_len`. The cut episode loses its last user message and scores 0. At most `rollout/env_steps/mean` ÷ `agent_max_steps` of the episodes can have used all their turns, so at least (1 − `rollout/env_done/mean`) − `rollout/env_steps/mean` ÷ `agent_max_steps` ended on the budget; reported when that bound, averaged over the window, reaches `runHealth.budgetEndedShare` (default 50%).',
+    example:
+      'model:\n  max_model_len: 2048\nbuffer:\n  explorer_input:\n    taskset:\n      workflow_args:\n        agent_max_steps: 10\n',
+    fix: 'Raise `model.max_model_len`, lower `agent_max_steps`, or ask the model for shorter answers (a system prompt that wants the action only).',
+  },
+  TRN408: {
+    explanation:
+      "In every step of the window no agent episode reached the goal (`rollout/test_score/mean`, FrozenLake's final reward, is 0), or every episode did: each group of `repeat_times` episodes of a task has one outcome, so GRPO's group-relative advantages are all 0 and the policy learns nothing. `runHealth.sameOutcomeMargin` (default 0) lets a rate near 0 or 1 count too.",
+    example: 'buffer:\n  explorer_input:\n    taskset:\n      workflow_args:\n        agent_max_steps: 2\n',
+    fix: "When every episode fails: more turns (`agent_max_steps`), smaller maps (the rows' `size`) or closer goals (`env_max_steps`). When every episode succeeds: harder tasks.",
   },
 };

@@ -401,7 +401,7 @@ class Evaluator {
     if (args.length === 2) {
       // the default is converted with str() unless it is None
       const d = args[1] === null ? null : pyStr(args[1]);
-      this.addRef(frame, { start: node.start, end: node.end, kind: 'env', target: key, value: d });
+      this.addRef(frame, { start: node.start, end: node.end, kind: 'env', target: key, value: d, defaulted: true });
       return ok(d);
     }
     return this.err(frame, node, 'missing-env', `Environment variable '${key}' not found`, key);

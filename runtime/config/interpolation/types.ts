@@ -150,6 +150,8 @@ export interface ResolvedRef {
   /** node: absolute path of the node the value comes from; env: the variable name */
   target: (string | number)[] | string;
   value?: unknown;
+  /** env: the variable is not set, and the value is the interpolation's default. */
+  defaulted?: true;
 }
 
 export interface ResolveError {

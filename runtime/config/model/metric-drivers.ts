@@ -12,6 +12,7 @@
 import type { Release } from '../releases';
 import { ALGORITHM_PIECES, FN_SPECS, fnSpecAt } from './algorithms';
 import { schemaAt } from './index';
+import { someWorkflowReads } from './workflow-args';
 
 export interface MetricDriverRow {
   /** Glob over metric names: `actor/pg_clipfrac*`, `response_length/*`. */
@@ -36,6 +37,9 @@ const CLIP = [
   'algorithm.policy_loss_fn_args.clip_range_low',
   'algorithm.policy_loss_fn_args.clip_range_high',
 ];
+/** The taskset's `workflow_args` an agent workflow reads (model/workflow-args.ts: FrozenLake, ALFWorld). */
+const WA = 'buffer.explorer_input.taskset.workflow_args';
+
 const LR = [
   'algorithm.optimizer.lr',
   'algorithm.optimizer.lr_warmup_steps',
@@ -129,6 +133,17 @@ export const METRIC_DRIVERS: readonly MetricDriverRow[] = [
     ],
     why: "The value model's loss and optimiser (veRL's critic).",
   },
+  // Trainer: the sample strategy's model versions (trinity/algorithm/sample_strategy/sample_strategy.py).
+  {
+    metric: 'sample/model_version*',
+    keys: [
+      'algorithm.sample_strategy_args.max_staleness',
+      'synchronizer.sync_style',
+      'synchronizer.sync_interval',
+      'explorer.max_inflight_batches',
+    ],
+    why: 'The weights versions the trained experiences came from: `staleness_control` drops those more than `max_staleness` versions behind; a fully asynchronous explorer runs ahead by up to `max_inflight_batches` batches and more.',
+  },
   // Explorer: rollout metrics (trinity/explorer/explorer.py, scheduler.py).
   {
     metric: 'rollout/model_version',
@@ -137,13 +152,47 @@ export const METRIC_DRIVERS: readonly MetricDriverRow[] = [
   },
   {
     metric: 'rollout/finished_task_count',
-    keys: ['buffer.batch_size', 'explorer.max_timeout'],
-    why: 'Tasks finished in the step: `batch_size` of them unless some time out.',
+    keys: [
+      'buffer.batch_size',
+      'explorer.max_timeout',
+      'explorer.over_rollout.ratio',
+      'explorer.over_rollout.wait_after_min',
+    ],
+    why: 'Tasks finished in the step: `batch_size` of them unless some time out, or over-rollout stops waiting after `(1 − ratio) × batch_size`.',
   },
   {
     metric: 'rollout/time/*',
     keys: ['model.max_response_tokens', 'algorithm.repeat_times', 'explorer.runner_per_model'],
     why: 'Time per task: longer and more responses take longer; more runners run more at once.',
+  },
+  // Explorer: an agent episode's info (frozen_lake_workflow: env_steps, env_done, test_score; envs/frozen_lake/workflow.py
+  // @8b7fce3) and a reward-propagation run's actual_env_steps (step_wise_workflow.py @e9cc93a), per episode.
+  {
+    metric: 'rollout/env_steps/*',
+    keys: [`${WA}.agent_max_steps`, `${WA}.env_max_steps`, 'model.max_model_len'],
+    why: 'Turns an episode took: at most `agent_max_steps`; fewer when it reaches G or a hole, or when its tokens run out (the budget after the first prompt, within `max_model_len`).',
+  },
+  {
+    metric: 'rollout/actual_env_steps/*',
+    keys: [`${WA}.max_env_steps`, 'model.max_response_tokens'],
+    why: 'Model calls a step-wise episode made: at most `max_env_steps`; it stops early at the end of the game or on a response cut at `max_response_tokens`.',
+  },
+  {
+    metric: 'rollout/env_done/*',
+    keys: [`${WA}.agent_max_steps`, `${WA}.env_max_steps`, `${WA}.is_slippery`, 'model.max_model_len'],
+    why: 'Share of episodes that ended at G or a hole, rather than at the turn limit (`agent_max_steps`) or the token budget.',
+  },
+  {
+    metric: 'rollout/test_score/*',
+    keys: [
+      `${WA}.env_max_steps`,
+      `${WA}.agent_max_steps`,
+      `${WA}.is_slippery`,
+      `${WA}.desc`,
+      'algorithm.repeat_times',
+      ...TEMPERATURE,
+    ],
+    why: "FrozenLake's final reward, 1 at the goal: the success rate. Closer goals (`env_max_steps`), more turns and ice that does not slip make it easier.",
   },
   {
     metric: 'rollout/*',
@@ -261,6 +310,10 @@ export function configKeyExists(key: string, release: Release): boolean {
   if (schemaAt(path, release).field) return true;
   const argsAt = path.findIndex((p) => p.endsWith('_args'));
   if (argsAt < 1 || argsAt !== path.length - 2) return false;
+  if (path[argsAt] === 'workflow_args')
+    return (
+      schemaAt(path.slice(0, argsAt + 1), release).field !== undefined && someWorkflowReads(path[argsAt + 1], release)
+    );
   const holder = schemaAt(path.slice(0, argsAt + 1), release);
   if (!holder.field || holder.type?.kind !== 'dict') return false;
   const fnKey = path[argsAt].slice(0, -'_args'.length);

@@ -2,6 +2,7 @@
  * The metric names a Trinity run of a resolved config logs, per role, with Trinity's own names (its monitor,
  * explorer, experience pipeline, trainer and veRL metric utilities). The runtime's monitor emits the same names.
  */
+import { algorithmTypeAt } from '../model/algorithms';
 import { rolesOf } from '../model/choices';
 import { atLeast, NEWEST_RELEASE, type Release } from '../releases';
 
@@ -257,7 +258,7 @@ export function metricNames(cfg: Cfg, release: Release = NEWEST_RELEASE): Metric
   const roles = rolesOf(cfg.mode as string);
   return {
     explorer: roles.explorer ? explorerMetrics(cfg, release) : [],
-    trainer: roles.trainer ? trainerMetrics(cfg) : [],
+    trainer: roles.trainer ? trainerMetrics(cfg, release) : [],
   };
 }
 
@@ -344,7 +345,7 @@ function explorerMetrics(cfg: Cfg, release: Release): string[] {
   return out;
 }
 
-function trainerMetrics(cfg: Cfg): string[] {
+function trainerMetrics(cfg: Cfg, release: Release): string[] {
   const a = cfg.algorithm ?? {};
   const out = [
     'time/read_experience',
@@ -353,6 +354,12 @@ function trainerMetrics(cfg: Cfg): string[] {
     'time/sync_weight',
     'time/save_checkpoint',
   ];
+  // SampleStrategy.set_model_version_metric (from v0.4.0): over the experiences an explorer made (they carry a model
+  // version; SFT and DPO rows do not); the drift from main (PR #579).
+  if (atLeast(release, 'v0.4.0') && algorithmTypeAt(String(a.algorithm_type), release)?.schema === 'experience') {
+    out.push(...stats('sample/model_version'));
+    if (release === 'main') out.push(...stats('sample/model_version_drift'));
+  }
   for (const m of POLICY_LOSS_METRICS[a.policy_loss_fn] ?? ['pg_loss']) out.push(`actor/${m}`);
   if (a.entropy_loss_fn && a.entropy_loss_fn !== 'none') out.push('actor/entropy_loss');
   if (a.kl_loss_fn && a.kl_loss_fn !== 'none') out.push('actor/kl_loss', 'actor/kl_coef');

@@ -5,6 +5,7 @@
  */
 import type { DiagnosticCode, Path } from '../diagnostics';
 import { atLeast, NEWEST_RELEASE, type Release } from '../releases';
+import { workflowArgDefault } from '../model/workflow-args';
 
 export interface HealthPoint {
   step: number;
@@ -29,6 +30,12 @@ export interface RunHealthThresholds {
   gradNormSpike: number;
   /** TRN405: a live run with no new step for this many times its median step time. */
   stallFactor: number;
+  /** TRN406: explorer steps since the trainer's last step, beyond what sync_offset and sync_interval allow. */
+  trainerLag: number;
+  /** TRN407: the share of agent episodes ended by the token budget (not the goal, a hole or the turn limit). */
+  budgetEndedShare: number;
+  /** TRN408: an agent success rate at or below this (or at or above 1 − this) in every step of the window. */
+  sameOutcomeMargin: number;
 }
 
 export const DEFAULT_HEALTH_THRESHOLDS: RunHealthThresholds = {
@@ -38,9 +45,15 @@ export const DEFAULT_HEALTH_THRESHOLDS: RunHealthThresholds = {
   klMax: 1,
   gradNormSpike: 10,
   stallFactor: 5,
+  trainerLag: 5,
+  budgetEndedShare: 0.5,
+  sameOutcomeMargin: 0,
 };
 
-export type HealthCode = Extract<DiagnosticCode, 'TRN400' | 'TRN401' | 'TRN402' | 'TRN403' | 'TRN404' | 'TRN405'>;
+export type HealthCode = Extract<
+  DiagnosticCode,
+  'TRN400' | 'TRN401' | 'TRN402' | 'TRN403' | 'TRN404' | 'TRN405' | 'TRN406' | 'TRN407' | 'TRN408'
+>;
 
 export interface HealthFinding {
   code: HealthCode;
@@ -215,7 +228,114 @@ function stalledRun({ input, t }: RuleInput): HealthFinding | undefined {
   };
 }
 
-/** The rules in code order, so findings come out as TRN400…TRN405. */
+/**
+ * TRN406: in `both` mode the explorer keeps stepping but the trainer takes no step: it gets no batch (every task
+ * fails, the pipeline drops the experiences, or `train_batch_size` is more than the explorer makes). The trainer may
+ * trail by `sync_offset` and `sync_interval` steps by design; `trainerLag` more is reported.
+ */
+function trainerBehind({ input, t, value }: RuleInput): HealthFinding | undefined {
+  const mode = value('mode');
+  if (mode !== 'both' && mode !== 'colocate') return undefined;
+  const explorer = first(input.series, 'time/explore_step', 'rollout/model_version');
+  if (!explorer) return undefined;
+  const trainer = first(input.series, 'time/train_step', 'actor/grad_norm', 'actor/lr');
+  const lastTrainer = trainer?.points[trainer.points.length - 1];
+  // Explorer steps logged after the trainer's last one (by wall time where both have it, else by step).
+  const since = explorer.points.filter((p) =>
+    !lastTrainer
+      ? true
+      : p.wallTime !== null && lastTrainer.wallTime !== null
+        ? p.wallTime > lastTrainer.wallTime
+        : p.step > lastTrainer.step,
+  );
+  const allowed =
+    t.trainerLag + (num(value('synchronizer.sync_offset')) ?? 0) + (num(value('synchronizer.sync_interval')) ?? 1);
+  if (since.length < allowed) return undefined;
+  const latest = since[since.length - 1];
+  const made = num(value('buffer.batch_size'));
+  const repeat = num(value('algorithm.repeat_times'));
+  const batch = num(value('buffer.train_batch_size'));
+  return {
+    code: 'TRN406',
+    path: ['buffer', 'train_batch_size'],
+    metric: explorer.tag,
+    step: latest.step,
+    message: `No trainer step for ${since.length} explorer steps (explorer step ${latest.step}, ${lastTrainer ? `trainer step ${lastTrainer.step}` : 'no trainer step yet'}): the trainer gets no batch. Look at the run's output for failing tasks${batch !== undefined && made !== undefined && repeat !== undefined ? `, and compare train_batch_size (${batch}) with what a step makes (batch_size × repeat_times = ${made * repeat})` : ''}.`,
+  };
+}
+
+/**
+ * An agent's turn limit: its taskset's `workflow_args.agent_max_steps`, else its workflow's default (model/workflow-args.ts);
+ * undefined for a workflow without one. The agent metrics are the workflow's `info` (env_steps, env_done,
+ * test_score) reduced per episode, then averaged over the step's tasks.
+ */
+const AGENT_ARGS: Path = ['buffer', 'explorer_input', 'taskset', 'workflow_args'];
+function agentMaxSteps({ value, input }: RuleInput): number | undefined {
+  const workflow = value('buffer.explorer_input.taskset.default_workflow_type');
+  const fallback = workflowArgDefault(workflow, 'agent_max_steps', input.release ?? NEWEST_RELEASE);
+  if (fallback === undefined) return undefined;
+  return num(value(`${AGENT_ARGS.join('.')}.agent_max_steps`)) ?? num(fallback);
+}
+
+/**
+ * TRN407: an agent episode ends at G or a hole (`env_done`), after `agent_max_steps` turns, or when its tokens run
+ * out (every token after the first prompt counts against the episode's budget, and the conversation must fit
+ * `max_model_len`); the cut episode scores 0. The means bound the last kind from below: at most env_steps/L of the
+ * episodes can have used all L turns, so at least (1 − env_done) − env_steps/L ended on the budget. (The means are
+ * over tasks of per-task means; with `repeat_times` episodes per task that is the mean over episodes.)
+ */
+function budgetEndedEpisodes(rule: RuleInput): HealthFinding | undefined {
+  const { input, t, window, value } = rule;
+  const done = input.series.get('rollout/env_done/mean');
+  const steps = input.series.get('rollout/env_steps/mean');
+  const limit = agentMaxSteps(rule);
+  if (!done?.length || !steps?.length || !limit) return undefined;
+  const stepsAt = new Map(finite(steps).map((p) => [p.step, p.value]));
+  const last = finite(done)
+    .filter((p) => stepsAt.has(p.step))
+    .slice(-window);
+  const bound = (p: HealthPoint) => Math.max(0, 1 - p.value - stepsAt.get(p.step)! / limit);
+  const share = last.reduce((a, p) => a + bound(p), 0) / Math.max(1, last.length);
+  if (!(last.length >= Math.min(window, 2) && share >= t.budgetEndedShare)) return undefined;
+  const at = last[last.length - 1];
+  const len = num(value('model.max_model_len'));
+  return {
+    code: 'TRN407',
+    path: ['model', 'max_model_len'],
+    metric: 'rollout/env_steps/mean',
+    step: at.step,
+    message: `At least ${Math.round(share * 100)}% of episodes over the last ${last.length} steps ended on the token budget, not at the goal, a hole or the turn limit: at step ${at.step}, (1 − rollout/env_done/mean) − rollout/env_steps/mean ÷ agent_max_steps = (1 − ${fmt(at.value)}) − ${fmt(stepsAt.get(at.step)!)} ÷ ${limit} = ${fmt(bound(at))}. Every token after the first prompt counts against the episode's budget (10240 in Trinity) and the conversation must fit max_model_len${len ? ` (${len})` : ''}; a cut episode scores 0. Raise max_model_len, or lower agent_max_steps or ask for shorter answers.`,
+  };
+}
+
+/**
+ * TRN408: every episode of the window's steps failed (or every one reached the goal): each group of `repeat_times`
+ * episodes has one outcome, so a group-relative advantage has nothing to compare. `rollout/test_score` is
+ * FrozenLake's final reward (1 at the goal).
+ */
+function sameOutcomeEpisodes(rule: RuleInput): HealthFinding | undefined {
+  const { input, t, window } = rule;
+  const score = input.series.get('rollout/test_score/mean');
+  const turns = agentMaxSteps(rule);
+  if (!score?.length || turns === undefined) return undefined;
+  const last = finite(score).slice(-window);
+  const m = t.sameOutcomeMargin;
+  const allFail = last.every((p) => p.value <= m);
+  const allWin = last.every((p) => p.value >= 1 - m);
+  if (!(last.length >= window && (allFail || allWin))) return undefined;
+  const key = allFail ? 'agent_max_steps' : 'env_max_steps';
+  return {
+    code: 'TRN408',
+    path: [...AGENT_ARGS, key],
+    metric: 'rollout/test_score/mean',
+    step: last[last.length - 1].step,
+    message: allFail
+      ? `No episode reached the goal in the last ${last.length} steps (rollout/test_score/mean ${m > 0 ? `≤ ${fmt(m)}` : '0'}): every group of episodes has the same outcome, so GRPO's advantages are 0. Give the agent more turns (agent_max_steps, now ${turns}), smaller maps (the rows' size) or a closer goal (env_max_steps).`
+      : `Every episode reached the goal in the last ${last.length} steps (rollout/test_score/mean ${m > 0 ? `≥ ${fmt(1 - m)}` : '1'}): the groups have nothing to compare. Make the task harder: goals further away (env_max_steps) or larger maps.`,
+  };
+}
+
+/** The rules in code order, so findings come out as TRN400…TRN408. */
 const HEALTH_RULES: readonly ((rule: RuleInput) => HealthFinding | undefined)[] = [
   truncatedResponses,
   identicalGroupRewards,
@@ -223,6 +343,9 @@ const HEALTH_RULES: readonly ((rule: RuleInput) => HealthFinding | undefined)[] 
   klRunaway,
   gradNormSpike,
   stalledRun,
+  trainerBehind,
+  budgetEndedEpisodes,
+  sameOutcomeEpisodes,
 ];
 
 /** The latest step of any role, and the median time between steps of the role that logged it. */

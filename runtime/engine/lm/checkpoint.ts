@@ -4,12 +4,13 @@
  * reader never sees half a checkpoint.
  */
 import * as tf from '@tensorflow/tfjs-core';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseModelConfig, type ModelConfig } from './config';
 import { canonicalName, paramSpecs, type ParamSpec } from './params';
 import { CausalLM } from './transformer';
 import { generationEosIds, readJsonDocument } from '../json-file';
+import { writeFileNamed } from '../named-write';
 import { Rng } from '../random';
 import { readCheckpointDir, toFloat32, writeSafetensors, type TensorToWrite } from '../weights/safetensors';
 
@@ -222,7 +223,10 @@ function unwrap(ids: number[]): number | number[] {
   return ids.length === 1 ? ids[0] : ids;
 }
 
-/** Writes every file into `<dir>.tmp-<pid>`, then swaps it in for `dir` (the old one removed only after). */
+/**
+ * Writes every file into `<dir>.tmp-<pid>`, then swaps it in for `dir` (the old one removed only after). A write
+ * that fails removes the temporary directory (a full disk gets its space back) and throws naming the file.
+ */
 export function writeDirAtomically(
   dir: string,
   files: Record<string, string | Uint8Array>,
@@ -233,8 +237,13 @@ export function writeDirAtomically(
   const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp);
-  for (const [name, data] of Object.entries(files)) writeFileSync(join(tmp, name), data);
-  fill?.(tmp);
+  try {
+    for (const [name, data] of Object.entries(files)) writeFileNamed(join(tmp, name), data);
+    fill?.(tmp);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
   const old = join(parent, `.${basename(dir)}.old-${process.pid}`);
   if (existsSync(dir)) renameSync(dir, old);
   renameSync(tmp, dir);
@@ -244,7 +253,7 @@ export function writeDirAtomically(
 /** Writes `files` into `dir` (created; inside a directory that is itself swapped in atomically). */
 export function writeDirFiles(dir: string, files: Record<string, string | Uint8Array>): void {
   mkdirSync(dir, { recursive: true });
-  for (const [name, data] of Object.entries(files)) writeFileSync(join(dir, name), data);
+  for (const [name, data] of Object.entries(files)) writeFileNamed(join(dir, name), data);
 }
 
 /** A float32 tensor's values (transposed first when asked), read asynchronously. */

@@ -58,6 +58,11 @@ export function readModelConfigJson(
   return read;
 }
 
+/** Models remembered as absent are looked for again on the next read (files came, or Run wants the disk as it is now). */
+export function forgetMissingModels(): void {
+  for (const [key, hit] of located) if ('missUntil' in hit) located.delete(key);
+}
+
 function statMtime(file: string): number | undefined {
   try {
     return statSync(file).mtimeMs;

@@ -1,8 +1,9 @@
 /** Reads and writes the files of a Hugging Face tokenizer directory. Every error names the file it is about. */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TokenizerError, type TokenizerJsonFiles } from './api';
 import { parseJsonDocument, readJsonDocument, type JsonDocument } from '../json-file';
+import { writeFileNamed } from '../named-write';
 
 /** A tokenizer's documents, whether read from a directory or built in memory. */
 export interface TokenizerDocuments {
@@ -50,9 +51,9 @@ export function documentsFromJson(files: TokenizerJsonFiles, source: string): To
 
 export function writeTokenizerDocuments(dir: string, docs: TokenizerDocuments): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, TOKENIZER_JSON), docs.tokenizerJson.text);
-  writeFileSync(join(dir, TOKENIZER_CONFIG), docs.tokenizerConfig.text);
-  if (docs.chatTemplateFile) writeFileSync(join(dir, CHAT_TEMPLATE_FILE), docs.chatTemplateFile.text);
+  writeFileNamed(join(dir, TOKENIZER_JSON), docs.tokenizerJson.text);
+  writeFileNamed(join(dir, TOKENIZER_CONFIG), docs.tokenizerConfig.text);
+  if (docs.chatTemplateFile) writeFileNamed(join(dir, CHAT_TEMPLATE_FILE), docs.chatTemplateFile.text);
 }
 
 /** Writes a built tokenizer's two JSON files into a (model) directory. */

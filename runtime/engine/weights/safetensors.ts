@@ -147,10 +147,15 @@ export function writeSafetensors(
   return out;
 }
 
-/** A safetensors file read from disk (tensors are views into its bytes). */
+/** A safetensors file read from disk (tensors are views into its bytes); a damaged file is named in the error. */
 export function readSafetensorsFile(path: string): SafetensorsFile {
   const b = readFileSync(path);
-  return readSafetensors(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+  try {
+    return readSafetensors(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+  } catch (e) {
+    if (e instanceof SafetensorsError) throw new SafetensorsError(`${path}: ${e.message}`);
+    throw e;
+  }
 }
 
 /** All tensors of a checkpoint directory: `model.safetensors`, or the shards `model.safetensors.index.json` lists. */

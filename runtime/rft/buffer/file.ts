@@ -42,6 +42,7 @@ import {
   type Logger,
   type ReadOptions,
 } from './types';
+import { withIo } from '../io-failure';
 import { HOST, abortReason, checkBatchSize, linkSignals, readTimeoutMs, sleep, writerMayBeAlive } from './wait';
 
 export function checkJsonPath(path: string, key = 'path'): void {
@@ -148,8 +149,22 @@ export class JsonlExperienceWriter implements ExperienceWriter {
       validateExperience(exps[i], `experience ${i} of the batch`);
       lines.push(JSON.stringify(experienceToRecord(exps[i])));
     }
-    writeAll(this.fd, new TextEncoder().encode(lines.join('\n') + '\n'));
-    if (this.fsync) fsyncSync(this.fd);
+    const fd = this.fd;
+    const before = fstatSync(fd).size;
+    withIo('buffer append', this.path, () => {
+      try {
+        writeAll(fd, new TextEncoder().encode(lines.join('\n') + '\n'));
+        if (this.fsync) fsyncSync(fd);
+      } catch (e) {
+        // A batch is all there or not at all (a full disk may have taken part of it): cut back what it wrote.
+        try {
+          ftruncateSync(fd, before);
+        } catch {
+          // the error below says what happened
+        }
+        throw e;
+      }
+    });
   }
 
   async finish(): Promise<void> {

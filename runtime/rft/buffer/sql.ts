@@ -55,6 +55,7 @@ import {
   type ReadOptions,
 } from './types';
 import { HOST, abortReason, checkBatchSize, linkSignals, readTimeoutMs, sleep, writerMayBeAlive } from './wait';
+import { withIo } from '../io-failure';
 
 export type SqlReadPolicy = 'fifo' | 'priority';
 
@@ -279,7 +280,8 @@ export class SqlExperienceWriter implements ExperienceWriter {
     const tx = this.conn.db.transaction((all: unknown[][]) => {
       for (const r of all) this.insert.run(...r);
     });
-    this.conn.retry(() => tx.immediate(rows));
+    // A failed transaction (a full disk: SQLITE_FULL) is rolled back: the rows before it stay, none of this batch.
+    withIo('buffer append', this.file, () => this.conn.retry(() => tx.immediate(rows)));
   }
 
   async finish(): Promise<void> {

@@ -1,29 +1,40 @@
 /**
  * A job's checkpoints, in Trinity's layout: `<job dir>/global_step_N/` (a Hugging Face model directory plus the
  * trainer's optimizer state) and `<job dir>/latest_checkpointed_iteration.txt`. Each checkpoint is written to a temp
- * directory and renamed into place, and the pointer file is replaced only after, so a kill at any moment leaves the
- * previous checkpoint valid and pointed to.
+ * directory with its manifest last (manifest.ts), flushed to disk, renamed into place, and the pointer file is
+ * replaced only after, so a kill or a machine crash at any moment leaves the previous checkpoint valid and pointed
+ * to. A failed write names the checkpoint and the file, and leaves nothing behind.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadModel, saveModel } from '../../engine/lm/checkpoint';
+import { withPath } from '../../engine/named-write';
 import type { CausalLM } from '../../engine/lm/transformer';
 import type { TextTokenizer } from '../../engine/tokenizer';
 import type { AdamWState } from '../../engine/train/adamw';
 import { readSafetensorsFile, toFloat32, writeSafetensors, type TensorToWrite } from '../../engine/weights/safetensors';
+import { withIoAsync } from '../io-failure';
+import { checkpointProblem, POINTER_FILE } from './checkpoint-choice';
+import { fsyncPath, replaceFileDurably } from './durable-files';
+import { writeManifest } from './manifest';
 
-export const LATEST_FILE = 'latest_checkpointed_iteration.txt';
+export const LATEST_FILE = POINTER_FILE;
 
 export function checkpointDir(jobDir: string, step: number): string {
   return join(jobDir, `global_step_${step}`);
 }
 
-/** Writes a file by writing a sibling temp file and renaming it over the target. */
+/** Writes a file by writing a sibling temp file and renaming it over the target (the temp file gone on failure). */
 export function writeFileAtomically(path: string, data: string | Uint8Array): void {
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw withPath(e, path);
+  }
 }
 
 export interface TrainerCheckpointState {
@@ -45,8 +56,18 @@ export async function saveCheckpoint(
   const dir = checkpointDir(jobDir, step);
   const files: Record<string, string | Uint8Array> = { 'trainer_state.json': `${JSON.stringify(state, null, 2)}\n` };
   if (optimizer) files['optimizer.safetensors'] = encodeOptimizer(optimizer);
-  await saveModel(model, dir, { tokenizer, files, extra });
-  writeFileAtomically(join(jobDir, LATEST_FILE), `${step}\n`);
+  await withIoAsync(`checkpoint write (global_step_${step})`, dir, async () => {
+    await saveModel(model, dir, {
+      tokenizer,
+      files,
+      extra: (tmp) => {
+        extra?.(tmp);
+        writeManifest(tmp, step);
+      },
+    });
+    fsyncPath(jobDir); // the rename into place
+    replaceFileDurably(join(jobDir, LATEST_FILE), `${step}\n`);
+  });
   return dir;
 }
 
@@ -72,6 +93,11 @@ export function applyNewerCheckpoint(
 ): number | undefined {
   const latest = latestCheckpoint(jobDir);
   if (!latest || latest.step <= version) return undefined;
+  const problem = checkpointProblem(latest.dir);
+  if (problem !== undefined) {
+    warnOnce(latest.dir, () => warn(`${latest.dir} is damaged and not loaded: ${problem}`));
+    return undefined;
+  }
   let saved: CausalLM;
   try {
     saved = loadModel(latest.dir);
@@ -85,6 +111,14 @@ export function applyNewerCheckpoint(
     saved.dispose();
   }
   return latest.step;
+}
+
+const warned = new Set<string>();
+/** Warns about a damaged checkpoint once per process (the explorer looks for a newer one every poll). */
+function warnOnce(dir: string, warn: () => void): void {
+  if (warned.has(dir)) return;
+  warned.add(dir);
+  warn();
 }
 
 /** Every `global_step_N` directory, oldest first. */

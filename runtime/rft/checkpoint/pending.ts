@@ -3,8 +3,9 @@
  * run trains on them instead of losing them (the explorer resumes after the last step it finished, so these are
  * exactly the ones no future step produces again). One line per queue item: a JSON array of experience records.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileNamed } from '../../engine/named-write';
 import type { Experience } from '../experience';
 import { experienceToRecord, recordToExperience } from '../buffer/codec';
 
@@ -12,7 +13,7 @@ export const PENDING_FILE = 'pending_experiences.jsonl';
 
 /** Writes into a checkpoint directory that is not yet swapped in (the checkpoint's own atomic rename covers it). */
 export function writePendingExperiences(dir: string, batches: readonly Experience[][]): void {
-  writeFileSync(
+  writeFileNamed(
     join(dir, PENDING_FILE),
     batches.map((b) => `${JSON.stringify(b.map((e) => experienceToRecord(e)))}\n`).join(''),
   );

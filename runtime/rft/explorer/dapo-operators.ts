@@ -12,7 +12,7 @@
  *   such a response is recorded `response_truncated` (as the buffer writes it) and is masked too, as DAPO intends.
  */
 import type { Experience } from '../experience';
-import { taskGroupId } from '../experience';
+import { groupByTask } from '../experience';
 
 export type OperatorResult = { exps: Experience[]; metrics: Record<string, number> };
 
@@ -27,11 +27,7 @@ export function dapoDynamicSampling(args: Record<string, unknown>): (exps: Exper
     throw new OperatorError(`dapo_dynamic_sampling: an experience has no '${metricKey}' in its metrics and no reward`);
   };
   return (exps) => {
-    const groups = new Map<string, Experience[]>();
-    for (const e of exps) {
-      const k = taskGroupId(e.eid);
-      groups.set(k, [...(groups.get(k) ?? []), e]);
-    }
+    const groups = groupByTask(exps);
     const kept: Experience[] = [];
     let allCorrect = 0;
     let allWrong = 0;

@@ -10,7 +10,7 @@ import { NEWEST_RELEASE, type Release } from '../../config/releases';
 import type { GroupAdvantageFn } from '../algorithm';
 import type { SelectorFeedback } from '../data/reader';
 import type { Experience } from '../experience';
-import { taskGroupId } from '../experience';
+import { groupByTask } from '../experience';
 import { npMean } from '../numpy/numpy-stats';
 import { dapoDynamicSampling, maskResponseTruncated } from './dapo-operators';
 
@@ -42,11 +42,7 @@ function rewardFilter(args: Record<string, unknown>): Operator {
 function rewardStdFilter(args: Record<string, unknown>): Operator {
   const threshold = num(args, 'threshold', 0);
   return (exps) => {
-    const groups = new Map<string, Experience[]>();
-    for (const e of exps) {
-      const k = taskGroupId(e.eid);
-      groups.set(k, [...(groups.get(k) ?? []), e]);
-    }
+    const groups = groupByTask(exps);
     const kept: Experience[] = [];
     for (const g of groups.values()) {
       if (g.length < 2) continue;

@@ -6,7 +6,22 @@
  *
  * A task runs as Trinity's scheduler runs it (`RunnerWrapper.run_with_retry`): each attempt may take the task timeout
  * at most, a failed or timed-out attempt is retried up to `max_retry_times`, and a task whose attempts all failed is
- * still returned — it counts in `finished_task_count`, and of its metrics only the task time remains.
+ * still returned — it counts in `finished_task_count`, and of its metrics only the task time remains. On main a task
+ * whose repeated runs (a workflow that cannot repeat itself) partly failed keeps the runs that finished
+ * (workflow_runner.py `_aggregate_run_results`, f3c8dec6769c): `over_rollout.return_partial_tasks` runs them all and
+ * takes such a task as it is, else the runs stop at the first failure and the task is retried.
+ *
+ * With `explorer.over_rollout` a training step stops waiting `wait_after_min` seconds after `min_wait_num` of its tasks
+ * are back; the task running then is cancelled and the ones not started are dropped (scheduler.py
+ * `_wait_for_batch_results`; tasks come back one at a time here, in order).
+ *
+ * A step whose every task failed is a failed step (logged as an error), and after
+ * {@link MAX_STEPS_WITHOUT_EXPERIENCE} steps in a row without one experience the explorer stops the run with the
+ * first task's error. Trinity is slower to say so: its explorer logs each failed task and goes on
+ * (trinity/explorer/explorer.py at 08ab577, `_finish_explore_step`), and the run fails only when its trainer has
+ * waited `buffer.trainer_input.experience_buffer.max_read_timeout` (1800 s by default) for a batch and raises
+ * "Read incomplete batch (0/n), please check your workflow." (trinity/buffer/reader/queue_reader.py); a local run
+ * on a laptop has no reason to wait half an hour, and the first task's error is what there is to fix.
  */
 import {
   evalGatherSuffixes,
@@ -48,6 +63,10 @@ export interface ExplorerOptions {
   detailedStats?: boolean;
   /** The task timeout (none: tasks run to the end). */
   timeout?: TaskTimeoutOptions;
+  /** `explorer.over_rollout` with a positive ratio: when a training step stops waiting for its tasks. */
+  overRollout?: OverRollout;
+  /** `over_rollout.return_partial_tasks` (main). */
+  returnPartialTasks?: boolean;
   /** `explorer.auxiliary_models`, handed to every workflow; the explorer owns them (see `dispose`). */
   auxiliaryModels?: AuxiliaryModel[];
 }
@@ -55,14 +74,38 @@ export interface ExplorerOptions {
 export interface TaskTimeoutOptions {
   /** `explorer.max_timeout`, seconds. */
   maxTimeout: number;
-  /** `explorer.dynamic_timeout` (≥ v0.4.0). */
-  dynamic?: { enable: boolean; ratio: number } | null;
-  /** `buffer.batch_size`: training tasks to finish before the dynamic timeout applies. */
+  /** `explorer.dynamic_timeout` (≥ v0.4.0; `warmup_min_steps` on main). */
+  dynamic?: { enable: boolean; ratio: number; warmup_min_steps?: number } | null;
+  /** `buffer.batch_size`: training tasks to finish before the dynamic timeout applies (up to v0.5.2). */
   batchSize?: number;
 }
 
+export interface OverRollout {
+  /** `ceil(batch_size × (1 − ratio))` (explorer.py `min_wait_num`). */
+  minWaitNum: number;
+  /** `over_rollout.wait_after_min`, seconds. */
+  waitAfterMinS: number;
+}
+
+/** Over-rollout cancelled the task while it ran (Trinity's scheduler cancels it when the step stops waiting). */
+const CUT = Symbol('cut');
+
 /** A task attempt ran past its timeout (Trinity: `asyncio.wait_for` raising `TimeoutError`). */
 class TaskTimeoutError extends Error {}
+
+/** What one attempt's workflow runs gave: the finished runs' experiences, and the first failure if a run failed. */
+interface Attempt {
+  exps: Experience[];
+  /** Runs that failed (main, a workflow that cannot repeat itself), with the first one's error. */
+  failedRuns: number;
+  firstError?: string;
+}
+
+/** Explorer steps in a row that may make no experience before the run fails (see the module comment). */
+export const MAX_STEPS_WITHOUT_EXPERIENCE = 3;
+
+/** The explorer made no experience for {@link MAX_STEPS_WITHOUT_EXPERIENCE} steps: the run cannot learn. */
+export class NoExperienceError extends Error {}
 
 export interface StepOutput {
   experiences: Experience[];
@@ -82,6 +125,8 @@ interface TaskRun {
   timing: Record<string, number>;
   /** Every attempt failed or timed out. */
   failed: boolean;
+  /** The last attempt's error, when failed. */
+  error?: string;
 }
 
 export class Explorer {
@@ -89,6 +134,13 @@ export class Explorer {
   /** Trinity's scheduler totals for the dynamic timeout: seconds and count of finished training tasks. */
   private totalRunningTime = 0;
   private totalCompletedTasks = 0;
+  /** Training steps whose every task came back (main's `total_completed_steps`, for `warmup_min_steps`). */
+  private totalCompletedSteps = 0;
+
+  /** Training steps in a row whose workflows made no experience, and the first failed task's error among them. */
+  private emptySteps = 0;
+  private firstError: string | undefined;
+  private madeAny = false;
 
   constructor(
     readonly model: RolloutModel,
@@ -101,8 +153,24 @@ export class Explorer {
   async explore(step: number, tasks: readonly ExplorerTask[], pipeline: ExperiencePipeline): Promise<StepOutput> {
     const started = Date.now();
     const runs: TaskRun[] = [];
-    for (const [i, t] of tasks.entries()) runs.push(await this.runTask(t, step, i));
+    const over = this.opts.overRollout;
+    let cutoff: number | null = null;
+    for (const [i, t] of tasks.entries()) {
+      if (cutoff !== null && performance.now() >= cutoff) break;
+      const run = await this.runTask(t, step, i, cutoff);
+      if (run === CUT) break;
+      runs.push(run);
+      if (over && cutoff === null && runs.length >= over.minWaitNum)
+        cutoff = performance.now() + over.waitAfterMinS * 1000;
+    }
+    if (runs.length === tasks.length) this.totalCompletedSteps++;
+    else
+      this.opts.log(
+        'info',
+        `over_rollout: step ${step} goes on with ${runs.length} of ${tasks.length} tasks (${tasks.length - runs.length} dropped)`,
+      );
     const all = runs.flatMap((r) => r.exps);
+    this.noteExperiences(step, runs, all.length);
     const { exps, metrics: pipelineMetrics, selectorFeedback } = pipeline.process(all);
     // Failed tasks are statuses too: their task time enters the stats, and they count as finished.
     const metrics: Record<string, number> = {
@@ -127,6 +195,39 @@ export class Explorer {
     return out;
   }
 
+  /**
+   * A step whose tasks all failed is a failed step; too many steps in a row without an experience end the run
+   * (NoExperienceError) with the first failed task's error, which is what there is to fix.
+   */
+  private noteExperiences(step: number, runs: readonly TaskRun[], made: number): void {
+    const failed = runs.filter((r) => r.failed);
+    if (runs.length && failed.length === runs.length)
+      this.opts.log('error', `explorer step ${step} failed: all ${runs.length} tasks failed (${failed[0].error})`);
+    if (made > 0 || !runs.length) {
+      this.madeAny ||= made > 0;
+      this.emptySteps = 0;
+      this.firstError = undefined;
+      return;
+    }
+    this.firstError ??= failed[0]?.error ?? 'the workflows returned no experience';
+    if (++this.emptySteps >= MAX_STEPS_WITHOUT_EXPERIENCE)
+      throw new NoExperienceError(
+        `no experience was made in ${this.emptySteps} explorer steps in a row (up to step ${step}), so nothing can be trained. The first failed task's error: ${this.firstError}`,
+      );
+  }
+
+  /**
+   * The taskset is done: a run shorter than MAX_STEPS_WITHOUT_EXPERIENCE whose steps all made nothing fails too
+   * (NoExperienceError) rather than finishing with nothing trained. Null: no step to explore.
+   */
+  finish(): null {
+    if (!this.madeAny && this.emptySteps > 0)
+      throw new NoExperienceError(
+        `no experience was made in any of the ${this.emptySteps} explorer steps, so nothing was trained. The first failed task's error: ${this.firstError}`,
+      );
+    return null;
+  }
+
   /** Runs every task of one eval taskset (no experiences kept); metrics under `eval/<name>/`. */
   async evaluate(
     name: string,
@@ -136,7 +237,10 @@ export class Explorer {
   ): Promise<Record<string, number>> {
     const started = Date.now();
     const runs: TaskRun[] = [];
-    for (const [i, t] of tasks.entries()) runs.push(await this.runTask({ ...t, isEval: true }, `${step}/${name}`, i));
+    for (const [i, t] of tasks.entries()) {
+      const run = await this.runTask({ ...t, isEval: true }, `${step}/${name}`, i);
+      if (run !== CUT) runs.push(run);
+    }
     const perTask = runs.map((r) => (r.failed ? r.timing : { ...evalTaskMetrics(this.release, r.runs), ...r.timing }));
     return {
       ...gatherEval(this.release, perTask, `${prefix}/${name}`, this.opts.detailedStats ?? false),
@@ -147,33 +251,61 @@ export class Explorer {
 
   /**
    * Each attempt's timeout (Trinity's scheduler): `max_timeout` up to v0.3.2; from v0.4.0 the scheduler passes
-   * `dynamic_timeout()`, which is `max_timeout × (max_retry_times + 1)`, or, with `dynamic_timeout.enable` once
-   * `batch_size` training tasks have finished, the smaller of that and their mean time × `ratio`.
+   * `dynamic_timeout()`, which is `max_timeout × (max_retry_times + 1)`, or, with `dynamic_timeout.enable`, the smaller
+   * of that and the mean time of the finished training tasks × `ratio`: up to v0.5.2 once `batch_size` of them have
+   * finished, on main once `warmup_min_steps` training steps came back whole (scheduler.py, PR #530).
    */
   private attemptTimeout(): number | null {
     const t = this.opts.timeout;
     if (!t) return null;
     if (!atLeast(this.release, 'v0.4.0')) return t.maxTimeout;
     const max = t.maxTimeout * (this.opts.maxRetryTimes + 1);
-    if (!t.dynamic?.enable || this.totalCompletedTasks < (t.batchSize ?? Infinity)) return max;
+    if (!t.dynamic?.enable) return max;
+    const warm =
+      this.release === 'main'
+        ? this.totalCompletedSteps >= (t.dynamic.warmup_min_steps ?? 1) && this.totalCompletedTasks > 0
+        : this.totalCompletedTasks >= (t.batchSize ?? Infinity);
+    if (!warm) return max;
     return Math.min(max, (this.totalRunningTime / this.totalCompletedTasks) * t.dynamic.ratio);
   }
 
-  private async runTask(task: ExplorerTask, batch: number | string, index: number): Promise<TaskRun> {
+  /** One task with its retries; CUT when over-rollout's `cutoff` (a performance.now() time) came first. */
+  private async runTask(
+    task: ExplorerTask,
+    batch: number | string,
+    index: number,
+    cutoff: number | null = null,
+  ): Promise<TaskRun | typeof CUT> {
     const keys = runMetricKeys(this.release);
     const started = performance.now();
+    const version = this.model.version;
     const timeout = this.attemptTimeout();
+    const partialRuns = this.release === 'main';
     let done: { exps: Experience[]; seconds: number } | undefined;
+    let partial: { exps: Experience[]; seconds: number } | undefined;
     let lastError = '';
     for (let attempt = 0; attempt <= this.opts.maxRetryTimes && !done; attempt++) {
       const attemptStart = performance.now();
-      const deadline = timeout === null ? null : attemptStart + timeout * 1000;
+      const timeoutAt = timeout === null ? null : attemptStart + timeout * 1000;
+      const deadline = cutoff === null ? timeoutAt : Math.min(cutoff, timeoutAt ?? Infinity);
       try {
-        const exps = await this.model.withDeadline(deadline, () => this.runWorkflow(task));
+        const got = await this.model.withDeadline(deadline, () => this.runWorkflow(task, partialRuns));
+        if (cutoff !== null && performance.now() >= cutoff) return CUT;
         // A workflow that returns after its deadline had timed out too (Trinity stops waiting for it).
-        if (deadline !== null && performance.now() >= deadline) throw new TaskTimeoutError();
-        done = { exps, seconds: (performance.now() - attemptStart) / 1000 };
+        if (timeoutAt !== null && performance.now() >= timeoutAt) throw new TaskTimeoutError();
+        const seconds = (performance.now() - attemptStart) / 1000;
+        if (got.failedRuns === 0) done = { exps: got.exps, seconds };
+        else {
+          lastError = `${got.exps.length > 0 ? 'some' : 'all'} runs of task ${index} of batch ${batch} failed: ${got.firstError}`;
+          // The last attempt's finished runs stay (run_with_retry returns its payload); return_partial_tasks takes
+          // the first attempt with any and does not retry.
+          partial = got.exps.length > 0 ? { exps: got.exps, seconds } : undefined;
+          if (partial && this.opts.returnPartialTasks) done = partial;
+          else this.opts.log('error', lastError);
+        }
       } catch (e) {
+        if (cutoff !== null && performance.now() >= cutoff) return CUT;
+        partial = undefined;
         if (e instanceof GenerationStoppedError || e instanceof TaskTimeoutError) {
           lastError = `Timeout when running task ${index} of batch ${batch} at attempt ${attempt + 1} (timeout ${timeout} s)`;
           this.opts.log('error', lastError);
@@ -186,6 +318,7 @@ export class Explorer {
         }
       }
     }
+    done ??= partial;
     const seconds = (performance.now() - started) / 1000;
     if (!task.isEval) {
       this.totalRunningTime += seconds;
@@ -197,14 +330,17 @@ export class Explorer {
         `task ${index} of batch ${batch} failed after ${this.opts.maxRetryTimes + 1} attempt(s): ${lastError}`,
       );
       const timing = { [keys.task]: seconds };
-      return { exps: [], metrics: { ...timing }, runs: [], timing, failed: true };
+      return { exps: [], metrics: { ...timing }, runs: [], timing, failed: true, error: lastError };
     }
     const exps = done.exps;
+    // The version the task started on; main also records how far the weights moved while it ran (workflow_runner.py
+    // `run_task`, PR #579: `model_version_drift`).
+    const drift = this.release === 'main' ? { model_version_drift: this.model.version - version } : {};
     for (const e of exps) {
       e.eid.batch = batch;
       e.eid.task = index;
-      e.modelVersion = this.model.version;
-      e.info = { ...e.info, model_version: this.model.version, task_index: task.taskIndex ?? index };
+      e.modelVersion = version;
+      e.info = { ...e.info, model_version: version, ...drift, task_index: task.taskIndex ?? index };
     }
     const timing = { [keys.run]: done.seconds, [keys.task]: seconds };
     return {
@@ -216,7 +352,12 @@ export class Explorer {
     };
   }
 
-  private async runWorkflow(task: ExplorerTask): Promise<Experience[]> {
+  /**
+   * The task's workflow runs. A failing run fails the attempt, except on main (`partialRuns`) for a workflow that
+   * cannot repeat itself: there a failed run is counted and the runs stop (or, with return_partial_tasks, go on), and
+   * the finished ones are kept (workflow_runner.py `_sequential_run`). A timeout always fails the attempt.
+   */
+  private async runWorkflow(task: ExplorerTask, partialRuns: boolean): Promise<Attempt> {
     const factory = workflowFactory(task.workflow);
     const ctx = {
       model: this.model,
@@ -227,20 +368,28 @@ export class Explorer {
       auxiliaryModels: this.opts.auxiliaryModels ?? [],
     };
     const wf = factory(ctx);
-    let exps: Experience[];
-    if (wf.repeatable) exps = await wf.run();
+    const out: Attempt = { exps: [], failedRuns: 0 };
+    if (wf.repeatable) out.exps = await wf.run();
     else {
-      exps = [];
       for (let i = 0; i < task.repeatTimes; i++) {
-        const run = await factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run();
+        let run: Experience[];
+        try {
+          run = await factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run();
+        } catch (e) {
+          if (!partialRuns || e instanceof GenerationStoppedError) throw e;
+          out.failedRuns++;
+          out.firstError ??= (e as Error).message;
+          if (this.opts.returnPartialTasks) continue;
+          break;
+        }
         // Multi-turn (issue 31): the runner numbers every experience of a run, all its steps (workflow_runner.py
         // `_execute_single_run`: exp.eid.run = run_id_base + run_index).
         for (const e of run) e.eid.run = i;
-        exps.push(...run);
+        out.exps.push(...run);
       }
     }
-    if (exps.length === 0) throw new Error('An empty experience is generated');
-    return exps;
+    if (out.exps.length === 0 && out.failedRuns === 0) throw new Error('An empty experience is generated');
+    return out;
   }
 
   /** Frees the auxiliary models (the rollout model's weights belong to the caller). */

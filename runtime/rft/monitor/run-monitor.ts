@@ -2,17 +2,21 @@
  * Where a run's numbers go: `<job dir>/monitor/metrics.jsonl` (one line per role and step), TensorBoard event files
  * per role (`<job dir>/monitor/tensorboard/<role>`, as Trinity's tensorboard monitor lays them out), and the event
  * stream when one is attached. Each row's `time` is seconds since the run (not the stage) started, as the event
- * stream's `metrics` events say.
+ * stream's `metrics` events say. A resumed run's first step of each role marks the restart in both files (a restart
+ * line, a SessionLog.START), so readers drop what the abandoned timeline logged from there on (step-log.ts).
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Role, RolloutSample, RuntimeEvent } from '../../protocol';
+import { withIo } from '../io-failure';
+import { StepLog } from './step-log';
 import { TensorBoardWriter } from './tensorboard';
 
 export type EventSink = (e: RuntimeEvent) => void;
 
 export class Monitor {
-  private readonly metricsPath: string;
+  private readonly metrics: StepLog;
+  private readonly rolloutLog: StepLog;
   private readonly boards = new Map<Role, TensorBoardWriter>();
   constructor(
     readonly jobDir: string,
@@ -22,19 +26,29 @@ export class Monitor {
     private readonly started = Date.now(),
   ) {
     const dir = join(jobDir, 'monitor');
-    mkdirSync(dir, { recursive: true });
-    this.metricsPath = join(dir, 'metrics.jsonl');
+    withIo('monitor folder creation', dir, () => mkdirSync(dir, { recursive: true }));
+    const role = (line: Record<string, unknown>) => (typeof line.role === 'string' ? line.role : undefined);
+    this.metrics = new StepLog(join(dir, 'metrics.jsonl'), 'metrics append', role);
+    this.rolloutLog = new StepLog(join(dir, 'rollouts.jsonl'), 'rollouts append', () => 'explorer');
   }
 
   log(role: Role, step: number, values: Record<string, number>): void {
     const now = Date.now();
     const time = (now - this.started) / 1000;
     // wallTime: what TensorBoard's files record per value, so readers of either file get the same rows.
-    appendFileSync(this.metricsPath, `${JSON.stringify({ role, step, time, wallTime: now / 1000, values })}\n`);
+    const wallTime = now / 1000;
+    this.metrics.append(role, step, { role, step, time, wallTime, values }, () => ({
+      role,
+      step,
+      time,
+      wallTime,
+      values: {},
+      restart: true,
+    }));
     if (this.tensorboard) {
       let board = this.boards.get(role);
       if (!board) {
-        board = new TensorBoardWriter(join(this.jobDir, 'monitor', 'tensorboard', role));
+        board = new TensorBoardWriter(join(this.jobDir, 'monitor', 'tensorboard', role), step);
         this.boards.set(role, board);
       }
       board.scalars(step, values);
@@ -44,7 +58,7 @@ export class Monitor {
 
   rollouts(step: number, samples: RolloutSample[]): void {
     if (!samples.length) return;
-    appendFileSync(join(this.jobDir, 'monitor', 'rollouts.jsonl'), `${JSON.stringify({ step, samples })}\n`);
+    this.rolloutLog.append('explorer', step, { step, samples }, () => ({ step, samples: [], restart: true }));
     this.sink({ type: 'rollouts', step, samples });
   }
 

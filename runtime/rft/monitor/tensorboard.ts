@@ -2,11 +2,17 @@
  * TensorBoard event files written directly: TFRecord framing (length, masked CRC-32C of the length, payload,
  * masked CRC-32C of the payload) around hand-encoded `tensorflow.Event` protobufs holding scalar summaries. This is
  * all `tensorboard --logdir` needs for scalar charts, without a TensorFlow dependency.
+ *
+ * Each writer (one per process and role) opens its own file, `events.out.tfevents.<seconds>.<host>.<pid>.<n>` as
+ * TensorBoard's own writer names them, starting with `file_version` `brain.Event:2` and a `SessionLog.START` at the
+ * first step it will log: a run resumed from its checkpoint at step N starts at N+1, and TensorBoard then drops what
+ * the abandoned timeline logged from N+1 on (runtime/metrics/restarts.ts has its rule).
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { maskedCrc32c } from '../../metrics/crc32c';
+import { withIo } from '../io-failure';
 
 /** One TFRecord: u64 length, u32 masked crc(length), payload, u32 masked crc(payload). */
 export function tfRecord(payload: Uint8Array): Uint8Array {
@@ -75,19 +81,33 @@ export function fileVersionEvent(wallTime: number): Uint8Array {
   return new ProtoWriter().double(1, wallTime).string(3, 'brain.Event:2').finish();
 }
 
-/** Appends scalar summaries to `<dir>/events.out.tfevents.<time>.<host>`, one file per writer. */
+/** `Event { wall_time = 1; step = 2; session_log = 7 }`, `SessionLog { status = 1 }` with START = 1 (event.proto). */
+export function sessionStartEvent(wallTime: number, step: number): Uint8Array {
+  const sessionLog = new ProtoWriter().int64(1, 1).finish();
+  return new ProtoWriter().double(1, wallTime).int64(2, step).lengthDelimited(7, sessionLog).finish();
+}
+
+let writers = 0;
+
+/** Appends scalar summaries to a file of its own in `dir`, opened with the file version and a START at `startStep`. */
 export class TensorBoardWriter {
   readonly path: string;
 
-  constructor(dir: string) {
-    mkdirSync(dir, { recursive: true });
+  constructor(dir: string, startStep: number) {
     const now = Date.now() / 1000;
-    this.path = join(dir, `events.out.tfevents.${Math.floor(now)}.${hostname()}`);
-    appendFileSync(this.path, tfRecord(fileVersionEvent(now)));
+    this.path = join(dir, `events.out.tfevents.${Math.floor(now)}.${hostname()}.${process.pid}.${++writers}`);
+    this.append(() => {
+      mkdirSync(dir, { recursive: true });
+      return new Uint8Array([...tfRecord(fileVersionEvent(now)), ...tfRecord(sessionStartEvent(now, startStep))]);
+    });
   }
 
   scalars(step: number, values: Record<string, number>): void {
     const finite = Object.fromEntries(Object.entries(values).filter(([, v]) => Number.isFinite(v)));
-    if (Object.keys(finite).length) appendFileSync(this.path, tfRecord(scalarEvent(Date.now() / 1000, step, finite)));
+    if (Object.keys(finite).length) this.append(() => tfRecord(scalarEvent(Date.now() / 1000, step, finite)));
+  }
+
+  private append(records: () => Uint8Array): void {
+    withIo('TensorBoard append', this.path, () => appendFileSync(this.path, records()));
   }
 }

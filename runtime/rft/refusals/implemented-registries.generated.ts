@@ -15,13 +15,13 @@ export type LocalRegistry =
 
 /** What the local runtime implements, per registry. */
 export const LOCAL_REGISTRIES: Record<LocalRegistry, readonly string[]> = {
-  workflow: ['simple_workflow', 'async_simple_workflow', 'math_workflow', 'async_math_workflow', 'math_boxed_workflow', 'async_math_boxed_workflow', 'math_eval_workflow', 'async_math_eval_workflow', 'on_policy_distill_workflow', 'on_policy_distill_math_workflow', 'frozen_lake_workflow'],
+  workflow: ['simple_workflow', 'async_simple_workflow', 'math_workflow', 'async_math_workflow', 'math_boxed_workflow', 'async_math_boxed_workflow', 'math_eval_workflow', 'async_math_eval_workflow', 'on_policy_distill_workflow', 'on_policy_distill_math_workflow', 'frozen_lake_workflow', 'sudoku_workflow'],
   reward_fn: ['accuracy_reward', 'countdown_reward', 'format_reward', 'math_boxed_reward', 'math_dapo_reward', 'math_reward'],
   advantage_fn: ['ppo', 'grpo', 'grpo_verl', 'step_wise_grpo', 'reinforceplusplus', 'reinforce', 'remax', 'rloo', 'opmd', 'opmd_verl', 'asymre', 'asymre_verl', 'rec', 'on_policy_distill', 'jsd', 'clipb', 'clipv', 'gigpo'],
   policy_loss_fn: ['ppo', 'opmd', 'dpo', 'sft', 'mix', 'gspo', 'topr', 'cispo', 'sft_is', 'sft_phi', 'mix_chord', 'sppo', 'rec', 'sapo', 'importance_sampling'],
   kl_fn: ['none', 'k1', 'k2', 'k3', 'low_var_kl', 'abs', 'corrected_k3'],
   entropy_loss_fn: ['default', 'mix', 'none'],
-  sample_strategy: ['default', 'warmup', 'mix'],
+  sample_strategy: ['default', 'warmup', 'staleness_control', 'mix'],
   experience_operator: ['reward_filter', 'reward_std_filter', 'invalid_reward_filter', 'reward_shaping_mapper', 'pass_rate_calculator', 'dapo_dynamic_sampling', 'mask_response_truncated'],
   selector: ['sequential', 'shuffle', 'random', 'offline_easy2hard', 'difficulty_based'],
   priority_fn: ['linear_decay', 'decay_limit_randomization', 'linear_decay_use_count_control_randomization'],

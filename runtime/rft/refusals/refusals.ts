@@ -120,10 +120,33 @@ export function localRefusals(result: CheckResult, extra: ExtraNames = {}): Loca
   return out;
 }
 
-/** "`path`: the workflow `x` runs on Trinity-RFT only; …" */
+const ALFWORLD = 'the ALFWorld environment (the alfworld and textworld Python packages and the ALFWorld game files)';
+const AGENTSCOPE = 'the AgentScope Python package, whose agent calls the model through its OpenAI API';
+
+/** What Trinity's environment workflows need that no JavaScript runtime has (their sources' imports and set-up). */
+const WORKFLOW_NEEDS: Record<string, string> = {
+  alfworld_workflow: ALFWORLD,
+  step_wise_alfworld_workflow: ALFWORLD,
+  RAFT_alfworld_workflow: ALFWORLD,
+  RAFT_reflect_alfworld_workflow: ALFWORLD,
+  sciworld_workflow: 'the ScienceWorld environment (the scienceworld Python package, which runs a Java simulator)',
+  webshop_workflow: 'the WebShop environment (its Python web-shop simulator and product data)',
+  intercode_sql_workflow: 'InterCode-SQL (the intercode-bench package and a MySQL database in Docker)',
+  email_search_workflow: "the email-search environment (ART's email database) and an LLM judge",
+  agentscope_workflow_adapter: AGENTSCOPE,
+  agentscope_workflow_adapter_v1: AGENTSCOPE,
+  agentscope_react_workflow: AGENTSCOPE,
+  as_react_workflow: AGENTSCOPE,
+  agentscope_react_math_workflow: AGENTSCOPE,
+  agentscopev0_react_math_workflow: AGENTSCOPE,
+  agentscope_v1_react_search_workflow: `${AGENTSCOPE}, and a search service`,
+};
+
+/** "`path`: the workflow `x` runs on Trinity-RFT only (it needs …); …" */
 function refusalMessage(registry: LocalRegistry, name: string, path: string, local: readonly string[]): string {
+  const needs = registry === 'workflow' && WORKFLOW_NEEDS[name] ? ` (it needs ${WORKFLOW_NEEDS[name]})` : '';
   return (
-    `\`${path}\`: the ${TITLES[registry]} \`${name}\` runs on Trinity-RFT only; the local runtime runs ${local.map((n) => `\`${n}\``).join(', ')}. ` +
+    `\`${path}\`: the ${TITLES[registry]} \`${name}\` runs on Trinity-RFT only${needs}; the local runtime runs ${local.map((n) => `\`${n}\``).join(', ')}. ` +
     'To run this config for real, set `trinityWorkbench.runWith: trinity` (or run `trinity run --config` with Trinity-RFT installed).'
   );
 }

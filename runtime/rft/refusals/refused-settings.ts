@@ -1,8 +1,8 @@
 /**
- * Settings of a checked config that Trinity-RFT honours and this runtime does not: main's fully asynchronous sync
- * style, per-side sync intervals, recomputed old log-probs, rollout correction and MoE router replay (Trinity-RFT
- * f3c8dec). A run would silently do something else, so `run` refuses them with the registry entries it lacks
- * (refusals.ts) and the language server shows them as the same information.
+ * Settings of a checked config that Trinity-RFT honours and this runtime does not: main's per-side sync intervals,
+ * recomputed old log-probs, rollout correction and MoE router replay (Trinity-RFT f3c8dec). A run would silently do
+ * something else, so `run` refuses them with the registry entries it lacks (refusals.ts) and the language server shows
+ * them as the same information.
  */
 import type { CheckResult } from '../../config/check-config';
 import { valueSource, writtenIn } from '../../config/check-config';
@@ -31,14 +31,6 @@ interface Rule {
 }
 
 const RULES: readonly Rule[] = [
-  {
-    path: 'synchronizer.sync_style',
-    local: ['fixed', 'explorer_driven', 'trainer_driven'],
-    refuse: (v) =>
-      String(v).toLowerCase() === 'fully_async'
-        ? 'the `fully_async` sync style runs on Trinity-RFT only; the local runtime syncs at `sync_interval` points as the other styles do'
-        : undefined,
-  },
   ...(['explorer_sync_interval', 'trainer_sync_interval'] as const).map(
     (key): Rule => ({
       path: `synchronizer.${key}`,

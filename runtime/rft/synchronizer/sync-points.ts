@@ -32,3 +32,12 @@ export function isTrainerSyncPoint(trainerStep: number, syncInterval: number): b
 export function isExplorerDriven(syncStyle: string): boolean {
   return ['explorer_driven', 'dynamic_by_explorer'].includes(syncStyle.toLowerCase());
 }
+
+/**
+ * `fully_async` (main, Trinity-RFT PR #579): the explorer never stops at sync points (explorer.py `need_sync` is
+ * false); it takes the trainer's newest weights whenever they are offered, and the trainer offers them every
+ * `sync_interval` steps as in the fixed style (trainer.py `need_sync`).
+ */
+export function isFullyAsync(syncStyle: string): boolean {
+  return syncStyle.toLowerCase() === 'fully_async';
+}

@@ -172,6 +172,9 @@ export class RftTrainer {
         return metrics;
       }
     } else if (this.advantage) this.applyTrainerAdvantage(batch, rows);
+    // The step a loss reads (mix_chord's μ schedule): this one's number, 1-based and fixed across ppo epochs, as
+    // Trinity's mix sample strategy stamps it on every row (`sample(self.train_step_num + 1)`, trainer.py at 10796ed).
+    const trainerStep = this.step + 1;
     const B = rows.length;
     const micro = Math.max(1, Math.min(this.opts.microBatchSize ?? B, B));
     // DPO pairs stay together in one micro-batch.
@@ -187,7 +190,9 @@ export class RftTrainer {
           const mb = sliceRows(batch, from, Math.min(B, from + step));
           const mbRef = ref?.slice(from, from + step);
           const weight = mb.tokens.length / B;
-          losses.push(() => this.microBatchLoss(mb, mbRef, weight, (k, v) => add(k, v, weight / this.opts.ppoEpochs)));
+          losses.push(() =>
+            this.microBatchLoss(mb, mbRef, trainerStep, weight, (k, v) => add(k, v, weight / this.opts.ppoEpochs)),
+          );
         }
         lr = learningRate(this.opts.schedule, this.optimizer.step);
         const { grads, loss } = accumulateGradients(this.optimizer.variables as tf.Variable[], losses);
@@ -211,6 +216,7 @@ export class RftTrainer {
   private microBatchLoss(
     mb: PaddedBatch,
     ref: number[][] | undefined,
+    trainerStep: number,
     weight: number,
     record: (k: string, v: tf.Scalar) => void,
   ): tf.Scalar {
@@ -226,7 +232,7 @@ export class RftTrainer {
         advantages: tf.tensor2d(mb.advantages),
         actionMask: mask,
         expertMask: mb.expert,
-        step: this.optimizer.step,
+        step: trainerStep,
       });
       for (const [k, v] of Object.entries(policy.metrics)) record(k, v);
       let loss: tf.Tensor = policy.loss;
@@ -307,14 +313,18 @@ export class RftTrainer {
     return metrics;
   }
 
-  /** The critic's values of each response token (the state before it), `[B, R]`, without gradients. */
+  /**
+   * The critic's values of each response token (the state before it), `[B, R]`, without gradients; 0 where the
+   * response mask is (veRL's dp_critic.compute_values: `values * response_mask`, "only action tokens have values").
+   * GAE reads the value past a response's end, so with γ·λ < 1 the padding's values would reach the advantages.
+   */
   private async criticValues(b: PaddedBatch): Promise<number[][]> {
     const out: number[][] = [];
     const micro = this.critic!.microBatchSize ?? b.tokens.length;
     for (let from = 0; from < b.tokens.length; from += micro) {
       const mb = sliceRows(b, from, Math.min(b.tokens.length, from + micro));
       const v = tf.tidy(() => this.responseValues(mb));
-      out.push(...(await v.array()));
+      out.push(...(await v.array()).map((row, i) => row.map((x, t) => x * mb.responseMask[i][t])));
       v.dispose();
     }
     return out;

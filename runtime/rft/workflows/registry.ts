@@ -2,6 +2,7 @@
 import { agentKit } from './agent-kit';
 import { frozenLakeWorkflow } from './frozen-lake';
 import { onPolicyDistillMathWorkflow, onPolicyDistillWorkflow } from './distill';
+import { sudokuWorkflow } from './sudoku';
 import { mathBoxedWorkflow, mathEvalWorkflow, mathWorkflow, simpleWorkflow } from './simple';
 import type { WorkflowFactory } from './types';
 
@@ -18,6 +19,7 @@ const BUILT_IN: Record<string, WorkflowFactory> = {
   on_policy_distill_workflow: onPolicyDistillWorkflow,
   on_policy_distill_math_workflow: onPolicyDistillMathWorkflow,
   frozen_lake_workflow: frozenLakeWorkflow,
+  sudoku_workflow: sudokuWorkflow,
 };
 
 const plugins = new Map<string, WorkflowFactory>();

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { checkConfig } from '../../../runtime/config/check-config';
-import { corpusData } from '../../helpers/corpus';
+import { corpusData, corpusDir, TRINITY_ENV } from '../../helpers/corpus';
+import { readFileSync } from 'node:fs';
 
 const host = (baseDirs: string[]) => ({ baseDirs, exists: existsSync });
 const line = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
@@ -53,6 +54,45 @@ describe('taskset datasets', () => {
       d.message,
       /`buffer\.explorer_input\.taskset\.format\.prompt_key` is `prompt`, but `gsm8k\/train\.jsonl` has no such key.*`question`, `answer`/,
     );
+  });
+
+  test("Trinity's FrozenLake example: its rows of seed/size/p need no prompt column (the workflow reads none)", async () => {
+    const data = mkdtempSync(join(tmpdir(), 'twb-frozen-lake-data-'));
+    // The columns Trinity's get_frozen_lake_data.py writes: a map per row, no prompt or answer.
+    const rows = [0, 1, 2].map((i) => JSON.stringify({ seed: 100 + i, size: 4, p: 0.8, index: i, uid: `frozen-${i}` }));
+    for (const split of ['train', 'test']) writeFileSync(join(data, `${split}.jsonl`), rows.join('\n') + '\n');
+    const text = readFileSync(
+      join(corpusDir(), 'trinity-configs', 'main', 'examples', 'grpo_frozen_lake', 'frozen_lake.yaml'),
+      'utf8',
+    );
+    const env = { ...TRINITY_ENV, TRINITY_TASKSET_PATH: data };
+    const r = await checkConfig(text, { release: 'main', env, host: host(['/']) });
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.code === 'TRN305'),
+      [],
+    );
+    // A workflow that reads the prompt column still gets the error on the same data.
+    const simple = text.replace(
+      "default_workflow_type: 'frozen_lake_workflow'",
+      'default_workflow_type: simple_workflow',
+    );
+    const s = await checkConfig(simple, { release: 'main', env, host: host(['/']) });
+    const errors = s.diagnostics.filter((d) => d.code === 'TRN305' && d.severity === 'error');
+    assert.equal(errors.length, 2, 'the train and the eval taskset');
+    assert.match(errors[0].message, /prompt_key` is `prompt`.*`seed`, `size`, `p`, `index`, `uid`/);
+    // A plugin's workflow may read any columns: the same finding is a warning.
+    const plugin = text.replace("default_workflow_type: 'frozen_lake_workflow'", 'default_workflow_type: lake_agent');
+    const p = await checkConfig(plugin, {
+      release: 'main',
+      env,
+      host: { ...host(['/']), plugins: { workflow: ['lake_agent'] } },
+    });
+    const found = p.diagnostics.filter((d) => d.code === 'TRN305' && d.message.includes('prompt_key'));
+    assert.deepEqual(
+      found.map((d) => d.severity),
+      ['warning', 'warning'],
+    );
+    assert.match(found[0].message, /empty prompt if `lake_agent` reads it/);
   });
 
   test('a missing response_key is a warning (rewards would see no ground truth)', async () => {

@@ -12,6 +12,7 @@ import { CODE_DOCS } from '../../../runtime/config/codegen/diagnostic-docs';
 import type { DiagnosticCode } from '../../../runtime/config/diagnostics';
 import { checkConfig } from '../../../runtime/config/check-config';
 import { localRefusals } from '../../../runtime/rft/refusals/refusals';
+import { readModelConfigJson } from '../../../runtime/engine/lm/config-json-cache';
 
 /** The files an example's folder must hold for its finding to exist (paths relative to the config's folder). */
 const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
@@ -21,6 +22,8 @@ const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
   TRN305: { 'data/gsm8k/train.jsonl': '{"question": "1+1?", "answer": "2"}\n' },
   // A dataset folder with a train split only, asked for its test split.
   TRN306: { 'data/gsm8k/train.jsonl': '{"question": "1+1?", "answer": "2"}\n' },
+  // A model folder made for 512 positions.
+  TRN318: { 'tiny-model/config.json': '{"model_type": "qwen2", "max_position_embeddings": 512}\n' },
 };
 
 /**
@@ -59,7 +62,7 @@ for (const [code, doc] of documented) {
     const result = await checkConfig(doc.example, {
       release: 'auto',
       env: {},
-      host: { baseDirs: [dir], env: {}, exists: existsSync },
+      host: { baseDirs: [dir], env: {}, exists: existsSync, modelConfig: readModelConfigJson },
     });
     // TRN312 is what the local runtime refuses: the language server shows localRefusals under that code.
     const codes = [...result.diagnostics.map((d) => d.code), ...(localRefusals(result).length > 0 ? ['TRN312'] : [])];

@@ -696,7 +696,7 @@ describe('resolveValue: oc.env', () => {
     assert.equal(value('${oc.env:NOPE,${oc.env:PORT}}', { env }), '8080');
     assert.equal(value('${oc.env:NOPE,${oc.env:NOPE2,x}}', { env }), 'x');
     assert.deepEqual(resolve('${oc.env:NOPE,x}', { env }).refs, [
-      { start: 0, end: 16, kind: 'env', target: 'NOPE', value: 'x' },
+      { start: 0, end: 16, kind: 'env', target: 'NOPE', value: 'x', defaulted: true },
     ]);
     // arguments are evaluated first, as in OmegaConf: a failing nested default fails the whole interpolation
     assert.deepEqual(

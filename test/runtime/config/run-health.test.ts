@@ -130,11 +130,86 @@ describe('run health on recorded runs', () => {
     assert.equal(at(last + usual * 50, false).length, 0, 'a finished run is not stalled');
   });
 
+  test('a trainer that takes no steps (TRN406): both mode only, past trainerLag + sync_offset + sync_interval', () => {
+    // The recorded run with the trainer's lines after its step 3 gone: the explorer steps on to 12 without one.
+    const r = recorded('tiny-grpo');
+    const trainerTags = new Set(['time/train_step', 'actor/grad_norm', 'actor/lr']);
+    const cut = new Map(
+      [...r.series].map(([tag, ps]) => [
+        tag,
+        tag.startsWith('actor/') || trainerTags.has(tag) ? ps.filter((p) => p.step <= 3) : ps,
+      ]),
+    );
+    const values: Record<string, unknown> = {
+      mode: 'both',
+      'synchronizer.sync_offset': 0,
+      'synchronizer.sync_interval': 1,
+      'buffer.batch_size': 4,
+      'algorithm.repeat_times': 4,
+      'buffer.train_batch_size': 64,
+    };
+    const at = (series: typeof r.series, v = values) =>
+      checkRunHealth({ series, live: true, now: r.lastWall, value: (k) => v[k] }).filter((f) => f.code === 'TRN406');
+    const found = at(cut);
+    assert.equal(found.length, 1);
+    assert.deepEqual(found[0].path, ['buffer', 'train_batch_size']);
+    assert.equal(found[0].step, 12);
+    assert.match(found[0].message, /^No trainer step for 9 explorer steps \(explorer step 12, trainer step 3\)/);
+    assert.match(found[0].message, /train_batch_size \(64\) with what a step makes \(batch_size × repeat_times = 16\)/);
+    assert.equal(at(r.series).length, 0, 'the whole run: the trainer kept up');
+    assert.equal(at(cut, { ...values, mode: 'explore' }).length, 0, 'explore mode has no trainer');
+    assert.equal(at(cut, { ...values, 'synchronizer.sync_interval': 5 }).length, 0, 'within 5 + 0 + 5');
+  });
+
   test('every finding names a key of the model and a documented code', () => {
     const all = [...run('tiny-grpo', Infinity, { value: () => 4 }), ...run('collapse', 12)];
     for (const f of all) {
       assert.ok(configKeyExists(f.path.join('.'), 'main'), f.path.join('.'));
       assert.ok(CODES[f.code].title);
     }
+  });
+
+  // The agent runs' config values, as Trinity's check leaves them (test/fixtures/run-health/lake-*/config.trinity.yaml).
+  const lake = (maxModelLen: number) => {
+    const values: Record<string, unknown> = {
+      'buffer.explorer_input.taskset.default_workflow_type': 'frozen_lake_workflow',
+      'buffer.explorer_input.taskset.workflow_args.agent_max_steps': 4,
+      'model.max_model_len': maxModelLen,
+      'algorithm.repeat_times': 2,
+    };
+    return (k: string) => values[k];
+  };
+
+  test('FrozenLake, every episode uses its 4 turns and fails: every group has one outcome (TRN408), no budget finding', () => {
+    const found = run('lake-turns', Infinity, { value: lake(4096) });
+    assert.deepEqual(codes(found), ['TRN401', 'TRN408']);
+    const same = found.find((f) => f.code === 'TRN408')!;
+    assert.deepEqual(same.path, ['buffer', 'explorer_input', 'taskset', 'workflow_args', 'agent_max_steps']);
+    assert.match(same.message, /^No episode reached the goal in the last 5 steps .*agent_max_steps, now 4/);
+    // A window longer than the run gives no verdict.
+    assert.deepEqual(codes(run('lake-turns', Infinity, { value: lake(4096), thresholds: { window: 7 } })), []);
+  });
+
+  test('FrozenLake in a 2048-token context: episodes end on the budget (TRN407), with the arithmetic of the last step', () => {
+    const found = run('lake-budget', Infinity, { value: lake(2048) });
+    assert.deepEqual(codes(found), ['TRN401', 'TRN407', 'TRN408']);
+    const cut = found.find((f) => f.code === 'TRN407')!;
+    assert.deepEqual(cut.path, ['model', 'max_model_len']);
+    assert.equal(cut.step, 6);
+    // Bounds per explorer step 2-6 as recorded: 1 − 0 − env_steps/mean ÷ 4 with env_steps/mean 1.75, 1.5, 1.25,
+    // 1.75, 1.75 → 0.5625, 0.625, 0.6875, 0.5625, 0.5625; mean 0.6.
+    assert.match(cut.message, /^At least 60% of episodes over the last 5 steps ended on the token budget/);
+    assert.match(cut.message, /\(1 − 0\) − 1\.75 ÷ 4 = 0\.563\. .*max_model_len \(2048\)/);
+    assert.deepEqual(
+      codes(run('lake-budget', Infinity, { value: lake(2048), thresholds: { budgetEndedShare: 0.61 } })),
+      ['TRN401', 'TRN408'],
+    );
+    // Without the workflow's turn limit (another workflow), neither agent rule applies.
+    assert.deepEqual(codes(run('lake-budget', Infinity, { value: () => undefined })), ['TRN401']);
+  });
+
+  test('the agent findings name keys of the model', () => {
+    for (const f of [...run('lake-budget', Infinity, { value: lake(2048) })])
+      assert.ok(configKeyExists(f.path.join('.'), 'main'), f.path.join('.'));
   });
 });

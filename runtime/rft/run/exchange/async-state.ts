@@ -21,6 +21,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperienceBufferConfig, StorageConfig } from '../../../config/types.generated';
 import { writeFileAtomically } from '../../checkpoint/checkpoints';
+import { withIo } from '../../io-failure';
 import { resolveBufferConfig, sqliteFile } from '../../buffer';
 import { HOST, writerMayBeAlive } from '../../buffer/wait';
 
@@ -52,8 +53,10 @@ function statePath(jobDir: string, name: string): string {
 }
 
 function writeState(jobDir: string, name: string, value: unknown): void {
-  mkdirSync(join(jobDir, 'state'), { recursive: true });
-  writeFileAtomically(statePath(jobDir, name), JSON.stringify(value));
+  withIo('state write', statePath(jobDir, name), () => {
+    mkdirSync(join(jobDir, 'state'), { recursive: true });
+    writeFileAtomically(statePath(jobDir, name), JSON.stringify(value));
+  });
 }
 
 function readState<T>(jobDir: string, name: string): T | undefined {

@@ -24,8 +24,13 @@ import type { RunLog } from '../../monitor/run-log';
 export interface ExperienceChannel {
   /** Hands one explorer step's experiences to the trainer's side. */
   put(exps: Experience[]): Promise<void>;
-  /** `n` experiences when that many are ready now, else null (then nothing is consumed). */
-  take(n: number): Promise<Experience[] | null>;
+  /** Whether a put now would go past the in-process queue's `capacity` (stored buffers never fill). */
+  full(): boolean;
+  /**
+   * `n` experiences when that many are ready now, else null (then nothing is consumed). With `minModelVersion`
+   * (staleness control) older experiences are passed over as the storage does it (buffer/types.ts `ReadOptions`).
+   */
+  take(n: number, minModelVersion?: number): Promise<Experience[] | null>;
   /** What a checkpoint records of the trainer's side (merged into its `extra`). */
   position(): Record<string, unknown>;
   /** Writes what the checkpoint being saved into `dir` must hold besides `position()`. */
@@ -59,23 +64,25 @@ export async function queueChannel(
   const reader = buffer.reader();
   const storage = registry.get(buffer.config.name)!;
   if (resumeDir) await storage.restore(readPendingExperiences(resumeDir), new AbortController().signal);
+  const full = (): boolean =>
+    !buffer.config.replay.enable && buffer.config.capacity > 0 && storage.length() >= buffer.config.capacity;
   return {
     get waiting() {
       return storage.snapshot().reduce((n, b) => n + b.length, 0);
     },
+    full,
     put: async (exps) => {
-      const { capacity } = buffer.config;
-      if (!buffer.config.replay.enable && capacity > 0 && storage.length() >= capacity) {
+      if (full()) {
         // Nothing in this process would ever make room: the trainer runs on this thread after the write returns.
         throw new Error(
-          `${EXPERIENCE_BUFFER_KEY}.capacity ${capacity} is full: in both mode the queue must hold the explorer steps the trainer has not reached yet (up to sync_interval + sync_offset + 1)`,
+          `${EXPERIENCE_BUFFER_KEY}.capacity ${buffer.config.capacity} is full: in both mode the queue must hold the explorer steps the trainer has not reached yet (up to sync_interval + sync_offset + 1)`,
         );
       }
       await writer.write(exps);
     },
-    take: async (n) => {
+    take: async (n, minModelVersion) => {
       try {
-        return await reader.read(n, { timeoutMs: 0 });
+        return await reader.read(n, { timeoutMs: 0, minModelVersion });
       } catch (e) {
         if (e instanceof BufferStopError || e instanceof BufferReadTimeoutError) return null;
         throw e;
@@ -130,9 +137,10 @@ export function storedChannel(
   const reader = openTrainerReader(section, resumeFrom, resuming, log);
   return {
     put: (exps) => writer.write(exps),
-    take: async (n) => {
+    full: () => false,
+    take: async (n, minModelVersion) => {
       try {
-        return await reader.read(n, { timeoutMs: 0 });
+        return await reader.read(n, { timeoutMs: 0, minModelVersion });
       } catch (e) {
         if (e instanceof BufferStopError) return null;
         throw e;

@@ -9,13 +9,21 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { currentBackend, initBackend, type BackendPreference } from '../../../engine/backend';
 import type { LogLevel, RunLog } from '../../monitor/run-log';
+import { loadRuntimePlugins } from '../../plugins';
+import { ExplorerRequests } from './explorer-requests';
 import { ExplorerSide, type ExplorerSideSpec, type ExplorerStepResult } from './explorer-side';
 
 export interface ExplorerDriver {
-  /** Runs the next explorer step as step number `step`; null when the taskset is exhausted. */
+  /**
+   * Runs the next explorer step as step number `step`; null when the taskset is exhausted. Requests queue: a step
+   * asked for while another runs starts when it ends (explorer-requests.ts).
+   */
   step(step: number): Promise<ExplorerStepResult | null>;
   evaluate(step: number): Promise<Record<string, number>>;
-  /** Replaces the rollout weights (in `variables()` order) and records the model version. */
+  /**
+   * Replaces the rollout weights (in `variables()` order) and records the model version: at once when the side is
+   * idle, else before its next queued request. Resolves when applied.
+   */
   setWeights(weights: Float32Array[], version: number): Promise<void>;
   readonly hasEvals: boolean;
   /** Total explorer steps the taskset allows. */
@@ -39,17 +47,27 @@ async function startSide(init: ExplorerInit, log: RunLog): Promise<ExplorerSide>
   return side;
 }
 
+/**
+ * A step's promise is awaited after the trainer's turn: marked handled now, a step that fails meanwhile is not an
+ * unhandled rejection (which ends the process); awaiting it still throws.
+ */
+function awaitedLater<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
 /** The explorer in this thread: steps run when called, so nothing overlaps with training. */
 export async function inThreadExplorer(init: ExplorerInit, log: RunLog): Promise<ExplorerDriver> {
   const side = await startSide(init, log);
+  const requests = new ExplorerRequests(side);
   return {
-    step: (step) => side.exploreStep(step),
-    evaluate: (step) => side.evaluate(step),
-    setWeights: async (weights, version) => side.setWeights(weights, version),
+    step: (step) => awaitedLater(requests.step(step)),
+    evaluate: (step) => requests.evaluate(step),
+    setWeights: (weights, version) => requests.setWeights(weights, version),
     hasEvals: side.hasEvals,
     totalSteps: side.totalSteps,
     startOffset: side.readerOffset,
-    close: async () => side.dispose(),
+    close: () => requests.close(),
   };
 }
 
@@ -134,7 +152,7 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
     throw e;
   }
   return {
-    step: (step) => call<ExplorerStepResult | null>({ kind: 'step', step }),
+    step: (step) => awaitedLater(call<ExplorerStepResult | null>({ kind: 'step', step })),
     evaluate: (step) => call<Record<string, number>>({ kind: 'evaluate', step }),
     setWeights: (weights, version) =>
       call<void>(
@@ -157,14 +175,16 @@ export function serveExplorer(port: {
   on(e: 'message', f: (m: ToWorker) => void): void;
   postMessage(m: FromWorker): void;
 }): void {
-  let side: ExplorerSide | undefined;
+  let requests: ExplorerRequests | undefined;
   const log: RunLog = (level, message) => port.postMessage({ kind: 'log', level, message });
   port.on('message', (m) => {
     void (async () => {
       if (m.kind === 'init') {
         try {
           await initBackend({ prefer: m.init.backend as BackendPreference });
-          side = await startSide(m.init, log);
+          if (m.init.pluginDirs?.length) await loadRuntimePlugins(m.init.pluginDirs);
+          const side = await startSide(m.init, log);
+          requests = new ExplorerRequests(side);
           port.postMessage({
             kind: 'ready',
             hasEvals: side.hasEvals,
@@ -178,10 +198,10 @@ export function serveExplorer(port: {
       }
       try {
         let value: unknown;
-        if (m.kind === 'step') value = await side!.exploreStep(m.step);
-        else if (m.kind === 'evaluate') value = await side!.evaluate(m.step);
-        else if (m.kind === 'weights') side!.setWeights(m.weights, m.version);
-        else if (m.kind === 'close') side?.dispose();
+        if (m.kind === 'step') value = await requests!.step(m.step);
+        else if (m.kind === 'evaluate') value = await requests!.evaluate(m.step);
+        else if (m.kind === 'weights') await requests!.setWeights(m.weights, m.version);
+        else if (m.kind === 'close') await requests?.close();
         port.postMessage({ kind: 'result', id: m.id, value });
       } catch (e) {
         port.postMessage({ kind: 'error', id: m.id, message: (e as Error).stack ?? (e as Error).message });

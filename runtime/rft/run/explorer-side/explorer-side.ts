@@ -16,7 +16,7 @@ import type { GroupAdvantageFn } from '../../algorithm';
 import { applyNewerCheckpoint, copyWeights } from '../../checkpoint/checkpoints';
 import type { Experience } from '../../experience';
 import { ExperiencePipeline } from '../../explorer/experience-pipeline';
-import { Explorer } from '../../explorer/explore-step';
+import { Explorer, type OverRollout } from '../../explorer/explore-step';
 import { AuxiliaryModel } from '../../models/auxiliary-model';
 import { RolloutModel } from '../../models/rollout-model';
 import type { RunLog } from '../../monitor/run-log';
@@ -53,6 +53,11 @@ export interface ExplorerSideSpec {
    * worker and experiences passed in memory): the reference weights and how the trainer scores.
    */
   reference?: ExplorerReference;
+  /**
+   * Plugin directories whose workflows and reward functions the config may name. The job loads them in its own
+   * thread before the side is built; a worker thread has registries of its own and loads them first.
+   */
+  pluginDirs?: string[];
 }
 
 export interface ExplorerReference {
@@ -161,13 +166,15 @@ export class ExplorerSide {
 
   /**
    * Explorer step `step` on the next batch of the training taskset: its experiences (through the pipeline, with
-   * reference log-probs when the side computes them), metrics and samples; null when the taskset is exhausted.
+   * reference log-probs when the side computes them), metrics and samples; null when the taskset is exhausted (a
+   * run whose every step made nothing fails then: `Explorer.finish`).
    */
   async exploreStep(step: number): Promise<ExplorerStepResult | null> {
     const reader = this.need(this.parts.reader, 'training taskset');
+    const explorer = this.need(this.parts.explorer, 'explorer');
     const batch = reader.next();
-    if (!batch) return null;
-    const out = await this.need(this.parts.explorer, 'explorer').explore(step, batch.items, this.pipeline);
+    if (!batch) return explorer.finish();
+    const out = await explorer.explore(step, batch.items, this.pipeline);
     reader.afterStep(step, out.selectorFeedback);
     const { reference } = this.parts;
     if (reference) await attachReferenceLogprobs(reference, out.experiences, this.spec.reference!);
@@ -244,8 +251,17 @@ function newExplorer(spec: ExplorerSideSpec, rollout: RolloutModel, log: RunLog)
       dynamic: cfg.explorer.dynamic_timeout,
       batchSize: cfg.buffer.batch_size,
     },
+    overRollout: overRollout(cfg),
+    returnPartialTasks: cfg.explorer.over_rollout?.return_partial_tasks === true,
     log,
   });
+}
+
+/** Over-rollout with a positive ratio (explorer.py `min_wait_num`: `ceil(batch_size × (1 − ratio))` tasks). */
+function overRollout(cfg: Config): OverRollout | undefined {
+  const o = cfg.explorer.over_rollout;
+  if (!o || !(o.ratio > 0)) return undefined;
+  return { minWaitNum: Math.ceil(cfg.buffer.batch_size * (1 - o.ratio)), waitAfterMinS: o.wait_after_min };
 }
 
 /** `explorer.auxiliary_models`, each loaded whole, in config order. On a failure the ones already loaded are freed. */

@@ -8,6 +8,7 @@ import type { Config } from '../../../config/types.generated';
 import { checkConfig, type CheckResult } from '../../../config/check-config';
 import { lineColumn } from '../../../config/load/load-config';
 import { parseDotEnv } from '../../../config/environment/dotenv';
+import { readModelConfigJson } from '../../../engine/lm/config-json-cache';
 import { loadRuntimePlugins } from '../../plugins';
 import { localRefusals } from '../../refusals/refusals';
 import type { RunLog } from '../../monitor/run-log';
@@ -22,7 +23,7 @@ export interface RunnableConfig {
 
 export async function loadRunnableConfig(
   path: string,
-  opts: { pluginDirs?: string[]; continueFromCheckpoint?: boolean },
+  opts: { pluginDirs?: string[]; continueFromCheckpoint?: boolean; workDir?: string },
   log: RunLog,
 ): Promise<RunnableConfig> {
   const text = readFileSync(path, 'utf8');
@@ -32,10 +33,15 @@ export async function loadRunnableConfig(
   };
   const plugins = opts.pluginDirs?.length ? await loadRuntimePlugins(opts.pluginDirs) : undefined;
   for (const f of plugins?.files ?? []) log('info', `plugin ${f} loaded`);
-  const configDir = dirname(path);
   const result = await checkConfig(text, {
     env,
-    host: { baseDirs: [...new Set([configDir, process.cwd()])], env, exists: existsSync, plugins: plugins?.names },
+    host: {
+      baseDirs: [opts.workDir ?? dirname(path)],
+      env,
+      exists: existsSync,
+      plugins: plugins?.names,
+      modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
+    },
   });
   const at = (offset: number): string => {
     const p = lineColumn(result.loaded.source, offset);

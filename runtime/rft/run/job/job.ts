@@ -9,6 +9,9 @@ import { dirname, resolve } from 'node:path';
 import type { Config } from '../../../config/types.generated';
 import { writtenIn, type CheckResult } from '../../../config/check-config';
 import type { RunRecord, RuntimeEvent, StageInfo } from '../../../protocol';
+import { checkSqlStorages } from '../../buffer/integrity';
+import { checkpointProblem } from '../../checkpoint/checkpoint-choice';
+import { JobLocked, takeJobLock, type JobLock } from './job-lock';
 import { Monitor } from '../../monitor/run-monitor';
 import type { StageContext, StageResult } from '../stage/stage-context';
 import { loadRunnableConfig } from './job-config';
@@ -19,7 +22,7 @@ import { runBoth } from '../modes/run-both';
 import { runExplore } from '../modes/run-explore';
 import { runTrain } from '../modes/run-train';
 import { runServe } from '../modes/run-serve';
-import { withAbsoluteAuxiliaryPaths } from '../stage/config-paths';
+import { withAbsoluteAuxiliaryPaths, withAbsolutePath } from '../stage/config-paths';
 import { readStageProgress, stageProgressPath, writeStageProgress } from './stage-progress';
 import { jobDirOf, runJobDirOf } from '../../../config/runs/job-dir';
 import { isHubId } from '../../../engine/lm/hub';
@@ -39,6 +42,11 @@ export interface JobOptions {
   pluginDirs?: string[];
   /** Overrides `continue_from_checkpoint` in every stage (the editor's Resume). */
   continueFromCheckpoint?: boolean;
+  /**
+   * What relative data and model paths resolve against: Trinity's rule, the directory the run starts in (the
+   * CLI passes its working directory). Default: the config's folder, for callers in another process's directory.
+   */
+  workDir?: string;
 }
 
 export interface StageSummary {
@@ -49,20 +57,22 @@ export interface StageSummary {
 }
 
 export interface JobResult {
-  status: 'finished' | 'stopped' | 'failed';
+  /** `refused`: another run holds the job folder; nothing was done (protocol.ts DoneEvent). */
+  status: 'finished' | 'stopped' | 'failed' | 'refused';
   stages: StageSummary[];
   error?: string;
 }
 
 export async function runJob(configPath: string, opts: JobOptions): Promise<JobResult> {
   const path = resolve(configPath);
-  const configDir = dirname(path);
+  const configDir = opts.workDir ?? dirname(path);
   const emit = opts.events ?? (() => {});
   const log = opts.log ?? (() => {});
   const signal = opts.signal ?? new AbortController().signal;
   const stages: StageSummary[] = [];
   // Set once the run's job directory is known: records how the run ended there.
   let endRecord: (status: RunRecord['status'], error?: string) => void = () => {};
+  let lock: JobLock | undefined;
   try {
     const { result, configs } = await loadRunnableConfig(path, opts, log);
     const rootJobDir = runJobDirOf(configs, result.loaded.value.name);
@@ -82,7 +92,14 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       stages: stageInfo,
       singleMode: staged ? undefined : configs[0].mode,
     });
+    lock = takeJobLock(
+      rootJobDir,
+      staged ? undefined : configs[0].mode,
+      { runId: record.event.runId, config: path },
+      log,
+    );
     endRecord = (status, error) => record.write(status, error);
+    for (const cfg of configs) checkSqlStorages(cfg, (p) => withAbsolutePath({ path: p }, configDir).path!);
     record.write('running');
     emit(record.event);
     const progressPath = stageProgressPath(rootJobDir);
@@ -102,6 +119,8 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       if (signal.aborted) break;
       emit(stageEvent);
       if (staged) log('info', `stage ${i + 1}/${configs.length}: ${name} (${cfg.mode})`);
+      const damaged = previous === undefined ? undefined : checkpointProblem(previous);
+      if (damaged) throw new Error(`stage ${name} starts from ${previous}, which is damaged: ${damaged}`);
       await fetchHubModels(cfg, configDir, previous, log);
       const ctx = stageContext({
         cfg,
@@ -129,6 +148,10 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
     emit({ type: 'done', status });
     return { status, stages };
   } catch (e) {
+    if (e instanceof JobLocked) {
+      emit({ type: 'done', status: 'refused', error: e.message, refusal: e.refusal });
+      return { status: 'refused', stages, error: e.message };
+    }
     const message = (e as Error).message;
     try {
       endRecord('failed', message);
@@ -137,6 +160,8 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
     }
     emit({ type: 'done', status: 'failed', error: message });
     return { status: 'failed', stages, error: message };
+  } finally {
+    lock?.release();
   }
 }
 
@@ -182,6 +207,7 @@ function stageContext(args: {
     log: args.log,
     signal: args.signal,
     seed: opts.seed ?? 42,
+    pluginDirs: (opts.pluginDirs ?? []).map((d) => resolve(d)),
     progress: (role, step, total, detail) => {
       emit({ type: 'progress', role, step, total, detail });
       opts.progress?.(role, step, total, detail);

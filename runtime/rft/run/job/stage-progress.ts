@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomically } from '../../checkpoint/checkpoints';
+import { withIo } from '../../io-failure';
 
 export interface StageProgress {
   finished: number;
@@ -23,6 +24,8 @@ export function readStageProgress(path: string, resume: boolean): StageProgress 
 }
 
 export function writeStageProgress(path: string, progress: StageProgress): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileAtomically(path, JSON.stringify(progress));
+  withIo('stage progress write', path, () => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileAtomically(path, JSON.stringify(progress));
+  });
 }

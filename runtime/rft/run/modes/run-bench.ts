@@ -1,4 +1,5 @@
 /** `mode: bench`: the eval tasksets on every checkpoint of the job (or its latest only), in step order. */
+import { checkpointProblem } from '../../checkpoint/checkpoint-choice';
 import { latestCheckpoint, listCheckpoints } from '../../checkpoint/checkpoints';
 import { evalSummary } from '../explorer-side/explorer-reports';
 import { ExplorerSide } from '../explorer-side/explorer-side';
@@ -19,9 +20,12 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
       return metrics;
     };
     let evals: Record<string, number> = {};
-    const checkpoints = cfg.explorer.bench_on_latest_checkpoint
-      ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined)
-      : listCheckpoints(ctx.jobDir);
+    const checkpoints = intactOnly(
+      ctx,
+      cfg.explorer.bench_on_latest_checkpoint
+        ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined)
+        : listCheckpoints(ctx.jobDir),
+    );
     if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup) evals = await bench(0);
     for (const c of checkpoints) {
       await yieldToEvents();
@@ -43,4 +47,13 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
   } finally {
     side.dispose();
   }
+}
+
+/** The checkpoints that verify; each damaged one is named with why, and not benchmarked. */
+function intactOnly<C extends { dir: string }>(ctx: StageContext, checkpoints: C[]): C[] {
+  return checkpoints.filter((c) => {
+    const problem = checkpointProblem(c.dir);
+    if (problem !== undefined) ctx.log('warning', `${c.dir} is damaged and not benchmarked: ${problem}`);
+    return problem === undefined;
+  });
 }

@@ -3,11 +3,17 @@
  * Trinity's sync style allows. Fixed (and trainer-driven, which differs from it only under NCCL): explorer step k uses
  * the weights of trainer step k − sync_offset rounded down to a sync point, so on-policy, one-step off-policy and
  * interval-sync runs see the same model versions as under Trinity. Explorer-driven: at its sync points the explorer
- * takes the trainer's weights as they are, never waiting for a step.
+ * takes the trainer's weights as they are, never waiting for a step. Fully asynchronous: run-fully-async.ts.
  */
 import type { Config, ExperienceBufferConfig } from '../../../config/types.generated';
 import type { BufferPosition } from '../../buffer';
-import { isExplorerDriven, isExplorerSyncPoint, nextSyncTrainerStep } from '../../synchronizer/sync-points';
+import { closeEach } from '../../closing';
+import {
+  isExplorerDriven,
+  isExplorerSyncPoint,
+  isFullyAsync,
+  nextSyncTrainerStep,
+} from '../../synchronizer/sync-points';
 import { lastWrittenStep } from '../exchange/async-state';
 import { isStoredBuffer, queueChannel, storedChannel, type ExperienceChannel } from '../exchange/experience-channel';
 import {
@@ -16,15 +22,16 @@ import {
   type ExplorerDriver,
   type ExplorerInit,
 } from '../explorer-side/explorer-driver';
-import { EvalSchedule, reportExplorerStep } from '../explorer-side/explorer-reports';
-import type { ExplorerReference, ExplorerStepResult } from '../explorer-side/explorer-side';
+import type { ExplorerReference } from '../explorer-side/explorer-side';
 import { withAbsolutePath } from '../stage/config-paths';
 import type { StageContext, StageResult } from '../stage/stage-context';
 import { channelInput } from '../trainer-side/channel-input';
 import { expertSampler } from '../trainer-side/expert-sampler';
-import type { TrainLoop } from '../trainer-side/train-loop';
+import { stalenessBound } from '../trainer-side/sample-strategy';
 import type { ResumePoint } from '../trainer-side/trainer-checkpoints';
 import { TrainerSide } from '../trainer-side/trainer-side';
+import { BothExplorer, type BothRun } from './both-run';
+import { exploreAndTrainFullyAsync } from './run-fully-async';
 
 export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
@@ -32,6 +39,7 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const { algorithm, resumed } = trainerSide;
   let driver: ExplorerDriver | undefined;
   let channel: ExperienceChannel | undefined;
+  let failed = false;
   try {
     const start = explorerStart(ctx, resumed);
     const threaded = useExplorerThread(cfg);
@@ -72,13 +80,16 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
           )
         : undefined;
     const explorer = new BothExplorer(ctx, driver, start.explorerStep, resumed?.step ?? 0);
-    const input = channelInput(ctx, channel, expert, totalTrain, threaded ? 'explorer-thread' : 'nothing');
+    const minVersion = stalenessBound(algorithm, ctx.release, start.bufferSection, ctx.log);
+    const input = channelInput(ctx, channel, expert, totalTrain, threaded ? 'explorer-thread' : 'nothing', minVersion);
     const loop = trainerSide.loop(input, totalTrain, () => explorer.position());
-    return await exploreAndTrain(ctx, { explorer, channel, loop, trainer: trainerSide });
+    const run: BothRun = { explorer, channel, loop, trainer: trainerSide };
+    return await (isFullyAsync(cfg.synchronizer.sync_style) ? exploreAndTrainFullyAsync : exploreAndTrain)(ctx, run);
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
-    await driver?.close();
-    await channel?.close();
-    trainerSide.dispose();
+    await closeEach(ctx.log, failed, [() => driver?.close(), () => channel?.close(), () => trainerSide.dispose()]);
   }
 }
 
@@ -138,6 +149,7 @@ async function startExplorer(
     version: resumed?.step ?? 0,
     backend: 'auto',
     reference,
+    pluginDirs: ctx.pluginDirs,
   };
   if (cfg.synchronizer.sync_method !== 'memory') {
     ctx.log(
@@ -157,8 +169,9 @@ async function startExplorer(
 }
 
 /**
- * Whether the explorer gets its own thread: only when its steps can overlap training (one-step off-policy, interval
- * or explorer-driven sync; never in colocate mode); `TRINITY_WORKBENCH_EXPLORER_THREAD=0|1` forces the choice.
+ * Whether the explorer gets its own thread: only when its steps can overlap training (one-step off-policy, interval,
+ * explorer-driven or fully asynchronous sync; never in colocate mode); `TRINITY_WORKBENCH_EXPLORER_THREAD=0|1` forces
+ * the choice.
  */
 function useExplorerThread(cfg: Config): boolean {
   const forced = process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
@@ -167,7 +180,8 @@ function useExplorerThread(cfg: Config): boolean {
   return (
     cfg.synchronizer.sync_offset > 0 ||
     cfg.synchronizer.sync_interval > 1 ||
-    isExplorerDriven(cfg.synchronizer.sync_style)
+    isExplorerDriven(cfg.synchronizer.sync_style) ||
+    isFullyAsync(cfg.synchronizer.sync_style)
   );
 }
 
@@ -175,49 +189,6 @@ function trainTotalSteps(cfg: Config, explorerSteps: number): number {
   if (cfg.trainer.total_steps) return cfg.trainer.total_steps;
   if (cfg.buffer.total_steps) return cfg.buffer.total_steps;
   return Math.max(1, explorerSteps);
-}
-
-/** The explorer's side of the loop: its driver, the step it has done, its evals, and the weights version it holds. */
-class BothExplorer {
-  readonly evals: EvalSchedule;
-  readerOffset: number;
-
-  constructor(
-    private readonly ctx: StageContext,
-    readonly driver: ExplorerDriver,
-    public step: number,
-    /** The trainer step whose weights the explorer holds. */
-    public syncedVersion: number,
-  ) {
-    this.readerOffset = driver.startOffset;
-    this.evals = new EvalSchedule(ctx, driver);
-  }
-
-  /** What a checkpoint records of the explorer's side. */
-  position(): { explorerStep: number; readerOffset: number } {
-    return { explorerStep: this.step, readerOffset: this.readerOffset };
-  }
-
-  /** Counts a finished explorer step and reports its metrics, rollouts and progress. */
-  record(out: ExplorerStepResult): void {
-    this.step++;
-    this.readerOffset = out.readerOffset;
-    reportExplorerStep(this.ctx, this.step, this.driver.totalSteps, out);
-  }
-
-  async takeWeights(trainer: TrainerSide, version: number): Promise<void> {
-    await this.driver.setWeights(await trainer.weightsForExplorer(), version);
-    this.syncedVersion = version;
-  }
-}
-
-/** Both mode's sides as its loop steps them. */
-interface BothRun {
-  explorer: BothExplorer;
-  /** Where the explorer's experiences wait for the trainer. */
-  channel: ExperienceChannel;
-  loop: TrainLoop;
-  trainer: TrainerSide;
 }
 
 /** The loop: an explorer step, its sync point and eval, then the trainer catches up while the next step runs. */

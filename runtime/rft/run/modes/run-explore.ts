@@ -4,13 +4,16 @@
  * position in `state/explorer.json`. Weights come from the job's checkpoints: the newest at start, and after explorer
  * step k when k > sync_offset and (k − sync_offset) % sync_interval == 0, when it waits up to `sync_timeout` for a
  * checkpoint newer than its weights while a trainer of the job is running (Synchronizer.wait_new_model_state_dict),
- * else goes on with what it has. Resuming, it continues after the highest explorer step the buffer already holds, so
- * a step written just before a kill is not written again.
+ * else goes on with what it has. With `sync_style: fully_async` it never waits: after every step it takes the newest
+ * checkpoint if there is one newer than its weights (Trinity's explorer polls the synchronizer for it). Resuming, it
+ * continues after the highest explorer step the buffer already holds, so a step written just before a kill is not
+ * written again.
  */
 import type { ExperienceBufferConfig } from '../../../config/types.generated';
+import { closeEach } from '../../closing';
 import { openExperienceWriter, type ExperienceWriter } from '../../buffer';
 import { sleep } from '../../buffer/wait';
-import { isExplorerDriven, isExplorerSyncPoint } from '../../synchronizer/sync-points';
+import { isExplorerDriven, isExplorerSyncPoint, isFullyAsync } from '../../synchronizer/sync-points';
 import {
   ASYNC_POLL_MS,
   lastWrittenStep,
@@ -49,12 +52,16 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     const target = withAbsolutePath(source, ctx.configDir);
     const writer = openExperienceWriter(target, { keyPath: EXPERIENCE_BUFFER_KEY });
     const run = new ExploreRun(ctx, { side, writer, target }, resumed?.explorerStep ?? 0);
+    let failed = false;
     try {
       await run.run();
+    } catch (e) {
+      failed = true;
+      throw e;
     } finally {
       // Finished or stopped: readers end once the rest is read (Trinity releases the storage on shutdown). A killed
       // explorer never gets here, and the trainer waits for it.
-      await writer.finish();
+      await closeEach(ctx.log, failed, [() => writer.finish()]);
     }
     return { evals: run.evals.summary(), stopped: ctx.signal.aborted };
   } finally {
@@ -106,7 +113,8 @@ class ExploreRun {
       writeExplorerState(ctx.jobDir, { explorerStep: step, readerOffset: out.readerOffset });
       reportExplorerStep(ctx, step, side.totalSteps, out);
       if (evals.dueAfter(step)) await evals.evaluate(step);
-      if (isExplorerSyncPoint(step, cfg.synchronizer)) await this.pullWeights();
+      if (isFullyAsync(cfg.synchronizer.sync_style)) this.loadNewest();
+      else if (isExplorerSyncPoint(step, cfg.synchronizer)) await this.pullWeights();
     }
   }
 
@@ -128,6 +136,7 @@ class ExploreRun {
 
   private warnIfStepsTooSmall(): void {
     const { cfg } = this.ctx;
+    if (isFullyAsync(cfg.synchronizer.sync_style)) return; // it never waits at a sync point
     const perStep = cfg.buffer.batch_size * cfg.algorithm.repeat_times;
     if (perStep < cfg.buffer.train_batch_size) {
       this.ctx.log(

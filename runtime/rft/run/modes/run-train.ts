@@ -5,12 +5,14 @@
  * trainer's status from `state/trainer.json`.
  */
 import type { BufferPosition } from '../../buffer';
+import { closeEach } from '../../closing';
 import { writeTrainerStatus } from '../exchange/async-state';
 import type { StageContext, StageResult } from '../stage/stage-context';
 import { RunSetupError } from '../stage/stage-context';
 import { withAbsolutePath } from '../stage/config-paths';
 import { BufferInput } from '../trainer-side/buffer-input';
 import { fileInput, isTrainFile } from '../trainer-side/file-input';
+import { stalenessBound } from '../trainer-side/sample-strategy';
 import { TrainerSide } from '../trainer-side/trainer-side';
 
 export async function runTrain(ctx: StageContext): Promise<StageResult> {
@@ -18,6 +20,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
   const { resumed } = side;
   let buffer: BufferInput | undefined;
   let statusWritten = false;
+  let failed = false;
   try {
     const source = ctx.cfg.buffer.trainer_input.experience_buffer;
     if (!source) throw new RunSetupError('mode train needs buffer.trainer_input.experience_buffer');
@@ -27,6 +30,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
           ctx,
           withAbsolutePath(source, ctx.configDir),
           resumed?.extra.buffer as BufferPosition | undefined,
+          stalenessBound(side.algorithm, ctx.release, source, ctx.log),
         ));
     const trainer = side.start(input.totalSteps);
     if (resumed) ctx.log('info', `resumed from ${resumed.dir} (trainer step ${trainer.step})`);
@@ -39,9 +43,14 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     await loop.trainUntil();
     await loop.finish();
     return { lastCheckpoint: side.checkpoints.last, evals: {}, stopped: ctx.signal.aborted };
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
-    buffer?.close();
-    if (statusWritten) writeTrainerStatus(ctx.jobDir, 'stopped', side.trainer.step);
-    side.dispose();
+    await closeEach(ctx.log, failed, [
+      () => buffer?.close(),
+      () => statusWritten && writeTrainerStatus(ctx.jobDir, 'stopped', side.trainer.step),
+      () => side.dispose(),
+    ]);
   }
 }

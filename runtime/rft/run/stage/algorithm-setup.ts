@@ -11,8 +11,11 @@ import { createAdvantageFn, type GroupAdvantageFn } from '../../algorithm';
 import type { AlgorithmSetup } from '../../trainer/train-step';
 import { RunSetupError } from './stage-context';
 
-/** The sample strategies the trainer implements (`mix` reads expert data through trainer-side/expert-sampler.ts). */
-export const SAMPLE_STRATEGIES = ['default', 'warmup', 'mix'] as const;
+/**
+ * The sample strategies the trainer implements (`mix` reads expert data through trainer-side/expert-sampler.ts,
+ * `staleness_control` bounds the model versions read: trainer-side/sample-strategy.ts).
+ */
+export const SAMPLE_STRATEGIES = ['default', 'warmup', 'staleness_control', 'mix'] as const;
 
 export interface AlgorithmParts extends AlgorithmSetup {
   /** The advantage the explorer's pipeline computes last (group advantages), when the algorithm has one there. */

@@ -21,6 +21,8 @@ export interface StageContext {
   /** Aborted on SIGTERM/stop: runners finish the current unit of work, never write half a checkpoint, and return. */
   signal: AbortSignal;
   seed: number;
+  /** The job's plugin directories, absolute (already loaded in this thread; a worker thread loads them again). */
+  pluginDirs: string[];
   /** Progress lines for the terminal (steps, rates); silent when events go to stdout. */
   progress: (role: 'explorer' | 'trainer' | 'bench', step: number, total: number | undefined, detail: string) => void;
 }

@@ -38,6 +38,8 @@ export class BufferInput implements TrainerInput {
     /** The experience buffer's section, with an absolute path. */
     private readonly section: ExperienceBufferConfig,
     resumeFrom: BufferPosition | undefined,
+    /** Staleness control: the lowest model version a trainer step (1-based) reads (sample-strategy.ts). */
+    private readonly minVersion?: (step: number) => number,
   ) {
     const { cfg } = ctx;
     this.explorerDriven = isExplorerDriven(cfg.synchronizer.sync_style);
@@ -64,9 +66,11 @@ export class BufferInput implements TrainerInput {
       for (;;) {
         try {
           // Explorer-driven, the wait is cut into polls so the trainer answers the explorer's sync requests meanwhile.
+          const min = this.minVersion?.(trainer.step() + 1);
           return await this.reader.read(ctx.cfg.buffer.train_batch_size, {
             signal: ctx.signal,
             ...(this.explorerDriven ? { timeoutMs: ASYNC_POLL_MS } : {}),
+            ...(min ? { minModelVersion: min } : {}),
           });
         } catch (e) {
           if (ctx.signal.aborted) return null;

@@ -10,6 +10,7 @@ import { isTrainerSyncPoint } from '../../synchronizer/sync-points';
 import type { RftTrainer } from '../../trainer/train-step';
 import type { StageContext } from '../stage/stage-context';
 import { fmt, yieldToEvents } from '../stage/step-pacing';
+import { sampleMetrics } from './sample-strategy';
 import type { TrainerCheckpoints } from './trainer-checkpoints';
 
 /** Where the trainer's batches come from, and what a checkpoint keeps of it. */
@@ -71,7 +72,10 @@ export class TrainLoop {
       if (ctx.signal.aborted) break;
       const batch = await input.next(this.waiting);
       if (!batch) break;
-      const metrics = await this.blas.training(input.beside, () => trainer.trainStep(batch));
+      const metrics = {
+        ...sampleMetrics(batch, ctx.release),
+        ...(await this.blas.training(input.beside, () => trainer.trainStep(batch))),
+      };
       ctx.monitor.log('trainer', trainer.step, metrics);
       ctx.progress('trainer', trainer.step, this.totalSteps, `loss ${fmt(stepLoss(metrics))}`);
       const syncDue = isTrainerSyncPoint(trainer.step, input.syncInterval);

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import type { Pretrained } from '../../../engine/pretrained';
 import { writeDirFiles } from '../../../engine/lm/checkpoint';
 import { valueModelFiles } from '../../../engine/lm/value-head';
+import { newestIntactCheckpoint } from '../../checkpoint/checkpoint-choice';
 import {
   encodeOptimizer,
-  latestCheckpoint,
   pruneCheckpoints,
   readOptimizerState,
   readTrainerState,
@@ -24,8 +24,12 @@ export interface ResumePoint {
   extra: Record<string, unknown>;
 }
 
+/**
+ * The checkpoint a run continues from, when `continue_from_checkpoint` is set and one exists: the newest that
+ * verifies, damaged newer ones set aside with a warning (checkpoint-choice.ts).
+ */
 export function resumePoint(ctx: StageContext): ResumePoint | undefined {
-  const latest = ctx.cfg.continue_from_checkpoint ? latestCheckpoint(ctx.jobDir) : undefined;
+  const latest = ctx.cfg.continue_from_checkpoint ? newestIntactCheckpoint(ctx.jobDir, ctx.log) : undefined;
   if (!latest) return undefined;
   const state = readTrainerState(latest.dir);
   return { dir: latest.dir, step: Number(state.step), extra: state.extra };

@@ -21,13 +21,30 @@ function actorSettings(cfg: Config): Record<string, unknown> {
   >;
 }
 
-/** How the trainer scores sequences: at `model.temperature`, veRL's actor micro-batch rows per forward. */
+/**
+ * The temperature the trainer scores sequences at: veRL's `actor_rollout_ref.rollout.temperature`, which Trinity
+ * sets to the first training taskset's `rollout_args.temperature` (the check fills it from `model.temperature`), or
+ * 1.0 without a taskset (trinity/trainer/verl/verl_config.py at 10796ed, the same from v0.3.2). Train mode skips
+ * the explorer input's check, which is what moves `taskset` into `tasksets`, so there only a written `tasksets`
+ * list counts. A greedy taskset (temperature 0) would have veRL divide the logits by zero; its rollouts' log-probs
+ * are the untempered ones (vLLM skips the division for greedy sampling, and so does the engine's sampler), so the
+ * trainer scores those at 1.
+ */
+export function trainerTemperature(cfg: Config): number {
+  const input = cfg.buffer.explorer_input;
+  // `tasksets` is new in v0.3.2.
+  const first = cfg.mode === 'train' ? input.tasksets?.[0] : (input.taskset ?? input.tasksets?.[0]);
+  const t = first?.rollout_args.temperature ?? 1.0;
+  return t > 0 ? t : 1;
+}
+
+/** How the trainer scores sequences: at `trainerTemperature`, veRL's actor micro-batch rows per forward. */
 export function scoringOptions(cfg: Config): { temperature: number; microBatchSize?: number } {
   const actor = actorSettings(cfg);
   return {
     microBatchSize:
       typeof actor.ppo_micro_batch_size_per_gpu === 'number' ? actor.ppo_micro_batch_size_per_gpu : undefined,
-    temperature: cfg.model.temperature,
+    temperature: trainerTemperature(cfg),
   };
 }
 

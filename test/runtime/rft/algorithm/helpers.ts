@@ -4,10 +4,10 @@
  * Where the expected numbers come from: each was computed once by running Trinity-RFT's own Python functions
  * (trinity/algorithm at 10796ed) under PyTorch in float64 on exactly these inputs (random draws replaced by fixed
  * choices), and is written out literally in the *-expected.ts modules or the test files; a few simple ones are also
- * derived by hand in comments. reference/ regenerates the advantage and KL-penalty numbers from Trinity's formulas
- * in plain float64 (reference-numbers.test.ts holds them equal); the policy-loss and KL-loss numbers (float64
- * rounded to 10 digits, with gradients) have no generator yet. Nothing here calls our implementation to produce an
- * expected value.
+ * derived by hand in comments. reference/ regenerates them from Trinity's formulas in plain float64: the advantage
+ * and KL-penalty numbers in full, the policy-loss and KL-loss numbers (rounded to 10 significant digits) with their
+ * gradients through forward-mode dual numbers (reference-numbers.test.ts holds them equal). Nothing here calls our
+ * implementation to produce an expected value.
  */
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';

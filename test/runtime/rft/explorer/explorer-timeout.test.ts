@@ -3,6 +3,8 @@
  * attempt past its timeout is abandoned (here: generation stops at the next decode step), retried up to
  * `max_retry_times`, and a task whose attempts all failed is still a finished task whose only metric is its task time.
  * Per attempt: `max_timeout` up to v0.3.2, `max_timeout × (max_retry_times + 1)` from v0.4.0 (`dynamic_timeout()`).
+ * The rest of the scheduler's say over a step: `dynamic_timeout`'s warm-up by release, `over_rollout` (the step goes
+ * on once enough tasks are back), and main's partly failed tasks (`return_partial_tasks`).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -260,6 +262,26 @@ describe('explorer.max_timeout', () => {
     );
   });
 
+  test('dynamic_timeout warms up after batch_size tasks up to v0.5.2, after warmup_min_steps whole steps on main', async () => {
+    // Two tasks per step; batch_size 2 warms v0.5.2 after step 1, main's warmup_min_steps 2 only after step 2.
+    const kept = async (release: Release): Promise<number[]> => {
+      const ex = explorer({
+        release,
+        maxRetryTimes: 0,
+        timeout: { maxTimeout: 100, dynamic: { enable: true, ratio: 0.1, warmup_min_steps: 2 }, batchSize: 2 },
+      });
+      const pipeline = new ExperiencePipeline([], undefined, release);
+      const out: number[] = [];
+      for (const step of [1, 2, 3]) {
+        const tasks = [task('3+4', 'test_busy_100ms'), task('5+2', 'test_busy_100ms')];
+        out.push((await ex.explore(step, tasks, pipeline)).experiences.length);
+      }
+      return out;
+    };
+    assert.deepEqual(await kept('v0.5.2'), [2, 0, 0]);
+    assert.deepEqual(await kept('main'), [2, 2, 0]);
+  });
+
   test('a generous timeout changes nothing: same experiences and metric names as without one', async () => {
     const tasks = [task('3+4'), task('5+2', 'simple_workflow', 3)];
     const plain = await explorer({ release: 'main' }, [], rollout(11)).explore(
@@ -313,5 +335,81 @@ describe('explorer.max_timeout', () => {
       logs.filter((l) => l.level === 'error' && l.message.startsWith('Timeout when running task')).length,
       16,
     );
+  });
+});
+
+describe('explorer.over_rollout: a training step goes on once enough tasks are back', () => {
+  const fourTasks = (workflow: string) => ['1+6', '2+5', '3+4', '4+3'].map((q) => task(q, workflow, 1));
+
+  test('wait_after_min 0: the step ends as the second of four tasks is back; the rest are dropped', async () => {
+    const logs: Logged[] = [];
+    const ex = explorer({ release: 'main', overRollout: { minWaitNum: 2, waitAfterMinS: 0 } }, logs);
+    const out = await ex.explore(1, fourTasks('test_busy_100ms'), new ExperiencePipeline([], undefined, 'main'));
+    assert.equal(out.metrics['rollout/finished_task_count'], 2);
+    assert.deepEqual(
+      out.experiences.map((e) => e.eid.task),
+      [0, 1],
+    );
+    assert.ok(logs.some((l) => l.message === 'over_rollout: step 1 goes on with 2 of 4 tasks (2 dropped)'));
+  });
+
+  test('tasks back within wait_after_min of the second are kept (every one here)', async () => {
+    const ex = explorer({ release: 'main', overRollout: { minWaitNum: 2, waitAfterMinS: 30 } });
+    const out = await ex.explore(1, fourTasks('test_busy_100ms'), new ExperiencePipeline([], undefined, 'main'));
+    assert.equal(out.metrics['rollout/finished_task_count'], 4);
+  });
+
+  test('a task still running when wait_after_min is up is cancelled, not waited for', async () => {
+    const ex = explorer({ release: 'main', overRollout: { minWaitNum: 1, waitAfterMinS: 0.3 } });
+    const started = performance.now();
+    const out = await ex.explore(
+      1,
+      [task('1+6', 'test_busy_100ms', 1), task('2+5', 'test_generate_forever', 1), task('3+4', 'test_busy_100ms', 1)],
+      new ExperiencePipeline([], undefined, 'main'),
+    );
+    assert.equal(out.metrics['rollout/finished_task_count'], 1);
+    assert.ok(performance.now() - started < 20_000, 'the endless task was stopped');
+  });
+});
+
+describe('main: a task whose runs partly failed keeps the runs that finished (return_partial_tasks)', () => {
+  before(() => {
+    // A workflow that is not repeatable: the runner runs it once per run; odd runs fail.
+    registerWorkflow('test_odd_runs_fail', (ctx) => ({
+      repeatable: false,
+      run: () => {
+        if (ctx.runIdBase % 2 === 1) throw new Error(`run ${ctx.runIdBase} failed`);
+        return [fakeExperience()];
+      },
+    }));
+  });
+  const runs = async (release: Release, returnPartialTasks: boolean, logs: Logged[] = []) => {
+    const ex = explorer({ release, maxRetryTimes: 1, returnPartialTasks }, logs);
+    const out = await ex.explore(
+      1,
+      [task('3+4', 'test_odd_runs_fail', 4)],
+      new ExperiencePipeline([], undefined, release),
+    );
+    return out.experiences.map((e) => e.eid.run);
+  };
+
+  test('return_partial_tasks: every run is tried, the finished ones kept, and the task is not retried', async () => {
+    const logs: Logged[] = [];
+    assert.deepEqual(await runs('main', true, logs), [0, 2]);
+    assert.equal(logs.filter((l) => l.level === 'error').length, 0, JSON.stringify(logs));
+  });
+
+  test('without it the runs stop at the first failure and the task is retried; the last attempt’s runs stay', async () => {
+    const logs: Logged[] = [];
+    assert.deepEqual(await runs('main', false, logs), [0]);
+    assert.equal(
+      logs.filter((l) => l.level === 'error' && /^some runs of task 0 of batch 1 failed: run 1 failed/.test(l.message))
+        .length,
+      2,
+    );
+  });
+
+  test('up to v0.5.2 a failed run fails the whole task', async () => {
+    assert.deepEqual(await runs('v0.5.2', true), []);
   });
 });

@@ -65,14 +65,18 @@ describe('TensorBoard event files', () => {
 
   test('scalars round-trip through TFRecord framing and the Event/Summary protobufs', () => {
     const dir = mkdtempSync(join(tmpdir(), 'twb-tb-'));
-    const w = new TensorBoardWriter(dir);
+    const w = new TensorBoardWriter(dir, 3);
     w.scalars(3, { 'actor/pg_loss': 0.25, 'rollout/accuracy/mean': 0.5, skipped: NaN });
     const [name] = readdirSync(dir);
-    assert.match(name, /^events\.out\.tfevents\.\d+\./);
+    assert.match(name, new RegExp(`^events\\.out\\.tfevents\\.\\d+\\..+\\.${process.pid}\\.\\d+$`));
     const recs = records(new Uint8Array(readFileSync(join(dir, name))));
-    assert.equal(recs.length, 2);
+    assert.equal(recs.length, 3);
     assert.equal(new TextDecoder().decode(decode(recs[0]).get(3)![0] as Uint8Array), 'brain.Event:2');
-    const event = decode(recs[1]);
+    // SessionLog.START (status 1) at the writer's first step: where TensorBoard purges a restarted run's orphans.
+    const start = decode(recs[1]);
+    assert.equal(start.get(2)![0], 3n);
+    assert.equal(decode(start.get(7)![0] as Uint8Array).get(1)![0], 1n);
+    const event = decode(recs[2]);
     assert.equal(event.get(2)![0], 3n);
     const values = decode(event.get(5)![0] as Uint8Array)
       .get(1)!

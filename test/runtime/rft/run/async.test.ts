@@ -167,6 +167,17 @@ async function startTrainer(p: Pair): Promise<Running> {
   return t;
 }
 
+/** Runs the pair's trainer, then its explorer, to the end; both wrote and read every step's batch exactly once. */
+async function runPairThrough(p: Pair, steps: number): Promise<{ trainer: Running; explorer: Running }> {
+  const trainer = await startTrainer(p);
+  const explorer = start(p.explore);
+  await finished(explorer, 'explorer');
+  await finished(trainer, 'trainer');
+  assertEveryStepOnce(p.db, steps);
+  assertEveryRowReadOnce(p.db);
+  return { trainer, explorer };
+}
+
 async function finished(r: Running, who: string): Promise<void> {
   const { code, signal } = await r.exit;
   assert.equal(code, 0, `${who} exited ${code ?? signal}:\n${r.stderr().slice(-2000)}`);
@@ -194,13 +205,7 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
   test('the pair runs to completion: each step once in the table, all of it trained on, weights pulled every sync_interval', async () => {
     const steps = 8;
     const p = pair(21, 'pair', steps);
-    const trainer = await startTrainer(p);
-    const explorer = start(p.explore);
-    await finished(explorer, 'explorer');
-    await finished(trainer, 'trainer');
-
-    assertEveryStepOnce(p.db, steps);
-    assertEveryRowReadOnce(p.db);
+    const { trainer, explorer } = await runPairThrough(p, steps);
     const rows = steps * PER_STEP;
     assert.deepEqual(
       stepsOf(trainer.events, 'trainer'),
@@ -268,6 +273,27 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () 
           /explorer step \d+: model weights of trainer step \d+|No new model weights found, current version: \d+/g,
         ) ?? [];
     assert.equal(answers.length, steps / SYNC_INTERVAL, explorer.stderr());
+    assert.deepEqual(
+      rowsPerStep(p.db).map((c) => c.versions),
+      versions.map(String),
+    );
+  });
+
+  test('fully_async: the explorer never waits at a sync point; it takes the newest checkpoint after any step', async () => {
+    const steps = 6;
+    const p = pair(27, 'fully-async', steps, 'fully_async');
+    const { trainer, explorer } = await runPairThrough(p, steps);
+    assert.ok(!/waits up to sync_timeout|within sync_timeout/.test(explorer.stderr()), explorer.stderr());
+    // Versions only move forward, each to a checkpoint the trainer saved (every sync_interval steps), whenever the
+    // explorer finds one, not only after a sync point.
+    const checkpoints = trainer.events.flatMap((e) => (e.type === 'checkpoint' ? [e.step] : []));
+    const versions = versionsOf(explorer.events);
+    assert.equal(versions[0], 0);
+    for (let k = 1; k < steps; k++)
+      assert.ok(
+        versions[k] === versions[k - 1] || (versions[k] > versions[k - 1] && checkpoints.includes(versions[k])),
+        `versions ${versions}, checkpoints ${checkpoints}`,
+      );
     assert.deepEqual(
       rowsPerStep(p.db).map((c) => c.versions),
       versions.map(String),

@@ -1,6 +1,6 @@
 /** `dist/cli.js run --events jsonl` as a child process: its parsed event stream, stderr, exit, and kill. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { RuntimeEvent } from '../../../../runtime/protocol';
 
 const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'cli.js');
@@ -14,6 +14,10 @@ export interface Exit {
 
 export interface Running {
   events: RuntimeEvent[];
+  /**
+   * What the run said: its stderr, then its `log` events and a failed `done` event's error as the CLI prints them
+   * without --events (with it, messages travel in the event stream only).
+   */
   stderr: () => string;
   exit: Promise<Exit>;
   kill(signal: NodeJS.Signals): void;
@@ -26,6 +30,8 @@ const children = new Set<ChildProcess>();
 export function start(config: string, env: Record<string, string> = {}): Running {
   const child = spawn(process.execPath, [CLI, 'run', '--config', config, '--events', 'jsonl', '--backend', 'wasm'], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    // In the config's folder, as the editor starts it: relative paths are taken from the run's working directory.
+    cwd: dirname(resolve(config)),
     env: { ...process.env, ...env },
   });
   children.add(child);
@@ -55,7 +61,18 @@ export function start(config: string, env: Record<string, string> = {}): Running
   );
   return {
     events,
-    stderr: () => err,
+    stderr: () =>
+      err +
+      events
+        .flatMap((e) =>
+          e.type === 'log'
+            ? [`${e.level === 'info' ? '' : `${e.level}: `}${e.message}`]
+            : e.type === 'done' && e.error
+              ? [`run failed: ${e.error}`]
+              : [],
+        )
+        .map((l) => `${l}\n`)
+        .join(''),
     exit,
     kill: (s) => child.kill(s),
     waitFor: (pred) => {

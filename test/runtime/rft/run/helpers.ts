@@ -42,8 +42,9 @@ export function saveTinyModel(
   saveInitialModel(cfg, seed, dir, { tokenizer, set });
 }
 
-export function tinyJob(seed = 1): TinyJob {
-  const dir = mkdtempSync(join(tmpdir(), 'twb-run-'));
+/** A tiny job in a fresh folder under `parent` (the system's temp folder by default). */
+export function tinyJob(seed = 1, parent = tmpdir()): TinyJob {
+  const dir = mkdtempSync(join(parent, 'twb-run-'));
   const modelDir = join(dir, 'model');
   saveTinyModel(modelDir, seed);
   mkdirSync(join(dir, 'data'));

@@ -2,9 +2,8 @@
  * `dist/cli.js run` refuses, before any work, a config that names a registry entry Trinity-RFT has and this runtime
  * lacks: it exits non-zero within seconds, names the entry, the names that run locally and how to run it for real,
  * and writes no checkpoint directory. One case per refused registry kind (workflow, reward function, experience
- * operator, sample strategy, and a dotted class path), and one per main setting the runtime would not honour
- * (refused-settings.ts: fully_async, per-side sync intervals, recomputed old log-probs, rollout correction, router
- * replay).
+ * operator, and a dotted class path; every sample strategy runs), and one per main setting the runtime would not
+ * honour (refused-settings.ts: per-side sync intervals, recomputed old log-probs, rollout correction, router replay).
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -31,6 +30,8 @@ interface Case {
   release?: string;
   edit: (yaml: string) => string;
   key: string;
+  /** What the refusal says the entry needs. */
+  needs?: RegExp;
 }
 
 const CASES: Case[] = [
@@ -39,6 +40,13 @@ const CASES: Case[] = [
     name: 'tool_call_workflow',
     edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: tool_call_workflow'),
     key: 'default_workflow_type',
+  },
+  {
+    kind: 'workflow',
+    name: 'alfworld_workflow',
+    edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: alfworld_workflow'),
+    key: 'default_workflow_type',
+    needs: /\(it needs the ALFWorld environment \(the alfworld and textworld Python packages/,
   },
   {
     kind: 'workflow',
@@ -61,12 +69,6 @@ const CASES: Case[] = [
       `${y}data_processor:\n  experience_pipeline:\n    operators:\n      - name: data_juicer\n        args: {}\n`,
     key: 'name',
   },
-  {
-    kind: 'sample_strategy',
-    name: 'staleness_control',
-    edit: (y) => y.replace('algorithm_type: grpo', 'algorithm_type: grpo\n  sample_strategy: staleness_control'),
-    key: 'sample_strategy',
-  },
 ];
 
 describe('run refuses registry entries the local runtime lacks', () => {
@@ -87,6 +89,7 @@ describe('run refuses registry entries the local runtime lacks', () => {
       assert.match(err, new RegExp(`\`${c.name.replace(/\./g, '\\.')}\` runs on Trinity-RFT only`));
       for (const local of LOCAL_REGISTRIES[c.kind]) assert.ok(err.includes(`\`${local}\``), `names ${local}`);
       assert.match(err, /trinityWorkbench\.runWith: trinity/);
+      if (c.needs) assert.match(err, c.needs);
       // file:line of the key that names it
       const line = yaml.split('\n').findIndex((l) => l.includes(`${c.key}: ${c.name}`)) + 1;
       assert.ok(err.includes(`${config}:${line}:`), `points at line ${line}: ${err}`);
@@ -125,12 +128,6 @@ interface SettingCase {
 const withoutEvals = (y: string) => y.replace(/ {4}eval_tasksets:\n(?: {6}.*\n)+/, '');
 
 const SETTINGS: SettingCase[] = [
-  {
-    key: 'synchronizer.sync_style',
-    line: 'sync_style: fully_async',
-    edit: (y) => `${withoutEvals(y)}synchronizer:\n  sync_style: fully_async\n`,
-    says: /`fully_async` sync style runs on Trinity-RFT only/,
-  },
   {
     key: 'synchronizer.explorer_sync_interval',
     line: 'explorer_sync_interval: 2',
@@ -187,13 +184,15 @@ describe('run refuses main settings the local runtime would not honour', () => {
     });
   }
 
-  test('the values the runtime honours pass: per-side intervals equal to sync_interval, bypass on, no correction', async () => {
-    const yaml = (header(job, 'ok-settings') + topLevel(GRPO_STAGE))
+  test('the values the runtime honours pass: fully_async with staleness control, per-side intervals equal to sync_interval, bypass on, no correction', async () => {
+    const yaml = withoutEvals(header(job, 'ok-settings') + topLevel(GRPO_STAGE))
       .replace(
         'repeat_times: 4',
-        'repeat_times: 4\n  bypass_old_logprobs: true\n  rollout_correction: null\n  enable_router_replay: false',
+        'repeat_times: 4\n  bypass_old_logprobs: true\n  rollout_correction: null\n  enable_router_replay: false\n  sample_strategy: staleness_control',
       )
-      .concat('synchronizer:\n  sync_interval: 1\n  explorer_sync_interval: 1\n  trainer_sync_interval: 1\n');
+      .concat(
+        'synchronizer:\n  sync_style: fully_async\n  sync_interval: 1\n  explorer_sync_interval: 1\n  trainer_sync_interval: 1\n',
+      );
     const r = await checkConfig(yaml, { datasets: false });
     assert.deepEqual(
       r.diagnostics.filter((d) => d.severity === 'error'),

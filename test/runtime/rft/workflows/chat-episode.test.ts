@@ -6,62 +6,24 @@
  * max_model_len − 1 (reward 0) and Trinity's prompt-truncation answer follow Trinity.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { saveInitialModel } from '../../../../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/lm/config';
-import { loadPretrained, stopTokenIds, type Pretrained } from '../../../../runtime/engine/pretrained';
-import { buildByteTokenizer, tokenizerFromJson, type ChatMessage } from '../../../../runtime/engine/tokenizer';
-import { RolloutModel, type RolloutLimits } from '../../../../runtime/rft/models/rollout-model';
+import type { Pretrained } from '../../../../runtime/engine/pretrained';
+import { forcedTurns, IM_END, loadByteChatModel, rolloutModelOf } from '../../../helpers/byte-chat-model';
+import type { ChatMessage } from '../../../../runtime/engine/tokenizer';
+import type { RolloutLimits, RolloutModel } from '../../../../runtime/rft/models/rollout-model';
 import { ChatEpisode, PROMPT_TRUNCATED_RESPONSE } from '../../../../runtime/rft/workflows/multi-turn/chat-episode';
 import { glueAfterAssistant } from '../../../../runtime/rft/workflows/multi-turn/template-glue';
-import type { TurnSampler } from '../../../../runtime/rft/workflows/multi-turn/turn-sampler';
-
-const LIMITS: RolloutLimits = {
-  maxPromptTokens: null,
-  maxResponseTokens: 6,
-  minResponseTokens: 0,
-  enablePromptTruncation: false,
-  temperature: 1,
-  topP: 1,
-  topK: -1,
-  enableThinking: null,
-};
-const IM_END = 258;
 
 let pretrained: Pretrained;
 
 before(async () => {
   await initBackend({ prefer: 'wasm' });
-  const dir = join(mkdtempSync(join(tmpdir(), 'twb-episode-')), 'model');
-  const tokenizer = tokenizerFromJson(buildByteTokenizer());
-  const cfg = parseModelConfig(
-    newModelConfigJson({
-      family: 'qwen2',
-      layers: 1,
-      hidden: 16,
-      heads: 4,
-      kvHeads: 2,
-      vocabSize: tokenizer.vocabSize,
-      maxPositions: 256,
-      eosTokenIds: [...tokenizer.eosTokenIds],
-    }),
-  );
-  saveInitialModel(cfg, 5, dir, { tokenizer });
-  pretrained = loadPretrained(dir);
+  pretrained = loadByteChatModel(5, 256);
 });
 
 function rolloutModel(limits: Partial<RolloutLimits> = {}, seed = 11): RolloutModel {
-  return new RolloutModel(
-    pretrained.model,
-    pretrained.tokenizer,
-    { ...LIMITS, ...limits },
-    seed,
-    stopTokenIds(pretrained),
-  );
+  return rolloutModelOf(pretrained, limits, seed);
 }
 
 const encode = (text: string) => pretrained.tokenizer.encode(text, { addSpecialTokens: false });
@@ -142,16 +104,7 @@ describe('a concatenated episode', () => {
 
   test('a turn ending on its stop token: the template does not repeat it', async () => {
     const model = rolloutModel();
-    // Teacher-forced turns through the real model: chosen text plus <|im_end|>, scored by the model on its context.
-    const forced = (text: string): TurnSampler => ({
-      async sampleTurn(context) {
-        const ids = [...encode(text), IM_END];
-        const scores = await model.logprobs([...context, ...ids], 1);
-        return { ids, logprobs: scores.slice(context.length - 1), text, finishReason: 'stop' };
-      },
-      close() {},
-    });
-    const episode = ChatEpisode.open(model, OPENING, forced('```Up```'));
+    const episode = ChatEpisode.open(model, OPENING, forcedTurns(model, ['```Up```', '```Up```']));
     await episode.respond();
     episode.addMessage({ role: 'user', content: 'Fell.' });
     await episode.respond();

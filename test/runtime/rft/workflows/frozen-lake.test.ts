@@ -6,15 +6,10 @@
  * the model (teacher-forced) where a test needs particular moves.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { saveInitialModel } from '../../../../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/lm/config';
-import { loadPretrained, stopTokenIds, type Pretrained } from '../../../../runtime/engine/pretrained';
-import { buildByteTokenizer, tokenizerFromJson } from '../../../../runtime/engine/tokenizer';
+import type { Pretrained } from '../../../../runtime/engine/pretrained';
+import { forcedTurns, loadByteChatModel, rolloutModelOf, workflowTask } from '../../../helpers/byte-chat-model';
 import type { Experience } from '../../../../runtime/rft/experience';
 import {
   FROZEN_LAKE_INVALID_HINT,
@@ -23,44 +18,18 @@ import {
   parseFrozenLakeAction,
 } from '../../../../runtime/rft/environments/frozen-lake/frozen-lake-game';
 import { generateRandomMap } from '../../../../runtime/rft/environments/frozen-lake/random-map';
-import { RolloutModel, type RolloutLimits } from '../../../../runtime/rft/models/rollout-model';
+import type { RolloutLimits } from '../../../../runtime/rft/models/rollout-model';
 import { frozenLakeWorkflow } from '../../../../runtime/rft/workflows/frozen-lake';
 import { completionTurnSampler, type TurnSampler } from '../../../../runtime/rft/workflows/multi-turn/turn-sampler';
 import type { WorkflowContext } from '../../../../runtime/rft/workflows/types';
 
-const LIMITS: RolloutLimits = {
-  maxPromptTokens: null,
-  maxResponseTokens: 8,
-  minResponseTokens: 0,
-  enablePromptTruncation: false,
-  temperature: 1,
-  topP: 1,
-  topK: -1,
-  enableThinking: null,
-};
-const IM_END = 258;
 const MAP = ['SFF', 'FHF', 'FFG'];
 
 let pretrained: Pretrained;
 
 before(async () => {
   await initBackend({ prefer: 'wasm' });
-  const dir = join(mkdtempSync(join(tmpdir(), 'twb-frozen-lake-')), 'model');
-  const tokenizer = tokenizerFromJson(buildByteTokenizer());
-  const cfg = parseModelConfig(
-    newModelConfigJson({
-      family: 'qwen2',
-      layers: 1,
-      hidden: 16,
-      heads: 4,
-      kvHeads: 2,
-      vocabSize: tokenizer.vocabSize,
-      maxPositions: 4096,
-      eosTokenIds: [...tokenizer.eosTokenIds],
-    }),
-  );
-  saveInitialModel(cfg, 8, dir, { tokenizer });
-  pretrained = loadPretrained(dir);
+  pretrained = loadByteChatModel(8, 4096);
 });
 
 function context(
@@ -73,14 +42,8 @@ function context(
   } = {},
   limits: Partial<RolloutLimits> = {},
 ): WorkflowContext {
-  const model = new RolloutModel(
-    pretrained.model,
-    pretrained.tokenizer,
-    { ...LIMITS, ...limits },
-    3,
-    stopTokenIds(pretrained),
-  );
-  const forced = opts.forced ? [...opts.forced] : undefined;
+  const model = rolloutModelOf(pretrained, { maxResponseTokens: 8, ...limits }, 3);
+  const forced = opts.forced;
   // The model's own turns, at most `turnTokens` each (Trinity lets a turn take the episode's whole budget left).
   const ownTurns = (): TurnSampler => {
     const inner = completionTurnSampler(model);
@@ -89,33 +52,14 @@ function context(
       close: () => inner.close(),
     };
   };
-  const turnSampler = forced
-    ? (): TurnSampler => ({
-        async sampleTurn(ctx) {
-          const text = forced.shift() ?? '```Up```';
-          const ids = [...pretrained.tokenizer.encode(text, { addSpecialTokens: false }), IM_END];
-          const scores = await model.logprobs([...ctx, ...ids], 1);
-          return { ids, logprobs: scores.slice(ctx.length - 1), text, finishReason: 'stop' };
-        },
-        close() {},
-      })
-    : opts.turnTokens
-      ? ownTurns
-      : undefined;
+  const turnSampler = forced ? () => forcedTurns(model, forced) : opts.turnTokens ? ownTurns : undefined;
   return {
     model,
-    task: {
+    task: workflowTask({
       raw: opts.raw ?? { seed: 1 },
-      taskDesc: undefined,
-      truth: undefined,
-      systemPrompt: null,
-      replyPrefix: null,
       rolloutArgs: { temperature: 1, ...opts.rollout },
       workflowArgs: opts.workflowArgs ?? { desc: MAP, agent_max_steps: 4 },
-      rewardFnArgs: {},
-      rewardFn: null,
-      isEval: false,
-    },
+    }),
     repeatTimes: 1,
     runIdBase: 2,
     createReward: () => {

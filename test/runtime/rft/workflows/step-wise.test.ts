@@ -7,58 +7,28 @@
  * conversation.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
-import { saveInitialModel } from '../../../../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../../../../runtime/engine/lm/config';
-import { loadPretrained, stopTokenIds, type Pretrained } from '../../../../runtime/engine/pretrained';
-import { buildByteTokenizer, tokenizerFromJson, type ChatMessage } from '../../../../runtime/engine/tokenizer';
+import type { Pretrained } from '../../../../runtime/engine/pretrained';
+import { loadByteChatModel, rolloutModelOf, workflowTask } from '../../../helpers/byte-chat-model';
+import type { ChatMessage } from '../../../../runtime/engine/tokenizer';
 import type { Experience } from '../../../../runtime/rft/experience';
 import { Explorer } from '../../../../runtime/rft/explorer/explore-step';
 import { ExperiencePipeline } from '../../../../runtime/rft/explorer/experience-pipeline';
-import { RolloutModel, type RolloutLimits } from '../../../../runtime/rft/models/rollout-model';
+import type { RolloutLimits } from '../../../../runtime/rft/models/rollout-model';
 import { HistoryModel } from '../../../../runtime/rft/workflows/multi-turn/history-model';
 import { runRewardPropagation, runStepWiseReward } from '../../../../runtime/rft/workflows/multi-turn/step-wise';
 import { registerWorkflow } from '../../../../runtime/rft/workflows/registry';
-
-const LIMITS: RolloutLimits = {
-  maxPromptTokens: null,
-  maxResponseTokens: 4,
-  minResponseTokens: 0,
-  enablePromptTruncation: false,
-  temperature: 1,
-  topP: 1,
-  topK: -1,
-  enableThinking: null,
-};
 
 let pretrained: Pretrained;
 
 before(async () => {
   await initBackend({ prefer: 'wasm' });
-  const dir = join(mkdtempSync(join(tmpdir(), 'twb-step-wise-')), 'model');
-  const tokenizer = tokenizerFromJson(buildByteTokenizer());
-  const cfg = parseModelConfig(
-    newModelConfigJson({
-      family: 'qwen2',
-      layers: 1,
-      hidden: 16,
-      heads: 4,
-      kvHeads: 2,
-      vocabSize: tokenizer.vocabSize,
-      maxPositions: 256,
-      eosTokenIds: [...tokenizer.eosTokenIds],
-    }),
-  );
-  saveInitialModel(cfg, 4, dir, { tokenizer });
-  pretrained = loadPretrained(dir);
+  pretrained = loadByteChatModel(4, 256);
 });
 
 const model = (limits: Partial<RolloutLimits> = {}) =>
-  new RolloutModel(pretrained.model, pretrained.tokenizer, { ...LIMITS, ...limits }, 9, stopTokenIds(pretrained));
+  rolloutModelOf(pretrained, { maxResponseTokens: 4, ...limits }, 9);
 
 /** An agent that asks the model once per step about step k (twice at step 1), and stops after `stopAfter`. */
 function agent(history: HistoryModel, stopAfter: number, maxStepNum = 5) {
@@ -163,22 +133,7 @@ describe('step-wise episodes', () => {
     });
     const out = await explorer.explore(
       4,
-      [
-        {
-          raw: {},
-          taskDesc: undefined,
-          truth: undefined,
-          systemPrompt: null,
-          replyPrefix: null,
-          rolloutArgs: {},
-          workflowArgs: {},
-          rewardFnArgs: {},
-          rewardFn: null,
-          isEval: false,
-          workflow: 'test_step_wise_counter',
-          repeatTimes: 2,
-        },
-      ],
+      [{ ...workflowTask(), workflow: 'test_step_wise_counter', repeatTimes: 2 }],
       new ExperiencePipeline([], undefined),
     );
     // Run 0: steps 0, 1, 1, 2 (four calls); run 1: step 0.

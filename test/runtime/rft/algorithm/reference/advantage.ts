@@ -398,3 +398,16 @@ export function trainerReference(): Record<string, TrainerExpected> {
   for (const [key, name, args] of TRAINER_CASES) out[key] = TRAINER_FNS[name](BATCH, args ?? {});
   return out;
 }
+
+/** Whether `name` is one of Trinity's explorer-side (group) advantages. */
+export const isGroupAdvantage = (name: string): boolean => name in GROUP_FNS;
+
+/** Trinity's group advantage `name` on `rows`: each kept row with its score (its action tokens' advantage). */
+export function groupAdvantage(name: string, rows: Row[], args: Args): { row: Row; score: number }[] {
+  return GROUP_FNS[name](rows, args).scored;
+}
+
+/** Trinity's trainer-side advantage `name` on a padded batch. Undefined when `name` is not one. */
+export function trainerAdvantage(name: string, batch: AdvantageBatch, args: Args): TrainerExpected | undefined {
+  return TRAINER_FNS[name]?.(batch, args);
+}

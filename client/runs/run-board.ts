@@ -1,0 +1,225 @@
+/**
+ * The one source of truth for run state in the editor: every run the title button, the CodeLens, the status bar,
+ * the Runs view and the end-of-run notification show. This window's runs come from their event streams (the run
+ * manager); every other run (a terminal's, another window's, Trinity-RFT's) from its job folder, which is watched:
+ * each known folder's record and metrics are looked at every `pollMs` and re-read when they changed, and the
+ * workspace is searched for new folders every `rescanMs` and whenever the editor's file watcher says so. Listeners
+ * hear of changes together, at most every {@link CHANGE_MS}. No `vscode`.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pidAlive } from '../../runtime/run-records';
+import { findJobDirs, readJobRuns } from './job-dirs';
+import type { RunManager } from './run-manager';
+import type { RunState } from './run-state';
+
+/** How often listeners hear of changes, at most: views stay within a fraction of a second of the runs. */
+export const CHANGE_MS = 100;
+
+export interface RunBoardOptions {
+  /** Folders searched for job directories (the workspace folders). */
+  roots: () => string[];
+  /** Job directories listed even outside the roots (those this window ran). */
+  extraJobDirs?: () => Iterable<string>;
+  pollMs?: number;
+  rescanMs?: number;
+  isAlive?: (pid: number) => boolean;
+}
+
+export class RunBoard {
+  /** Runs read from disk, by job directory. */
+  private readonly disk = new Map<string, RunState[]>();
+  /** What each job directory's files looked like when last read. */
+  private readonly stamps = new Map<string, string>();
+  private readonly listeners = new Set<() => void>();
+  private readonly endListeners = new Set<(run: RunState) => void>();
+  /** Runs last seen live, by key: a run leaving this set has ended. */
+  private liveKeys = new Map<string, RunState>();
+  private scanned = false;
+  /** The merged list, until something changes. */
+  private cached: RunState[] | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private rescanTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly intervals: ReturnType<typeof setInterval>[] = [];
+  private readonly sub: { dispose(): void };
+  private readonly isAlive: (pid: number) => boolean;
+
+  constructor(
+    private readonly manager: RunManager,
+    private readonly opts: RunBoardOptions,
+  ) {
+    this.isAlive = opts.isAlive ?? pidAlive;
+    this.sub = manager.onDidChange(() => this.schedule());
+  }
+
+  /** Starts watching the job folders (polling); `dispose` stops it. */
+  start(): this {
+    this.intervals.push(
+      setInterval(() => this.poll(), this.opts.pollMs ?? 1000),
+      setInterval(() => this.rescan(), this.opts.rescanMs ?? 2000),
+    );
+    return this;
+  }
+
+  /** Every run, live ones first, then the most recent. */
+  list(): RunState[] {
+    if (!this.scanned) {
+      this.scanned = true;
+      this.scanDirs();
+    }
+    if (this.cached) return this.cached;
+    const byKey = new Map<string, RunState>();
+    for (const runs of this.disk.values()) for (const r of runs) byKey.set(r.key, r);
+    // What this window saw of a run it ran is at least as good as a directory without a run record (Trinity's).
+    for (const done of this.manager.endedRuns()) {
+      const onDisk = byKey.get(done.state.key);
+      if (!onDisk || onDisk.status === 'unknown' || (onDisk.startedAt ?? 0) <= (done.state.startedAt ?? 0))
+        byKey.set(done.state.key, done.state);
+    }
+    for (const live of this.manager.liveRuns()) byKey.set(live.state.key, live.state);
+    return (this.cached = [...byKey.values()].sort(
+      (a, b) =>
+        Number(b.live) - Number(a.live) || (b.startedAt ?? 0) - (a.startedAt ?? 0) || a.jobDir.localeCompare(b.jobDir),
+    ));
+  }
+
+  /** The run a config's buttons are about: its live run (from anywhere), else its most recent one. */
+  runOf(configPath: string): RunState | undefined {
+    return this.list().find((r) => r.configPath === configPath);
+  }
+
+  /** The live run writing to a job directory (this window's, a terminal's, another window's). */
+  liveIn(jobDir: string): RunState | undefined {
+    const dir = resolve(jobDir);
+    return this.list().find((r) => r.live && r.jobDir === dir);
+  }
+
+  /** Whether this window started the run (it can stop it through its process group). */
+  isOwn(run: RunState): boolean {
+    return this.manager.get(run.key)?.state === run;
+  }
+
+  onDidChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** A run seen live has ended (finished, failed, stopped or killed), from this window or elsewhere. */
+  onDidEnd(listener: (run: RunState) => void): { dispose(): void } {
+    this.endListeners.add(listener);
+    return { dispose: () => this.endListeners.delete(listener) };
+  }
+
+  /** Searches the roots again soon (the editor's file watcher saw a run record or metrics file come or go). */
+  rescan(): void {
+    this.rescanTimer ??= setTimeout(() => {
+      this.rescanTimer = undefined;
+      if (this.scanDirs()) this.schedule();
+    }, 200);
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    for (const i of this.intervals) clearInterval(i);
+    if (this.timer) clearTimeout(this.timer);
+    if (this.rescanTimer) clearTimeout(this.rescanTimer);
+    this.listeners.clear();
+    this.endListeners.clear();
+  }
+
+  /** Finds the job directories; reads those not known yet, forgets those gone. Whether the set changed. */
+  private scanDirs(): boolean {
+    const dirs = new Set([
+      ...findJobDirs(this.opts.roots()),
+      ...[...(this.opts.extraJobDirs?.() ?? [])].map((d) => resolve(d)).filter((d) => existsSync(d)),
+    ]);
+    let changed = false;
+    for (const d of [...this.disk.keys()])
+      if (!dirs.has(d)) {
+        this.disk.delete(d);
+        this.stamps.delete(d);
+        changed = true;
+      }
+    for (const d of dirs)
+      if (!this.disk.has(d)) {
+        this.read(d);
+        changed = true;
+      }
+    if (changed) this.cached = undefined;
+    return changed;
+  }
+
+  /** Re-reads the job directories whose files changed, or whose live process went away. */
+  private poll(): void {
+    let changed = false;
+    for (const dir of this.disk.keys())
+      if (this.stamps.get(dir) !== this.stamp(dir)) {
+        this.read(dir);
+        changed = true;
+      }
+    if (changed) this.schedule();
+  }
+
+  private read(dir: string): void {
+    this.cached = undefined;
+    this.stamps.set(dir, this.stamp(dir));
+    try {
+      this.disk.set(dir, readJobRuns(dir, this.isAlive));
+    } catch {
+      // Deleted while being read.
+      this.disk.delete(dir);
+    }
+  }
+
+  /** Sizes and times of what a run writes, and whether the processes its records name live. */
+  private stamp(dir: string): string {
+    const parts: string[] = [];
+    const add = (p: string) => {
+      try {
+        const s = statSync(p);
+        parts.push(`${s.size}:${s.mtimeMs}`);
+      } catch {
+        parts.push('-');
+      }
+    };
+    try {
+      for (const n of readdirSync(join(dir, 'state')).sort()) if (/^run.*\.json$/.test(n)) add(join(dir, 'state', n));
+    } catch {
+      parts.push('no state');
+    }
+    add(join(dir, 'monitor', 'metrics.jsonl'));
+    add(join(dir, 'monitor', 'tensorboard'));
+    for (const r of this.disk.get(dir) ?? [])
+      for (const s of r.stages) if (s.jobDir !== dir) add(join(s.jobDir, 'monitor', 'metrics.jsonl'));
+    for (const r of this.disk.get(dir) ?? [])
+      if (r.live && r.pid !== undefined) parts.push(`pid ${this.isAlive(r.pid)}`);
+    return parts.join('|');
+  }
+
+  private schedule(): void {
+    this.cached = undefined;
+    this.timer ??= setTimeout(() => this.fire(), CHANGE_MS);
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    const runs = this.list();
+    const live = new Map(runs.filter((r) => r.live).map((r) => [r.key, r]));
+    const ended = [...this.liveKeys.keys()].filter((k) => !live.has(k));
+    const all = new Map(runs.map((r) => [r.key, r]));
+    this.liveKeys = live;
+    for (const l of [...this.listeners]) guarded(l);
+    for (const k of ended) {
+      const run = all.get(k);
+      if (run) for (const l of [...this.endListeners]) guarded(() => l(run));
+    }
+  }
+}
+
+function guarded(f: () => void): void {
+  try {
+    f();
+  } catch {
+    // A listener's bug must not stop the others.
+  }
+}

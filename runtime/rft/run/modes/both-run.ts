@@ -1,0 +1,54 @@
+/**
+ * Both mode's two sides as its loops step them (run-both.ts: the sync styles that meet at sync points;
+ * run-fully-async.ts: fully_async): the explorer's driver with the steps it has done, and the trainer's loop.
+ */
+import type { ExperienceChannel } from '../exchange/experience-channel';
+import type { ExplorerDriver } from '../explorer-side/explorer-driver';
+import { EvalSchedule, reportExplorerStep } from '../explorer-side/explorer-reports';
+import type { ExplorerStepResult } from '../explorer-side/explorer-side';
+import type { StageContext } from '../stage/stage-context';
+import type { TrainLoop } from '../trainer-side/train-loop';
+import type { TrainerSide } from '../trainer-side/trainer-side';
+
+/** The explorer's side of the loop: its driver, the step it has done, its evals, and the weights version it holds. */
+export class BothExplorer {
+  readonly evals: EvalSchedule;
+  readerOffset: number;
+
+  constructor(
+    private readonly ctx: StageContext,
+    readonly driver: ExplorerDriver,
+    public step: number,
+    /** The trainer step whose weights the explorer holds. */
+    public syncedVersion: number,
+  ) {
+    this.readerOffset = driver.startOffset;
+    this.evals = new EvalSchedule(ctx, driver);
+  }
+
+  /** What a checkpoint records of the explorer's side. */
+  position(): { explorerStep: number; readerOffset: number } {
+    return { explorerStep: this.step, readerOffset: this.readerOffset };
+  }
+
+  /** Counts a finished explorer step and reports its metrics, rollouts and progress. */
+  record(out: ExplorerStepResult): void {
+    this.step++;
+    this.readerOffset = out.readerOffset;
+    reportExplorerStep(this.ctx, this.step, this.driver.totalSteps, out);
+  }
+
+  async takeWeights(trainer: TrainerSide, version: number): Promise<void> {
+    await this.driver.setWeights(await trainer.weightsForExplorer(), version);
+    this.syncedVersion = version;
+  }
+}
+
+/** Both mode's sides as its loop steps them. */
+export interface BothRun {
+  explorer: BothExplorer;
+  /** Where the explorer's experiences wait for the trainer. */
+  channel: ExperienceChannel;
+  loop: TrainLoop;
+  trainer: TrainerSide;
+}

@@ -1,0 +1,239 @@
+/**
+ * Agents through the real CLI (dist/cli.js run, both mode) on a tiny byte-level model:
+ * - Trinity's frozen_lake_workflow under GRPO on an SQL experience buffer, SIGKILLed after its first checkpoint and
+ *   run again: it resumes from the last checkpoint and trains every step once; monitor/rollouts.jsonl and the SQL
+ *   buffer keep each episode's messages, per-turn rewards and action mask (1 on sampled tokens only).
+ * - A step-wise FrozenLake plugin (RewardPropagation through ctx.agents, env_state_hash and step_reward in info)
+ *   under `multi_step_grpo` (step_wise_grpo) with `sync_offset: 1`, so the plugin runs in the explorer's worker
+ *   thread: one experience per model call, eid.step set, actual_env_steps logged.
+ * The model's head is tilted towards <|im_end|>, so its answers are short (and random: every reward is 0).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import type { RolloutSample, RuntimeEvent } from '../../../../runtime/protocol';
+import { IM_END, saveByteChatModel } from '../../../helpers/byte-chat-model';
+import { killAll, start } from './cli-process';
+import { tinyJob, type TinyJob } from './helpers';
+
+after(killAll);
+
+/** A byte-level Qwen2 whose residual stream carries a constant in dimension 0 that the head reads as <|im_end|>. */
+function saveShortAnswerModel(dir: string): void {
+  const V = 259;
+  const D = 16;
+  let s = 12345;
+  const small = () => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    return (s / 2 ** 32 - 0.5) * 0.04;
+  };
+  const embed = new Float32Array(V * D).map((_, i) => (i % D === 0 ? 3 : small()));
+  const head = new Float32Array(D * V).map(() => small());
+  head[IM_END] = 1.2;
+  saveByteChatModel(dir, 3, {
+    maxPositions: 4096,
+    set: { 'model.embed_tokens.weight': embed, 'lm_head.weight': head },
+  });
+}
+
+let job: TinyJob;
+
+before(() => {
+  job = tinyJob(21);
+  saveShortAnswerModel(join(job.dir, 'lake-model'));
+  const rows = [0, 1, 2].map((i) => JSON.stringify({ seed: 10 + i, size: 3, p: 0.8, index: i, uid: `lake-${i}` }));
+  writeFileSync(join(job.dir, 'data', 'lake.jsonl'), rows.join('\n') + '\n');
+});
+
+function config(name: string, body: string): string {
+  return job.write(
+    `${name}.yaml`,
+    `# trinity-version: main
+project: tests
+name: ${name}
+checkpoint_root_dir: ${job.dir}/checkpoints
+model:
+  model_path: lake-model
+  max_response_tokens: 16
+  max_model_len: 4096
+cluster:
+  node_num: 1
+  gpu_per_node: 2
+mode: both
+${body}trainer:
+  save_interval: 1
+  trainer_config:
+    actor_rollout_ref:
+      actor:
+        ppo_micro_batch_size_per_gpu: 1
+`,
+  );
+}
+
+const trainerSteps = (events: RuntimeEvent[]): number[] =>
+  events.flatMap((e) => (e.type === 'metrics' && e.role === 'trainer' ? [e.step] : []));
+
+function rolloutLines(name: string): { step: number; samples: RolloutSample[] }[] {
+  return readFileSync(join(job.dir, 'checkpoints', 'tests', name, 'monitor', 'rollouts.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { step: number; samples: RolloutSample[] });
+}
+
+describe('agents through the CLI', () => {
+  test('frozen_lake_workflow, GRPO in both mode: killed, resumed, every step trained once; records keep the episodes', async () => {
+    const steps = 2;
+    const path = config(
+      'lake',
+      `algorithm:
+  algorithm_type: grpo
+  repeat_times: 2
+  optimizer:
+    lr: 1e-3
+buffer:
+  batch_size: 1
+  total_steps: ${steps}
+  explorer_input:
+    taskset:
+      name: lake
+      storage_type: file
+      path: data/lake.jsonl
+      workflow_args: {agent_max_steps: 2}
+    default_workflow_type: frozen_lake_workflow
+  trainer_input:
+    experience_buffer:
+      name: episodes
+      storage_type: sql
+      path: sqlite:///lake.db
+`,
+    );
+    const first = start(path);
+    // Killed once step 1 is checkpointed; the explorer may be writing step 2's episodes by then.
+    await first.waitFor((e) => e.type === 'checkpoint' && e.step >= 1);
+    first.kill('SIGKILL');
+    assert.equal((await first.exit).signal, 'SIGKILL');
+    const jobDir = join(job.dir, 'checkpoints', 'tests', 'lake');
+    const saved = Number(readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8'));
+
+    const second = start(path);
+    const { code } = await second.exit;
+    assert.equal(code, 0, second.stderr().slice(-2000));
+    assert.deepEqual(
+      trainerSteps(second.events),
+      Array.from({ length: steps - saved }, (_, i) => saved + 1 + i),
+    );
+    const explorer = second.events.filter((e) => e.type === 'metrics' && e.role === 'explorer');
+    assert.ok(explorer.length > 0);
+    for (const e of explorer)
+      if (e.type === 'metrics')
+        assert.ok('rollout/env_steps/mean' in e.values && 'rollout/test_score/mean' in e.values);
+
+    const sample = rolloutLines('lake').at(-1)!.samples[0];
+    assert.equal(sample.messages![0].role, 'system');
+    assert.match(sample.messages![1].content, /^Current Observation \(0\): \n/);
+    const turns = sample.messages!.filter((m) => m.role === 'assistant').length;
+    assert.equal(sample.turnRewards!.length, turns);
+    assert.equal(sample.actionMask!.length, sample.responseTokens!.length);
+    assert.ok(sample.actionMask!.includes(0) || turns === 1, 'template tokens between turns are masked out');
+
+    const db = new Database(join(job.dir, 'lake.db'), { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.prepare('SELECT experience FROM episodes').all() as { experience: string }[];
+      assert.equal(rows.length, steps * 2, 'two episodes a step, each one experience, none written twice');
+      for (const { experience } of rows) {
+        const r = JSON.parse(experience) as {
+          messages: { role: string }[];
+          action_mask: number[];
+          turn_rewards: number[];
+          tokens: number[];
+          prompt_length: number;
+        };
+        const turnsHere = r.messages.filter((m) => m.role === 'assistant').length;
+        assert.equal(r.turn_rewards.length, turnsHere);
+        assert.equal(r.action_mask.length, r.tokens.length - r.prompt_length);
+        // Each turn's sampled ids end on <|im_end|> or at the token limit; a masked-in <|im_end|> closes a turn.
+        const endsOfTurns = r.action_mask.filter((m, i) => m === 1 && r.tokens[r.prompt_length + i] === IM_END).length;
+        assert.ok(endsOfTurns <= turnsHere);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  test('a step-wise FrozenLake plugin in the explorer worker (sync_offset 1) under multi_step_grpo: one experience per call, eid.step, actual_env_steps', async () => {
+    const plugins = join(job.dir, 'agent-plugins');
+    mkdirSync(plugins, { recursive: true });
+    writeFileSync(
+      join(plugins, 'step-wise-lake.mjs'),
+      `import { createHash } from 'node:crypto';
+export const workflows = {
+  step_wise_lake: (ctx) => ({
+    repeatable: false,
+    run: async () => {
+      const lake = ctx.agents.frozenLake;
+      const { rows } = lake.generateRandomMap(ctx.task.raw.size, ctx.task.raw.p, ctx.task.raw.seed, 8);
+      const game = new lake.Game(rows, false, ctx.task.raw.seed);
+      let observation = game.reset();
+      const history = ctx.agents.historyModel();
+      let total = 0;
+      return ctx.agents.runRewardPropagation(history, {
+        maxStepNum: 2,
+        async step() {
+          const messages = [
+            { role: 'system', content: lake.systemPrompt },
+            { role: 'user', content: 'Current Observation: \\n' + observation },
+          ];
+          const [e] = await history.chat(messages, { ...ctx.task.rolloutArgs, n: 1 });
+          const r = game.step(lake.parseAction(e.responseText));
+          e.info = { env_state_hash: createHash('sha256').update(observation).digest('hex'), step_reward: r.reward };
+          observation = r.observation;
+          total += r.reward;
+          return !r.done;
+        },
+        reward: () => total,
+      });
+    },
+  }),
+};
+`,
+    );
+    const path = config(
+      'lake-steps',
+      `algorithm:
+  algorithm_type: multi_step_grpo
+  repeat_times: 2
+  optimizer:
+    lr: 1e-3
+buffer:
+  batch_size: 1
+  total_steps: 2
+  explorer_input:
+    taskset:
+      name: lake
+      storage_type: file
+      path: data/lake.jsonl
+      rollout_args: {max_tokens: 8}
+    default_workflow_type: step_wise_lake
+synchronizer:
+  sync_offset: 1
+`,
+    );
+    const run = start(path, { TRINITY_PLUGIN_DIRS: plugins });
+    const { code } = await run.exit;
+    assert.equal(code, 0, run.stderr().slice(-2000));
+    assert.ok(
+      run.events.some((e) => e.type === 'log' && e.message.includes('the explorer runs in a worker thread')),
+      'the plugin ran in the worker',
+    );
+    // Four experiences a step, two a training batch (batch_size × repeat_times): two trainer steps per explorer step.
+    assert.deepEqual(trainerSteps(run.events), [1, 2, 3, 4]);
+    const explorer = run.events.find((e) => e.type === 'metrics' && e.role === 'explorer');
+    assert.ok(explorer?.type === 'metrics');
+    assert.equal(explorer.values['rollout/actual_env_steps/mean'], 2, 'two steps an episode (no move ends it early)');
+    assert.equal(explorer.values['experience_pipeline/experience_count'], 4, 'two episodes × two calls');
+    const samples = rolloutLines('lake-steps')[0].samples;
+    assert.deepEqual(samples.map((s) => `${s.run}/${s.step}`).sort(), ['0/0', '0/1', '1/0', '1/1']);
+  });
+});

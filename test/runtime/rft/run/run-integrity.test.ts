@@ -1,0 +1,269 @@
+/**
+ * The four ways a run lost work or told a riddle (issue 33), each on the tiny job, in process: a second run of a
+ * live job is refused and the first finishes alone; a run stopped between checkpoints and resumed shows each step
+ * once in every reader; a damaged newest checkpoint is named and the run resumes from the one before; a full disk
+ * (a small tmpfs, as root) names the file and the operation, ends the run as failed in state/run.json with that
+ * reason and leaves every checkpoint intact, and the run resumes once there is room. Also: a damaged SQLite buffer
+ * stops the run before any work.
+ */
+import assert from 'node:assert/strict';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { rolloutStepsOnDisk } from '../../../../client/dashboard/series';
+import { initBackend } from '../../../../runtime/engine/backend';
+import { readAllMetrics } from '../../../../runtime/metrics/job-metrics';
+import type { ScalarRow } from '../../../../runtime/metrics/types';
+import type { RunRecord, RuntimeEvent } from '../../../../runtime/protocol';
+import { verifyCheckpoint } from '../../../../runtime/rft/checkpoint/manifest';
+import { runJob, type JobOptions } from '../../../../runtime/rft/run/job/job';
+import { fillDisk, fullDiskUnavailable, smallTmpfs } from '../../../helpers/full-disk';
+import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
+
+before(async () => {
+  await initBackend({ prefer: 'wasm' });
+});
+
+interface Ran {
+  status: string;
+  error?: string;
+  events: RuntimeEvent[];
+  logs: string[];
+}
+
+async function run(config: string, opts: Partial<JobOptions> = {}): Promise<Ran> {
+  const events: RuntimeEvent[] = [];
+  const logs: string[] = [];
+  const r = await runJob(config, {
+    backend: 'wasm',
+    events: (e) => events.push(e),
+    log: (_, m) => logs.push(m),
+    ...opts,
+  });
+  return { status: r.status, error: r.error, events, logs };
+}
+
+/** The tiny GRPO job for `steps` steps, checkpointing every step, written as `<name>.yaml` after `edit`. */
+function grpo(job: TinyJob, name: string, steps: number, edit = (yaml: string) => yaml): string {
+  const body = topLevel(GRPO_STAGE)
+    .replace('total_steps: 4', `total_steps: ${steps}`)
+    .replace('eval_on_startup: true', 'eval_on_startup: false')
+    .replace('save_interval: 2', 'save_interval: 1');
+  return job.write(`${name}.yaml`, edit(header(job, name) + body));
+}
+
+const jobDirOf = (job: TinyJob, name: string): string => join(job.dir, 'checkpoints', 'tests', name);
+const trainerSteps = (events: RuntimeEvent[]): number[] =>
+  events.flatMap((e) => (e.type === 'metrics' && e.role === 'trainer' ? [e.step] : []));
+const duplicates = (rows: ScalarRow[]): string[] => {
+  const seen = new Set<string>();
+  return rows.map((r) => `${r.run} ${r.tag} ${r.step}`).filter((k) => seen.has(k) || !seen.add(k));
+};
+const record = (jobDir: string): RunRecord =>
+  JSON.parse(readFileSync(join(jobDir, 'state', 'run.json'), 'utf8')) as RunRecord;
+
+/** Every reader shows each (run, tag, step) once: metrics.jsonl, the TensorBoard files alone, the rollouts. */
+function assertOneValuePerStep(jobDir: string): void {
+  const all = readAllMetrics([jobDir]);
+  assert.deepEqual(all.problems, []);
+  assert.deepEqual(duplicates(all.rows), [], 'metrics.jsonl');
+  assert.deepEqual(duplicates(readAllMetrics([join(jobDir, 'monitor', 'tensorboard')]).rows), [], 'TensorBoard');
+  const rollouts = rolloutStepsOnDisk(jobDir, 1000).map((r) => r.step);
+  assert.deepEqual(
+    rollouts,
+    [...new Set(rollouts)].sort((a, b) => a - b),
+    'rollouts.jsonl',
+  );
+}
+
+/** Every global_step_N verifies against its manifest, the pointer names one, and no temporary write is left. */
+function assertCheckpointsIntact(jobDir: string): void {
+  const names = readdirSync(jobDir);
+  assert.deepEqual(
+    names.filter((n) => /^\.global_step_/.test(n)),
+    [],
+    'no temporary checkpoint directory is left',
+  );
+  for (const n of names.filter((x) => /^global_step_\d+$/.test(x)))
+    assert.deepEqual(verifyCheckpoint(join(jobDir, n)), { status: 'intact' }, n);
+  const pointer = readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8').trim();
+  assert.ok(names.includes(`global_step_${pointer}`), `the pointer names global_step_${pointer}`);
+}
+
+describe('runs that survive', () => {
+  test('a second run of a live job is refused, naming the live run, which goes on alone', async () => {
+    const job = tinyJob(12);
+    const config = grpo(job, 'twice', 200);
+    let second: Promise<Ran> | undefined;
+    // The first run is stopped once the second has been answered (the second's config check takes a while).
+    const stop = new AbortController();
+    const first = await run(config, {
+      signal: stop.signal,
+      progress: (role, step) => {
+        if (role === 'trainer' && step === 2) second ??= run(config).finally(() => stop.abort());
+      },
+    });
+    assert.ok(second, 'the second run was started while the first ran');
+    const refused = await second;
+    assert.equal(first.status, 'stopped', first.error);
+    assert.equal(refused.status, 'refused');
+    const done = refused.events.at(-1);
+    assert.equal(done?.type, 'done');
+    assert.ok(done?.type === 'done' && done.status === 'refused' && done.refusal?.reason === 'job-locked');
+    const firstRun = first.events.find((e) => e.type === 'run');
+    assert.ok(firstRun?.type === 'run');
+    assert.equal(done.refusal.holder.runId, firstRun.runId);
+    assert.equal(done.refusal.holder.pid, process.pid);
+    assert.match(
+      refused.error ?? '',
+      new RegExp(`^another run is writing .*twice: run ${firstRun.runId} \\(pid ${process.pid}, `),
+    );
+    assert.deepEqual(
+      refused.events.map((e) => e.type),
+      ['done'],
+      'nothing else: no run event, no step',
+    );
+    const jobDir = jobDirOf(job, 'twice');
+    assert.equal(record(jobDir).runId, firstRun.runId, "the job's record stays the first run's");
+    assert.equal(record(jobDir).status, 'stopped');
+    const steps = trainerSteps(first.events);
+    assert.deepEqual(
+      steps,
+      Array.from({ length: steps.length }, (_, i) => i + 1),
+      'the first run trained on alone',
+    );
+    assertOneValuePerStep(jobDir);
+    assert.equal(existsSync(join(jobDir, 'state', 'lock.json')), false, 'released at the end');
+  });
+
+  test('stopped after trainer step 5 with the checkpoint at 4, then resumed: each step once in every reader', async () => {
+    const job = tinyJob(9);
+    const config = grpo(job, 'curves', 7, (y) => y.replace('save_interval: 1', 'save_interval: 2'));
+    const jobDir = jobDirOf(job, 'curves');
+    const stop = new AbortController();
+    const first = await run(config, {
+      signal: stop.signal,
+      progress: (role, step) => {
+        if (role === 'trainer' && step >= 5) stop.abort();
+      },
+    });
+    assert.equal(first.status, 'stopped');
+    assert.equal(readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8'), '4\n');
+    assert.ok(trainerSteps(first.events).includes(5));
+
+    const second = await run(config);
+    assert.equal(second.status, 'finished', second.error);
+    const again = second.events.find((e) => e.type === 'metrics' && e.role === 'trainer' && e.step === 5);
+    assert.ok(again?.type === 'metrics', 'the resumed run trains step 5 again');
+    assertOneValuePerStep(jobDir);
+    const rows = readAllMetrics([jobDir]).rows;
+    const loss5 = rows.find((r) => r.run === 'trainer' && r.tag === 'actor/pg_loss' && r.step === 5);
+    assert.equal(loss5?.value, again.values['actor/pg_loss'], "step 5 shows the resumed run's value");
+    assert.deepEqual(
+      [...new Set(rows.filter((r) => r.run === 'trainer').map((r) => r.step))].sort((a, b) => a - b),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
+  });
+
+  test('a truncated optimizer.safetensors in the newest checkpoint: named, and the run resumes from the one before', async () => {
+    const job = tinyJob(5);
+    const jobDir = jobDirOf(job, 'damaged');
+    assert.equal((await run(grpo(job, 'damaged', 3))).status, 'finished');
+    truncateSync(join(jobDir, 'global_step_3', 'optimizer.safetensors'), 1000);
+    const resumed = await run(grpo(job, 'damaged', 5));
+    assert.equal(resumed.status, 'finished', resumed.error);
+    assert.match(
+      resumed.logs.find((m) => m.includes('is damaged')) ?? '',
+      /^checkpoint global_step_3 is damaged: optimizer\.safetensors: 1000 bytes, the manifest says \d+; it is set aside as global_step_3\.damaged and the run resumes from global_step_2$/,
+    );
+    assert.deepEqual(trainerSteps(resumed.events), [3, 4, 5]);
+    assert.ok(existsSync(join(jobDir, 'global_step_3.damaged')), 'kept aside for inspection');
+    assertCheckpointsIntact(jobDir);
+    assertOneValuePerStep(jobDir);
+  });
+
+  test('no intact checkpoint: the run stops before any work, naming each checkpoint and why', async () => {
+    const job = tinyJob(6);
+    const jobDir = jobDirOf(job, 'lost');
+    assert.equal((await run(grpo(job, 'lost', 1))).status, 'finished');
+    truncateSync(join(jobDir, 'global_step_1', 'model.safetensors'), 64);
+    const resumed = await run(grpo(job, 'lost', 3));
+    assert.equal(resumed.status, 'failed');
+    assert.match(
+      resumed.error ?? '',
+      /no checkpoint in .* is intact, so the run cannot resume:\n {2}global_step_1: model\.safetensors: 64 bytes, the manifest says \d+\n/,
+    );
+    assert.deepEqual(trainerSteps(resumed.events), []);
+  });
+
+  test('a damaged SQLite experience buffer is reported with its file before any work', async () => {
+    const job = tinyJob(8);
+    const db = new Database(join(job.dir, 'buffer.db'));
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); CREATE INDEX iv ON t (v);');
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 2000; i++) insert.run(`row ${i} ${'x'.repeat(40)}`);
+    })();
+    db.close();
+    const fd = openSync(join(job.dir, 'buffer.db'), 'r+');
+    writeSync(fd, new Uint8Array(4096).fill(0x5a), 0, 4096, 4096 * 3); // one b-tree page overwritten
+    closeSync(fd);
+    const sql = `  trainer_input:\n    experience_buffer:\n      name: exps\n      storage_type: sql\n      path: sqlite:///buffer.db\n`;
+    const config = grpo(job, 'sqlbad', 2, (y) =>
+      y.replace(
+        '    default_reward_fn_type: math_boxed_reward\n',
+        `    default_reward_fn_type: math_boxed_reward\n${sql}`,
+      ),
+    );
+    const r = await run(config);
+    assert.equal(r.status, 'failed');
+    assert.match(
+      r.error ?? '',
+      new RegExp(
+        `^${join(job.dir, 'buffer.db').replace(/[.]/g, '\\.')} \\(buffer\\.trainer_input\\.experience_buffer\\) fails SQLite's integrity check \\(PRAGMA quick_check\\), so the run does not start:\\n {2}\\S`,
+      ),
+    );
+    assert.deepEqual(trainerSteps(r.events), []);
+    assert.equal(record(jobDirOf(job, 'sqlbad')).status, 'failed');
+  });
+});
+
+describe('a full disk', () => {
+  const why = fullDiskUnavailable();
+  let mount: ReturnType<typeof smallTmpfs> | undefined;
+  after(() => mount?.unmount());
+
+  test(
+    'names the file and the operation, ends the run as failed in state/run.json, keeps every checkpoint; the run resumes once there is room',
+    { skip: why },
+    async () => {
+      mount = smallTmpfs('6m');
+      const job = tinyJob(10, mount.dir);
+      const config = grpo(job, 'full', 6);
+      const jobDir = jobDirOf(job, 'full');
+      const filler = join(mount.dir, 'filler');
+      const first = await run(config, {
+        progress: (role, step) => {
+          if (role === 'trainer' && step === 2 && !existsSync(filler)) fillDisk(filler);
+        },
+      });
+      assert.equal(first.status, 'failed');
+      assert.match(
+        first.error ?? '',
+        /^(checkpoint write \(global_step_\d+\)|metrics append|rollouts append|TensorBoard append|state write) failed: \/\S+: no space left on device \(ENOSPC\)$/,
+      );
+      const rec = record(jobDir);
+      assert.equal(rec.status, 'failed');
+      assert.equal(rec.error, first.error, 'state/run.json says why');
+      assertCheckpointsIntact(jobDir);
+
+      rmSync(filler);
+      const second = await run(config);
+      assert.equal(second.status, 'finished', second.error);
+      assert.equal(trainerSteps(second.events).at(-1), 6);
+      assertCheckpointsIntact(jobDir);
+      assertOneValuePerStep(jobDir);
+    },
+  );
+});
