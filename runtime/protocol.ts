@@ -80,6 +80,16 @@ export interface RolloutSample {
   /** Token ids after the prompt, and 1 where the policy sampled the token, 0 where the template or environment added it. */
   responseTokens?: number[];
   actionMask?: number[];
+  /** Each of `responseTokens` decoded alone (special tokens kept), so a viewer can show token boundaries without the tokenizer. */
+  tokenTexts?: string[];
+  /** The GRPO group the experience belongs to: every run of one task in one batch (`eid.batch/eid.task`). */
+  task?: string;
+  /** The experience's numeric `info` (FrozenLake: `env_steps`, `env_done`, `test_score`). */
+  metrics?: Record<string, number>;
+  /** The episode ended on its token budget or the model's context (`response_truncated`). */
+  truncated?: boolean;
+  /** The advantage the explorer-side pipeline gave it (GRPO: the group-normalised reward), when it computed one. */
+  advantage?: number;
 }
 
 export interface RolloutsEvent {

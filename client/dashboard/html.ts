@@ -87,6 +87,23 @@ export function dashboardHtml(p: DashboardHtmlParts): string {
     <thead><tr><th>Reward</th><th>Prompt</th><th>Response</th></tr></thead>
     <tbody></tbody>
   </table>
+  <div id="episodes" hidden>
+    <div class="controls">
+      <span class="labelled">Show <vscode-single-select id="episode-filter" label="Show"></vscode-single-select></span>
+      <span id="episodes-caption"></span>
+    </div>
+    <div id="episode-groups"></div>
+    <div id="transcript" class="card" hidden>
+      <h3 id="transcript-title"></h3>
+      <p id="transcript-summary"></p>
+      <div class="controls">
+        <vscode-checkbox id="episode-tokens" label="Trained tokens" title="Show the tokens after the prompt, those under action_mask (trained) marked"></vscode-checkbox>
+        <vscode-checkbox id="episode-boundaries" label="Token boundaries" title="Outline each token"></vscode-checkbox>
+        <span id="transcript-note" class="empty"></span>
+      </div>
+      <div id="transcript-scroll"><div id="transcript-turns"></div></div>
+    </div>
+  </div>
 </section>
   </vscode-tab-panel>
   <vscode-tab-header slot="header" data-tab="config">Config</vscode-tab-header>

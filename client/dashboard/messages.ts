@@ -5,6 +5,9 @@
  *
  * A value that is not finite travels as `null` (postMessage serialises as JSON, which has no NaN or Infinity).
  */
+import { episodeOfRecord, type EpisodeRecord } from './episode-record';
+
+export type { EpisodeRecord, EpisodeRole } from './episode-record';
 
 /** One scalar series of a run: a role (`explorer`, `trainer`, `sft/trainer`) and a tag, points in step order. */
 export interface Series {
@@ -43,6 +46,8 @@ export interface RolloutSampleMessage {
   prompt: string;
   response: string;
   reward: number | null;
+  /** A multi-turn record's conversation, mask and outcome numbers (client/dashboard/episode-record.ts). */
+  episode?: EpisodeRecord;
 }
 
 /** A run's resolved config: as YAML text, and flattened to dotted keys (values as YAML-ish text) for the diff. */
@@ -161,6 +166,13 @@ function isSample(v: unknown): v is RolloutSampleMessage {
   return isObj(v) && isStr(v.prompt) && isStr(v.response) && isValue(v.reward);
 }
 
+/** A checked sample: its episode only as far as its fields check out (episode-record.ts). */
+function sampleOf(v: RolloutSampleMessage): RolloutSampleMessage {
+  const s: RolloutSampleMessage = { prompt: v.prompt, response: v.response, reward: v.reward };
+  const episode = isObj(v.episode) ? episodeOfRecord(v.episode) : undefined;
+  return episode ? { ...s, episode } : s;
+}
+
 function isRunConfig(v: unknown): v is RunConfigMessage {
   if (
     !isObj(v) ||
@@ -197,7 +209,7 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
       return {
         type: 'rollouts',
         step: data.step,
-        samples: data.samples,
+        samples: data.samples.map(sampleOf),
         ...(isStr(data.origin) ? { origin: data.origin } : {}),
       };
     case 'status':

@@ -6,6 +6,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MetricsEvent, RuntimeEvent } from '../../runtime/protocol';
 import type { ScalarRow } from '../../runtime/metrics/types';
+import { episodeOfRecord } from './episode-record';
 import { wireValue, type MetricPoint, type RolloutSampleMessage, type Series } from './messages';
 
 /**
@@ -97,11 +98,15 @@ export function rolloutsOf(
 ): Rollouts {
   return {
     step,
-    samples: samples.map((s) => ({
-      prompt: String(s.prompt),
-      response: String(s.response),
-      reward: wireValue(s.reward),
-    })),
+    samples: samples.map((s) => {
+      const episode = episodeOfRecord(s as unknown as Record<string, unknown>);
+      return {
+        prompt: String(s.prompt),
+        response: String(s.response),
+        reward: wireValue(s.reward),
+        ...(episode ? { episode } : {}),
+      };
+    }),
   };
 }
 
@@ -115,7 +120,7 @@ export function latestRolloutsOfEvents(events: readonly RuntimeEvent[]): Rollout
 }
 
 /** How much of the end of `monitor/rollouts.jsonl` is read for its last line. */
-const TAIL_BYTES = 1 << 20;
+const TAIL_BYTES = 8 << 20;
 
 /** The last complete line of `<jobDir>/monitor/rollouts.jsonl` (what our runtime writes), if it parses. */
 export function latestRolloutsOnDisk(jobDir: string): Rollouts | undefined {
@@ -123,9 +128,9 @@ export function latestRolloutsOnDisk(jobDir: string): Rollouts | undefined {
 }
 
 /**
- * The last `maxSteps` complete, parsable lines of `<jobDir>/monitor/rollouts.jsonl` (within its last MiB), in file
- * order. A restart line (`"restart": true`, a resumed run's first step) voids the earlier lines at its step or later:
- * they are the abandoned timeline's.
+ * The last `maxSteps` complete, parsable lines of `<jobDir>/monitor/rollouts.jsonl` (within its last 8 MiB: a step of
+ * long episodes with their tokens is a long line), in file order. A restart line (`"restart": true`, a resumed run's
+ * first step) voids the earlier lines at its step or later: they are the abandoned timeline's.
  */
 export function rolloutStepsOnDisk(jobDir: string, maxSteps: number): Rollouts[] {
   const file = join(jobDir, 'monitor', 'rollouts.jsonl');

@@ -8,6 +8,7 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip }
 import type { RolloutSampleMessage } from '../../../client/dashboard/messages';
 import type { VscodeSingleSelect, VscodeTextfield } from '../controls/elements';
 import { rewardHistogram } from './histogram';
+import { TranscriptView } from './transcript-view';
 import type { Theme } from '../theme';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
@@ -23,6 +24,8 @@ export class RolloutsView {
   private picked: number | undefined;
   private query = '';
   private histogram: Chart<'bar', number[], string> | undefined;
+  /** Multi-turn episodes: groups and transcripts in place of the sample table. */
+  readonly transcripts = new TranscriptView();
 
   constructor(private theme: Theme) {
     const search = document.getElementById('rollouts-search') as VscodeTextfield;
@@ -70,6 +73,7 @@ export class RolloutsView {
     }
     const source = document.getElementById('rollouts-source');
     if (source) source.textContent = '';
+    this.transcripts.hide();
   }
 
   setTheme(theme: Theme): void {
@@ -141,6 +145,10 @@ export class RolloutsView {
       }),
     );
     table.hidden = samples.length === 0;
+    if (TranscriptView.wants(all)) {
+      table.hidden = true;
+      this.transcripts.show(all, this.query);
+    } else this.transcripts.hide();
     this.drawHistogram(samples);
   }
 

@@ -40,8 +40,8 @@ interface Case {
 const CASES: Case[] = [
   {
     kind: 'workflow',
-    name: 'tool_call_workflow',
-    edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: tool_call_workflow'),
+    name: 'math_rm_workflow',
+    edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: math_rm_workflow'),
     key: 'default_workflow_type',
   },
   {
