@@ -101,6 +101,7 @@ export const CODES = {
   TRN231: { title: 'Invalid sync interval', severity: 'error' },
   TRN232: { title: 'eval_interval adjusted', severity: 'warning' },
   TRN240: { title: 'Invalid monitor type', severity: 'error' },
+  TRN241: { title: 'Monitor a local run does not reach', severity: 'information' },
   TRN250: { title: 'Taskset path missing', severity: 'error' },
   TRN252: { title: 'Eval taskset without path', severity: 'warning' },
   TRN253: { title: 'Experience buffer changed', severity: 'warning' },

@@ -328,6 +328,12 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'monitor:\n  monitor_type: tensorbord\n',
     fix: 'Use a registered monitor: `tensorboard`, `wandb`, `mlflow`, or `swanlab` from v0.4.0.',
   },
+  TRN241: {
+    explanation:
+      "`wandb`, `mlflow` and `swanlab` are services Trinity-RFT logs a run's metrics to. A run of this extension's local runtime reaches none of them: its metrics go to `monitor/metrics.jsonl` in the job directory and to the run's dashboard, and the run says so in one line at its start. Trinity-RFT itself (`runWith: trinity`) logs to the service as written.",
+    example: 'monitor:\n  monitor_type: wandb\n',
+    fix: 'Nothing to fix: read the metrics from the dashboard or metrics.jsonl, or set `monitor_type: tensorboard` to have TensorBoard event files as well.',
+  },
   TRN250: {
     explanation:
       'Every mode that explores (`both`, `explore`, and `bench` before v0.4.0) needs at least one training taskset with a `path` to draw tasks from. Trinity raises at launch when there is none or its path is empty.',

@@ -22,6 +22,15 @@ export function checkMonitor(ctx: CheckContext): void {
     );
     return;
   }
+  if (type !== 'tensorboard') {
+    ctx.report(
+      'TRN241',
+      `\`monitor.monitor_type: ${type}\`: a run of the local runtime logs nothing to ${type}; its metrics go to \`monitor/metrics.jsonl\` in the job directory and to the run's dashboard (Trinity-RFT logs to ${type}).`,
+      'monitor.monitor_type',
+      undefined,
+      'information',
+    );
+  }
   if (ctx.get('monitor.monitor_args') === null || ctx.get('monitor.monitor_args') === undefined) {
     ctx.fill(
       'monitor.monitor_args',

@@ -1,11 +1,12 @@
 /**
- * A run whose config names a monitor the local runtime never reaches (wandb) says so once at its start, naming the
- * metrics file it writes instead, and that file holds the run's metrics.
+ * A config naming a monitor the local runtime never reaches (wandb) gets TRN241 as information at the key, and its
+ * run says so once at its start, naming the metrics file it writes instead, which holds the run's metrics.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
+import { checkConfig } from '../../../../runtime/config/check-config';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { runJob } from '../../../../runtime/rft/run/job/job';
 import { GRPO_STAGE, header, tinyJob, topLevel } from './helpers';
@@ -15,7 +16,7 @@ before(async () => {
 });
 
 describe('monitor_type wandb in a local run', () => {
-  test('one log line at the start names where the metrics go; the metrics are there', async () => {
+  test('information at the key; one log line at the start names where the metrics go; the metrics are there', async () => {
     const job = tinyJob(31);
     const yaml =
       header(job, 'wandb') +
@@ -25,6 +26,13 @@ describe('monitor_type wandb in a local run', () => {
         .replace(/ {4}eval_tasksets:\n(?: {6}.*\n)+/, '') +
       'monitor:\n  monitor_type: wandb\n';
     assert.ok(yaml.includes('total_steps: 1') && !yaml.includes('eval_tasksets'), 'the edits applied');
+    const checked = await checkConfig(yaml, { datasets: false });
+    const info = checked.diagnostics.filter((d) => d.code === 'TRN241');
+    assert.deepEqual(
+      info.map((d) => [d.severity, yaml.slice(0, d.range[0]).split('\n').length]),
+      [['information', yaml.split('\n').indexOf('  monitor_type: wandb') + 1]],
+    );
+    assert.match(info[0].message, /logs nothing to wandb; its metrics go to `monitor\/metrics\.jsonl`/);
     const logs: string[] = [];
     const r = await runJob(job.write('wandb.yaml', yaml), { backend: 'wasm', log: (_, m) => logs.push(m) });
     assert.equal(r.status, 'finished', r.error);
