@@ -15,12 +15,15 @@ const SEVERITY: Record<ConfigDiagnostic['severity'], DiagnosticSeverity> = {
 
 const DISABLE_NEXT_LINE = /#\s*trinity-disable-next-line\b([^\n]*)/g;
 
+/** Findings about what a run of the local runtime does, said only where runs are local (as TRN312 is). */
+const LOCAL_RUNS_ONLY = new Set(['TRN241']);
+
 export function validate(doc: TextDocument, analysis: Analysis, settings: ServiceSettings): Diagnostic[] {
   const suppressed = suppressions(doc);
   const disabled = new Set(settings.disabledRules.map((c) => c.toUpperCase()));
   const out: Diagnostic[] = [];
   for (const d of [...analysis.result.diagnostics, ...(settings.runsLocally ? refusals(analysis) : [])]) {
-    if (disabled.has(d.code)) continue;
+    if (disabled.has(d.code) || (!settings.runsLocally && LOCAL_RUNS_ONLY.has(d.code))) continue;
     const range = { start: doc.positionAt(d.range[0]), end: doc.positionAt(d.range[1]) };
     const codes = suppressed.get(range.start.line);
     if (codes && (codes.size === 0 || codes.has(d.code))) continue;

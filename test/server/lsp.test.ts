@@ -472,3 +472,32 @@ describe('language server: what the local runtime lacks (TRN312)', () => {
     }
   });
 });
+
+describe('language server: a monitor the local runtime does not reach (TRN241)', () => {
+  const WANDB = `${GRPO}monitor:\n  monitor_type: wandb\n`;
+  const line = WANDB.split('\n').indexOf('  monitor_type: wandb');
+
+  test('runs are local (the default): information on the key, naming where the metrics go', async () => {
+    const c = await startInProcess();
+    try {
+      const info = (await c.open('file:///w/wandb.yaml', WANDB)).filter((d) => d.code === 'TRN241');
+      assert.deepEqual(
+        info.map((d) => [d.severity, d.range.start.line]),
+        [[DiagnosticSeverity.Information, line]],
+      );
+      assert.match(info[0].message, /logs nothing to wandb; its metrics go to `monitor\/metrics\.jsonl`/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  test('runWith: trinity: nothing to say (Trinity-RFT logs to wandb)', async () => {
+    const c = await startInProcess({ settings: { runWith: 'trinity' } });
+    try {
+      const ds = await c.open('file:///w/wandb.yaml', WANDB);
+      assert.ok(!ds.some((d) => d.code === 'TRN241'), codes(ds).join(' '));
+    } finally {
+      await c.close();
+    }
+  });
+});
