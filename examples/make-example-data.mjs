@@ -6,6 +6,8 @@
 //                                (`prompt`; `response` in <think> </think> <answer> </answer> tags)
 //   dpo/data                     preference pairs (`prompt`, `chosen`, `rejected`): a chatty reply over a stiff one
 //   distill/data                 arithmetic questions (`question`, `answer`)
+//   frozen-lake/data             FrozenLake tasks with the fields Trinity's get_frozen_lake_data.py writes (`seed`,
+//                                `size`, `p`, `index`, `uid`): frozen_lake_workflow draws each task's map from them
 //   node examples/make-example-data.mjs [--check]
 // --check writes nothing and exits 1 when a committed file differs from what the script makes.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -82,6 +84,18 @@ function arithmetic(seed, count) {
   });
 }
 
+/** FrozenLake tasks: small maps (size 3 or 4, 80% frozen) from distinct seeds. */
+function frozenLakeTasks(seed, count, split) {
+  const { int } = picker(seed);
+  return Array.from({ length: count }, (_, index) => ({
+    seed: int(0, 99999),
+    size: int(3, 4),
+    p: 0.8,
+    index,
+    uid: `${split}-${index}`,
+  }));
+}
+
 const gsm = wordProblems(20261201, 12);
 const files = {
   'countdown/data/train.jsonl': countdownTasks(20261202, 8),
@@ -96,6 +110,7 @@ const files = {
   'dpo/data/train.jsonl': preferencePairs(20261206, 8),
   'distill/data/train.jsonl': arithmetic(20261207, 16),
   'distill/data/test.jsonl': arithmetic(20261208, 4),
+  'frozen-lake/data/train.jsonl': frozenLakeTasks(20261209, 8, 'train'),
 };
 
 const check = process.argv.includes('--check');

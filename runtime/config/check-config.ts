@@ -163,6 +163,12 @@ export function valueSource(result: CheckResult, path: string, runIndex = 0): Va
   return { value, origin: 'default', range: rangeForPath(root, src) };
 }
 
+/** Where the key of a dotted path is written (its nearest written ancestor's key when it is not), for a whole-section finding. */
+export function keyRangeOf(result: CheckResult, path: string, runIndex = 0): Range {
+  const run = result.runs[runIndex];
+  return run ? rangeForPath(result.loaded.root, sourcePathIn(run.stage, split(path)), 'key') : [0, 0];
+}
+
 /** Whether the user wrote the key at a dotted path (for run `runIndex`: in its stage when the stage replaces that section). */
 export function writtenIn(result: CheckResult, path: string, runIndex = 0): boolean {
   const run = result.runs[runIndex];

@@ -1,18 +1,21 @@
 /** Per-token log probabilities and entropies of whole sequences in one forward pass (the trainer's view). */
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from './lm/transformer';
-import { tokenEntropy, tokenLogProbs } from './ops';
+import { tokenEntropy, tokenLogProbs, tokenNec } from './ops';
 
 export interface SequenceScores {
   /** `[B, T-1]`: entry t is log π(ids[t+1] | ids[..t]) at `temperature`. */
   logprobs: tf.Tensor2D;
   /** `[B, T-1]`, present when asked for. */
   entropy?: tf.Tensor2D;
+  /** `[B, T-1]` H·Σp² + Σp²·log p of each next-token distribution, present when asked for. */
+  nec?: tf.Tensor2D;
 }
 
 export interface ScoreOptions {
   temperature?: number;
   entropy?: boolean;
+  nec?: boolean;
   /**
    * `[B, T]` 1 for real tokens, 0 for padding, for batches padded on the left (veRL's layout: prompts left-padded so
    * every response starts in the same column). Positions then count real tokens only, as in generation. Without
@@ -48,5 +51,6 @@ export function scoreSequences(model: CausalLM, ids: tf.Tensor2D, opts: ScoreOpt
   return {
     logprobs: tokenLogProbs(logits, targets, temperature) as tf.Tensor2D,
     entropy: opts.entropy ? (tokenEntropy(logits, temperature) as tf.Tensor2D) : undefined,
+    nec: opts.nec ? (tokenNec(logits, temperature) as tf.Tensor2D) : undefined,
   };
 }

@@ -205,6 +205,19 @@ export function tokenEntropy(logits: tf.Tensor, temperature = 1): tf.Tensor {
   return tf.sub(lse, tf.sum(tf.mul(tf.softmax(z), z), -1));
 }
 
+/**
+ * `H·Σp² + Σp²·log p` per position (the Clip_V paper's N, arXiv 2602.03392; Trinity-RFT 10796ed
+ * examples/entropy/clipv_dp_actor.py `compute_N_from_logits`), with p the softmax at `temperature`.
+ */
+export function tokenNec(logits: tf.Tensor, temperature = 1): tf.Tensor {
+  const z = temperature === 1 ? logits : tf.div(logits, temperature);
+  const logp = tf.logSoftmax(z, -1);
+  const p = tf.exp(logp);
+  const p2 = tf.mul(p, p);
+  const entropy = tf.neg(tf.sum(tf.mul(p, logp), -1));
+  return tf.add(tf.mul(entropy, tf.sum(p2, -1)), tf.sum(tf.mul(p2, logp), -1));
+}
+
 /** `tf.tidy` for functions returning structured results (tfjs' TensorContainer type rejects plain interfaces). */
 export function tidy<T>(fn: () => T): T {
   return tf.tidy(fn as unknown as () => tf.TensorContainer) as unknown as T;

@@ -150,6 +150,28 @@ describe('the shipped examples', () => {
     assert.ok(metrics(jobDir).some((l) => 'eval/arith-test/accuracy/mean@1' in l.values));
   });
 
+  test('frozen-lake: GRPO on the FrozenLake agent; its episodes are recorded turn by turn', async () => {
+    const r = await run(await newFromExample('frozen-lake/frozen-lake.trinity.yaml'));
+    const jobDir = r.stages[0].jobDir;
+    assert.equal(trainerSteps(jobDir), 2);
+    const explorer = metrics(jobDir).filter((l) => l.role === 'explorer' && 'rollout/env_steps/mean' in l.values);
+    assert.equal(explorer.length, 2);
+    for (const l of explorer) {
+      // Each episode takes at most agent_max_steps (4) turns; test_score is the share that reached the goal.
+      assert.ok(l.values['rollout/env_steps/max'] <= 4, JSON.stringify(l.values));
+      assert.ok(l.values['rollout/test_score/mean'] >= 0 && l.values['rollout/test_score/mean'] <= 1);
+    }
+    const lines = readFileSync(join(jobDir, 'monitor', 'rollouts.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
+    const episode = (
+      JSON.parse(lines[0]) as { samples: { messages: { role: string; content: string }[]; actionMask: number[] }[] }
+    ).samples[0];
+    assert.equal(episode.messages[0].role, 'system');
+    assert.match(episode.messages[1].content, /^Current Observation \(0\): \n/);
+    assert.ok(episode.actionMask.includes(1) && episode.actionMask.includes(0), 'sampled tokens trained, the rest not');
+  });
+
   test('dpo: human-like preference pairs', async () => {
     const r = await run(await newFromExample('dpo/human-like.trinity.yaml'));
     const lines = metrics(r.stages[0].jobDir).filter((l) => l.role === 'trainer');

@@ -438,8 +438,8 @@ describe('bundled server (dist/server.js --stdio)', () => {
 });
 
 describe('language server: what the local runtime lacks (TRN312)', () => {
-  const TOOL = GRPO.replace('default_workflow_type: math_workflow', 'default_workflow_type: tool_call_workflow');
-  const line = TOOL.split('\n').findIndex((l) => l.includes('tool_call_workflow'));
+  const TOOL = GRPO.replace('default_workflow_type: math_workflow', 'default_workflow_type: math_rm_workflow');
+  const line = TOOL.split('\n').findIndex((l) => l.includes('math_rm_workflow'));
 
   test('runs are local (the default): information on the key, naming what runs locally and runWith: trinity', async () => {
     const c = await startInProcess();
@@ -451,7 +451,7 @@ describe('language server: what the local runtime lacks (TRN312)', () => {
       assert.equal(info[0].range.start.line, line);
       assert.match(
         info[0].message,
-        /`tool_call_workflow` runs on Trinity-RFT only; the local runtime runs `simple_workflow`/,
+        /`math_rm_workflow` runs on Trinity-RFT only; the local runtime runs `simple_workflow`/,
       );
       assert.match(info[0].message, /trinityWorkbench\.runWith: trinity/);
       assert.ok(!ds.some((d) => d.severity === DiagnosticSeverity.Error), codes(ds).join(' '));

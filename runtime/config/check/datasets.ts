@@ -65,11 +65,15 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
  * Workflows that do not read a task's `format.prompt_key` / `response_key` columns (every other workflow reads both,
  * as Trinity's Task.task_desc and Task.truth). frozen_lake_workflow builds its map from the row's `size`, `p` and
  * `seed` (envs/frozen_lake/workflow.py @8b7fce3), sudoku_workflow its game from `puzzle` and `solution`;
- * math_eval_workflow reads the `question` column itself and grades against the truth (eval_workflow.py).
+ * tool_call_workflow its messages from `raw_system`, `tools` and `conversations` and its truth from `answer`
+ * (customized_toolcall_workflows.py @7f9b280); math_eval_workflow reads the `question` column itself and grades
+ * against the truth (eval_workflow.py).
  */
 const TASK_COLUMNS_READ: Record<string, { prompt: boolean; response: boolean }> = {
   frozen_lake_workflow: { prompt: false, response: false },
   sudoku_workflow: { prompt: false, response: false },
+  tool_call_workflow: { prompt: false, response: false },
+  toolcall_workflow: { prompt: false, response: false },
   math_eval_workflow: { prompt: false, response: true },
   async_math_eval_workflow: { prompt: false, response: true },
 };

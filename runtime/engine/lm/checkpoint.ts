@@ -144,7 +144,10 @@ export async function modelFiles(
   const tensors: Record<string, TensorToWrite> = {};
   for (const spec of model.specs) {
     const v = model.params.get(spec.name)!;
-    const values = await readFloat32(v, spec.transposed === true);
+    // A weight with a LoRA adapter is written merged: the directory holds what the model computes.
+    const merged = model.mergedWeight(v);
+    const values = await readFloat32(merged ?? v, spec.transposed === true);
+    merged?.dispose();
     tensors[spec.name] = { dtype, shape: spec.transposed ? [...spec.shape].reverse() : spec.shape, values };
   }
   return directoryFiles(model.config, tensors, opts);

@@ -11,11 +11,20 @@ import { readJsonDocument } from '../json-file';
 import { Rng } from '../random';
 import { readSafetensorsFile, toFloat32, writeSafetensors, type TensorToWrite } from '../weights/safetensors';
 
+/**
+ * Which linear layers, as PEFT matches `target_modules` / `exclude_modules` (peft/tuners/tuners_utils.py
+ * `check_target_module_exists`): names matched against the last part of each layer's name (`q_proj`, `c_attn`), or
+ * a regular expression that must match the whole module name (`model.layers.0.self_attn.q_proj`).
+ */
+export type ModuleMatch = readonly string[] | { regex: string };
+
 export interface LoraSpec {
   rank: number;
   alpha: number;
-  /** Module names matched against the last part of each linear layer's name (`q_proj`, `c_attn`), or all of them. */
-  targetModules: readonly string[] | 'all-linear';
+  /** The adapted linear layers; `all-linear` is every linear layer of the blocks (the output head excluded). */
+  targetModules: ModuleMatch | 'all-linear';
+  /** Layers left without an adapter even when targeted. */
+  excludeModules?: ModuleMatch;
   dropout: number;
 }
 
@@ -26,7 +35,7 @@ export function addLora(model: CausalLM, spec: LoraSpec, seed = 0): string[] {
   if (!Number.isInteger(spec.rank) || spec.rank <= 0)
     throw new LoraError(`LoRA rank must be a positive integer, got ${spec.rank}`);
   if (model.adapters.size) throw new LoraError('the model already has LoRA adapters');
-  const targets = targetedLinears(model, spec.targetModules);
+  const targets = targetedLinears(model, spec);
   const rng = new Rng(seed);
   for (const l of targets) {
     const [inDim, outDim] = l.w.shape;
@@ -42,8 +51,24 @@ export function addLora(model: CausalLM, spec: LoraSpec, seed = 0): string[] {
   return targets.map((l) => l.name);
 }
 
-function targetedLinears(model: CausalLM, targets: LoraSpec['targetModules']): Linear[] {
-  if (targets === 'all-linear') return model.linears;
+function matches(name: string, m: ModuleMatch): boolean {
+  if ('regex' in m) return new RegExp(`^(?:${m.regex})$`).test(name);
+  return m.some((t) => name === t || name.endsWith(`.${t}`));
+}
+
+function targetedLinears(model: CausalLM, spec: LoraSpec): Linear[] {
+  const kept = (ls: Linear[]): Linear[] =>
+    spec.excludeModules ? ls.filter((l) => !matches(l.name, spec.excludeModules!)) : ls;
+  const targets = spec.targetModules;
+  if (targets === 'all-linear') return kept(model.linears);
+  if ('regex' in targets) {
+    const found = kept(model.linears.filter((l) => matches(l.name, targets)));
+    if (!found.length)
+      throw new LoraError(
+        `target_modules ${targets.regex} matches no linear layer of this ${model.config.family} model`,
+      );
+    return found;
+  }
   const wanted = new Set(targets);
   const found = model.linears.filter((l) => wanted.has(l.name.slice(l.name.lastIndexOf('.') + 1)));
   const names = new Set(found.map((l) => l.name.slice(l.name.lastIndexOf('.') + 1)));
@@ -54,11 +79,20 @@ function targetedLinears(model: CausalLM, targets: LoraSpec['targetModules']): L
       `target_modules ${unknown.join(', ')} match no linear layer of this ${model.config.family} model (it has ${available})`,
     );
   }
-  return found;
+  return kept(found);
 }
 
 /** Writes the adapters as a PEFT adapter directory (atomically). */
 export async function saveLora(model: CausalLM, dir: string, spec: LoraSpec, baseModel = ''): Promise<void> {
+  writeDirAtomically(dir, await loraFiles(model, spec, baseModel));
+}
+
+/** A PEFT adapter directory's files (`adapter_config.json`, `adapter_model.safetensors`) for the model's adapters. */
+export async function loraFiles(
+  model: CausalLM,
+  spec: LoraSpec,
+  baseModel = '',
+): Promise<Record<string, string | Uint8Array>> {
   if (!model.adapters.size) throw new LoraError('the model has no LoRA adapters to save');
   const tensors: Record<string, TensorToWrite> = {};
   // PyTorch's nn.Linear layout: [out, in], the transpose of ours.
@@ -78,18 +112,28 @@ export async function saveLora(model: CausalLM, dir: string, spec: LoraSpec, bas
     r: spec.rank,
     lora_alpha: spec.alpha,
     lora_dropout: spec.dropout,
-    target_modules: spec.targetModules === 'all-linear' ? 'all-linear' : [...spec.targetModules],
+    target_modules: peftModules(spec.targetModules),
+    ...(spec.excludeModules ? { exclude_modules: peftModules(spec.excludeModules) } : {}),
     bias: 'none',
     // GPT-2's Conv1D keeps weights [in, out]; PEFT needs to know to transpose its delta.
     fan_in_fan_out: model.config.family === 'gpt2',
     inference_mode: true,
     use_rslora: false,
   };
-  writeDirAtomically(dir, {
+  return {
     'adapter_config.json': `${JSON.stringify(config, null, 2)}\n`,
     'adapter_model.safetensors': writeSafetensors(tensors, { format: 'pt' }),
-  });
+  };
 }
+
+/** A module match as PEFT's config holds it: a list of names, or the regular expression as a string. */
+function peftModules(m: ModuleMatch | 'all-linear'): string | string[] {
+  if (m === 'all-linear') return m;
+  return 'regex' in m ? m.regex : [...m];
+}
+
+const fromPeft = (v: unknown): ModuleMatch | undefined =>
+  typeof v === 'string' ? { regex: v } : Array.isArray(v) ? (v as string[]) : undefined;
 
 /** Loads a PEFT LoRA adapter directory onto `model` (which must have none yet). */
 export function loadLora(model: CausalLM, dir: string): LoraSpec {
@@ -104,8 +148,8 @@ export function loadLora(model: CausalLM, dir: string): LoraSpec {
     rank,
     alpha,
     dropout: Number(cfg.lora_dropout ?? 0),
-    targetModules:
-      cfg.target_modules === 'all-linear' ? 'all-linear' : ((cfg.target_modules as string[] | undefined) ?? []),
+    targetModules: cfg.target_modules === 'all-linear' ? 'all-linear' : (fromPeft(cfg.target_modules) ?? []),
+    ...(fromPeft(cfg.exclude_modules) ? { excludeModules: fromPeft(cfg.exclude_modules) } : {}),
   };
   const weightsPath = join(dir, 'adapter_model.safetensors');
   if (!existsSync(weightsPath)) throw new LoraError(`${weightsPath}: file not found`);
@@ -121,10 +165,14 @@ export function loadLora(model: CausalLM, dir: string): LoraSpec {
     pairs.set(m[1], entry);
   }
   if (model.adapters.size) throw new LoraError('the model already has LoRA adapters');
-  for (const [name, p] of pairs) {
-    const l = byName.get(name);
-    if (!l)
+  for (const name of pairs.keys())
+    if (!byName.has(name))
       throw new LoraError(`${weightsPath}: adapter for ${name}, which this ${model.config.family} model does not have`);
+  // In the model's layer order, whatever the file's: an optimizer's state follows the adapters' order.
+  for (const l of model.linears) {
+    const name = l.name;
+    const p = pairs.get(name);
+    if (!p) continue;
     const [inDim, outDim] = l.w.shape;
     if (!p.a || !p.b) throw new LoraError(`${weightsPath}: ${name} needs both lora_A and lora_B`);
     if (p.aShape!.join() !== `${rank},${inDim}` || p.bShape!.join() !== `${outDim},${rank}`) {

@@ -182,6 +182,17 @@ export class CausalLM {
     return [...this.adapters.values()].flatMap((a) => [a.a, a.b]);
   }
 
+  /**
+   * `W + scale · A B` of a base weight with an adapter (a new tensor the caller disposes), else undefined: what the
+   * layer computes with, as a model directory or a rollout copy of the weights holds it.
+   */
+  mergedWeight(v: tf.Variable): tf.Tensor | undefined {
+    if (!this.adapters.size) return undefined;
+    const l = this.linears.find((x) => x.w === v);
+    const ad = l && this.adapters.get(l.name);
+    return ad && tf.tidy(() => tf.add(v, tf.mul(tf.matMul(ad.a, ad.b), ad.scale)));
+  }
+
   /** The variables an optimizer updates: the adapters when there are any (base frozen), else every weight. */
   trainableVariables(): tf.Variable[] {
     return this.adapters.size > 0 ? this.adapterVariables() : this.variables();

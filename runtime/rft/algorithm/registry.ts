@@ -154,6 +154,17 @@ const TRAINER_ADVANTAGES: Record<string, TrainerImpl> = {
   clipv: clipvAdvantage,
 };
 
+/**
+ * What a trainer-side advantage reads of the current policy beyond the batch: clipb and clipv filter tokens by its
+ * entropy (and clipv by its recomputed log-probs and `necs`), which the trainer computes before the update.
+ */
+export type PolicySignal = 'entropys' | 'necs';
+
+const TRAINER_SIGNALS: Record<string, readonly PolicySignal[]> = {
+  clipb: ['entropys'],
+  clipv: ['entropys', 'necs'],
+};
+
 /** An explorer-side (group) advantage: a list of experiences in, the kept ones with advantages out. */
 export interface GroupAdvantageFn {
   name: string;
@@ -167,6 +178,8 @@ export interface TrainerAdvantageFn {
   name: string;
   computeInTrainer: true;
   args: FnArgs;
+  /** What it needs of the current policy (policy-signals.ts), beyond the batch. */
+  signals: readonly PolicySignal[];
   compute(batch: AdvantageBatch): TrainerAdvantageResult;
 }
 
@@ -191,7 +204,13 @@ export function createAdvantageFn(
       process: (exps) => group(exps, resolved, options),
     };
   }
-  return { name, computeInTrainer: true, args: resolved, compute: (batch) => trainer(batch, resolved) };
+  return {
+    name,
+    computeInTrainer: true,
+    args: resolved,
+    signals: TRAINER_SIGNALS[name] ?? [],
+    compute: (batch) => trainer(batch, resolved),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

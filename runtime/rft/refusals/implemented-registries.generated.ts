@@ -15,7 +15,7 @@ export type LocalRegistry =
 
 /** What the local runtime implements, per registry. */
 export const LOCAL_REGISTRIES: Record<LocalRegistry, readonly string[]> = {
-  workflow: ['simple_workflow', 'async_simple_workflow', 'math_workflow', 'async_math_workflow', 'math_boxed_workflow', 'async_math_boxed_workflow', 'math_eval_workflow', 'async_math_eval_workflow', 'on_policy_distill_workflow', 'on_policy_distill_math_workflow', 'frozen_lake_workflow', 'sudoku_workflow'],
+  workflow: ['simple_workflow', 'async_simple_workflow', 'math_workflow', 'async_math_workflow', 'math_boxed_workflow', 'async_math_boxed_workflow', 'math_eval_workflow', 'async_math_eval_workflow', 'on_policy_distill_workflow', 'on_policy_distill_math_workflow', 'frozen_lake_workflow', 'sudoku_workflow', 'tool_call_workflow', 'toolcall_workflow'],
   reward_fn: ['accuracy_reward', 'countdown_reward', 'format_reward', 'math_boxed_reward', 'math_dapo_reward', 'math_reward'],
   advantage_fn: ['ppo', 'grpo', 'grpo_verl', 'step_wise_grpo', 'reinforceplusplus', 'reinforce', 'remax', 'rloo', 'opmd', 'opmd_verl', 'asymre', 'asymre_verl', 'rec', 'on_policy_distill', 'jsd', 'clipb', 'clipv', 'gigpo'],
   policy_loss_fn: ['ppo', 'opmd', 'dpo', 'sft', 'mix', 'gspo', 'topr', 'cispo', 'sft_is', 'sft_phi', 'mix_chord', 'sppo', 'rec', 'sapo', 'importance_sampling'],

@@ -11,7 +11,7 @@
  * wandb/mlflow/swanlab, which costs the run nothing. Settings this runtime would not honour (refused-settings.ts) are
  * refused alongside, as registry `setting`.
  */
-import { algorithmTypeAt, effectiveAlgorithmDefaults } from '../../config/model/algorithms';
+import { ALGORITHM_TYPES, algorithmTypeAt, effectiveAlgorithmDefaults } from '../../config/model/algorithms';
 import { rolesOf } from '../../config/model/choices';
 import { fieldsAt, ROOT_SECTION } from '../../config/model';
 import type { SectionDef, ValueType } from '../../config/model/types';
@@ -21,6 +21,7 @@ import { valueSource, writtenIn } from '../../config/check-config';
 import type { Range } from '../../config/load/yaml-tree';
 import { LOCAL_REGISTRIES, type LocalRegistry } from './implemented-registries.generated';
 import { settingRefusals } from './refused-settings';
+import { HOW } from './setting-rule';
 
 export { LOCAL_REGISTRIES, type LocalRegistry } from './implemented-registries.generated';
 
@@ -56,9 +57,23 @@ const ALGORITHM_PIECES: readonly {
   { key: 'entropy_loss_fn', registry: 'entropy_loss_fn' },
 ];
 
+/**
+ * What a registry entry would have done, where its name alone does not say it (Trinity-RFT 10796ed
+ * trinity/buffer/operators/data_juicer_operator.py: the Data-Juicer service scores, filters or maps experiences).
+ */
+const WHAT_IT_DOES: Partial<Record<LocalRegistry, Record<string, string>>> = {
+  experience_operator: {
+    data_juicer:
+      "it would send each step's experiences to a Data-Juicer service that scores, filters or rewrites them with the recipe in its `args`",
+  },
+};
+
 export interface LocalRefusal {
-  /** The registry the name would be looked up in, or `setting` for a value this runtime does not honour. */
-  registry: LocalRegistry | 'setting';
+  /**
+   * The registry the name would be looked up in, `algorithm_type` for an algorithm this runtime has no class of, or
+   * `setting` for a value this runtime does not honour.
+   */
+  registry: LocalRegistry | 'algorithm_type' | 'setting';
   /** Dotted path in the checked config. */
   path: string;
   name: string;
@@ -105,7 +120,26 @@ export function localRefusals(result: CheckResult, extra: ExtraNames = {}): Loca
     const type = String(algo.algorithm_type);
     const spec = algorithmTypeAt(type, release);
     const defaults = effectiveAlgorithmDefaults(type, release);
-    if (!spec || !defaults) return;
+    if (!spec || !defaults) {
+      // Registered by Trinity (or a plugin) but not modelled: its class sets the trainer's pieces, which the local
+      // runtime cannot know, so it runs none of it. The editor's TRN312 and `run` say so in these same words.
+      const local = ALGORITHM_TYPES.filter((a) => algorithmTypeAt(a.name, release)).map((a) => a.name);
+      const range = valueSource(result, 'algorithm.algorithm_type', runIndex)?.range ?? [0, 0];
+      if (seen.has(`algorithm_type|${range[0]}`)) return;
+      seen.add(`algorithm_type|${range[0]}`);
+      out.push({
+        registry: 'algorithm_type',
+        path: 'algorithm.algorithm_type',
+        name: type,
+        runIndex,
+        range,
+        local,
+        message:
+          `\`algorithm.algorithm_type\`: the algorithm \`${type}\` runs on Trinity-RFT only (its class, which picks the ` +
+          `trainer's losses and advantage, is not modelled here); the local runtime runs ${local.map((n) => `\`${n}\``).join(', ')}. ${HOW}`,
+      });
+      return;
+    }
     for (const { key, registry } of ALGORITHM_PIECES) {
       const uses =
         key === 'advantage_fn' ? spec.schema === 'experience' && (roles.trainer || roles.explorer) : roles.trainer;
@@ -144,10 +178,12 @@ const WORKFLOW_NEEDS: Record<string, string> = {
 
 /** "`path`: the workflow `x` runs on Trinity-RFT only (it needs …); …" */
 function refusalMessage(registry: LocalRegistry, name: string, path: string, local: readonly string[]): string {
-  const needs = registry === 'workflow' && WORKFLOW_NEEDS[name] ? ` (it needs ${WORKFLOW_NEEDS[name]})` : '';
+  const does = WHAT_IT_DOES[registry]?.[name];
+  const needs = registry === 'workflow' && WORKFLOW_NEEDS[name] ? `it needs ${WORKFLOW_NEEDS[name]}` : undefined;
+  const why = does ?? needs;
   return (
-    `\`${path}\`: the ${TITLES[registry]} \`${name}\` runs on Trinity-RFT only${needs}; the local runtime runs ${local.map((n) => `\`${n}\``).join(', ')}. ` +
-    'To run this config for real, set `trinityWorkbench.runWith: trinity` (or run `trinity run --config` with Trinity-RFT installed).'
+    `\`${path}\`: the ${TITLES[registry]} \`${name}\` runs on Trinity-RFT only${why ? ` (${why})` : ''}; ` +
+    `the local runtime runs ${local.map((n) => `\`${n}\``).join(', ')}. ${HOW}`
   );
 }
 

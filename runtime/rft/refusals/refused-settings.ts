@@ -1,12 +1,16 @@
 /**
  * Settings of a checked config that Trinity-RFT honours and this runtime does not: main's per-side sync intervals,
- * recomputed old log-probs, rollout correction and MoE router replay (Trinity-RFT f3c8dec). A run would silently do
- * something else, so `run` refuses them with the registry entries it lacks (refusals.ts) and the language server shows
- * them as the same information.
+ * recomputed old log-probs, rollout correction and MoE router replay (Trinity-RFT f3c8dec), and the features of
+ * refused-features.ts (Data-Juicer pipelines, remote engines). A run would silently do something else, so `run`
+ * refuses them with the registry entries it lacks (refusals.ts) and the language server shows them as the same
+ * information.
  */
 import type { CheckResult } from '../../config/check-config';
-import { valueSource, writtenIn } from '../../config/check-config';
+import { keyRangeOf, valueSource, writtenIn } from '../../config/check-config';
 import type { Range } from '../../config/load/yaml-tree';
+import { atLeast } from '../../config/releases';
+import { FEATURE_RULES } from './refused-features';
+import { HOW, type SettingRule } from './setting-rule';
 
 export interface SettingRefusal {
   /** Dotted path in the checked config. */
@@ -20,21 +24,14 @@ export interface SettingRefusal {
   message: string;
 }
 
-const HOW =
-  'To run this config for real, set `trinityWorkbench.runWith: trinity` (or run `trinity run --config` with Trinity-RFT installed).';
-
-interface Rule {
-  path: string;
-  /** Why the written value is not what this runtime runs, or undefined when it is. */
-  refuse(value: unknown, cfg: Record<string, any>): string | undefined;
-  local: readonly string[];
-}
+type Rule = SettingRule;
 
 const RULES: readonly Rule[] = [
   ...(['explorer_sync_interval', 'trainer_sync_interval'] as const).map(
     (key): Rule => ({
       path: `synchronizer.${key}`,
       local: ['sync_interval'],
+      doc: `\`synchronizer.${key}\` other than \`sync_interval\``,
       refuse: (v, cfg) =>
         v !== null && v !== undefined && v !== cfg.synchronizer?.sync_interval
           ? `a separate \`${key}\` (${v}) runs on Trinity-RFT only; the local runtime syncs both sides every \`sync_interval\` (${cfg.synchronizer?.sync_interval}) steps`
@@ -44,6 +41,7 @@ const RULES: readonly Rule[] = [
   {
     path: 'algorithm.bypass_old_logprobs',
     local: ['true'],
+    doc: '`algorithm.bypass_old_logprobs: false` (old log-probs recomputed by the trainer)',
     refuse: (v) =>
       v === false
         ? 'recomputing the old log-probs in the trainer runs on Trinity-RFT only; the local trainer uses the rollout log-probs (`bypass_old_logprobs: true`)'
@@ -52,6 +50,7 @@ const RULES: readonly Rule[] = [
   {
     path: 'algorithm.rollout_correction',
     local: ['null'],
+    doc: '`algorithm.rollout_correction`',
     refuse: (v) =>
       v !== null && v !== undefined
         ? 'rollout correction (importance weights, rejection sampling) runs on Trinity-RFT only; the local trainer applies none'
@@ -60,27 +59,35 @@ const RULES: readonly Rule[] = [
   {
     path: 'algorithm.enable_router_replay',
     local: ['false'],
+    doc: '`algorithm.enable_router_replay` (MoE router replay)',
     refuse: (v) =>
       v === true
         ? 'router replay runs on Trinity-RFT only (MoE models); the local runtime runs dense models and replays nothing'
         : undefined,
   },
+  ...FEATURE_RULES,
 ];
 
-/** The written settings of `result` (main only: the keys are main's) that this runtime would not honour. */
+/** Every refused setting, for the refused list of docs/runtime.md. */
+export const REFUSED_SETTINGS: readonly Pick<SettingRule, 'path' | 'doc'>[] = RULES;
+
+/** The written settings of `result` (each rule from its release on) that this runtime would not honour. */
 export function settingRefusals(result: CheckResult): SettingRefusal[] {
-  if (result.loaded.release !== 'main') return [];
+  const release = result.loaded.release;
   const out: SettingRefusal[] = [];
   const seen = new Set<string>();
   result.runs.forEach((run, runIndex) => {
     const cfg = run.resolved as Record<string, any>;
     for (const rule of RULES) {
-      if (!writtenIn(result, rule.path, runIndex)) continue;
-      const [section, key] = rule.path.split('.');
-      const value = cfg[section]?.[key];
+      if (!atLeast(release, rule.since ?? 'main') || !writtenIn(result, rule.path, runIndex)) continue;
+      const value = rule.path.split('.').reduce<any>((v, k) => v?.[k], cfg);
       const why = rule.refuse(value, cfg);
       if (!why) continue;
-      const range = valueSource(result, rule.path, runIndex)?.range ?? [0, 0];
+      // A whole section (a pipeline) is shown at its key; a value at the value.
+      const range =
+        value !== null && typeof value === 'object'
+          ? keyRangeOf(result, rule.path, runIndex)
+          : (valueSource(result, rule.path, runIndex)?.range ?? [0, 0]);
       if (seen.has(`${rule.path}|${range[0]}`)) continue;
       seen.add(`${rule.path}|${range[0]}`);
       out.push({

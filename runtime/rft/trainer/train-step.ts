@@ -26,6 +26,7 @@ import { batchReferenceLogprobs, carriedReferenceLogprobs, responseScores } from
 import { clippedValueLoss, type ValueLossArgs } from '../algorithm/value-loss';
 import type { ValueModel } from '../../engine/lm/value-head';
 import { DeviceMetricSums } from './metric-sums';
+import { policySignals, type PolicySignals } from './policy-signals';
 import { memoryMetrics } from '../../engine/backend/memory';
 
 export interface AlgorithmSetup {
@@ -171,7 +172,16 @@ export class RftTrainer {
         metrics['time/train_step'] = (Date.now() - started) / 1000;
         return metrics;
       }
-    } else if (this.advantage) this.applyTrainerAdvantage(batch, rows);
+    } else if (this.advantage) {
+      const signals = this.advantage.signals.length
+        ? await policySignals(this.model, batch, {
+            temperature: this.opts.temperature,
+            necs: this.advantage.signals.includes('necs'),
+            microBatchSize: this.opts.microBatchSize,
+          })
+        : undefined;
+      this.applyTrainerAdvantage(batch, rows, undefined, undefined, signals);
+    }
     // The step a loss reads (mix_chord's μ schedule): this one's number, 1-based and fixed across ppo epochs, as
     // Trinity's mix sample strategy stamps it on every row (`sample(self.train_step_num + 1)`, trainer.py at 10796ed).
     const trainerStep = this.step + 1;
@@ -267,6 +277,7 @@ export class RftTrainer {
     rows: readonly Experience[],
     values?: number[][],
     ref?: number[][],
+    signals?: PolicySignals,
   ): Record<string, number> {
     const scores = b.responseMask.map((m, i) => {
       const row = m.map(() => 0);
@@ -291,12 +302,19 @@ export class RftTrainer {
       tokenLevelRewards,
       responseMask: b.responseMask,
       uid,
-      oldLogprobs: b.oldLogprobs,
+      // clipv reads Trinity's recomputed old log-probs (its example needs `bypass_mode: false`); the loss keeps the
+      // rollout ones, as the local trainer always does.
+      oldLogprobs: signals?.necs ? signals.logprobs : b.oldLogprobs,
+      rolloutLogprobs: b.oldLogprobs,
+      entropys: signals?.entropys,
+      necs: signals?.necs,
       teacherLogprobs: b.teacherLogprobs,
       values,
     });
     b.advantages = r.advantages;
     b.returns = r.returns;
+    // clipb and clipv filter tokens: the loss then applies to the kept ones only (their `response_mask`).
+    if (r.responseMask) b.responseMask = r.responseMask;
     if (values) {
       const masked = (rows2: number[][]): number[] =>
         rows2.flatMap((row, i) => row.filter((_, t) => b.responseMask[i][t] > 0));

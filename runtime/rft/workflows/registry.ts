@@ -3,6 +3,7 @@ import { agentKit } from './agent-kit';
 import { frozenLakeWorkflow } from './frozen-lake';
 import { onPolicyDistillMathWorkflow, onPolicyDistillWorkflow } from './distill';
 import { sudokuWorkflow } from './sudoku';
+import { toolCallWorkflow } from './tool-call';
 import { mathBoxedWorkflow, mathEvalWorkflow, mathWorkflow, simpleWorkflow } from './simple';
 import type { WorkflowFactory } from './types';
 
@@ -20,6 +21,9 @@ const BUILT_IN: Record<string, WorkflowFactory> = {
   on_policy_distill_math_workflow: onPolicyDistillMathWorkflow,
   frozen_lake_workflow: frozenLakeWorkflow,
   sudoku_workflow: sudokuWorkflow,
+  // toolcall_workflow until v0.3.2, tool_call_workflow from v0.4.0 (the checker refuses each outside its releases).
+  tool_call_workflow: toolCallWorkflow,
+  toolcall_workflow: toolCallWorkflow,
 };
 
 const plugins = new Map<string, WorkflowFactory>();

@@ -95,6 +95,20 @@ describe('taskset datasets', () => {
     assert.match(found[0].message, /empty prompt if `lake_agent` reads it/);
   });
 
+  test('tool_call_workflow rows (raw_system/tools/conversations/answer) need no prompt or response column', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'twb-toolace-data-'));
+    const row = { raw_system: 'sys', tools: '[]', conversations: [{ from: 'user', value: 'hi' }], answer: '[]' };
+    writeFileSync(join(data, 'train.jsonl'), JSON.stringify(row) + '\n');
+    const text = taskConfig(data, 'prompt', 'response').replace('math_workflow', 'tool_call_workflow');
+    const r = await checkConfig(text, { release: 'main', host: host(['/']) });
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.code === 'TRN305'),
+      [],
+    );
+    const math = await checkConfig(taskConfig(data, 'prompt', 'response'), { release: 'main', host: host(['/']) });
+    assert.ok(math.diagnostics.some((d) => d.code === 'TRN305' && d.severity === 'error'));
+  });
+
   test('a missing response_key is a warning (rewards would see no ground truth)', async () => {
     const r = await checkConfig(taskConfig(corpusData('countdown'), 'question', 'solution'), {
       release: 'main',

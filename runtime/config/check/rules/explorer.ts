@@ -151,6 +151,8 @@ function checkLora(ctx: CheckContext): void {
       severity: 'information',
       at: 'model.lora_configs.0',
     });
+    if (ctx.since('v0.5.0'))
+      ctx.fill('model.lora_configs.0.is_dummy', true, 'Trinity built the adapter at `path` itself');
   }
 }
 

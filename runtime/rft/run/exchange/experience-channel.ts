@@ -17,6 +17,8 @@ import {
   openExperienceWriter,
   type BufferPosition,
   type ExperienceReader,
+  isDatabaseUrl,
+  type SqlReadPolicy,
 } from '../../buffer';
 import { readPendingExperiences, writePendingExperiences } from '../../checkpoint/pending';
 import type { RunLog } from '../../monitor/run-log';
@@ -98,6 +100,26 @@ export async function queueChannel(
   };
 }
 
+/** The experience buffer as separate explore and train processes of one job write and read it. */
+export interface SharedBuffer {
+  section: BufferSection;
+  /** How the trainer reads it: a queue's table first in, first out, as the queue hands experiences out. */
+  sqlReadPolicy?: SqlReadPolicy;
+}
+
+/**
+ * Trinity's `queue` across processes (an explore and a train launch of one job) is one Ray actor both reach by name
+ * in the job's namespace (trinity/buffer/storage/queue.py `QueueStorage.get_wrapper`), persisted to its `path`.
+ * Processes here share files only, so such a queue is the storage of its path: the SQLite table (read FIFO) or the
+ * JSON lines file its writer persists to. The refusals turn away a queue the other process could not reach (no
+ * path, or a priority replay queue).
+ */
+export function sharedBuffer(section: BufferSection): SharedBuffer {
+  if (String(section.storage_type ?? 'queue').toLowerCase() !== 'queue' || !section.path) return { section };
+  if (isDatabaseUrl(section.path)) return { section: { ...section, storage_type: 'sql' }, sqlReadPolicy: 'fifo' };
+  return { section: { ...section, storage_type: 'file' } };
+}
+
 /**
  * A reader of the trainer's experience buffer resuming at `resumeFrom`. Without one (no checkpoint recorded it) a
  * priority SQL reader's earlier batches are read again: a trainer that took them died before checkpointing them.
@@ -107,8 +129,9 @@ export function openTrainerReader(
   resumeFrom: BufferPosition | undefined,
   resuming: boolean,
   log: RunLog,
+  sqlReadPolicy?: SqlReadPolicy,
 ): ExperienceReader {
-  let reader = openExperienceReader(section, { keyPath: EXPERIENCE_BUFFER_KEY, resumeFrom });
+  let reader = openExperienceReader(section, { keyPath: EXPERIENCE_BUFFER_KEY, resumeFrom, sqlReadPolicy });
   if (resuming && !resumeFrom) {
     const st = reader.state();
     if (st.storage === 'sql' && st.policy === 'priority' && st.seq > 0) {

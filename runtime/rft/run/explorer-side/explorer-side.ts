@@ -24,6 +24,7 @@ import { createReward } from '../../rewards';
 import { attachReferenceLogprobs } from '../../trainer/reference-logprobs';
 import { algorithmSetup } from '../stage/algorithm-setup';
 import { loadModelFor } from '../stage/load-model';
+import { isCheckpointDir, mergePretrainedAdapter } from '../stage/lora-adapter';
 import { RunSetupError } from '../stage/stage-context';
 import { auxiliaryLimits, rolloutLimits } from './rollout-limits';
 import { explorerTotalSteps, taskReader, tasksOf, type TaskReader, type TaskSet } from './tasksets';
@@ -102,6 +103,9 @@ export class ExplorerSide {
     const weights = loadModelFor(cfg, spec.configDir, spec.modelPath);
     const parts: SideParts = { evalSets: [] };
     try {
+      // A checkpoint holds merged weights; the base model gets a pre-trained adapter merged in, as vLLM serves it.
+      if (!spec.modelPath || !isCheckpointDir(spec.modelPath))
+        mergePretrainedAdapter(weights.model, cfg, spec.configDir);
       const rollout = new RolloutModel(
         weights.model,
         weights.tokenizer,

@@ -23,7 +23,7 @@ import {
   type ExplorerInit,
 } from '../explorer-side/explorer-driver';
 import type { ExplorerReference } from '../explorer-side/explorer-side';
-import { withAbsolutePath } from '../stage/config-paths';
+import { withAbsoluteBufferPath } from '../stage/config-paths';
 import type { StageContext, StageResult } from '../stage/stage-context';
 import { channelInput } from '../trainer-side/channel-input';
 import { expertSampler } from '../trainer-side/expert-sampler';
@@ -54,7 +54,12 @@ export async function runBoth(ctx: StageContext): Promise<StageResult> {
     const totalTrain = trainTotalSteps(cfg, driver.totalSteps);
     const trainer = trainerSide.start(totalTrain);
     // A resumed channel holds what was explored before the checkpoint and not yet trained on.
-    const memory = start.stored ? undefined : await queueChannel(start.bufferSection, resumed?.dir);
+    const memory = start.stored
+      ? undefined
+      : await queueChannel(
+          start.bufferSection && withAbsoluteBufferPath(start.bufferSection, ctx.configDir),
+          resumed?.dir,
+        );
     channel =
       memory ??
       storedChannel(
@@ -110,7 +115,7 @@ function explorerStart(ctx: StageContext, resumed: ResumePoint | undefined): Exp
   let explorerStep = Number(resumed?.extra.explorerStep ?? 0);
   const readerOffset = Number(resumed?.extra.readerOffset ?? 0);
   const bufferSection = cfg.buffer.trainer_input.experience_buffer;
-  const stored = isStoredBuffer(bufferSection) ? withAbsolutePath(bufferSection, ctx.configDir) : undefined;
+  const stored = isStoredBuffer(bufferSection) ? withAbsoluteBufferPath(bufferSection, ctx.configDir) : undefined;
   let skipBatches = 0;
   if (stored && cfg.continue_from_checkpoint) {
     // Steps the explorer wrote after the checkpoint are in the buffer (the trainer reads them from its position):

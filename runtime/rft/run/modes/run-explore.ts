@@ -23,10 +23,10 @@ import {
   trainerRunning,
   writeExplorerState,
 } from '../exchange/async-state';
-import { EXPERIENCE_BUFFER_KEY } from '../exchange/experience-channel';
+import { EXPERIENCE_BUFFER_KEY, sharedBuffer } from '../exchange/experience-channel';
 import { EvalSchedule, reportExplorerStep } from '../explorer-side/explorer-reports';
 import { ExplorerSide } from '../explorer-side/explorer-side';
-import { withAbsolutePath } from '../stage/config-paths';
+import { withAbsoluteBufferPath } from '../stage/config-paths';
 import { RunSetupError, type StageContext, type StageResult } from '../stage/stage-context';
 import { yieldToEvents } from '../stage/step-pacing';
 
@@ -49,7 +49,8 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     const source = cfg.buffer.trainer_input.experience_buffer;
     if (!source)
       throw new RunSetupError('mode explore needs buffer.trainer_input.experience_buffer (where experiences go)');
-    const target = withAbsolutePath(source, ctx.configDir);
+    // The train process of the job reads what this one writes: a queue is the storage of its path (sharedBuffer).
+    const target = sharedBuffer(withAbsoluteBufferPath(source, ctx.configDir)).section as ExperienceBufferConfig;
     const writer = openExperienceWriter(target, { keyPath: EXPERIENCE_BUFFER_KEY });
     const run = new ExploreRun(ctx, { side, writer, target }, resumed?.explorerStep ?? 0);
     let failed = false;

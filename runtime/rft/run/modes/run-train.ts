@@ -9,7 +9,7 @@ import { closeEach } from '../../closing';
 import { writeTrainerStatus } from '../exchange/async-state';
 import type { StageContext, StageResult } from '../stage/stage-context';
 import { RunSetupError } from '../stage/stage-context';
-import { withAbsolutePath } from '../stage/config-paths';
+import { withAbsoluteBufferPath } from '../stage/config-paths';
 import { BufferInput } from '../trainer-side/buffer-input';
 import { fileInput, isTrainFile } from '../trainer-side/file-input';
 import { stalenessBound } from '../trainer-side/sample-strategy';
@@ -28,7 +28,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       ? await fileInput(ctx, source, side.policy.tokenizer, Number(resumed?.extra.readerOffset ?? 0))
       : (buffer = new BufferInput(
           ctx,
-          withAbsolutePath(source, ctx.configDir),
+          withAbsoluteBufferPath(source, ctx.configDir),
           resumed?.extra.buffer as BufferPosition | undefined,
           stalenessBound(side.algorithm, ctx.release, source, ctx.log),
         ));

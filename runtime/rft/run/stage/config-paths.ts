@@ -27,6 +27,23 @@ export function withAbsolutePath<T extends { path: string | null }>(section: T, 
   return { ...section, path: isAbsolute(p) ? p : resolve(configDir, p) };
 }
 
+/**
+ * An experience buffer section with its `path` made absolute. A queue's (where it persists, `sqlite:///x.db` or a
+ * JSON lines file) against the working directory in every mode, as Trinity's queue opens it (SQLAlchemy and `open`
+ * take relative paths from the process's directory, trinity/buffer/storage/queue.py); the sql and file storages
+ * against the config's directory.
+ */
+export function withAbsoluteBufferPath<T extends { path: string | null; storage_type?: string }>(
+  section: T,
+  configDir: string,
+): T {
+  return withAbsolutePath(section, isQueue(section) ? process.cwd() : configDir);
+}
+
+export function isQueue(section: { storage_type?: string }): boolean {
+  return String(section.storage_type ?? 'queue').toLowerCase() === 'queue';
+}
+
 /** The config with each auxiliary model's `model_path` that names a local directory made absolute (hub ids stay). */
 export function withAbsoluteAuxiliaryPaths(cfg: Config, configDir: string): Config {
   const aux = cfg.explorer.auxiliary_models;

@@ -13,7 +13,7 @@ import { sleep } from '../../buffer/wait';
 import type { Experience } from '../../experience';
 import { isExplorerDriven } from '../../synchronizer/sync-points';
 import { ASYNC_POLL_MS, lastWriterCrashed, readExplorerState, writeTrainerStatus } from '../exchange/async-state';
-import { EXPERIENCE_BUFFER_KEY, openTrainerReader } from '../exchange/experience-channel';
+import { EXPERIENCE_BUFFER_KEY, openTrainerReader, sharedBuffer } from '../exchange/experience-channel';
 import type { StageContext } from '../stage/stage-context';
 import type { TrainerInput, WaitingTrainer } from './train-loop';
 
@@ -32,21 +32,26 @@ export class BufferInput implements TrainerInput {
   private readonly explorerDriven: boolean;
   private readonly reader: ExperienceReader;
   private readonly maxWaitMs: number;
+  /** The storage the explore process writes (a queue's is the storage of its path: sharedBuffer). */
+  private readonly section: ExperienceBufferConfig;
 
   constructor(
     private readonly ctx: StageContext,
     /** The experience buffer's section, with an absolute path. */
-    private readonly section: ExperienceBufferConfig,
+    configured: ExperienceBufferConfig,
     resumeFrom: BufferPosition | undefined,
     /** Staleness control: the lowest model version a trainer step (1-based) reads (sample-strategy.ts). */
     private readonly minVersion?: (step: number) => number,
   ) {
     const { cfg } = ctx;
+    const shared = sharedBuffer(configured);
+    this.section = shared.section as ExperienceBufferConfig;
+    const section = this.section;
     this.explorerDriven = isExplorerDriven(cfg.synchronizer.sync_style);
     // The job's explore process generates until it writes `finished` (async-state.ts); a buffer it already finished
     // is trained on alone. Decided once: see TrainerInput.beside.
     this.beside = readExplorerState(ctx.jobDir)?.finished ? 'nothing' : 'explorer-process';
-    this.reader = openTrainerReader(section, resumeFrom, cfg.continue_from_checkpoint, ctx.log);
+    this.reader = openTrainerReader(section, resumeFrom, cfg.continue_from_checkpoint, ctx.log, shared.sqlReadPolicy);
     this.totalSteps = cfg.trainer.total_steps ?? cfg.buffer.total_steps ?? 1;
     this.stepLimit = cfg.trainer.total_steps || Number.MAX_SAFE_INTEGER;
     this.maxWaitMs = resolveBufferConfig(section, { keyPath: EXPERIENCE_BUFFER_KEY }).maxReadTimeoutS * 1000;

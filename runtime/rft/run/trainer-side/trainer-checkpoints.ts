@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import type { Pretrained } from '../../../engine/pretrained';
 import { writeDirFiles } from '../../../engine/lm/checkpoint';
 import { valueModelFiles } from '../../../engine/lm/value-head';
+import { loraFiles, type LoraSpec } from '../../../engine/lm/lora';
+import { LORA_DIR } from '../stage/lora-adapter';
 import { newestIntactCheckpoint } from '../../checkpoint/checkpoint-choice';
 import {
   encodeOptimizer,
@@ -55,6 +57,8 @@ export class TrainerCheckpoints {
     private readonly trainer: RftTrainer,
     private readonly critic: CriticSetup | undefined,
     resumedFrom: string | undefined,
+    /** The LoRA adapter the trainer trains: each checkpoint keeps it as PEFT files in `lora_adapter/`. */
+    private readonly lora?: LoraSpec,
   ) {
     this.last = resumedFrom;
   }
@@ -65,14 +69,15 @@ export class TrainerCheckpoints {
   }
 
   /**
-   * Saves `global_step_<step>` (weights, tokenizer, optimizer, `extra` to resume from, PPO's critic, whatever `more`
-   * writes), then prunes to `max_checkpoints_to_keep` and emits the `checkpoint` event.
+   * Saves `global_step_<step>` (weights, LoRA merged, and the adapter itself; tokenizer, optimizer, `extra` to resume
+   * from, PPO's critic, whatever `more` writes), then prunes to `max_checkpoints_to_keep` and emits the `checkpoint` event.
    */
   async save(extra: Record<string, unknown>, more?: (dir: string) => void): Promise<void> {
     const { ctx, trainer, critic, policy } = this;
     // Everything read off the device first (asynchronously); the directory is then written in one synchronous swap.
     const optimizer = await trainer.optimizer.exportState();
     const criticFiles = critic ? await criticFilesOf(critic, trainer) : undefined;
+    const adapter = this.lora ? await loraFiles(policy.model, this.lora, ctx.cfg.model.model_path) : undefined;
     const dir = await saveCheckpoint(
       ctx.jobDir,
       trainer.step,
@@ -83,6 +88,7 @@ export class TrainerCheckpoints {
       (tmp) => {
         more?.(tmp);
         if (criticFiles) writeDirFiles(join(tmp, 'critic'), criticFiles);
+        if (adapter) writeDirFiles(join(tmp, LORA_DIR), adapter);
       },
     );
     pruneCheckpoints(ctx.jobDir, ctx.cfg.trainer.max_checkpoints_to_keep);

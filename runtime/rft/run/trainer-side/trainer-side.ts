@@ -10,6 +10,8 @@ import { needsReference, RftTrainer, type CriticSetup } from '../../trainer/trai
 import type { ExplorerReference } from '../explorer-side/explorer-side';
 import { algorithmSetup, type AlgorithmParts } from '../stage/algorithm-setup';
 import { loadModelFor } from '../stage/load-model';
+import { attachTrainerAdapter } from '../stage/lora-adapter';
+import type { LoraSpec } from '../../../engine/lm/lora';
 import type { StageContext } from '../stage/stage-context';
 import { TrainLoop, type TrainerInput } from './train-loop';
 import { resumePoint, restoreTrainer, TrainerCheckpoints, type ResumePoint } from './trainer-checkpoints';
@@ -28,12 +30,28 @@ export class TrainerSide {
   readonly resumed: ResumePoint | undefined;
   /** The policy's weights (from the resumed checkpoint, else the stage's model) and tokenizer. */
   readonly policy: Pretrained;
+  /** The LoRA adapter the trainer trains on the frozen policy weights (`model.lora_configs`), if any. */
+  readonly lora: LoraSpec | undefined;
   private started?: Started;
 
   constructor(private readonly ctx: StageContext) {
     this.algorithm = algorithmSetup(ctx.cfg, ctx.release);
     this.resumed = resumePoint(ctx);
-    this.policy = loadModelFor(ctx.cfg, ctx.configDir, this.resumed?.dir ?? ctx.modelPath);
+    // With LoRA the base weights never change: a resumed run takes them from the stage's model and its adapter from
+    // the checkpoint (whose model files hold the merged weights).
+    const lora = Boolean(ctx.cfg.model.lora_configs?.length);
+    this.policy = loadModelFor(ctx.cfg, ctx.configDir, lora ? ctx.modelPath : (this.resumed?.dir ?? ctx.modelPath));
+    try {
+      this.lora = attachTrainerAdapter(this.policy.model, ctx.cfg, ctx.configDir, ctx.seed, this.resumed?.dir);
+    } catch (e) {
+      this.policy.model.dispose();
+      throw e;
+    }
+    if (this.lora)
+      ctx.log(
+        'info',
+        `LoRA: the trainer trains a rank-${this.lora.rank} adapter (alpha ${this.lora.alpha}) on ${this.policy.model.adapters.size} linear layers; the base weights stay frozen`,
+      );
   }
 
   /** Whether the trainer reads reference log-probs (a KL loss, DPO, or a KL penalty on rewards). */
@@ -71,7 +89,7 @@ export class TrainerSide {
       critic?.model.dispose();
       throw e;
     }
-    const checkpoints = new TrainerCheckpoints(ctx, policy, trainer, critic, resumed?.dir);
+    const checkpoints = new TrainerCheckpoints(ctx, policy, trainer, critic, resumed?.dir, this.lora);
     this.started = { trainer, critic, checkpoints };
     if (resumed) restoreTrainer(trainer, critic, resumed);
     return trainer;
@@ -91,10 +109,15 @@ export class TrainerSide {
     return new TrainLoop(this.ctx, trainer, checkpoints, input, totalSteps, extra);
   }
 
-  /** A copy of the policy's weights for the explorer (transferable buffers, in `variables()` order). */
+  /** A copy of the policy's weights for the explorer (transferable buffers, in `variables()` order; LoRA merged). */
   async weightsForExplorer(): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
-    for (const v of this.policy.model.variables()) out.push(Float32Array.from((await v.data()) as Float32Array));
+    const model = this.policy.model;
+    for (const v of model.variables()) {
+      const merged = model.mergedWeight(v);
+      out.push(Float32Array.from((await (merged ?? v).data()) as Float32Array));
+      merged?.dispose();
+    }
     return out;
   }
 

@@ -3,20 +3,22 @@
  * - Trinity's frozen_lake_workflow under GRPO on an SQL experience buffer, SIGKILLed after its first checkpoint and
  *   run again: it resumes from the last checkpoint and trains every step once; monitor/rollouts.jsonl and the SQL
  *   buffer keep each episode's messages, per-turn rewards and action mask (1 on sampled tokens only).
- * - A step-wise FrozenLake plugin (RewardPropagation through ctx.agents, env_state_hash and step_reward in info)
- *   under `multi_step_grpo` (step_wise_grpo) with `sync_offset: 1`, so the plugin runs in the explorer's worker
- *   thread: one experience per model call, eid.step set, actual_env_steps logged.
+ * - The plugin example examples/agents-plugin (a step-wise FrozenLake agent: RewardPropagation through ctx.agents,
+ *   env_state_hash and step_reward in info) under `multi_step_grpo` (step_wise_grpo) with `sync_offset: 1`, so the
+ *   plugin runs in the explorer's worker thread: one experience per model call, eid.step set, actual_env_steps.
  * The model's head is tilted towards <|im_end|>, so its answers are short (and random: every reward is 0).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { RolloutSample, RuntimeEvent } from '../../../../runtime/protocol';
 import { IM_END, saveByteChatModel } from '../../../helpers/byte-chat-model';
 import { killAll, start } from './cli-process';
 import { tinyJob, type TinyJob } from './helpers';
+
+const ROOT = resolve(__dirname, '..', '..', '..', '..');
 
 after(killAll);
 
@@ -75,8 +77,8 @@ ${body}trainer:
 const trainerSteps = (events: RuntimeEvent[]): number[] =>
   events.flatMap((e) => (e.type === 'metrics' && e.role === 'trainer' ? [e.step] : []));
 
-function rolloutLines(name: string): { step: number; samples: RolloutSample[] }[] {
-  return readFileSync(join(job.dir, 'checkpoints', 'tests', name, 'monitor', 'rollouts.jsonl'), 'utf8')
+function rolloutLines(project: string, name: string): { step: number; samples: RolloutSample[] }[] {
+  return readFileSync(join(job.dir, 'checkpoints', project, name, 'monitor', 'rollouts.jsonl'), 'utf8')
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as { step: number; samples: RolloutSample[] });
@@ -130,7 +132,7 @@ buffer:
       if (e.type === 'metrics')
         assert.ok('rollout/env_steps/mean' in e.values && 'rollout/test_score/mean' in e.values);
 
-    const sample = rolloutLines('lake').at(-1)!.samples[0];
+    const sample = rolloutLines('tests', 'lake').at(-1)!.samples[0];
     assert.equal(sample.messages![0].role, 'system');
     assert.match(sample.messages![1].content, /^Current Observation \(0\): \n/);
     const turns = sample.messages!.filter((m) => m.role === 'assistant').length;
@@ -162,65 +164,13 @@ buffer:
     }
   });
 
-  test('a step-wise FrozenLake plugin in the explorer worker (sync_offset 1) under multi_step_grpo: one experience per call, eid.step, actual_env_steps', async () => {
-    const plugins = join(job.dir, 'agent-plugins');
-    mkdirSync(plugins, { recursive: true });
-    writeFileSync(
-      join(plugins, 'step-wise-lake.mjs'),
-      `import { createHash } from 'node:crypto';
-export const workflows = {
-  step_wise_lake: (ctx) => ({
-    repeatable: false,
-    run: async () => {
-      const lake = ctx.agents.frozenLake;
-      const { rows } = lake.generateRandomMap(ctx.task.raw.size, ctx.task.raw.p, ctx.task.raw.seed, 8);
-      const game = new lake.Game(rows, false, ctx.task.raw.seed);
-      let observation = game.reset();
-      const history = ctx.agents.historyModel();
-      let total = 0;
-      return ctx.agents.runRewardPropagation(history, {
-        maxStepNum: 2,
-        async step() {
-          const messages = [
-            { role: 'system', content: lake.systemPrompt },
-            { role: 'user', content: 'Current Observation: \\n' + observation },
-          ];
-          const [e] = await history.chat(messages, { ...ctx.task.rolloutArgs, n: 1 });
-          const r = game.step(lake.parseAction(e.responseText));
-          e.info = { env_state_hash: createHash('sha256').update(observation).digest('hex'), step_reward: r.reward };
-          observation = r.observation;
-          total += r.reward;
-          return !r.done;
-        },
-        reward: () => total,
-      });
-    },
-  }),
-};
-`,
-    );
-    const path = config(
-      'lake-steps',
-      `algorithm:
-  algorithm_type: multi_step_grpo
-  repeat_times: 2
-  optimizer:
-    lr: 1e-3
-buffer:
-  batch_size: 1
-  total_steps: 2
-  explorer_input:
-    taskset:
-      name: lake
-      storage_type: file
-      path: data/lake.jsonl
-      rollout_args: {max_tokens: 8}
-    default_workflow_type: step_wise_lake
-synchronizer:
-  sync_offset: 1
-`,
-    );
-    const run = start(path, { TRINITY_PLUGIN_DIRS: plugins });
+  test('the step-wise FrozenLake plugin example in the explorer worker (sync_offset 1) under multi_step_grpo: one experience per call, eid.step, actual_env_steps', async () => {
+    const plugins = join(ROOT, 'examples', 'agents-plugin');
+    const run = start(join(plugins, 'step-wise-lake.trinity.yaml'), {
+      TRINITY_PLUGIN_DIRS: plugins,
+      TRINITY_MODEL_PATH: join(job.dir, 'lake-model'),
+      TRINITY_CHECKPOINT_ROOT_DIR: join(job.dir, 'checkpoints'),
+    });
     const { code } = await run.exit;
     assert.equal(code, 0, run.stderr().slice(-2000));
     assert.ok(
@@ -233,7 +183,7 @@ synchronizer:
     assert.ok(explorer?.type === 'metrics');
     assert.equal(explorer.values['rollout/actual_env_steps/mean'], 2, 'two steps an episode (no move ends it early)');
     assert.equal(explorer.values['experience_pipeline/experience_count'], 4, 'two episodes × two calls');
-    const samples = rolloutLines('lake-steps')[0].samples;
+    const samples = rolloutLines('trinity-workbench-examples', 'step-wise-lake')[0].samples;
     assert.deepEqual(samples.map((s) => `${s.run}/${s.step}`).sort(), ['0/0', '0/1', '1/0', '1/1']);
   });
 });

@@ -6,8 +6,9 @@
  * trainer is SIGKILLed and restarted, or the explorer dies between committing a batch and recording it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { initBackend } from '../../../../runtime/engine/backend';
@@ -33,8 +34,11 @@ interface Pair {
   db: string;
 }
 
-/** The two configs of one job: same project/name, one SQLite buffer, checkpoint sync every 2 steps. */
-function pair(seed: number, name: string, steps: number, syncStyle = 'fixed'): Pair {
+/**
+ * The two configs of one job: same project/name, one SQLite buffer, checkpoint sync every 2 steps. `storage` is the
+ * buffer's storage type: `sql`, or Trinity's async_gsm8k way, a `queue` persisted to the same database.
+ */
+function pair(seed: number, name: string, steps: number, syncStyle = 'fixed', storage = 'sql'): Pair {
   const job = tinyJob(seed);
   const body = (mode: string): string =>
     `${header(job, name)}mode: ${mode}
@@ -58,7 +62,7 @@ buffer:
   trainer_input:
     experience_buffer:
       name: exps
-      storage_type: sql
+      storage_type: ${storage}
       path: sqlite:///buffer.db
       max_read_timeout: 60
 synchronizer:
@@ -157,8 +161,8 @@ async function until(cond: () => boolean, what: string, timeoutMs = 20000): Prom
 }
 
 /** Starts the trainer and waits until it reports itself running (so the explorer waits for its checkpoints). */
-async function startTrainer(p: Pair): Promise<Running> {
-  const t = start(p.train);
+async function startTrainer(p: Pair, cwd?: string): Promise<Running> {
+  const t = start(p.train, {}, cwd);
   const status = join(p.jobDir, 'state', 'trainer.json');
   await until(
     () => existsSync(status) && JSON.parse(readFileSync(status, 'utf8')).status === 'running',
@@ -201,7 +205,52 @@ after(() => {
   killAll();
 });
 
-describe('mode explore + mode train on one SQL buffer', { timeout: 180000 }, () => {
+describe('mode explore + mode train on one SQL buffer', { timeout: 300000 }, () => {
+  test("Trinity's async_gsm8k pair: a queue persisted to sqlite:///, resolved against the working directory, carries every step to the trainer", async () => {
+    const steps = 4;
+    const p = pair(27, 'queue-pair', steps, 'fixed', 'queue');
+    // Launched from another directory than the configs' (as `trinity run --config dir/explorer.yaml` would be); the
+    // model and the taskset are named by absolute paths, the queue's database is left relative.
+    const cwd = mkdtempSync(join(tmpdir(), 'twb-queue-cwd-'));
+    const home = dirname(p.db);
+    for (const config of [p.train, p.explore])
+      writeFileSync(
+        config,
+        readFileSync(config, 'utf8')
+          .replace('model_path: model\n', `model_path: ${join(home, 'model')}\n`)
+          .replace('path: data/train.jsonl\n', `path: ${join(home, 'data', 'train.jsonl')}\n`),
+      );
+    const trainer = await startTrainer(p, cwd);
+    const explorer = start(p.explore, {}, cwd);
+    await finished(explorer, 'explorer');
+    await finished(trainer, 'trainer');
+    const db = join(cwd, 'buffer.db');
+    assert.equal(existsSync(p.db), false, 'nothing beside the configs');
+    assertEveryStepOnce(db, steps);
+    assert.deepEqual(stepsOf(trainer.events, 'trainer'), range(1, steps), 'every step trained on, in order');
+    assert.deepEqual(
+      trainer.events.flatMap((e) => (e.type === 'checkpoint' ? [e.step] : [])),
+      [2, 4],
+    );
+    assert.deepEqual(versionsOf(explorer.events), [0, 0, 2, 2]);
+  });
+
+  test('a priority replay queue in mode train is refused before any work: its priorities live in memory', async () => {
+    const p = pair(28, 'replay-queue', 2, 'fixed', 'queue');
+    const yaml = readFileSync(p.train, 'utf8').replace(
+      '      max_read_timeout: 60\n',
+      '      max_read_timeout: 60\n      replay_buffer: {enable: true}\n',
+    );
+    writeFileSync(p.train, yaml);
+    const r = await runJob(p.train, { backend: 'wasm' });
+    assert.equal(r.status, 'failed');
+    assert.match(
+      r.error!,
+      /in `mode: train` this queue is what the job's other process \(the explorer\) would share, but it is a priority replay queue/,
+    );
+    assert.equal(existsSync(p.jobDir), false, 'no job dir');
+  });
+
   test('the pair runs to completion: each step once in the table, all of it trained on, weights pulled every sync_interval', async () => {
     const steps = 8;
     const p = pair(21, 'pair', steps);

@@ -27,11 +27,12 @@ export interface Running {
 
 const children = new Set<ChildProcess>();
 
-export function start(config: string, env: Record<string, string> = {}): Running {
+export function start(config: string, env: Record<string, string> = {}, cwd?: string): Running {
   const child = spawn(process.execPath, [CLI, 'run', '--config', config, '--events', 'jsonl', '--backend', 'wasm'], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    // In the config's folder, as the editor starts it: relative paths are taken from the run's working directory.
-    cwd: dirname(resolve(config)),
+    // In the config's folder unless told otherwise, as the editor starts it: relative paths are taken from the run's
+    // working directory.
+    cwd: cwd ?? dirname(resolve(config)),
     env: { ...process.env, ...env },
   });
   children.add(child);

@@ -294,8 +294,12 @@ describe(`fault injection (seed ${TEST_SEED})`, () => {
     const exit = await r.run.exit;
     assert.equal(exit.code, 0, r.run.stderr().slice(-2000));
     assert.deepEqual(r.run.events.at(-1), { type: 'done', status: 'finished' });
-    assert.equal(readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8'), `${STEPS}\n`);
     checkInvariants('at the end', true);
+    assert.equal(
+      readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8'),
+      `${STEPS}\n`,
+      logs(r.run).join('\n'),
+    );
     assert.deepEqual(violations, []);
   });
 });

@@ -3,7 +3,8 @@
  * lacks: it exits non-zero within seconds, names the entry, the names that run locally and how to run it for real,
  * and writes no checkpoint directory. One case per refused registry kind (workflow, reward function, experience
  * operator, and a dotted class path; every sample strategy runs), and one per main setting the runtime would not
- * honour (refused-settings.ts: per-side sync intervals, recomputed old log-probs, rollout correction, router replay).
+ * honour (refused-settings.ts: per-side sync intervals, recomputed old log-probs, rollout correction, router replay);
+ * then, in process, the features that need a Trinity deployment and the algorithm types it has no class of.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,6 +16,8 @@ import { LOCAL_REGISTRIES, localRefusals } from '../../../../runtime/rft/refusal
 import { generateLocalRegistries } from '../../../../runtime/rft/refusals/implemented-registries-gen';
 import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
 import { killAll, start } from './cli-process';
+import { runJob } from '../../../../runtime/rft/run/job/job';
+import type { RuntimeEvent } from '../../../../runtime/protocol';
 
 after(killAll);
 
@@ -37,8 +40,8 @@ interface Case {
 const CASES: Case[] = [
   {
     kind: 'workflow',
-    name: 'tool_call_workflow',
-    edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: tool_call_workflow'),
+    name: 'math_rm_workflow',
+    edit: (y) => y.replace('default_workflow_type: simple_workflow', 'default_workflow_type: math_rm_workflow'),
     key: 'default_workflow_type',
   },
   {
@@ -200,4 +203,91 @@ describe('run refuses main settings the local runtime would not honour', () => {
     );
     assert.deepEqual(localRefusals(r), []);
   });
+});
+
+/**
+ * Features that need a Trinity deployment (Data-Juicer pipelines, the Tinker service, an external engine) and
+ * algorithm types whose class is not modelled (m2po, cpt): `runJob` refuses them before any work with the words the
+ * editor shows (TRN312 is localRefusals' message). In process: the refusal needs no backend.
+ */
+const FEATURES: SettingCase[] = [
+  {
+    key: 'data_processor.task_pipeline',
+    line: 'task_pipeline:',
+    edit: (y) =>
+      `${y.replace('path: data/train.jsonl', 'path: data/piped.jsonl')}data_processor:\n  task_pipeline:\n    operators:\n      - name: llm_difficulty_score_filter\n        args: {min_score: 0.0}\n    inputs: [data/train.jsonl]\n`,
+    says: /the task pipeline would run the Data-Juicer operators `llm_difficulty_score_filter` over `data\/train\.jsonl` and write the result to `sums` \(`data\/piped\.jsonl`\) before any exploring; Data-Juicer runs on Trinity-RFT only/,
+  },
+  {
+    key: 'data_processor.experience_pipeline.inputs',
+    line: 'inputs:',
+    edit: (y) =>
+      `${y}data_processor:\n  experience_pipeline:\n    inputs:\n      extra:\n        name: extra\n        storage_type: file\n        path: data/sft.jsonl\n`,
+    says: /the experience pipeline would also read the buffers `extra`/,
+  },
+  {
+    key: 'model.tinker.enable',
+    line: 'enable: true',
+    edit: (y) => y.replace('  max_model_len: 64\n', '  max_model_len: 64\n  tinker:\n    enable: true\n'),
+    says: /training and sampling would run on the Tinker service .*; the local runtime would train the local model instead/,
+  },
+  {
+    key: 'model.external_model.enable',
+    line: 'enable: true',
+    // Trinity runs an external model in bench mode only.
+    edit: (y) =>
+      y
+        .replace(
+          '  max_model_len: 64\n',
+          '  max_model_len: 64\n  external_model:\n    enable: true\n    model_name: qwen3-max\n',
+        )
+        .replace('mode: both', 'mode: bench'),
+    says: /the rollouts would come from the external model `qwen3-max` at the OpenAI-compatible service in `\$OPENAI_BASE_URL`/,
+  },
+  ...(['m2po', 'cpt'] as const).map(
+    (type): SettingCase => ({
+      key: `algorithm.algorithm_type ${type}`,
+      line: `algorithm_type: ${type}`,
+      edit: (y) => y.replace('algorithm_type: grpo', `algorithm_type: ${type}`),
+      says: new RegExp(`\`algorithm\\.algorithm_type\`: the algorithm \`${type}\` runs on Trinity-RFT only`),
+    }),
+  ),
+];
+
+describe('run refuses features that need Trinity-RFT, in the words of the editor', () => {
+  for (const c of FEATURES) {
+    test(c.key, async () => {
+      const name = `refuse-${c.key.replace(/\W/g, '-')}`;
+      const yaml = c.edit(header(job, name) + topLevel(GRPO_STAGE));
+      assert.ok(yaml.includes(c.line), 'the edit applied');
+      const checked = await checkConfig(yaml, { datasets: false });
+      assert.deepEqual(
+        checked.diagnostics.filter((d) => d.severity === 'error'),
+        [],
+        'valid on main',
+      );
+      const editor = localRefusals(checked).filter((r) => c.says.test(r.message));
+      assert.equal(
+        editor.length,
+        1,
+        localRefusals(checked)
+          .map((r) => r.message)
+          .join('\n'),
+      );
+      const config = job.write(`${name}.yaml`, yaml);
+      const events: RuntimeEvent[] = [];
+      const r = await runJob(config, { backend: 'wasm', events: (e) => events.push(e) });
+      assert.equal(r.status, 'failed');
+      assert.ok(r.error?.includes(editor[0].message), `the same words as the editor: ${r.error}`);
+      assert.match(r.error!, /trinityWorkbench\.runWith: trinity/);
+      const line = yaml.split('\n').findIndex((l) => l.includes(c.line)) + 1;
+      assert.ok(r.error!.includes(`${config}:${line}:`), `points at line ${line}: ${r.error}`);
+      assert.equal(
+        events.some((e) => e.type === 'run' || e.type === 'metrics'),
+        false,
+        'no run started',
+      );
+      assert.equal(existsSync(join(job.dir, 'checkpoints', 'tests', name)), false, 'no job dir');
+    });
+  }
 });

@@ -1,0 +1,19 @@
+/** One row of a table of settings the local runtime refuses: the written key, why, and what runs instead. */
+import type { Release } from '../../config/releases';
+
+export interface SettingRule {
+  /** Dotted path of the written setting in the checked config. */
+  path: string;
+  /** The first release whose meaning of the key the rule states (main when unset: the sync keys are main's). */
+  since?: Release;
+  /** Why the written value is not what this runtime runs, or undefined when it is. */
+  refuse(value: unknown, cfg: Record<string, any>): string | undefined;
+  /** What this runtime runs instead, in the message's words. */
+  local: readonly string[];
+  /** What the refused list of docs/runtime.md says of it. */
+  doc: string;
+}
+
+/** The last sentence of every refusal. */
+export const HOW =
+  'To run this config for real, set `trinityWorkbench.runWith: trinity` (or run `trinity run --config` with Trinity-RFT installed).';
