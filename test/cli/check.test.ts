@@ -150,6 +150,27 @@ describe('trinity-workbench check', () => {
     assert.equal(run(['check', 'c.yaml'], { cwd: dir, env: { TRINITY_PLUGIN_DIRS: join(dir, 'plugins') } }).code, 0);
   });
 
+  test('--plugin-dir knows the names a JavaScript runtime plugin exports, read from its text (the shipped plugin example checks clean)', () => {
+    const cfg =
+      'mode: explore\nmodel:\n  model_path: m\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n      default_workflow_type: js_flow\n';
+    const plugin = [
+      '// workflows: { not_this: 1 }',
+      "export const workflows = { js_flow: (ctx) => ({ run: async () => [{ text: 'a, b: c' }] }), ...others };",
+      "export const rewards = { 'quoted-reward'(ctx) { return 1; } };",
+    ].join('\n');
+    const dir = workspace({ 'c.yaml': cfg, 'plugins/wf.mjs': plugin, 'nested/sub/wf.mjs': plugin });
+    const without = run(['check', 'c.yaml'], { cwd: dir });
+    assert.equal(without.code, 1);
+    assert.match(without.stdout, /TRN307/);
+    assert.equal(run(['check', '--plugin-dir', 'plugins', 'c.yaml'], { cwd: dir }).code, 0);
+    // Only files directly in a plugin directory load at run time, so only they count.
+    assert.equal(run(['check', '--plugin-dir', 'nested', 'c.yaml'], { cwd: dir }).code, 1);
+    const example = resolve('examples', 'agents-plugin');
+    const r = run(['check', '--plugin-dir', example, join(example, 'step-wise-lake.trinity.yaml')], { cwd: example });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.doesNotMatch(r.stdout, /TRN307/);
+  });
+
   test('several files: each reported, exit 1 if any has an error', () => {
     const dir = workspace({ 'a.yaml': 'mode: both\n', 'b.yaml': 'mode: nope\n' });
     const r = run(['check', '--format', 'json', 'a.yaml', 'b.yaml'], { cwd: dir });

@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { RunRecord } from '../../runtime/protocol';
 import { startCodeServer, type CodeServerSession } from './code-server';
-import { until } from './waits';
+import { dashboardPoints, until } from './waits';
 import { alive } from '../helpers/process';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -77,26 +77,6 @@ async function command(title: string): Promise<void> {
   for (let i = 0; i < 10 && !((await focused.textContent().catch(() => '')) ?? '').trim().startsWith(title); i++)
     await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
-}
-
-/** Points the dashboard webview draws for `tag` (the most of any of its datasets), or 0 when no panel shows it. */
-async function dashboardPoints(tag: string): Promise<number> {
-  let most = 0;
-  for (const frame of page.frames()) {
-    const n = await frame
-      .evaluate((t) => {
-        const charts = (
-          globalThis as unknown as {
-            __charts?: Map<string, { data: { datasets: { data: unknown[]; allPoints?: unknown[] }[] } }>;
-          }
-        ).__charts;
-        const chart = charts?.get(t);
-        return chart ? Math.max(0, ...chart.data.datasets.map((d) => (d.allPoints ?? d.data).length)) : 0;
-      }, tag)
-      .catch(() => 0);
-    most = Math.max(most, n);
-  }
-  return most;
 }
 
 /** The Runs view's row of the run, once its description says `status`. */
@@ -233,10 +213,10 @@ async function runFromTheEditor(): Promise<void> {
   await command('Trinity: Open Dashboard');
   const before = await until(
     'trainer points in the dashboard',
-    async () => (await dashboardPoints('actor/grad_norm')) || undefined,
+    async () => (await dashboardPoints(page, 'actor/grad_norm')) || undefined,
     60_000,
   );
-  await until('more trainer points', async () => (await dashboardPoints('actor/grad_norm')) > before, 120_000);
+  await until('more trainer points', async () => (await dashboardPoints(page, 'actor/grad_norm')) > before, 120_000);
   await vscode.screenshot('vscode-runs-5-dashboard-live');
   await until('the resumed run to finish', () => record()?.status === 'finished', 300_000);
   await until(`process ${resumed.pid} to exit`, () => !alive(resumed.pid), 10_000);
@@ -254,7 +234,7 @@ async function runFromTheEditor(): Promise<void> {
   await page.waitForSelector('.monaco-workbench', { timeout: 90_000 });
   await until(
     'the restored dashboard',
-    async () => (await dashboardPoints('critic/score/mean')) >= 90 || undefined,
+    async () => (await dashboardPoints(page, 'critic/score/mean')) >= 90 || undefined,
     90_000,
   );
   await vscode.screenshot('vscode-runs-7-dashboard-restored');

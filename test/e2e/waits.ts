@@ -1,5 +1,6 @@
-/** What the e2e tests share besides code-server itself: polling for a state, and the tiny model they run. */
+/** What the e2e tests share besides code-server itself: polling for a state, a dashboard's points, the tiny model they run. */
 import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
 
 /** Polls `f` every 100 ms until it returns something truthy (returned), failing after `timeoutMs` naming `what`. */
 export async function until<T>(
@@ -14,6 +15,26 @@ export async function until<T>(
     if (Date.now() - t0 > timeoutMs) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Points the dashboard webview draws for `tag` (the most of any of its datasets), or 0 when no panel shows it. */
+export async function dashboardPoints(page: Page, tag: string): Promise<number> {
+  let most = 0;
+  for (const frame of page.frames()) {
+    const n = await frame
+      .evaluate((t) => {
+        const charts = (
+          globalThis as unknown as {
+            __charts?: Map<string, { data: { datasets: { data: unknown[]; allPoints?: unknown[] }[] } }>;
+          }
+        ).__charts;
+        const chart = charts?.get(t);
+        return chart ? Math.max(0, ...chart.data.datasets.map((d) => (d.allPoints ?? d.data).length)) : 0;
+      }, tag)
+      .catch(() => 0);
+    most = Math.max(most, n);
+  }
+  return most;
 }
 
 /**

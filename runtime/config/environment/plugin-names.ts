@@ -1,6 +1,8 @@
 /**
- * Names registered by Trinity plugin directories (`trinity run --plugin-dir DIR`, `TRINITY_PLUGIN_DIRS`): Trinity
- * imports every `.py` file there, and each `@REGISTRY.register_module("name")` adds a name to a registry.
+ * Names registered by plugin directories (`--plugin-dir DIR`, `TRINITY_PLUGIN_DIRS`): Trinity imports every `.py`
+ * file there, and each `@REGISTRY.register_module("name")` adds a name to a registry; the local runtime imports each
+ * `.js`/`.mjs`/`.cjs` file directly in the directory (runtime/rft/plugins.ts), whose `workflows` and `rewards` maps
+ * add theirs. Both are read from the source text, never run: the editor scans untrusted workspaces too.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,10 +37,95 @@ export function registrationsIn(source: string): PluginNames {
   return out;
 }
 
+const JS_PLUGIN = /\.(m|c)?js$/;
+const JS_MAPS: Record<string, RegistryId> = { workflows: 'workflow', rewards: 'reward_fn' };
+const JS_MAP_START = /(?:\bexport\s+(?:const|let|var)\s+|\bexports\.|\bmodule\.exports\.)(workflows|rewards)\s*=\s*\{/g;
+const JS_KEY = /^\s*(?:([A-Za-z_$][\w$]*)|'([^'\\]*)'|"([^"\\]*)")\s*[:(,}]/;
+
+/**
+ * The keys of a JavaScript plugin's `workflows` / `rewards` object literals: the names at the literal's top level
+ * (`name: …`, `'name': …`, `name(ctx) {…}`, shorthand `name,`). Strings, template literals and comments are passed
+ * over; a map built some other way registers nothing here (the run still loads it).
+ */
+export function jsExportsIn(text: string): PluginNames {
+  const out: PluginNames = {};
+  const source = withoutComments(text);
+  for (const m of source.matchAll(JS_MAP_START)) {
+    const id = JS_MAPS[m[1]];
+    const names = topLevelKeys(source, (m.index ?? 0) + m[0].length);
+    if (names.length) (out[id] ??= []).push(...names);
+  }
+  return out;
+}
+
+/** The text with its comments blanked (strings kept), so that a commented-out map names nothing. */
+function withoutComments(source: string): string {
+  let out = '';
+  let i = 0;
+  while (i < source.length) {
+    const c = source[i];
+    let end = i + 1;
+    if (c === '/' && source[i + 1] === '/') end = lineEnd(source, i);
+    else if (c === '/' && source[i + 1] === '*') {
+      const close = source.indexOf('*/', i + 2);
+      end = close < 0 ? source.length : close + 2;
+    } else if (c === "'" || c === '"' || c === '`') end = stringEnd(source, i) + 1;
+    out += end > i + 1 && c === '/' ? source.slice(i, end).replace(/[^\n]/g, ' ') : source.slice(i, end);
+    i = end;
+  }
+  return out;
+}
+
+function topLevelKeys(source: string, from: number): string[] {
+  const keys: string[] = [];
+  let depth = 1;
+  let expectKey = true;
+  for (let i = from; i < source.length && depth > 0; i++) {
+    const c = source[i];
+    if (c === "'" || c === '"' || c === '`') {
+      if (depth === 1 && expectKey && c !== '`') {
+        const key = JS_KEY.exec(source.slice(i, i + 200));
+        if (key) keys.push(key[2] ?? key[3]);
+        expectKey = false;
+      }
+      i = stringEnd(source, i);
+    } else if ('{[('.includes(c)) depth++;
+    else if ('}])'.includes(c)) depth--;
+    else if (depth === 1 && c === ',') expectKey = true;
+    else if (depth === 1 && c === '.')
+      expectKey = false; // `...others`: a spread names no key here
+    else if (depth === 1 && expectKey && /[A-Za-z_$*]/.test(c)) {
+      const text = source.slice(i, i + 200);
+      // `async name(…)`, `get name()`, `*name()`: the name follows the keyword.
+      const method = /^(?:(?:async|get|set)\s+\*?|\*)\s*([A-Za-z_$][\w$]*)\s*\(/.exec(text);
+      const key = method ?? JS_KEY.exec(text);
+      if (key?.[1]) keys.push(key[1]);
+      expectKey = false;
+    }
+  }
+  return keys;
+}
+
+function lineEnd(source: string, i: number): number {
+  const end = source.indexOf('\n', i);
+  return end < 0 ? source.length : end;
+}
+
+/** The index of the quote that closes the string opened at `i` (escapes honoured; template `${…}` not parsed). */
+function stringEnd(source: string, i: number): number {
+  const quote = source[i];
+  for (let j = i + 1; j < source.length; j++) {
+    if (source[j] === '\\') j++;
+    else if (source[j] === quote) return j;
+  }
+  return source.length;
+}
+
 /** Scans plugin directories (recursively, at most `maxFiles` .py files); unreadable entries are skipped. */
 export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): PluginNames {
   const out: PluginNames = {};
   let budget = maxFiles;
+  let root = '';
   const visit = (dir: string) => {
     let names: string[];
     try {
@@ -56,17 +143,21 @@ export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): Plugin
         continue;
       }
       if (isDir) visit(p);
-      else if (name.endsWith('.py')) {
+      else if (name.endsWith('.py') || (JS_PLUGIN.test(name) && dir === root)) {
         budget--;
         try {
-          mergeNames(out, registrationsIn(readFileSync(p, 'utf8')));
+          const text = readFileSync(p, 'utf8');
+          mergeNames(out, name.endsWith('.py') ? registrationsIn(text) : jsExportsIn(text));
         } catch {
           // An unreadable plugin file registers nothing, as a failing import would.
         }
       }
     }
   };
-  for (const d of dirs) visit(d);
+  for (const d of dirs) {
+    root = d;
+    visit(d);
+  }
   return out;
 }
 

@@ -186,7 +186,7 @@ export class Explorer {
     const out: StepOutput = {
       experiences: exps,
       metrics,
-      samples: sample(all, this.opts.samplesPerStep, {
+      samples: sampleRollouts(all, this.opts.samplesPerStep, {
         decode: (ids) => this.model.tokenizer.decode(ids, { skipSpecialTokens: false }),
         advantages: advantagesByUid(exps),
       }),
@@ -506,7 +506,7 @@ export function advantagesByUid(exps: readonly Experience[]): Map<string, number
  * Up to `n` records spread over the step. Multi-turn episodes are taken a whole task group at a time (at least one
  * group), so that a viewer can set the `repeat_times` episodes of a task side by side.
  */
-function sample(exps: readonly Experience[], n: number, extras: RolloutSampleExtras): RolloutSample[] {
+export function sampleRollouts(exps: readonly Experience[], n: number, extras: RolloutSampleExtras): RolloutSample[] {
   if (n <= 0 || exps.length === 0) return [];
   if (exps.some((e) => e.messages)) {
     const groups = [...groupsOf(exps).values()];
