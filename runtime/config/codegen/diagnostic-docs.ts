@@ -538,7 +538,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   TRN312: {
     explanation:
       'The config names a workflow, reward function, operator, selector, sample strategy or algorithm function that Trinity-RFT registers but the local runtime (`trinity-workbench run`, `trinityWorkbench.runWith: local`) does not implement. Trinity runs it; the local runtime refuses the config before any work. Shown only when runs are local; it is not a problem with the config.',
-    example: 'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: tool_call_workflow\n',
+    example: 'buffer:\n  explorer_input:\n    taskset:\n      default_workflow_type: alfworld_workflow\n',
     fix: 'Run the config with Trinity-RFT (`trinityWorkbench.runWith: trinity`), or pick one of the names the message lists to try it locally.',
   },
   TRN313: {

@@ -22,6 +22,8 @@ const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
   TRN305: { 'data/gsm8k/train.jsonl': '{"question": "1+1?", "answer": "2"}\n' },
   // A dataset folder with a train split only, asked for its test split.
   TRN306: { 'data/gsm8k/train.jsonl': '{"question": "1+1?", "answer": "2"}\n' },
+  // FrozenLake tasks written as prompts, without the seed/size/p the environment reads.
+  TRN317: { 'data/frozenlake/train.jsonl': '{"question": "Reach the goal."}\n' },
   // A model folder made for 512 positions.
   TRN318: { 'tiny-model/config.json': '{"model_type": "qwen2", "max_position_embeddings": 512}\n' },
 };
