@@ -4,24 +4,25 @@
  * written by an older runtime (or a damaged line) still shows its prompt, response and reward.
  */
 
-export type EpisodeRole = 'system' | 'user' | 'assistant' | 'tool';
+import type { RolloutSample } from '../../runtime/protocol';
 
-export interface EpisodeRecord {
-  messages: { role: EpisodeRole; content: string }[];
-  /** The GRPO group (`batch/task`): the `repeat_times` runs of one task. */
-  task?: string;
-  /** The run (repeat) within the group, and for step-wise experiences the step within the run. */
-  run?: number;
-  step?: number;
-  turnRewards?: number[];
-  /** Token ids after the prompt, 1/0 per token (trained or not), and each token's text when recorded. */
-  responseTokens?: number[];
-  actionMask?: number[];
-  tokenTexts?: string[];
-  metrics?: Record<string, number>;
-  truncated?: boolean;
-  advantage?: number;
-}
+export type EpisodeRole = NonNullable<RolloutSample['messages']>[number]['role'];
+
+/** A multi-turn record: `messages` always, the rest as the runtime wrote them (see RolloutSample for each field). */
+export type EpisodeRecord = Required<Pick<RolloutSample, 'messages'>> &
+  Pick<
+    RolloutSample,
+    | 'task'
+    | 'run'
+    | 'step'
+    | 'turnRewards'
+    | 'responseTokens'
+    | 'actionMask'
+    | 'tokenTexts'
+    | 'metrics'
+    | 'truncated'
+    | 'advantage'
+  >;
 
 const ROLES: readonly string[] = ['system', 'user', 'assistant', 'tool'];
 
