@@ -77,6 +77,7 @@ function runSeed(seed) {
     let lastExplorerStep = 0;
     let buffered = '';
     let stderr = '';
+    let backend;
     let failed;
     const show = (line) => {
       if (quiet) return;
@@ -90,6 +91,9 @@ function runSeed(seed) {
       while ((nl = buffered.indexOf('\n')) >= 0) {
         const e = JSON.parse(buffered.slice(0, nl));
         buffered = buffered.slice(nl + 1);
+        // The runtime's own line saying which backend it started, e.g. `wasm (SIMD, OpenBLAS matmul, 1 thread)`.
+        const started = e.type === 'log' ? /^tfjs backend: (.+?), [\d.]+ GFLOP\/s/.exec(e.message) : null;
+        if (started) backend ??= started[1];
         if (e.type === 'log' && /stage \d+\/\d+/.test(e.message)) {
           stage++;
           show(`seed ${seed}: ${e.message}`);
@@ -116,8 +120,7 @@ function runSeed(seed) {
         return reject(new Error(`seed ${seed}: expected evals after SFT and after GRPO, got ${evals.length}`));
       resolvePromise({
         seed,
-        // The runtime's own line saying which backend it started, e.g. `wasm (SIMD, OpenBLAS matmul, 1 thread)`.
-        backend: /^tfjs backend: (.+?), [\d.]+ GFLOP\/s/m.exec(stderr)?.[1] ?? 'unknown',
+        backend: backend ?? 'unknown',
         afterSft: evals[0].accuracy,
         afterGrpo: evals[evals.length - 1].accuracy,
         steps: lastExplorerStep,

@@ -83,14 +83,16 @@ export async function runRun(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal);
 
   let backendName: string;
+  let backendLine: string | undefined;
   try {
     const tried: string[] = [];
     const info = await initBackend({
       prefer: (lastValue(args, '--backend') ?? 'auto') as BackendPreference,
       log: (m) => (jsonl ? tried.push(m) : process.stderr.write(`${m}\n`)),
     });
-    // The event stream names the backend that runs (the last line); why the others could not is `doctor`'s to say.
-    if (tried.length) log('info', tried[tried.length - 1]);
+    // The event stream names the backend that runs (the last line), right after the `run` event that opens the
+    // stream (protocol.ts); why the others could not is `doctor`'s to say.
+    backendLine = tried.at(-1);
     backendName = info.name;
   } catch (e) {
     emit({ type: 'done', status: 'failed', error: (e as Error).message });
@@ -100,7 +102,13 @@ export async function runRun(argv: string[]): Promise<number> {
   const { runJob } = require('../rft/run/job/job') as typeof import('../rft/run/job/job');
   const progress = jsonl ? undefined : progressPrinter();
   const result = await runJob(lastValue(args, '--config')!, {
-    events: emit,
+    events: (e) => {
+      emit(e);
+      if (e.type === 'run' && backendLine !== undefined) {
+        log('info', backendLine);
+        backendLine = undefined;
+      }
+    },
     log,
     progress,
     signal: controller.signal,
