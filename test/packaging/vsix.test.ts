@@ -308,8 +308,13 @@ for (const ext of ['.js', '.json', '.node']) {
     assert.deepEqual(events.at(-1), { type: 'done', status: 'finished' });
     const checkpoint = events.find((e) => e.type === 'checkpoint' && e.step === 2)?.path as string;
     assert.ok(checkpoint && existsSync(join(checkpoint, 'model.safetensors')), run.stdout);
-    assert.match(run.stderr, /the explorer runs in a worker thread/);
-    assert.match(run.stderr, /tfjs backend: wasm \(SIMD, OpenBLAS matmul/);
+    // With --events jsonl the run's log lines are log events only (the editor shows the stream).
+    const logLines = events
+      .filter((e) => e.type === 'log')
+      .map((e) => e.message)
+      .join('\n');
+    assert.match(logLines, /the explorer runs in a worker thread/);
+    assert.match(logLines, /tfjs backend: wasm \(SIMD, OpenBLAS matmul/);
 
     const gen = cli(['generate', '--model', checkpoint, '--prompt', '1+2', '--max-new-tokens', '4', '--json']);
     assert.equal(gen.code, 0, gen.stderr);
