@@ -27,7 +27,13 @@ import { seededRandom, TEST_SEED } from '../../../helpers/kill-point';
 import { killAll, start, type Running } from './cli-process';
 import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
 
-const STEPS = 10;
+/**
+ * Steps of the job. Every fault lands at least {@link LEFT_AT_FAULT} steps before the end: a tiny model's step takes
+ * about 130 ms on a quiet machine, so a fault after a random wait near the end could come after the run had
+ * finished (a SIGTERM then ends a finished run: exit 0, and the next round has nothing to resume).
+ */
+const STEPS = 16;
+const LEFT_AT_FAULT = 6;
 /** Experiences per explorer step: batch_size 4 × repeat_times 4. */
 const PER_STEP = 16;
 
@@ -98,9 +104,9 @@ async function resumedAt(r: { run: Running; from: number }, round: string): Prom
 
 /** Waits until the run has trained a few steps more (a random number, and a random moment within the next). */
 async function someStepsLater(r: Running, from: number, round: string): Promise<void> {
-  const k = Math.min(STEPS - 2, from + int(1, 3));
+  const k = Math.min(STEPS - LEFT_AT_FAULT, from + int(1, 3));
   await r.waitFor((e) => e.type === 'metrics' && e.role === 'trainer' && e.step >= k);
-  const delay = int(0, 300);
+  const delay = int(0, 200);
   console.log(`# ${round}: fault after trainer step ${k} + ${delay} ms`);
   await sleep(delay);
 }
