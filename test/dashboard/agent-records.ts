@@ -21,7 +21,7 @@ import {
   FrozenLakeGame,
   parseFrozenLakeAction,
 } from '../../runtime/rft/environments/frozen-lake/frozen-lake-game';
-import { advantagesByUid, rolloutSample } from '../../runtime/rft/explorer/explore-step';
+import { advantagesByUid, rolloutSample } from '../../runtime/rft/explorer/rollout-samples';
 import type { Experience } from '../../runtime/rft/experience';
 import { RolloutModel } from '../../runtime/rft/models/rollout-model';
 import { frozenLakeWorkflow } from '../../runtime/rft/workflows/frozen-lake';

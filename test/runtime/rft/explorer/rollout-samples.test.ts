@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { grpoAdvantage } from '../../../../runtime/rft/algorithm/advantage/grpo';
-import { advantagesByUid, sampleRollouts } from '../../../../runtime/rft/explorer/explore-step';
+import { advantagesByUid, sampleRollouts } from '../../../../runtime/rft/explorer/rollout-samples';
 import type { Experience } from '../../../../runtime/rft/experience';
 
 /** An experience of task `task`, run `run`: prompt [1, 2], response [3, 4, 5] with the middle token not trained. */
