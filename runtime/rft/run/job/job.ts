@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../../config/types.generated';
+import { explainOutOfMemory } from '../../../engine/backend/out-of-memory';
 import { writtenIn, type CheckResult } from '../../../config/check-config';
 import type { RunRecord, RuntimeEvent, StageInfo } from '../../../protocol';
 import { checkSqlStorages } from '../../buffer/integrity';
@@ -155,7 +156,7 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       emit({ type: 'done', status: 'refused', error: e.message, refusal: e.refusal });
       return { status: 'refused', stages, error: e.message };
     }
-    const message = (e as Error).message;
+    const message = explainOutOfMemory(e, opts.backend);
     try {
       endRecord('failed', message);
     } catch {
