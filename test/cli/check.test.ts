@@ -166,7 +166,7 @@ describe('trinity-workbench check', () => {
     // Only files directly in a plugin directory load at run time, so only they count.
     assert.equal(run(['check', '--plugin-dir', 'nested', 'c.yaml'], { cwd: dir }).code, 1);
     const example = resolve('examples', 'agents-plugin');
-    const r = run(['check', '--plugin-dir', example, join(example, 'step-wise-lake.trinity.yaml')], { cwd: example });
+    const r = run(['check', '--plugin-dir', 'plugins', 'step-wise-lake.trinity.yaml'], { cwd: example });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.doesNotMatch(r.stdout, /TRN307/);
   });

@@ -79,11 +79,13 @@ function filesUnder(dir: string): string[] {
     .filter((f) => statSync(join(ROOT, f)).isFile());
 }
 
-/** The committed example configs and their datasets (New Config from Example copies them). */
+/** The committed example configs, their datasets and plugins (New Config from Example copies them). */
 function exampleFiles(): string[] {
   const r = spawnSync('git', ['ls-files', 'examples'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  return r.stdout.split('\n').filter((f) => /\.trinity\.ya?ml$/.test(f) || /(^|\/)data\//.test(f));
+  return r.stdout
+    .split('\n')
+    .filter((f) => /\.trinity\.ya?ml$/.test(f) || /(^|\/)data\//.test(f) || /(^|\/)plugins\/[^/]+\.mjs$/.test(f));
 }
 
 function expectedFiles(): string[] {

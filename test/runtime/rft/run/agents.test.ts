@@ -165,9 +165,9 @@ buffer:
   });
 
   test('the step-wise FrozenLake plugin example in the explorer worker (sync_offset 1) under multi_step_grpo: one experience per call, eid.step, actual_env_steps', async () => {
-    const plugins = join(ROOT, 'examples', 'agents-plugin');
-    const run = start(join(plugins, 'step-wise-lake.trinity.yaml'), {
-      TRINITY_PLUGIN_DIRS: plugins,
+    const example = join(ROOT, 'examples', 'agents-plugin');
+    const run = start(join(example, 'step-wise-lake.trinity.yaml'), {
+      TRINITY_PLUGIN_DIRS: join(example, 'plugins'),
       TRINITY_MODEL_PATH: join(job.dir, 'lake-model'),
       TRINITY_CHECKPOINT_ROOT_DIR: join(job.dir, 'checkpoints'),
     });
