@@ -8,8 +8,8 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pidAlive } from '../../runtime/run-records';
-import { findJobDirs, readJobRuns } from './job-dirs';
+import { processRuns, type ProcessProbe } from '../../runtime/run-records';
+import { findJobDirs, readJobRuns, stillRuns } from './job-dirs';
 import type { RunManager } from './run-manager';
 import type { RunState } from './run-state';
 
@@ -23,7 +23,7 @@ export interface RunBoardOptions {
   extraJobDirs?: () => Iterable<string>;
   pollMs?: number;
   rescanMs?: number;
-  isAlive?: (pid: number) => boolean;
+  isAlive?: ProcessProbe;
 }
 
 export class RunBoard {
@@ -42,14 +42,19 @@ export class RunBoard {
   private rescanTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly intervals: ReturnType<typeof setInterval>[] = [];
   private readonly sub: { dispose(): void };
-  private readonly isAlive: (pid: number) => boolean;
+  private readonly isAlive: ProcessProbe;
 
   constructor(
     private readonly manager: RunManager,
     private readonly opts: RunBoardOptions,
   ) {
-    this.isAlive = opts.isAlive ?? pidAlive;
-    this.sub = manager.onDidChange(() => this.schedule());
+    this.isAlive = opts.isAlive ?? processRuns;
+    this.sub = manager.onDidChange((run) => {
+      // A run of this window that ended (or was refused: another run holds its job) leaves the job folder to what
+      // is on disk: read it now, so that the views never show the folder's older state in between.
+      if (!run.live && this.disk.has(run.jobDir)) this.read(run.jobDir);
+      this.schedule();
+    });
   }
 
   /** Starts watching the job folders (polling); `dispose` stops it. */
@@ -171,7 +176,7 @@ export class RunBoard {
     }
   }
 
-  /** Sizes and times of what a run writes, and whether the processes its records name live. */
+  /** Sizes and times of what a run writes (records, locks, metrics), and whether the processes they name run. */
   private stamp(dir: string): string {
     const parts: string[] = [];
     const add = (p: string) => {
@@ -183,7 +188,8 @@ export class RunBoard {
       }
     };
     try {
-      for (const n of readdirSync(join(dir, 'state')).sort()) if (/^run.*\.json$/.test(n)) add(join(dir, 'state', n));
+      for (const n of readdirSync(join(dir, 'state')).sort())
+        if (/^(run|lock).*\.json$/.test(n)) add(join(dir, 'state', n));
     } catch {
       parts.push('no state');
     }
@@ -191,8 +197,7 @@ export class RunBoard {
     add(join(dir, 'monitor', 'tensorboard'));
     for (const r of this.disk.get(dir) ?? [])
       for (const s of r.stages) if (s.jobDir !== dir) add(join(s.jobDir, 'monitor', 'metrics.jsonl'));
-    for (const r of this.disk.get(dir) ?? [])
-      if (r.live && r.pid !== undefined) parts.push(`pid ${this.isAlive(r.pid)}`);
+    for (const r of this.disk.get(dir) ?? []) if (r.live) parts.push(`runs ${stillRuns(r, this.isAlive)}`);
     return parts.join('|');
   }
 
