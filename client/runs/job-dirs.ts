@@ -22,6 +22,8 @@ import { noteMetrics, runKey, type CheckpointInfo, type RunState } from './run-s
 
 const SKIP = new Set(['node_modules', '.git', 'dist', 'out', '__pycache__', '.venv', 'venv']);
 const GLOBAL_STEP = /^global_step_(\d+)$/;
+/** What a job folder holds besides its stages' folders: the search does not go in. */
+const JOB_PARTS = new Set(['monitor', 'buffer', 'state']);
 
 /** Job directories under `roots`, down to `maxDepth` levels; a run's stage directories are not listed apart. */
 export function findJobDirs(roots: string[], maxDepth = 6): string[] {
@@ -48,7 +50,7 @@ export function findJobDirs(roots: string[], maxDepth = 6): string[] {
     }
     if (depth >= maxDepth) return;
     for (const n of names) {
-      if (n.startsWith('.') || SKIP.has(n) || GLOBAL_STEP.test(n) || n === 'monitor' || n === 'buffer') continue;
+      if (n.startsWith('.') || SKIP.has(n) || GLOBAL_STEP.test(n) || JOB_PARTS.has(n)) continue;
       const p = join(dir, n);
       try {
         if (statSync(p).isDirectory()) walk(p, depth + 1);

@@ -46,7 +46,12 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
   constructor(private readonly board: RunBoard) {
     this.disposables.push({ dispose: board.onDidChange(() => this.boardChanged()).dispose });
     // New job folders of any run (this window's, a terminal's, another window's) are found at once.
-    for (const pattern of ['**/state/run*.json', '**/monitor/metrics.jsonl', '**/monitor/tensorboard/**']) {
+    for (const pattern of [
+      '**/state/run*.json',
+      '**/state/lock*.json',
+      '**/monitor/metrics.jsonl',
+      '**/monitor/tensorboard/**',
+    ]) {
       const w = vscode.workspace.createFileSystemWatcher(pattern);
       const rescan = () => board.rescan();
       this.disposables.push(w, w.onDidCreate(rescan), w.onDidDelete(rescan));

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { initBackend } from '../../runtime/engine/backend';
 import { PROTOCOL_VERSION, RUN_RECORD_FILE, type JobLockHolder } from '../../runtime/protocol';
-import { processRuns, processStartMs } from '../../runtime/run-records';
+import { processRuns, processStartMs, readJobLock } from '../../runtime/run-records';
 import { LocalLauncher } from '../../client/runs/launchers/local';
 import { RunBoard } from '../../client/runs/run-board';
 import { RunManager } from '../../client/runs/run-manager';
@@ -198,7 +198,10 @@ describe('run state in the editor', () => {
 
 const JOB_LOCK = resolve(__dirname, '..', '..', 'runtime', 'rft', 'run', 'job', 'job-lock.ts');
 
-/** A real process holding a job's lock as a run from a terminal does (the runtime's own takeJobLock). */
+/**
+ * A real process holding a job's lock as a run from a terminal does (the runtime's own takeJobLock); SIGTERM ends it
+ * as the runtime ends, releasing the lock, SIGKILL leaves its lock file behind.
+ */
 async function lockHolder(jobDir: string, runId: string, config: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
@@ -206,7 +209,8 @@ async function lockHolder(jobDir: string, runId: string, config: string): Promis
       '--import',
       'tsx',
       '-e',
-      `require(${JSON.stringify(JOB_LOCK)}).takeJobLock(${JSON.stringify(jobDir)}, undefined, { runId: ${JSON.stringify(runId)}, config: ${JSON.stringify(config)} }, () => {});
+      `const lock = require(${JSON.stringify(JOB_LOCK)}).takeJobLock(${JSON.stringify(jobDir)}, undefined, { runId: ${JSON.stringify(runId)}, config: ${JSON.stringify(config)} }, () => {});
+       process.on('SIGTERM', () => { lock.release(); process.exit(0); });
        console.log('held'); setInterval(() => {}, 1000);`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -251,7 +255,7 @@ function sleeper(): ChildProcess {
 }
 
 describe('the job lock on the run board', () => {
-  test('a run whose lock another process holds is live, with the holder named, and ends when that process dies', async () => {
+  test('a run whose lock another process holds is live at once (file events, no polling), with the holder named, until it releases it', async () => {
     const job = { dir: mkdtempSync(join(tmpdir(), 'twb-board-')) };
     // The job folder's record is an earlier run's, stopped an hour ago.
     const { jobDir, config } = jobWithRecord(job.dir, 'held', {
@@ -261,9 +265,13 @@ describe('the job lock on the run board', () => {
       startedAt: Date.now() - 3600_000,
     });
     const { runs } = manager();
-    const board = new RunBoard(runs, { roots: () => [job.dir], pollMs: 100, rescanMs: 1000 }).start();
+    // Folders are looked at once a minute here: only the folder's file events can show the holder in time.
+    const board = new RunBoard(runs, { roots: () => [job.dir], pollMs: 60_000, idlePollMs: 60_000, rescanMs: 60_000 });
+    board.start();
     const ended: RunState[] = [];
     board.onDidEnd((r) => ended.push(r));
+    let toldLive = false;
+    board.onDidChange(() => (toldLive ||= board.liveIn(jobDir) !== undefined));
     try {
       assert.equal(board.runOf(config)?.live, false);
       const holder = await lockHolder(jobDir, 'terminal-run-1', config);
@@ -275,10 +283,16 @@ describe('the job lock on the run board', () => {
       assert.ok(Math.abs(live.startedAt! - Date.now()) < 60_000, "its own start, not the earlier run's");
       assert.match(describeHolder(live.holder!), new RegExp(`^pid ${holder.pid}, started .+ \\(run terminal\\)$`));
       assert.equal(board.isOwn(live), false);
-      holder.kill('SIGKILL');
+      await until('listeners told of it', () => toldLive, 1000);
+      holder.kill('SIGTERM');
       const done = await until('its end', () => ended.find((r) => r.key === live.key), 2000);
-      assert.equal(done.live, false);
-      assert.equal(board.liveIn(jobDir), undefined, 'the lock file it left names a dead process');
+      assert.deepEqual([done.live, done.status], [false, 'stopped'], "the record is the earlier run's again");
+      // A holder killed outright leaves its lock file, naming a dead process: not live.
+      const killed = await lockHolder(jobDir, 'terminal-run-2', config);
+      killed.kill('SIGKILL');
+      await new Promise((r) => killed.on('exit', r));
+      assert.equal(readJobLock(jobDir)?.runId, 'terminal-run-2');
+      assert.equal(new RunBoard(manager().runs, { roots: () => [job.dir] }).liveIn(jobDir), undefined);
     } finally {
       board.dispose();
     }
