@@ -52,7 +52,10 @@ export function processRuns(pid: number, since?: number): boolean {
   return started === undefined || started <= since! + START_SLACK_MS;
 }
 
-/** How a process's start may seem later than a time it wrote: none, as the kernel's boot time is rounded down. */
+/**
+ * How much later than the start it wrote a process's start may read and still be that process. The start from /proc
+ * reads up to 1 s early, never late, unless the wall clock was stepped since it started; this covers a small step.
+ */
 const START_SLACK_MS = 1000;
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat's start time on every architecture Node runs on (proc(5)). */
 const CLOCK_TICKS_PER_S = 100;
