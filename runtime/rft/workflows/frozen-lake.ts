@@ -10,7 +10,7 @@
  * The budget: every token after the first prompt counts against `rollout_args.max_response_tokens`, default 10240.
  * Trinity's GenerationConfig has no `max_response_tokens` field, so a run of Trinity always gets 10240; so does this.
  * Each turn may sample what is left of it and what the config's `max_model_len` leaves (vLLM stops a sequence there);
- * a next turn whose prompt leaves no room under `max_model_len` fails the run, as vLLM's refusal fails it in Trinity
+ * a next turn whose prompt leaves no room under `max_model_len` fails the task, as vLLM's refusal fails it in Trinity
  * (workflow.py @cbeb875 checks only the budget before calling the model).
  */
 import { generateRandomMap } from '../environments/frozen-lake/random-map';

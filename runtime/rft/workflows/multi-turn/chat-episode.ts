@@ -27,7 +27,7 @@ export class EpisodeError extends Error {}
 
 /**
  * vLLM refuses a prompt that leaves no room for one token (vllm/v1/engine/input_processor.py `_validate_prompt_len`,
- * 009daae; Trinity main pins vllm 0.19.1-0.22.0): the turn raises, and Trinity's WorkflowRunner fails the run
+ * 009daae; Trinity main pins vllm 0.19.1-0.22.0): the turn raises, and Trinity's WorkflowRunner fails the task
  * (trinity/explorer/workflow_runner.py `_execute_single_run`, cbeb875), as a thrown workflow fails it here.
  */
 function overlongPromptMessage(length: number, maxModelLen: number): string {
