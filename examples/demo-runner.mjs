@@ -113,12 +113,12 @@ export function runDemoSeed(o) {
 }
 
 /**
- * Prints the per-seed table under `title` (header's second column `what`) and returns the seeds whose gain is
- * under `requiredGain` (a fraction).
+ * Prints the per-seed table under `title` (its second column headed `${column} after SFT`) and returns the seeds
+ * whose gain is under `requiredGain` (a fraction).
  */
-export function printDemoTable(results, { title, what, requiredGain }) {
+function printDemoTable(results, { title, column, requiredGain }) {
   const pct = (x) => `${(100 * x).toFixed(1)}%`;
-  const header = ['seed', `${what} after SFT`, 'after GRPO', 'change', 'time'];
+  const header = ['seed', `${column} after SFT`, 'after GRPO', 'change', 'time'];
   const rows = results.map((r) => [
     String(r.seed),
     pct(r.afterSft),
@@ -135,4 +135,28 @@ export function printDemoTable(results, { title, what, requiredGain }) {
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows) console.log(fmt(row));
   return results.filter((r) => r.afterGrpo - r.afterSft < requiredGain);
+}
+
+/**
+ * Runs `runSeed` for each seed in turn, prints the table and `footer`; exits 1 when a run fails or a seed gains less
+ * than `requiredGain`, naming them.
+ */
+export async function runDemo(seeds, runSeed, { title, column, what, requiredGain, footer }) {
+  const results = [];
+  for (const seed of seeds) {
+    try {
+      results.push(await runSeed(seed));
+    } catch (e) {
+      console.error(e.message);
+      process.exit(1);
+    }
+  }
+  const short = printDemoTable(results, { title, column, requiredGain });
+  if (short.length) {
+    console.log(
+      `\nGRPO raised ${what} by less than ${100 * requiredGain} points for seed(s) ${short.map((r) => r.seed).join(', ')}.`,
+    );
+    process.exit(1);
+  }
+  console.log(`\n${footer}`);
 }

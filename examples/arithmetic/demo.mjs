@@ -5,7 +5,7 @@
 // raise eval accuracy by at least 10 points over the SFT checkpoint for any seed.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT, cliSync, demoArgs, printDemoTable, runDemoSeed } from '../demo-runner.mjs';
+import { ROOT, cliSync, demoArgs, runDemo, runDemoSeed } from '../demo-runner.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const config = join(here, 'arithmetic.trinity.yaml');
@@ -51,24 +51,10 @@ function runSeed(seed) {
   });
 }
 
-const results = [];
-for (const seed of seeds) {
-  try {
-    results.push(await runSeed(seed));
-  } catch (e) {
-    console.error(e.message);
-    process.exit(1);
-  }
-}
-const short = printDemoTable(results, {
+await runDemo(seeds, runSeed, {
   title: `Single-digit addition, greedy eval on all 100 problems (${config})`,
-  what: 'eval accuracy',
+  column: 'eval accuracy',
+  what: 'accuracy',
   requiredGain: REQUIRED_GAIN,
+  footer: 'Metrics: checkpoints/demo/seed-<n>/…/monitor/metrics.jsonl (TensorBoard files beside it).',
 });
-if (short.length) {
-  console.log(
-    `\nGRPO raised accuracy by less than ${100 * REQUIRED_GAIN} points for seed(s) ${short.map((r) => r.seed).join(', ')}.`,
-  );
-  process.exit(1);
-}
-console.log(`\nMetrics: checkpoints/demo/seed-<n>/…/monitor/metrics.jsonl (TensorBoard files beside it).`);

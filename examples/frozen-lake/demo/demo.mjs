@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
-import { ROOT, cliSync, demoArgs, printDemoTable, runDemoSeed } from '../../demo-runner.mjs';
+import { ROOT, cliSync, demoArgs, runDemo, runDemoSeed } from '../../demo-runner.mjs';
 import { DEMO_DATA, writeDemoData } from './make-demo-data.mjs';
 import { writeDemoTokenizer } from './demo-tokenizer.mjs';
 
@@ -66,26 +66,11 @@ function runSeed(seed) {
   });
 }
 
-const results = [];
-for (const seed of seeds) {
-  try {
-    results.push(await runSeed(seed));
-  } catch (e) {
-    console.error(e.message);
-    process.exit(1);
-  }
-}
-const short = printDemoTable(results, {
+await runDemo(seeds, runSeed, {
   title: `FrozenLake 4×4, greedy success on ${counts.eval} held-out maps (${config}${smoke ? ', a smoke run' : ''})`,
-  what: 'success',
+  column: 'success',
+  what: 'the success rate',
   requiredGain: REQUIRED_GAIN,
+  footer:
+    "Metrics: checkpoints/demo-agent/seed-<n>/…/monitor/metrics.jsonl (the dashboard's Rollouts tab shows the episodes).",
 });
-if (short.length) {
-  console.log(
-    `\nGRPO raised the success rate by less than ${100 * REQUIRED_GAIN} points for seed(s) ${short.map((r) => r.seed).join(', ')}.`,
-  );
-  process.exit(1);
-}
-console.log(
-  `\nMetrics: checkpoints/demo-agent/seed-<n>/…/monitor/metrics.jsonl (the dashboard's Rollouts tab shows the episodes).`,
-);

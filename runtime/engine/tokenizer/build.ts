@@ -145,7 +145,7 @@ export function buildCharTokenizer(alphabet: string): TokenizerJsonFiles {
 export const GPT2_SPLIT_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 
 /**
- * A character-level BPE: one token per character of `alphabet`, then one per merge in rank order (the merged text),
+ * A character-level BPE: one token per character of `alphabet`, then one per merged text in merge (rank) order,
  * then <|endoftext|>, <|im_start|>, <|im_end|> and <unk>. Text is first split with GPT-2's pattern, so no token
  * crosses a word boundary; a character outside the alphabet becomes <unk>.
  */
@@ -154,16 +154,16 @@ export function buildBpeTokenizer(
   merges: readonly (readonly [string, string])[],
 ): TokenizerJsonFiles {
   const vocab: Record<string, number> = {};
-  const add = (token: string, what: string) => {
-    if (Object.hasOwn(vocab, token))
-      throw new TokenizerError(`buildBpeTokenizer: ${what} ${JSON.stringify(token)} is already in the vocabulary`);
-    vocab[token] = Object.keys(vocab).length;
-  };
-  for (const ch of alphabet) add(ch, 'the character');
+  for (const ch of alphabet) {
+    if (Object.hasOwn(vocab, ch))
+      throw new TokenizerError(`buildBpeTokenizer: ${JSON.stringify(ch)} occurs twice in the alphabet`);
+    vocab[ch] = Object.keys(vocab).length;
+  }
   for (const [a, b] of merges) {
     if (!Object.hasOwn(vocab, a) || !Object.hasOwn(vocab, b))
       throw new TokenizerError(`buildBpeTokenizer: the merge ${JSON.stringify([a, b])} joins a token not yet defined`);
-    add(a + b, 'the merge');
+    // Two merges may make the same text (a+bc, ab+c): one token.
+    if (!Object.hasOwn(vocab, a + b)) vocab[a + b] = Object.keys(vocab).length;
   }
   const base = Object.keys(vocab).length;
   const added = [...CHAT_SPECIALS, UNK].map((content, i) => specialToken(base + i, content));

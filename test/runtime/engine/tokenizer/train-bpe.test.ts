@@ -47,7 +47,21 @@ describe('learned character BPE', () => {
     );
   });
 
-  test('a merge of an undefined token is refused', () => {
+  test('a merge of an undefined token is refused; two merges making the same text make one token', () => {
     assert.throws(() => buildBpeTokenizer(['a'], [['a', 'b']]), TokenizerError);
+    const two = tokenizerFromJson(
+      buildBpeTokenizer(
+        ['a', 'b', 'c'],
+        [
+          ['b', 'c'],
+          ['a', 'b'],
+          ['a', 'bc'],
+          ['ab', 'c'],
+        ],
+      ),
+      'two merges to abc',
+    );
+    assert.equal(two.vocabSize, 3 + 3 + 4);
+    assert.equal(two.encode('abc').length, 1);
   });
 });
