@@ -30,13 +30,13 @@ import { initBackend } from '../runtime/engine/backend';
 import { saveInitialModel } from '../runtime/engine/lm/checkpoint';
 import { newModelConfigJson, parseModelConfig } from '../runtime/engine/lm/config';
 import { parameterCount } from '../runtime/engine/lm/params';
-import { loadPretrained, stopTokenIds, type Pretrained } from '../runtime/engine/pretrained';
+import { loadPretrained, type Pretrained } from '../runtime/engine/pretrained';
 import { buildByteTokenizer, tokenizerFromJson } from '../runtime/engine/tokenizer';
 import type { Experience } from '../runtime/rft/experience';
-import { RolloutModel } from '../runtime/rft/models/rollout-model';
 import { frozenLakeWorkflow } from '../runtime/rft/workflows/frozen-lake';
 import { TurnBatcher } from '../runtime/rft/workflows/multi-turn/batched-turns';
 import { completionTurnSampler, type TurnSampler } from '../runtime/rft/workflows/multi-turn/turn-sampler';
+import { rolloutModelOf, workflowTask } from '../test/helpers/byte-chat-model';
 import { findPython, peerSpecs } from './torch-peers';
 
 const env = (key: string, fallback: number): number => Number(process.env[key] ?? fallback);
@@ -84,39 +84,17 @@ async function step(
   mode: 'batched' | 'recompute',
   replay?: ReplayTurn[][],
 ): Promise<StepResult> {
-  const model = new RolloutModel(
-    p.model,
-    p.tokenizer,
-    {
-      maxPromptTokens: null,
-      maxResponseTokens: 10240,
-      minResponseTokens: 0,
-      enablePromptTruncation: false,
-      temperature: 1,
-      topP: 1,
-      topK: -1,
-      enableThinking: null,
-    },
-    1,
-    stopTokenIds(p),
-  );
+  const model = rolloutModelOf(p, { maxResponseTokens: 10240 }, 1);
   const batcher = new TurnBatcher(model);
   const workflow = (i: number) => {
     const record = replay ? (replay[i] = []) : undefined;
     return frozenLakeWorkflow({
       model,
-      task: {
+      task: workflowTask({
         raw: { seed: i, size: 4, p: 0.8 },
-        taskDesc: undefined,
-        truth: undefined,
-        systemPrompt: null,
-        replyPrefix: null,
         rolloutArgs: { temperature: 1 },
         workflowArgs: { agent_max_steps: TURNS },
-        rewardFnArgs: {},
-        rewardFn: null,
-        isEval: false,
-      },
+      }),
       repeatTimes: 1,
       runIdBase: i,
       createReward: () => {
