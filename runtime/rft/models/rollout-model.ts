@@ -10,6 +10,7 @@ import { generate } from '../../engine/sampling';
 import { scoreSequences } from '../../engine/logprobs';
 import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
 import { randomEidSuffix, type Experience } from '../experience';
+import { timed } from '../monitor/phase-times';
 
 /** Trinity's GenerationConfig plus the model-level limits it falls back to. */
 export interface RolloutArgs {
@@ -138,24 +139,26 @@ export class RolloutModel {
   ): Promise<Experience[]> {
     const maxNew = args.max_tokens ?? this.limits.maxResponseTokens;
     const deadline = this.deadline;
-    const completions = await generate(
-      this.model,
-      encoded,
-      {
-        maxNewTokens: maxNew,
-        minNewTokens: args.min_tokens ?? this.limits.minResponseTokens,
-        temperature: args.temperature ?? this.limits.temperature,
-        topP: args.top_p ?? this.limits.topP,
-        topK: args.top_k ?? this.limits.topK,
-        n: args.n ?? 1,
-        seed: this.seedCounter++,
-        stopTokenIds: this.stopTokenIds,
-        stopStrings: args.stop,
-        validVocab: this.tokenizer.vocabSize,
-        padTokenId: this.tokenizer.padTokenId,
-        shouldStop: deadline === null ? undefined : () => performance.now() >= deadline,
-      },
-      (ids) => this.tokenizer.decode(ids, { skipSpecialTokens: true }),
+    const completions = await timed('explorer: sampling (generate)', () =>
+      generate(
+        this.model,
+        encoded,
+        {
+          maxNewTokens: maxNew,
+          minNewTokens: args.min_tokens ?? this.limits.minResponseTokens,
+          temperature: args.temperature ?? this.limits.temperature,
+          topP: args.top_p ?? this.limits.topP,
+          topK: args.top_k ?? this.limits.topK,
+          n: args.n ?? 1,
+          seed: this.seedCounter++,
+          stopTokenIds: this.stopTokenIds,
+          stopStrings: args.stop,
+          validVocab: this.tokenizer.vocabSize,
+          padTokenId: this.tokenizer.padTokenId,
+          shouldStop: deadline === null ? undefined : () => performance.now() >= deadline,
+        },
+        (ids) => this.tokenizer.decode(ids, { skipSpecialTokens: true }),
+      ),
     );
     return completions.map((c) => {
       const prompt = encoded[c.promptIndex];

@@ -9,6 +9,7 @@ import type { ExplorerStepResult } from '../explorer-side/explorer-side';
 import type { StageContext } from '../stage/stage-context';
 import type { TrainLoop } from '../trainer-side/train-loop';
 import type { TrainerSide } from '../trainer-side/trainer-side';
+import { timed } from '../../monitor/phase-times';
 
 /** The explorer's side of the loop: its driver, the step it has done, its evals, and the weights version it holds. */
 export class BothExplorer {
@@ -35,11 +36,12 @@ export class BothExplorer {
   record(out: ExplorerStepResult): void {
     this.step++;
     this.readerOffset = out.readerOffset;
-    reportExplorerStep(this.ctx, this.step, this.driver.totalSteps, out);
+    timed('loop: metrics log and events', () => reportExplorerStep(this.ctx, this.step, this.driver.totalSteps, out));
   }
 
   async takeWeights(trainer: TrainerSide, version: number): Promise<void> {
-    await this.driver.setWeights(await trainer.weightsForExplorer(), version);
+    const weights = timed('loop: weight sync (copy out)', () => trainer.weightsForExplorer());
+    await timed('loop: weight sync (hand over)', () => this.driver.setWeights(weights, version));
     this.syncedVersion = version;
   }
 }
