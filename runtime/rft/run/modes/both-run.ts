@@ -15,6 +15,8 @@ import { timed } from '../../monitor/phase-times';
 export class BothExplorer {
   readonly evals: EvalSchedule;
   readerOffset: number;
+  /** The last weights offered, until the explorer has applied them. */
+  private applying: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: StageContext,
@@ -39,10 +41,30 @@ export class BothExplorer {
     timed('loop: metrics log and events', () => reportExplorerStep(this.ctx, this.step, this.driver.totalSteps, out));
   }
 
-  async takeWeights(trainer: TrainerSide, version: number): Promise<void> {
+  /**
+   * Offers the trainer's weights as of trainer step `version` without waiting for the explorer to apply them: it
+   * applies them before its next request (explorer-requests.ts), so the trainer trains on meanwhile instead of idling
+   * through the worker's round trip. `weightsApplied` says when they are (and rejects if applying them failed).
+   */
+  offerWeights(trainer: TrainerSide, version: number): void {
     const weights = timed('loop: weight sync (copy out)', () => trainer.weightsForExplorer());
-    await timed('loop: weight sync (hand over)', () => this.driver.setWeights(weights, version));
+    // Timed to the call's return (the message posted, or in this thread the weights assigned), not to the apply.
+    const { applied } = timed('loop: weight sync (hand over)', () => ({
+      applied: this.driver.setWeights(weights, version),
+    }));
+    applied.catch(() => undefined); // awaited through weightsApplied
+    this.applying = applied;
     this.syncedVersion = version;
+  }
+
+  async takeWeights(trainer: TrainerSide, version: number): Promise<void> {
+    this.offerWeights(trainer, version);
+    await this.applying;
+  }
+
+  /** Resolves once the weights last offered are the explorer's; rejects if applying them failed. */
+  weightsApplied(): Promise<void> {
+    return this.applying;
   }
 }
 

@@ -206,6 +206,8 @@ async function exploreAndTrain(ctx: StageContext, run: BothRun): Promise<StageRe
   while (running && !ctx.signal.aborted) {
     const out = await timed('loop: await the explorer step', () => running!);
     running = undefined;
+    // The step ran on the weights offered before it (applied first); a failure to apply them ends the run here.
+    await ex.weightsApplied();
     if (!out) break;
     ex.record(out);
     await timed('loop: experiences into the buffer', () => run.channel.put(out.experiences));
@@ -220,6 +222,7 @@ async function exploreAndTrain(ctx: StageContext, run: BothRun): Promise<StageRe
   }
   if (running)
     await running.catch((e: Error) => ctx.log('warning', `explorer step after the run stopped: ${e.message}`));
+  await ex.weightsApplied();
   await loop.trainUntil();
   if (!ctx.signal.aborted) {
     await ex.takeWeights(trainer, loop.step);
@@ -249,7 +252,7 @@ async function syncAt(ctx: StageContext, run: BothRun, k: number): Promise<void>
   const { explorer: ex, loop, trainer } = run;
   if (!isExplorerDriven(synchronizer.sync_style)) {
     await loop.trainUntil(k - synchronizer.sync_offset);
-    await ex.takeWeights(trainer, loop.step);
+    ex.offerWeights(trainer, loop.step);
   } else if (loop.step > ex.syncedVersion) await ex.takeWeights(trainer, loop.step);
   else ctx.log('warning', `No new model weights found, current version: ${ex.syncedVersion}`);
 }
