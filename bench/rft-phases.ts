@@ -93,29 +93,42 @@ const ROWS: readonly Row[] = [
   { label: 'trainer: checkpoint', ours: ['trainer: checkpoint'] },
 ];
 
-/** A loop's phases per iteration (ms), and its iteration's wall time. */
+/** A loop's phases per iteration (ms), and its iteration's wall and CPU time. */
 export interface PhaseColumn {
   title: string;
   perIteration: PhaseTimes;
   iterationMs: number;
+  iterationCpuMs: number;
   /** Whether the explorer ran in the trainer's thread (sync_offset 0 takes turns in one thread). */
   explorerInThread: boolean;
 }
 
-/** A PyTorch run's phases per iteration (ms). */
+/** A PyTorch run's phases per iteration, wall and CPU (ms). */
 export interface TorchColumn {
   title: string;
   phaseMs: Record<string, number>;
+  phaseCpuMs: Record<string, number>;
   iterationMs: number;
+  iterationCpuMs: number;
 }
 
-const sum = (t: PhaseTimes, names: readonly string[]): number => names.reduce((a, n) => a + (t[n]?.ms ?? 0), 0);
+/**
+ * Wall time, or the process's CPU time: that one is less at the mercy of other processes, but a phase's own only
+ * while one thread computes (taking turns, and PyTorch).
+ */
+export type Measure = 'wall' | 'cpu';
+
 const has = (t: PhaseTimes, names: readonly string[]): boolean => names.some((n) => t[n] !== undefined);
 
 /** The table's lines: one row per phase, one column per loop and PyTorch run, ms per iteration. */
-export function phaseTable(ours: readonly PhaseColumn[], torch: readonly TorchColumn[]): string[] {
+export function phaseTable(ours: readonly PhaseColumn[], torch: readonly TorchColumn[], measure: Measure): string[] {
+  const cpu = measure === 'cpu';
+  const sum = (t: PhaseTimes, names: readonly string[]): number =>
+    names.reduce((a, n) => a + ((cpu ? t[n]?.cpuMs : t[n]?.ms) ?? 0), 0);
+  const torchMs = (c: TorchColumn): Record<string, number> => (cpu ? c.phaseCpuMs : c.phaseMs);
   const cell = (v: number | undefined): string => (v === undefined ? '' : v.toFixed(1));
-  const rows: string[][] = [['ms per iteration', ...ours.map((c) => c.title), ...torch.map((c) => c.title)]];
+  const title = cpu ? 'CPU ms per iteration' : 'ms per iteration';
+  const rows: string[][] = [[title, ...ours.map((c) => c.title), ...torch.map((c) => c.title)]];
   for (const r of ROWS) {
     if (!ours.some((c) => has(c.perIteration, r.ours))) continue;
     rows.push([
@@ -125,33 +138,27 @@ export function phaseTable(ours: readonly PhaseColumn[], torch: readonly TorchCo
           has(c.perIteration, r.ours) ? sum(c.perIteration, r.ours) - sum(c.perIteration, r.minus ?? []) : undefined,
         ),
       ),
-      ...torch.map((c) => cell(r.torch === undefined ? undefined : c.phaseMs[r.torch])),
+      ...torch.map((c) => cell(r.torch === undefined ? undefined : torchMs(c)[r.torch])),
     ]);
   }
+  const iteration = (c: { iterationMs: number; iterationCpuMs: number }): number =>
+    cpu ? c.iterationCpuMs : c.iterationMs;
   rows.push([
     "trainer's thread: not in a phase",
     ...ours.map((c) =>
       cell(
-        c.iterationMs - sum(c.perIteration, c.explorerInThread ? [...MAIN_THREAD, ...IN_THREAD_EXPLORER] : MAIN_THREAD),
+        iteration(c) - sum(c.perIteration, c.explorerInThread ? [...MAIN_THREAD, ...IN_THREAD_EXPLORER] : MAIN_THREAD),
       ),
     ),
-    ...torch.map((c) => cell(c.iterationMs - Object.values(c.phaseMs).reduce((a, b) => a + b, 0))),
+    ...torch.map((c) => cell(iteration(c) - Object.values(torchMs(c)).reduce((a, b) => a + b, 0))),
   ]);
-  rows.push(['iteration (wall)', ...ours.map((c) => cell(c.iterationMs)), ...torch.map((c) => cell(c.iterationMs))]);
+  rows.push([
+    cpu ? 'iteration (CPU)' : 'iteration (wall)',
+    ...ours.map((c) => cell(iteration(c))),
+    ...torch.map((c) => cell(iteration(c))),
+  ]);
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '));
-}
-
-/** a + b, phase by phase. */
-export function addPhaseTimes(a: PhaseTimes, b: PhaseTimes): PhaseTimes {
-  const out: PhaseTimes = {};
-  for (const t of [a, b])
-    for (const [phase, { ms, calls }] of Object.entries(t)) {
-      const o = (out[phase] ??= { ms: 0, calls: 0 });
-      o.ms += ms;
-      o.calls += calls;
-    }
-  return out;
 }
 
 /** Totals over runs divided by their iterations: ms per iteration, per phase (calls likewise). */
@@ -160,8 +167,9 @@ export function perIteration(runs: readonly { phases: PhaseTimes; iterations: nu
   const n = runs.reduce((a, r) => a + r.iterations, 0);
   for (const r of runs)
     for (const [phase, t] of Object.entries(r.phases)) {
-      const o = (out[phase] ??= { ms: 0, calls: 0 });
+      const o = (out[phase] ??= { ms: 0, cpuMs: 0, calls: 0 });
       o.ms += t.ms / n;
+      o.cpuMs += t.cpuMs / n;
       o.calls += t.calls / n;
     }
   return out;

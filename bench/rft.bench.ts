@@ -30,8 +30,8 @@ import { parameterCount } from '../runtime/engine/lm/params';
 import { buildCharTokenizer, tokenizerFromJson } from '../runtime/engine/tokenizer';
 import type { RuntimeEvent } from '../runtime/protocol';
 import { runJob } from '../runtime/rft/run/job/job';
-import { enablePhaseTimes, takePhaseTimes, type PhaseTimes } from '../runtime/rft/monitor/phase-times';
-import { addPhaseTimes, perIteration, phaseTable } from './rft-phases';
+import { enablePhaseTimes, sumPhaseTimes, takePhaseTimes, type PhaseTimes } from '../runtime/rft/monitor/phase-times';
+import { perIteration, phaseTable } from './rft-phases';
 import { findPython, peerSpecs, type PeerSpec } from './torch-peers';
 
 const STEPS = Number(process.env.BENCH_RFT_STEPS ?? 12);
@@ -56,6 +56,8 @@ interface LoopResult {
   tokens: number;
   /** The window before this bench excluded warm-up: from the first explorer step's metrics (trainer step 1 inside). */
   secondsFromExplorerStep1: number;
+  /** CPU time (both threads) per iteration over the same window, ms. */
+  cpuMsPerIteration: number;
   /** The runtime's phase times over the same window (both threads'). */
   phases: PhaseTimes;
 }
@@ -118,6 +120,9 @@ trainer:
   let trainerSteps = 0;
   takePhaseTimes();
   let phases: PhaseTimes = {};
+  // CPU time of the process (both threads), µs: less at the mercy of other processes than the wall time.
+  let cpuFirst = 0;
+  let cpuLast = 0;
   const events = (e: RuntimeEvent): void => {
     if (e.type !== 'metrics') return;
     if (e.role === 'explorer' && e.step === 1) explorer1 = Date.now();
@@ -126,9 +131,13 @@ trainer:
     // excludes its first iteration) to the end of the last; in between, N-1 explorer and trainer steps.
     last = Date.now();
     const sinceLast = takePhaseTimes();
-    if (e.step === 1) first = last;
-    else if (first) {
-      phases = addPhaseTimes(phases, sinceLast);
+    const cpu = process.cpuUsage();
+    if (e.step === 1) {
+      first = last;
+      cpuFirst = cpu.user + cpu.system;
+    } else if (first) {
+      cpuLast = cpu.user + cpu.system;
+      phases = sumPhaseTimes(phases, sinceLast);
       trainerSteps++;
       tokens += (e.values['response_length/mean'] + e.values['prompt_length/mean']) * PROMPTS * GROUP;
     }
@@ -137,6 +146,7 @@ trainer:
   if (r.status !== 'finished') throw new Error(`${name}: ${r.error}`);
   return {
     seconds: (last - first) / 1000,
+    cpuMsPerIteration: (cpuLast - cpuFirst) / 1000 / trainerSteps,
     trainerSteps,
     tokens,
     secondsFromExplorerStep1: (last - explorer1) / 1000,
@@ -147,11 +157,18 @@ trainer:
 interface TorchRun {
   /** Median of its timed iterations (the first is warm-up), ms. */
   medianMs: number;
-  /** Each phase's median over the timed iterations, ms. */
+  /** CPU time of its process per timed iteration (median), ms. */
+  cpuMs: number;
+  /** Means over its timed iterations, ms (the per-phase tables add up in means): wall and CPU, whole and per phase. */
+  meanMs: number;
+  meanCpuMs: number;
   phaseMs: Record<string, number>;
+  phaseCpuMs: Record<string, number>;
   torchVersion: string;
   blasLib: string;
 }
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -167,18 +184,24 @@ function torchIteration(py: string, peer: PeerSpec, modelDir: string, inputs: st
   const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
     iteration_ms: number[];
     phase_ms: Record<string, number[]>;
+    phase_cpu_ms: Record<string, number[]>;
+    cpu_ms: number[];
     torch_version: string;
     blas_lib: string;
   };
   return {
     medianMs: median(out.iteration_ms),
-    phaseMs: Object.fromEntries(Object.entries(out.phase_ms).map(([k, v]) => [k, median(v)])),
+    cpuMs: median(out.cpu_ms),
+    meanMs: mean(out.iteration_ms),
+    meanCpuMs: mean(out.cpu_ms),
+    phaseMs: Object.fromEntries(Object.entries(out.phase_ms).map(([k, v]) => [k, mean(v)])),
+    phaseCpuMs: Object.fromEntries(Object.entries(out.phase_cpu_ms).map(([k, v]) => [k, mean(v)])),
     torchVersion: out.torch_version,
     blasLib: out.blas_lib,
   };
 }
 
-const perStep = (l: LoopResult): number => (l.seconds * 1000) / l.trainerSteps;
+const perStep = (l: Pick<LoopResult, 'seconds' | 'trainerSteps'>): number => (l.seconds * 1000) / l.trainerSteps;
 const load = (): number[] => loadavg().map((x) => Math.round(x * 100) / 100);
 
 async function main(): Promise<void> {
@@ -255,7 +278,7 @@ async function main(): Promise<void> {
   const overlapMs = median(ours.overlap.map(perStep));
   const fullyAsyncMs = median(ours.fullyAsync.map(perStep));
   const tokensPerSec = (ls: LoopResult[]): number => median(ls.map((l) => l.tokens / l.seconds));
-  const table = [['loop', 'steps/s', 'tokens/s', 'ms/iteration', 'vs sync_offset 0']];
+  const table = [['loop', 'steps/s', 'tokens/s', 'ms/iteration', 'CPU ms/iteration', 'vs sync_offset 0']];
   for (const kind of Object.keys(LOOPS) as LoopKind[]) {
     const ms = median(ours[kind].map(perStep));
     table.push([
@@ -263,6 +286,7 @@ async function main(): Promise<void> {
       (1000 / ms).toFixed(2),
       tokensPerSec(ours[kind]).toFixed(0),
       ms.toFixed(0),
+      median(ours[kind].map((l) => l.cpuMsPerIteration)).toFixed(0),
       `${(syncMs / ms).toFixed(2)}x`,
     ]);
   }
@@ -279,6 +303,7 @@ async function main(): Promise<void> {
         (1000 / ms).toFixed(2),
         '',
         ms.toFixed(0),
+        median(runs.map((r) => r.cpuMs)).toFixed(0),
         `overlap ${(ms / overlapMs).toFixed(2)}x, fully_async ${(ms / fullyAsyncMs).toFixed(2)}x, sync ${(ms / syncMs).toFixed(2)}x of it`,
       ]);
       const ratios = Object.fromEntries(
@@ -311,27 +336,39 @@ async function main(): Promise<void> {
   const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
   for (const r of table) process.stdout.write(`${r.map((c, i) => c.padEnd(widths[i])).join('  ')}\n`);
 
-  process.stdout.write(
-    `\nWhere one iteration's milliseconds go (medians over rounds for PyTorch; ours: totals over rounds / iterations)\n`,
-  );
-  const phaseColumns = kinds.map((kind) => ({
-    title: LOOPS[kind].short,
-    perIteration: perIteration(ours[kind].map((r) => ({ phases: r.phases, iterations: r.trainerSteps }))),
-    iterationMs: median(ours[kind].map(perStep)),
-    explorerInThread: kind === 'sync',
-  }));
+  const phaseColumns = kinds.map((kind) => {
+    const steps = ours[kind].reduce((a, r) => a + r.trainerSteps, 0);
+    return {
+      title: LOOPS[kind].short,
+      perIteration: perIteration(ours[kind].map((r) => ({ phases: r.phases, iterations: r.trainerSteps }))),
+      iterationMs: (ours[kind].reduce((a, r) => a + r.seconds, 0) * 1000) / steps,
+      iterationCpuMs: ours[kind].reduce((a, r) => a + r.cpuMsPerIteration * r.trainerSteps, 0) / steps,
+      explorerInThread: kind === 'sync',
+    };
+  });
   const torchColumns = peers.flatMap((p) =>
     TORCH_THREADS.map((th) => {
       const runs = torch.get(key(p, th))!;
-      const phases = Object.keys(runs[0].phaseMs);
+      const means = (of: (r: TorchRun) => Record<string, number>): Record<string, number> =>
+        Object.fromEntries(Object.keys(of(runs[0])).map((ph) => [ph, mean(runs.map((r) => of(r)[ph]))]));
       return {
         title: `${p.id} ${th}t`,
-        phaseMs: Object.fromEntries(phases.map((ph) => [ph, median(runs.map((r) => r.phaseMs[ph]))])),
-        iterationMs: median(runs.map((r) => r.medianMs)),
+        phaseMs: means((r) => r.phaseMs),
+        phaseCpuMs: means((r) => r.phaseCpuMs),
+        iterationMs: mean(runs.map((r) => r.meanMs)),
+        iterationCpuMs: mean(runs.map((r) => r.meanCpuMs)),
       };
     }),
   );
-  for (const line of phaseTable(phaseColumns, torchColumns)) process.stdout.write(`${line}\n`);
+  process.stdout.write(
+    `\nWhere one iteration's milliseconds go: means over every timed iteration of every round (ours: the phases' totals / trainer steps 2..N; an indented part is in the total above it)\n`,
+  );
+  for (const line of phaseTable(phaseColumns, torchColumns, 'wall')) process.stdout.write(`${line}\n`);
+  process.stdout.write(
+    `\nThe same in CPU time (the process's, all its threads: a phase's own where one thread computes, so taking turns and PyTorch only)\n`,
+  );
+  const inThread = phaseColumns.filter((c) => c.explorerInThread);
+  for (const line of phaseTable(inThread, torchColumns, 'cpu')) process.stdout.write(`${line}\n`);
 
   for (const p of peerResults) {
     const which = p.openblas ? "OpenBLAS, the issue's peer" : "NOT OpenBLAS: not the issue's peer";

@@ -9,9 +9,11 @@ response tokens) plus Trinity's grpo default KL loss (kl_loss_fn k2 = 0.5 (logp 
 0.001, with ref_logp from a no-grad forward of a frozen copy of the initial weights, as the runtime's trainer does),
 with AdamW and grad clipping 1.0.
 usage: rft_torch.py MODEL_DIR INPUTS_JSON   (INPUTS_JSON: {"prompts": [[...]], "group": G, "new_tokens": N,
-        "iterations": K, "lr": ..., "threads": 2}); prints one JSON line {"iteration_ms": [...], "phase_ms": {phase:
-        [...]}, "torch_version", "blas_lib"} (phase_ms: each timed iteration's milliseconds per phase, bench:rft's
-        per-phase table; blas_lib: the BLAS libraries this process mapped, as bench/engine_torch.py reports them).
+        "iterations": K, "lr": ..., "threads": 2}); prints one JSON line {"iteration_ms": [...], "cpu_ms": [...],
+        "phase_ms": {phase: [...]}, "phase_cpu_ms": {...}, "torch_version", "blas_lib"} (cpu_ms: the process's CPU
+        time per timed iteration; phase_ms, phase_cpu_ms: each timed iteration's wall and CPU milliseconds per phase,
+        bench:rft's per-phase tables; blas_lib: the BLAS libraries this process mapped, as bench/engine_torch.py
+        reports them).
 """
 import json
 import sys
@@ -46,13 +48,16 @@ def main():
     gen = torch.Generator().manual_seed(1)
     logits_of = (lambda h, w: h @ w.t()) if m.tied else (lambda h, w: F.linear(h, w))
     times = []
+    cpu = []  # the process's CPU time (all threads) per iteration
     phases = {}
+    phase_cpu = {}
     for it in range(inp["iterations"] + 1):
         t0 = time.perf_counter()
+        c0 = time.process_time()
         marks = []
 
         def mark(phase):
-            marks.append((phase, time.perf_counter()))
+            marks.append((phase, time.perf_counter(), time.process_time()))
 
         with torch.inference_mode():
             head = m.head().detach()
@@ -102,13 +107,15 @@ def main():
         mark("optimizer (clip, AdamW)")
         if it > 0:  # the first iteration is warm-up
             times.append((time.perf_counter() - t0) * 1e3)
-            last = t0
-            for phase, t in marks:
+            cpu.append((time.process_time() - c0) * 1e3)
+            last, last_cpu = t0, c0
+            for phase, t, c in marks:
                 phases.setdefault(phase, []).append((t - last) * 1e3)
-                last = t
+                phase_cpu.setdefault(phase, []).append((c - last_cpu) * 1e3)
+                last, last_cpu = t, c
     with open("/proc/self/maps") as f:
         blas_lib = ", ".join(sorted({l.split()[-1] for l in f if "blas" in l.lower() and "/" in l})) or "unknown"
-    print(json.dumps({"iteration_ms": times, "phase_ms": phases, "torch_version": torch.__version__, "blas_lib": blas_lib}))
+    print(json.dumps({"iteration_ms": times, "cpu_ms": cpu, "phase_ms": phases, "phase_cpu_ms": phase_cpu, "torch_version": torch.__version__, "blas_lib": blas_lib}))
 
 
 if __name__ == "__main__":

@@ -7,8 +7,11 @@
  * the whole run's.
  */
 
-/** Milliseconds and calls per phase name. */
-export type PhaseTimes = Record<string, { ms: number; calls: number }>;
+/**
+ * Per phase name: wall milliseconds, the process's CPU milliseconds (every thread's: a phase's own only while one
+ * thread computes, as when explorer and trainer take turns) and calls.
+ */
+export type PhaseTimes = Record<string, { ms: number; cpuMs: number; calls: number }>;
 
 let on = process.env.TRINITY_WORKBENCH_PHASE_TIMES === '1';
 let totals: PhaseTimes = {};
@@ -23,9 +26,10 @@ export function enablePhaseTimes(): void {
   process.env.TRINITY_WORKBENCH_PHASE_TIMES = '1';
 }
 
-export function addPhaseTime(phase: string, ms: number): void {
-  const t = (totals[phase] ??= { ms: 0, calls: 0 });
+function addPhaseTime(phase: string, ms: number, cpuMs: number): void {
+  const t = (totals[phase] ??= { ms: 0, cpuMs: 0, calls: 0 });
   t.ms += ms;
+  t.cpuMs += cpuMs;
   t.calls++;
 }
 
@@ -33,11 +37,14 @@ export function addPhaseTime(phase: string, ms: number): void {
 export function timed<T>(phase: string, fn: () => T): T {
   if (!on) return fn();
   const start = performance.now();
+  const cpu = process.cpuUsage();
+  const add = (): void => {
+    const used = process.cpuUsage(cpu);
+    addPhaseTime(phase, performance.now() - start, (used.user + used.system) / 1000);
+  };
   const out = fn();
-  if (out instanceof Promise) {
-    return out.finally(() => addPhaseTime(phase, performance.now() - start)) as T;
-  }
-  addPhaseTime(phase, performance.now() - start);
+  if (out instanceof Promise) return out.finally(add) as T;
+  add();
   return out;
 }
 
@@ -50,9 +57,18 @@ export function takePhaseTimes(): PhaseTimes {
 
 /** Adds another thread's totals (the explorer worker's) to this thread's. */
 export function mergePhaseTimes(times: PhaseTimes): void {
-  for (const [phase, t] of Object.entries(times)) {
-    const mine = (totals[phase] ??= { ms: 0, calls: 0 });
-    mine.ms += t.ms;
-    mine.calls += t.calls;
-  }
+  totals = sumPhaseTimes(totals, times);
+}
+
+/** a + b, phase by phase. */
+export function sumPhaseTimes(a: PhaseTimes, b: PhaseTimes): PhaseTimes {
+  const out: PhaseTimes = {};
+  for (const t of [a, b])
+    for (const [phase, { ms, cpuMs, calls }] of Object.entries(t)) {
+      const o = (out[phase] ??= { ms: 0, cpuMs: 0, calls: 0 });
+      o.ms += ms;
+      o.cpuMs += cpuMs;
+      o.calls += calls;
+    }
+  return out;
 }
