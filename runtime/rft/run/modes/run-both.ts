@@ -157,7 +157,8 @@ async function startExplorer(
     reference,
     pluginDirs: ctx.pluginDirs,
   };
-  if (cfg.synchronizer.sync_method !== 'memory') {
+  // NCCL is in the run's start line of settings about scale (config/check/scale-settings.ts).
+  if (cfg.synchronizer.sync_method !== 'memory' && cfg.synchronizer.sync_method !== 'nccl') {
     ctx.log(
       'info',
       `synchronizer.sync_method ${cfg.synchronizer.sync_method} runs as memory sync locally: the trainer hands its weights to the explorer in this process`,
