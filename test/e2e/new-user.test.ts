@@ -300,7 +300,9 @@ async function newUserPath(): Promise<void> {
   await runsRow(/stopped|failed/).waitFor({ timeout: 10_000 });
   assert.ok(readdirSync(jobDir()).length > 0);
 
+  const t0 = Date.now();
   await frozenLakeEpisodes();
+  console.log(`the FrozenLake agent's part took ${Math.round((Date.now() - t0) / 1000)} s`);
 }
 
 /**
@@ -346,7 +348,7 @@ async function frozenLakeEpisodes(): Promise<void> {
     turns,
     longest.messages!.map((m) => ({ role: m.role, content: m.content })),
   );
-  await dash.$eval('#transcript', (e) => e.scrollIntoView({ block: 'start' }));
+  await dash.$eval('#transcript-turns .turn[data-role="assistant"]', (e) => e.scrollIntoView({ block: 'center' }));
   await screenshots('6-episode');
 
   // The trained tokens: the spans marked trained cover exactly the tokens under the record's action mask.
