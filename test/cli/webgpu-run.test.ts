@@ -25,7 +25,13 @@ function cli(args: string[]) {
     VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? SWIFTSHADER_ICD,
   };
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: 'utf8', env, timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  // A run stopped by the time limit gets SIGTERM and exits 1 after its current step: say so, not just "exited 1".
+  const timedOut = (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT';
+  return {
+    code: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr + (timedOut ? '\n(the test stopped it: timed out after 120 s)' : ''),
+  };
 }
 
 interface MetricsLine {

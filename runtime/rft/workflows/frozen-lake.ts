@@ -9,8 +9,9 @@
  *
  * The budget: every token after the first prompt counts against `rollout_args.max_response_tokens`, default 10240.
  * Trinity's GenerationConfig has no `max_response_tokens` field, so a run of Trinity always gets 10240; so does this.
- * Each turn may sample what is left of it (and what `max_model_len` leaves: where the conversation fills the model's
- * context, the episode ends as at its budget, where Trinity's engine would refuse the prompt).
+ * Each turn may sample what is left of it and what the config's `max_model_len` leaves (vLLM stops a sequence there);
+ * a next turn whose prompt leaves no room under `max_model_len` fails the task, as vLLM's refusal fails it in Trinity
+ * (workflow.py @cbeb875 checks only the budget before calling the model).
  */
 import { generateRandomMap } from '../environments/frozen-lake/random-map';
 import {
@@ -74,7 +75,8 @@ function taskMap(ctx: WorkflowContext, args: FrozenLakeArgs): { rows: string[]; 
   }
 }
 
-function userMessage(observation: string, k: number, hint: boolean, remaining: number): string {
+/** Trinity's user message for turn `k` (workflow.py `run_async`); demonstrations for SFT are built from it too. */
+export function frozenLakeUserMessage(observation: string, k: number, hint: boolean, remaining: number): string {
   let content =
     `Current Observation (${k}): \n${observation}\n` +
     'You have not achieved the goal, P has not reached G yet. Please give the next action.';
@@ -108,10 +110,10 @@ export function frozenLakeWorkflow(ctx: WorkflowContext): Workflow {
           const hint = steps > 0 && lastObservation === observation;
           episode.addMessage({
             role: 'user',
-            content: userMessage(observation, steps, hint, args.agentMaxSteps - steps),
+            content: frozenLakeUserMessage(observation, steps, hint, args.agentMaxSteps - steps),
           });
           const maxTokens = budget - episode.responseTokens;
-          if (maxTokens <= 0 || episode.roomLeft <= 0) {
+          if (maxTokens <= 0) {
             episode.dropPendingMessages();
             stepRewards.push(0);
             done = false;

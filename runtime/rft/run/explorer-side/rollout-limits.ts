@@ -15,7 +15,22 @@ export function rolloutLimits(cfg: Config): RolloutLimits {
     topP: m.top_p ?? 1,
     topK: m.top_k ?? -1,
     enableThinking: m.enable_thinking ?? null,
+    maxModelLen: modelLen(m.max_model_len, m.max_prompt_tokens, m.max_response_tokens),
   };
+}
+
+/**
+ * The engine's `max_model_len`: as set, else `max_prompt_tokens + max_response_tokens` as Trinity's validator derives
+ * it (trinity/common/config_validator.py `_check_model_len`, cbeb875); null when neither is known (the checker's
+ * TRN212: Trinity refuses such a config).
+ */
+function modelLen(
+  set: number | null | undefined,
+  prompt: number | null | undefined,
+  response: number | null | undefined,
+): number | null {
+  if (set != null) return set;
+  return prompt != null && response != null ? prompt + response : null;
 }
 
 /**
@@ -33,5 +48,6 @@ export function auxiliaryLimits(cfg: Config, m: InferenceModelConfig): RolloutLi
     topP: m.top_p ?? base.topP,
     topK: m.top_k ?? base.topK,
     enableThinking: m.enable_thinking ?? base.enableThinking,
+    maxModelLen: m.max_model_len ?? base.maxModelLen,
   };
 }

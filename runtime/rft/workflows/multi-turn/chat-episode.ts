@@ -25,6 +25,19 @@ export const PROMPT_TRUNCATED_RESPONSE = '[This experience is masked out due to 
 
 export class EpisodeError extends Error {}
 
+/**
+ * vLLM refuses a prompt that leaves no room for one token (vllm/v1/engine/input_processor.py `_validate_prompt_len`,
+ * 009daae; Trinity main pins vllm 0.19.1-0.22.0): the turn raises, and Trinity's WorkflowRunner fails the task
+ * (trinity/explorer/workflow_runner.py `_execute_single_run`, cbeb875), as a thrown workflow fails it here.
+ */
+function overlongPromptMessage(length: number, maxModelLen: number): string {
+  const what =
+    length > maxModelLen
+      ? `The decoder prompt (length ${length}) is longer than the maximum model length of ${maxModelLen}.`
+      : `The decoder prompt (length ${length}) plus the number of requested output tokens (at least 1) is longer than the maximum model length of ${maxModelLen}.`;
+  return `${what} (vLLM's refusal of the episode's next turn: raise model.max_model_len, or lower the episode's turns or max_response_tokens)`;
+}
+
 export interface EpisodeTurn extends SampledTurn {
   /** The context was longer than `max_prompt_tokens` with prompt truncation on: nothing was sampled (Trinity's dummy). */
   promptTruncated: boolean;
@@ -70,9 +83,10 @@ export class ChatEpisode {
     return new ChatEpisode(model, sampler ?? completionTurnSampler(model), messages);
   }
 
-  /** The longest context the model takes: `max_model_len` where set, else the model's position limit. */
+  /** The longest context the engine takes: the config's `max_model_len`, within the model's position limit. */
   get maxModelLen(): number {
-    return this.model.limits.maxModelLen ?? this.model.model.config.maxPositions;
+    const positions = this.model.model.config.maxPositions;
+    return Math.min(this.model.limits.maxModelLen ?? positions, positions);
   }
 
   /** Tokens after the first prompt, the next turn's pending ones included: what counts against a token budget. */
@@ -117,8 +131,7 @@ export class ChatEpisode {
       promptTruncated = true;
       turn = { ids: [], logprobs: [], text: PROMPT_TRUNCATED_RESPONSE, finishReason: 'length' };
     } else {
-      if (this.roomLeft <= 0)
-        throw new EpisodeError(`the conversation fills max_model_len (${this.maxModelLen} tokens); nothing can follow`);
+      if (this.roomLeft <= 0) throw new EpisodeError(overlongPromptMessage(context.length, this.maxModelLen));
       const maxTokens = Math.min(args.max_tokens ?? limits.maxResponseTokens, this.roomLeft);
       turn = await this.sampler.sampleTurn(context, { ...args, n: 1, max_tokens: maxTokens });
     }

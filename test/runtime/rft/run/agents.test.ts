@@ -49,7 +49,7 @@ before(() => {
   writeFileSync(join(job.dir, 'data', 'lake.jsonl'), rows.join('\n') + '\n');
 });
 
-function config(name: string, body: string): string {
+function config(name: string, body: string, modelLines = '  max_model_len: 4096\n'): string {
   return job.write(
     `${name}.yaml`,
     `# trinity-version: main
@@ -59,8 +59,7 @@ checkpoint_root_dir: ${job.dir}/checkpoints
 model:
   model_path: lake-model
   max_response_tokens: 16
-  max_model_len: 4096
-cluster:
+${modelLines}cluster:
   node_num: 1
   gpu_per_node: 2
 mode: both
@@ -162,6 +161,40 @@ buffer:
     } finally {
       db.close();
     }
+  });
+
+  test("the config's max_model_len, not the model's 4096 positions, bounds an episode: vLLM's refusal fails the run", async () => {
+    // The first prompt is 1319 tokens; its answer (≤ 16) fits 1400, the next user message (~170 more) does not. With
+    // prompt truncation on (the default) Trinity answers that turn with its fixed text instead and never asks vLLM.
+    const path = config(
+      'lake-len',
+      `algorithm:
+  algorithm_type: grpo
+  repeat_times: 2
+buffer:
+  batch_size: 1
+  total_steps: 1
+  explorer_input:
+    taskset:
+      name: lake
+      storage_type: file
+      path: data/lake.jsonl
+      workflow_args: {agent_max_steps: 3}
+    default_workflow_type: frozen_lake_workflow
+explorer:
+  max_retry_times: 0
+`,
+      '  max_model_len: 1400\n  enable_prompt_truncation: false\n',
+    );
+    const run = start(path);
+    const { code } = await run.exit;
+    assert.notEqual(code, 0, 'no episode fits max_model_len, so nothing is trained');
+    const said = run.events.flatMap((e) => (e.type === 'log' || e.type === 'done' ? [JSON.stringify(e)] : []));
+    assert.ok(
+      said.some((l) => /The decoder prompt \(length \d+\) is longer than the maximum model length of 1400\./.test(l)),
+      said.join('\n').slice(-2000),
+    );
+    assert.deepEqual(trainerSteps(run.events), []);
   });
 
   test('the step-wise FrozenLake plugin example in the explorer worker (sync_offset 1) under multi_step_grpo: one experience per call, eid.step, actual_env_steps', async () => {

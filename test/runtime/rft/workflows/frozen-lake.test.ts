@@ -159,7 +159,7 @@ describe('frozen_lake_workflow', () => {
     assert.equal(exp.tokens.length - exp.promptLength, 9);
   });
 
-  test('max_model_len: a conversation the model cannot hold ends like the budget', async () => {
+  test("max_model_len: a turn samples what it leaves; a next prompt that does not fit fails the run with vLLM's words", async () => {
     const prompt = pretrained.tokenizer.encode(
       pretrained.tokenizer.applyChatTemplate(
         [
@@ -170,9 +170,20 @@ describe('frozen_lake_workflow', () => {
       ),
       { addSpecialTokens: false },
     ).length;
-    const exp = await play(context({ forced: ['```Up```', '```Up```'] }, { maxModelLen: prompt + 50 }));
+    // The first turn (9 tokens) fits; the second user message's ~170 template tokens do not.
+    await assert.rejects(
+      play(context({ forced: ['```Up```', '```Up```'] }, { maxModelLen: prompt + 50 })),
+      new RegExp(`The decoder prompt \\(length \\d+\\) is longer than the maximum model length of ${prompt + 50}\\.`),
+    );
+    // A turn is capped where max_model_len ends; the conversation is then cut at max_model_len − 1 with reward 0.
+    const ctx = context(
+      { turnTokens: 12, workflowArgs: { desc: MAP, agent_max_steps: 1 } },
+      { maxModelLen: prompt + 3 },
+    );
+    const exp = await play(ctx);
+    assert.equal(exp.tokens.length, prompt + 2);
     assert.equal(exp.truncated, true);
-    assert.equal(exp.info!.env_steps, 1);
+    assert.equal(exp.reward, 0);
   });
 
   test("without desc, the row's size, p and seed draw Trinity's map", async () => {
