@@ -291,7 +291,8 @@ async function newUserPath(): Promise<void> {
   await command('Trinity: Run');
   const busy = page.locator('.notification-toast', { hasText: 'already running' });
   await busy.waitFor({ timeout: 30_000 });
-  assert.match((await busy.textContent()) ?? '', new RegExp(`pid ${third.pid}, started outside this window`));
+  // Named by its pid: from its lock (with its start and run id), else from its run record.
+  assert.match((await busy.textContent()) ?? '', new RegExp(`already running \\(pid ${third.pid}, started `));
   await busy.locator('.monaco-button', { hasText: 'Open Dashboard' }).waitFor({ timeout: 1000 });
   await busy.hover();
   await screenshots('5-already-running');
