@@ -175,7 +175,8 @@ export const RUN_RECORD_FILE = /^run(-explore|-train)?\.json$/;
  * `lock*.db` (SQLite's exclusive lock, which the kernel releases when the process exits, even by SIGKILL), then
  * writes this file; it removes the file when it ends. A second run is refused while the lock is held; a file left
  * behind by a run that died is taken over, with a line saying so. A holder is live when its host is this machine
- * and its pid is alive (run-records.ts `lockHolderLive`); on another host, this machine cannot tell.
+ * and its process (that pid, started before it took the lock) is alive (run-records.ts `lockHolderLive`); on another
+ * host, this machine cannot tell.
  */
 export interface JobLockHolder {
   protocol: number;

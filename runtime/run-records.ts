@@ -40,9 +40,54 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Whether a record says running and its process is still there (a `running` record with no process was killed). */
-export function isLive(record: RunRecord, alive: (pid: number) => boolean = pidAlive): boolean {
-  return record.status === 'running' && typeof record.pid === 'number' && alive(record.pid);
+/**
+ * Whether the process `pid` of this machine is the one that wrote `since` (epoch ms: a run record's or a job lock's
+ * start) as its start: alive, and not started after that. A run that died leaves its pid in its files, and the
+ * kernel gives that pid to a later process; its start time tells them apart (where the kernel says it, see
+ * {@link processStartMs}; elsewhere a live pid is trusted).
+ */
+export function processRuns(pid: number, since?: number): boolean {
+  if (!pidAlive(pid)) return false;
+  const started = since !== undefined && Number.isFinite(since) ? processStartMs(pid) : undefined;
+  return started === undefined || started <= since! + START_SLACK_MS;
+}
+
+/**
+ * How much later than the start it wrote a process's start may read and still be that process. The start from /proc
+ * reads up to 1 s early, never late, unless the wall clock was stepped since it started; this covers a small step.
+ */
+const START_SLACK_MS = 1000;
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat's start time on every architecture Node runs on (proc(5)). */
+const CLOCK_TICKS_PER_S = 100;
+
+/**
+ * When a process of this machine started (epoch ms), from Linux's /proc: `starttime` (field 22 of /proc/<pid>/stat,
+ * clock ticks after boot) plus the boot time (`btime` of /proc/stat, whole seconds, so up to 1 s early). Undefined
+ * where there is no /proc (macOS, Windows) or the process is gone.
+ */
+export function processStartMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count the fields after its closing one.
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    return Number.isFinite(ticks) && boot > 0 ? boot * 1000 + (ticks * 1000) / CLOCK_TICKS_PER_S : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process runs: `pid`, and the start it wrote (epoch ms) when known (see {@link processRuns}). */
+export type ProcessProbe = (pid: number, since?: number) => boolean;
+
+/**
+ * Whether a record says running and the process that wrote it is still there: a `running` record with no process
+ * was killed, and one whose pid now names a later process too.
+ */
+export function isLive(record: RunRecord, alive: ProcessProbe = processRuns): boolean {
+  return (
+    record.status === 'running' && typeof record.pid === 'number' && alive(record.pid, Date.parse(record.startedAt))
+  );
 }
 
 /** The run holding a job folder's lock (`mode` as for jobLockPath), as its lock file names it; undefined when none. */
@@ -56,9 +101,10 @@ export function readJobLock(jobDir: string, mode?: string): JobLockHolder | unde
 }
 
 /**
- * Whether a lock's holder runs: on this machine, its pid is alive; on another host this machine cannot tell, and
- * says yes (a run from a terminal or another window shows as live).
+ * Whether a lock's holder runs: on this machine, its process is alive and started before it took the lock (not a
+ * later process given the same pid); on another host this machine cannot tell, and says yes (as the runtime refuses
+ * a second run then), without looking at this machine's pids.
  */
-export function lockHolderLive(holder: JobLockHolder, alive: (pid: number) => boolean = pidAlive): boolean {
-  return holder.host !== hostname() || alive(holder.pid);
+export function lockHolderLive(holder: JobLockHolder, alive: ProcessProbe = processRuns): boolean {
+  return holder.host !== hostname() || alive(holder.pid, Date.parse(holder.startedAt));
 }

@@ -9,12 +9,21 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Role, RunRecord, StageInfo } from '../../runtime/protocol';
-import { isLive, pidAlive, readRunRecords } from '../../runtime/run-records';
+import {
+  isLive,
+  lockHolderLive,
+  processRuns,
+  readJobLock,
+  readRunRecords,
+  type ProcessProbe,
+} from '../../runtime/run-records';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
 import { noteMetrics, runKey, type CheckpointInfo, type RunState } from './run-state';
 
 const SKIP = new Set(['node_modules', '.git', 'dist', 'out', '__pycache__', '.venv', 'venv']);
 const GLOBAL_STEP = /^global_step_(\d+)$/;
+/** What a job folder holds besides its stages' folders: the search does not go in. */
+const JOB_PARTS = new Set(['monitor', 'buffer', 'state']);
 
 /** Job directories under `roots`, down to `maxDepth` levels; a run's stage directories are not listed apart. */
 export function findJobDirs(roots: string[], maxDepth = 6): string[] {
@@ -41,7 +50,7 @@ export function findJobDirs(roots: string[], maxDepth = 6): string[] {
     }
     if (depth >= maxDepth) return;
     for (const n of names) {
-      if (n.startsWith('.') || SKIP.has(n) || GLOBAL_STEP.test(n) || n === 'monitor' || n === 'buffer') continue;
+      if (n.startsWith('.') || SKIP.has(n) || GLOBAL_STEP.test(n) || JOB_PARTS.has(n)) continue;
       const p = join(dir, n);
       try {
         if (statSync(p).isDirectory()) walk(p, depth + 1);
@@ -55,7 +64,7 @@ export function findJobDirs(roots: string[], maxDepth = 6): string[] {
 }
 
 /** Every run of a job directory: one per run record (the explore and train halves of a job each keep one), else one. */
-export function readJobRuns(jobDir: string, isAlive: (pid: number) => boolean = pidAlive): RunState[] {
+export function readJobRuns(jobDir: string, isAlive: ProcessProbe = processRuns): RunState[] {
   const records = readRunRecords(jobDir);
   return records.length
     ? records.map((r) => runFrom(jobDir, r.record, r.mode, isAlive))
@@ -63,7 +72,7 @@ export function readJobRuns(jobDir: string, isAlive: (pid: number) => boolean = 
 }
 
 /** A job directory as one run (its first record's): the record, each stage's latest metrics and its checkpoints. */
-export function readJobDir(jobDir: string, isAlive: (pid: number) => boolean = pidAlive): RunState {
+export function readJobDir(jobDir: string, isAlive: ProcessProbe = processRuns): RunState {
   return readJobRuns(jobDir, isAlive)[0];
 }
 
@@ -71,7 +80,7 @@ function runFrom(
   jobDir: string,
   record: RunRecord | undefined,
   mode: string | undefined,
-  isAlive: (pid: number) => boolean,
+  isAlive: ProcessProbe,
 ): RunState {
   const dir = resolve(jobDir);
   const stages: StageInfo[] = record?.stages?.length ? record.stages : [{ name: basename(dir), mode: '', jobDir: dir }];
@@ -90,8 +99,21 @@ function runFrom(
     checkpoints: [],
     error: record?.error,
   };
+  // The job's lock names the process writing the folder now (a terminal's, another window's, another host's run),
+  // also while the record is still an earlier run's.
+  const holder = record ? readJobLock(dir, mode) : undefined;
+  if (holder && lockHolderLive(holder, isAlive)) {
+    if (holder.runId !== record?.runId)
+      Object.assign(run, {
+        startedAt: Date.parse(holder.startedAt),
+        endedAt: undefined,
+        error: undefined,
+        configPath: holder.config || run.configPath,
+      });
+    Object.assign(run, { status: 'running', live: true, pid: holder.pid, holder });
+  }
   // A record that still says running, of a process that is gone, is a run that was killed.
-  if (run.status === 'running' && (record?.pid === undefined || !isAlive(record.pid))) run.status = 'interrupted';
+  if (run.status === 'running' && !run.live) run.status = 'interrupted';
   let lastWall: number | undefined;
   // The two halves of an asynchronous job write into one metrics file: each shows its own role.
   const ownRole: Role | undefined = mode === 'explore' ? 'explorer' : mode === 'train' ? 'trainer' : undefined;
@@ -113,6 +135,12 @@ function runFrom(
   // A killed run's record has no end: its last logged step is when it stopped.
   if (run.endedAt === undefined && lastWall !== undefined && run.status !== 'running') run.endedAt = lastWall * 1000;
   return run;
+}
+
+/** Whether the process of a run read from disk still runs (its lock's holder, else its record's). */
+export function stillRuns(run: RunState, isAlive: ProcessProbe = processRuns): boolean {
+  if (run.holder) return lockHolderLive(run.holder, isAlive);
+  return run.pid !== undefined && isAlive(run.pid, run.startedAt);
 }
 
 /**

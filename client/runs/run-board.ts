@@ -1,29 +1,38 @@
 /**
  * The one source of truth for run state in the editor: every run the title button, the CodeLens, the status bar,
  * the Runs view and the end-of-run notification show. This window's runs come from their event streams (the run
- * manager); every other run (a terminal's, another window's, Trinity-RFT's) from its job folder, which is watched:
- * each known folder's record and metrics are looked at every `pollMs` and re-read when they changed, and the
- * workspace is searched for new folders every `rescanMs` and whenever the editor's file watcher says so. Listeners
- * hear of changes together, at most every {@link CHANGE_MS}. No `vscode`.
+ * manager); every other run (a terminal's, another window's, another host's, Trinity-RFT's) from its job folder: its
+ * records, its job lock and its metrics. Each known folder's `state/` is watched (the OS's file events), so a run
+ * starting, ending or taking the lock there is read at once; folders with a live run (whose process may die without
+ * a word) and folders that cannot be watched are looked at every `pollMs`, the others every `idlePollMs` (a network
+ * file system another machine writes sends no events). The workspace is searched for new folders every `rescanMs`
+ * and whenever the editor's file watcher says so. Listeners hear of changes together, at most every
+ * {@link CHANGE_MS}. No `vscode`.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pidAlive } from '../../runtime/run-records';
-import { findJobDirs, readJobRuns } from './job-dirs';
+import { processRuns, type ProcessProbe } from '../../runtime/run-records';
+import { findJobDirs, readJobRuns, stillRuns } from './job-dirs';
 import type { RunManager } from './run-manager';
 import type { RunState } from './run-state';
 
 /** How often listeners hear of changes, at most: views stay within a fraction of a second of the runs. */
 export const CHANGE_MS = 100;
 
+/** How long a folder's file events are gathered before it is read (a run writes its record and lock together). */
+const TOUCH_MS = 20;
+
 export interface RunBoardOptions {
   /** Folders searched for job directories (the workspace folders). */
   roots: () => string[];
   /** Job directories listed even outside the roots (those this window ran). */
   extraJobDirs?: () => Iterable<string>;
+  /** How often folders with a live run, and folders that cannot be watched, are looked at. */
   pollMs?: number;
+  /** How often watched folders with no live run are looked at (what their file events may miss). */
+  idlePollMs?: number;
   rescanMs?: number;
-  isAlive?: (pid: number) => boolean;
+  isAlive?: ProcessProbe;
 }
 
 export class RunBoard {
@@ -41,22 +50,37 @@ export class RunBoard {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private rescanTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly intervals: ReturnType<typeof setInterval>[] = [];
+  /** The watcher of each known folder's `state/`, with that directory's inode (a deleted, remade one is new). */
+  private readonly watchers = new Map<string, { ino: number; watcher: FSWatcher }>();
+  /** Folders whose `state/` changed, read together shortly after. */
+  private readonly touched = new Set<string>();
+  private touchTimer: ReturnType<typeof setTimeout> | undefined;
+  private idlePolledAt = 0;
+  private started = false;
   private readonly sub: { dispose(): void };
-  private readonly isAlive: (pid: number) => boolean;
+  private readonly isAlive: ProcessProbe;
 
   constructor(
     private readonly manager: RunManager,
     private readonly opts: RunBoardOptions,
   ) {
-    this.isAlive = opts.isAlive ?? pidAlive;
-    this.sub = manager.onDidChange(() => this.schedule());
+    this.isAlive = opts.isAlive ?? processRuns;
+    this.sub = manager.onDidChange((run) => {
+      // A run of this window that ended (or was refused: another run holds its job) leaves the job folder to what
+      // is on disk: read it now, so that the views never show the folder's older state in between.
+      if (!run.live && this.disk.has(run.jobDir)) this.read(run.jobDir);
+      this.schedule();
+    });
   }
 
-  /** Starts watching the job folders (polling); `dispose` stops it. */
+  /** Starts watching the job folders (file events and polling); `dispose` stops it. */
   start(): this {
+    this.started = true;
+    for (const dir of this.disk.keys()) this.watch(dir);
+    this.idlePolledAt = Date.now();
     this.intervals.push(
       setInterval(() => this.poll(), this.opts.pollMs ?? 1000),
-      setInterval(() => this.rescan(), this.opts.rescanMs ?? 2000),
+      setInterval(() => this.rescan(), this.opts.rescanMs ?? 10_000),
     );
     return this;
   }
@@ -119,10 +143,14 @@ export class RunBoard {
   }
 
   dispose(): void {
+    this.started = false;
     this.sub.dispose();
     for (const i of this.intervals) clearInterval(i);
     if (this.timer) clearTimeout(this.timer);
     if (this.rescanTimer) clearTimeout(this.rescanTimer);
+    if (this.touchTimer) clearTimeout(this.touchTimer);
+    for (const { watcher } of this.watchers.values()) watcher.close();
+    this.watchers.clear();
     this.listeners.clear();
     this.endListeners.clear();
   }
@@ -138,6 +166,8 @@ export class RunBoard {
       if (!dirs.has(d)) {
         this.disk.delete(d);
         this.stamps.delete(d);
+        this.watchers.get(d)?.watcher.close();
+        this.watchers.delete(d);
         changed = true;
       }
     for (const d of dirs)
@@ -149,11 +179,23 @@ export class RunBoard {
     return changed;
   }
 
-  /** Re-reads the job directories whose files changed, or whose live process went away. */
+  /**
+   * Re-reads the job directories whose files changed, or whose live process went away: those with a live run or no
+   * watcher each time, the others every `idlePollMs`.
+   */
   private poll(): void {
+    const idle = Date.now() - this.idlePolledAt >= (this.opts.idlePollMs ?? 10_000);
+    if (idle) this.idlePolledAt = Date.now();
+    this.reread(
+      [...this.disk.keys()].filter((d) => idle || !this.watchers.has(d) || this.disk.get(d)!.some((r) => r.live)),
+    );
+  }
+
+  /** Re-reads those of `dirs` whose files changed (or whose live process went away). */
+  private reread(dirs: Iterable<string>): void {
     let changed = false;
-    for (const dir of this.disk.keys())
-      if (this.stamps.get(dir) !== this.stamp(dir)) {
+    for (const dir of dirs)
+      if (this.disk.has(dir) && this.stamps.get(dir) !== this.stamp(dir)) {
         this.read(dir);
         changed = true;
       }
@@ -169,9 +211,52 @@ export class RunBoard {
       // Deleted while being read.
       this.disk.delete(dir);
     }
+    this.watch(dir);
   }
 
-  /** Sizes and times of what a run writes, and whether the processes its records name live. */
+  /**
+   * Watches a known folder's `state/` (records and locks) once the board is started; again when that directory was
+   * deleted and made anew. A folder without one (Trinity's), or beyond the OS's limit of watches, is polled.
+   */
+  private watch(dir: string): void {
+    if (!this.started) return;
+    const stateDir = join(dir, 'state');
+    let ino: number | undefined;
+    try {
+      ino = statSync(stateDir).ino;
+    } catch {
+      ino = undefined;
+    }
+    const cur = this.watchers.get(dir);
+    if (cur && cur.ino === ino) return;
+    cur?.watcher.close();
+    this.watchers.delete(dir);
+    if (ino === undefined || !this.disk.has(dir)) return;
+    try {
+      const watcher = watch(stateDir, { persistent: false }, () => this.touch(dir));
+      watcher.on('error', () => {
+        watcher.close();
+        if (this.watchers.get(dir)?.watcher === watcher) this.watchers.delete(dir);
+        this.touch(dir);
+      });
+      this.watchers.set(dir, { ino, watcher });
+    } catch {
+      // No watch left (inotify's limit): the folder is polled.
+    }
+  }
+
+  /** A watched folder's `state/` changed: it is read soon, with whatever else changed meanwhile. */
+  private touch(dir: string): void {
+    this.touched.add(dir);
+    this.touchTimer ??= setTimeout(() => {
+      this.touchTimer = undefined;
+      const dirs = [...this.touched];
+      this.touched.clear();
+      this.reread(dirs);
+    }, TOUCH_MS);
+  }
+
+  /** Sizes and times of what a run writes (records, locks, metrics), and whether the processes they name run. */
   private stamp(dir: string): string {
     const parts: string[] = [];
     const add = (p: string) => {
@@ -183,7 +268,8 @@ export class RunBoard {
       }
     };
     try {
-      for (const n of readdirSync(join(dir, 'state')).sort()) if (/^run.*\.json$/.test(n)) add(join(dir, 'state', n));
+      for (const n of readdirSync(join(dir, 'state')).sort())
+        if (/^(run|lock).*\.json$/.test(n)) add(join(dir, 'state', n));
     } catch {
       parts.push('no state');
     }
@@ -191,8 +277,7 @@ export class RunBoard {
     add(join(dir, 'monitor', 'tensorboard'));
     for (const r of this.disk.get(dir) ?? [])
       for (const s of r.stages) if (s.jobDir !== dir) add(join(s.jobDir, 'monitor', 'metrics.jsonl'));
-    for (const r of this.disk.get(dir) ?? [])
-      if (r.live && r.pid !== undefined) parts.push(`pid ${this.isAlive(r.pid)}`);
+    for (const r of this.disk.get(dir) ?? []) if (r.live) parts.push(`runs ${stillRuns(r, this.isAlive)}`);
     return parts.join('|');
   }
 

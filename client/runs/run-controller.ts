@@ -16,8 +16,19 @@ import { RayJobLauncher } from './launchers/ray-job';
 import { TrinityLauncher } from './launchers/trinity';
 import { findNode } from './node-path';
 import { RunManager, type LiveRun } from './run-manager';
-import { describeEnd, describeProgress, runKey, stageFraction, type RunState } from './run-state';
+import {
+  describeEnd,
+  describeHolder,
+  describeProgress,
+  holderIsHere,
+  runKey,
+  stageFraction,
+  type RunState,
+} from './run-state';
 import { RunBoard } from './run-board';
+import { readJobRuns } from './job-dirs';
+import type { JobRefusal } from '../../runtime/protocol';
+import { stopElsewhere } from './stop-elsewhere';
 
 export interface RunRequest {
   resume?: boolean;
@@ -124,15 +135,7 @@ export class RunController implements vscode.Disposable {
     // One writer per job folder: a live run there (this window's, a terminal's, another window's) is shown, not joined.
     const busy = this.board.list().find((r) => r.live && r.key === runKey(jobDir, mode));
     if (busy) {
-      const where = this.board.isOwn(busy) ? '' : ` (pid ${busy.pid ?? '?'}, started outside this window)`;
-      const pick = await vscode.window.showWarningMessage(
-        `${runLabel(busy)} is already running${where}: ${describeProgress(busy) || busy.status}.`,
-        'Open Dashboard',
-        'Stop',
-      );
-      if (pick === 'Open Dashboard')
-        await vscode.commands.executeCommand('trinityWorkbench.openDashboard', { kind: 'run', run: busy });
-      if (pick === 'Stop') await this.stop(busy.key);
+      await this.alreadyRunning(busy);
       return undefined;
     }
     if (req.fresh && existsSync(jobDir)) {
@@ -161,6 +164,7 @@ export class RunController implements vscode.Disposable {
       return undefined;
     }
     if (settings.showProgressNotification) this.showProgress(run, settings.stopGraceMs);
+    void run.handle.ended.then((end) => end.refusal && this.refused(run.state, end.refusal));
     return run;
   }
 
@@ -183,16 +187,9 @@ export class RunController implements vscode.Disposable {
       await this.manager.stop(run.key, runSettings().stopGraceMs);
       return;
     }
-    if (run.pid === undefined || run.runWith !== 'local') {
-      void vscode.window.showWarningMessage(`${runLabel(run)} was not started here and names no process to stop.`);
-      return;
-    }
-    try {
-      process.kill(run.pid, 'SIGTERM');
-      run.status = 'stopping';
-    } catch (e) {
-      void vscode.window.showErrorMessage(`Could not stop pid ${run.pid}: ${(e as Error).message}`);
-    }
+    const outcome = stopElsewhere(run, runLabel(run));
+    if (outcome.signalled) run.status = 'stopping';
+    else void vscode.window.showWarningMessage(outcome.message);
   }
 
   /** Continue a stopped, killed or failed run from its last checkpoint. */
@@ -293,6 +290,39 @@ export class RunController implements vscode.Disposable {
         });
         return run.handle.ended.finally(() => sub.dispose());
       },
+    );
+  }
+
+  /** "… is already running: Open Dashboard · Stop", for a Run pressed beside a live run (from anywhere). */
+  private async alreadyRunning(run: RunState): Promise<void> {
+    const who = this.board.isOwn(run)
+      ? ''
+      : run.holder
+        ? ` (${describeHolder(run.holder)})`
+        : ` (pid ${run.pid ?? '?'}, started outside this window)`;
+    const away = run.holder && !holderIsHere(run.holder) ? run.holder.host : undefined;
+    const pick = await vscode.window.showWarningMessage(
+      `${runLabel(run)} is already running${who}: ${describeProgress(run) || run.status}.`,
+      'Open Dashboard',
+      away ? `Stop on ${away}…` : 'Stop',
+    );
+    if (pick === 'Open Dashboard')
+      await vscode.commands.executeCommand('trinityWorkbench.openDashboard', { kind: 'run', run });
+    if (pick?.startsWith('Stop')) await this.stop(run.key);
+  }
+
+  /**
+   * The runtime refused a run this window started: another run took the job folder first. That run is shown, with
+   * what can be done about it, instead of the attempt as a failed run.
+   */
+  private async refused(attempt: RunState, refusal: JobRefusal): Promise<void> {
+    const holding =
+      this.board.list().find((r) => r.live && r.key === attempt.key) ??
+      readJobRuns(attempt.jobDir).find((r) => r.live && r.key === attempt.key);
+    if (holding) return this.alreadyRunning(holding);
+    // The holder has ended since: say what happened, and that Run works now.
+    void vscode.window.showWarningMessage(
+      `${runLabel(attempt)} did not start: ${describeHolder(refusal.holder)} was writing ${attempt.jobDir} and has ended since. Run it again.`,
     );
   }
 

@@ -167,14 +167,17 @@ export class RunManager {
 
   private ended(run: LiveRun, end: RunEnd): void {
     this.flushers.get(run.state)?.(
-      end.error && end.status !== 'finished'
-        ? `[workbench] run ${end.status}: ${end.error}`
-        : `[workbench] run ${end.status}`,
+      end.refusal
+        ? `[workbench] run refused: ${end.error}`
+        : end.error && end.status !== 'finished'
+          ? `[workbench] run ${end.status}: ${end.error}`
+          : `[workbench] run ${end.status}`,
     );
     this.flushers.delete(run.state);
     applyEnd(run.state, end);
     if (this.live.get(run.state.key) === run) this.live.delete(run.state.key);
-    this.ended_.set(run.state.key, run);
+    // A refused run never ran: the job folder stays the run that holds it, not a failed attempt.
+    if (!end.refusal) this.ended_.set(run.state.key, run);
     this.changed(run.state);
   }
 

@@ -3,7 +3,8 @@
  * checkpoints. Built from the event stream of a live run (`applyEvent`) or from a job directory on disk
  * (job-dirs.ts). Plain data, no `vscode`.
  */
-import type { Role, RuntimeEvent, StageInfo } from '../../runtime/protocol';
+import { hostname } from 'node:os';
+import type { JobLockHolder, Role, RuntimeEvent, StageInfo } from '../../runtime/protocol';
 import type { RunEnd, RunWith } from './launchers/launcher';
 
 export type RunStatus =
@@ -37,9 +38,11 @@ export interface RunState {
   configPath?: string;
   runWith: RunWith;
   status: RunStatus;
-  /** Started by this window and not yet ended. */
+  /** Going on now: started by this window and not yet ended, or read from disk with its process running. */
   live: boolean;
   pid?: number;
+  /** The process writing the job folder, as the job's lock names it (a run read from disk; maybe on another host). */
+  holder?: JobLockHolder;
   /** Epoch milliseconds. */
   startedAt?: number;
   endedAt?: number;
@@ -71,6 +74,11 @@ export function newRunState(jobDir: string, runWith: RunWith, configPath?: strin
 /** `jobDir`, or `jobDir#explore` / `jobDir#train` for a half of an asynchronous pair (they share the job directory). */
 export function runKey(jobDir: string, mode?: string): string {
   return mode === 'explore' || mode === 'train' ? `${jobDir}#${mode}` : jobDir;
+}
+
+/** The half of an asynchronous pair a run is (`explore`, `train`), from its key; undefined for a whole job. */
+export function runMode(run: RunState): string | undefined {
+  return /#(explore|train)$/.exec(run.key)?.[1];
 }
 
 /** Trinity's names for a step's reward, best first: the trainer's score is the reward every algorithm logs. */
@@ -188,6 +196,19 @@ export function describeEnd(run: RunState, label: string): string {
       : '';
   const numbers = describeProgress(run);
   return `${label} ${how}${numbers ? ` · ${numbers}` : ''}${kept}`;
+}
+
+/** The process a job lock names, as every message says it: `pid 4242 on gpu-7, started <local time> (run 5c0f1a2b)`. */
+export function describeHolder(holder: JobLockHolder): string {
+  const started = Date.parse(holder.startedAt);
+  const when = Number.isFinite(started) ? new Date(started).toLocaleString() : holder.startedAt;
+  const where = holder.host === hostname() ? '' : ` on ${holder.host}`;
+  return `pid ${holder.pid}${where}, started ${when} (run ${holder.runId.slice(0, 8)})`;
+}
+
+/** Whether this machine can stop the holder (it runs here): another host's run is stopped there. */
+export function holderIsHere(holder: JobLockHolder): boolean {
+  return holder.host === hostname();
 }
 
 /** The fraction of the current stage done, 0..1, when a total is known. */

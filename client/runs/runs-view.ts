@@ -3,12 +3,17 @@
  * every job folder's, watched). Each item's `contextValue` says what can be done with it (`run:<status>[:live]`,
  * `stage`, `checkpoint`), which package.json's menus key on. Refreshes are batched (a live run changes every step).
  */
+import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { jobLockPath } from '../../runtime/protocol';
 import type { RunBoard } from './run-board';
 import {
+  describeHolder,
   describeProgress,
   formatDuration,
   formatNumber,
+  holderIsHere,
+  runMode,
   type CheckpointInfo,
   type RunState,
   type RunStatus,
@@ -41,7 +46,12 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
   constructor(private readonly board: RunBoard) {
     this.disposables.push({ dispose: board.onDidChange(() => this.boardChanged()).dispose });
     // New job folders of any run (this window's, a terminal's, another window's) are found at once.
-    for (const pattern of ['**/state/run*.json', '**/monitor/metrics.jsonl', '**/monitor/tensorboard/**']) {
+    for (const pattern of [
+      '**/state/run*.json',
+      '**/state/lock*.json',
+      '**/monitor/metrics.jsonl',
+      '**/monitor/tensorboard/**',
+    ]) {
       const w = vscode.workspace.createFileSystemWatcher(pattern);
       const rescan = () => board.rescan();
       this.disposables.push(w, w.onDidCreate(rescan), w.onDidDelete(rescan));
@@ -161,7 +171,8 @@ function runItem(run: RunState): vscode.TreeItem {
   const duration = run.startedAt
     ? formatDuration((run.live ? Date.now() : (run.endedAt ?? run.startedAt)) - run.startedAt)
     : '';
-  item.description = [run.status, describeProgress(run), duration].filter(Boolean).join(' · ');
+  const away = run.holder && !holderIsHere(run.holder) ? `on ${run.holder.host}` : '';
+  item.description = [run.status, away, describeProgress(run), duration].filter(Boolean).join(' · ');
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${runLabel(run)}** — ${run.status}${run.runWith !== 'local' ? ` (${run.runWith})` : ''}\n\n`);
   if (run.stage)
@@ -175,6 +186,13 @@ function runItem(run: RunState): vscode.TreeItem {
   if (run.evalAccuracy)
     md.appendMarkdown(`Eval accuracy (${run.evalAccuracy.name}): ${formatNumber(run.evalAccuracy.value)}\n\n`);
   if (duration) md.appendMarkdown(`Duration: ${duration}\n\n`);
+  if (run.holder) {
+    md.appendMarkdown(`Writing the job folder: ${describeHolder(run.holder)}\n\n`);
+    if (away)
+      md.appendMarkdown(
+        `This machine cannot tell whether it still runs: if it does not, delete \`${join(run.jobDir, jobLockPath(runMode(run)))}\`.\n\n`,
+      );
+  }
   if (run.error) md.appendCodeblock(run.error.slice(0, 1500), 'text');
   md.appendMarkdown(`\`${run.jobDir}\``);
   item.tooltip = md;

@@ -71,7 +71,7 @@ export async function generate(
     const master = new Rng(params.seed ?? 0);
     return rows.map(() => master.fork());
   })();
-  const sampler = new TokenSampler(params, model.config.vocabSize);
+  const drawer = new RowDrawer(params, model.config.vocabSize, model.config.eosTokenIds);
 
   const { ids, mask, pos } = leftPadded(rows, maxPrompt, pad);
   const nextPos = rows.map((r) => r.prompt.length);
@@ -83,42 +83,11 @@ export async function generate(
     finishReason: 'length',
   }));
   const done = new Array<boolean>(B).fill(false);
-  const stops = new Set(params.stopTokenIds ?? model.config.eosTokenIds);
-  const V = model.config.vocabSize;
-  const rowSampler = NativeRowSampler.for({
-    temperature: sampler.temperature,
-    topK: sampler.topK,
-    topP: sampler.topP,
-    validVocab: sampler.validVocab,
-    vocab: V,
-  });
-  /**
-   * The next token and its log-prob of each active row, `generated` tokens in: the native sampler where it serves
-   * (the same draws), TokenSampler for the rows it leaves, with the same uniform.
-   */
-  const draw = (logits: Float32Array, active: number[], generated: number): { token: number; logprob: number }[] => {
-    const row = (b: number) => logits.subarray(b * V, (b + 1) * V);
-    if (!rowSampler) return active.map((b) => sampler.sample(row(b), rngs[b], generated, stops));
-    const u = new Float64Array(active.length);
-    if (!rowSampler.greedy) active.forEach((b, i) => (u[i] = rngs[b].uniform()));
-    const banned = generated < sampler.minNew ? Int32Array.from(stops) : new Int32Array(0);
-    const r = rowSampler.sample(logits, Int32Array.from(active), u, banned);
-    return active.map((b, i) =>
-      r.tokens[i] >= 0
-        ? { token: r.tokens[i], logprob: r.logprobs[i] }
-        : sampler.sample(row(b), { uniform: () => u[i] }, generated, stops),
-    );
-  };
-  /** Appends a sampled token to a completion; whether the completion is finished. */
-  const extend = (c: Completion, token: number, logprob: number): boolean => {
-    c.tokens.push(token);
-    c.logprobs.push(logprob);
-    if (stops.has(token)) {
-      c.finishReason = 'stop';
-      return true;
-    }
-    return !!params.stopStrings?.length && cutAtStopString(c, params.stopStrings, decode!);
-  };
+  const stops = drawer.stops;
+  const draw = (logits: Float32Array, active: number[], generated: number) =>
+    drawer.draw(logits, active, generated, rngs);
+  const extend = (c: Completion, token: number, logprob: number): boolean =>
+    extendCompletion(c, token, logprob, stops, params.stopStrings, decode);
 
   // The prefill and every decode step as one kernel each where the backend has it (wasm with the native addon);
   // else the prefill through `forward`, then the decode steps on fused kernels or through `forward`.
@@ -191,6 +160,71 @@ export async function generate(
   }
   if (decode) for (const c of out) c.text ??= decode(c.tokens);
   return out;
+}
+
+/**
+ * The next token and its log-prob of each active row of a batch's logits (`[B·V]`), `generated` tokens in: the
+ * native sampler where it serves (the same draws), TokenSampler for the rows it leaves, with the same uniform.
+ */
+export class RowDrawer {
+  readonly stops: ReadonlySet<number>;
+  private readonly sampler: TokenSampler;
+  private readonly rowSampler: NativeRowSampler | undefined;
+
+  constructor(
+    params: SamplingParams,
+    private readonly vocab: number,
+    defaultStops: readonly number[] = [],
+  ) {
+    this.sampler = new TokenSampler(params, vocab);
+    this.stops = new Set(params.stopTokenIds ?? defaultStops);
+    this.rowSampler = NativeRowSampler.for({
+      temperature: this.sampler.temperature,
+      topK: this.sampler.topK,
+      topP: this.sampler.topP,
+      validVocab: this.sampler.validVocab,
+      vocab,
+    });
+  }
+
+  draw(
+    logits: Float32Array,
+    active: readonly number[],
+    generated: number,
+    rngs: readonly Pick<Rng, 'uniform'>[],
+  ): { token: number; logprob: number }[] {
+    const V = this.vocab;
+    const { sampler, rowSampler, stops } = this;
+    const row = (b: number) => logits.subarray(b * V, (b + 1) * V);
+    if (!rowSampler) return active.map((b) => sampler.sample(row(b), rngs[b], generated, stops));
+    const u = new Float64Array(active.length);
+    if (!rowSampler.greedy) active.forEach((b, i) => (u[i] = rngs[b].uniform()));
+    const banned = generated < sampler.minNew ? Int32Array.from(stops) : new Int32Array(0);
+    const r = rowSampler.sample(logits, Int32Array.from(active), u, banned);
+    return active.map((b, i) =>
+      r.tokens[i] >= 0
+        ? { token: r.tokens[i], logprob: r.logprobs[i] }
+        : sampler.sample(row(b), { uniform: () => u[i] }, generated, stops),
+    );
+  }
+}
+
+/** Appends a sampled token to a completion; whether the completion is finished (a stop token or stop string). */
+export function extendCompletion(
+  c: Completion,
+  token: number,
+  logprob: number,
+  stops: ReadonlySet<number>,
+  stopStrings: readonly string[] | undefined,
+  decode: ((ids: number[]) => string) | undefined,
+): boolean {
+  c.tokens.push(token);
+  c.logprobs.push(logprob);
+  if (stops.has(token)) {
+    c.finishReason = 'stop';
+    return true;
+  }
+  return !!stopStrings?.length && cutAtStopString(c, stopStrings, decode!);
 }
 
 /** One row per sample: each prompt `n` times, in prompt order. */

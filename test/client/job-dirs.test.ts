@@ -87,7 +87,8 @@ describe('job directories on disk', () => {
     const dead = join(root, 'dead');
     const live = join(root, 'live');
     record(dead, { status: 'running', pid: 999_999_999 });
-    record(live, { status: 'running', pid: process.pid });
+    // Written by the live process itself, after it started (an older start would be a dead run's reused pid).
+    record(live, { status: 'running', pid: process.pid, startedAt: new Date().toISOString() });
     assert.equal(readJobDir(dead).status, 'interrupted');
     assert.equal(readJobDir(live).status, 'running');
     assert.deepEqual(findJobDirs([root]), [dead, live]);

@@ -4,18 +4,25 @@
  * process's last word; the run board shows a run started in a terminal as live within 2 s with its own numbers (not
  * the previous run's of the same job folder), says when it ends, and is what `runOf` answers for its config (the
  * title button and the CodeLens); a real run's output channel has each message once and no backend probing.
+ * The job lock is one more input of the board (real lock files, real processes): a run whose lock another process
+ * holds shows live with its holder named, a holder on another host is not judged by this machine's pids, a dead
+ * run's pid given to a later process does not make it live, and a run the runtime refuses (another window holds
+ * the job) is not a failed run: the board keeps showing the holder.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { initBackend } from '../../runtime/engine/backend';
-import { RUN_RECORD_FILE } from '../../runtime/protocol';
+import { PROTOCOL_VERSION, RUN_RECORD_FILE, type JobLockHolder } from '../../runtime/protocol';
+import { processRuns, processStartMs } from '../../runtime/run-records';
 import { LocalLauncher } from '../../client/runs/launchers/local';
 import { RunBoard } from '../../client/runs/run-board';
 import { RunManager } from '../../client/runs/run-manager';
-import type { RunState } from '../../client/runs/run-state';
+import { describeHolder, type RunState } from '../../client/runs/run-state';
+import { stopElsewhere } from '../../client/runs/stop-elsewhere';
 import { GRPO_STAGE, header, tinyJob, topLevel } from '../runtime/rft/run/helpers';
 import { alive } from '../helpers/process';
 
@@ -187,5 +194,251 @@ describe('run state in the editor', () => {
       [...counts].filter(([, n]) => n > 1),
       [],
     );
+  });
+});
+
+const JOB_LOCK = resolve(__dirname, '..', '..', 'runtime', 'rft', 'run', 'job', 'job-lock.ts');
+
+/**
+ * A real process holding a job's lock as a run from a terminal does (the runtime's own takeJobLock); SIGTERM ends it
+ * as the runtime ends, releasing the lock.
+ */
+async function lockHolder(jobDir: string, runId: string, config: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '-e',
+      `const lock = require(${JSON.stringify(JOB_LOCK)}).takeJobLock(${JSON.stringify(jobDir)}, undefined, { runId: ${JSON.stringify(runId)}, config: ${JSON.stringify(config)} }, () => {});
+       process.on('SIGTERM', () => { lock.release(); process.exit(0); });
+       console.log('held'); setInterval(() => {}, 1000);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  children.push(child.pid!);
+  await new Promise<void>((r) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && r()));
+  return child;
+}
+
+/** A job folder whose record says `status`, of run `runId` with `pid`, started at `startedAt` (epoch ms). */
+function jobWithRecord(
+  root: string,
+  name: string,
+  record: { runId: string; status: string; pid: number; startedAt: number },
+): { jobDir: string; config: string } {
+  const jobDir = join(root, 'checkpoints', 'tests', name);
+  const config = join(root, `${name}.yaml`);
+  mkdirSync(join(jobDir, 'state'), { recursive: true });
+  writeFileSync(
+    join(jobDir, 'state', 'run.json'),
+    JSON.stringify({
+      protocol: PROTOCOL_VERSION,
+      config,
+      stages: [],
+      backend: 'wasm',
+      ...record,
+      startedAt: new Date(record.startedAt).toISOString(),
+    }),
+  );
+  return { jobDir, config };
+}
+
+function writeLock(jobDir: string, holder: Omit<JobLockHolder, 'protocol'>): void {
+  writeFileSync(join(jobDir, 'state', 'lock.json'), JSON.stringify({ protocol: PROTOCOL_VERSION, ...holder }));
+}
+
+/** A real process that sleeps until killed (a pid this machine has now). */
+function sleeper(): ChildProcess {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  children.push(child.pid!);
+  return child;
+}
+
+describe('the job lock on the run board', () => {
+  test('a run whose lock another process holds is live at once (file events, no polling), with the holder named, until it releases it', async () => {
+    const job = { dir: mkdtempSync(join(tmpdir(), 'twb-board-')) };
+    // The job folder's record is an earlier run's, stopped an hour ago.
+    const { jobDir, config } = jobWithRecord(job.dir, 'held', {
+      runId: 'earlier-run',
+      status: 'stopped',
+      pid: 1,
+      startedAt: Date.now() - 3600_000,
+    });
+    const { runs } = manager();
+    // Folders are looked at once a minute here: only the folder's file events can show the holder in time.
+    const board = new RunBoard(runs, { roots: () => [job.dir], pollMs: 60_000, idlePollMs: 60_000, rescanMs: 60_000 });
+    board.start();
+    const ended: RunState[] = [];
+    board.onDidEnd((r) => ended.push(r));
+    let toldLive = false;
+    board.onDidChange(() => (toldLive ||= board.liveIn(jobDir) !== undefined));
+    try {
+      assert.equal(board.runOf(config)?.live, false);
+      const holder = await lockHolder(jobDir, 'terminal-run-1', config);
+      const live = await until('the holder live on the board', () => board.liveIn(jobDir), 2000);
+      assert.equal(live.status, 'running');
+      assert.equal(live.pid, holder.pid);
+      assert.equal(live.holder?.runId, 'terminal-run-1');
+      assert.equal(live.holder?.host, hostname());
+      assert.ok(Math.abs(live.startedAt! - Date.now()) < 60_000, "its own start, not the earlier run's");
+      assert.match(describeHolder(live.holder!), new RegExp(`^pid ${holder.pid}, started .+ \\(run terminal\\)$`));
+      assert.equal(board.isOwn(live), false);
+      await until('listeners told of it', () => toldLive, 1000);
+      holder.kill('SIGTERM');
+      const done = await until('its end', () => ended.find((r) => r.key === live.key), 2000);
+      assert.deepEqual([done.live, done.status], [false, 'stopped'], "the record is the earlier run's again");
+      // A holder killed outright leaves its lock file (job-lock.test.ts), naming a process that is gone: not live.
+      const gone = spawn(process.execPath, ['-e', '0']);
+      await new Promise((r) => gone.on('exit', r));
+      writeLock(jobDir, {
+        runId: 'killed-run',
+        pid: gone.pid!,
+        host: hostname(),
+        startedAt: new Date().toISOString(),
+        config,
+      });
+      assert.equal(new RunBoard(manager().runs, { roots: () => [job.dir] }).liveIn(jobDir), undefined);
+    } finally {
+      board.dispose();
+    }
+  });
+
+  test("a lock held on another host is live whatever this machine's pids say, and names that host", () => {
+    const job = { dir: mkdtempSync(join(tmpdir(), 'twb-board-')) };
+    const gone = spawn(process.execPath, ['-e', '0']);
+    const startedAt = Date.now() - 60_000;
+    const { jobDir, config } = jobWithRecord(job.dir, 'remote', {
+      runId: 'remote-run',
+      status: 'running',
+      pid: gone.pid!,
+      startedAt,
+    });
+    writeLock(jobDir, {
+      runId: 'remote-run',
+      pid: gone.pid!,
+      host: 'gpu-node-7',
+      startedAt: new Date(startedAt).toISOString(),
+      config,
+    });
+    return new Promise<void>((done) =>
+      gone.on('exit', () => {
+        const board = new RunBoard(manager().runs, { roots: () => [job.dir] });
+        const run = board.runOf(config);
+        assert.equal(run?.live, true, 'pid ' + gone.pid + ' is gone here, but the run is on gpu-node-7');
+        assert.equal(run?.status, 'running');
+        assert.match(describeHolder(run!.holder!), new RegExp(`^pid ${gone.pid} on gpu-node-7, started `));
+        // Stop signals nothing here (the pid is this machine's, not the run's): it says how to stop it there.
+        const stop = stopElsewhere(run!, 'remote');
+        assert.equal(stop.signalled, false);
+        assert.match(
+          !stop.signalled ? stop.message : '',
+          new RegExp(
+            `^remote runs on gpu-node-7 .*\\(\`kill ${gone.pid}\` on gpu-node-7\\); if it no longer runs, delete ${join(jobDir, 'state', 'lock.json')}\\.$`,
+          ),
+        );
+        board.dispose();
+        done();
+      }),
+    );
+  });
+
+  test('a dead run whose pid the kernel gave to a later process is not live', async () => {
+    assert.notEqual(processStartMs(process.pid), undefined, 'this test needs /proc (Linux)');
+    const job = { dir: mkdtempSync(join(tmpdir(), 'twb-board-')) };
+    const later = sleeper();
+    await new Promise((r) => later.on('spawn', r));
+    // Two runs that died an hour ago, whose pid is now this later process's: one left its lock file, one not.
+    const hourAgo = Date.now() - 3600_000;
+    const a = jobWithRecord(job.dir, 'reused-a', {
+      runId: 'dead-a',
+      status: 'running',
+      pid: later.pid!,
+      startedAt: hourAgo,
+    });
+    writeLock(a.jobDir, {
+      runId: 'dead-a',
+      pid: later.pid!,
+      host: hostname(),
+      startedAt: new Date(hourAgo).toISOString(),
+      config: a.config,
+    });
+    const b = jobWithRecord(job.dir, 'reused-b', {
+      runId: 'dead-b',
+      status: 'running',
+      pid: later.pid!,
+      startedAt: hourAgo,
+    });
+    // The same pid written by the process itself, after it started, is its own.
+    const c = jobWithRecord(job.dir, 'own', {
+      runId: 'own',
+      status: 'running',
+      pid: later.pid!,
+      startedAt: Date.now(),
+    });
+    assert.equal(processRuns(later.pid!, hourAgo), false);
+    assert.equal(processRuns(later.pid!, Date.now()), true);
+    const board = new RunBoard(manager().runs, { roots: () => [job.dir] });
+    try {
+      for (const { config } of [a, b]) {
+        const run = board.runOf(config);
+        assert.deepEqual([run?.status, run?.live], ['interrupted', false], config);
+      }
+      const own = board.runOf(c.config)!;
+      assert.deepEqual([own.status, own.live], ['running', true]);
+      // Stop on a view of a run taken before it died and its pid was given to this process: no signal.
+      const stale = { ...own, startedAt: hourAgo };
+      assert.deepEqual(stopElsewhere(stale, 'reused'), { signalled: false, message: 'reused has already ended.' });
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(later.exitCode ?? later.signalCode, null, 'the later process was not signalled');
+      assert.deepEqual(stopElsewhere(own, 'own'), { signalled: true });
+      await new Promise((r) => later.on('exit', r));
+      assert.equal(later.signalCode, 'SIGTERM');
+    } finally {
+      board.dispose();
+    }
+  });
+
+  test('a run the runtime refuses (another window holds the job) is no failed run: the board shows the holder', async () => {
+    const job = tinyJob(37);
+    const config = job.write(
+      'shared.yaml',
+      header(job, 'shared') +
+        topLevel(GRPO_STAGE)
+          .replace('total_steps: 4', 'total_steps: 200')
+          .replace('eval_interval: 2', 'eval_interval: 100'),
+    );
+    const jobDir = join(job.dir, 'checkpoints', 'tests', 'shared');
+    const launcher = new LocalLauncher({ nodePath: process.execPath, cliPath: CLI, extraArgs: ['--backend', 'wasm'] });
+    // Another window's run.
+    const other = manager().runs;
+    const first = await other.start(launcher, spec(job.dir, config, jobDir));
+    await until('its first step', () => first.state.progress.explorer, 60_000);
+    // This window: its board sees the other window's run; Run is pressed anyway (a race with that run's start).
+    const { runs, lines } = manager();
+    const board = new RunBoard(runs, { roots: () => [job.dir], pollMs: 100 }).start();
+    const ended: RunState[] = [];
+    board.onDidEnd((r) => ended.push(r));
+    try {
+      const seen = await until("the other window's run", () => board.liveIn(jobDir), 2000);
+      assert.equal(seen.holder?.pid, first.state.pid);
+      const second = await runs.start(launcher, { ...spec(job.dir, config, jobDir), resume: true });
+      const end = await second.handle.ended;
+      assert.equal(end.refusal?.holder.pid, first.state.pid, JSON.stringify(end));
+      assert.deepEqual(runs.endedRuns(), [], 'the refused attempt is not listed as a failed run');
+      await new Promise((r) => setTimeout(r, 300));
+      const after = board.runOf(config);
+      assert.deepEqual([after?.live, after?.status, after?.pid], [true, 'running', first.state.pid]);
+      assert.deepEqual(ended, [], 'no end is reported: the run goes on');
+      assert.match(lines.join('\n'), /\[workbench\] run refused: another run is writing /);
+      assert.equal(first.state.status, 'running', 'the live run goes on');
+      // Stop from this window: SIGTERM to the other window's runtime, which stops after its step.
+      assert.deepEqual(stopElsewhere(board.liveIn(jobDir)!, 'shared'), { signalled: true });
+      const firstEnd = await first.handle.ended;
+      assert.equal(firstEnd.status, 'stopped', firstEnd.error);
+    } finally {
+      board.dispose();
+      await other.stop(first.state.key, 5000);
+    }
   });
 });

@@ -4,7 +4,7 @@
  * turns what it can observe into `runtime/protocol.ts` events; the run manager knows nothing else of it.
  * No `vscode` import: launchers are tested with real processes and servers outside VS Code.
  */
-import type { RuntimeEvent } from '../../../runtime/protocol';
+import type { JobRefusal, RuntimeEvent } from '../../../runtime/protocol';
 
 export type RunWith = 'local' | 'trinity' | 'ray-job';
 
@@ -40,6 +40,8 @@ export interface RunEnd {
   error?: string;
   exitCode?: number | null;
   signal?: string | null;
+  /** The run never started: another run holds the job folder (the runtime's `done` event names it). */
+  refusal?: JobRefusal;
 }
 
 export interface LaunchedRun {

@@ -68,9 +68,13 @@ export class LocalLauncher implements Launcher {
           error: `Could not start ${this.opts.nodePath}: ${exit.spawnError}. Set trinityWorkbench.nodePath to a Node.js 20 executable.`,
         };
       const base = { exitCode: exit.exitCode, signal: exit.signal };
-      // A refused run (another run holds the job folder) shows its reason until the editor shows refusals itself.
       if (done?.status === 'failed' || done?.status === 'refused')
-        return { ...base, status: 'failed', error: done.error ?? 'the run failed' };
+        return {
+          ...base,
+          status: 'failed',
+          error: done.error ?? 'the run failed',
+          ...(done.refusal ? { refusal: done.refusal } : {}),
+        };
       if (done && exit.exitCode !== null && !exit.signal) return { ...base, status: done.status };
       if (exit.stopRequested)
         return {

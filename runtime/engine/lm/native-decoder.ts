@@ -18,6 +18,8 @@ export class NativeDecoder {
   private readonly mask: tf.Tensor2D;
   private readonly weights: DecodingWeights;
   private slot = 0;
+  /** Cache slots filled before the prefill (a prefix's keys and values handed in, see the constructor). */
+  private readonly prefixLength: number;
 
   /** Whether `model` can decode this way on the active backend. */
   static supports(model: CausalLM): boolean {
@@ -26,7 +28,8 @@ export class NativeDecoder {
 
   /**
    * For B rows with prompts left-padded to M tokens (`promptMask` `[B·M]`, 1 for real tokens) and `steps` decode
-   * steps after the prefill.
+   * steps after the prefill. With `prefix` (`[B, KV, P, hd]` per layer, P < M; the caller keeps them) the first P
+   * slots start as those keys and values (an episode's earlier turns) and the prefill feeds the other M − P.
    */
   constructor(
     private readonly model: CausalLM,
@@ -34,17 +37,24 @@ export class NativeDecoder {
     private readonly B: number,
     private readonly M: number,
     steps: number,
+    prefix?: { keys: readonly tf.Tensor[]; values: readonly tf.Tensor[] },
   ) {
     const c = model.config;
+    this.prefixLength = prefix?.keys[0].shape[2] ?? 0;
+    this.slot = this.prefixLength;
     this.weights = model.decodingWeights();
     if (!this.weights.rope) throw new Error('NativeDecoder: the model has no RoPE tables');
-    const cacheShape: [number, number, number, number] = [B, c.kvHeads, M + steps, c.headDim];
+    const P = this.prefixLength;
+    const cacheShape: [number, number, number, number] = [B, c.kvHeads, M + steps - P, c.headDim];
+    // Filled on the backend (tf.zeros would copy a host array in); every slot is written before it is read.
+    const cache = (start?: tf.Tensor): tf.Tensor =>
+      this.own(start ? tf.tidy(() => tf.concat([start, tf.fill(cacheShape, 0)], 2)) : tf.fill(cacheShape, 0));
     const weight = (l: Parameters<typeof mergedWeight>[1]): tf.Tensor => {
       const merged = mergedWeight(model, l);
       if (merged !== l.w) this.owned.push(merged);
       return merged;
     };
-    this.layers = this.weights.layers.map((l) => ({
+    this.layers = this.weights.layers.map((l, i) => ({
       ln1: l.ln1.w,
       q: weight(l.q!),
       k: weight(l.k!),
@@ -63,17 +73,19 @@ export class NativeDecoder {
       upBias: l.up!.b,
       down: weight(l.down!),
       downBias: l.down!.b,
-      // Filled on the backend (tf.zeros would copy a host array in); every slot is written before it is read.
-      keys: this.own(tf.fill(cacheShape, 0)),
-      values: this.own(tf.fill(cacheShape, 0)),
+      keys: cache(prefix?.keys[i]),
+      values: cache(prefix?.values[i]),
     }));
     this.mask = this.own(tf.tensor2d(promptMask, [B, M]));
   }
 
-  /** Logits `[B, V]` of each row's last prompt token; the prompt's keys and values fill the first M cache slots. */
+  /**
+   * Logits `[B, V]` of each row's last prompt token; the prompt's keys and values fill the first M cache slots
+   * (after a prefix: `ids` and `positions` are `[B, M − P]`, the slots after it).
+   */
   prefill(ids: Int32Array, positions: Int32Array): tf.Tensor2D {
-    if (this.slot !== 0) throw new Error('NativeDecoder: prefill after decoding');
-    return this.run(ids, positions, this.M);
+    if (this.slot !== this.prefixLength) throw new Error('NativeDecoder: prefill after decoding');
+    return this.run(ids, positions, this.M - this.prefixLength);
   }
 
   /** Logits `[B, V]` of one more token per row, `ids` at `positions`; its key and value join the cache. */
@@ -94,6 +106,15 @@ export class NativeDecoder {
   ): tf.Tensor2D {
     if (this.slot !== 0) throw new Error('NativeDecoder: scoring after decoding');
     return this.run(ids, positions, this.M, { targets, cols, temperature });
+  }
+
+  get layerCount(): number {
+    return this.layers.length;
+  }
+
+  /** Layer `i`'s cache, `[B, KV, M + steps, hd]` each (owned by the decoder: valid until `dispose`). */
+  layerCache(i: number): { keys: tf.Tensor; values: tf.Tensor } {
+    return { keys: this.layers[i].keys, values: this.layers[i].values };
   }
 
   dispose(): void {

@@ -42,6 +42,7 @@ import type { AuxiliaryModel } from '../models/auxiliary-model';
 import type { RunLog } from '../monitor/run-log';
 import type { RewardFactory, WorkflowTask } from '../workflows/types';
 import { workflowFactory } from '../workflows/registry';
+import { TurnBatcher } from '../workflows/multi-turn/batched-turns';
 import { evalTaskMetrics } from './eval-metrics';
 import { advantagesByUid, sampleRollouts } from './rollout-samples';
 import { timed } from '../monitor/phase-times';
@@ -69,6 +70,11 @@ export interface ExplorerOptions {
   overRollout?: OverRollout;
   /** `over_rollout.return_partial_tasks` (main). */
   returnPartialTasks?: boolean;
+  /**
+   * `explorer.runner_per_model`: how many runs of a task whose workflow allows it (`concurrentRuns`) go at once, their
+   * model turns batched into one engine call (default 1: one after another).
+   */
+  runnersPerModel?: number;
   /** `explorer.auxiliary_models`, handed to every workflow; the explorer owns them (see `dispose`). */
   auxiliaryModels?: AuxiliaryModel[];
 }
@@ -365,6 +371,7 @@ export class Explorer {
    */
   private async runWorkflow(task: ExplorerTask, partialRuns: boolean): Promise<Attempt> {
     const factory = workflowFactory(task.workflow);
+    const turns = new TurnBatcher(this.model);
     const ctx = {
       model: this.model,
       task,
@@ -372,30 +379,37 @@ export class Explorer {
       runIdBase: 0,
       createReward: this.opts.createReward,
       auxiliaryModels: this.opts.auxiliaryModels ?? [],
+      turnSampler: () => turns.open(),
     };
-    const wf = factory(ctx);
-    const out: Attempt = { exps: [], failedRuns: 0 };
-    if (wf.repeatable) out.exps = await wf.run();
-    else {
-      for (let i = 0; i < task.repeatTimes; i++) {
-        let run: Experience[];
-        try {
-          run = await factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run();
-        } catch (e) {
-          if (!partialRuns || e instanceof GenerationStoppedError) throw e;
-          out.failedRuns++;
-          out.firstError ??= (e as Error).message;
-          if (this.opts.returnPartialTasks) continue;
-          break;
+    try {
+      const wf = factory(ctx);
+      const out: Attempt = { exps: [], failedRuns: 0 };
+      if (wf.repeatable) out.exps = await wf.run();
+      else {
+        const width = wf.concurrentRuns ? Math.max(1, this.opts.runnersPerModel ?? 1) : 1;
+        const goOnAfterFailure = partialRuns && this.opts.returnPartialTasks === true;
+        const runs = await runConcurrently(task.repeatTimes, width, goOnAfterFailure, (i) =>
+          factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run(),
+        );
+        for (const [i, run] of runs.entries()) {
+          if (!run.ok) {
+            if (!partialRuns || run.error instanceof GenerationStoppedError) throw run.error;
+            out.failedRuns++;
+            out.firstError ??= (run.error as Error).message;
+            if (this.opts.returnPartialTasks) continue;
+            break;
+          }
+          // Multi-turn (issue 31): the runner numbers every experience of a run, all its steps (workflow_runner.py
+          // `_execute_single_run`: exp.eid.run = run_id_base + run_index).
+          for (const e of run.exps) e.eid.run = i;
+          out.exps.push(...run.exps);
         }
-        // Multi-turn (issue 31): the runner numbers every experience of a run, all its steps (workflow_runner.py
-        // `_execute_single_run`: exp.eid.run = run_id_base + run_index).
-        for (const e of run) e.eid.run = i;
-        out.exps.push(...run);
       }
+      if (out.exps.length === 0 && out.failedRuns === 0) throw new Error('An empty experience is generated');
+      return out;
+    } finally {
+      turns.dispose();
     }
-    if (out.exps.length === 0 && out.failedRuns === 0) throw new Error('An empty experience is generated');
-    return out;
   }
 
   /** Frees the auxiliary models (the rollout model's weights belong to the caller). */
@@ -403,6 +417,36 @@ export class Explorer {
     for (const m of this.opts.auxiliaryModels ?? []) m.dispose();
     this.opts.auxiliaryModels = [];
   }
+}
+
+type RunResult = { ok: true; exps: Experience[] } | { ok: false; error: unknown };
+
+/**
+ * Runs 0..n−1 of a task, up to `width` at a time, in run order. After a failure no new run starts (the sequential
+ * runner stops there too) unless `goOnAfterFailure`; the runs already going finish, so none is left using the model.
+ */
+async function runConcurrently(
+  n: number,
+  width: number,
+  goOnAfterFailure: boolean,
+  run: (i: number) => Experience[] | Promise<Experience[]>,
+): Promise<RunResult[]> {
+  const results: RunResult[] = [];
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (next < n && !failed) {
+      const i = next++;
+      try {
+        results[i] = { ok: true, exps: await run(i) };
+      } catch (error) {
+        results[i] = { ok: false, error };
+        failed = !goOnAfterFailure;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, n) }, worker));
+  return results.slice(0, next).map((r) => r ?? { ok: false, error: new Error('run did not finish') });
 }
 
 /** Eval metrics over tasks: {mean,max,min} (< v0.5.0); from v0.5.0 `gather_eval_metrics`, the mean only unless detailed. */

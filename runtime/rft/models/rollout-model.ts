@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../engine/lm/transformer';
 import { generate } from '../../engine/sampling';
 import { scoreSequences } from '../../engine/logprobs';
+import type { SharedSampling } from '../../engine/continued-generation';
 import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
 import { randomEidSuffix, type Experience } from '../experience';
 import { timed } from '../monitor/phase-times';
@@ -137,27 +138,17 @@ export class RolloutModel {
     prompts: readonly string[],
     args: RolloutArgs,
   ): Promise<Experience[]> {
-    const maxNew = args.max_tokens ?? this.limits.maxResponseTokens;
-    const deadline = this.deadline;
     const completions = await timed('explorer: sampling (generate)', () =>
       generate(
         this.model,
         encoded,
         {
-          maxNewTokens: maxNew,
-          minNewTokens: args.min_tokens ?? this.limits.minResponseTokens,
-          temperature: args.temperature ?? this.limits.temperature,
-          topP: args.top_p ?? this.limits.topP,
-          topK: args.top_k ?? this.limits.topK,
+          ...this.samplingParams(args),
+          maxNewTokens: args.max_tokens ?? this.limits.maxResponseTokens,
           n: args.n ?? 1,
-          seed: this.seedCounter++,
-          stopTokenIds: this.stopTokenIds,
-          stopStrings: args.stop,
-          validVocab: this.tokenizer.vocabSize,
-          padTokenId: this.tokenizer.padTokenId,
-          shouldStop: deadline === null ? undefined : () => performance.now() >= deadline,
+          seed: this.nextSeed(),
         },
-        (ids) => this.tokenizer.decode(ids, { skipSpecialTokens: true }),
+        this.decodeResponse,
       ),
     );
     return completions.map((c) => {
@@ -174,6 +165,30 @@ export class RolloutModel {
       };
     });
   }
+
+  /** The engine's sampling parameters for `args` (with this model's limits, stops and deadline) but length, n and seed. */
+  samplingParams(args: RolloutArgs): SharedSampling {
+    const deadline = this.deadline;
+    return {
+      minNewTokens: args.min_tokens ?? this.limits.minResponseTokens,
+      temperature: args.temperature ?? this.limits.temperature,
+      topP: args.top_p ?? this.limits.topP,
+      topK: args.top_k ?? this.limits.topK,
+      stopTokenIds: this.stopTokenIds,
+      stopStrings: args.stop,
+      validVocab: this.tokenizer.vocabSize,
+      padTokenId: this.tokenizer.padTokenId,
+      shouldStop: deadline === null ? undefined : () => performance.now() >= deadline,
+    };
+  }
+
+  /** The seed of the next generation (each call takes the next; a run's seed fixes them all). */
+  nextSeed(): number {
+    return this.seedCounter++;
+  }
+
+  /** A response's text from its ids (special tokens skipped). */
+  readonly decodeResponse = (ids: number[]): string => this.tokenizer.decode(ids, { skipSpecialTokens: true });
 
   private promptTokens(text: string, addSpecialTokens: boolean): number[] {
     const ids = this.tokenizer.encode(text, { addSpecialTokens });

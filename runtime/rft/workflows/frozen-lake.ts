@@ -92,6 +92,7 @@ export function frozenLakeWorkflow(ctx: WorkflowContext): Workflow {
   const budget = typeof rollout.max_response_tokens === 'number' ? rollout.max_response_tokens : DEFAULT_EPISODE_BUDGET;
   return {
     repeatable: false,
+    concurrentRuns: true,
     run: async () => {
       const game = new FrozenLakeGame(map.rows, args.isSlippery, map.seed);
       let observation = game.reset();

@@ -50,6 +50,11 @@ export interface WorkflowContext {
 export interface Workflow {
   /** Repeatable workflows produce all n runs from one call; others are called n times. */
   readonly repeatable: boolean;
+  /**
+   * A workflow that is not repeatable may have its runs go at once (up to `explorer.runner_per_model`), their
+   * episodes' model turns batched into one engine call: set where a run touches no state another run shares.
+   */
+  readonly concurrentRuns?: boolean;
   run(): Experience[] | Promise<Experience[]>;
 }
 

@@ -252,6 +252,7 @@ function newExplorer(spec: ExplorerSideSpec, rollout: RolloutModel, log: RunLog)
   return new Explorer(rollout, {
     auxiliaryModels: loadAuxiliaryModels(spec),
     maxRetryTimes: cfg.explorer.max_retry_times,
+    runnersPerModel: cfg.explorer.runner_per_model,
     createReward: (name, args) => createReward(name, args, { release }),
     samplesPerStep: 4,
     release,

@@ -373,6 +373,8 @@ describe('explorer.over_rollout: a training step goes on once enough tasks are b
 });
 
 describe('main: a task whose runs partly failed keeps the runs that finished (return_partial_tasks)', () => {
+  let inFlight = 0;
+  let mostAtOnce = 0;
   before(() => {
     // A workflow that is not repeatable: the runner runs it once per run; odd runs fail.
     registerWorkflow('test_odd_runs_fail', (ctx) => ({
@@ -382,12 +384,24 @@ describe('main: a task whose runs partly failed keeps the runs that finished (re
         return [fakeExperience()];
       },
     }));
+    // The same, its runs going four at once (explorer.runner_per_model 4); run 1 fails after run 2 has started.
+    registerWorkflow('test_odd_runs_fail_at_once', (ctx) => ({
+      repeatable: false,
+      concurrentRuns: true,
+      run: async () => {
+        mostAtOnce = Math.max(mostAtOnce, ++inFlight);
+        await new Promise((r) => setTimeout(r, 10 * (4 - ctx.runIdBase)));
+        inFlight--;
+        if (ctx.runIdBase % 2 === 1) throw new Error(`run ${ctx.runIdBase} failed`);
+        return [fakeExperience()];
+      },
+    }));
   });
-  const runs = async (release: Release, returnPartialTasks: boolean, logs: Logged[] = []) => {
-    const ex = explorer({ release, maxRetryTimes: 1, returnPartialTasks }, logs);
+  const runs = async (release: Release, returnPartialTasks: boolean, logs: Logged[] = [], atOnce = false) => {
+    const ex = explorer({ release, maxRetryTimes: 1, returnPartialTasks, runnersPerModel: 4 }, logs);
     const out = await ex.explore(
       1,
-      [task('3+4', 'test_odd_runs_fail', 4)],
+      [task('3+4', atOnce ? 'test_odd_runs_fail_at_once' : 'test_odd_runs_fail', 4)],
       new ExperiencePipeline([], undefined, release),
     );
     return out.experiences.map((e) => e.eid.run);
@@ -411,5 +425,14 @@ describe('main: a task whose runs partly failed keeps the runs that finished (re
 
   test('up to v0.5.2 a failed run fails the whole task', async () => {
     assert.deepEqual(await runs('v0.5.2', true), []);
+  });
+
+  test('runs that go at once keep the same runs: those before the first failure, or every finished one', async () => {
+    assert.deepEqual(await runs('main', true, [], true), [0, 2]);
+    assert.equal(mostAtOnce, 4, 'the four runs went at once');
+    const logs: Logged[] = [];
+    assert.deepEqual(await runs('main', false, logs, true), [0]);
+    assert.equal(logs.filter((l) => l.level === 'error' && /run 1 failed/.test(l.message)).length, 2);
+    assert.deepEqual(await runs('v0.5.2', true, [], true), []);
   });
 });

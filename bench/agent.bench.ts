@@ -1,0 +1,258 @@
+/**
+ * `npm run bench:agent`: one explorer step of Trinity's `frozen_lake_workflow` (64 episodes of 10 turns on 4×4 maps)
+ * on bench:rft's model shape (Qwen2, 4 layers, hidden 128; the byte tokenizer and ChatML, so any text is tokenizable),
+ * as episode tokens/s (every token of every finished episode: prompt, turns, template and environment) and ms per
+ * explorer step, three ways in one run:
+ * (a) ours: the episodes at once, their turns batched into one engine call, each turn continuing its episode's KV
+ *     cache (TurnBatcher, engine/continued-generation.ts);
+ * (b) ours, recomputing: one episode after another, each turn prefilling the whole history again
+ *     (`RolloutModel.complete`, the path before issue 31). It is measured on BENCH_AGENT_B_EPISODES episodes (default
+ *     8; 64 would take many minutes) and its step time scaled to 64 (its tokens/s is its own);
+ * (c) PyTorch (bench/agent_torch.py, Debian's python3-torch: the peers of bench/torch-peers.ts at 2 threads) on the
+ *     same model: all 64 episodes batched, `past_key_values` kept across turns (the prefix never recomputed), each
+ *     turn's environment and template tokens those of (a)'s episodes (so it does the same work: the same prefill and
+ *     the same number of sampled tokens per turn, sampling its own).
+ *
+ * The untrained model never writes a valid action nor its stop token, so every episode runs its 10 turns and each
+ * turn is capped at BENCH_AGENT_TURN_TOKENS (default 16) sampled tokens (Trinity lets a turn take what is left of
+ * the episode's budget; a trained agent answers in a few tokens).
+ *
+ * Targets (issue 31 §5): (a) ≥ 3x (b) and (a) ≥ 1.0x (c). The machine is shared: the load average is recorded beside
+ * the figures. Knobs: BENCH_AGENT_EPISODES (64), BENCH_AGENT_TURNS (10), BENCH_AGENT_TURN_TOKENS,
+ * BENCH_AGENT_B_EPISODES, BENCH_AGENT_ROUNDS (1), BENCH_TORCH_THREADS (2), BENCH_PYTHON, BENCH_AGENT_OUT (default
+ * bench/results/agent.json).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { initBackend } from '../runtime/engine/backend';
+import { saveInitialModel } from '../runtime/engine/lm/checkpoint';
+import { newModelConfigJson, parseModelConfig } from '../runtime/engine/lm/config';
+import { parameterCount } from '../runtime/engine/lm/params';
+import { loadPretrained, type Pretrained } from '../runtime/engine/pretrained';
+import { buildByteTokenizer, tokenizerFromJson } from '../runtime/engine/tokenizer';
+import type { Experience } from '../runtime/rft/experience';
+import { frozenLakeWorkflow } from '../runtime/rft/workflows/frozen-lake';
+import { TurnBatcher } from '../runtime/rft/workflows/multi-turn/batched-turns';
+import { completionTurnSampler, type TurnSampler } from '../runtime/rft/workflows/multi-turn/turn-sampler';
+import { rolloutModelOf, workflowTask } from '../test/helpers/byte-chat-model';
+import { findPython, peerSpecs } from './torch-peers';
+
+const env = (key: string, fallback: number): number => Number(process.env[key] ?? fallback);
+const EPISODES = env('BENCH_AGENT_EPISODES', 64);
+const TURNS = env('BENCH_AGENT_TURNS', 10);
+const TURN_TOKENS = env('BENCH_AGENT_TURN_TOKENS', 16);
+const B_EPISODES = Math.min(EPISODES, env('BENCH_AGENT_B_EPISODES', 8));
+const ROUNDS = Math.max(1, env('BENCH_AGENT_ROUNDS', 1));
+const TORCH_THREADS = env('BENCH_TORCH_THREADS', 2);
+const TARGETS = { vsRecompute: 3, vsTorch: 1 };
+
+/** What PyTorch replays of one of (a)'s episodes: per turn, the tokens fed before it and how many it sampled. */
+interface ReplayTurn {
+  glue: number[];
+  sample: number;
+}
+
+interface StepResult {
+  ms: number;
+  episodes: number;
+  tokens: number;
+  turns: number;
+}
+
+const load = (): number[] => loadavg().map((x) => Math.round(x * 100) / 100);
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Each turn capped at TURN_TOKENS, and (when `record` is given) its context and sampled ids written down. */
+function capped(inner: TurnSampler, record?: ReplayTurn[]): TurnSampler {
+  let fed = 0;
+  return {
+    async sampleTurn(context, args) {
+      const turn = await inner.sampleTurn(context, { ...args, max_tokens: Math.min(args.max_tokens!, TURN_TOKENS) });
+      record?.push({ glue: context.slice(fed), sample: turn.ids.length });
+      fed = context.length + turn.ids.length;
+      return turn;
+    },
+    close: () => inner.close(),
+  };
+}
+
+async function step(
+  p: Pretrained,
+  episodes: number,
+  mode: 'batched' | 'recompute',
+  replay?: ReplayTurn[][],
+): Promise<StepResult> {
+  const model = rolloutModelOf(p, { maxResponseTokens: 10240 }, 1);
+  const batcher = new TurnBatcher(model);
+  const workflow = (i: number) => {
+    const record = replay ? (replay[i] = []) : undefined;
+    return frozenLakeWorkflow({
+      model,
+      task: workflowTask({
+        raw: { seed: i, size: 4, p: 0.8 },
+        rolloutArgs: { temperature: 1 },
+        workflowArgs: { agent_max_steps: TURNS },
+      }),
+      repeatTimes: 1,
+      runIdBase: i,
+      createReward: () => {
+        throw new Error('no reward function');
+      },
+      auxiliaryModels: [],
+      turnSampler: () => capped(mode === 'batched' ? batcher.open() : completionTurnSampler(model), record),
+    });
+  };
+  const started = performance.now();
+  let exps: Experience[];
+  if (mode === 'batched') {
+    exps = (await Promise.all(Array.from({ length: episodes }, (_, i) => workflow(i).run()))).flat();
+  } else {
+    exps = [];
+    for (let i = 0; i < episodes; i++) exps.push(...(await workflow(i).run()));
+  }
+  const ms = performance.now() - started;
+  batcher.dispose();
+  return {
+    ms,
+    episodes,
+    tokens: exps.reduce((a, e) => a + e.tokens.length, 0),
+    turns: exps.reduce((a, e) => a + (e.turnRewards?.length ?? 0), 0),
+  };
+}
+
+interface TorchResult {
+  ms: number;
+  tokens: number;
+  torch_version: string;
+  blas_lib: string;
+}
+
+function torchStep(py: string, modelDir: string, inputs: string, peerEnv: NodeJS.ProcessEnv): TorchResult {
+  const r = spawnSync(py, [join(__dirname, 'agent_torch.py'), modelDir, inputs], {
+    encoding: 'utf8',
+    env: peerEnv,
+    maxBuffer: 1 << 26,
+  });
+  if (r.status !== 0) throw new Error(`agent_torch.py failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as TorchResult;
+}
+
+async function main(): Promise<void> {
+  await initBackend({ prefer: 'wasm' });
+  const loadStart = load();
+  const dir = mkdtempSync(join(tmpdir(), 'twb-bench-agent-'));
+  const tokenizer = tokenizerFromJson(buildByteTokenizer());
+  const cfg = parseModelConfig(
+    newModelConfigJson({
+      family: 'qwen2',
+      layers: 4,
+      hidden: 128,
+      heads: 4,
+      vocabSize: tokenizer.vocabSize,
+      maxPositions: 4096,
+      eosTokenIds: [...tokenizer.eosTokenIds],
+    }),
+  );
+  const modelDir = join(dir, 'model');
+  saveInitialModel(cfg, 1, modelDir, { tokenizer });
+  const p = loadPretrained(modelDir);
+  process.stderr.write(
+    `model: qwen2, ${parameterCount(cfg)} parameters; ${EPISODES} FrozenLake episodes × ${TURNS} turns of ≤ ${TURN_TOKENS} tokens; (b) on ${B_EPISODES}; load ${loadStart.join(' ')}\n`,
+  );
+  await step(p, Math.min(4, EPISODES), 'batched'); // warm-up (excluded)
+
+  const py = findPython();
+  const peer = py ? peerSpecs()[0] : undefined;
+  if (!py) process.stderr.write('PyTorch not found (apt-get install python3-torch): (c) is skipped\n');
+  const a: StepResult[] = [];
+  const b: StepResult[] = [];
+  const c: TorchResult[] = [];
+  const loads: number[][] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    loads.push(load());
+    process.stderr.write(`round ${round + 1} of ${ROUNDS} (load ${loads[round].join(' ')})\n`);
+    const replay: ReplayTurn[][] = [];
+    a.push(await step(p, EPISODES, 'batched', replay));
+    process.stderr.write(`  (a) batched + cache: ${a[round].ms.toFixed(0)} ms/step\n`);
+    if (py && peer) {
+      const inputs = join(dir, `torch-inputs-${round}.json`);
+      writeFileSync(inputs, JSON.stringify({ episodes: replay, threads: TORCH_THREADS, temperature: 1, seed: round }));
+      c.push(torchStep(py, modelDir, inputs, peer.env));
+      process.stderr.write(`  (c) PyTorch: ${c[round].ms.toFixed(0)} ms/step\n`);
+    }
+    b.push(await step(p, B_EPISODES, 'recompute'));
+    process.stderr.write(`  (b) recompute, one at a time: ${b[round].ms.toFixed(0)} ms for ${B_EPISODES} episodes\n`);
+  }
+  const loadEnd = load();
+
+  const tps = (r: { tokens: number; ms: number }): number => (r.tokens * 1000) / r.ms;
+  const aMs = median(a.map((r) => r.ms));
+  const aTps = median(a.map(tps));
+  const bMs = median(b.map((r) => (r.ms * EPISODES) / r.episodes));
+  const bTps = median(b.map(tps));
+  const cMs = c.length ? median(c.map((r) => r.ms)) : undefined;
+  const cTps = c.length ? median(c.map(tps)) : undefined;
+  const rows = [
+    ['way', 'episode tokens/s', 'ms per explorer step', '(a) vs it (tokens/s)'],
+    ['(a) ours: batched turns, KV cache kept', aTps.toFixed(0), aMs.toFixed(0), ''],
+    [
+      `(b) ours: recompute, one episode at a time (${B_EPISODES} measured, step scaled)`,
+      bTps.toFixed(0),
+      bMs.toFixed(0),
+      `${(aTps / bTps).toFixed(2)}x`,
+    ],
+  ];
+  if (cMs !== undefined && cTps !== undefined)
+    rows.push([
+      `(c) PyTorch ${c[0].torch_version}, ${TORCH_THREADS} threads, batched, past_key_values kept`,
+      cTps.toFixed(0),
+      cMs.toFixed(0),
+      `${(aTps / cTps).toFixed(2)}x`,
+    ]);
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const r of rows) process.stdout.write(`${r.map((x, i) => x.padEnd(widths[i])).join('  ')}\n`);
+  const vsB = aTps / bTps;
+  const vsC = cTps === undefined ? undefined : aTps / cTps;
+  process.stdout.write(
+    `Targets (issue 31 §5): (a) ≥ ${TARGETS.vsRecompute}x (b): ${vsB.toFixed(2)}x ${vsB >= TARGETS.vsRecompute ? 'met' : 'NOT met'}; ` +
+      (vsC === undefined
+        ? '(c) not run.\n'
+        : `(a) ≥ ${TARGETS.vsTorch}x (c): ${vsC.toFixed(2)}x ${vsC >= TARGETS.vsTorch ? 'met' : 'NOT met'} (PyTorch's BLAS: ${c[0].blas_lib}).\n`),
+  );
+  process.stdout.write(
+    `load average (1, 5, 15 min): start ${loadStart.join(' ')}, end ${loadEnd.join(' ')} (a shared machine)\n`,
+  );
+  const out = process.env.BENCH_AGENT_OUT ?? join(__dirname, 'results', 'agent.json');
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(
+    out,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        params: parameterCount(cfg),
+        episodes: EPISODES,
+        turns: TURNS,
+        turnTokens: TURN_TOKENS,
+        recomputeEpisodes: B_EPISODES,
+        rounds: ROUNDS,
+        torchThreads: TORCH_THREADS,
+        loadAverage: { start: loadStart, rounds: loads, end: loadEnd },
+        batched: { msPerStep: aMs, tokensPerSecond: aTps, runs: a },
+        recompute: { msPerStep: bMs, tokensPerSecond: bTps, runs: b },
+        torch: c.length ? { msPerStep: cMs, tokensPerSecond: cTps, runs: c } : null,
+        ratios: { batchedVsRecompute: vsB, batchedVsTorch: vsC ?? null },
+        targets: TARGETS,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  process.exit(0);
+}
+
+main().catch((e: Error) => {
+  process.stderr.write(`${e.stack ?? e.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,130 @@
+/**
+ * Turns of concurrent episodes as one engine call (as vLLM batches the concurrent requests of Trinity's workflow
+ * runners): every episode asks for its next turn through a sampler this scheduler opens, the requests that arrive
+ * while the engine is busy or in the same tick wait together, and each batch of them (grouped by sampling
+ * arguments) is one `generateContinued` call. With `reuseCache` each episode keeps the KV cache of what it has fed
+ * between its turns, so a turn prefills only the template and environment tokens after the last one; the cache is
+ * freed when the episode closes.
+ *
+ * Each episode draws one seed from the rollout model when it opens (in opening order) and its turn k samples with
+ * seed + k, so a run's seed fixes every episode's draws whatever episodes its turns are batched with.
+ */
+import { generateContinued, type ContinuedRow, type RowCache } from '../../../engine/continued-generation';
+import type { RolloutArgs, RolloutModel } from '../../models/rollout-model';
+import type { SampledTurn, TurnSampler } from './turn-sampler';
+
+interface Request {
+  session: Session;
+  context: readonly number[];
+  args: RolloutArgs;
+  resolve: (turn: SampledTurn) => void;
+  reject: (e: unknown) => void;
+}
+
+interface Session {
+  seed: number;
+  turns: number;
+  cache: RowCache | null;
+  closed: boolean;
+}
+
+export class TurnBatcher {
+  private queue: Request[] = [];
+  private scheduled = false;
+  private running = false;
+  private readonly sessions = new Set<Session>();
+
+  constructor(
+    private readonly model: RolloutModel,
+    private readonly opts: { reuseCache: boolean } = { reuseCache: true },
+  ) {}
+
+  /** A sampler for one episode. */
+  open(): TurnSampler {
+    const session: Session = { seed: this.model.nextSeed(), turns: 0, cache: null, closed: false };
+    this.sessions.add(session);
+    return {
+      sampleTurn: (context, args) => {
+        if (session.closed) return Promise.reject(new Error('the episode has ended'));
+        return new Promise<SampledTurn>((resolve, reject) => {
+          this.queue.push({ session, context, args, resolve, reject });
+          this.schedule();
+        });
+      },
+      close: () => this.closeSession(session),
+    };
+  }
+
+  /** Frees every cache still held (episodes that never closed). */
+  dispose(): void {
+    for (const s of [...this.sessions]) this.closeSession(s);
+  }
+
+  private closeSession(s: Session): void {
+    s.closed = true;
+    s.cache?.dispose();
+    s.cache = null;
+    this.sessions.delete(s);
+  }
+
+  /** The next batch starts once the current tick's requests are in (and the engine is free). */
+  private schedule(): void {
+    if (this.scheduled || this.running) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.running || this.queue.length === 0) return;
+    this.running = true;
+    const batch = this.queue;
+    this.queue = [];
+    try {
+      for (const group of groupByArgs(batch)) await this.runGroup(group);
+    } finally {
+      this.running = false;
+      if (this.queue.length > 0) this.schedule();
+    }
+  }
+
+  private async runGroup(group: readonly Request[]): Promise<void> {
+    const model = this.model;
+    const rows: ContinuedRow[] = group.map((r) => {
+      const cache = r.session.cache;
+      r.session.cache = null;
+      return {
+        context: r.context,
+        cache: this.opts.reuseCache ? cache : (cache?.dispose(), null),
+        maxNewTokens: r.args.max_tokens ?? model.limits.maxResponseTokens,
+        seed: r.session.seed + r.session.turns++,
+      };
+    });
+    let results;
+    try {
+      results = await generateContinued(model.model, rows, model.samplingParams(group[0].args), model.decodeResponse);
+    } catch (e) {
+      for (const r of group) r.reject(e);
+      return;
+    }
+    results.forEach(({ completion: c, cache }, i) => {
+      const { session, resolve } = group[i];
+      if (session.closed || !this.opts.reuseCache) cache?.dispose();
+      else session.cache = cache;
+      resolve({ ids: c.tokens, logprobs: c.logprobs, text: c.text ?? '', finishReason: c.finishReason });
+    });
+  }
+}
+
+/** Requests with the same sampling arguments (all but max_tokens, which is each row's), in arrival order. */
+function groupByArgs(batch: readonly Request[]): Request[][] {
+  const groups = new Map<string, Request[]>();
+  for (const r of batch) {
+    const { max_tokens: _, n: __, ...rest } = r.args;
+    const key = JSON.stringify(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)));
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  return [...groups.values()];
+}
