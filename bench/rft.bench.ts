@@ -6,8 +6,10 @@
  * batch and loss (bench/rft_torch.py, Debian's python3-torch on OpenBLAS: the peers of bench/torch-peers.ts, at the
  * thread counts of BENCH_TORCH_THREADS, default 2,1), as ms per iteration and ratios.
  *
- * Goal (issue 14): the overlapped loop's iteration (sync_offset 1) at least 1.5x as fast as PyTorch's single-process
- * iteration at 2 threads; one line per peer says whether it is met and whether that peer is the issue's (OpenBLAS).
+ * It prints where one iteration's milliseconds go, ours (the runtime's phase times: runtime/rft/monitor/phase-times.ts)
+ * beside PyTorch's, in wall and in CPU time (bench/rft-phases.ts); then, per loop and PyTorch thread count, PyTorch's
+ * iteration over ours in each interleaved round (min and median), and issue 36's targets against PyTorch at its best
+ * thread count: taking turns ≥ 1.0x in the median, overlapped ≥ 1.5x in the median and ≥ 1.3x in the worst round.
  *
  * Ours is timed from the end of trainer step 1 to the end of the last (iterations 2..N: the run's setup and its first,
  * cold step excluded, as PyTorch's first iteration is); `secondsFromExplorerStep1` keeps the window used before,

@@ -1,10 +1,9 @@
 /**
  * Where a run's milliseconds go, by phase of the RL loop (generation, rewards, the trainer's forward and backward,
  * weight sync, hand-offs, …): bench:rft's per-phase table. Off unless `TRINITY_WORKBENCH_PHASE_TIMES=1` or
- * `enablePhaseTimes()` (an explorer worker started later inherits either), and then free: `timed` calls its function
- * and nothing else. Each thread keeps its
- * own totals; the explorer worker sends its own with every reply (explorer-driver.ts), so the trainer's thread holds
- * the whole run's.
+ * `enablePhaseTimes()` (an explorer worker started later inherits either); off, `timed` only calls its function.
+ * Each thread keeps its own totals; the explorer worker sends its own with every reply (explorer-driver.ts), so the
+ * trainer's thread holds the whole run's.
  */
 
 /**
@@ -33,7 +32,10 @@ function addPhaseTime(phase: string, ms: number, cpuMs: number): void {
   t.calls++;
 }
 
-/** Runs `fn`, adding its wall time (until its promise settles, for an async one) to `phase` when phase times are on. */
+/**
+ * Runs `fn`, adding its wall and CPU time (until its promise settles, for an async one) to `phase` when phase times
+ * are on.
+ */
 export function timed<T>(phase: string, fn: () => T): T {
   if (!on) return fn();
   const start = performance.now();
