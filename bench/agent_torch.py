@@ -8,8 +8,8 @@ recorded from its own run (a)), left-padded within the turn and masked, then sam
 the KV cache (temperature, torch.multinomial, each token's log-probability kept), rows that are done masked out.
 usage: agent_torch.py MODEL_DIR INPUTS_JSON
 INPUTS_JSON: {"episodes": [[{"glue": [...], "sample": n}, ...], ...], "threads": 2, "temperature": 1, "seed": 0}
-prints one JSON line {"ms", "tokens", "torch_version", "blas_lib"}: the step's wall time (model loading and a small
-warm-up excluded) and the episodes' tokens (every glue and sampled token).
+prints one JSON line {"ms", "cpu_ms", "tokens", "torch_version", "blas_lib"}: the step's wall and CPU time (all
+threads; model loading and a small warm-up excluded) and the episodes' tokens (every glue and sampled token).
 """
 import json
 import sys
@@ -84,13 +84,13 @@ def main():
     gen = torch.Generator().manual_seed(inp.get("seed", 0))
     with torch.inference_mode():
         run_step(m, [e[:1] for e in episodes[:2]], temperature, gen)  # warm-up (excluded)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         run_step(m, episodes, temperature, gen)
-        ms = (time.perf_counter() - t0) * 1e3
+        ms, cpu_ms = (time.perf_counter() - t0) * 1e3, (time.process_time() - c0) * 1e3
     tokens = sum(len(t["glue"]) + t["sample"] for e in episodes for t in e)
     with open("/proc/self/maps") as f:
         blas_lib = ", ".join(sorted({l.split()[-1] for l in f if "blas" in l.lower() and "/" in l})) or "unknown"
-    print(json.dumps({"ms": ms, "tokens": tokens, "torch_version": torch.__version__, "blas_lib": blas_lib}))
+    print(json.dumps({"ms": ms, "cpu_ms": cpu_ms, "tokens": tokens, "torch_version": torch.__version__, "blas_lib": blas_lib}))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows, st
 const ROLLOUT_STEPS = 20;
 
 export const DASHBOARD_VIEW_TYPE = 'trinityWorkbench.dashboard';
+const BESIDE_KEEPING_FOCUS = { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true };
 
 /** How often a run on disk (not started by this window) is read for new rows while its panel is visible. */
 const DISK_POLL_MS = 2000;
@@ -91,14 +92,18 @@ export class DashboardPanels implements vscode.Disposable {
     );
   }
 
-  /** Opens (or reveals) the dashboard of a run. */
+  /**
+   * Opens (or reveals) the dashboard of a run beside the editor, which keeps the focus: VS Code opens a file from the
+   * Explorer in the active group, and a focused dashboard would make its group that one (the config would open a
+   * second time, beside the dashboard).
+   */
   show(run: RunState, title: string): void {
     const existing = this.open.get(run.key);
-    if (existing) return existing.panel.reveal();
+    if (existing) return existing.panel.reveal(undefined, true);
     const panel = vscode.window.createWebviewPanel(
       DASHBOARD_VIEW_TYPE,
       `Dashboard: ${title}`,
-      vscode.ViewColumn.Beside,
+      BESIDE_KEEPING_FOCUS,
       this.options(),
     );
     this.adopt(panel, [{ key: run.key, jobDir: run.jobDir, title, configPath: run.configPath }], false);
@@ -108,11 +113,11 @@ export class DashboardPanels implements vscode.Disposable {
   compare(runs: readonly { run: RunState; title: string }[]): void {
     const key = compareKey(runs.map((r) => r.run.key));
     const existing = this.open.get(key);
-    if (existing) return existing.panel.reveal();
+    if (existing) return existing.panel.reveal(undefined, true);
     const panel = vscode.window.createWebviewPanel(
       DASHBOARD_VIEW_TYPE,
       `Compare: ${runs.length} runs`,
-      vscode.ViewColumn.Beside,
+      BESIDE_KEEPING_FOCUS,
       this.options(),
     );
     this.adopt(

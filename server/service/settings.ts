@@ -13,7 +13,7 @@ export interface ServiceSettings {
   disabledRules: string[];
   /** `trinityWorkbench.inlayHints.enabled`. */
   inlayHints: boolean;
-  /** `trinityWorkbench.runWith` is `local`: runs use this runtime, so what it lacks (TRN312) and misses (TRN241) is shown. */
+  /** `trinityWorkbench.runWith` is `local`: runs use this runtime, so what it lacks (TRN312), misses (TRN241) and does not use (TRN319) is shown. */
   runsLocally: boolean;
   /** `trinityWorkbench.runHealth.*`: run health diagnostics (TRN4xx) and their thresholds. */
   runHealth: RunHealthSettings;

@@ -16,7 +16,7 @@ const SEVERITY: Record<ConfigDiagnostic['severity'], DiagnosticSeverity> = {
 const DISABLE_NEXT_LINE = /#\s*trinity-disable-next-line\b([^\n]*)/g;
 
 /** Findings about what a run of the local runtime does, said only where runs are local (as TRN312 is). */
-const LOCAL_RUNS_ONLY = new Set(['TRN241']);
+const LOCAL_RUNS_ONLY = new Set(['TRN241', 'TRN319']);
 
 export function validate(doc: TextDocument, analysis: Analysis, settings: ServiceSettings): Diagnostic[] {
   const suppressed = suppressions(doc);

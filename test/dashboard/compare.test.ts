@@ -398,6 +398,7 @@ describe('a run’s Rollouts and Config tabs', () => {
   });
 
   test('search narrows to prompts or responses containing the text (case-insensitive), the histogram follows', async () => {
+    assert.equal(await page.$eval('#rollouts-search', (el: any) => el.placeholder), 'Search prompts and responses');
     await typeInto(page, '#rollouts-search', 'SOLD');
     assert.equal(await page.textContent('#rollouts-step'), 'Step 3: 1 of 5 samples match');
     assert.deepEqual(

@@ -311,6 +311,8 @@ describe('agent episodes in the Rollouts tab', () => {
   });
 
   test('search finds the episodes whose turns hold the text and marks the turns', async () => {
+    // The box says what it searches: an agent's step has turns, not a prompt and a response.
+    assert.equal(await page.$eval('#rollouts-search', (el: any) => el.placeholder), "Search the episodes' turns");
     await typeInto(page, '#rollouts-search', 'NO IDEA');
     await dash.frames();
     assert.deepEqual(

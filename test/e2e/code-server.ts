@@ -18,12 +18,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   closeSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -131,6 +133,32 @@ export function installVsix(vsix: string, extensionsDir: string, env: NodeJS.Pro
   return join(extensionsDir, added[0]);
 }
 
+/**
+ * The VSIX installed into `extensionsDir` as code-server's CLI installs it, the install done once per VSIX (a
+ * code-server start of its own, seconds on two cores) and copied for each session after the first: the folder beside
+ * the VSIX (test/helpers/vsix.ts's per-run cache) holds that install; the copy's extensions.json names its new place.
+ */
+function installedCopy(vsix: string, extensionsDir: string, env: NodeJS.ProcessEnv): string {
+  const template = `${vsix}.installed`;
+  if (!existsSync(template)) {
+    // Installed beside, then renamed into place: a test file running at the same time sees all of it or none.
+    const fresh = mkdtempSync(`${template}-`);
+    installVsix(vsix, fresh, env);
+    const manifest = join(fresh, 'extensions.json');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').split(fresh).join(template));
+    try {
+      renameSync(fresh, template);
+    } catch {
+      rmSync(fresh, { recursive: true, force: true }); // another file's install got there first
+    }
+  }
+  const [folder] = readdirSync(template).filter((d) => !d.startsWith('.') && d !== 'extensions.json');
+  cpSync(join(template, folder), join(extensionsDir, folder), { recursive: true });
+  const manifest = readFileSync(join(template, 'extensions.json'), 'utf8');
+  writeFileSync(join(extensionsDir, 'extensions.json'), manifest.split(template).join(extensionsDir));
+  return join(extensionsDir, folder);
+}
+
 function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const s = createServer();
@@ -205,7 +233,7 @@ export async function startCodeServer(opts: CodeServerOptions = {}): Promise<Cod
     writeFileSync(join(workspace, file), text);
   }
   const env = { ...process.env, ...opts.env, [MARKER]: dir };
-  const extensionDir = installVsix(vsix, extensions, env);
+  const extensionDir = installedCopy(vsix, extensions, env);
 
   const port = await freePort();
   const logFile = join(dir, 'code-server.log');

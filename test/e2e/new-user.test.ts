@@ -3,17 +3,21 @@
  * empty workspace: New Config from Example for every shipped example (each opens with no error), then the countdown
  * example as copied: Run, Create Small Model from the message that offers it, Run; the title button turns to Stop
  * while it runs; the run ends with a notification naming how it ended and its reward, whose Open Dashboard shows
- * reward points. Then the user trains longer (an edit), runs again and stops it; and a run started from a terminal
- * in the same folder is live in the Runs view within 2 s, with its own step. Screenshots in the light, dark and
- * high-contrast themes go to test-results/.
+ * reward points; the config opened from the Explorer then lands in its own editor group, not beside the dashboard.
+ * Then the user trains longer (an edit), runs again and stops it; a run started from a terminal in the same folder
+ * is live in the Runs view within 2 s, with its own step, and Run on its config says it is already running and
+ * stops it from there. Last the FrozenLake agent (issue 32): Create Small Model, Run, its dashboard's Rollouts tab,
+ * an episode's turns and trained tokens equal to the run's rollouts.jsonl record. One code-server session holds the
+ * whole path (each session costs a workbench start). Screenshots in the light, dark and high-contrast themes go to
+ * test-results/.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Page } from 'playwright-core';
-import type { RunRecord } from '../../runtime/protocol';
+import type { Frame, Page } from 'playwright-core';
+import type { RolloutSample, RunRecord } from '../../runtime/protocol';
 import { startCodeServer, type CodeServerSession } from './code-server';
 import { dashboardPoints, until } from './waits';
 import { listExamples } from '../../client/example-copies';
@@ -47,6 +51,7 @@ after(async () => {
 });
 
 const countdown = () => join(vscode.workspace, 'countdown');
+const frozenLake = () => join(vscode.workspace, 'frozen-lake');
 const jobDir = () => join(countdown(), 'checkpoints', 'trinity-workbench-examples', 'countdown');
 const record = (): RunRecord | undefined => {
   try {
@@ -98,25 +103,60 @@ async function open(file: string): Promise<void> {
   await page.locator('.tab.active', { hasText: name }).first().waitFor({ timeout: 30_000 });
 }
 
-/** Switches the window's theme as a user does, from Preferences: Color Theme; waits until the workbench has it. */
-async function theme(name: string, kind: string): Promise<void> {
-  if (await page.locator(`.monaco-workbench.${kind}`).count()) return;
-  await command('Preferences: Color Theme');
-  await pick(name);
-  await page.locator(`.monaco-workbench.${kind}`).waitFor({ state: 'attached', timeout: 30_000 });
-  await page.waitForTimeout(500);
+/** The window's themes as Preferences: Color Theme lists them, the workbench's class and a webview body's theme kind. */
+const THEMES = [
+  ['light', 'Light Modern', 'vs', 'vscode-light'],
+  ['dark', 'Dark Modern', 'vs-dark', 'vscode-dark'],
+  ['hc', 'Dark High Contrast', 'hc-black', 'vscode-high-contrast'],
+] as const;
+
+/**
+ * Switches the window's theme as a user does, from Preferences: Color Theme; waits until the workbench and every
+ * webview have it (a webview gets it by message), then for two frames to paint it.
+ */
+async function theme([, name, kind, webviewKind]: (typeof THEMES)[number]): Promise<void> {
+  if (!(await page.locator(`.monaco-workbench.${kind}`).count())) {
+    await command('Preferences: Color Theme');
+    await pick(name);
+    await page.locator(`.monaco-workbench.${kind}`).waitFor({ state: 'attached', timeout: 30_000 });
+  }
+  await until(
+    `the webviews in ${name}`,
+    async () => {
+      for (const frame of page.frames()) {
+        const shown = await frame
+          .evaluate(() => (globalThis as any).document.body?.dataset.vscodeThemeKind)
+          .catch(() => undefined);
+        if (shown && shown !== webviewKind) return false;
+      }
+      return true;
+    },
+    10_000,
+  );
+  for (const frame of page.frames())
+    await frame
+      // A hidden frame gets no animation frames: 200 ms at most.
+      .evaluate(
+        () =>
+          new Promise((r) => {
+            const w = globalThis as any;
+            w.requestAnimationFrame(() => w.requestAnimationFrame(r));
+            setTimeout(r, 200);
+          }),
+      )
+      .catch(() => undefined);
 }
 
+/**
+ * Screenshots in the three themes, starting from the one the window has (light, dark, high contrast, or the other
+ * way round): each set costs two switches.
+ */
 async function screenshots(name: string): Promise<void> {
-  for (const [label, t, kind] of [
-    ['light', 'Light Modern', 'vs'],
-    ['dark', 'Dark Modern', 'vs-dark'],
-    ['hc', 'Dark High Contrast', 'hc-black'],
-  ]) {
-    await theme(t, kind);
-    await vscode.screenshot(`vscode-new-user-${name}-${label}`);
+  const inHighContrast = (await page.locator('.monaco-workbench.hc-black').count()) > 0;
+  for (const t of inHighContrast ? [...THEMES].reverse() : THEMES) {
+    await theme(t);
+    await vscode.screenshot(`vscode-new-user-${name}-${t[0]}`);
   }
-  await theme('Light Modern', 'vs');
 }
 
 const runButton = () => page.locator('.editor-actions .action-label.codicon-play');
@@ -125,8 +165,9 @@ const runsRow = (status: RegExp) =>
   page.locator('.pane-body .monaco-list-row', { hasText: 'countdown' }).filter({ hasText: status });
 
 test(
-  'a new user: every example from New Config from Example, the countdown example run, stopped, run from a terminal',
-  { timeout: 600_000 },
+  'a new user: every example from New Config from Example, the countdown example run, stopped, run from a terminal; the FrozenLake agent’s episodes',
+  // 89 s on CI's two cores before the FrozenLake part; beside other test processes on two shared cores, over 10 min.
+  { timeout: 900_000 },
   async () => {
     const t0 = Date.now();
     try {
@@ -180,6 +221,8 @@ async function newUserPath(): Promise<void> {
   await finished.waitFor({ timeout: 240_000 });
   assert.match((await finished.textContent()) ?? '', /reward/);
   await until(`process ${first.pid} to exit`, () => !alive(first.pid), 10_000);
+  // A toast under the pointer stays (VS Code hides one after some seconds otherwise).
+  await finished.hover();
   await screenshots('1-finished');
   await finished.locator('.monaco-button', { hasText: 'Open Dashboard' }).click();
   await until(
@@ -188,6 +231,15 @@ async function newUserPath(): Promise<void> {
     60_000,
   );
   await screenshots('2-dashboard');
+  // The dashboard opened beside without taking the focus: the config opened from the Explorer is the tab it had in
+  // the first group, not a second copy beside the dashboard.
+  await open('countdown/countdown.trinity.yaml');
+  assert.equal(await page.locator('.tab', { hasText: 'countdown.trinity.yaml' }).count(), 1);
+  await page
+    .locator('.editor-group-container')
+    .first()
+    .locator('.tab.active', { hasText: 'countdown.trinity.yaml' })
+    .waitFor({ timeout: 5000 });
 
   // Train longer and run again: the title button and the Runs view follow the run; Stop ends its process.
   await open('countdown/countdown.trinity.yaml');
@@ -234,8 +286,97 @@ async function newUserPath(): Promise<void> {
     60_000,
   );
   await screenshots('4-terminal-run');
-  terminal.kill('SIGTERM');
+
+  // Run on the config while the terminal's run is live (issue 33): one writer per job folder, so the extension says
+  // it is already running, offers its dashboard, and its Stop ends the terminal's process.
+  await command('Trinity: Run');
+  const busy = page.locator('.notification-toast', { hasText: 'already running' });
+  await busy.waitFor({ timeout: 30_000 });
+  // Named by its pid: from its lock (with its start and run id), else from its run record.
+  assert.match((await busy.textContent()) ?? '', new RegExp(`already running \\(pid ${third.pid}, started `));
+  await busy.locator('.monaco-button', { hasText: 'Open Dashboard' }).waitFor({ timeout: 1000 });
+  await busy.hover();
+  await screenshots('5-already-running');
+  await busy.locator('.monaco-button', { hasText: 'Stop' }).click();
   await until(`process ${third.pid} to exit`, () => !alive(third.pid), 10_000);
   await runsRow(/stopped|failed/).waitFor({ timeout: 10_000 });
   assert.ok(readdirSync(jobDir()).length > 0);
+
+  const t0 = Date.now();
+  await frozenLakeEpisodes();
+  console.log(`the FrozenLake agent's part took ${Math.round((Date.now() - t0) / 1000)} s`);
+}
+
+/**
+ * The FrozenLake agent (issue 32) as a user meets it: its model made from Run's message, a one-step run, its
+ * dashboard's Rollouts tab; the episode with the most turns opened shows the record's turns, roles and texts, and its
+ * trained tokens are those under the record's action mask (both kinds present).
+ */
+async function frozenLakeEpisodes(): Promise<void> {
+  await page.click('.activitybar .action-item a[aria-label^="Explorer"]');
+  await open('frozen-lake/frozen-lake.trinity.yaml');
+  const config = join(frozenLake(), 'frozen-lake.trinity.yaml');
+  writeFileSync(config, readFileSync(config, 'utf8').replace('total_steps: 2', 'total_steps: 1'));
+  await runButton().click();
+  const toast = page.locator('.notification-toast', { hasText: 'model.model_path' });
+  await toast.waitFor({ timeout: 60_000 });
+  await toast.locator('.monaco-button', { hasText: 'Create Small Model here' }).click();
+  for (const choice of ['qwen2', 'tiny', 'byte']) await pick(choice);
+  await until('the model', () => existsSync(join(frozenLake(), 'model', 'model.safetensors')), 60_000);
+  await page.locator('.notification-toast', { hasText: 'Created a qwen2 model' }).waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Escape');
+  await runButton().click();
+  const finished = page.locator('.notification-toast', { hasText: /Trinity: frozen-lake finished/ });
+  await finished.waitFor({ timeout: 240_000 });
+  await finished.locator('.monaco-button', { hasText: 'Open Dashboard' }).click();
+
+  const rollouts = join(frozenLake(), 'checkpoints', 'trinity-workbench-examples', 'frozen-lake', 'monitor');
+  const lines = readFileSync(join(rollouts, 'rollouts.jsonl'), 'utf8').trim().split('\n');
+  const { step, samples } = JSON.parse(lines[lines.length - 1]) as { step: number; samples: RolloutSample[] };
+  assert.equal(step, 1);
+  const longest = samples.reduce((a, b) => (b.messages!.length > a.messages!.length ? b : a));
+  const key = `${longest.task}#${longest.run}`;
+  const dash = await until('the FrozenLake dashboard', () => dashboardFrame('frozen-lake'), 60_000);
+  await dash.click('vscode-tab-header[data-tab="rollouts"]');
+  const card = dash.locator(`.episode-card[data-key="${key}"]`);
+  await card.waitFor({ timeout: 30_000 });
+  assert.equal(await dash.locator('.episode-card').count(), samples.length);
+  await card.click();
+  await dash.evaluate(() => (globalThis as any).__rollouts.transcripts.fillAll());
+  const turns = await dash.$$eval('#transcript-turns .turn', (els) =>
+    els.map((t: any) => ({ role: t.dataset.role, content: t.querySelector('.turn-text').textContent })),
+  );
+  assert.deepEqual(
+    turns,
+    longest.messages!.map((m) => ({ role: m.role, content: m.content })),
+  );
+  await dash.$eval('#transcript-turns .turn[data-role="assistant"]', (e) => e.scrollIntoView({ block: 'center' }));
+  await screenshots('6-episode');
+
+  // The trained tokens: the spans marked trained cover exactly the tokens under the record's action mask.
+  await dash.click('#episode-tokens');
+  await dash.locator('#transcript-turns.token-view .mask-span').first().waitFor({ timeout: 10_000 });
+  await dash.evaluate(() => (globalThis as any).__rollouts.transcripts.fillAll());
+  const spans = await dash.$$eval('#transcript-turns .mask-span', (els) =>
+    els.map((e: any) => ({ trained: e.classList.contains('trained'), from: +e.dataset.from, to: +e.dataset.to })),
+  );
+  const mask = longest.actionMask!;
+  const shown = new Array<number>(mask.length).fill(-1);
+  for (const sp of spans) for (let i = sp.from; i < sp.to; i++) shown[i] = sp.trained ? 1 : 0;
+  assert.deepEqual(shown, mask);
+  assert.ok(mask.includes(0) && mask.includes(1), 'the episode has environment tokens between its model turns');
+  await dash.$eval('#transcript-turns .mask-span.context', (e) => e.scrollIntoView({ block: 'center' }));
+  await screenshots('7-trained-tokens');
+}
+
+/** The dashboard webview's frame whose run title names `run` (a hidden panel has none). */
+async function dashboardFrame(run: string): Promise<Frame | undefined> {
+  for (const frame of page.frames()) {
+    const title = await frame
+      .locator('#run-title')
+      .textContent({ timeout: 100 })
+      .catch(() => null);
+    if (title?.includes(run)) return frame;
+  }
+  return undefined;
 }

@@ -501,3 +501,37 @@ describe('language server: a monitor the local runtime does not reach (TRN241)',
     }
   });
 });
+
+describe('language server: settings about scale a local run does not use (TRN319)', () => {
+  const SCALED = GRPO.replace('engine_num: 1', 'engine_num: 2\n    tensor_parallel_size: 2');
+  const lines = SCALED.split('\n');
+
+  test('runs are local: information at each key, saying the result is the same', async () => {
+    const c = await startInProcess();
+    try {
+      const ds = await c.open('file:///w/scaled.yaml', SCALED);
+      const info = ds.filter((d) => d.code === 'TRN319');
+      assert.deepEqual(
+        info.map((d) => [d.severity, d.range.start.line]),
+        [
+          [DiagnosticSeverity.Information, lines.indexOf('    engine_num: 2')],
+          [DiagnosticSeverity.Information, lines.indexOf('    tensor_parallel_size: 2')],
+        ],
+        codes(ds).join(' '),
+      );
+      assert.match(info[1].message, /a local run does not use this .*; the result is the same/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  test('runWith: trinity: nothing to say (Trinity-RFT uses them)', async () => {
+    const c = await startInProcess({ settings: { runWith: 'trinity' } });
+    try {
+      const ds = await c.open('file:///w/scaled.yaml', SCALED);
+      assert.ok(!ds.some((d) => d.code === 'TRN319'), codes(ds).join(' '));
+    } finally {
+      await c.close();
+    }
+  });
+});

@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The Rollouts tab: samples per step, a step selector (the latest by default, following new steps until another is
- * picked), a search box (case-insensitive substring over prompt and response) and a reward histogram of the samples
- * shown. Model output is only ever `textContent`, never parsed as HTML.
+ * picked), a search box (case-insensitive substring over prompt and response, or over every turn of an agent's
+ * episodes, its placeholder saying which) and a reward histogram of the samples shown. Model output is only ever `textContent`, never parsed as HTML.
  */
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
 import type { RolloutSampleMessage } from '../../../client/dashboard/messages';
@@ -18,6 +18,10 @@ const MAX_STEPS = 200;
 
 const fmt = (x: number) => String(Number(x.toPrecision(3)));
 
+/** What the search box matches, as its placeholder says: single-turn samples, or the turns of agent episodes. */
+const SEARCH_SAMPLES = 'Search prompts and responses';
+const SEARCH_TURNS = "Search the episodes' turns";
+
 export class RolloutsView {
   private readonly steps = new Map<number, RolloutSampleMessage[]>();
   /** The step picked in the selector; undefined: follow the latest. */
@@ -29,7 +33,7 @@ export class RolloutsView {
 
   constructor(private theme: Theme) {
     const search = document.getElementById('rollouts-search') as VscodeTextfield;
-    search.label = 'Search prompts and responses';
+    search.label = SEARCH_SAMPLES;
     search.addEventListener('input', () => {
       this.query = search.value;
       this.render();
@@ -145,10 +149,13 @@ export class RolloutsView {
       }),
     );
     table.hidden = samples.length === 0;
-    if (TranscriptView.wants(all)) {
+    const episodes = TranscriptView.wants(all);
+    if (episodes) {
       table.hidden = true;
       this.transcripts.show(all, this.query);
     } else this.transcripts.hide();
+    const search = document.getElementById('rollouts-search') as VscodeTextfield;
+    search.placeholder = search.label = episodes ? SEARCH_TURNS : SEARCH_SAMPLES;
     this.drawHistogram(samples);
   }
 

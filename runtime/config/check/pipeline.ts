@@ -14,6 +14,7 @@ import { checkMonitor } from './rules/monitor';
 import { checkIntervals, checkSynchronizer } from './rules/synchronizer';
 import { checkTrainer } from './rules/trainer';
 import { checkGpuMemory } from './rules/gpu-memory';
+import { checkScaleSettings } from './rules/scale';
 
 type Step = (ctx: CheckContext) => boolean | void;
 
@@ -34,6 +35,7 @@ export function runLaunchChecks(ctx: CheckContext): void {
         checkBuffer,
         checkTrainer,
         checkGpuMemory,
+        checkScaleSettings,
       ]
     : [
         checkStage,
@@ -50,6 +52,7 @@ export function runLaunchChecks(ctx: CheckContext): void {
         checkTrainer,
         // Not a check of these releases: it records that they have none, for the estimate's hover.
         checkGpuMemory,
+        checkScaleSettings,
       ];
   // Up to v0.4.0 the algorithm check runs before the mode check, and both must pass before anything else.
   const gates = new Set<Step>([checkMode, checkAlgorithm]);

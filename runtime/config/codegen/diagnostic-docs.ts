@@ -582,6 +582,12 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'model:\n  model_path: ./tiny-model   # config.json: max_position_embeddings 512\n  max_model_len: 544\n',
     fix: "Lower `max_model_len` to the model's limit (and `max_prompt_tokens` + `max_response_tokens` with it), or use a model made for the longer context (Create Small Model sizes it to the config).",
   },
+  TRN319: {
+    explanation:
+      "Settings about scale — how many vLLM engines (`engine_num`), the GPUs one engine's weights are split over (`tensor_parallel_size`), NCCL as the weight sync of a `both` run, Ulysses sequence parallelism, several nodes — spread the same computation over more hardware. A run of this extension's local runtime has one model copy per side in one process, so it accepts them and does not use them; what it computes is the same. The run names them in one line at its start. Shown only where runs are local (`trinityWorkbench.runWith: local`); Trinity-RFT uses them as written. The list is one table (runtime/config/check/scale-settings.ts) behind both.",
+    example: 'explorer:\n  rollout_model:\n    engine_num: 4\n    tensor_parallel_size: 2\n',
+    fix: 'Nothing to fix: keep them for runs on Trinity-RFT.',
+  },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
   // ------------------------------------------------------------------------------------------------------------

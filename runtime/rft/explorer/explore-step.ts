@@ -45,6 +45,7 @@ import { workflowFactory } from '../workflows/registry';
 import { TurnBatcher } from '../workflows/multi-turn/batched-turns';
 import { evalTaskMetrics } from './eval-metrics';
 import { advantagesByUid, sampleRollouts } from './rollout-samples';
+import { timed } from '../monitor/phase-times';
 
 export interface ExplorerTask extends WorkflowTask {
   workflow: string;
@@ -71,7 +72,11 @@ export interface ExplorerOptions {
   returnPartialTasks?: boolean;
   /**
    * `explorer.runner_per_model`: how many runs of a task whose workflow allows it (`concurrentRuns`) go at once, their
-   * model turns batched into one engine call (default 1: one after another).
+   * model turns batched into one engine call (default 1: one after another). Trinity's scheduler
+   * (trinity/explorer/scheduler.py: `runner_num = engines × runner_per_model`) runs that many workflow runners per
+   * engine and spreads a task's repeats over them in chunks of `max_repeat_times_per_runner` (`_split_and_submit_tasks`,
+   * b6321d7); here the step's tasks still run one after another, so only one task's runs share the batch, and the
+   * chunking is not modelled.
    */
   runnersPerModel?: number;
   /** `explorer.auxiliary_models`, handed to every workflow; the explorer owns them (see `dispose`). */
@@ -178,7 +183,11 @@ export class Explorer {
       );
     const all = runs.flatMap((r) => r.exps);
     this.noteExperiences(step, runs, all.length);
-    const { exps, metrics: pipelineMetrics, selectorFeedback } = pipeline.process(all);
+    const {
+      exps,
+      metrics: pipelineMetrics,
+      selectorFeedback,
+    } = timed('explorer: experience pipeline (advantages)', () => pipeline.process(all));
     // Failed tasks are statuses too: their task time enters the stats, and they count as finished.
     const metrics: Record<string, number> = {
       'rollout/model_version': this.model.version,

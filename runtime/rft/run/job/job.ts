@@ -25,6 +25,7 @@ import { runTrain } from '../modes/run-train';
 import { runServe } from '../modes/run-serve';
 import { withAbsoluteAuxiliaryPaths, withAbsolutePath } from '../stage/config-paths';
 import { remoteMonitorNotice } from './monitor-notice';
+import { scaleNotice } from '../../../config/check/scale-settings';
 import { readStageProgress, stageProgressPath, writeStageProgress } from './stage-progress';
 import { jobDirOf, runJobDirOf } from '../../../config/runs/job-dir';
 import { isHubId } from '../../../engine/lm/hub';
@@ -123,6 +124,8 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       if (staged) log('info', `stage ${i + 1}/${configs.length}: ${name} (${cfg.mode})`);
       const monitorNotice = remoteMonitorNotice(cfg.monitor.monitor_type, jobDir);
       if (monitorNotice) log('info', monitorNotice);
+      const scale = scaleNotice(cfg as unknown as Record<string, unknown>);
+      if (scale) log('info', scale);
       const damaged = previous === undefined ? undefined : checkpointProblem(previous);
       if (damaged) throw new Error(`stage ${name} starts from ${previous}, which is damaged: ${damaged}`);
       await fetchHubModels(cfg, configDir, previous, log);

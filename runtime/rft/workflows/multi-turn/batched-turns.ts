@@ -106,6 +106,7 @@ export class TurnBatcher {
     try {
       results = await generateContinued(model.model, rows, model.samplingParams(group[0].args), model.decodeResponse);
     } catch (e) {
+      for (const r of rows) r.cache?.dispose();
       for (const r of group) r.reject(e);
       return;
     }

@@ -20,7 +20,11 @@ import { corpusData } from '../../../helpers/corpus';
 export const SHRUNK_LIMITS = { maxPromptTokens: 48, maxResponseTokens: 6, maxModelLen: 2048 } as const;
 const ROWS = 4;
 const BATCH = 2;
-const AGENT_TURNS = 2;
+/**
+ * One turn an episode: the tiny random model never stops, so its first turn fills what `max_model_len` leaves and a
+ * second turn's prompt would be refused, as vLLM refuses it (the task fails, on Trinity too).
+ */
+const AGENT_TURNS = 1;
 
 /** The tiniest model the runtime trains: one layer, hidden 16, byte tokenizer with a ChatML template. */
 export function saveTiniestModel(dir: string): void {
