@@ -22,13 +22,13 @@ import {
   describeProgress,
   holderIsHere,
   runKey,
-  runMode,
   stageFraction,
   type RunState,
 } from './run-state';
 import { RunBoard } from './run-board';
 import { readJobRuns } from './job-dirs';
-import { jobLockPath, type JobRefusal } from '../../runtime/protocol';
+import type { JobRefusal } from '../../runtime/protocol';
+import { stopElsewhere } from './stop-elsewhere';
 
 export interface RunRequest {
   resume?: boolean;
@@ -187,22 +187,9 @@ export class RunController implements vscode.Disposable {
       await this.manager.stop(run.key, runSettings().stopGraceMs);
       return;
     }
-    if (run.pid === undefined || run.runWith !== 'local') {
-      void vscode.window.showWarningMessage(`${runLabel(run)} was not started here and names no process to stop.`);
-      return;
-    }
-    if (run.holder && !holderIsHere(run.holder)) {
-      void vscode.window.showWarningMessage(
-        `${runLabel(run)} runs on ${run.holder.host} (${describeHolder(run.holder)}): stop it there (\`kill ${run.holder.pid}\` on ${run.holder.host}); if it no longer runs, delete ${path.join(run.jobDir, jobLockPath(runMode(run)))}.`,
-      );
-      return;
-    }
-    try {
-      process.kill(run.pid, 'SIGTERM');
-      run.status = 'stopping';
-    } catch (e) {
-      void vscode.window.showErrorMessage(`Could not stop pid ${run.pid}: ${(e as Error).message}`);
-    }
+    const outcome = stopElsewhere(run, runLabel(run));
+    if (outcome.signalled) run.status = 'stopping';
+    else void vscode.window.showWarningMessage(outcome.message);
   }
 
   /** Continue a stopped, killed or failed run from its last checkpoint. */

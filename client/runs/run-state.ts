@@ -198,7 +198,7 @@ export function describeEnd(run: RunState, label: string): string {
   return `${label} ${how}${numbers ? ` · ${numbers}` : ''}${kept}`;
 }
 
-/** The process a job's lock names, as every message says it: `pid 4242 on gpu-7, started <local time> (run 5c0f1a2b)`. */
+/** The process a job lock names, as every message says it: `pid 4242 on gpu-7, started <local time> (run 5c0f1a2b)`. */
 export function describeHolder(holder: JobLockHolder): string {
   const started = Date.parse(holder.startedAt);
   const when = Number.isFinite(started) ? new Date(started).toLocaleString() : holder.startedAt;

@@ -181,7 +181,9 @@ async function decodeWithCaches(
       });
       if (done.every(Boolean) || t === steps) break;
       const at = Int32Array.from(nextPos);
-      for (let b = 0; b < B; b++) nextPos[b]++;
+      // A finished row is fed padding at its last position: moving on could pass the RoPE tables (its room was
+      // smaller than the other rows').
+      for (let b = 0; b < B; b++) if (!done[b]) nextPos[b]++;
       logits = decoder.step(fed, at);
     }
     if (decode) for (const c of out) c.text ??= decode(c.tokens);

@@ -17,11 +17,12 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { initBackend } from '../../runtime/engine/backend';
 import { PROTOCOL_VERSION, RUN_RECORD_FILE, type JobLockHolder } from '../../runtime/protocol';
-import { processRuns, processStartMs, readJobLock } from '../../runtime/run-records';
+import { processRuns, processStartMs } from '../../runtime/run-records';
 import { LocalLauncher } from '../../client/runs/launchers/local';
 import { RunBoard } from '../../client/runs/run-board';
 import { RunManager } from '../../client/runs/run-manager';
 import { describeHolder, type RunState } from '../../client/runs/run-state';
+import { stopElsewhere } from '../../client/runs/stop-elsewhere';
 import { GRPO_STAGE, header, tinyJob, topLevel } from '../runtime/rft/run/helpers';
 import { alive } from '../helpers/process';
 
@@ -200,7 +201,7 @@ const JOB_LOCK = resolve(__dirname, '..', '..', 'runtime', 'rft', 'run', 'job', 
 
 /**
  * A real process holding a job's lock as a run from a terminal does (the runtime's own takeJobLock); SIGTERM ends it
- * as the runtime ends, releasing the lock, SIGKILL leaves its lock file behind.
+ * as the runtime ends, releasing the lock.
  */
 async function lockHolder(jobDir: string, runId: string, config: string): Promise<ChildProcess> {
   const child = spawn(
@@ -287,11 +288,16 @@ describe('the job lock on the run board', () => {
       holder.kill('SIGTERM');
       const done = await until('its end', () => ended.find((r) => r.key === live.key), 2000);
       assert.deepEqual([done.live, done.status], [false, 'stopped'], "the record is the earlier run's again");
-      // A holder killed outright leaves its lock file, naming a dead process: not live.
-      const killed = await lockHolder(jobDir, 'terminal-run-2', config);
-      killed.kill('SIGKILL');
-      await new Promise((r) => killed.on('exit', r));
-      assert.equal(readJobLock(jobDir)?.runId, 'terminal-run-2');
+      // A holder killed outright leaves its lock file (job-lock.test.ts), naming a process that is gone: not live.
+      const gone = spawn(process.execPath, ['-e', '0']);
+      await new Promise((r) => gone.on('exit', r));
+      writeLock(jobDir, {
+        runId: 'killed-run',
+        pid: gone.pid!,
+        host: hostname(),
+        startedAt: new Date().toISOString(),
+        config,
+      });
       assert.equal(new RunBoard(manager().runs, { roots: () => [job.dir] }).liveIn(jobDir), undefined);
     } finally {
       board.dispose();
@@ -322,6 +328,15 @@ describe('the job lock on the run board', () => {
         assert.equal(run?.live, true, 'pid ' + gone.pid + ' is gone here, but the run is on gpu-node-7');
         assert.equal(run?.status, 'running');
         assert.match(describeHolder(run!.holder!), new RegExp(`^pid ${gone.pid} on gpu-node-7, started `));
+        // Stop signals nothing here (the pid is this machine's, not the run's): it says how to stop it there.
+        const stop = stopElsewhere(run!, 'remote');
+        assert.equal(stop.signalled, false);
+        assert.match(
+          !stop.signalled ? stop.message : '',
+          new RegExp(
+            `^remote runs on gpu-node-7 .*\\(\`kill ${gone.pid}\` on gpu-node-7\\); if it no longer runs, delete ${join(jobDir, 'state', 'lock.json')}\\.$`,
+          ),
+        );
         board.dispose();
         done();
       }),
@@ -369,7 +384,16 @@ describe('the job lock on the run board', () => {
         const run = board.runOf(config);
         assert.deepEqual([run?.status, run?.live], ['interrupted', false], config);
       }
-      assert.deepEqual([board.runOf(c.config)?.status, board.runOf(c.config)?.live], ['running', true]);
+      const own = board.runOf(c.config)!;
+      assert.deepEqual([own.status, own.live], ['running', true]);
+      // Stop on a view of a run taken before it died and its pid was given to this process: no signal.
+      const stale = { ...own, startedAt: hourAgo };
+      assert.deepEqual(stopElsewhere(stale, 'reused'), { signalled: false, message: 'reused has already ended.' });
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(later.exitCode ?? later.signalCode, null, 'the later process was not signalled');
+      assert.deepEqual(stopElsewhere(own, 'own'), { signalled: true });
+      await new Promise((r) => later.on('exit', r));
+      assert.equal(later.signalCode, 'SIGTERM');
     } finally {
       board.dispose();
     }
@@ -408,6 +432,10 @@ describe('the job lock on the run board', () => {
       assert.deepEqual(ended, [], 'no end is reported: the run goes on');
       assert.match(lines.join('\n'), /\[workbench\] run refused: another run is writing /);
       assert.equal(first.state.status, 'running', 'the live run goes on');
+      // Stop from this window: SIGTERM to the other window's runtime, which stops after its step.
+      assert.deepEqual(stopElsewhere(board.liveIn(jobDir)!, 'shared'), { signalled: true });
+      const firstEnd = await first.handle.ended;
+      assert.equal(firstEnd.status, 'stopped', firstEnd.error);
     } finally {
       board.dispose();
       await other.stop(first.state.key, 5000);

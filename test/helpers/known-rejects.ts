@@ -18,6 +18,8 @@ export const TEMPLATE =
   'a benchmark template: benchmark/bench.py writes the dataset path in before launching, so as committed Trinity rejects it';
 export const RAFT =
   "RAFT computes advantages on the explorer side but its defaults leave `advantage_fn: ppo`, a trainer-side function; the explorer's experience pipeline asserts on that in `prepare()` (trinity/buffer/pipelines/experience_pipeline.py `_set_algorithm_operators`)";
+export const TEST_TEMPLATE =
+  "the template of Trinity's own tests, which set the taskset's workflow before launching: as committed its taskset names none";
 export const TOOLCALL =
   '`toolcall_workflow` was renamed `tool_call_workflow` in v0.4.0, and this example still uses the old name';
 
@@ -78,6 +80,23 @@ export const KNOWN_REJECTS: KnownReject[] = [
       (file) => ({ release, file, line: 6, code: 'TRN310', reason: RAFT }),
     ),
   ),
+  ...(
+    [
+      ['v0.3.0', 25],
+      ['v0.3.1', 25],
+      ['v0.3.2', 29],
+      ['v0.4.0', 29],
+      ['v0.5.0', 30],
+      ['v0.5.2', 30],
+      ['main', 30],
+    ] as const
+  ).map(([release, line]) => ({
+    release,
+    file: 'tests/template/config.yaml',
+    line,
+    code: 'TRN307',
+    reason: TEST_TEMPLATE,
+  })),
   // examples/grpo_math/math.yaml names `rm_gallery_reward`, which 10796ed did not register; the modelled main
   // registers it again (an OpenJudge alias, 8b7fce3), so that example is no longer a reject.
 ];

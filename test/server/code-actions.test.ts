@@ -68,12 +68,13 @@ describe('quick fixes (golden files)', () => {
 describe('migrating real configs', () => {
   /** Problems the v0.3.1 originals already have, which no migration can fix (see corpus.test.ts). */
   const INHERENT = new Map([
-    ['benchmark/config/countdown-template.yaml', 'TRN250'],
-    ['examples/RAFT_alfworld/RAFT_alfworld_7B.yaml', 'TRN310'],
-    ['examples/RAFT_alfworld/RAFT_reflect_alfworld_7B.yaml', 'TRN310'],
-    ['examples/grpo_math/math.yaml', 'TRN307'],
-    // Its veRL settings live in a separate file next to it, which is not part of the corpus.
-    ['tests/template/config.yaml', 'TRN272'],
+    ['benchmark/config/countdown-template.yaml', ['TRN250']],
+    ['examples/RAFT_alfworld/RAFT_alfworld_7B.yaml', ['TRN310']],
+    ['examples/RAFT_alfworld/RAFT_reflect_alfworld_7B.yaml', ['TRN310']],
+    ['examples/grpo_math/math.yaml', ['TRN307']],
+    // Its veRL settings live in a separate file next to it, which is not part of the corpus; Trinity's tests set its
+    // taskset's workflow before launching.
+    ['tests/template/config.yaml', ['TRN272', 'TRN307']],
   ]);
 
   test('every v0.3.1 corpus config migrated to main checks with zero errors under main', async () => {
@@ -84,7 +85,7 @@ describe('migrating real configs', () => {
       if (m.changes.length) changed++;
       const r = await checkConfig(m.text, { release: 'main', env: TRINITY_ENV, datasets: false });
       for (const d of r.diagnostics.filter((x) => x.severity === 'error')) {
-        if (INHERENT.get(rel) !== d.code) failures.push(`${rel}: ${d.code} ${d.message}`);
+        if (!INHERENT.get(rel)?.includes(d.code)) failures.push(`${rel}: ${d.code} ${d.message}`);
       }
     }
     assert.deepEqual(failures, []);

@@ -10,7 +10,7 @@ import { registryNamesAt } from '../model/registries';
 import { didYouMean } from '../suggest';
 import type { CheckContext } from './check-context';
 import { storagePaths, taskPipelineOutputPath, tasksetPaths, workflowTypePath } from './tasksets';
-import { configPath, type ConfigPath } from '../config-path';
+import { configPath, type ConfigPath, type TasksetPath } from '../config-path';
 import { checkWorkflowNeeds } from './workflow-needs';
 import { checkModelContext } from './model-context';
 import { checkEngineMemory } from './engine-memory';
@@ -51,9 +51,31 @@ function checkOfflineSource(ctx: CheckContext): void {
 function checkWorkflowsAndRewards(ctx: CheckContext): void {
   if (!rolesOf(ctx.get('mode') ?? 'both').explorer) return;
   for (const base of tasksetPaths(ctx)) {
+    checkWorkflowNamed(ctx, base);
     checkRegistryName(ctx, workflowTypePath(ctx, base), 'workflow');
     checkRegistryName(ctx, `${base}.default_reward_fn_type`, 'reward_fn');
   }
+}
+
+/**
+ * A taskset with no workflow for its rows: Trinity's task formatter asserts "`default_workflow_type` or
+ * `workflow_key` is required" on the first task (trinity/buffer/schema/formatter.py `TaskFormatter`, 10796ed).
+ */
+function checkWorkflowNamed(ctx: CheckContext, base: TasksetPath): void {
+  if (ctx.get('mode') === 'serve') return; // serve answers requests; it reads no taskset
+  const named = (v: unknown): boolean => typeof v === 'string' && v !== '';
+  const fallbacks = base.includes('eval_tasksets')
+    ? ['buffer.explorer_input.default_eval_workflow_type', 'buffer.explorer_input.default_workflow_type']
+    : ['buffer.explorer_input.default_workflow_type'];
+  const candidates = [workflowTypePath(ctx, base), `${base}.format.workflow_key`, ...fallbacks];
+  if (candidates.some((p) => named(ctx.get(configPath(p))))) return;
+  ctx.report(
+    'TRN307',
+    `\`${base}\` names no workflow (no \`default_workflow_type\` here or in \`buffer.explorer_input\`, no \`format.workflow_key\`): ` +
+      'Trinity fails on the first task ("`default_workflow_type` or `workflow_key` is required"). Set `default_workflow_type`.',
+    base,
+    { candidates: registryNamesAt('workflow', ctx.release) },
+  );
 }
 
 function checkRegistryName(ctx: CheckContext, path: ConfigPath, registry: 'workflow' | 'reward_fn'): void {

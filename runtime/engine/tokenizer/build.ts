@@ -1,6 +1,7 @@
 /**
  * The project's own tokenizers, as Hugging Face tokenizer.json + tokenizer_config.json documents (loadable by
- * Python `tokenizers`/`transformers` too): a byte-level BPE without merges, and one token per character of an alphabet.
+ * Python `tokenizers`/`transformers` too): a byte-level BPE without merges, one token per character of an alphabet,
+ * and a character BPE with learned merges over GPT-2's pre-tokenization.
  */
 import { TokenizerError, type TokenizerJsonFiles } from './api';
 import { bytesToUnicode } from './byte-level';
@@ -31,7 +32,11 @@ function specialToken(id: number, content: string): AddedTokenJson {
   return { id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true };
 }
 
-function bpeModel(vocab: Record<string, number>, unkToken: string | null): object {
+function bpeModel(
+  vocab: Record<string, number>,
+  unkToken: string | null,
+  merges: readonly (readonly [string, string])[] = [],
+): object {
   return {
     type: 'BPE',
     dropout: null,
@@ -42,7 +47,8 @@ function bpeModel(vocab: Record<string, number>, unkToken: string | null): objec
     byte_fallback: false,
     ignore_merges: false,
     vocab,
-    merges: [],
+    // The list form: a merged token may hold a space, which the "a b" string form cannot say.
+    merges: merges.map(([a, b]) => [a, b]),
   };
 }
 
@@ -130,6 +136,49 @@ export function buildCharTokenizer(alphabet: string): TokenizerJsonFiles {
       post_processor: null,
       decoder: { type: 'Fuse' },
       model: bpeModel(vocab, UNK),
+    },
+    tokenizerConfig: tokenizerConfig(added, UNK),
+  };
+}
+
+/** GPT-2's pre-tokenization pattern (openai/gpt-2 src/encoder.py): contractions, words, numbers, symbol runs, spaces. */
+export const GPT2_SPLIT_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
+/**
+ * A character-level BPE: one token per character of `alphabet`, then one per merged text in merge (rank) order,
+ * then <|endoftext|>, <|im_start|>, <|im_end|> and <unk>. Text is first split with GPT-2's pattern, so no token
+ * crosses a word boundary; a character outside the alphabet becomes <unk>.
+ */
+export function buildBpeTokenizer(
+  alphabet: readonly string[],
+  merges: readonly (readonly [string, string])[],
+): TokenizerJsonFiles {
+  const vocab: Record<string, number> = {};
+  for (const ch of alphabet) {
+    if (Object.hasOwn(vocab, ch))
+      throw new TokenizerError(`buildBpeTokenizer: ${JSON.stringify(ch)} occurs twice in the alphabet`);
+    vocab[ch] = Object.keys(vocab).length;
+  }
+  for (const [a, b] of merges) {
+    if (!Object.hasOwn(vocab, a) || !Object.hasOwn(vocab, b))
+      throw new TokenizerError(`buildBpeTokenizer: the merge ${JSON.stringify([a, b])} joins a token not yet defined`);
+    // Two merges may make the same text (a+bc, ab+c): one token.
+    if (!Object.hasOwn(vocab, a + b)) vocab[a + b] = Object.keys(vocab).length;
+  }
+  const base = Object.keys(vocab).length;
+  const added = [...CHAT_SPECIALS, UNK].map((content, i) => specialToken(base + i, content));
+  for (const t of added) vocab[t.content] = t.id;
+  return {
+    tokenizerJson: {
+      version: '1.0',
+      truncation: null,
+      padding: null,
+      added_tokens: added,
+      normalizer: null,
+      pre_tokenizer: { type: 'Split', pattern: { Regex: GPT2_SPLIT_PATTERN }, behavior: 'Isolated', invert: false },
+      post_processor: null,
+      decoder: { type: 'Fuse' },
+      model: bpeModel(vocab, UNK, merges),
     },
     tokenizerConfig: tokenizerConfig(added, UNK),
   };

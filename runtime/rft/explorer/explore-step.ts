@@ -45,6 +45,7 @@ import { workflowFactory } from '../workflows/registry';
 import { TurnBatcher } from '../workflows/multi-turn/batched-turns';
 import { evalTaskMetrics } from './eval-metrics';
 import { advantagesByUid, sampleRollouts } from './rollout-samples';
+import { timed } from '../monitor/phase-times';
 
 export interface ExplorerTask extends WorkflowTask {
   workflow: string;
@@ -182,7 +183,11 @@ export class Explorer {
       );
     const all = runs.flatMap((r) => r.exps);
     this.noteExperiences(step, runs, all.length);
-    const { exps, metrics: pipelineMetrics, selectorFeedback } = pipeline.process(all);
+    const {
+      exps,
+      metrics: pipelineMetrics,
+      selectorFeedback,
+    } = timed('explorer: experience pipeline (advantages)', () => pipeline.process(all));
     // Failed tasks are statuses too: their task time enters the stats, and they count as finished.
     const metrics: Record<string, number> = {
       'rollout/model_version': this.model.version,

@@ -11,6 +11,7 @@ import { scoreSequences } from '../../engine/logprobs';
 import type { SharedSampling } from '../../engine/continued-generation';
 import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
 import { randomEidSuffix, type Experience } from '../experience';
+import { timed } from '../monitor/phase-times';
 
 /** Trinity's GenerationConfig plus the model-level limits it falls back to. */
 export interface RolloutArgs {
@@ -137,16 +138,18 @@ export class RolloutModel {
     prompts: readonly string[],
     args: RolloutArgs,
   ): Promise<Experience[]> {
-    const completions = await generate(
-      this.model,
-      encoded,
-      {
-        ...this.samplingParams(args),
-        maxNewTokens: args.max_tokens ?? this.limits.maxResponseTokens,
-        n: args.n ?? 1,
-        seed: this.nextSeed(),
-      },
-      this.decodeResponse,
+    const completions = await timed('explorer: sampling (generate)', () =>
+      generate(
+        this.model,
+        encoded,
+        {
+          ...this.samplingParams(args),
+          maxNewTokens: args.max_tokens ?? this.limits.maxResponseTokens,
+          n: args.n ?? 1,
+          seed: this.nextSeed(),
+        },
+        this.decodeResponse,
+      ),
     );
     return completions.map((c) => {
       const prompt = encoded[c.promptIndex];

@@ -26,7 +26,7 @@ import { HOW } from './setting-rule';
 export { LOCAL_REGISTRIES, type LocalRegistry } from './implemented-registries.generated';
 
 /** What a registry holds, as a message names it. */
-const TITLES: Record<LocalRegistry, string> = {
+export const TITLES: Record<LocalRegistry, string> = {
   workflow: 'workflow',
   reward_fn: 'reward function',
   advantage_fn: 'advantage function',
@@ -61,7 +61,7 @@ const ALGORITHM_PIECES: readonly {
  * What a registry entry would have done, where its name alone does not say it (Trinity-RFT 10796ed
  * trinity/buffer/operators/data_juicer_operator.py: the Data-Juicer service scores, filters or maps experiences).
  */
-const WHAT_IT_DOES: Partial<Record<LocalRegistry, Record<string, string>>> = {
+export const WHAT_IT_DOES: Partial<Record<LocalRegistry, Record<string, string>>> = {
   experience_operator: {
     data_juicer:
       "it would send each step's experiences to a Data-Juicer service that scores, filters or rewrites them with the recipe in its `args`",
@@ -158,7 +158,7 @@ const ALFWORLD = 'the ALFWorld environment (the alfworld and textworld Python pa
 const AGENTSCOPE = 'the AgentScope Python package, whose agent calls the model through its OpenAI API';
 
 /** What Trinity's environment workflows need that no JavaScript runtime has (their sources' imports and set-up). */
-const WORKFLOW_NEEDS: Record<string, string> = {
+export const WORKFLOW_NEEDS: Record<string, string> = {
   alfworld_workflow: ALFWORLD,
   step_wise_alfworld_workflow: ALFWORLD,
   RAFT_alfworld_workflow: ALFWORLD,

@@ -28,6 +28,7 @@ import type { ValueModel } from '../../engine/lm/value-head';
 import { DeviceMetricSums } from './metric-sums';
 import { policySignals, type PolicySignals } from './policy-signals';
 import { memoryMetrics } from '../../engine/backend/memory';
+import { timed } from '../monitor/phase-times';
 
 export interface AlgorithmSetup {
   policyLossFn: string;
@@ -155,10 +156,12 @@ export class RftTrainer {
   async trainStep(exps: readonly Experience[]): Promise<Record<string, number>> {
     const started = Date.now();
     const rows = expandPairs(exps);
-    const batch = padBatch(rows, this.opts.padTokenId);
+    const batch = timed('trainer: batching (pad)', () => padBatch(rows, this.opts.padTokenId));
     const ref = this.readsReference
       ? (carriedReferenceLogprobs(rows, batch) ??
-        (await batchReferenceLogprobs(this.referenceModel(), batch, this.opts.temperature, this.opts.microBatchSize)))
+        (await timed('trainer: reference forward', () =>
+          batchReferenceLogprobs(this.referenceModel(), batch, this.opts.temperature, this.opts.microBatchSize),
+        )))
       : undefined;
     const metrics: Record<string, number> = {};
     if (this.critic) {
@@ -205,20 +208,22 @@ export class RftTrainer {
           );
         }
         lr = learningRate(this.opts.schedule, this.optimizer.step);
-        const { grads, loss } = accumulateGradients(this.optimizer.variables as tf.Variable[], losses);
+        const { grads, loss } = timed('trainer: forward and backward', () =>
+          accumulateGradients(this.optimizer.variables as tf.Variable[], losses),
+        );
         loss.dispose();
-        const r = await this.optimizer.apply(grads, lr);
+        const r = await timed('trainer: optimizer (clip, AdamW)', () => this.optimizer.apply(grads, lr));
         gradNorm = r.gradNorm;
       }
     } catch (e) {
       device.dispose();
       throw e;
     }
-    for (const [k, v] of await device.read()) metrics[`actor/${k}`] = v;
+    for (const [k, v] of await timed('trainer: metrics (read)', () => device.read())) metrics[`actor/${k}`] = v;
     metrics['actor/grad_norm'] = gradNorm;
     metrics['actor/lr'] = lr;
     // veRL's perf/ memory figures, read once the step's tensors are freed (the peaks include them).
-    Object.assign(metrics, dataMetrics(batch), memoryMetrics());
+    timed('trainer: metrics (data, memory)', () => Object.assign(metrics, dataMetrics(batch), memoryMetrics()));
     metrics['time/train_step'] = (Date.now() - started) / 1000;
     return metrics;
   }

@@ -5,6 +5,7 @@
 import type { ChatMessage } from '../../engine/tokenizer';
 import type { Experience } from '../experience';
 import { verifyMathAnswer } from '../rewards/qwen-verify';
+import { timed } from '../monitor/phase-times';
 import type { RewardFn, Workflow, WorkflowContext } from './types';
 
 export class WorkflowError extends Error {}
@@ -26,13 +27,15 @@ function score(
   callArgs?: Record<string, unknown>,
 ): Experience[] {
   exps.forEach((e, i) => {
-    const parts = reward({
-      response: e.responseText ?? '',
-      truth: ctx.task.truth,
-      task: ctx.task.raw,
-      callArgs,
-      responseTokens: e.tokens.slice(e.promptLength),
-    });
+    const parts = timed('explorer: rewards', () =>
+      reward({
+        response: e.responseText ?? '',
+        truth: ctx.task.truth,
+        task: ctx.task.raw,
+        callArgs,
+        responseTokens: e.tokens.slice(e.promptLength),
+      }),
+    );
     e.metrics = { ...e.metrics, ...parts };
     e.reward = Object.values(parts).reduce((a, b) => a + b, 0);
     e.eid.run = i + ctx.runIdBase;

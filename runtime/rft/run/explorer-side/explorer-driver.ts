@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { currentBackend, initBackend, type BackendPreference } from '../../../engine/backend';
 import type { LogLevel, RunLog } from '../../monitor/run-log';
 import { loadRuntimePlugins } from '../../plugins';
+import { mergePhaseTimes, phaseTimesOn, takePhaseTimes, timed, type PhaseTimes } from '../../monitor/phase-times';
 import { ExplorerRequests } from './explorer-requests';
 import { ExplorerSide, type ExplorerSideSpec, type ExplorerStepResult } from './explorer-side';
 
@@ -82,7 +83,7 @@ export type ToWorker =
 export type FromWorker =
   | { kind: 'ready'; hasEvals: boolean; totalSteps: number; startOffset: number }
   | { kind: 'failed'; message: string }
-  | { kind: 'result'; id: number; value: unknown }
+  | { kind: 'result'; id: number; value: unknown; phases?: PhaseTimes }
   | { kind: 'error'; id: number; message: string }
   | { kind: 'log'; level: LogLevel; message: string };
 
@@ -115,6 +116,7 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
         reject(failure);
       } else if (m.kind === 'log') log(m.level, m.message);
       else {
+        if (m.kind === 'result' && m.phases) mergePhaseTimes(m.phases);
         const p = pending.get(m.id);
         pending.delete(m.id);
         if (m.kind === 'result') p?.resolve(m.value);
@@ -202,7 +204,10 @@ export function serveExplorer(port: {
         else if (m.kind === 'evaluate') value = await requests!.evaluate(m.step);
         else if (m.kind === 'weights') await requests!.setWeights(m.weights, m.version);
         else if (m.kind === 'close') await requests?.close();
-        port.postMessage({ kind: 'result', id: m.id, value });
+        const phases = phaseTimesOn() ? takePhaseTimes() : undefined;
+        timed('explorer: post result to the trainer thread', () =>
+          port.postMessage({ kind: 'result', id: m.id, value, phases }),
+        );
       } catch (e) {
         port.postMessage({ kind: 'error', id: m.id, message: (e as Error).stack ?? (e as Error).message });
       }

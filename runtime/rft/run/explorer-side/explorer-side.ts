@@ -26,6 +26,7 @@ import { algorithmSetup } from '../stage/algorithm-setup';
 import { loadModelFor } from '../stage/load-model';
 import { isCheckpointDir, mergePretrainedAdapter } from '../stage/lora-adapter';
 import { RunSetupError } from '../stage/stage-context';
+import { timed } from '../../monitor/phase-times';
 import { auxiliaryLimits, rolloutLimits } from './rollout-limits';
 import { explorerTotalSteps, taskReader, tasksOf, type TaskReader, type TaskSet } from './tasksets';
 
@@ -178,10 +179,13 @@ export class ExplorerSide {
     const explorer = this.need(this.parts.explorer, 'explorer');
     const batch = reader.next();
     if (!batch) return explorer.finish();
-    const out = await explorer.explore(step, batch.items, this.pipeline);
+    const out = await timed('explorer: explore step (total)', () => explorer.explore(step, batch.items, this.pipeline));
     reader.afterStep(step, out.selectorFeedback);
     const { reference } = this.parts;
-    if (reference) await attachReferenceLogprobs(reference, out.experiences, this.spec.reference!);
+    if (reference)
+      await timed('explorer: reference log-probs', () =>
+        attachReferenceLogprobs(reference, out.experiences, this.spec.reference!),
+      );
     return { ...out, readerOffset: reader.currentOffset };
   }
 
@@ -199,7 +203,9 @@ export class ExplorerSide {
     const vars = this.weights.model.variables();
     if (vars.length !== weights.length)
       throw new Error(`weight sync: ${weights.length} tensors for ${vars.length} variables`);
-    tf.tidy(() => vars.forEach((v, i) => v.assign(tf.tensor(weights[i], v.shape, 'float32'))));
+    timed('explorer: take weights', () =>
+      tf.tidy(() => vars.forEach((v, i) => v.assign(tf.tensor(weights[i], v.shape, 'float32')))),
+    );
     this.rollout.version = version;
   }
 

@@ -9,11 +9,14 @@ import type { ExplorerStepResult } from '../explorer-side/explorer-side';
 import type { StageContext } from '../stage/stage-context';
 import type { TrainLoop } from '../trainer-side/train-loop';
 import type { TrainerSide } from '../trainer-side/trainer-side';
+import { timed } from '../../monitor/phase-times';
 
 /** The explorer's side of the loop: its driver, the step it has done, its evals, and the weights version it holds. */
 export class BothExplorer {
   readonly evals: EvalSchedule;
   readerOffset: number;
+  /** The last weights offered, until the explorer has applied them. */
+  private applying: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: StageContext,
@@ -35,12 +38,33 @@ export class BothExplorer {
   record(out: ExplorerStepResult): void {
     this.step++;
     this.readerOffset = out.readerOffset;
-    reportExplorerStep(this.ctx, this.step, this.driver.totalSteps, out);
+    timed('loop: metrics log and events', () => reportExplorerStep(this.ctx, this.step, this.driver.totalSteps, out));
+  }
+
+  /**
+   * Offers the trainer's weights as of trainer step `version` without waiting for the explorer to apply them: it
+   * applies them before its next request (explorer-requests.ts), so the trainer trains on meanwhile instead of idling
+   * through the worker's round trip. `weightsApplied` says when they are (and rejects if applying them failed).
+   */
+  offerWeights(trainer: TrainerSide, version: number): void {
+    const weights = timed('loop: weight sync (copy out)', () => trainer.weightsForExplorer());
+    // Timed to the call's return (the message posted, or in this thread the weights assigned), not to the apply.
+    const { applied } = timed('loop: weight sync (hand over)', () => ({
+      applied: this.driver.setWeights(weights, version),
+    }));
+    applied.catch(() => undefined); // awaited through weightsApplied
+    this.applying = applied;
+    this.syncedVersion = version;
   }
 
   async takeWeights(trainer: TrainerSide, version: number): Promise<void> {
-    await this.driver.setWeights(await trainer.weightsForExplorer(), version);
-    this.syncedVersion = version;
+    this.offerWeights(trainer, version);
+    await this.applying;
+  }
+
+  /** Resolves once the weights last offered are the explorer's; rejects if applying them failed. */
+  weightsApplied(): Promise<void> {
+    return this.applying;
   }
 }
 

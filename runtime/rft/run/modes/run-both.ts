@@ -32,6 +32,7 @@ import type { ResumePoint } from '../trainer-side/trainer-checkpoints';
 import { TrainerSide } from '../trainer-side/trainer-side';
 import { BothExplorer, type BothRun } from './both-run';
 import { exploreAndTrainFullyAsync } from './run-fully-async';
+import { timed } from '../../monitor/phase-times';
 
 export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
@@ -203,11 +204,13 @@ async function exploreAndTrain(ctx: StageContext, run: BothRun): Promise<StageRe
   if (ex.evals.dueOnStartup(ex.step)) await ex.evals.evaluate(0);
   let running = ctx.signal.aborted ? undefined : ex.driver.step(ex.step + 1);
   while (running && !ctx.signal.aborted) {
-    const out = await running;
+    const out = await timed('loop: await the explorer step', () => running!);
     running = undefined;
+    // The step ran on the weights offered before it (applied first); a failure to apply them ends the run here.
+    await ex.weightsApplied();
     if (!out) break;
     ex.record(out);
-    await run.channel.put(out.experiences);
+    await timed('loop: experiences into the buffer', () => run.channel.put(out.experiences));
     // After explorer step k the explorer takes the weights of trainer step k − offset when k is a sync point.
     if (isExplorerSyncPoint(ex.step, cfg.synchronizer)) await syncAt(ctx, run, ex.step);
     if (ex.evals.dueAfter(ex.step)) await ex.evals.evaluate(ex.step);
@@ -219,6 +222,7 @@ async function exploreAndTrain(ctx: StageContext, run: BothRun): Promise<StageRe
   }
   if (running)
     await running.catch((e: Error) => ctx.log('warning', `explorer step after the run stopped: ${e.message}`));
+  await ex.weightsApplied();
   await loop.trainUntil();
   if (!ctx.signal.aborted) {
     await ex.takeWeights(trainer, loop.step);
@@ -248,7 +252,7 @@ async function syncAt(ctx: StageContext, run: BothRun, k: number): Promise<void>
   const { explorer: ex, loop, trainer } = run;
   if (!isExplorerDriven(synchronizer.sync_style)) {
     await loop.trainUntil(k - synchronizer.sync_offset);
-    await ex.takeWeights(trainer, loop.step);
+    ex.offerWeights(trainer, loop.step);
   } else if (loop.step > ex.syncedVersion) await ex.takeWeights(trainer, loop.step);
   else ctx.log('warning', `No new model weights found, current version: ${ex.syncedVersion}`);
 }

@@ -11,6 +11,7 @@ import type { RftTrainer } from '../../trainer/train-step';
 import type { StageContext } from '../stage/stage-context';
 import { fmt, yieldToEvents } from '../stage/step-pacing';
 import { sampleMetrics } from './sample-strategy';
+import { timed } from '../../monitor/phase-times';
 import type { TrainerCheckpoints } from './trainer-checkpoints';
 
 /** Where the trainer's batches come from, and what a checkpoint keeps of it. */
@@ -70,14 +71,18 @@ export class TrainLoop {
     while (trainer.step < limit && !ctx.signal.aborted) {
       await yieldToEvents();
       if (ctx.signal.aborted) break;
-      const batch = await input.next(this.waiting);
+      const batch = await timed('trainer: read batch', () => input.next(this.waiting));
       if (!batch) break;
       const metrics = {
         ...sampleMetrics(batch, ctx.release),
-        ...(await this.blas.training(input.beside, () => trainer.trainStep(batch))),
+        ...(await timed('trainer: train step (total)', () =>
+          this.blas.training(input.beside, () => trainer.trainStep(batch)),
+        )),
       };
-      ctx.monitor.log('trainer', trainer.step, metrics);
-      ctx.progress('trainer', trainer.step, this.totalSteps, `loss ${fmt(stepLoss(metrics))}`);
+      timed('loop: metrics log and events', () => {
+        ctx.monitor.log('trainer', trainer.step, metrics);
+        ctx.progress('trainer', trainer.step, this.totalSteps, `loss ${fmt(stepLoss(metrics))}`);
+      });
       const syncDue = isTrainerSyncPoint(trainer.step, input.syncInterval);
       const saveDue = ctx.cfg.trainer.save_interval > 0 && trainer.step % ctx.cfg.trainer.save_interval === 0; // Trainer.need_save
       if (syncDue || saveDue) await this.save();
@@ -92,7 +97,9 @@ export class TrainLoop {
 
   private save(): Promise<void> {
     const { input } = this;
-    return this.checkpoints.save({ ...this.extra(), ...input.position() }, (dir) => input.saveInto?.(dir));
+    return timed('trainer: checkpoint', () =>
+      this.checkpoints.save({ ...this.extra(), ...input.position() }, (dir) => input.saveInto?.(dir)),
+    );
   }
 
   /** Explorer-driven Trainer.need_sync: the explorer asked, and there are weights it has not been offered. */

@@ -109,16 +109,19 @@ export class TrainerSide {
     return new TrainLoop(this.ctx, trainer, checkpoints, input, totalSteps, extra);
   }
 
-  /** A copy of the policy's weights for the explorer (transferable buffers, in `variables()` order; LoRA merged). */
-  async weightsForExplorer(): Promise<Float32Array[]> {
-    const out: Float32Array[] = [];
+  /**
+   * A copy of the policy's weights for the explorer (transferable buffers, in `variables()` order; LoRA merged). Each
+   * is one synchronous read and one memcpy (`slice`): awaiting `data()` per variable and copying element by element
+   * (`Float32Array.from`) took 15–40 ms of every sync at bench:rft's 0.8 M parameters.
+   */
+  weightsForExplorer(): Float32Array[] {
     const model = this.policy.model;
-    for (const v of model.variables()) {
+    return model.variables().map((v) => {
       const merged = model.mergedWeight(v);
-      out.push(Float32Array.from((await (merged ?? v).data()) as Float32Array));
+      const copy = ((merged ?? v).dataSync() as Float32Array).slice();
       merged?.dispose();
-    }
-    return out;
+      return copy;
+    });
   }
 
   dispose(): void {

@@ -163,6 +163,50 @@ buffer:
     }
   });
 
+  test('frozen_lake_workflow under fully_async (Trinity 0.6): the explorer never waits, every step trained once', async () => {
+    const steps = 3;
+    const path = config(
+      'lake-async',
+      `algorithm:
+  algorithm_type: grpo
+  repeat_times: 2
+buffer:
+  batch_size: 1
+  total_steps: ${steps}
+  explorer_input:
+    taskset:
+      name: lake
+      storage_type: file
+      path: data/lake.jsonl
+      workflow_args: {agent_max_steps: 2}
+    default_workflow_type: frozen_lake_workflow
+synchronizer:
+  sync_style: fully_async
+  sync_interval: 1
+`,
+    );
+    const run = start(path);
+    const { code } = await run.exit;
+    assert.equal(code, 0, run.stderr().slice(-2000));
+    assert.ok(
+      run.events.some((e) => e.type === 'log' && e.message.startsWith('fully_async:')),
+      'the run went fully asynchronous',
+    );
+    assert.ok(run.events.some((e) => e.type === 'log' && e.message.startsWith('the explorer runs in a worker thread')));
+    assert.deepEqual(trainerSteps(run.events), [1, 2, 3]);
+    const explorer = run.events.flatMap((e) =>
+      e.type === 'metrics' && e.role === 'explorer' && 'rollout/env_steps/mean' in e.values ? [e.values] : [],
+    );
+    assert.equal(explorer.length, steps);
+    for (const v of explorer) assert.ok(v['rollout/env_steps/max'] <= 2 && v['rollout/test_score/mean'] >= 0);
+    const episodes = rolloutLines('tests', 'lake-async').flatMap((l) => l.samples);
+    assert.equal(episodes.length, steps * 2);
+    for (const e of episodes) {
+      assert.match(e.messages![1].content, /^Current Observation \(0\): \n/);
+      assert.equal(e.actionMask!.length, e.responseTokens!.length);
+    }
+  });
+
   test("the config's max_model_len, not the model's 4096 positions, bounds an episode: vLLM's refusal fails the run", async () => {
     // The first prompt is 1319 tokens; its answer (≤ 16) fits 1400, the next user message (~170 more) does not. With
     // prompt truncation on (the default) Trinity answers that turn with its fixed text instead and never asks vLLM.

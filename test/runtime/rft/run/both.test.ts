@@ -98,6 +98,25 @@ describe('mode both (GRPO)', () => {
     assert.equal(first.values['actor/pg_clipfrac'], 0);
   });
 
+  test('on-policy after every sync: the explorer holds exactly the trainer’s weights (ppo_kl ≈ 0 at each step)', async () => {
+    // An entropy bonus and a large learning rate move the weights at every step (the random model's rewards are all 0,
+    // so GRPO's advantages give no gradient): rollouts on anything but the trained weights would show in ppo_kl.
+    const job = tinyJob(6);
+    const body = topLevel(GRPO_STAGE)
+      .replace('lr: 1e-3', 'lr: 5e-2')
+      .replace(/^( *)repeat_times: 4$/m, '$1repeat_times: 4\n$1entropy_loss_fn_args: {entropy_coef: 0.5}')
+      .replace('total_steps: 4', 'total_steps: 3')
+      .replace('eval_on_startup: true', 'eval_on_startup: false')
+      .replace('eval_interval: 2', 'eval_interval: 100');
+    const r = await runJob(job.write('synced.yaml', header(job, 'synced') + body), { backend: 'wasm' });
+    assert.equal(r.status, 'finished', r.error);
+    const trainer = readMetrics(r.stages[0].jobDir).filter((l) => l.role === 'trainer');
+    assert.equal(trainer.length, 3);
+    assert.ok(trainer[2].values['actor/entropy_loss'] !== trainer[0].values['actor/entropy_loss']);
+    for (const l of trainer)
+      assert.ok(Math.abs(l.values['actor/ppo_kl']) < 1e-5, `step ${l.step}: ppo_kl ${l.values['actor/ppo_kl']}`);
+  });
+
   test('explorer steps after the first use the weights of the previous trainer step (sync_interval 1)', () => {
     const versions = readMetrics(jobDir)
       .filter((l) => l.role === 'explorer' && 'rollout/model_version' in l.values)

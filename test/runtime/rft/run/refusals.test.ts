@@ -14,6 +14,8 @@ import { initBackend } from '../../../../runtime/engine/backend';
 import { checkConfig } from '../../../../runtime/config/check-config';
 import { LOCAL_REGISTRIES, localRefusals } from '../../../../runtime/rft/refusals/refusals';
 import { generateLocalRegistries } from '../../../../runtime/rft/refusals/implemented-registries-gen';
+import { refusedListMarkdown, withRefusedList } from '../../../../runtime/rft/refusals/refusals-doc';
+import { REFUSED_SETTINGS } from '../../../../runtime/rft/refusals/refused-settings';
 import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
 import { killAll, start } from './cli-process';
 import { runJob } from '../../../../runtime/rft/run/job/job';
@@ -112,6 +114,13 @@ describe('run refuses registry entries the local runtime lacks', () => {
       'utf8',
     );
     assert.equal(committed, generateLocalRegistries());
+  });
+
+  test("docs/runtime.md's refused list is the one the refusal tables generate, naming each refused setting", () => {
+    const doc = readFileSync(join(__dirname, '..', '..', '..', '..', 'docs', 'runtime.md'), 'utf8');
+    assert.equal(doc, withRefusedList(doc), 'stale: run `npm run gen`');
+    for (const s of REFUSED_SETTINGS) assert.ok(doc.includes(s.doc), s.path);
+    assert.match(refusedListMarkdown(), /experience operator: `data_juicer`/);
   });
 
   test('a config with only local entries is not refused by this check', async () => {

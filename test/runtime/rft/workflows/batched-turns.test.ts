@@ -156,6 +156,23 @@ describe('batched turns with the KV cache following each episode', () => {
     );
   });
 
+  test("a row with little room left ends at the model's positions while the others go on (no position past the RoPE tables)", async () => {
+    const small = loadByteChatModel(8, 64);
+    const params = { temperature: 0, padTokenId: small.tokenizer.padTokenId, stopTokenIds: [] };
+    const short = small.tokenizer.encode('<|im_start|>user\nGo.<|im_end|>\n', { addSpecialTokens: false });
+    const long = Array.from({ length: 60 }, (_, i) => short[i % short.length]);
+    const rows = [
+      { context: long, cache: null, maxNewTokens: 20, seed: 1 },
+      { context: short, cache: null, maxNewTokens: 20, seed: 2 },
+    ];
+    const both = await generateContinued(small.model, rows, params);
+    const [alone] = await generateContinued(small.model, [rows[1]], params);
+    for (const r of [...both, alone]) r.cache?.dispose();
+    assert.equal(both[0].completion.tokens.length, 64 - 60);
+    assert.deepEqual(both[1].completion.tokens, alone.completion.tokens);
+    assert.equal(both[1].completion.tokens.length, 20);
+  });
+
   test("the explorer runs a task's episodes at once (runner_per_model) and gets the same experiences", async () => {
     const run = async (runnersPerModel: number) => {
       const model = rolloutModelOf(pretrained, {}, 5);

@@ -1,0 +1,119 @@
+/**
+ * The agent demo (examples/frozen-lake/demo, `npm run demo:agent`): its demonstrations are exactly the conversations
+ * Trinity's frozen_lake_workflow holds when the player walks a shortest path (replayed through the real workflow
+ * and chat template), its held-out maps share no seed or board with the maps it trains on, and the whole pipeline
+ * (data, learned tokenizer, model, SFT then GRPO with evals, the table) runs end to end on a smoke schedule. The full
+ * run's numbers (3 seeds, about 10 minutes each) are in docs/runtime.md; CI has no room for them.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { initBackend } from '../../runtime/engine/backend';
+import type { Pretrained } from '../../runtime/engine/pretrained';
+import { frozenLakeWorkflow } from '../../runtime/rft/workflows/frozen-lake';
+import { generateRandomMap } from '../../runtime/rft/environments/frozen-lake/random-map';
+import { forcedTurns, loadByteChatModel, rolloutModelOf, workflowTask } from '../helpers/byte-chat-model';
+// @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
+import { LAKE, demoMaps, demonstration, shortestPath } from '../../examples/frozen-lake/demo/make-demo-data.mjs';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+let pretrained: Pretrained;
+before(async () => {
+  await initBackend({ prefer: 'wasm' });
+  pretrained = loadByteChatModel(5, 4096);
+});
+
+describe('the agent demo', () => {
+  test('each demonstration is the conversation frozen_lake_workflow holds on a shortest path, ending at G', async () => {
+    const maps = demoMaps({ sft: 6 }).sft;
+    for (const { seed, rows } of maps) {
+      const path = shortestPath(rows) as string[];
+      const messages = demonstration(rows, seed, path) as { role: string; content: string }[];
+      const answers = messages.filter((m) => m.role === 'assistant').map((m) => m.content);
+      const model = rolloutModelOf(pretrained, { maxResponseTokens: 16 }, 3);
+      const [exp] = await frozenLakeWorkflow({
+        model,
+        task: workflowTask({
+          raw: { seed, size: LAKE.size, p: LAKE.p },
+          workflowArgs: { env_max_steps: LAKE.envMaxSteps, agent_max_steps: LAKE.agentMaxSteps },
+        }),
+        repeatTimes: 1,
+        runIdBase: 0,
+        createReward: () => {
+          throw new Error('no reward function');
+        },
+        auxiliaryModels: [],
+        turnSampler: () => forcedTurns(model, answers),
+      }).run();
+      assert.deepEqual(exp.messages, messages, `seed ${seed}`);
+      assert.equal(exp.reward, 1);
+      assert.deepEqual(exp.info, { env_steps: path.length, env_done: 1, test_score: 1 });
+      assert.deepEqual(generateRandomMap(LAKE.size, LAKE.p, seed, LAKE.envMaxSteps).rows, rows);
+    }
+  });
+
+  test('a shortest path: the hand-checked map, and no path through a hole', () => {
+    // Breadth first, moves tried Left, Down, Right, Up: of equally short paths, the one found first.
+    // S (0,0) to G (3,3) around the holes: six moves; (3,1) is reached before (2,2), so the path turns down there.
+    assert.deepEqual(shortestPath(['SHFF', 'FHFH', 'FFFH', 'HFFG']), [
+      'Down',
+      'Down',
+      'Right',
+      'Down',
+      'Right',
+      'Right',
+    ]);
+    // S (2,0) to G (0,3): five moves either way round the holes; the way along row 2 is found first.
+    assert.deepEqual(shortestPath(['FFFG', 'FHHF', 'SFFF', 'FFFF']), ['Right', 'Right', 'Right', 'Up', 'Up']);
+    assert.throws(() => shortestPath(['SH', 'HG']), /no path/);
+  });
+
+  test('held-out maps: no seed and no board of the SFT or GRPO maps', () => {
+    const maps = demoMaps({ sft: 400, train: 200, eval: 64 }) as Record<string, { seed: number; rows: string[] }[]>;
+    const trained = [...maps.sft, ...maps.train];
+    const seeds = new Set(trained.map((m) => m.seed));
+    const boards = new Set(trained.map((m) => m.rows.join('/')));
+    assert.equal(maps.eval.length, 64);
+    for (const m of maps.eval) {
+      assert.ok(!seeds.has(m.seed) && !boards.has(m.rows.join('/')), `eval seed ${m.seed}`);
+    }
+  });
+
+  test('npm run demo:agent, end to end on the smoke schedule: SFT, evals before and after GRPO, the table', () => {
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'examples/frozen-lake/demo/demo.mjs', '--smoke', '--quiet', '--seeds', '7'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr.slice(-3000)}`);
+    assert.match(r.stdout, /^Backend: wasm/m);
+    const row = /^7\s+([\d.]+)%\s+([\d.]+)%\s+([+-][\d.]+) pts/m.exec(r.stdout);
+    assert.ok(row, r.stdout);
+    const jobs = join(ROOT, 'checkpoints', 'demo-agent', 'seed-7', 'trinity-workbench-demo', 'frozen-lake');
+    const lines = (stage: string) =>
+      readFileSync(join(jobs, stage, 'monitor', 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { role: string; step: number; values: Record<string, number> });
+    const sft = lines('sft_warmup').filter((l) => l.role === 'trainer');
+    assert.deepEqual(
+      sft.map((l) => l.step),
+      [1, 2],
+    );
+    // Every assistant turn of a demonstration is trained on (enable_concatenated_multi_turn): the response runs from
+    // the first answer (4 tokens with <|im_end|>) over the later turns.
+    assert.ok(
+      sft.some((l) => l.values['response_length/max'] > 20),
+      JSON.stringify(sft[0].values),
+    );
+    const evals = lines('grpo').filter((l) => 'eval/lake-eval/test_score/mean@1' in l.values);
+    assert.deepEqual(
+      evals.map((l) => l.step),
+      [0, 1],
+    );
+    assert.equal(evals[0].values['eval/lake-eval/test_score/mean@1'], Number(row[1]) / 100);
+  });
+});
