@@ -117,28 +117,7 @@ export function buildByteTokenizer(): TokenizerJsonFiles {
 export function buildCharTokenizer(alphabet: string): TokenizerJsonFiles {
   const chars = Array.from(alphabet);
   if (chars.length === 0) throw new TokenizerError('buildCharTokenizer: the alphabet is empty');
-  const vocab: Record<string, number> = {};
-  for (const ch of chars) {
-    if (Object.hasOwn(vocab, ch))
-      throw new TokenizerError(`buildCharTokenizer: ${JSON.stringify(ch)} occurs twice in the alphabet`);
-    vocab[ch] = Object.keys(vocab).length;
-  }
-  const added = [...CHAT_SPECIALS, UNK].map((content, i) => specialToken(chars.length + i, content));
-  for (const t of added) vocab[t.content] = t.id;
-  return {
-    tokenizerJson: {
-      version: '1.0',
-      truncation: null,
-      padding: null,
-      added_tokens: added,
-      normalizer: null,
-      pre_tokenizer: { type: 'Split', pattern: { Regex: '[\\s\\S]' }, behavior: 'Isolated', invert: false },
-      post_processor: null,
-      decoder: { type: 'Fuse' },
-      model: bpeModel(vocab, UNK),
-    },
-    tokenizerConfig: tokenizerConfig(added, UNK),
-  };
+  return characterBpe('buildCharTokenizer', chars, [], '[\\s\\S]');
 }
 
 /** GPT-2's pre-tokenization pattern (openai/gpt-2 src/encoder.py): contractions, words, numbers, symbol runs, spaces. */
@@ -153,15 +132,28 @@ export function buildBpeTokenizer(
   alphabet: readonly string[],
   merges: readonly (readonly [string, string])[],
 ): TokenizerJsonFiles {
+  return characterBpe('buildBpeTokenizer', alphabet, merges, GPT2_SPLIT_PATTERN);
+}
+
+/**
+ * The BPE both builders write: `alphabet`'s characters, then the merged texts in rank order, then the chat specials
+ * and <unk>; pieces split by `splitRegex`, decoded by fusing.
+ */
+function characterBpe(
+  who: string,
+  alphabet: readonly string[],
+  merges: readonly (readonly [string, string])[],
+  splitRegex: string,
+): TokenizerJsonFiles {
   const vocab: Record<string, number> = {};
   for (const ch of alphabet) {
     if (Object.hasOwn(vocab, ch))
-      throw new TokenizerError(`buildBpeTokenizer: ${JSON.stringify(ch)} occurs twice in the alphabet`);
+      throw new TokenizerError(`${who}: ${JSON.stringify(ch)} occurs twice in the alphabet`);
     vocab[ch] = Object.keys(vocab).length;
   }
   for (const [a, b] of merges) {
     if (!Object.hasOwn(vocab, a) || !Object.hasOwn(vocab, b))
-      throw new TokenizerError(`buildBpeTokenizer: the merge ${JSON.stringify([a, b])} joins a token not yet defined`);
+      throw new TokenizerError(`${who}: the merge ${JSON.stringify([a, b])} joins a token not yet defined`);
     // Two merges may make the same text (a+bc, ab+c): one token.
     if (!Object.hasOwn(vocab, a + b)) vocab[a + b] = Object.keys(vocab).length;
   }
@@ -175,7 +167,7 @@ export function buildBpeTokenizer(
       padding: null,
       added_tokens: added,
       normalizer: null,
-      pre_tokenizer: { type: 'Split', pattern: { Regex: GPT2_SPLIT_PATTERN }, behavior: 'Isolated', invert: false },
+      pre_tokenizer: { type: 'Split', pattern: { Regex: splitRegex }, behavior: 'Isolated', invert: false },
       post_processor: null,
       decoder: { type: 'Fuse' },
       model: bpeModel(vocab, UNK, merges),
