@@ -31,11 +31,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const lenses = new RunCodeLens(runs);
   const cliPath = context.asAbsolutePath(path.join('dist', 'cli.js'));
   const client = lsp;
-  const dashboards = new DashboardPanels(context.extensionUri, runs.manager, {
-    drivers: (tags, config) => client.metricDrivers(tags, config ? vscode.Uri.file(config) : undefined),
-    reveal: (config, key) => revealConfigKey(client, config, key),
-    resolve: (config) => client.resolvedConfig(vscode.Uri.file(config).toString()),
-  });
+  const dashboards = new DashboardPanels(
+    context.extensionUri,
+    runs.manager,
+    {
+      drivers: (tags, config) => client.metricDrivers(tags, config ? vscode.Uri.file(config) : undefined),
+      reveal: (config, key) => revealConfigKey(client, config, key),
+      resolve: (config) => client.resolvedConfig(vscode.Uri.file(config).toString()),
+    },
+    runs.board,
+  );
   const tree = vscode.window.createTreeView('trinityWorkbench.runs', {
     treeDataProvider: view,
     showCollapseAll: true,

@@ -12,6 +12,7 @@ import type { RuntimeEvent } from '../../runtime/protocol';
 import { readRunRecords } from '../../runtime/run-records';
 import { jobCheckpoints } from '../runs/job-dirs';
 import { exportFilters, writeExport } from './export-file';
+import type { RunBoard } from '../runs/run-board';
 import type { RunManager } from '../runs/run-manager';
 import { describeProgress, type RunState } from '../runs/run-state';
 import { Coalescer } from './coalesce';
@@ -68,7 +69,10 @@ export class DashboardPanels implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly manager: RunManager,
     private readonly links?: ConfigLinks,
+    private readonly board?: RunBoard,
   ) {
+    if (board)
+      this.disposables.push({ dispose: board.onDidChange(() => this.open.forEach((d) => d.boardChanged())).dispose });
     this.disposables.push(
       manager.onEvent((run, e) => {
         for (const d of this.open.values()) d.event(run.key, e);
@@ -162,6 +166,7 @@ export class DashboardPanels implements vscode.Disposable {
       compare,
       this.manager,
       vscode.Uri.joinPath(this.extensionUri, 'dist', 'cli.js').fsPath,
+      (k) => this.elsewhere(k),
       this.links,
     );
     this.open.set(key, dashboard);
@@ -169,6 +174,15 @@ export class DashboardPanels implements vscode.Disposable {
       dashboard.dispose();
       if (this.open.get(key) === dashboard) this.open.delete(key);
     });
+  }
+
+  /**
+   * The run the board has for `key` when it is not this window's: a terminal's or another window's run of the same
+   * job, newer than any this window ran there. Its job folder, not this window's ended run, is then the truth.
+   */
+  private elsewhere(key: string): RunState | undefined {
+    const run = this.board?.list().find((r) => r.key === key);
+    return run && !this.board!.isOwn(run) ? run : undefined;
   }
 
   dispose(): void {
@@ -210,6 +224,7 @@ class Dashboard {
     private readonly isCompare: boolean,
     private readonly manager: RunManager,
     private readonly cliPath: string,
+    private readonly elsewhere: (key: string) => RunState | undefined,
     private readonly links?: ConfigLinks,
   ) {
     this.outbox = new Coalescer((batch) => this.flush(batch), 100);
@@ -301,7 +316,27 @@ class Dashboard {
 
   status(run: RunState): void {
     if (!this.ready || !this.has(run.key) || this.isCompare) return;
+    if (this.elsewhere(run.key)) return;
     this.outbox.push({ type: 'status', status: run.status, detail: describeProgress(run) });
+  }
+
+  /**
+   * The run board changed. When the job this panel shows is run again from elsewhere (a terminal, another window)
+   * after this window's run of it ended, the panel starts over from the job folder, which that run writes, and shows
+   * that run's status from then on.
+   */
+  boardChanged(): void {
+    if (!this.ready || this.isCompare) return;
+    const key = this.targets[0].key;
+    const run = this.elsewhere(key);
+    if (!run) return;
+    if (!this.disk.has(key)) this.init();
+    this.outbox.push({ type: 'status', status: run.status, detail: describeProgress(run) });
+  }
+
+  /** This window's run of `key`, unless a newer run of the same job from elsewhere is the truth (see boardChanged). */
+  private ownRun(key: string) {
+    return this.elsewhere(key) ? undefined : this.manager.get(key);
   }
 
   private init(): void {
@@ -312,7 +347,7 @@ class Dashboard {
     const runs: DashboardRun[] = [];
     const series: Series[] = [];
     for (const t of this.targets) {
-      const live = this.manager.get(t.key);
+      const live = this.ownRun(t.key);
       if (live) {
         const s = live.state;
         runs.push({
@@ -353,7 +388,7 @@ class Dashboard {
     this.askDrivers(series.map((x) => x.tag));
     if (!this.isCompare) {
       const t = this.targets[0];
-      const live = this.manager.get(t.key);
+      const live = this.ownRun(t.key);
       if (live) {
         const rollouts = latestRolloutsOfEvents(live.events);
         if (rollouts) post({ type: 'rollouts', ...rollouts });
@@ -416,7 +451,7 @@ class Dashboard {
 
   private readDisk(): void {
     for (const [key, disk] of this.disk) {
-      if (this.manager.get(key)) continue;
+      if (this.ownRun(key)) continue;
       const { rows, purges } = disk.reader.read();
       if (purges.length) {
         // The run restarted from a checkpoint: its abandoned points go, so the panel starts over from the files.

@@ -285,6 +285,23 @@ async function newUserPath(): Promise<void> {
       ),
     60_000,
   );
+  // The countdown dashboard, open since the first run, follows the job: the terminal's run is its run now (it said
+  // "stopped · step 17/120" of this window's last run, and its curves stopped there).
+  const followed = await until(
+    'the open dashboard to follow the terminal run',
+    async () => {
+      const frame = await dashboardFrame('countdown');
+      const status =
+        frame &&
+        (await frame
+          .locator('#run-status')
+          .textContent({ timeout: 500 })
+          .catch(() => null));
+      return status && /^running/.test(status) ? status : undefined;
+    },
+    30_000,
+  );
+  assert.match(followed, /step [1-9]/);
   await screenshots('4-terminal-run');
 
   // Run on the config while the terminal's run is live (issue 33): one writer per job folder, so the extension says
