@@ -46,8 +46,8 @@ export class BothExplorer {
    * applies them before its next request (explorer-requests.ts), so the trainer trains on meanwhile instead of idling
    * through the worker's round trip. `weightsApplied` says when they are (and rejects if applying them failed).
    */
-  offerWeights(trainer: TrainerSide, version: number): void {
-    const weights = timed('loop: weight sync (copy out)', () => trainer.weightsForExplorer());
+  async offerWeights(trainer: TrainerSide, version: number): Promise<void> {
+    const weights = await timed('loop: weight sync (copy out)', () => trainer.weightsForExplorer());
     // Timed to the call's return (the message posted, or in this thread the weights assigned), not to the apply.
     const { applied } = timed('loop: weight sync (hand over)', () => ({
       applied: this.driver.setWeights(weights, version),
@@ -58,7 +58,7 @@ export class BothExplorer {
   }
 
   async takeWeights(trainer: TrainerSide, version: number): Promise<void> {
-    this.offerWeights(trainer, version);
+    await this.offerWeights(trainer, version);
     await this.applying;
   }
 

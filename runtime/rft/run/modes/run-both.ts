@@ -253,7 +253,7 @@ async function syncAt(ctx: StageContext, run: BothRun, k: number): Promise<void>
   const { explorer: ex, loop, trainer } = run;
   if (!isExplorerDriven(synchronizer.sync_style)) {
     await loop.trainUntil(k - synchronizer.sync_offset);
-    ex.offerWeights(trainer, loop.step);
+    await ex.offerWeights(trainer, loop.step);
   } else if (loop.step > ex.syncedVersion) await ex.takeWeights(trainer, loop.step);
   else ctx.log('warning', `No new model weights found, current version: ${ex.syncedVersion}`);
 }

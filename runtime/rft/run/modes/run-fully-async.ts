@@ -29,7 +29,7 @@ export async function exploreAndTrainFullyAsync(ctx: StageContext, run: BothRun)
     await loop.trainUntil(before + 1);
     if (loop.step === before) return false;
     if (isTrainerSyncPoint(loop.step, cfg.synchronizer.sync_interval))
-      offers.offer(trainer.weightsForExplorer(), loop.step);
+      offers.offer(await trainer.weightsForExplorer(), loop.step);
     return true;
   };
   try {

@@ -4,6 +4,7 @@
  * run has, PPO's critic, the trainer (its reference model loaded only when a batch first needs its forward), its
  * restored optimizer state and step, its checkpoints, and the one step loop over the mode's input.
  */
+import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../../engine/lm/transformer';
 import type { Pretrained } from '../../../engine/pretrained';
 import { needsReference, RftTrainer, type CriticSetup } from '../../trainer/train-step';
@@ -112,16 +113,21 @@ export class TrainerSide {
   /**
    * A copy of the policy's weights for the explorer (transferable buffers, in `variables()` order; LoRA merged). Each
    * is one synchronous read and one memcpy (`slice`): awaiting `data()` per variable and copying element by element
-   * (`Float32Array.from`) took 15–40 ms of every sync at bench:rft's 0.8 M parameters.
+   * (`Float32Array.from`) took 15–40 ms of every sync at bench:rft's 0.8 M parameters. On webgpu, which cannot read
+   * synchronously under Node (tfjs-webgpu's `dataSync` needs an OffscreenCanvas), all are read at once, asynchronously.
    */
-  weightsForExplorer(): Float32Array[] {
+  async weightsForExplorer(): Promise<Float32Array[]> {
     const model = this.policy.model;
-    return model.variables().map((v) => {
-      const merged = model.mergedWeight(v);
-      const copy = ((merged ?? v).dataSync() as Float32Array).slice();
-      merged?.dispose();
-      return copy;
-    });
+    const sources = model.variables().map((v) => ({ v, merged: model.mergedWeight(v) }));
+    try {
+      const read =
+        tf.getBackend() === 'webgpu'
+          ? await Promise.all(sources.map(({ v, merged }) => (merged ?? v).data()))
+          : sources.map(({ v, merged }) => (merged ?? v).dataSync());
+      return read.map((d) => (d as Float32Array).slice());
+    } finally {
+      for (const { merged } of sources) merged?.dispose();
+    }
   }
 
   dispose(): void {
