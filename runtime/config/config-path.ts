@@ -44,6 +44,11 @@ export function configPath(path: string): ConfigPath {
   return path as ConfigPath;
 }
 
+/** The value at a dotted `path` of a resolved config (plain objects), or undefined where a section is missing. */
+export function valueAtPath(cfg: Record<string, unknown>, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | null | undefined)?.[k], cfg);
+}
+
 function patternSource(pattern: string): string {
   return pattern
     .split('.')

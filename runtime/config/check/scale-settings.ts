@@ -3,7 +3,7 @@
  * share the same computation. The one table behind TRN319 (information at the written key, when runs are local)
  * and the run's line at its start naming what it ignores, so the two always agree.
  */
-import type { ConfigPath } from '../config-path';
+import { valueAtPath, type ConfigPath } from '../config-path';
 
 export interface ScaleSetting {
   path: ConfigPath;
@@ -51,7 +51,7 @@ export function ignoredScaleSettings(cfg: Record<string, unknown>): { setting: S
   const mode = String(cfg.mode ?? 'both');
   return SCALE_SETTINGS.map((setting) => ({
     setting,
-    value: setting.path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], cfg),
+    value: valueAtPath(cfg, setting.path),
   })).filter(({ setting, value }) => setting.applies(value, mode));
 }
 

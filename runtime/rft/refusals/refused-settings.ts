@@ -8,6 +8,7 @@
 import type { CheckResult } from '../../config/check-config';
 import { keyRangeOf, valueSource, writtenIn } from '../../config/check-config';
 import type { Range } from '../../config/load/yaml-tree';
+import { valueAtPath } from '../../config/config-path';
 import { atLeast } from '../../config/releases';
 import { FEATURE_RULES } from './refused-features';
 import { HOW, type SettingRule } from './setting-rule';
@@ -80,7 +81,7 @@ export function settingRefusals(result: CheckResult): SettingRefusal[] {
     const cfg = run.resolved as Record<string, any>;
     for (const rule of RULES) {
       if (!atLeast(release, rule.since ?? 'main') || !writtenIn(result, rule.path, runIndex)) continue;
-      const value = rule.path.split('.').reduce<any>((v, k) => v?.[k], cfg);
+      const value = valueAtPath(cfg, rule.path) as any;
       const why = rule.refuse(value, cfg);
       if (!why) continue;
       // A whole section (a pipeline) is shown at its key; a value at the value.
