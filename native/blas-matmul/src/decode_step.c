@@ -7,8 +7,8 @@
  * for scoring. Token t of row b goes to cache slot `slot + t` and attends to slots 0..slot+t, skipping the first M
  * slots where mask[b, j] = 0 (padding). The output is the logits of the last `cols` tokens of each row or, given
  * targets, their log-probabilities log softmax(logits / temperature)[target], reduced in float64 as tokenLogProbs
- * reduces them (reference log-probs). The last layer computes queries, attention, o and the MLP for those tokens
- * only (the others' keys and values still fill the cache). Rows run through the layers in chunks of about
+ * reduces them (reference log-probs); there the last layer computes queries, attention, o and the MLP for those
+ * tokens only (the others' keys and values still fill the cache). Rows run through the layers in chunks of about
  * CHUNK_TOKENS tokens, so a long prefill's scratch stays bounded.
  *
  * Numerics are those of the kernels it replaces (decode-kernels.ts): matmuls are the same cblas_sgemm calls (ldc
@@ -258,7 +258,7 @@ static const char* run_rows(const Step* all, const Layer* allLayers, int64_t nLa
                 vocab = st->vocab;
   const int64_t W = (H + 2 * KV) * hd, qn = H * hd;
   float *x = buf, *h = x + R * d, *r = h + R * d, *qkv = r + R * d, *ctx = qkv + R * W, *gu = ctx + R * qn,
-        *act = gu + 2 * R * inter, *last = act + R * inter, *qt = last + n * d, *p = qt + n * qn,
+        *act = gu + 2 * R * inter, *last = act + R * inter, *qt = last + R * d, *p = qt + R * qn,
         *tmp = p + st->slot + T, *q = tmp + hd, *logits = q + hd;
   for (int64_t i = 0; i < R; i++) {
     if (st->ids[i] < 0 || st->ids[i] >= vocab) return "blas_matmul: decodeStep: a token id is outside the vocabulary";
@@ -281,23 +281,26 @@ static const char* run_rows(const Step* all, const Layer* allLayers, int64_t nLa
     rms_norm(x, layers[li + 1].ln1, h, R, d, st->eps);
   }
   /*
-   * The last layer: every token's key and value join the cache, but only each row's last `cols` tokens reach the
-   * head, so only they need a query, attention, o and the MLP (a scoring call's prompt, a prefill's all but one).
+   * The last layer: every token's key and value join the cache, but when scoring only each row's last `cols` tokens
+   * reach the head, so only they need a query, attention, o and the MLP. (Generation keeps all of a prefill's
+   * tokens there: OpenBLAS may round a product of fewer rows differently, and sampled tokens keep their bits.)
    */
+  const int64_t k = st->targets ? cols : T, nk = nb * k;
   const Layer* l = layers + nLayers - 1;
   linear(h, R, d, l->k, l->kb, KV * hd, qkv + qn, W);
   linear(h, R, d, l->v, l->vb, KV * hd, qkv + qn + KV * hd, W);
-  gather_tail(h, nb, T, cols, d, r);
-  linear(r, n, d, l->q, l->qb, qn, qt, qn);
+  gather_tail(h, nb, T, k, d, r);
+  linear(r, nk, d, l->q, l->qb, qn, qt, qn);
   for (int64_t b = 0; b < nb; b++)
-    for (int64_t j = 0; j < cols; j++)
-      memcpy(qkv + (b * T + T - cols + j) * W, qt + (b * cols + j) * qn, (size_t)qn * sizeof(float));
-  attention(st, l, qkv, T - cols, ctx, p, tmp, q);
-  gather_tail(x, nb, T, cols, d, last);
-  linear(ctx, n, qn, l->o, l->ob, d, r, d);
-  add_to(last, r, n * d);
-  mlp(st, l, last, h, gu, act, r, n);
-  rms_norm(last, st->finalNorm, h, n, d, st->eps);
+    for (int64_t j = 0; j < k; j++)
+      memcpy(qkv + (b * T + T - k + j) * W, qt + (b * k + j) * qn, (size_t)qn * sizeof(float));
+  attention(st, l, qkv, T - k, ctx, p, tmp, q);
+  gather_tail(x, nb, T, k, d, last);
+  linear(ctx, nk, qn, l->o, l->ob, d, r, d);
+  add_to(last, r, nk * d);
+  mlp(st, l, last, h, gu, act, r, nk);
+  gather_tail(last, nb, k, cols, d, r);
+  rms_norm(r, st->finalNorm, h, n, d, st->eps);
   if (st->targets) {
     score_head(st, h, n, logits);
     return NULL;
@@ -312,8 +315,7 @@ static const char* run_step(const Step* st, const Layer* layers, int64_t nLayers
   const int64_t T = st->T, d = st->d, H = st->H, KV = st->KV, hd = st->hd, inter = st->inter;
   const int64_t W = (H + 2 * KV) * hd;
   const int64_t nb = T >= CHUNK_TOKENS ? 1 : (CHUNK_TOKENS / T < st->B ? CHUNK_TOKENS / T : st->B), R = nb * T;
-  const int64_t n = nb * st->cols;
-  const size_t need = (size_t)(3 * R * d + R * W + R * H * hd + 3 * R * inter + n * d + n * H * hd + st->slot + T +
+  const size_t need = (size_t)(3 * R * d + R * W + R * H * hd + 3 * R * inter + R * d + R * H * hd + st->slot + T +
                                2 * hd + (st->targets ? HEAD_ROWS * VOCAB_BLOCK : 0));
   /* Freed at the end of the step (malloc's dynamic threshold keeps repeated steps off mmap). */
   float* buf = malloc(need * sizeof(float));
