@@ -108,3 +108,30 @@ export function readJobLock(jobDir: string, mode?: string): JobLockHolder | unde
 export function lockHolderLive(holder: JobLockHolder, alive: ProcessProbe = processRuns): boolean {
   return holder.host !== hostname() || alive(holder.pid, Date.parse(holder.startedAt));
 }
+
+/** One run of a job folder as its files say now: its record, and whether it runs (see {@link readJobRunsNow}). */
+export interface JobRunNow {
+  record: RunRecord;
+  /** `explore` or `train` for the halves of an asynchronous job, as the record's file name carries it. */
+  mode?: string;
+  live: boolean;
+  /** The run holding the job's lock, when it runs: the one writing the folder now, whatever the record says. */
+  holder?: JobLockHolder;
+  /** The run writing the folder, or that wrote it last: the holder's, else the record's. */
+  runId: string;
+}
+
+/**
+ * Every run of a job folder (one per run record) and whether it runs: a live lock holder (a terminal's, another
+ * window's, another host's run) is the run, also while `run.json` is still an earlier run's, as the runtime writes
+ * its lock before its record; else the record, when it says running and its process is alive. The one reading of a
+ * job folder's liveness, shared by the editor's run board and the language server's run watcher.
+ */
+export function readJobRunsNow(jobDir: string, alive: ProcessProbe = processRuns): JobRunNow[] {
+  return readRunRecords(jobDir).map(({ record, mode }) => {
+    const holder = readJobLock(jobDir, mode);
+    if (holder && lockHolderLive(holder, alive))
+      return { record, ...(mode ? { mode } : {}), live: true, holder, runId: String(holder.runId) };
+    return { record, ...(mode ? { mode } : {}), live: isLive(record, alive), runId: String(record.runId) };
+  });
+}

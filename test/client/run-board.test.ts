@@ -25,6 +25,7 @@ import { describeHolder, type RunState } from '../../client/runs/run-state';
 import { stopElsewhere } from '../../client/runs/stop-elsewhere';
 import { GRPO_STAGE, header, tinyJob, topLevel } from '../runtime/rft/run/helpers';
 import { alive } from '../helpers/process';
+import { spawnLockHolder } from '../helpers/lock-holder';
 
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const FLOOD = resolve(__dirname, '..', 'fixtures', 'client', 'flood-runtime.cjs');
@@ -197,27 +198,10 @@ describe('run state in the editor', () => {
   });
 });
 
-const JOB_LOCK = resolve(__dirname, '..', '..', 'runtime', 'rft', 'run', 'job', 'job-lock.ts');
-
-/**
- * A real process holding a job's lock as a run from a terminal does (the runtime's own takeJobLock); SIGTERM ends it
- * as the runtime ends, releasing the lock.
- */
+/** A terminal's run holding the job's lock (test/helpers/lock-holder.ts), killed after the tests if still there. */
 async function lockHolder(jobDir: string, runId: string, config: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '-e',
-      `const lock = require(${JSON.stringify(JOB_LOCK)}).takeJobLock(${JSON.stringify(jobDir)}, undefined, { runId: ${JSON.stringify(runId)}, config: ${JSON.stringify(config)} }, () => {});
-       process.on('SIGTERM', () => { lock.release(); process.exit(0); });
-       console.log('held'); setInterval(() => {}, 1000);`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child = await spawnLockHolder(jobDir, runId, config);
   children.push(child.pid!);
-  await new Promise<void>((r) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && r()));
   return child;
 }
 
