@@ -22,7 +22,7 @@ import { processStartMs } from '../../runtime/process-start';
 import { LocalLauncher } from '../../client/runs/launchers/local';
 import { RunBoard } from '../../client/runs/run-board';
 import { RunManager } from '../../client/runs/run-manager';
-import { describeHolder, type RunState } from '../../client/runs/run-state';
+import { describeHolder, runStatusText, type RunState } from '../../client/runs/run-state';
 import { stopElsewhere } from '../../client/runs/stop-elsewhere';
 import { GRPO_STAGE, header, tinyJob, topLevel } from '../runtime/rft/run/helpers';
 import { alive } from '../helpers/process';
@@ -44,6 +44,12 @@ const spec = (dir: string, config: string, jobDir: string) => ({
   pluginDirs: [],
   env: { ...process.env },
 });
+
+/** The `q` quantile of `xs` (1: the maximum), in whole ms. */
+function pct(xs: number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
+}
 
 async function until<T>(what: string, f: () => T | undefined | false, ms: number): Promise<T> {
   const t0 = Date.now();
@@ -92,6 +98,60 @@ describe('run state in the editor', () => {
       lines.slice(-3).join('\n'),
     );
     assert.match(lines.at(-1)!, /run finished/);
+  });
+
+  test('under a flood, the status bar and the Run output channel stay within 1 s of the runtime all along', async () => {
+    // The real path: LocalLauncher -> RunManager (batches, the limited output) -> RunBoard -> the status bar's text.
+    const job = tinyJob(34);
+    const channel: { at: number; line: string }[] = [];
+    const runs = new RunManager({ output: () => ({ line: (line) => channel.push({ at: Date.now(), line }) }) });
+    const board = new RunBoard(runs, { roots: () => [job.dir], pollMs: 200, rescanMs: 1000 }).start();
+    const config = join(job.dir, 'flood.yaml');
+    /** Each step's time of writing by the runtime; each redraw of the status bar: when, and the step it shows. */
+    const written = new Map<number, number>();
+    const bar: { at: number; text: string | undefined; step: number | undefined }[] = [];
+    runs.onEvent((_, e) => {
+      if (e.type === 'progress') written.set(e.step, Number(/^at (\d+)$/.exec(e.detail)?.[1]));
+    });
+    board.onDidChange(() => {
+      const s = board.activeRun(config);
+      bar.push({ at: Date.now(), text: s && runStatusText(s), step: s?.progress.explorer?.step });
+    });
+    try {
+      const run = await runs.start(
+        new LocalLauncher({ nodePath: process.execPath, cliPath: FLOOD }),
+        spec(job.dir, config, join(job.dir, 'flood')),
+      );
+      const end = await run.handle.ended;
+      const endedAt = Date.now();
+      assert.equal(end.status, 'finished');
+      await until('the status bar hidden', () => bar.at(-1)?.text === undefined, 1000);
+      const hiddenAfter = bar.at(-1)!.at - endedAt;
+
+      // The status bar: every step the runtime wrote is shown (or the run is over and the bar hidden) within 1 s.
+      const barLag = [...written].map(([step, at]) => {
+        const shown = bar.find((b) => (b.step ?? 0) >= step || (b.text === undefined && b.at >= at));
+        return (shown?.at ?? Infinity) - at;
+      });
+      assert.equal(written.size, 200);
+      const mid = bar.find((b) => (b.step ?? 0) >= 100)!;
+      assert.equal(mid.text, `$(sync~spin) step ${mid.step}/200`);
+      // The output channel: a line shown is at most 1 s old; what the limit leaves out is counted, not queued.
+      const lineLag = channel.flatMap(({ at, line }) => {
+        const t = /\(at (\d+)\)$/.exec(line);
+        return t ? [at - Number(t[1])] : [];
+      });
+      assert.ok(lineLag.length > 100, `${lineLag.length} task lines shown (events or stderr)`);
+      const figures = `status bar: ${bar.length} redraws, lag p50 ${pct(barLag, 0.5)} / p95 ${pct(barLag, 0.95)} / max ${pct(barLag, 1)} ms, hidden ${hiddenAfter} ms after the end; channel: ${channel.length} lines for 40 000 printed, lag p50 ${pct(lineLag, 0.5)} / p95 ${pct(lineLag, 0.95)} / max ${pct(lineLag, 1)} ms`;
+      console.log(figures);
+      assert.ok(Math.max(...barLag) < 1000, figures);
+      assert.ok(Math.max(...lineLag) < 1000, figures);
+      assert.ok(hiddenAfter < 1000, figures);
+      assert.ok(bar.length < 100, `${bar.length} redraws: coalesced, not one per event`);
+      assert.match(channel.at(-1)!.line, /run finished/);
+    } finally {
+      board.dispose();
+    }
   });
 
   test('a run started in a terminal: live on the board within 2 s with its own step, then ended with its numbers', async () => {
