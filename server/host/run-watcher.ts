@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
-import { isLive, readRunRecords } from '../../runtime/run-records';
+import { readJobRunsNow } from '../../runtime/run-records';
 import type { HealthPoint } from '../../runtime/config/runs/run-health';
 import { tallyEpisodes, type EpisodeTally } from '../../runtime/config/runs/episode-tally';
 import { rolloutLinesOnDisk } from '../../runtime/metrics/rollouts-jsonl';
@@ -38,10 +38,13 @@ interface Watched {
 
 const POLL_MS = 2000;
 
-/** The run records of a job dir: their run ids (a rerun from scratch changes them) and whether one is running. */
+/**
+ * The runs of a job dir, read as the run board reads them: their run ids (a new run, one that has only taken the
+ * job's lock so far included, changes them) and whether one is running.
+ */
 function records(runDir: string): { ids: string; live: boolean } {
-  const found = readRunRecords(runDir);
-  return { ids: found.map((r) => String(r.record.runId)).join(','), live: found.some((r) => isLive(r.record)) };
+  const found = readJobRunsNow(runDir);
+  return { ids: found.map((r) => r.runId).join(','), live: found.some((r) => r.live) };
 }
 
 /** How many of the latest recorded steps run health counts episodes over (more than any rule's window). */
