@@ -258,7 +258,7 @@ static const char* run_rows(const Step* all, const Layer* allLayers, int64_t nLa
                 vocab = st->vocab;
   const int64_t W = (H + 2 * KV) * hd, qn = H * hd;
   float *x = buf, *h = x + R * d, *r = h + R * d, *qkv = r + R * d, *ctx = qkv + R * W, *gu = ctx + R * qn,
-        *act = gu + 2 * R * inter, *last = act + R * inter, *qt = last + R * d, *p = qt + R * qn,
+        *act = gu + 2 * R * inter, *last = act + R * inter, *qt = last + n * d, *p = qt + n * qn,
         *tmp = p + st->slot + T, *q = tmp + hd, *logits = q + hd;
   for (int64_t i = 0; i < R; i++) {
     if (st->ids[i] < 0 || st->ids[i] >= vocab) return "blas_matmul: decodeStep: a token id is outside the vocabulary";
@@ -289,17 +289,24 @@ static const char* run_rows(const Step* all, const Layer* allLayers, int64_t nLa
   const Layer* l = layers + nLayers - 1;
   linear(h, R, d, l->k, l->kb, KV * hd, qkv + qn, W);
   linear(h, R, d, l->v, l->vb, KV * hd, qkv + qn + KV * hd, W);
-  gather_tail(h, nb, T, k, d, r);
-  linear(r, nk, d, l->q, l->qb, qn, qt, qn);
-  for (int64_t b = 0; b < nb; b++)
-    for (int64_t j = 0; j < k; j++)
-      memcpy(qkv + (b * T + T - k + j) * W, qt + (b * k + j) * qn, (size_t)qn * sizeof(float));
+  /* xl: the residual rows going on, x itself or the scored tokens' rows gathered into `last`. */
+  float* xl = x;
+  if (k == T) {
+    linear(h, R, d, l->q, l->qb, qn, qkv, W);
+  } else {
+    gather_tail(h, nb, T, k, d, r);
+    linear(r, nk, d, l->q, l->qb, qn, qt, qn);
+    for (int64_t b = 0; b < nb; b++)
+      for (int64_t j = 0; j < k; j++)
+        memcpy(qkv + (b * T + T - k + j) * W, qt + (b * k + j) * qn, (size_t)qn * sizeof(float));
+    gather_tail(x, nb, T, k, d, last);
+    xl = last;
+  }
   attention(st, l, qkv, T - k, ctx, p, tmp, q);
-  gather_tail(x, nb, T, k, d, last);
   linear(ctx, nk, qn, l->o, l->ob, d, r, d);
-  add_to(last, r, nk * d);
-  mlp(st, l, last, h, gu, act, r, nk);
-  gather_tail(last, nb, k, cols, d, r);
+  add_to(xl, r, nk * d);
+  mlp(st, l, xl, h, gu, act, r, nk);
+  gather_tail(xl, nb, k, cols, d, r);
   rms_norm(r, st->finalNorm, h, n, d, st->eps);
   if (st->targets) {
     score_head(st, h, n, logits);
@@ -315,7 +322,8 @@ static const char* run_step(const Step* st, const Layer* layers, int64_t nLayers
   const int64_t T = st->T, d = st->d, H = st->H, KV = st->KV, hd = st->hd, inter = st->inter;
   const int64_t W = (H + 2 * KV) * hd;
   const int64_t nb = T >= CHUNK_TOKENS ? 1 : (CHUNK_TOKENS / T < st->B ? CHUNK_TOKENS / T : st->B), R = nb * T;
-  const size_t need = (size_t)(3 * R * d + R * W + R * H * hd + 3 * R * inter + R * d + R * H * hd + st->slot + T +
+  const int64_t n = nb * st->cols;
+  const size_t need = (size_t)(3 * R * d + R * W + R * H * hd + 3 * R * inter + n * d + n * H * hd + st->slot + T +
                                2 * hd + (st->targets ? HEAD_ROWS * VOCAB_BLOCK : 0));
   /* Freed at the end of the step (malloc's dynamic threshold keeps repeated steps off mmap). */
   float* buf = malloc(need * sizeof(float));
