@@ -2,8 +2,7 @@
  * Settings that change what the model computes, samples or learns, which Trinity-RFT hands to vLLM and veRL and the
  * local engine does not apply: a repetition penalty, `ignore_eos` and extra engine arguments (vLLM `SamplingParams`
  * and engine args, from the rollout model's config), RoPE overrides (`hf_overrides` of vLLM and the trainer's
- * `override_config`), a chat template file (config_validator.py reads it into `custom_chat_template`), an optimizer
- * other than AdamW (Trinity maps `adam`/`adamw` to torch's AdamW), a veRL config file, and the micro-batch loss
+ * `override_config`), an optimizer other than AdamW (Trinity maps `adam`/`adamw` to torch's AdamW), a veRL config file, and the micro-batch loss
  * rescaling (trinity/common/config.py `ModelConfig`, `InferenceModelConfig`, `OptimizerConfig`, `TrainerConfig`,
  * f3c8dec). A run with them would sample or train something else.
  */
@@ -64,16 +63,6 @@ export const MODEL_SETTING_RULES: readonly SettingRule[] = [
         ? `the vLLM engine would start with ${Object.keys(v)
             .map((k) => `\`${k}\``)
             .join(', ')}; the local engine is not vLLM and takes none of its arguments`
-        : undefined,
-  },
-  {
-    path: 'model.chat_template_path',
-    since: 'v0.4.0',
-    local: ['model.custom_chat_template'],
-    doc: '`model.chat_template_path` (a chat template file)',
-    refuse: (v, cfg) =>
-      isSet(v) && v !== '' && !isSet(cfg.model?.custom_chat_template)
-        ? `the chat template in \`${String(v)}\` would format every prompt and response; the local runtime takes a template from \`model.custom_chat_template\` only (write the template's text there)`
         : undefined,
   },
   {

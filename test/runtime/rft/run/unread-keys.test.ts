@@ -38,7 +38,12 @@ const CODE = [
   .map((f) => withoutComments(readFileSync(f, 'utf8')))
   .join('\n');
 
-const isRead = (key: string): boolean => new RegExp(`[.'"\\s{,]${key}\\b`).test(CODE);
+/** Keys the check reads into a key the runtime reads, as Trinity's launch does. */
+const READ_BY_THE_CHECK = new Set([
+  'chat_template_path', // into model.custom_chat_template (config_validator.py reads the file)
+]);
+
+const isRead = (key: string): boolean => READ_BY_THE_CHECK.has(key) || new RegExp(`[.'"\\s{,]${key}\\b`).test(CODE);
 
 function sectionsIn(t: ValueType | undefined): SectionDef[] {
   if (!t) return [];
