@@ -443,7 +443,10 @@ describe('agent episodes in the Rollouts tab', () => {
       if ((await page.$eval('#episode-boundaries', (el: any) => el.checked)) !== boundaries)
         await page.click('#episode-boundaries');
       await dash.frames();
-      const m = await scrollFrames(page);
+      // A frame's CPU is measured on a shared machine: one pass over 50 ms may be the neighbours' (load 19 gave a
+      // worst of 56 ms with p95 22), so a second pass is taken then; a view that is really slow fails both.
+      let m = await scrollFrames(page);
+      if (m.cpuWorst >= 50) m = await scrollFrames(page);
       report.push(
         `${view}: ${m.frames} frames, main-thread CPU a frame worst ${m.cpuWorst.toFixed(1)} ms (p95 ${m.cpuP95.toFixed(1)}), wall-clock frame interval worst ${m.wallWorst.toFixed(1)} ms (p95 ${m.wallP95.toFixed(1)}), at most ${m.builtMax} of ${m.slots} items built`,
       );
