@@ -140,6 +140,7 @@ export const CODES = {
   TRN317: { title: 'Task rows lack what the workflow reads', severity: 'warning' },
   TRN318: { title: 'Context longer than the model', severity: 'error' },
   TRN319: { title: 'Scale a local run does not use', severity: 'information' },
+  TRN320: { title: 'Unsupported input_save_path', severity: 'error' },
   TRN400: { title: 'Responses truncated at max_response_tokens', severity: 'warning' },
   TRN401: { title: 'No learning signal: identical rewards in every group', severity: 'warning' },
   TRN402: { title: 'Entropy collapse', severity: 'warning' },
@@ -149,6 +150,7 @@ export const CODES = {
   TRN406: { title: 'Trainer takes no steps', severity: 'warning' },
   TRN407: { title: 'Agent episodes cut by the token budget', severity: 'warning' },
   TRN408: { title: 'Every agent episode ends the same way', severity: 'warning' },
+  TRN409: { title: 'Agent episodes end on an invalid action', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

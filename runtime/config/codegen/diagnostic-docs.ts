@@ -588,6 +588,13 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'explorer:\n  rollout_model:\n    engine_num: 4\n    tensor_parallel_size: 2\n',
     fix: 'Nothing to fix: keep them for runs on Trinity-RFT.',
   },
+  TRN320: {
+    explanation:
+      'With `data_processor.experience_pipeline.save_input` on (the default), the experience pipeline keeps every explorer step\'s experiences, as they arrive and before its operators, at `input_save_path` (by default `sqlite:///<buffer.cache_dir>/explorer_output.db`, table `pipeline_input`). Trinity opens that store when the explorer starts and takes only a JSON lines file (a path ending in `.json` or `.jsonl`) or a database URL; any other path raises "Unsupported save_input format" there (trinity/buffer/pipelines/experience_pipeline.py). The local runtime keeps the input the same way and refuses the same paths before any work.',
+    example:
+      'data_processor:\n  experience_pipeline:\n    save_input: true\n    input_save_path: runs/explorer_output.txt\n',
+    fix: 'End the path in `.jsonl` (or `.json`), or name a database (`sqlite:///runs/explorer_output.db`); or set `save_input: false` to keep nothing.',
+  },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
   // ------------------------------------------------------------------------------------------------------------
@@ -645,5 +652,11 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       "In every step of the window no agent episode reached the goal (`rollout/test_score/mean`, FrozenLake's final reward, is 0), or every episode did: each group of `repeat_times` episodes of a task has one outcome, so GRPO's group-relative advantages are all 0 and the policy learns nothing. `runHealth.sameOutcomeMargin` (default 0) lets a rate near 0 or 1 count too.",
     example: 'buffer:\n  explorer_input:\n    taskset:\n      workflow_args:\n        agent_max_steps: 2\n',
     fix: "When every episode fails: more turns (`agent_max_steps`), smaller maps (the rows' `size`) or closer goals (`env_max_steps`). When every episode succeeds: harder tasks.",
+  },
+  TRN409: {
+    explanation:
+      "Most of the agent episodes the local runtime recorded in `monitor/rollouts.jsonl` over the window ended on an invalid action: the model's last answer named no move. In `frozen_lake_workflow` an answer is an action only when its last fenced block (```` ```Up``` ````) holds a direction or its number; anything else is Trinity's invalid action, which changes nothing and earns 0. Trinity logs no metric for it, so the rule counts the runtime's rollout records (each names the turns whose action was invalid; a sample of each step's episodes, whole groups at a time). Reported when the share over the window reaches `runHealth.invalidEndedShare` (default 50%). The episodes then end on the turn limit or the token budget while the model is not playing, and the groups differ in little but format.",
+    example: 'model:\n  model_path: Qwen/Qwen2.5-0.5B\n',
+    fix: 'Start from a model that answers in the format: an instruct model, or one warmed up on demonstrations (an SFT stage before the GRPO stage).',
   },
 };
