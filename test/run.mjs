@@ -27,7 +27,7 @@ if (files.length === 0) {
 const entries = mkdtempSync(join(tmpdir(), 'tw-test-groups-'));
 const runs = processGroups(files).map((group, i) => {
   if (group.length === 1) return group[0];
-  // Numbered so that the runner, which sorts its files by name, keeps the given order.
+  // The runner sorts its files by path: numbered, the groups keep the given order.
   const entry = join(
     entries,
     `${String(i).padStart(3, '0')}-${group[0].split(/[\\/]/).slice(1, -1).join('-')}.test.cjs`,
