@@ -40,6 +40,7 @@ export async function loadRunnableConfig(
       env,
       exists: existsSync,
       plugins: plugins?.names,
+      pluginTaskColumns: plugins?.taskColumns,
       modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
     },
   });
