@@ -215,7 +215,7 @@ export interface ExperiencePipelineConfig {
   operators: OperatorConfig[];
   /** Also store the raw (pre-pipeline) experiences of the explorer at `input_save_path`. */
   save_input: boolean;
-  /** Where raw explorer experiences are saved when `save_input` is on: a `.json`/`.jsonl` file or a database URL (`sqlite:///...`). */
+  /** Where raw explorer experiences are saved when `save_input` is on: a `.json`/`.jsonl` file (JSON lines) or a database URL (`sqlite:///...`, table `pipeline_input`). */
   input_save_path: string | null;
   /** Extra named experience buffers that operators may read from (experimental). */
   inputs: Record<string, ExperienceBufferConfig>;

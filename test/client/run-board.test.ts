@@ -436,6 +436,17 @@ describe('the job lock on the run board', () => {
       assert.deepEqual(stopElsewhere(board.liveIn(jobDir)!, 'shared'), { signalled: true });
       const firstEnd = await first.handle.ended;
       assert.equal(firstEnd.status, 'stopped', firstEnd.error);
+      // This window's views say so within a poll or two: the holder's run, stopped.
+      const t0 = Date.now();
+      const stopped = await until(
+        'the board to say stopped',
+        () => {
+          const r = board.runOf(config);
+          return r && !r.live && r.status !== 'running' ? r : undefined;
+        },
+        3000,
+      );
+      assert.deepEqual([stopped.status, stopped.pid], ['stopped', first.state.pid], `after ${Date.now() - t0} ms`);
     } finally {
       board.dispose();
       await other.stop(first.state.key, 5000);

@@ -164,6 +164,25 @@ const stopButton = () => page.locator('.editor-actions .action-label.codicon-deb
 const runsRow = (status: RegExp) =>
   page.locator('.pane-body .monaco-list-row', { hasText: 'countdown' }).filter({ hasText: status });
 
+/** Waits for the countdown row to say `status`; if it does not, the error says what the view and the job folder held. */
+async function runsRowShows(status: RegExp, timeout: number): Promise<void> {
+  try {
+    await runsRow(status).waitFor({ timeout });
+  } catch (e) {
+    const rows = await page.locator('.pane-body .monaco-list-row').allTextContents();
+    let files: string[] = [];
+    try {
+      files = readdirSync(join(jobDir(), 'state'));
+    } catch {
+      // No state folder.
+    }
+    await vscode.screenshot(`vscode-new-user-failed-row-${status.source.replace(/\W+/g, '-')}`).catch(() => undefined);
+    throw new Error(
+      `${(e as Error).message}\nRuns rows: ${JSON.stringify(rows)}\nrun.json: ${JSON.stringify(record())}\nstate/: ${files.join(', ')}`,
+    );
+  }
+}
+
 test(
   'a new user: every example from New Config from Example, the countdown example run, stopped, run from a terminal; the FrozenLake agent’s episodes',
   // 89 s on CI's two cores before the FrozenLake part; beside other test processes on two shared cores, over 10 min.
@@ -254,11 +273,11 @@ async function newUserPath(): Promise<void> {
   );
   await stopButton().waitFor({ timeout: 1000 + 5000 });
   await page.click('.activitybar .action-item a[aria-label^="Trinity"]');
-  await runsRow(/running/).waitFor({ timeout: 10_000 });
+  await runsRowShows(/running/, 10_000);
   await screenshots('3-running');
   await stopButton().click();
   await until(`process ${second.pid} to exit`, () => !alive(second.pid), 5000);
-  await runsRow(/stopped/).waitFor({ timeout: 10_000 });
+  await runsRowShows(/stopped/, 10_000);
   await runButton().waitFor({ timeout: 5000 });
   await page.locator('.notification-toast', { hasText: /Trinity: countdown stopped/ }).waitFor({ timeout: 10_000 });
 
@@ -273,7 +292,7 @@ async function newUserPath(): Promise<void> {
     60_000,
   );
   const seen = Date.now();
-  await runsRow(/running/).waitFor({ timeout: 2000 });
+  await runsRowShows(/running/, 2000);
   assert.ok(Date.now() - seen <= 2000);
   await until(
     'its own step',
@@ -316,7 +335,7 @@ async function newUserPath(): Promise<void> {
   await screenshots('5-already-running');
   await busy.locator('.monaco-button', { hasText: 'Stop' }).click();
   await until(`process ${third.pid} to exit`, () => !alive(third.pid), 10_000);
-  await runsRow(/stopped|failed/).waitFor({ timeout: 10_000 });
+  await runsRowShows(/stopped|failed/, 30_000);
   assert.ok(readdirSync(jobDir()).length > 0);
 
   const t0 = Date.now();

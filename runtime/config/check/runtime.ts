@@ -29,6 +29,7 @@ export function runRuntimeChecks(ctx: CheckContext): void {
   checkMixBuffer(ctx);
   checkGroupSize(ctx);
   checkLocalPaths(ctx);
+  checkInputSavePath(ctx);
   checkModelContext(ctx);
   checkEngineMemory(ctx);
 }
@@ -287,6 +288,32 @@ function checkLocalPaths(ctx: CheckContext): void {
       undefined,
     );
   }
+}
+
+export const INPUT_SAVE_PATH = 'data_processor.experience_pipeline.input_save_path';
+
+/**
+ * Why Trinity's experience pipeline cannot open `path` as its input store, or undefined when it can: a JSON lines
+ * file (`is_json_file`) or a database URL (`is_database_url`), else ExperiencePipeline._init_input_storage raises
+ * when the explorer starts (trinity/buffer/pipelines/experience_pipeline.py, f3c8dec). The runtime's words too.
+ */
+export function unsupportedInputSavePath(path: string): string | undefined {
+  if (path.endsWith('.json') || path.endsWith('.jsonl')) return undefined;
+  if (['sqlite:///', 'postgresql://', 'mysql://'].some((p) => path.startsWith(p))) return undefined;
+  return (
+    `\`${INPUT_SAVE_PATH}\` (${path}): Unsupported save_input format. Only JSON file path or SQLite URL is supported: ` +
+    'the experience pipeline keeps its input in a JSON lines file (a path ending in `.json` or `.jsonl`) or a database ' +
+    '(`sqlite:///<file>`), and fails when the explorer starts. Use such a path, or set `save_input: false`.'
+  );
+}
+
+/** `save_input` with an `input_save_path` the pipeline cannot open (modes whose explorer runs the pipeline). */
+function checkInputSavePath(ctx: CheckContext): void {
+  const mode = ctx.get('mode');
+  if (mode === 'train' || mode === 'bench' || ctx.get('data_processor.experience_pipeline.save_input') !== true) return;
+  const path = ctx.get(INPUT_SAVE_PATH);
+  const why = typeof path === 'string' ? unsupportedInputSavePath(path) : undefined;
+  if (why) ctx.report('TRN320', why, INPUT_SAVE_PATH);
 }
 
 /** Paths a user clearly means as local: absolute, `./`, `../`, `~/`, or with a data-file extension. */

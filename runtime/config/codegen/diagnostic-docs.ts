@@ -588,6 +588,13 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'explorer:\n  rollout_model:\n    engine_num: 4\n    tensor_parallel_size: 2\n',
     fix: 'Nothing to fix: keep them for runs on Trinity-RFT.',
   },
+  TRN320: {
+    explanation:
+      'With `data_processor.experience_pipeline.save_input` on (the default), the experience pipeline keeps every explorer step\'s experiences, as they arrive and before its operators, at `input_save_path` (by default `sqlite:///<buffer.cache_dir>/explorer_output.db`, table `pipeline_input`). Trinity opens that store when the explorer starts and takes only a JSON lines file (a path ending in `.json` or `.jsonl`) or a database URL; any other path raises "Unsupported save_input format" there (trinity/buffer/pipelines/experience_pipeline.py). The local runtime keeps the input the same way and refuses the same paths before any work.',
+    example:
+      'data_processor:\n  experience_pipeline:\n    save_input: true\n    input_save_path: runs/explorer_output.txt\n',
+    fix: 'End the path in `.jsonl` (or `.json`), or name a database (`sqlite:///runs/explorer_output.db`); or set `save_input: false` to keep nothing.',
+  },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
   // ------------------------------------------------------------------------------------------------------------

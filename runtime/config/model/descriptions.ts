@@ -194,7 +194,7 @@ export const FIELD_DOCS: Record<string, string> = {
   'ExperiencePipelineConfig.save_input':
     'Also store the raw (pre-pipeline) experiences of the explorer at `input_save_path`.',
   'ExperiencePipelineConfig.input_save_path':
-    'Where raw explorer experiences are saved when `save_input` is on: a `.json`/`.jsonl` file or a database URL (`sqlite:///...`). null = a file under `buffer.cache_dir` chosen by Trinity.',
+    'Where raw explorer experiences are saved when `save_input` is on: a `.json`/`.jsonl` file (JSON lines) or a database URL (`sqlite:///...`, table `pipeline_input`). null = `sqlite:///<buffer.cache_dir>/explorer_output.db` (before v0.4.0 `<buffer.cache_dir>/explorer_output.jsonl`).',
   'ExperiencePipelineConfig.inputs':
     "Extra named experience buffers that operators may read from (experimental). The explorer's own output needs no entry here.",
   'ExperiencePipelineConfig.output':

@@ -142,6 +142,11 @@ export class JsonlExperienceWriter implements ExperienceWriter {
   }
 
   async write(exps: Experience[]): Promise<void> {
+    this.writeNow(exps);
+  }
+
+  /** `write` done before it returns (the appends are synchronous): for callers that cannot wait on a promise. */
+  writeNow(exps: Experience[]): void {
     if (this.fd === null) throw new Error(`${this.path}: write after finish()`);
     if (exps.length === 0) return;
     const lines: string[] = [];
@@ -168,6 +173,11 @@ export class JsonlExperienceWriter implements ExperienceWriter {
   }
 
   async finish(): Promise<void> {
+    this.finishNow();
+  }
+
+  /** `finish` done before it returns. */
+  finishNow(): void {
     if (this.fd === null) return;
     closeSync(this.fd);
     this.fd = null;

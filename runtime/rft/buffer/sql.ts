@@ -256,6 +256,11 @@ export class SqlExperienceWriter implements ExperienceWriter {
   }
 
   async write(exps: Experience[]): Promise<void> {
+    this.writeNow(exps);
+  }
+
+  /** `write` done before it returns (better-sqlite3 is synchronous): for callers that cannot wait on a promise. */
+  writeNow(exps: Experience[]): void {
     if (this.finished) throw new Error(`${this.file}: write after finish()`);
     if (exps.length === 0) return;
     // Encode everything first: a bad experience fails the batch before the transaction starts.
@@ -285,6 +290,11 @@ export class SqlExperienceWriter implements ExperienceWriter {
   }
 
   async finish(): Promise<void> {
+    this.finishNow();
+  }
+
+  /** `finish` done before it returns. */
+  finishNow(): void {
     if (this.finished) return;
     this.finished = true;
     this.conn.retry(() =>

@@ -160,10 +160,15 @@ export class ExperiencePipeline {
   private readonly operators: { name: string; run: Operator; timeKey?: string }[];
   private readonly advantageTimeKey?: string;
 
+  /**
+   * `saveInput` receives each step's experiences as they come in, before any operator: Trinity's `input_store`
+   * (`data_processor.experience_pipeline.save_input`), written inside the pipeline's total time.
+   */
   constructor(
     specs: readonly OperatorSpec[],
     private readonly advantage: GroupAdvantageFn | undefined,
     private readonly release: Release = NEWEST_RELEASE,
+    private readonly saveInput?: (exps: Experience[]) => void,
   ) {
     this.operators = specs.map((s, i) => {
       const make = OPERATORS[s.name];
@@ -196,6 +201,7 @@ export class ExperiencePipeline {
     const started = performance.now();
     const timed = logsPipelineTimes(this.release);
     const since = (t: number) => (performance.now() - t) / 1000;
+    this.saveInput?.(input);
     let exps = input;
     const metrics: Record<string, number> = {};
     let selectorFeedback: SelectorFeedback[] | undefined;

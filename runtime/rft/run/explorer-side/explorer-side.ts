@@ -27,6 +27,7 @@ import { loadModelFor } from '../stage/load-model';
 import { isCheckpointDir, mergePretrainedAdapter } from '../stage/lora-adapter';
 import { RunSetupError } from '../stage/stage-context';
 import { timed } from '../../monitor/phase-times';
+import { openPipelineInputStore, type PipelineInputStore } from './pipeline-input-store';
 import { auxiliaryLimits, rolloutLimits } from './rollout-limits';
 import { explorerTotalSteps, taskReader, tasksOf, type TaskReader, type TaskSet } from './tasksets';
 
@@ -82,6 +83,8 @@ export interface ExplorerStepResult {
 interface SideParts {
   explorer?: Explorer;
   pipeline?: ExperiencePipeline;
+  /** Where the pipeline keeps its input (`save_input`). */
+  inputStore?: PipelineInputStore;
   reader?: TaskReader;
   evalSets: TaskSet[];
   reference?: CausalLM;
@@ -127,9 +130,13 @@ export class ExplorerSide {
         parts.explorer = newExplorer(spec, rollout, log);
       }
       if (spec.reference) parts.reference = loadModelFor(cfg, spec.configDir, spec.reference.modelPath).model;
-      if (alg) parts.pipeline = experiencePipeline(cfg, alg.groupAdvantage, spec.release);
+      if (alg) {
+        const store = (parts.inputStore = openPipelineInputStore(cfg));
+        parts.pipeline = experiencePipeline(cfg, alg.groupAdvantage, spec.release, store);
+      }
       return new ExplorerSide(spec, weights, rollout, parts);
     } catch (e) {
+      parts.inputStore?.close();
       parts.explorer?.dispose();
       parts.reference?.dispose();
       weights.model.dispose();
@@ -233,8 +240,9 @@ export class ExplorerSide {
     );
   }
 
-  /** Frees the weights, the auxiliary models (through the explorer) and the reference model. */
+  /** Frees the weights, the auxiliary models (through the explorer) and the reference model; closes the input store. */
   dispose(): void {
+    this.parts.inputStore?.close();
     this.parts.explorer?.dispose();
     this.parts.reference?.dispose();
     this.weights.model.dispose();
@@ -293,15 +301,16 @@ function loadAuxiliaryModels(spec: ExplorerSideSpec): AuxiliaryModel[] {
   return out;
 }
 
-/** `data_processor.experience_pipeline`'s operators, then the algorithm's group advantage. */
+/** `data_processor.experience_pipeline`'s operators, then the algorithm's group advantage; its input kept in `store`. */
 function experiencePipeline(
   cfg: Config,
   groupAdvantage: GroupAdvantageFn | undefined,
   release: Release,
+  store: PipelineInputStore | undefined,
 ): ExperiencePipeline {
   const ops = (cfg.data_processor.experience_pipeline?.operators ?? []) as {
     name: string;
     args: Record<string, unknown>;
   }[];
-  return new ExperiencePipeline(ops, groupAdvantage, release);
+  return new ExperiencePipeline(ops, groupAdvantage, release, store && ((exps) => store.save(exps)));
 }
