@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { DocumentReleaseParams } from '../server/lsp-messages';
 import { LANGUAGE_ID } from './language-client';
 import type { RunController } from './runs/run-controller';
-import { describeProgress } from './runs/run-state';
+import { runStatusText } from './runs/run-state';
 
 const WHY: Record<DocumentReleaseParams['source'], string> = {
   comment: 'from the # trinity-version comment',
@@ -56,8 +56,7 @@ export class StatusBar implements vscode.Disposable {
   private showRun(): void {
     const s = this.runs.activeRun();
     if (!s) return this.run.hide();
-    const spin = s.status === 'stopping' ? '$(loading~spin)' : '$(sync~spin)';
-    this.run.text = `${spin} ${describeProgress(s) || s.status}`;
+    this.run.text = runStatusText(s);
     this.run.tooltip = `${s.configPath ?? s.jobDir}: ${s.status}. Click for its dashboard.`;
     // Shaped as a Runs view node, which the command takes.
     this.run.command = {

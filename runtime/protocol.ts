@@ -77,6 +77,11 @@ export interface RolloutSample {
   step?: number;
   /** A concatenated episode's reward for each assistant turn, in order (the environment's step rewards). */
   turnRewards?: number[];
+  /**
+   * The model turns (index among the assistant turns) whose answer the environment parsed as its invalid action
+   * (FrozenLake: no fenced block naming a direction); the episode ended on one when it holds the last turn.
+   */
+  invalidActions?: number[];
   /** Token ids after the prompt, and 1 where the policy sampled the token, 0 where the template or environment added it. */
   responseTokens?: number[];
   actionMask?: number[];

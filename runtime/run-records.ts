@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { processStartMs } from './process-start';
 import { jobLockPath, RUN_RECORD_FILE, type JobLockHolder, type RunRecord } from './protocol';
 
 /** Every run record of a job directory, oldest name first, with the mode its file name carries (`explore`, `train`). */
@@ -43,8 +44,8 @@ export function pidAlive(pid: number): boolean {
 /**
  * Whether the process `pid` of this machine is the one that wrote `since` (epoch ms: a run record's or a job lock's
  * start) as its start: alive, and not started after that. A run that died leaves its pid in its files, and the
- * kernel gives that pid to a later process; its start time tells them apart (where the kernel says it, see
- * {@link processStartMs}; elsewhere a live pid is trusted).
+ * kernel gives that pid to a later process; its start time tells them apart (where the system says it, see
+ * process-start.ts; elsewhere a live pid is trusted).
  */
 export function processRuns(pid: number, since?: number): boolean {
   if (!pidAlive(pid)) return false;
@@ -53,29 +54,11 @@ export function processRuns(pid: number, since?: number): boolean {
 }
 
 /**
- * How much later than the start it wrote a process's start may read and still be that process. The start from /proc
- * reads up to 1 s early, never late, unless the wall clock was stepped since it started; this covers a small step.
+ * How much later than the start it wrote a process's start may read and still be that process. The start read from
+ * /proc or ps is up to 1 s early, never late, unless the wall clock was stepped since it started; this covers a small
+ * step.
  */
 const START_SLACK_MS = 1000;
-/** Linux's USER_HZ, the unit of /proc/<pid>/stat's start time on every architecture Node runs on (proc(5)). */
-const CLOCK_TICKS_PER_S = 100;
-
-/**
- * When a process of this machine started (epoch ms), from Linux's /proc: `starttime` (field 22 of /proc/<pid>/stat,
- * clock ticks after boot) plus the boot time (`btime` of /proc/stat, whole seconds, so up to 1 s early). Undefined
- * where there is no /proc (macOS, Windows) or the process is gone.
- */
-export function processStartMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count the fields after its closing one.
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
-    return Number.isFinite(ticks) && boot > 0 ? boot * 1000 + (ticks * 1000) / CLOCK_TICKS_PER_S : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Whether a process runs: `pid`, and the start it wrote (epoch ms) when known (see {@link processRuns}). */
 export type ProcessProbe = (pid: number, since?: number) => boolean;
@@ -107,4 +90,31 @@ export function readJobLock(jobDir: string, mode?: string): JobLockHolder | unde
  */
 export function lockHolderLive(holder: JobLockHolder, alive: ProcessProbe = processRuns): boolean {
   return holder.host !== hostname() || alive(holder.pid, Date.parse(holder.startedAt));
+}
+
+/** One run of a job folder as its files say now: its record, and whether it runs (see {@link readJobRunsNow}). */
+export interface JobRunNow {
+  record: RunRecord;
+  /** `explore` or `train` for the halves of an asynchronous job, as the record's file name carries it. */
+  mode?: string;
+  live: boolean;
+  /** The run holding the job's lock, when it runs: the one writing the folder now, whatever the record says. */
+  holder?: JobLockHolder;
+  /** The run writing the folder, or that wrote it last: the holder's, else the record's. */
+  runId: string;
+}
+
+/**
+ * Every run of a job folder (one per run record) and whether it runs: a live lock holder (a terminal's, another
+ * window's, another host's run) is the run, also while `run.json` is still an earlier run's, as the runtime writes
+ * its lock before its record; else the record, when it says running and its process is alive. The one reading of a
+ * job folder's liveness, shared by the editor's run board and the language server's run watcher.
+ */
+export function readJobRunsNow(jobDir: string, alive: ProcessProbe = processRuns): JobRunNow[] {
+  return readRunRecords(jobDir).map(({ record, mode }) => {
+    const holder = readJobLock(jobDir, mode);
+    if (holder && lockHolderLive(holder, alive))
+      return { record, ...(mode ? { mode } : {}), live: true, holder, runId: String(holder.runId) };
+    return { record, ...(mode ? { mode } : {}), live: isLive(record, alive), runId: String(record.runId) };
+  });
 }

@@ -16,6 +16,7 @@ export type EpisodeRecord = Required<Pick<RolloutSample, 'messages'>> &
     | 'run'
     | 'step'
     | 'turnRewards'
+    | 'invalidActions'
     | 'responseTokens'
     | 'actionMask'
     | 'tokenTexts'
@@ -48,6 +49,8 @@ export function episodeOfRecord(v: Plain): EpisodeRecord | undefined {
   if (isInt(v.run)) e.run = v.run;
   if (isInt(v.step)) e.step = v.step;
   if (numbers(v.turnRewards)) e.turnRewards = v.turnRewards;
+  if (Array.isArray(v.invalidActions) && v.invalidActions.every((i) => isInt(i) && i >= 0))
+    e.invalidActions = v.invalidActions as number[];
   const tokens = v.responseTokens;
   const mask = v.actionMask;
   if (Array.isArray(tokens) && tokens.every(isInt) && Array.isArray(mask) && mask.length === tokens.length) {

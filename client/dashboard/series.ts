@@ -2,10 +2,9 @@
  * What the dashboard is sent, built from a live run's events or from a job directory's metric rows. Pure (no
  * `vscode`): the panel calls these and posts the result.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { MetricsEvent, RuntimeEvent } from '../../runtime/protocol';
 import type { ScalarRow } from '../../runtime/metrics/types';
+import { rolloutLinesOnDisk } from '../../runtime/metrics/rollouts-jsonl';
 import { episodeOfRecord } from './episode-record';
 import { wireValue, type MetricPoint, type RolloutSampleMessage, type Series } from './messages';
 
@@ -119,51 +118,14 @@ export function latestRolloutsOfEvents(events: readonly RuntimeEvent[]): Rollout
   return undefined;
 }
 
-/** How much of the end of `monitor/rollouts.jsonl` is read for its last line. */
-const TAIL_BYTES = 8 << 20;
-
 /** The last complete line of `<jobDir>/monitor/rollouts.jsonl` (what our runtime writes), if it parses. */
 export function latestRolloutsOnDisk(jobDir: string): Rollouts | undefined {
   return rolloutStepsOnDisk(jobDir, 1).at(-1);
 }
 
-/**
- * The last `maxSteps` complete, parsable lines of `<jobDir>/monitor/rollouts.jsonl` (within its last 8 MiB: a step of
- * long episodes with their tokens is a long line), in file order. A restart line (`"restart": true`, a resumed run's
- * first step) voids the earlier lines at its step or later: they are the abandoned timeline's.
- */
+/** The last `maxSteps` steps of `<jobDir>/monitor/rollouts.jsonl` (runtime/metrics/rollouts-jsonl.ts), in file order. */
 export function rolloutStepsOnDisk(jobDir: string, maxSteps: number): Rollouts[] {
-  const file = join(jobDir, 'monitor', 'rollouts.jsonl');
-  const out: Rollouts[] = [];
-  let fd: number | undefined;
-  try {
-    const size = statSync(file).size;
-    const len = Math.min(size, TAIL_BYTES);
-    const buf = new Uint8Array(len);
-    fd = openSync(file, 'r');
-    readSync(fd, buf, 0, len, size - len);
-    const lines = new TextDecoder().decode(buf).split('\n');
-    // The last element is '' after a complete line, or a line still being written; the first may be cut.
-    let restartedAt = Infinity;
-    for (let i = lines.length - 2; i >= (size > len ? 1 : 0) && out.length < maxSteps; i--) {
-      try {
-        const o = JSON.parse(lines[i]) as { step?: unknown; samples?: unknown; restart?: unknown };
-        if (typeof o.step === 'number' && o.restart === true) restartedAt = Math.min(restartedAt, o.step);
-        else if (typeof o.step === 'number' && o.step < restartedAt && Array.isArray(o.samples))
-          out.push(
-            rolloutsOf(
-              o.step,
-              o.samples.filter((s) => s && typeof s === 'object'),
-            ),
-          );
-      } catch {
-        // A damaged line: try the one before.
-      }
-    }
-  } catch {
-    return [];
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-  return out.reverse();
+  return rolloutLinesOnDisk(jobDir, maxSteps).map((l) =>
+    rolloutsOf(l.step, l.samples as unknown as { prompt: string; response: string; reward: number }[]),
+  );
 }

@@ -8,13 +8,13 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { Role, RunRecord, StageInfo } from '../../runtime/protocol';
+import type { Role, StageInfo } from '../../runtime/protocol';
 import {
-  isLive,
   lockHolderLive,
   processRuns,
-  readJobLock,
+  readJobRunsNow,
   readRunRecords,
+  type JobRunNow,
   type ProcessProbe,
 } from '../../runtime/run-records';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
@@ -65,10 +65,8 @@ export function findJobDirs(roots: string[], maxDepth = 6): string[] {
 
 /** Every run of a job directory: one per run record (the explore and train halves of a job each keep one), else one. */
 export function readJobRuns(jobDir: string, isAlive: ProcessProbe = processRuns): RunState[] {
-  const records = readRunRecords(jobDir);
-  return records.length
-    ? records.map((r) => runFrom(jobDir, r.record, r.mode, isAlive))
-    : [runFrom(jobDir, undefined, undefined, isAlive)];
+  const runs = readJobRunsNow(resolve(jobDir), isAlive);
+  return runs.length ? runs.map((r) => runFrom(jobDir, r)) : [runFrom(jobDir, undefined)];
 }
 
 /** A job directory as one run (its first record's): the record, each stage's latest metrics and its checkpoints. */
@@ -76,13 +74,9 @@ export function readJobDir(jobDir: string, isAlive: ProcessProbe = processRuns):
   return readJobRuns(jobDir, isAlive)[0];
 }
 
-function runFrom(
-  jobDir: string,
-  record: RunRecord | undefined,
-  mode: string | undefined,
-  isAlive: ProcessProbe,
-): RunState {
+function runFrom(jobDir: string, now: JobRunNow | undefined): RunState {
   const dir = resolve(jobDir);
+  const { record, mode, holder } = now ?? {};
   const stages: StageInfo[] = record?.stages?.length ? record.stages : [{ name: basename(dir), mode: '', jobDir: dir }];
   const run: RunState = {
     key: runKey(dir, mode),
@@ -90,7 +84,7 @@ function runFrom(
     configPath: record?.config,
     runWith: record ? 'local' : 'trinity',
     status: record ? record.status : 'unknown',
-    live: record ? isLive(record, isAlive) : false,
+    live: now?.live ?? false,
     pid: record?.pid,
     startedAt: record ? Date.parse(record.startedAt) : undefined,
     endedAt: record?.endedAt ? Date.parse(record.endedAt) : undefined,
@@ -99,10 +93,8 @@ function runFrom(
     checkpoints: [],
     error: record?.error,
   };
-  // The job's lock names the process writing the folder now (a terminal's, another window's, another host's run),
-  // also while the record is still an earlier run's.
-  const holder = record ? readJobLock(dir, mode) : undefined;
-  if (holder && lockHolderLive(holder, isAlive)) {
+  // The job's live lock holder is the run writing the folder now, also while the record is still an earlier run's.
+  if (holder) {
     if (holder.runId !== record?.runId)
       Object.assign(run, {
         startedAt: Date.parse(holder.startedAt),

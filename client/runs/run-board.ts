@@ -112,6 +112,12 @@ export class RunBoard {
     return this.list().find((r) => r.configPath === configPath);
   }
 
+  /** The run the status bar shows: the live run of the config in the active editor, else the first live run. */
+  activeRun(activePath: string | undefined): RunState | undefined {
+    const live = this.list().filter((r) => r.live);
+    return live.find((r) => r.configPath === activePath) ?? live[0];
+  }
+
   /** The live run writing to a job directory (this window's, a terminal's, another window's). */
   liveIn(jobDir: string): RunState | undefined {
     const dir = resolve(jobDir);

@@ -229,9 +229,7 @@ export class RunController implements vscode.Disposable {
 
   /** The live run of the active editor's config, else the most recent live run (from anywhere). */
   activeRun(): RunState | undefined {
-    const live = this.board.list().filter((r) => r.live);
-    const active = vscode.window.activeTextEditor?.document.uri.fsPath;
-    return live.find((r) => r.configPath === active) ?? live[0];
+    return this.board.activeRun(vscode.window.activeTextEditor?.document.uri.fsPath);
   }
 
   /** Stops every run this window started (the window is closing). */

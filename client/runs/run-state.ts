@@ -178,6 +178,12 @@ export function describeProgress(run: RunState): string {
   return parts.join(' · ');
 }
 
+/** The status bar's text for a live run: `$(sync~spin) grpo step 37/250 · reward 0.41`. */
+export function runStatusText(run: RunState): string {
+  const spin = run.status === 'stopping' ? '$(loading~spin)' : '$(sync~spin)';
+  return `${spin} ${describeProgress(run) || run.status}`;
+}
+
 /**
  * How a run ended, with its last numbers: `countdown finished · grpo step 90/90 · reward 0.41 · eval 0.73`, or
  * `failed: <the first line of its error>`, or stopped with the checkpoint Resume continues from.

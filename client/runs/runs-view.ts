@@ -3,22 +3,18 @@
  * every job folder's, watched). Each item's `contextValue` says what can be done with it (`run:<status>[:live]`,
  * `stage`, `checkpoint`), which package.json's menus key on. Refreshes are batched (a live run changes every step).
  */
-import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { jobLockPath } from '../../runtime/protocol';
 import type { RunBoard } from './run-board';
 import {
-  describeHolder,
   describeProgress,
   formatDuration,
-  formatNumber,
   holderIsHere,
-  runMode,
   type CheckpointInfo,
   type RunState,
   type RunStatus,
 } from './run-state';
 import { runLabel } from './run-controller';
+import { runTooltip } from './run-tooltip';
 
 export type RunsNode =
   | { kind: 'run'; run: RunState }
@@ -173,29 +169,7 @@ function runItem(run: RunState): vscode.TreeItem {
     : '';
   const away = run.holder && !holderIsHere(run.holder) ? `on ${run.holder.host}` : '';
   item.description = [run.status, away, describeProgress(run), duration].filter(Boolean).join(' · ');
-  const md = new vscode.MarkdownString(undefined, true);
-  md.appendMarkdown(`**${runLabel(run)}** — ${run.status}${run.runWith !== 'local' ? ` (${run.runWith})` : ''}\n\n`);
-  if (run.stage)
-    md.appendMarkdown(`Stage ${run.stage.index + 1}/${run.stage.count}: ${run.stage.name} (${run.stage.mode})\n\n`);
-  for (const [role, p] of Object.entries(run.progress))
-    md.appendMarkdown(
-      `${role}: step ${p.step}${p.total ? ` of ${p.total}` : ''}${p.detail ? ` — ${p.detail}` : ''}\n\n`,
-    );
-  if (run.reward !== undefined) md.appendMarkdown(`Latest reward: ${formatNumber(run.reward)}\n\n`);
-  if (run.loss !== undefined) md.appendMarkdown(`Latest loss: ${formatNumber(run.loss)}\n\n`);
-  if (run.evalAccuracy)
-    md.appendMarkdown(`Eval accuracy (${run.evalAccuracy.name}): ${formatNumber(run.evalAccuracy.value)}\n\n`);
-  if (duration) md.appendMarkdown(`Duration: ${duration}\n\n`);
-  if (run.holder) {
-    md.appendMarkdown(`Writing the job folder: ${describeHolder(run.holder)}\n\n`);
-    if (away)
-      md.appendMarkdown(
-        `This machine cannot tell whether it still runs: if it does not, delete \`${join(run.jobDir, jobLockPath(runMode(run)))}\`.\n\n`,
-      );
-  }
-  if (run.error) md.appendCodeblock(run.error.slice(0, 1500), 'text');
-  md.appendMarkdown(`\`${run.jobDir}\``);
-  item.tooltip = md;
+  item.tooltip = new vscode.MarkdownString(runTooltip(run, runLabel(run), duration), true);
   item.contextValue = `run:${run.status}${run.live ? ':live' : ''}${run.configPath ? ':config' : ''}`;
   return item;
 }

@@ -150,6 +150,7 @@ export const CODES = {
   TRN406: { title: 'Trainer takes no steps', severity: 'warning' },
   TRN407: { title: 'Agent episodes cut by the token budget', severity: 'warning' },
   TRN408: { title: 'Every agent episode ends the same way', severity: 'warning' },
+  TRN409: { title: 'Agent episodes end on an invalid action', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

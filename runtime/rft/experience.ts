@@ -52,6 +52,8 @@ export interface Experience {
   messages?: ExperienceMessage[];
   /** A concatenated episode's reward for each of its model turns, in order (the environment's step rewards). */
   turnRewards?: number[];
+  /** The model turns (their index among the model turns) whose answer named no action the environment knows. */
+  invalidActions?: number[];
 }
 
 export interface ExperienceMessage {

@@ -3,9 +3,13 @@
  * the document is open, so that run health and metric hovers follow a live run. I/O only: what the rows mean is the
  * service's business.
  */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { MetricsReader } from '../../runtime/metrics/job-metrics';
-import { isLive, readRunRecords } from '../../runtime/run-records';
+import { readJobRunsNow } from '../../runtime/run-records';
 import type { HealthPoint } from '../../runtime/config/runs/run-health';
+import { tallyEpisodes, type EpisodeTally } from '../../runtime/config/runs/episode-tally';
+import { rolloutLinesOnDisk } from '../../runtime/metrics/rollouts-jsonl';
 import type { StageMetrics } from '../service/run-metrics';
 
 export interface WatchedStage {
@@ -18,6 +22,9 @@ interface StageState {
   stage: WatchedStage;
   reader: MetricsReader;
   series: Map<string, HealthPoint[]>;
+  episodes: EpisodeTally[];
+  /** monitor/rollouts.jsonl's size when its episodes were last counted (-1: never). */
+  rolloutsSize: number;
 }
 
 interface Watched {
@@ -31,10 +38,30 @@ interface Watched {
 
 const POLL_MS = 2000;
 
-/** The run records of a job dir: their run ids (a rerun from scratch changes them) and whether one is running. */
+/**
+ * The runs of a job dir, read as the run board reads them: their run ids (a new run, one that has only taken the
+ * job's lock so far included, changes them) and whether one is running.
+ */
 function records(runDir: string): { ids: string; live: boolean } {
-  const found = readRunRecords(runDir);
-  return { ids: found.map((r) => String(r.record.runId)).join(','), live: found.some((r) => isLive(r.record)) };
+  const found = readJobRunsNow(runDir);
+  return { ids: found.map((r) => r.runId).join(','), live: found.some((r) => r.live) };
+}
+
+/** How many of the latest recorded steps run health counts episodes over (more than any rule's window). */
+const EPISODE_STEPS = 50;
+
+/** Recounts a stage's recorded episodes when its rollouts file changed size; true when it did. */
+function readEpisodes(s: StageState): boolean {
+  let size: number;
+  try {
+    size = statSync(join(s.stage.jobDir, 'monitor', 'rollouts.jsonl')).size;
+  } catch {
+    size = -1;
+  }
+  if (size === s.rolloutsSize) return false;
+  s.rolloutsSize = size;
+  s.episodes = rolloutLinesOnDisk(s.stage.jobDir, EPISODE_STEPS).flatMap((l) => tallyEpisodes(l.step, l.samples) ?? []);
+  return true;
 }
 
 export class RunWatcher {
@@ -72,7 +99,14 @@ export class RunWatcher {
     const readAt = Date.now() / 1000;
     const out = w.stages
       .filter((s) => s.series.size > 0)
-      .map((s) => ({ run: s.stage.run, jobDir: s.stage.jobDir, live: w.live, series: s.series, readAt }));
+      .map((s) => ({
+        run: s.stage.run,
+        jobDir: s.stage.jobDir,
+        live: w.live,
+        series: s.series,
+        ...(s.episodes.length ? { episodes: s.episodes } : {}),
+        readAt,
+      }));
     return out.length ? out : undefined;
   }
 
@@ -90,6 +124,8 @@ export class RunWatcher {
         stage,
         reader: new MetricsReader([stage.jobDir]),
         series: new Map(),
+        episodes: [],
+        rolloutsSize: -1,
       }));
       w.runIds = rec.ids;
       changed = true;
@@ -116,6 +152,7 @@ export class RunWatcher {
           if (ps.some((p, i) => i > 0 && ps[i - 1].step > p.step)) ps.sort((a, b) => a.step - b.step);
       }
     }
+    for (const s of w.stages) if (readEpisodes(s)) changed = true;
     void uri;
     return changed;
   }

@@ -8,6 +8,7 @@ import { CODES, codeDocUrl, type Path } from '../../runtime/config/diagnostics';
 import { nodeAt, rangeForPath } from '../../runtime/config/load/load-config';
 import { metricsDrivenBy } from '../../runtime/config/model/metric-drivers';
 import { checkRunHealth, type HealthSeries } from '../../runtime/config/runs/run-health';
+import type { EpisodeTally } from '../../runtime/config/runs/episode-tally';
 import { valueSource } from '../../runtime/config/check-config';
 import type { Analysis } from './analyze';
 import type { RunHealthSettings } from './settings';
@@ -20,6 +21,8 @@ export interface StageMetrics {
   /** The run is still going (its record says running and its process is alive). */
   live: boolean;
   series: HealthSeries;
+  /** How the recorded agent episodes of its latest steps ended (our runtime's monitor/rollouts.jsonl). */
+  episodes?: readonly EpisodeTally[];
   /** Seconds since the epoch when the host last read the job dir. */
   readAt: number;
 }
@@ -43,6 +46,7 @@ export function healthDiagnostics(
   for (const s of stages) {
     const findings = checkRunHealth({
       series: s.series,
+      episodes: s.episodes,
       live: s.live,
       now: s.readAt,
       thresholds: settings,

@@ -2,7 +2,7 @@
  * Runs read back from disk for the Runs view: our runtime's job directories (run record, metrics.jsonl, checkpoints),
  * a staged run listed once (not once per stage), a record left `running` by a killed process, a torn last metrics
  * line, and Trinity-RFT's job directories (TensorBoard event files only, written here by our own monitor's writer in
- * Trinity's layout).
+ * Trinity's layout). The Runs view's tooltip of such runs says only what is known.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync, appendFileSync } from 'node:fs';
@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { findJobDirs, readJobDir, readJobRuns } from '../../client/runs/job-dirs';
-import { describeProgress } from '../../client/runs/run-state';
+import { applyEvent, describeProgress, newRunState } from '../../client/runs/run-state';
+import { runTooltip } from '../../client/runs/run-tooltip';
 import { TensorBoardWriter } from '../../runtime/rft/monitor/tensorboard';
 import { runRecordPath, type RunRecord } from '../../runtime/protocol';
 
@@ -167,5 +168,35 @@ describe('job directories on disk', () => {
       metrics(join(root, d), [{ role: 'trainer', step: 1, time: 0, values: {} }]);
     metrics(join(root, 'ok'), [{ role: 'trainer', step: 1, time: 0, values: {} }]);
     assert.deepEqual(findJobDirs([root]), [join(root, 'ok')]);
+  });
+});
+
+describe("the Runs view's tooltip", () => {
+  test('a run read from disk without stages says what it knows, with no "Stage 1/1" and no empty "()"', () => {
+    const root = mkdtempSync(join(tmpdir(), 'twb-tip-'));
+    const job = join(root, 'checkpoints', 'demo', 'countdown');
+    record(job, { status: 'finished', endedAt: '2026-12-01T10:02:00.000Z' });
+    metrics(job, [{ role: 'trainer', step: 4, time: 9, values: { 'critic/score/mean': 0.5 } }]);
+    const run = readJobDir(job);
+    const tip = runTooltip(run, 'countdown', '2m 00s');
+    assert.equal(
+      tip,
+      `**countdown** — finished\n\ntrainer: step 4\n\nLatest reward: 0.5\n\nDuration: 2m 00s\n\n\`${job}\``,
+    );
+  });
+
+  test("a staged run names its stage and the stage's mode; one stage of a known mode, only the mode", () => {
+    const root = mkdtempSync(join(tmpdir(), 'twb-tip-'));
+    const job = join(root, 'checkpoints', 'demo', 'arith');
+    const stages = [
+      { name: 'sft', mode: 'train', jobDir: join(job, 'sft') },
+      { name: 'grpo', mode: 'both', jobDir: join(job, 'grpo') },
+    ];
+    record(job, { status: 'stopped', stages });
+    metrics(stages[1].jobDir, [{ role: 'trainer', step: 2, time: 3, values: { 'actor/pg_loss': 0.1 } }]);
+    assert.match(runTooltip(readJobDir(job), 'arith', ''), /^\*\*arith\*\* — stopped\n\nStage 2\/2: grpo \(both\)\n\n/);
+    const live = newRunState(job, 'local');
+    applyEvent(live, { type: 'stage', index: 0, count: 1, name: 'arith', mode: 'both', jobDir: job });
+    assert.match(runTooltip(live, 'arith', ''), /^\*\*arith\*\* — starting\n\nMode: both\n\n`/);
   });
 });

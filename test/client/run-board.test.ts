@@ -17,14 +17,16 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { initBackend } from '../../runtime/engine/backend';
 import { PROTOCOL_VERSION, RUN_RECORD_FILE, type JobLockHolder } from '../../runtime/protocol';
-import { processRuns, processStartMs } from '../../runtime/run-records';
+import { processRuns } from '../../runtime/run-records';
+import { processStartMs } from '../../runtime/process-start';
 import { LocalLauncher } from '../../client/runs/launchers/local';
 import { RunBoard } from '../../client/runs/run-board';
 import { RunManager } from '../../client/runs/run-manager';
-import { describeHolder, type RunState } from '../../client/runs/run-state';
+import { describeHolder, runStatusText, type RunState } from '../../client/runs/run-state';
 import { stopElsewhere } from '../../client/runs/stop-elsewhere';
 import { GRPO_STAGE, header, tinyJob, topLevel } from '../runtime/rft/run/helpers';
 import { alive } from '../helpers/process';
+import { spawnLockHolder } from '../helpers/lock-holder';
 
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const FLOOD = resolve(__dirname, '..', 'fixtures', 'client', 'flood-runtime.cjs');
@@ -42,6 +44,12 @@ const spec = (dir: string, config: string, jobDir: string) => ({
   pluginDirs: [],
   env: { ...process.env },
 });
+
+/** The `q` quantile of `xs` (1: the maximum), in whole ms. */
+function pct(xs: number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
+}
 
 async function until<T>(what: string, f: () => T | undefined | false, ms: number): Promise<T> {
   const t0 = Date.now();
@@ -90,6 +98,60 @@ describe('run state in the editor', () => {
       lines.slice(-3).join('\n'),
     );
     assert.match(lines.at(-1)!, /run finished/);
+  });
+
+  test('under a flood, the status bar and the Run output channel stay within 1 s of the runtime all along', async () => {
+    // The real path: LocalLauncher -> RunManager (batches, the limited output) -> RunBoard -> the status bar's text.
+    const job = tinyJob(34);
+    const channel: { at: number; line: string }[] = [];
+    const runs = new RunManager({ output: () => ({ line: (line) => channel.push({ at: Date.now(), line }) }) });
+    const board = new RunBoard(runs, { roots: () => [job.dir], pollMs: 200, rescanMs: 1000 }).start();
+    const config = join(job.dir, 'flood.yaml');
+    /** Each step's time of writing by the runtime; each redraw of the status bar: when, and the step it shows. */
+    const written = new Map<number, number>();
+    const bar: { at: number; text: string | undefined; step: number | undefined }[] = [];
+    runs.onEvent((_, e) => {
+      if (e.type === 'progress') written.set(e.step, Number(/^at (\d+)$/.exec(e.detail)?.[1]));
+    });
+    board.onDidChange(() => {
+      const s = board.activeRun(config);
+      bar.push({ at: Date.now(), text: s && runStatusText(s), step: s?.progress.explorer?.step });
+    });
+    try {
+      const run = await runs.start(
+        new LocalLauncher({ nodePath: process.execPath, cliPath: FLOOD }),
+        spec(job.dir, config, join(job.dir, 'flood')),
+      );
+      const end = await run.handle.ended;
+      const endedAt = Date.now();
+      assert.equal(end.status, 'finished');
+      await until('the status bar hidden', () => bar.at(-1)?.text === undefined, 1000);
+      const hiddenAfter = bar.at(-1)!.at - endedAt;
+
+      // The status bar: every step the runtime wrote is shown (or the run is over and the bar hidden) within 1 s.
+      const barLag = [...written].map(([step, at]) => {
+        const shown = bar.find((b) => (b.step ?? 0) >= step || (b.text === undefined && b.at >= at));
+        return (shown?.at ?? Infinity) - at;
+      });
+      assert.equal(written.size, 200);
+      const mid = bar.find((b) => (b.step ?? 0) >= 100)!;
+      assert.equal(mid.text, `$(sync~spin) step ${mid.step}/200`);
+      // The output channel: a line shown is at most 1 s old; what the limit leaves out is counted, not queued.
+      const lineLag = channel.flatMap(({ at, line }) => {
+        const t = /\(at (\d+)\)$/.exec(line);
+        return t ? [at - Number(t[1])] : [];
+      });
+      assert.ok(lineLag.length > 100, `${lineLag.length} task lines shown (events or stderr)`);
+      const figures = `status bar: ${bar.length} redraws, lag p50 ${pct(barLag, 0.5)} / p95 ${pct(barLag, 0.95)} / max ${pct(barLag, 1)} ms, hidden ${hiddenAfter} ms after the end; channel: ${channel.length} lines for 40 000 printed, lag p50 ${pct(lineLag, 0.5)} / p95 ${pct(lineLag, 0.95)} / max ${pct(lineLag, 1)} ms`;
+      console.log(figures);
+      assert.ok(Math.max(...barLag) < 1000, figures);
+      assert.ok(Math.max(...lineLag) < 1000, figures);
+      assert.ok(hiddenAfter < 1000, figures);
+      assert.ok(bar.length < 100, `${bar.length} redraws: coalesced, not one per event`);
+      assert.match(channel.at(-1)!.line, /run finished/);
+    } finally {
+      board.dispose();
+    }
   });
 
   test('a run started in a terminal: live on the board within 2 s with its own step, then ended with its numbers', async () => {
@@ -197,27 +259,10 @@ describe('run state in the editor', () => {
   });
 });
 
-const JOB_LOCK = resolve(__dirname, '..', '..', 'runtime', 'rft', 'run', 'job', 'job-lock.ts');
-
-/**
- * A real process holding a job's lock as a run from a terminal does (the runtime's own takeJobLock); SIGTERM ends it
- * as the runtime ends, releasing the lock.
- */
+/** A terminal's run holding the job's lock (test/helpers/lock-holder.ts), killed after the tests if still there. */
 async function lockHolder(jobDir: string, runId: string, config: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '-e',
-      `const lock = require(${JSON.stringify(JOB_LOCK)}).takeJobLock(${JSON.stringify(jobDir)}, undefined, { runId: ${JSON.stringify(runId)}, config: ${JSON.stringify(config)} }, () => {});
-       process.on('SIGTERM', () => { lock.release(); process.exit(0); });
-       console.log('held'); setInterval(() => {}, 1000);`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child = await spawnLockHolder(jobDir, runId, config);
   children.push(child.pid!);
-  await new Promise<void>((r) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && r()));
   return child;
 }
 

@@ -281,6 +281,21 @@ describe('agent episodes in the Rollouts tab', () => {
       await page.$$eval('#transcript-turns .turn.invalid .turn-text', (els) => els.map((e: any) => e.textContent)),
       invalidByRecord,
     );
+    // The record names the invalid turns itself, the last one too (no environment message follows it): the model's
+    // own answers (task 1, run 1) are bytes with no action in them.
+    assert.deepEqual(r.invalidActions, [0, 2]);
+    await open(page, key(1, 1));
+    const own = record(1, 1);
+    const answers = own.messages!.filter((m) => m.role === 'assistant').map((m) => m.content);
+    assert.ok(own.invalidActions!.includes(answers.length - 1));
+    assert.deepEqual(
+      await page.$$eval('#transcript-turns .turn.invalid .turn-text', (els) => els.map((e: any) => e.textContent)),
+      own.invalidActions!.map((i) => answers[i]),
+    );
+    assert.match(
+      (await page.textContent('#transcript-summary'))!,
+      new RegExp(`· ${own.invalidActions!.length} invalid actions$`),
+    );
   });
 
   test('filters show what the records say: reached goal, failed, truncated, with an invalid action', async () => {
@@ -342,6 +357,49 @@ describe('agent episodes in the Rollouts tab', () => {
     const stepOf = turns.map((t) => Number(/step (\d+)/.exec(t.head)![1]));
     assert.deepEqual(stepOf, [0, 0, 0, 1, 1, 2, 2]);
     assert.match((await page.textContent('.episode-card[data-key="7/2#0"] .episode-run'))!, /step-wise/);
+  });
+
+  test('a step-wise episode’s trained tokens: each step’s own experience, in step order, its spans equal its mask', async () => {
+    const steps = samples.filter((s) => s.task === `${STEP}/2`).sort((a, b) => a.step! - b.step!);
+    await open(page, key(2, 0));
+    await setBox(page, '#episode-tokens', true);
+    await setBox(page, '#episode-boundaries', false);
+    assert.deepEqual(
+      await page.$$eval('#transcript-turns .token-step', (els) => els.map((e: any) => e.textContent)),
+      steps.map((s) => `Step ${s.step}`),
+    );
+    const spans = await page.$$eval('#transcript-turns .mask-span', (els) =>
+      els.map((s: any) => ({
+        segment: Number(s.dataset.segment),
+        from: Number(s.dataset.from),
+        to: Number(s.dataset.to),
+        trained: s.classList.contains('trained'),
+        text: s.textContent,
+      })),
+    );
+    steps.forEach((r, i) => {
+      const mask: number[] = [];
+      let text = '';
+      for (const s of spans.filter((x) => x.segment === i)) {
+        assert.equal(s.from, mask.length, `step ${r.step}: the spans follow each other`);
+        for (let t = s.from; t < s.to; t++) mask.push(s.trained ? 1 : 0);
+        text += s.text;
+      }
+      assert.deepEqual(mask, r.actionMask, `step ${r.step}`);
+      assert.equal(text, r.tokenTexts!.join(''), `step ${r.step}`);
+      // Each step's experience trains its own answer: its mask is not all context.
+      assert.ok(r.actionMask!.includes(1), `step ${r.step}`);
+    });
+    assert.equal(new Set(spans.map((s) => s.segment)).size, steps.length);
+    mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+    for (const name of Object.keys(THEMES) as ThemeName[]) {
+      await dash.setTheme(name);
+      await page
+        .locator('#transcript')
+        .screenshot({ path: join(ROOT, 'test-results', `transcript-stepwise-tokens-${name}.png`) });
+    }
+    await dash.setTheme('light');
+    await setBox(page, '#episode-tokens', false);
   });
 
   test('live: a new step replaces the episodes and keeps the open one open', async () => {

@@ -1,17 +1,19 @@
 /**
  * A config's last run in the editor, over a real LSP connection: the server finds the run's job dir from the config
  * (checkpoint_root_dir/project/name), reports run health (TRN4xx) on the keys to change with quick fixes, shows the
- * metrics a key drives as sparklines in its hover, and follows the run while it is live.
+ * metrics a key drives as sparklines in its hover, and follows the run while it is live: by its record, or by the
+ * job lock a real process holds while the record is still an earlier run's.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { CodeAction, Diagnostic, Hover } from 'vscode-languageserver-types';
 import { sparkline } from '../../server/service/sparkline';
 import { startInProcess, type TestClient } from '../helpers/lsp';
+import { spawnLockHolder } from '../helpers/lock-holder';
 import { KEY_LOCATION_REQUEST, METRIC_DRIVERS_REQUEST, type KeyLocation } from '../../server/lsp-messages';
 
 const FIXTURE = 'test/fixtures/run-health/tiny-grpo/metrics.jsonl';
@@ -188,6 +190,28 @@ describe('run health and metric hovers over LSP', () => {
       ended.some((d) => d.code === 'TRN400'),
       "the finished run's findings stay",
     );
+  });
+
+  test('a run that holds the job lock is followed while run.json is still the finished run before it', async () => {
+    // A run from a terminal or another window: the runtime takes the lock before it writes its own record.
+    const before = JSON.parse(readFileSync(join(state, 'run.json'), 'utf8'));
+    assert.equal(before.status, 'finished');
+    const holder = await spawnLockHolder(dirname(state), 'terminal-run', join(dir, 'run.trinity.yaml'));
+    try {
+      const stalled = await c.nextDiagnostics(uri, (ds) => ds.some((d) => d.code === 'TRN405'));
+      assert.match(stalled.find((d) => d.code === 'TRN405')!.message, /^explorer\.max_timeout: No new step for/);
+      const h = await c.request<Hover>('textDocument/hover', {
+        textDocument: { uri },
+        position: { line: lineOf('max_response_tokens'), character: 4 },
+      });
+      assert.match((h.contents as { value: string }).value, /\*\*Live run\*\*/);
+      assert.deepEqual(JSON.parse(readFileSync(join(state, 'run.json'), 'utf8')), before, 'the record is untouched');
+    } finally {
+      holder.kill('SIGKILL');
+    }
+    // Killed outright, it leaves its lock file naming a process that is gone: the run is over.
+    await c.nextDiagnostics(uri, (ds) => !ds.some((d) => d.code === 'TRN405'));
+    assert.equal(JSON.parse(readFileSync(join(state, 'lock.json'), 'utf8')).runId, 'terminal-run');
   });
 
   test('the thresholds come from the settings; runHealth.enabled false turns it off', async () => {

@@ -30,7 +30,7 @@ export interface Turn {
   content: string;
   /** For a step-wise episode: the step whose record the message first appears in. */
   step?: number;
-  /** Model turns: their index among the model turns, the environment's reward, whether the next message called it invalid. */
+  /** Model turns: their index among the model turns, the environment's reward, whether its action was invalid. */
   action?: number;
   reward?: number;
   invalid?: boolean;
@@ -79,7 +79,7 @@ function episodeOf(key: string, records: { reward: number | null; e: EpisodeReco
   const stepWise = steps.length > 1;
   const first = steps[0].e;
   const turns = stepWise ? stepWiseTurns(steps) : concatenatedTurns(first);
-  markInvalid(turns);
+  markInvalid(turns, stepWise ? undefined : first.invalidActions);
   const metrics = steps[steps.length - 1].e.metrics ?? {};
   const rewards = steps.map((s) => s.reward);
   const reward = rewards.includes(null) ? null : (rewards as number[]).reduce((a, b) => a + b, 0);
@@ -162,7 +162,15 @@ function stepWiseTurns(steps: { reward: number | null; e: EpisodeRecord }[]): Tu
   return turns;
 }
 
-function markInvalid(turns: Turn[]): void {
+/**
+ * The model turns whose action was invalid: those the record names (our runtime records them), else each one the
+ * next environment message calls invalid (the record of an older runtime, or a step-wise episode).
+ */
+function markInvalid(turns: Turn[], recorded: readonly number[] | undefined): void {
+  if (recorded) {
+    for (const t of turns) if (t.action !== undefined && recorded.includes(t.action)) t.invalid = true;
+    return;
+  }
   for (let i = 0; i < turns.length; i++) {
     if (turns[i].role !== 'assistant') continue;
     const next = turns.slice(i + 1).find((t) => t.role !== 'assistant');

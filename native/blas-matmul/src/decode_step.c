@@ -6,8 +6,10 @@
  * A step feeds T tokens per row: T = 1 for a decode step, T = the prompt length for the prefill, the whole sequence
  * for scoring. Token t of row b goes to cache slot `slot + t` and attends to slots 0..slot+t, skipping the first M
  * slots where mask[b, j] = 0 (padding). The output is the logits of the last `cols` tokens of each row or, given
- * targets, their log-probabilities log softmax(logits / temperature)[target] in float64 (reference log-probs).
- * Rows run through the layers in chunks of about CHUNK_TOKENS tokens, so a long prefill's scratch stays bounded.
+ * targets, their log-probabilities log softmax(logits / temperature)[target], reduced in float64 as tokenLogProbs
+ * reduces them (reference log-probs); there the last layer computes queries, attention, o and the MLP for those
+ * tokens only (the others' keys and values still fill the cache). Rows run through the layers in chunks of about
+ * CHUNK_TOKENS tokens, so a long prefill's scratch stays bounded.
  *
  * Numerics are those of the kernels it replaces (decode-kernels.ts): matmuls are the same cblas_sgemm calls (ldc
  * picks q, k and v's columns, so no side-by-side weight copies are needed), biases are float32 adds, RMS norms
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "decode_step.h"
+#include "train_kernels.h"
 
 enum {
   DS_B, DS_T, DS_D, DS_HEADS, DS_KV, DS_HD, DS_INTER, DS_VOCAB, DS_LAYERS, DS_L, DS_M, DS_SLOT, DS_ROWS, DS_EPS,
@@ -67,8 +70,8 @@ static void rms_norm(const float* x, const float* w, float* out, int64_t rows, i
 }
 
 /* y[rows, n] (row stride ldy) = x[rows, k] · w[k, n] + bias. */
-static void linear(const float* x, int64_t rows, int64_t k, const float* w, const float* bias, int64_t n, float* y,
-                   int64_t ldy) {
+static void linear(const float* x, int64_t rows, int64_t k, const float* w, const float* restrict bias, int64_t n,
+                   float* restrict y, int64_t ldy) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)n, (int)k, 1.0f, x, (int)k, w, (int)n, 0.0f,
               y, (int)ldy);
   if (bias)
@@ -105,10 +108,13 @@ static float dot8(const float* a, const float* b, int64_t n) {
 }
 
 /*
- * qkv [R, W] (biases added) -> ctx [R, H·hd]: writes each token's rotated key and its value into the cache, then
- * attends. p: scratch of slot + T floats; tmp, q: hd floats each.
+ * qkv [R, W] (biases added) -> ctx: writes each token's rotated key and its value into the cache, then attends for
+ * the tokens t ≥ tFrom of each row (the last layer only needs the tokens that reach the head), ctx holding their
+ * rows in order, [B·(T − tFrom), H·hd]; their q columns are the only ones read. p: scratch of slot + T floats; tmp,
+ * q: hd floats each.
  */
-static void attention(const Step* st, const Layer* l, const float* qkv, float* ctx, float* p, float* tmp, float* q) {
+static void attention(const Step* st, const Layer* l, const float* qkv, int64_t tFrom, float* ctx, float* p,
+                      float* tmp, float* q) {
   const int64_t B = st->B, T = st->T, H = st->H, KV = st->KV, hd = st->hd, L = st->L, M = st->M, half = hd / 2;
   const int64_t W = (H + 2 * KV) * hd, groups = H / KV;
   const float scale = (float)(1 / sqrt((double)hd));
@@ -122,14 +128,14 @@ static void attention(const Step* st, const Layer* l, const float* qkv, float* c
       }
     }
   for (int64_t b = 0; b < B; b++)
-    for (int64_t t = 0; t < T; t++) {
+    for (int64_t t = tFrom; t < T; t++) {
       const int64_t r = b * T + t, n = st->slot + t + 1;
       const float *c = st->cosT + st->pos[r] * half, *s = st->sinT + st->pos[r] * half, *x = qkv + r * W;
       const float* valid = st->mask + b * M;
       for (int64_t h = 0; h < H; h++) {
         const float* Kc = l->keys + (b * KV + h / groups) * L * hd;
         const float* Vc = l->values + (b * KV + h / groups) * L * hd;
-        float* o = ctx + r * H * hd + h * hd;
+        float* o = ctx + (b * (T - tFrom) + t - tFrom) * H * hd + h * hd;
         rope_head(x + h * hd, l->qNorm, st->eps, c, s, hd, tmp, q);
         float max = -INFINITY;
         for (int64_t j = 0; j < n; j++) {
@@ -158,17 +164,76 @@ static void attention(const Step* st, const Layer* l, const float* qkv, float* c
 
 /* Rows per pass through the layers (a prefill or scoring call of many tokens runs in chunks of whole rows). */
 #define CHUNK_TOKENS 1024
-/* Rows of logits materialised at once when scoring targets (a 150 K vocabulary makes each row 0.6 MB). */
+/* Rows of logits materialised at once when scoring targets, and the vocabulary columns per block. */
 #define HEAD_ROWS 32
+#define VOCAB_BLOCK 4096
 
-/* log softmax(z · s)[target], in float64 (TokenSampler's and tokenLogProbs' quantity). */
-static float token_logprob(const float* z, int64_t vocab, double s, int32_t target) {
-  double max = -INFINITY;
-  for (int64_t i = 0; i < vocab; i++)
-    if (z[i] * s > max) max = z[i] * s;
-  double sum = 0;
-  for (int64_t i = 0; i < vocab; i++) sum += exp(z[i] * s - max);
-  return (float)(z[target] * s - max - log(sum));
+/*
+ * out[i] = log softmax(z_i / temperature)[targets[i]] for the n normed rows `last` [n, d]: the head's logits in
+ * blocks of HEAD_ROWS rows × VOCAB_BLOCK columns (never a whole vocabulary's per row), each block folded into a
+ * running max and sum of exponentials (float64, tokenLogProbs' reductions) while it is in cache: one pass over the
+ * vocabulary per row, the target's logit picked on the way.
+ */
+static void score_head(const Step* st, const float* last, int64_t n, float* logits) {
+  const int64_t d = st->d, vocab = st->vocab;
+  const float a = (float)(1 / st->temperature);
+  double runMax[HEAD_ROWS], runSum[HEAD_ROWS];
+  float picked[HEAD_ROWS] = {0};
+  for (int64_t r0 = 0; r0 < n; r0 += HEAD_ROWS) {
+    const int64_t m = n - r0 < HEAD_ROWS ? n - r0 : HEAD_ROWS;
+    for (int64_t i = 0; i < m; i++) {
+      runMax[i] = -INFINITY;
+      runSum[i] = 0;
+    }
+    for (int64_t v0 = 0; v0 < vocab; v0 += VOCAB_BLOCK) {
+      const int64_t nv = vocab - v0 < VOCAB_BLOCK ? vocab - v0 : VOCAB_BLOCK;
+      if (st->headT)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)nv, (int)d, 1.0f, last + r0 * d, (int)d,
+                    st->head + v0 * d, (int)d, 0.0f, logits, (int)nv);
+      else
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)nv, (int)d, 1.0f, last + r0 * d, (int)d,
+                    st->head + v0, (int)vocab, 0.0f, logits, (int)nv);
+      for (int64_t i = 0; i < m; i++) {
+        const float* z = logits + i * nv;
+        const float blockMax = a * tk_max(z, nv);
+        /* A larger max rescales the sum so far: e^(x − old) = e^(x − new) · e^(new − old). */
+        if (blockMax > runMax[i]) {
+          runSum[i] = runMax[i] == -INFINITY ? 0 : runSum[i] * exp(runMax[i] - (double)blockMax);
+          runMax[i] = blockMax;
+        }
+        runSum[i] += tk_sum_exp(z, nv, a, (float)runMax[i]);
+        const int64_t t = st->targets[r0 + i] - v0;
+        if (t >= 0 && t < nv) picked[i] = z[t];
+      }
+    }
+    for (int64_t i = 0; i < m; i++) st->out[r0 + i] = (float)((double)a * picked[i] - (runMax[i] + log(runSum[i])));
+  }
+}
+
+/* dst rows b·cols + j = src rows b·T + T − cols + j (each `width` floats): every row's last `cols` tokens. */
+static void gather_tail(const float* src, int64_t nb, int64_t T, int64_t cols, int64_t width, float* dst) {
+  for (int64_t b = 0; b < nb; b++)
+    memcpy(dst + b * cols * width, src + (b * T + T - cols) * width, (size_t)(cols * width) * sizeof(float));
+}
+
+/* x[i] += y[i] (restrict: vectorised, the same float adds). */
+static void add_to(float* restrict x, const float* restrict y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) x[i] += y[i];
+}
+
+/* The MLP block on `rows` rows: x += down(SwiGLU(gate(h), up(h))), h = RMSNorm(x) with ln2. */
+static void mlp(const Step* st, const Layer* l, float* x, float* h, float* gu, float* act, float* r, int64_t rows) {
+  const int64_t d = st->d, inter = st->inter;
+  rms_norm(x, l->ln2, h, rows, d, st->eps);
+  linear(h, rows, d, l->gate, l->gateb, inter, gu, 2 * inter);
+  linear(h, rows, d, l->up, l->upb, inter, gu + inter, 2 * inter);
+  for (int64_t row = 0; row < rows; row++)
+    for (int64_t i = 0; i < inter; i++) {
+      const float a = gu[row * 2 * inter + i];
+      act[row * inter + i] = a / (1.0f + expf(-a)) * gu[row * 2 * inter + inter + i];
+    }
+  linear(act, rows, inter, l->down, l->downb, d, r, d);
+  add_to(x, r, rows * d);
 }
 
 /* Rows b0..b0+nb of the step; buf holds the chunk's scratch. Returns NULL on success, else what was wrong. */
@@ -189,58 +254,66 @@ static const char* run_rows(const Step* all, const Layer* allLayers, int64_t nLa
     layers[li].keys += cache;
     layers[li].values += cache;
   }
-  const int64_t R = nb * T, d = st->d, H = st->H, KV = st->KV, hd = st->hd, inter = st->inter, vocab = st->vocab;
-  const int64_t W = (H + 2 * KV) * hd;
-  float *x = buf, *h = x + R * d, *r = h + R * d, *qkv = r + R * d, *ctx = qkv + R * W, *gu = ctx + R * H * hd,
-        *act = gu + 2 * R * inter, *last = act + R * inter, *p = last + nb * cols * d, *tmp = p + st->slot + T,
-        *q = tmp + hd, *logits = q + hd;
+  const int64_t R = nb * T, n = nb * cols, d = st->d, H = st->H, KV = st->KV, hd = st->hd, inter = st->inter,
+                vocab = st->vocab;
+  const int64_t W = (H + 2 * KV) * hd, qn = H * hd;
+  float *x = buf, *h = x + R * d, *r = h + R * d, *qkv = r + R * d, *ctx = qkv + R * W, *gu = ctx + R * qn,
+        *act = gu + 2 * R * inter, *last = act + R * inter, *qt = last + n * d, *p = qt + n * qn,
+        *tmp = p + st->slot + T, *q = tmp + hd, *logits = q + hd;
   for (int64_t i = 0; i < R; i++) {
     if (st->ids[i] < 0 || st->ids[i] >= vocab) return "blas_matmul: decodeStep: a token id is outside the vocabulary";
     if (st->pos[i] < 0 || st->pos[i] >= st->rows) return "blas_matmul: decodeStep: a position is outside the RoPE tables";
     memcpy(x + i * d, st->embed + st->ids[i] * d, d * sizeof(float));
   }
   if (st->targets)
-    for (int64_t i = 0; i < nb * cols; i++)
+    for (int64_t i = 0; i < n; i++)
       if (st->targets[i] < 0 || st->targets[i] >= vocab) return "blas_matmul: decodeStep: a target is outside the vocabulary";
   rms_norm(x, layers[0].ln1, h, R, d, st->eps);
-  for (int64_t li = 0; li < nLayers; li++) {
+  for (int64_t li = 0; li + 1 < nLayers; li++) {
     const Layer* l = layers + li;
-    linear(h, R, d, l->q, l->qb, H * hd, qkv, W);
-    linear(h, R, d, l->k, l->kb, KV * hd, qkv + H * hd, W);
-    linear(h, R, d, l->v, l->vb, KV * hd, qkv + (H + KV) * hd, W);
-    attention(st, l, qkv, ctx, p, tmp, q);
-    linear(ctx, R, H * hd, l->o, l->ob, d, r, d);
-    for (int64_t i = 0; i < R * d; i++) x[i] += r[i];
-    rms_norm(x, l->ln2, h, R, d, st->eps);
-    linear(h, R, d, l->gate, l->gateb, inter, gu, 2 * inter);
-    linear(h, R, d, l->up, l->upb, inter, gu + inter, 2 * inter);
-    for (int64_t row = 0; row < R; row++)
-      for (int64_t i = 0; i < inter; i++) {
-        const float a = gu[row * 2 * inter + i];
-        act[row * inter + i] = a / (1.0f + expf(-a)) * gu[row * 2 * inter + inter + i];
-      }
-    linear(act, R, inter, l->down, l->downb, d, r, d);
-    for (int64_t i = 0; i < R * d; i++) x[i] += r[i];
-    /* Only the last `cols` tokens of each row reach the head: the final norm needs no more. */
-    if (li + 1 < nLayers) rms_norm(x, layers[li + 1].ln1, h, R, d, st->eps);
+    linear(h, R, d, l->q, l->qb, qn, qkv, W);
+    linear(h, R, d, l->k, l->kb, KV * hd, qkv + qn, W);
+    linear(h, R, d, l->v, l->vb, KV * hd, qkv + qn + KV * hd, W);
+    attention(st, l, qkv, 0, ctx, p, tmp, q);
+    linear(ctx, R, qn, l->o, l->ob, d, r, d);
+    add_to(x, r, R * d);
+    mlp(st, l, x, h, gu, act, r, R);
+    rms_norm(x, layers[li + 1].ln1, h, R, d, st->eps);
   }
-  for (int64_t b = 0; b < nb; b++)
-    rms_norm(x + (b * T + T - cols) * d, st->finalNorm, last + b * cols * d, cols, d, st->eps);
-  const int64_t n = nb * cols;
-  const CBLAS_TRANSPOSE tHead = st->headT ? CblasTrans : CblasNoTrans;
-  const int ldHead = st->headT ? (int)d : (int)vocab;
-  if (!st->targets) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, tHead, (int)n, (int)vocab, (int)d, 1.0f, last, (int)d, st->head, ldHead,
-                0.0f, st->out, (int)vocab);
+  /*
+   * The last layer: every token's key and value join the cache, but when scoring only each row's last `cols` tokens
+   * reach the head, so only they need a query, attention, o and the MLP. (Generation keeps all of a prefill's
+   * tokens there: OpenBLAS may round a product of fewer rows differently, and sampled tokens keep their bits.)
+   */
+  const int64_t k = st->targets ? cols : T, nk = nb * k;
+  const Layer* l = layers + nLayers - 1;
+  linear(h, R, d, l->k, l->kb, KV * hd, qkv + qn, W);
+  linear(h, R, d, l->v, l->vb, KV * hd, qkv + qn + KV * hd, W);
+  /* xl: the residual rows going on, x itself or the scored tokens' rows gathered into `last`. */
+  float* xl = x;
+  if (k == T) {
+    linear(h, R, d, l->q, l->qb, qn, qkv, W);
+  } else {
+    gather_tail(h, nb, T, k, d, r);
+    linear(r, nk, d, l->q, l->qb, qn, qt, qn);
+    for (int64_t b = 0; b < nb; b++)
+      for (int64_t j = 0; j < k; j++)
+        memcpy(qkv + (b * T + T - k + j) * W, qt + (b * k + j) * qn, (size_t)qn * sizeof(float));
+    gather_tail(x, nb, T, k, d, last);
+    xl = last;
+  }
+  attention(st, l, qkv, T - k, ctx, p, tmp, q);
+  linear(ctx, nk, qn, l->o, l->ob, d, r, d);
+  add_to(xl, r, nk * d);
+  mlp(st, l, xl, h, gu, act, r, nk);
+  gather_tail(xl, nb, k, cols, d, r);
+  rms_norm(r, st->finalNorm, h, n, d, st->eps);
+  if (st->targets) {
+    score_head(st, h, n, logits);
     return NULL;
   }
-  for (int64_t r0 = 0; r0 < n; r0 += HEAD_ROWS) {
-    const int64_t m = n - r0 < HEAD_ROWS ? n - r0 : HEAD_ROWS;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, tHead, (int)m, (int)vocab, (int)d, 1.0f, last + r0 * d, (int)d, st->head,
-                ldHead, 0.0f, logits, (int)vocab);
-    for (int64_t i = 0; i < m; i++)
-      st->out[r0 + i] = token_logprob(logits + i * vocab, vocab, 1 / st->temperature, st->targets[r0 + i]);
-  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, st->headT ? CblasTrans : CblasNoTrans, (int)n, (int)vocab, (int)d, 1.0f, h,
+              (int)d, st->head, st->headT ? (int)d : (int)vocab, 0.0f, st->out, (int)vocab);
   return NULL;
 }
 
@@ -249,8 +322,9 @@ static const char* run_step(const Step* st, const Layer* layers, int64_t nLayers
   const int64_t T = st->T, d = st->d, H = st->H, KV = st->KV, hd = st->hd, inter = st->inter;
   const int64_t W = (H + 2 * KV) * hd;
   const int64_t nb = T >= CHUNK_TOKENS ? 1 : (CHUNK_TOKENS / T < st->B ? CHUNK_TOKENS / T : st->B), R = nb * T;
-  const size_t need = (size_t)(3 * R * d + R * W + R * H * hd + 3 * R * inter + nb * st->cols * d + st->slot + T +
-                               2 * hd + (st->targets ? HEAD_ROWS * st->vocab : 0));
+  const int64_t n = nb * st->cols;
+  const size_t need = (size_t)(3 * R * d + R * W + R * H * hd + 3 * R * inter + n * d + n * H * hd + st->slot + T +
+                               2 * hd + (st->targets ? HEAD_ROWS * VOCAB_BLOCK : 0));
   /* Freed at the end of the step (malloc's dynamic threshold keeps repeated steps off mmap). */
   float* buf = malloc(need * sizeof(float));
   Layer* chunkLayers = malloc(sizeof(Layer) * (size_t)nLayers);

@@ -316,6 +316,10 @@ VECTOR static double dot3_f(const float* x, const float* w, const float* y, int6
   return r;
 }
 
+/* The reductions above for the other kernels (decode_step.c's scoring head), so both compute one quantity. */
+float tk_max(const float* x, int64_t n) { return max_f(x, n); }
+double tk_sum_exp(const float* x, int64_t n, float a, float c) { return sum_exp(x, n, a, c); }
+
 /* ---- token log-probs ----------------------------------------------------------------------------------------------- */
 
 typedef struct {

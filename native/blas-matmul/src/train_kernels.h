@@ -14,4 +14,8 @@ bool register_train_kernels(napi_env env, napi_value exports);
 typedef void (*tk_range_fn)(void* ctx, int64_t begin, int64_t end);
 void tk_par_for(int64_t n, uint64_t floats, tk_range_fn fn, void* ctx);
 
+/* max x[i], and Σ e^(a·x[i] − c) in float64 lanes with a vectorised exp (within 2 ulp): tokenLogProbs' reductions. */
+float tk_max(const float* x, int64_t n);
+double tk_sum_exp(const float* x, int64_t n, float a, float c);
+
 #endif

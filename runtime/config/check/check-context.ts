@@ -44,6 +44,11 @@ export interface CheckHost {
   env?: Record<string, string | undefined>;
   /** Whether a local path exists (absolute). Undefined: skip existence checks. */
   exists?: (absPath: string) => boolean;
+  /**
+   * A local text file's contents (absolute path), for the files Trinity reads at launch (`model.chat_template_path`);
+   * undefined when it cannot be read. Without it, such files are checked for existence only.
+   */
+  readText?: (absPath: string) => string | undefined;
   /** Names that plugin directories register (see environment/plugin-names.ts). */
   plugins?: PluginNames;
   /** The task columns each JavaScript plugin workflow reads (the dataset checks ask only for those). */

@@ -653,4 +653,10 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
     example: 'buffer:\n  explorer_input:\n    taskset:\n      workflow_args:\n        agent_max_steps: 2\n',
     fix: "When every episode fails: more turns (`agent_max_steps`), smaller maps (the rows' `size`) or closer goals (`env_max_steps`). When every episode succeeds: harder tasks.",
   },
+  TRN409: {
+    explanation:
+      "Most of the agent episodes the local runtime recorded in `monitor/rollouts.jsonl` over the window ended on an invalid action: the model's last answer named no move. In `frozen_lake_workflow` an answer is an action only when its last fenced block (```` ```Up``` ````) holds a direction or its number; anything else is Trinity's invalid action, which changes nothing and earns 0. Trinity logs no metric for it, so the rule counts the runtime's rollout records (each names the turns whose action was invalid; a sample of each step's episodes, whole groups at a time). Reported when the share over the window reaches `runHealth.invalidEndedShare` (default 50%). The episodes then end on the turn limit or the token budget while the model is not playing, and the groups differ in little but format.",
+    example: 'model:\n  model_path: Qwen/Qwen2.5-0.5B\n',
+    fix: 'Start from a model that answers in the format: an instruct model, or one warmed up on demonstrations (an SFT stage before the GRPO stage).',
+  },
 };

@@ -6,6 +6,7 @@
 import type { DiagnosticCode, Path } from '../diagnostics';
 import { atLeast, NEWEST_RELEASE, type Release } from '../releases';
 import { workflowArgDefault } from '../model/workflow-args';
+import type { EpisodeTally } from './episode-tally';
 
 export interface HealthPoint {
   step: number;
@@ -36,6 +37,8 @@ export interface RunHealthThresholds {
   budgetEndedShare: number;
   /** TRN408: an agent success rate at or below this (or at or above 1 − this) in every step of the window. */
   sameOutcomeMargin: number;
+  /** TRN409: the share of recorded agent episodes whose last model turn gave an invalid action. */
+  invalidEndedShare: number;
 }
 
 export const DEFAULT_HEALTH_THRESHOLDS: RunHealthThresholds = {
@@ -48,11 +51,12 @@ export const DEFAULT_HEALTH_THRESHOLDS: RunHealthThresholds = {
   trainerLag: 5,
   budgetEndedShare: 0.5,
   sameOutcomeMargin: 0,
+  invalidEndedShare: 0.5,
 };
 
 export type HealthCode = Extract<
   DiagnosticCode,
-  'TRN400' | 'TRN401' | 'TRN402' | 'TRN403' | 'TRN404' | 'TRN405' | 'TRN406' | 'TRN407' | 'TRN408'
+  'TRN400' | 'TRN401' | 'TRN402' | 'TRN403' | 'TRN404' | 'TRN405' | 'TRN406' | 'TRN407' | 'TRN408' | 'TRN409'
 >;
 
 export interface HealthFinding {
@@ -78,6 +82,8 @@ export interface HealthInput {
   value?: (key: string) => unknown;
   /** The release the config is checked against (key names differ), default the newest. */
   release?: Release;
+  /** How the recorded agent episodes of each step ended (our runtime's rollout records), in step order. */
+  episodes?: readonly EpisodeTally[];
 }
 
 const fmt = (x: number) =>
@@ -335,7 +341,30 @@ function sameOutcomeEpisodes(rule: RuleInput): HealthFinding | undefined {
   };
 }
 
-/** The rules in code order, so findings come out as TRN400…TRN408. */
+/**
+ * TRN409: most recorded episodes end on an invalid action: the model's last answer named no move (FrozenLake:
+ * `_parse_model_response` finds no fenced block naming a direction and gives `invalid_action` 0, workflow.py
+ * @8b7fce3), so the episode ran out of turns or tokens while the model was not playing. Trinity logs no metric for
+ * it; the rule counts the rollout records our runtime writes, a sample of each step's episodes.
+ */
+function invalidEndedEpisodes({ input, t, window }: RuleInput): HealthFinding | undefined {
+  const last = (input.episodes ?? []).filter((e) => e.episodes > 0).slice(-window);
+  if (last.length < Math.min(window, 2)) return undefined;
+  const episodes = last.reduce((a, e) => a + e.episodes, 0);
+  const invalid = last.reduce((a, e) => a + e.endedInvalid, 0);
+  const share = invalid / episodes;
+  if (share < t.invalidEndedShare) return undefined;
+  const at = last[last.length - 1];
+  return {
+    code: 'TRN409',
+    path: ['model', 'model_path'],
+    metric: 'monitor/rollouts.jsonl',
+    step: at.step,
+    message: `${invalid} of the ${episodes} recorded episodes over the last ${last.length} steps (${Math.round(share * 100)}%) ended on an invalid action: the model's last answer named no move (no \`\`\`Up\`\`\` block with a direction), so the episode ran out of turns or tokens while the model was not playing, and GRPO mostly compares failures of format. Start from a model that answers in the format: an instruct model, or a warm-up on demonstrations (an SFT stage before GRPO).`,
+  };
+}
+
+/** The rules in code order, so findings come out as TRN400…TRN409. */
 const HEALTH_RULES: readonly ((rule: RuleInput) => HealthFinding | undefined)[] = [
   truncatedResponses,
   identicalGroupRewards,
@@ -346,6 +375,7 @@ const HEALTH_RULES: readonly ((rule: RuleInput) => HealthFinding | undefined)[] 
   trainerBehind,
   budgetEndedEpisodes,
   sameOutcomeEpisodes,
+  invalidEndedEpisodes,
 ];
 
 /** The latest step of any role, and the median time between steps of the role that logged it. */

@@ -97,6 +97,25 @@ export function blasThreads(): number | undefined {
 }
 
 /**
+ * Runs `fn` (a forward without gradients inside a training step: the reference model's log-probs) at the base count
+ * ({@link chooseBlasThreads}' `not-training`), then restores the count it found. Its matmuls are a prefill's, and
+ * between them the one-kernel scorer computes on the calling thread alone, where a second OpenBLAS thread only spins:
+ * 114 against 76 CPU ms per reference forward in bench:rft's taking-turns loop (load 10). Also the count the explorer
+ * worker scores the same rows at, so the values do not depend on which side computes them.
+ */
+export async function atBaseBlasThreads<T>(fn: () => Promise<T>, limits = blasThreadLimits()): Promise<T> {
+  const found = blasThreads();
+  const base = chooseBlasThreads('not-training', limits).threads;
+  if (found === undefined || found === base) return fn();
+  setBlasThreads(base);
+  try {
+    return await fn();
+  } finally {
+    setBlasThreads(found);
+  }
+}
+
+/**
  * A run's use of the decision: runs each training step at the count chosen for what computes beside it (callers
  * pass the same `beside` for a whole run), then goes back to the base count, so generation, evals and an explorer
  * step started next never run on the training count; logs each distinct choice once ("BLAS threads: 2 (train

@@ -28,6 +28,7 @@ export {
 export {
   BLAS_THREADS_ENV,
   BlasThreads,
+  atBaseBlasThreads,
   blasThreadLimits,
   blasThreads,
   chooseBlasThreads,

@@ -5,11 +5,10 @@
  * replaced only after, so a kill or a machine crash at any moment leaves the previous checkpoint valid and pointed
  * to. A failed write names the checkpoint and the file, and leaves nothing behind.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadModel, saveModel } from '../../engine/lm/checkpoint';
-import { withPath } from '../../engine/named-write';
 import type { CausalLM } from '../../engine/lm/transformer';
 import type { TextTokenizer } from '../../engine/tokenizer';
 import type { AdamWState } from '../../engine/train/adamw';
@@ -23,18 +22,6 @@ export const LATEST_FILE = POINTER_FILE;
 
 export function checkpointDir(jobDir: string, step: number): string {
   return join(jobDir, `global_step_${step}`);
-}
-
-/** Writes a file by writing a sibling temp file and renaming it over the target (the temp file gone on failure). */
-export function writeFileAtomically(path: string, data: string | Uint8Array): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw withPath(e, path);
-  }
 }
 
 export interface TrainerCheckpointState {

@@ -24,12 +24,13 @@ export function rolloutSample(e: Experience, extras: RolloutSampleExtras = {}): 
   s.step = e.eid.step;
   s.task = taskGroupId(e.eid);
   if (e.turnRewards) s.turnRewards = e.turnRewards;
-  if (e.actionMask) {
-    s.responseTokens = e.tokens.slice(e.promptLength);
-    s.actionMask = e.actionMask;
-    const decode = extras.decode;
-    if (decode) s.tokenTexts = s.responseTokens.map((id) => decode([id]));
-  }
+  if (e.invalidActions) s.invalidActions = e.invalidActions;
+  // An experience without a mask (a step-wise step: its answer after the whole history) trains every response
+  // token, as the trainer's batch does (trainer/batch.ts).
+  s.responseTokens = e.tokens.slice(e.promptLength);
+  s.actionMask = e.actionMask ?? s.responseTokens.map(() => 1);
+  const decode = extras.decode;
+  if (decode) s.tokenTexts = s.responseTokens.map((id) => decode([id]));
   if (e.metrics && Object.keys(e.metrics).length) s.metrics = { ...e.metrics };
   if (e.truncated) s.truncated = true;
   const advantage = extras.advantages?.get(experienceUid(e.eid));

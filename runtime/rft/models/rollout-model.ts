@@ -10,6 +10,7 @@ import { generate } from '../../engine/sampling';
 import { scoreSequences } from '../../engine/logprobs';
 import type { SharedSampling } from '../../engine/continued-generation';
 import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
+import { ChatRenderer, type Message } from '../data/chat';
 import { randomEidSuffix, type Experience } from '../experience';
 import { timed } from '../monitor/phase-times';
 
@@ -33,6 +34,8 @@ export interface RolloutLimits {
   topP: number;
   topK: number;
   enableThinking: boolean | null;
+  /** The engine's chat template (`chat_template`, which Trinity fills from `model.custom_chat_template`); unset: the tokenizer's. */
+  chatTemplate?: string | null;
   /** `model.max_model_len`: the longest context a multi-turn episode may grow to (default: the model's positions). */
   maxModelLen?: number | null;
 }
@@ -44,6 +47,8 @@ export class RolloutModel {
   version = 0;
   private seedCounter: number;
   private deadline: number | null = null;
+  /** The configured chat template, rendered as vLLM renders a `chat_template` it is given. */
+  private readonly template?: ChatRenderer;
 
   constructor(
     readonly model: CausalLM,
@@ -53,6 +58,16 @@ export class RolloutModel {
     readonly stopTokenIds: readonly number[],
   ) {
     this.seedCounter = seed;
+    if (limits.chatTemplate != null) this.template = new ChatRenderer(tokenizer, limits.chatTemplate);
+  }
+
+  private applyTemplate(messages: readonly ChatMessage[], enableThinking: boolean | undefined): string {
+    if (this.template)
+      return this.template.render(
+        messages.map((m): Message => ({ ...m })),
+        { addGenerationPrompt: true, enableThinking },
+      );
+    return this.tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true, enableThinking });
   }
 
   /**
@@ -73,15 +88,8 @@ export class RolloutModel {
   renderChat(messages: readonly ChatMessage[]): string {
     const last = messages[messages.length - 1];
     const thinking = this.limits.enableThinking === null ? undefined : this.limits.enableThinking;
-    if (last?.role === 'assistant') {
-      return (
-        this.tokenizer.applyChatTemplate(messages.slice(0, -1), {
-          addGenerationPrompt: true,
-          enableThinking: thinking,
-        }) + last.content
-      );
-    }
-    return this.tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true, enableThinking: thinking });
+    if (last?.role === 'assistant') return this.applyTemplate(messages.slice(0, -1), thinking) + last.content;
+    return this.applyTemplate(messages, thinking);
   }
 
   /** The rendered template already holds any BOS, so it is tokenised without special tokens (as vLLM's chat does). */

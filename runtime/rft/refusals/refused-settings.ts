@@ -1,7 +1,8 @@
 /**
  * Settings of a checked config that Trinity-RFT honours and this runtime does not: main's per-side sync intervals,
- * recomputed old log-probs, rollout correction and MoE router replay (Trinity-RFT f3c8dec), and the features of
- * refused-features.ts (Data-Juicer pipelines, remote engines). A run would silently do something else, so `run`
+ * recomputed old log-probs, rollout correction and MoE router replay (Trinity-RFT f3c8dec), the features of
+ * refused-features.ts (Data-Juicer pipelines, remote engines) and the sampling, RoPE and optimizer settings of
+ * refused-model-settings.ts. A run would silently do something else, so `run`
  * refuses them with the registry entries it lacks (refusals.ts) and the language server shows them as the same
  * information.
  */
@@ -11,6 +12,7 @@ import type { Range } from '../../config/load/yaml-tree';
 import { valueAtPath } from '../../config/config-path';
 import { atLeast } from '../../config/releases';
 import { FEATURE_RULES } from './refused-features';
+import { MODEL_SETTING_RULES } from './refused-model-settings';
 import { HOW, type SettingRule } from './setting-rule';
 
 export interface SettingRefusal {
@@ -67,6 +69,7 @@ const RULES: readonly Rule[] = [
         : undefined,
   },
   ...FEATURE_RULES,
+  ...MODEL_SETTING_RULES,
 ];
 
 /** Every refused setting, for the refused list of docs/runtime.md. */

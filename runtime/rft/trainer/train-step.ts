@@ -22,6 +22,7 @@ import {
 } from '../algorithm';
 import type { Experience } from '../experience';
 import { padBatch, sliceRows, type PaddedBatch } from './batch';
+import { atBaseBlasThreads } from '../../engine/backend';
 import { batchReferenceLogprobs, carriedReferenceLogprobs, responseScores } from './reference-logprobs';
 import { clippedValueLoss, type ValueLossArgs } from '../algorithm/value-loss';
 import type { ValueModel } from '../../engine/lm/value-head';
@@ -160,7 +161,9 @@ export class RftTrainer {
     const ref = this.readsReference
       ? (carriedReferenceLogprobs(rows, batch) ??
         (await timed('trainer: reference forward', () =>
-          batchReferenceLogprobs(this.referenceModel(), batch, this.opts.temperature, this.opts.microBatchSize),
+          atBaseBlasThreads(() =>
+            batchReferenceLogprobs(this.referenceModel(), batch, this.opts.temperature, this.opts.microBatchSize),
+          ),
         )))
       : undefined;
     const metrics: Record<string, number> = {};

@@ -5,7 +5,9 @@
  * remaining; the model's last ```…``` block is its action. The episode ends when the player reaches G or falls into a
  * hole, after `agent_max_steps` turns, or when the episode's token budget is spent: then the last user message is
  * dropped and the experience is `response_truncated`. The reward is the sum of the step rewards (1 at the goal);
- * `info` (and so the metrics) holds `env_steps`, `env_done` and `test_score`.
+ * `info` (and so the metrics) holds `env_steps`, `env_done` and `test_score`. Trinity records no metric for invalid
+ * actions (an answer `_parse_model_response` maps to `invalid_action` 0: no fenced block, or one naming no direction;
+ * `env_step` then changes nothing); the experience lists the model turns that gave one, for the rollout record.
  *
  * The budget: every token after the first prompt counts against `rollout_args.max_response_tokens`, default 10240.
  * Trinity's GenerationConfig has no `max_response_tokens` field, so a run of Trinity always gets 10240; so does this.
@@ -18,6 +20,7 @@ import {
   FROZEN_LAKE_INVALID_HINT,
   FROZEN_LAKE_SYSTEM_PROMPT,
   FrozenLakeGame,
+  INVALID_ACTION,
   parseFrozenLakeAction,
 } from '../environments/frozen-lake/frozen-lake-game';
 import { ChatEpisode } from './multi-turn/chat-episode';
@@ -103,6 +106,7 @@ export function frozenLakeWorkflow(ctx: WorkflowContext): Workflow {
         ctx.turnSampler?.(),
       );
       const stepRewards: number[] = [];
+      const invalidActions: number[] = [];
       let steps = 0;
       let done = false;
       let truncated = false;
@@ -122,7 +126,9 @@ export function frozenLakeWorkflow(ctx: WorkflowContext): Workflow {
             break;
           }
           const reply = await episode.respond({ ...ctx.task.rolloutArgs, max_tokens: maxTokens });
-          const r = game.step(parseFrozenLakeAction(reply.text));
+          const action = parseFrozenLakeAction(reply.text);
+          if (action === INVALID_ACTION) invalidActions.push(steps);
+          const r = game.step(action);
           lastObservation = observation;
           observation = r.observation;
           done = r.done;
@@ -142,6 +148,7 @@ export function frozenLakeWorkflow(ctx: WorkflowContext): Workflow {
         truncated,
       });
       exp.eid.run = ctx.runIdBase;
+      exp.invalidActions = invalidActions;
       return [exp];
     },
   };

@@ -1,6 +1,7 @@
 /**
  * Run health rules (runtime/config/runs/run-health.ts) on runs recorded from the local runtime (test/fixtures/run-health):
- * each rule fires where the recorded metrics show its problem, not where they do not, and its threshold moves it.
+ * each rule fires where the recorded metrics (and, for TRN409, rollout records) show its problem, not where they do
+ * not, and its threshold moves it.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import {
   type HealthFinding,
   type HealthInput,
 } from '../../../runtime/config/runs/run-health';
+import { tallyEpisodes } from '../../../runtime/config/runs/episode-tally';
 
 interface Line {
   role: string;
@@ -211,5 +213,73 @@ describe('run health on recorded runs', () => {
   test('the agent findings name keys of the model', () => {
     for (const f of [...run('lake-budget', Infinity, { value: lake(2048) })])
       assert.ok(configKeyExists(f.path.join('.'), 'main'), f.path.join('.'));
+  });
+
+  test('FrozenLake whose every answer is random bytes: episodes end on an invalid action (TRN409), counted from the records', () => {
+    const lines = readFileSync('test/fixtures/run-health/lake-invalid/rollouts.jsonl', 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { step: number; samples: Record<string, unknown>[] });
+    const episodes = lines.map((l) => tallyEpisodes(l.step, l.samples)!);
+    // Each step records its 2 groups of 2 episodes; every answer names no move, the last of the 4 turns too.
+    assert.deepEqual(
+      episodes.map((e) => [e.step, e.episodes, e.endedInvalid]),
+      [1, 2, 3, 4, 5, 6].map((step) => [step, 4, 4]),
+    );
+    const found = run('lake-invalid', Infinity, { value: lake(4096), episodes });
+    assert.deepEqual(codes(found), ['TRN401', 'TRN408', 'TRN409']);
+    const invalid = found.find((f) => f.code === 'TRN409')!;
+    assert.deepEqual(invalid.path, ['model', 'model_path']);
+    assert.equal(invalid.step, 6);
+    assert.match(
+      invalid.message,
+      /^20 of the 20 recorded episodes over the last 5 steps \(100%\) ended on an invalid action/,
+    );
+    // Without records that name invalid actions (an older runtime, Trinity's own runs) there is no verdict.
+    assert.deepEqual(codes(run('lake-invalid', Infinity, { value: lake(4096) })), ['TRN401', 'TRN408']);
+  });
+
+  test('TRN409 counts episodes, not records: a step-wise episode ends with its last step; the threshold moves it', () => {
+    const rec = (task: string, run: number, step: number, turns: number, invalid: number[]) => ({
+      task,
+      run,
+      step,
+      messages: Array.from({ length: turns }, () => ({ role: 'assistant', content: 'x' })),
+      invalidActions: invalid,
+    });
+    // Step-wise: run 0's last step (2) is valid although its first was not; run 1 ends invalid. Concatenated
+    // records without a group are each an episode; one without invalidActions is not counted.
+    const tally = tallyEpisodes(3, [
+      rec('3/0', 0, 0, 1, [0]),
+      rec('3/0', 0, 2, 1, []),
+      rec('3/0', 0, 1, 1, [0]),
+      rec('3/0', 1, 0, 1, [0]),
+      {
+        messages: [
+          { role: 'assistant', content: 'a' },
+          { role: 'assistant', content: 'b' },
+        ],
+        invalidActions: [1],
+      },
+      { messages: [{ role: 'assistant', content: 'a' }], invalidActions: [] },
+      { messages: [{ role: 'assistant', content: 'a' }] },
+    ]);
+    assert.deepEqual(tally, { step: 3, episodes: 4, endedInvalid: 2 });
+    assert.equal(tallyEpisodes(1, [{ prompt: 'p', response: 'r' }]), undefined);
+    const episodes = [
+      { step: 1, episodes: 4, endedInvalid: 2 },
+      { step: 2, episodes: 6, endedInvalid: 4 },
+    ];
+    const at = (share: number) =>
+      codes(
+        checkRunHealth({ series: new Map(), live: false, now: 0, episodes, thresholds: { invalidEndedShare: share } }),
+      );
+    assert.deepEqual(at(0.6), ['TRN409']); // 6 of 10
+    assert.deepEqual(at(0.61), []);
+    // One step is not a window.
+    assert.deepEqual(
+      codes(checkRunHealth({ series: new Map(), live: false, now: 0, episodes: episodes.slice(1) })),
+      [],
+    );
   });
 });

@@ -80,18 +80,24 @@ function checkTinker(ctx: CheckContext): void {
   }
 }
 
+/** Trinity reads the template file into `custom_chat_template` (config_validator.py, f3c8dec), which the rollout model and the buffers' formats then take. */
 function checkChatTemplatePath(ctx: CheckContext): void {
   const p = ctx.get('model.chat_template_path');
   if (typeof p !== 'string' || p === '' || ctx.get('model.custom_chat_template')) return;
   const exists = ctx.host.exists;
   if (!exists) return;
-  if (!candidatePaths(ctx, p).some((c) => exists(c))) {
+  const file = candidatePaths(ctx, p).find((c) => exists(c));
+  if (!file) {
     ctx.report(
       'TRN304',
       `Failed to read chat template from \`${p}\`: the file does not exist.`,
       'model.chat_template_path',
     );
+    return;
   }
+  const text = ctx.host.readText?.(file);
+  if (text !== undefined)
+    ctx.fill('model.custom_chat_template', text, `read from \`model.chat_template_path\` (${file})`);
 }
 
 /** v0.3.0: lengths come from the model when `max_model_len` is unset; prompt and response default near it. */

@@ -20,7 +20,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperienceBufferConfig, StorageConfig } from '../../../config/types.generated';
-import { writeFileAtomically } from '../../checkpoint/checkpoints';
+import { writeFileAtomically } from '../../../engine/named-write';
 import { withIo } from '../../io-failure';
 import { resolveBufferConfig, sqliteFile } from '../../buffer';
 import { HOST, writerMayBeAlive } from '../../buffer/wait';

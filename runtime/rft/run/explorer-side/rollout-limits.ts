@@ -15,6 +15,8 @@ export function rolloutLimits(cfg: Config): RolloutLimits {
     topP: m.top_p ?? 1,
     topK: m.top_k ?? -1,
     enableThinking: m.enable_thinking ?? null,
+    // The check fills the rollout model's from `model.custom_chat_template` (itself read from `chat_template_path`).
+    chatTemplate: cfg.explorer.rollout_model.chat_template ?? m.custom_chat_template ?? null,
     maxModelLen: modelLen(m.max_model_len, m.max_prompt_tokens, m.max_response_tokens),
   };
 }
@@ -48,6 +50,7 @@ export function auxiliaryLimits(cfg: Config, m: InferenceModelConfig): RolloutLi
     topP: m.top_p ?? base.topP,
     topK: m.top_k ?? base.topK,
     enableThinking: m.enable_thinking ?? base.enableThinking,
+    chatTemplate: m.chat_template ?? null,
     maxModelLen: m.max_model_len ?? base.maxModelLen,
   };
 }

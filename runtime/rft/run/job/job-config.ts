@@ -39,6 +39,7 @@ export async function loadRunnableConfig(
       baseDirs: [opts.workDir ?? dirname(path)],
       env,
       exists: existsSync,
+      readText,
       plugins: plugins?.names,
       pluginTaskColumns: plugins?.taskColumns,
       modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
@@ -69,4 +70,13 @@ export async function loadRunnableConfig(
   if (opts.continueFromCheckpoint !== undefined)
     for (const cfg of configs) cfg.continue_from_checkpoint = opts.continueFromCheckpoint;
   return { result, configs };
+}
+
+/** A file's text, or undefined when it cannot be read (the check then says what it lacks). */
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }

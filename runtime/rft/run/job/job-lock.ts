@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { jobLockPath, PROTOCOL_VERSION, type JobLockHolder, type JobRefusal } from '../../../protocol';
-import { writeFileAtomically } from '../../checkpoint/checkpoints';
+import { writeFileAtomically } from '../../../engine/named-write';
 import { withIo } from '../../io-failure';
 
 export class JobLocked extends Error {

@@ -8,7 +8,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { PROTOCOL_VERSION, runRecordPath, type RunEvent, type RunRecord, type StageInfo } from '../../../protocol';
-import { writeFileAtomically } from '../../checkpoint/checkpoints';
+import { writeFileAtomically } from '../../../engine/named-write';
 import { isIoError, withIo } from '../../io-failure';
 
 /** The room a run record keeps for its final version (trailing spaces, which JSON ignores). */

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writeFileAtomically } from '../../checkpoint/checkpoints';
+import { writeFileAtomically } from '../../../engine/named-write';
 import { withIo } from '../../io-failure';
 
 export interface StageProgress {

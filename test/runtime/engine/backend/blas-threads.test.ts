@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import {
+  atBaseBlasThreads,
   BACKEND_ENV,
   BLAS_THREADS_ENV,
   BlasThreads,
@@ -95,6 +96,24 @@ describe('BlasThreads (the per-step switch)', () => {
     const pinned = new BlasThreads(undefined, { cores: 2, max: 2, pinned: 3 });
     assert.equal(await pinned.training('explorer-thread', async () => blasThreads()), 3);
     assert.equal(blasThreads(), 3);
+    setBlasThreads(1);
+  });
+});
+
+describe('atBaseBlasThreads (a no-gradient forward inside a training step)', () => {
+  test('runs at the base count and restores the training count, also when it throws; a pinned count holds', async () => {
+    const limits = { cores: 2, max: 2 };
+    setBlasThreads(2);
+    assert.equal(await atBaseBlasThreads(async () => blasThreads(), limits), 1);
+    assert.equal(blasThreads(), 2, 'the training count is back');
+    await assert.rejects(
+      atBaseBlasThreads(async () => {
+        throw new Error('boom');
+      }, limits),
+      /boom/,
+    );
+    assert.equal(blasThreads(), 2);
+    assert.equal(await atBaseBlasThreads(async () => blasThreads(), { ...limits, pinned: 2 }), 2);
     setBlasThreads(1);
   });
 });

@@ -14,6 +14,10 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { RolloutSample, RuntimeEvent } from '../../../../runtime/protocol';
+import {
+  INVALID_ACTION,
+  parseFrozenLakeAction,
+} from '../../../../runtime/rft/environments/frozen-lake/frozen-lake-game';
 import { IM_END, saveByteChatModel } from '../../../helpers/byte-chat-model';
 import { killAll, start } from './cli-process';
 import { tinyJob, type TinyJob } from './helpers';
@@ -138,6 +142,13 @@ buffer:
     assert.equal(sample.turnRewards!.length, turns);
     assert.equal(sample.actionMask!.length, sample.responseTokens!.length);
     assert.ok(sample.actionMask!.includes(0) || turns === 1, 'template tokens between turns are masked out');
+    // The record names the turns whose answer is Trinity's invalid action (random bytes: no ```Up``` block).
+    for (const s of rolloutLines('tests', 'lake').flatMap((l) => l.samples)) {
+      const answers = s.messages!.filter((m) => m.role === 'assistant');
+      const invalid = answers.flatMap((m, i) => (parseFrozenLakeAction(m.content) === INVALID_ACTION ? [i] : []));
+      assert.deepEqual(s.invalidActions, invalid);
+      assert.ok(invalid.length > 0);
+    }
 
     const db = new Database(join(job.dir, 'lake.db'), { readonly: true, fileMustExist: true });
     try {

@@ -253,6 +253,30 @@ const FEATURES: SettingCase[] = [
         .replace('mode: both', 'mode: bench'),
     says: /the rollouts would come from the external model `qwen3-max` at the OpenAI-compatible service in `\$OPENAI_BASE_URL`/,
   },
+  {
+    key: 'model.repetition_penalty',
+    line: 'repetition_penalty: 1.2',
+    edit: (y) => y.replace('  max_model_len: 64\n', '  max_model_len: 64\n  repetition_penalty: 1.2\n'),
+    says: /a repetition penalty of 1\.2 would reshape every sampling distribution .*; the local sampler applies none/,
+  },
+  {
+    key: 'explorer.rollout_model.ignore_eos',
+    line: 'ignore_eos: true',
+    edit: (y) => y.replace('explorer:\n', 'explorer:\n  rollout_model:\n    ignore_eos: true\n'),
+    says: /vLLM would sample past the end-of-sequence token/,
+  },
+  {
+    key: 'model.rope_theta',
+    line: 'rope_theta: 500000',
+    edit: (y) => y.replace('  max_model_len: 64\n', '  max_model_len: 64\n  rope_theta: 500000\n'),
+    says: /a `rope_theta` would override the model's own/,
+  },
+  {
+    key: 'algorithm.optimizer.optimizer_type',
+    line: 'optimizer_type: sgd',
+    edit: (y) => y.replace('lr: 1e-3', 'lr: 1e-3\n    optimizer_type: sgd'),
+    says: /the trainer would step with `sgd`; the local trainer runs AdamW/,
+  },
   ...(['m2po', 'cpt'] as const).map(
     (type): SettingCase => ({
       key: `algorithm.algorithm_type ${type}`,
