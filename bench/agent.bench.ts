@@ -14,6 +14,10 @@
  *     the same number of sampled tokens per turn, sampling its own). On BENCH_AGENT_C_EPISODES of them (default 8,
  *     as one batch; its eager attention over 64 rows of 3 K tokens takes most of an hour on this machine), its
  *     step time scaled to 64.
+ * (d) the explorer's step (Explorer.explore, frozen_lake_workflow with the same turn cap) on BENCH_AGENT_D_TASKS tasks
+ *     (default 4) × BENCH_AGENT_D_REPEATS episodes (default 2) at `runner_per_model` = their count, two ways: the
+ *     step's tasks at once, their episodes' turns in one batch (after issue 31's last part), against its tasks one
+ *     after another, a batch at most `repeat_times` wide (before: each task its own explore call here).
  * Each way is timed in wall time and in its process's CPU time (ours: process.cpuUsage; PyTorch: process_time, all
  * its threads): on a machine whose load is many times its cores, the CPU figures are the steadier comparison.
  *
@@ -23,7 +27,7 @@
  *
  * Targets (issue 31 §5): (a) ≥ 3x (b) and (a) ≥ 1.0x (c). The machine is shared: the load average is recorded beside
  * the figures. Knobs: BENCH_AGENT_EPISODES (64), BENCH_AGENT_TURNS (10), BENCH_AGENT_TURN_TOKENS,
- * BENCH_AGENT_B_EPISODES, BENCH_AGENT_ROUNDS (1), BENCH_TORCH_THREADS (2), BENCH_PYTHON, BENCH_AGENT_OUT (default
+ * BENCH_AGENT_B_EPISODES, BENCH_AGENT_D_TASKS, BENCH_AGENT_D_REPEATS, BENCH_AGENT_WAYS (abcd: which ways run), BENCH_AGENT_ROUNDS (1), BENCH_TORCH_THREADS (2), BENCH_PYTHON, BENCH_AGENT_OUT (default
  * bench/results/agent.json).
  */
 import { spawnSync } from 'node:child_process';
@@ -37,10 +41,13 @@ import { parameterCount } from '../runtime/engine/lm/params';
 import { loadPretrained, type Pretrained } from '../runtime/engine/pretrained';
 import { buildByteTokenizer, tokenizerFromJson } from '../runtime/engine/tokenizer';
 import type { Experience } from '../runtime/rft/experience';
+import { ExperiencePipeline } from '../runtime/rft/explorer/experience-pipeline';
+import type { ExplorerTask } from '../runtime/rft/explorer/explore-step';
 import { frozenLakeWorkflow } from '../runtime/rft/workflows/frozen-lake';
+import { registerWorkflow } from '../runtime/rft/workflows/registry';
 import { TurnBatcher } from '../runtime/rft/workflows/multi-turn/batched-turns';
 import { completionTurnSampler, type TurnSampler } from '../runtime/rft/workflows/multi-turn/turn-sampler';
-import { rolloutModelOf, workflowTask } from '../test/helpers/byte-chat-model';
+import { explorerWithoutRewards, rolloutModelOf, workflowTask } from '../test/helpers/byte-chat-model';
 import { findPython, peerSpecs } from './torch-peers';
 
 const env = (key: string, fallback: number): number => Number(process.env[key] ?? fallback);
@@ -51,6 +58,9 @@ const B_EPISODES = Math.min(EPISODES, env('BENCH_AGENT_B_EPISODES', 8));
 const C_EPISODES = Math.min(EPISODES, env('BENCH_AGENT_C_EPISODES', 8));
 const ROUNDS = Math.max(1, env('BENCH_AGENT_ROUNDS', 1));
 const TORCH_THREADS = env('BENCH_TORCH_THREADS', 2);
+const D_TASKS = env('BENCH_AGENT_D_TASKS', 4);
+const D_REPEATS = env('BENCH_AGENT_D_REPEATS', 2);
+const WAYS = process.env.BENCH_AGENT_WAYS ?? 'abcd';
 const TARGETS = { vsRecompute: 3, vsTorch: 1 };
 
 /** What PyTorch replays of one of (a)'s episodes: per turn, the tokens fed before it and how many it sampled. */
@@ -132,6 +142,42 @@ async function step(
   };
 }
 
+/** frozen_lake_workflow with each turn capped as in (a), its turns through the explorer's sampler. */
+registerWorkflow('bench_capped_frozen_lake', (ctx) => {
+  const wf = frozenLakeWorkflow({ ...ctx, turnSampler: () => capped(ctx.turnSampler!()) });
+  return { repeatable: wf.repeatable, concurrentRuns: wf.concurrentRuns, run: () => wf.run() };
+});
+
+/** (d): one explorer step, its tasks at once or one after another. */
+async function explorerStep(p: Pretrained, together: boolean): Promise<StepResult> {
+  const model = rolloutModelOf(p, { maxResponseTokens: 10240 }, 1);
+  const explorer = explorerWithoutRewards(model, D_TASKS * D_REPEATS);
+  const tasks: ExplorerTask[] = Array.from({ length: D_TASKS }, (_, i) => ({
+    ...workflowTask({
+      raw: { seed: i, size: 4, p: 0.8 },
+      rolloutArgs: { temperature: 1 },
+      workflowArgs: { agent_max_steps: TURNS },
+    }),
+    workflow: 'bench_capped_frozen_lake',
+    repeatTimes: D_REPEATS,
+  }));
+  const pipeline = new ExperiencePipeline([], undefined, 'main');
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const exps: Experience[] = [];
+  if (together) exps.push(...(await explorer.explore(1, tasks, pipeline)).experiences);
+  else for (const t of tasks) exps.push(...(await explorer.explore(1, [t], pipeline)).experiences);
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return {
+    ms,
+    cpuMs: (used.user + used.system) / 1000,
+    episodes: exps.length,
+    tokens: exps.reduce((a, e) => a + e.tokens.length, 0),
+    turns: exps.reduce((a, e) => a + (e.turnRewards?.length ?? 0), 0),
+  };
+}
+
 interface TorchResult {
   ms: number;
   cpu_ms: number;
@@ -174,25 +220,38 @@ async function main(): Promise<void> {
   );
   await step(p, Math.min(4, EPISODES), 'batched'); // warm-up (excluded)
 
-  const py = findPython();
+  const py = WAYS.includes('c') ? findPython() : undefined;
   const peer = py ? peerSpecs()[0] : undefined;
-  if (!py) process.stderr.write('PyTorch not found (apt-get install python3-torch): (c) is skipped\n');
+  if (WAYS.includes('c') && !py)
+    process.stderr.write('PyTorch not found (apt-get install python3-torch): (c) is skipped\n');
   const a: StepResult[] = [];
   const b: StepResult[] = [];
   const c: TorchResult[] = [];
+  const d: { together: StepResult; oneByOne: StepResult }[] = [];
   const loads: number[][] = [];
   for (let round = 0; round < ROUNDS; round++) {
     loads.push(load());
     process.stderr.write(`round ${round + 1} of ${ROUNDS} (load ${loads[round].join(' ')})\n`);
+    if (WAYS.includes('d')) {
+      const oneByOne = await explorerStep(p, false);
+      const together = await explorerStep(p, true);
+      d.push({ together, oneByOne });
+      process.stderr.write(
+        `  (d) explorer step, ${D_TASKS} tasks × ${D_REPEATS}: at once ${together.ms.toFixed(0)} ms (${together.cpuMs.toFixed(0)} CPU ms), one after another ${oneByOne.ms.toFixed(0)} ms (${oneByOne.cpuMs.toFixed(0)} CPU ms)\n`,
+      );
+    }
+    if (!WAYS.includes('a')) continue;
     const replay: ReplayTurn[][] = [];
     a.push(await step(p, EPISODES, 'batched', replay));
     process.stderr.write(
       `  (a) batched + cache: ${a[round].ms.toFixed(0)} ms/step (${a[round].cpuMs.toFixed(0)} CPU ms)\n`,
     );
-    b.push(await step(p, B_EPISODES, 'recompute'));
-    process.stderr.write(
-      `  (b) recompute, one at a time: ${b[round].ms.toFixed(0)} ms (${b[round].cpuMs.toFixed(0)} CPU ms) for ${B_EPISODES} episodes\n`,
-    );
+    if (WAYS.includes('b')) {
+      b.push(await step(p, B_EPISODES, 'recompute'));
+      process.stderr.write(
+        `  (b) recompute, one at a time: ${b[round].ms.toFixed(0)} ms (${b[round].cpuMs.toFixed(0)} CPU ms) for ${B_EPISODES} episodes\n`,
+      );
+    }
     if (py && peer) {
       const inputs = join(dir, `torch-inputs-${round}.json`);
       const episodes = replay.slice(0, C_EPISODES);
@@ -204,6 +263,18 @@ async function main(): Promise<void> {
     }
   }
   const loadEnd = load();
+  const stepWays = d.length ? explorerStepSummary(d) : null;
+  if (!a.length || !b.length) {
+    process.stdout.write(
+      `load average (1, 5, 15 min): start ${loadStart.join(' ')}, end ${loadEnd.join(' ')} (a shared machine)\n`,
+    );
+    writeResults({
+      date: new Date().toISOString(),
+      loadAverage: { start: loadStart, rounds: loads, end: loadEnd },
+      explorerStep: stepWays,
+    });
+    return;
+  }
 
   /** A way's medians: episode tokens per wall and per CPU second, and ms per step of EPISODES episodes. */
   const summary = (runs: { ms: number; cpuMs: number; tokens: number; episodes: number }[]) => ({
@@ -256,36 +327,51 @@ async function main(): Promise<void> {
   process.stdout.write(
     `load average (1, 5, 15 min): start ${loadStart.join(' ')}, end ${loadEnd.join(' ')} (a shared machine)\n`,
   );
-  const out = process.env.BENCH_AGENT_OUT ?? join(__dirname, 'results', 'agent.json');
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(
-    out,
-    `${JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        params: parameterCount(cfg),
-        episodes: EPISODES,
-        turns: TURNS,
-        turnTokens: TURN_TOKENS,
-        recomputeEpisodes: B_EPISODES,
-        torchEpisodes: C_EPISODES,
-        rounds: ROUNDS,
-        torchThreads: TORCH_THREADS,
-        loadAverage: { start: loadStart, rounds: loads, end: loadEnd },
-        batched: sa,
-        recompute: sb,
-        torch: sc ? { ...sc, runs: c } : null,
-        ratios: { batchedVsRecompute: vsB, batchedVsTorch: vsC ?? null },
-        targets: TARGETS,
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  process.exit(0);
+  writeResults({
+    date: new Date().toISOString(),
+    params: parameterCount(cfg),
+    episodes: EPISODES,
+    turns: TURNS,
+    turnTokens: TURN_TOKENS,
+    recomputeEpisodes: B_EPISODES,
+    torchEpisodes: C_EPISODES,
+    rounds: ROUNDS,
+    torchThreads: TORCH_THREADS,
+    loadAverage: { start: loadStart, rounds: loads, end: loadEnd },
+    batched: sa,
+    recompute: sb,
+    torch: sc ? { ...sc, runs: c } : null,
+    ratios: { batchedVsRecompute: vsB, batchedVsTorch: vsC ?? null },
+    targets: TARGETS,
+    explorerStep: stepWays,
+  });
 }
 
-main().catch((e: Error) => {
-  process.stderr.write(`${e.stack ?? e.message}\n`);
-  process.exit(1);
-});
+/** (d)'s medians and the ratio of one task after another to the tasks at once (ms per step, wall and CPU). */
+function explorerStepSummary(d: { together: StepResult; oneByOne: StepResult }[]) {
+  const ratio = {
+    wall: median(d.map((r) => r.oneByOne.ms / r.together.ms)),
+    cpu: median(d.map((r) => r.oneByOne.cpuMs / r.together.cpuMs)),
+  };
+  const ms = (pick: (r: (typeof d)[number]) => StepResult) => median(d.map((r) => pick(r).ms)).toFixed(0);
+  process.stdout.write(
+    `(d) explorer step of ${D_TASKS} tasks × ${D_REPEATS} episodes, runner_per_model ${D_TASKS * D_REPEATS}: ` +
+      `tasks at once ${ms((r) => r.together)} ms, one after another ${ms((r) => r.oneByOne)} ms; ` +
+      `at once is ${ratio.wall.toFixed(2)}x faster in wall time, ${ratio.cpu.toFixed(2)}x in CPU time\n`,
+  );
+  return { tasks: D_TASKS, repeats: D_REPEATS, runs: d, speedup: ratio };
+}
+
+function writeResults(results: Record<string, unknown>): void {
+  const out = process.env.BENCH_AGENT_OUT ?? join(__dirname, 'results', 'agent.json');
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (e: Error) => {
+    process.stderr.write(`${e.stack ?? e.message}\n`);
+    process.exit(1);
+  },
+);

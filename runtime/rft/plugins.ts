@@ -5,10 +5,11 @@
  * counts them as known. Loading runs the module's code: only the CLI (run by the user) and a trusted VS Code
  * workspace load plugins.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { PluginNames } from '../config/environment/plugin-names';
+import { jsTaskColumnsIn, type PluginNames } from '../config/environment/plugin-names';
+import type { TaskColumnsRead } from '../config/model/task-columns';
 import { registerReward, type RewardFactory } from './rewards';
 import { registerWorkflow } from './workflows/registry';
 import type { WorkflowFactory } from './workflows/types';
@@ -21,12 +22,14 @@ export interface RuntimePluginModule {
 export interface LoadedPlugins {
   files: string[];
   names: PluginNames;
+  /** The task columns each workflow reads, from its file's source (see jsTaskColumnsIn). */
+  taskColumns: Record<string, TaskColumnsRead>;
 }
 
 export class PluginError extends Error {}
 
 export async function loadRuntimePlugins(dirs: readonly string[]): Promise<LoadedPlugins> {
-  const out: LoadedPlugins = { files: [], names: {} };
+  const out: LoadedPlugins = { files: [], names: {}, taskColumns: {} };
   for (const dir of dirs.map((d) => resolve(d))) {
     let entries: string[];
     try {
@@ -44,10 +47,12 @@ export async function loadRuntimePlugins(dirs: readonly string[]): Promise<Loade
         throw new PluginError(`plugin ${file} failed to load: ${(e as Error).message}`);
       }
       const exports = { ...mod.default, ...mod };
+      const reads = jsTaskColumnsIn(readFileSync(file, 'utf8'));
       for (const [wf, factory] of Object.entries(exports.workflows ?? {})) {
         if (typeof factory !== 'function') throw new PluginError(`plugin ${file}: workflows.${wf} is not a function`);
         registerWorkflow(wf, factory);
         (out.names.workflow ??= []).push(wf);
+        out.taskColumns[wf] = reads;
       }
       for (const [rw, factory] of Object.entries(exports.rewards ?? {})) {
         if (typeof factory !== 'function') throw new PluginError(`plugin ${file}: rewards.${rw} is not a function`);

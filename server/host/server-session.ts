@@ -191,6 +191,7 @@ export class ServerSession {
     const dirs = [...pluginDirs, ...(env.TRINITY_PLUGIN_DIRS ?? '').split(':').filter(Boolean)].map((d) =>
       root ? resolve(root, d) : resolve(d),
     );
+    const plugins = scanPluginDirs(dirs);
     this.service.setContext({
       env,
       detectedRelease: this.detectedRelease,
@@ -198,7 +199,8 @@ export class ServerSession {
       host: {
         exists: existsSync,
         baseDirs: [],
-        plugins: scanPluginDirs(dirs),
+        plugins: plugins.names,
+        pluginTaskColumns: plugins.taskColumns,
         env,
         modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
       },

@@ -169,6 +169,21 @@ describe('trinity-workbench check', () => {
     const r = run(['check', '--plugin-dir', 'plugins', 'step-wise-lake.trinity.yaml'], { cwd: example });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.doesNotMatch(r.stdout, /TRN307/);
+    // Its workflow reads its own row keys (size, p, seed), never ctx.task.taskDesc / truth: no prompt or answer
+    // column is asked for. The same rows under a workflow that reads ctx.task.taskDesc still get the warning.
+    assert.doesNotMatch(r.stdout, /TRN305/);
+    const reader = workspace({
+      'plugins/reader.mjs':
+        'export const workflows = { step_wise_lake: (ctx) => ({ run: async () => ctx.task.taskDesc }) };',
+    });
+    const withReader = run(['check', '--plugin-dir', join(reader, 'plugins'), 'step-wise-lake.trinity.yaml'], {
+      cwd: example,
+    });
+    assert.match(
+      withReader.stdout,
+      /warning TRN305 .*prompt_key` is `prompt`.*empty prompt if `step_wise_lake` reads it/,
+    );
+    assert.doesNotMatch(withReader.stdout, /TRN305 .*response_key/);
   });
 
   test('several files: each reported, exit 1 if any has an error', () => {

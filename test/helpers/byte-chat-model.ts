@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { saveInitialModel } from '../../runtime/engine/lm/checkpoint';
 import { loadPretrained, stopTokenIds, type Pretrained } from '../../runtime/engine/pretrained';
 import { buildByteTokenizer, tokenizerFromJson } from '../../runtime/engine/tokenizer';
+import { Explorer } from '../../runtime/rft/explorer/explore-step';
 import { RolloutModel, type RolloutLimits } from '../../runtime/rft/models/rollout-model';
 import type { TurnSampler } from '../../runtime/rft/workflows/multi-turn/turn-sampler';
 import type { WorkflowTask } from '../../runtime/rft/workflows/types';
@@ -85,4 +86,18 @@ export function forcedTurns(model: RolloutModel, texts: readonly string[], fallb
     },
     close() {},
   };
+}
+
+/** An explorer on `model` for workflows that score themselves (FrozenLake): no reward function, retry or samples. */
+export function explorerWithoutRewards(model: RolloutModel, runnersPerModel: number): Explorer {
+  return new Explorer(model, {
+    maxRetryTimes: 0,
+    createReward: () => {
+      throw new Error('no reward function');
+    },
+    samplesPerStep: 0,
+    log: () => {},
+    release: 'main',
+    runnersPerModel,
+  });
 }

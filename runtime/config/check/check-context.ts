@@ -15,6 +15,7 @@ import { atLeast, inRange, type Release } from '../releases';
 import type { Range } from '../load/yaml-tree';
 import { registryEntryAt, type RegistryId } from '../model/registries';
 import type { PluginNames } from '../environment/plugin-names';
+import type { PluginTaskColumns } from '../model/task-columns';
 import type { ConfigPath, ConfigValueAt } from '../config-path';
 import type { GpuSpec } from '../gpu-memory/gpu-cards';
 import type { GpuMemoryReport } from '../gpu-memory/report';
@@ -50,6 +51,8 @@ export interface CheckHost {
   readText?: (absPath: string) => string | undefined;
   /** Names that plugin directories register (see environment/plugin-names.ts). */
   plugins?: PluginNames;
+  /** The task columns each JavaScript plugin workflow reads (the dataset checks ask only for those). */
+  pluginTaskColumns?: PluginTaskColumns;
   /** The GPU the memory estimates are for (`trinityWorkbench.gpu`, `check --gpu`); H100-80G when absent. */
   gpu?: GpuSpec;
   /**

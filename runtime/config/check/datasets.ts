@@ -8,6 +8,7 @@ import { candidatePaths } from './runtime';
 import type { CheckContext } from './check-context';
 import { storagePaths, workflowTypePath } from './tasksets';
 import { registryEntryAt } from '../model/registries';
+import { taskColumnsRead } from '../model/task-columns';
 import { checkWorkflowRows, readsTaskRows } from './workflow-rows';
 import { isTasksetPath, type StoragePath, type TasksetPath } from '../config-path';
 
@@ -61,29 +62,12 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
   }
 }
 
-/**
- * Workflows that do not read a task's `format.prompt_key` / `response_key` columns (every other workflow reads both,
- * as Trinity's Task.task_desc and Task.truth). frozen_lake_workflow builds its map from the row's `size`, `p` and
- * `seed` (envs/frozen_lake/workflow.py @8b7fce3), sudoku_workflow its game from `puzzle` and `solution`;
- * tool_call_workflow its messages from `raw_system`, `tools` and `conversations` and its truth from `answer`
- * (customized_toolcall_workflows.py @7f9b280); math_eval_workflow reads the `question` column itself and grades
- * against the truth (eval_workflow.py).
- */
-const TASK_COLUMNS_READ: Record<string, { prompt: boolean; response: boolean }> = {
-  frozen_lake_workflow: { prompt: false, response: false },
-  sudoku_workflow: { prompt: false, response: false },
-  tool_call_workflow: { prompt: false, response: false },
-  toolcall_workflow: { prompt: false, response: false },
-  math_eval_workflow: { prompt: false, response: true },
-  async_math_eval_workflow: { prompt: false, response: true },
-};
-
 /** Which columns Trinity reads from this dataset, given where it sits in the config and the algorithm. */
 function keyNeeds(ctx: CheckContext, base: StoragePath): KeyNeed[] {
   if (isTasksetPath(base)) {
     // With `format.workflow_key` each row may name its own workflow: assume it reads both.
     const workflow = ctx.get(`${base}.format.workflow_key`) ? undefined : ctx.get(workflowTypePath(ctx, base));
-    const reads = TASK_COLUMNS_READ[String(workflow)] ?? { prompt: true, response: true };
+    const reads = taskColumnsRead(String(workflow), ctx.host.pluginTaskColumns);
     // A workflow of a plugin (or a module path) may read any columns: a missing prompt column is only a warning.
     const builtIn = workflow === undefined || registryEntryAt('workflow', String(workflow), ctx.release) !== undefined;
     const needs: KeyNeed[] = [];

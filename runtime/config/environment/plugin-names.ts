@@ -7,8 +7,15 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RegistryId } from '../model/registries';
+import type { PluginTaskColumns, TaskColumnsRead } from '../model/task-columns';
 
 export type PluginNames = Partial<Record<RegistryId, string[]>>;
+
+/** What plugin directories register, and which task columns their JavaScript workflows read. */
+export interface PluginScan {
+  names: PluginNames;
+  taskColumns: PluginTaskColumns;
+}
 
 const REGISTRY_VARS: Record<string, RegistryId> = {
   WORKFLOWS: 'workflow',
@@ -56,6 +63,17 @@ export function jsExportsIn(text: string): PluginNames {
     if (names.length) (out[id] ??= []).push(...names);
   }
   return out;
+}
+
+/**
+ * Which task columns the workflows of a JavaScript plugin read. A runtime workflow sees `format.prompt_key`'s column
+ * only as `ctx.task.taskDesc` and `response_key`'s only as `ctx.task.truth` (rft/workflows/types.ts WorkflowTask; the
+ * format itself is not passed), so a file that never names them reads neither; one that does counts for all its
+ * workflows (a helper function may be shared).
+ */
+export function jsTaskColumnsIn(text: string): TaskColumnsRead {
+  const code = withoutComments(text);
+  return { prompt: /\btaskDesc\b/.test(code), response: /\btruth\b/.test(code) };
 }
 
 /** The text with its comments blanked (strings kept), so that a commented-out map names nothing. */
@@ -122,8 +140,9 @@ function stringEnd(source: string, i: number): number {
 }
 
 /** Scans plugin directories (recursively, at most `maxFiles` .py files); unreadable entries are skipped. */
-export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): PluginNames {
+export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): PluginScan {
   const out: PluginNames = {};
+  const taskColumns: Record<string, TaskColumnsRead> = {};
   let budget = maxFiles;
   let root = '';
   const visit = (dir: string) => {
@@ -147,7 +166,13 @@ export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): Plugin
         budget--;
         try {
           const text = readFileSync(p, 'utf8');
-          mergeNames(out, name.endsWith('.py') ? registrationsIn(text) : jsExportsIn(text));
+          if (name.endsWith('.py')) mergeNames(out, registrationsIn(text));
+          else {
+            const names = jsExportsIn(text);
+            mergeNames(out, names);
+            const reads = jsTaskColumnsIn(text);
+            for (const wf of names.workflow ?? []) taskColumns[wf] = reads;
+          }
         } catch {
           // An unreadable plugin file registers nothing, as a failing import would.
         }
@@ -158,7 +183,7 @@ export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): Plugin
     root = d;
     visit(d);
   }
-  return out;
+  return { names: out, taskColumns };
 }
 
 export function mergeNames(into: PluginNames, from: PluginNames): PluginNames {

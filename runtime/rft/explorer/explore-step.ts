@@ -43,6 +43,7 @@ import type { RunLog } from '../monitor/run-log';
 import type { RewardFactory, WorkflowTask } from '../workflows/types';
 import { workflowFactory } from '../workflows/registry';
 import { TurnBatcher } from '../workflows/multi-turn/batched-turns';
+import { RunSlots } from './run-slots';
 import { evalTaskMetrics } from './eval-metrics';
 import { advantagesByUid, sampleRollouts } from './rollout-samples';
 import { timed } from '../monitor/phase-times';
@@ -75,8 +76,17 @@ export interface ExplorerOptions {
    * model turns batched into one engine call (default 1: one after another). Trinity's scheduler
    * (trinity/explorer/scheduler.py: `runner_num = engines × runner_per_model`) runs that many workflow runners per
    * engine and spreads a task's repeats over them in chunks of `max_repeat_times_per_runner` (`_split_and_submit_tasks`,
-   * b6321d7); here the step's tasks still run one after another, so only one task's runs share the batch, and the
-   * chunking is not modelled.
+   * b6321d7), so the runs of all a step's tasks share the engine. Here, with more than one runner and no over-rollout,
+   * a step's tasks go at once: up to `runner_per_model` runs of them at a time (RunSlots, granted in task and run
+   * order), all their episodes' turns through one TurnBatcher. A workflow whose runs cannot go at once (repeatable,
+   * or without `concurrentRuns`) takes every runner while it runs. The chunking is not modelled.
+   *
+   * What differs from one task after another: each episode draws its sampling seed when it opens, so the results of
+   * a seed are the same as sequentially when every run of the step fits the runners at once (runs open in task and
+   * run order); with more runs than runners they open in the order runners come free, which the same seed and
+   * config still repeat. A task's clocks (its time, its attempt's timeout) start when its first run gets a runner;
+   * episodes that go at once are not interrupted at their timeout (their turns share engine calls): an attempt that
+   * comes back after it fails as timed out, as before. A workflow that runs alone keeps its deadline.
    */
   runnersPerModel?: number;
   /** `explorer.auxiliary_models`, handed to every workflow; the explorer owns them (see `dispose`). */
@@ -127,6 +137,12 @@ export interface StepOutput {
   selectorFeedback?: SelectorFeedback[];
 }
 
+/** What the tasks of a step that go at once share: the runners and the batcher of their episodes' turns. */
+interface StepShare {
+  slots: RunSlots;
+  turns: TurnBatcher;
+}
+
 interface TaskRun {
   exps: Experience[];
   /** The task's metrics: each run's (one per experience) mean, plus the release's timing keys. */
@@ -167,14 +183,24 @@ export class Explorer {
     const runs: TaskRun[] = [];
     const over = this.opts.overRollout;
     let cutoff: number | null = null;
-    for (const [i, t] of tasks.entries()) {
-      if (cutoff !== null && performance.now() >= cutoff) break;
-      const run = await this.runTask(t, step, i, cutoff);
-      if (run === CUT) break;
-      runs.push(run);
-      if (over && cutoff === null && runs.length >= over.minWaitNum)
-        cutoff = performance.now() + over.waitAfterMinS * 1000;
-    }
+    const runners = Math.max(1, this.opts.runnersPerModel ?? 1);
+    if (!over && runners > 1 && tasks.length > 1) {
+      const share: StepShare = { slots: new RunSlots(runners), turns: new TurnBatcher(this.model) };
+      try {
+        const all = await Promise.all(tasks.map((t, i) => this.runTask(t, step, i, null, share)));
+        for (const run of all) if (run !== CUT) runs.push(run);
+      } finally {
+        share.turns.dispose();
+      }
+    } else
+      for (const [i, t] of tasks.entries()) {
+        if (cutoff !== null && performance.now() >= cutoff) break;
+        const run = await this.runTask(t, step, i, cutoff);
+        if (run === CUT) break;
+        runs.push(run);
+        if (over && cutoff === null && runs.length >= over.minWaitNum)
+          cutoff = performance.now() + over.waitAfterMinS * 1000;
+      }
     if (runs.length === tasks.length) this.totalCompletedSteps++;
     else
       this.opts.log(
@@ -285,15 +311,19 @@ export class Explorer {
     return Math.min(max, (this.totalRunningTime / this.totalCompletedTasks) * t.dynamic.ratio);
   }
 
-  /** One task with its retries; CUT when over-rollout's `cutoff` (a performance.now() time) came first. */
+  /**
+   * One task with its retries; CUT when over-rollout's `cutoff` (a performance.now() time) came first. With `share`
+   * it goes at once with the step's other tasks (see ExplorerOptions.runnersPerModel).
+   */
   private async runTask(
     task: ExplorerTask,
     batch: number | string,
     index: number,
     cutoff: number | null = null,
+    share?: StepShare,
   ): Promise<TaskRun | typeof CUT> {
     const keys = runMetricKeys(this.release);
-    const started = performance.now();
+    let started = performance.now();
     const version = this.model.version;
     const timeout = this.attemptTimeout();
     const partialRuns = this.release === 'main';
@@ -301,11 +331,23 @@ export class Explorer {
     let partial: { exps: Experience[]; seconds: number } | undefined;
     let lastError = '';
     for (let attempt = 0; attempt <= this.opts.maxRetryTimes && !done; attempt++) {
-      const attemptStart = performance.now();
-      const timeoutAt = timeout === null ? null : attemptStart + timeout * 1000;
+      let attemptStart = performance.now();
+      let timeoutAt = timeout === null ? null : attemptStart + timeout * 1000;
       const deadline = cutoff === null ? timeoutAt : Math.min(cutoff, timeoutAt ?? Infinity);
+      const waitedFrom = attemptStart;
       try {
-        const got = await this.model.withDeadline(deadline, () => this.runWorkflow(task, partialRuns));
+        const got = share
+          ? await this.runWorkflow(task, partialRuns, {
+              ...share,
+              deadline: () => timeoutAt,
+              // Trinity times a task in its runner: the clocks start when the task's first run gets one.
+              onRunner: () => {
+                attemptStart = performance.now();
+                if (attempt === 0) started += attemptStart - waitedFrom;
+                timeoutAt = timeout === null ? null : attemptStart + timeout * 1000;
+              },
+            })
+          : await this.model.withDeadline(deadline, () => this.runWorkflow(task, partialRuns));
         if (cutoff !== null && performance.now() >= cutoff) return CUT;
         // A workflow that returns after its deadline had timed out too (Trinity stops waiting for it).
         if (timeoutAt !== null && performance.now() >= timeoutAt) throw new TaskTimeoutError();
@@ -373,9 +415,23 @@ export class Explorer {
    * cannot repeat itself: there a failed run is counted and the runs stop (or, with return_partial_tasks, go on), and
    * the finished ones are kept (workflow_runner.py `_sequential_run`). A timeout always fails the attempt.
    */
-  private async runWorkflow(task: ExplorerTask, partialRuns: boolean): Promise<Attempt> {
+  private async runWorkflow(
+    task: ExplorerTask,
+    partialRuns: boolean,
+    share?: StepShare & { deadline: () => number | null; onRunner: () => void },
+  ): Promise<Attempt> {
     const factory = workflowFactory(task.workflow);
-    const turns = new TurnBatcher(this.model);
+    const turns = share?.turns ?? new TurnBatcher(this.model);
+    // Alone, a task's runs go up to runner_per_model at once; with others, each run holds one of the step's runners,
+    // and a run that must go alone holds them all (and so may keep the task's deadline on the model's generations).
+    const slots = share?.slots ?? new RunSlots(Number.MAX_SAFE_INTEGER);
+    let waiting = true;
+    const hold = <T>(alone: boolean, fn: () => T | Promise<T>): Promise<T> =>
+      slots.with(alone ? slots.capacity : 1, () => {
+        if (waiting) share?.onRunner();
+        waiting = false;
+        return share && alone ? this.model.withDeadline(share.deadline(), fn) : fn();
+      });
     const ctx = {
       model: this.model,
       task,
@@ -388,12 +444,12 @@ export class Explorer {
     try {
       const wf = factory(ctx);
       const out: Attempt = { exps: [], failedRuns: 0 };
-      if (wf.repeatable) out.exps = await wf.run();
+      if (wf.repeatable) out.exps = await hold(true, () => wf.run());
       else {
         const width = wf.concurrentRuns ? Math.max(1, this.opts.runnersPerModel ?? 1) : 1;
         const goOnAfterFailure = partialRuns && this.opts.returnPartialTasks === true;
         const runs = await runConcurrently(task.repeatTimes, width, goOnAfterFailure, (i) =>
-          factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run(),
+          hold(!wf.concurrentRuns, () => factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run()),
         );
         for (const [i, run] of runs.entries()) {
           if (!run.ok) {
@@ -412,7 +468,7 @@ export class Explorer {
       if (out.exps.length === 0 && out.failedRuns === 0) throw new Error('An empty experience is generated');
       return out;
     } finally {
-      turns.dispose();
+      if (!share) turns.dispose();
     }
   }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { jsExportsIn } from '../../../runtime/config/environment/plugin-names';
+import { jsExportsIn, jsTaskColumnsIn } from '../../../runtime/config/environment/plugin-names';
 
 test("a JavaScript plugin's workflow and reward names are the top-level keys of its exported maps", () => {
   const source = [
@@ -28,4 +28,12 @@ test('unfinished text (an open comment, string or map) ends the scan without han
   assert.deepEqual(jsExportsIn('export const workflows = { a: 1, /* open'), { workflow: ['a'] });
   assert.deepEqual(jsExportsIn("export const workflows = { b: 'open"), { workflow: ['b'] });
   assert.deepEqual(jsExportsIn('export const rewards = { c'), {});
+});
+
+test('a JavaScript plugin reads the prompt column only through ctx.task.taskDesc and the answer only through ctx.task.truth', () => {
+  // Its own row keys, and the names in a comment, read neither.
+  const own = '// not ctx.task.taskDesc or truth\nconst { size, seed } = ctx.task.raw;\nconst truthy = 1;';
+  assert.deepEqual(jsTaskColumnsIn(own), { prompt: false, response: false });
+  assert.deepEqual(jsTaskColumnsIn('const { taskDesc } = ctx.task;'), { prompt: true, response: false });
+  assert.deepEqual(jsTaskColumnsIn("reward(out, ctx.task['truth'])"), { prompt: false, response: true });
 });

@@ -41,6 +41,7 @@ export async function loadRunnableConfig(
       exists: existsSync,
       readText,
       plugins: plugins?.names,
+      pluginTaskColumns: plugins?.taskColumns,
       modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
     },
   });

@@ -436,3 +436,76 @@ describe('main: a task whose runs partly failed keeps the runs that finished (re
     assert.deepEqual(await runs('v0.5.2', true, [], true), []);
   });
 });
+
+describe("runner_per_model: a step's tasks go at once, up to that many runs across them", () => {
+  let inFlight = 0;
+  let mostAtOnce = 0;
+  let started: string[] = [];
+  before(() => {
+    registerWorkflow('test_runs_share_runners', (ctx) => ({
+      repeatable: false,
+      concurrentRuns: true,
+      run: async () => {
+        started.push(`${ctx.task.taskDesc}/${ctx.runIdBase}`);
+        mostAtOnce = Math.max(mostAtOnce, ++inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return [fakeExperience()];
+      },
+    }));
+    // Repeatable: one call makes every run of the task (as model.generate with n), so it holds all the runners.
+    registerWorkflow('test_repeatable_alone', (ctx) => ({
+      repeatable: true,
+      run: async () => {
+        mostAtOnce = Math.max(mostAtOnce, ++inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return Array.from({ length: ctx.repeatTimes }, fakeExperience);
+      },
+    }));
+  });
+  const step = async (workflow: string, runnersPerModel: number) => {
+    inFlight = mostAtOnce = 0;
+    started = [];
+    const out = await explorer({ release: 'main', runnersPerModel }).explore(
+      1,
+      ['a', 'b', 'c'].map((q) => task(q, workflow, 2)),
+      new ExperiencePipeline([], undefined, 'main'),
+    );
+    return out.experiences.map((e) => `${e.eid.task}/${e.eid.run}`);
+  };
+
+  test('six runs of three tasks on four runners: four at once, started in task and run order, kept in that order', async () => {
+    const inOrder = ['0/0', '0/1', '1/0', '1/1', '2/0', '2/1'];
+    assert.deepEqual(await step('test_runs_share_runners', 4), inOrder);
+    assert.equal(mostAtOnce, 4, 'runs of different tasks went at once');
+    assert.deepEqual(started, ['a/0', 'a/1', 'b/0', 'b/1', 'c/0', 'c/1']);
+    assert.deepEqual(await step('test_runs_share_runners', 1), inOrder);
+    assert.equal(mostAtOnce, 1, 'one runner: one run at a time');
+  });
+
+  test('a workflow whose runs cannot share the engine runs one task at a time', async () => {
+    assert.deepEqual(await step('test_repeatable_alone', 4), ['0/0', '0/0', '1/0', '1/0', '2/0', '2/0']);
+    assert.equal(mostAtOnce, 1);
+  });
+
+  test('such a task keeps its deadline, and its clock starts when it gets the runners, not while it waits', async () => {
+    const logs: Logged[] = [];
+    const started = performance.now();
+    await explorer(
+      { release: 'v0.3.2', maxRetryTimes: 0, timeout: { maxTimeout: 0.3 }, runnersPerModel: 4 },
+      logs,
+    ).explore(
+      1,
+      [task('3+4', 'test_generate_forever'), task('1+6', 'test_generate_forever')],
+      new ExperiencePipeline([], undefined, 'v0.3.2'),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    // Each stopped at 0.3 s of its own: the second does not lose its time to the first.
+    assert.ok(seconds >= 0.6 && seconds < 30, `took ${seconds} s`);
+    const timeouts = logs.filter(
+      (l) => l.level === 'error' && /^Timeout when running task [01] of batch 1/.test(l.message),
+    );
+    assert.equal(timeouts.length, 2, JSON.stringify(logs));
+  });
+});

@@ -265,6 +265,11 @@ explorer:
       run.events.some((e) => e.type === 'log' && e.message.includes('the explorer runs in a worker thread')),
       'the plugin ran in the worker',
     );
+    // The plugin reads its rows' own keys, never ctx.task.taskDesc / truth: no warning about a prompt column.
+    assert.deepEqual(
+      run.events.filter((e) => e.type === 'log' && e.message.includes('TRN305')),
+      [],
+    );
     // Four experiences a step, two a training batch (batch_size × repeat_times): two trainer steps per explorer step.
     assert.deepEqual(trainerSteps(run.events), [1, 2, 3, 4]);
     const explorer = run.events.find((e) => e.type === 'metrics' && e.role === 'explorer');

@@ -13,12 +13,17 @@ import { generateContinued, keepsRowCaches, RowCache } from '../../../../runtime
 import type { Pretrained } from '../../../../runtime/engine/pretrained';
 import type { Experience } from '../../../../runtime/rft/experience';
 import { ExperiencePipeline } from '../../../../runtime/rft/explorer/experience-pipeline';
-import { Explorer, type ExplorerTask } from '../../../../runtime/rft/explorer/explore-step';
+import type { ExplorerTask } from '../../../../runtime/rft/explorer/explore-step';
 import type { RolloutArgs, RolloutModel } from '../../../../runtime/rft/models/rollout-model';
 import { frozenLakeWorkflow } from '../../../../runtime/rft/workflows/frozen-lake';
 import { TurnBatcher } from '../../../../runtime/rft/workflows/multi-turn/batched-turns';
 import { completionTurnSampler, type TurnSampler } from '../../../../runtime/rft/workflows/multi-turn/turn-sampler';
-import { loadByteChatModel, rolloutModelOf, workflowTask } from '../../../helpers/byte-chat-model';
+import {
+  explorerWithoutRewards,
+  loadByteChatModel,
+  rolloutModelOf,
+  workflowTask,
+} from '../../../helpers/byte-chat-model';
 
 const TURN_TOKENS = 6;
 const EPISODES = 4;
@@ -87,6 +92,22 @@ async function batchesOfOne(temperature: number): Promise<Experience[]> {
   const out: Experience[] = [];
   for (let i = 0; i < EPISODES; i++) out.push((await episode(model, i, temperature, () => batcher.open()).run())[0]);
   return out;
+}
+
+/** One explorer step of FrozenLake tasks (a 3×3 map per seed), `repeats` episodes each, at `runnersPerModel`. */
+async function lakeStep(runnersPerModel: number, seeds: number[], repeats: number): Promise<Experience[]> {
+  const ex = explorerWithoutRewards(rolloutModelOf(pretrained, {}, 5), runnersPerModel);
+  const tasks: ExplorerTask[] = seeds.map((seed) => ({
+    ...workflowTask({
+      raw: { seed, size: 3, p: 0.8 },
+      // An episode budget of 10 tokens: one sampled turn of the random model, then the budget ends it.
+      rolloutArgs: { temperature: 1, max_response_tokens: 10 } as RolloutArgs,
+      workflowArgs: { agent_max_steps: 2 },
+    }),
+    workflow: 'frozen_lake_workflow',
+    repeatTimes: repeats,
+  }));
+  return (await ex.explore(1, tasks, new ExperiencePipeline([], undefined, 'main'))).experiences;
 }
 
 function assertSameEpisodes(got: Experience[], want: Experience[]): void {
@@ -174,38 +195,24 @@ describe('batched turns with the KV cache following each episode', () => {
   });
 
   test("the explorer runs a task's episodes at once (runner_per_model) and gets the same experiences", async () => {
-    const run = async (runnersPerModel: number) => {
-      const model = rolloutModelOf(pretrained, {}, 5);
-      const ex = new Explorer(model, {
-        maxRetryTimes: 0,
-        createReward: () => {
-          throw new Error('no reward function');
-        },
-        samplesPerStep: 0,
-        log: () => {},
-        release: 'main',
-        runnersPerModel,
-      });
-      const task: ExplorerTask = {
-        ...workflowTask({
-          raw: { seed: 3, size: 3, p: 0.8 },
-          // An episode budget of 10 tokens: one sampled turn of the random model, then the budget ends it.
-          rolloutArgs: { temperature: 1, max_response_tokens: 10 } as RolloutArgs,
-          workflowArgs: { agent_max_steps: 2 },
-        }),
-        workflow: 'frozen_lake_workflow',
-        repeatTimes: EPISODES,
-      };
-      return (await ex.explore(1, [task], new ExperiencePipeline([], undefined, 'main'))).experiences;
-    };
-    const one = await run(1);
-    const atOnce = await run(EPISODES);
+    const one = await lakeStep(1, [3], EPISODES);
+    const atOnce = await lakeStep(EPISODES, [3], EPISODES);
     assert.equal(one.length, EPISODES);
     assert.deepEqual(
       atOnce.map((e) => [e.eid.run, e.tokens]),
       one.map((e) => [e.eid.run, e.tokens]),
     );
     assert.ok(new Set(one.map((e) => e.tokens.join())).size > 1, 'the runs sampled different episodes');
+  });
+
+  test("the episodes of all a step's tasks go at once and sample what they sample one task after another", async () => {
+    const one = await lakeStep(1, [3, 4], 2);
+    const atOnce = await lakeStep(EPISODES, [3, 4], 2);
+    assert.equal(one.length, 4);
+    assert.deepEqual(
+      atOnce.map((e) => [e.eid.task, e.eid.run, e.tokens]),
+      one.map((e) => [e.eid.task, e.eid.run, e.tokens]),
+    );
   });
 
   test('every cache is freed when its episode ends', async () => {
