@@ -201,6 +201,8 @@ export class RolloutsView {
     tip.backgroundColor = t.tooltipBackground;
     tip.titleColor = t.foreground;
     tip.bodyColor = t.foreground;
-    c.update('none');
+    // Not update('none'): in that mode a bar keeps the options it resolved first, so a theme change (or a first
+    // draw before the theme's variables) left the bars in the old colour (black in the transcripts' screenshots).
+    c.update();
   }
 }
