@@ -79,14 +79,24 @@ test('New Config from Example, Check All Configs and Select Trinity Release', { 
 
     // A `trinity` check task from tasks.json: its output, read by the $trinity problem matcher, fills the Problems
     // panel for a file no editor has opened (so the language server has not checked it).
-    await command('Tasks: Run Task');
-    await pick('check typo');
     const fromTask = page.locator('.markers-panel .monaco-tl-contents', { hasText: 'Unknown key `repeat_time`' });
     // The task's terminal takes the panel while it runs: open Problems once the matcher has counted errors.
-    await page
+    const counted = page
       .locator('[id="status.problems"] [aria-label*="Errors: 3"], [id="status.problems"][aria-label*="Errors: 3"]')
-      .first()
-      .waitFor({ state: 'attached', timeout: 60_000 });
+      .first();
+    // VS Code's terminal tasks now and then match nothing of a fast task's output (microsoft/vscode#184523, #194501:
+    // CI saw the terminal print the 3 errors and the status bar count 0): a second run is what a user would do.
+    for (let attempt = 1; ; attempt++) {
+      await command('Tasks: Run Task');
+      await pick('check typo');
+      try {
+        await counted.waitFor({ state: 'attached', timeout: attempt === 1 ? 30_000 : 60_000 });
+        break;
+      } catch (e) {
+        if (attempt === 2) throw e;
+        console.log('the problem matcher counted no errors on the first run of the task: running it again');
+      }
+    }
     await page.keyboard.press('Control+Shift+M');
     await fromTask.first().waitFor({ timeout: 60_000 });
     await vscode.screenshot('vscode-tools-2-task');
