@@ -134,8 +134,10 @@ describe('run state in the editor', () => {
         return (shown?.at ?? Infinity) - at;
       });
       assert.equal(written.size, 200);
-      const mid = bar.find((b) => (b.step ?? 0) >= 100)!;
-      assert.equal(mid.text, `$(sync~spin) step ${mid.step}/200`);
+      // What a redraw during the run says (a fast machine may redraw only a few times in the whole run).
+      const during = bar.filter((b) => b.step !== undefined);
+      assert.ok(during.length > 0, 'the status bar showed the run at least once');
+      for (const b of during) assert.equal(b.text, `$(sync~spin) step ${b.step}/200`);
       // The output channel: a line shown is at most 1 s old; what the limit leaves out is counted, not queued.
       const lineLag = channel.flatMap(({ at, line }) => {
         const t = /\(at (\d+)\)$/.exec(line);

@@ -281,7 +281,9 @@ async function newUserPath(): Promise<void> {
   await runButton().waitFor({ timeout: 5000 });
   await page.locator('.notification-toast', { hasText: /Trinity: countdown stopped/ }).waitFor({ timeout: 10_000 });
 
-  // A run started from a terminal in the config's folder: live in the Runs view within 2 s, with its own step.
+  // A run started from a terminal in the config's folder: live in the Runs view within 2 s, with its own step. It trains
+  // long enough to be stopped: CI's machine ran 120 steps in 27 s, before the Stop below was pressed.
+  writeFileSync(config, readFileSync(config, 'utf8').replace('total_epochs: 60', 'total_epochs: 3000'));
   terminal = spawn(process.execPath, [CLI, 'run', '--config', 'countdown.trinity.yaml', '--backend', 'wasm'], {
     cwd: countdown(),
     stdio: 'ignore',
