@@ -42,7 +42,7 @@ export function validate(doc: TextDocument, analysis: Analysis, settings: Servic
 function refusals(analysis: Analysis): ConfigDiagnostic[] {
   // A name already reported as an error there (TRN307's unknown workflow) is not also "Trinity-only".
   const errorAt = new Set(analysis.result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.range[0]));
-  return localRefusals(analysis.result)
+  return localRefusals(analysis.result, analysis.host.localPlugins)
     .filter((r) => !errorAt.has(r.range[0]))
     .map((r) => ({
       code: 'TRN312',
