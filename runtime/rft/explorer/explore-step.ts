@@ -86,8 +86,10 @@ export interface ExplorerOptions {
    * a seed are the same as sequentially when every run of the step fits the runners at once (runs open in task and
    * run order); with more runs than runners they open in the order runners come free, which the same seed and
    * config still repeat. A task's clocks (its time, its attempt's timeout) start when its first run gets a runner;
-   * episodes that go at once are not interrupted at their timeout (their turns share engine calls): an attempt that
-   * comes back after it fails as timed out, as before. A workflow that runs alone keeps its deadline.
+   * an episode that goes at once with others ends at its task's deadline (TurnBatcher fails its turn there, the others
+   * in its batch go on), and the attempt times out and is retried as Trinity's; a run that makes no turns through the
+   * batcher is not interrupted (an attempt that comes back late still fails as timed out). A workflow that runs alone
+   * keeps its deadline on the model's generations.
    */
   runnersPerModel?: number;
   /** `explorer.auxiliary_models`, handed to every workflow; the explorer owns them (see `dispose`). */
@@ -440,7 +442,8 @@ export class Explorer {
       runIdBase: 0,
       createReward: this.opts.createReward,
       auxiliaryModels: this.opts.auxiliaryModels ?? [],
-      turnSampler: () => turns.open(),
+      // With the step's other tasks, an episode ends at its task's deadline (its turns share engine calls).
+      turnSampler: () => turns.open(share?.deadline),
     };
     try {
       const wf = factory(ctx);

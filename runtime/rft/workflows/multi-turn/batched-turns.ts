@@ -8,8 +8,14 @@
  *
  * Each episode draws one seed from the rollout model when it opens (in opening order) and its turn k samples with
  * seed + k, so a run's seed fixes every episode's draws whatever episodes its turns are batched with.
+ *
+ * An episode opened with a deadline (its task's timeout) ends there: a turn it asks for after it, or one still
+ * waiting or decoding at it, fails with the engine's GenerationStoppedError at the deadline, as Trinity's runner
+ * stops waiting for a task past its timeout (scheduler.py `run_with_retry`: `asyncio.wait_for`). The episodes it was
+ * batched with go on: the batch call in flight finishes for them and its row of the late episode is dropped.
  */
 import { generateContinued, type ContinuedRow, type RowCache } from '../../../engine/continued-generation';
+import { GenerationStoppedError } from '../../../engine/sampling';
 import type { RolloutArgs, RolloutModel } from '../../models/rollout-model';
 import type { SampledTurn, TurnSampler } from './turn-sampler';
 
@@ -19,6 +25,9 @@ interface Request {
   args: RolloutArgs;
   resolve: (turn: SampledTurn) => void;
   reject: (e: unknown) => void;
+  /** Set once the request was answered (or failed at its episode's deadline): later outcomes are dropped. */
+  settled?: boolean;
+  timer?: ReturnType<typeof setTimeout>;
 }
 
 interface Session {
@@ -39,15 +48,19 @@ export class TurnBatcher {
     private readonly opts: { reuseCache: boolean } = { reuseCache: true },
   ) {}
 
-  /** A sampler for one episode. */
-  open(): TurnSampler {
+  /** A sampler for one episode; `deadline` (a `performance.now()` time, read at each turn) ends it there. */
+  open(deadline?: () => number | null): TurnSampler {
     const session: Session = { seed: this.model.nextSeed(), turns: 0, cache: null, closed: false };
     this.sessions.add(session);
     return {
       sampleTurn: (context, args) => {
         if (session.closed) return Promise.reject(new Error('the episode has ended'));
+        const due = deadline?.() ?? null;
+        if (due !== null && performance.now() >= due) return Promise.reject(pastDeadline());
         return new Promise<SampledTurn>((resolve, reject) => {
-          this.queue.push({ session, context, args, resolve, reject });
+          const request: Request = { session, context, args, resolve, reject };
+          if (due !== null) request.timer = setTimeout(() => this.expire(request), due - performance.now());
+          this.queue.push(request);
           this.schedule();
         });
       },
@@ -58,6 +71,14 @@ export class TurnBatcher {
   /** Frees every cache still held (episodes that never closed). */
   dispose(): void {
     for (const s of [...this.sessions]) this.closeSession(s);
+  }
+
+  /** The episode's deadline came while its turn waited or decoded: it fails now, and leaves the queue. */
+  private expire(r: Request): void {
+    if (r.settled) return;
+    r.settled = true;
+    this.queue = this.queue.filter((q) => q !== r);
+    r.reject(pastDeadline());
   }
 
   private closeSession(s: Session): void {
@@ -107,16 +128,30 @@ export class TurnBatcher {
       results = await generateContinued(model.model, rows, model.samplingParams(group[0].args), model.decodeResponse);
     } catch (e) {
       for (const r of rows) r.cache?.dispose();
-      for (const r of group) r.reject(e);
+      for (const r of group) settle(r, () => r.reject(e));
       return;
     }
     results.forEach(({ completion: c, cache }, i) => {
-      const { session, resolve } = group[i];
-      if (session.closed || !this.opts.reuseCache) cache?.dispose();
-      else session.cache = cache;
-      resolve({ ids: c.tokens, logprobs: c.logprobs, text: c.text ?? '', finishReason: c.finishReason });
+      const r = group[i];
+      if (r.settled || r.session.closed || !this.opts.reuseCache) cache?.dispose();
+      else r.session.cache = cache;
+      settle(r, () =>
+        r.resolve({ ids: c.tokens, logprobs: c.logprobs, text: c.text ?? '', finishReason: c.finishReason }),
+      );
     });
   }
+}
+
+/** Answers a request unless its deadline already failed it. */
+function settle(r: Request, answer: () => void): void {
+  clearTimeout(r.timer);
+  if (r.settled) return;
+  r.settled = true;
+  answer();
+}
+
+function pastDeadline(): GenerationStoppedError {
+  return new GenerationStoppedError("the episode's task ran past its timeout");
 }
 
 /** Requests with the same sampling arguments (all but max_tokens, which is each row's), in arrival order. */

@@ -489,6 +489,57 @@ describe("runner_per_model: a step's tasks go at once, up to that many runs acro
     assert.equal(mostAtOnce, 1);
   });
 
+  test("an episode batched with others ends at its task's deadline; the others in its batch finish, and the late task is retried and fails as timed out", async () => {
+    // Episodes through the step's TurnBatcher: task `slow` keeps asking for turns (for 6 s at most, so the test ends
+    // without the fix too), task `fast` takes two turns and ends.
+    registerWorkflow('test_turns_until_stopped', (ctx) => ({
+      repeatable: false,
+      concurrentRuns: true,
+      run: async () => {
+        const sampler = ctx.turnSampler!();
+        try {
+          const context = tokenizer.encode('1+6', { addSpecialTokens: false });
+          const until = performance.now() + 6000;
+          for (let turn = 0; ctx.task.taskDesc === 'slow' ? performance.now() < until : turn < 2; turn++) {
+            const got = await sampler.sampleTurn(context, { max_tokens: 4 });
+            assert.ok(got.ids.length > 0);
+          }
+          return [fakeExperience()];
+        } finally {
+          sampler.close();
+        }
+      },
+    }));
+    const logs: Logged[] = [];
+    const started = performance.now();
+    const out = await explorer(
+      { release: 'v0.3.2', maxRetryTimes: 1, timeout: { maxTimeout: 0.4 }, runnersPerModel: 4 },
+      logs,
+    ).explore(
+      1,
+      [task('slow', 'test_turns_until_stopped'), task('fast', 'test_turns_until_stopped')],
+      new ExperiencePipeline([], undefined, 'v0.3.2'),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    // Two attempts of 0.4 s each (the retry starts when the first ends), not the 6 s the slow episode asks for.
+    assert.ok(seconds >= 0.8 && seconds < 3, `took ${seconds} s`);
+    assert.deepEqual(
+      out.experiences.map((e) => `${e.eid.task}/${e.eid.run}`),
+      ['1/0', '1/1'],
+      'the fast task finished with both its runs',
+    );
+    const timeouts = logs.filter(
+      (l) => l.level === 'error' && /^Timeout when running task 0 of batch 1/.test(l.message),
+    );
+    assert.deepEqual(
+      timeouts.map((l) => /at attempt (\d)/.exec(l.message)?.[1]),
+      ['1', '2'],
+      JSON.stringify(logs),
+    );
+    assert.ok(logs.some((l) => /task 0 of batch 1 failed after 2 attempt\(s\)/.test(l.message)));
+    assert.ok(!logs.some((l) => /task 1 of batch 1/.test(l.message)), JSON.stringify(logs));
+  });
+
   test('such a task keeps its deadline, and its clock starts when it gets the runners, not while it waits', async () => {
     const logs: Logged[] = [];
     const started = performance.now();
