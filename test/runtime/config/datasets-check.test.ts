@@ -9,28 +9,14 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { checkConfig } from '../../../runtime/config/check-config';
 import { corpusData, corpusDir, TRINITY_ENV } from '../../helpers/corpus';
+import { tasksetConfig } from '../../helpers/taskset-config';
 import { readFileSync } from 'node:fs';
 
 const host = (baseDirs: string[]) => ({ baseDirs, exists: existsSync });
 const line = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
 
 function taskConfig(path: string, promptKey: string, responseKey: string, split = 'train'): string {
-  return [
-    'mode: explore',
-    'model:',
-    '  model_path: m',
-    '  max_model_len: 1024',
-    'buffer:',
-    '  explorer_input:',
-    '    taskset:',
-    `      path: ${path}`,
-    `      split: ${split}`,
-    '      format:',
-    `        prompt_key: ${promptKey}`,
-    `        response_key: ${responseKey}`,
-    '    default_workflow_type: math_workflow',
-    '',
-  ].join('\n');
+  return tasksetConfig(path, { prompt_key: promptKey, response_key: responseKey }, { split });
 }
 
 describe('taskset datasets', () => {

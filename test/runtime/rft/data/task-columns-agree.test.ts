@@ -10,6 +10,7 @@ import { checkConfig } from '../../../../runtime/config/check-config';
 import { DataError } from '../../../../runtime/config/datasets/data-error';
 import { readTasks } from '../../../../runtime/rft/data/tasks';
 import { knownWorkflows } from '../../../../runtime/rft/workflows/registry';
+import { tasksetConfig } from '../../../helpers/taskset-config';
 import { scratchDir } from './helpers';
 
 const scratch = scratchDir('rft-task-columns-');
@@ -31,27 +32,8 @@ function writeRows(dir: string, missing: FormatKey): string {
   return scratch.write(`${dir}/train.jsonl`, JSON.stringify(row) + '\n');
 }
 
-function config(path: string, workflow: string): string {
-  return [
-    'mode: explore',
-    'model:',
-    '  model_path: m',
-    '  max_model_len: 1024',
-    'buffer:',
-    '  explorer_input:',
-    '    taskset:',
-    `      path: ${path}`,
-    '      split: train',
-    `      default_workflow_type: ${workflow}`,
-    '      format:',
-    `        prompt_key: ${COLUMNS.prompt_key}`,
-    `        response_key: ${COLUMNS.response_key}`,
-    '',
-  ].join('\n');
-}
-
 async function checkerFlags(dir: string, workflow: string, key: FormatKey): Promise<boolean> {
-  const r = await checkConfig(config(dir, workflow), {
+  const r = await checkConfig(tasksetConfig(dir, COLUMNS, { workflow, workflowOnTaskset: true }), {
     release: 'main',
     host: { baseDirs: ['/'], exists: existsSync },
   });
