@@ -111,7 +111,10 @@ export class TurnBatcher {
     }
   }
 
-  private async runGroup(group: readonly Request[]): Promise<void> {
+  private async runGroup(asked: readonly Request[]): Promise<void> {
+    // A turn whose episode's deadline passed while earlier groups ran is not computed.
+    const group = asked.filter((r) => !r.settled);
+    if (group.length === 0) return;
     const model = this.model;
     const rows: ContinuedRow[] = group.map((r) => {
       const cache = r.session.cache;
