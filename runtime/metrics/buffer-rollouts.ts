@@ -127,6 +127,7 @@ function trinityRows(
     if (blob) {
       try {
         const [exp] = decodeExperienceBytes(blob);
+        if (!exp) throw new Error('the blob holds no experience');
         sample = sampleOfExperience(exp, columns);
         if (Number.isInteger(Number(exp.eid.batch)) && exp.eid.batch !== '') step = Number(exp.eid.batch);
       } catch (e) {
