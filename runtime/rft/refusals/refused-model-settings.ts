@@ -1,10 +1,11 @@
 /**
  * Settings that change what the model computes, samples or learns, which Trinity-RFT hands to vLLM and veRL and the
- * local engine does not apply, for the rollout model and each auxiliary model alike: a repetition penalty, `ignore_eos` and extra engine arguments (vLLM `SamplingParams`
- * and engine args, from the rollout model's config), RoPE overrides (`hf_overrides` of vLLM and the trainer's
- * `override_config`), an optimizer other than AdamW (Trinity maps `adam`/`adamw` to torch's AdamW), a veRL config file, and the micro-batch loss
- * rescaling (trinity/common/config.py `ModelConfig`, `InferenceModelConfig`, `OptimizerConfig`, `TrainerConfig`,
- * f3c8dec). A run with them would sample or train something else.
+ * local engine does not apply, for the rollout model and each auxiliary model alike: a repetition penalty,
+ * `ignore_eos` and extra engine arguments (vLLM `SamplingParams` and engine args, from each inference model's config),
+ * an auxiliary model served by an external API, RoPE overrides (`hf_overrides` of vLLM and the trainer's
+ * `override_config`), an optimizer other than AdamW (Trinity maps `adam`/`adamw` to torch's AdamW), a veRL config
+ * file, and the micro-batch loss rescaling (trinity/common/config.py `ModelConfig`, `InferenceModelConfig`,
+ * `OptimizerConfig`, `TrainerConfig`, f3c8dec). A run with them would sample or train something else.
  */
 import { valueAtPath } from '../../config/config-path';
 import type { SettingRule } from './setting-rule';

@@ -76,7 +76,7 @@ const RULES: readonly Rule[] = [
 export const REFUSED_SETTINGS: readonly Pick<SettingRule, 'path' | 'doc'>[] = RULES;
 
 /** The paths of `cfg` that `pattern` names: each `*` segment stands for every index of a list (or key of a map) there. */
-export function pathsIn(cfg: Record<string, unknown>, pattern: string): string[] {
+function pathsIn(cfg: Record<string, unknown>, pattern: string): string[] {
   const star = pattern.indexOf('.*');
   if (star < 0) return [pattern];
   const head = pattern.slice(0, star);

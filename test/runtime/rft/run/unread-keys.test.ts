@@ -45,8 +45,8 @@ const READ_BY_THE_CHECK = new Set([
 ]);
 
 /**
- * Keys read from an untyped record (a buffer's section as the storage layer takes it, a taskset's columns, the verl
- * dict): each with the file that reads it, which must name the key in its code.
+ * Keys read from an untyped record (a buffer's section as the storage layer takes it, a taskset's section, the
+ * algorithm's pieces by name): each with the file that reads it, which must name the key in its code.
  */
 const UNTYPED_READS: readonly { file: string; fields: readonly string[] }[] = [
   {
