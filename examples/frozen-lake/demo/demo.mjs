@@ -62,13 +62,19 @@ function grpoStepDetail(flatGroups) {
   };
 }
 
+/** The GRPO stage's folder under the checkpoint root: the config's project, name and stage name. */
+function grpoJobPath() {
+  const doc = parseDocument(readFileSync(config, 'utf8'));
+  return [doc.get('project'), doc.get('name'), doc.getIn(['stages', 1, 'stage_name'])].map(String);
+}
+
 function runSeed(seed) {
   const modelDir = join(here, 'model');
   // Positions for max_model_len (demo.trinity.yaml) exactly: vLLM refuses a longer max_model_len.
   const args = ['--arch', 'qwen2', '--layers', '2', '--hidden', '64', '--heads', '4', '--max-positions', '1280'];
   cliSync(['model', 'create', ...args, '--vocab', tokenizerDir, '--seed', String(seed), '--out', modelDir, '--force']);
   const jobRoot = join(ROOT, 'checkpoints', 'demo-agent', `seed-${seed}`);
-  const buffer = join(jobRoot, 'trinity-workbench-demo', 'frozen-lake', 'grpo', 'buffer', 'experience_buffer.jsonl');
+  const buffer = join(jobRoot, ...grpoJobPath(), 'buffer', 'experience_buffer.jsonl');
   return runDemoSeed({
     config,
     cwd: here,
