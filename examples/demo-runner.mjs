@@ -35,7 +35,9 @@ export function cliSync(argv, env = {}) {
  * TRINITY_CHECKPOINT_ROOT_DIR = `jobRoot` (emptied first) and `env`. Resolves with the eval values whose metric
  * key matches `evalKey` in order, the backend line, the last explorer step and the seconds taken.
  * @param {{ config: string, cwd: string, jobRoot: string, env?: object, seed: number, quiet?: boolean,
- *   evalKey: RegExp, rolloutKey: string, rolloutLabel: string, progressEvery?: number }} o
+ *   evalKey: RegExp, rolloutKey: string, rolloutLabel: string, progressEvery?: number,
+ *   stepDetail?: (role: 'explorer' | 'trainer', values: Record<string, number>, step: number) => string }} o
+ * `stepDetail` adds to each progress line of the RL stage what that role's metrics say (e.g. pg_loss, entropy).
  */
 export function runDemoSeed(o) {
   rmSync(o.jobRoot, { recursive: true, force: true });
@@ -88,9 +90,11 @@ export function runDemoSeed(o) {
             lastExplorerStep = e.step;
             if (e.step % (o.progressEvery ?? 10) === 0)
               show(
-                `seed ${o.seed}: GRPO step ${e.step}  ${o.rolloutLabel} ${pct(e.values[o.rolloutKey])}  eval so far ${evals.map((x) => pct(x.value)).join(' ')}`,
+                `seed ${o.seed}: GRPO step ${e.step}  ${o.rolloutLabel} ${pct(e.values[o.rolloutKey])}${o.stepDetail ? `  ${o.stepDetail('explorer', e.values, e.step)}` : ''}  eval so far ${evals.map((x) => pct(x.value)).join(' ')}`,
               );
           }
+          if (e.role === 'trainer' && stage > 1 && o.stepDetail && e.step % (o.progressEvery ?? 10) === 0)
+            show(`seed ${o.seed}: GRPO step ${e.step}  trained: ${o.stepDetail('trainer', e.values, e.step)}`);
         } else if (e.type === 'done' && e.status !== 'finished') failed = e.error ?? e.status;
       }
     });

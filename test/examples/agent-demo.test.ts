@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { initBackend } from '../../runtime/engine/backend';
@@ -17,6 +18,8 @@ import { generateRandomMap } from '../../runtime/rft/environments/frozen-lake/ra
 import { forcedTurns, loadByteChatModel, rolloutModelOf, workflowTask } from '../helpers/byte-chat-model';
 // @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
 import { LAKE, demoMaps, demonstration, shortestPath } from '../../examples/frozen-lake/demo/make-demo-data.mjs';
+// @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
+import { FlatGroups } from '../../examples/frozen-lake/demo/flat-groups.mjs';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -85,7 +88,7 @@ describe('the agent demo', () => {
   test('npm run demo:agent, end to end on the smoke schedule: SFT, evals before and after GRPO, the table', () => {
     const r = spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'examples/frozen-lake/demo/demo.mjs', '--smoke', '--quiet', '--seeds', '7'],
+      ['--import', 'tsx', 'examples/frozen-lake/demo/demo.mjs', '--smoke', '--seeds', '7'],
       { cwd: ROOT, encoding: 'utf8' },
     );
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr.slice(-3000)}`);
@@ -115,5 +118,42 @@ describe('the agent demo', () => {
       [0, 1],
     );
     assert.equal(evals[0].values['eval/lake-eval/test_score/mean@1'], Number(row[1]) / 100);
+
+    // Each GRPO step's line says what GRPO had to learn from: groups whose episodes all got one reward (their
+    // advantages are 0), read here from the buffer the trainer trained on, and the trainer's pg_loss and entropy.
+    const rewards = new Map<number, number[]>();
+    for (const l of readFileSync(join(jobs, 'grpo', 'buffer', 'experience_buffer.jsonl'), 'utf8')
+      .trim()
+      .split('\n')) {
+      const e = JSON.parse(l) as { eid: { batch: number; task: number }; reward: number };
+      if (e.eid.batch === 1) rewards.set(e.eid.task, [...(rewards.get(e.eid.task) ?? []), e.reward]);
+    }
+    const flat = [...rewards.values()].filter((r) => r.every((x) => x === r[0])).length;
+    const trained = lines('grpo').find((l) => l.role === 'trainer' && l.step === 1)!.values;
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `GRPO step 1 +trained: flat groups ${flat}/${rewards.size} +reward ${trained['critic/score/mean'].toFixed(3)} +pg_loss ${trained['actor/pg_loss'].toFixed(3)} +entropy ${trained['actor/entropy_loss'].toFixed(3)} `,
+      ),
+      r.stderr,
+    );
+  });
+
+  test('flat groups: counted per explorer step from the buffer as it grows, a half-written line left for later', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flat-groups-'));
+    const file = join(dir, 'experience_buffer.jsonl');
+    const line = (batch: number, task: number, reward: number) => JSON.stringify({ eid: { batch, task }, reward });
+    const flatGroups = new FlatGroups(file);
+    assert.deepEqual(flatGroups.of(1), { flat: 0, groups: 0 }, 'no buffer yet');
+    // Step 1: task 0 all 0 (flat), task 1 mixed, task 2 all 1 (flat); its last line is still being written.
+    const step1 = [line(1, 0, 0), line(1, 0, 0), line(1, 1, 0), line(1, 1, 1), line(1, 2, 1), line(1, 2, 1)];
+    const last = line(1, 0, 1);
+    writeFileSync(file, `${step1.join('\n')}\n${last.slice(0, 10)}`);
+    assert.deepEqual(flatGroups.of(1), { flat: 2, groups: 3 });
+    // The rest of the line makes task 0 mixed; step 2 follows.
+    appendFileSync(file, `${last.slice(10)}\n${line(2, 0, 0)}\n${line(2, 0, 0)}\n`);
+    assert.deepEqual(flatGroups.of(1), { flat: 1, groups: 3 });
+    assert.deepEqual(flatGroups.of(2), { flat: 1, groups: 1 });
+    rmSync(dir, { recursive: true });
   });
 });

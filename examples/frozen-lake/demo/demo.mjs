@@ -13,6 +13,7 @@ import { parseDocument } from 'yaml';
 import { ROOT, cliSync, demoArgs, runDemo, runDemoSeed } from '../../demo-runner.mjs';
 import { DEMO_DATA, writeDemoData } from './make-demo-data.mjs';
 import { writeDemoTokenizer } from './demo-tokenizer.mjs';
+import { FlatGroups } from './flat-groups.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { seeds, quiet } = demoArgs();
@@ -47,15 +48,37 @@ function smokeConfig() {
   return out;
 }
 
+/**
+ * What each GRPO step did, to see why it learns or not: the mean episode length in turns (explorer); the groups of
+ * the batch trained on whose episodes all got the same reward (advantage 0 for all of them: read when the trainer
+ * reports, as the buffer has them by then), the reward, pg_loss, entropy of the sampled tokens and response length.
+ */
+function grpoStepDetail(flatGroups) {
+  const f = (x, d = 3) => (x === undefined ? '?' : x.toFixed(d));
+  return (role, v, step) => {
+    if (role === 'explorer') return `turns ${f(v['rollout/env_steps/mean'], 1)}`;
+    const { flat, groups } = flatGroups.of(step);
+    return `flat groups ${flat}/${groups}  reward ${f(v['critic/score/mean'])}  pg_loss ${f(v['actor/pg_loss'])}  entropy ${f(v['actor/entropy_loss'])}  response ${f(v['response_length/mean'], 0)} tokens`;
+  };
+}
+
+/** The GRPO stage's folder under the checkpoint root: the config's project, name and stage name. */
+function grpoJobPath() {
+  const doc = parseDocument(readFileSync(config, 'utf8'));
+  return [doc.get('project'), doc.get('name'), doc.getIn(['stages', 1, 'stage_name'])].map(String);
+}
+
 function runSeed(seed) {
   const modelDir = join(here, 'model');
   // Positions for max_model_len (demo.trinity.yaml) exactly: vLLM refuses a longer max_model_len.
   const args = ['--arch', 'qwen2', '--layers', '2', '--hidden', '64', '--heads', '4', '--max-positions', '1280'];
   cliSync(['model', 'create', ...args, '--vocab', tokenizerDir, '--seed', String(seed), '--out', modelDir, '--force']);
+  const jobRoot = join(ROOT, 'checkpoints', 'demo-agent', `seed-${seed}`);
+  const buffer = join(jobRoot, ...grpoJobPath(), 'buffer', 'experience_buffer.jsonl');
   return runDemoSeed({
     config,
     cwd: here,
-    jobRoot: join(ROOT, 'checkpoints', 'demo-agent', `seed-${seed}`),
+    jobRoot,
     env: { DEMO_MODEL_PATH: modelDir },
     seed,
     quiet,
@@ -63,6 +86,7 @@ function runSeed(seed) {
     rolloutKey: 'rollout/test_score/mean',
     rolloutLabel: 'rollout success',
     progressEvery: 1,
+    stepDetail: grpoStepDetail(new FlatGroups(buffer)),
   });
 }
 
