@@ -7,37 +7,48 @@
  * Then the user trains longer (an edit), runs again and stops it; a run started from a terminal in the same folder
  * is live in the Runs view within 2 s, with its own step, and Run on its config says it is already running and
  * stops it from there. Last the FrozenLake agent (issue 32): Create Small Model, Run, its dashboard's Rollouts tab,
- * an episode's turns and trained tokens equal to the run's rollouts.jsonl record. One code-server session holds the
- * whole path (each session costs a workbench start). Screenshots in the light, dark and high-contrast themes go to
- * test-results/.
+ * an episode's turns and trained tokens equal to the run's rollouts.jsonl record. Then every other shipped example
+ * runs from its editor: Run, the Runs view and the status bar say running with a step (or finished), Stop; no error
+ * notification, and no runtime process left. One code-server session holds the whole path (each session costs a
+ * workbench start). Screenshots in the light, dark and high-contrast themes go to test-results/.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Frame, Page } from 'playwright-core';
 import type { RolloutSample, RunRecord } from '../../runtime/protocol';
 import { startCodeServer, type CodeServerSession } from './code-server';
 import { dashboardPoints, until } from './waits';
-import { listExamples } from '../../client/example-copies';
+import { listExamples, type Example } from '../../client/example-copies';
+import { MODEL_SIZES, modelCreateArgs } from '../../client/small-model';
 import { alive } from '../helpers/process';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
+const EXAMPLES = join(ROOT, 'examples');
 /** The configs the extension ships, as New Config from Example lists them. */
-const SHIPPED = listExamples(join(ROOT, 'examples')).map((e) => e.label);
+const SHIPPED = listExamples(EXAMPLES).map((e) => e.label);
 
 let vscode: CodeServerSession;
 let page: Page;
 let terminal: ChildProcess | undefined;
+/** The model the examples without one run with, made while the workbench starts (see everyExampleRuns). */
+let sharedModel: Promise<string>;
 
 before(async () => {
+  sharedModel = makeSharedModel();
+  // Awaited by everyExampleRuns; a failure before then must not be an unhandled rejection.
+  sharedModel.catch(() => undefined);
   vscode = await startCodeServer({
     settings: {
       'workbench.colorTheme': 'Default Light Modern',
       'trinityWorkbench.backend': 'wasm',
       'trinityWorkbench.inlayHints': false,
+      // What the agents-plugin example's comment asks of a user: its plugin folder, relative to the workspace.
+      'trinityWorkbench.pluginDirs': ['agents-plugin/plugins'],
     },
     // Started beside other test processes on two cores: the workbench may take minutes to load.
     startTimeoutMs: 240_000,
@@ -47,6 +58,7 @@ before(async () => {
 
 after(async () => {
   if (terminal?.pid && alive(terminal.pid)) terminal.kill('SIGKILL');
+  await sharedModel?.then((m) => rmSync(dirname(m), { recursive: true, force: true })).catch(() => undefined);
   await vscode?.close();
 });
 
@@ -161,6 +173,31 @@ async function screenshots(name: string): Promise<void> {
 
 const runButton = () => page.locator('.editor-actions .action-label.codicon-play');
 const stopButton = () => page.locator('.editor-actions .action-label.codicon-debug-stop');
+
+/**
+ * Presses the title's Stop until the run says stopping (the run's status bar item spins the other way) or has ended
+ * (the title offers Run again): a click while the title bar re-renders (a theme switch, a new editor) can be lost.
+ */
+async function pressStop(): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await stopButton().click({ timeout: 10_000 });
+    const took = await until(
+      'the run to say stopping',
+      async () =>
+        (await page.locator('.statusbar-item', { has: page.locator('.codicon-loading'), hasText: /step/ }).count()) >
+          0 ||
+        ((await stopButton().count()) === 0 && (await runButton().count()) > 0) ||
+        undefined,
+      3000,
+    ).then(
+      () => true,
+      () => false,
+    );
+    if (took) return;
+    if (attempt === 3) assert.fail('Stop did not take after 3 presses');
+  }
+}
+
 const runsRow = (status: RegExp) =>
   page.locator('.pane-body .monaco-list-row', { hasText: 'countdown' }).filter({ hasText: status });
 
@@ -275,7 +312,7 @@ async function newUserPath(): Promise<void> {
   await page.click('.activitybar .action-item a[aria-label^="Trinity"]');
   await runsRowShows(/running/, 10_000);
   await screenshots('3-running');
-  await stopButton().click();
+  await pressStop();
   await until(`process ${second.pid} to exit`, () => !alive(second.pid), 5000);
   await runsRowShows(/stopped/, 10_000);
   await runButton().waitFor({ timeout: 5000 });
@@ -343,6 +380,9 @@ async function newUserPath(): Promise<void> {
   const t0 = Date.now();
   await frozenLakeEpisodes();
   console.log(`the FrozenLake agent's part took ${Math.round((Date.now() - t0) / 1000)} s`);
+  const t1 = Date.now();
+  await everyExampleRuns();
+  console.log(`running every other example took ${Math.round((Date.now() - t1) / 1000)} s`);
 }
 
 /**
@@ -417,4 +457,177 @@ async function dashboardFrame(run: string): Promise<Frame | undefined> {
     if (title?.includes(run)) return frame;
   }
   return undefined;
+}
+
+/** Where New Config from Example put `e` in this workspace (its folder; a top-level config's own). */
+function copiedFolder(e: Example): string {
+  return join(
+    vscode.workspace,
+    e.folder === EXAMPLES ? basename(e.config).replace(/\.trinity\.ya?ml$/, '') : basename(e.folder),
+  );
+}
+
+/**
+ * One model for every example the path above has not made one for: Create Small Model's own `model create`
+ * arguments (tiny, byte-level) with room for the longest `max_model_len` of any example, made once into a temp
+ * folder (seconds) and copied where each config looks for it.
+ */
+async function makeSharedModel(): Promise<string> {
+  const longest = Math.max(
+    ...listExamples(EXAMPLES).map((e) =>
+      Number(/^\s*max_model_len:\s*(\d+)/m.exec(readFileSync(e.config, 'utf8'))?.[1] ?? 0),
+    ),
+  );
+  const out = join(mkdtempSync(join(tmpdir(), 'tw-e2e-model-')), 'model');
+  const [, ...argv] = modelCreateArgs({
+    cliPath: CLI,
+    arch: 'qwen2',
+    size: MODEL_SIZES.find((m) => m.label === 'tiny')!,
+    vocab: 'byte',
+    maxPositions: longest,
+    outDir: out,
+    seed: 0,
+  });
+  const child = spawn(process.execPath, [CLI, ...argv], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  assert.equal(code, 0, `model create failed: ${err}`);
+  return out;
+}
+
+/** The extension's runtime processes (`dist/cli.js run` of the installed VSIX): pid and command line. */
+function runtimeProcesses(): string[] {
+  const cli = join(vscode.extensionDir, 'dist', 'cli.js');
+  const out: string[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+      if (
+        cmd.includes(cli) &&
+        cmd.includes('run') &&
+        !/^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${name}/stat`, 'latin1'))
+      )
+        out.push(`${name} ${cmd.join(' ').trim()}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * Opens `relative` (folder/file) with Quick Open, accepting only the row that is that file in that folder (while
+ * the search runs, the first row can be another file whose name matches, e.g. sft-arith for arithmetic).
+ */
+async function quickOpen(relative: string): Promise<void> {
+  const [folder, file] = relative.split('/');
+  await page.keyboard.press('Control+P');
+  await page.keyboard.type(relative);
+  const focused = page.locator('.quick-input-list .monaco-list-row.focused');
+  await until(
+    `Quick Open to offer ${relative}`,
+    async () => {
+      const text = (await focused.textContent({ timeout: 500 }).catch(() => null)) ?? '';
+      return text.startsWith(file) && text.slice(file.length).startsWith(folder);
+    },
+    30_000,
+  );
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: file }).waitFor({ timeout: 30_000 });
+}
+
+/** The Runs view's row of the run whose config is `label` (its file name without `.trinity.yaml`). */
+const runsRowOf = (label: string) =>
+  page
+    .locator('.pane-body .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) });
+
+/**
+ * Every shipped example New Config from Example offers and the path above has not run (countdown and FrozenLake
+ * were), as a user runs it from its editor: Run; the Runs view and the status bar say running with a step (or
+ * finished, for one too short to catch); Stop. The next example starts while the last one ends its step, so the
+ * part costs about the examples' time to their first step. At the end no runtime process is left and no
+ * notification is an error.
+ */
+async function everyExampleRuns(): Promise<void> {
+  const examples = listExamples(EXAMPLES).filter((e) => !/^(countdown|frozen-lake)\//.test(e.label));
+  const model = await sharedModel;
+  for (const e of examples) {
+    const folder = copiedFolder(e);
+    if (!existsSync(join(folder, 'model'))) cpSync(model, join(folder, 'model'), { recursive: true });
+    // The distillation example's teacher, an auxiliary model.
+    if (/^distill\//.test(e.label)) cpSync(model, join(folder, 'teacher'), { recursive: true });
+  }
+  rmSync(dirname(model), { recursive: true, force: true });
+  await command('Notifications: Clear All Notifications');
+  await page.click('.activitybar .action-item a[aria-label^="Trinity"]');
+  const labelOf = (e: Example) => basename(e.config).replace(/\.trinity\.ya?ml$/, '');
+  const running = page.locator('.statusbar-item', { has: page.locator('.codicon-sync') });
+  const seen: string[] = [];
+  const t0 = Date.now();
+  for (const e of examples) {
+    const label = labelOf(e);
+    await quickOpen(join(basename(copiedFolder(e)), basename(e.config)));
+    const row = runsRowOf(label);
+    // A click while the title bar re-renders (the editor just opened) can be lost: press again until the run shows.
+    for (let attempt = 1; ; attempt++) {
+      await runButton().click();
+      const started = await row
+        .filter({ hasText: /starting|running|finished/ })
+        .waitFor({ timeout: 20_000 })
+        .then(
+          () => true,
+          () => false,
+        );
+      if (started) break;
+      if (attempt === 3) assert.fail(`${e.label}: Run showed no run after 3 presses`);
+    }
+    let shown: string;
+    try {
+      shown = await until(
+        `${e.label} running with a step, or finished`,
+        async () => {
+          const text = (await row.textContent({ timeout: 500 }).catch(() => null)) ?? '';
+          return /running · .*step [1-9]|finished/.test(text) ? text : undefined;
+        },
+        120_000,
+      );
+    } catch (err) {
+      await vscode.screenshot(`vscode-new-user-example-${label}-failure`);
+      const rows = await page.locator('.pane-body .monaco-list-row').allTextContents();
+      throw new Error(`${(err as Error).message}\nRuns rows: ${JSON.stringify(rows)}`, { cause: err });
+    }
+    if (/running/.test(shown)) {
+      // The status bar follows the active editor's run: its step.
+      await running.filter({ hasText: /step [1-9]/ }).waitFor({ timeout: 5000 });
+      // In the window's theme only: the three themes' screenshots of a running example's editor are 3-running's.
+      if (label === 'arithmetic') await vscode.screenshot('vscode-new-user-8-example-running');
+      // It may finish meanwhile (the title button is Run again then, and the row says so).
+      await pressStop().catch(async (err: Error) =>
+        assert.match((await row.textContent()) ?? '', /finished/, `${e.label}: ${err.message}`),
+      );
+    }
+    seen.push(`${e.label}: ${shown}`);
+  }
+  const t1 = Date.now();
+  await until('no runtime process left', () => runtimeProcesses().length === 0 || undefined, 60_000).catch(() =>
+    assert.fail(`runtime processes left:\n${runtimeProcesses().join('\n')}`),
+  );
+  for (const e of examples)
+    await runsRowOf(labelOf(e))
+      .filter({ hasText: /stopped|finished/ })
+      .waitFor({ timeout: 10_000 });
+  await command('Notifications: Show Notifications');
+  await page.locator('.notifications-center').waitFor({ timeout: 10_000 });
+  const errors = await page
+    .locator('.notifications-center .notification-list-item')
+    .filter({ has: page.locator('.codicon-error') })
+    .allTextContents();
+  assert.deepEqual(errors, [], 'no notification is an error');
+  await page.keyboard.press('Escape');
+  console.log(
+    `${seen.join('\n')}\neach run and stopped in ${Math.round((t1 - t0) / 1000)} s, all gone ${Math.round((Date.now() - t1) / 1000)} s later`,
+  );
 }
