@@ -12,6 +12,7 @@ import { writtenIn, type CheckResult } from '../../../config/check-config';
 import type { RunRecord, RuntimeEvent, StageInfo } from '../../../protocol';
 import { checkSqlStorages } from '../../buffer/integrity';
 import { checkpointProblem } from '../../checkpoint/checkpoint-choice';
+import { ioFailureMessage } from '../../io-failure';
 import { JobLocked, takeJobLock, type JobLock } from './job-lock';
 import { Monitor } from '../../monitor/run-monitor';
 import type { StageContext, StageResult } from '../stage/stage-context';
@@ -159,7 +160,7 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       emit({ type: 'done', status: 'refused', error: e.message, refusal: e.refusal });
       return { status: 'refused', stages, error: e.message };
     }
-    const message = explainOutOfMemory(e, opts.backend);
+    const message = ioFailureMessage(e, path) ?? explainOutOfMemory(e, opts.backend);
     try {
       endRecord('failed', message);
     } catch {

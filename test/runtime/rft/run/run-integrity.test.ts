@@ -19,7 +19,7 @@ import type { RunRecord, RuntimeEvent } from '../../../../runtime/protocol';
 import { verifyCheckpoint } from '../../../../runtime/rft/checkpoint/manifest';
 import { runJob, type JobOptions } from '../../../../runtime/rft/run/job/job';
 import { fillDisk, fullDiskUnavailable, smallTmpfs } from '../../../helpers/full-disk';
-import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
+import { fullDiskError, GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
 
 before(async () => {
   await initBackend({ prefer: 'wasm' });
@@ -60,8 +60,8 @@ const duplicates = (rows: ScalarRow[]): string[] => {
   const seen = new Set<string>();
   return rows.map((r) => `${r.run} ${r.tag} ${r.step}`).filter((k) => seen.has(k) || !seen.add(k));
 };
-const record = (jobDir: string): RunRecord =>
-  JSON.parse(readFileSync(join(jobDir, 'state', 'run.json'), 'utf8')) as RunRecord;
+const record = (jobDir: string, file = 'run.json'): RunRecord =>
+  JSON.parse(readFileSync(join(jobDir, 'state', file), 'utf8')) as RunRecord;
 
 /** Every reader shows each (run, tag, step) once: metrics.jsonl, the TensorBoard files alone, the rollouts. */
 function assertOneValuePerStep(jobDir: string): void {
@@ -232,7 +232,88 @@ describe('runs that survive', () => {
 describe('a full disk', () => {
   const why = fullDiskUnavailable();
   let mount: ReturnType<typeof smallTmpfs> | undefined;
-  after(() => mount?.unmount());
+  let bufferMount: ReturnType<typeof smallTmpfs> | undefined;
+  after(() => {
+    mount?.unmount();
+    bufferMount?.unmount();
+  });
+
+  test(
+    "under the SQL buffer: the trainer's read fails named and takes nothing; the resumed run trains every row once",
+    { skip: why },
+    async () => {
+      // The buffer alone on a small disk, filled by a `both` run and then trained on by a `mode: train` run, whose
+      // only use of that disk is reading: each read marks its rows consumed, which needs room in SQLite's log.
+      bufferMount = smallTmpfs('2m');
+      const buffer = join(bufferMount.dir, 'buffer.db');
+      const job = tinyJob(11);
+      const steps = 4;
+      const withBuffer = (y: string): string =>
+        y.replace(
+          '    default_reward_fn_type: math_boxed_reward\n',
+          `    default_reward_fn_type: math_boxed_reward\n  trainer_input:\n    experience_buffer:\n      name: exps\n      storage_type: sql\n      path: sqlite:///${buffer}\n`,
+        );
+      const filled = await run(grpo(job, 'explored', steps, withBuffer));
+      assert.equal(filled.status, 'finished', filled.error);
+      const db = new Database(buffer);
+      db.exec('UPDATE exps SET consumed = 0; DELETE FROM exps__reads;');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+
+      const config = grpo(job, 'fullread', steps, (y) =>
+        withBuffer(y)
+          .replace('mode: both', 'mode: train')
+          .replace('  batch_size: 4\n', '  batch_size: 4\n  train_batch_size: 16\n'),
+      );
+      const jobDir = jobDirOf(job, 'fullread');
+      const filler = join(bufferMount.dir, 'filler');
+      const first = await run(config, {
+        progress: (role, step) => {
+          if (role === 'trainer' && step === 2 && !existsSync(filler)) fillDisk(filler);
+        },
+      });
+      assert.equal(first.status, 'failed');
+      assert.match(first.error ?? '', fullDiskError(['buffer read'], config));
+      assert.deepEqual(
+        [record(jobDir, 'run-train.json').status, record(jobDir, 'run-train.json').error],
+        ['failed', first.error],
+        "state/run-train.json (a train process's record) says why",
+      );
+      assert.deepEqual(trainerSteps(first.events), [1, 2]);
+      const consumed = (): number[][] => {
+        const c = new Database(buffer, { readonly: true, fileMustExist: true });
+        try {
+          const rows = c
+            .prepare(
+              `SELECT json_extract(experience, '$.eid.batch') AS step, COUNT(*) AS n, SUM(consumed = 1) AS once FROM exps GROUP BY step ORDER BY step`,
+            )
+            .all() as { step: number; n: number; once: number }[];
+          return rows.map((r) => [r.step, r.n, r.once]);
+        } finally {
+          c.close();
+        }
+      };
+      // Priority reads take the newest rows first.
+      assert.deepEqual(consumed(), [
+        [1, 16, 0],
+        [2, 16, 0],
+        [3, 16, 16],
+        [4, 16, 16],
+      ]);
+      assertCheckpointsIntact(jobDir);
+
+      rmSync(filler);
+      const second = await run(config);
+      assert.equal(second.status, 'finished', second.error);
+      assert.deepEqual(trainerSteps(second.events), [3, 4]);
+      assert.deepEqual(
+        consumed(),
+        Array.from({ length: steps }, (_, i) => [i + 1, 16, 16]),
+        'every row trained on once',
+      );
+      assertOneValuePerStep(jobDir);
+    },
+  );
 
   test(
     'names the file and the operation, ends the run as failed in state/run.json, keeps every checkpoint; the run resumes once there is room',
@@ -251,7 +332,10 @@ describe('a full disk', () => {
       assert.equal(first.status, 'failed');
       assert.match(
         first.error ?? '',
-        /^(checkpoint write \(global_step_\d+\)|metrics append|rollouts append|TensorBoard append|state write) failed: \/\S+: no space left on device \(ENOSPC\)$/,
+        fullDiskError(
+          ['checkpoint write', 'metrics append', 'rollouts append', 'TensorBoard append', 'state write'],
+          config,
+        ),
       );
       const rec = record(jobDir);
       assert.equal(rec.status, 'failed');
