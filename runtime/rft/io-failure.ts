@@ -4,6 +4,9 @@
  * device (ENOSPC)`. Node's own message for a failed write names neither the file nor the operation.
  */
 
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
 export class IoFailure extends Error {
   override name = 'IoFailure';
   constructor(
@@ -99,4 +102,21 @@ export function ioFailureMessage(e: unknown, configPath: string): string | undef
     `\`trinity-workbench run --continue-from-checkpoint --config ${configPath}\`): it continues from its last ` +
     'checkpoint; every checkpoint and buffer row written before the failure is intact.'
   );
+}
+
+/**
+ * `mkdir -p dir` that throws the real cause: Node's recursive mkdir reports ENOENT for the leaf when creating an
+ * ancestor failed (a read-only file system, a permission), so the first missing ancestor is retried alone for the
+ * system's own error.
+ */
+export function makeDirs(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    if ((e as CodedError).code !== 'ENOENT') throw e;
+    let missing = dir;
+    while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+    mkdirSync(missing);
+    throw e;
+  }
 }

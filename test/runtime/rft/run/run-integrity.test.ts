@@ -3,11 +3,13 @@
  * live job is refused and the first finishes alone; a run stopped between checkpoints and resumed shows each step
  * once in every reader; a damaged newest checkpoint is named and the run resumes from the one before; a full disk
  * (a small tmpfs, as root) names the file and the operation, ends the run as failed in state/run.json with that
- * reason and leaves every checkpoint intact, and the run resumes once there is room. Also: a damaged SQLite buffer
- * stops the run before any work.
+ * reason and leaves every checkpoint intact, and the run resumes once there is room; the same under the SQL buffer
+ * alone fails the trainer's read, which takes nothing. A read-only checkpoint_root_dir is named with what to do.
+ * Also: a damaged SQLite buffer stops the run before any work.
  */
 import assert from 'node:assert/strict';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -229,7 +231,7 @@ describe('runs that survive', () => {
   });
 });
 
-describe('a full disk', () => {
+describe('a full or read-only disk', () => {
   const why = fullDiskUnavailable();
   let mount: ReturnType<typeof smallTmpfs> | undefined;
   let bufferMount: ReturnType<typeof smallTmpfs> | undefined;
@@ -312,6 +314,33 @@ describe('a full disk', () => {
         'every row trained on once',
       );
       assertOneValuePerStep(jobDir);
+    },
+  );
+
+  test(
+    'a read-only file system under checkpoint_root_dir: named, with what to do, before any work',
+    { skip: why },
+    async () => {
+      const ro = smallTmpfs('1m');
+      try {
+        execFileSync('mount', ['-o', 'remount,ro', ro.dir]);
+        const job = tinyJob(12);
+        const config = grpo(job, 'readonly', 2, (y) =>
+          y.replace(`checkpoint_root_dir: ${job.dir}/checkpoints`, `checkpoint_root_dir: ${ro.dir}`),
+        );
+        const r = await run(config);
+        assert.equal(r.status, 'failed');
+        assert.equal(
+          r.error,
+          `job folder creation failed: ${ro.dir}/tests: read-only file system (EROFS). The file cannot be ` +
+            'written there (a read-only file system, or its permissions): make it writable, then resume the run ' +
+            `(Resume in the editor, or \`trinity-workbench run --continue-from-checkpoint --config ${config}\`): it ` +
+            'continues from its last checkpoint; every checkpoint and buffer row written before the failure is intact.',
+        );
+        assert.deepEqual(trainerSteps(r.events), []);
+      } finally {
+        ro.unmount();
+      }
     },
   );
 
