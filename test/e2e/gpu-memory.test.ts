@@ -13,32 +13,7 @@ import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startCodeServer, type CodeServerSession } from './code-server';
 import { until } from './waits';
-
-// Qwen2.5-7B (a published shape), PPO (actor and critic), FSDP2 over 4 trainer GPUs: the actor is over Trinity's 80 %
-// on an H100 and within it on an H200 (test/server/gpu-memory.test.ts has the numbers through LSP).
-const CONFIG = `# trinity-version: main
-mode: both
-algorithm:
-  algorithm_type: ppo
-  repeat_times: 8
-model:
-  model_path: Qwen/Qwen2.5-7B-Instruct
-  max_model_len: 8192
-cluster:
-  node_num: 1
-  gpu_per_node: 8
-explorer:
-  rollout_model:
-    engine_num: 4
-    tensor_parallel_size: 1
-buffer:
-  batch_size: 4
-  explorer_input:
-    taskset:
-      path: data/gsm8k
-trainer:
-  save_interval: 100
-`;
+import { PPO_7B_CONFIG as CONFIG } from '../helpers/gpu-memory-config';
 
 // The label in Preferences: Color Theme, and the class the workbench then carries.
 const THEMES = [

@@ -9,33 +9,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CodeAction, Diagnostic, Hover, InlayHint, TextEdit } from 'vscode-languageserver-types';
 import { RESOLVED_CONFIG_REQUEST } from '../../server/lsp-messages';
 import type { ResolvedConfigResponse } from '../../server/service/resolved-config';
+import { PPO_7B_CONFIG as CONFIG } from '../helpers/gpu-memory-config';
 import { startInProcess, type TestClient } from '../helpers/lsp';
-
-// Qwen2.5-7B, PPO (actor and critic), FSDP2 over 4 trainer GPUs, 16384-token budgets: the actor is over Trinity's
-// 80 % on an H100 (the critic, without logits, is not).
-const CONFIG = `# trinity-version: main
-mode: both
-algorithm:
-  algorithm_type: ppo
-  repeat_times: 8
-model:
-  model_path: Qwen/Qwen2.5-7B-Instruct
-  max_model_len: 8192
-cluster:
-  node_num: 1
-  gpu_per_node: 8
-explorer:
-  rollout_model:
-    engine_num: 4
-    tensor_parallel_size: 1
-buffer:
-  batch_size: 4
-  explorer_input:
-    taskset:
-      path: data/gsm8k
-trainer:
-  save_interval: 100
-`;
 
 const lineOf = (text: string, needle: string) => text.slice(0, text.indexOf(needle)).split('\n').length - 1;
 

@@ -180,11 +180,12 @@ export class RftTrainer {
       }
     } else if (this.advantage) {
       // A forward without gradients, like the reference's: at the base BLAS count (score the same, fewer CPU ms).
-      const signals = this.advantage.signals.length
+      const wanted = this.advantage.signals;
+      const signals = wanted.length
         ? await atBaseBlasThreads(() =>
             policySignals(this.model, batch, {
               temperature: this.opts.temperature,
-              necs: this.advantage.signals.includes('necs'),
+              necs: wanted.includes('necs'),
               microBatchSize: this.opts.microBatchSize,
             }),
           )
