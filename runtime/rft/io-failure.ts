@@ -1,7 +1,8 @@
 /**
  * An I/O failure as a run reports it: what the run was doing (checkpoint write, buffer append, metrics append, …),
  * the file it was doing it to, and why, e.g. `metrics append failed: /job/monitor/metrics.jsonl: no space left on
- * device (ENOSPC)`. Node's own message for a failed write names neither the file nor the operation.
+ * device (ENOSPC)`. Node's own message for a failed write names neither the file nor the operation. A run that
+ * ends on one adds what to do about its cause and how to resume (`ioFailureMessage`).
  */
 
 import { existsSync, mkdirSync } from 'node:fs';
