@@ -1,7 +1,8 @@
 /**
  * The four ways a run lost work or told a riddle (issue 33), each on the tiny job, in process: a second run of a
  * live job is refused and the first finishes alone; a run stopped between checkpoints and resumed shows each step
- * once in every reader; a damaged newest checkpoint is named and the run resumes from the one before; a full disk
+ * once in every reader; a damaged newest checkpoint is named and the run resumes from the one before (and a later
+ * stage's damaged starting checkpoint is named before it runs); a full disk
  * (a small tmpfs, as root) names the file and the operation, ends the run as failed in state/run.json with that
  * reason and leaves every checkpoint intact, and the run resumes once there is room; the same under the SQL buffer
  * alone fails the trainer's read, which takes nothing. A read-only checkpoint_root_dir is named with what to do.
@@ -21,7 +22,7 @@ import type { RunRecord, RuntimeEvent } from '../../../../runtime/protocol';
 import { verifyCheckpoint } from '../../../../runtime/rft/checkpoint/manifest';
 import { runJob, type JobOptions } from '../../../../runtime/rft/run/job/job';
 import { fillDisk, fullDiskUnavailable, smallTmpfs } from '../../../helpers/full-disk';
-import { fullDiskError, GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
+import { fullDiskError, GRPO_STAGE, header, sftStage, tinyJob, topLevel, type TinyJob } from './helpers';
 
 before(async () => {
   await initBackend({ prefer: 'wasm' });
@@ -183,6 +184,34 @@ describe('runs that survive', () => {
     assert.ok(existsSync(join(jobDir, 'global_step_3.damaged')), 'kept aside for inspection');
     assertCheckpointsIntact(jobDir);
     assertOneValuePerStep(jobDir);
+  });
+
+  test("a later stage's starting checkpoint, damaged since the earlier stage finished: named before that stage runs", async () => {
+    const job = tinyJob(13);
+    const config = job.write(
+      'staged.yaml',
+      `${header(job, 'staged')}stages:${sftStage('sft', { steps: 2, batch: 4, saveInterval: 2 })}  - stage_name: grpo${GRPO_STAGE.replace(/^\n {4}/, '\n    ')}`,
+    );
+    // Stopped as the second stage begins: the first is recorded as finished, with its checkpoint.
+    const stop = new AbortController();
+    const first = await run(config, {
+      signal: stop.signal,
+      events: (e) => {
+        if (e.type === 'stage' && e.index === 1) stop.abort();
+      },
+    });
+    assert.equal(first.status, 'stopped', first.error);
+    const sftDir = join(job.dir, 'checkpoints', 'tests', 'staged', 'sft', 'global_step_2');
+    truncateSync(join(sftDir, 'model.safetensors'), 1000);
+    const second = await run(config, { continueFromCheckpoint: true });
+    assert.equal(second.status, 'failed');
+    assert.match(
+      second.error ?? '',
+      new RegExp(
+        `^stage grpo starts from ${sftDir}, which is damaged: model\\.safetensors: 1000 bytes, the manifest says \\d+`,
+      ),
+    );
+    assert.deepEqual(trainerSteps(second.events), []);
   });
 
   test('no intact checkpoint: the run stops before any work, naming each checkpoint and why', async () => {
