@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 import type { ExperienceBufferRef } from '../../runtime/metrics/buffer-rollouts';
 import { parseHostMessage } from './messages';
-import { rolloutStepsOnDisk, type Rollouts } from './series';
+import { rolloutsOf, rolloutStepsOnDisk, type Rollouts } from './series';
 
 type Plain = Record<string, unknown>;
 
@@ -73,8 +73,10 @@ export function readBufferRollouts(
           const parsed = JSON.parse(stdout) as unknown;
           if (!Array.isArray(parsed)) throw new Error('not a list');
           const steps: Rollouts[] = [];
-          for (const r of parsed) {
-            const m = parseHostMessage({ type: 'rollouts', ...(r as object) });
+          for (const r of parsed as { step?: unknown; samples?: unknown }[]) {
+            if (typeof r?.step !== 'number' || !Array.isArray(r.samples)) continue;
+            // As a run's own records travel: each sample's episode (a Trinity experience's turns, tokens and mask) nested.
+            const m = parseHostMessage({ type: 'rollouts', ...rolloutsOf(r.step, r.samples) });
             if (m?.type === 'rollouts') steps.push({ step: m.step, samples: m.samples });
           }
           done({ steps });

@@ -3,8 +3,8 @@
  * them (one, or all when the window closes) and tells listeners when anything changed. No UI and no `vscode`:
  * the views, the status bar and the commands read from it. Events are taken in batches (whatever arrived since the
  * last turn of the event loop, at most every {@link BATCH_MS}): the state takes them all, listeners hear of a batch
- * once, and the output is rate-limited, so a runtime printing thousands of lines a second cannot put the editor
- * behind the process.
+ * once, and the output is rate-limited (the runtime's messages and its raw output each with a share), so a runtime
+ * printing thousands of lines a second cannot put the editor behind the process.
  */
 import { resolve } from 'node:path';
 import type { RuntimeEvent } from '../../runtime/protocol';
@@ -95,7 +95,8 @@ export class RunManager {
       for (const l of this.outputListeners) l(state, text);
     };
     const limiter = new OutputLimiter({ write });
-    const output: RunOutput = { line: (text) => limiter.line(text) };
+    // The runtime's own words and the raw output have a share each, so a flood of one cannot hide the other.
+    const output: RunOutput = { line: (text) => limiter.line(text, 'messages') };
     const events: RuntimeEvent[] = [];
     let queue: RuntimeEvent[] = [];
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -130,7 +131,7 @@ export class RunManager {
           queue.push(e);
           timer ??= setTimeout(flush, BATCH_MS);
         },
-        output: (line) => output.line(line),
+        output: (line) => limiter.line(line, 'output'),
         warn: (message) => output.line(`[workbench] ${message}`),
       });
     } catch (e) {

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { looksLikeTrinityConfig } from '../config/detect';
 import { checkConfig } from '../config/check-config';
+import { disableComments } from '../config/disable-comments';
 import { lineColumn } from '../config/load/load-config';
 import { parseDotEnv } from '../config/environment/dotenv';
 import { RELEASES, parseRelease, type Release } from '../config/releases';
@@ -30,6 +31,9 @@ missing dataset files and keys).
                      Trainer numbers are Trinity's GPUMemoryValidator estimate (v0.5.0+); the model's shape comes
                      from model_path's config.json (local or in the Hugging Face cache), else published shapes
   --no-datasets      do not open local datasets to check their keys
+
+A \`# trinity-disable-next-line [TRN123 ...]\` comment silences those codes (no codes: all) on the line after it,
+as in the editor.
 
 Environment: \${oc.env:...} reads the process environment and a .env file in the current directory.
 Exit status: 1 when any file has an error, 2 on bad usage, 0 otherwise.`;
@@ -126,8 +130,9 @@ export async function runCheck(argv: string[]): Promise<number> {
       },
       datasets: !args.switches.has('--no-datasets'),
     });
+    const silenced = disableComments(text);
     const diagnostics = result.diagnostics
-      .filter((d) => SEVERITY_RANK[d.severity] >= SEVERITY_RANK[minSeverity])
+      .filter((d) => SEVERITY_RANK[d.severity] >= SEVERITY_RANK[minSeverity] && !silenced(d.range[0], d.code))
       .map((d) => {
         const s = lineColumn(result.loaded.source, d.range[0]);
         const e = lineColumn(result.loaded.source, d.range[1]);

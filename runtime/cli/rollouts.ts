@@ -4,9 +4,11 @@ import { lastValue, parseArgs } from './args';
 
 const HELP = `Usage: trinity-workbench rollouts --table NAME [--steps N] <sqlite file>
 
-Prints the prompts, responses and rewards of the latest N steps (default 20) of an experience buffer kept in SQLite
-(Trinity-RFT's table layout or trinity-workbench's), read-only, as JSON: [{"step", "samples": [{"prompt",
-"response", "reward"}]}], oldest step first. --table is the buffer's name.
+Prints the latest N steps (default 20) of an experience buffer kept in SQLite (Trinity-RFT's table layout or
+trinity-workbench's), read-only, as JSON: [{"step", "samples": [{"prompt", "response", "reward", ...}]}], oldest
+step first. --table is the buffer's name. Trinity's pickled experience_bytes are read without running code (only
+the classes an experience holds): each sample then also carries its episode (messages, task, run, step,
+responseTokens, actionMask, metrics, truncated, advantage); a row that cannot be read says why in its response.
 Exit status: 0; 1 when the file or table cannot be read or has neither layout; 2 on bad usage.`;
 
 export function runRollouts(argv: string[]): number {

@@ -200,6 +200,7 @@ export class ServerSession {
         exists: existsSync,
         baseDirs: [],
         plugins: plugins.names,
+        localPlugins: plugins.local,
         pluginTaskColumns: plugins.taskColumns,
         env,
         modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),

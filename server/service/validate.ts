@@ -2,6 +2,7 @@
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-types';
 import { codeDocUrl, type ConfigDiagnostic } from '../../runtime/config/diagnostics';
+import { disableComments } from '../../runtime/config/disable-comments';
 import { localRefusals } from '../../runtime/rft/refusals/refusals';
 import type { Analysis } from './analyze';
 import type { ServiceSettings } from './settings';
@@ -13,20 +14,17 @@ const SEVERITY: Record<ConfigDiagnostic['severity'], DiagnosticSeverity> = {
   hint: DiagnosticSeverity.Hint,
 };
 
-const DISABLE_NEXT_LINE = /#\s*trinity-disable-next-line\b([^\n]*)/g;
-
 /** Findings about what a run of the local runtime does, said only where runs are local (as TRN312 is). */
 const LOCAL_RUNS_ONLY = new Set(['TRN241', 'TRN319']);
 
 export function validate(doc: TextDocument, analysis: Analysis, settings: ServiceSettings): Diagnostic[] {
-  const suppressed = suppressions(doc);
+  const silenced = disableComments(doc.getText());
   const disabled = new Set(settings.disabledRules.map((c) => c.toUpperCase()));
   const out: Diagnostic[] = [];
   for (const d of [...analysis.result.diagnostics, ...(settings.runsLocally ? refusals(analysis) : [])]) {
     if (disabled.has(d.code) || (!settings.runsLocally && LOCAL_RUNS_ONLY.has(d.code))) continue;
+    if (silenced(d.range[0], d.code)) continue;
     const range = { start: doc.positionAt(d.range[0]), end: doc.positionAt(d.range[1]) };
-    const codes = suppressed.get(range.start.line);
-    if (codes && (codes.size === 0 || codes.has(d.code))) continue;
     out.push({
       range,
       severity: SEVERITY[d.severity],
@@ -44,7 +42,7 @@ export function validate(doc: TextDocument, analysis: Analysis, settings: Servic
 function refusals(analysis: Analysis): ConfigDiagnostic[] {
   // A name already reported as an error there (TRN307's unknown workflow) is not also "Trinity-only".
   const errorAt = new Set(analysis.result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.range[0]));
-  return localRefusals(analysis.result)
+  return localRefusals(analysis.result, analysis.host.localPlugins)
     .filter((r) => !errorAt.has(r.range[0]))
     .map((r) => ({
       code: 'TRN312',
@@ -53,14 +51,4 @@ function refusals(analysis: Analysis): ConfigDiagnostic[] {
       range: r.range,
       data: { path: r.path.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k)), candidates: [...r.local] },
     }));
-}
-
-/** Lines silenced by `# trinity-disable-next-line [TRN123 ...]`: line -> codes (empty set: every code). */
-function suppressions(doc: TextDocument): Map<number, Set<string>> {
-  const out = new Map<number, Set<string>>();
-  for (const m of doc.getText().matchAll(DISABLE_NEXT_LINE)) {
-    const codes = new Set((m[1].match(/TRN\d{3}/gi) ?? []).map((c) => c.toUpperCase()));
-    out.set(doc.positionAt(m.index ?? 0).line + 1, codes);
-  }
-  return out;
 }

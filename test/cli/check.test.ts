@@ -81,6 +81,38 @@ describe('trinity-workbench check', () => {
     for (const l of lines) assert.match(l, /^bad\.yaml:\d+:\d+ (error|warning|information|hint) TRN\d{3} .+/);
   });
 
+  test('# trinity-disable-next-line silences the codes it names on the next line, as the editor does', () => {
+    const bad = GOOD.replace('  train_batch_size: 8', '  train_batch_size: 8\n  train_batch_sise: 8');
+    const dir = workspace({
+      'named.yaml': bad.replace('  train_batch_sise', '  # trinity-disable-next-line TRN010\n  train_batch_sise'),
+      'all.yaml': bad.replace('  train_batch_sise', '  # trinity-disable-next-line\n  train_batch_sise'),
+      'other.yaml': bad.replace('  train_batch_sise', '  # trinity-disable-next-line TRN011\n  train_batch_sise'),
+      'above.yaml': bad.replace('buffer:', '# trinity-disable-next-line TRN010\nmodel_x: 1\nbuffer:'),
+      'data/sft.jsonl': SFT_ROW,
+    });
+    for (const file of ['named.yaml', 'all.yaml']) {
+      const r = run(['check', file], { cwd: dir });
+      assert.equal(r.code, 0, `${file}: ${r.stdout}${r.stderr}`);
+      assert.doesNotMatch(r.stdout, /TRN010/);
+      const json = JSON.parse(run(['check', '--format', 'json', file], { cwd: dir }).stdout) as {
+        diagnostics: { code: string }[];
+      }[];
+      assert.deepEqual(
+        json[0].diagnostics.filter((d) => d.code === 'TRN010'),
+        [],
+        file,
+      );
+    }
+    // Another code, or a comment that is not on the line just above, silences nothing of TRN010.
+    const other = run(['check', 'other.yaml'], { cwd: dir });
+    assert.equal(other.code, 1);
+    assert.match(other.stdout, /^other\.yaml:14:3 error TRN010 Unknown key `train_batch_sise`/m);
+    const above = run(['check', 'above.yaml'], { cwd: dir });
+    assert.equal(above.code, 1);
+    assert.match(above.stdout, /^above\.yaml:15:3 error TRN010 Unknown key `train_batch_sise`/m);
+    assert.doesNotMatch(above.stdout, /TRN010 Unknown key `model_x`/, 'the comment above model_x silences it');
+  });
+
   test('a serve config bound beyond loopback: TRN263 warning at listen_address', () => {
     const serve =
       GOOD.replace('mode: train', 'mode: serve').replace('algorithm_type: sft', 'algorithm_type: grpo') +

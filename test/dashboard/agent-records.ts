@@ -148,7 +148,17 @@ async function stepWiseRun(model: RolloutModel, batch: number): Promise<Experien
  * One explorer step's records: task 0 (goal, hole, invalid moves), task 1 (token budget, the model's own turns),
  * task 2 (a step-wise run). Experiences and records are returned together so tests compare the DOM with both.
  */
-export async function frozenLakeRecords(batch = 7): Promise<{ exps: Experience[]; samples: RolloutSample[] }> {
+type Records = { exps: Experience[]; samples: RolloutSample[] };
+const made = new Map<number, Promise<Records>>();
+
+/** The records of one batch, made once per process (the test files of test/dashboard share one). */
+export function frozenLakeRecords(batch = 7): Promise<Records> {
+  let r = made.get(batch);
+  if (!r) made.set(batch, (r = makeRecords(batch)));
+  return r;
+}
+
+async function makeRecords(batch: number): Promise<Records> {
   await initBackend({ prefer: 'wasm' });
   const dir = join(mkdtempSync(join(tmpdir(), 'twb-transcripts-')), 'model');
   const tokenizer = tokenizerFromJson(buildByteTokenizer());

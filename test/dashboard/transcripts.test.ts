@@ -17,6 +17,7 @@ import { rolloutsOf, rolloutStepsOnDisk } from '../../client/dashboard/series';
 import type { RolloutSample } from '../../runtime/protocol';
 import { FROZEN_LAKE_INVALID_HINT } from '../../runtime/rft/environments/frozen-lake/frozen-lake-game';
 import { frozenLakeRecords, RUNS } from './agent-records';
+import { maskSpansShown } from './mask-spans';
 import { choose, DashboardPage, ROOT, showTab, THEMES, typeInto, type ThemeName } from './harness';
 
 const STEP = 7;
@@ -241,21 +242,7 @@ describe('agent episodes in the Rollouts tab', () => {
       await setBox(page, '#episode-tokens', true);
       await setBox(page, '#episode-boundaries', false);
       const r = record(task, run);
-      const spans = await page.$$eval('#transcript-turns .mask-span', (els) =>
-        els.map((s: any) => ({
-          from: Number(s.dataset.from),
-          to: Number(s.dataset.to),
-          trained: s.classList.contains('trained'),
-          text: s.textContent,
-        })),
-      );
-      const mask: number[] = [];
-      let text = '';
-      for (const s of spans) {
-        assert.equal(s.from, mask.length, 'the spans follow each other');
-        for (let i = s.from; i < s.to; i++) mask.push(s.trained ? 1 : 0);
-        text += s.text;
-      }
+      const [{ mask, text }] = await maskSpansShown(page);
       assert.deepEqual(mask, r.actionMask, `${task}/${run}`);
       assert.equal(text, r.tokenTexts!.join(''));
       await setBox(page, '#episode-boundaries', true);
@@ -368,29 +355,15 @@ describe('agent episodes in the Rollouts tab', () => {
       await page.$$eval('#transcript-turns .token-step', (els) => els.map((e: any) => e.textContent)),
       steps.map((s) => `Step ${s.step}`),
     );
-    const spans = await page.$$eval('#transcript-turns .mask-span', (els) =>
-      els.map((s: any) => ({
-        segment: Number(s.dataset.segment),
-        from: Number(s.dataset.from),
-        to: Number(s.dataset.to),
-        trained: s.classList.contains('trained'),
-        text: s.textContent,
-      })),
-    );
+    const segments = await maskSpansShown(page);
     steps.forEach((r, i) => {
-      const mask: number[] = [];
-      let text = '';
-      for (const s of spans.filter((x) => x.segment === i)) {
-        assert.equal(s.from, mask.length, `step ${r.step}: the spans follow each other`);
-        for (let t = s.from; t < s.to; t++) mask.push(s.trained ? 1 : 0);
-        text += s.text;
-      }
+      const { mask, text } = segments[i];
       assert.deepEqual(mask, r.actionMask, `step ${r.step}`);
       assert.equal(text, r.tokenTexts!.join(''), `step ${r.step}`);
       // Each step's experience trains its own answer: its mask is not all context.
       assert.ok(r.actionMask!.includes(1), `step ${r.step}`);
     });
-    assert.equal(new Set(spans.map((s) => s.segment)).size, steps.length);
+    assert.equal(segments.length, steps.length);
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     for (const name of Object.keys(THEMES) as ThemeName[]) {
       await dash.setTheme(name);

@@ -1,6 +1,10 @@
 /** The language server over real JSON-RPC: what a user sees in the editor, feature by feature. */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import {
   DiagnosticSeverity,
   type CompletionList,
@@ -459,6 +463,29 @@ describe('language server: what the local runtime lacks (TRN312)', () => {
       assert.ok(!clean.some((d) => d.code === 'TRN312'), codes(clean).join(' '));
     } finally {
       await c.close();
+    }
+  });
+
+  test('with pluginDirs, a JavaScript plugin workflow runs locally (no TRN312) and a Python one does not', async () => {
+    const example = resolve(__dirname, '..', '..', 'examples', 'agents-plugin');
+    const py = mkdtempSync(join(tmpdir(), 'tw-py-plugin-'));
+    writeFileSync(join(py, 'lake.py'), '@WORKFLOWS.register_module("py_lake")\nclass PyLake: ...\n');
+    const c = await startInProcess({ configuration: { pluginDirs: [join(example, 'plugins'), py] } });
+    try {
+      const text = readFileSync(join(example, 'step-wise-lake.trinity.yaml'), 'utf8').replace(
+        '    # trinity-disable-next-line TRN307\n',
+        '',
+      );
+      const uri = pathToFileURL(join(example, 'step-wise-lake.trinity.yaml')).href;
+      const ds = await c.open(uri, text);
+      assert.ok(!ds.some((d) => d.code === 'TRN312' || d.code === 'TRN307'), codes(ds).join(' '));
+      const pyDs = await c.open(`${uri}.py.yaml`, text.replace('step_wise_lake', 'py_lake'));
+      const info = pyDs.filter((d) => d.code === 'TRN312');
+      assert.equal(info.length, 1, codes(pyDs).join(' '));
+      assert.match(info[0].message, /`py_lake` runs on Trinity-RFT only; the local runtime runs .*`step_wise_lake`/);
+    } finally {
+      await c.close();
+      rmSync(py, { recursive: true, force: true });
     }
   });
 

@@ -39,6 +39,7 @@ export class LocalLauncher implements Launcher {
     for (const d of spec.pluginDirs) args.push('--plugin-dir', d);
     let done: DoneEvent | undefined;
     const stderrTail: string[] = [];
+    let strayStdoutSeen = false;
     const proc = await GroupProcess.start({
       command: this.opts.nodePath,
       args,
@@ -48,8 +49,15 @@ export class LocalLauncher implements Launcher {
         const parsed = parseEventLine(line);
         if (!parsed) return;
         if ('notEvent' in parsed) {
-          sink.warn(`not an event on the runtime's stdout (printed by a plugin?): ${parsed.notEvent.slice(0, 200)}`);
-          sink.output(parsed.notEvent);
+          // Said once, with the first such line; the rest are the run's output (a chatty plugin would otherwise
+          // spend the runtime's share of the channel on this warning).
+          const first = !strayStdoutSeen;
+          strayStdoutSeen = true;
+          if (first)
+            sink.warn(
+              `not an event on the runtime's stdout (printed by a plugin?), shown as output from here on: ${parsed.notEvent.slice(0, 200)}`,
+            );
+          if (!first || parsed.notEvent.length > 200) sink.output(parsed.notEvent);
           return;
         }
         if (parsed.event.type === 'done') done = parsed.event;

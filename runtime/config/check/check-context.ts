@@ -51,6 +51,8 @@ export interface CheckHost {
   readText?: (absPath: string) => string | undefined;
   /** Names that plugin directories register (see environment/plugin-names.ts). */
   plugins?: PluginNames;
+  /** Those of them a JavaScript plugin registers, which the local runtime runs (the editor's TRN312 passes them). */
+  localPlugins?: PluginNames;
   /** The task columns each JavaScript plugin workflow reads (the dataset checks ask only for those). */
   pluginTaskColumns?: PluginTaskColumns;
   /** The GPU the memory estimates are for (`trinityWorkbench.gpu`, `check --gpu`); H100-80G when absent. */

@@ -14,6 +14,8 @@ export type PluginNames = Partial<Record<RegistryId, string[]>>;
 /** What plugin directories register, and which task columns their JavaScript workflows read. */
 export interface PluginScan {
   names: PluginNames;
+  /** The names JavaScript plugins register: the local runtime loads those (runtime/rft/plugins.ts), not Python's. */
+  local: PluginNames;
   taskColumns: PluginTaskColumns;
 }
 
@@ -142,6 +144,7 @@ function stringEnd(source: string, i: number): number {
 /** Scans plugin directories (recursively, at most `maxFiles` .py files); unreadable entries are skipped. */
 export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): PluginScan {
   const out: PluginNames = {};
+  const local: PluginNames = {};
   const taskColumns: Record<string, TaskColumnsRead> = {};
   let budget = maxFiles;
   let root = '';
@@ -170,6 +173,7 @@ export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): Plugin
           else {
             const names = jsExportsIn(text);
             mergeNames(out, names);
+            mergeNames(local, names);
             const reads = jsTaskColumnsIn(text);
             for (const wf of names.workflow ?? []) taskColumns[wf] = reads;
           }
@@ -183,7 +187,7 @@ export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): Plugin
     root = d;
     visit(d);
   }
-  return { names: out, taskColumns };
+  return { names: out, local, taskColumns };
 }
 
 export function mergeNames(into: PluginNames, from: PluginNames): PluginNames {

@@ -16,7 +16,10 @@ export type PluginTaskColumns = Readonly<Record<string, TaskColumnsRead>>;
  * from the row's `size`, `p` and `seed` (envs/frozen_lake/workflow.py @8b7fce3), sudoku_workflow its game from
  * `puzzle` and `solution`; tool_call_workflow its messages from `raw_system`, `tools` and `conversations` and its
  * truth from `answer` (customized_toolcall_workflows.py @7f9b280); math_eval_workflow reads the `question` column
- * itself and grades against the truth (eval_workflow.py).
+ * itself and grades against the truth (eval_workflow.py `MathEvalWorkflow.format_messages`, the same at v0.3.0 7d2323f
+ * and main f3c8dec); on_policy_distill_workflow sends the prompt and scores 0 without the truth
+ * (on_policy_distill_workflow.py `OnPolicyDistillWorkflow.compute_reward` @f3c8dec; its math twin reads both).
+ * The runtime requires at load exactly the columns this table says a built-in reads (rft/data/tasks.ts).
  */
 const BUILT_IN: Readonly<Record<string, TaskColumnsRead>> = {
   frozen_lake_workflow: { prompt: false, response: false },
@@ -25,6 +28,7 @@ const BUILT_IN: Readonly<Record<string, TaskColumnsRead>> = {
   toolcall_workflow: { prompt: false, response: false },
   math_eval_workflow: { prompt: false, response: true },
   async_math_eval_workflow: { prompt: false, response: true },
+  on_policy_distill_workflow: { prompt: true, response: false },
 };
 
 const BOTH: TaskColumnsRead = { prompt: true, response: true };

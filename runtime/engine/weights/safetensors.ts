@@ -21,6 +21,9 @@ const BYTES: Record<SafeDtype, number> = {
   BOOL: 1,
 };
 
+/** Bytes per element of each dtype. */
+export const DTYPE_BYTES: Readonly<Record<SafeDtype, number>> = BYTES;
+
 export interface SafeTensor {
   dtype: SafeDtype;
   shape: number[];
@@ -100,6 +103,16 @@ export function toFloat32(t: SafeTensor): Float32Array {
   const size = BYTES[t.dtype];
   const read = READ[t.dtype];
   const out = new Float32Array(t.bytes.byteLength / size);
+  const view = new DataView(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
+  for (let i = 0; i < out.length; i++) out[i] = read(view, i * size);
+  return out;
+}
+
+/** A tensor's values as numbers, exactly (I64 beyond 2^53 as the nearest double). */
+export function tensorNumbers(t: SafeTensor): number[] {
+  const size = BYTES[t.dtype];
+  const read = READ[t.dtype];
+  const out = new Array<number>(t.bytes.byteLength / size);
   const view = new DataView(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
   for (let i = 0; i < out.length; i++) out[i] = read(view, i * size);
   return out;

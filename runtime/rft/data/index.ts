@@ -3,15 +3,7 @@ export { DataError } from '../../config/datasets/data-error';
 export { parseSplit } from '../../config/datasets/split-expression';
 export { describeSource, loadDatasetRows } from './load-dataset';
 export type { DatasetLocation, LoadedDataset, LoadedRow, LoadOptions, RowSource, SkippedRow } from './load-dataset';
-export {
-  defaultRequiredKeys,
-  PROMPT_ANSWER_WORKFLOWS,
-  readTasks,
-  resolveFormat,
-  resolveTaskset,
-  taskBatchReader,
-  taskScheduler,
-} from './tasks';
+export { defaultRequiredKeys, readTasks, resolveFormat, resolveTaskset, taskBatchReader, taskScheduler } from './tasks';
 export type {
   ReadTasksOptions,
   ReadTasksResult,

@@ -10,12 +10,14 @@
  * "`default_workflow_type` or `workflow_key` is required" assertion.
  *
  * Stricter than Trinity (which builds the Task and lets the workflow fail at run time): rows must hold the keys their
- * workflow reads (prompt_key and response_key for the prompt/answer workflows, image/video keys when set), checked
+ * workflow reads (the `format` columns of runtime/config/model/task-columns.ts, image/video keys when set), checked
  * at load with an error naming file, line and key. `onInvalidRow: 'skip'` skips and counts such rows instead
  * (Trinity has no skip option: its `load_dataset` fails on a malformed line).
  */
 import { sectionDefaults } from '../../config/model/defaults';
-import { registryNamesAt } from '../../config/model/registries';
+import { registryEntryAt, registryNamesAt } from '../../config/model/registries';
+import { taskColumnsRead } from '../../config/model/task-columns';
+import { RELEASES } from '../../config/releases';
 import * as Sections from '../../config/model/sections';
 import type { DataSelectorConfig, FormatConfig, GenerationConfig } from '../../config/types.generated';
 import { DataError } from '../../config/datasets/data-error';
@@ -139,30 +141,15 @@ export interface ReadTasksResult {
   warnings: string[];
 }
 
-/** Workflows that read the prompt (`task_desc`) and the reference answer (`truth`) of every task. */
-export const PROMPT_ANSWER_WORKFLOWS: ReadonlySet<string> = new Set([
-  'simple_workflow',
-  'async_simple_workflow',
-  'math_workflow',
-  'async_math_workflow',
-  'math_boxed_workflow',
-  'async_math_boxed_workflow',
-  'math_eval_workflow',
-  'async_math_eval_workflow',
-  'math_rm_workflow',
-  'async_math_rm_workflow',
-  'math_ruler_workflow',
-  'async_math_ruler_workflow',
-  'math_trainable_ruler_workflow',
-  'simple_mm_workflow',
-  'async_simple_mm_workflow',
-  'on_policy_distill_math_workflow',
-]);
-
-/** The keys a row needs for its workflow: prompt_key + response_key (+ image/video keys if set) for the prompt/answer workflows; none for others. */
+/**
+ * The keys a row needs for its workflow: the `format` columns a built-in workflow reads, from the config model's one
+ * table (the checker asks the data for the same ones), plus image/video keys when set for the multi-modal ones. A
+ * plugin's workflow (a name no Trinity release registers) gets none: it checks its own rows.
+ */
 export function defaultRequiredKeys(workflow: string, format: FormatConfig): string[] {
-  if (!PROMPT_ANSWER_WORKFLOWS.has(workflow)) return [];
-  const keys = [format.prompt_key, format.response_key];
+  if (!RELEASES.some((r) => registryEntryAt('workflow', workflow, r))) return [];
+  const reads = taskColumnsRead(workflow);
+  const keys = [...(reads.prompt ? [format.prompt_key] : []), ...(reads.response ? [format.response_key] : [])];
   if (workflow.includes('mm_workflow')) {
     if (format.image_key) keys.push(format.image_key);
     if (format.video_key) keys.push(format.video_key);

@@ -79,7 +79,8 @@ export interface ExplorerOptions {
    * b6321d7), so the runs of all a step's tasks share the engine. Here, with more than one runner and no over-rollout,
    * a step's tasks go at once: up to `runner_per_model` runs of them at a time (RunSlots, granted in task and run
    * order), all their episodes' turns through one TurnBatcher. A workflow whose runs cannot go at once (repeatable,
-   * or without `concurrentRuns`) takes every runner while it runs. The chunking is not modelled.
+   * or without `concurrentRuns`) takes every runner while it runs. The chunking is refused where it would split a task
+   * (refusals/refused-settings.ts).
    *
    * What differs from one task after another: each episode draws its sampling seed when it opens, so the results of
    * a seed are the same as sequentially when every run of the step fits the runners at once (runs open in task and

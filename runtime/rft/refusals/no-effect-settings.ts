@@ -56,15 +56,13 @@ export const NO_EFFECT_LOCALLY: readonly NoEffectGroup[] = [
     why: 'the local run is one process without Ray: nothing is placed on nodes or GPUs, and these only say where the same work would run',
   },
   {
-    where:
-      "the explorer's runners: `explorer.runner_*`, `concurrent_mode`, `max_repeat_times_per_runner`, `min_running_model_num`, `env_vars`",
+    where: "the explorer's runners: `explorer.runner_*`, `concurrent_mode`, `min_running_model_num`, `env_vars`",
     fields: [
       'runner_prepare_concurrency',
       'runner_prepare_max_retries',
       'runner_num',
       'runner_state_report_interval',
       'concurrent_mode',
-      'max_repeat_times_per_runner',
       'min_running_model_num',
       'env_vars',
     ].map((k) => `ExplorerConfig.${k}`),

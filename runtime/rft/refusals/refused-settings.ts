@@ -10,6 +10,7 @@ import type { CheckResult } from '../../config/check-config';
 import { keyRangeOf, valueSource, writtenIn } from '../../config/check-config';
 import type { Range } from '../../config/load/yaml-tree';
 import { valueAtPath } from '../../config/config-path';
+import { rolesOf } from '../../config/model/choices';
 import { atLeast } from '../../config/releases';
 import { FEATURE_RULES } from './refused-features';
 import { MODEL_SETTING_RULES } from './refused-model-settings';
@@ -68,9 +69,31 @@ const RULES: readonly Rule[] = [
         ? 'router replay runs on Trinity-RFT only (MoE models); the local runtime runs dense models and replays nothing'
         : undefined,
   },
+  {
+    // trinity/explorer/scheduler.py `_split_and_submit_tasks` (7d2323f … f3c8dec): a task's repeat_times runs are cut
+    // into chunks of this size from run_id_base 0, each chunk a sub-task with its own runner, timeout and retries,
+    // and the task's status gathers theirs. Chunks at least repeat_times long are one chunk: Trinity's unsplit task.
+    path: 'explorer.max_repeat_times_per_runner',
+    since: 'v0.3.0',
+    local: ['null'],
+    doc: "`explorer.max_repeat_times_per_runner` below a taskset's `repeat_times` (a task split into sub-tasks)",
+    refuse: (v, cfg) => {
+      const repeats = largestRepeatTimes(cfg);
+      return typeof v === 'number' && v > 0 && v < repeats && cfg.mode !== 'serve' && rolesOf(String(cfg.mode)).explorer
+        ? `splitting each task's ${repeats} runs into sub-tasks of ${v} (each on its own runner, with its own timeout and retries) runs on Trinity-RFT only; the local explorer runs a task's \`repeat_times\` runs as one task`
+        : undefined;
+    },
+  },
   ...FEATURE_RULES,
   ...MODEL_SETTING_RULES,
 ];
+
+/** The most runs a task of the config repeats: `algorithm.repeat_times` (training tasksets), each eval taskset's own. */
+function largestRepeatTimes(cfg: Record<string, any>): number {
+  const evals = (cfg.buffer?.explorer_input?.eval_tasksets ?? []) as { repeat_times?: unknown }[];
+  const all = [cfg.algorithm?.repeat_times, ...evals.map((t) => t?.repeat_times)];
+  return Math.max(1, ...all.filter((n): n is number => typeof n === 'number'));
+}
 
 /** Every refused setting, for the refused list of docs/runtime.md. */
 export const REFUSED_SETTINGS: readonly Pick<SettingRule, 'path' | 'doc'>[] = RULES;

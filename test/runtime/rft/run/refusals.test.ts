@@ -221,6 +221,12 @@ describe('run refuses main settings the local runtime would not honour', () => {
  */
 const FEATURES: SettingCase[] = [
   {
+    key: 'explorer.max_repeat_times_per_runner',
+    line: 'max_repeat_times_per_runner: 3',
+    edit: (y) => y.replace('eval_on_startup: true', 'eval_on_startup: true\n  max_repeat_times_per_runner: 3'),
+    says: /`explorer\.max_repeat_times_per_runner`: splitting each task's 4 runs into sub-tasks of 3 \(each on its own runner, with its own timeout and retries\) runs on Trinity-RFT only/,
+  },
+  {
     key: 'data_processor.task_pipeline',
     line: 'task_pipeline:',
     edit: (y) =>
@@ -288,6 +294,16 @@ const FEATURES: SettingCase[] = [
 ];
 
 describe('run refuses features that need Trinity-RFT, in the words of the editor', () => {
+  test('max_repeat_times_per_runner at least every repeat_times splits nothing (one sub-task per task): not refused', async () => {
+    const base = header(job, 'whole-tasks') + topLevel(GRPO_STAGE);
+    for (const v of [4, 8]) {
+      const yaml = base.replace('eval_on_startup: true', `eval_on_startup: true\n  max_repeat_times_per_runner: ${v}`);
+      const r = await checkConfig(yaml, { datasets: false });
+      assert.deepEqual(localRefusals(r), [], `${v}`);
+      assert.ok(!r.diagnostics.some((d) => d.message.includes('max_repeat_times_per_runner')), `${v}`);
+    }
+  });
+
   for (const c of FEATURES) {
     test(c.key, async () => {
       const name = `refuse-${c.key.replace(/\W/g, '-')}`;
