@@ -270,7 +270,14 @@ describe('run manager with the real runtime', () => {
         assert.match(
           end.error ?? '',
           fullDiskError(
-            ['checkpoint write', 'metrics append', 'rollouts append', 'TensorBoard append', 'state write'],
+            [
+              'checkpoint write',
+              'metrics append',
+              'rollouts append',
+              'TensorBoard append',
+              'buffer append',
+              'state write',
+            ],
             config,
           ),
         );

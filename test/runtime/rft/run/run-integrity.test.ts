@@ -391,7 +391,14 @@ describe('a full or read-only disk', () => {
       assert.match(
         first.error ?? '',
         fullDiskError(
-          ['checkpoint write', 'metrics append', 'rollouts append', 'TensorBoard append', 'state write'],
+          [
+            'checkpoint write',
+            'metrics append',
+            'rollouts append',
+            'TensorBoard append',
+            'buffer append',
+            'state write',
+          ],
           config,
         ),
       );
