@@ -18,7 +18,7 @@ Options:
   --config FILE        the Trinity config (required)
   --events jsonl       print the event stream on stdout (run, metrics, rollouts, log, checkpoint, done)
   --backend NAME       auto (default), tensorflow-gpu, tensorflow, webgpu, wasm or cpu
-  --seed N             seed for sampling (default 42)
+  --seed N             seed for sampling (default: explorer.rollout_model.seed, 42)
   --continue-from-checkpoint
                        continue from the job's last checkpoint even when the config sets
                        continue_from_checkpoint: false (what the editor's Resume does)
@@ -113,7 +113,7 @@ export async function runRun(argv: string[]): Promise<number> {
     progress,
     signal: controller.signal,
     backend: backendName,
-    seed: Number(lastValue(args, '--seed') ?? 42),
+    seed: lastValue(args, '--seed') === undefined ? undefined : Number(lastValue(args, '--seed')),
     continueFromCheckpoint: args.switches.has('--continue-from-checkpoint') || undefined,
     // Trinity opens relative paths from the directory `trinity run` starts in.
     workDir: process.cwd(),

@@ -500,6 +500,56 @@ describe('language server: what the local runtime lacks (TRN312)', () => {
   });
 });
 
+describe('language server: settings the local runtime refuses, beyond the rollout model (TRN312)', () => {
+  // An auxiliary model's engine setting and a pipeline input store at a database server: `run` refuses both before
+  // any work (test/runtime/rft/run/refusals.test.ts); the editor says so at the key, in the same words.
+  const AUX = GRPO.replace('gpu_per_node: 5', 'gpu_per_node: 6').concat(
+    '  auxiliary_models:\n    - model_path: Qwen/Qwen2.5-7B-Instruct\n      ignore_eos: true\n',
+    'data_processor:\n  experience_pipeline:\n    save_input: true\n    input_save_path: mysql://u@db/trinity\n',
+  );
+  const lines = AUX.split('\n');
+
+  test('runs are local: information at each key, with what it would have done and runWith: trinity', async () => {
+    const c = await startInProcess();
+    try {
+      const ds = await c.open('file:///w/aux.yaml', AUX);
+      const errors = ds.filter((d) => d.severity === DiagnosticSeverity.Error);
+      assert.deepEqual(errors, [], codes(errors).join(' '));
+      const info = ds.filter((d) => d.code === 'TRN312').sort((a, b) => a.range.start.line - b.range.start.line);
+      assert.deepEqual(
+        info.map((d) => [d.severity, d.range.start.line]),
+        [
+          [DiagnosticSeverity.Information, lines.indexOf('      ignore_eos: true')],
+          [DiagnosticSeverity.Information, lines.indexOf('    input_save_path: mysql://u@db/trinity')],
+        ],
+        codes(ds).join(' '),
+      );
+      const [aux, store] = info;
+      assert.match(
+        aux.message,
+        /^`explorer\.auxiliary_models\.0\.ignore_eos`: vLLM would sample past the end-of-sequence token/,
+      );
+      assert.match(
+        store.message,
+        /^`data_processor\.experience_pipeline\.input_save_path`: the experience pipeline would keep its input in the MySQL database `mysql:\/\/u@db\/trinity`; the local runtime opens SQLite databases only/,
+      );
+      for (const d of info) assert.match(d.message, /trinityWorkbench\.runWith: trinity/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  test('runWith: trinity: nothing to say (Trinity-RFT honours both)', async () => {
+    const c = await startInProcess({ settings: { runWith: 'trinity' } });
+    try {
+      const ds = await c.open('file:///w/aux.yaml', AUX);
+      assert.ok(!ds.some((d) => d.code === 'TRN312'), codes(ds).join(' '));
+    } finally {
+      await c.close();
+    }
+  });
+});
+
 describe('language server: a monitor the local runtime does not reach (TRN241)', () => {
   const WANDB = `${GRPO}monitor:\n  monitor_type: wandb\n`;
   const line = WANDB.split('\n').indexOf('  monitor_type: wandb');

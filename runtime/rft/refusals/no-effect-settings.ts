@@ -3,7 +3,9 @@
  * the same without them. Every other key is read by the runtime or refused before any work (refused-settings.ts,
  * and the scale settings of runtime/config/check/scale-settings.ts, which a run names at its start); a test
  * (test/runtime/rft/run/unread-keys.test.ts) fails when a key of the model is none of these, so a new key cannot be
- * dropped silently. Keys are `Section.field` as runtime/config/model names them; docs/runtime.md lists the groups.
+ * dropped silently. A key is read when code reads it through its section's generated type (or by its whole dotted
+ * path), so a name another section shares does not count. Keys are `Section.field` as runtime/config/model names
+ * them; docs/runtime.md lists the groups.
  */
 export interface NoEffectGroup {
   /** How the docs name the keys. */
@@ -19,7 +21,7 @@ const inference = (...keys: string[]): string[] => keys.map((k) => `InferenceMod
 export const NO_EFFECT_LOCALLY: readonly NoEffectGroup[] = [
   {
     where:
-      "Ray and GPU placement: `cluster.*`, `*.ray_namespace`, `wrap_in_ray`, the engines' actor names, nodes and ports, `synchronizer.group_name` / `explorer_world_size`, `log.group_by_node`, `monitor.enable_ray_timeline`",
+      "Ray and GPU placement: `cluster.*`, `*.ray_namespace`, `wrap_in_ray`, the engines' and the trainer's actor names, nodes and ports, `synchronizer.group_name` / `explorer_world_size`, `log.group_by_node`, `monitor.enable_ray_timeline`",
     fields: [
       'Config.ray_namespace',
       'TasksetConfig.ray_namespace',
@@ -49,6 +51,7 @@ export const NO_EFFECT_LOCALLY: readonly NoEffectGroup[] = [
       ),
       'SynchronizerConfig.group_name',
       'SynchronizerConfig.explorer_world_size',
+      'TrainerConfig.name',
       'SynchronizerConfig.ray_namespace',
       'LogConfig.group_by_node',
       'MonitorConfig.enable_ray_timeline',
@@ -70,7 +73,7 @@ export const NO_EFFECT_LOCALLY: readonly NoEffectGroup[] = [
   },
   {
     where:
-      "vLLM's engine internals: `engine_type`, data/pipeline/expert parallelism, `gpu_per_engine`, `use_v1`, `enforce_eager`, prefix caching, chunked prefill, `gpu_memory_utilization`, request logs, the weight-sync buffer, `trust_remote_code`, multimodal input, its LoRA serving switches",
+      "vLLM's engine internals: `engine_type`, data/pipeline/expert parallelism, `gpu_per_engine`, `use_v1`, `enforce_eager`, prefix caching, chunked prefill, `gpu_memory_utilization`, `dtype`, request logs, the weight-sync buffer, `trust_remote_code`, multimodal input, its LoRA serving switches and adapter names",
     fields: [
       ...inference(
         'engine_type',
@@ -86,6 +89,7 @@ export const NO_EFFECT_LOCALLY: readonly NoEffectGroup[] = [
         'enable_log_requests',
         'weight_sync_buffer_size',
         'trust_remote_code',
+        'dtype',
         'enable_multimodal',
         'enable_lora',
         'enable_runtime_lora_updating',
@@ -95,6 +99,7 @@ export const NO_EFFECT_LOCALLY: readonly NoEffectGroup[] = [
       'ModelConfig.trust_remote_code',
       'ModelConfig.fully_sharded_loras',
       'ModelConfig.max_cpu_loras',
+      'LoRAConfig.name',
       'LoRAConfig.lora_dtype',
       'LoRAConfig.base_model_name',
     ],
@@ -119,7 +124,7 @@ export const NO_EFFECT_LOCALLY: readonly NoEffectGroup[] = [
   },
   {
     where:
-      "the trainer's engine: `trainer.trainer_type`, `trainer_strategy`, `enable_preview`, `use_remove_padding`, `balance_batch`, `max_token_len_per_gpu`, the offloads, `save_strategy`, `trust_remote_code`, `megatron.*`",
+      "the trainer's engine: `trainer.trainer_type`, `trainer_strategy`, `enable_preview`, `use_remove_padding`, `balance_batch`, `use_dynamic_bsz`, `max_token_len_per_gpu`, the offloads, `save_strategy`, `trust_remote_code`, `megatron.*`",
     fields: [
       ...[
         'trainer_type',
@@ -127,6 +132,7 @@ export const NO_EFFECT_LOCALLY: readonly NoEffectGroup[] = [
         'enable_preview',
         'use_remove_padding',
         'balance_batch',
+        'use_dynamic_bsz',
         'max_token_len_per_gpu',
         'param_offload',
         'optimizer_offload',
@@ -158,17 +164,28 @@ export const NO_EFFECT_LOCALLY: readonly NoEffectGroup[] = [
     why: "Trinity sets it to `model.model_path` at launch whatever is written (config_validator.py), and the local runtime reads the model's tokenizer",
   },
   {
+    where: '`logprobs` of `model`, the inference models and `rollout_args`',
+    fields: ['ModelConfig.logprobs', 'InferenceModelConfig.logprobs', 'GenerationConfig.logprobs'],
+    why: "how many of the most likely tokens' log-probs vLLM returns beside each sampled token's; the local model records every sampled token's log-prob (all the trainer and the local workflows read) whatever is written",
+  },
+  {
+    where: "the inference models' `sync_method` and `checkpoint_job_dir`, `monitor.cache_dir`",
+    fields: ['InferenceModelConfig.sync_method', 'InferenceModelConfig.checkpoint_job_dir', 'MonitorConfig.cache_dir'],
+    why: "Trinity's launch overwrites them from `synchronizer.sync_method` and the job directory, which the local run reads itself",
+  },
+  {
     where: '`synchronizer.wait_for_checkpoint`',
     fields: ['SynchronizerConfig.wait_for_checkpoint'],
     why: "how long Trinity's explorer blocks on a checkpoint sync; the local explorer takes each checkpoint at the sync points `sync_style` and `sync_offset` set",
   },
   {
-    where: 'progress bars, `log.save_dir`, `monitor.monitor_args`',
+    where: 'progress bars, `log.save_dir`, `log.level`, `monitor.monitor_args`',
     fields: [
       'TasksetConfig.enable_progress_bar',
       'ExperienceBufferConfig.enable_progress_bar',
       'StorageConfig.enable_progress_bar',
       'LogConfig.save_dir',
+      'LogConfig.level',
       'MonitorConfig.monitor_args',
     ],
     why: "they shape Trinity's console and its remote monitors; a local run writes its log to the run's event stream and its metrics to metrics.jsonl and TensorBoard files (said at the start of a run whose monitor is remote)",
@@ -180,7 +197,11 @@ export const NO_EFFECT_LOCALLY: readonly NoEffectGroup[] = [
   },
   {
     where: '`service.data_juicer`',
-    fields: ['DataJuicerServiceConfig.server_url', 'DataJuicerServiceConfig.auto_start'],
+    fields: [
+      'DataJuicerServiceConfig.server_url',
+      'DataJuicerServiceConfig.port',
+      'DataJuicerServiceConfig.auto_start',
+    ],
     why: 'read only by Data-Juicer operators, which the local runtime refuses by name (TRN312)',
   },
 ];

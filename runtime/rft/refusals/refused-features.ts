@@ -5,6 +5,8 @@
  * OpenAI-compatible engine (`TinkerConfig`, `ExternalModelConfig`, config_validator.py `_check_external_model`,
  * 10796ed). Each message says what Trinity would have done, so the user knows what a local run would have skipped.
  */
+import { INPUT_SAVE_PATH } from '../../config/check/runtime';
+import { valueAtPath } from '../../config/config-path';
 import type { SettingRule } from './setting-rule';
 
 const names = (xs: unknown): string =>
@@ -36,7 +38,61 @@ function unsharedQueue(section: Record<string, any>): string | undefined {
   return undefined;
 }
 
+/** The database server a path names (Trinity's `is_database_url` beyond SQLite), or undefined. */
+function databaseServer(path: unknown): string | undefined {
+  if (typeof path !== 'string') return undefined;
+  if (path.startsWith('postgresql://')) return 'PostgreSQL';
+  if (path.startsWith('mysql://')) return 'MySQL';
+  return undefined;
+}
+
+const ONLY_SQLITE = 'the local runtime opens SQLite databases only (`sqlite:///<file>`)';
+
+/**
+ * A `storage_type: sql` buffer at a database server: Trinity's SQL storage opens any SQLAlchemy URL
+ * (trinity/buffer/storage/sql.py, f3c8dec); the local one opens SQLite files (runtime/rft/buffer/sql.ts).
+ */
+function serverBuffer(path: string): SettingRule {
+  return {
+    path,
+    since: 'v0.3.0',
+    local: ['sqlite:///<file>'],
+    doc: `\`${path}\` of a \`storage_type: sql\` buffer at a \`postgresql://\` or \`mysql://\` server`,
+    refuse: (v, cfg, at) => {
+      const server = databaseServer(v);
+      const storage = valueAtPath(cfg, `${at.slice(0, -'.path'.length)}.storage_type`);
+      return server && String(storage).toLowerCase() === 'sql'
+        ? `this buffer's rows would live in the ${server} database \`${String(v)}\`; ${ONLY_SQLITE}`
+        : undefined;
+    },
+  };
+}
+
 export const FEATURE_RULES: readonly SettingRule[] = [
+  {
+    // experience_pipeline.py `_init_input_storage` (f3c8dec): a database URL is a sql storage of the pipeline's input.
+    path: INPUT_SAVE_PATH,
+    since: 'v0.3.0',
+    local: ['sqlite:///<file>', 'a .jsonl file'],
+    doc: `\`${INPUT_SAVE_PATH}\` at a \`postgresql://\` or \`mysql://\` server`,
+    refuse: (v, cfg) => {
+      const server = databaseServer(v);
+      const mode = cfg.mode;
+      return server &&
+        cfg.data_processor?.experience_pipeline?.save_input === true &&
+        mode !== 'train' &&
+        mode !== 'bench'
+        ? `the experience pipeline would keep its input in the ${server} database \`${String(v)}\`; ${ONLY_SQLITE} or a JSON lines file`
+        : undefined;
+    },
+  },
+  ...[
+    'buffer.explorer_input.taskset.path',
+    'buffer.explorer_input.tasksets.*.path',
+    'buffer.explorer_input.eval_tasksets.*.path',
+    'buffer.trainer_input.experience_buffer.path',
+    'buffer.trainer_input.auxiliary_buffers.*.path',
+  ].map(serverBuffer),
   {
     path: 'buffer.trainer_input.experience_buffer',
     since: 'v0.3.0',

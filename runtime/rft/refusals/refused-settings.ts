@@ -98,6 +98,21 @@ function largestRepeatTimes(cfg: Record<string, any>): number {
 /** Every refused setting, for the refused list of docs/runtime.md. */
 export const REFUSED_SETTINGS: readonly Pick<SettingRule, 'path' | 'doc'>[] = RULES;
 
+/** The paths of `cfg` that `pattern` names: each `*` segment stands for every index of a list (or key of a map) there. */
+function pathsIn(cfg: Record<string, unknown>, pattern: string): string[] {
+  const star = pattern.indexOf('.*');
+  if (star < 0) return [pattern];
+  const head = pattern.slice(0, star);
+  const tail = pattern.slice(star + 2);
+  const held = valueAtPath(cfg, head);
+  const keys = Array.isArray(held)
+    ? held.map((_, i) => String(i))
+    : held !== null && typeof held === 'object'
+      ? Object.keys(held)
+      : [];
+  return keys.flatMap((k) => pathsIn(cfg, `${head}.${k}${tail}`));
+}
+
 /** The written settings of `result` (each rule from its release on) that this runtime would not honour. */
 export function settingRefusals(result: CheckResult): SettingRefusal[] {
   const release = result.loaded.release;
@@ -106,25 +121,29 @@ export function settingRefusals(result: CheckResult): SettingRefusal[] {
   result.runs.forEach((run, runIndex) => {
     const cfg = run.resolved as Record<string, any>;
     for (const rule of RULES) {
-      if (!atLeast(release, rule.since ?? 'main') || !writtenIn(result, rule.path, runIndex)) continue;
-      const value = valueAtPath(cfg, rule.path) as any;
-      const why = rule.refuse(value, cfg);
-      if (!why) continue;
-      // A whole section (a pipeline) is shown at its key; a value at the value.
-      const range =
-        value !== null && typeof value === 'object'
-          ? keyRangeOf(result, rule.path, runIndex)
-          : (valueSource(result, rule.path, runIndex)?.range ?? [0, 0]);
-      if (seen.has(`${rule.path}|${range[0]}`)) continue;
-      seen.add(`${rule.path}|${range[0]}`);
-      out.push({
-        path: rule.path,
-        name: String(value),
-        runIndex,
-        range,
-        local: rule.local,
-        message: `\`${rule.path}\`: ${why}. ${HOW}`,
-      });
+      if (!atLeast(release, rule.since ?? 'main')) continue;
+      for (const path of pathsIn(cfg, rule.path)) {
+        if (!writtenIn(result, path, runIndex)) continue;
+        const value = valueAtPath(cfg, path) as any;
+        const why = rule.refuse(value, cfg, path);
+        if (!why) continue;
+        // A whole section (a pipeline) is shown at its key; a value at the value.
+        const range =
+          value !== null && typeof value === 'object'
+            ? keyRangeOf(result, path, runIndex)
+            : (valueSource(result, path, runIndex)?.range ?? [0, 0]);
+        // One refusal per written place: a stage repeats it, a taskset is also the first of `tasksets`.
+        if (seen.has(`${range[0]}|${why}`)) continue;
+        seen.add(`${range[0]}|${why}`);
+        out.push({
+          path,
+          name: String(value),
+          runIndex,
+          range,
+          local: rule.local,
+          message: `\`${path}\`: ${why}. ${HOW}`,
+        });
+      }
     }
   });
   return out;

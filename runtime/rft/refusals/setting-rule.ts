@@ -2,12 +2,15 @@
 import type { Release } from '../../config/releases';
 
 export interface SettingRule {
-  /** Dotted path of the written setting in the checked config. */
+  /**
+   * Dotted path of the written setting in the checked config; a `*` segment stands for every entry of the list or map
+   * there (`explorer.auxiliary_models.*.ignore_eos`).
+   */
   path: string;
   /** The first release whose meaning of the key the rule states (main when unset: the sync keys are main's). */
   since?: Release;
-  /** Why the written value is not what this runtime runs, or undefined when it is. */
-  refuse(value: unknown, cfg: Record<string, any>): string | undefined;
+  /** Why the written value (at `at`, `path` with its `*`s filled in) is not what this runtime runs, or undefined. */
+  refuse(value: unknown, cfg: Record<string, any>, at: string): string | undefined;
   /** What this runtime runs instead, in the message's words. */
   local: readonly string[];
   /** What the refused list of docs/runtime.md says of it. */

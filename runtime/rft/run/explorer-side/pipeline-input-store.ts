@@ -40,7 +40,7 @@ export function openPipelineInputStore(cfg: Config): PipelineInputStore | undefi
     const w = new JsonlExperienceWriter(path);
     return { save: (exps) => w.writeNow(exps), close: () => w.finishNow() };
   }
-  sqliteFile(path, INPUT_SAVE_PATH); // postgresql:// and mysql:// are refused naming this key
+  sqliteFile(path, INPUT_SAVE_PATH); // a postgresql:// or mysql:// server: refused before any work (refused-features.ts)
   const w = new SqlExperienceWriter(path, PIPELINE_INPUT_TABLE);
   return { save: (exps) => w.writeNow(exps), close: () => w.finishNow() };
 }

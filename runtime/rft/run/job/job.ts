@@ -214,7 +214,8 @@ function stageContext(args: {
     monitor: new Monitor(jobDir, emit, tensorboard, args.runStarted),
     log: args.log,
     signal: args.signal,
-    seed: opts.seed ?? 42,
+    // `--seed`, else the rollout engine's `seed` (Trinity hands `explorer.rollout_model.seed` to vLLM; default 42).
+    seed: opts.seed ?? cfg.explorer.rollout_model.seed ?? 42,
     pluginDirs: (opts.pluginDirs ?? []).map((d) => resolve(d)),
     progress: (role, step, total, detail) => {
       emit({ type: 'progress', role, step, total, detail });

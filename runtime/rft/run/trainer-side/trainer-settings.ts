@@ -123,7 +123,10 @@ export function criticSetup(
       typeof critic.ppo_micro_batch_size_per_gpu === 'number' ? critic.ppo_micro_batch_size_per_gpu : undefined,
     cliprangeValue: typeof critic.cliprange_value === 'number' ? critic.cliprange_value : 0.5,
     lossAggMode: typeof critic.loss_agg_mode === 'string' ? critic.loss_agg_mode : 'token-mean',
-    warmupSteps: typeof verl.trainer?.critic_warmup === 'number' ? verl.trainer.critic_warmup : 0,
+    // veRL's `trainer.critic_warmup` as written in `trainer_config`, else main's `trainer.critic_warmup` (the key
+    // Trinity main adds to its own TrainerConfig for it; earlier releases have only veRL's, default 0).
+    warmupSteps:
+      typeof verl.trainer?.critic_warmup === 'number' ? verl.trainer.critic_warmup : (cfg.trainer.critic_warmup ?? 0),
     klPenaltyFn: algorithm.klPenaltyFn ?? 'none',
     klPenaltyFnArgs: cfg.algorithm.kl_penalty_fn_args,
   };

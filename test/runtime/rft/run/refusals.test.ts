@@ -164,6 +164,39 @@ const SETTINGS: SettingCase[] = [
     edit: (y) => y.replace('repeat_times: 4', 'repeat_times: 4\n  enable_router_replay: true'),
     says: /router replay runs on Trinity-RFT only/,
   },
+  // An auxiliary model's engine settings, refused as the rollout model's are (issue 38): the second entry's.
+  {
+    key: 'explorer.auxiliary_models.1.repetition_penalty',
+    line: 'repetition_penalty: 1.3',
+    edit: (y) =>
+      y
+        .replace('gpu_per_node: 2', 'gpu_per_node: 4')
+        .replace(
+          'explorer:\n',
+          'explorer:\n  auxiliary_models:\n    - model_path: model\n    - model_path: model\n      repetition_penalty: 1.3\n',
+        ),
+    says: /`explorer\.auxiliary_models\.1\.repetition_penalty`: a repetition penalty of 1\.3 would reshape every sampling distribution/,
+  },
+  {
+    key: 'explorer.auxiliary_models.0.external_model_config.enable',
+    line: 'enable: true',
+    edit: (y) =>
+      y
+        .replace('gpu_per_node: 2', 'gpu_per_node: 4')
+        .replace(
+          'explorer:\n',
+          'explorer:\n  auxiliary_models:\n    - name: judge\n      model_path: model\n      external_model_config:\n        enable: true\n        model_name: qwen3-max\n',
+        ),
+    says: /the workflows would call the external model `qwen3-max` at the OpenAI-compatible service in `\$OPENAI_BASE_URL`/,
+  },
+  // A pipeline input store at a database server (issue 38): refused before any work, not at the explorer's set-up.
+  {
+    key: 'data_processor.experience_pipeline.input_save_path',
+    line: 'input_save_path: postgresql://u@db/trinity',
+    edit: (y) =>
+      `${y}data_processor:\n  experience_pipeline:\n    save_input: true\n    input_save_path: postgresql://u@db/trinity\n`,
+    says: /the experience pipeline would keep its input in the PostgreSQL database `postgresql:\/\/u@db\/trinity`; the local runtime opens SQLite databases only/,
+  },
 ];
 
 describe('run refuses main settings the local runtime would not honour', () => {
@@ -225,6 +258,16 @@ const FEATURES: SettingCase[] = [
     line: 'max_repeat_times_per_runner: 3',
     edit: (y) => y.replace('eval_on_startup: true', 'eval_on_startup: true\n  max_repeat_times_per_runner: 3'),
     says: /`explorer\.max_repeat_times_per_runner`: splitting each task's 4 runs into sub-tasks of 3 \(each on its own runner, with its own timeout and retries\) runs on Trinity-RFT only/,
+  },
+  {
+    key: 'buffer.trainer_input.experience_buffer.path',
+    line: 'path: mysql://u@db/trinity',
+    edit: (y) =>
+      y.replace(
+        'buffer:\n  batch_size: 4\n',
+        'buffer:\n  batch_size: 4\n  trainer_input:\n    experience_buffer:\n      name: exp\n      storage_type: sql\n      path: mysql://u@db/trinity\n',
+      ),
+    says: /this buffer's rows would live in the MySQL database `mysql:\/\/u@db\/trinity`; the local runtime opens SQLite databases only/,
   },
   {
     key: 'data_processor.task_pipeline',
