@@ -1,8 +1,12 @@
 /**
  * An I/O failure as a run reports it: what the run was doing (checkpoint write, buffer append, metrics append, …),
  * the file it was doing it to, and why, e.g. `metrics append failed: /job/monitor/metrics.jsonl: no space left on
- * device (ENOSPC)`. Node's own message for a failed write names neither the file nor the operation.
+ * device (ENOSPC)`. Node's own message for a failed write names neither the file nor the operation. A run that
+ * ends on one adds what to do about its cause and how to resume (`ioFailureMessage`).
  */
+
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export class IoFailure extends Error {
   override name = 'IoFailure';
@@ -63,4 +67,57 @@ function asIoFailure(operation: string, path: string, e: unknown): unknown {
   if (!isIoError(e)) return e;
   const own = (e as CodedError).path;
   return new IoFailure(operation, typeof own === 'string' ? own : path, e);
+}
+
+/** What the system's error code says about the disk, and what the user does about it before resuming. */
+function remedy(code: string): string {
+  if (/^(ENOSPC|EDQUOT|EFBIG|SQLITE_FULL)/.test(code)) return 'The disk is full: free space on it';
+  if (/^(EROFS|EACCES|EPERM|SQLITE_READONLY|SQLITE_PERM|SQLITE_CANTOPEN)/.test(code))
+    return 'The file cannot be written there (a read-only file system, or its permissions): make it writable';
+  if (/^(EIO|SQLITE_IOERR|SQLITE_CORRUPT|SQLITE_NOTADB)/.test(code))
+    return 'The disk reported an I/O error: check it (`dmesg`, `fsck`) and the file';
+  return 'Fix the cause above';
+}
+
+/** The code an I/O failure ended with: the IoFailure's own, or the `(CODE)` its text ends with (a worker's error). */
+function failureCode(e: unknown): string | undefined {
+  if (e instanceof IoFailure) {
+    const code = (e.cause as CodedError | null)?.code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  if (!(e instanceof Error)) return undefined;
+  return / failed: \/.*\((E[A-Z]+|SQLITE_[A-Z_]+)\)$/.exec(e.message.split('\n')[0])?.[1];
+}
+
+/**
+ * A run's error for an I/O failure (`undefined` for any other error): what failed where, the remedy for its cause,
+ * and how to resume, since the failure left every earlier checkpoint and buffer row intact. An explorer worker's
+ * failure arrives as its stack's text: its first line, less the class name, is the failure.
+ */
+export function ioFailureMessage(e: unknown, configPath: string): string | undefined {
+  const code = failureCode(e);
+  if (code === undefined) return undefined;
+  const what = (e as Error).message.split('\n')[0].replace(/^IoFailure: /, '');
+  return (
+    `${what}. ${remedy(code)}, then resume the run (Resume in the editor, or ` +
+    `\`trinity-workbench run --continue-from-checkpoint --config ${configPath}\`): it continues from its last ` +
+    'checkpoint; every checkpoint and buffer row written before the failure is intact.'
+  );
+}
+
+/**
+ * `mkdir -p dir` that throws the real cause: Node's recursive mkdir reports ENOENT for the leaf when creating an
+ * ancestor failed (a read-only file system, a permission), so the first missing ancestor is retried alone for the
+ * system's own error.
+ */
+export function makeDirs(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    if ((e as CodedError).code !== 'ENOENT') throw e;
+    let missing = dir;
+    while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+    mkdirSync(missing);
+    throw e;
+  }
 }

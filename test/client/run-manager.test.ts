@@ -1,7 +1,8 @@
 /**
  * The extension's run manager with the real runtime process (`node dist/cli.js run --events jsonl`, no mocked
  * child): runs to the end, stops during generation and during a trainer step, kills a runtime that ignores SIGTERM
- * after the grace period, shows a crash on start as an error, runs two jobs at once, reports a non-JSON stdout line
+ * after the grace period, shows a crash on start as an error, shows a full disk's failure (its file, operation and
+ * what to do) in the run's state, end notice and job folder, runs two jobs at once, reports a non-JSON stdout line
  * without failing, and reads every run back from its job directory.
  */
 import assert from 'node:assert/strict';
@@ -15,8 +16,9 @@ import type { LaunchSpec } from '../../client/runs/launchers/launcher';
 import { findNode } from '../../client/runs/node-path';
 import { RunManager, type LiveRun } from '../../client/runs/run-manager';
 import { findJobDirs, readJobDir } from '../../client/runs/job-dirs';
-import { describeProgress } from '../../client/runs/run-state';
-import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from '../runtime/rft/run/helpers';
+import { describeEnd, describeProgress } from '../../client/runs/run-state';
+import { fullDiskError, GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from '../runtime/rft/run/helpers';
+import { fillDisk, fullDiskUnavailable, smallTmpfs } from '../helpers/full-disk';
 import { alive } from '../helpers/process';
 
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
@@ -250,6 +252,44 @@ describe('run manager with the real runtime', () => {
     assert.ok((lines.get(run.state.jobDir) ?? []).some((l) => /run failed/.test(l)));
     assert.equal(end.exitCode, 1);
   });
+
+  test(
+    "a full disk: the run ends failed with the runtime's reason and what to do, in its state, the end notice and the job folder",
+    { skip: fullDiskUnavailable() },
+    async () => {
+      const disk = smallTmpfs('6m');
+      try {
+        const job = tinyJob(27, disk.dir);
+        const config = grpo(job, 'full', 40);
+        const { runs } = manager();
+        const run = await runs.start(launcher(), spec(job, config, 'full'));
+        await waitFor(run, (e) => e.type === 'progress' && e.role === 'trainer' && e.step >= 2);
+        fillDisk(join(disk.dir, 'filler'));
+        const end = await run.handle.ended;
+        assert.equal(end.status, 'failed');
+        assert.match(
+          end.error ?? '',
+          fullDiskError(
+            [
+              'checkpoint write',
+              'metrics append',
+              'rollouts append',
+              'TensorBoard append',
+              'buffer append',
+              'state write',
+            ],
+            config,
+          ),
+        );
+        assert.equal(run.state.error, end.error);
+        assert.equal(describeEnd(run.state, 'full').split(' · ')[0], `full failed: ${end.error}`, 'the end notice');
+        const onDisk = readJobDir(run.state.jobDir);
+        assert.deepEqual([onDisk.status, onDisk.error], ['failed', end.error], 'the Runs view, from state/run.json');
+      } finally {
+        disk.unmount();
+      }
+    },
+  );
 
   test('two runs at once each get their own events; a second run into the same job directory is refused', async () => {
     const job = tinyJob(26);

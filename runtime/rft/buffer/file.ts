@@ -110,19 +110,27 @@ export class JsonlExperienceWriter implements ExperienceWriter {
     checkJsonPath(path);
     this.path = resolve(path);
     this.fsync = opts.fsync ?? false;
-    mkdirSync(dirname(this.path), { recursive: true });
-    const others = fileWriterStatus(this.path).live;
-    this.fd = openSync(this.path, 'a+');
-    if (others.length === 0) this.repairTornTail(opts.logger ?? consoleLogger);
-    appendFileSync(
-      writersPath(this.path),
-      JSON.stringify({ id: this.id, pid: process.pid, host: HOST, event: 'open' } satisfies WriterEvent) + '\n',
-    );
+    this.fd = withIo('buffer open', this.path, () => {
+      mkdirSync(dirname(this.path), { recursive: true });
+      const others = fileWriterStatus(this.path).live;
+      const fd = openSync(this.path, 'a+');
+      try {
+        if (others.length === 0) this.repairTornTail(fd, opts.logger ?? consoleLogger);
+        appendFileSync(writersPath(this.path), this.writerEvent('open'));
+      } catch (e) {
+        closeSync(fd);
+        throw e;
+      }
+      return fd;
+    });
+  }
+
+  private writerEvent(event: WriterEvent['event']): string {
+    return JSON.stringify({ id: this.id, pid: process.pid, host: HOST, event } satisfies WriterEvent) + '\n';
   }
 
   /** Cuts a last line without its "\n" (left by a writer killed mid-line); readers never handed it out. */
-  private repairTornTail(logger: Logger): void {
-    const fd = this.fd!;
+  private repairTornTail(fd: number, logger: Logger): void {
     const size = fstatSync(fd).size;
     if (size === 0) return;
     const chunk = new Uint8Array(Math.min(size, 1 << 16));
@@ -181,10 +189,7 @@ export class JsonlExperienceWriter implements ExperienceWriter {
     if (this.fd === null) return;
     closeSync(this.fd);
     this.fd = null;
-    appendFileSync(
-      writersPath(this.path),
-      JSON.stringify({ id: this.id, pid: process.pid, host: HOST, event: 'finish' } satisfies WriterEvent) + '\n',
-    );
+    withIo('buffer close', this.path, () => appendFileSync(writersPath(this.path), this.writerEvent('finish')));
   }
 }
 
@@ -229,20 +234,25 @@ export class JsonlExperienceReader implements ExperienceReader {
         throw new Error(`resumeFrom is a ${p.storage} position; this is a file buffer (${this.path})`);
       if (!Number.isInteger(p.offset) || p.offset < 0)
         throw new Error(`resumeFrom.offset ${p.offset} is not a byte offset`);
-      if (p.offset > 0) {
-        const size = existsSync(this.path) ? statSync(this.path).size : 0;
-        if (p.offset > size)
-          throw new Error(`${this.path}: resumeFrom.offset ${p.offset} is past the end of the file (${size} bytes)`);
-        const fd = openSync(this.path, 'r');
-        const b = new Uint8Array(1);
-        readSync(fd, b, 0, 1, p.offset - 1);
-        closeSync(fd);
-        if (b[0] !== 0x0a) throw new Error(`${this.path}: resumeFrom.offset ${p.offset} is not at a line boundary`);
-      }
+      if (p.offset > 0) withIo('buffer resume', this.path, () => this.checkResumeOffset(p.offset));
       this.offset = this.scanOffset = p.offset;
       this.line = this.scanLine = p.line;
       this.delivered = p.delivered;
     }
+  }
+
+  private checkResumeOffset(offset: number): void {
+    const size = existsSync(this.path) ? statSync(this.path).size : 0;
+    if (offset > size)
+      throw new Error(`${this.path}: resumeFrom.offset ${offset} is past the end of the file (${size} bytes)`);
+    const fd = openSync(this.path, 'r');
+    const b = new Uint8Array(1);
+    try {
+      readSync(fd, b, 0, 1, offset - 1);
+    } finally {
+      closeSync(fd);
+    }
+    if (b[0] !== 0x0a) throw new Error(`${this.path}: resumeFrom.offset ${offset} is not at a line boundary`);
   }
 
   state(): BufferPosition {
@@ -339,7 +349,7 @@ export class JsonlExperienceReader implements ExperienceReader {
     try {
       for (;;) {
         if (signal.aborted) throw this.stopOrAbort(signal, batchSize, opts.signal);
-        const corrupt = this.scan();
+        const corrupt = withIo('buffer read', this.path, () => this.scan());
         if (this.pending.length >= batchSize) return this.take(batchSize);
         if (corrupt) throw corrupt;
         if (this.pending.length !== seen) {
@@ -349,7 +359,7 @@ export class JsonlExperienceReader implements ExperienceReader {
         const w = fileWriterStatus(this.path);
         if (w.registered > 0 && w.live.length === 0) {
           // Every writer is done; what they wrote before finishing is on disk, so one more scan is final.
-          const c2 = this.scan();
+          const c2 = withIo('buffer read', this.path, () => this.scan());
           if (this.pending.length >= batchSize) return this.take(batchSize);
           if (c2) throw c2;
           const torn = this.tornBytes ? ` (ignored ${this.tornBytes} bytes of an incomplete last line)` : '';

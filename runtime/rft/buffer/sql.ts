@@ -120,17 +120,21 @@ class SqlConnection {
     readonly opts: SqlOptions,
   ) {
     checkTableName(table);
-    mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file, { timeout: opts.busyTimeoutMs ?? 10000 });
+    this.t = q(table);
+    this.writers = q(`${table}__writers`);
+    this.reads = q(`${table}__reads`);
+    this.db = withIo('buffer open', file, () => {
+      mkdirSync(dirname(file), { recursive: true });
+      return new Database(file, { timeout: opts.busyTimeoutMs ?? 10000 });
+    });
     try {
-      const mode = this.db.pragma('journal_mode = WAL', { simple: true });
-      if (String(mode).toLowerCase() !== 'wal')
-        throw new Error(`${file}: SQLite refused WAL mode (journal_mode = ${mode})`);
-      this.db.pragma('synchronous = NORMAL');
-      this.t = q(table);
-      this.writers = q(`${table}__writers`);
-      this.reads = q(`${table}__reads`);
-      this.ensureSchema();
+      withIo('buffer open', file, () => {
+        const mode = this.db.pragma('journal_mode = WAL', { simple: true });
+        if (String(mode).toLowerCase() !== 'wal')
+          throw new Error(`${file}: SQLite refused WAL mode (journal_mode = ${mode})`);
+        this.db.pragma('synchronous = NORMAL');
+        this.ensureSchema();
+      });
     } catch (e) {
       this.db.close();
       throw e;
@@ -245,10 +249,17 @@ export class SqlExperienceWriter implements ExperienceWriter {
   constructor(path: string, table: string, opts: SqlOptions = {}) {
     this.file = sqliteFile(path);
     this.conn = new SqlConnection(this.file, table, opts);
-    const r = this.conn.retry(() =>
-      this.conn.db.prepare(`INSERT INTO ${this.conn.writers} (pid, host) VALUES (?, ?)`).run(process.pid, HOST),
-    );
-    this.writerId = Number(r.lastInsertRowid);
+    try {
+      const r = withIo('buffer open', this.file, () =>
+        this.conn.retry(() =>
+          this.conn.db.prepare(`INSERT INTO ${this.conn.writers} (pid, host) VALUES (?, ?)`).run(process.pid, HOST),
+        ),
+      );
+      this.writerId = Number(r.lastInsertRowid);
+    } catch (e) {
+      this.conn.close();
+      throw e;
+    }
     this.insert = this.conn.db.prepare(
       `INSERT INTO ${this.conn.t} (task_id, run_id, msg_id, model_version, reward, experience, ${FLOAT_COLUMNS.join(', ')})
        VALUES (?, ?, ?, ?, ?, ?, ${FLOAT_COLUMNS.map(() => '?').join(', ')})`,
@@ -297,12 +308,17 @@ export class SqlExperienceWriter implements ExperienceWriter {
   finishNow(): void {
     if (this.finished) return;
     this.finished = true;
-    this.conn.retry(() =>
-      this.conn.db
-        .prepare(`UPDATE ${this.conn.writers} SET finished_at = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE id = ?`)
-        .run(this.writerId),
-    );
-    this.conn.close();
+    try {
+      withIo('buffer close', this.file, () =>
+        this.conn.retry(() =>
+          this.conn.db
+            .prepare(`UPDATE ${this.conn.writers} SET finished_at = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE id = ?`)
+            .run(this.writerId),
+        ),
+      );
+    } finally {
+      this.conn.close();
+    }
   }
 }
 
@@ -384,15 +400,22 @@ export class SqlExperienceReader implements ExperienceReader {
       } else if (p?.policy === 'priority') {
         if (p.reader !== this.readerName)
           throw new Error(`resumeFrom is the position of reader "${p.reader}", not "${this.readerName}"`);
-        this.undoReadsAfter(p.seq);
+        withIo('buffer resume (giving back the batches read after the checkpoint)', this.file, () =>
+          this.undoReadsAfter(p.seq),
+        );
         this.seq = p.seq;
         this.delivered = p.delivered;
       } else if (this.policy === 'fifo') {
         this.lastId = opts.index ?? 0;
       } else {
-        const r = this.conn.db
-          .prepare(`SELECT MAX(seq) AS s FROM ${this.conn.reads} WHERE reader = ?`)
-          .get(this.readerName) as { s: number | null };
+        const r = withIo(
+          'buffer open',
+          this.file,
+          () =>
+            this.conn.db
+              .prepare(`SELECT MAX(seq) AS s FROM ${this.conn.reads} WHERE reader = ?`)
+              .get(this.readerName) as { s: number | null },
+        );
         this.seq = r.s ?? 0;
       }
     } catch (e) {
@@ -471,15 +494,17 @@ export class SqlExperienceReader implements ExperienceReader {
         : new BufferStopError(`${this.file}: reader closed`, 'closed', 0, n);
     for (;;) {
       if (signal.aborted) throw stopped();
-      const w = this.conn.writerStatus();
+      const w = withIo('buffer read', this.file, () => this.conn.writerStatus());
       const writersDone = w.registered > 0 && w.live === 0;
       let available: number;
       if (fifo) {
-        const batch = this.fifoStep(fifo, n);
+        const batch = withIo('buffer read', this.file, () => this.fifoStep(fifo, n));
         if (batch) return batch;
         available = fifo.got.length;
       } else {
-        const r = this.priorityStep(n, opts.minModelVersion ?? 0);
+        // The rows are marked consumed in the transaction that reads them: a read the disk failed is rolled back
+        // whole, and nothing counts as taken.
+        const r = withIo('buffer read', this.file, () => this.priorityStep(n, opts.minModelVersion ?? 0));
         if (Array.isArray(r)) return r;
         if (r === 'retry') continue;
         available = r;

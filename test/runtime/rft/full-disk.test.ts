@@ -1,7 +1,8 @@
 /**
- * Appends on a full disk (a small tmpfs; mounting one needs root, else skipped with the reason): a buffer batch fails
+ * Appends and reads on a full disk (a small tmpfs; mounting one needs root, else skipped with the reason): a buffer batch fails
  * whole, named by `buffer append` and its file, and every earlier row stays (SQLite rolls the transaction back; the
- * JSON-lines storage cuts the partial batch off); the monitor's appends fail named by their file, and once there is
+ * JSON-lines storage cuts the partial batch off); an SQL read that would mark rows consumed fails named, with nothing
+ * marked, and a reader resumed from the last position takes every row once; the monitor's appends fail named by their file, and once there is
  * room again the next run's readers see no torn line.
  */
 import assert from 'node:assert/strict';
@@ -53,6 +54,70 @@ describe('appends on a full disk', () => {
       db.close();
       assert.ok(counts.length >= 1 && counts.every((c) => c.n === 50), `whole batches: ${JSON.stringify(counts)}`);
       await writer.finish();
+    },
+  );
+
+  test(
+    'sql buffer: a read on a full disk fails named and takes nothing; the resumed reader trains every row once',
+    { skip: why },
+    async () => {
+      const disk = fullDisk();
+      const file = join(disk.dir, 'buf.db');
+      const buffer = openBuffer({ name: 'exps', storage_type: 'sql', path: `sqlite:///${file}`, max_read_timeout: 1 });
+      const writer = buffer.writer();
+      await writer.write(batch(1));
+      await writer.write(batch(2));
+      const reader = buffer.reader();
+      const first = await reader.read(50);
+      const checkpointed = reader.state();
+      // Empty the write-ahead log, as SQLite does once it has copied it into the database: marking the next batch
+      // consumed then needs new blocks, which the full disk does not have.
+      const db = new Database(file);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      fillDisk(join(disk.dir, 'filler'));
+      await assert.rejects(reader.read(50), (e: Error) => {
+        assert.ok(e instanceof IoFailure, e.stack);
+        assert.equal(e.message, `buffer read failed: ${file}: database or disk is full (SQLITE_FULL)`);
+        return true;
+      });
+      reader.close();
+      const consumed = () =>
+        db
+          .prepare(`SELECT json_extract(experience, '$.eid.batch') AS b, SUM(consumed) AS n FROM exps GROUP BY b`)
+          .all() as { b: number; n: number }[];
+      // Priority reads take the newest rows first: the first read took batch 2, the failed one was taking batch 1.
+      assert.deepEqual(
+        consumed(),
+        [
+          { b: 1, n: 0 },
+          { b: 2, n: 50 },
+        ],
+        'the failed read marked nothing consumed',
+      );
+      disk.free();
+      const resumed = openBuffer({
+        name: 'exps',
+        storage_type: 'sql',
+        path: `sqlite:///${file}`,
+        max_read_timeout: 1,
+      }).reader({ resumeFrom: checkpointed });
+      const second = await resumed.read(50);
+      resumed.close();
+      await writer.finish();
+      assert.deepEqual([...first, ...second].map((e) => e.eid.batch).sort(), [
+        ...Array<number>(50).fill(1),
+        ...Array<number>(50).fill(2),
+      ]);
+      assert.deepEqual(
+        consumed(),
+        [
+          { b: 1, n: 50 },
+          { b: 2, n: 50 },
+        ],
+        'every row trained on once',
+      );
+      db.close();
+      assert.deepEqual(quickCheck(file), []);
     },
   );
 

@@ -4,7 +4,7 @@
  * starting from the previous stage's last checkpoint, as Trinity's launcher does. A stage already finished in an
  * earlier, interrupted run is skipped when `continue_from_checkpoint` is set.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../../config/types.generated';
 import { explainOutOfMemory } from '../../../engine/backend/out-of-memory';
@@ -12,6 +12,7 @@ import { writtenIn, type CheckResult } from '../../../config/check-config';
 import type { RunRecord, RuntimeEvent, StageInfo } from '../../../protocol';
 import { checkSqlStorages } from '../../buffer/integrity';
 import { checkpointProblem } from '../../checkpoint/checkpoint-choice';
+import { ioFailureMessage, makeDirs, withIo } from '../../io-failure';
 import { JobLocked, takeJobLock, type JobLock } from './job-lock';
 import { Monitor } from '../../monitor/run-monitor';
 import type { StageContext, StageResult } from '../stage/stage-context';
@@ -79,7 +80,7 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
   try {
     const { result, configs } = await loadRunnableConfig(path, opts, log);
     const rootJobDir = runJobDirOf(configs, result.loaded.value.name);
-    mkdirSync(rootJobDir, { recursive: true });
+    withIo('job folder creation', rootJobDir, () => makeDirs(rootJobDir));
     const runStarted = Date.now();
     const stageInfo: StageInfo[] = configs.map((cfg, i) => ({
       name: result.runs[i].stage?.name ?? cfg.name,
@@ -159,7 +160,7 @@ export async function runJob(configPath: string, opts: JobOptions): Promise<JobR
       emit({ type: 'done', status: 'refused', error: e.message, refusal: e.refusal });
       return { status: 'refused', stages, error: e.message };
     }
-    const message = explainOutOfMemory(e, opts.backend);
+    const message = ioFailureMessage(e, path) ?? explainOutOfMemory(e, opts.backend);
     try {
       endRecord('failed', message);
     } catch {

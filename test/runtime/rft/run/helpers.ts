@@ -145,3 +145,25 @@ export function topLevel(stage: string): string {
     .map((l) => l.replace(/^ {4}/, ''))
     .join('\n');
 }
+
+const reEscape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A run's error for a full disk: `<operation> failed: <file>: <the system's words> (<code>)`, with one of
+ * `operations` (`checkpoint write` stands for `checkpoint write (global_step_<N>)`), then what to do and how to
+ * resume `config`.
+ */
+export function fullDiskError(operations: string[], config: string): RegExp {
+  const operation = (o: string): string =>
+    o === 'checkpoint write' ? 'checkpoint write \\(global_step_\\d+\\)' : reEscape(o);
+  return new RegExp(
+    `^(${operations.map(operation).join('|')}) failed: /\\S+: ` +
+      '(no space left on device \\(ENOSPC\\)|database or disk is full \\(SQLITE_FULL\\))\\. ' +
+      reEscape(
+        'The disk is full: free space on it, then resume the run (Resume in the editor, or ' +
+          `\`trinity-workbench run --continue-from-checkpoint --config ${config}\`): it continues from its last ` +
+          'checkpoint; every checkpoint and buffer row written before the failure is intact.',
+      ) +
+      '$',
+  );
+}

@@ -1,13 +1,16 @@
 /**
  * The four ways a run lost work or told a riddle (issue 33), each on the tiny job, in process: a second run of a
  * live job is refused and the first finishes alone; a run stopped between checkpoints and resumed shows each step
- * once in every reader; a damaged newest checkpoint is named and the run resumes from the one before; a full disk
+ * once in every reader; a damaged newest checkpoint is named and the run resumes from the one before (and a later
+ * stage's damaged starting checkpoint is named before it runs); a full disk
  * (a small tmpfs, as root) names the file and the operation, ends the run as failed in state/run.json with that
- * reason and leaves every checkpoint intact, and the run resumes once there is room. Also: a damaged SQLite buffer
- * stops the run before any work.
+ * reason and leaves every checkpoint intact, and the run resumes once there is room; the same under the SQL buffer
+ * alone fails the trainer's read, which takes nothing. A read-only checkpoint_root_dir is named with what to do.
+ * Also: a damaged SQLite buffer stops the run before any work.
  */
 import assert from 'node:assert/strict';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -19,7 +22,7 @@ import type { RunRecord, RuntimeEvent } from '../../../../runtime/protocol';
 import { verifyCheckpoint } from '../../../../runtime/rft/checkpoint/manifest';
 import { runJob, type JobOptions } from '../../../../runtime/rft/run/job/job';
 import { fillDisk, fullDiskUnavailable, smallTmpfs } from '../../../helpers/full-disk';
-import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
+import { fullDiskError, GRPO_STAGE, header, sftStage, tinyJob, topLevel, type TinyJob } from './helpers';
 
 before(async () => {
   await initBackend({ prefer: 'wasm' });
@@ -60,8 +63,8 @@ const duplicates = (rows: ScalarRow[]): string[] => {
   const seen = new Set<string>();
   return rows.map((r) => `${r.run} ${r.tag} ${r.step}`).filter((k) => seen.has(k) || !seen.add(k));
 };
-const record = (jobDir: string): RunRecord =>
-  JSON.parse(readFileSync(join(jobDir, 'state', 'run.json'), 'utf8')) as RunRecord;
+const record = (jobDir: string, file = 'run.json'): RunRecord =>
+  JSON.parse(readFileSync(join(jobDir, 'state', file), 'utf8')) as RunRecord;
 
 /** Every reader shows each (run, tag, step) once: metrics.jsonl, the TensorBoard files alone, the rollouts. */
 function assertOneValuePerStep(jobDir: string): void {
@@ -183,6 +186,34 @@ describe('runs that survive', () => {
     assertOneValuePerStep(jobDir);
   });
 
+  test("a later stage's starting checkpoint, damaged since the earlier stage finished: named before that stage runs", async () => {
+    const job = tinyJob(13);
+    const config = job.write(
+      'staged.yaml',
+      `${header(job, 'staged')}stages:${sftStage('sft', { steps: 2, batch: 4, saveInterval: 2 })}  - stage_name: grpo${GRPO_STAGE.replace(/^\n {4}/, '\n    ')}`,
+    );
+    // Stopped as the second stage begins: the first is recorded as finished, with its checkpoint.
+    const stop = new AbortController();
+    const first = await run(config, {
+      signal: stop.signal,
+      events: (e) => {
+        if (e.type === 'stage' && e.index === 1) stop.abort();
+      },
+    });
+    assert.equal(first.status, 'stopped', first.error);
+    const sftDir = join(job.dir, 'checkpoints', 'tests', 'staged', 'sft', 'global_step_2');
+    truncateSync(join(sftDir, 'model.safetensors'), 1000);
+    const second = await run(config, { continueFromCheckpoint: true });
+    assert.equal(second.status, 'failed');
+    assert.match(
+      second.error ?? '',
+      new RegExp(
+        `^stage grpo starts from ${sftDir}, which is damaged: model\\.safetensors: 1000 bytes, the manifest says \\d+`,
+      ),
+    );
+    assert.deepEqual(trainerSteps(second.events), []);
+  });
+
   test('no intact checkpoint: the run stops before any work, naming each checkpoint and why', async () => {
     const job = tinyJob(6);
     const jobDir = jobDirOf(job, 'lost');
@@ -229,10 +260,118 @@ describe('runs that survive', () => {
   });
 });
 
-describe('a full disk', () => {
+describe('a full or read-only disk', () => {
   const why = fullDiskUnavailable();
   let mount: ReturnType<typeof smallTmpfs> | undefined;
-  after(() => mount?.unmount());
+  let bufferMount: ReturnType<typeof smallTmpfs> | undefined;
+  after(() => {
+    mount?.unmount();
+    bufferMount?.unmount();
+  });
+
+  test(
+    "under the SQL buffer: the trainer's read fails named and takes nothing; the resumed run trains every row once",
+    { skip: why },
+    async () => {
+      // The buffer alone on a small disk, filled by a `both` run and then trained on by a `mode: train` run, whose
+      // only use of that disk is reading: each read marks its rows consumed, which needs room in SQLite's log.
+      bufferMount = smallTmpfs('2m');
+      const buffer = join(bufferMount.dir, 'buffer.db');
+      const job = tinyJob(11);
+      const steps = 4;
+      const withBuffer = (y: string): string =>
+        y.replace(
+          '    default_reward_fn_type: math_boxed_reward\n',
+          `    default_reward_fn_type: math_boxed_reward\n  trainer_input:\n    experience_buffer:\n      name: exps\n      storage_type: sql\n      path: sqlite:///${buffer}\n`,
+        );
+      const filled = await run(grpo(job, 'explored', steps, withBuffer));
+      assert.equal(filled.status, 'finished', filled.error);
+      const db = new Database(buffer);
+      db.exec('UPDATE exps SET consumed = 0; DELETE FROM exps__reads;');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+
+      const config = grpo(job, 'fullread', steps, (y) =>
+        withBuffer(y)
+          .replace('mode: both', 'mode: train')
+          .replace('  batch_size: 4\n', '  batch_size: 4\n  train_batch_size: 16\n'),
+      );
+      const jobDir = jobDirOf(job, 'fullread');
+      const filler = join(bufferMount.dir, 'filler');
+      const first = await run(config, {
+        progress: (role, step) => {
+          if (role === 'trainer' && step === 2 && !existsSync(filler)) fillDisk(filler);
+        },
+      });
+      assert.equal(first.status, 'failed');
+      assert.match(first.error ?? '', fullDiskError(['buffer read'], config));
+      assert.deepEqual(
+        [record(jobDir, 'run-train.json').status, record(jobDir, 'run-train.json').error],
+        ['failed', first.error],
+        "state/run-train.json (a train process's record) says why",
+      );
+      assert.deepEqual(trainerSteps(first.events), [1, 2]);
+      const consumed = (): number[][] => {
+        const c = new Database(buffer, { readonly: true, fileMustExist: true });
+        try {
+          const rows = c
+            .prepare(
+              `SELECT json_extract(experience, '$.eid.batch') AS step, COUNT(*) AS n, SUM(consumed = 1) AS once FROM exps GROUP BY step ORDER BY step`,
+            )
+            .all() as { step: number; n: number; once: number }[];
+          return rows.map((r) => [r.step, r.n, r.once]);
+        } finally {
+          c.close();
+        }
+      };
+      // Priority reads take the newest rows first.
+      assert.deepEqual(consumed(), [
+        [1, 16, 0],
+        [2, 16, 0],
+        [3, 16, 16],
+        [4, 16, 16],
+      ]);
+      assertCheckpointsIntact(jobDir);
+
+      rmSync(filler);
+      const second = await run(config);
+      assert.equal(second.status, 'finished', second.error);
+      assert.deepEqual(trainerSteps(second.events), [3, 4]);
+      assert.deepEqual(
+        consumed(),
+        Array.from({ length: steps }, (_, i) => [i + 1, 16, 16]),
+        'every row trained on once',
+      );
+      assertOneValuePerStep(jobDir);
+    },
+  );
+
+  test(
+    'a read-only file system under checkpoint_root_dir: named, with what to do, before any work',
+    { skip: why },
+    async () => {
+      const ro = smallTmpfs('1m');
+      try {
+        execFileSync('mount', ['-o', 'remount,ro', ro.dir]);
+        const job = tinyJob(12);
+        const config = grpo(job, 'readonly', 2, (y) =>
+          y.replace(`checkpoint_root_dir: ${job.dir}/checkpoints`, `checkpoint_root_dir: ${ro.dir}`),
+        );
+        const r = await run(config);
+        assert.equal(r.status, 'failed');
+        assert.equal(
+          r.error,
+          `job folder creation failed: ${ro.dir}/tests: read-only file system (EROFS). The file cannot be ` +
+            'written there (a read-only file system, or its permissions): make it writable, then resume the run ' +
+            `(Resume in the editor, or \`trinity-workbench run --continue-from-checkpoint --config ${config}\`): it ` +
+            'continues from its last checkpoint; every checkpoint and buffer row written before the failure is intact.',
+        );
+        assert.deepEqual(trainerSteps(r.events), []);
+      } finally {
+        ro.unmount();
+      }
+    },
+  );
 
   test(
     'names the file and the operation, ends the run as failed in state/run.json, keeps every checkpoint; the run resumes once there is room',
@@ -251,7 +390,17 @@ describe('a full disk', () => {
       assert.equal(first.status, 'failed');
       assert.match(
         first.error ?? '',
-        /^(checkpoint write \(global_step_\d+\)|metrics append|rollouts append|TensorBoard append|state write) failed: \/\S+: no space left on device \(ENOSPC\)$/,
+        fullDiskError(
+          [
+            'checkpoint write',
+            'metrics append',
+            'rollouts append',
+            'TensorBoard append',
+            'buffer append',
+            'state write',
+          ],
+          config,
+        ),
       );
       const rec = record(jobDir);
       assert.equal(rec.status, 'failed');
