@@ -62,6 +62,20 @@ export interface CheckHost {
    * read and cached by the host; undefined when it is not on this machine (the estimates then use published shapes).
    */
   modelConfig?: (modelPath: string, baseDirs: readonly string[]) => ModelConfigRead | undefined;
+  /**
+   * The tokens of a task's first prompt (the workflow's own prompt for `row`) under the chat template of the
+   * tokenizer beside the model's config.json; undefined when the model, its tokenizer or the workflow's prompt is
+   * unknown here (the episode-budget check is then silent).
+   */
+  firstPromptTokens?: (req: FirstPromptRequest) => number | undefined;
+}
+
+export interface FirstPromptRequest {
+  modelPath: string;
+  baseDirs: readonly string[];
+  workflow: string;
+  workflowArgs: Record<string, unknown>;
+  row: Record<string, unknown>;
 }
 
 export type ModelConfigRead = { file: string; json: unknown } | { file: string; problem: string };

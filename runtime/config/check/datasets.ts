@@ -10,6 +10,7 @@ import { storagePaths, workflowTypePath } from './tasksets';
 import { registryEntryAt } from '../model/registries';
 import { taskColumnsRead } from '../model/task-columns';
 import { checkWorkflowRows, readsTaskRows } from './workflow-rows';
+import { checkEpisodeBudget } from './episode-budget';
 import { isTasksetPath, type StoragePath, type TasksetPath } from '../config-path';
 
 interface KeyNeed {
@@ -58,7 +59,10 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
         need.severity,
       );
     }
-    if (isTasksetPath(base)) checkWorkflowRows(ctx, base, result.peek);
+    if (isTasksetPath(base)) {
+      checkWorkflowRows(ctx, base, result.peek);
+      checkEpisodeBudget(ctx, base, result.peek);
+    }
   }
 }
 

@@ -595,6 +595,13 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'data_processor:\n  experience_pipeline:\n    save_input: true\n    input_save_path: runs/explorer_output.txt\n',
     fix: 'End the path in `.jsonl` (or `.json`), or name a database (`sqlite:///runs/explorer_output.db`); or set `save_input: false` to keep nothing.',
   },
+  TRN321: {
+    explanation:
+      "The first prompt of an episode (the taskset's first row, built as its workflow builds it: for `frozen_lake_workflow` the system prompt and the first observation), counted with the tokenizer and chat template beside the model's config.json, does not fit the rollout model's context. With `model.enable_prompt_truncation` on and the prompt longer than `max_prompt_tokens`, Trinity does not call the model: the experience holds the prompt cut to `max_prompt_tokens` and the fixed text \"[This experience is masked out due to overlong prompt]\", with reward 0, and trains nothing (trinity/common/models/model.py). Otherwise a prompt of `max_model_len` tokens or more leaves no room for an answer and vLLM refuses the request. Checked where the model's tokenizer is on this machine (a local folder, or a hub id in the Hugging Face cache) and the workflow's prompt is known.",
+    example:
+      'model:\n  model_path: ./tiny-model   # a tokenizer with a chat template\n  max_model_len: 256\nbuffer:\n  explorer_input:\n    taskset:\n      path: data/frozenlake\n      default_workflow_type: frozen_lake_workflow\n',
+    fix: "Raise `max_model_len` (and `max_prompt_tokens`) above the prompt's tokens, or shorten the prompt (a smaller map).",
+  },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
   // ------------------------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ import {
 import { ChatEpisode } from './multi-turn/chat-episode';
 import { WorkflowError } from './simple';
 import type { Workflow, WorkflowContext } from './types';
+import type { ChatMessage } from '../../engine/tokenizer';
 
 const DEFAULT_EPISODE_BUDGET = 10240;
 
@@ -61,8 +62,7 @@ function frozenLakeArgs(args: Record<string, unknown>): FrozenLakeArgs {
 }
 
 /** The map of a task: `desc` when given, else Trinity's random map from the row's `size`, `p` and `seed`. */
-function taskMap(ctx: WorkflowContext, args: FrozenLakeArgs): { rows: string[]; seed: number } {
-  const raw = ctx.task.raw;
+function taskMap(raw: Record<string, unknown>, args: FrozenLakeArgs): { rows: string[]; seed: number } {
   const num = (key: string, fallback: number): number => {
     const v = raw[key] ?? fallback;
     if (typeof v !== 'number' || !Number.isFinite(v))
@@ -88,9 +88,23 @@ export function frozenLakeUserMessage(observation: string, k: number, hint: bool
   return content;
 }
 
+/** The first prompt of a task's episode: the system prompt and turn 0's user message, as `run` builds them. */
+export function frozenLakeFirstPrompt(
+  workflowArgs: Record<string, unknown>,
+  row: Record<string, unknown>,
+): ChatMessage[] {
+  const args = frozenLakeArgs(workflowArgs);
+  const map = taskMap(row, args);
+  const game = new FrozenLakeGame(map.rows, args.isSlippery, map.seed);
+  return [
+    { role: 'system', content: FROZEN_LAKE_SYSTEM_PROMPT },
+    { role: 'user', content: frozenLakeUserMessage(game.reset(), 0, false, args.agentMaxSteps) },
+  ];
+}
+
 export function frozenLakeWorkflow(ctx: WorkflowContext): Workflow {
   const args = frozenLakeArgs(ctx.task.workflowArgs);
-  const map = taskMap(ctx, args);
+  const map = taskMap(ctx.task.raw, args);
   const rollout = ctx.task.rolloutArgs as Record<string, unknown>;
   const budget = typeof rollout.max_response_tokens === 'number' ? rollout.max_response_tokens : DEFAULT_EPISODE_BUDGET;
   return {

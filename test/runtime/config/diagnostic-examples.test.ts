@@ -13,6 +13,8 @@ import type { DiagnosticCode } from '../../../runtime/config/diagnostics';
 import { checkConfig } from '../../../runtime/config/check-config';
 import { localRefusals } from '../../../runtime/rft/refusals/refusals';
 import { readModelConfigJson } from '../../../runtime/engine/lm/config-json-cache';
+import { firstPromptTokens } from '../../../runtime/rft/workflows/first-prompt-tokens';
+import { buildByteTokenizer } from '../../../runtime/engine/tokenizer';
 
 /** The files an example's folder must hold for its finding to exist (paths relative to the config's folder). */
 const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
@@ -26,6 +28,13 @@ const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
   TRN317: { 'data/frozenlake/train.jsonl': '{"question": "Reach the goal."}\n' },
   // A model folder made for 512 positions.
   TRN318: { 'tiny-model/config.json': '{"model_type": "qwen2", "max_position_embeddings": 512}\n' },
+  // A FrozenLake task and a model folder with a byte-level tokenizer (ChatML template): the prompt is ~1000 tokens.
+  TRN321: {
+    'data/frozenlake/train.jsonl': '{"seed": 1, "size": 4, "p": 0.8}\n',
+    'tiny-model/config.json': '{"model_type": "qwen2", "max_position_embeddings": 512}\n',
+    'tiny-model/tokenizer.json': JSON.stringify(buildByteTokenizer().tokenizerJson),
+    'tiny-model/tokenizer_config.json': JSON.stringify(buildByteTokenizer().tokenizerConfig),
+  },
 };
 
 /**
@@ -64,7 +73,13 @@ for (const [code, doc] of documented) {
     const result = await checkConfig(doc.example, {
       release: 'auto',
       env: {},
-      host: { baseDirs: [dir], env: {}, exists: existsSync, modelConfig: readModelConfigJson },
+      host: {
+        baseDirs: [dir],
+        env: {},
+        exists: existsSync,
+        modelConfig: readModelConfigJson,
+        firstPromptTokens: (req) => firstPromptTokens(req, {}),
+      },
     });
     // TRN312 is what the local runtime refuses: the language server shows localRefusals under that code.
     const codes = [...result.diagnostics.map((d) => d.code), ...(localRefusals(result).length > 0 ? ['TRN312'] : [])];
