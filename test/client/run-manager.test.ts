@@ -17,7 +17,15 @@ import { findNode } from '../../client/runs/node-path';
 import { RunManager, type LiveRun } from '../../client/runs/run-manager';
 import { findJobDirs, readJobDir } from '../../client/runs/job-dirs';
 import { describeEnd, describeProgress } from '../../client/runs/run-state';
-import { fullDiskError, GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from '../runtime/rft/run/helpers';
+import {
+  fullDiskError,
+  GRPO_STAGE,
+  header,
+  RUN_WRITES,
+  tinyJob,
+  topLevel,
+  type TinyJob,
+} from '../runtime/rft/run/helpers';
 import { fillDisk, fullDiskUnavailable, smallTmpfs } from '../helpers/full-disk';
 import { alive } from '../helpers/process';
 
@@ -267,20 +275,7 @@ describe('run manager with the real runtime', () => {
         fillDisk(join(disk.dir, 'filler'));
         const end = await run.handle.ended;
         assert.equal(end.status, 'failed');
-        assert.match(
-          end.error ?? '',
-          fullDiskError(
-            [
-              'checkpoint write',
-              'metrics append',
-              'rollouts append',
-              'TensorBoard append',
-              'buffer append',
-              'state write',
-            ],
-            config,
-          ),
-        );
+        assert.match(end.error ?? '', fullDiskError(RUN_WRITES, config));
         assert.equal(run.state.error, end.error);
         assert.equal(describeEnd(run.state, 'full').split(' · ')[0], `full failed: ${end.error}`, 'the end notice');
         const onDisk = readJobDir(run.state.jobDir);

@@ -10,10 +10,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { initBackend } from '../../runtime/engine/backend';
+import type { RuntimeEvent } from '../../runtime/protocol';
 import { runJob, type JobResult } from '../../runtime/rft/run/job/job';
 import { copyExample, listExamples } from '../../client/example-copies';
 import { missingModelTargets, modelCreateArgs, positionsFor } from '../../client/small-model';
@@ -196,16 +198,35 @@ describe('the shipped examples', () => {
   test('async: explore and train processes of one job share an SQLite buffer', async () => {
     const explore = await newFromExample('async/explore.trinity.yaml');
     const dir = dirname(explore);
+    const progress: string[] = [];
     const launch = (file: string) =>
       new Promise<number | null>((done) => {
-        const child = spawn(process.execPath, [CLI, 'run', '--config', file, '--backend', 'wasm'], {
-          cwd: dir,
-          stdio: 'ignore',
+        const child = spawn(
+          process.execPath,
+          [CLI, 'run', '--config', file, '--backend', 'wasm', '--events', 'jsonl'],
+          {
+            cwd: dir,
+            stdio: ['ignore', 'pipe', 'ignore'],
+          },
+        );
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          const ev = JSON.parse(line) as RuntimeEvent;
+          if (ev.type === 'progress') progress.push(`${file} ${ev.role} ${ev.step}/${ev.total ?? ''}`);
         });
         child.on('exit', (code) => done(code));
       });
     const [e, t] = await Promise.all([launch('explore.trinity.yaml'), launch('train.trinity.yaml')]);
     assert.deepEqual([e, t], [0, 0]);
+    // What the Runs view and the status bar show: the explorer's steps of its known total; the trainer's without one,
+    // since how many steps the other process feeds is not configured (it showed "step 2/1").
+    assert.deepEqual(
+      progress.filter((p) => p.startsWith('explore.')),
+      ['explore.trinity.yaml explorer 1/2', 'explore.trinity.yaml explorer 2/2'],
+    );
+    assert.deepEqual(
+      progress.filter((p) => p.startsWith('train.')),
+      ['train.trinity.yaml trainer 1/', 'train.trinity.yaml trainer 2/'],
+    );
     const jobDir = join(dir, 'checkpoints', 'trinity-workbench-examples', 'countdown-async');
     // 8 tasks → 2 explorer steps of 4 tasks × 4 rollouts = 2 trainer steps of 16.
     assert.ok(existsSync(join(jobDir, 'global_step_2', 'model.safetensors')), `no final checkpoint in ${jobDir}`);

@@ -39,7 +39,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       writeTrainerStatus(ctx.jobDir, 'running', trainer.step);
       statusWritten = true;
     }
-    const loop = side.loop(input, input.totalSteps);
+    const loop = side.loop(input, buffer ? buffer.knownTotal : input.totalSteps);
     await loop.trainUntil();
     await loop.finish();
     return { lastCheckpoint: side.checkpoints.last, evals: {}, stopped: ctx.signal.aborted };

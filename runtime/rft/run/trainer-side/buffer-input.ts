@@ -24,7 +24,10 @@ interface ReadWaits {
 }
 
 export class BufferInput implements TrainerInput {
+  /** The learning-rate schedule's length: the configured total, else 1. */
   readonly totalSteps: number;
+  /** The configured total, if any: without one, how many steps another process's explorer feeds is not known. */
+  readonly knownTotal: number | undefined;
   readonly stepLimit: number;
   readonly syncInterval: number;
   readonly beside: Exclude<BlasWork, 'not-training'>;
@@ -52,7 +55,8 @@ export class BufferInput implements TrainerInput {
     // is trained on alone. Decided once: see TrainerInput.beside.
     this.beside = readExplorerState(ctx.jobDir)?.finished ? 'nothing' : 'explorer-process';
     this.reader = openTrainerReader(section, resumeFrom, cfg.continue_from_checkpoint, ctx.log, shared.sqlReadPolicy);
-    this.totalSteps = cfg.trainer.total_steps ?? cfg.buffer.total_steps ?? 1;
+    this.knownTotal = cfg.trainer.total_steps ?? cfg.buffer.total_steps ?? undefined;
+    this.totalSteps = this.knownTotal ?? 1;
     this.stepLimit = cfg.trainer.total_steps || Number.MAX_SAFE_INTEGER;
     this.maxWaitMs = resolveBufferConfig(section, { keyPath: EXPERIENCE_BUFFER_KEY }).maxReadTimeoutS * 1000;
     if (cfg.synchronizer.sync_method !== 'checkpoint') {

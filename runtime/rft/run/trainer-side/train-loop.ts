@@ -51,8 +51,8 @@ export class TrainLoop {
     private readonly trainer: RftTrainer,
     private readonly checkpoints: TrainerCheckpoints,
     private readonly input: TrainerInput,
-    /** The steps the run expects (the progress lines' total). */
-    private readonly totalSteps: number,
+    /** The steps the run expects (the progress lines' total), when it knows them. */
+    private readonly totalSteps: number | undefined,
     /** What a checkpoint records besides the input's position (both mode: the explorer's). */
     private readonly extra: () => Record<string, unknown> = () => ({}),
   ) {
@@ -81,7 +81,10 @@ export class TrainLoop {
       };
       timed('loop: metrics log and events', () => {
         ctx.monitor.log('trainer', trainer.step, metrics);
-        ctx.progress('trainer', trainer.step, this.totalSteps, `loss ${fmt(stepLoss(metrics))}`);
+        // An estimate the run has outgrown (step-wise workflows make more experiences per explorer step than one
+        // batch) is no total: "step 4" rather than "step 4/2".
+        const total = this.totalSteps !== undefined && trainer.step <= this.totalSteps ? this.totalSteps : undefined;
+        ctx.progress('trainer', trainer.step, total, `loss ${fmt(stepLoss(metrics))}`);
       });
       const syncDue = isTrainerSyncPoint(trainer.step, input.syncInterval);
       const saveDue = ctx.cfg.trainer.save_interval > 0 && trainer.step % ctx.cfg.trainer.save_interval === 0; // Trainer.need_save

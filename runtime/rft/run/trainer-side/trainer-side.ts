@@ -105,7 +105,7 @@ export class TrainerSide {
   }
 
   /** The step loop over `input`; `extra` adds to what each checkpoint records (both mode: the explorer's position). */
-  loop(input: TrainerInput, totalSteps: number, extra?: () => Record<string, unknown>): TrainLoop {
+  loop(input: TrainerInput, totalSteps: number | undefined, extra?: () => Record<string, unknown>): TrainLoop {
     const { trainer, checkpoints } = this.made();
     return new TrainLoop(this.ctx, trainer, checkpoints, input, totalSteps, extra);
   }

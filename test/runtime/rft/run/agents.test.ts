@@ -272,6 +272,12 @@ explorer:
     );
     // Four experiences a step, two a training batch (batch_size × repeat_times): two trainer steps per explorer step.
     assert.deepEqual(trainerSteps(run.events), [1, 2, 3, 4]);
+    // The progress the editor shows never says more steps than its total ("step 4/2": the total was an estimate of
+    // one batch an explorer step, which the step-wise experiences outgrow).
+    const progress = run.events.flatMap((e) => (e.type === 'progress' ? [e] : []));
+    assert.ok(progress.length > 0);
+    for (const e of progress)
+      assert.ok(e.total === undefined || e.step <= e.total, `${e.role} step ${e.step}/${e.total}`);
     const explorer = run.events.find((e) => e.type === 'metrics' && e.role === 'explorer');
     assert.ok(explorer?.type === 'metrics');
     assert.equal(explorer.values['rollout/actual_env_steps/mean'], 2, 'two steps an episode (no move ends it early)');

@@ -261,6 +261,11 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 300000 }, () 
       range(1, rows / PER_STEP),
       'trainer steps = rows / train_batch_size',
     );
+    // buffer.total_steps is the trainer's total here (examples.test.ts: none without it).
+    assert.ok(
+      trainer.events.every((e) => e.type !== 'progress' || e.total === steps),
+      'each trainer step of buffer.total_steps',
+    );
     // Checkpoint sync: the trainer saves every sync_interval steps; the explorer, after every sync_interval steps,
     // waits for a newer checkpoint while the trainer runs. In lockstep: versions 0,0,2,2,4,4,6,6.
     const checkpoints = trainer.events.flatMap((e) => (e.type === 'checkpoint' ? [e.step] : []));

@@ -148,12 +148,22 @@ export function topLevel(stage: string): string {
 
 const reEscape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** What a run writes on its disk, each of which a full disk may fail first. */
+export const RUN_WRITES = [
+  'checkpoint write',
+  'metrics append',
+  'rollouts append',
+  'TensorBoard append',
+  'buffer append',
+  'state write',
+] as const;
+
 /**
  * A run's error for a full disk: `<operation> failed: <file>: <the system's words> (<code>)`, with one of
  * `operations` (`checkpoint write` stands for `checkpoint write (global_step_<N>)`), then what to do and how to
  * resume `config`.
  */
-export function fullDiskError(operations: string[], config: string): RegExp {
+export function fullDiskError(operations: readonly string[], config: string): RegExp {
   const operation = (o: string): string =>
     o === 'checkpoint write' ? 'checkpoint write \\(global_step_\\d+\\)' : reEscape(o);
   return new RegExp(

@@ -22,7 +22,7 @@ import type { RunRecord, RuntimeEvent } from '../../../../runtime/protocol';
 import { verifyCheckpoint } from '../../../../runtime/rft/checkpoint/manifest';
 import { runJob, type JobOptions } from '../../../../runtime/rft/run/job/job';
 import { fillDisk, fullDiskUnavailable, smallTmpfs } from '../../../helpers/full-disk';
-import { fullDiskError, GRPO_STAGE, header, sftStage, tinyJob, topLevel, type TinyJob } from './helpers';
+import { fullDiskError, GRPO_STAGE, header, RUN_WRITES, sftStage, tinyJob, topLevel, type TinyJob } from './helpers';
 
 before(async () => {
   await initBackend({ prefer: 'wasm' });
@@ -388,20 +388,7 @@ describe('a full or read-only disk', () => {
         },
       });
       assert.equal(first.status, 'failed');
-      assert.match(
-        first.error ?? '',
-        fullDiskError(
-          [
-            'checkpoint write',
-            'metrics append',
-            'rollouts append',
-            'TensorBoard append',
-            'buffer append',
-            'state write',
-          ],
-          config,
-        ),
-      );
+      assert.match(first.error ?? '', fullDiskError(RUN_WRITES, config));
       const rec = record(jobDir);
       assert.equal(rec.status, 'failed');
       assert.equal(rec.error, first.error, 'state/run.json says why');
