@@ -40,7 +40,18 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
       statusWritten = true;
     }
     const loop = side.loop(input, buffer ? buffer.knownTotal : input.totalSteps);
+    const from = trainer.step;
     await loop.trainUntil();
+    if (trainer.step === from && !ctx.signal.aborted) {
+      // Trinity's trainer ends here too (its read timed out); a run that "finished" having trained nothing must say so.
+      const wait = buffer
+        ? ` within max_read_timeout (${buffer.maxWaitMs / 1000} s): is the job's mode: explore process running?`
+        : '';
+      ctx.log(
+        'warning',
+        `this run trained nothing: ${source.name} gave no batch of ${ctx.cfg.buffer.train_batch_size} experiences${wait}`,
+      );
+    }
     await loop.finish();
     return { lastCheckpoint: side.checkpoints.last, evals: {}, stopped: ctx.signal.aborted };
   } catch (e) {

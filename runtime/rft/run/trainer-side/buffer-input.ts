@@ -34,7 +34,8 @@ export class BufferInput implements TrainerInput {
   /** Whether the explorer process asks for weights (explorer-driven sync). */
   private readonly explorerDriven: boolean;
   private readonly reader: ExperienceReader;
-  private readonly maxWaitMs: number;
+  /** How long a read waits for rows (max_read_timeout). */
+  readonly maxWaitMs: number;
   /** The storage the explore process writes (a queue's is the storage of its path: sharedBuffer). */
   private readonly section: ExperienceBufferConfig;
 

@@ -286,6 +286,23 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 300000 }, () 
     assert.equal(JSON.parse(readFileSync(join(p.jobDir, 'state', 'trainer.json'), 'utf8')).status, 'stopped');
   });
 
+  test('mode train with no explorer feeding it ends finished after max_read_timeout, saying it trained nothing', async () => {
+    const p = pair(24, 'alone', 2);
+    writeFileSync(p.train, readFileSync(p.train, 'utf8').replace('max_read_timeout: 60', 'max_read_timeout: 1'));
+    const trainer = start(p.train);
+    await finished(trainer, 'trainer');
+    assert.deepEqual(stepsOf(trainer.events, 'trainer'), []);
+    const said = trainer.events.flatMap((e) => (e.type === 'log' && e.level === 'warning' ? [e.message] : []));
+    assert.ok(
+      said.some((m) =>
+        /^this run trained nothing: exps gave no batch of \d+ experiences within max_read_timeout \(1 s\): is the job's mode: explore process running\?$/.test(
+          m,
+        ),
+      ),
+      said.join('\n'),
+    );
+  });
+
   test('explorer-driven sync: the explorer takes whatever the trainer has at its sync points, and nothing waits for sync_timeout', async () => {
     const steps = 8;
     const p = pair(26, 'explorer-driven', steps, 'explorer_driven');
