@@ -42,7 +42,7 @@ export async function runTrain(ctx: StageContext): Promise<StageResult> {
     const loop = side.loop(input, buffer ? buffer.knownTotal : input.totalSteps);
     const from = trainer.step;
     await loop.trainUntil();
-    if (trainer.step === from && !ctx.signal.aborted) {
+    if (trainer.step === from && trainer.step < input.stepLimit && !ctx.signal.aborted) {
       // Trinity's trainer ends here too (its read timed out); a run that "finished" having trained nothing must say so.
       const wait = buffer
         ? ` within max_read_timeout (${buffer.maxWaitMs / 1000} s): is the job's mode: explore process running?`
