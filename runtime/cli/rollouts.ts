@@ -1,6 +1,12 @@
 /** `trinity-workbench rollouts`: the latest samples of a SQLite experience buffer, as JSON (what the dashboard reads). */
-import { rolloutsFromBuffer } from '../metrics/buffer-rollouts';
+import { rolloutsFromBuffer, type BufferSample } from '../metrics/buffer-rollouts';
+import type { RolloutSample } from '../protocol';
 import { lastValue, parseArgs } from './args';
+
+// What this prints is RolloutSample (runtime/metrics may not import protocol.ts, so it declares the fields again): a
+// field of its copy that drifts from protocol.ts fails to compile here.
+const printsRolloutSamples = (s: Omit<BufferSample, 'reward'> & { reward: number }): RolloutSample => s;
+void printsRolloutSamples;
 
 const HELP = `Usage: trinity-workbench rollouts --table NAME [--steps N] <sqlite file>
 

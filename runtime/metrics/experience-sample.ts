@@ -1,8 +1,9 @@
 /**
  * A Trinity experience (trinity-experience.ts) as a rollout record the dashboard shows: its conversation, response
  * tokens and action mask, GRPO group and run, numeric info, whether the response was truncated, and its advantage.
- * The fields are runtime/protocol.ts `RolloutSample`'s (this folder may not import it; the dashboard checks each
- * field of what arrives, client/dashboard/episode-record.ts).
+ * The fields are runtime/protocol.ts `RolloutSample`'s (this folder may not import it; runtime/cli/rollouts.ts
+ * checks at compile time that they agree, and the dashboard checks each field of what arrives,
+ * client/dashboard/episode-record.ts).
  */
 import type { TrinityExperience } from './trinity-experience';
 

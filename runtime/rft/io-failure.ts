@@ -79,27 +79,39 @@ function remedy(code: string): string {
   return 'Fix the cause above';
 }
 
-/** The code an I/O failure ended with: the IoFailure's own, or the `(CODE)` its text ends with (a worker's error). */
-function failureCode(e: unknown): string | undefined {
-  if (e instanceof IoFailure) {
-    const code = (e.cause as CodedError | null)?.code;
-    return typeof code === 'string' ? code : undefined;
-  }
-  if (!(e instanceof Error)) return undefined;
-  return / failed: \/.*\((E[A-Z]+|SQLITE_[A-Z_]+)\)$/.exec(e.message.split('\n')[0])?.[1];
+/** An IoFailure as plain data, so that it crosses a worker thread's boundary as itself (not as its stack's text). */
+export interface IoFailureData {
+  operation: string;
+  path: string;
+  code: string | undefined;
+  message: string;
+}
+
+export function ioFailureData(e: unknown): IoFailureData | undefined {
+  if (!(e instanceof IoFailure)) return undefined;
+  const { code, message } = (e.cause ?? {}) as CodedError;
+  return {
+    operation: e.operation,
+    path: e.path,
+    code: typeof code === 'string' ? code : undefined,
+    message: typeof message === 'string' ? message : String(e.cause),
+  };
+}
+
+export function ioFailureFrom(d: IoFailureData): IoFailure {
+  return new IoFailure(d.operation, d.path, Object.assign(new Error(d.message), { code: d.code }));
 }
 
 /**
  * A run's error for an I/O failure (`undefined` for any other error): what failed where, the remedy for its cause,
- * and how to resume, since the failure left every earlier checkpoint and buffer row intact. An explorer worker's
- * failure arrives as its stack's text: its first line, less the class name, is the failure.
+ * and how to resume, since the failure left every earlier checkpoint and buffer row intact.
  */
 export function ioFailureMessage(e: unknown, configPath: string): string | undefined {
-  const code = failureCode(e);
-  if (code === undefined) return undefined;
-  const what = (e as Error).message.split('\n')[0].replace(/^IoFailure: /, '');
+  if (!(e instanceof IoFailure)) return undefined;
+  const code = (e.cause as CodedError | null)?.code;
+  if (typeof code !== 'string') return undefined;
   return (
-    `${what}. ${remedy(code)}, then resume the run (Resume in the editor, or ` +
+    `${e.message}. ${remedy(code)}, then resume the run (Resume in the editor, or ` +
     `\`trinity-workbench run --continue-from-checkpoint --config ${configPath}\`): it continues from its last ` +
     'checkpoint; every checkpoint and buffer row written before the failure is intact.'
   );
@@ -118,6 +130,7 @@ export function makeDirs(dir: string): void {
     let missing = dir;
     while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
     mkdirSync(missing);
-    throw e;
+    // It could be made after all (another process removed and remade a folder meanwhile): the rest, as asked.
+    mkdirSync(dir, { recursive: true });
   }
 }

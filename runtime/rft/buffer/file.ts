@@ -17,7 +17,6 @@ import {
   existsSync,
   fstatSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readFileSync,
   readSync,
@@ -42,7 +41,7 @@ import {
   type Logger,
   type ReadOptions,
 } from './types';
-import { withIo } from '../io-failure';
+import { makeDirs, withIo } from '../io-failure';
 import { HOST, abortReason, checkBatchSize, linkSignals, readTimeoutMs, sleep, writerMayBeAlive } from './wait';
 
 export function checkJsonPath(path: string, key = 'path'): void {
@@ -111,7 +110,7 @@ export class JsonlExperienceWriter implements ExperienceWriter {
     this.path = resolve(path);
     this.fsync = opts.fsync ?? false;
     this.fd = withIo('buffer open', this.path, () => {
-      mkdirSync(dirname(this.path), { recursive: true });
+      makeDirs(dirname(this.path));
       const others = fileWriterStatus(this.path).live;
       const fd = openSync(this.path, 'a+');
       try {

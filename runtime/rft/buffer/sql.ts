@@ -32,7 +32,6 @@
  *   the reader reports and skips it (priority: the row is quarantined with `consumed = -1`).
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Experience } from '../experience';
 import {
@@ -55,7 +54,7 @@ import {
   type ReadOptions,
 } from './types';
 import { HOST, abortReason, checkBatchSize, linkSignals, readTimeoutMs, sleep, writerMayBeAlive } from './wait';
-import { withIo } from '../io-failure';
+import { makeDirs, withIo } from '../io-failure';
 
 export type SqlReadPolicy = 'fifo' | 'priority';
 
@@ -124,7 +123,7 @@ class SqlConnection {
     this.writers = q(`${table}__writers`);
     this.reads = q(`${table}__reads`);
     this.db = withIo('buffer open', file, () => {
-      mkdirSync(dirname(file), { recursive: true });
+      makeDirs(dirname(file));
       return new Database(file, { timeout: opts.busyTimeoutMs ?? 10000 });
     });
     try {

@@ -11,6 +11,7 @@ import { currentBackend, initBackend, type BackendPreference } from '../../../en
 import type { LogLevel, RunLog } from '../../monitor/run-log';
 import { loadRuntimePlugins } from '../../plugins';
 import { mergePhaseTimes, phaseTimesOn, takePhaseTimes, timed, type PhaseTimes } from '../../monitor/phase-times';
+import { ioFailureData, ioFailureFrom, type IoFailureData } from '../../io-failure';
 import { ExplorerRequests } from './explorer-requests';
 import { ExplorerSide, type ExplorerSideSpec, type ExplorerStepResult } from './explorer-side';
 
@@ -84,7 +85,7 @@ export type FromWorker =
   | { kind: 'ready'; hasEvals: boolean; totalSteps: number; startOffset: number }
   | { kind: 'failed'; message: string }
   | { kind: 'result'; id: number; value: unknown; phases?: PhaseTimes }
-  | { kind: 'error'; id: number; message: string }
+  | { kind: 'error'; id: number; message: string; io?: IoFailureData }
   | { kind: 'log'; level: LogLevel; message: string };
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
@@ -120,7 +121,7 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
         const p = pending.get(m.id);
         pending.delete(m.id);
         if (m.kind === 'result') p?.resolve(m.value);
-        else p?.reject(new Error(m.message));
+        else p?.reject(m.io ? ioFailureFrom(m.io) : new Error(m.message));
       }
     });
     const fail = (e: Error): void => {
@@ -209,7 +210,12 @@ export function serveExplorer(port: {
           port.postMessage({ kind: 'result', id: m.id, value, phases }),
         );
       } catch (e) {
-        port.postMessage({ kind: 'error', id: m.id, message: (e as Error).stack ?? (e as Error).message });
+        port.postMessage({
+          kind: 'error',
+          id: m.id,
+          message: (e as Error).stack ?? (e as Error).message,
+          io: ioFailureData(e),
+        });
       }
     })().catch((e: Error) => log('error', `explorer worker: ${e.stack ?? e.message}`));
   });
