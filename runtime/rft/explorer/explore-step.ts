@@ -395,13 +395,14 @@ export class Explorer {
     }
     const exps = done.exps;
     // The version the task started on; main also records how far the weights moved while it ran (workflow_runner.py
-    // `run_task`, PR #579: `model_version_drift`).
+    // `run_task`, PR #579: `model_version_drift`). Every release stamps `use_count: 0` beside them, the count
+    // Trinity's priority queue raises as it hands an experience out again (workflow_runner.py `run_task` @1d7fae4).
     const drift = this.release === 'main' ? { model_version_drift: this.model.version - version } : {};
     for (const e of exps) {
       e.eid.batch = batch;
       e.eid.task = index;
       e.modelVersion = version;
-      e.info = { ...e.info, model_version: version, ...drift, task_index: task.taskIndex ?? index };
+      e.info = { ...e.info, model_version: version, ...drift, use_count: 0, task_index: task.taskIndex ?? index };
     }
     const timing = { [keys.run]: done.seconds, [keys.task]: seconds };
     return {

@@ -161,7 +161,19 @@ buffer:
           turn_rewards: number[];
           tokens: number[];
           prompt_length: number;
+          info: Record<string, unknown>;
         };
+        // Trinity's keys: the workflow's (workflow.py @8b7fce3) and the runner's (workflow_runner.py @1d7fae4).
+        assert.deepEqual(Object.keys(r.info).sort(), [
+          'env_done',
+          'env_steps',
+          'model_version',
+          'model_version_drift',
+          'task_index',
+          'test_score',
+          'use_count',
+        ]);
+        assert.equal(r.info.use_count, 0);
         const turnsHere = r.messages.filter((m) => m.role === 'assistant').length;
         assert.equal(r.turn_rewards.length, turnsHere);
         assert.equal(r.action_mask.length, r.tokens.length - r.prompt_length);
