@@ -30,14 +30,21 @@ function fullDisk(): { dir: string; free(): void } {
 
 const batch = (b: number) => Array.from({ length: 50 }, (_, i) => exp(b, i, 0, { tokens: 200 }));
 
+/** The SQL buffer `exps` in `buf.db` on a fresh small disk. */
+function sqlBufferOnSmallDisk() {
+  const disk = fullDisk();
+  const file = join(disk.dir, 'buf.db');
+  const open = () => openBuffer({ name: 'exps', storage_type: 'sql', path: `sqlite:///${file}`, max_read_timeout: 1 });
+  return { disk, file, open };
+}
+
 describe('appends on a full disk', () => {
   test(
     'sql buffer: the batch fails whole, named; earlier rows stay and the file passes quick_check',
     { skip: why },
     async () => {
-      const disk = fullDisk();
-      const file = join(disk.dir, 'buf.db');
-      const buffer = openBuffer({ name: 'exps', storage_type: 'sql', path: `sqlite:///${file}`, max_read_timeout: 1 });
+      const { disk, file, open } = sqlBufferOnSmallDisk();
+      const buffer = open();
       const writer = buffer.writer();
       await writer.write(batch(1));
       fillDisk(join(disk.dir, 'filler'));
@@ -61,9 +68,8 @@ describe('appends on a full disk', () => {
     'sql buffer: a read on a full disk fails named and takes nothing; the resumed reader trains every row once',
     { skip: why },
     async () => {
-      const disk = fullDisk();
-      const file = join(disk.dir, 'buf.db');
-      const buffer = openBuffer({ name: 'exps', storage_type: 'sql', path: `sqlite:///${file}`, max_read_timeout: 1 });
+      const { disk, file, open } = sqlBufferOnSmallDisk();
+      const buffer = open();
       const writer = buffer.writer();
       await writer.write(batch(1));
       await writer.write(batch(2));
@@ -95,12 +101,7 @@ describe('appends on a full disk', () => {
         'the failed read marked nothing consumed',
       );
       disk.free();
-      const resumed = openBuffer({
-        name: 'exps',
-        storage_type: 'sql',
-        path: `sqlite:///${file}`,
-        max_read_timeout: 1,
-      }).reader({ resumeFrom: checkpointed });
+      const resumed = open().reader({ resumeFrom: checkpointed });
       const second = await resumed.read(50);
       resumed.close();
       await writer.finish();
