@@ -2,8 +2,8 @@
  * Explorer and trainer on one timeline: the marks drawn across every card that shows their stage. Weight syncs are
  * where the explorer's `rollout/model_version` (serve mode: `rollout/model_<i>/model_version`) changes — the
  * version is the trainer step whose weights the explorer uses from then on, so the gap between a sync's explorer
- * step and its version is the off-policy lag. Checkpoints are the trainer's saved steps (the runtime's `checkpoint` events, or the job's
- * `global_step_<n>` folders).
+ * step and its version is the off-policy lag. Checkpoints are the trainer's saved steps (the runtime's `checkpoint`
+ * events, or the job's `global_step_<n>` folders).
  *
  * A config with `stages` runs them one after another, each counting its steps (and versions) from 1 and logging
  * under its own name (`sft_warmup/trainer`, `grpo/explorer`): a mark belongs to its stage, a checkpoint is timed by
