@@ -110,12 +110,14 @@ function runFrom(jobDir: string, now: JobRunNow | undefined): RunState {
   // The two halves of an asynchronous job write into one metrics file: each shows its own role.
   const ownRole: Role | undefined = mode === 'explore' ? 'explorer' : mode === 'train' ? 'trainer' : undefined;
   for (const [i, s] of stages.entries()) {
-    const latest = latestSteps(s.jobDir, run.startedAt);
+    const { steps: latest, evals } = latestSteps(s.jobDir, run.startedAt);
     if (latest.length) {
       run.stage = { index: i, count: stages.length, name: s.name, mode: s.mode };
       run.progress = {};
       run.reward = run.loss = undefined;
     }
+    // Evaluated every eval_interval steps only: the last evaluation, as this window's runs keep it from their events.
+    noteMetrics(run, evals);
     for (const m of latest) {
       if (ownRole && m.role !== ownRole) continue;
       noteMetrics(run, m.values);
@@ -171,7 +173,10 @@ interface LatestStep {
  * One metrics reader per job directory (our metrics.jsonl, else Trinity's TensorBoard event files) and run start,
  * kept so that each look at a job reads only what its files gained since the last one.
  */
-const readers = new Map<string, { reader: MetricsReader; latest: Map<Role, LatestStep> }>();
+const readers = new Map<
+  string,
+  { reader: MetricsReader; latest: Map<Role, LatestStep>; evals: Record<string, number> }
+>();
 const MAX_READERS = 200;
 
 /** Rows logged this long before a run's recorded start still count as its own (clocks of one machine). */
@@ -182,13 +187,13 @@ const START_SLACK_MS = 2000;
  * record), only rows logged since then count, and the latest is the last one logged (a resumed run logs its steps
  * again from its checkpoint); without a record (Trinity's own runs), the highest step.
  */
-function latestSteps(jobDir: string, since?: number): LatestStep[] {
-  if (!existsSync(join(jobDir, 'monitor'))) return [];
+function latestSteps(jobDir: string, since?: number): { steps: LatestStep[]; evals: Record<string, number> } {
+  if (!existsSync(join(jobDir, 'monitor'))) return { steps: [], evals: {} };
   // Both halves of an asynchronous job read the same folder, each since its own start.
   const key = `${jobDir}\0${since ?? ''}`;
   let r = readers.get(key);
   if (!r) {
-    readers.set(key, (r = { reader: new MetricsReader([jobDir]), latest: new Map() }));
+    readers.set(key, (r = { reader: new MetricsReader([jobDir]), latest: new Map(), evals: {} }));
     if (readers.size > MAX_READERS) readers.delete(readers.keys().next().value as string);
   }
   const got = r.reader.read();
@@ -201,6 +206,7 @@ function latestSteps(jobDir: string, since?: number): LatestStep[] {
     const role = ROLE_OF_RUN.exec(row.run)?.[1] as Role | undefined;
     if (!role) continue;
     if (since !== undefined && row.wallTime !== null && row.wallTime * 1000 < since - START_SLACK_MS) continue;
+    if (row.tag.startsWith('eval/')) r.evals[row.tag] = row.value;
     const cur = r.latest.get(role);
     if (!cur || (since !== undefined ? row.step !== cur.step : row.step > cur.step))
       r.latest.set(role, { role, step: row.step, wallTime: row.wallTime, values: { [row.tag]: row.value } });
@@ -209,7 +215,7 @@ function latestSteps(jobDir: string, since?: number): LatestStep[] {
       if (row.wallTime !== null) cur.wallTime = Math.max(cur.wallTime ?? 0, row.wallTime);
     }
   }
-  return [...r.latest.values()];
+  return { steps: [...r.latest.values()], evals: r.evals };
 }
 
 /** The role in a reader's run name (`trainer`, or Trinity's role folders such as `trainer_0`). */

@@ -83,6 +83,26 @@ describe('job directories on disk', () => {
     assert.equal(run.endedAt! - run.startedAt!, 5 * 60 * 1000);
   });
 
+  test('a run read from disk keeps its last evaluation after later steps without one, as a live event stream does', () => {
+    const job = join(mkdtempSync(join(tmpdir(), 'twb-jobs-')), 'job');
+    record(job, { status: 'stopped', endedAt: '2026-12-01T10:05:00.000Z' });
+    const rows: { role: 'explorer' | 'trainer'; step: number; time: number; values: Record<string, number> }[] = [
+      { role: 'explorer', step: 2, time: 1, values: { 'eval/sums/accuracy/mean@1': 0.25 } },
+      { role: 'explorer', step: 3, time: 2, values: { 'rollout/accuracy/mean': 0.5 } },
+      { role: 'trainer', step: 3, time: 3, values: { 'critic/score/mean': 0.5 } },
+    ];
+    metrics(job, rows);
+    // The window that ran it heard the same numbers as events: the other windows' notification says what it says.
+    const live = newRunState(job, 'local');
+    live.stages = readJobDir(job).stages;
+    for (const r of rows)
+      applyEvent(live, { type: 'metrics', role: r.role, step: r.step, time: r.time, values: r.values });
+    const run = readJobDir(job);
+    assert.deepEqual(run.evalAccuracy, { name: 'sums', value: 0.25 });
+    assert.equal(describeProgress(run), describeProgress(live));
+    assert.match(describeProgress(run), /step 3 · reward 0.5 · eval 0.25$/);
+  });
+
   test('a record that says running, of a process that is gone, is an interrupted run; of a live one, running', () => {
     const root = mkdtempSync(join(tmpdir(), 'twb-jobs-'));
     const dead = join(root, 'dead');

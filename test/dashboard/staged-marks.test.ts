@@ -184,6 +184,17 @@ describe('timeline marks of a staged run (SFT warm-up, then GRPO)', () => {
     // The SFT stage logs no reward: the pinned reward card has the GRPO stage's line only (no all-zero SFT one).
     const reward = await d.chart('critic/score/mean');
     assert.deepEqual([...new Set(reward.datasets.map((s) => s.run))], ['grpo/trainer']);
+    // …and that card draws the GRPO stage's marks only: an SFT checkpoint would sit at its own step number on the
+    // GRPO curve ('sft_warmup ckpt 2' at GRPO step 2), on the step axis where both stages count from 1.
+    await choose(d.page, '#x-axis', 'Step');
+    await d.frames();
+    const rewardMarks: Mark[] = await d.page.evaluate(
+      () => (globalThis as any).__charts.get('critic/score/mean').$timelineMarks,
+    );
+    assert.deepEqual(
+      rewardMarks.filter((m) => m.kind === 'checkpoint').map((m) => m.label),
+      ['grpo ckpt 2', 'grpo ckpt 4'],
+    );
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     await choose(d.page, '#x-axis', 'Relative time');
     await d.frames();

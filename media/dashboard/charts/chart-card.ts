@@ -20,7 +20,7 @@ import { formatX, outlierExtent, xValues, X_AXIS_TITLES, type XAxis } from './ax
 import { withAlpha, type Theme } from '../theme';
 import { formatValue, indexAtOrBefore, type RunDataset } from './tooltip';
 import { DragZoom, selectionPlugin, type XRange } from './zoom';
-import { markX, type TimelineMark } from './marks';
+import { markX, marksOfCard, type TimelineMark } from './marks';
 import { marksPlugin, type MarkStyle, type PlacedMark } from './marks-plugin';
 import { decimationPlugin, type DecimatedDataset } from './decimation';
 
@@ -90,6 +90,8 @@ export class ChartCard {
   columns: Column[] = [];
   private settings: ViewSettings;
   private context: ViewContext = {};
+  /** The runs of the series drawn (which stages' marks belong on this card). */
+  private runs: readonly { run: string }[] = [];
   private hoverX: number | undefined;
   private theme: Theme;
   private xAxisShown: XAxis | undefined;
@@ -178,7 +180,7 @@ export class ChartCard {
 
   private placedMarks(): { marks: PlacedMark[]; style: MarkStyle } {
     const marks: PlacedMark[] = [];
-    for (const m of this.context.marks ?? []) {
+    for (const m of marksOfCard(this.context.marks ?? [], this.runs)) {
       const x = markX(m, this.settings.xAxis, this.context.startedAt);
       if (x !== undefined) marks.push({ kind: m.kind, x, label: m.label });
     }
@@ -220,6 +222,7 @@ export class ChartCard {
   ): void {
     this.settings = settings;
     this.context = context;
+    this.runs = series.map((s) => ({ run: s.run }));
     const datasets: LineDataset[] = [];
     const columns: Column[] = [];
     const seen = new Set<string>();

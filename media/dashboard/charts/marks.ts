@@ -1,9 +1,9 @@
 /**
- * Explorer and trainer on one timeline: the marks drawn across every card. Weight syncs are where the explorer's
- * `rollout/model_version` (serve mode: `rollout/model_<i>/model_version`) changes — the version is the trainer
- * step whose weights the explorer uses from then on, so the gap between a sync's explorer step and its version is
- * the off-policy lag. Checkpoints are the trainer's saved steps (the runtime's `checkpoint` events, or the job's
- * `global_step_<n>` folders).
+ * Explorer and trainer on one timeline: the marks drawn across every card that shows their stage. Weight syncs are
+ * where the explorer's `rollout/model_version` (serve mode: `rollout/model_<i>/model_version`) changes — the
+ * version is the trainer step whose weights the explorer uses from then on, so the gap between a sync's explorer
+ * step and its version is the off-policy lag. Checkpoints are the trainer's saved steps (the runtime's `checkpoint`
+ * events, or the job's `global_step_<n>` folders).
  *
  * A config with `stages` runs them one after another, each counting its steps (and versions) from 1 and logging
  * under its own name (`sft_warmup/trainer`, `grpo/explorer`): a mark belongs to its stage, a checkpoint is timed by
@@ -104,6 +104,17 @@ export function checkpointMarks(
       label: c.stage === undefined ? `ckpt ${c.step}` : `${c.stage} ckpt ${c.step}`,
     }))
     .sort((a, b) => a.step - b.step);
+}
+
+/**
+ * The marks a card draws: on a card whose series are of some stages only (a GRPO metric the SFT warm-up never logs),
+ * another stage's marks would sit at its own step numbers on this stage's curve (`sft ckpt 4` at GRPO step 4), so they
+ * are left out; marks without a stage, and every mark on a card without staged series, are kept.
+ */
+export function marksOfCard(marks: readonly TimelineMark[], series: readonly { run: string }[]): TimelineMark[] {
+  const stages = new Set(series.map((s) => stageOfRun(s.run)).filter((s) => s !== ''));
+  if (stages.size === 0) return [...marks];
+  return marks.filter((m) => m.stage === undefined || stages.has(m.stage));
 }
 
 /** Where a mark goes on `axis`, or undefined when its time is unknown on a time axis. */
