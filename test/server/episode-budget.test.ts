@@ -1,0 +1,145 @@
+/**
+ * TRN321 in the editor: the first prompt of a FrozenLake taskset, counted with the model folder's own tokenizer, is
+ * checked by the language server after the document's other diagnostics are out (never in the validation an edit
+ * waits for), published at the key the CLI names with the CLI's message; it clears when the budget is raised, with
+ * no file change, and comes back when the dataset file changes to a longer first prompt (a bigger map).
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, test } from 'node:test';
+import type { Diagnostic } from 'vscode-languageserver-types';
+import { checkConfig } from '../../runtime/config/check-config';
+import { readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
+import { buildByteTokenizer, loadTokenizer, writeTokenizerFiles } from '../../runtime/engine/tokenizer';
+import { firstPromptTokens } from '../../runtime/rft/workflows/first-prompt-tokens';
+import { frozenLakeFirstPrompt } from '../../runtime/rft/workflows/frozen-lake';
+import { startInProcess, type TestClient } from '../helpers/lsp';
+
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'twb-lsp-episode-budget-')));
+mkdirSync(join(dir, 'model'));
+writeFileSync(
+  join(dir, 'model', 'config.json'),
+  JSON.stringify({ model_type: 'qwen2', max_position_embeddings: 8192 }),
+);
+writeTokenizerFiles(join(dir, 'model'), buildByteTokenizer());
+mkdirSync(join(dir, 'data'));
+const dataFile = join(dir, 'data', 'train.jsonl');
+const SMALL = { seed: 3, size: 4, p: 0.8 };
+const BIG = { seed: 3, size: 8, p: 0.8 };
+
+const tokenizer = loadTokenizer(join(dir, 'model'));
+const tokens = (row: Record<string, unknown>) =>
+  tokenizer.encode(tokenizer.applyChatTemplate(frozenLakeFirstPrompt({}, row), { addGenerationPrompt: true }), {
+    addSpecialTokens: false,
+  }).length;
+const N = tokens(SMALL);
+const N_BIG = tokens(BIG);
+
+const config = (maxPromptTokens: number) => `# trinity-version: main
+mode: explore
+algorithm:
+  algorithm_type: grpo
+  repeat_times: 2
+model:
+  model_path: model
+  max_model_len: 8192
+  max_prompt_tokens: ${maxPromptTokens}
+  max_response_tokens: 64
+cluster:
+  node_num: 1
+  gpu_per_node: 1
+explorer:
+  rollout_model:
+    enable_history: true
+buffer:
+  batch_size: 2
+  total_steps: 1
+  explorer_input:
+    taskset:
+      path: data/train.jsonl
+      default_workflow_type: frozen_lake_workflow
+`;
+
+const file = join(dir, 'budget.trinity.yaml');
+const uri = pathToFileURL(file).toString();
+const budget = (ds: Diagnostic[]) => ds.filter((d) => d.code === 'TRN321');
+
+/** What `trinity-workbench check` reports for the text (its host, as runtime/cli/check.ts gives it). */
+async function cliFindings(text: string) {
+  const r = await checkConfig(text, {
+    env: {},
+    host: {
+      baseDirs: [dir],
+      env: {},
+      exists: existsSync,
+      modelConfig: (m, dirs) => readModelConfigJson(m, dirs, {}),
+      firstPromptTokens: (req) => firstPromptTokens(req, {}),
+    },
+  });
+  return r.diagnostics.filter((d) => d.code === 'TRN321');
+}
+
+let c: TestClient;
+before(async () => {
+  writeFileSync(dataFile, JSON.stringify(SMALL) + '\n');
+  c = await startInProcess({ rootUri: pathToFileURL(dir).toString() });
+});
+after(() => c.close());
+
+test('the bigger map makes a longer first prompt (the test needs both sides of the budget)', () => {
+  assert.ok(N > 300 && N_BIG > N + 50, `N = ${N}, N_BIG = ${N_BIG}`);
+});
+
+test('over the budget: TRN321 follows the first publish, at max_prompt_tokens, with the CLI message', async () => {
+  const text = config(N - 1);
+  const found = c.nextDiagnostics(uri, (ds) => budget(ds).length > 0, 10_000);
+  // The validation an edit waits for does not count prompts: the finding comes in a later publish.
+  assert.deepEqual(budget(await c.open(uri, text)), []);
+  const [d] = budget(await found);
+  const [cli] = await cliFindings(text);
+  assert.ok(cli, 'the CLI reports TRN321 for this config');
+  assert.equal(d.message, cli.message);
+  assert.match(
+    d.message,
+    new RegExp(`is ${N} tokens under model's chat template, more than \`max_prompt_tokens\` ${N - 1}\\.`),
+  );
+  const lines = text.split('\n');
+  assert.equal(lines[d.range.start.line].slice(d.range.start.character, d.range.end.character), 'max_prompt_tokens');
+  assert.equal(d.severity, 2);
+});
+
+test('raising max_prompt_tokens clears it with no file change; a longer first prompt on disk brings it back', async () => {
+  const cleared = c.nextDiagnostics(uri, (ds) => budget(ds).length === 0, 10_000);
+  await c.change(uri, config(N));
+  await cleared;
+
+  writeFileSync(dataFile, JSON.stringify(BIG) + '\n');
+  const back = c.nextDiagnostics(uri, (ds) => budget(ds).length > 0, 10_000);
+  await c.conn.sendNotification('workspace/didChangeWatchedFiles', {
+    changes: [{ uri: pathToFileURL(dataFile).toString(), type: 2 }],
+  });
+  const [d] = budget(await back);
+  assert.match(
+    d.message,
+    new RegExp(`is ${N_BIG} tokens under model's chat template, more than \`max_prompt_tokens\` ${N}\\.`),
+  );
+  assert.equal(d.message, (await cliFindings(config(N)))[0]?.message);
+});
+
+test('an edit elsewhere keeps the finding where it is, and a disable comment silences it', async () => {
+  const text = config(N);
+  const shifted = `# a comment line\n${text}`;
+  const ds = await c.change(uri, shifted);
+  const [d] = budget(ds);
+  assert.ok(d, 'still shown on the edited version');
+  const lines = shifted.split('\n');
+  assert.equal(lines[d.range.start.line].slice(d.range.start.character, d.range.end.character), 'max_prompt_tokens');
+  const silenced = shifted.replace(
+    `  max_prompt_tokens: ${N}`,
+    `  # trinity-disable-next-line TRN321\n  max_prompt_tokens: ${N}`,
+  );
+  assert.deepEqual(budget(await c.change(uri, silenced)), []);
+});
