@@ -4,19 +4,19 @@
  * failure is logged and answered with a fallback, so one bad request never takes the server down.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { TextDocuments, type Connection, type InitializeParams } from 'vscode-languageserver/node';
 import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/environment/dotenv';
-import { scanPluginDirs } from '../../runtime/config/environment/plugin-names';
+import { pluginFoldersAt, scanPluginDirs } from '../../runtime/config/environment/plugin-names';
 import { forgetMissingModels, readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
 import type { Release } from '../../runtime/config/releases';
 import type { DatasetFinding } from '../../runtime/config/check-config';
 import type { ConfigDiagnostic } from '../../runtime/config/diagnostics';
 import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../lsp-messages';
 import { TrinityLanguageService } from '../service';
-import type { Analysis } from '../service/analyze';
+import type { Analysis, PluginFolder } from '../service/analyze';
 import { serviceSettings, type ClientSettings, type InitOptions } from './client-settings';
 import { detectTrinityRelease } from './python';
 import { RunWatcher } from './run-watcher';
@@ -42,6 +42,8 @@ export class ServerSession {
   /** The plugin directories of the settings (rescanned when files change). */
   private pluginDirs: string[] = [];
   private filesTimer: NodeJS.Timeout | undefined;
+  /** Plugin folders found beside each document folder (TRN307's quick fix), until files come or go. */
+  private readonly nearPlugins = new Map<string, PluginFolder[]>();
 
   constructor(private readonly connection: Connection) {
     this.service = new TrinityLanguageService({
@@ -49,6 +51,7 @@ export class ServerSession {
       host: { exists: existsSync, env: { ...process.env }, modelConfig: readModelConfigJson },
       baseDirsFor: documentDirs,
       readFile: (p) => this.readFile(p),
+      pluginFoldersNear: (uri) => this.pluginFoldersNear(uri),
     });
     this.watcher = new RunWatcher((uri) => {
       const doc = this.documents.get(uri);
@@ -120,6 +123,7 @@ export class ServerSession {
       this.filesTimer = undefined;
       forgetMissingModels();
       this.datasetChecks.filesChanged();
+      this.nearPlugins.clear();
       this.refreshContext(this.pluginDirs);
       this.service.refresh();
       this.revalidateAll();
@@ -260,6 +264,21 @@ export class ServerSession {
       dirs.stages.map((s) => ({ run: s.run, jobDir: resolve(cwd, s.jobDir) })),
     );
     this.service.setRunMetrics(doc.uri, this.watcher.snapshot(doc.uri));
+  }
+
+  private pluginFoldersNear(uri: string): PluginFolder[] {
+    const dir = documentDirs(uri)[0];
+    if (!dir) return [];
+    let found = this.nearPlugins.get(dir);
+    if (!found) {
+      const root = this.workspaceRoot;
+      found = pluginFoldersAt(dir).map((f) => {
+        const rel = root ? relative(root, f.dir) : '';
+        return { ...f, shown: root && !rel.startsWith('..') && !isAbsolute(rel) ? rel || '.' : f.dir };
+      });
+      this.nearPlugins.set(dir, found);
+    }
+    return found;
   }
 
   private readFile(p: string): string | undefined {

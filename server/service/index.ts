@@ -23,6 +23,7 @@ import type {
 import { AnalysisCache, type Analysis, type AnalysisContext } from './analyze';
 import { codeActions, migrationAction } from './code-actions';
 import { placeDatasetFindings, type DatasetFindings } from './dataset-findings';
+import { pluginDirActions } from './plugin-dir-actions';
 import { complete } from './complete';
 import { definition, references } from './definition';
 import { documentLinks } from './document-links';
@@ -152,7 +153,9 @@ export class TrinityLanguageService {
       migration = migrationAction(doc, analysis, { readFile: this.context.readFile }) ?? null;
       this.migrations.set(analysis, migration);
     }
-    return codeActions(doc, analysis, diagnostics, migration ?? undefined);
+    const near = this.context.pluginFoldersNear;
+    const plugins = near ? pluginDirActions(analysis, diagnostics, () => near(doc.uri)) : [];
+    return [...plugins, ...codeActions(doc, analysis, diagnostics, migration ?? undefined)];
   }
 
   inlayHints(doc: TextDocument, range: Range): InlayHint[] {
