@@ -6,63 +6,23 @@
  * no file event.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { checkConfig } from '../../runtime/config/check-config';
-import { readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
-import { buildByteTokenizer, loadTokenizer, writeTokenizerFiles } from '../../runtime/engine/tokenizer';
-import { firstPromptTokens } from '../../runtime/rft/workflows/first-prompt-tokens';
-import { frozenLakeFirstPrompt } from '../../runtime/rft/workflows/frozen-lake';
+import { cliCheckHost, firstPromptFixture, frozenLakeBudgetConfig } from '../helpers/first-prompt-fixture';
 import { startInProcess, type TestClient } from '../helpers/lsp';
 
-const dir = realpathSync(mkdtempSync(join(tmpdir(), 'twb-lsp-episode-budget-')));
-mkdirSync(join(dir, 'model'));
-writeFileSync(
-  join(dir, 'model', 'config.json'),
-  JSON.stringify({ model_type: 'qwen2', max_position_embeddings: 8192 }),
-);
-writeTokenizerFiles(join(dir, 'model'), buildByteTokenizer());
-mkdirSync(join(dir, 'data'));
-const dataFile = join(dir, 'data', 'train.jsonl');
 const SMALL = { seed: 3, size: 4, p: 0.8 };
 const BIG = { seed: 3, size: 8, p: 0.8 };
-
-const tokenizer = loadTokenizer(join(dir, 'model'));
-const tokens = (row: Record<string, unknown>) =>
-  tokenizer.encode(tokenizer.applyChatTemplate(frozenLakeFirstPrompt({}, row), { addGenerationPrompt: true }), {
-    addSpecialTokens: false,
-  }).length;
+const { dir, dataFile, tokens } = firstPromptFixture('twb-lsp-episode-budget-', SMALL, 8192);
 const N = tokens(SMALL);
 const N_BIG = tokens(BIG);
 
-const config = (maxPromptTokens: number) => `# trinity-version: main
-mode: explore
-algorithm:
-  algorithm_type: grpo
-  repeat_times: 2
-model:
-  model_path: model
-  max_model_len: 8192
-  max_prompt_tokens: ${maxPromptTokens}
-  max_response_tokens: 64
-cluster:
-  node_num: 1
-  gpu_per_node: 1
-explorer:
-  rollout_model:
-    enable_history: true
-buffer:
-  batch_size: 2
-  total_steps: 1
-  explorer_input:
-    taskset:
-      path: data/train.jsonl
-      default_workflow_type: frozen_lake_workflow
-`;
+const config = (maxPromptTokens: number) =>
+  frozenLakeBudgetConfig(`  max_model_len: 8192\n  max_prompt_tokens: ${maxPromptTokens}\n  max_response_tokens: 64\n`);
 
 const file = join(dir, 'budget.trinity.yaml');
 const uri = pathToFileURL(file).toString();
@@ -70,22 +30,12 @@ const budget = (ds: Diagnostic[]) => ds.filter((d) => d.code === 'TRN321');
 
 /** What `trinity-workbench check` reports for the text (its host, as runtime/cli/check.ts gives it). */
 async function cliFindings(text: string) {
-  const r = await checkConfig(text, {
-    env: {},
-    host: {
-      baseDirs: [dir],
-      env: {},
-      exists: existsSync,
-      modelConfig: (m, dirs) => readModelConfigJson(m, dirs, {}),
-      firstPromptTokens: (req) => firstPromptTokens(req, {}),
-    },
-  });
+  const r = await checkConfig(text, { env: {}, host: cliCheckHost(dir) });
   return r.diagnostics.filter((d) => d.code === 'TRN321');
 }
 
 let c: TestClient;
 before(async () => {
-  writeFileSync(dataFile, JSON.stringify(SMALL) + '\n');
   c = await startInProcess({ rootUri: pathToFileURL(dir).toString() });
 });
 after(() => c.close());
