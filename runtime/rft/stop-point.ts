@@ -3,7 +3,9 @@
  * an episode's turns) is seconds of synchronous work; a SIGTERM's handler runs only when the event loop turns. At
  * each boundary of that work a stop point yields to the event loop, so the handler runs, and when the run is
  * stopping throws StepAbandoned: the step is given up whole (no metrics row, no checkpoint, nothing written to the
- * buffer), and the run ends "stopped" on its last complete checkpoint, which a resume continues from.
+ * buffer), and the run ends "stopped" on its last complete checkpoint, which a resume continues from. Where the flag
+ * is read without a yield (the explorer's worker thread), a generation also ends at its next decode step
+ * (rollout-model.ts `stopping`).
  */
 
 /** A step's unfinished work given up because the run is stopping; nothing of it was written. */

@@ -373,6 +373,8 @@ export class Explorer {
         }
       } catch (e) {
         if (e instanceof StepAbandoned) throw e;
+        // A generation the run's stop ended (rollout-model.ts `stopping`) gives the step up too.
+        if (e instanceof GenerationStoppedError && this.model.stopping?.()) throw new StepAbandoned();
         if (cutoff !== null && performance.now() >= cutoff) return CUT;
         partial = undefined;
         if (e instanceof GenerationStoppedError || e instanceof TaskTimeoutError) {

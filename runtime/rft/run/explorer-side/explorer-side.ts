@@ -124,6 +124,8 @@ export class ExplorerSide {
         stopTokenIds(weights),
       );
       rollout.version = spec.version ?? 0;
+      const flag = spec.stopFlag;
+      if (flag) rollout.stopping = () => flagSet(flag);
       if (work !== 'serve') {
         const trainSets = work === 'explore' ? await tasksOf(cfg, spec.configDir, 'train') : [];
         const evalSets = await tasksOf(cfg, spec.configDir, 'eval');
