@@ -32,6 +32,7 @@ import {
 } from '../../config/runs/metric-names';
 import { atLeast, NEWEST_RELEASE, type Release } from '../../config/releases';
 import { GenerationStoppedError } from '../../engine/sampling';
+import { StepAbandoned, type StopPoint } from '../stop-point';
 import type { RolloutSample } from '../../protocol';
 import type { SelectorFeedback } from '../data/reader';
 import { gatherMetrics } from '../algorithm';
@@ -94,6 +95,11 @@ export interface ExplorerOptions {
   runnersPerModel?: number;
   /** `explorer.auxiliary_models`, handed to every workflow; the explorer owns them (see `dispose`). */
   auxiliaryModels?: AuxiliaryModel[];
+  /**
+   * Awaited before each task attempt and each batched engine call of a step: what it throws (StepAbandoned, the run
+   * is stopping) gives the whole step up, past retries and partial runs (stop-point.ts).
+   */
+  stop?: StopPoint;
 }
 
 export interface TaskTimeoutOptions {
@@ -188,7 +194,7 @@ export class Explorer {
     let cutoff: number | null = null;
     const runners = Math.max(1, this.opts.runnersPerModel ?? 1);
     if (!over && runners > 1 && tasks.length > 1) {
-      const share: StepShare = { slots: new RunSlots(runners), turns: new TurnBatcher(this.model) };
+      const share: StepShare = { slots: new RunSlots(runners), turns: this.turnBatcher() };
       try {
         const all = await Promise.all(tasks.map((t, i) => this.runTask(t, step, i, null, share)));
         for (const run of all) if (run !== CUT) runs.push(run);
@@ -334,6 +340,7 @@ export class Explorer {
     let partial: { exps: Experience[]; seconds: number } | undefined;
     let lastError = '';
     for (let attempt = 0; attempt <= this.opts.maxRetryTimes && !done; attempt++) {
+      await this.opts.stop?.();
       let attemptStart = performance.now();
       let timeoutAt = timeout === null ? null : attemptStart + timeout * 1000;
       const deadline = cutoff === null ? timeoutAt : Math.min(cutoff, timeoutAt ?? Infinity);
@@ -365,6 +372,9 @@ export class Explorer {
           else this.opts.log('error', lastError);
         }
       } catch (e) {
+        if (e instanceof StepAbandoned) throw e;
+        // A generation the run's stop ended (rollout-model.ts `stopping`) gives the step up too.
+        if (e instanceof GenerationStoppedError && this.model.stopping?.()) throw new StepAbandoned();
         if (cutoff !== null && performance.now() >= cutoff) return CUT;
         partial = undefined;
         if (e instanceof GenerationStoppedError || e instanceof TaskTimeoutError) {
@@ -425,7 +435,7 @@ export class Explorer {
     share?: StepShare & { deadline: () => number | null; onRunner: () => void },
   ): Promise<Attempt> {
     const factory = workflowFactory(task.workflow);
-    const turns = share?.turns ?? new TurnBatcher(this.model);
+    const turns = share?.turns ?? this.turnBatcher();
     // Alone, a task's runs go up to runner_per_model at once; with others, each run holds one of the step's runners,
     // and a run that must go alone holds them all (and so may keep the task's deadline on the model's generations).
     const slots = share?.slots ?? new RunSlots(Number.MAX_SAFE_INTEGER);
@@ -458,7 +468,8 @@ export class Explorer {
         );
         for (const [i, run] of runs.entries()) {
           if (!run.ok) {
-            if (!partialRuns || run.error instanceof GenerationStoppedError) throw run.error;
+            if (!partialRuns || run.error instanceof GenerationStoppedError || run.error instanceof StepAbandoned)
+              throw run.error;
             out.failedRuns++;
             out.firstError ??= (run.error as Error).message;
             if (this.opts.returnPartialTasks) continue;
@@ -475,6 +486,10 @@ export class Explorer {
     } finally {
       if (!share) turns.dispose();
     }
+  }
+
+  private turnBatcher(): TurnBatcher {
+    return new TurnBatcher(this.model, { reuseCache: true, stop: this.opts.stop });
   }
 
   /** Frees the auxiliary models (the rollout model's weights belong to the caller). */

@@ -47,6 +47,11 @@ export class RolloutModel {
   version = 0;
   private seedCounter: number;
   private deadline: number | null = null;
+  /**
+   * Whether the run is stopping (its explorer's stop flag): a generation still decoding then ends at its next decode
+   * step with the engine's `GenerationStoppedError`, as at a deadline.
+   */
+  stopping: (() => boolean) | undefined;
   /** The configured chat template, rendered as vLLM renders a `chat_template` it is given. */
   private readonly template?: ChatRenderer;
 
@@ -177,6 +182,8 @@ export class RolloutModel {
   /** The engine's sampling parameters for `args` (with this model's limits, stops and deadline) but length, n and seed. */
   samplingParams(args: RolloutArgs): SharedSampling {
     const deadline = this.deadline;
+    const stopping = this.stopping;
+    const due = deadline === null ? undefined : (): boolean => performance.now() >= deadline;
     return {
       minNewTokens: args.min_tokens ?? this.limits.minResponseTokens,
       temperature: args.temperature ?? this.limits.temperature,
@@ -186,7 +193,7 @@ export class RolloutModel {
       stopStrings: args.stop,
       validVocab: this.tokenizer.vocabSize,
       padTokenId: this.tokenizer.padTokenId,
-      shouldStop: deadline === null ? undefined : () => performance.now() >= deadline,
+      shouldStop: stopping && due ? () => stopping() || due() : (stopping ?? due),
     };
   }
 
