@@ -1,7 +1,7 @@
 /**
  * The explorer's concurrent `chat`/`generate` calls as one engine call, as vLLM batches the concurrent requests of
  * Trinity's workflow runners (trinity/explorer/scheduler.py runs `engines × runner_per_model` runners, each calling
- * its engine). The calls that arrive while the engine is busy or in the same tick wait together; each group of them
+ * its engine). The calls that arrive while the engine is busy or together wait together; each group of them
  * with the same sampling arguments (all but the token limit and n, which are each call's) is one `generateBatch`,
  * its rows left-padded to the longest prompt, and each caller gets its own completions back.
  *
@@ -25,6 +25,9 @@ import {
   type SharedSampling,
 } from '../../engine/sampling';
 import { timed } from '../monitor/phase-times';
+
+/** Microtask rounds a batch waits for the calls made together (a run reaches its call within a few). */
+const GATHER_ROUNDS = 32;
 
 export interface SampleCall extends BatchCall {
   /** Everything but the deadline, which is the call's own. */
@@ -64,14 +67,22 @@ export class SampleBatcher {
     });
   }
 
-  /** The next batch starts once the current tick's calls are in (and the engine is free). */
+  /**
+   * The next batch starts once the calls made together are in (and the engine is free): after GATHER_ROUNDS rounds
+   * of the microtask queue, in which runs started together reach their calls, rather than at the next macrotask, so
+   * an explorer taking turns with the trainer in one thread still runs its step before the trainer's next event (a
+   * call made after a timer or I/O goes in the next batch).
+   */
   private schedule(): void {
     if (this.scheduled || this.busy) return;
     this.scheduled = true;
-    setImmediate(() => {
+    let round = 0;
+    const wait = (): void => {
+      if (++round < GATHER_ROUNDS) return queueMicrotask(wait);
       this.scheduled = false;
       void this.flush();
-    });
+    };
+    queueMicrotask(wait);
   }
 
   private async flush(): Promise<void> {
