@@ -46,8 +46,8 @@ interface Pending {
 
 export class SampleBatcher {
   private queue: Pending[] = [];
-  /** The group decoding now. */
-  private running: Pending[] = [];
+  /** The calls of the batch being run now, group after group. */
+  private flushing: Pending[] = [];
   private scheduled = false;
   private busy = false;
 
@@ -88,11 +88,12 @@ export class SampleBatcher {
   private async flush(): Promise<void> {
     if (this.busy || this.queue.length === 0) return;
     this.busy = true;
-    const batch = this.queue;
+    this.flushing = this.queue;
     this.queue = [];
     try {
-      for (const group of groupBySampling(batch)) await this.runGroup(group);
+      for (const group of groupBySampling(this.flushing)) await this.runGroup(group);
     } finally {
+      this.flushing = [];
       this.busy = false;
       if (this.queue.length > 0) this.schedule();
     }
@@ -103,7 +104,6 @@ export class SampleBatcher {
     this.expireDue();
     const group = asked.filter((p) => !p.settled);
     if (group.length === 0) return;
-    this.running = group;
     try {
       const out = await timed('explorer: sampling (generate)', () =>
         generateBatch(
@@ -128,14 +128,12 @@ export class SampleBatcher {
       group.forEach((p, i) => settle(p, () => p.resolve(out[i])));
     } catch (e) {
       for (const p of group) settle(p, () => p.reject(e));
-    } finally {
-      this.running = [];
     }
   }
 
   /** Fails every call, waiting or decoding, whose deadline has come (its caller goes on at once). */
   private expireDue(): void {
-    for (const p of [...this.running, ...this.queue])
+    for (const p of [...this.flushing, ...this.queue])
       if (!p.settled && pastDeadline(p.call)) settle(p, () => p.reject(stoppedAtDeadline()));
     this.queue = this.queue.filter((p) => !p.settled);
   }
