@@ -74,23 +74,27 @@ export interface ExplorerOptions {
   returnPartialTasks?: boolean;
   /**
    * `explorer.runner_per_model`: how many runs of a task whose workflow allows it (`concurrentRuns`) go at once, their
-   * model turns batched into one engine call (default 1: one after another). Trinity's scheduler
-   * (trinity/explorer/scheduler.py: `runner_num = engines × runner_per_model`) runs that many workflow runners per
-   * engine and spreads a task's repeats over them in chunks of `max_repeat_times_per_runner` (`_split_and_submit_tasks`,
-   * b6321d7), so the runs of all a step's tasks share the engine. Here, with more than one runner and no over-rollout,
+   * model calls batched into one engine call (unset: 1, one after another; a run passes the config's, 8 by default in
+   * every modelled release: trinity/common/config.py `ExplorerConfig.runner_per_model`, 7d2323f to f3c8dec). Trinity's
+   * scheduler (trinity/explorer/scheduler.py: `runner_num = engines × runner_per_model`) runs that many workflow
+   * runners per engine and spreads a task's repeats over them in chunks of `max_repeat_times_per_runner`
+   * (`_split_and_submit_tasks`, b6321d7; null by default: a task is one runner's), so the runs of all a step's tasks
+   * share the engine, which batches their concurrent requests. Here, with more than one runner and no over-rollout,
    * a step's tasks go at once: up to `runner_per_model` runs of them at a time (RunSlots, granted in task and run
-   * order), all their episodes' turns through one TurnBatcher. A workflow whose runs cannot go at once (repeatable,
-   * or without `concurrentRuns`) takes every runner while it runs. The chunking is refused where it would split a task
-   * (refusals/refused-settings.ts).
+   * order), all their episodes' turns through one TurnBatcher, and the `chat`/`generate` calls of a repeatable
+   * workflow's runs (one per task, its `repeat_times` samples as `n`) that arrive together as one engine call
+   * (RolloutModel's SampleBatcher). A workflow without `concurrentRuns` takes every runner while it runs. The
+   * chunking is refused where it would split a task (refusals/refused-settings.ts).
    *
-   * What differs from one task after another: each episode draws its sampling seed when it opens, so the results of
-   * a seed are the same as sequentially when every run of the step fits the runners at once (runs open in task and
-   * run order); with more runs than runners they open in the order runners come free, which the same seed and
-   * config still repeat. A task's clocks (its time, its attempt's timeout) start when its first run gets a runner;
-   * an episode that goes at once with others ends at its task's deadline (TurnBatcher fails its turn there, the others
-   * in its batch go on), and the attempt times out and is retried as Trinity's; a run that makes no turns through the
-   * batcher is not interrupted (an attempt that comes back late still fails as timed out). A workflow that runs alone
-   * keeps its deadline on the model's generations.
+   * What differs from one task after another: each episode draws its sampling seed when it opens, and each
+   * `chat`/`generate` call when it is made, so the results of a seed are the same as sequentially (up to the float32
+   * rounding of a wider batch) when every run of the step fits the runners at once (runs start in task and run
+   * order); with more runs than runners they start in the order runners come free, which the same seed and config
+   * still repeat. A retried attempt draws its seeds when it starts again. A task's clocks (its time, its attempt's
+   * timeout) start when its first run gets a runner; a run that goes at once with others ends at its task's deadline
+   * (TurnBatcher fails an episode's turn there, SampleBatcher a call; the others in its batch go on), and the attempt
+   * times out and is retried as Trinity's; a run that makes no model call is not interrupted (an attempt that comes
+   * back late still fails as timed out). A workflow that runs alone keeps its deadline on the model's generations.
    */
   runnersPerModel?: number;
   /** `explorer.auxiliary_models`, handed to every workflow; the explorer owns them (see `dispose`). */
@@ -440,11 +444,13 @@ export class Explorer {
     // and a run that must go alone holds them all (and so may keep the task's deadline on the model's generations).
     const slots = share?.slots ?? new RunSlots(Number.MAX_SAFE_INTEGER);
     let waiting = true;
-    const hold = <T>(alone: boolean, fn: () => T | Promise<T>): Promise<T> =>
+    // A run whose generations are its own calls (alone, or a repeatable workflow's one call) keeps the task's
+    // deadline on them; episodes' turns end there through the step's TurnBatcher.
+    const hold = <T>(alone: boolean, ownCalls: boolean, fn: () => T | Promise<T>): Promise<T> =>
       slots.with(alone ? slots.capacity : 1, () => {
         if (waiting) share?.onRunner();
         waiting = false;
-        return share && alone ? this.model.withDeadline(share.deadline(), fn) : fn();
+        return share && ownCalls ? this.model.withDeadline(share.deadline(), fn) : fn();
       });
     const ctx = {
       model: this.model,
@@ -459,12 +465,13 @@ export class Explorer {
     try {
       const wf = factory(ctx);
       const out: Attempt = { exps: [], failedRuns: 0 };
-      if (wf.repeatable) out.exps = await hold(true, () => wf.run());
+      // A repeatable workflow's task is one run on one runner (Trinity's default max_repeat_times_per_runner, null).
+      if (wf.repeatable) out.exps = await hold(!wf.concurrentRuns, true, () => wf.run());
       else {
         const width = wf.concurrentRuns ? Math.max(1, this.opts.runnersPerModel ?? 1) : 1;
         const goOnAfterFailure = partialRuns && this.opts.returnPartialTasks === true;
         const runs = await runConcurrently(task.repeatTimes, width, goOnAfterFailure, (i) =>
-          hold(!wf.concurrentRuns, () => factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run()),
+          hold(!wf.concurrentRuns, !wf.concurrentRuns, () => factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run()),
         );
         for (const [i, run] of runs.entries()) {
           if (!run.ok) {
