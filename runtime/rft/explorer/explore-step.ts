@@ -199,6 +199,9 @@ export class Explorer {
     const runners = Math.max(1, this.opts.runnersPerModel ?? 1);
     if (!over && runners > 1 && tasks.length > 1) {
       const share: StepShare = { slots: new RunSlots(runners), turns: this.turnBatcher() };
+      // One stop point for the step's first attempts: a yield per task would start each task's first call on its own
+      // turn of the event loop, and the sample batcher would send them to the engine one by one.
+      await this.opts.stop?.();
       try {
         const all = await Promise.all(tasks.map((t, i) => this.runTask(t, step, i, null, share)));
         for (const run of all) if (run !== CUT) runs.push(run);
@@ -344,7 +347,7 @@ export class Explorer {
     let partial: { exps: Experience[]; seconds: number } | undefined;
     let lastError = '';
     for (let attempt = 0; attempt <= this.opts.maxRetryTimes && !done; attempt++) {
-      await this.opts.stop?.();
+      if (!share || attempt > 0) await this.opts.stop?.();
       let attemptStart = performance.now();
       let timeoutAt = timeout === null ? null : attemptStart + timeout * 1000;
       const deadline = cutoff === null ? timeoutAt : Math.min(cutoff, timeoutAt ?? Infinity);
