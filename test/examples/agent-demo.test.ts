@@ -58,6 +58,49 @@ describe('the agent demo', () => {
     }
   });
 
+  test("every answer is a shortest-path move from the P of its own prompt's map, read back from the text", () => {
+    // Independent of the demo's path finder and of the game: the grid parsed from each user message, distances to G
+    // by breadth first search over the parsed cells, and the answer must take P one step closer to G.
+    const moves: Record<string, [number, number]> = { Left: [0, -1], Down: [1, 0], Right: [0, 1], Up: [-1, 0] };
+    const maps = demoMaps({ sft: 400 }).sft as { seed: number; rows: string[] }[];
+    let turns = 0;
+    for (const { seed, rows } of maps) {
+      const messages = demonstration(rows, seed, shortestPath(rows)) as { role: string; content: string }[];
+      for (let i = 2; i < messages.length; i += 2) {
+        const grid = messages[i - 1].content
+          .split('\n')
+          .slice(1, 1 + LAKE.size)
+          .map((line) =>
+            line
+              .split('\t')
+              .map((c) => c.trim())
+              .filter(Boolean),
+          );
+        const find = (ch: string) => {
+          const r = grid.findIndex((row) => row.includes(ch));
+          return [r, grid[r].indexOf(ch)];
+        };
+        const [[pr, pc], [gr, gc]] = [find('P'), find('G')];
+        const toGoal = new Map<string, number>([[`${gr},${gc}`, 0]]);
+        for (const queue = [[gr, gc]]; queue.length; ) {
+          const [r, c] = queue.shift()!;
+          for (const [dr, dc] of Object.values(moves)) {
+            const [nr, nc] = [r + dr, c + dc];
+            if (grid[nr]?.[nc] === undefined || grid[nr][nc] === 'O' || toGoal.has(`${nr},${nc}`)) continue;
+            toGoal.set(`${nr},${nc}`, toGoal.get(`${r},${c}`)! + 1);
+            queue.push([nr, nc]);
+          }
+        }
+        const answer = /^```(\w+)```$/.exec(messages[i].content)![1];
+        const [dr, dc] = moves[answer];
+        const here = toGoal.get(`${pr},${pc}`)!;
+        assert.equal(toGoal.get(`${pr + dr},${pc + dc}`), here - 1, `seed ${seed} turn ${i / 2}: ${answer}`);
+        turns++;
+      }
+    }
+    assert.ok(turns > 1000, `${turns} turns`);
+  });
+
   test('a shortest path: the hand-checked map, and no path through a hole', () => {
     // Breadth first, moves tried Left, Down, Right, Up: of equally short paths, the one found first.
     // S (0,0) to G (3,3) around the holes: six moves; (3,1) is reached before (2,2), so the path turns down there.
