@@ -150,7 +150,7 @@ describe('the agent demo', () => {
       [1, 2],
     );
     // Every assistant turn of a demonstration is trained on (enable_concatenated_multi_turn): the response runs from
-    // the first answer (4 tokens with <|im_end|>) over the later turns.
+    // the first answer (with <|im_end|> and its newline) over the later turns.
     assert.ok(
       sft.some((l) => l.values['response_length/max'] > 20),
       JSON.stringify(sft[0].values),
