@@ -20,6 +20,10 @@ import { forcedTurns, loadByteChatModel, rolloutModelOf, workflowTask } from '..
 import { LAKE, demoMaps, demonstration, shortestPath } from '../../examples/frozen-lake/demo/make-demo-data.mjs';
 // @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
 import { FlatGroups } from '../../examples/frozen-lake/demo/flat-groups.mjs';
+// @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
+import { writeDemoTokenizer } from '../../examples/frozen-lake/demo/demo-tokenizer.mjs';
+import { loadTokenizer } from '../../runtime/engine/tokenizer';
+import { FROZEN_LAKE_INVALID_HINT } from '../../runtime/rft/environments/frozen-lake/frozen-lake-game';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -99,6 +103,30 @@ describe('the agent demo', () => {
       }
     }
     assert.ok(turns > 1000, `${turns} turns`);
+  });
+
+  test("the demo's tokenizer: each row of the map one token, Trinity's system message a few dozen", () => {
+    // Under GPT-2's word pieces a row was 8 tokens and the system message 275: the 2-layer model never learned where
+    // P and G are (docs/runtime.md "The agent demo").
+    const dir = mkdtempSync(join(tmpdir(), 'demo-tokenizer-'));
+    const maps = demoMaps({ sft: 400 }).sft as { seed: number; rows: string[] }[];
+    const conversations = maps.map((m) => ({ messages: demonstration(m.rows, m.seed, shortestPath(m.rows)) }));
+    writeFileSync(join(dir, 'sft.jsonl'), conversations.map((c) => JSON.stringify(c)).join('\n'));
+    writeDemoTokenizer(join(dir, 'sft.jsonl'), dir);
+    const tok = loadTokenizer(dir);
+    const [system, firstPrompt] = conversations[0].messages as { content: string }[];
+    const pieces = tok.encode(firstPrompt.content).map((id) => tok.decode([id]));
+    assert.deepEqual(
+      pieces.slice(1, 1 + LAKE.size),
+      firstPrompt.content
+        .split('\n')
+        .slice(1, 1 + LAKE.size)
+        .map((row) => `${row}\n`),
+    );
+    assert.ok(tok.encode(system.content).length <= 30, `${tok.encode(system.content).length} system tokens`);
+    assert.equal(tok.encode(FROZEN_LAKE_INVALID_HINT).length, 1);
+    assert.equal(tok.decode(tok.encode(firstPrompt.content)), firstPrompt.content);
+    rmSync(dir, { recursive: true });
   });
 
   test('a shortest path: the hand-checked map, and no path through a hole', () => {

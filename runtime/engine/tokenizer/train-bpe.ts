@@ -1,7 +1,8 @@
 /**
  * Learns a character BPE's merges from sample texts, for a small model's own tokenizer (buildBpeTokenizer): split
- * each text with GPT-2's pattern (or `splitPattern`, the one the tokenizer is then built with), count the pieces, then merge the most frequent adjacent pair (ties: the first pair
- * in code-unit order) again and again, up to `maxMerges` or until no pair occurs `minCount` times.
+ * each text with GPT-2's pattern (or `splitPattern`, the one the tokenizer is then built with), count the pieces,
+ * then merge the most frequent adjacent pair (ties: the first pair in code-unit order) again and again, up to
+ * `maxMerges` or until no pair occurs `minCount` times.
  */
 import { GPT2_SPLIT_PATTERN } from './build';
 
