@@ -17,4 +17,6 @@ export const COMMANDS = [
   'trinityWorkbench.createSmallModel',
   'trinityWorkbench.selectRelease',
   'trinityWorkbench.selectGpu',
+  // TRN307's quick fix (the server's code action names it: server/service/client-commands.ts).
+  'trinityWorkbench.addPluginDir',
 ] as const;

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import {
+  addPluginDir,
   checkAllConfigs,
   createSmallModel,
   newConfigFromExample,
@@ -142,6 +143,7 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
       ),
     'trinityWorkbench.selectRelease': () => selectRelease(releases),
     'trinityWorkbench.selectGpu': () => selectGpu(gpuCards),
+    'trinityWorkbench.addPluginDir': (dir) => addPluginDir(dir),
   };
   return COMMANDS.map((id) => vscode.commands.registerCommand(id, handlers[id]));
 }

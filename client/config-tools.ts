@@ -1,6 +1,7 @@
 /**
  * Commands that work on configs rather than runs: Check All Configs in Workspace, New Config from Example, Create
- * Small Model (and its quick fix on `model.model_path`), Select Trinity Release.
+ * Small Model (and its quick fix on `model.model_path`), Select Trinity Release, and adding a plugin folder to the
+ * settings (the server's quick fix on TRN307).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -201,6 +202,21 @@ export async function writeModelPath(configUri: vscode.Uri, key: string, modelDi
   }
   await vscode.workspace.applyEdit(edit);
   await doc.save();
+}
+
+/**
+ * Adds a folder (absolute) to the workspace's `trinityWorkbench.pluginDirs`, relative to its workspace folder as a
+ * Run resolves the entries; the language server rechecks with it when the setting changes.
+ */
+export async function addPluginDir(dir: unknown): Promise<void> {
+  if (typeof dir !== 'string' || !path.isAbsolute(dir)) return;
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(dir))?.uri.fsPath;
+  const config = vscode.workspace.getConfiguration('trinityWorkbench', folder ? vscode.Uri.file(folder) : undefined);
+  // The workspace's own entries, not the merged value: a user-level entry is not copied into the workspace.
+  const written = config.inspect<string[]>('pluginDirs')?.workspaceValue ?? [];
+  if (config.get<string[]>('pluginDirs', []).some((d) => path.resolve(folder ?? '', d) === dir)) return;
+  const entry = folder ? path.relative(folder, dir) || '.' : dir;
+  await config.update('pluginDirs', [...written, entry], vscode.ConfigurationTarget.Workspace);
 }
 
 /** The lightbulb on `model_path` when the model is not there: "Create Small Model here". */

@@ -7,6 +7,7 @@ import type { ReleaseSource } from './service/analyze';
 export type { ResolvedConfigResponse } from './service/resolved-config';
 export type { RunPlanModel, RunPlanResponse, RunPlanStage } from './service/run-plan';
 export type { ReleaseSource };
+export { ADD_PLUGIN_DIR_COMMAND } from './service/client-commands';
 
 /** Request `{ uri }` → `ResolvedConfigResponse | null`: the config Trinity will run, per stage (a file not open: from disk). */
 export const RESOLVED_CONFIG_REQUEST = 'trinity/resolvedConfig';

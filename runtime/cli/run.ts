@@ -1,8 +1,9 @@
 /**
  * `trinity-workbench run --config FILE`: runs a Trinity config on the local runtime. With `--events jsonl` stdout
  * carries only the event stream (one JSON object per line) and logs go to stderr; otherwise stderr shows progress
- * and stdout a summary table. SIGTERM/SIGINT stop after the current step (the last checkpoint stays valid); a
- * second signal exits at once.
+ * and stdout a summary table. SIGTERM/SIGINT stop at the next boundary inside the step in progress (a micro-batch,
+ * a task, a turn: rft/stop-point.ts), giving that step up; a checkpoint being written is finished first. The run
+ * ends "stopped" on its last complete checkpoint. A second signal exits at once.
  */
 import { lastValue, parseArgs, UsageError, type ParsedArgs } from './args';
 import { initBackend, isBackendName, type BackendPreference } from '../engine/backend';
@@ -76,7 +77,7 @@ export async function runRun(argv: string[]): Promise<number> {
   const onSignal = (sig: NodeJS.Signals): void => {
     signals++;
     if (signals > 1) process.exit(130);
-    process.stderr.write(`${sig}: stopping after the current step…\n`);
+    process.stderr.write(`${sig}: stopping (the step in progress is given up; the run keeps its last checkpoint)…\n`);
     controller.abort();
   };
   process.on('SIGTERM', onSignal);

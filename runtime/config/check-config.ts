@@ -15,7 +15,7 @@ import { guarded, runLaunchChecks } from './check/pipeline';
 import { checkDatasets } from './check/datasets';
 import { runRuntimeChecks } from './check/runtime';
 import { checkDomains } from './check/domains';
-import type { ConfigDiagnostic } from './diagnostics';
+import type { ConfigDiagnostic, Path } from './diagnostics';
 import { loadConfig, nodeAt, rangeForPath, type LoadedConfig, type LoadOptions } from './load/load-config';
 import type { Range } from './load/yaml-tree';
 import { cloneData } from './model/defaults';
@@ -82,20 +82,41 @@ export function checkLoaded(loaded: LoadedConfig, host: CheckHost = {}): CheckRe
 export async function checkConfig(text: string, opts: CheckOptions = {}): Promise<CheckResult> {
   const loaded = loadConfig(text, opts);
   const result = checkLoaded(loaded, opts.host);
-  if (opts.datasets !== false && loaded.source.root !== undefined && opts.host?.baseDirs?.length) {
-    const extra: ConfigDiagnostic[] = [];
-    for (const run of result.runs) {
-      const ctx = new CheckContext(loaded, run.resolved, opts.host, run.stage);
-      try {
-        await checkDatasets(ctx);
-      } catch (e) {
-        ctx.report('TRN009', `Internal error while reading datasets: ${(e as Error).message}.`, [0, 0]);
-      }
-      extra.push(...ctx.diagnostics);
-    }
-    result.diagnostics = normalize([...result.diagnostics, ...extra]);
+  if (opts.datasets !== false && opts.host) {
+    const findings = await checkDatasetsOf(result, opts.host);
+    result.diagnostics = normalize([...result.diagnostics, ...findings.map((f) => f.diagnostic)]);
   }
   return result;
+}
+
+/** A finding of the dataset checks, with the key it is at in the file (where an editor places it after edits). */
+export interface DatasetFinding {
+  diagnostic: ConfigDiagnostic;
+  /** The path in the file (under `stages[i]` for a stage's replaced section); absent when reported at a range. */
+  at?: Path;
+}
+
+/**
+ * The checks that open local datasets (check/datasets.ts: TRN305, TRN306, TRN317, TRN321), over each run of a
+ * checked config; none without base directories to resolve relative paths against. Async I/O: the CLI awaits it in
+ * checkConfig, the language server runs it after a document's other diagnostics are out.
+ */
+export async function checkDatasetsOf(result: CheckResult, host: CheckHost): Promise<DatasetFinding[]> {
+  if (result.loaded.source.root === undefined || !host.baseDirs?.length) return [];
+  const out: DatasetFinding[] = [];
+  for (const run of result.runs) {
+    const ctx = new CheckContext(result.loaded, run.resolved, host, run.stage);
+    try {
+      await checkDatasets(ctx);
+    } catch (e) {
+      ctx.report('TRN009', `Internal error while reading datasets: ${(e as Error).message}.`, [0, 0]);
+    }
+    for (const diagnostic of ctx.diagnostics) {
+      const path = diagnostic.data?.path;
+      out.push(path ? { diagnostic, at: sourcePathIn(run.stage, path) } : { diagnostic });
+    }
+  }
+  return out;
 }
 
 /** The sections a stage may replace, as Trinity's `Config.__iter__` replaces them: whole, not merged. */

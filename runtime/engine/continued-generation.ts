@@ -22,7 +22,7 @@ import {
   GenerationStoppedError,
   RowDrawer,
   type Completion,
-  type SamplingParams,
+  type SharedSampling,
 } from './sampling';
 
 /** The keys and values (`[1, KV, length, hd]` per layer) of a row's first `tokens.length` tokens. */
@@ -67,9 +67,6 @@ export interface ContinuedResult {
   /** The cache of the context and the completion's tokens but the last (never fed); null where none is kept. */
   cache: RowCache | null;
 }
-
-/** The sampling parameters shared by the batch; `maxNewTokens`, `n` and `seed` are each row's. */
-export type SharedSampling = Omit<SamplingParams, 'maxNewTokens' | 'n' | 'seed'>;
 
 /** Whether `generateContinued` keeps caches for `model` on the active backend. */
 export function keepsRowCaches(model: CausalLM): boolean {

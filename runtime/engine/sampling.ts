@@ -49,29 +49,130 @@ export interface Completion {
   text?: string;
 }
 
+/** The sampling parameters a batch of calls shares; `maxNewTokens`, `n` and `seed` are each call's. */
+export type SharedSampling = Omit<SamplingParams, 'maxNewTokens' | 'n' | 'seed'>;
+
+/** One caller's `generate` in `generateBatch`: its prompts, sample count, seed and token limit. */
+export interface BatchCall {
+  prompts: readonly (readonly number[])[];
+  n: number;
+  seed: number;
+  maxNewTokens: number;
+}
+
+/** A row of the batch: one sample of one prompt, with its own generator and token limit. */
+interface Row {
+  prompt: readonly number[];
+  promptIndex: number;
+  sampleIndex: number;
+  rng: Rng;
+  maxNewTokens: number;
+}
+
+/** A call's rows: `n` per prompt, in prompt order, their generators forked in row order from the call's seed. */
+function callRows(call: BatchCall): Row[] {
+  const master = new Rng(call.seed);
+  return call.prompts.flatMap((prompt, promptIndex) =>
+    Array.from({ length: call.n }, (_, sampleIndex) => ({
+      prompt,
+      promptIndex,
+      sampleIndex,
+      rng: master.fork(),
+      maxNewTokens: call.maxNewTokens,
+    })),
+  );
+}
+
+/** `n` samples of each prompt, in prompt order. */
 export async function generate(
   model: CausalLM,
   prompts: readonly (readonly number[])[],
   params: SamplingParams,
   decode?: (ids: number[]) => string,
 ): Promise<Completion[]> {
-  const rows = sampleRows(prompts, params.n ?? 1);
+  const call = { prompts, n: params.n ?? 1, seed: params.seed ?? 0, maxNewTokens: params.maxNewTokens };
+  return decodeRows(model, callRows(call), params, decode);
+}
+
+/**
+ * Several callers' `generate` calls as one batch (the concurrent calls of a step's tasks, as vLLM batches concurrent
+ * requests): each call's rows draw from generators forked from its own seed as `generate` forks them and stop at
+ * its own token limit, so a call gets the completions `generate` gives it alone, up to the float32 rounding of a
+ * wider batch padded to its longest prompt. Entry i of the result holds call i's completions.
+ */
+export async function generateBatch(
+  model: CausalLM,
+  calls: readonly BatchCall[],
+  params: SharedSampling,
+  decode?: (ids: number[]) => string,
+  callers?: BatchCallers,
+): Promise<Completion[][]> {
+  const rows = calls.map(callRows);
+  const callOf = rows.flatMap((r, i) => r.map(() => i));
+  const first = rows.map((_, i) => callOf.indexOf(i));
+  const got = rows.map((r) => new Array<Completion>(r.length));
+  const left = rows.map((r) => r.length);
+  const watch: RowWatch | undefined = callers && {
+    dropped: (b) => callers.left(callOf[b]),
+    finished: (b, completion) => {
+      const i = callOf[b];
+      got[i][b - first[i]] = completion;
+      if (--left[i] === 0) callers.done(i, got[i]);
+    },
+  };
+  const all = await decodeRows(model, rows.flat(), params, decode, watch);
+  return rows.map((r, i) => all.slice(first[i], first[i] + r.length));
+}
+
+/** A batch's callers, each following its own call: whether it has left, and its completions once they are all final. */
+export interface BatchCallers {
+  /** Asked at every decode step: a call whose caller left is no longer decoded. */
+  left(call: number): boolean;
+  done(call: number, completions: Completion[]): void;
+}
+
+/** The tokens a prompt of `length` may still get: its limit, or the room left in the model's positions. */
+export function roomFor(model: CausalLM, length: number, maxNewTokens: number): number {
+  return Math.min(maxNewTokens, model.config.maxPositions - length);
+}
+
+/** Why a prompt cannot be generated from, or undefined (the message `generate` throws). */
+export function promptProblem(model: CausalLM, prompt: readonly number[], maxNewTokens: number): string | undefined {
+  if (prompt.length === 0) return 'the prompt is empty';
+  if (roomFor(model, prompt.length, maxNewTokens) <= 0)
+    return `prompt of ${prompt.length} tokens leaves no room in max_position_embeddings (${model.config.maxPositions})`;
+  return undefined;
+}
+
+/** How a batch's callers follow their own rows (`generateBatch`). */
+interface RowWatch {
+  /** Whether row b's caller has left: asked at every decode step, and the row is no longer decoded. */
+  dropped(b: number): boolean;
+  /** Row b's completion is final (its text decoded). */
+  finished(b: number, completion: Completion): void;
+}
+
+async function decodeRows(
+  model: CausalLM,
+  rows: readonly Row[],
+  params: SharedSampling,
+  decode?: (ids: number[]) => string,
+  watch?: RowWatch,
+): Promise<Completion[]> {
   if (rows.length === 0) return [];
   if (params.stopStrings?.length && !decode) throw new Error('generate: stopStrings need a decode function');
   for (const r of rows) if (r.prompt.length === 0) throw new Error(`generate: prompt ${r.promptIndex} is empty`);
   const maxPrompt = Math.max(...rows.map((r) => r.prompt.length));
-  const maxNew = Math.min(params.maxNewTokens, model.config.maxPositions - maxPrompt);
-  if (maxNew <= 0)
-    throw new Error(
-      `generate: prompt of ${maxPrompt} tokens leaves no room in max_position_embeddings (${model.config.maxPositions})`,
-    );
+  // Each row's own room: a short prompt batched with a long one may go on after the long one's room is spent.
+  const rowMax = rows.map((r) => roomFor(model, r.prompt.length, r.maxNewTokens));
+  const tightest = rowMax.indexOf(Math.min(...rowMax));
+  if (rowMax[tightest] <= 0)
+    throw new Error(`generate: ${promptProblem(model, rows[tightest].prompt, rows[tightest].maxNewTokens)}`);
+  const maxNew = Math.max(...rowMax);
   const B = rows.length;
   const pad = params.padTokenId ?? 0;
-  const rngs = (() => {
-    const master = new Rng(params.seed ?? 0);
-    return rows.map(() => master.fork());
-  })();
-  const drawer = new RowDrawer(params, model.config.vocabSize, model.config.eosTokenIds);
+  const rngs = rows.map((r) => r.rng);
+  const drawer = new RowDrawer({ ...params, maxNewTokens: maxNew }, model.config.vocabSize, model.config.eosTokenIds);
 
   const { ids, mask, pos } = leftPadded(rows, maxPrompt, pad);
   const nextPos = rows.map((r) => r.prompt.length);
@@ -123,6 +224,8 @@ export async function generate(
     }
     for (let t = 0; t < maxNew; t++) {
       if (params.shouldStop?.()) throw new GenerationStoppedError(`generation stopped after ${t} decode step(s)`);
+      if (watch) for (let b = 0; b < B; b++) done[b] ||= watch.dropped(b);
+      if (done.every(Boolean)) break;
       const logits = (await step.logits.data()) as Float32Array;
       step.logits.dispose();
       const fed = new Int32Array(B).fill(pad);
@@ -131,17 +234,21 @@ export async function generate(
       draw(logits, active, t).forEach(({ token, logprob }, i) => {
         const b = active[i];
         fed[b] = token;
-        done[b] = extend(out[b], token, logprob);
+        done[b] = extend(out[b], token, logprob) || out[b].tokens.length >= rowMax[b];
+        if (done[b] && watch) {
+          if (decode) out[b].text ??= decode(out[b].tokens);
+          watch.finished(b, out[b]);
+        }
       });
       if (done.every(Boolean) || t === maxNew - 1) break;
+      const at = Int32Array.from(nextPos);
+      // A finished row is fed padding at its last position: moving on could pass the RoPE tables.
+      for (let b = 0; b < B; b++) if (!done[b]) nextPos[b]++;
       if (decoder) {
-        const at = Int32Array.from(nextPos);
-        for (let b = 0; b < B; b++) nextPos[b]++;
         step = { logits: decoder.step(fed, at), cache };
         continue;
       }
-      const positions = tf.tensor2d(Int32Array.from(nextPos), [B, 1], 'int32');
-      for (let b = 0; b < B; b++) nextPos[b]++;
+      const positions = tf.tensor2d(at, [B, 1], 'int32');
       const grown = tf.tidy(() => tf.concat([keyMask, tf.ones([B, 1])], 1) as tf.Tensor2D);
       keyMask.dispose();
       keyMask = grown;
@@ -225,16 +332,6 @@ export function extendCompletion(
     return true;
   }
   return !!stopStrings?.length && cutAtStopString(c, stopStrings, decode!);
-}
-
-/** One row per sample: each prompt `n` times, in prompt order. */
-function sampleRows(
-  prompts: readonly (readonly number[])[],
-  n: number,
-): { prompt: readonly number[]; promptIndex: number; sampleIndex: number }[] {
-  return prompts.flatMap((p, promptIndex) =>
-    Array.from({ length: n }, (_, sampleIndex) => ({ prompt: p, promptIndex, sampleIndex })),
-  );
 }
 
 /** Left padding: row b's real tokens end at the last column; positions count real tokens only. */

@@ -4,20 +4,23 @@
  * failure is logged and answered with a fallback, so one bad request never takes the server down.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { TextDocuments, type Connection, type InitializeParams } from 'vscode-languageserver/node';
 import { URI } from 'vscode-uri';
 import { parseDotEnv } from '../../runtime/config/environment/dotenv';
-import { scanPluginDirs } from '../../runtime/config/environment/plugin-names';
+import { pluginFoldersAt, scanPluginDirs } from '../../runtime/config/environment/plugin-names';
 import { forgetMissingModels, readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
 import type { Release } from '../../runtime/config/releases';
+import type { DatasetFinding } from '../../runtime/config/check-config';
+import type { ConfigDiagnostic } from '../../runtime/config/diagnostics';
 import { DOCUMENT_RELEASE_NOTIFICATION, type DocumentReleaseParams } from '../lsp-messages';
 import { TrinityLanguageService } from '../service';
-import type { Analysis } from '../service/analyze';
+import type { Analysis, PluginFolder } from '../service/analyze';
 import { serviceSettings, type ClientSettings, type InitOptions } from './client-settings';
 import { detectTrinityRelease } from './python';
 import { RunWatcher } from './run-watcher';
+import { DatasetChecks } from './dataset-checks';
 import { ValidationSchedule } from './validation-schedule';
 
 /** File events come in bursts (a model folder is several files): one recheck after this much quiet. */
@@ -28,6 +31,7 @@ export class ServerSession {
   readonly service: TrinityLanguageService;
   readonly watcher: RunWatcher;
   readonly validation: ValidationSchedule;
+  readonly datasetChecks: DatasetChecks;
   workspaceRoot: string | undefined;
   private pullConfiguration = false;
   /** Whether the client takes `workspace/inlayHint/refresh`. */
@@ -38,6 +42,8 @@ export class ServerSession {
   /** The plugin directories of the settings (rescanned when files change). */
   private pluginDirs: string[] = [];
   private filesTimer: NodeJS.Timeout | undefined;
+  /** Plugin folders found beside each document folder (TRN307's quick fix), until files come or go. */
+  private readonly nearPlugins = new Map<string, PluginFolder[]>();
 
   constructor(private readonly connection: Connection) {
     this.service = new TrinityLanguageService({
@@ -45,11 +51,16 @@ export class ServerSession {
       host: { exists: existsSync, env: { ...process.env }, modelConfig: readModelConfigJson },
       baseDirsFor: documentDirs,
       readFile: (p) => this.readFile(p),
+      pluginFoldersNear: (uri) => this.pluginFoldersNear(uri),
     });
     this.watcher = new RunWatcher((uri) => {
       const doc = this.documents.get(uri);
       if (doc) this.publish(doc);
     });
+    this.datasetChecks = new DatasetChecks(
+      (analysis, findings) => this.datasetsChecked(analysis, findings),
+      (e) => this.reportFailure('checking datasets', e),
+    );
     this.validation = new ValidationSchedule(
       (uri) => this.documents.get(uri),
       (doc) => this.guard('preparing completion', undefined, () => this.service.prepare(doc)),
@@ -111,6 +122,8 @@ export class ServerSession {
     this.filesTimer = setTimeout(() => {
       this.filesTimer = undefined;
       forgetMissingModels();
+      this.datasetChecks.filesChanged();
+      this.nearPlugins.clear();
       this.refreshContext(this.pluginDirs);
       this.service.refresh();
       this.revalidateAll();
@@ -126,7 +139,26 @@ export class ServerSession {
       void this.connection.sendNotification(DOCUMENT_RELEASE_NOTIFICATION, params);
       const diagnostics = this.service.validate(doc);
       void this.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
+      const uri = doc.uri;
+      this.datasetChecks.request(analysis, () => this.documents.get(uri)?.version === analysis.version);
     });
+  }
+
+  /** Files a Run is about to read: looked at again now, whatever the last validation saw. */
+  recheckDisk(doc: TextDocument): void {
+    this.service.refresh(doc.uri);
+    forgetMissingModels();
+    this.datasetChecks.filesChanged();
+    this.publish(doc);
+  }
+
+  /** A pass over a document's datasets is in: published when it changes what the document shows. */
+  private datasetsChecked(analysis: Analysis, findings: DatasetFinding[]): void {
+    const doc = this.documents.get(analysis.uri);
+    if (!doc) return;
+    const before = this.service.datasetDiagnostics(doc);
+    this.service.setDatasetFindings(doc.uri, { version: analysis.version, findings });
+    if (!sameDiagnostics(before, this.service.datasetDiagnostics(doc))) this.publish(doc);
   }
 
   /** A closed document: no timers, nothing cached, no run followed, and its diagnostics cleared. */
@@ -134,6 +166,7 @@ export class ServerSession {
     this.validation.cancel(uri);
     this.service.forget(uri);
     this.watcher.untrack(uri);
+    this.datasetChecks.forget(uri);
     void this.connection.sendDiagnostics({ uri, diagnostics: [] });
   }
 
@@ -233,6 +266,21 @@ export class ServerSession {
     this.service.setRunMetrics(doc.uri, this.watcher.snapshot(doc.uri));
   }
 
+  private pluginFoldersNear(uri: string): PluginFolder[] {
+    const dir = documentDirs(uri)[0];
+    if (!dir) return [];
+    let found = this.nearPlugins.get(dir);
+    if (!found) {
+      const root = this.workspaceRoot;
+      found = pluginFoldersAt(dir).map((f) => {
+        const rel = root ? relative(root, f.dir) : '';
+        return { ...f, shown: root && !rel.startsWith('..') && !isAbsolute(rel) ? rel || '.' : f.dir };
+      });
+      this.nearPlugins.set(dir, found);
+    }
+    return found;
+  }
+
   private readFile(p: string): string | undefined {
     try {
       return readFileSync(this.workspaceRoot && !isAbsolute(p) ? join(this.workspaceRoot, p) : p, 'utf8');
@@ -240,6 +288,11 @@ export class ServerSession {
       return undefined;
     }
   }
+}
+
+function sameDiagnostics(a: readonly ConfigDiagnostic[], b: readonly ConfigDiagnostic[]): boolean {
+  const key = (ds: readonly ConfigDiagnostic[]) => JSON.stringify(ds.map((d) => [d.code, d.message, d.range]));
+  return key(a) === key(b);
 }
 
 /** A file document's own folder, where its relative paths may point. */

@@ -23,7 +23,6 @@ import {
   type RunPlanModel,
 } from '../lsp-messages';
 import { isHubId, resolveModelPath } from '../../runtime/engine/lm/hub';
-import { forgetMissingModels } from '../../runtime/engine/lm/config-json-cache';
 import { SEMANTIC_LEGEND } from '../service/semantic-tokens';
 import { documentDirs, ServerSession } from './server-session';
 
@@ -53,7 +52,10 @@ function registerLifecycle(connection: Connection, session: ServerSession): void
   });
   connection.onInitialized(() => void session.loadSettings());
   // No more reading job dirs (and publishing) once the client shuts the server down.
-  connection.onShutdown(() => session.watcher.dispose());
+  connection.onShutdown(() => {
+    session.watcher.dispose();
+    session.datasetChecks.dispose();
+  });
   connection.onDidChangeConfiguration((change) => {
     session.settingsPushed(change.settings);
     void session.loadSettings();
@@ -165,9 +167,7 @@ function registerRunRequests(connection: Connection, session: ServerSession): vo
   connection.onRequest(RUN_PLAN_REQUEST, (p: { uri: string }) =>
     session.withDoc(p.uri, null, 'run plan', (d) => {
       // What is on disk now, whatever the last validation saw; the Problems panel gets the same.
-      service.refresh(d.uri);
-      forgetMissingModels();
-      session.publish(d);
+      session.recheckDisk(d);
       const plan = service.runPlan(d);
       return { ...plan, models: plan.models.map((m) => ({ ...m, ...findModel(m.path, documentDirs(d.uri)) })) };
     }),

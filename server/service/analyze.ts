@@ -8,6 +8,7 @@ import { loadConfig, releaseComment } from '../../runtime/config/load/load-confi
 import { NEWEST_RELEASE, parseRelease, type Release } from '../../runtime/config/releases';
 import { checkLoaded, type CheckResult } from '../../runtime/config/check-config';
 import type { ServiceSettings } from './settings';
+import type { PluginNames } from '../../runtime/config/environment/plugin-names';
 
 export type ReleaseSource = 'comment' | 'setting' | 'python' | 'default';
 
@@ -22,6 +23,15 @@ export interface Analysis {
   readonly result: CheckResult;
 }
 
+/** A folder near a config whose own files register plugin names, as the host found it. */
+export interface PluginFolder {
+  /** Absolute: the quick fix's argument. */
+  dir: string;
+  /** As its title shows it (relative to the workspace folder where it is inside it). */
+  shown: string;
+  names: PluginNames;
+}
+
 /** Inputs from outside the document: environment, file system, the release of an installed trinity-rft. */
 export interface AnalysisContext {
   env: Record<string, string | undefined>;
@@ -32,6 +42,8 @@ export interface AnalysisContext {
   baseDirsFor?: (uri: string) => string[];
   /** Reads a file the config names (for migrating `trainer_config_path`). */
   readFile?: (path: string) => string | undefined;
+  /** Folders beside a document (its own and those in it) whose files register plugin names (TRN307's quick fix). */
+  pluginFoldersNear?: (uri: string) => PluginFolder[];
 }
 
 /** The release a document is checked against: its comment, else the setting, else installed Trinity, else the newest. */

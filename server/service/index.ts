@@ -22,6 +22,8 @@ import type {
 } from 'vscode-languageserver-types';
 import { AnalysisCache, type Analysis, type AnalysisContext } from './analyze';
 import { codeActions, migrationAction } from './code-actions';
+import { placeDatasetFindings, type DatasetFindings } from './dataset-findings';
+import { pluginDirActions } from './plugin-dir-actions';
 import { complete } from './complete';
 import { definition, references } from './definition';
 import { documentLinks } from './document-links';
@@ -33,6 +35,7 @@ import { resolvedConfig, type ResolvedConfigResponse } from './resolved-config';
 import { healthDiagnostics, type StageMetrics } from './run-metrics';
 import { metricDrivers } from '../../runtime/config/model/metric-drivers';
 import { NEWEST_RELEASE } from '../../runtime/config/releases';
+import type { ConfigDiagnostic } from '../../runtime/config/diagnostics';
 import { runPlan, type RunPlanResponse } from './run-plan';
 import { DEFAULT_SETTINGS, type ServiceSettings } from './settings';
 import { validate } from './validate';
@@ -45,6 +48,8 @@ export class TrinityLanguageService {
   private readonly migrations = new WeakMap<Analysis, CodeAction | null>();
   /** Each document's last (or live) run, per stage, as the host last read it from the job directories. */
   private readonly runs = new Map<string, readonly StageMetrics[]>();
+  /** Each document's dataset findings, as the host's last pass over it found them. */
+  private readonly datasets = new Map<string, DatasetFindings>();
 
   constructor(private context: AnalysisContext) {}
 
@@ -71,6 +76,18 @@ export class TrinityLanguageService {
   forget(uri: string): void {
     this.cache.delete(uri);
     this.runs.delete(uri);
+    this.datasets.delete(uri);
+  }
+
+  /** What the host's pass over a document's datasets found (checkDatasetsOf); validate shows it from then on. */
+  setDatasetFindings(uri: string, found: DatasetFindings): void {
+    this.datasets.set(uri, found);
+  }
+
+  /** The dataset findings as validate shows them on the document's current version. */
+  datasetDiagnostics(doc: TextDocument): ConfigDiagnostic[] {
+    const found = this.datasets.get(doc.uri);
+    return found ? placeDatasetFindings(this.analyze(doc), found) : [];
   }
 
   /** The metrics of a document's last run (none: forget them); used by validate (run health) and hover. */
@@ -81,7 +98,7 @@ export class TrinityLanguageService {
 
   validate(doc: TextDocument): Diagnostic[] {
     const analysis = this.analyze(doc);
-    const out = validate(doc, analysis, this.settings);
+    const out = validate(doc, analysis, this.settings, this.datasetDiagnostics(doc));
     const stages = this.runs.get(doc.uri);
     if (!stages) return out;
     const disabled = new Set(this.settings.disabledRules.map((c) => c.toUpperCase()));
@@ -136,7 +153,9 @@ export class TrinityLanguageService {
       migration = migrationAction(doc, analysis, { readFile: this.context.readFile }) ?? null;
       this.migrations.set(analysis, migration);
     }
-    return codeActions(doc, analysis, diagnostics, migration ?? undefined);
+    const near = this.context.pluginFoldersNear;
+    const plugins = near ? pluginDirActions(analysis, diagnostics, () => near(doc.uri)) : [];
+    return [...plugins, ...codeActions(doc, analysis, diagnostics, migration ?? undefined)];
   }
 
   inlayHints(doc: TextDocument, range: Range): InlayHint[] {

@@ -17,11 +17,18 @@ const SEVERITY: Record<ConfigDiagnostic['severity'], DiagnosticSeverity> = {
 /** Findings about what a run of the local runtime does, said only where runs are local (as TRN312 is). */
 const LOCAL_RUNS_ONLY = new Set(['TRN241', 'TRN319']);
 
-export function validate(doc: TextDocument, analysis: Analysis, settings: ServiceSettings): Diagnostic[] {
+/** `found`: what the host found in the config's datasets (dataset-findings.ts), placed on this version. */
+export function validate(
+  doc: TextDocument,
+  analysis: Analysis,
+  settings: ServiceSettings,
+  found: readonly ConfigDiagnostic[] = [],
+): Diagnostic[] {
   const silenced = disableComments(doc.getText());
   const disabled = new Set(settings.disabledRules.map((c) => c.toUpperCase()));
   const out: Diagnostic[] = [];
-  for (const d of [...analysis.result.diagnostics, ...(settings.runsLocally ? refusals(analysis) : [])]) {
+  const all = [...analysis.result.diagnostics, ...found, ...(settings.runsLocally ? refusals(analysis) : [])];
+  for (const d of all) {
     if (disabled.has(d.code) || (!settings.runsLocally && LOCAL_RUNS_ONLY.has(d.code))) continue;
     if (silenced(d.range[0], d.code)) continue;
     const range = { start: doc.positionAt(d.range[0]), end: doc.positionAt(d.range[1]) };

@@ -6,66 +6,21 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { checkConfig } from '../../runtime/config/check-config';
-import { readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
-import { buildByteTokenizer, loadTokenizer, writeTokenizerFiles } from '../../runtime/engine/tokenizer';
 import { firstPromptTokens } from '../../runtime/rft/workflows/first-prompt-tokens';
-import { frozenLakeFirstPrompt } from '../../runtime/rft/workflows/frozen-lake';
+import { cliCheckHost, firstPromptFixture, frozenLakeBudgetConfig as config } from '../helpers/first-prompt-fixture';
 
 const ROW = { seed: 3, size: 4, p: 0.8 };
-const dir = realpathSync(mkdtempSync(join(tmpdir(), 'twb-episode-budget-')));
-mkdirSync(join(dir, 'model'));
-writeFileSync(
-  join(dir, 'model', 'config.json'),
-  JSON.stringify({ model_type: 'qwen2', max_position_embeddings: 4096 }),
-);
-writeTokenizerFiles(join(dir, 'model'), buildByteTokenizer());
-mkdirSync(join(dir, 'data'));
-writeFileSync(join(dir, 'data', 'train.jsonl'), JSON.stringify(ROW) + '\n');
-
-const tokenizer = loadTokenizer(join(dir, 'model'));
-const N = tokenizer.encode(tokenizer.applyChatTemplate(frozenLakeFirstPrompt({}, ROW), { addGenerationPrompt: true }), {
-  addSpecialTokens: false,
-}).length;
-
-const config = (model: string) => `# trinity-version: main
-mode: explore
-algorithm:
-  algorithm_type: grpo
-  repeat_times: 2
-model:
-  model_path: model
-${model}cluster:
-  node_num: 1
-  gpu_per_node: 1
-explorer:
-  rollout_model:
-    enable_history: true
-buffer:
-  batch_size: 2
-  total_steps: 1
-  explorer_input:
-    taskset:
-      path: data/train.jsonl
-      default_workflow_type: frozen_lake_workflow
-`;
+const { dir, tokens } = firstPromptFixture('twb-episode-budget-', ROW);
+const N = tokens(ROW);
 
 async function budgetFindings(model: string) {
   const text = config(model);
-  const r = await checkConfig(text, {
-    env: {},
-    host: {
-      baseDirs: [dir],
-      env: {},
-      exists: existsSync,
-      modelConfig: (m, dirs) => readModelConfigJson(m, dirs, {}),
-      firstPromptTokens: (req) => firstPromptTokens(req, {}),
-    },
-  });
+  const r = await checkConfig(text, { env: {}, host: cliCheckHost(dir) });
   return r.diagnostics
     .filter((d) => d.code === 'TRN321')
     .map((d) => ({ key: text.slice(d.range[0], d.range[1]), severity: d.severity, message: d.message }));

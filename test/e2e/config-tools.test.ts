@@ -1,7 +1,8 @@
 /**
  * The config commands in real VS Code (code-server, the extension installed from the VSIX): New Config from Example
  * copies an example with its data into the workspace and opens it; Check All Configs fills the Problems panel with
- * the errors of configs that were never opened, as does a `trinity` check task from tasks.json; Select Trinity Release writes the file's `# trinity-version:`.
+ * the errors of configs that were never opened, as does a `trinity` check task from tasks.json; Select Trinity Release writes the file's `# trinity-version:`;
+ * the agents-plugin example's unknown workflow is fixed by its quick fix, which adds the plugin folder to the settings.
  * Screenshots (dark theme) go to test-results/.
  */
 import assert from 'node:assert/strict';
@@ -121,6 +122,37 @@ test('New Config from Example, Check All Configs and Select Trinity Release', { 
     await page.keyboard.press('Control+S');
     await until(() => readFileSync(copied, 'utf8').startsWith('# trinity-version: 0.5.2\n'), 10_000);
     await vscode.screenshot('vscode-tools-4-release');
+
+    // The agents-plugin example names its own plugin's workflow: an error until its folder is in the settings, whose
+    // quick fix writes it there; the error clears with no reload.
+    await command('Trinity: New Config from Example');
+    await pick('agents-plugin/step-wise-lake.trinity.yaml');
+    const lake = join(vscode.workspace, 'agents-plugin', 'step-wise-lake.trinity.yaml');
+    await page.locator('.tab', { hasText: 'step-wise-lake.trinity.yaml' }).waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Control+G');
+    const line =
+      readFileSync(lake, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes('default_workflow_type:')) + 1;
+    await page.keyboard.type(String(line));
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Home');
+    await page.waitForSelector('.monaco-editor .squiggly-error', { timeout: 60_000 });
+    await page.keyboard.press('Control+.');
+    const fix = page.locator('.action-widget .monaco-list-row', {
+      hasText: 'Add agents-plugin/plugins to trinityWorkbench.pluginDirs',
+    });
+    await fix.waitFor({ timeout: 30_000 });
+    await vscode.screenshot('vscode-tools-5-plugin-fix');
+    for (let i = 0; i < 6 && !/\bfocused\b/.test((await fix.getAttribute('class')) ?? ''); i++)
+      await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'detached', timeout: 30_000 });
+    const settings = JSON.parse(readFileSync(join(vscode.workspace, '.vscode', 'settings.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(settings['trinityWorkbench.pluginDirs'], ['agents-plugin/plugins']);
   } catch (e) {
     await vscode.screenshot('vscode-tools-failure');
     throw e;

@@ -472,10 +472,7 @@ describe('language server: what the local runtime lacks (TRN312)', () => {
     writeFileSync(join(py, 'lake.py'), '@WORKFLOWS.register_module("py_lake")\nclass PyLake: ...\n');
     const c = await startInProcess({ configuration: { pluginDirs: [join(example, 'plugins'), py] } });
     try {
-      const text = readFileSync(join(example, 'step-wise-lake.trinity.yaml'), 'utf8').replace(
-        '    # trinity-disable-next-line TRN307\n',
-        '',
-      );
+      const text = readFileSync(join(example, 'step-wise-lake.trinity.yaml'), 'utf8');
       const uri = pathToFileURL(join(example, 'step-wise-lake.trinity.yaml')).href;
       const ds = await c.open(uri, text);
       assert.ok(!ds.some((d) => d.code === 'TRN312' || d.code === 'TRN307'), codes(ds).join(' '));

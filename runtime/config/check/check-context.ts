@@ -19,6 +19,7 @@ import type { PluginTaskColumns } from '../model/task-columns';
 import type { ConfigPath, ConfigValueAt } from '../config-path';
 import type { GpuSpec } from '../gpu-memory/gpu-cards';
 import type { GpuMemoryReport } from '../gpu-memory/report';
+import type { PeekOptions, PeekResult } from '../datasets/peek-result';
 
 /** A value Trinity computes or changes during its check step, and why. */
 export interface Derivation {
@@ -68,6 +69,11 @@ export interface CheckHost {
    * unknown here (the episode-budget check is then silent).
    */
   firstPromptTokens?: (req: FirstPromptRequest) => number | undefined;
+  /**
+   * Peeks at a local dataset (absolute path) in place of datasets/peek-dataset.ts, for a host that caches peeks;
+   * undefined: not peeked (an editor's pass that a newer edit made stale), and that dataset is not checked.
+   */
+  peekDataset?: (absPath: string, opts: PeekOptions) => Promise<PeekResult | undefined>;
 }
 
 export interface FirstPromptRequest {

@@ -30,11 +30,12 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
     if (!local) continue; // Missing local paths are TRN304; hub ids are not checked offline.
     const needs = keyNeeds(ctx, base);
     if (needs.length === 0 && !readsTaskRows(ctx, base)) continue;
-    const result = await peekDataset(local, {
+    const result = await (ctx.host.peekDataset ?? peekDataset)(local, {
       split: String(ctx.get(`${base}.split`) ?? 'train'),
       subsetName: optionalString(ctx.get(`${base}.subset_name`)),
       baseDir: '/',
     });
+    if (!result) continue;
     if (!result.ok) {
       if (result.reason !== 'remote') ctx.report('TRN306', `\`${base}.path\`: ${result.message}`, `${base}.path`);
       continue;

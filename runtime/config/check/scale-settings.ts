@@ -35,12 +35,6 @@ export const SCALE_SETTINGS: readonly ScaleSetting[] = [
     why: "the local trainer takes each sequence whole; Ulysses sequence parallelism splits the same sequence's attention across GPUs",
   },
   {
-    // Trinity's grpo_frozen_lake example writes 16384; veRL packs micro-batches by it only with use_dynamic_bsz.
-    path: 'trainer.max_token_len_per_gpu',
-    applies: (v) => typeof v === 'number',
-    why: "the local trainer takes a step's batch in micro-batches of `ppo_micro_batch_size_per_gpu` rows (the whole batch when unset); veRL's dynamic batch size packs the same sequences into passes of this many tokens per GPU, the same gradient in smaller passes",
-  },
-  {
     path: 'cluster.node_num',
     applies: (v) => Number(v) > 1,
     why: "the local run is one process on this machine; nodes only add GPUs for the engines and the trainer's data parallelism",

@@ -190,6 +190,42 @@ export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): Plugin
   return { names: out, local, taskColumns };
 }
 
+/**
+ * The folder `dir` and the folders directly in it whose own files register names (a `.py` file's registrations, a
+ * JavaScript plugin's maps): where an editor looks for a workflow the settings do not know yet. Shallow and bounded,
+ * so a workspace of checkpoints costs a directory listing.
+ */
+export function pluginFoldersAt(dir: string, maxFolders = 64): { dir: string; names: PluginNames }[] {
+  const folders = [dir];
+  try {
+    for (const e of readdirSync(dir, { withFileTypes: true }))
+      if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules' && folders.length <= maxFolders)
+        folders.push(join(dir, e.name));
+  } catch {
+    return [];
+  }
+  const out: { dir: string; names: PluginNames }[] = [];
+  for (const folder of folders) {
+    const names: PluginNames = {};
+    let files: string[];
+    try {
+      files = readdirSync(folder).filter((n) => n.endsWith('.py') || JS_PLUGIN.test(n));
+    } catch {
+      continue;
+    }
+    for (const name of files.slice(0, 64)) {
+      try {
+        const text = readFileSync(join(folder, name), 'utf8');
+        mergeNames(names, name.endsWith('.py') ? registrationsIn(text) : jsExportsIn(text));
+      } catch {
+        // Unreadable (or a folder named like a file): registers nothing.
+      }
+    }
+    if (Object.keys(names).length) out.push({ dir: folder, names });
+  }
+  return out;
+}
+
 export function mergeNames(into: PluginNames, from: PluginNames): PluginNames {
   for (const [k, names] of Object.entries(from) as [RegistryId, string[]][])
     into[k] = [...new Set([...(into[k] ?? []), ...names])];

@@ -18,15 +18,25 @@ export interface StepResult {
 /**
  * Differentiates each micro-batch loss on its own and sums the gradients (in `vars` order; a variable a loss does not
  * reach gets zeros). Returns the summed gradients and the sum of the losses (a scalar still on the device: nothing is
- * read back here), both owned by the caller.
+ * read back here), both owned by the caller. `beforeEach` is awaited before each micro-batch (the caller's chance to
+ * give the step up: what it throws is thrown here, with the partial sums freed).
  */
-export function accumulateGradients(
+export async function accumulateGradients(
   vars: readonly tf.Variable[],
   microBatchLosses: readonly (() => tf.Scalar)[],
-): { grads: tf.Tensor[]; loss: tf.Scalar } {
+  beforeEach?: () => Promise<void>,
+): Promise<{ grads: tf.Tensor[]; loss: tf.Scalar }> {
   let sums: tf.Tensor[] | undefined;
   let loss: tf.Scalar | undefined;
   for (const f of microBatchLosses) {
+    if (beforeEach) {
+      try {
+        await beforeEach();
+      } catch (e) {
+        tf.dispose([...(sums ?? []), ...(loss ? [loss] : [])]);
+        throw e;
+      }
+    }
     const { value, grads } = tf.variableGrads(f, vars as tf.Variable[]);
     if (!loss) loss = value;
     else {
@@ -54,7 +64,10 @@ export class Trainer {
   ) {}
 
   async step(microBatchLosses: readonly (() => tf.Scalar)[]): Promise<StepResult> {
-    const { grads, loss: lossT } = accumulateGradients(this.optimizer.variables as tf.Variable[], microBatchLosses);
+    const { grads, loss: lossT } = await accumulateGradients(
+      this.optimizer.variables as tf.Variable[],
+      microBatchLosses,
+    );
     const lr = learningRate(this.schedule, this.optimizer.step);
     const { gradNorm, skipped } = await this.optimizer.apply(grads, lr);
     const loss = (await lossT.data())[0];

@@ -32,6 +32,7 @@ import {
 } from '../../config/runs/metric-names';
 import { atLeast, NEWEST_RELEASE, type Release } from '../../config/releases';
 import { GenerationStoppedError } from '../../engine/sampling';
+import { StepAbandoned, type StopPoint } from '../stop-point';
 import type { RolloutSample } from '../../protocol';
 import type { SelectorFeedback } from '../data/reader';
 import { gatherMetrics } from '../algorithm';
@@ -73,27 +74,36 @@ export interface ExplorerOptions {
   returnPartialTasks?: boolean;
   /**
    * `explorer.runner_per_model`: how many runs of a task whose workflow allows it (`concurrentRuns`) go at once, their
-   * model turns batched into one engine call (default 1: one after another). Trinity's scheduler
-   * (trinity/explorer/scheduler.py: `runner_num = engines × runner_per_model`) runs that many workflow runners per
-   * engine and spreads a task's repeats over them in chunks of `max_repeat_times_per_runner` (`_split_and_submit_tasks`,
-   * b6321d7), so the runs of all a step's tasks share the engine. Here, with more than one runner and no over-rollout,
+   * model calls batched into one engine call (unset: 1, one after another; a run passes the config's, 8 by default in
+   * every modelled release: trinity/common/config.py `ExplorerConfig.runner_per_model`, 7d2323f to f3c8dec). Trinity's
+   * scheduler (trinity/explorer/scheduler.py: `runner_num = engines × runner_per_model`) runs that many workflow
+   * runners per engine and spreads a task's repeats over them in chunks of `max_repeat_times_per_runner`
+   * (`_split_and_submit_tasks`, b6321d7; null by default: a task is one runner's), so the runs of all a step's tasks
+   * share the engine, which batches their concurrent requests. Here, with more than one runner and no over-rollout,
    * a step's tasks go at once: up to `runner_per_model` runs of them at a time (RunSlots, granted in task and run
-   * order), all their episodes' turns through one TurnBatcher. A workflow whose runs cannot go at once (repeatable,
-   * or without `concurrentRuns`) takes every runner while it runs. The chunking is refused where it would split a task
-   * (refusals/refused-settings.ts).
+   * order), all their episodes' turns through one TurnBatcher, and the `chat`/`generate` calls of a repeatable
+   * workflow's runs (one per task, its `repeat_times` samples as `n`) that arrive together as one engine call
+   * (RolloutModel's SampleBatcher). A workflow without `concurrentRuns` takes every runner while it runs. The
+   * chunking is refused where it would split a task (refusals/refused-settings.ts).
    *
-   * What differs from one task after another: each episode draws its sampling seed when it opens, so the results of
-   * a seed are the same as sequentially when every run of the step fits the runners at once (runs open in task and
-   * run order); with more runs than runners they open in the order runners come free, which the same seed and
-   * config still repeat. A task's clocks (its time, its attempt's timeout) start when its first run gets a runner;
-   * an episode that goes at once with others ends at its task's deadline (TurnBatcher fails its turn there, the others
-   * in its batch go on), and the attempt times out and is retried as Trinity's; a run that makes no turns through the
-   * batcher is not interrupted (an attempt that comes back late still fails as timed out). A workflow that runs alone
-   * keeps its deadline on the model's generations.
+   * What differs from one task after another: each episode draws its sampling seed when it opens, and each
+   * `chat`/`generate` call when it is made, so the results of a seed are the same as sequentially (up to the float32
+   * rounding of a wider batch) when every run of the step fits the runners at once (runs start in task and run
+   * order); with more runs than runners they start in the order runners come free, which the same seed and config
+   * still repeat. A retried attempt draws its seeds when it starts again. A task's clocks (its time, its attempt's
+   * timeout) start when its first run gets a runner; a run that goes at once with others ends at its task's deadline
+   * (TurnBatcher fails an episode's turn there, SampleBatcher a call; the others in its batch go on), and the attempt
+   * times out and is retried as Trinity's; a run that makes no model call is not interrupted (an attempt that comes
+   * back late still fails as timed out). A workflow that runs alone keeps its deadline on the model's generations.
    */
   runnersPerModel?: number;
   /** `explorer.auxiliary_models`, handed to every workflow; the explorer owns them (see `dispose`). */
   auxiliaryModels?: AuxiliaryModel[];
+  /**
+   * Awaited before each task attempt and each batched engine call of a step: what it throws (StepAbandoned, the run
+   * is stopping) gives the whole step up, past retries and partial runs (stop-point.ts).
+   */
+  stop?: StopPoint;
 }
 
 export interface TaskTimeoutOptions {
@@ -188,7 +198,7 @@ export class Explorer {
     let cutoff: number | null = null;
     const runners = Math.max(1, this.opts.runnersPerModel ?? 1);
     if (!over && runners > 1 && tasks.length > 1) {
-      const share: StepShare = { slots: new RunSlots(runners), turns: new TurnBatcher(this.model) };
+      const share: StepShare = { slots: new RunSlots(runners), turns: this.turnBatcher() };
       try {
         const all = await Promise.all(tasks.map((t, i) => this.runTask(t, step, i, null, share)));
         for (const run of all) if (run !== CUT) runs.push(run);
@@ -334,6 +344,7 @@ export class Explorer {
     let partial: { exps: Experience[]; seconds: number } | undefined;
     let lastError = '';
     for (let attempt = 0; attempt <= this.opts.maxRetryTimes && !done; attempt++) {
+      await this.opts.stop?.();
       let attemptStart = performance.now();
       let timeoutAt = timeout === null ? null : attemptStart + timeout * 1000;
       const deadline = cutoff === null ? timeoutAt : Math.min(cutoff, timeoutAt ?? Infinity);
@@ -365,6 +376,9 @@ export class Explorer {
           else this.opts.log('error', lastError);
         }
       } catch (e) {
+        if (e instanceof StepAbandoned) throw e;
+        // A generation the run's stop ended (rollout-model.ts `stopping`) gives the step up too.
+        if (e instanceof GenerationStoppedError && this.model.stopping?.()) throw new StepAbandoned();
         if (cutoff !== null && performance.now() >= cutoff) return CUT;
         partial = undefined;
         if (e instanceof GenerationStoppedError || e instanceof TaskTimeoutError) {
@@ -425,16 +439,18 @@ export class Explorer {
     share?: StepShare & { deadline: () => number | null; onRunner: () => void },
   ): Promise<Attempt> {
     const factory = workflowFactory(task.workflow);
-    const turns = share?.turns ?? new TurnBatcher(this.model);
+    const turns = share?.turns ?? this.turnBatcher();
     // Alone, a task's runs go up to runner_per_model at once; with others, each run holds one of the step's runners,
     // and a run that must go alone holds them all (and so may keep the task's deadline on the model's generations).
     const slots = share?.slots ?? new RunSlots(Number.MAX_SAFE_INTEGER);
     let waiting = true;
-    const hold = <T>(alone: boolean, fn: () => T | Promise<T>): Promise<T> =>
+    // A run whose generations are its own calls (alone, or a repeatable workflow's one call) keeps the task's
+    // deadline on them; episodes' turns end there through the step's TurnBatcher.
+    const hold = <T>(alone: boolean, ownCalls: boolean, fn: () => T | Promise<T>): Promise<T> =>
       slots.with(alone ? slots.capacity : 1, () => {
         if (waiting) share?.onRunner();
         waiting = false;
-        return share && alone ? this.model.withDeadline(share.deadline(), fn) : fn();
+        return share && ownCalls ? this.model.withDeadline(share.deadline(), fn) : fn();
       });
     const ctx = {
       model: this.model,
@@ -449,16 +465,18 @@ export class Explorer {
     try {
       const wf = factory(ctx);
       const out: Attempt = { exps: [], failedRuns: 0 };
-      if (wf.repeatable) out.exps = await hold(true, () => wf.run());
+      // A repeatable workflow's task is one run on one runner (Trinity's default max_repeat_times_per_runner, null).
+      if (wf.repeatable) out.exps = await hold(!wf.concurrentRuns, true, () => wf.run());
       else {
         const width = wf.concurrentRuns ? Math.max(1, this.opts.runnersPerModel ?? 1) : 1;
         const goOnAfterFailure = partialRuns && this.opts.returnPartialTasks === true;
         const runs = await runConcurrently(task.repeatTimes, width, goOnAfterFailure, (i) =>
-          hold(!wf.concurrentRuns, () => factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run()),
+          hold(!wf.concurrentRuns, !wf.concurrentRuns, () => factory({ ...ctx, repeatTimes: 1, runIdBase: i }).run()),
         );
         for (const [i, run] of runs.entries()) {
           if (!run.ok) {
-            if (!partialRuns || run.error instanceof GenerationStoppedError) throw run.error;
+            if (!partialRuns || run.error instanceof GenerationStoppedError || run.error instanceof StepAbandoned)
+              throw run.error;
             out.failedRuns++;
             out.firstError ??= (run.error as Error).message;
             if (this.opts.returnPartialTasks) continue;
@@ -475,6 +493,10 @@ export class Explorer {
     } finally {
       if (!share) turns.dispose();
     }
+  }
+
+  private turnBatcher(): TurnBatcher {
+    return new TurnBatcher(this.model, { reuseCache: true, stop: this.opts.stop });
   }
 
   /** Frees the auxiliary models (the rollout model's weights belong to the caller). */

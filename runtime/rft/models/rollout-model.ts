@@ -4,15 +4,15 @@
  * log-probs, texts); `logprobs(tokens, temperature)` scores a whole sequence. Runs the engine's KV-cache sampler
  * on the explorer's own copy of the weights.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../engine/lm/transformer';
-import { generate } from '../../engine/sampling';
+import type { SharedSampling } from '../../engine/sampling';
 import { scoreSequences } from '../../engine/logprobs';
-import type { SharedSampling } from '../../engine/continued-generation';
 import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
 import { ChatRenderer, type Message } from '../data/chat';
 import { randomEidSuffix, type Experience } from '../experience';
-import { timed } from '../monitor/phase-times';
+import { SampleBatcher } from './sample-batcher';
 
 /** Trinity's GenerationConfig plus the model-level limits it falls back to. */
 export interface RolloutArgs {
@@ -46,7 +46,15 @@ export class RolloutModel {
   /** The trainer step whose weights this model holds. */
   version = 0;
   private seedCounter: number;
-  private deadline: number | null = null;
+  /** The deadline of the workflow a call comes from: each task's own, as a step's tasks may run at once. */
+  private readonly deadline = new AsyncLocalStorage<number | null>();
+  /**
+   * Whether the run is stopping (its explorer's stop flag): a generation still decoding then ends at its next decode
+   * step with the engine's `GenerationStoppedError`, as at a deadline (a batch of several tasks' calls as a whole).
+   */
+  stopping: (() => boolean) | undefined;
+  /** Concurrent calls (a step's tasks at once) go to the engine as one batch. */
+  private readonly batcher: SampleBatcher;
   /** The configured chat template, rendered as vLLM renders a `chat_template` it is given. */
   private readonly template?: ChatRenderer;
 
@@ -58,6 +66,7 @@ export class RolloutModel {
     readonly stopTokenIds: readonly number[],
   ) {
     this.seedCounter = seed;
+    this.batcher = new SampleBatcher(model, this.decodeResponse, () => this.stopping?.() ?? false);
     if (limits.chatTemplate != null) this.template = new ChatRenderer(tokenizer, limits.chatTemplate);
   }
 
@@ -72,16 +81,11 @@ export class RolloutModel {
 
   /**
    * Runs `fn` (a workflow) with a deadline (`performance.now()` milliseconds) on every generation it makes: a
-   * generation still decoding then is abandoned with the engine's `GenerationStoppedError`.
+   * generation still waiting or decoding then is abandoned with the engine's `GenerationStoppedError`. Workflows
+   * running at once each keep their own.
    */
   async withDeadline<T>(deadline: number | null, fn: () => T | Promise<T>): Promise<T> {
-    const outer = this.deadline;
-    this.deadline = deadline;
-    try {
-      return await fn();
-    } finally {
-      this.deadline = outer;
-    }
+    return await this.deadline.run(deadline, fn);
   }
 
   /** The chat template rendering of `messages`, continuing a final assistant message (Trinity's reply_prefix). */
@@ -146,19 +150,15 @@ export class RolloutModel {
     prompts: readonly string[],
     args: RolloutArgs,
   ): Promise<Experience[]> {
-    const completions = await timed('explorer: sampling (generate)', () =>
-      generate(
-        this.model,
-        encoded,
-        {
-          ...this.samplingParams(args),
-          maxNewTokens: args.max_tokens ?? this.limits.maxResponseTokens,
-          n: args.n ?? 1,
-          seed: this.nextSeed(),
-        },
-        this.decodeResponse,
-      ),
-    );
+    const { shouldStop: _, ...sampling } = this.samplingParams(args, null);
+    const completions = await this.batcher.submit({
+      prompts: encoded,
+      n: args.n ?? 1,
+      seed: this.nextSeed(),
+      maxNewTokens: args.max_tokens ?? this.limits.maxResponseTokens,
+      sampling,
+      deadline: this.deadline.getStore() ?? null,
+    });
     return completions.map((c) => {
       const prompt = encoded[c.promptIndex];
       return {
@@ -174,9 +174,13 @@ export class RolloutModel {
     });
   }
 
-  /** The engine's sampling parameters for `args` (with this model's limits, stops and deadline) but length, n and seed. */
-  samplingParams(args: RolloutArgs): SharedSampling {
-    const deadline = this.deadline;
+  /**
+   * The engine's sampling parameters for `args` (with this model's limits and stops) but length, n and seed;
+   * `shouldStop` at the deadline (by default the calling workflow's) and when the run stops.
+   */
+  samplingParams(args: RolloutArgs, deadline = this.deadline.getStore() ?? null): SharedSampling {
+    const stopping = this.stopping;
+    const due = deadline === null ? undefined : (): boolean => performance.now() >= deadline;
     return {
       minNewTokens: args.min_tokens ?? this.limits.minResponseTokens,
       temperature: args.temperature ?? this.limits.temperature,
@@ -186,7 +190,7 @@ export class RolloutModel {
       stopStrings: args.stop,
       validVocab: this.tokenizer.vocabSize,
       padTokenId: this.tokenizer.padTokenId,
-      shouldStop: deadline === null ? undefined : () => performance.now() >= deadline,
+      shouldStop: stopping && due ? () => stopping() || due() : (stopping ?? due),
     };
   }
 

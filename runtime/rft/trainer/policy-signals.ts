@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../engine/lm/transformer';
 import { scoreSequences } from '../../engine/logprobs';
 import { sliceRows, type PaddedBatch } from './batch';
+import type { StopPoint } from '../stop-point';
 
 export interface PolicySignals {
   /** `[B, R]` log π of each response token under the current weights (Trinity's recomputed `old_log_probs`). */
@@ -22,11 +23,12 @@ export interface PolicySignals {
 export async function policySignals(
   model: CausalLM,
   b: PaddedBatch,
-  opts: { temperature: number; necs: boolean; microBatchSize?: number },
+  opts: { temperature: number; necs: boolean; microBatchSize?: number; stop?: StopPoint },
 ): Promise<PolicySignals> {
   const out: PolicySignals = { logprobs: [], entropys: [], necs: opts.necs ? [] : undefined };
   const micro = opts.microBatchSize ?? b.tokens.length;
   for (let from = 0; from < b.tokens.length; from += micro) {
+    await opts.stop?.();
     const mb = sliceRows(b, from, Math.min(b.tokens.length, from + micro));
     const B = mb.tokens.length;
     const parts = tf.tidy(() => {

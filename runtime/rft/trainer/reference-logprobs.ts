@@ -11,6 +11,7 @@ import { scoreSequences } from '../../engine/logprobs';
 import { nativeTailLogprobs } from '../../engine/lm/native-scorer';
 import { responseLength, type Experience } from '../experience';
 import { padBatch, sliceRows, type PaddedBatch } from './batch';
+import type { StopPoint } from '../stop-point';
 
 /** log π and (optionally) entropy of each response token of `b`, `[B, R]`, through `scoreSequences`. */
 export function responseScores(
@@ -27,16 +28,21 @@ export function responseScores(
   return { logprob: cut(s.logprobs), entropy: s.entropy ? cut(s.entropy) : undefined };
 }
 
-/** `[B, R]` reference log-probs of `b`'s response columns, `microBatchSize` rows per forward (all when undefined). */
+/**
+ * `[B, R]` reference log-probs of `b`'s response columns, `microBatchSize` rows per forward (all when undefined),
+ * `stop` awaited before each.
+ */
 export async function batchReferenceLogprobs(
   reference: CausalLM,
   b: PaddedBatch,
   temperature: number,
   microBatchSize?: number,
+  stop?: StopPoint,
 ): Promise<number[][]> {
   const out: number[][] = [];
   const micro = microBatchSize ?? b.tokens.length;
   for (let from = 0; from < b.tokens.length; from += micro) {
+    await stop?.();
     const mb = sliceRows(b, from, Math.min(b.tokens.length, from + micro));
     // One native kernel where the backend has it (no gradient needed): the response columns are the last R.
     const lp =
@@ -52,7 +58,7 @@ export async function batchReferenceLogprobs(
 export async function attachReferenceLogprobs(
   reference: CausalLM,
   exps: Experience[],
-  opts: { temperature: number; padTokenId: number; microBatchSize?: number },
+  opts: { temperature: number; padTokenId: number; microBatchSize?: number; stop?: StopPoint },
 ): Promise<void> {
   if (exps.length === 0) return;
   const rows = await batchReferenceLogprobs(
@@ -60,6 +66,7 @@ export async function attachReferenceLogprobs(
     padBatch(exps, opts.padTokenId),
     opts.temperature,
     opts.microBatchSize,
+    opts.stop,
   );
   exps.forEach((e, i) => (e.refLogprobs = rows[i].slice(0, responseLength(e))));
 }

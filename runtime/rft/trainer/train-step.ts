@@ -30,6 +30,7 @@ import { DeviceMetricSums } from './metric-sums';
 import { policySignals, type PolicySignals } from './policy-signals';
 import { memoryMetrics } from '../../engine/backend/memory';
 import { timed } from '../monitor/phase-times';
+import type { StopPoint } from '../stop-point';
 
 export interface AlgorithmSetup {
   policyLossFn: string;
@@ -153,8 +154,12 @@ export class RftTrainer {
     this.skippedActorSteps = Math.max(0, step - this.optimizer.step);
   }
 
-  /** One training step on `exps`; returns Trinity's trainer metrics for it. */
-  async trainStep(exps: readonly Experience[]): Promise<Record<string, number>> {
+  /**
+   * One training step on `exps`; returns Trinity's trainer metrics for it. `stop` is awaited before each micro-batch
+   * of every pass (reference, signals, critic, actor) and before each optimizer step: what it throws gives the step
+   * up (stop-point.ts), with the step's tensors freed; an optimizer step applied by then lives only in memory.
+   */
+  async trainStep(exps: readonly Experience[], stop?: StopPoint): Promise<Record<string, number>> {
     const started = Date.now();
     const rows = expandPairs(exps);
     const batch = timed('trainer: batching (pad)', () => padBatch(rows, this.opts.padTokenId));
@@ -162,15 +167,15 @@ export class RftTrainer {
       ? (carriedReferenceLogprobs(rows, batch) ??
         (await timed('trainer: reference forward', () =>
           atBaseBlasThreads(() =>
-            batchReferenceLogprobs(this.referenceModel(), batch, this.opts.temperature, this.opts.microBatchSize),
+            batchReferenceLogprobs(this.referenceModel(), batch, this.opts.temperature, this.opts.microBatchSize, stop),
           ),
         )))
       : undefined;
     const metrics: Record<string, number> = {};
     if (this.critic) {
-      const values = await this.criticValues(batch);
+      const values = await this.criticValues(batch, stop);
       Object.assign(metrics, this.applyTrainerAdvantage(batch, rows, values, ref));
-      Object.assign(metrics, await this.updateCritic(batch, values));
+      Object.assign(metrics, await this.updateCritic(batch, values, stop));
       if (this.step < this.critic.warmupSteps) {
         // veRL: the actor waits until the critic has warmed up; the step still counts.
         this.skippedActorSteps++;
@@ -187,6 +192,7 @@ export class RftTrainer {
               temperature: this.opts.temperature,
               necs: wanted.includes('necs'),
               microBatchSize: this.opts.microBatchSize,
+              stop,
             }),
           )
         : undefined;
@@ -215,10 +221,11 @@ export class RftTrainer {
           );
         }
         lr = learningRate(this.opts.schedule, this.optimizer.step);
-        const { grads, loss } = timed('trainer: forward and backward', () =>
-          accumulateGradients(this.optimizer.variables as tf.Variable[], losses),
+        const { grads, loss } = await timed('trainer: forward and backward', () =>
+          accumulateGradients(this.optimizer.variables as tf.Variable[], losses, stop),
         );
         loss.dispose();
+        await beforeApply(grads, stop);
         const r = await timed('trainer: optimizer (clip, AdamW)', () => this.optimizer.apply(grads, lr));
         gradNorm = r.gradNorm;
       }
@@ -348,10 +355,11 @@ export class RftTrainer {
    * response mask is (veRL's dp_critic.compute_values: `values * response_mask`, "only action tokens have values").
    * GAE reads the value past a response's end, so with γ·λ < 1 the padding's values would reach the advantages.
    */
-  private async criticValues(b: PaddedBatch): Promise<number[][]> {
+  private async criticValues(b: PaddedBatch, stop: StopPoint | undefined): Promise<number[][]> {
     const out: number[][] = [];
     const micro = this.critic!.microBatchSize ?? b.tokens.length;
     for (let from = 0; from < b.tokens.length; from += micro) {
+      await stop?.();
       const mb = sliceRows(b, from, Math.min(b.tokens.length, from + micro));
       const v = tf.tidy(() => this.responseValues(mb));
       out.push(...(await v.array()).map((row, i) => row.map((x, t) => x * mb.responseMask[i][t])));
@@ -379,7 +387,11 @@ export class RftTrainer {
   }
 
   /** The critic's update: the clipped value loss (algorithm/value-loss.ts), one AdamW step per ppo epoch. */
-  private async updateCritic(b: PaddedBatch, oldValues: number[][]): Promise<Record<string, number>> {
+  private async updateCritic(
+    b: PaddedBatch,
+    oldValues: number[][],
+    stop: StopPoint | undefined,
+  ): Promise<Record<string, number>> {
     const c = this.critic!;
     const B = b.tokens.length;
     const micro = Math.max(1, Math.min(c.microBatchSize ?? B, B));
@@ -410,8 +422,13 @@ export class RftTrainer {
         );
       }
       try {
-        const { grads, loss } = accumulateGradients(this.criticOptimizer!.variables as tf.Variable[], losses);
+        const { grads, loss } = await accumulateGradients(
+          this.criticOptimizer!.variables as tf.Variable[],
+          losses,
+          stop,
+        );
         loss.dispose();
+        await beforeApply(grads, stop);
         gradNorm = (await this.criticOptimizer!.apply(grads, lr)).gradNorm;
       } catch (e) {
         device.dispose();
@@ -479,4 +496,14 @@ function dataMetrics(b: PaddedBatch): Record<string, number> {
     ...(advantages.length ? stats('critic/advantages', advantages) : {}),
     ...(b.scored ? stats('critic/score', b.rewards) : {}),
   };
+}
+
+/** The last stop point before an optimizer step: the gradients are freed when the step is given up. */
+async function beforeApply(grads: tf.Tensor[], stop: StopPoint | undefined): Promise<void> {
+  try {
+    await stop?.();
+  } catch (e) {
+    tf.dispose(grads);
+    throw e;
+  }
 }

@@ -24,6 +24,7 @@ function distillWorkflow(ctx: WorkflowContext, messages: () => ChatMessage[], co
   const temperature = t === undefined ? 1.0 : t === null ? null : Number(t);
   return {
     repeatable: true,
+    concurrentRuns: true,
     run: async () => {
       const responses = await ctx.model.chat(messages(), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes });
       for (const [i, e] of responses.entries()) {

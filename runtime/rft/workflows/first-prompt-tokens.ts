@@ -1,8 +1,9 @@
 /**
  * `CheckHost.firstPromptTokens`: the token count of a task's first prompt under the model's chat template, for the
  * episode-budget check (TRN321). The prompt is the workflow's own (frozen-lake.ts builds it); the tokenizer is the
- * one beside the model's config.json, loaded once per folder and modification time. Never throws: a model that is
- * not on this machine, a folder without a tokenizer or a row the workflow cannot read gives undefined (no finding).
+ * one beside the model's config.json, loaded once per folder and modification time, each count kept with it. Never
+ * throws: a model that is not on this machine, a folder without a tokenizer or a row the workflow cannot read gives
+ * undefined (no finding).
  */
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,9 +17,19 @@ const FIRST_PROMPTS: Record<string, (args: Record<string, unknown>, row: Record<
   frozen_lake_workflow: frozenLakeFirstPrompt,
 };
 
-const tokenizers = new Map<string, { mtimeMs: number; tokenizer: TextTokenizer | undefined }>();
+/**
+ * A folder's tokenizer and the prompts counted with it, both kept while tokenizer.json keeps its modification time:
+ * the language server asks again after every edit of the config, and loads the tokenizer only when its file changes.
+ */
+interface TokenizerEntry {
+  mtimeMs: number;
+  tokenizer: TextTokenizer | undefined;
+  counts: Map<string, number | undefined>;
+}
 
-function tokenizerIn(dir: string): TextTokenizer | undefined {
+const tokenizers = new Map<string, TokenizerEntry>();
+
+function tokenizerIn(dir: string): TokenizerEntry | undefined {
   let mtimeMs: number;
   try {
     mtimeMs = statSync(join(dir, 'tokenizer.json')).mtimeMs;
@@ -26,28 +37,38 @@ function tokenizerIn(dir: string): TextTokenizer | undefined {
     return undefined;
   }
   const hit = tokenizers.get(dir);
-  if (hit && hit.mtimeMs === mtimeMs) return hit.tokenizer;
+  if (hit && hit.mtimeMs === mtimeMs) return hit;
   let tokenizer: TextTokenizer | undefined;
   try {
     tokenizer = loadTokenizer(dir);
   } catch {
     tokenizer = undefined;
   }
-  tokenizers.set(dir, { mtimeMs, tokenizer });
+  const entry = { mtimeMs, tokenizer, counts: new Map<string, number | undefined>() };
+  tokenizers.set(dir, entry);
   if (tokenizers.size > 20) tokenizers.delete(tokenizers.keys().next().value as string);
-  return tokenizer;
+  return entry;
 }
 
 export function firstPromptTokens(req: FirstPromptRequest, env: NodeJS.ProcessEnv = process.env): number | undefined {
   const build = FIRST_PROMPTS[req.workflow];
   if (!build) return undefined;
   const config = readModelConfigJson(req.modelPath, req.baseDirs, env);
-  const tokenizer = config && 'json' in config ? tokenizerIn(dirname(config.file)) : undefined;
-  if (!tokenizer?.hasChatTemplate) return undefined;
+  const entry = config && 'json' in config ? tokenizerIn(dirname(config.file)) : undefined;
+  const tokenizer = entry?.tokenizer;
+  if (!entry || !tokenizer?.hasChatTemplate) return undefined;
+  const key = JSON.stringify([req.workflow, req.workflowArgs, req.row], (_, v: unknown) =>
+    typeof v === 'bigint' ? v.toString() : v,
+  );
+  if (entry.counts.has(key)) return entry.counts.get(key);
+  let n: number | undefined;
   try {
     const text = tokenizer.applyChatTemplate(build(req.workflowArgs, req.row), { addGenerationPrompt: true });
-    return tokenizer.encode(text, { addSpecialTokens: false }).length;
+    n = tokenizer.encode(text, { addSpecialTokens: false }).length;
   } catch {
-    return undefined;
+    n = undefined;
   }
+  entry.counts.set(key, n);
+  if (entry.counts.size > 200) entry.counts.delete(entry.counts.keys().next().value as string);
+  return n;
 }

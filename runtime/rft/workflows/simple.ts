@@ -66,6 +66,7 @@ export function simpleWorkflow(ctx: WorkflowContext): Workflow {
   const reward = rewardOf(ctx, null);
   return {
     repeatable: true,
+    concurrentRuns: true,
     run: async () =>
       score(
         await ctx.model.chat(simpleMessages(ctx, ctx.task.systemPrompt), {
@@ -86,6 +87,7 @@ export function mathWorkflow(ctx: WorkflowContext): Workflow {
   const reward = ctx.createReward(rewardName, ctx.task.rewardFnArgs);
   return {
     repeatable: true,
+    concurrentRuns: true,
     run: async () =>
       score(
         await ctx.model.chat(simpleMessages(ctx, system), { ...ctx.task.rolloutArgs, n: ctx.repeatTimes }),
@@ -104,6 +106,7 @@ export function mathBoxedWorkflow(ctx: WorkflowContext): Workflow {
   const reward = ctx.createReward(ctx.task.rewardFn ?? 'math_boxed_reward', ctx.task.rewardFnArgs);
   return {
     repeatable: true,
+    concurrentRuns: true,
     run: async () => {
       const rollout = { ...ctx.task.rolloutArgs, n: ctx.repeatTimes };
       let exps: Experience[];

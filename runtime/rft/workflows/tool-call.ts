@@ -94,6 +94,7 @@ export function toolCallWorkflow(ctx: WorkflowContext): Workflow {
     throw new WorkflowError("tool_call_workflow: the task's `answer` must be the JSON text of the expected calls");
   return {
     repeatable: true,
+    concurrentRuns: true,
     run: async () => {
       const exps = await ctx.model.chat(messages, { ...ctx.task.rolloutArgs, n: ctx.repeatTimes });
       exps.forEach((e, i) => {

@@ -51,8 +51,10 @@ export interface Workflow {
   /** Repeatable workflows produce all n runs from one call; others are called n times. */
   readonly repeatable: boolean;
   /**
-   * A workflow that is not repeatable may have its runs go at once (up to `explorer.runner_per_model`), their
-   * episodes' model turns batched into one engine call: set where a run touches no state another run shares.
+   * Runs may go at once with other runs (up to `explorer.runner_per_model`), their model calls batched into one
+   * engine call: a workflow that is not repeatable, its runs (and their episodes' turns) with each other and with
+   * other tasks' runs; a repeatable one, its task's one run with other tasks'. Set where a run touches no state
+   * another run shares.
    */
   readonly concurrentRuns?: boolean;
   run(): Experience[] | Promise<Experience[]>;

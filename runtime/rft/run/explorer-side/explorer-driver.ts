@@ -13,6 +13,7 @@ import { loadRuntimePlugins } from '../../plugins';
 import { mergePhaseTimes, phaseTimesOn, takePhaseTimes, timed, type PhaseTimes } from '../../monitor/phase-times';
 import { ioFailureData, ioFailureFrom, type IoFailureData } from '../../io-failure';
 import { ExplorerRequests } from './explorer-requests';
+import { StepAbandoned } from '../../stop-point';
 import { ExplorerSide, type ExplorerSideSpec, type ExplorerStepResult } from './explorer-side';
 
 export interface ExplorerDriver {
@@ -85,7 +86,7 @@ export type FromWorker =
   | { kind: 'ready'; hasEvals: boolean; totalSteps: number; startOffset: number }
   | { kind: 'failed'; message: string }
   | { kind: 'result'; id: number; value: unknown; phases?: PhaseTimes }
-  | { kind: 'error'; id: number; message: string; io?: IoFailureData }
+  | { kind: 'error'; id: number; message: string; io?: IoFailureData; abandoned?: boolean }
   | { kind: 'log'; level: LogLevel; message: string };
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
@@ -121,7 +122,7 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
         const p = pending.get(m.id);
         pending.delete(m.id);
         if (m.kind === 'result') p?.resolve(m.value);
-        else p?.reject(m.io ? ioFailureFrom(m.io) : new Error(m.message));
+        else p?.reject(m.abandoned ? new StepAbandoned() : m.io ? ioFailureFrom(m.io) : new Error(m.message));
       }
     });
     const fail = (e: Error): void => {
@@ -215,6 +216,7 @@ export function serveExplorer(port: {
           id: m.id,
           message: (e as Error).stack ?? (e as Error).message,
           io: ioFailureData(e),
+          abandoned: e instanceof StepAbandoned || undefined,
         });
       }
     })().catch((e: Error) => log('error', `explorer worker: ${e.stack ?? e.message}`));

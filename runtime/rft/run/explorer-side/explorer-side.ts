@@ -27,6 +27,7 @@ import { loadModelFor } from '../stage/load-model';
 import { isCheckpointDir, mergePretrainedAdapter } from '../stage/lora-adapter';
 import { RunSetupError } from '../stage/stage-context';
 import { timed } from '../../monitor/phase-times';
+import { flagSet, stopPoint, type StopPoint } from '../../stop-point';
 import { openPipelineInputStore, type PipelineInputStore } from './pipeline-input-store';
 import { auxiliaryLimits, rolloutLimits } from './rollout-limits';
 import { explorerTotalSteps, taskReader, tasksOf, type TaskReader, type TaskSet } from './tasksets';
@@ -61,6 +62,11 @@ export interface ExplorerSideSpec {
    * thread before the side is built; a worker thread has registries of its own and loads them first.
    */
   pluginDirs?: string[];
+  /**
+   * The run's stop flag (stop-point.ts sharedStopFlag; shared with a worker thread): once set, the step in progress
+   * is given up at its next task, engine call or reference micro-batch.
+   */
+  stopFlag?: Int32Array;
 }
 
 export interface ExplorerReference {
@@ -118,6 +124,8 @@ export class ExplorerSide {
         stopTokenIds(weights),
       );
       rollout.version = spec.version ?? 0;
+      const flag = spec.stopFlag;
+      if (flag) rollout.stopping = () => flagSet(flag);
       if (work !== 'serve') {
         const trainSets = work === 'explore' ? await tasksOf(cfg, spec.configDir, 'train') : [];
         const evalSets = await tasksOf(cfg, spec.configDir, 'eval');
@@ -191,7 +199,10 @@ export class ExplorerSide {
     const { reference } = this.parts;
     if (reference)
       await timed('explorer: reference log-probs', () =>
-        attachReferenceLogprobs(reference, out.experiences, this.spec.reference!),
+        attachReferenceLogprobs(reference, out.experiences, {
+          ...this.spec.reference!,
+          stop: sideStopPoint(this.spec),
+        }),
       );
     return { ...out, readerOffset: reader.currentOffset };
   }
@@ -254,6 +265,11 @@ export class ExplorerSide {
   }
 }
 
+function sideStopPoint(spec: ExplorerSideSpec): StopPoint | undefined {
+  const flag = spec.stopFlag;
+  return flag ? stopPoint(() => flagSet(flag)) : undefined;
+}
+
 /** The explorer over `rollout`: auxiliary models (loaded here, freed by `Explorer.dispose`), retries, timeouts. */
 function newExplorer(spec: ExplorerSideSpec, rollout: RolloutModel, log: RunLog): Explorer {
   const { cfg, release } = spec;
@@ -272,6 +288,7 @@ function newExplorer(spec: ExplorerSideSpec, rollout: RolloutModel, log: RunLog)
     },
     overRollout: overRollout(cfg),
     returnPartialTasks: cfg.explorer.over_rollout?.return_partial_tasks === true,
+    stop: sideStopPoint(spec),
     log,
   });
 }

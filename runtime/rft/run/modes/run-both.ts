@@ -33,6 +33,7 @@ import { TrainerSide } from '../trainer-side/trainer-side';
 import { BothExplorer, type BothRun } from './both-run';
 import { exploreAndTrainFullyAsync } from './run-fully-async';
 import { timed } from '../../monitor/phase-times';
+import { sharedStopFlag, StepAbandoned, unlessAbandoned } from '../../stop-point';
 
 export async function runBoth(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
@@ -156,6 +157,7 @@ async function startExplorer(
     backend: 'auto',
     reference,
     pluginDirs: ctx.pluginDirs,
+    stopFlag: sharedStopFlag(ctx.signal),
   };
   // NCCL is in the run's start line of settings about scale (config/check/scale-settings.ts).
   if (cfg.synchronizer.sync_method !== 'memory' && cfg.synchronizer.sync_method !== 'nccl') {
@@ -202,27 +204,34 @@ function trainTotalSteps(cfg: Config, explorerSteps: number): number {
 async function exploreAndTrain(ctx: StageContext, run: BothRun): Promise<StageResult> {
   const { cfg } = ctx;
   const { explorer: ex, loop, trainer } = run;
-  if (ex.evals.dueOnStartup(ex.step)) await ex.evals.evaluate(0);
-  let running = ctx.signal.aborted ? undefined : ex.driver.step(ex.step + 1);
-  while (running && !ctx.signal.aborted) {
-    const out = await timed('loop: await the explorer step', () => running!);
-    running = undefined;
-    // The step ran on the weights offered before it (applied first); a failure to apply them ends the run here.
-    await ex.weightsApplied();
-    if (!out) break;
-    ex.record(out);
-    await timed('loop: experiences into the buffer', () => run.channel.put(out.experiences));
-    // After explorer step k the explorer takes the weights of trainer step k − offset when k is a sync point.
-    if (isExplorerSyncPoint(ex.step, cfg.synchronizer)) await syncAt(ctx, run, ex.step);
-    if (ex.evals.dueAfter(ex.step)) await ex.evals.evaluate(ex.step);
-    if (cfg.trainer.total_steps && loop.step >= cfg.trainer.total_steps) break;
-    if (ctx.signal.aborted) break;
-    // The explorer's next step runs (in its worker) while the trainer catches up to the next sync point.
-    running = ex.driver.step(ex.step + 1);
-    await loop.trainUntil(nextSyncTarget(cfg, ex.step));
-  }
+  let running: Promise<unknown> | undefined;
+  // A stop gives up the explorer step or eval in progress (the explorer's stop flag) as the trainer's.
+  await unlessAbandoned(async () => {
+    if (ex.evals.dueOnStartup(ex.step)) await ex.evals.evaluate(0);
+    let next = ctx.signal.aborted ? undefined : ex.driver.step(ex.step + 1);
+    while (next && !ctx.signal.aborted) {
+      running = next;
+      const out = await timed('loop: await the explorer step', () => next!);
+      running = next = undefined;
+      // The step ran on the weights offered before it (applied first); a failure to apply them ends the run here.
+      await ex.weightsApplied();
+      if (!out) break;
+      ex.record(out);
+      await timed('loop: experiences into the buffer', () => run.channel.put(out.experiences));
+      // After explorer step k the explorer takes the weights of trainer step k − offset when k is a sync point.
+      if (isExplorerSyncPoint(ex.step, cfg.synchronizer)) await syncAt(ctx, run, ex.step);
+      if (ex.evals.dueAfter(ex.step)) await ex.evals.evaluate(ex.step);
+      if (cfg.trainer.total_steps && loop.step >= cfg.trainer.total_steps) break;
+      if (ctx.signal.aborted) break;
+      // The explorer's next step runs (in its worker) while the trainer catches up to the next sync point.
+      running = next = ex.driver.step(ex.step + 1);
+      await loop.trainUntil(nextSyncTarget(cfg, ex.step));
+    }
+  });
   if (running)
-    await running.catch((e: Error) => ctx.log('warning', `explorer step after the run stopped: ${e.message}`));
+    await running.catch((e: Error) => {
+      if (!(e instanceof StepAbandoned)) ctx.log('warning', `explorer step after the run stopped: ${e.message}`);
+    });
   await ex.weightsApplied();
   await loop.trainUntil();
   if (!ctx.signal.aborted) {

@@ -29,6 +29,7 @@ import { ExplorerSide } from '../explorer-side/explorer-side';
 import { withAbsoluteBufferPath } from '../stage/config-paths';
 import { RunSetupError, type StageContext, type StageResult } from '../stage/stage-context';
 import { yieldToEvents } from '../stage/step-pacing';
+import { sharedStopFlag, unlessAbandoned } from '../../stop-point';
 
 export async function runExplore(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
@@ -42,6 +43,7 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
       modelPath: ctx.modelPath,
       seed: ctx.seed,
       readerOffset: resumed?.readerOffset ?? 0,
+      stopFlag: sharedStopFlag(ctx.signal),
     },
     ctx.log,
   );
@@ -55,7 +57,8 @@ export async function runExplore(ctx: StageContext): Promise<StageResult> {
     const run = new ExploreRun(ctx, { side, writer, target }, resumed?.explorerStep ?? 0);
     let failed = false;
     try {
-      await run.run();
+      // A stop gives up the step in progress: its batch is not written, the explorer's position stays the last.
+      await unlessAbandoned(() => run.run());
     } catch (e) {
       failed = true;
       throw e;

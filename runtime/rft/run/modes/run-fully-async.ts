@@ -12,6 +12,7 @@ import type { ExplorerDriver } from '../explorer-side/explorer-driver';
 import type { ExplorerStepResult } from '../explorer-side/explorer-side';
 import type { StageContext, StageResult } from '../stage/stage-context';
 import type { BothExplorer, BothRun } from './both-run';
+import { unlessAbandoned } from '../../stop-point';
 
 export async function exploreAndTrainFullyAsync(ctx: StageContext, run: BothRun): Promise<StageResult> {
   const { cfg } = ctx;
@@ -33,21 +34,24 @@ export async function exploreAndTrainFullyAsync(ctx: StageContext, run: BothRun)
     return true;
   };
   try {
-    while (!ctx.signal.aborted && !trainerDone()) {
-      window.fill();
-      const oldest = window.oldest();
-      // A finished batch goes to the buffer first, so the explorer's window refills at once; a full queue waits for
-      // the trainer to make room (Trinity's queue blocks the writer).
-      if (oldest?.settled && !channel.full()) {
-        await collect(ex, channel, await window.take());
-        continue;
+    // A stop gives up the explorer steps in flight and the trainer step in progress.
+    await unlessAbandoned(async () => {
+      while (!ctx.signal.aborted && !trainerDone()) {
+        window.fill();
+        const oldest = window.oldest();
+        // A finished batch goes to the buffer first, so the explorer's window refills at once; a full queue waits for
+        // the trainer to make room (Trinity's queue blocks the writer).
+        if (oldest?.settled && !channel.full()) {
+          await collect(ex, channel, await window.take());
+          continue;
+        }
+        if (await trainOne()) continue;
+        if (!oldest) break; // the taskset is done, and what is buffered does not fill a batch
+        // Full, and the trainer cannot take a batch: the put says why (the queue's capacity).
+        if (oldest.settled) await collect(ex, channel, await window.take());
+        else await oldest.done;
       }
-      if (await trainOne()) continue;
-      if (!oldest) break; // the taskset is done, and what is buffered does not fill a batch
-      // Full, and the trainer cannot take a batch: the put says why (the queue's capacity).
-      if (oldest.settled) await collect(ex, channel, await window.take());
-      else await oldest.done;
-    }
+    });
   } finally {
     window.abandon();
   }

@@ -13,6 +13,7 @@ import { fmt, yieldToEvents } from '../stage/step-pacing';
 import { sampleMetrics } from './sample-strategy';
 import { timed } from '../../monitor/phase-times';
 import type { TrainerCheckpoints } from './trainer-checkpoints';
+import { StepAbandoned, stopPoint, type StopPoint } from '../../stop-point';
 
 /** Where the trainer's batches come from, and what a checkpoint keeps of it. */
 export interface TrainerInput {
@@ -45,6 +46,7 @@ export interface WaitingTrainer {
 export class TrainLoop {
   private readonly blas: BlasThreads;
   private readonly waiting: WaitingTrainer;
+  private readonly stop: StopPoint;
 
   constructor(
     private readonly ctx: StageContext,
@@ -58,6 +60,7 @@ export class TrainLoop {
   ) {
     this.blas = new BlasThreads((m) => ctx.log('info', m));
     this.waiting = { step: () => trainer.step, syncIfRequested: () => this.syncIfRequested() };
+    this.stop = stopPoint(() => ctx.signal.aborted);
   }
 
   get step(): number {
@@ -73,12 +76,9 @@ export class TrainLoop {
       if (ctx.signal.aborted) break;
       const batch = await timed('trainer: read batch', () => input.next(this.waiting));
       if (!batch) break;
-      const metrics = {
-        ...sampleMetrics(batch, ctx.release),
-        ...(await timed('trainer: train step (total)', () =>
-          this.blas.training(input.beside, () => trainer.trainStep(batch)),
-        )),
-      };
+      const metrics = await this.trainStep(batch);
+      // Given up (the run is stopping): no metrics row, no checkpoint; the last checkpoint's position holds the batch.
+      if (!metrics) break;
       timed('loop: metrics log and events', () => {
         ctx.monitor.log('trainer', trainer.step, metrics);
         // An estimate the run has outgrown (step-wise workflows make more experiences per explorer step than one
@@ -90,6 +90,23 @@ export class TrainLoop {
       const saveDue = ctx.cfg.trainer.save_interval > 0 && trainer.step % ctx.cfg.trainer.save_interval === 0; // Trainer.need_save
       if (syncDue || saveDue) await this.save();
       await this.syncIfRequested();
+    }
+  }
+
+  /** A step on `batch`: its metrics, or undefined when a stop gave it up between its micro-batches. */
+  private async trainStep(batch: Experience[]): Promise<Record<string, number> | undefined> {
+    const { ctx, trainer, input } = this;
+    try {
+      return {
+        ...sampleMetrics(batch, ctx.release),
+        ...(await timed('trainer: train step (total)', () =>
+          this.blas.training(input.beside, () => trainer.trainStep(batch, this.stop)),
+        )),
+      };
+    } catch (e) {
+      if (!(e instanceof StepAbandoned)) throw e;
+      ctx.log('info', `trainer step ${trainer.step + 1} given up: the run is stopping`);
+      return undefined;
     }
   }
 

@@ -18,6 +18,7 @@ import { generateContinued, type ContinuedRow, type RowCache } from '../../../en
 import { GenerationStoppedError } from '../../../engine/sampling';
 import type { RolloutArgs, RolloutModel } from '../../models/rollout-model';
 import type { SampledTurn, TurnSampler } from './turn-sampler';
+import type { StopPoint } from '../../stop-point';
 
 interface Request {
   session: Session;
@@ -45,7 +46,8 @@ export class TurnBatcher {
 
   constructor(
     private readonly model: RolloutModel,
-    private readonly opts: { reuseCache: boolean } = { reuseCache: true },
+    /** `stop`: awaited before each engine call; what it throws (the run is stopping) fails that call's turns. */
+    private readonly opts: { reuseCache: boolean; stop?: StopPoint } = { reuseCache: true },
   ) {}
 
   /** A sampler for one episode; `deadline` (a `performance.now()` time, read at each turn) ends it there. */
@@ -128,6 +130,7 @@ export class TurnBatcher {
     });
     let results;
     try {
+      await this.opts.stop?.();
       results = await generateContinued(model.model, rows, model.samplingParams(group[0].args), model.decodeResponse);
     } catch (e) {
       for (const r of rows) r.cache?.dispose();

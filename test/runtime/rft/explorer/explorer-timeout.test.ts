@@ -25,6 +25,7 @@ import { RolloutModel } from '../../../../runtime/rft/models/rollout-model';
 import { createReward } from '../../../../runtime/rft/rewards';
 import { registerWorkflow } from '../../../../runtime/rft/workflows/registry';
 import { runJob } from '../../../../runtime/rft/run/job/job';
+import { StepAbandoned, stopPoint } from '../../../../runtime/rft/stop-point';
 import { GRPO_STAGE, header, tinyJob, topLevel } from '../run/helpers';
 
 let model: CausalLM;
@@ -335,6 +336,44 @@ describe('explorer.max_timeout', () => {
       logs.filter((l) => l.level === 'error' && l.message.startsWith('Timeout when running task')).length,
       16,
     );
+  });
+});
+
+describe('a stop inside an explorer step (the run is stopping: stop-point.ts)', () => {
+  test('noticed before the next task: the step is given up whole, no task retried or logged as failed', async () => {
+    const logs: Logged[] = [];
+    let stopping = false;
+    let ran = 0;
+    // The signal comes while the second task runs.
+    registerWorkflow('test_stop_during_second', () => ({
+      repeatable: true,
+      run: () => {
+        if (++ran === 2) stopping = true;
+        return [fakeExperience()];
+      },
+    }));
+    const ex = explorer({ stop: stopPoint(() => stopping) }, logs);
+    const tasks = [0, 1, 2, 3].map((i) => task(`${i}+1`, 'test_stop_during_second'));
+    await assert.rejects(ex.explore(1, tasks, new ExperiencePipeline([], undefined, 'main')), StepAbandoned);
+    assert.equal(ran, 2, 'no task starts after the stop');
+    assert.deepEqual(logs, []);
+  });
+
+  test('a generation in progress ends at its next decode step and gives the step up, not a timed-out attempt', async () => {
+    const logs: Logged[] = [];
+    const m = rollout();
+    // Set by the worker's stop flag between two decode steps: here after the fifth.
+    let decodeSteps = 0;
+    m.stopping = () => ++decodeSteps > 5;
+    const started = performance.now();
+    // Without the stop the attempt would run to its 1 s timeout, three times.
+    const ex = explorer({ release: 'main', timeout: { maxTimeout: 1 } }, logs, m);
+    await assert.rejects(
+      ex.explore(1, [task('3+4', 'test_generate_forever')], new ExperiencePipeline([], undefined, 'main')),
+      StepAbandoned,
+    );
+    assert.ok(performance.now() - started < 900, `took ${performance.now() - started} ms`);
+    assert.deepEqual(logs, []);
   });
 });
 

@@ -22,15 +22,15 @@ export interface TinyJob {
 export function saveTinyModel(
   dir: string,
   seed: number,
-  opts: { sharpness?: number; maxPositions?: number } = {},
+  opts: { sharpness?: number; maxPositions?: number; layers?: number; hidden?: number } = {},
 ): void {
   const sharpness = opts.sharpness ?? 1;
   const tokenizer = tokenizerFromJson(buildCharTokenizer(ALPHABET));
   const cfg = parseModelConfig(
     newModelConfigJson({
       family: 'qwen2',
-      layers: 1,
-      hidden: 32,
+      layers: opts.layers ?? 1,
+      hidden: opts.hidden ?? 32,
       heads: 4,
       kvHeads: 2,
       vocabSize: tokenizer.vocabSize,

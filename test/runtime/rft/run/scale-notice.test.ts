@@ -55,24 +55,6 @@ describe('settings about scale in a local run', () => {
     assert.ok(!logs.some((m) => /nccl runs as memory sync/.test(m)), 'NCCL is said once');
   });
 
-  test("veRL's token budget per pass (Trinity's FrozenLake example writes it) is information, with how the local trainer batches instead", async () => {
-    const job = tinyJob(34);
-    const yaml =
-      header(job, 'tokens') +
-      topLevel(GRPO_STAGE).replace('save_interval: 2', 'save_interval: 2\n  max_token_len_per_gpu: 16384');
-    assert.ok(yaml.includes('  max_token_len_per_gpu: 16384'), 'the edit applied');
-    const checked = await checkConfig(yaml, { datasets: false });
-    const info = checked.diagnostics.filter((d) => d.code === 'TRN319');
-    assert.deepEqual(
-      info.map((d) => [d.severity, yaml.slice(0, d.range[0]).split('\n').length]),
-      [['information', yaml.split('\n').indexOf('  max_token_len_per_gpu: 16384') + 1]],
-    );
-    assert.match(
-      info[0].message,
-      /`trainer\.max_token_len_per_gpu: 16384`: a local run does not use this \(the local trainer takes a step's batch in micro-batches of `ppo_micro_batch_size_per_gpu` rows/,
-    );
-  });
-
   test('a config at the defaults hears nothing of scale', async () => {
     const job = tinyJob(33);
     const yaml = header(job, 'plain') + topLevel(GRPO_STAGE);

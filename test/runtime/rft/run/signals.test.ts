@@ -1,18 +1,19 @@
 /**
  * The runtime as a process (dist/cli.js run --events jsonl): SIGTERM stops within 5 s with a valid last checkpoint
- * and a `done: stopped` event; SIGKILL at a random point, then the same command again, resumes from the last
+ * and a `done: stopped` event; SIGTERM inside a long trainer step gives that step up at its next micro-batch and the
+ * same command trains its batch once; SIGKILL at a random point, then the same command again, resumes from the last
  * checkpoint and finishes the run with every step done once.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { loadModel } from '../../../../runtime/engine/lm/checkpoint';
-import type { RuntimeEvent } from '../../../../runtime/protocol';
-import { GRPO_STAGE, header, tinyJob, topLevel, type TinyJob } from './helpers';
-import { start } from './cli-process';
+import type { RunRecord, RuntimeEvent } from '../../../../runtime/protocol';
+import { GRPO_STAGE, header, saveTinyModel, sftStage, tinyJob, topLevel, type TinyJob } from './helpers';
+import { killAll, start } from './cli-process';
 import { killPoint } from '../../../helpers/kill-point';
 
 function longGrpo(job: TinyJob, name: string, steps: number): string {
@@ -31,6 +32,48 @@ const trainerSteps = (events: RuntimeEvent[]): number[] =>
 before(async () => {
   await initBackend({ prefer: 'wasm' });
 });
+after(killAll);
+
+/**
+ * An SFT job of two steps whose second is long: a 2-layer, 128-wide model, 16 rows per step, one row per micro-batch,
+ * step 1 on short demonstrations and step 2 on ~100-token prompts and responses.
+ */
+function longSecondStep(): { config: string; jobDir: string; lengths: [number[], number[]] } {
+  const job = tinyJob(12);
+  saveTinyModel(job.modelDir, 12, { layers: 2, hidden: 128, maxPositions: 256 });
+  const short = Array.from({ length: 16 }, (_, i) => ({ question: `${i % 10}+1`, answer: String((i % 10) + 1) }));
+  const long = Array.from({ length: 16 }, (_, i) => ({
+    question: `${'1+2+3+4+5+6+7+8+9 '.repeat(5)}${i}`,
+    answer: `${'the sum is forty five '.repeat(5)}${i}`,
+  }));
+  writeFileSync(join(job.dir, 'data', 'long.jsonl'), [...short, ...long].map((r) => JSON.stringify(r) + '\n').join(''));
+  const config = job.write(
+    'long.yaml',
+    header(job, 'long')
+      .replace('max_prompt_tokens: 48', 'max_prompt_tokens: 112')
+      .replace('max_response_tokens: 8', 'max_response_tokens: 128')
+      .replace('max_model_len: 64', 'max_model_len: 240') +
+      topLevel(sftStage('long', { steps: 2, batch: 16, saveInterval: 1 }))
+        .replace(/^ *- stage_name: long\n/m, '')
+        .replace('path: data/sft.jsonl', 'path: data/long.jsonl') +
+      // One row per forward/backward (veRL's ppo_micro_batch_size_per_gpu): the boundaries a stop is noticed at.
+      '  trainer_config:\n    actor_rollout_ref:\n      actor:\n        ppo_micro_batch_size_per_gpu: 1\n',
+  );
+  const answers = (rows: { answer: string }[]): number[] => rows.map((r) => r.answer.length);
+  return { config, jobDir: join(job.dir, 'checkpoints', 'tests', 'long'), lengths: [answers(short), answers(long)] };
+}
+
+/** A train-mode run's record (state/run-<mode>.json). */
+const trainRecord = (jobDir: string): RunRecord =>
+  JSON.parse(readFileSync(join(jobDir, 'state', 'run-train.json'), 'utf8')) as RunRecord;
+/** metrics.jsonl's rows as `<role> <step>`. */
+const metricsRows = (jobDir: string): string[] =>
+  readFileSync(join(jobDir, 'monitor', 'metrics.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { role: string; step: number })
+    .map((r) => `${r.role} ${r.step}`);
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 describe('stopping and resuming', () => {
   test('SIGTERM stops within 5 s, emits done: stopped, and leaves the last checkpoint loadable', async () => {
@@ -47,6 +90,47 @@ describe('stopping and resuming', () => {
     const step = Number(readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8'));
     assert.ok(step >= 2);
     loadModel(join(jobDir, `global_step_${step}`)).dispose();
+  });
+
+  test('SIGTERM inside a long trainer step gives the step up at once: stopped on the last checkpoint, and the same command trains that batch once', async () => {
+    const { config, jobDir, lengths } = longSecondStep();
+    const first = start(config);
+    // Step 2 starts right after checkpoint 1 is written: half a second later the signal lands inside it (a signal
+    // that came at once could meet the loop's pause between steps, which noticed it before stop points).
+    await first.waitFor((e) => e.type === 'checkpoint' && e.step === 1);
+    await new Promise((r) => setTimeout(r, 500));
+    const sent = Date.now();
+    first.kill('SIGTERM');
+    const { code, at } = await first.exit;
+    assert.equal(code, 130, first.stderr().slice(-2000));
+    assert.deepEqual(first.events.at(-1), { type: 'done', status: 'stopped' });
+    assert.equal(trainRecord(jobDir).status, 'stopped');
+    assert.equal(readFileSync(join(jobDir, 'latest_checkpointed_iteration.txt'), 'utf8').trim(), '1');
+    assert.ok(!existsSync(join(jobDir, 'global_step_2')), 'no checkpoint of the step given up');
+    assert.deepEqual(metricsRows(jobDir), ['trainer 1'], 'no row of the step given up');
+
+    const second = start(config);
+    assert.equal((await second.exit).code, 0, second.stderr().slice(-2000));
+    assert.deepEqual(second.events.at(-1), { type: 'done', status: 'finished' });
+    assert.deepEqual(trainerSteps(second.events), [2], 'the second run trains step 2 only');
+    assert.deepEqual(metricsRows(jobDir), ['trainer 1', 'trainer 2']);
+    const step = (n: number): Record<string, number> => {
+      const e = [...first.events, ...second.events].find(
+        (x) => x.type === 'metrics' && x.role === 'trainer' && x.step === n,
+      );
+      assert.ok(e?.type === 'metrics', `trainer step ${n}'s metrics`);
+      return e.values;
+    };
+    // Each step trained its own 16 rows: step 1 the short ones, step 2 (resumed) the long ones; each response is its
+    // characters plus the same few template tokens.
+    const extra = step(1)['response_length/mean'] - mean(lengths[0]);
+    assert.ok([0, 1, 2, 3].includes(extra), `step 1 trained the short rows (${step(1)['response_length/mean']})`);
+    assert.equal(step(2)['response_length/mean'], mean(lengths[1]) + extra, 'step 2 trained the long rows');
+    // Stopping took a micro-batch, not the rest of the step (which before stop points ran to its end and was
+    // checkpointed): under 5 s, and under the step's own time (its time/train_step, under the same load).
+    const stopMs = at - sent;
+    const stepMs = step(2)['time/train_step'] * 1000;
+    assert.ok(stopMs < Math.min(5000, stepMs), `stopped ${stopMs} ms after SIGTERM; step 2 takes ${stepMs} ms`);
   });
 
   test('SIGKILL at a random point, then the same command, finishes every trainer step exactly once after the last checkpoint', async () => {

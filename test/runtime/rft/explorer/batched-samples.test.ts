@@ -1,0 +1,166 @@
+/**
+ * A step's single-turn tasks at once (explorer.runner_per_model > 1): their `chat` calls that arrive together go to
+ * the engine as one batch (RolloutModel's SampleBatcher), each task getting its own rows back. On the real tiny chat
+ * model (byte tokenizer, ChatML) and Trinity's simple_workflow: greedy rows equal one task after another token for
+ * token (log-probs within 1e-4: float32 in a wider, padded batch), sampled rows repeat for a seed and equal the
+ * sequential ones (each call's seed drawn in task order), calls with other sampling arguments go in their own batch,
+ * a task the engine cannot take fails alone, and a task past its timeout is cut while the others in its batch keep
+ * their rows.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import type { Pretrained } from '../../../../runtime/engine/pretrained';
+import type { Experience } from '../../../../runtime/rft/experience';
+import { ExperiencePipeline } from '../../../../runtime/rft/explorer/experience-pipeline';
+import { Explorer, type ExplorerOptions, type ExplorerTask } from '../../../../runtime/rft/explorer/explore-step';
+import { enablePhaseTimes, takePhaseTimes } from '../../../../runtime/rft/monitor/phase-times';
+import type { RolloutArgs } from '../../../../runtime/rft/models/rollout-model';
+import { createReward } from '../../../../runtime/rft/rewards';
+import { initBackend } from '../../../../runtime/engine/backend';
+import { loadByteChatModel, rolloutModelOf, workflowTask } from '../../../helpers/byte-chat-model';
+
+const LOGPROB_TOL = 1e-4;
+const QUESTIONS = ['1+6', 'What is 12+30?', '2+5', 'Add 3 and 4, then say the sum.'];
+
+let pretrained: Pretrained;
+
+before(async () => {
+  await initBackend({ prefer: 'wasm' });
+  pretrained = loadByteChatModel(8, 2048);
+  enablePhaseTimes();
+});
+
+function task(question: string, rolloutArgs: RolloutArgs, repeatTimes = 3): ExplorerTask {
+  return {
+    ...workflowTask({ raw: { question, answer: '7' }, taskDesc: question, truth: '7', rolloutArgs }),
+    rewardFn: 'math_boxed_reward',
+    workflow: 'simple_workflow',
+    repeatTimes,
+  };
+}
+
+interface Step {
+  exps: Experience[];
+  metrics: Record<string, number>;
+  /** Engine calls the step's sampling made. */
+  engineCalls: number;
+  logs: string[];
+}
+
+async function step(
+  tasks: readonly ExplorerTask[],
+  runnersPerModel: number,
+  opts: Partial<ExplorerOptions> = {},
+  seed = 5,
+): Promise<Step> {
+  const logs: string[] = [];
+  const explorer = new Explorer(rolloutModelOf(pretrained, { maxResponseTokens: 6 }, seed), {
+    maxRetryTimes: 0,
+    createReward: (name, args) => createReward(name, args, { release: 'main' }),
+    samplesPerStep: 0,
+    log: (level, message) => logs.push(`${level}: ${message}`),
+    release: 'main',
+    runnersPerModel,
+    ...opts,
+  });
+  takePhaseTimes();
+  const out = await explorer.explore(1, tasks, new ExperiencePipeline([], undefined, 'main'));
+  return {
+    exps: out.experiences,
+    metrics: out.metrics,
+    engineCalls: takePhaseTimes()['explorer: sampling (generate)']?.calls ?? 0,
+    logs,
+  };
+}
+
+/** Each experience as task/run, its sampled ids and log-probs. */
+const rows = (s: Step) =>
+  s.exps.map((e) => ({ at: `${e.eid.task}/${e.eid.run}`, ids: e.tokens.slice(e.promptLength), lp: e.logprobs! }));
+
+function assertSameRows(got: Step, want: Step): void {
+  const [g, w] = [rows(got), rows(want)];
+  assert.deepEqual(
+    g.map((r) => `${r.at}: ${r.ids.join(' ')}`),
+    w.map((r) => `${r.at}: ${r.ids.join(' ')}`),
+  );
+  g.forEach((r, i) =>
+    r.lp.forEach((x, k) =>
+      assert.ok(Math.abs(x - w[i].lp[k]) <= LOGPROB_TOL, `${r.at} token ${k}: ${x} against ${w[i].lp[k]}`),
+    ),
+  );
+}
+
+describe("runner_per_model: a step's single-turn tasks sampled as one batch", () => {
+  test('greedy: four tasks of different prompt lengths in one engine call equal one task after another, token for token', async () => {
+    const tasks = QUESTIONS.map((q) => task(q, { temperature: 0 }));
+    const sequential = await step(tasks, 1);
+    const batched = await step(tasks, 8);
+    assert.equal(sequential.engineCalls, 4);
+    assert.equal(batched.engineCalls, 1, 'the four tasks went to the engine together');
+    assert.equal(batched.exps.length, 12);
+    assertSameRows(batched, sequential);
+  });
+
+  test('sampled: a seed repeats, each call seeded in task order as one after another; another seed differs', async () => {
+    const tasks = QUESTIONS.map((q) => task(q, {}));
+    const batched = await step(tasks, 8);
+    assert.equal(batched.engineCalls, 1);
+    assertSameRows(await step(tasks, 8), batched);
+    assertSameRows(batched, await step(tasks, 1));
+    assert.notDeepEqual(rows(await step(tasks, 8, {}, 6)), rows(batched));
+  });
+
+  test('other sampling arguments go in a batch of their own; each task keeps its own max_tokens and n', async () => {
+    const tasks = [
+      task(QUESTIONS[0], { max_tokens: 2 }),
+      task(QUESTIONS[1], { temperature: 0.5 }),
+      task(QUESTIONS[2], {}, 5),
+      task(QUESTIONS[3], { temperature: 0.5, max_tokens: 4 }, 1),
+    ];
+    const batched = await step(tasks, 8);
+    assert.equal(batched.engineCalls, 2, 'temperature 1 and temperature 0.5: two batches');
+    assertSameRows(batched, await step(tasks, 1));
+    const counts = [0, 1, 2, 3].map((t) => batched.exps.filter((e) => e.eid.task === t));
+    assert.deepEqual(
+      counts.map((c) => c.length),
+      [3, 3, 5, 1],
+    );
+    assert.ok(counts[0].every((e) => e.tokens.length - e.promptLength <= 2));
+  });
+
+  test('a task the engine cannot take fails alone; the others in its batch keep their rows', async () => {
+    // 2,100 bytes leave no room in the model's 2,048 positions.
+    const tasks = QUESTIONS.map((q, i) => task(i === 1 ? 'x'.repeat(2100) : q, {}));
+    const batched = await step(tasks, 8);
+    assert.deepEqual([...new Set(batched.exps.map((e) => e.eid.task))], [0, 2, 3]);
+    assert.ok(
+      batched.logs.some((l) => /task 1 of batch 1 failed .*leaves no room in max_position_embeddings/.test(l)),
+      batched.logs.join('\n'),
+    );
+    assertSameRows(batched, await step(tasks, 1));
+  });
+
+  test("a task past its timeout is cut from the batch; the others' rows come back as soon as they are done", async () => {
+    // min_tokens is shared by the batch; task 0 asks for 1,500 tokens (a second or more), the others for 4.
+    const tasks = QUESTIONS.map((q, i) => task(q, { min_tokens: 1500, max_tokens: i === 0 ? 1500 : 4 }, 2));
+    const started = performance.now();
+    const batched = await step(tasks, 8, { timeout: { maxTimeout: 0.4 } });
+    const seconds = (performance.now() - started) / 1000;
+    assert.ok(seconds >= 0.4 && seconds < 1.5, `took ${seconds} s`);
+    assert.equal(batched.engineCalls, 1);
+    const slowest = batched.metrics['rollout/time/run_execution/max'];
+    assert.ok(slowest < 0.2, `the short tasks took up to ${slowest} s: they waited for the long one`);
+    assert.deepEqual([...new Set(batched.exps.map((e) => e.eid.task))], [1, 2, 3]);
+    assert.ok(batched.exps.every((e) => e.tokens.length - e.promptLength === 4));
+    assert.deepEqual(
+      batched.logs.filter((l) => l.startsWith('error:')),
+      ['error: Timeout when running task 0 of batch 1 at attempt 1 (timeout 0.4 s)'],
+    );
+    // The same rows as each of those tasks alone (their own seeds, drawn in task order).
+    const alone = await step(tasks.slice(1), 1, {}, 6);
+    assertSameRows(
+      { ...batched, exps: batched.exps.map((e) => ({ ...e, eid: { ...e.eid, task: Number(e.eid.task) - 1 } })) },
+      alone,
+    );
+  });
+});
