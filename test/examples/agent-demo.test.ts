@@ -20,6 +20,10 @@ import { forcedTurns, loadByteChatModel, rolloutModelOf, workflowTask } from '..
 import { LAKE, demoMaps, demonstration, shortestPath } from '../../examples/frozen-lake/demo/make-demo-data.mjs';
 // @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
 import { FlatGroups } from '../../examples/frozen-lake/demo/flat-groups.mjs';
+// @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
+import { writeDemoTokenizer } from '../../examples/frozen-lake/demo/demo-tokenizer.mjs';
+import { loadTokenizer } from '../../runtime/engine/tokenizer';
+import { FROZEN_LAKE_INVALID_HINT } from '../../runtime/rft/environments/frozen-lake/frozen-lake-game';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -56,6 +60,73 @@ describe('the agent demo', () => {
       assert.deepEqual(exp.info, { env_steps: path.length, env_done: 1, test_score: 1 });
       assert.deepEqual(generateRandomMap(LAKE.size, LAKE.p, seed, LAKE.envMaxSteps).rows, rows);
     }
+  });
+
+  test("every answer is a shortest-path move from the P of its own prompt's map, read back from the text", () => {
+    // Independent of the demo's path finder and of the game: the grid parsed from each user message, distances to G
+    // by breadth first search over the parsed cells, and the answer must take P one step closer to G.
+    const moves: Record<string, [number, number]> = { Left: [0, -1], Down: [1, 0], Right: [0, 1], Up: [-1, 0] };
+    const maps = demoMaps({ sft: 400 }).sft as { seed: number; rows: string[] }[];
+    let turns = 0;
+    for (const { seed, rows } of maps) {
+      const messages = demonstration(rows, seed, shortestPath(rows)) as { role: string; content: string }[];
+      for (let i = 2; i < messages.length; i += 2) {
+        const grid = messages[i - 1].content
+          .split('\n')
+          .slice(1, 1 + LAKE.size)
+          .map((line) =>
+            line
+              .split('\t')
+              .map((c) => c.trim())
+              .filter(Boolean),
+          );
+        const find = (ch: string) => {
+          const r = grid.findIndex((row) => row.includes(ch));
+          return [r, grid[r].indexOf(ch)];
+        };
+        const [[pr, pc], [gr, gc]] = [find('P'), find('G')];
+        const toGoal = new Map<string, number>([[`${gr},${gc}`, 0]]);
+        for (const queue = [[gr, gc]]; queue.length; ) {
+          const [r, c] = queue.shift()!;
+          for (const [dr, dc] of Object.values(moves)) {
+            const [nr, nc] = [r + dr, c + dc];
+            if (grid[nr]?.[nc] === undefined || grid[nr][nc] === 'O' || toGoal.has(`${nr},${nc}`)) continue;
+            toGoal.set(`${nr},${nc}`, toGoal.get(`${r},${c}`)! + 1);
+            queue.push([nr, nc]);
+          }
+        }
+        const answer = /^```(\w+)```$/.exec(messages[i].content)![1];
+        const [dr, dc] = moves[answer];
+        const here = toGoal.get(`${pr},${pc}`)!;
+        assert.equal(toGoal.get(`${pr + dr},${pc + dc}`), here - 1, `seed ${seed} turn ${i / 2}: ${answer}`);
+        turns++;
+      }
+    }
+    assert.ok(turns > 1000, `${turns} turns`);
+  });
+
+  test("the demo's tokenizer: each row of the map one token, Trinity's system message a few dozen", () => {
+    // Under GPT-2's word pieces a row was 8 tokens and the system message 275: the 2-layer model never learned where
+    // P and G are (docs/runtime.md "The agent demo").
+    const dir = mkdtempSync(join(tmpdir(), 'demo-tokenizer-'));
+    const maps = demoMaps({ sft: 400 }).sft as { seed: number; rows: string[] }[];
+    const conversations = maps.map((m) => ({ messages: demonstration(m.rows, m.seed, shortestPath(m.rows)) }));
+    writeFileSync(join(dir, 'sft.jsonl'), conversations.map((c) => JSON.stringify(c)).join('\n'));
+    writeDemoTokenizer(join(dir, 'sft.jsonl'), dir);
+    const tok = loadTokenizer(dir);
+    const [system, firstPrompt] = conversations[0].messages as { content: string }[];
+    const pieces = tok.encode(firstPrompt.content).map((id) => tok.decode([id]));
+    assert.deepEqual(
+      pieces.slice(1, 1 + LAKE.size),
+      firstPrompt.content
+        .split('\n')
+        .slice(1, 1 + LAKE.size)
+        .map((row) => `${row}\n`),
+    );
+    assert.ok(tok.encode(system.content).length <= 30, `${tok.encode(system.content).length} system tokens`);
+    assert.equal(tok.encode(FROZEN_LAKE_INVALID_HINT).length, 1);
+    assert.equal(tok.decode(tok.encode(firstPrompt.content)), firstPrompt.content);
+    rmSync(dir, { recursive: true });
   });
 
   test('a shortest path: the hand-checked map, and no path through a hole', () => {
@@ -107,7 +178,7 @@ describe('the agent demo', () => {
       [1, 2],
     );
     // Every assistant turn of a demonstration is trained on (enable_concatenated_multi_turn): the response runs from
-    // the first answer (4 tokens with <|im_end|>) over the later turns.
+    // the first answer (with <|im_end|> and its newline) over the later turns.
     assert.ok(
       sft.some((l) => l.values['response_length/max'] > 20),
       JSON.stringify(sft[0].values),

@@ -97,7 +97,7 @@ export function demoMaps(counts, seed = 20261206) {
 const task = (split) => (m, index) => ({ seed: m.seed, size: LAKE.size, p: LAKE.p, index, uid: `${split}-${index}` });
 
 /** Writes the three files; returns their row counts. */
-export function writeDemoData(counts = { sft: 400, train: 200, eval: 64 }) {
+export function writeDemoData(counts = { sft: 4000, train: 200, eval: 64 }) {
   const maps = demoMaps(counts);
   mkdirSync(DEMO_DATA, { recursive: true });
   const sft = maps.sft.map((m) => ({ messages: demonstration(m.rows, m.seed, shortestPath(m.rows)) }));

@@ -125,14 +125,16 @@ export const GPT2_SPLIT_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| 
 
 /**
  * A character-level BPE: one token per character of `alphabet`, then one per merged text in merge (rank) order,
- * then <|endoftext|>, <|im_start|>, <|im_end|> and <unk>. Text is first split with GPT-2's pattern, so no token
- * crosses a word boundary; a character outside the alphabet becomes <unk>.
+ * then <|endoftext|>, <|im_start|>, <|im_end|> and <unk>. Text is first split with GPT-2's pattern (or
+ * `splitPattern`, the one trainBpe learned the merges with), so no token crosses a piece's boundary; a character
+ * outside the alphabet becomes <unk>.
  */
 export function buildBpeTokenizer(
   alphabet: readonly string[],
   merges: readonly (readonly [string, string])[],
+  splitPattern = GPT2_SPLIT_PATTERN,
 ): TokenizerJsonFiles {
-  return characterBpe('buildBpeTokenizer', alphabet, merges, GPT2_SPLIT_PATTERN);
+  return characterBpe('buildBpeTokenizer', alphabet, merges, splitPattern);
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Learns a character BPE's merges from sample texts, for a small model's own tokenizer (buildBpeTokenizer): split
- * each text with GPT-2's pattern, count the pieces, then merge the most frequent adjacent pair (ties: the first pair
- * in code-unit order) again and again, up to `maxMerges` or until no pair occurs `minCount` times.
+ * each text with GPT-2's pattern (or `splitPattern`, the one the tokenizer is then built with), count the pieces,
+ * then merge the most frequent adjacent pair (ties: the first pair in code-unit order) again and again, up to
+ * `maxMerges` or until no pair occurs `minCount` times.
  */
 import { GPT2_SPLIT_PATTERN } from './build';
 
@@ -14,9 +15,9 @@ export interface LearnedBpe {
 
 export function trainBpe(
   texts: Iterable<string>,
-  o: { maxMerges: number; minCount?: number; extraChars?: string },
+  o: { maxMerges: number; minCount?: number; extraChars?: string; splitPattern?: string },
 ): LearnedBpe {
-  const split = new RegExp(GPT2_SPLIT_PATTERN, 'gu');
+  const split = new RegExp(o.splitPattern ?? GPT2_SPLIT_PATTERN, 'gu');
   const counts = new Map<string, number>();
   const chars = new Set(Array.from(o.extraChars ?? ''));
   for (const text of texts)

@@ -64,4 +64,18 @@ describe('learned character BPE', () => {
     assert.equal(two.vocabSize, 3 + 3 + 4);
     assert.equal(two.encode('abc').length, 1);
   });
+
+  test('another split pattern: pieces (here whole lines) become tokens across spaces, learned and applied alike', () => {
+    const lines = '(?:[^\\n]+\\n?|\\n)';
+    const text = 'the goal is G.\nthe hole is O.\n';
+    const bpe = trainBpe(Array(3).fill(text), { maxMerges: 100, splitPattern: lines });
+    const lineTok = tokenizerFromJson(buildBpeTokenizer(bpe.alphabet, bpe.merges, lines), 'line BPE');
+    const linePieces = (s: string) => lineTok.encode(s).map((id) => lineTok.decode([id]));
+    assert.deepEqual(linePieces(text), ['the goal is G.\n', 'the hole is O.\n']);
+    // Under GPT-2's pattern (the default) the same texts never merge across a space.
+    assert.ok(trainBpe(Array(3).fill(text), { maxMerges: 100 }).merges.every(([a, b]) => !(a + b).includes('s G')));
+    // A line never seen whole falls back to shorter merges, and still round-trips.
+    assert.ok(linePieces('the goal is O.').length > 1);
+    assert.equal(lineTok.decode(lineTok.encode('the goal is O.')), 'the goal is O.');
+  });
 });
