@@ -35,14 +35,14 @@ before(async () => {
 after(killAll);
 
 /**
- * An SFT job of two steps whose second is long: a 2-layer, 128-wide model, 16 rows per step, one row per micro-batch,
- * step 1 on short demonstrations and step 2 on ~100-token prompts and responses.
+ * An SFT job of two steps whose second is long: a 2-layer, 128-wide model, 32 rows per step, one row per micro-batch,
+ * step 1 on short demonstrations and step 2 on ~100-token prompts and responses (about 0.6 s on an idle machine here).
  */
 function longSecondStep(): { config: string; jobDir: string; lengths: [number[], number[]] } {
   const job = tinyJob(12);
   saveTinyModel(job.modelDir, 12, { layers: 2, hidden: 128, maxPositions: 256 });
-  const short = Array.from({ length: 16 }, (_, i) => ({ question: `${i % 10}+1`, answer: String((i % 10) + 1) }));
-  const long = Array.from({ length: 16 }, (_, i) => ({
+  const short = Array.from({ length: 32 }, (_, i) => ({ question: `${i % 10}+1`, answer: String((i % 10) + 1) }));
+  const long = Array.from({ length: 32 }, (_, i) => ({
     question: `${'1+2+3+4+5+6+7+8+9 '.repeat(5)}${i}`,
     answer: `${'the sum is forty five '.repeat(5)}${i}`,
   }));
@@ -53,7 +53,7 @@ function longSecondStep(): { config: string; jobDir: string; lengths: [number[],
       .replace('max_prompt_tokens: 48', 'max_prompt_tokens: 112')
       .replace('max_response_tokens: 8', 'max_response_tokens: 128')
       .replace('max_model_len: 64', 'max_model_len: 240') +
-      topLevel(sftStage('long', { steps: 2, batch: 16, saveInterval: 1 }))
+      topLevel(sftStage('long', { steps: 2, batch: 32, saveInterval: 1 }))
         .replace(/^ *- stage_name: long\n/m, '')
         .replace('path: data/sft.jsonl', 'path: data/long.jsonl') +
       // One row per forward/backward (veRL's ppo_micro_batch_size_per_gpu): the boundaries a stop is noticed at.
@@ -95,10 +95,11 @@ describe('stopping and resuming', () => {
   test('SIGTERM inside a long trainer step gives the step up at once: stopped on the last checkpoint, and the same command trains that batch once', async () => {
     const { config, jobDir, lengths } = longSecondStep();
     const first = start(config);
-    // Step 2 starts right after checkpoint 1 is written: half a second later the signal lands inside it (a signal
-    // that came at once could meet the loop's pause between steps, which noticed it before stop points).
+    // Step 2 starts right after checkpoint 1 is written: 150 ms later the signal lands inside it, on an idle machine
+    // too (a signal that came at once could meet the loop's pause between steps, which noticed it before stop points;
+    // one half a second later met an idle machine's checkpoint 2).
     await first.waitFor((e) => e.type === 'checkpoint' && e.step === 1);
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 150));
     const sent = Date.now();
     first.kill('SIGTERM');
     const { code, at } = await first.exit;
@@ -121,7 +122,7 @@ describe('stopping and resuming', () => {
       assert.ok(e?.type === 'metrics', `trainer step ${n}'s metrics`);
       return e.values;
     };
-    // Each step trained its own 16 rows: step 1 the short ones, step 2 (resumed) the long ones; each response is its
+    // Each step trained its own 32 rows: step 1 the short ones, step 2 (resumed) the long ones; each response is its
     // characters plus the same few template tokens.
     const extra = step(1)['response_length/mean'] - mean(lengths[0]);
     assert.ok([0, 1, 2, 3].includes(extra), `step 1 trained the short rows (${step(1)['response_length/mean']})`);
