@@ -53,7 +53,12 @@ const hasCblas = spawnSync('cc', ['-E', '-x', 'c', '-'], {
   input: '#include <cblas.h>\n',
   stdio: ['pipe', 'ignore', 'ignore'],
 });
-if (hasCblas.error) fail('no C compiler (cc) found');
+if (hasCblas.error)
+  fail(
+    hasCblas.error.code === 'ENOENT'
+      ? 'no C compiler (cc) found'
+      : `cc did not run: ${hasCblas.error.code ?? hasCblas.error.message}`,
+  );
 if (hasCblas.status !== 0) fail('cblas.h not found: OpenBLAS is not installed');
 
 const gyp = nodeGyp();

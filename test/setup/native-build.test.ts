@@ -17,7 +17,8 @@ function withoutOpenBlas(...args: string[]) {
   const bin = mkdtempSync(join(tmpdir(), 'no-openblas-'));
   writeFileSync(
     join(bin, 'cc'),
-    '#!/bin/sh\necho "<stdin>:1:10: fatal error: cblas.h: No such file or directory" >&2\nexit 1\n',
+    // Reads its input as cc does: a stand-in that exits first makes the build's write fail with EPIPE.
+    '#!/bin/sh\ncat >/dev/null\necho "<stdin>:1:10: fatal error: cblas.h: No such file or directory" >&2\nexit 1\n',
   );
   chmodSync(join(bin, 'cc'), 0o755);
   return spawnSync(process.execPath, [BUILD, ...args], {
