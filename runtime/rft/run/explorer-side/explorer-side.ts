@@ -152,6 +152,11 @@ export class ExplorerSide {
     }
   }
 
+  /** The run's stop point over its stop flag (`spec.stopFlag`), fitted to this thread; none without a flag. */
+  get stop(): StopPoint | undefined {
+    return sideStopPoint(this.spec);
+  }
+
   /** The trainer step whose weights the rollout model holds. */
   get version(): number {
     return this.rollout.version;

@@ -19,6 +19,7 @@ import { listenForAgents } from '../../serve/listen';
 import { startExplorerService, type ServedExplorer } from '../explorer-side/explorer-service';
 import { ExplorerSide } from '../explorer-side/explorer-side';
 import { RunSetupError, type StageContext, type StageResult } from '../stage/stage-context';
+import { sharedStopFlag } from '../../stop-point';
 
 export async function runServe(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
@@ -26,7 +27,15 @@ export async function runServe(ctx: StageContext): Promise<StageResult> {
   if (!target)
     throw new RunSetupError('mode serve needs buffer.trainer_input.experience_buffer (where committed experiences go)');
   const side = await ExplorerSide.build(
-    { work: 'serve', cfg, release: ctx.release, configDir: ctx.configDir, modelPath: ctx.modelPath, seed: ctx.seed },
+    {
+      work: 'serve',
+      cfg,
+      release: ctx.release,
+      configDir: ctx.configDir,
+      modelPath: ctx.modelPath,
+      seed: ctx.seed,
+      stopFlag: sharedStopFlag(ctx.signal),
+    },
     ctx.log,
   );
   let served: ServedExplorer | undefined;
