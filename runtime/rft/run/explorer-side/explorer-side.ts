@@ -25,9 +25,9 @@ import { attachReferenceLogprobs } from '../../trainer/reference-logprobs';
 import { algorithmSetup } from '../stage/algorithm-setup';
 import { loadModelFor } from '../stage/load-model';
 import { isCheckpointDir, mergePretrainedAdapter } from '../stage/lora-adapter';
-import { RunSetupError } from '../stage/stage-context';
+import { RunSetupError, type StageContext } from '../stage/stage-context';
 import { timed } from '../../monitor/phase-times';
-import { flagSet, flagStopPoint, type StopPoint } from '../../stop-point';
+import { flagSet, flagStopPoint, sharedStopFlag, type StopPoint } from '../../stop-point';
 import { openPipelineInputStore, type PipelineInputStore } from './pipeline-input-store';
 import { auxiliaryLimits, rolloutLimits } from './rollout-limits';
 import { explorerTotalSteps, taskReader, tasksOf, type TaskReader, type TaskSet } from './tasksets';
@@ -67,6 +67,19 @@ export interface ExplorerSideSpec {
    * is given up at its next task, engine call or reference micro-batch.
    */
   stopFlag?: Int32Array;
+}
+
+/** The spec of a stage's side in this thread: the stage's config, weights and seed, and the run's stop flag. */
+export function stageSideSpec(ctx: StageContext, work: ExplorerWork): ExplorerSideSpec {
+  return {
+    work,
+    cfg: ctx.cfg,
+    release: ctx.release,
+    configDir: ctx.configDir,
+    modelPath: ctx.modelPath,
+    seed: ctx.seed,
+    stopFlag: sharedStopFlag(ctx.signal),
+  };
 }
 
 export interface ExplorerReference {

@@ -2,25 +2,14 @@
 import { checkpointProblem } from '../../checkpoint/checkpoint-choice';
 import { latestCheckpoint, listCheckpoints } from '../../checkpoint/checkpoints';
 import { evalSummary } from '../explorer-side/explorer-reports';
-import { ExplorerSide } from '../explorer-side/explorer-side';
+import { ExplorerSide, stageSideSpec } from '../explorer-side/explorer-side';
 import type { StageContext, StageResult } from '../stage/stage-context';
 import { fmt } from '../stage/step-pacing';
-import { sharedStopFlag, unlessAbandoned, yieldToEvents } from '../../stop-point';
+import { unlessAbandoned, yieldToEvents } from '../../stop-point';
 
 export async function runBench(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
-  const side = await ExplorerSide.build(
-    {
-      work: 'bench',
-      cfg,
-      release: ctx.release,
-      configDir: ctx.configDir,
-      modelPath: ctx.modelPath,
-      seed: ctx.seed,
-      stopFlag: sharedStopFlag(ctx.signal),
-    },
-    ctx.log,
-  );
+  const side = await ExplorerSide.build(stageSideSpec(ctx, 'bench'), ctx.log);
   try {
     /** Every eval taskset at `step`, logged under the bench role. */
     const bench = async (step: number): Promise<Record<string, number>> => {
