@@ -1,6 +1,7 @@
 /**
  * TRN321: the first prompt of an episode against the rollout model's context, counted with the model's own
- * tokenizer and chat template (`CheckHost.firstPromptTokens`) on the first row of a local taskset.
+ * tokenizer and chat template (`CheckHost.promptTokens`) on the first row of a local taskset; then, for a multi-turn
+ * workflow, the turns that fit (TRN322, turn-budget.ts) from the same count.
  *
  * What Trinity does with a prompt too long (trinity/common/models/model.py @e83f13c, `_handle_prompt_truncation`
  * and `convert_messages_to_experience`): with `enable_prompt_truncation` on and the prompt longer than
@@ -13,18 +14,27 @@ import type { CheckContext } from './check-context';
 import type { DatasetPeek } from '../datasets/peek-result';
 import type { TasksetPath } from '../config-path';
 import { workflowTypePath } from './tasksets';
+import { checkTurnBudget, COUNTED_TURNS, turnLimitOf } from './turn-budget';
 
 export async function checkEpisodeBudget(ctx: CheckContext, base: TasksetPath, peek: DatasetPeek): Promise<void> {
-  const count = ctx.host.firstPromptTokens;
+  const count = ctx.host.promptTokens;
   const modelPath = ctx.get('model.model_path');
   const row = peek.rows[0];
   if (!count || typeof modelPath !== 'string' || !row || ctx.get(`${base}.format.workflow_key`)) return;
   const workflow = ctx.get(workflowTypePath(ctx, base));
   if (typeof workflow !== 'string') return;
   const workflowArgs = (ctx.get(`${base}.workflow_args`) ?? {}) as Record<string, unknown>;
-  const n = await count({ modelPath, baseDirs: ctx.host.baseDirs ?? [], workflow, workflowArgs, row });
+  const limit = turnLimitOf(ctx, base, workflow);
+  const turns = Math.min(limit?.turns ?? 1, COUNTED_TURNS);
+  const prompts = await count({ modelPath, baseDirs: ctx.host.baseDirs ?? [], workflow, workflowArgs, row, turns });
+  const n = prompts?.[0];
   if (n === undefined) return;
   const first = `the first prompt of \`${base}.path\` (row 1, \`${workflow}\`) is ${n} tokens under ${modelPath}'s chat template`;
+  if (!checkFirstPrompt(ctx, n, first) && limit) checkTurnBudget(ctx, base, limit, prompts!, first);
+}
+
+/** TRN321; whether it reported. */
+function checkFirstPrompt(ctx: CheckContext, n: number, first: string): boolean {
   const truncation = ctx.get('model.enable_prompt_truncation') === true;
   const p = ctx.get('model.max_prompt_tokens');
   if (truncation && typeof p === 'number' && n > p) {
@@ -34,15 +44,16 @@ export async function checkEpisodeBudget(ctx: CheckContext, base: TasksetPath, p
       `${capital(first)}, more than \`max_prompt_tokens\` ${p}${derived}. With \`enable_prompt_truncation\` on, Trinity does not call the model for it: the experience holds the prompt cut to ${p} tokens and a fixed text, with reward 0, and trains nothing. Raise \`max_prompt_tokens\` to at least ${n} (and \`max_model_len\` with it).`,
       budgetKey(ctx),
     );
-    return;
+    return true;
   }
   const m = ctx.get('model.max_model_len');
-  if (typeof m !== 'number' || n < m) return;
+  if (typeof m !== 'number' || n < m) return false;
   ctx.report(
     'TRN321',
     `${capital(first)}; with \`max_model_len\` ${m}, the episode has room for ${m - n} more tokens: not one token of an answer, and vLLM refuses the request. Raise \`max_model_len\` above ${n}.`,
     ctx.written('model.max_model_len') ? 'model.max_model_len' : 'model',
   );
+  return true;
 }
 
 /** The key to change: `max_prompt_tokens` where written, else `max_model_len` it is derived from. */

@@ -602,6 +602,13 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'model:\n  model_path: ./tiny-model   # a tokenizer with a chat template\n  max_model_len: 256\nbuffer:\n  explorer_input:\n    taskset:\n      path: data/frozenlake\n      default_workflow_type: frozen_lake_workflow\n',
     fix: "Raise `max_model_len` (and `max_prompt_tokens`) above the prompt's tokens, or shorten the prompt (a smaller map).",
   },
+  TRN322: {
+    explanation:
+      "A multi-turn episode (`frozen_lake_workflow`) carries its whole conversation into every turn: each turn adds the model's answer and the next observation. Counted with the tokenizer and chat template beside the model's config.json on the taskset's first row, with every answer the bare action (```Up```, the shortest that moves), the prompt of a later turn fills `model.max_model_len` (vLLM refuses it, and the episode fails there) or spends the 10240 tokens Trinity's FrozenLake allows after the first prompt (the episode ends `response_truncated` with reward 0) before `workflow_args.agent_max_steps` turns. The turns named are the most that can happen; longer answers leave fewer. Trinity: trinity/common/workflows/envs/frozen_lake/workflow.py `run_async`.",
+    example:
+      'model:\n  model_path: ./tiny-model   # a tokenizer with a chat template\n  max_model_len: 1800\n  max_prompt_tokens: 1500\n  max_response_tokens: 300\nbuffer:\n  explorer_input:\n    taskset:\n      path: data/frozenlake\n      default_workflow_type: frozen_lake_workflow\n      workflow_args:\n        agent_max_steps: 10\n',
+    fix: 'Raise `max_model_len` (room for every turn and its answers), or lower `agent_max_steps` to the turns that fit.',
+  },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
   // ------------------------------------------------------------------------------------------------------------

@@ -1,20 +1,26 @@
 /**
- * `CheckHost.firstPromptTokens`: the token count of a task's first prompt under the model's chat template, for the
- * episode-budget check (TRN321). The prompt is the workflow's own (frozen-lake.ts builds it); the tokenizer is the
- * one beside the model's config.json, loaded once per folder and modification time, each count kept with it. Never
- * throws: a model that is not on this machine, a folder without a tokenizer or a row the workflow cannot read gives
- * undefined (no finding).
+ * `CheckHost.promptTokens`: the token counts of a task's first prompts under the model's chat template, for the
+ * episode-budget checks (TRN321, TRN322). The prompts are the workflow's own (frozen-lake.ts builds them); the
+ * tokenizer is the one beside the model's config.json, loaded once per folder and modification time, each count kept
+ * with it. Never throws: a model that is not on this machine, a folder without a tokenizer or a row the workflow
+ * cannot read gives undefined (no finding).
  */
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readModelConfigJson } from '../../engine/lm/config-json-cache';
 import { loadTokenizer, type ChatMessage, type TextTokenizer } from '../../engine/tokenizer';
-import type { FirstPromptRequest } from '../../config/check/check-context';
-import { frozenLakeFirstPrompt } from './frozen-lake';
+import type { PromptTokensRequest } from '../../config/check/check-context';
+import { frozenLakeTurnPrompts } from './frozen-lake';
 
-/** The workflows whose first prompt is known from `workflow_args` and one task row. */
-const FIRST_PROMPTS: Record<string, (args: Record<string, unknown>, row: Record<string, unknown>) => ChatMessage[]> = {
-  frozen_lake_workflow: frozenLakeFirstPrompt,
+/**
+ * The workflows whose prompts are known from `workflow_args` and one task row: those of its first `turns` turns, each
+ * earlier answer the shortest the workflow takes.
+ */
+const TURN_PROMPTS: Record<
+  string,
+  (args: Record<string, unknown>, row: Record<string, unknown>, turns: number) => ChatMessage[][]
+> = {
+  frozen_lake_workflow: frozenLakeTurnPrompts,
 };
 
 /**
@@ -24,7 +30,7 @@ const FIRST_PROMPTS: Record<string, (args: Record<string, unknown>, row: Record<
 interface TokenizerEntry {
   mtimeMs: number;
   tokenizer: TextTokenizer | undefined;
-  counts: Map<string, number | undefined>;
+  counts: Map<string, number[] | undefined>;
 }
 
 const tokenizers = new Map<string, TokenizerEntry>();
@@ -44,27 +50,32 @@ function tokenizerIn(dir: string): TokenizerEntry | undefined {
   } catch {
     tokenizer = undefined;
   }
-  const entry = { mtimeMs, tokenizer, counts: new Map<string, number | undefined>() };
+  const entry = { mtimeMs, tokenizer, counts: new Map<string, number[] | undefined>() };
   tokenizers.set(dir, entry);
   if (tokenizers.size > 20) tokenizers.delete(tokenizers.keys().next().value as string);
   return entry;
 }
 
-export function firstPromptTokens(req: FirstPromptRequest, env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const build = FIRST_PROMPTS[req.workflow];
+/** Turn k's prompt tokens for each k below `req.turns` (fewer where the workflow has fewer turns). */
+export function promptTokens(req: PromptTokensRequest, env: NodeJS.ProcessEnv = process.env): number[] | undefined {
+  const build = TURN_PROMPTS[req.workflow];
   if (!build) return undefined;
   const config = readModelConfigJson(req.modelPath, req.baseDirs, env);
   const entry = config && 'json' in config ? tokenizerIn(dirname(config.file)) : undefined;
   const tokenizer = entry?.tokenizer;
   if (!entry || !tokenizer?.hasChatTemplate) return undefined;
-  const key = JSON.stringify([req.workflow, req.workflowArgs, req.row], (_, v: unknown) =>
+  const key = JSON.stringify([req.workflow, req.workflowArgs, req.row, req.turns], (_, v: unknown) =>
     typeof v === 'bigint' ? v.toString() : v,
   );
   if (entry.counts.has(key)) return entry.counts.get(key);
-  let n: number | undefined;
+  let n: number[] | undefined;
   try {
-    const text = tokenizer.applyChatTemplate(build(req.workflowArgs, req.row), { addGenerationPrompt: true });
-    n = tokenizer.encode(text, { addSpecialTokens: false }).length;
+    n = build(req.workflowArgs, req.row, req.turns).map(
+      (messages) =>
+        tokenizer.encode(tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true }), {
+          addSpecialTokens: false,
+        }).length,
+    );
   } catch {
     n = undefined;
   }
