@@ -120,7 +120,15 @@ test('no tokenizer beside the model: no finding, no error', async () => {
   mkdirSync(join(bare, 'model'));
   writeFileSync(join(bare, 'model', 'config.json'), '{"model_type": "qwen2"}');
   const r = promptTokens(
-    { modelPath: 'model', baseDirs: [bare], workflow: 'frozen_lake_workflow', workflowArgs: {}, row: ROW, turns: 1 },
+    {
+      modelPath: 'model',
+      baseDirs: [bare],
+      workflow: 'frozen_lake_workflow',
+      workflowArgs: {},
+      row: ROW,
+      turns: 1,
+      format: { promptKey: 'prompt', systemPrompt: null, replyPrefix: null, rewardFn: null },
+    },
     {},
   );
   assert.equal(r, undefined);

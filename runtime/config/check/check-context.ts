@@ -85,6 +85,15 @@ export interface PromptTokensRequest {
   row: Record<string, unknown>;
   /** How many turns' prompts (1: the first prompt only). */
   turns: number;
+  /** The taskset's `format` keys and reward that a single-turn workflow builds its prompt from. */
+  format: PromptFormat;
+}
+
+export interface PromptFormat {
+  promptKey: string;
+  systemPrompt: string | null;
+  replyPrefix: string | null;
+  rewardFn: string | null;
 }
 
 export type ModelConfigRead = { file: string; json: unknown } | { file: string; problem: string };

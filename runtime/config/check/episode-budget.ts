@@ -1,7 +1,8 @@
 /**
  * TRN321: the first prompt of an episode against the rollout model's context, counted with the model's own
- * tokenizer and chat template (`CheckHost.promptTokens`) on the first row of a local taskset; then, for a multi-turn
- * workflow, the turns that fit (TRN322, turn-budget.ts) from the same count.
+ * tokenizer and chat template (`CheckHost.promptTokens`): a multi-turn workflow's on the first row of a local
+ * taskset, then the turns that fit (TRN322, turn-budget.ts) from the same count; a single-turn workflow's (simple,
+ * math, math_boxed, as simple.ts builds them) on each peeked row, the longest reported.
  *
  * What Trinity does with a prompt too long (trinity/common/models/model.py @e83f13c, `_handle_prompt_truncation`
  * and `convert_messages_to_experience`): with `enable_prompt_truncation` on and the prompt longer than
@@ -10,7 +11,7 @@
  * trains nothing. With it off, vLLM is asked for the whole prompt and refuses one that leaves no room under
  * `max_model_len`.
  */
-import type { CheckContext } from './check-context';
+import type { CheckContext, PromptFormat } from './check-context';
 import type { DatasetPeek } from '../datasets/peek-result';
 import type { TasksetPath } from '../config-path';
 import { workflowTypePath } from './tasksets';
@@ -26,11 +27,38 @@ export async function checkEpisodeBudget(ctx: CheckContext, base: TasksetPath, p
   const workflowArgs = (ctx.get(`${base}.workflow_args`) ?? {}) as Record<string, unknown>;
   const limit = turnLimitOf(ctx, base, workflow);
   const turns = Math.min(limit?.turns ?? 1, COUNTED_TURNS);
-  const prompts = await count({ modelPath, baseDirs: ctx.host.baseDirs ?? [], workflow, workflowArgs, row, turns });
-  const n = prompts?.[0];
-  if (n === undefined) return;
-  const first = `the first prompt of \`${base}.path\` (row 1, \`${workflow}\`) is ${n} tokens under ${modelPath}'s chat template`;
-  if (!checkFirstPrompt(ctx, n, first) && limit) checkTurnBudget(ctx, base, limit, prompts!, first);
+  const format = promptFormat(ctx, base);
+  // A multi-turn episode is counted on its first row (one map); a single-turn prompt on every peeked row.
+  const rows = limit ? [row] : peek.rows;
+  const counts = await Promise.all(
+    rows.map((r) =>
+      count({ modelPath, baseDirs: ctx.host.baseDirs ?? [], workflow, workflowArgs, row: r, turns, format }),
+    ),
+  );
+  let longest = -1;
+  counts.forEach((c, i) => {
+    if (c?.[0] !== undefined && (longest < 0 || c[0] > counts[longest]![0])) longest = i;
+  });
+  if (longest < 0) return;
+  const prompts = counts[longest]!;
+  const n = prompts[0];
+  const which =
+    rows.length > 1
+      ? `the longest prompt in the first ${rows.length} rows of \`${base}.path\` (row ${longest + 1}`
+      : `the first prompt of \`${base}.path\` (row 1`;
+  const first = `${which}, \`${workflow}\`) is ${n} tokens under ${modelPath}'s chat template`;
+  if (!checkFirstPrompt(ctx, n, first) && limit) checkTurnBudget(ctx, base, limit, prompts, first);
+}
+
+/** What a single-turn workflow's prompt is built from besides the row (Trinity's `FormatConfig` and reward). */
+function promptFormat(ctx: CheckContext, base: TasksetPath): PromptFormat {
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    promptKey: text(ctx.get(`${base}.format.prompt_key`)) ?? 'prompt',
+    systemPrompt: text(ctx.get(`${base}.format.system_prompt`)),
+    replyPrefix: text(ctx.get(`${base}.format.reply_prefix`)),
+    rewardFn: text(ctx.get(`${base}.default_reward_fn_type`)),
+  };
 }
 
 /** TRN321; whether it reported. */

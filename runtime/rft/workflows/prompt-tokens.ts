@@ -1,6 +1,7 @@
 /**
  * `CheckHost.promptTokens`: the token counts of a task's first prompts under the model's chat template, for the
- * episode-budget checks (TRN321, TRN322). The prompts are the workflow's own (frozen-lake.ts builds them); the
+ * episode-budget checks (TRN321, TRN322). The prompts are the workflow's own (frozen-lake.ts and simple.ts build
+ * them, as Trinity's workflows do); the
  * tokenizer is the one beside the model's config.json, loaded once per folder and modification time, each count kept
  * with it. Never throws: a model that is not on this machine, a folder without a tokenizer or a row the workflow
  * cannot read gives undefined (no finding).
@@ -9,18 +10,36 @@ import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readModelConfigJson } from '../../engine/lm/config-json-cache';
 import { loadTokenizer, type ChatMessage, type TextTokenizer } from '../../engine/tokenizer';
-import type { PromptTokensRequest } from '../../config/check/check-context';
+import type { PromptFormat, PromptTokensRequest } from '../../config/check/check-context';
 import { frozenLakeTurnPrompts } from './frozen-lake';
+import { singleTurnPrompt } from './simple';
+
+type TurnPrompts = (
+  args: Record<string, unknown>,
+  row: Record<string, unknown>,
+  turns: number,
+  format: PromptFormat,
+) => ChatMessage[][];
+
+const singleTurn =
+  (workflow: 'simple' | 'math' | 'math_boxed'): TurnPrompts =>
+  (args, row, _turns, format) => {
+    const messages = singleTurnPrompt(workflow, args, row, format);
+    return messages ? [messages] : [];
+  };
 
 /**
- * The workflows whose prompts are known from `workflow_args` and one task row: those of its first `turns` turns, each
- * earlier answer the shortest the workflow takes.
+ * The workflows whose prompts are known from `workflow_args`, the taskset's `format` and one task row: those of its
+ * first `turns` turns, each earlier answer the shortest the workflow takes (a single-turn workflow has one).
  */
-const TURN_PROMPTS: Record<
-  string,
-  (args: Record<string, unknown>, row: Record<string, unknown>, turns: number) => ChatMessage[][]
-> = {
-  frozen_lake_workflow: frozenLakeTurnPrompts,
+const TURN_PROMPTS: Record<string, TurnPrompts> = {
+  frozen_lake_workflow: (args, row, turns) => frozenLakeTurnPrompts(args, row, turns),
+  simple_workflow: singleTurn('simple'),
+  async_simple_workflow: singleTurn('simple'),
+  math_workflow: singleTurn('math'),
+  async_math_workflow: singleTurn('math'),
+  math_boxed_workflow: singleTurn('math_boxed'),
+  async_math_boxed_workflow: singleTurn('math_boxed'),
 };
 
 /**
@@ -64,22 +83,30 @@ export function promptTokens(req: PromptTokensRequest, env: NodeJS.ProcessEnv = 
   const entry = config && 'json' in config ? tokenizerIn(dirname(config.file)) : undefined;
   const tokenizer = entry?.tokenizer;
   if (!entry || !tokenizer?.hasChatTemplate) return undefined;
-  const key = JSON.stringify([req.workflow, req.workflowArgs, req.row, req.turns], (_, v: unknown) =>
+  const key = JSON.stringify([req.workflow, req.workflowArgs, req.row, req.turns, req.format], (_, v: unknown) =>
     typeof v === 'bigint' ? v.toString() : v,
   );
   if (entry.counts.has(key)) return entry.counts.get(key);
   let n: number[] | undefined;
   try {
-    n = build(req.workflowArgs, req.row, req.turns).map(
-      (messages) =>
-        tokenizer.encode(tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true }), {
-          addSpecialTokens: false,
-        }).length,
-    );
+    const prompts = build(req.workflowArgs, req.row, req.turns, req.format);
+    n = prompts.length > 0 ? prompts.map((messages) => chatTokens(tokenizer, messages)) : undefined;
   } catch {
     n = undefined;
   }
   entry.counts.set(key, n);
   if (entry.counts.size > 200) entry.counts.delete(entry.counts.keys().next().value as string);
   return n;
+}
+
+/**
+ * A chat's tokens as the rollout model renders it (rollout-model.ts `renderChat`): a final assistant message (the
+ * reply prefix) is continued, not closed.
+ */
+function chatTokens(tokenizer: TextTokenizer, messages: readonly ChatMessage[]): number {
+  const last = messages[messages.length - 1];
+  const prefix = last?.role === 'assistant' ? last.content : '';
+  const head = prefix ? messages.slice(0, -1) : messages;
+  const text = tokenizer.applyChatTemplate(head, { addGenerationPrompt: true }) + prefix;
+  return tokenizer.encode(text, { addSpecialTokens: false }).length;
 }
