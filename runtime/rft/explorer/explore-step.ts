@@ -80,11 +80,11 @@ export interface ExplorerOptions {
    * runners per engine and spreads a task's repeats over them in chunks of `max_repeat_times_per_runner`
    * (`_split_and_submit_tasks`, b6321d7; null by default: a task is one runner's), so the runs of all a step's tasks
    * share the engine, which batches their concurrent requests. Here, with more than one runner, a step's tasks (or an
-   * evaluation's, every eval taskset's together) go at once: up to `runner_per_model` runs of them at a time (RunSlots, granted in task and run
-   * order), all their episodes' turns through one TurnBatcher, and the `chat`/`generate` calls of a repeatable
-   * workflow's runs (one per task, its `repeat_times` samples as `n`) that arrive together as one engine call
-   * (RolloutModel's SampleBatcher). A workflow without `concurrentRuns` takes every runner while it runs. The
-   * chunking is refused where it would split a task (refusals/refused-settings.ts).
+   * evaluation's, every eval taskset's together) go at once: up to `runner_per_model` runs of them at a time
+   * (RunSlots, granted in task and run order), all their episodes' turns through one TurnBatcher, and the
+   * `chat`/`generate` calls of a repeatable workflow's runs (one per task, its `repeat_times` samples as `n`) that
+   * arrive together as one engine call (RolloutModel's SampleBatcher). A workflow without `concurrentRuns` takes
+   * every runner while it runs. The chunking is refused where it would split a task (refusals/refused-settings.ts).
    *
    * What differs from one task after another: each episode draws its sampling seed when it opens, and each
    * `chat`/`generate` call when it is made, so the results of a seed are the same as sequentially (up to the float32
