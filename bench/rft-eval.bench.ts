@@ -11,12 +11,12 @@
 import { loadavg } from 'node:os';
 import { initBackend } from '../runtime/engine/backend';
 import { initModel } from '../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../runtime/engine/lm/config';
-import { buildCharTokenizer, tokenizerFromJson } from '../runtime/engine/tokenizer';
 import { Explorer, type EvalTaskset } from '../runtime/rft/explorer/explore-step';
 import { enablePhaseTimes, takePhaseTimes } from '../runtime/rft/monitor/phase-times';
 import { RolloutModel } from '../runtime/rft/models/rollout-model';
 import { createReward } from '../runtime/rft/rewards';
+import { ROLLOUT_LIMITS } from '../test/helpers/byte-chat-model';
+import { rftBenchModel } from './rft-model';
 
 const ROUNDS = Math.max(2, Number(process.env.BENCH_RFT_EVAL_ROUNDS ?? 5));
 const TASKS_PER_SET = 48;
@@ -30,31 +30,9 @@ const load = () =>
 
 async function main(): Promise<void> {
   const backend = await initBackend({ prefer: 'wasm' });
-  const tokenizer = tokenizerFromJson(buildCharTokenizer('0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz'));
-  const model = initModel(
-    parseModelConfig(
-      newModelConfigJson({
-        family: 'qwen2',
-        layers: 4,
-        hidden: 128,
-        heads: 4,
-        vocabSize: tokenizer.vocabSize,
-        maxPositions: 64,
-        eosTokenIds: [...tokenizer.eosTokenIds],
-      }),
-    ),
-    1,
-  );
-  const limits = {
-    maxPromptTokens: 32,
-    maxResponseTokens: NEW_TOKENS,
-    minResponseTokens: 0,
-    enablePromptTruncation: false,
-    temperature: 1,
-    topP: 1,
-    topK: -1,
-    enableThinking: null,
-  };
+  const { tokenizer, cfg } = rftBenchModel();
+  const model = initModel(cfg, 1);
+  const limits = { ...ROLLOUT_LIMITS, maxPromptTokens: 32, maxResponseTokens: NEW_TOKENS };
   const sets: EvalTaskset[] = ['sums-a', 'sums-b'].map((name, s) => ({
     name,
     tasks: Array.from({ length: TASKS_PER_SET }, (_, i) => {
