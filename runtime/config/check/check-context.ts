@@ -66,9 +66,10 @@ export interface CheckHost {
   /**
    * The tokens of a task's first prompt (the workflow's own prompt for `row`) under the chat template of the
    * tokenizer beside the model's config.json; undefined when the model, its tokenizer or the workflow's prompt is
-   * unknown here (the episode-budget check is then silent).
+   * unknown here (the episode-budget check is then silent). A host may count off its thread (the language server's
+   * worker: a tokenizer's load takes seconds).
    */
-  firstPromptTokens?: (req: FirstPromptRequest) => number | undefined;
+  firstPromptTokens?: (req: FirstPromptRequest) => number | undefined | Promise<number | undefined>;
   /**
    * Peeks at a local dataset (absolute path) in place of datasets/peek-dataset.ts, for a host that caches peeks;
    * undefined: not peeked (an editor's pass that a newer edit made stale), and that dataset is not checked.

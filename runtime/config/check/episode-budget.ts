@@ -14,7 +14,7 @@ import type { DatasetPeek } from '../datasets/peek-result';
 import type { TasksetPath } from '../config-path';
 import { workflowTypePath } from './tasksets';
 
-export function checkEpisodeBudget(ctx: CheckContext, base: TasksetPath, peek: DatasetPeek): void {
+export async function checkEpisodeBudget(ctx: CheckContext, base: TasksetPath, peek: DatasetPeek): Promise<void> {
   const count = ctx.host.firstPromptTokens;
   const modelPath = ctx.get('model.model_path');
   const row = peek.rows[0];
@@ -22,7 +22,7 @@ export function checkEpisodeBudget(ctx: CheckContext, base: TasksetPath, peek: D
   const workflow = ctx.get(workflowTypePath(ctx, base));
   if (typeof workflow !== 'string') return;
   const workflowArgs = (ctx.get(`${base}.workflow_args`) ?? {}) as Record<string, unknown>;
-  const n = count({ modelPath, baseDirs: ctx.host.baseDirs ?? [], workflow, workflowArgs, row });
+  const n = await count({ modelPath, baseDirs: ctx.host.baseDirs ?? [], workflow, workflowArgs, row });
   if (n === undefined) return;
   const first = `the first prompt of \`${base}.path\` (row 1, \`${workflow}\`) is ${n} tokens under ${modelPath}'s chat template`;
   const truncation = ctx.get('model.enable_prompt_truncation') === true;

@@ -347,8 +347,9 @@ export class Explorer {
     }
     const share: StepShare = { slots: new RunSlots(runners), turns: this.turnBatcher(), cut: null };
     let back = 0;
-    // One stop point for the step's first attempts: a yield per task would start each task's first call on its own
-    // turn of the event loop, and the sample batcher would send them to the engine one by one.
+    // One stop point for the step's first attempts: in the main thread it yields, and a yield per task would start
+    // each task's first call on its own turn of the event loop (the sample batcher would send them to the engine
+    // one by one). Each run then asks again, without yielding, when it gets its runner (runWorkflow).
     await this.opts.stop?.();
     try {
       return await Promise.all(
@@ -513,6 +514,8 @@ export class Explorer {
     // deadline on them; episodes' turns end there through the step's TurnBatcher.
     const hold = <T>(alone: boolean, ownCalls: boolean, fn: () => T | Promise<T>): Promise<T> =>
       slots.with(alone ? slots.capacity : 1, () => {
+        // A run that gets its runner once the run is stopping does not start (the flag read as it is: no yield).
+        if (this.model.stopping?.()) throw new StepAbandoned();
         if (waiting) share?.onRunner();
         waiting = false;
         // A run that gets its runner after its deadline (over-rollout's cut, its task's timeout) does not start.
