@@ -135,10 +135,11 @@ describe('stopping and resuming', () => {
   });
 
   test('mode bench: SIGTERM during an eval taskset stops it at its next task, and nothing of that eval is written', async () => {
-    // 3,000 eval tasks: about 5 s of evaluation on an idle machine, one task a couple of milliseconds.
+    // 30,000 eval tasks: several seconds of evaluation on an idle machine even with a step's tasks sampled together
+    // (runner_per_model 8), so the signal a second in lands inside it.
     const job = tinyJob(13);
     const rows = Array.from(
-      { length: 3000 },
+      { length: 30000 },
       (_, i) => `{"question": "${i % 10}+${i % 7}", "answer": "${(i % 10) + (i % 7)}"}\n`,
     );
     writeFileSync(join(job.dir, 'data', 'many.jsonl'), rows.join(''));
