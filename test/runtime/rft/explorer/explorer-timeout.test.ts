@@ -25,7 +25,7 @@ import { RolloutModel } from '../../../../runtime/rft/models/rollout-model';
 import { createReward } from '../../../../runtime/rft/rewards';
 import { registerWorkflow } from '../../../../runtime/rft/workflows/registry';
 import { runJob } from '../../../../runtime/rft/run/job/job';
-import { StepAbandoned, stopPoint } from '../../../../runtime/rft/stop-point';
+import { decodePause, flagSet, sharedStopFlag, StepAbandoned, stopPoint } from '../../../../runtime/rft/stop-point';
 import { GRPO_STAGE, header, tinyJob, topLevel } from '../run/helpers';
 
 let model: CausalLM;
@@ -155,6 +155,32 @@ describe('generate: the shouldStop hook', () => {
       shouldStop: () => false,
     });
     assert.equal(full[0].tokens.length, 8);
+  });
+});
+
+describe('a generation in the main thread pauses for events (stop-point.ts decodePause)', () => {
+  test('a stop set by an event handler (as SIGTERM’s) ends a long generation at its next decode step', async () => {
+    const prompt = tokenizer.encode('1+2');
+    const ctl = new AbortController();
+    const flag = sharedStopFlag(ctl.signal);
+    // The handler runs only when the event loop turns: without the pauses the whole generation ran first.
+    setTimeout(() => ctl.abort(), 20);
+    let steps = 0;
+    await assert.rejects(
+      generate(
+        model,
+        Array.from({ length: 16 }, () => prompt),
+        {
+          maxNewTokens: 200,
+          minNewTokens: 200,
+          seed: 1,
+          shouldStop: () => (steps++, flagSet(flag)),
+          pause: decodePause(5),
+        },
+      ),
+      GenerationStoppedError,
+    );
+    assert.ok(steps < 200, `stopped after ${steps} decode steps of 200`);
   });
 });
 
