@@ -2,7 +2,7 @@
  * The checks that open a config's local datasets (TRN305, TRN306, TRN317, and TRN321, which counts the first prompt
  * with the model's own tokenizer), run off the keystroke path: after a document's diagnostics are out, one pass per
  * analysis (a new version, new settings, files that came or went, a Run's plan). Peeks are cached per file,
- * modification time and size, and prompt counts with their tokenizer (first-prompt-tokens.ts, run in a worker thread
+ * modification time and size, and prompt counts with their tokenizer (prompt-tokens.ts, run in a worker thread
  * by prompt-tokens-thread.ts), so a pass after an edit of some other key reads and tokenizes nothing. A pass that a newer one or an edit made stale does no more I/O
  * and its findings are dropped. The files a document's last pass peeked at are looked at every 2 s, and a change
  * (content too, which the editor does not report) makes the pass again.
@@ -113,7 +113,7 @@ export class DatasetChecks {
     return {
       ...base,
       peekDataset: (path, opts) => (live() ? this.peek(path, opts, pass.read) : Promise.resolve(undefined)),
-      firstPromptTokens: (req) => (live() ? this.prompts.count(req, base.env) : undefined),
+      promptTokens: (req) => (live() ? this.prompts.count(req, base.env) : undefined),
     };
   }
 

@@ -2,23 +2,23 @@
  * TRN321's prompt counts for the language server, in a worker thread (prompt-tokens-worker.ts). Loading a model's
  * tokenizer.json takes seconds for a real one (Qwen3's 11 MB: 1.5 to 4 s here), and on the server's thread that
  * would hold up every completion and hover meanwhile; the worker keeps the tokenizers and the counts cached per
- * folder and modification time, as first-prompt-tokens.ts does. The worker starts at the first count, does not keep
+ * folder and modification time, as prompt-tokens.ts does. The worker starts at the first count, does not keep
  * the process alive, and one that died is started again at the next.
  */
 import { Worker } from 'node:worker_threads';
-import type { FirstPromptRequest } from '../../runtime/config/check/check-context';
+import type { PromptTokensRequest } from '../../runtime/config/check/check-context';
 import { workerEntry } from '../../runtime/worker-entry';
 
 export interface PromptTokensAsk {
   id: number;
-  req: FirstPromptRequest;
+  req: PromptTokensRequest;
   env: NodeJS.ProcessEnv | undefined;
 }
 
-export type PromptTokensAnswer = { id: number; tokens: number | undefined } | { id: number; error: string };
+export type PromptTokensAnswer = { id: number; tokens: number[] | undefined } | { id: number; error: string };
 
 interface Pending {
-  resolve: (tokens: number | undefined) => void;
+  resolve: (tokens: number[] | undefined) => void;
   reject: (e: Error) => void;
 }
 
@@ -28,8 +28,8 @@ export class PromptTokensThread {
   private nextId = 0;
   private disposed = false;
 
-  /** The first prompt's tokens (undefined where firstPromptTokens gives none); rejects if the worker fails. */
-  count(req: FirstPromptRequest, env: NodeJS.ProcessEnv | undefined): Promise<number | undefined> {
+  /** The turns' prompt tokens (undefined where promptTokens gives none); rejects if the worker fails. */
+  count(req: PromptTokensRequest, env: NodeJS.ProcessEnv | undefined): Promise<number[] | undefined> {
     if (this.disposed) return Promise.resolve(undefined);
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
@@ -53,7 +53,7 @@ export class PromptTokensThread {
     worker.on('message', (m: PromptTokensAnswer) => {
       const p = this.pending.get(m.id);
       this.pending.delete(m.id);
-      if ('error' in m) p?.reject(new Error(`counting the first prompt's tokens failed: ${m.error}`));
+      if ('error' in m) p?.reject(new Error(`counting the prompts' tokens failed: ${m.error}`));
       else p?.resolve(m.tokens);
     });
     const died = (e: Error) => {

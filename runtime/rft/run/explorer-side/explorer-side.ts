@@ -230,11 +230,7 @@ export class ExplorerSide {
 
   /** Every eval taskset at `step`, as one metrics record (`<prefix>/<taskset>/…`). */
   async evaluate(step: number, prefix = 'eval'): Promise<Record<string, number>> {
-    const explorer = this.need(this.parts.explorer, 'explorer');
-    const metrics: Record<string, number> = {};
-    for (const set of this.parts.evalSets)
-      Object.assign(metrics, await explorer.evaluate(set.name, set.tasks, step, prefix));
-    return metrics;
+    return await this.need(this.parts.explorer, 'explorer').evaluate(this.parts.evalSets, step, prefix);
   }
 
   /** Takes the trainer's weights (in `variables()` order) as of trainer step `version` (memory sync). */
