@@ -165,6 +165,11 @@ describe('stopping and resuming', () => {
       [],
       'no bench row for the eval given up',
     );
+    // Every task ended with the eval: none ran on into the freed model (a warning or error each).
+    assert.deepEqual(
+      run.events.filter((e) => e.type === 'log' && e.level !== 'info'),
+      [],
+    );
     assert.ok(at - sent < 2000, `stopped ${at - sent} ms after SIGTERM`);
   });
 
