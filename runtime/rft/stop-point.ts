@@ -58,7 +58,7 @@ export function flagStopPoint(flag: Int32Array): StopPoint {
  * A generation's pause between decode steps (SharedSampling.pause) in the main thread, whose SIGTERM handler sets the
  * stop flag: a yield to the event loop once `everyMs` have passed since the last, so a stop lands within about that
  * plus one decode step. None in a worker thread, which reads the flag as it is. The yields leave what is sampled as
- * it was (the batch is formed before its first decode step).
+ * it was: the batch being decoded is already formed, and each call brings its own seed.
  */
 export function decodePause(everyMs = 100): (() => Promise<void>) | undefined {
   if (!isMainThread) return undefined;

@@ -406,6 +406,35 @@ describe('a stop inside an explorer step (the run is stopping: stop-point.ts)', 
     assert.deepEqual(logs, []);
   });
 
+  test('a step given up ends with all its tasks: none runs on after it, into a model the run then frees', async () => {
+    const m = rollout();
+    let stopping = false;
+    m.stopping = () => stopping;
+    let slowEnded = false;
+    registerWorkflow('test_slow_50ms', () => ({
+      repeatable: true,
+      concurrentRuns: true,
+      run: async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        slowEnded = true;
+        return [fakeExperience()];
+      },
+    }));
+    // The stop comes inside the other task (as a stop point in its turn throws).
+    registerWorkflow('test_stop_here', () => ({
+      repeatable: true,
+      concurrentRuns: true,
+      run: () => {
+        stopping = true;
+        throw new StepAbandoned();
+      },
+    }));
+    const ex = explorer({ runnersPerModel: 2 }, [], m);
+    const tasks = [task('1+1', 'test_slow_50ms', 1), task('2+2', 'test_stop_here', 1)];
+    await assert.rejects(ex.explore(1, tasks, new ExperiencePipeline([], undefined, 'main')), StepAbandoned);
+    assert.ok(slowEnded, 'the slow task had ended when the step was given up');
+  });
+
   test('a generation in progress ends at its next decode step and gives the step up, not a timed-out attempt', async () => {
     const logs: Logged[] = [];
     const m = rollout();
