@@ -348,8 +348,8 @@ export class Explorer {
     const share: StepShare = { slots: new RunSlots(runners), turns: this.turnBatcher(), cut: null };
     let back = 0;
     // One stop point for the step's first attempts: in the main thread it yields, and a yield per task would start
-    // each task's first call on its own turn of the event loop (the sample batcher would send them to the engine one
-    // by one). Each run then asks again, without yielding, when it gets its runner (runWorkflow).
+    // each task's first call on its own turn of the event loop (the sample batcher would send them to the engine
+    // one by one). Each run then asks again, without yielding, when it gets its runner (runWorkflow).
     await this.opts.stop?.();
     try {
       // Every task ends before the step does, also when one gives it up (a stop): none is left using the model, which

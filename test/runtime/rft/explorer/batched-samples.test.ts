@@ -55,12 +55,18 @@ interface Step {
   logs: string[];
 }
 
+/** With `stopFlag`, the run's stop points as explorer-side.ts sets them (here the main thread's: they yield). */
 function explorerOf(
   runnersPerModel: number,
-  opts: Partial<ExplorerOptions>,
-  model: ReturnType<typeof rolloutModelOf>,
+  { stopFlag, ...opts }: Partial<ExplorerOptions> & { stopFlag?: Int32Array },
+  seed: number,
   logs: string[],
 ): Explorer {
+  const model = rolloutModelOf(pretrained, { maxResponseTokens: 6 }, seed);
+  if (stopFlag) {
+    model.stopping = () => flagSet(stopFlag);
+    opts.stop = flagStopPoint(stopFlag);
+  }
   return new Explorer(model, {
     maxRetryTimes: 0,
     createReward: (name, args) => createReward(name, args, { release: 'main' }),
@@ -72,20 +78,14 @@ function explorerOf(
   });
 }
 
-/** With `stopFlag`, the run's stop points as explorer-side.ts sets them (here the main thread's: they yield). */
 async function step(
   tasks: readonly ExplorerTask[],
   runnersPerModel: number,
-  { stopFlag, ...opts }: Partial<ExplorerOptions> & { stopFlag?: Int32Array } = {},
+  opts: Partial<ExplorerOptions> & { stopFlag?: Int32Array } = {},
   seed = 5,
 ): Promise<Step> {
   const logs: string[] = [];
-  const model = rolloutModelOf(pretrained, { maxResponseTokens: 6 }, seed);
-  if (stopFlag) {
-    model.stopping = () => flagSet(stopFlag);
-    opts.stop = flagStopPoint(stopFlag);
-  }
-  const explorer = explorerOf(runnersPerModel, opts, model, logs);
+  const explorer = explorerOf(runnersPerModel, opts, seed, logs);
   takePhaseTimes();
   const out = await explorer.explore(1, tasks, new ExperiencePipeline([], undefined, 'main'));
   return {
@@ -200,12 +200,7 @@ describe('evaluation and over-rollout go to the engine together', () => {
   ];
 
   async function evaluate(sets: readonly EvalTaskset[], runners: number, seed = 5) {
-    const explorer = explorerOf(
-      runners,
-      { createReward: textScore },
-      rolloutModelOf(pretrained, { maxResponseTokens: 6 }, seed),
-      [],
-    );
+    const explorer = explorerOf(runners, { createReward: textScore }, seed, []);
     takePhaseTimes();
     const metrics = await explorer.evaluate(sets, 3);
     const engineCalls = takePhaseTimes()['explorer: sampling (generate)']?.calls ?? 0;
