@@ -352,7 +352,9 @@ export class Explorer {
     // one by one). Each run then asks again, without yielding, when it gets its runner (runWorkflow).
     await this.opts.stop?.();
     try {
-      return await Promise.all(
+      // Every task ends before the step does, also when one gives it up (a stop): none is left using the model, which
+      // the run frees next. With the stop flag set the others end at once (at their runner, call or decode step).
+      const settled = await Promise.allSettled(
         jobs.map(async (j) => {
           const run = await this.runTask(j.task, j.batch, j.index, () => share.cut, share);
           if (run !== CUT && over && ++back === over.minWaitNum)
@@ -360,6 +362,9 @@ export class Explorer {
           return run;
         }),
       );
+      const failed = settled.find((s) => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      return settled.map((s) => (s as PromiseFulfilledResult<TaskRun | typeof CUT>).value);
     } finally {
       share.turns.dispose();
     }

@@ -1,8 +1,9 @@
 /**
  * The runtime as a process (dist/cli.js run --events jsonl): SIGTERM stops within 5 s with a valid last checkpoint
  * and a `done: stopped` event; SIGTERM inside a long trainer step gives that step up at its next micro-batch and the
- * same command trains its batch once; SIGTERM in mode bench gives the eval in progress up at its next task; SIGKILL at a random point, then the same command again, resumes from the last
- * checkpoint and finishes the run with every step done once.
+ * same command trains its batch once; SIGTERM in mode bench gives the eval in progress up at its next task; SIGKILL
+ * at a random point, then the same command again, resumes from the last checkpoint and finishes the run with every
+ * step done once.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -164,6 +165,11 @@ describe('stopping and resuming', () => {
       run.events.filter((e) => e.type === 'metrics'),
       [],
       'no bench row for the eval given up',
+    );
+    // Every task ended with the eval: none ran on into the freed model (a warning or error each).
+    assert.deepEqual(
+      run.events.filter((e) => e.type === 'log' && e.level !== 'info'),
+      [],
     );
     assert.ok(at - sent < 2000, `stopped ${at - sent} ms after SIGTERM`);
   });
