@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { checkConfig } from '../../runtime/config/check-config';
 import { loadTokenizer, type ChatMessage } from '../../runtime/engine/tokenizer';
-import { cliCheckHost, firstPromptFixture } from '../helpers/first-prompt-fixture';
+import { budgetConfig, cliCheckHost, firstPromptFixture } from '../helpers/first-prompt-fixture';
 
 const { dir } = firstPromptFixture('twb-prompt-budget-', { seed: 1, size: 4, p: 0.8 });
 const QUESTIONS = [
@@ -32,31 +32,17 @@ function tokens(messages: ChatMessage[], replyPrefix = ''): number {
   }).length;
 }
 
-const config = (workflow: string, maxPromptTokens: number, format: string) => `# trinity-version: main
-mode: explore
-algorithm:
-  algorithm_type: grpo
-  repeat_times: 2
-model:
-  model_path: model
-  max_model_len: 4096
-  max_prompt_tokens: ${maxPromptTokens}
-  max_response_tokens: 256
-cluster:
-  node_num: 1
-  gpu_per_node: 1
-buffer:
-  batch_size: 2
-  total_steps: 1
-  explorer_input:
-    taskset:
-      path: data/math.jsonl
+const config = (workflow: string, maxPromptTokens: number, format: string) =>
+  budgetConfig(
+    `  max_model_len: 4096\n  max_prompt_tokens: ${maxPromptTokens}\n  max_response_tokens: 256\n`,
+    `      path: data/math.jsonl
       default_workflow_type: ${workflow}
       default_reward_fn_type: math_reward
       format:
         prompt_key: question
         response_key: answer
-${format}`;
+${format}`,
+  );
 
 async function budget(text: string) {
   const r = await checkConfig(text, { env: {}, host: cliCheckHost(dir) });
