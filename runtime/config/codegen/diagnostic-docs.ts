@@ -508,7 +508,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'The workflow or reward function named for a taskset is not registered. Trinity looks it up only when it formats the first task, so the job fails after the cluster and models have started.',
     example:
       'buffer:\n  explorer_input:\n    default_workflow_type: math_workfow\n    taskset:\n      path: openai/gsm8k\n',
-    fix: 'Use a registered name (the message suggests the nearest one). For one defined in a plugin directory, add the directory to the plugin settings or disable TRN307 for that line.',
+    fix: 'Use a registered name (the message suggests the nearest one). For one defined in a plugin folder, name the folder: the quick fix adds a folder beside the config that registers the name to `trinityWorkbench.pluginDirs`, and on the command line `trinity-workbench check` and `run` take `--plugin-dir DIR` (or `$TRINITY_PLUGIN_DIRS`).',
   },
   TRN308: {
     explanation:

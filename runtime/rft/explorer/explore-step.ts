@@ -199,8 +199,9 @@ export class Explorer {
     const runners = Math.max(1, this.opts.runnersPerModel ?? 1);
     if (!over && runners > 1 && tasks.length > 1) {
       const share: StepShare = { slots: new RunSlots(runners), turns: this.turnBatcher() };
-      // One stop point for the step's first attempts: a yield per task would start each task's first call on its own
-      // turn of the event loop, and the sample batcher would send them to the engine one by one.
+      // One stop point for the step's first attempts: in the main thread it yields, and a yield per task would start
+      // each task's first call on its own turn of the event loop (the sample batcher would send them to the engine
+      // one by one). Each run then asks again, without yielding, when it gets its runner (runWorkflow).
       await this.opts.stop?.();
       try {
         const all = await Promise.all(tasks.map((t, i) => this.runTask(t, step, i, null, share)));
@@ -451,6 +452,8 @@ export class Explorer {
     // deadline on them; episodes' turns end there through the step's TurnBatcher.
     const hold = <T>(alone: boolean, ownCalls: boolean, fn: () => T | Promise<T>): Promise<T> =>
       slots.with(alone ? slots.capacity : 1, () => {
+        // A run that gets its runner once the run is stopping does not start (the flag read as it is: no yield).
+        if (this.model.stopping?.()) throw new StepAbandoned();
         if (waiting) share?.onRunner();
         waiting = false;
         return share && ownCalls ? this.model.withDeadline(share.deadline(), fn) : fn();

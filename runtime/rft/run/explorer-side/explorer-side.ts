@@ -27,7 +27,7 @@ import { loadModelFor } from '../stage/load-model';
 import { isCheckpointDir, mergePretrainedAdapter } from '../stage/lora-adapter';
 import { RunSetupError } from '../stage/stage-context';
 import { timed } from '../../monitor/phase-times';
-import { flagSet, stopPoint, type StopPoint } from '../../stop-point';
+import { flagSet, flagStopPoint, type StopPoint } from '../../stop-point';
 import { openPipelineInputStore, type PipelineInputStore } from './pipeline-input-store';
 import { auxiliaryLimits, rolloutLimits } from './rollout-limits';
 import { explorerTotalSteps, taskReader, tasksOf, type TaskReader, type TaskSet } from './tasksets';
@@ -267,7 +267,7 @@ export class ExplorerSide {
 
 function sideStopPoint(spec: ExplorerSideSpec): StopPoint | undefined {
   const flag = spec.stopFlag;
-  return flag ? stopPoint(() => flagSet(flag)) : undefined;
+  return flag ? flagStopPoint(flag) : undefined;
 }
 
 /** The explorer over `rollout`: auxiliary models (loaded here, freed by `Explorer.dispose`), retries, timeouts. */

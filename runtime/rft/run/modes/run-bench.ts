@@ -4,7 +4,8 @@ import { latestCheckpoint, listCheckpoints } from '../../checkpoint/checkpoints'
 import { evalSummary } from '../explorer-side/explorer-reports';
 import { ExplorerSide } from '../explorer-side/explorer-side';
 import type { StageContext, StageResult } from '../stage/stage-context';
-import { fmt, yieldToEvents } from '../stage/step-pacing';
+import { fmt } from '../stage/step-pacing';
+import { yieldToEvents } from '../../stop-point';
 
 export async function runBench(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;

@@ -28,8 +28,7 @@ import { EvalSchedule, reportExplorerStep } from '../explorer-side/explorer-repo
 import { ExplorerSide } from '../explorer-side/explorer-side';
 import { withAbsoluteBufferPath } from '../stage/config-paths';
 import { RunSetupError, type StageContext, type StageResult } from '../stage/stage-context';
-import { yieldToEvents } from '../stage/step-pacing';
-import { sharedStopFlag, unlessAbandoned } from '../../stop-point';
+import { sharedStopFlag, unlessAbandoned, yieldToEvents } from '../../stop-point';
 
 export async function runExplore(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;

@@ -16,6 +16,7 @@ import { Explorer, type ExplorerOptions, type ExplorerTask } from '../../../../r
 import { enablePhaseTimes, takePhaseTimes } from '../../../../runtime/rft/monitor/phase-times';
 import type { RolloutArgs } from '../../../../runtime/rft/models/rollout-model';
 import { createReward } from '../../../../runtime/rft/rewards';
+import { flagSet, flagStopPoint, sharedStopFlag } from '../../../../runtime/rft/stop-point';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { loadByteChatModel, rolloutModelOf, workflowTask } from '../../../helpers/byte-chat-model';
 
@@ -47,14 +48,20 @@ interface Step {
   logs: string[];
 }
 
+/** With `stopFlag`, the run's stop points as explorer-side.ts sets them (here the main thread's: they yield). */
 async function step(
   tasks: readonly ExplorerTask[],
   runnersPerModel: number,
-  opts: Partial<ExplorerOptions> = {},
+  { stopFlag, ...opts }: Partial<ExplorerOptions> & { stopFlag?: Int32Array } = {},
   seed = 5,
 ): Promise<Step> {
   const logs: string[] = [];
-  const explorer = new Explorer(rolloutModelOf(pretrained, { maxResponseTokens: 6 }, seed), {
+  const model = rolloutModelOf(pretrained, { maxResponseTokens: 6 }, seed);
+  if (stopFlag) {
+    model.stopping = () => flagSet(stopFlag);
+    opts.stop = flagStopPoint(stopFlag);
+  }
+  const explorer = new Explorer(model, {
     maxRetryTimes: 0,
     createReward: (name, args) => createReward(name, args, { release: 'main' }),
     samplesPerStep: 0,
@@ -94,7 +101,8 @@ describe("runner_per_model: a step's single-turn tasks sampled as one batch", ()
   test('greedy: four tasks of different prompt lengths in one engine call equal one task after another, token for token', async () => {
     const tasks = QUESTIONS.map((q) => task(q, { temperature: 0 }));
     const sequential = await step(tasks, 1);
-    const batched = await step(tasks, 8);
+    // With the stop points of a run (one before the step, one as each run gets its runner), as a run has them.
+    const batched = await step(tasks, 8, { stopFlag: sharedStopFlag(new AbortController().signal) });
     assert.equal(sequential.engineCalls, 4);
     assert.equal(batched.engineCalls, 1, 'the four tasks went to the engine together');
     assert.equal(batched.exps.length, 12);

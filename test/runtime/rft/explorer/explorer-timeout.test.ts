@@ -359,6 +359,27 @@ describe('a stop inside an explorer step (the run is stopping: stop-point.ts)', 
     assert.deepEqual(logs, []);
   });
 
+  test('with runner_per_model 2, each run asks when it gets its runner: a stop during the first starts no other', async () => {
+    const logs: Logged[] = [];
+    const m = rollout();
+    let stopping = false;
+    m.stopping = () => stopping;
+    let ran = 0;
+    registerWorkflow('test_stop_during_first', () => ({
+      repeatable: true,
+      run: () => {
+        ran++;
+        stopping = true;
+        return [fakeExperience()];
+      },
+    }));
+    const ex = explorer({ stop: stopPoint(() => stopping), runnersPerModel: 2 }, logs, m);
+    const tasks = [0, 1, 2, 3].map((i) => task(`${i}+1`, 'test_stop_during_first', 1));
+    await assert.rejects(ex.explore(1, tasks, new ExperiencePipeline([], undefined, 'main')), StepAbandoned);
+    assert.equal(ran, 1, 'no run starts after the stop, though the second had its runner already');
+    assert.deepEqual(logs, []);
+  });
+
   test('a generation in progress ends at its next decode step and gives the step up, not a timed-out attempt', async () => {
     const logs: Logged[] = [];
     const m = rollout();
