@@ -2,7 +2,7 @@
  * TRN321 for single-turn workflows: the longest prompt among a local taskset's first rows, built as Trinity's
  * simple_workflow and math_workflow build it (workflow.py @64b001d `format_messages`: the format's system prompt,
  * the row's `prompt_key` column, the reply prefix continued; math_workflow's DeepSeek-R1 system prompt for
- * `math_reward`) and counted with the model folder's byte tokenizer, against `max_prompt_tokens`: at the limit
+ * `math_reward`; math_eval_workflow's fixed Qwen2.5-Math prompt) and counted with the model folder's byte tokenizer, against `max_prompt_tokens`: at the limit
  * silent, one token under it warned, naming the row. The expected counts are the template rendered here.
  */
 import assert from 'node:assert/strict';
@@ -79,4 +79,17 @@ test('math_workflow adds the DeepSeek-R1 system prompt for math_reward: over a b
   const n = Number(/is (\d+) tokens/.exec(f?.message ?? '')?.[1]);
   assert.ok(n > bare + 50, `math_workflow's prompt is ${n} tokens, the bare question ${bare}`);
   assert.match(f.message, /\(row 2, `math_workflow`\)/);
+});
+
+test("math_eval_workflow: Qwen2.5-Math's fixed prompt around the row's question, whatever prompt_key says", async () => {
+  const n = tokens([
+    { role: 'system', content: 'You are a helpful assistant.' },
+    {
+      role: 'user',
+      content: `${QUESTIONS[1]}\nPlease reason step by step, and put your final answer within \\boxed{}.`,
+    },
+  ]);
+  assert.deepEqual(await budget(config('math_eval_workflow', n, '')), []);
+  const [f] = await budget(config('math_eval_workflow', n - 1, ''));
+  assert.match(f?.message ?? '', new RegExp(`\\(row 2, \`math_eval_workflow\`\\) is ${n} tokens`));
 });

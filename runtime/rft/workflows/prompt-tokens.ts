@@ -21,7 +21,7 @@ type TurnPrompts = (
 ) => ChatMessage[][];
 
 const singleTurn =
-  (workflow: 'simple' | 'math' | 'math_boxed'): TurnPrompts =>
+  (workflow: 'simple' | 'math' | 'math_boxed' | 'math_eval'): TurnPrompts =>
   (args, row, _turns, format) => {
     const messages = singleTurnPrompt(workflow, args, row, format);
     return messages ? [messages] : [];
@@ -39,6 +39,8 @@ const TURN_PROMPTS: Record<string, TurnPrompts> = {
   async_math_workflow: singleTurn('math'),
   math_boxed_workflow: singleTurn('math_boxed'),
   async_math_boxed_workflow: singleTurn('math_boxed'),
+  math_eval_workflow: singleTurn('math_eval'),
+  async_math_eval_workflow: singleTurn('math_eval'),
 };
 
 /**

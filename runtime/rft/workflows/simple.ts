@@ -73,11 +73,12 @@ function boxedSystemPrompt(args: Record<string, unknown>, systemPrompt: string |
  * reads them), as its `run` builds them, for the prompt-budget checks; undefined where the row has no prompt text or the prompt is not a chat (math_boxed_workflow's `use_base`).
  */
 export function singleTurnPrompt(
-  workflow: 'simple' | 'math' | 'math_boxed',
+  workflow: 'simple' | 'math' | 'math_boxed' | 'math_eval',
   args: Record<string, unknown>,
   row: Record<string, unknown>,
   format: PromptFormat,
 ): ChatMessage[] | undefined {
+  if (workflow === 'math_eval') return typeof row.question === 'string' ? mathEvalMessages(row.question) : undefined;
   const desc = row[format.promptKey];
   if (typeof desc !== 'string' || (workflow === 'math_boxed' && args.use_base === true)) return undefined;
   const system =
@@ -156,6 +157,14 @@ export function mathBoxedWorkflow(ctx: WorkflowContext): Workflow {
   };
 }
 
+/** math_eval_workflow's fixed prompt around the row's `question` (whatever the taskset's format says). */
+function mathEvalMessages(question: string): ChatMessage[] {
+  return [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: `${question}\nPlease reason step by step, and put your final answer within \\boxed{}.` },
+  ];
+}
+
 /**
  * Qwen2.5-Math evaluation (eval_workflow.py `MathEvalWorkflow`, the same in every release): fixed prompt and sampling
  * (temperature 0.6, top_p 0.8, n 1), graded by `verify_math_answer` into the metric `accuracy`; no reward function
@@ -168,13 +177,7 @@ export function mathEvalWorkflow(ctx: WorkflowContext): Workflow {
       const question = ctx.task.raw.question;
       if (typeof question !== 'string')
         throw new WorkflowError("math_eval_workflow needs a 'question' column in the task");
-      const messages: ChatMessage[] = [
-        { role: 'system', content: 'You are a helpful assistant.' },
-        {
-          role: 'user',
-          content: `${question}\nPlease reason step by step, and put your final answer within \\boxed{}.`,
-        },
-      ];
+      const messages = mathEvalMessages(question);
       const exps = await ctx.model.chat(messages, { temperature: 0.6, top_p: 0.8, n: 1 });
       for (const e of exps) {
         if (e.responseText === undefined || ctx.task.truth === undefined) continue;
