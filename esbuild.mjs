@@ -9,6 +9,7 @@ const entries = [
   { in: 'server/main.ts', out: 'server' },
   { in: 'client/extension.ts', out: 'extension' },
   { in: 'runtime/rft/run/explorer-side/explorer-worker.ts', out: 'explorer-worker' },
+  { in: 'server/host/prompt-tokens-worker.ts', out: 'prompt-tokens-worker' },
 ];
 
 // tfjs loads .wasm files and native addons relative to its own package, so it stays in node_modules. The one

@@ -32,7 +32,7 @@ const host = `${process.platform}-${process.arch}`;
 if (host !== TARGET) fail(`this packages the addons built here (${host}) as a ${TARGET} VSIX; package on ${TARGET}`);
 
 const required = [
-  ...['extension', 'server', 'cli', 'explorer-worker'].map((n) => [
+  ...['extension', 'server', 'cli', 'explorer-worker', 'prompt-tokens-worker'].map((n) => [
     `dist/${n}.js`,
     'run `npm run build` (or `npm run package`, which builds first)',
   ]),

@@ -36,7 +36,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { initBackend } from '../runtime/engine/backend';
 import { saveInitialModel } from '../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../runtime/engine/lm/config';
 import { parameterCount } from '../runtime/engine/lm/params';
 import { loadPretrained, type Pretrained } from '../runtime/engine/pretrained';
 import { buildByteTokenizer, tokenizerFromJson } from '../runtime/engine/tokenizer';
@@ -48,6 +47,7 @@ import { registerWorkflow } from '../runtime/rft/workflows/registry';
 import { TurnBatcher } from '../runtime/rft/workflows/multi-turn/batched-turns';
 import { completionTurnSampler, type TurnSampler } from '../runtime/rft/workflows/multi-turn/turn-sampler';
 import { explorerWithoutRewards, rolloutModelOf, workflowTask } from '../test/helpers/byte-chat-model';
+import { benchQwen2Config } from './rft-model';
 import { findPython, peerSpecs } from './torch-peers';
 
 const env = (key: string, fallback: number): number => Number(process.env[key] ?? fallback);
@@ -201,17 +201,7 @@ async function main(): Promise<void> {
   const loadStart = load();
   const dir = mkdtempSync(join(tmpdir(), 'twb-bench-agent-'));
   const tokenizer = tokenizerFromJson(buildByteTokenizer());
-  const cfg = parseModelConfig(
-    newModelConfigJson({
-      family: 'qwen2',
-      layers: 4,
-      hidden: 128,
-      heads: 4,
-      vocabSize: tokenizer.vocabSize,
-      maxPositions: 8192,
-      eosTokenIds: [...tokenizer.eosTokenIds],
-    }),
-  );
+  const cfg = benchQwen2Config(tokenizer, 8192);
   const modelDir = join(dir, 'model');
   saveInitialModel(cfg, 1, modelDir, { tokenizer });
   const p = loadPretrained(modelDir);

@@ -27,13 +27,12 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { initBackend } from '../runtime/engine/backend';
 import { initModel, saveModel } from '../runtime/engine/lm/checkpoint';
-import { newModelConfigJson, parseModelConfig } from '../runtime/engine/lm/config';
 import { parameterCount } from '../runtime/engine/lm/params';
-import { buildCharTokenizer, tokenizerFromJson } from '../runtime/engine/tokenizer';
 import type { RuntimeEvent } from '../runtime/protocol';
 import { runJob } from '../runtime/rft/run/job/job';
 import { enablePhaseTimes, sumPhaseTimes, takePhaseTimes, type PhaseTimes } from '../runtime/rft/monitor/phase-times';
 import { perIteration, phaseTable } from './rft-phases';
+import { rftBenchModel } from './rft-model';
 import { findPython, peerSpecs, type PeerSpec } from './torch-peers';
 
 const STEPS = Number(process.env.BENCH_RFT_STEPS ?? 12);
@@ -211,18 +210,7 @@ async function main(): Promise<void> {
   await initBackend({ prefer: 'wasm' });
   const loadStart = load();
   const dir = mkdtempSync(join(tmpdir(), 'twb-bench-rft-'));
-  const tokenizer = tokenizerFromJson(buildCharTokenizer('0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz'));
-  const cfg = parseModelConfig(
-    newModelConfigJson({
-      family: 'qwen2',
-      layers: 4,
-      hidden: 128,
-      heads: 4,
-      vocabSize: tokenizer.vocabSize,
-      maxPositions: 64,
-      eosTokenIds: [...tokenizer.eosTokenIds],
-    }),
-  );
+  const { tokenizer, cfg } = rftBenchModel();
   const model = initModel(cfg, 1);
   await saveModel(model, join(dir, 'model'), { tokenizer });
   model.dispose();

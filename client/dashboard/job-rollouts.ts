@@ -33,7 +33,15 @@ export function experienceBufferOf(resolved: unknown, baseDirs: readonly string[
   return { file: candidates.find((f) => existsSync(f)) ?? candidates[0] ?? resolve(rel), table };
 }
 
-export type JobRollouts = { origin: string; steps: Rollouts[] } | { origin: string; buffer: ExperienceBufferRef };
+/** The config's `model.model_path` and the folder a relative one is found from: its tokenizer decodes the tokens. */
+export interface RolloutModel {
+  path: string;
+  cwd: string;
+}
+
+export type JobRollouts =
+  | { origin: string; steps: Rollouts[] }
+  | { origin: string; buffer: ExperienceBufferRef; model?: RolloutModel };
 
 /** monitor/rollouts.jsonl's last steps if it has any, else the experience buffer to read (relative paths: from the config's folder, then the job dir). */
 export function rolloutsOfJob(
@@ -46,29 +54,36 @@ export function rolloutsOfJob(
   if (jsonl.length) return { origin: 'monitor/rollouts.jsonl', steps: jsonl };
   const ref =
     resolved === undefined ? undefined : experienceBufferOf(resolved, [...(configDir ? [configDir] : []), jobDir]);
-  return ref && existsSync(ref.file)
-    ? { origin: `experience buffer ${basename(ref.file)} (table ${ref.table})`, buffer: ref }
-    : undefined;
+  if (!ref || !existsSync(ref.file)) return undefined;
+  const modelPath = obj(obj(resolved)?.model)?.model_path;
+  const origin = `experience buffer ${basename(ref.file)} (table ${ref.table})`;
+  return typeof modelPath === 'string' && modelPath
+    ? { origin, buffer: ref, model: { path: modelPath, cwd: configDir ?? jobDir } }
+    : { origin, buffer: ref };
 }
 
 /**
  * Reads an experience buffer through `node <cli> rollouts` (better-sqlite3 is built for Node 20's ABI, which the
- * editor's own process does not have). What comes back is checked; a failure gives no steps and says why.
+ * editor's own process does not have), its tokens decoded with `model`'s tokenizer. What comes back is checked; a
+ * failure gives no steps and says why; `note` says why the tokens were not decoded.
  */
 export function readBufferRollouts(
   nodePath: string,
   cliPath: string,
   ref: ExperienceBufferRef,
   maxSteps: number,
+  model?: RolloutModel,
   timeoutMs = 20_000,
-): Promise<{ steps: Rollouts[]; error?: string }> {
+): Promise<{ steps: Rollouts[]; error?: string; note?: string }> {
+  const modelArgs = model ? ['--model', model.path] : [];
   return new Promise((done) => {
     execFile(
       nodePath,
-      [cliPath, 'rollouts', '--table', ref.table, '--steps', String(maxSteps), ref.file],
-      { timeout: timeoutMs, maxBuffer: 64 << 20, encoding: 'utf8' },
+      [cliPath, 'rollouts', '--table', ref.table, '--steps', String(maxSteps), ...modelArgs, resolve(ref.file)],
+      { timeout: timeoutMs, maxBuffer: 64 << 20, encoding: 'utf8', ...(model ? { cwd: model.cwd } : {}) },
       (err, stdout, stderr) => {
         if (err) return done({ steps: [], error: (stderr || err.message).trim().split('\n')[0] });
+        const note = stderr.trim().replace(/^trinity-workbench rollouts: /, '') || undefined;
         try {
           const parsed = JSON.parse(stdout) as unknown;
           if (!Array.isArray(parsed)) throw new Error('not a list');
@@ -79,7 +94,7 @@ export function readBufferRollouts(
             const m = parseHostMessage({ type: 'rollouts', ...rolloutsOf(r.step, r.samples) });
             if (m?.type === 'rollouts') steps.push({ step: m.step, samples: m.samples });
           }
-          done({ steps });
+          done(note ? { steps, note } : { steps });
         } catch (e) {
           done({ steps: [], error: `unreadable output of trinity-workbench rollouts: ${(e as Error).message}` });
         }

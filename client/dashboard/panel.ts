@@ -442,11 +442,13 @@ class Dashboard {
     const node = findNode(runSettings().nodePath, process.env);
     if ('error' in node) return;
     const initAt = this.inits;
-    void readBufferRollouts(node.path, this.cliPath, found.buffer, ROLLOUT_STEPS).then(({ steps }) => {
-      // Posted only to the webview that asked (not after it was hidden or reloaded).
-      if (this.ready && this.inits === initAt)
-        for (const r of steps) post({ type: 'rollouts', ...r, origin: found.origin });
-    });
+    void readBufferRollouts(node.path, this.cliPath, found.buffer, ROLLOUT_STEPS, found.model).then(
+      ({ steps, note }) => {
+        // Posted only to the webview that asked (not after it was hidden or reloaded); why tokens show as ids, with it.
+        const origin = note ? `${found.origin}: ${note}` : found.origin;
+        if (this.ready && this.inits === initAt) for (const r of steps) post({ type: 'rollouts', ...r, origin });
+      },
+    );
   }
 
   private readDisk(): void {

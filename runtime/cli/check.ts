@@ -12,7 +12,7 @@ import { lastValue, parseArgs } from './args';
 import { GPU_CARDS, parseGpu, type GpuSpec } from '../config/gpu-memory/gpu-cards';
 import { reportLines, type GpuMemoryReport } from '../config/gpu-memory/report';
 import { readModelConfigJson } from '../engine/lm/config-json-cache';
-import { firstPromptTokens } from '../rft/workflows/first-prompt-tokens';
+import { promptTokens } from '../rft/workflows/prompt-tokens';
 
 const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--min-severity S] [--gpu CARD|GiB] [--no-datasets] <file>...
 
@@ -128,7 +128,7 @@ export async function runCheck(argv: string[]): Promise<number> {
         pluginTaskColumns: plugins.taskColumns,
         gpu: gpu as GpuSpec,
         modelConfig: (modelPath, dirs) => readModelConfigJson(modelPath, dirs, env),
-        firstPromptTokens: (req) => firstPromptTokens(req, env),
+        promptTokens: (req) => promptTokens(req, env),
       },
       datasets: !args.switches.has('--no-datasets'),
     });

@@ -1,12 +1,17 @@
 /**
  * Stopping inside a step. A trainer step (its micro-batches, the reference forward) or an explorer step (its tasks,
- * an episode's turns) is seconds of synchronous work; a SIGTERM's handler runs only when the event loop turns. At
- * each boundary of that work a stop point yields to the event loop, so the handler runs, and when the run is
- * stopping throws StepAbandoned: the step is given up whole (no metrics row, no checkpoint, nothing written to the
- * buffer), and the run ends "stopped" on its last complete checkpoint, which a resume continues from. Where the flag
- * is read without a yield (the explorer's worker thread), a generation also ends at its next decode step
- * (rollout-model.ts `stopping`).
+ * an episode's turns) is seconds of synchronous work; at each boundary of that work a stop point asks whether the run
+ * is stopping and, when it is, throws StepAbandoned: the step is given up whole (no metrics row, no checkpoint,
+ * nothing written to the buffer), and the run ends "stopped" on its last complete checkpoint, which a resume
+ * continues from.
+ *
+ * How a stop point asks fits its thread. The SIGTERM handler (and so the abort signal and the shared stop flag it
+ * sets) runs in the main thread, and only when its event loop turns: there a stop point yields a macrotask first. A
+ * worker thread (the explorer's) reads the shared flag as it is, without yielding, so the work it interrupts keeps its
+ * shape (a step's concurrent calls still reach the sample batcher together); there a generation also ends at its next
+ * decode step (rollout-model.ts `stopping`).
  */
+import { isMainThread } from 'node:worker_threads';
 
 /** A step's unfinished work given up because the run is stopping; nothing of it was written. */
 export class StepAbandoned extends Error {
@@ -20,13 +25,32 @@ export class StepAbandoned extends Error {
 export type StopPoint = () => Promise<void>;
 
 /**
- * A stop point over `stopping`. Each call yields to the event loop once (a macrotask: `setImmediate`, so signal
- * handlers and I/O callbacks run), then asks.
+ * Lets signal handlers and I/O callbacks run (a macrotask: `setImmediate`): between the steps of a run's loops, and
+ * at a main-thread stop point.
+ */
+export function yieldToEvents(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}
+
+/**
+ * A stop point over `stopping`, a source this thread's own event handlers set (the abort signal): each call yields to
+ * the event loop once, so the handlers run, then asks.
  */
 export function stopPoint(stopping: () => boolean): StopPoint {
   return async () => {
-    if (!stopping()) await new Promise<void>((r) => setImmediate(r));
+    if (!stopping()) await yieldToEvents();
     if (stopping()) throw new StepAbandoned();
+  };
+}
+
+/**
+ * A stop point over the run's shared stop flag (sharedStopFlag): in the main thread, where the handler that sets it
+ * runs, it yields as `stopPoint` does; in a worker thread it asks at once, without yielding.
+ */
+export function flagStopPoint(flag: Int32Array): StopPoint {
+  if (isMainThread) return stopPoint(() => flagSet(flag));
+  return async () => {
+    if (flagSet(flag)) throw new StepAbandoned();
   };
 }
 

@@ -2,8 +2,8 @@
  * The checks that open a config's local datasets (TRN305, TRN306, TRN317, and TRN321, which counts the first prompt
  * with the model's own tokenizer), run off the keystroke path: after a document's diagnostics are out, one pass per
  * analysis (a new version, new settings, files that came or went, a Run's plan). Peeks are cached per file,
- * modification time and size, and prompt counts with their tokenizer (first-prompt-tokens.ts), so a pass after an
- * edit of some other key reads and tokenizes nothing. A pass that a newer one or an edit made stale does no more I/O
+ * modification time and size, and prompt counts with their tokenizer (prompt-tokens.ts, run in a worker thread
+ * by prompt-tokens-thread.ts), so a pass after an edit of some other key reads and tokenizes nothing. A pass that a newer one or an edit made stale does no more I/O
  * and its findings are dropped. The files a document's last pass peeked at are looked at every 2 s, and a change
  * (content too, which the editor does not report) makes the pass again.
  */
@@ -12,8 +12,8 @@ import { checkDatasetsOf, type DatasetFinding } from '../../runtime/config/check
 import type { CheckHost } from '../../runtime/config/check/check-context';
 import { peekDataset } from '../../runtime/config/datasets/peek-dataset';
 import type { PeekOptions, PeekResult } from '../../runtime/config/datasets/peek-result';
-import { firstPromptTokens } from '../../runtime/rft/workflows/first-prompt-tokens';
 import type { Analysis } from '../service/analyze';
+import { PromptTokensThread } from './prompt-tokens-thread';
 
 /** Peeks kept (each holds at most a few rows). */
 const MAX_PEEKS = 64;
@@ -35,6 +35,8 @@ export class DatasetChecks {
   /** Each document's latest pass: any other is stale. */
   private readonly latest = new Map<string, Pass>();
   private readonly peeks = new Map<string, { stamp: string; result: Promise<PeekResult> }>();
+  /** TRN321's counts, off this thread: a tokenizer's load would hold up completion and hover. */
+  private readonly prompts = new PromptTokensThread();
   private disposed = false;
   private readonly poll: NodeJS.Timeout;
 
@@ -60,6 +62,7 @@ export class DatasetChecks {
   dispose(): void {
     this.disposed = true;
     clearInterval(this.poll);
+    this.prompts.dispose();
   }
 
   /** Files came or went: peeks are taken again (a directory's listing, a file replaced within its mtime tick). */
@@ -110,7 +113,7 @@ export class DatasetChecks {
     return {
       ...base,
       peekDataset: (path, opts) => (live() ? this.peek(path, opts, pass.read) : Promise.resolve(undefined)),
-      firstPromptTokens: (req) => (live() ? firstPromptTokens(req, base.env) : undefined),
+      promptTokens: (req) => (live() ? this.prompts.count(req, base.env) : undefined),
     };
   }
 

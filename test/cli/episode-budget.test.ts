@@ -2,7 +2,8 @@
  * TRN321 (the first prompt against the context): a FrozenLake taskset whose first prompt, under the model folder's
  * own tokenizer and chat template, passes `max_prompt_tokens` (prompt truncation on, Trinity's default) or fills
  * `max_model_len` (truncation off). Each boundary is checked both ways (over: warned; at the limit: silent), with N
- * from the real tokenizer on the workflow's own prompt; the last test runs the bundled CLI as a user does.
+ * from the real tokenizer on the workflow's own prompt; then TRN322, the turns that fit after it (the context, then FrozenLake's 10240-token budget), each boundary both ways
+ * against the turns' prompts counted here; the last test runs the bundled CLI as a user does.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { checkConfig } from '../../runtime/config/check-config';
-import { firstPromptTokens } from '../../runtime/rft/workflows/first-prompt-tokens';
+import { promptTokens } from '../../runtime/rft/workflows/prompt-tokens';
 import { cliCheckHost, firstPromptFixture, frozenLakeBudgetConfig as config } from '../helpers/first-prompt-fixture';
 
 const ROW = { seed: 3, size: 4, p: 0.8 };
-const { dir, tokens } = firstPromptFixture('twb-episode-budget-', ROW);
+const { dir, tokens, turnTokens: turnsOf } = firstPromptFixture('twb-episode-budget-', ROW);
 const N = tokens(ROW);
 
 async function budgetFindings(model: string) {
@@ -63,12 +64,71 @@ test('truncation off: a first prompt of max_model_len tokens leaves no room for 
   assert.deepEqual(await budgetFindings(model(N + 1)), []);
 });
 
+/** TRN321's and TRN322's findings for a config of `model` lines and `workflow_args`, as the CLI checks it. */
+async function turnFindings(model: string, args: { agent_max_steps: number }) {
+  const text = config(model, args);
+  const r = await checkConfig(text, { env: {}, host: cliCheckHost(dir) });
+  return r.diagnostics
+    .filter((d) => d.code === 'TRN322' || d.code === 'TRN321')
+    .map((d) => ({ code: d.code, key: text.slice(d.range[0], d.range[1]), message: d.message }));
+}
+
+test('TRN322, the context: three turns need turn 3 prompt + 1 tokens of max_model_len; one fewer leaves two turns', async () => {
+  const [l0, l1, l2] = turnsOf(ROW, { agent_max_steps: 3 }, 3);
+  assert.ok(l1 > l0 && l2 > l1, `${l0} ${l1} ${l2}`);
+  const model = (m: number) => `  max_model_len: ${m}\n  max_prompt_tokens: ${l0}\n  max_response_tokens: ${m - l0}\n`;
+  assert.deepEqual(await turnFindings(model(l2 + 1), { agent_max_steps: 3 }), []);
+  const over = await turnFindings(model(l2), { agent_max_steps: 3 });
+  assert.equal(over.length, 1, JSON.stringify(over));
+  assert.equal(over[0].code, 'TRN322');
+  assert.equal(over[0].key, 'max_model_len');
+  assert.match(
+    over[0].message,
+    new RegExp(
+      `^At most 2 of the episode's 3 turns \\(\`agent_max_steps\`\\) can happen: the first prompt of .* is ${l0} tokens under model's chat template, and each turn adds ${l1 - l0} tokens .*turn 3's prompt would be ${l2} tokens, which fills \`max_model_len\` ${l2}`,
+    ),
+  );
+  assert.match(over[0].message, new RegExp(`lower \`agent_max_steps\` to 2\\.$`));
+});
+
+test("TRN322, the budget: turns stop where 10240 tokens follow the first prompt (Trinity's FrozenLake budget)", async () => {
+  const model = '  max_model_len: 32768\n  max_prompt_tokens: 4096\n  max_response_tokens: 28672\n';
+  // A fixed 24×24 map: each turn adds some 800 tokens, so the budget runs out within a few turns (cheap to count).
+  const desc = ['S' + 'F'.repeat(23), ...Array(22).fill('F'.repeat(24)), 'F'.repeat(23) + 'G'];
+  const args = (n: number) => ({ desc, agent_max_steps: n });
+  const [l0, l1] = turnsOf(ROW, args(2), 2);
+  const turns = Math.ceil(10240 / (l1 - l0)) + 1;
+  const ls = turnsOf(ROW, args(turns), turns);
+  const k = ls.findIndex((l) => l - ls[0] >= 10240);
+  assert.ok(k > 2 && ls[k] < 32768, `turn ${k}`);
+  const fewer = turnsOf(ROW, args(k), k);
+  assert.ok(fewer[k - 1] - fewer[0] < 10240);
+  assert.deepEqual(await turnFindings(model, args(k)), []);
+  const [f] = await turnFindings(model, args(turns));
+  assert.equal(f?.code, 'TRN322', JSON.stringify(f));
+  assert.equal(f.key, '"agent_max_steps"');
+  assert.match(
+    f.message,
+    new RegExp(
+      `^At most ${k} of the episode's ${turns} turns .*turn ${k + 1}'s prompt would be ${ls[k]} tokens, ${ls[k] - ls[0]} of them after the first prompt: all of the 10240`,
+    ),
+  );
+});
+
 test('no tokenizer beside the model: no finding, no error', async () => {
   const bare = realpathSync(mkdtempSync(join(tmpdir(), 'twb-episode-budget-bare-')));
   mkdirSync(join(bare, 'model'));
   writeFileSync(join(bare, 'model', 'config.json'), '{"model_type": "qwen2"}');
-  const r = firstPromptTokens(
-    { modelPath: 'model', baseDirs: [bare], workflow: 'frozen_lake_workflow', workflowArgs: {}, row: ROW },
+  const r = promptTokens(
+    {
+      modelPath: 'model',
+      baseDirs: [bare],
+      workflow: 'frozen_lake_workflow',
+      workflowArgs: {},
+      row: ROW,
+      turns: 1,
+      format: { promptKey: 'prompt', systemPrompt: null, replyPrefix: null, rewardFn: null },
+    },
     {},
   );
   assert.equal(r, undefined);

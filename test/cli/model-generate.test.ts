@@ -73,6 +73,16 @@ describe('model create', () => {
       [cfg.model_type, cfg.architectures[0], cfg.num_key_value_heads, cfg.vocab_size],
       ['qwen2', 'Qwen2ForCausalLM', 2, 16],
     );
+    // transformers' Qwen2 always has q/k/v biases and its config class no `attention_bias`: the files say the same.
+    assert.equal('attention_bias' in cfg, false);
+    const st = readFileSync(join(out, 'model.safetensors'));
+    const header = JSON.parse(st.subarray(8, 8 + Number(st.readBigUInt64LE(0))).toString('utf8'));
+    assert.deepEqual(
+      Object.keys(header)
+        .filter((k) => k.startsWith('model.layers.0.') && k.endsWith('.bias'))
+        .sort(),
+      ['k_proj', 'q_proj', 'v_proj'].map((p) => `model.layers.0.self_attn.${p}.bias`),
+    );
   });
 
   test('refuses a non-empty --out without --force, and bad sizes as usage errors', () => {

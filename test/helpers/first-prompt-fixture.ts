@@ -8,8 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CheckHost } from '../../runtime/config/check/check-context';
 import { readModelConfigJson } from '../../runtime/engine/lm/config-json-cache';
-import { buildByteTokenizer, loadTokenizer, writeTokenizerFiles } from '../../runtime/engine/tokenizer';
-import { firstPromptTokens } from '../../runtime/rft/workflows/first-prompt-tokens';
+import {
+  buildByteTokenizer,
+  loadTokenizer,
+  writeTokenizerFiles,
+  type ChatMessage,
+} from '../../runtime/engine/tokenizer';
+import { promptTokens } from '../../runtime/rft/workflows/prompt-tokens';
 import { frozenLakeFirstPrompt } from '../../runtime/rft/workflows/frozen-lake';
 
 export interface FirstPromptFixture {
@@ -18,6 +23,12 @@ export interface FirstPromptFixture {
   dataFile: string;
   /** The first prompt's tokens for a task row, under the model's tokenizer and chat template. */
   tokens(row: Record<string, unknown>): number;
+  /**
+   * Turn k's prompt tokens for k < `turns` under `workflow_args` `args` (its `agent_max_steps` given), each earlier
+   * answer the bare action ```Up``` and each user message the first one with Trinity's turn number and steps remaining
+   * (workflow.py @8b7fce3).
+   */
+  turnTokens(row: Record<string, unknown>, args: { agent_max_steps: number }, turns: number): number[];
 }
 
 export function firstPromptFixture(prefix: string, row: Record<string, unknown>, positions = 4096): FirstPromptFixture {
@@ -36,11 +47,33 @@ export function firstPromptFixture(prefix: string, row: Record<string, unknown>,
     tokenizer.encode(tokenizer.applyChatTemplate(frozenLakeFirstPrompt({}, r), { addGenerationPrompt: true }), {
       addSpecialTokens: false,
     }).length;
-  return { dir, dataFile, tokens };
+  const turnTokens = (r: Record<string, unknown>, args: { agent_max_steps: number }, turns: number) => {
+    const agentMaxSteps = args.agent_max_steps;
+    const [system, user0] = frozenLakeFirstPrompt(args, r);
+    const messages: ChatMessage[] = [system];
+    const out: number[] = [];
+    for (let k = 0; k < turns; k++) {
+      if (k > 0) messages.push({ role: 'assistant', content: '```Up```' });
+      const content = user0.content
+        .replace('Current Observation (0): ', `Current Observation (${k}): `)
+        .replace(`remaining is ${agentMaxSteps}.`, `remaining is ${agentMaxSteps - k}.`);
+      messages.push({ role: 'user', content });
+      const text = tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true });
+      out.push(tokenizer.encode(text, { addSpecialTokens: false }).length);
+    }
+    return out;
+  };
+  return { dir, dataFile, tokens, turnTokens };
 }
 
-/** A FrozenLake explore config on `model` and `data/train.jsonl`; `model` is the rest of its `model:` lines. */
-export const frozenLakeBudgetConfig = (model: string) => `# trinity-version: main
+/**
+ * A FrozenLake explore config on `model` and `data/train.jsonl`; `model` is the rest of its `model:` lines, and
+ * `workflowArgs` its `workflow_args` where given.
+ */
+export const frozenLakeBudgetConfig = (
+  model: string,
+  workflowArgs?: Record<string, unknown>,
+) => `# trinity-version: main
 mode: explore
 algorithm:
   algorithm_type: grpo
@@ -60,7 +93,7 @@ buffer:
     taskset:
       path: data/train.jsonl
       default_workflow_type: frozen_lake_workflow
-`;
+${workflowArgs ? `      workflow_args: ${JSON.stringify(workflowArgs)}\n` : ''}`;
 
 /** The check host the CLI's `check` gives, for configs in `dir`. */
 export function cliCheckHost(dir: string): CheckHost {
@@ -69,6 +102,6 @@ export function cliCheckHost(dir: string): CheckHost {
     env: {},
     exists: existsSync,
     modelConfig: (m, dirs) => readModelConfigJson(m, dirs, {}),
-    firstPromptTokens: (req) => firstPromptTokens(req, {}),
+    promptTokens: (req) => promptTokens(req, {}),
   };
 }

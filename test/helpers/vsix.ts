@@ -19,6 +19,7 @@ const INPUTS = [
   'dist/server.js',
   'dist/cli.js',
   'dist/explorer-worker.js',
+  'dist/prompt-tokens-worker.js',
   'dist/media/dashboard.js',
   'dist/media/dashboard.css',
   'package.json',

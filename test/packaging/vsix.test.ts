@@ -93,7 +93,7 @@ function expectedFiles(): string[] {
     'package.json',
     'readme.md',
     'LICENSE.txt',
-    ...['extension', 'server', 'cli', 'explorer-worker'].map((n) => `dist/${n}.js`),
+    ...['extension', 'server', 'cli', 'explorer-worker', 'prompt-tokens-worker'].map((n) => `dist/${n}.js`),
     'dist/media/dashboard.js',
     'dist/media/dashboard.css',
     ...filesUnder('schemas'),

@@ -3,7 +3,7 @@
  * checked by the language server after the document's other diagnostics are out (never in the validation an edit
  * waits for), published at the key the CLI names with the CLI's message; it clears when the budget is raised, with
  * no file change, and comes back when the dataset file is rewritten with a longer first prompt (a bigger map), with
- * no file event.
+ * no file event. TRN322 (the turns that fit after the first prompt) comes the same way.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { startInProcess, type TestClient } from '../helpers/lsp';
 
 const SMALL = { seed: 3, size: 4, p: 0.8 };
 const BIG = { seed: 3, size: 8, p: 0.8 };
-const { dir, dataFile, tokens } = firstPromptFixture('twb-lsp-episode-budget-', SMALL, 8192);
+const { dir, dataFile, tokens, turnTokens } = firstPromptFixture('twb-lsp-episode-budget-', SMALL, 8192);
 const N = tokens(SMALL);
 const N_BIG = tokens(BIG);
 
@@ -92,4 +92,22 @@ test('an edit elsewhere keeps the finding where it is, and a disable comment sil
     `  # trinity-disable-next-line TRN321\n  max_prompt_tokens: ${N}`,
   );
   assert.deepEqual(budget(await c.change(uri, silenced)), []);
+});
+
+test('TRN322 through the server: the turns that fit max_model_len, at that key, with the CLI message', async () => {
+  writeFileSync(dataFile, JSON.stringify(SMALL) + '\n');
+  const [l0, , l2] = turnTokens(SMALL, { agent_max_steps: 3 }, 3);
+  const text = frozenLakeBudgetConfig(
+    `  max_model_len: ${l2}\n  max_prompt_tokens: ${l0}\n  max_response_tokens: ${l2 - l0}\n`,
+    { agent_max_steps: 3 },
+  );
+  const turnsUri = pathToFileURL(join(dir, 'turns.trinity.yaml')).toString();
+  const found = c.nextDiagnostics(turnsUri, (ds) => ds.some((d) => d.code === 'TRN322'), 10_000);
+  await c.open(turnsUri, text);
+  const [d] = (await found).filter((x) => x.code === 'TRN322');
+  const cli = await checkConfig(text, { env: {}, host: cliCheckHost(dir) });
+  assert.equal(d.message, cli.diagnostics.find((x) => x.code === 'TRN322')?.message);
+  assert.match(d.message, /^At most 2 of the episode's 3 turns/);
+  const line = text.split('\n')[d.range.start.line];
+  assert.equal(line.slice(d.range.start.character, d.range.end.character), 'max_model_len');
 });

@@ -48,6 +48,9 @@ test('the unknown workflow offers to add the folder that registers it, and the s
   const [d] = trn307(await c.open(uri, text));
   assert.ok(d, 'TRN307 on the plugin workflow without the setting');
   assert.equal(d.severity, 1);
+  // The message names the real fixes (the setting its quick fix writes, the CLI's flag), not "disable TRN307".
+  assert.match(d.message, /`trinityWorkbench\.pluginDirs`.*quick fix.*`--plugin-dir DIR`/);
+  assert.doesNotMatch(d.message, /disable/);
   const lines = text.split('\n');
   assert.equal(
     lines[d.range.start.line].slice(d.range.start.character, d.range.end.character),

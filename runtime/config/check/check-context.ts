@@ -64,11 +64,12 @@ export interface CheckHost {
    */
   modelConfig?: (modelPath: string, baseDirs: readonly string[]) => ModelConfigRead | undefined;
   /**
-   * The tokens of a task's first prompt (the workflow's own prompt for `row`) under the chat template of the
-   * tokenizer beside the model's config.json; undefined when the model, its tokenizer or the workflow's prompt is
-   * unknown here (the episode-budget check is then silent).
+   * The tokens of a task's first prompts (turn k's, the workflow's own for `row`, each earlier answer the shortest
+   * the workflow takes, for k below `turns`) under the chat template of the tokenizer beside the model's config.json; undefined when the model,
+   * its tokenizer or the workflow's prompt is unknown here (the episode-budget checks are then silent). A host may
+   * count off its thread (the language server's worker: a tokenizer's load takes seconds).
    */
-  firstPromptTokens?: (req: FirstPromptRequest) => number | undefined;
+  promptTokens?: (req: PromptTokensRequest) => number[] | undefined | Promise<number[] | undefined>;
   /**
    * Peeks at a local dataset (absolute path) in place of datasets/peek-dataset.ts, for a host that caches peeks;
    * undefined: not peeked (an editor's pass that a newer edit made stale), and that dataset is not checked.
@@ -76,12 +77,23 @@ export interface CheckHost {
   peekDataset?: (absPath: string, opts: PeekOptions) => Promise<PeekResult | undefined>;
 }
 
-export interface FirstPromptRequest {
+export interface PromptTokensRequest {
   modelPath: string;
   baseDirs: readonly string[];
   workflow: string;
   workflowArgs: Record<string, unknown>;
   row: Record<string, unknown>;
+  /** How many turns' prompts (1: the first prompt only). */
+  turns: number;
+  /** The taskset's `format` keys and reward that a single-turn workflow builds its prompt from. */
+  format: PromptFormat;
+}
+
+export interface PromptFormat {
+  promptKey: string;
+  systemPrompt: string | null;
+  replyPrefix: string | null;
+  rewardFn: string | null;
 }
 
 export type ModelConfigRead = { file: string; json: unknown } | { file: string; problem: string };

@@ -1,6 +1,8 @@
 /**
  * TRN321: the first prompt of an episode against the rollout model's context, counted with the model's own
- * tokenizer and chat template (`CheckHost.firstPromptTokens`) on the first row of a local taskset.
+ * tokenizer and chat template (`CheckHost.promptTokens`): a multi-turn workflow's on the first row of a local
+ * taskset, then the turns that fit (TRN322, turn-budget.ts) from the same count; a single-turn workflow's (simple,
+ * math, math_boxed, as simple.ts builds them) on each peeked row, the longest reported.
  *
  * What Trinity does with a prompt too long (trinity/common/models/model.py @e83f13c, `_handle_prompt_truncation`
  * and `convert_messages_to_experience`): with `enable_prompt_truncation` on and the prompt longer than
@@ -9,22 +11,58 @@
  * trains nothing. With it off, vLLM is asked for the whole prompt and refuses one that leaves no room under
  * `max_model_len`.
  */
-import type { CheckContext } from './check-context';
+import type { CheckContext, PromptFormat } from './check-context';
 import type { DatasetPeek } from '../datasets/peek-result';
 import type { TasksetPath } from '../config-path';
 import { workflowTypePath } from './tasksets';
+import { checkTurnBudget, COUNTED_TURNS, turnLimitOf } from './turn-budget';
 
-export function checkEpisodeBudget(ctx: CheckContext, base: TasksetPath, peek: DatasetPeek): void {
-  const count = ctx.host.firstPromptTokens;
+export async function checkEpisodeBudget(ctx: CheckContext, base: TasksetPath, peek: DatasetPeek): Promise<void> {
+  const count = ctx.host.promptTokens;
   const modelPath = ctx.get('model.model_path');
   const row = peek.rows[0];
   if (!count || typeof modelPath !== 'string' || !row || ctx.get(`${base}.format.workflow_key`)) return;
   const workflow = ctx.get(workflowTypePath(ctx, base));
   if (typeof workflow !== 'string') return;
   const workflowArgs = (ctx.get(`${base}.workflow_args`) ?? {}) as Record<string, unknown>;
-  const n = count({ modelPath, baseDirs: ctx.host.baseDirs ?? [], workflow, workflowArgs, row });
-  if (n === undefined) return;
-  const first = `the first prompt of \`${base}.path\` (row 1, \`${workflow}\`) is ${n} tokens under ${modelPath}'s chat template`;
+  const limit = turnLimitOf(ctx, base, workflow);
+  const turns = Math.min(limit?.turns ?? 1, COUNTED_TURNS);
+  const format = promptFormat(ctx, base);
+  // A multi-turn episode is counted on its first row (one map); a single-turn prompt on every peeked row.
+  const rows = limit ? [row] : peek.rows;
+  const counts = await Promise.all(
+    rows.map((r) =>
+      count({ modelPath, baseDirs: ctx.host.baseDirs ?? [], workflow, workflowArgs, row: r, turns, format }),
+    ),
+  );
+  let longest = -1;
+  counts.forEach((c, i) => {
+    if (c?.[0] !== undefined && (longest < 0 || c[0] > counts[longest]![0])) longest = i;
+  });
+  if (longest < 0) return;
+  const prompts = counts[longest]!;
+  const n = prompts[0];
+  const which =
+    rows.length > 1
+      ? `the longest prompt in the first ${rows.length} rows of \`${base}.path\` (row ${longest + 1}`
+      : `the first prompt of \`${base}.path\` (row 1`;
+  const first = `${which}, \`${workflow}\`) is ${n} tokens under ${modelPath}'s chat template`;
+  if (!checkFirstPrompt(ctx, n, first) && limit) checkTurnBudget(ctx, base, limit, prompts, first);
+}
+
+/** What a single-turn workflow's prompt is built from besides the row (Trinity's `FormatConfig` and reward). */
+function promptFormat(ctx: CheckContext, base: TasksetPath): PromptFormat {
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    promptKey: text(ctx.get(`${base}.format.prompt_key`)) ?? 'prompt',
+    systemPrompt: text(ctx.get(`${base}.format.system_prompt`)),
+    replyPrefix: text(ctx.get(`${base}.format.reply_prefix`)),
+    rewardFn: text(ctx.get(`${base}.default_reward_fn_type`)),
+  };
+}
+
+/** TRN321; whether it reported. */
+function checkFirstPrompt(ctx: CheckContext, n: number, first: string): boolean {
   const truncation = ctx.get('model.enable_prompt_truncation') === true;
   const p = ctx.get('model.max_prompt_tokens');
   if (truncation && typeof p === 'number' && n > p) {
@@ -34,15 +72,16 @@ export function checkEpisodeBudget(ctx: CheckContext, base: TasksetPath, peek: D
       `${capital(first)}, more than \`max_prompt_tokens\` ${p}${derived}. With \`enable_prompt_truncation\` on, Trinity does not call the model for it: the experience holds the prompt cut to ${p} tokens and a fixed text, with reward 0, and trains nothing. Raise \`max_prompt_tokens\` to at least ${n} (and \`max_model_len\` with it).`,
       budgetKey(ctx),
     );
-    return;
+    return true;
   }
   const m = ctx.get('model.max_model_len');
-  if (typeof m !== 'number' || n < m) return;
+  if (typeof m !== 'number' || n < m) return false;
   ctx.report(
     'TRN321',
     `${capital(first)}; with \`max_model_len\` ${m}, the episode has room for ${m - n} more tokens: not one token of an answer, and vLLM refuses the request. Raise \`max_model_len\` above ${n}.`,
     ctx.written('model.max_model_len') ? 'model.max_model_len' : 'model',
   );
+  return true;
 }
 
 /** The key to change: `max_prompt_tokens` where written, else `max_model_len` it is derived from. */

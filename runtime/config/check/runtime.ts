@@ -89,7 +89,9 @@ function checkRegistryName(ctx: CheckContext, path: ConfigPath, registry: 'workf
   ctx.report(
     'TRN307',
     `\`${name}\` is not a registered ${what} in Trinity ${ctx.release}; the job would fail when it formats the first task.${didYouMean(name, names)} ` +
-      `(A ${what} from a plugin directory is fine: disable TRN307 for it.)`,
+      `(One defined in a plugin folder is found once the folder is named: add it to \`trinityWorkbench.pluginDirs\` ` +
+      '(the quick fix offers the folders beside this file that register it), or pass `--plugin-dir DIR` to ' +
+      '`trinity-workbench check` and `run`.)',
     at,
     { candidates: names },
   );

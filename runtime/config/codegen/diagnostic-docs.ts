@@ -508,7 +508,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'The workflow or reward function named for a taskset is not registered. Trinity looks it up only when it formats the first task, so the job fails after the cluster and models have started.',
     example:
       'buffer:\n  explorer_input:\n    default_workflow_type: math_workfow\n    taskset:\n      path: openai/gsm8k\n',
-    fix: 'Use a registered name (the message suggests the nearest one). For one defined in a plugin directory, add the directory to the plugin settings or disable TRN307 for that line.',
+    fix: 'Use a registered name (the message suggests the nearest one). For one defined in a plugin folder, name the folder: the quick fix adds a folder beside the config that registers the name to `trinityWorkbench.pluginDirs`, and on the command line `trinity-workbench check` and `run` take `--plugin-dir DIR` (or `$TRINITY_PLUGIN_DIRS`).',
   },
   TRN308: {
     explanation:
@@ -597,10 +597,17 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN321: {
     explanation:
-      "The first prompt of an episode (the taskset's first row, built as its workflow builds it: for `frozen_lake_workflow` the system prompt and the first observation), counted with the tokenizer and chat template beside the model's config.json, does not fit the rollout model's context. With `model.enable_prompt_truncation` on and the prompt longer than `max_prompt_tokens`, Trinity does not call the model: the experience holds the prompt cut to `max_prompt_tokens` and the fixed text \"[This experience is masked out due to overlong prompt]\", with reward 0, and trains nothing (trinity/common/models/model.py). Otherwise a prompt of `max_model_len` tokens or more leaves no room for an answer and vLLM refuses the request. Checked where the model's tokenizer is on this machine (a local folder, or a hub id in the Hugging Face cache) and the workflow's prompt is known.",
+      "The first prompt of an episode, built as its workflow builds it (for `frozen_lake_workflow` the system prompt and the first observation of the taskset's first row; for `simple_workflow`, `math_workflow` and `math_boxed_workflow` the format's system prompt, the row's `prompt_key` column and the reply prefix, the longest of the first 20 rows), counted with the tokenizer and chat template beside the model's config.json, does not fit the rollout model's context. With `model.enable_prompt_truncation` on and the prompt longer than `max_prompt_tokens`, Trinity does not call the model: the experience holds the prompt cut to `max_prompt_tokens` and the fixed text \"[This experience is masked out due to overlong prompt]\", with reward 0, and trains nothing (trinity/common/models/model.py). Otherwise a prompt of `max_model_len` tokens or more leaves no room for an answer and vLLM refuses the request. Checked where the model's tokenizer is on this machine (a local folder, or a hub id in the Hugging Face cache) and the workflow's prompt is known.",
     example:
       'model:\n  model_path: ./tiny-model   # a tokenizer with a chat template\n  max_model_len: 256\nbuffer:\n  explorer_input:\n    taskset:\n      path: data/frozenlake\n      default_workflow_type: frozen_lake_workflow\n',
     fix: "Raise `max_model_len` (and `max_prompt_tokens`) above the prompt's tokens, or shorten the prompt (a smaller map).",
+  },
+  TRN322: {
+    explanation:
+      "A multi-turn episode (`frozen_lake_workflow`) carries its whole conversation into every turn: each turn adds the model's answer and the next observation. Counted with the tokenizer and chat template beside the model's config.json on the taskset's first row, with every answer the bare action (```Up```, the shortest that moves), the prompt of a later turn fills `model.max_model_len` (vLLM refuses it, and the episode fails there) or spends the 10240 tokens Trinity's FrozenLake allows after the first prompt (the episode ends `response_truncated` with reward 0) before `workflow_args.agent_max_steps` turns. The turns named are the most that can happen; longer answers leave fewer. Trinity: trinity/common/workflows/envs/frozen_lake/workflow.py `run_async`.",
+    example:
+      'model:\n  model_path: ./tiny-model   # a tokenizer with a chat template\n  max_model_len: 1800\n  max_prompt_tokens: 1500\n  max_response_tokens: 300\nbuffer:\n  explorer_input:\n    taskset:\n      path: data/frozenlake\n      default_workflow_type: frozen_lake_workflow\n      workflow_args:\n        agent_max_steps: 10\n',
+    fix: 'Raise `max_model_len` (room for every turn and its answers), or lower `agent_max_steps` to the turns that fit.',
   },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run

@@ -258,8 +258,11 @@ export function newModelConfigJson(s: NewModelSpec): Record<string, unknown> {
     eos_token_id: eos,
     torch_dtype: 'float32',
   };
-  if (s.family === 'qwen2')
+  // transformers' Qwen2Config has no `attention_bias`: its q/k/v projections always carry a bias (which we write).
+  if (s.family === 'qwen2') {
+    delete base.attention_bias;
     Object.assign(base, { use_sliding_window: false, sliding_window: null, max_window_layers: s.layers });
+  }
   if (s.family === 'qwen3')
     Object.assign(base, { use_sliding_window: false, sliding_window: null, max_window_layers: s.layers });
   return base;

@@ -12,8 +12,8 @@
  * takes such a task as it is, else the runs stop at the first failure and the task is retried.
  *
  * With `explorer.over_rollout` a training step stops waiting `wait_after_min` seconds after `min_wait_num` of its tasks
- * are back; the task running then is cancelled and the ones not started are dropped (scheduler.py
- * `_wait_for_batch_results`; tasks come back one at a time here, in order).
+ * are back; the tasks running then are cancelled and the ones not started are dropped (see `runTasks`). Eval tasks go
+ * through the same runners as a step's (see `evaluate`).
  *
  * A step whose every task failed is a failed step (logged as an error), and after
  * {@link MAX_STEPS_WITHOUT_EXPERIENCE} steps in a row without one experience the explorer stops the run with the
@@ -79,12 +79,12 @@ export interface ExplorerOptions {
    * scheduler (trinity/explorer/scheduler.py: `runner_num = engines × runner_per_model`) runs that many workflow
    * runners per engine and spreads a task's repeats over them in chunks of `max_repeat_times_per_runner`
    * (`_split_and_submit_tasks`, b6321d7; null by default: a task is one runner's), so the runs of all a step's tasks
-   * share the engine, which batches their concurrent requests. Here, with more than one runner and no over-rollout,
-   * a step's tasks go at once: up to `runner_per_model` runs of them at a time (RunSlots, granted in task and run
-   * order), all their episodes' turns through one TurnBatcher, and the `chat`/`generate` calls of a repeatable
-   * workflow's runs (one per task, its `repeat_times` samples as `n`) that arrive together as one engine call
-   * (RolloutModel's SampleBatcher). A workflow without `concurrentRuns` takes every runner while it runs. The
-   * chunking is refused where it would split a task (refusals/refused-settings.ts).
+   * share the engine, which batches their concurrent requests. Here, with more than one runner, a step's tasks (or an
+   * evaluation's, every eval taskset's together) go at once: up to `runner_per_model` runs of them at a time
+   * (RunSlots, granted in task and run order), all their episodes' turns through one TurnBatcher, and the
+   * `chat`/`generate` calls of a repeatable workflow's runs (one per task, its `repeat_times` samples as `n`) that
+   * arrive together as one engine call (RolloutModel's SampleBatcher). A workflow without `concurrentRuns` takes
+   * every runner while it runs. The chunking is refused where it would split a task (refusals/refused-settings.ts).
    *
    * What differs from one task after another: each episode draws its sampling seed when it opens, and each
    * `chat`/`generate` call when it is made, so the results of a seed are the same as sequentially (up to the float32
@@ -150,10 +150,20 @@ export interface StepOutput {
   selectorFeedback?: SelectorFeedback[];
 }
 
-/** What the tasks of a step that go at once share: the runners and the batcher of their episodes' turns. */
+/**
+ * What the tasks of a step that go at once share: the runners, the batcher of their episodes' turns, and when
+ * over-rollout stops waiting for them (a `performance.now()` time, once set).
+ */
 interface StepShare {
   slots: RunSlots;
   turns: TurnBatcher;
+  cut: number | null;
+}
+
+/** One eval taskset's tasks. */
+export interface EvalTaskset {
+  name: string;
+  tasks: readonly ExplorerTask[];
 }
 
 interface TaskRun {
@@ -193,30 +203,12 @@ export class Explorer {
   /** Runs one batch of training tasks; the experiences carry eid.batch = step. */
   async explore(step: number, tasks: readonly ExplorerTask[], pipeline: ExperiencePipeline): Promise<StepOutput> {
     const started = Date.now();
-    const runs: TaskRun[] = [];
-    const over = this.opts.overRollout;
-    let cutoff: number | null = null;
-    const runners = Math.max(1, this.opts.runnersPerModel ?? 1);
-    if (!over && runners > 1 && tasks.length > 1) {
-      const share: StepShare = { slots: new RunSlots(runners), turns: this.turnBatcher() };
-      // One stop point for the step's first attempts: a yield per task would start each task's first call on its own
-      // turn of the event loop, and the sample batcher would send them to the engine one by one.
-      await this.opts.stop?.();
-      try {
-        const all = await Promise.all(tasks.map((t, i) => this.runTask(t, step, i, null, share)));
-        for (const run of all) if (run !== CUT) runs.push(run);
-      } finally {
-        share.turns.dispose();
-      }
-    } else
-      for (const [i, t] of tasks.entries()) {
-        if (cutoff !== null && performance.now() >= cutoff) break;
-        const run = await this.runTask(t, step, i, cutoff);
-        if (run === CUT) break;
-        runs.push(run);
-        if (over && cutoff === null && runs.length >= over.minWaitNum)
-          cutoff = performance.now() + over.waitAfterMinS * 1000;
-      }
+    const runs = kept(
+      await this.runTasks(
+        tasks.map((task, index) => ({ task, batch: step, index })),
+        this.opts.overRollout,
+      ),
+    );
     if (runs.length === tasks.length) this.totalCompletedSteps++;
     else
       this.opts.log(
@@ -286,25 +278,91 @@ export class Explorer {
     return null;
   }
 
-  /** Runs every task of one eval taskset (no experiences kept); metrics under `eval/<name>/`. */
-  async evaluate(
-    name: string,
-    tasks: readonly ExplorerTask[],
-    step: number,
-    prefix = 'eval',
-  ): Promise<Record<string, number>> {
+  /**
+   * Runs every task of the eval tasksets (no experiences kept); metrics under `<prefix>/<name>/`, and the time of the
+   * whole evaluation. Trinity's explorer schedules every eval taskset's tasks (batch `<step>/<name>`) on the runners
+   * its training tasks use and waits for all of them (trinity/explorer/explorer.py `eval` and `_finish_eval_step`,
+   * 08ab577; `time/eval` runs from the first taskset's start to the end of the last), so here they go at once as a
+   * step's tasks do (see ExplorerOptions.runnersPerModel). The metrics are reduced per taskset in task order.
+   */
+  async evaluate(sets: readonly EvalTaskset[], step: number, prefix = 'eval'): Promise<Record<string, number>> {
+    if (sets.length === 0) return {};
     const started = Date.now();
-    const runs: TaskRun[] = [];
-    for (const [i, t] of tasks.entries()) {
-      const run = await this.runTask({ ...t, isEval: true }, `${step}/${name}`, i);
-      if (run !== CUT) runs.push(run);
+    const all = await this.runTasks(
+      sets.flatMap((set) =>
+        set.tasks.map((t, index) => ({ task: { ...t, isEval: true }, batch: `${step}/${set.name}`, index })),
+      ),
+    );
+    const metrics: Record<string, number> = {};
+    let from = 0;
+    for (const set of sets) {
+      const runs = kept(all.slice(from, (from += set.tasks.length)));
+      const perTask = runs.map((r) =>
+        r.failed ? r.timing : { ...evalTaskMetrics(this.release, r.runs), ...r.timing },
+      );
+      Object.assign(
+        metrics,
+        gatherEval(this.release, perTask, `${prefix}/${set.name}`, this.opts.detailedStats ?? false),
+        logsFinishedTaskCount(this.release) ? { [`${prefix}/${set.name}/finished_task_count`]: runs.length } : {},
+      );
     }
-    const perTask = runs.map((r) => (r.failed ? r.timing : { ...evalTaskMetrics(this.release, r.runs), ...r.timing }));
-    return {
-      ...gatherEval(this.release, perTask, `${prefix}/${name}`, this.opts.detailedStats ?? false),
-      ...(logsFinishedTaskCount(this.release) ? { [`${prefix}/${name}/finished_task_count`]: runs.length } : {}),
-      [evalTimeKey(this.release, prefix)]: (Date.now() - started) / 1000,
-    };
+    metrics[evalTimeKey(this.release, prefix)] = (Date.now() - started) / 1000;
+    return metrics;
+  }
+
+  /**
+   * The tasks of one step (or of an evaluation), each run with its retries, one result per task in task order: CUT
+   * where over-rollout dropped it. With more than one runner they go at once (ExplorerOptions.runnersPerModel), else
+   * one after another.
+   *
+   * With `over`, the step stops waiting `wait_after_min` seconds after `min_wait_num` of its tasks came back (failed
+   * ones count), as Trinity's scheduler does (trinity/explorer/scheduler.py `get_results`, b6321d7: once
+   * `completed_count >= min_num` it waits until every task is back or `wait_after_min` has passed, then
+   * `_clear_timeout_tasks` cancels the batch's running tasks and drops its pending ones; the explorer takes the
+   * statuses and experiences of the tasks that came back, explorer.py `_finish_explore_step`, 08ab577). Going at
+   * once, a task still running at that moment ends at its next model call or decode step (its deadline becomes the
+   * cut), one waiting for a runner never starts, and one that comes back after it is dropped; cancelled tasks do not
+   * count toward the dynamic timeout's totals (scheduler.py `task_done_callback` returns early for them). Tasks
+   * back at the same moment as the `min_wait_num`-th (their rows done at the same decode step of one engine call)
+   * count with it, as Trinity's poll (every 0.1 s) finds them all back; beyond that the cut is exact.
+   */
+  private async runTasks(
+    jobs: readonly { task: ExplorerTask; batch: number | string; index: number }[],
+    over?: OverRollout,
+  ): Promise<(TaskRun | typeof CUT)[]> {
+    const runners = Math.max(1, this.opts.runnersPerModel ?? 1);
+    const out: (TaskRun | typeof CUT)[] = [];
+    if (runners === 1 || jobs.length < 2) {
+      let cutoff: number | null = null;
+      let back = 0;
+      for (const j of jobs) {
+        const run =
+          cutoff !== null && performance.now() >= cutoff
+            ? CUT
+            : await this.runTask(j.task, j.batch, j.index, () => cutoff);
+        out.push(run);
+        if (run !== CUT && over && ++back === over.minWaitNum) cutoff = performance.now() + over.waitAfterMinS * 1000;
+      }
+      return out;
+    }
+    const share: StepShare = { slots: new RunSlots(runners), turns: this.turnBatcher(), cut: null };
+    let back = 0;
+    // One stop point for the step's first attempts: in the main thread it yields, and a yield per task would start
+    // each task's first call on its own turn of the event loop (the sample batcher would send them to the engine
+    // one by one). Each run then asks again, without yielding, when it gets its runner (runWorkflow).
+    await this.opts.stop?.();
+    try {
+      return await Promise.all(
+        jobs.map(async (j) => {
+          const run = await this.runTask(j.task, j.batch, j.index, () => share.cut, share);
+          if (run !== CUT && over && ++back === over.minWaitNum)
+            share.cut = performance.now() + over.waitAfterMinS * 1000;
+          return run;
+        }),
+      );
+    } finally {
+      share.turns.dispose();
+    }
   }
 
   /**
@@ -328,16 +386,20 @@ export class Explorer {
   }
 
   /**
-   * One task with its retries; CUT when over-rollout's `cutoff` (a performance.now() time) came first. With `share`
-   * it goes at once with the step's other tasks (see ExplorerOptions.runnersPerModel).
+   * One task with its retries; CUT when over-rollout's cut (a performance.now() time, `cutAt`'s once set) came first.
+   * With `share` it goes at once with the step's other tasks (see ExplorerOptions.runnersPerModel).
    */
   private async runTask(
     task: ExplorerTask,
     batch: number | string,
     index: number,
-    cutoff: number | null = null,
+    cutAt: () => number | null,
     share?: StepShare,
   ): Promise<TaskRun | typeof CUT> {
+    const isCut = (): boolean => {
+      const at = cutAt();
+      return at !== null && performance.now() >= at;
+    };
     const keys = runMetricKeys(this.release);
     let started = performance.now();
     const version = this.model.version;
@@ -348,15 +410,16 @@ export class Explorer {
     let lastError = '';
     for (let attempt = 0; attempt <= this.opts.maxRetryTimes && !done; attempt++) {
       if (!share || attempt > 0) await this.opts.stop?.();
+      if (isCut()) return CUT;
       let attemptStart = performance.now();
       let timeoutAt = timeout === null ? null : attemptStart + timeout * 1000;
-      const deadline = cutoff === null ? timeoutAt : Math.min(cutoff, timeoutAt ?? Infinity);
+      const deadline = (): number | null => earliest(cutAt(), timeoutAt);
       const waitedFrom = attemptStart;
       try {
         const got = share
           ? await this.runWorkflow(task, partialRuns, {
               ...share,
-              deadline: () => timeoutAt,
+              deadline,
               // Trinity times a task in its runner: the clocks start when the task's first run gets one.
               onRunner: () => {
                 attemptStart = performance.now();
@@ -365,7 +428,7 @@ export class Explorer {
               },
             })
           : await this.model.withDeadline(deadline, () => this.runWorkflow(task, partialRuns));
-        if (cutoff !== null && performance.now() >= cutoff) return CUT;
+        if (isCut()) return CUT;
         // A workflow that returns after its deadline had timed out too (Trinity stops waiting for it).
         if (timeoutAt !== null && performance.now() >= timeoutAt) throw new TaskTimeoutError();
         const seconds = (performance.now() - attemptStart) / 1000;
@@ -382,7 +445,7 @@ export class Explorer {
         if (e instanceof StepAbandoned) throw e;
         // A generation the run's stop ended (rollout-model.ts `stopping`) gives the step up too.
         if (e instanceof GenerationStoppedError && this.model.stopping?.()) throw new StepAbandoned();
-        if (cutoff !== null && performance.now() >= cutoff) return CUT;
+        if (isCut()) return CUT;
         partial = undefined;
         if (e instanceof GenerationStoppedError || e instanceof TaskTimeoutError) {
           lastError = `Timeout when running task ${index} of batch ${batch} at attempt ${attempt + 1} (timeout ${timeout} s)`;
@@ -451,9 +514,15 @@ export class Explorer {
     // deadline on them; episodes' turns end there through the step's TurnBatcher.
     const hold = <T>(alone: boolean, ownCalls: boolean, fn: () => T | Promise<T>): Promise<T> =>
       slots.with(alone ? slots.capacity : 1, () => {
+        // A run that gets its runner once the run is stopping does not start (the flag read as it is: no yield).
+        if (this.model.stopping?.()) throw new StepAbandoned();
         if (waiting) share?.onRunner();
         waiting = false;
-        return share && ownCalls ? this.model.withDeadline(share.deadline(), fn) : fn();
+        // A run that gets its runner after its deadline (over-rollout's cut, its task's timeout) does not start.
+        const due = share?.deadline() ?? null;
+        if (due !== null && performance.now() >= due)
+          throw new GenerationStoppedError("the task's deadline has passed");
+        return share && ownCalls ? this.model.withDeadline(share.deadline, fn) : fn();
       });
     const ctx = {
       model: this.model,
@@ -507,6 +576,16 @@ export class Explorer {
     for (const m of this.opts.auxiliaryModels ?? []) m.dispose();
     this.opts.auxiliaryModels = [];
   }
+}
+
+/** The earlier of two deadlines (null: none). */
+function earliest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
+}
+
+/** The tasks that count: over-rollout's dropped ones left out. */
+function kept(runs: readonly (TaskRun | typeof CUT)[]): TaskRun[] {
+  return runs.filter((r): r is TaskRun => r !== CUT);
 }
 
 type RunResult = { ok: true; exps: Experience[] } | { ok: false; error: unknown };

@@ -12,7 +12,7 @@ import { scoreSequences } from '../../engine/logprobs';
 import type { ChatMessage, TextTokenizer } from '../../engine/tokenizer';
 import { ChatRenderer, type Message } from '../data/chat';
 import { randomEidSuffix, type Experience } from '../experience';
-import { SampleBatcher } from './sample-batcher';
+import { SampleBatcher, type Deadline } from './sample-batcher';
 
 /** Trinity's GenerationConfig plus the model-level limits it falls back to. */
 export interface RolloutArgs {
@@ -42,12 +42,14 @@ export interface RolloutLimits {
 
 export class PromptTooLongError extends Error {}
 
+const NO_DEADLINE: Deadline = () => null;
+
 export class RolloutModel {
   /** The trainer step whose weights this model holds. */
   version = 0;
   private seedCounter: number;
   /** The deadline of the workflow a call comes from: each task's own, as a step's tasks may run at once. */
-  private readonly deadline = new AsyncLocalStorage<number | null>();
+  private readonly deadline = new AsyncLocalStorage<Deadline>();
   /**
    * Whether the run is stopping (its explorer's stop flag): a generation still decoding then ends at its next decode
    * step with the engine's `GenerationStoppedError`, as at a deadline (a batch of several tasks' calls as a whole).
@@ -82,10 +84,11 @@ export class RolloutModel {
   /**
    * Runs `fn` (a workflow) with a deadline (`performance.now()` milliseconds) on every generation it makes: a
    * generation still waiting or decoding then is abandoned with the engine's `GenerationStoppedError`. Workflows
-   * running at once each keep their own.
+   * running at once each keep their own. A function is read at every check (a deadline that may come closer while
+   * the workflow runs: over-rollout's cut).
    */
-  async withDeadline<T>(deadline: number | null, fn: () => T | Promise<T>): Promise<T> {
-    return await this.deadline.run(deadline, fn);
+  async withDeadline<T>(deadline: number | null | Deadline, fn: () => T | Promise<T>): Promise<T> {
+    return await this.deadline.run(typeof deadline === 'function' ? deadline : () => deadline, fn);
   }
 
   /** The chat template rendering of `messages`, continuing a final assistant message (Trinity's reply_prefix). */
@@ -157,7 +160,7 @@ export class RolloutModel {
       seed: this.nextSeed(),
       maxNewTokens: args.max_tokens ?? this.limits.maxResponseTokens,
       sampling,
-      deadline: this.deadline.getStore() ?? null,
+      deadline: this.deadline.getStore() ?? NO_DEADLINE,
     });
     return completions.map((c) => {
       const prompt = encoded[c.promptIndex];
@@ -178,9 +181,15 @@ export class RolloutModel {
    * The engine's sampling parameters for `args` (with this model's limits and stops) but length, n and seed;
    * `shouldStop` at the deadline (by default the calling workflow's) and when the run stops.
    */
-  samplingParams(args: RolloutArgs, deadline = this.deadline.getStore() ?? null): SharedSampling {
+  samplingParams(args: RolloutArgs, deadline: Deadline | null = this.deadline.getStore() ?? null): SharedSampling {
     const stopping = this.stopping;
-    const due = deadline === null ? undefined : (): boolean => performance.now() >= deadline;
+    const due =
+      deadline === null
+        ? undefined
+        : (): boolean => {
+            const at = deadline();
+            return at !== null && performance.now() >= at;
+          };
     return {
       minNewTokens: args.min_tokens ?? this.limits.minResponseTokens,
       temperature: args.temperature ?? this.limits.temperature,

@@ -29,11 +29,13 @@ import { timed } from '../monitor/phase-times';
 /** Microtask rounds a batch waits for the calls made together (a run reaches its call within a few). */
 const GATHER_ROUNDS = 32;
 
+/** A `performance.now()` time or null (none), read at every check: it may come closer while a call waits. */
+export type Deadline = () => number | null;
+
 export interface SampleCall extends BatchCall {
   /** Everything but the deadline, which is the call's own. */
   sampling: Omit<SharedSampling, 'shouldStop'>;
-  /** A `performance.now()` time, or null. */
-  deadline: number | null;
+  deadline: Deadline;
 }
 
 interface Pending {
@@ -149,7 +151,8 @@ function settle(p: Pending, answer: () => void): void {
 }
 
 function pastDeadline(call: SampleCall): boolean {
-  return call.deadline !== null && performance.now() >= call.deadline;
+  const at = call.deadline();
+  return at !== null && performance.now() >= at;
 }
 
 function stoppedAtDeadline(): GenerationStoppedError {

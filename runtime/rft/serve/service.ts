@@ -25,6 +25,8 @@ import type { RolloutModel } from '../models/rollout-model';
 import type { Monitor } from '../monitor/run-monitor';
 import { RequestError, type ChatRequest, type CompletionHeader, type SampledChoice } from './openai';
 import type { FeedbackKey, HistoryRecorder } from './recorder';
+import { GenerationStoppedError } from '../../engine/sampling';
+import { StepAbandoned, type StopPoint } from '../stop-point';
 
 /** What the release's service does. */
 export interface ServiceFlavor {
@@ -58,6 +60,11 @@ export interface ServiceParts {
   /** From v0.4.0. */
   recorder?: HistoryRecorder;
   monitor: Monitor;
+  /**
+   * The run's stop point (stop-point.ts), awaited before each request is sampled: once the run is stopping, the
+   * requests still queued are refused (503) rather than sampled, so a SIGTERM waits for one request at most.
+   */
+  stop?: StopPoint;
 }
 
 export interface ChatResult {
@@ -148,18 +155,21 @@ export class ExplorerService {
       req.maxTokens ?? Number.MAX_SAFE_INTEGER,
     );
     const version = rollout.version;
-    const sampled = await rollout.complete(
-      { text, ids },
-      {
-        n: req.n,
-        max_tokens: maxTokens,
-        min_tokens: req.minTokens,
-        temperature: this.flavor.forced ? p.temperature : req.temperature,
-        top_p: req.topP,
-        top_k: req.topK,
-        stop: req.stop,
-      },
-    );
+    const sampled = await this.unlessStopping(async () => {
+      await p.stop?.();
+      return rollout.complete(
+        { text, ids },
+        {
+          n: req.n,
+          max_tokens: maxTokens,
+          min_tokens: req.minTokens,
+          temperature: this.flavor.forced ? p.temperature : req.temperature,
+          top_p: req.topP,
+          top_k: req.topK,
+          stop: req.stop,
+        },
+      );
+    });
     this.requestCount++;
     const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
     const decode = (t: readonly number[], skip: boolean): string =>
@@ -209,6 +219,21 @@ export class ExplorerService {
    * submit_experiences (v0.4.0+) and the interval's step (v0.3.x): the waiting experiences through the pipeline into
    * the buffer as explorer step `exploreStepNum + 1`, whose metrics are logged with the service's.
    */
+  /**
+   * Sampling that the run's stop gives up (at its stop point, or a generation ended at its next decode step) is
+   * refused as the closing server refuses a new request: 503.
+   */
+  private async unlessStopping<T>(sample: () => Promise<T>): Promise<T> {
+    try {
+      return await sample();
+    } catch (e) {
+      const stopped =
+        e instanceof StepAbandoned || (e instanceof GenerationStoppedError && this.parts.rollout.stopping?.());
+      if (stopped) throw new RequestError(503, 'the service is shutting down');
+      throw e;
+    }
+  }
+
   async commit(): Promise<Record<string, number>> {
     // Taken out only once written (one transaction): a failing pipeline or write leaves them waiting.
     const exps = this.ready.slice();

@@ -88,18 +88,38 @@ export function frozenLakeUserMessage(observation: string, k: number, hint: bool
   return content;
 }
 
+/** The shortest answer that moves: the bare action, as the invalid-move hint asks for it. */
+export const FROZEN_LAKE_BARE_ACTION = '```Up```';
+
+/**
+ * The prompts of a task's first `turns` turns, as `run` builds them, for the budget checks: the system prompt, then
+ * per turn its user message, each earlier answer the bare action and each move valid (no invalid-move hint). Every
+ * observation is the start's: the grid is the same size whichever cell P is on.
+ */
+export function frozenLakeTurnPrompts(
+  workflowArgs: Record<string, unknown>,
+  row: Record<string, unknown>,
+  turns: number,
+): ChatMessage[][] {
+  const args = frozenLakeArgs(workflowArgs);
+  const map = taskMap(row, args);
+  const observation = new FrozenLakeGame(map.rows, args.isSlippery, map.seed).reset();
+  const messages: ChatMessage[] = [{ role: 'system', content: FROZEN_LAKE_SYSTEM_PROMPT }];
+  const prompts: ChatMessage[][] = [];
+  for (let k = 0; k < Math.max(1, Math.min(turns, args.agentMaxSteps)); k++) {
+    if (k > 0) messages.push({ role: 'assistant', content: FROZEN_LAKE_BARE_ACTION });
+    messages.push({ role: 'user', content: frozenLakeUserMessage(observation, k, false, args.agentMaxSteps - k) });
+    prompts.push([...messages]);
+  }
+  return prompts;
+}
+
 /** The first prompt of a task's episode: the system prompt and turn 0's user message, as `run` builds them. */
 export function frozenLakeFirstPrompt(
   workflowArgs: Record<string, unknown>,
   row: Record<string, unknown>,
 ): ChatMessage[] {
-  const args = frozenLakeArgs(workflowArgs);
-  const map = taskMap(row, args);
-  const game = new FrozenLakeGame(map.rows, args.isSlippery, map.seed);
-  return [
-    { role: 'system', content: FROZEN_LAKE_SYSTEM_PROMPT },
-    { role: 'user', content: frozenLakeUserMessage(game.reset(), 0, false, args.agentMaxSteps) },
-  ];
+  return frozenLakeTurnPrompts(workflowArgs, row, 1)[0];
 }
 
 export function frozenLakeWorkflow(ctx: WorkflowContext): Workflow {

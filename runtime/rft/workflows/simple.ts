@@ -46,11 +46,54 @@ function score(
 export function simpleMessages(ctx: WorkflowContext, systemPrompt: string | null): ChatMessage[] {
   if (ctx.task.taskDesc === undefined)
     throw new WorkflowError('the task has no prompt: format.prompt_key names a column this row does not have');
+  return formatMessages(ctx.task.taskDesc, systemPrompt, ctx.task.replyPrefix);
+}
+
+/** `BaseSimpleWorkflow.format_messages` (workflow.py @64b001d): system prompt, the task, the reply prefix. */
+function formatMessages(taskDesc: string, systemPrompt: string | null, replyPrefix: string | null): ChatMessage[] {
   const messages: ChatMessage[] = [];
   if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
-  messages.push({ role: 'user', content: ctx.task.taskDesc });
-  if (ctx.task.replyPrefix) messages.push({ role: 'assistant', content: ctx.task.replyPrefix });
+  messages.push({ role: 'user', content: taskDesc });
+  if (replyPrefix) messages.push({ role: 'assistant', content: replyPrefix });
   return messages;
+}
+
+/** What a single-turn workflow's prompt is made of, besides the row: the taskset's `format` and reward. */
+export interface SingleTurnFormat {
+  promptKey: string;
+  systemPrompt: string | null;
+  replyPrefix: string | null;
+  rewardFn: string | null;
+}
+
+/** math_workflow's system prompt: the DeepSeek-R1 one for `math_reward` when the taskset gives none (`MathWorkflow.reset`). */
+function mathSystemPrompt(rewardFn: string | null, systemPrompt: string | null): string | null {
+  return (rewardFn ?? 'math_reward') === 'math_reward' && systemPrompt === null ? R1_SYSTEM_PROMPT : systemPrompt;
+}
+
+function boxedSystemPrompt(args: Record<string, unknown>, systemPrompt: string | null): string {
+  return systemPrompt ?? (args.with_think === true ? BOXED_THINK_PROMPT : BOXED_PROMPT);
+}
+
+/**
+ * The chat messages a single-turn workflow sends for a task row, as its `run` builds them, for the prompt-budget
+ * checks; undefined where the row has no prompt text or the prompt is not a chat (math_boxed_workflow's `use_base`).
+ */
+export function singleTurnPrompt(
+  workflow: 'simple' | 'math' | 'math_boxed',
+  args: Record<string, unknown>,
+  row: Record<string, unknown>,
+  format: SingleTurnFormat,
+): ChatMessage[] | undefined {
+  const desc = row[format.promptKey];
+  if (typeof desc !== 'string' || (workflow === 'math_boxed' && args.use_base === true)) return undefined;
+  const system =
+    workflow === 'math'
+      ? mathSystemPrompt(format.rewardFn, format.systemPrompt)
+      : workflow === 'math_boxed'
+        ? boxedSystemPrompt(args, format.systemPrompt)
+        : format.systemPrompt;
+  return formatMessages(desc, system, format.replyPrefix);
 }
 
 function rewardOf(ctx: WorkflowContext, fallback: string | null): RewardFn {
@@ -81,10 +124,8 @@ export function simpleWorkflow(ctx: WorkflowContext): Workflow {
 
 /** simple_workflow with math_reward and, for it, the DeepSeek-R1 system prompt by default. */
 export function mathWorkflow(ctx: WorkflowContext): Workflow {
-  const rewardName = ctx.task.rewardFn ?? 'math_reward';
-  const system =
-    rewardName === 'math_reward' && ctx.task.systemPrompt === null ? R1_SYSTEM_PROMPT : ctx.task.systemPrompt;
-  const reward = ctx.createReward(rewardName, ctx.task.rewardFnArgs);
+  const system = mathSystemPrompt(ctx.task.rewardFn, ctx.task.systemPrompt);
+  const reward = ctx.createReward(ctx.task.rewardFn ?? 'math_reward', ctx.task.rewardFnArgs);
   return {
     repeatable: true,
     concurrentRuns: true,
@@ -102,7 +143,7 @@ export function mathBoxedWorkflow(ctx: WorkflowContext): Workflow {
   const useBase = args.use_base === true;
   const withThink = args.with_think === true;
   const formatScoreCoef = typeof args.format_score_coef === 'number' ? args.format_score_coef : 0.1;
-  const system = ctx.task.systemPrompt ?? (withThink ? BOXED_THINK_PROMPT : BOXED_PROMPT);
+  const system = boxedSystemPrompt(args, ctx.task.systemPrompt);
   const reward = ctx.createReward(ctx.task.rewardFn ?? 'math_boxed_reward', ctx.task.rewardFnArgs);
   return {
     repeatable: true,

@@ -13,7 +13,7 @@ import type { DiagnosticCode } from '../../../runtime/config/diagnostics';
 import { checkConfig } from '../../../runtime/config/check-config';
 import { localRefusals } from '../../../runtime/rft/refusals/refusals';
 import { readModelConfigJson } from '../../../runtime/engine/lm/config-json-cache';
-import { firstPromptTokens } from '../../../runtime/rft/workflows/first-prompt-tokens';
+import { promptTokens } from '../../../runtime/rft/workflows/prompt-tokens';
 import { buildByteTokenizer } from '../../../runtime/engine/tokenizer';
 
 /** The files an example's folder must hold for its finding to exist (paths relative to the config's folder). */
@@ -36,6 +36,8 @@ const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
     'tiny-model/tokenizer_config.json': JSON.stringify(buildByteTokenizer().tokenizerConfig),
   },
 };
+// The same folder: its first prompt (~1350 tokens) fits 1800, ten turns of ~250 more do not.
+FILES.TRN322 = FILES.TRN321;
 
 /**
  * Run health (TRN4xx) comes from a run's metrics, not from the config alone: its examples name the key a finding
@@ -78,7 +80,7 @@ for (const [code, doc] of documented) {
         env: {},
         exists: existsSync,
         modelConfig: readModelConfigJson,
-        firstPromptTokens: (req) => firstPromptTokens(req, {}),
+        promptTokens: (req) => promptTokens(req, {}),
       },
     });
     // TRN312 is what the local runtime refuses: the language server shows localRefusals under that code.

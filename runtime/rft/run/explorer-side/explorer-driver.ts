@@ -5,8 +5,7 @@
  * side waits for the other. Either way the side is explorer-side.ts's, built from the same plain-data spec.
  */
 import { Worker } from 'node:worker_threads';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { workerEntry } from '../../../worker-entry';
 import { currentBackend, initBackend, type BackendPreference } from '../../../engine/backend';
 import type { LogLevel, RunLog } from '../../monitor/run-log';
 import { loadRuntimePlugins } from '../../plugins';
@@ -91,20 +90,9 @@ export type FromWorker =
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
-/** The worker's entry file: the bundled dist/explorer-worker.js, or the TypeScript source under tsx. */
-function workerEntry(): { file: string; execArgv: string[] } {
-  const bundled = join(__dirname, 'explorer-worker.js');
-  if (existsSync(bundled)) return { file: bundled, execArgv: [] };
-  // Running from source (tests, benches under tsx): the worker needs tsx's require hook (`--import tsx` does not
-  // reach worker threads).
-  const source = join(__dirname, 'explorer-worker.ts');
-  if (existsSync(source)) return { file: source, execArgv: ['--require', require.resolve('tsx/cjs')] };
-  throw new Error(`the explorer worker script is missing (looked for ${bundled} and ${source})`);
-}
-
 /** The explorer in a worker thread, so its steps run on another core while the trainer trains. */
 export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<ExplorerDriver> {
-  const entry = workerEntry();
+  const entry = workerEntry(__dirname, 'explorer-worker');
   const worker = new Worker(entry.file, { execArgv: entry.execArgv });
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 0;

@@ -42,6 +42,7 @@ export async function startExplorerService(
     const service = new ExplorerService({
       flavor,
       rollout: side.rollout,
+      stop: side.stop,
       servedModel: ctx.modelPath ?? cfg.model.model_path,
       maxModelLen: Math.min(cfg.model.max_model_len ?? maxPositions, maxPositions),
       maxResponseTokens: cfg.model.max_response_tokens ?? maxPositions,

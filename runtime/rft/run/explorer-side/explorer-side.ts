@@ -25,9 +25,9 @@ import { attachReferenceLogprobs } from '../../trainer/reference-logprobs';
 import { algorithmSetup } from '../stage/algorithm-setup';
 import { loadModelFor } from '../stage/load-model';
 import { isCheckpointDir, mergePretrainedAdapter } from '../stage/lora-adapter';
-import { RunSetupError } from '../stage/stage-context';
+import { RunSetupError, type StageContext } from '../stage/stage-context';
 import { timed } from '../../monitor/phase-times';
-import { flagSet, stopPoint, type StopPoint } from '../../stop-point';
+import { flagSet, flagStopPoint, sharedStopFlag, type StopPoint } from '../../stop-point';
 import { openPipelineInputStore, type PipelineInputStore } from './pipeline-input-store';
 import { auxiliaryLimits, rolloutLimits } from './rollout-limits';
 import { explorerTotalSteps, taskReader, tasksOf, type TaskReader, type TaskSet } from './tasksets';
@@ -67,6 +67,19 @@ export interface ExplorerSideSpec {
    * is given up at its next task, engine call or reference micro-batch.
    */
   stopFlag?: Int32Array;
+}
+
+/** The spec of a stage's side in this thread: the stage's config, weights and seed, and the run's stop flag. */
+export function stageSideSpec(ctx: StageContext, work: ExplorerWork): ExplorerSideSpec {
+  return {
+    work,
+    cfg: ctx.cfg,
+    release: ctx.release,
+    configDir: ctx.configDir,
+    modelPath: ctx.modelPath,
+    seed: ctx.seed,
+    stopFlag: sharedStopFlag(ctx.signal),
+  };
 }
 
 export interface ExplorerReference {
@@ -152,6 +165,11 @@ export class ExplorerSide {
     }
   }
 
+  /** The run's stop point over its stop flag (`spec.stopFlag`), fitted to this thread; none without a flag. */
+  get stop(): StopPoint | undefined {
+    return sideStopPoint(this.spec);
+  }
+
   /** The trainer step whose weights the rollout model holds. */
   get version(): number {
     return this.rollout.version;
@@ -209,11 +227,7 @@ export class ExplorerSide {
 
   /** Every eval taskset at `step`, as one metrics record (`<prefix>/<taskset>/…`). */
   async evaluate(step: number, prefix = 'eval'): Promise<Record<string, number>> {
-    const explorer = this.need(this.parts.explorer, 'explorer');
-    const metrics: Record<string, number> = {};
-    for (const set of this.parts.evalSets)
-      Object.assign(metrics, await explorer.evaluate(set.name, set.tasks, step, prefix));
-    return metrics;
+    return await this.need(this.parts.explorer, 'explorer').evaluate(this.parts.evalSets, step, prefix);
   }
 
   /** Takes the trainer's weights (in `variables()` order) as of trainer step `version` (memory sync). */
@@ -267,7 +281,7 @@ export class ExplorerSide {
 
 function sideStopPoint(spec: ExplorerSideSpec): StopPoint | undefined {
   const flag = spec.stopFlag;
-  return flag ? stopPoint(() => flagSet(flag)) : undefined;
+  return flag ? flagStopPoint(flag) : undefined;
 }
 
 /** The explorer over `rollout`: auxiliary models (loaded here, freed by `Explorer.dispose`), retries, timeouts. */

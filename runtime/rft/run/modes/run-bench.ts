@@ -2,16 +2,14 @@
 import { checkpointProblem } from '../../checkpoint/checkpoint-choice';
 import { latestCheckpoint, listCheckpoints } from '../../checkpoint/checkpoints';
 import { evalSummary } from '../explorer-side/explorer-reports';
-import { ExplorerSide } from '../explorer-side/explorer-side';
+import { ExplorerSide, stageSideSpec } from '../explorer-side/explorer-side';
 import type { StageContext, StageResult } from '../stage/stage-context';
-import { fmt, yieldToEvents } from '../stage/step-pacing';
+import { fmt } from '../stage/step-pacing';
+import { unlessAbandoned, yieldToEvents } from '../../stop-point';
 
 export async function runBench(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
-  const side = await ExplorerSide.build(
-    { work: 'bench', cfg, release: ctx.release, configDir: ctx.configDir, modelPath: ctx.modelPath, seed: ctx.seed },
-    ctx.log,
-  );
+  const side = await ExplorerSide.build(stageSideSpec(ctx, 'bench'), ctx.log);
   try {
     /** Every eval taskset at `step`, logged under the bench role. */
     const bench = async (step: number): Promise<Record<string, number>> => {
@@ -26,21 +24,24 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
         ? [latestCheckpoint(ctx.jobDir)].filter((c) => c !== undefined)
         : listCheckpoints(ctx.jobDir),
     );
-    if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup) evals = await bench(0);
-    for (const c of checkpoints) {
-      await yieldToEvents();
-      if (ctx.signal.aborted) break;
-      side.loadCheckpoint(c.dir, c.step);
-      evals = await bench(c.step);
-      ctx.progress(
-        'bench',
-        c.step,
-        undefined,
-        Object.entries(evalSummary(evals))
-          .map(([k, v]) => `${k} ${fmt(v)}`)
-          .join(', '),
-      );
-    }
+    // A stop gives up the checkpoint being benchmarked (its eval tasks stop at the next one): no row for it.
+    await unlessAbandoned(async () => {
+      if (!cfg.explorer.bench_on_latest_checkpoint && cfg.explorer.eval_on_startup) evals = await bench(0);
+      for (const c of checkpoints) {
+        await yieldToEvents();
+        if (ctx.signal.aborted) break;
+        side.loadCheckpoint(c.dir, c.step);
+        evals = await bench(c.step);
+        ctx.progress(
+          'bench',
+          c.step,
+          undefined,
+          Object.entries(evalSummary(evals))
+            .map(([k, v]) => `${k} ${fmt(v)}`)
+            .join(', '),
+        );
+      }
+    });
     if (!checkpoints.length && !cfg.explorer.eval_on_startup)
       ctx.log('warning', `no checkpoints in ${ctx.jobDir} to benchmark`);
     return { evals: evalSummary(evals), stopped: ctx.signal.aborted };

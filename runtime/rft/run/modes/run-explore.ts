@@ -25,26 +25,16 @@ import {
 } from '../exchange/async-state';
 import { EXPERIENCE_BUFFER_KEY, sharedBuffer } from '../exchange/experience-channel';
 import { EvalSchedule, reportExplorerStep } from '../explorer-side/explorer-reports';
-import { ExplorerSide } from '../explorer-side/explorer-side';
+import { ExplorerSide, stageSideSpec } from '../explorer-side/explorer-side';
 import { withAbsoluteBufferPath } from '../stage/config-paths';
 import { RunSetupError, type StageContext, type StageResult } from '../stage/stage-context';
-import { yieldToEvents } from '../stage/step-pacing';
-import { sharedStopFlag, unlessAbandoned } from '../../stop-point';
+import { unlessAbandoned, yieldToEvents } from '../../stop-point';
 
 export async function runExplore(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const resumed = cfg.continue_from_checkpoint ? readExplorerState(ctx.jobDir) : undefined;
   const side = await ExplorerSide.build(
-    {
-      work: 'explore',
-      cfg,
-      release: ctx.release,
-      configDir: ctx.configDir,
-      modelPath: ctx.modelPath,
-      seed: ctx.seed,
-      readerOffset: resumed?.readerOffset ?? 0,
-      stopFlag: sharedStopFlag(ctx.signal),
-    },
+    { ...stageSideSpec(ctx, 'explore'), readerOffset: resumed?.readerOffset ?? 0 },
     ctx.log,
   );
   try {

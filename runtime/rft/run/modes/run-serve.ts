@@ -17,7 +17,7 @@ import { sleep } from '../../buffer/wait';
 import type { HttpServer } from '../../serve/http';
 import { listenForAgents } from '../../serve/listen';
 import { startExplorerService, type ServedExplorer } from '../explorer-side/explorer-service';
-import { ExplorerSide } from '../explorer-side/explorer-side';
+import { ExplorerSide, stageSideSpec } from '../explorer-side/explorer-side';
 import { RunSetupError, type StageContext, type StageResult } from '../stage/stage-context';
 
 export async function runServe(ctx: StageContext): Promise<StageResult> {
@@ -25,10 +25,7 @@ export async function runServe(ctx: StageContext): Promise<StageResult> {
   const target = cfg.buffer.trainer_input.experience_buffer;
   if (!target)
     throw new RunSetupError('mode serve needs buffer.trainer_input.experience_buffer (where committed experiences go)');
-  const side = await ExplorerSide.build(
-    { work: 'serve', cfg, release: ctx.release, configDir: ctx.configDir, modelPath: ctx.modelPath, seed: ctx.seed },
-    ctx.log,
-  );
+  const side = await ExplorerSide.build(stageSideSpec(ctx, 'serve'), ctx.log);
   let served: ServedExplorer | undefined;
   let server: HttpServer | undefined;
   try {

@@ -1,10 +1,5 @@
-/** What every mode's step loop shares: a pause for events between steps, and the numbers of its progress lines. */
+/** The numbers of every mode's progress lines (the pause for events between steps is stop-point.ts `yieldToEvents`). */
 import type { Experience } from '../../experience';
-
-/** Lets signal handlers and I/O callbacks run between steps (the steps themselves are synchronous). */
-export function yieldToEvents(): Promise<void> {
-  return new Promise((r) => setImmediate(r));
-}
 
 export function meanReward(exps: readonly Experience[]): number {
   return exps.length ? exps.reduce((a, e) => a + (e.reward ?? 0), 0) / exps.length : NaN;

@@ -9,11 +9,11 @@ import type { Experience } from '../../experience';
 import { isTrainerSyncPoint } from '../../synchronizer/sync-points';
 import type { RftTrainer } from '../../trainer/train-step';
 import type { StageContext } from '../stage/stage-context';
-import { fmt, yieldToEvents } from '../stage/step-pacing';
+import { fmt } from '../stage/step-pacing';
 import { sampleMetrics } from './sample-strategy';
 import { timed } from '../../monitor/phase-times';
 import type { TrainerCheckpoints } from './trainer-checkpoints';
-import { StepAbandoned, stopPoint, type StopPoint } from '../../stop-point';
+import { StepAbandoned, stopPoint, yieldToEvents, type StopPoint } from '../../stop-point';
 
 /** Where the trainer's batches come from, and what a checkpoint keeps of it. */
 export interface TrainerInput {

@@ -12,7 +12,9 @@
  * An episode opened with a deadline (its task's timeout) ends there: a turn it asks for after it, or one still
  * waiting or decoding at it, fails with the engine's GenerationStoppedError at the deadline, as Trinity's runner
  * stops waiting for a task past its timeout (scheduler.py `run_with_retry`: `asyncio.wait_for`). The episodes it was
- * batched with go on: the batch call in flight finishes for them and its row of the late episode is dropped.
+ * batched with go on: the batch call in flight finishes for them and its row of the late episode is dropped. The
+ * deadline is read again at every decode step, so one that comes closer while a turn waits or decodes (over-rollout's
+ * cut) ends it there too; a batch whose every turn has failed stops decoding.
  */
 import { generateContinued, type ContinuedRow, type RowCache } from '../../../engine/continued-generation';
 import { GenerationStoppedError } from '../../../engine/sampling';
@@ -29,6 +31,7 @@ interface Request {
   /** Set once the request was answered (or failed at its episode's deadline): later outcomes are dropped. */
   settled?: boolean;
   timer?: ReturnType<typeof setTimeout>;
+  deadline?: () => number | null;
 }
 
 interface Session {
@@ -40,6 +43,8 @@ interface Session {
 
 export class TurnBatcher {
   private queue: Request[] = [];
+  /** The turns of the batch being decoded now. */
+  private decoding: readonly Request[] = [];
   private scheduled = false;
   private running = false;
   private readonly sessions = new Set<Session>();
@@ -60,7 +65,7 @@ export class TurnBatcher {
         const due = deadline?.() ?? null;
         if (due !== null && performance.now() >= due) return Promise.reject(pastDeadline());
         return new Promise<SampledTurn>((resolve, reject) => {
-          const request: Request = { session, context, args, resolve, reject };
+          const request: Request = { session, context, args, resolve, reject, deadline };
           if (due !== null) request.timer = setTimeout(() => this.expire(request), due - performance.now());
           this.queue.push(request);
           this.schedule();
@@ -81,6 +86,14 @@ export class TurnBatcher {
     r.settled = true;
     this.queue = this.queue.filter((q) => q !== r);
     r.reject(pastDeadline());
+  }
+
+  /** Fails every turn, waiting or decoding, whose episode's deadline has come (it may have come closer). */
+  private expireDue(requests: readonly Request[] = [...this.queue, ...this.decoding]): void {
+    for (const r of requests) {
+      const due = r.deadline?.() ?? null;
+      if (due !== null && performance.now() >= due) this.expire(r);
+    }
   }
 
   private closeSession(s: Session): void {
@@ -115,6 +128,7 @@ export class TurnBatcher {
 
   private async runGroup(asked: readonly Request[]): Promise<void> {
     // A turn whose episode's deadline passed while earlier groups ran is not computed.
+    this.expireDue(asked);
     const group = asked.filter((r) => !r.settled);
     if (group.length === 0) return;
     const model = this.model;
@@ -129,13 +143,30 @@ export class TurnBatcher {
       };
     });
     let results;
+    const sampling = model.samplingParams(group[0].args);
+    const stop = sampling.shouldStop;
     try {
       await this.opts.stop?.();
-      results = await generateContinued(model.model, rows, model.samplingParams(group[0].args), model.decodeResponse);
+      this.decoding = group;
+      results = await generateContinued(
+        model.model,
+        rows,
+        {
+          ...sampling,
+          // Asked once per decode step: turns whose deadline came fail now; with none left, the batch stops.
+          shouldStop: () => {
+            this.expireDue();
+            return (stop?.() ?? false) || group.every((r) => r.settled);
+          },
+        },
+        model.decodeResponse,
+      );
     } catch (e) {
       for (const r of rows) r.cache?.dispose();
       for (const r of group) settle(r, () => r.reject(e));
       return;
+    } finally {
+      this.decoding = [];
     }
     results.forEach(({ completion: c, cache }, i) => {
       const r = group[i];

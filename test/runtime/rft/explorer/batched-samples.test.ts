@@ -5,17 +5,25 @@
  * token (log-probs within 1e-4: float32 in a wider, padded batch), sampled rows repeat for a seed and equal the
  * sequential ones (each call's seed drawn in task order), calls with other sampling arguments go in their own batch,
  * a task the engine cannot take fails alone, and a task past its timeout is cut while the others in its batch keep
- * their rows.
+ * their rows. Evaluation (every eval taskset at once) and over-rollout steps go to the engine together too: eval
+ * metrics equal one task after another, and over-rollout keeps the tasks back within `wait_after_min` of the
+ * `min_wait_num`-th.
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { Pretrained } from '../../../../runtime/engine/pretrained';
 import type { Experience } from '../../../../runtime/rft/experience';
 import { ExperiencePipeline } from '../../../../runtime/rft/explorer/experience-pipeline';
-import { Explorer, type ExplorerOptions, type ExplorerTask } from '../../../../runtime/rft/explorer/explore-step';
+import {
+  Explorer,
+  type EvalTaskset,
+  type ExplorerOptions,
+  type ExplorerTask,
+} from '../../../../runtime/rft/explorer/explore-step';
 import { enablePhaseTimes, takePhaseTimes } from '../../../../runtime/rft/monitor/phase-times';
 import type { RolloutArgs } from '../../../../runtime/rft/models/rollout-model';
 import { createReward } from '../../../../runtime/rft/rewards';
+import { flagSet, flagStopPoint, sharedStopFlag } from '../../../../runtime/rft/stop-point';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { loadByteChatModel, rolloutModelOf, workflowTask } from '../../../helpers/byte-chat-model';
 
@@ -47,14 +55,19 @@ interface Step {
   logs: string[];
 }
 
-async function step(
-  tasks: readonly ExplorerTask[],
+/** With `stopFlag`, the run's stop points as explorer-side.ts sets them (here the main thread's: they yield). */
+function explorerOf(
   runnersPerModel: number,
-  opts: Partial<ExplorerOptions> = {},
-  seed = 5,
-): Promise<Step> {
-  const logs: string[] = [];
-  const explorer = new Explorer(rolloutModelOf(pretrained, { maxResponseTokens: 6 }, seed), {
+  { stopFlag, ...opts }: Partial<ExplorerOptions> & { stopFlag?: Int32Array },
+  seed: number,
+  logs: string[],
+): Explorer {
+  const model = rolloutModelOf(pretrained, { maxResponseTokens: 6 }, seed);
+  if (stopFlag) {
+    model.stopping = () => flagSet(stopFlag);
+    opts.stop = flagStopPoint(stopFlag);
+  }
+  return new Explorer(model, {
     maxRetryTimes: 0,
     createReward: (name, args) => createReward(name, args, { release: 'main' }),
     samplesPerStep: 0,
@@ -63,6 +76,16 @@ async function step(
     runnersPerModel,
     ...opts,
   });
+}
+
+async function step(
+  tasks: readonly ExplorerTask[],
+  runnersPerModel: number,
+  opts: Partial<ExplorerOptions> & { stopFlag?: Int32Array } = {},
+  seed = 5,
+): Promise<Step> {
+  const logs: string[] = [];
+  const explorer = explorerOf(runnersPerModel, opts, seed, logs);
   takePhaseTimes();
   const out = await explorer.explore(1, tasks, new ExperiencePipeline([], undefined, 'main'));
   return {
@@ -94,7 +117,8 @@ describe("runner_per_model: a step's single-turn tasks sampled as one batch", ()
   test('greedy: four tasks of different prompt lengths in one engine call equal one task after another, token for token', async () => {
     const tasks = QUESTIONS.map((q) => task(q, { temperature: 0 }));
     const sequential = await step(tasks, 1);
-    const batched = await step(tasks, 8);
+    // With the stop points of a run (one before the step, one as each run gets its runner), as a run has them.
+    const batched = await step(tasks, 8, { stopFlag: sharedStopFlag(new AbortController().signal) });
     assert.equal(sequential.engineCalls, 4);
     assert.equal(batched.engineCalls, 1, 'the four tasks went to the engine together');
     assert.equal(batched.exps.length, 12);
@@ -161,6 +185,61 @@ describe("runner_per_model: a step's single-turn tasks sampled as one batch", ()
     assertSameRows(
       { ...batched, exps: batched.exps.map((e) => ({ ...e, eid: { ...e.eid, task: Number(e.eid.task) - 1 } })) },
       alone,
+    );
+  });
+});
+
+describe('evaluation and over-rollout go to the engine together', () => {
+  // A score that follows the response text, so a row given to the wrong task or taskset shows in the metrics.
+  const textScore = () => (input: { response: string }) => ({
+    score: (input.response.charCodeAt(0) % 10) / 10 + input.response.length / 100,
+  });
+  const evalSets = (args: RolloutArgs): EvalTaskset[] => [
+    { name: 'short', tasks: QUESTIONS.slice(0, 2).map((q) => task(q, args)) },
+    { name: 'long', tasks: QUESTIONS.slice(2).map((q) => task(q, args, 4)) },
+  ];
+
+  async function evaluate(sets: readonly EvalTaskset[], runners: number, seed = 5) {
+    const explorer = explorerOf(runners, { createReward: textScore }, seed, []);
+    takePhaseTimes();
+    const metrics = await explorer.evaluate(sets, 3);
+    const engineCalls = takePhaseTimes()['explorer: sampling (generate)']?.calls ?? 0;
+    // Times differ from run to run; every other metric is compared exactly.
+    return { metrics: Object.fromEntries(Object.entries(metrics).filter(([k]) => !k.includes('time'))), engineCalls };
+  }
+
+  test("greedy: every eval taskset's tasks in one engine call, the eval metrics those of one task after another", async () => {
+    const sets = evalSets({ temperature: 0 });
+    const sequential = await evaluate(sets, 1);
+    const batched = await evaluate(sets, 8);
+    assert.equal(sequential.engineCalls, 4);
+    assert.equal(batched.engineCalls, 1, 'both tasksets went to the engine together');
+    assert.deepEqual(batched.metrics, sequential.metrics);
+    for (const k of ['eval/short/score/mean@3', 'eval/long/score/best@4', 'eval/long/finished_task_count'])
+      assert.ok(k in batched.metrics, k);
+  });
+
+  test('sampled: a seeded eval repeats, and equals one task after another', async () => {
+    const sets = evalSets({});
+    const batched = await evaluate(sets, 8);
+    assert.deepEqual((await evaluate(sets, 8)).metrics, batched.metrics);
+    assert.deepEqual((await evaluate(sets, 1)).metrics, batched.metrics);
+    assert.notDeepEqual((await evaluate(sets, 8, 6)).metrics, batched.metrics);
+  });
+
+  test('over_rollout: the tasks back within wait_after_min of the third count; the long one still decoding is cut', async () => {
+    // Task 0 asks for 1,500 tokens (a second or more), the others for 4: three are back together, long before it.
+    const tasks = QUESTIONS.map((q, i) => task(q, { min_tokens: 1500, max_tokens: i === 0 ? 1500 : 4 }, 2));
+    const started = performance.now();
+    const out = await step(tasks, 8, { overRollout: { minWaitNum: 3, waitAfterMinS: 0.2 } });
+    const seconds = (performance.now() - started) / 1000;
+    assert.ok(seconds >= 0.2 && seconds < 1.5, `took ${seconds} s`);
+    assert.equal(out.engineCalls, 1, 'the four tasks went to the engine together');
+    assert.equal(out.metrics['rollout/finished_task_count'], 3);
+    assert.deepEqual([...new Set(out.exps.map((e) => e.eid.task))], [1, 2, 3]);
+    assert.ok(
+      out.logs.includes('info: over_rollout: step 1 goes on with 3 of 4 tasks (1 dropped)'),
+      out.logs.join('\n'),
     );
   });
 });

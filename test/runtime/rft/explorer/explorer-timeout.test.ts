@@ -179,7 +179,7 @@ describe('explorer.max_timeout', () => {
     assert.equal(timeouts.length, 6, JSON.stringify(logs));
     assert.equal(logs.filter((l) => l.level === 'warning' && /failed after 3 attempt\(s\)/.test(l.message)).length, 2);
 
-    const ev = await ex.evaluate('sums', [task('3+4'), task('5+2')], 0);
+    const ev = await ex.evaluate([{ name: 'sums', tasks: [task('3+4'), task('5+2')] }], 0);
     assert.equal(ev['eval/sums/finished_task_count'], 2);
     assert.ok(ev['eval/sums/time/task_execution'] >= 0);
     assert.ok(ev['time/eval'] >= 0);
@@ -356,6 +356,27 @@ describe('a stop inside an explorer step (the run is stopping: stop-point.ts)', 
     const tasks = [0, 1, 2, 3].map((i) => task(`${i}+1`, 'test_stop_during_second'));
     await assert.rejects(ex.explore(1, tasks, new ExperiencePipeline([], undefined, 'main')), StepAbandoned);
     assert.equal(ran, 2, 'no task starts after the stop');
+    assert.deepEqual(logs, []);
+  });
+
+  test('with runner_per_model 2, each run asks when it gets its runner: a stop during the first starts no other', async () => {
+    const logs: Logged[] = [];
+    const m = rollout();
+    let stopping = false;
+    m.stopping = () => stopping;
+    let ran = 0;
+    registerWorkflow('test_stop_during_first', () => ({
+      repeatable: true,
+      run: () => {
+        ran++;
+        stopping = true;
+        return [fakeExperience()];
+      },
+    }));
+    const ex = explorer({ stop: stopPoint(() => stopping), runnersPerModel: 2 }, logs, m);
+    const tasks = [0, 1, 2, 3].map((i) => task(`${i}+1`, 'test_stop_during_first', 1));
+    await assert.rejects(ex.explore(1, tasks, new ExperiencePipeline([], undefined, 'main')), StepAbandoned);
+    assert.equal(ran, 1, 'no run starts after the stop, though the second had its runner already');
     assert.deepEqual(logs, []);
   });
 

@@ -124,11 +124,13 @@ describe('fully_async with staleness_control (max_staleness 1, sync_interval 2)'
 describe('explorer.over_rollout and explorer.dynamic_timeout', () => {
   test('over_rollout ratio 0.5, wait_after_min 0: each step goes on with the first 2 of its 4 tasks', async () => {
     const job = tinyJob(12);
+    // One runner: the tasks go one after another (on more, this tiny model's four tasks finish at the same decode
+    // step, and all four are back together with the second).
     const text =
       header(job, 'over-rollout') +
       stage(2).replace(
         'eval_on_startup: false',
-        'eval_on_startup: false\n  over_rollout: {ratio: 0.5, wait_after_min: 0}',
+        'eval_on_startup: false\n  runner_per_model: 1\n  over_rollout: {ratio: 0.5, wait_after_min: 0}',
       ) +
       'synchronizer:\n  sync_style: explorer_driven\n';
     const { lines, logs } = await runCli(job, 'over-rollout', text);

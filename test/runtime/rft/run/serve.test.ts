@@ -795,15 +795,37 @@ describe('serve mode that cannot listen', () => {
   });
 });
 
+/** Requests queued at the service when it is stopped. */
+const QUEUED = 40;
+
 describe('serve mode as a process', () => {
-  test('SIGTERM closes the service and exits with done: stopped', async () => {
+  test('SIGTERM closes the service and exits with done: stopped; the requests still queued are refused, not sampled', async () => {
     const job = tinyJob(14);
     const run = start(serveConfig(job, 'proc'));
     const e = await run.waitFor((x) => x.type === 'log' && x.message.startsWith('Starting Trinity Service on'));
     const url = (e as { message: string }).message.replace('Starting Trinity Service on ', '');
     assert.equal((await chat(url)).status, 200);
+    // Requests at once queue behind each other (one is sampled at a time); the signal comes once the first is back.
+    const answers: { status: number; at: number }[] = [];
+    const asked = Array.from({ length: QUEUED }, () =>
+      chat(url, { n: 8 }).then(
+        (r) => answers.push({ status: r.status, at: Date.now() }),
+        () => answers.push({ status: 0, at: Date.now() }),
+      ),
+    );
+    while (!answers.length) await new Promise((r) => setTimeout(r, 1));
+    const sent = Date.now();
     run.kill('SIGTERM');
-    const { code } = await run.exit;
+    const { code, at } = await run.exit;
+    await Promise.all(asked);
+    const sampledAfter = answers.filter((a) => a.status === 200 && a.at > sent).length;
+    const seen = `exit ${at - sent} ms after SIGTERM; status@ms ${answers.map((a) => `${a.status}@${a.at - sent}`).join(' ')}`;
+    // The request being sampled when the signal came is answered; at most one more had passed its stop point.
+    assert.ok(sampledAfter <= 2, `${sampledAfter} of ${QUEUED} requests sampled after SIGTERM (${seen})`);
+    assert.ok(
+      answers.some((a) => a.status === 503),
+      'the queued requests are refused: the service is shutting down',
+    );
     assert.equal(code, 130);
     assert.deepEqual(run.events[run.events.length - 1], { type: 'done', status: 'stopped' });
     await assert.rejects(fetch(`${url}/health`));

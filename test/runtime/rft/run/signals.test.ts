@@ -1,7 +1,7 @@
 /**
  * The runtime as a process (dist/cli.js run --events jsonl): SIGTERM stops within 5 s with a valid last checkpoint
  * and a `done: stopped` event; SIGTERM inside a long trainer step gives that step up at its next micro-batch and the
- * same command trains its batch once; SIGKILL at a random point, then the same command again, resumes from the last
+ * same command trains its batch once; SIGTERM in mode bench gives the eval in progress up at its next task; SIGKILL at a random point, then the same command again, resumes from the last
  * checkpoint and finishes the run with every step done once.
  */
 import assert from 'node:assert/strict';
@@ -132,6 +132,39 @@ describe('stopping and resuming', () => {
     const stopMs = at - sent;
     const stepMs = step(2)['time/train_step'] * 1000;
     assert.ok(stopMs < Math.min(5000, stepMs), `stopped ${stopMs} ms after SIGTERM; step 2 takes ${stepMs} ms`);
+  });
+
+  test('mode bench: SIGTERM during an eval taskset stops it at its next task, and nothing of that eval is written', async () => {
+    // 3,000 eval tasks: about 5 s of evaluation on an idle machine, one task a couple of milliseconds.
+    const job = tinyJob(13);
+    const rows = Array.from(
+      { length: 3000 },
+      (_, i) => `{"question": "${i % 10}+${i % 7}", "answer": "${(i % 10) + (i % 7)}"}\n`,
+    );
+    writeFileSync(join(job.dir, 'data', 'many.jsonl'), rows.join(''));
+    const config = job.write(
+      'bench.yaml',
+      header(job, 'bench') +
+        'mode: bench\nalgorithm:\n  algorithm_type: grpo\nbuffer:\n  explorer_input:\n    eval_tasksets:\n' +
+        '      - {name: many, storage_type: file, path: data/many.jsonl, format: {prompt_key: question, response_key: answer}}\n' +
+        '    default_workflow_type: simple_workflow\n    default_reward_fn_type: math_boxed_reward\n' +
+        'explorer:\n  eval_on_startup: true\n',
+    );
+    const run = start(config);
+    // The stage starts, the tiny model loads in milliseconds, then the eval: a second in, the signal lands inside it.
+    await run.waitFor((e) => e.type === 'stage');
+    await new Promise((r) => setTimeout(r, 1000));
+    const sent = Date.now();
+    run.kill('SIGTERM');
+    const { code, at } = await run.exit;
+    assert.equal(code, 130, run.stderr().slice(-2000));
+    assert.deepEqual(run.events.at(-1), { type: 'done', status: 'stopped' });
+    assert.deepEqual(
+      run.events.filter((e) => e.type === 'metrics'),
+      [],
+      'no bench row for the eval given up',
+    );
+    assert.ok(at - sent < 2000, `stopped ${at - sent} ms after SIGTERM`);
   });
 
   test('SIGKILL at a random point, then the same command, finishes every trainer step exactly once after the last checkpoint', async () => {

@@ -10,6 +10,7 @@ import { before, describe, test } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { generateContinued, keepsRowCaches, RowCache } from '../../../../runtime/engine/continued-generation';
+import { GenerationStoppedError } from '../../../../runtime/engine/sampling';
 import type { Pretrained } from '../../../../runtime/engine/pretrained';
 import type { Experience } from '../../../../runtime/rft/experience';
 import { ExperiencePipeline } from '../../../../runtime/rft/explorer/experience-pipeline';
@@ -213,6 +214,23 @@ describe('batched turns with the KV cache following each episode', () => {
       atOnce.map((e) => [e.eid.task, e.eid.run, e.tokens]),
       one.map((e) => [e.eid.task, e.eid.run, e.tokens]),
     );
+  });
+
+  test("a deadline that comes closer while a turn decodes (over-rollout's cut) ends it at the next decode step", async () => {
+    const ids = pretrained.tokenizer.encode('<|im_start|>assistant\n', { addSpecialTokens: false });
+    const baseline = tf.memory().numTensors;
+    const batcher = new TurnBatcher(rolloutModelOf(pretrained, {}, 5));
+    const started = performance.now();
+    // No deadline for the first 100 ms, then one that has come (the cut is set between decode steps, as a task that
+    // comes back sets it); 2,000 tokens take far longer, and with no turn left the batch stops decoding.
+    const sampler = batcher.open(() => (performance.now() - started >= 100 ? started + 100 : null));
+    const turn = sampler.sampleTurn(ids, { min_tokens: 2000, max_tokens: 2000 });
+    await assert.rejects(turn, GenerationStoppedError);
+    const ms = performance.now() - started;
+    assert.ok(ms >= 100 && ms < 1000, `took ${ms} ms`);
+    await new Promise((r) => setImmediate(r));
+    batcher.dispose();
+    assert.equal(tf.memory().numTensors, baseline, 'the stopped batch freed its rows');
   });
 
   test('every cache is freed when its episode ends', async () => {

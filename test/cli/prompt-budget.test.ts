@@ -1,0 +1,96 @@
+/**
+ * TRN321 for single-turn workflows: the longest prompt among a local taskset's first rows, built as Trinity's
+ * simple_workflow and math_workflow build it (workflow.py @64b001d `format_messages`: the format's system prompt,
+ * the row's `prompt_key` column, the reply prefix continued; math_workflow's DeepSeek-R1 system prompt for
+ * `math_reward`) and counted with the model folder's byte tokenizer, against `max_prompt_tokens`: at the limit
+ * silent, one token under it warned, naming the row. The expected counts are the template rendered here.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { checkConfig } from '../../runtime/config/check-config';
+import { loadTokenizer, type ChatMessage } from '../../runtime/engine/tokenizer';
+import { cliCheckHost, firstPromptFixture } from '../helpers/first-prompt-fixture';
+
+const { dir } = firstPromptFixture('twb-prompt-budget-', { seed: 1, size: 4, p: 0.8 });
+const QUESTIONS = [
+  'What is 2 + 2?',
+  `Sum the numbers ${Array.from({ length: 60 }, (_, i) => i).join(', ')}.`,
+  'Is 7 prime?',
+];
+writeFileSync(
+  join(dir, 'data', 'math.jsonl'),
+  QUESTIONS.map((q) => JSON.stringify({ question: q, answer: '1' })).join('\n') + '\n',
+);
+const tokenizer = loadTokenizer(join(dir, 'model'));
+
+/** The prompt's tokens as the rollout model renders it: the reply prefix continues the generation prompt. */
+function tokens(messages: ChatMessage[], replyPrefix = ''): number {
+  return tokenizer.encode(tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true }) + replyPrefix, {
+    addSpecialTokens: false,
+  }).length;
+}
+
+const config = (workflow: string, maxPromptTokens: number, format: string) => `# trinity-version: main
+mode: explore
+algorithm:
+  algorithm_type: grpo
+  repeat_times: 2
+model:
+  model_path: model
+  max_model_len: 4096
+  max_prompt_tokens: ${maxPromptTokens}
+  max_response_tokens: 256
+cluster:
+  node_num: 1
+  gpu_per_node: 1
+buffer:
+  batch_size: 2
+  total_steps: 1
+  explorer_input:
+    taskset:
+      path: data/math.jsonl
+      default_workflow_type: ${workflow}
+      default_reward_fn_type: math_reward
+      format:
+        prompt_key: question
+        response_key: answer
+${format}`;
+
+async function budget(text: string) {
+  const r = await checkConfig(text, { env: {}, host: cliCheckHost(dir) });
+  return r.diagnostics
+    .filter((d) => d.code === 'TRN321')
+    .map((d) => ({ key: text.slice(d.range[0], d.range[1]), message: d.message }));
+}
+
+test('simple_workflow: the longest of the rows, with system prompt and reply prefix, against max_prompt_tokens', async () => {
+  const format = '        system_prompt: Answer with the number only.\n        reply_prefix: "The answer is"\n';
+  const n = tokens(
+    [
+      { role: 'system', content: 'Answer with the number only.' },
+      { role: 'user', content: QUESTIONS[1] },
+    ],
+    'The answer is',
+  );
+  assert.deepEqual(await budget(config('simple_workflow', n, format)), []);
+  const [f, ...rest] = await budget(config('simple_workflow', n - 1, format));
+  assert.deepEqual(rest, []);
+  assert.equal(f?.key, 'max_prompt_tokens', JSON.stringify(f));
+  assert.match(
+    f.message,
+    new RegExp(
+      `^The longest prompt in the first 3 rows of \`buffer\\.explorer_input\\.taskset\\.path\` \\(row 2, \`simple_workflow\`\\) is ${n} tokens under model's chat template, more than \`max_prompt_tokens\` ${n - 1}\\.`,
+    ),
+  );
+});
+
+test('math_workflow adds the DeepSeek-R1 system prompt for math_reward: over a budget the bare question fits', async () => {
+  const bare = tokens([{ role: 'user', content: QUESTIONS[1] }]);
+  assert.deepEqual(await budget(config('simple_workflow', bare, '')), []);
+  const [f] = await budget(config('math_workflow', bare, ''));
+  const n = Number(/is (\d+) tokens/.exec(f?.message ?? '')?.[1]);
+  assert.ok(n > bare + 50, `math_workflow's prompt is ${n} tokens, the bare question ${bare}`);
+  assert.match(f.message, /\(row 2, `math_workflow`\)/);
+});
