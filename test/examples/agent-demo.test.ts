@@ -163,9 +163,10 @@ describe('the agent demo', () => {
     }
   });
 
-  test('npm run demo:agent, end to end on the smoke schedule: SFT, evals before and after GRPO, the table', () => {
+  test('npm run demo:agent, end to end on the smoke schedule: SFT, evals before and after GRPO, the table', (t) => {
     // In a folder of its own: the full demo's data, model and job directories are left as they are.
     const workDir = mkdtempSync(join(tmpdir(), 'agent-demo-'));
+    t.after(() => rmSync(workDir, { recursive: true, force: true }));
     const r = spawnSync(
       process.execPath,
       ['--import', 'tsx', 'examples/frozen-lake/demo/demo.mjs', '--smoke', '--seeds', '7', '--work-dir', workDir],
@@ -223,7 +224,6 @@ describe('the agent demo', () => {
         .split('\n').length,
       4,
     );
-    rmSync(workDir, { recursive: true });
   });
 
   test('flat groups: counted per explorer step from the buffer as it grows, a half-written line left for later', () => {

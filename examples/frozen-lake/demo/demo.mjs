@@ -21,6 +21,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const { seeds, quiet } = demoArgs();
 const smoke = process.argv.includes('--smoke');
 const workDirArg = process.argv.includes('--work-dir') ? process.argv[process.argv.indexOf('--work-dir') + 1] : null;
+if (workDirArg === undefined || workDirArg?.startsWith('--')) {
+  console.error('--work-dir takes a folder, e.g. --work-dir /tmp/agent-demo');
+  process.exit(2);
+}
 /** Where the demo writes: its data and model beside the config and its jobs under checkpoints/, or all under --work-dir. */
 const out = workDirArg
   ? { cwd: resolve(workDirArg), data: resolve(workDirArg, 'demo-data'), model: resolve(workDirArg, 'model') }
