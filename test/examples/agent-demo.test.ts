@@ -16,8 +16,14 @@ import type { Pretrained } from '../../runtime/engine/pretrained';
 import { frozenLakeWorkflow } from '../../runtime/rft/workflows/frozen-lake';
 import { generateRandomMap } from '../../runtime/rft/environments/frozen-lake/random-map';
 import { forcedTurns, loadByteChatModel, rolloutModelOf, workflowTask } from '../helpers/byte-chat-model';
-// @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
-import { LAKE, demoMaps, demonstration, shortestPath } from '../../examples/frozen-lake/demo/make-demo-data.mjs';
+import {
+  DEMO_COUNTS,
+  LAKE,
+  demoMaps,
+  demonstration,
+  shortestPath,
+  // @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
+} from '../../examples/frozen-lake/demo/make-demo-data.mjs';
 // @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
 import { FlatGroups } from '../../examples/frozen-lake/demo/flat-groups.mjs';
 // @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
@@ -146,27 +152,31 @@ describe('the agent demo', () => {
   });
 
   test('held-out maps: no seed and no board of the SFT or GRPO maps', () => {
-    const maps = demoMaps({ sft: 400, train: 200, eval: 64 }) as Record<string, { seed: number; rows: string[] }[]>;
+    // The demo's own splits (4,000 demonstrations, 200 GRPO maps, 256 held-out maps).
+    const maps = demoMaps(DEMO_COUNTS) as Record<string, { seed: number; rows: string[] }[]>;
     const trained = [...maps.sft, ...maps.train];
     const seeds = new Set(trained.map((m) => m.seed));
     const boards = new Set(trained.map((m) => m.rows.join('/')));
-    assert.equal(maps.eval.length, 64);
+    assert.equal(maps.eval.length, 256);
     for (const m of maps.eval) {
       assert.ok(!seeds.has(m.seed) && !boards.has(m.rows.join('/')), `eval seed ${m.seed}`);
     }
   });
 
-  test('npm run demo:agent, end to end on the smoke schedule: SFT, evals before and after GRPO, the table', () => {
+  test('npm run demo:agent, end to end on the smoke schedule: SFT, evals before and after GRPO, the table', (t) => {
+    // In a folder of its own: the full demo's data, model and job directories are left as they are.
+    const workDir = mkdtempSync(join(tmpdir(), 'agent-demo-'));
+    t.after(() => rmSync(workDir, { recursive: true, force: true }));
     const r = spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'examples/frozen-lake/demo/demo.mjs', '--smoke', '--seeds', '7'],
+      ['--import', 'tsx', 'examples/frozen-lake/demo/demo.mjs', '--smoke', '--seeds', '7', '--work-dir', workDir],
       { cwd: ROOT, encoding: 'utf8' },
     );
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr.slice(-3000)}`);
     assert.match(r.stdout, /^Backend: wasm/m);
     const row = /^7\s+([\d.]+)%\s+([\d.]+)%\s+([+-][\d.]+) pts/m.exec(r.stdout);
     assert.ok(row, r.stdout);
-    const jobs = join(ROOT, 'checkpoints', 'demo-agent', 'seed-7', 'trinity-workbench-demo', 'frozen-lake');
+    const jobs = join(workDir, 'checkpoints', 'seed-7', 'trinity-workbench-demo', 'frozen-lake');
     const lines = (stage: string) =>
       readFileSync(join(jobs, stage, 'monitor', 'metrics.jsonl'), 'utf8')
         .trim()
@@ -207,6 +217,12 @@ describe('the agent demo', () => {
         `GRPO step 1 +trained: flat groups ${flat}/${rewards.size} +reward ${trained['critic/score/mean'].toFixed(3)} +pg_loss ${trained['actor/pg_loss'].toFixed(3)} +entropy ${trained['actor/entropy_loss'].toFixed(3)} `,
       ),
       r.stderr,
+    );
+    assert.equal(
+      readFileSync(join(workDir, 'demo-data', 'eval.jsonl'), 'utf8')
+        .trim()
+        .split('\n').length,
+      4,
     );
   });
 

@@ -2,12 +2,14 @@
 // tokenizer from them (demo-tokenizer.mjs), creates a tiny Qwen2-style model, runs demo.trinity.yaml (SFT warm-up,
 // then GRPO on Trinity's frozen_lake_workflow) with the local runtime, and prints the greedy success rate on held-out
 // maps after each stage.
-//   node --import tsx examples/frozen-lake/demo/demo.mjs [--seeds 1,2,3] [--quiet] [--smoke]
+//   node --import tsx examples/frozen-lake/demo/demo.mjs [--seeds 1,2,3] [--quiet] [--smoke] [--work-dir DIR]
 // Each seed gets a fresh model and job directory under checkpoints/demo-agent/seed-<n>. Exit status 1 when GRPO fails
 // to raise the success rate by at least 15 points over the SFT checkpoint for any seed. --smoke runs the same
-// pipeline on a few maps for a step or two (the test's end-to-end check) and asks for no gain.
+// pipeline on a few maps for a step or two (the test's end-to-end check) and asks for no gain. --work-dir DIR puts
+// everything the demo writes (data, tokenizer, model, job directories) under DIR instead, so a smoke run leaves the
+// full run's files alone.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import { ROOT, cliSync, demoArgs, runDemo, runDemoSeed } from '../../demo-runner.mjs';
@@ -18,17 +20,27 @@ import { FlatGroups } from './flat-groups.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const { seeds, quiet } = demoArgs();
 const smoke = process.argv.includes('--smoke');
+const workDirArg = process.argv.includes('--work-dir') ? process.argv[process.argv.indexOf('--work-dir') + 1] : null;
+if (workDirArg === undefined || workDirArg?.startsWith('--')) {
+  console.error('--work-dir takes a folder, e.g. --work-dir /tmp/agent-demo');
+  process.exit(2);
+}
+/** Where the demo writes: its data and model beside the config and its jobs under checkpoints/, or all under --work-dir. */
+const out = workDirArg
+  ? { cwd: resolve(workDirArg), data: resolve(workDirArg, 'demo-data'), model: resolve(workDirArg, 'model') }
+  : { cwd: here, data: DEMO_DATA, model: join(here, 'model') };
+const jobsRoot = workDirArg ? resolve(workDirArg, 'checkpoints') : join(ROOT, 'checkpoints', 'demo-agent');
 const REQUIRED_GAIN = smoke ? -Infinity : 0.15;
 const config = smoke ? smokeConfig() : join(here, 'demo.trinity.yaml');
-const counts = writeDemoData(smoke ? { sft: 16, train: 4, eval: 4 } : undefined);
-const tokenizerDir = join(ROOT, 'checkpoints', 'demo-agent', 'tokenizer');
-const { vocab } = writeDemoTokenizer(join(DEMO_DATA, 'sft.jsonl'), tokenizerDir);
+const counts = writeDemoData(smoke ? { sft: 16, train: 4, eval: 4 } : undefined, out.data);
+const tokenizerDir = join(jobsRoot, 'tokenizer');
+const { vocab } = writeDemoTokenizer(join(out.data, 'sft.jsonl'), tokenizerDir);
 if (!quiet)
   console.error(
     `demo data: ${counts.sft} demonstrations, ${counts.train} GRPO maps, ${counts.eval} held-out maps; vocabulary ${vocab}`,
   );
 
-/** demo.trinity.yaml with a schedule of a step or two (written under checkpoints/; run from this folder). */
+/** demo.trinity.yaml with a schedule of a step or two (written beside the job directories). */
 function smokeConfig() {
   const doc = parseDocument(readFileSync(join(here, 'demo.trinity.yaml'), 'utf8'));
   const set = (path, value) => {
@@ -42,10 +54,10 @@ function smokeConfig() {
   set(['stages', 1, 'buffer', 'total_steps'], 1);
   set(['stages', 1, 'explorer', 'eval_interval'], 1);
   set(['stages', 1, 'trainer', 'save_interval'], 1);
-  const out = join(ROOT, 'checkpoints', 'demo-agent', 'smoke.trinity.yaml');
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, doc.toString());
-  return out;
+  const file = join(jobsRoot, 'smoke.trinity.yaml');
+  mkdirSync(jobsRoot, { recursive: true });
+  writeFileSync(file, doc.toString());
+  return file;
 }
 
 /**
@@ -69,15 +81,15 @@ function grpoJobPath() {
 }
 
 function runSeed(seed) {
-  const modelDir = join(here, 'model');
+  const modelDir = out.model;
   // Positions for max_model_len (demo.trinity.yaml) exactly: vLLM refuses a longer max_model_len.
   const args = ['--arch', 'qwen2', '--layers', '2', '--hidden', '64', '--heads', '4', '--max-positions', '1280'];
   cliSync(['model', 'create', ...args, '--vocab', tokenizerDir, '--seed', String(seed), '--out', modelDir, '--force']);
-  const jobRoot = join(ROOT, 'checkpoints', 'demo-agent', `seed-${seed}`);
+  const jobRoot = join(jobsRoot, `seed-${seed}`);
   const buffer = join(jobRoot, ...grpoJobPath(), 'buffer', 'experience_buffer.jsonl');
   return runDemoSeed({
     config,
-    cwd: here,
+    cwd: out.cwd,
     jobRoot,
     env: { DEMO_MODEL_PATH: modelDir },
     seed,
@@ -95,6 +107,5 @@ await runDemo(seeds, runSeed, {
   column: 'success',
   what: 'the success rate',
   requiredGain: REQUIRED_GAIN,
-  footer:
-    "Metrics: checkpoints/demo-agent/seed-<n>/…/monitor/metrics.jsonl (the dashboard's Rollouts tab shows the episodes).",
+  footer: `Metrics: ${jobsRoot}/seed-<n>/…/monitor/metrics.jsonl (the dashboard's Rollouts tab shows the episodes).`,
 });
