@@ -237,6 +237,8 @@ export class ServerSession {
         pluginTaskColumns: plugins.taskColumns,
         env,
         modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
+        // Shown only where runs are local (validate.ts filters the local-runs-only codes).
+        localRuns: true,
       },
     });
   }

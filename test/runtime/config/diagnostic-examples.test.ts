@@ -38,6 +38,21 @@ const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
 };
 // The same folder: its first prompt (~1350 tokens) fits 1800, ten turns of ~250 more do not.
 FILES.TRN322 = FILES.TRN321;
+// The model a user shrank Trinity's FrozenLake example to: 2 layers, 64 wide, a byte-level vocabulary.
+FILES.TRN323 = {
+  'tiny-model/config.json': JSON.stringify({
+    model_type: 'qwen2',
+    hidden_size: 64,
+    intermediate_size: 128,
+    num_hidden_layers: 2,
+    num_attention_heads: 4,
+    num_key_value_heads: 2,
+    vocab_size: 260,
+    max_position_embeddings: 16384,
+    tie_word_embeddings: true,
+  }),
+};
+FILES.TRN324 = FILES.TRN323;
 
 /**
  * Run health (TRN4xx) comes from a run's metrics, not from the config alone: its examples name the key a finding
@@ -81,6 +96,7 @@ for (const [code, doc] of documented) {
         exists: existsSync,
         modelConfig: readModelConfigJson,
         promptTokens: (req) => promptTokens(req, {}),
+        localRuns: true,
       },
     });
     // TRN312 is what the local runtime refuses: the language server shows localRefusals under that code.

@@ -43,6 +43,7 @@ export async function loadRunnableConfig(
       plugins: plugins?.names,
       pluginTaskColumns: plugins?.taskColumns,
       modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
+      localRuns: true,
     },
   });
   const at = (offset: number): string => {
