@@ -609,3 +609,50 @@ describe('language server: settings about scale a local run does not use (TRN319
     }
   });
 });
+
+describe('language server: a trainer pass that cannot fit the wasm heap (TRN323)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'twb-lsp-heap-'));
+  // 2 layers, 64 wide, 4 heads: 4 rows of 8192 tokens need far more than 4 GiB; 4 rows of 512 fit.
+  writeFileSync(
+    join(dir, 'config.json'),
+    JSON.stringify({
+      model_type: 'qwen2',
+      hidden_size: 64,
+      intermediate_size: 128,
+      num_hidden_layers: 2,
+      num_attention_heads: 4,
+      num_key_value_heads: 2,
+      vocab_size: 260,
+      max_position_embeddings: 16384,
+    }),
+  );
+  const LONG = GRPO.replace(/model_path: .*/, `model_path: ${dir}`).replace(
+    /max_model_len: \d+/,
+    'max_model_len: 8192',
+  );
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('runs are local: an error on max_model_len; runWith: trinity: nothing to say', async () => {
+    assert.ok(LONG.includes('max_model_len: 8192') && LONG.includes(dir), 'the edit applied');
+    const local = await startInProcess();
+    try {
+      const ds = await local.open('file:///w/long.yaml', LONG);
+      const heap = ds.filter((d) => d.code === 'TRN323');
+      assert.deepEqual(
+        heap.map((d) => [d.severity, d.range.start.line]),
+        [[DiagnosticSeverity.Error, LONG.split('\n').findIndex((l) => l.includes('max_model_len: 8192'))]],
+        codes(ds).join(' '),
+      );
+      assert.match(heap[0].message, /heap must grow to .* it holds 4\.00 GiB at most/);
+    } finally {
+      await local.close();
+    }
+    const trinity = await startInProcess({ settings: { runWith: 'trinity' } });
+    try {
+      const ds = await trinity.open('file:///w/long.yaml', LONG);
+      assert.ok(!ds.some((d) => d.code === 'TRN323' || d.code === 'TRN324'), codes(ds).join(' '));
+    } finally {
+      await trinity.close();
+    }
+  });
+});

@@ -16,7 +16,7 @@ import {
   WASM_HEAP_BYTES,
 } from '../local-memory/trainer-pass-bytes';
 import type { CheckContext } from './check-context';
-import { modelShapeFor } from './model-shape-source';
+import { shapeFromHfConfig, type ModelShape } from '../gpu-memory/model-shape';
 import { FROZEN_LAKE_EPISODE_BUDGET } from './turn-budget';
 import { tasksetPaths, workflowTypePath } from './tasksets';
 
@@ -41,8 +41,8 @@ interface RowLength {
 
 export function checkTrainerHeap(ctx: CheckContext): void {
   if (!ctx.host.localRuns || !rolesOf(String(ctx.get('mode') ?? 'both')).trainer) return;
-  const shape = modelShapeFor(ctx, ctx.get('model.model_path'));
-  if ('problem' in shape) return;
+  const shape = localModelShape(ctx);
+  if (!shape) return;
   const row = longestRow(ctx);
   const batch = trainBatchRows(ctx);
   if (!row || !batch) return;
@@ -51,7 +51,7 @@ export function checkTrainerHeap(ctx: CheckContext): void {
   let rows = typeof micro === 'number' && micro > 0 ? Math.min(micro, batch) : batch;
   if (dpo && rows % 2 === 1) rows++; // DPO pairs stay together in one micro-batch (train-step.ts).
   const lora = Array.isArray(ctx.get('model.lora_configs')) && (ctx.get('model.lora_configs') as unknown[]).length > 0;
-  const est = trainerPassBytes(shape.shape, { rows, tokens: row.tokens, frozenBase: lora, accumulates: rows < batch });
+  const est = trainerPassBytes(shape, { rows, tokens: row.tokens, frozenBase: lora, accumulates: rows < batch });
   const heap = heapBytes(est.total);
   if (heap.high <= WASM_HEAP_BYTES * WARN_ABOVE) return;
 
@@ -75,13 +75,13 @@ export function checkTrainerHeap(ctx: CheckContext): void {
     });
   }
   const lengthKeys = row.keys.map((k) => `\`${k}\``).join(' / ');
-  const tokensNow = tokensWithin(shape.shape, rows, budget);
+  const tokensNow = tokensWithin(shape, rows, budget);
   if (tokensNow > 0) lower.push(`lower ${lengthKeys} so a row stays within ${tokensNow} tokens`);
-  const tokensAlone = tokensWithin(shape.shape, 1, budget);
+  const tokensAlone = tokensWithin(shape, 1, budget);
   if (fits < 1 && tokensAlone > tokensNow)
     lower.push(`set \`${MICRO_BATCH_KEY}\` to 1 and keep a row within ${tokensAlone} tokens`);
   const gib = (b: number): string => (b / 2 ** 30).toFixed(2);
-  const s = shape.shape;
+  const s = shape;
   const what =
     `The local trainer differentiates ${rows} row${rows === 1 ? '' : 's'} at once (${rowsFrom}) of up to ${row.tokens} tokens ` +
     `(${row.keys.map(named).join(', ')}) on the shape of \`${s.source}\` (${s.numLayers} layers, ${s.numHeads} heads, ` +
@@ -136,4 +136,17 @@ function longestRow(ctx: CheckContext): RowLength | undefined {
   if (typeof prompt === 'number' && typeof response === 'number')
     return capped(prompt + response, ['model.max_prompt_tokens', 'model.max_response_tokens']);
   return capped(undefined, []);
+}
+
+/**
+ * The shape in the model's own config.json (a local directory or the Hugging Face cache), which the local runtime
+ * loads; a model not on this machine (published shapes only) cannot run locally anyway, and is left to TRN274.
+ */
+function localModelShape(ctx: CheckContext): ModelShape | undefined {
+  const path = ctx.get('model.model_path');
+  if (typeof path !== 'string' || path === '') return undefined;
+  const read = ctx.host.modelConfig?.(path, ctx.host.baseDirs ?? []);
+  if (!read || !('json' in read)) return undefined;
+  const shape = shapeFromHfConfig(read.json, read.file);
+  return 'shape' in shape ? shape.shape : undefined;
 }
