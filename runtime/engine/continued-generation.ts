@@ -162,6 +162,7 @@ async function decodeWithCaches(
   try {
     logits = decoder.prefill(ids, pos);
     for (let t = 0; ; t++) {
+      if (params.pause) await params.pause();
       if (params.shouldStop?.()) throw new GenerationStoppedError(`generation stopped after ${t} decode step(s)`);
       const data = (await logits.data()) as Float32Array;
       logits.dispose();

@@ -35,6 +35,11 @@ export interface SamplingParams {
   padTokenId?: number;
   /** Asked once per decode step; true abandons the generation with a `GenerationStoppedError` (e.g. a deadline). */
   shouldStop?: () => boolean;
+  /**
+   * Awaited once per decode step, before `shouldStop` is asked: where what it reads is set by an event handler of this
+   * thread (a signal's, in the main thread), a yield to the event loop now and then lets that handler run.
+   */
+  pause?: () => Promise<void>;
 }
 
 export class GenerationStoppedError extends Error {}
@@ -223,6 +228,7 @@ async function decodeRows(
       cache = { keys: [], values: [] };
     }
     for (let t = 0; t < maxNew; t++) {
+      if (params.pause) await params.pause();
       if (params.shouldStop?.()) throw new GenerationStoppedError(`generation stopped after ${t} decode step(s)`);
       if (watch) for (let b = 0; b < B; b++) done[b] ||= watch.dropped(b);
       if (done.every(Boolean)) break;

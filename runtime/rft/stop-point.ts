@@ -55,6 +55,22 @@ export function flagStopPoint(flag: Int32Array): StopPoint {
 }
 
 /**
+ * A generation's pause between decode steps (SharedSampling.pause) in the main thread, whose SIGTERM handler sets the
+ * stop flag: a yield to the event loop once `everyMs` have passed since the last, so a stop lands within about that
+ * plus one decode step. None in a worker thread, which reads the flag as it is. The yields leave what is sampled as
+ * it was: the batch being decoded is already formed, and each call brings its own seed.
+ */
+export function decodePause(everyMs = 100): (() => Promise<void>) | undefined {
+  if (!isMainThread) return undefined;
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last < everyMs) return;
+    await yieldToEvents();
+    last = performance.now();
+  };
+}
+
+/**
  * A stop flag both mode's explorer reads in its worker thread (a SharedArrayBuffer: it crosses postMessage shared,
  * and the worker sees it set without handling a message) or in this thread: set once when `signal` aborts.
  */

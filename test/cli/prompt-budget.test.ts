@@ -2,7 +2,7 @@
  * TRN321 for single-turn workflows: the longest prompt among a local taskset's first rows, built as Trinity's
  * simple_workflow and math_workflow build it (workflow.py @64b001d `format_messages`: the format's system prompt,
  * the row's `prompt_key` column, the reply prefix continued; math_workflow's DeepSeek-R1 system prompt for
- * `math_reward`) and counted with the model folder's byte tokenizer, against `max_prompt_tokens`: at the limit
+ * `math_reward`; math_eval_workflow's fixed Qwen2.5-Math prompt) and counted with the model folder's byte tokenizer, against `max_prompt_tokens`: at the limit
  * silent, one token under it warned, naming the row. The expected counts are the template rendered here.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { checkConfig } from '../../runtime/config/check-config';
 import { loadTokenizer, type ChatMessage } from '../../runtime/engine/tokenizer';
-import { cliCheckHost, firstPromptFixture } from '../helpers/first-prompt-fixture';
+import { budgetConfig, cliCheckHost, firstPromptFixture } from '../helpers/first-prompt-fixture';
 
 const { dir } = firstPromptFixture('twb-prompt-budget-', { seed: 1, size: 4, p: 0.8 });
 const QUESTIONS = [
@@ -32,31 +32,17 @@ function tokens(messages: ChatMessage[], replyPrefix = ''): number {
   }).length;
 }
 
-const config = (workflow: string, maxPromptTokens: number, format: string) => `# trinity-version: main
-mode: explore
-algorithm:
-  algorithm_type: grpo
-  repeat_times: 2
-model:
-  model_path: model
-  max_model_len: 4096
-  max_prompt_tokens: ${maxPromptTokens}
-  max_response_tokens: 256
-cluster:
-  node_num: 1
-  gpu_per_node: 1
-buffer:
-  batch_size: 2
-  total_steps: 1
-  explorer_input:
-    taskset:
-      path: data/math.jsonl
+const config = (workflow: string, maxPromptTokens: number, format: string) =>
+  budgetConfig(
+    `  max_model_len: 4096\n  max_prompt_tokens: ${maxPromptTokens}\n  max_response_tokens: 256\n`,
+    `      path: data/math.jsonl
       default_workflow_type: ${workflow}
       default_reward_fn_type: math_reward
       format:
         prompt_key: question
         response_key: answer
-${format}`;
+${format}`,
+  );
 
 async function budget(text: string) {
   const r = await checkConfig(text, { env: {}, host: cliCheckHost(dir) });
@@ -93,4 +79,17 @@ test('math_workflow adds the DeepSeek-R1 system prompt for math_reward: over a b
   const n = Number(/is (\d+) tokens/.exec(f?.message ?? '')?.[1]);
   assert.ok(n > bare + 50, `math_workflow's prompt is ${n} tokens, the bare question ${bare}`);
   assert.match(f.message, /\(row 2, `math_workflow`\)/);
+});
+
+test("math_eval_workflow: Qwen2.5-Math's fixed prompt around the row's question, whatever prompt_key says", async () => {
+  const n = tokens([
+    { role: 'system', content: 'You are a helpful assistant.' },
+    {
+      role: 'user',
+      content: `${QUESTIONS[1]}\nPlease reason step by step, and put your final answer within \\boxed{}.`,
+    },
+  ]);
+  assert.deepEqual(await budget(config('math_eval_workflow', n, '')), []);
+  const [f] = await budget(config('math_eval_workflow', n - 1, ''));
+  assert.match(f?.message ?? '', new RegExp(`\\(row 2, \`math_eval_workflow\`\\) is ${n} tokens`));
 });

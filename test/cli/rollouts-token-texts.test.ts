@@ -1,8 +1,8 @@
 /**
  * A Trinity run's episodes read from its SQLite buffer (written by Python's pickle, test/helpers/trinity-buffer.ts)
- * through `trinity-workbench rollouts` (dist/cli.js) as the dashboard reads them (job-rollouts.ts): the response
- * tokens come with their text, decoded by the tokenizer of the config's `model.model_path` (a folder beside the
- * config); without a tokenizer the samples keep their ids and the reader says why.
+ * through `trinity-workbench rollouts` (dist/cli.js) as the dashboard reads them (job-rollouts.ts), when the config's
+ * `model.model_path` holds no tokenizer: the samples keep their ids and the reader says why. The decoded texts, with a
+ * tokenizer, are checked in Chromium against the run's own records (test/dashboard/trinity-episodes.test.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
@@ -60,12 +60,6 @@ async function read(modelPath: string) {
   assert.equal(r.error, undefined);
   return { note: r.note, sample: r.steps[0].samples[0] };
 }
-
-test("the config's model folder decodes each response token, special tokens kept", async () => {
-  const { note, sample } = await read('model');
-  assert.equal(note, undefined);
-  assert.deepEqual(sample.episode?.tokenTexts, ['`', '`', '`', 'U', 'p', '`', '`', '`', '<|im_end|>']);
-});
 
 test('a model folder without a tokenizer: token ids only, and the note says why', async () => {
   const { note, sample } = await read('bare');

@@ -3,16 +3,18 @@
  * real FrozenLake episodes (agent-records.ts) stored as Trinity v0.5.2/main stores them (TRXP `experience_bytes`
  * in the ExperienceModel table, by Python's pickle: test/helpers/trinity-buffer.ts), found through the run's
  * config (job-rollouts.ts), read by `trinity-workbench rollouts` (dist/cli.js) in a Node process as the editor
- * reads them, posted as the panel posts them; then read back from the DOM: the groups, each episode's turns and
- * roles, and its trained-token spans against the stored action mask.
+ * reads them, their tokens decoded by the config's model folder, posted as the panel posts them; then read back from
+ * the DOM: the groups, each episode's turns and roles, its trained-token spans against the stored action mask and
+ * their texts against the run's own records (and by id, for an episode read without a tokenizer).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { readBufferRollouts, rolloutsOfJob } from '../../client/dashboard/job-rollouts';
+import { buildByteTokenizer, writeTokenizerFiles } from '../../runtime/engine/tokenizer';
 import type { RolloutSample } from '../../runtime/protocol';
 import { trinitySpecOf, writeTrinityBuffer } from '../helpers/trinity-buffer';
 import { frozenLakeRecords } from './agent-records';
@@ -44,8 +46,13 @@ before(async () => {
       return { experience: a === undefined ? spec : { ...spec, advantages: spec.action_mask!.map(() => a) } };
     }),
   });
-  // The run's resolved config names the buffer by a path relative to the config's folder.
+  // The run's model folder beside its config: the byte tokenizer the episodes were made with.
+  mkdirSync(join(dir, 'model'));
+  writeFileSync(join(dir, 'model', 'config.json'), JSON.stringify({ model_type: 'qwen2' }));
+  writeTokenizerFiles(join(dir, 'model'), buildByteTokenizer());
+  // The run's resolved config names the buffer and the model by paths relative to the config's folder.
   const resolved = {
+    model: { model_path: 'model' },
     buffer: {
       trainer_input: {
         experience_buffer: { name: 'frozen_lake_buffer', storage_type: 'sql', path: 'sqlite:///lake.db' },
@@ -57,9 +64,13 @@ before(async () => {
   const found = rolloutsOfJob(job, resolved, dir, 20)!;
   assert.ok(found && 'buffer' in found, 'the buffer is found from the config');
   origin = found.origin;
-  const read = await readBufferRollouts(process.execPath, join(ROOT, 'dist', 'cli.js'), found.buffer, 20);
+  const read = await readBufferRollouts(process.execPath, join(ROOT, 'dist', 'cli.js'), found.buffer, 20, found.model);
   assert.equal(read.error, undefined);
+  assert.equal(read.note, undefined);
   assert.equal(read.steps.length, 1);
+  // One episode again as a buffer read without a tokenizer gives it (task 7/9): its tokens have ids only.
+  const bare = read.steps[0].samples.find((x) => x.episode?.task === '7/0' && x.episode.run === 0)!;
+  read.steps[0].samples.push({ ...bare, episode: { ...bare.episode!, task: '7/9', tokenTexts: undefined } });
   dash = await DashboardPage.open({ width: 1200, height: 1000 });
   page = dash.page;
   await dash.post({
@@ -90,7 +101,7 @@ async function tokensShown(on: boolean): Promise<void> {
 describe('a Trinity run’s episodes from its SQLite experience buffer', () => {
   test('the groups and each episode’s reward and advantage are the stored experiences’', async () => {
     assert.equal(origin, 'experience buffer lake.db (table frozen_lake_buffer)');
-    assert.equal(await page.textContent('#episodes-caption'), '6 episodes in 3 groups');
+    assert.equal(await page.textContent('#episodes-caption'), '7 episodes in 4 groups');
     const cards = await page.$$eval('#episode-groups .episode-card', (els) =>
       els.map((b: any) => ({
         key: b.dataset.key,
@@ -99,7 +110,7 @@ describe('a Trinity run’s episodes from its SQLite experience buffer', () => {
     );
     assert.deepEqual(
       cards.map((c) => c.key),
-      ['7/0#0', '7/0#1', '7/0#2', '7/1#0', '7/1#1', '7/2#0'],
+      ['7/0#0', '7/0#1', '7/0#2', '7/1#0', '7/1#1', '7/2#0', '7/9#0'],
     );
     for (const c of cards.slice(0, 5)) {
       const r = record(c.key);
@@ -124,17 +135,27 @@ describe('a Trinity run’s episodes from its SQLite experience buffer', () => {
     assert.equal(await page.$$eval('#transcript-turns script', (s) => s.length), 0);
   });
 
-  test('trained tokens: the spans read back equal the stored action mask, each token shown by its id', async () => {
+  test("trained tokens: the spans read back equal the stored action mask, each token's text the run's own", async () => {
     for (const k of ['7/0#0', '7/0#1', '7/1#0']) {
       await open(k);
       await tokensShown(true);
       const [{ mask, text }] = await maskSpansShown(page);
       const r = record(k);
       assert.deepEqual(mask, r.actionMask, k);
-      // Trinity stores ids, not texts: without the model's tokenizer each token is shown by id.
-      assert.equal(text, r.responseTokens!.map((id) => `#${id} `).join(''), k);
-      assert.match((await page.textContent('#transcript'))!, /Token texts were not recorded: tokens are shown by id\./);
+      // Trinity stores ids; the config's model folder decodes them to the texts our own run recorded.
+      assert.equal(text, r.tokenTexts!.join(''), k);
+      assert.doesNotMatch((await page.textContent('#transcript'))!, /Token texts were not recorded/);
     }
+    // Read without a tokenizer, each token is shown by id.
+    await open('7/9#0');
+    const [{ text }] = await maskSpansShown(page);
+    assert.equal(
+      text,
+      record('7/0#0')
+        .responseTokens!.map((id) => `#${id} `)
+        .join(''),
+    );
+    assert.match((await page.textContent('#transcript'))!, /Token texts were not recorded: tokens are shown by id\./);
     await tokensShown(false);
   });
 

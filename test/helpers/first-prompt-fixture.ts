@@ -66,14 +66,8 @@ export function firstPromptFixture(prefix: string, row: Record<string, unknown>,
   return { dir, dataFile, tokens, turnTokens };
 }
 
-/**
- * A FrozenLake explore config on `model` and `data/train.jsonl`; `model` is the rest of its `model:` lines, and
- * `workflowArgs` its `workflow_args` where given.
- */
-export const frozenLakeBudgetConfig = (
-  model: string,
-  workflowArgs?: Record<string, unknown>,
-) => `# trinity-version: main
+/** An explore config on `model` (the rest of its `model:` lines) and a taskset of the given lines. */
+export const budgetConfig = (model: string, taskset: string) => `# trinity-version: main
 mode: explore
 algorithm:
   algorithm_type: grpo
@@ -91,9 +85,19 @@ buffer:
   total_steps: 1
   explorer_input:
     taskset:
-      path: data/train.jsonl
+${taskset}`;
+
+/**
+ * A FrozenLake explore config on `model` and `data/train.jsonl`; `model` is the rest of its `model:` lines, and
+ * `workflowArgs` its `workflow_args` where given.
+ */
+export const frozenLakeBudgetConfig = (model: string, workflowArgs?: Record<string, unknown>) =>
+  budgetConfig(
+    model,
+    `      path: data/train.jsonl
       default_workflow_type: frozen_lake_workflow
-${workflowArgs ? `      workflow_args: ${JSON.stringify(workflowArgs)}\n` : ''}`;
+${workflowArgs ? `      workflow_args: ${JSON.stringify(workflowArgs)}\n` : ''}`,
+  );
 
 /** The check host the CLI's `check` gives, for configs in `dir`. */
 export function cliCheckHost(dir: string): CheckHost {

@@ -65,9 +65,10 @@ export interface CheckHost {
   modelConfig?: (modelPath: string, baseDirs: readonly string[]) => ModelConfigRead | undefined;
   /**
    * The tokens of a task's first prompts (turn k's, the workflow's own for `row`, each earlier answer the shortest
-   * the workflow takes, for k below `turns`) under the chat template of the tokenizer beside the model's config.json; undefined when the model,
-   * its tokenizer or the workflow's prompt is unknown here (the episode-budget checks are then silent). A host may
-   * count off its thread (the language server's worker: a tokenizer's load takes seconds).
+   * the workflow takes, for k below `turns`) under the chat template of the tokenizer beside the model's
+   * config.json; undefined when the model, its tokenizer or the workflow's prompt is unknown here (the
+   * episode-budget checks are then silent). A host may count off its thread (the language server's worker: a
+   * tokenizer's load takes seconds).
    */
   promptTokens?: (req: PromptTokensRequest) => number[] | undefined | Promise<number[] | undefined>;
   /**

@@ -2,7 +2,7 @@
  * TRN321: the first prompt of an episode against the rollout model's context, counted with the model's own
  * tokenizer and chat template (`CheckHost.promptTokens`): a multi-turn workflow's on the first row of a local
  * taskset, then the turns that fit (TRN322, turn-budget.ts) from the same count; a single-turn workflow's (simple,
- * math, math_boxed, as simple.ts builds them) on each peeked row, the longest reported.
+ * math, math_boxed, math_eval, as simple.ts builds them) on each peeked row, the longest reported.
  *
  * What Trinity does with a prompt too long (trinity/common/models/model.py @e83f13c, `_handle_prompt_truncation`
  * and `convert_messages_to_experience`): with `enable_prompt_truncation` on and the prompt longer than

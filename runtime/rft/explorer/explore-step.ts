@@ -331,8 +331,8 @@ export class Explorer {
     over?: OverRollout,
   ): Promise<(TaskRun | typeof CUT)[]> {
     const runners = Math.max(1, this.opts.runnersPerModel ?? 1);
-    const out: (TaskRun | typeof CUT)[] = [];
     if (runners === 1 || jobs.length < 2) {
+      const out: (TaskRun | typeof CUT)[] = [];
       let cutoff: number | null = null;
       let back = 0;
       for (const j of jobs) {
@@ -351,15 +351,37 @@ export class Explorer {
     // each task's first call on its own turn of the event loop (the sample batcher would send them to the engine
     // one by one). Each run then asks again, without yielding, when it gets its runner (runWorkflow).
     await this.opts.stop?.();
+    // Runners pull the tasks in order (Trinity's scheduler queues them for its runners): at most `runners` tasks are
+    // under way, each run of them holding one of the step's runners (a taskset of thousands is not thousands of
+    // pending tasks at once).
+    const out: (TaskRun | typeof CUT)[] = new Array(jobs.length);
+    let next = 0;
+    let failed = false;
+    const runner = async (): Promise<void> => {
+      while (!failed && next < jobs.length) {
+        const i = next++;
+        const j = jobs[i];
+        const run = await this.runTask(j.task, j.batch, j.index, () => share.cut, share);
+        out[i] = run;
+        if (run !== CUT && over && ++back === over.minWaitNum)
+          share.cut = performance.now() + over.waitAfterMinS * 1000;
+      }
+    };
     try {
-      return await Promise.all(
-        jobs.map(async (j) => {
-          const run = await this.runTask(j.task, j.batch, j.index, () => share.cut, share);
-          if (run !== CUT && over && ++back === over.minWaitNum)
-            share.cut = performance.now() + over.waitAfterMinS * 1000;
-          return run;
-        }),
+      // A task that gives the step up (a stop) ends the pulling, and every task under way ends before the step does:
+      // none is left using the model, which the run frees next. With the stop flag set they end at once (at their
+      // runner, call or decode step).
+      const ends = await Promise.allSettled(
+        Array.from({ length: Math.min(runners, jobs.length) }, () =>
+          runner().catch((e: unknown) => {
+            failed = true;
+            throw e;
+          }),
+        ),
       );
+      const failure = ends.find((e) => e.status === 'rejected');
+      if (failure) throw failure.reason;
+      return out;
     } finally {
       share.turns.dispose();
     }

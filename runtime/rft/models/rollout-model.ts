@@ -55,6 +55,8 @@ export class RolloutModel {
    * step with the engine's `GenerationStoppedError`, as at a deadline (a batch of several tasks' calls as a whole).
    */
   stopping: (() => boolean) | undefined;
+  /** Awaited between decode steps (stop-point.ts `decodePause`): lets a stop's handler in this thread run. */
+  pause: (() => Promise<void>) | undefined;
   /** Concurrent calls (a step's tasks at once) go to the engine as one batch. */
   private readonly batcher: SampleBatcher;
   /** The configured chat template, rendered as vLLM renders a `chat_template` it is given. */
@@ -200,6 +202,7 @@ export class RolloutModel {
       validVocab: this.tokenizer.vocabSize,
       padTokenId: this.tokenizer.padTokenId,
       shouldStop: stopping && due ? () => stopping() || due() : (stopping ?? due),
+      pause: this.pause,
     };
   }
 

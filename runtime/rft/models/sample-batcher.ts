@@ -108,6 +108,12 @@ export class SampleBatcher {
     this.expireDue();
     const group = asked.filter((p) => !p.settled);
     if (group.length === 0) return;
+    // Once the run is stopping, the calls still waiting are not computed (not even their prefill).
+    if (this.stopping()) {
+      const stopped = new GenerationStoppedError('generation stopped: the run is stopping');
+      for (const p of group) settle(p, () => p.reject(stopped));
+      return;
+    }
     try {
       const out = await timed('explorer: sampling (generate)', () =>
         generateBatch(

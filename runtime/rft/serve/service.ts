@@ -216,10 +216,6 @@ export class ExplorerService {
   }
 
   /**
-   * submit_experiences (v0.4.0+) and the interval's step (v0.3.x): the waiting experiences through the pipeline into
-   * the buffer as explorer step `exploreStepNum + 1`, whose metrics are logged with the service's.
-   */
-  /**
    * Sampling that the run's stop gives up (at its stop point, or a generation ended at its next decode step) is
    * refused as the closing server refuses a new request: 503.
    */
@@ -234,6 +230,10 @@ export class ExplorerService {
     }
   }
 
+  /**
+   * submit_experiences (v0.4.0+) and the interval's step (v0.3.x): the waiting experiences through the pipeline into
+   * the buffer as explorer step `exploreStepNum + 1`, whose metrics are logged with the service's.
+   */
   async commit(): Promise<Record<string, number>> {
     // Taken out only once written (one transaction): a failing pipeline or write leaves them waiting.
     const exps = this.ready.slice();

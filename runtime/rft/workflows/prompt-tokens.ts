@@ -1,10 +1,9 @@
 /**
  * `CheckHost.promptTokens`: the token counts of a task's first prompts under the model's chat template, for the
  * episode-budget checks (TRN321, TRN322). The prompts are the workflow's own (frozen-lake.ts and simple.ts build
- * them, as Trinity's workflows do); the
- * tokenizer is the one beside the model's config.json, loaded once per folder and modification time, each count kept
- * with it. Never throws: a model that is not on this machine, a folder without a tokenizer or a row the workflow
- * cannot read gives undefined (no finding).
+ * them, as Trinity's workflows do); the tokenizer is the one beside the model's config.json, loaded once per folder
+ * and modification time, each count kept with it. Never throws: a model that is not on this machine, a folder
+ * without a tokenizer or a row the workflow cannot read gives undefined (no finding).
  */
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,7 +21,7 @@ type TurnPrompts = (
 ) => ChatMessage[][];
 
 const singleTurn =
-  (workflow: 'simple' | 'math' | 'math_boxed'): TurnPrompts =>
+  (workflow: 'simple' | 'math' | 'math_boxed' | 'math_eval'): TurnPrompts =>
   (args, row, _turns, format) => {
     const messages = singleTurnPrompt(workflow, args, row, format);
     return messages ? [messages] : [];
@@ -40,6 +39,8 @@ const TURN_PROMPTS: Record<string, TurnPrompts> = {
   async_math_workflow: singleTurn('math'),
   math_boxed_workflow: singleTurn('math_boxed'),
   async_math_boxed_workflow: singleTurn('math_boxed'),
+  math_eval_workflow: singleTurn('math_eval'),
+  async_math_eval_workflow: singleTurn('math_eval'),
 };
 
 /**

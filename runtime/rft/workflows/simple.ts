@@ -2,6 +2,7 @@
  * Trinity's single-turn workflows (trinity/common/workflows/workflow.py, customized_math_workflows.py,
  * eval_workflow.py): messages from the task, n responses from the model, each scored by the reward function.
  */
+import type { PromptFormat } from '../../config/check/check-context';
 import type { ChatMessage } from '../../engine/tokenizer';
 import type { Experience } from '../experience';
 import { verifyMathAnswer } from '../rewards/qwen-verify';
@@ -58,15 +59,7 @@ function formatMessages(taskDesc: string, systemPrompt: string | null, replyPref
   return messages;
 }
 
-/** What a single-turn workflow's prompt is made of, besides the row: the taskset's `format` and reward. */
-export interface SingleTurnFormat {
-  promptKey: string;
-  systemPrompt: string | null;
-  replyPrefix: string | null;
-  rewardFn: string | null;
-}
-
-/** math_workflow's system prompt: the DeepSeek-R1 one for `math_reward` when the taskset gives none (`MathWorkflow.reset`). */
+/** math_workflow's system prompt: the DeepSeek-R1 one for `math_reward` when the taskset gives none (`reset`). */
 function mathSystemPrompt(rewardFn: string | null, systemPrompt: string | null): string | null {
   return (rewardFn ?? 'math_reward') === 'math_reward' && systemPrompt === null ? R1_SYSTEM_PROMPT : systemPrompt;
 }
@@ -76,15 +69,16 @@ function boxedSystemPrompt(args: Record<string, unknown>, systemPrompt: string |
 }
 
 /**
- * The chat messages a single-turn workflow sends for a task row, as its `run` builds them, for the prompt-budget
- * checks; undefined where the row has no prompt text or the prompt is not a chat (math_boxed_workflow's `use_base`).
+ * The chat messages a single-turn workflow sends for a task row (the taskset's `format` and reward as the check
+ * reads them), as its `run` builds them, for the prompt-budget checks; undefined where the row has no prompt text or the prompt is not a chat (math_boxed_workflow's `use_base`).
  */
 export function singleTurnPrompt(
-  workflow: 'simple' | 'math' | 'math_boxed',
+  workflow: 'simple' | 'math' | 'math_boxed' | 'math_eval',
   args: Record<string, unknown>,
   row: Record<string, unknown>,
-  format: SingleTurnFormat,
+  format: PromptFormat,
 ): ChatMessage[] | undefined {
+  if (workflow === 'math_eval') return typeof row.question === 'string' ? mathEvalMessages(row.question) : undefined;
   const desc = row[format.promptKey];
   if (typeof desc !== 'string' || (workflow === 'math_boxed' && args.use_base === true)) return undefined;
   const system =
@@ -163,6 +157,14 @@ export function mathBoxedWorkflow(ctx: WorkflowContext): Workflow {
   };
 }
 
+/** math_eval_workflow's fixed prompt around the row's `question` (whatever the taskset's format says). */
+function mathEvalMessages(question: string): ChatMessage[] {
+  return [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: `${question}\nPlease reason step by step, and put your final answer within \\boxed{}.` },
+  ];
+}
+
 /**
  * Qwen2.5-Math evaluation (eval_workflow.py `MathEvalWorkflow`, the same in every release): fixed prompt and sampling
  * (temperature 0.6, top_p 0.8, n 1), graded by `verify_math_answer` into the metric `accuracy`; no reward function
@@ -175,13 +177,7 @@ export function mathEvalWorkflow(ctx: WorkflowContext): Workflow {
       const question = ctx.task.raw.question;
       if (typeof question !== 'string')
         throw new WorkflowError("math_eval_workflow needs a 'question' column in the task");
-      const messages: ChatMessage[] = [
-        { role: 'system', content: 'You are a helpful assistant.' },
-        {
-          role: 'user',
-          content: `${question}\nPlease reason step by step, and put your final answer within \\boxed{}.`,
-        },
-      ];
+      const messages = mathEvalMessages(question);
       const exps = await ctx.model.chat(messages, { temperature: 0.6, top_p: 0.8, n: 1 });
       for (const e of exps) {
         if (e.responseText === undefined || ctx.task.truth === undefined) continue;

@@ -27,7 +27,7 @@ import { loadModelFor } from '../stage/load-model';
 import { isCheckpointDir, mergePretrainedAdapter } from '../stage/lora-adapter';
 import { RunSetupError, type StageContext } from '../stage/stage-context';
 import { timed } from '../../monitor/phase-times';
-import { flagSet, flagStopPoint, sharedStopFlag, type StopPoint } from '../../stop-point';
+import { decodePause, flagSet, flagStopPoint, sharedStopFlag, type StopPoint } from '../../stop-point';
 import { openPipelineInputStore, type PipelineInputStore } from './pipeline-input-store';
 import { auxiliaryLimits, rolloutLimits } from './rollout-limits';
 import { explorerTotalSteps, taskReader, tasksOf, type TaskReader, type TaskSet } from './tasksets';
@@ -138,7 +138,10 @@ export class ExplorerSide {
       );
       rollout.version = spec.version ?? 0;
       const flag = spec.stopFlag;
-      if (flag) rollout.stopping = () => flagSet(flag);
+      if (flag) {
+        rollout.stopping = () => flagSet(flag);
+        rollout.pause = decodePause();
+      }
       if (work !== 'serve') {
         const trainSets = work === 'explore' ? await tasksOf(cfg, spec.configDir, 'train') : [];
         const evalSets = await tasksOf(cfg, spec.configDir, 'eval');

@@ -25,7 +25,7 @@ import { RolloutModel } from '../../../../runtime/rft/models/rollout-model';
 import { createReward } from '../../../../runtime/rft/rewards';
 import { registerWorkflow } from '../../../../runtime/rft/workflows/registry';
 import { runJob } from '../../../../runtime/rft/run/job/job';
-import { StepAbandoned, stopPoint } from '../../../../runtime/rft/stop-point';
+import { decodePause, flagSet, sharedStopFlag, StepAbandoned, stopPoint } from '../../../../runtime/rft/stop-point';
 import { GRPO_STAGE, header, tinyJob, topLevel } from '../run/helpers';
 
 let model: CausalLM;
@@ -155,6 +155,32 @@ describe('generate: the shouldStop hook', () => {
       shouldStop: () => false,
     });
     assert.equal(full[0].tokens.length, 8);
+  });
+});
+
+describe('a generation in the main thread pauses for events (stop-point.ts decodePause)', () => {
+  test('a stop set by an event handler (as SIGTERM’s) ends a long generation at its next decode step', async () => {
+    const prompt = tokenizer.encode('1+2');
+    const ctl = new AbortController();
+    const flag = sharedStopFlag(ctl.signal);
+    // The handler runs only when the event loop turns: without the pauses the whole generation ran first.
+    setTimeout(() => ctl.abort(), 20);
+    let steps = 0;
+    await assert.rejects(
+      generate(
+        model,
+        Array.from({ length: 16 }, () => prompt),
+        {
+          maxNewTokens: 200,
+          minNewTokens: 200,
+          seed: 1,
+          shouldStop: () => (steps++, flagSet(flag)),
+          pause: decodePause(5),
+        },
+      ),
+      GenerationStoppedError,
+    );
+    assert.ok(steps < 200, `stopped after ${steps} decode steps of 200`);
   });
 });
 
@@ -378,6 +404,35 @@ describe('a stop inside an explorer step (the run is stopping: stop-point.ts)', 
     await assert.rejects(ex.explore(1, tasks, new ExperiencePipeline([], undefined, 'main')), StepAbandoned);
     assert.equal(ran, 1, 'no run starts after the stop, though the second had its runner already');
     assert.deepEqual(logs, []);
+  });
+
+  test('a step given up ends with all its tasks: none runs on after it, into a model the run then frees', async () => {
+    const m = rollout();
+    let stopping = false;
+    m.stopping = () => stopping;
+    let slowEnded = false;
+    registerWorkflow('test_slow_50ms', () => ({
+      repeatable: true,
+      concurrentRuns: true,
+      run: async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        slowEnded = true;
+        return [fakeExperience()];
+      },
+    }));
+    // The stop comes inside the other task (as a stop point in its turn throws).
+    registerWorkflow('test_stop_here', () => ({
+      repeatable: true,
+      concurrentRuns: true,
+      run: () => {
+        stopping = true;
+        throw new StepAbandoned();
+      },
+    }));
+    const ex = explorer({ runnersPerModel: 2 }, [], m);
+    const tasks = [task('1+1', 'test_slow_50ms', 1), task('2+2', 'test_stop_here', 1)];
+    await assert.rejects(ex.explore(1, tasks, new ExperiencePipeline([], undefined, 'main')), StepAbandoned);
+    assert.ok(slowEnded, 'the slow task had ended when the step was given up');
   });
 
   test('a generation in progress ends at its next decode step and gives the step up, not a timed-out attempt', async () => {

@@ -1,8 +1,9 @@
 /**
  * The runtime as a process (dist/cli.js run --events jsonl): SIGTERM stops within 5 s with a valid last checkpoint
  * and a `done: stopped` event; SIGTERM inside a long trainer step gives that step up at its next micro-batch and the
- * same command trains its batch once; SIGTERM in mode bench gives the eval in progress up at its next task; SIGKILL at a random point, then the same command again, resumes from the last
- * checkpoint and finishes the run with every step done once.
+ * same command trains its batch once; SIGTERM in mode bench gives the eval in progress up at its next task; SIGKILL
+ * at a random point, then the same command again, resumes from the last checkpoint and finishes the run with every
+ * step done once.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -135,10 +136,11 @@ describe('stopping and resuming', () => {
   });
 
   test('mode bench: SIGTERM during an eval taskset stops it at its next task, and nothing of that eval is written', async () => {
-    // 3,000 eval tasks: about 5 s of evaluation on an idle machine, one task a couple of milliseconds.
+    // 30,000 eval tasks: several seconds of evaluation on an idle machine even with a step's tasks sampled together
+    // (runner_per_model 8), so the signal a second in lands inside it.
     const job = tinyJob(13);
     const rows = Array.from(
-      { length: 3000 },
+      { length: 30000 },
       (_, i) => `{"question": "${i % 10}+${i % 7}", "answer": "${(i % 10) + (i % 7)}"}\n`,
     );
     writeFileSync(join(job.dir, 'data', 'many.jsonl'), rows.join(''));
@@ -163,6 +165,11 @@ describe('stopping and resuming', () => {
       run.events.filter((e) => e.type === 'metrics'),
       [],
       'no bench row for the eval given up',
+    );
+    // Every task ended with the eval: none ran on into the freed model (a warning or error each).
+    assert.deepEqual(
+      run.events.filter((e) => e.type === 'log' && e.level !== 'info'),
+      [],
     );
     assert.ok(at - sent < 2000, `stopped ${at - sent} ms after SIGTERM`);
   });
