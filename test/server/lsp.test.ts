@@ -13,6 +13,7 @@ import {
   type Location,
 } from 'vscode-languageserver-types';
 import { startChildProcess, startInProcess, withCursor, type TestClient } from '../helpers/lsp';
+import { SHRUNK_MODEL_JSON } from '../helpers/shrunk-model-json';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 // The cache our server primes for completion (the deep import server/service/yaml-service.ts uses).
 import { yamlDocumentsCache } from 'yaml-language-server/out/server/src/languageservice/parser/yaml-documents';
@@ -612,20 +613,8 @@ describe('language server: settings about scale a local run does not use (TRN319
 
 describe('language server: a trainer pass that cannot fit the wasm heap (TRN323)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'twb-lsp-heap-'));
-  // 2 layers, 64 wide, 4 heads: 4 rows of 8192 tokens need far more than 4 GiB; 4 rows of 512 fit.
-  writeFileSync(
-    join(dir, 'config.json'),
-    JSON.stringify({
-      model_type: 'qwen2',
-      hidden_size: 64,
-      intermediate_size: 128,
-      num_hidden_layers: 2,
-      num_attention_heads: 4,
-      num_key_value_heads: 2,
-      vocab_size: 260,
-      max_position_embeddings: 16384,
-    }),
-  );
+  // 128 rows of 8192 tokens on it need far more than 4 GiB.
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(SHRUNK_MODEL_JSON));
   const LONG = GRPO.replace(/model_path: .*/, `model_path: ${dir}`).replace(
     /max_model_len: \d+/,
     'max_model_len: 8192',

@@ -25,8 +25,7 @@ export const MICRO_BATCH_KEY = 'trainer.trainer_config.actor_rollout_ref.actor.p
 
 /**
  * Refused where even the least heap the pass may need exceeds the limit (so a config that runs is never refused);
- * warned where the most it may need passes 75% of it (the heap also holds the explorer's model and its caches in
- * `both` mode without a worker, and the allocator's fragmentation).
+ * warned where the most it may need passes 75% of it (the heap's growth and fragmentation are not in the estimate).
  */
 export const WARN_ABOVE = 0.75;
 
@@ -99,13 +98,18 @@ export function checkTrainerHeap(ctx: CheckContext): void {
         ? 'buffer.batch_size'
         : 'model.model_path';
   if (heap.low > WASM_HEAP_BYTES)
-    ctx.report('TRN323', `${what} The trainer would run out of the heap after the explorer's first step.${todo}`, at, {
-      fixes,
-    });
+    ctx.report(
+      'TRN323',
+      `${what} The trainer would run out of the heap on its first step, after the work before it (the explorer's step) is done.${todo}`,
+      at,
+      {
+        fixes,
+      },
+    );
   else
     ctx.report(
       'TRN324',
-      `${what} That is within ${Math.round((1 - WARN_ABOVE) * 100)}% of the limit, and the heap also holds the allocator's fragmentation (and in \`both\` mode without an explorer worker, the explorer's model and caches): the trainer may run out of it.${todo}`,
+      `${what} That is within ${Math.round((1 - WARN_ABOVE) * 100)}% of the limit, and the heap also holds the allocator's fragmentation: the trainer may run out of it.${todo}`,
       at,
       { fixes },
     );

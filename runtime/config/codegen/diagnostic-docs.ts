@@ -618,7 +618,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN324: {
     explanation:
-      "As TRN323, but only the most heap the local trainer's pass may need (not the least) passes 75% of the wasm backend's 4 GiB: the heap also holds the allocator's fragmentation, and in `both` mode without an explorer worker the explorer's model and caches, so the run may run out of memory in the trainer.",
+      "As TRN323, but only the most heap the local trainer's pass may need (not the least) passes 75% of the wasm backend's 4 GiB: the heap also holds the allocator's fragmentation, so the run may run out of memory in the trainer.",
     example:
       'model:\n  model_path: ./tiny-model   # config.json: 2 layers, 64 wide, 4 heads\n  max_model_len: 2304\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 2\nbuffer:\n  batch_size: 2\n  explorer_input:\n    taskset:\n      path: data/gsm8k\n',
     fix: 'Set `ppo_micro_batch_size_per_gpu` lower, or lower `max_model_len` or the response budget.',

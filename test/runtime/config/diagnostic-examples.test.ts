@@ -15,6 +15,7 @@ import { localRefusals } from '../../../runtime/rft/refusals/refusals';
 import { readModelConfigJson } from '../../../runtime/engine/lm/config-json-cache';
 import { promptTokens } from '../../../runtime/rft/workflows/prompt-tokens';
 import { buildByteTokenizer } from '../../../runtime/engine/tokenizer';
+import { SHRUNK_MODEL_JSON } from '../../helpers/shrunk-model-json';
 
 /** The files an example's folder must hold for its finding to exist (paths relative to the config's folder). */
 const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
@@ -39,19 +40,7 @@ const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
 // The same folder: its first prompt (~1350 tokens) fits 1800, ten turns of ~250 more do not.
 FILES.TRN322 = FILES.TRN321;
 // The model a user shrank Trinity's FrozenLake example to: 2 layers, 64 wide, a byte-level vocabulary.
-FILES.TRN323 = {
-  'tiny-model/config.json': JSON.stringify({
-    model_type: 'qwen2',
-    hidden_size: 64,
-    intermediate_size: 128,
-    num_hidden_layers: 2,
-    num_attention_heads: 4,
-    num_key_value_heads: 2,
-    vocab_size: 260,
-    max_position_embeddings: 16384,
-    tie_word_embeddings: true,
-  }),
-};
+FILES.TRN323 = { 'tiny-model/config.json': JSON.stringify(SHRUNK_MODEL_JSON) };
 FILES.TRN324 = FILES.TRN323;
 
 /**

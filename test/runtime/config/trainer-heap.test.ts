@@ -22,6 +22,7 @@ import { readModelConfigJson } from '../../../runtime/engine/lm/config-json-cach
 import { ConfigRejected, loadRunnableConfig } from '../../../runtime/rft/run/job/job-config';
 import { klTrainerOptions } from '../../helpers/kl-batch';
 import { corpusDir } from '../../helpers/corpus';
+import { SHRUNK_MODEL_JSON } from '../../helpers/shrunk-model-json';
 
 interface Pass {
   layers: number;
@@ -92,18 +93,7 @@ describe('the estimate follows the peak the engine reaches (wasm)', () => {
 function tinyModelDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'twb-heap-'));
   mkdirSync(join(dir, 'model'));
-  const json = newModelConfigJson({
-    family: 'qwen2',
-    layers: 2,
-    hidden: 64,
-    heads: 4,
-    kvHeads: 2,
-    intermediate: 128,
-    vocabSize: 260,
-    maxPositions: 16384,
-    eosTokenIds: [1],
-  });
-  writeFileSync(join(dir, 'model', 'config.json'), JSON.stringify(json));
+  writeFileSync(join(dir, 'model', 'config.json'), JSON.stringify(SHRUNK_MODEL_JSON));
   writeFileSync(join(dir, 'tasks.jsonl'), '{"seed": 1, "size": 4, "p": 0.8}\n');
   return dir;
 }
