@@ -1,20 +1,16 @@
 /** `trinity-workbench check` through the bundled dist/cli.js, as a user runs it: output formats and exit codes. */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
+import { runNodeChild } from '../helpers/node-child';
 
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 
+/** dist/cli.js with `args`; asynchronous, so that two of the describe's tests run at once (each waits on its CLI). */
 function run(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: opts.cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', ...opts.env },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runNodeChild([CLI, ...args], { cwd: opts.cwd, env: { PATH: process.env.PATH ?? '', ...opts.env } });
 }
 
 function workspace(files: Record<string, string>): string {
@@ -55,21 +51,21 @@ const SFT_ROW = `${JSON.stringify({
   ],
 })}\n`;
 
-describe('trinity-workbench check', () => {
-  test('a clean file prints no problems and exits 0', () => {
+describe('trinity-workbench check', { concurrency: 2 }, () => {
+  test('a clean file prints no problems and exits 0', async () => {
     const dir = workspace({ 'good.yaml': GOOD, 'data/sft.jsonl': SFT_ROW });
-    const r = run(['check', 'good.yaml'], { cwd: dir });
+    const r = await run(['check', 'good.yaml'], { cwd: dir });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.doesNotMatch(r.stdout, / error /);
     assert.match(r.stderr, /1 file checked: 0 error\(s\)/);
   });
 
-  test('errors print as file:line:col severity code message and exit 1', () => {
+  test('errors print as file:line:col severity code message and exit 1', async () => {
     const dir = workspace({
       'bad.yaml': GOOD.replace('  train_batch_size: 8', '  train_batch_sise: 8'),
       'data/sft.jsonl': SFT_ROW,
     });
-    const r = run(['check', 'bad.yaml'], { cwd: dir });
+    const r = await run(['check', 'bad.yaml'], { cwd: dir });
     assert.equal(r.code, 1);
     const lines = r.stdout.trim().split('\n');
     assert.ok(
@@ -81,7 +77,7 @@ describe('trinity-workbench check', () => {
     for (const l of lines) assert.match(l, /^bad\.yaml:\d+:\d+ (error|warning|information|hint) TRN\d{3} .+/);
   });
 
-  test('# trinity-disable-next-line silences the codes it names on the next line, as the editor does', () => {
+  test('# trinity-disable-next-line silences the codes it names on the next line, as the editor does', async () => {
     const bad = GOOD.replace('  train_batch_size: 8', '  train_batch_size: 8\n  train_batch_sise: 8');
     const dir = workspace({
       'named.yaml': bad.replace('  train_batch_sise', '  # trinity-disable-next-line TRN010\n  train_batch_sise'),
@@ -91,10 +87,10 @@ describe('trinity-workbench check', () => {
       'data/sft.jsonl': SFT_ROW,
     });
     for (const file of ['named.yaml', 'all.yaml']) {
-      const r = run(['check', file], { cwd: dir });
+      const r = await run(['check', file], { cwd: dir });
       assert.equal(r.code, 0, `${file}: ${r.stdout}${r.stderr}`);
       assert.doesNotMatch(r.stdout, /TRN010/);
-      const json = JSON.parse(run(['check', '--format', 'json', file], { cwd: dir }).stdout) as {
+      const json = JSON.parse((await run(['check', '--format', 'json', file], { cwd: dir })).stdout) as {
         diagnostics: { code: string }[];
       }[];
       assert.deepEqual(
@@ -104,21 +100,21 @@ describe('trinity-workbench check', () => {
       );
     }
     // Another code, or a comment that is not on the line just above, silences nothing of TRN010.
-    const other = run(['check', 'other.yaml'], { cwd: dir });
+    const other = await run(['check', 'other.yaml'], { cwd: dir });
     assert.equal(other.code, 1);
     assert.match(other.stdout, /^other\.yaml:14:3 error TRN010 Unknown key `train_batch_sise`/m);
-    const above = run(['check', 'above.yaml'], { cwd: dir });
+    const above = await run(['check', 'above.yaml'], { cwd: dir });
     assert.equal(above.code, 1);
     assert.match(above.stdout, /^above\.yaml:15:3 error TRN010 Unknown key `train_batch_sise`/m);
     assert.doesNotMatch(above.stdout, /TRN010 Unknown key `model_x`/, 'the comment above model_x silences it');
   });
 
-  test('a serve config bound beyond loopback: TRN263 warning at listen_address', () => {
+  test('a serve config bound beyond loopback: TRN263 warning at listen_address', async () => {
     const serve =
       GOOD.replace('mode: train', 'mode: serve').replace('algorithm_type: sft', 'algorithm_type: grpo') +
       'explorer:\n  listen_address: 0.0.0.0\n';
     const dir = workspace({ 'serve.yaml': serve, 'data/sft.jsonl': SFT_ROW });
-    const r = run(['check', 'serve.yaml'], { cwd: dir });
+    const r = await run(['check', 'serve.yaml'], { cwd: dir });
     const line = r.stdout.split('\n').find((l) => l.includes('TRN263'));
     assert.ok(line, r.stdout + r.stderr);
     assert.match(
@@ -127,12 +123,12 @@ describe('trinity-workbench check', () => {
     );
   });
 
-  test('--format json prints exactly the documented shape', () => {
+  test('--format json prints exactly the documented shape', async () => {
     const dir = workspace({
       'bad.yaml': GOOD.replace('gpu_per_node: 2', 'gpu_per_node: 3'),
       'data/sft.jsonl': SFT_ROW,
     });
-    const r = run(['check', '--format', 'json', 'bad.yaml'], { cwd: dir });
+    const r = await run(['check', '--format', 'json', 'bad.yaml'], { cwd: dir });
     assert.equal(r.code, 1);
     const out = JSON.parse(r.stdout);
     assert.equal(out.length, 1);
@@ -145,44 +141,47 @@ describe('trinity-workbench check', () => {
     assert.match(d.message, /The batch size \(8\) must be divisible by the number of GPUs \(3\)/);
   });
 
-  test('--trinity-version overrides the comment; auto reads it', () => {
+  test('--trinity-version overrides the comment; auto reads it', async () => {
     const dir = workspace({ 'f.yaml': '# trinity-version: 0.3.1\nexplorer:\n  proxy_port: 1\n' });
-    const auto = JSON.parse(run(['check', '--format', 'json', 'f.yaml'], { cwd: dir }).stdout);
+    const auto = JSON.parse((await run(['check', '--format', 'json', 'f.yaml'], { cwd: dir })).stdout);
     assert.equal(auto[0].version, 'v0.3.1');
     assert.ok(
       auto[0].diagnostics.some((d: { code: string }) => d.code === 'TRN011'),
       'proxy_port came in v0.4.0',
     );
     const main = JSON.parse(
-      run(['check', '--format', 'json', '--trinity-version', 'main', 'f.yaml'], { cwd: dir }).stdout,
+      (await run(['check', '--format', 'json', '--trinity-version', 'main', 'f.yaml'], { cwd: dir })).stdout,
     );
     assert.equal(main[0].version, 'main');
     assert.ok(!main[0].diagnostics.some((d: { code: string }) => d.code === 'TRN011'));
   });
 
-  test('${oc.env:...} reads the environment and a .env file in the current directory', () => {
+  test('${oc.env:...} reads the environment and a .env file in the current directory', async () => {
     const cfg =
       'mode: explore\nmodel:\n  model_path: ${oc.env:MODEL}\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: ${oc.env:TASKS}\n';
     const dir = workspace({ 'c.yaml': cfg, '.env': 'MODEL=/models/x\n# comment\nexport TASKS="openai/gsm8k"\n' });
-    const r = run(['check', '--format', 'json', 'c.yaml'], { cwd: dir });
+    const r = await run(['check', '--format', 'json', 'c.yaml'], { cwd: dir });
     const codes = JSON.parse(r.stdout)[0].diagnostics.map((d: { code: string }) => d.code);
     assert.ok(!codes.includes('TRN102'), r.stdout);
-    const r2 = run(['check', 'c.yaml'], { cwd: workspace({ 'c.yaml': cfg }) });
+    const r2 = await run(['check', 'c.yaml'], { cwd: workspace({ 'c.yaml': cfg }) });
     assert.equal(r2.code, 1);
     assert.match(r2.stdout, /c\.yaml:3:15 error TRN102 .*MODEL/);
   });
 
-  test('--plugin-dir makes names a plugin registers known', () => {
+  test('--plugin-dir makes names a plugin registers known', async () => {
     const cfg =
       'mode: explore\nmodel:\n  model_path: m\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n      default_workflow_type: my_workflow\n';
     const plugin = '@WORKFLOWS.register_module("my_workflow")\nclass MyWorkflow(Workflow):\n    pass\n';
     const dir = workspace({ 'c.yaml': cfg, 'plugins/wf.py': plugin });
-    assert.equal(run(['check', 'c.yaml'], { cwd: dir }).code, 1);
-    assert.equal(run(['check', '--plugin-dir', 'plugins', 'c.yaml'], { cwd: dir }).code, 0);
-    assert.equal(run(['check', 'c.yaml'], { cwd: dir, env: { TRINITY_PLUGIN_DIRS: join(dir, 'plugins') } }).code, 0);
+    assert.equal((await run(['check', 'c.yaml'], { cwd: dir })).code, 1);
+    assert.equal((await run(['check', '--plugin-dir', 'plugins', 'c.yaml'], { cwd: dir })).code, 0);
+    assert.equal(
+      (await run(['check', 'c.yaml'], { cwd: dir, env: { TRINITY_PLUGIN_DIRS: join(dir, 'plugins') } })).code,
+      0,
+    );
   });
 
-  test('--plugin-dir knows the names a JavaScript runtime plugin exports, read from its text (the shipped plugin example checks clean)', () => {
+  test('--plugin-dir knows the names a JavaScript runtime plugin exports, read from its text (the shipped plugin example checks clean)', async () => {
     const cfg =
       'mode: explore\nmodel:\n  model_path: m\n  max_model_len: 64\nbuffer:\n  explorer_input:\n    taskset:\n      path: openai/gsm8k\n      default_workflow_type: js_flow\n';
     const plugin = [
@@ -191,14 +190,14 @@ describe('trinity-workbench check', () => {
       "export const rewards = { 'quoted-reward'(ctx) { return 1; } };",
     ].join('\n');
     const dir = workspace({ 'c.yaml': cfg, 'plugins/wf.mjs': plugin, 'nested/sub/wf.mjs': plugin });
-    const without = run(['check', 'c.yaml'], { cwd: dir });
+    const without = await run(['check', 'c.yaml'], { cwd: dir });
     assert.equal(without.code, 1);
     assert.match(without.stdout, /TRN307/);
-    assert.equal(run(['check', '--plugin-dir', 'plugins', 'c.yaml'], { cwd: dir }).code, 0);
+    assert.equal((await run(['check', '--plugin-dir', 'plugins', 'c.yaml'], { cwd: dir })).code, 0);
     // Only files directly in a plugin directory load at run time, so only they count.
-    assert.equal(run(['check', '--plugin-dir', 'nested', 'c.yaml'], { cwd: dir }).code, 1);
+    assert.equal((await run(['check', '--plugin-dir', 'nested', 'c.yaml'], { cwd: dir })).code, 1);
     const example = resolve('examples', 'agents-plugin');
-    const r = run(['check', '--plugin-dir', 'plugins', 'step-wise-lake.trinity.yaml'], { cwd: example });
+    const r = await run(['check', '--plugin-dir', 'plugins', 'step-wise-lake.trinity.yaml'], { cwd: example });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.doesNotMatch(r.stdout, /TRN307/);
     // Its workflow reads its own row keys (size, p, seed), never ctx.task.taskDesc / truth: no prompt or answer
@@ -208,7 +207,7 @@ describe('trinity-workbench check', () => {
       'plugins/reader.mjs':
         'export const workflows = { step_wise_lake: (ctx) => ({ run: async () => ctx.task.taskDesc }) };',
     });
-    const withReader = run(['check', '--plugin-dir', join(reader, 'plugins'), 'step-wise-lake.trinity.yaml'], {
+    const withReader = await run(['check', '--plugin-dir', join(reader, 'plugins'), 'step-wise-lake.trinity.yaml'], {
       cwd: example,
     });
     assert.match(
@@ -218,9 +217,9 @@ describe('trinity-workbench check', () => {
     assert.doesNotMatch(withReader.stdout, /TRN305 .*response_key/);
   });
 
-  test('several files: each reported, exit 1 if any has an error', () => {
+  test('several files: each reported, exit 1 if any has an error', async () => {
     const dir = workspace({ 'a.yaml': 'mode: both\n', 'b.yaml': 'mode: nope\n' });
-    const r = run(['check', '--format', 'json', 'a.yaml', 'b.yaml'], { cwd: dir });
+    const r = await run(['check', '--format', 'json', 'a.yaml', 'b.yaml'], { cwd: dir });
     assert.equal(r.code, 1);
     const out = JSON.parse(r.stdout);
     assert.deepEqual(
@@ -230,31 +229,31 @@ describe('trinity-workbench check', () => {
     assert.ok(out[1].diagnostics.some((d: { code: string }) => d.code === 'TRN200'));
   });
 
-  test('--min-severity hides less severe problems', () => {
+  test('--min-severity hides less severe problems', async () => {
     const dir = workspace({ 'a.yaml': 'mode: both\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 1\n' });
-    const all = run(['check', 'a.yaml'], { cwd: dir }).stdout;
+    const all = (await run(['check', 'a.yaml'], { cwd: dir })).stdout;
     assert.match(all, / information /);
-    const warnings = run(['check', '--min-severity', 'warning', 'a.yaml'], { cwd: dir }).stdout;
+    const warnings = (await run(['check', '--min-severity', 'warning', 'a.yaml'], { cwd: dir })).stdout;
     assert.doesNotMatch(warnings, / information /);
     assert.match(warnings, / warning TRN303 /);
-    const errors = run(['check', '--min-severity', 'error', 'a.yaml'], { cwd: dir }).stdout;
+    const errors = (await run(['check', '--min-severity', 'error', 'a.yaml'], { cwd: dir })).stdout;
     assert.doesNotMatch(errors, / warning /);
   });
 
-  test('a directory checks the Trinity configs in it and skips other YAML', () => {
+  test('a directory checks the Trinity configs in it and skips other YAML', async () => {
     const dir = workspace({
       'cfg/a.yaml': GOOD,
       'cfg/data/sft.jsonl': SFT_ROW,
       'cfg/ci.yml': 'on: [push]\njobs: {}\n',
       'cfg/sub/b.trinity.yaml': 'mode: both\nbuffer:\n  batch_size: x\nalgorithm:\n  algorithm_type: grpo\n',
     });
-    const r = run(['check', '--format', 'json', 'cfg'], { cwd: dir });
+    const r = await run(['check', '--format', 'json', 'cfg'], { cwd: dir });
     const files = JSON.parse(r.stdout).map((f: { file: string }) => f.file);
     assert.deepEqual(files, ['cfg/a.yaml', 'cfg/sub/b.trinity.yaml']);
     assert.equal(r.code, 1, 'b.trinity.yaml has a type error');
   });
 
-  test('bad usage exits 2 with a message', () => {
+  test('bad usage exits 2 with a message', async () => {
     const dir = workspace({ 'a.yaml': 'mode: both\n' });
     for (const args of [
       ['check'],
@@ -266,19 +265,19 @@ describe('trinity-workbench check', () => {
       ['check', 'missing.yaml'],
       ['frobnicate'],
     ]) {
-      const r = run(args, { cwd: dir });
+      const r = await run(args, { cwd: dir });
       assert.equal(r.code, 2, `${args.join(' ')} -> ${r.code}`);
       assert.ok(r.stderr.length > 0);
       assert.equal(r.stdout, '');
     }
   });
 
-  test("--gpu sets the card the memory checks are for and prints each file's estimate", () => {
+  test("--gpu sets the card the memory checks are for and prints each file's estimate", async () => {
     const dir = workspace({
       'sft.yaml': GOOD.replace('model_path: m', 'model_path: Qwen/Qwen2.5-32B-Instruct'),
       'data/sft.jsonl': '{"messages": [{"role": "user", "content": "hi"}]}\n',
     });
-    const small = run(['check', '--gpu', 'A100-40G', 'sft.yaml'], { cwd: dir });
+    const small = await run(['check', '--gpu', 'A100-40G', 'sft.yaml'], { cwd: dir });
     assert.equal(small.code, 1, small.stdout + small.stderr);
     assert.match(
       small.stdout,
@@ -290,28 +289,30 @@ describe('trinity-workbench check', () => {
     );
     assert.match(small.stdout, /model shape: published config\.json of Qwen\/Qwen2\.5-32B/);
 
-    const large = run(['check', '--gpu', '4000', 'sft.yaml'], { cwd: dir });
+    const large = await run(['check', '--gpu', '4000', 'sft.yaml'], { cwd: dir });
     assert.equal(large.code, 0, large.stdout + large.stderr);
     assert.doesNotMatch(large.stdout, /TRN27[34]/);
     assert.match(large.stdout, /GPU: 4000 GiB/);
 
-    const json = JSON.parse(run(['check', '--gpu', 'h200', '--format', 'json', 'sft.yaml'], { cwd: dir }).stdout);
+    const json = JSON.parse(
+      (await run(['check', '--gpu', 'h200', '--format', 'json', 'sft.yaml'], { cwd: dir })).stdout,
+    );
     assert.equal(json[0].gpuMemory[0].gpu.name, 'H200-141G');
     assert.equal(json[0].gpuMemory[0].trainer.modules[0].module, 'actor');
     // Without --gpu the estimate runs for the default card but is not printed.
-    const plain = JSON.parse(run(['check', '--format', 'json', 'sft.yaml'], { cwd: dir }).stdout);
+    const plain = JSON.parse((await run(['check', '--format', 'json', 'sft.yaml'], { cwd: dir })).stdout);
     assert.equal(plain[0].gpuMemory, undefined);
     assert.ok(plain[0].diagnostics.some((d: { code: string }) => d.code === 'TRN274'));
   });
 
-  test('--version prints the package version', () => {
-    const r = run(['--version']);
+  test('--version prints the package version', async () => {
+    const r = await run(['--version']);
     assert.equal(r.code, 0);
     assert.equal(r.stdout.trim(), require(resolve(__dirname, '..', '..', 'package.json')).version);
   });
 
-  test('--help documents the options', () => {
-    const r = run(['check', '--help']);
+  test('--help documents the options', async () => {
+    const r = await run(['check', '--help']);
     assert.equal(r.code, 0);
     assert.match(r.stdout, /--trinity-version/);
     assert.match(r.stdout, /--format/);

@@ -1,20 +1,17 @@
 /** `trinity-workbench doctor` through the bundled dist/cli.js (run `npm run build` first), text and --json. */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
+import { runNodeChild } from '../helpers/node-child';
 
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 
 /** doctor's wall time is bench/latency.bench.ts's to report; its work (one 256³ matmul probe) is asserted below. */
 function run(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', ...env },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  // Asynchronous: two of the describe's tests run at once, each waiting on its own doctor.
+  return runNodeChild([CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
 }
 
 interface Report {
@@ -46,9 +43,9 @@ interface Report {
   };
 }
 
-describe('trinity-workbench doctor', () => {
-  test('--json prints one object: host, every backend with a reason when unavailable, and what auto picks', () => {
-    const r = run(['doctor', '--json']);
+describe('trinity-workbench doctor', { concurrency: 2 }, () => {
+  test('--json prints one object: host, every backend with a reason when unavailable, and what auto picks', async () => {
+    const r = await run(['doctor', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as Report;
     assert.deepEqual(Object.keys(report), [
@@ -97,8 +94,8 @@ describe('trinity-workbench doctor', () => {
     }
   });
 
-  test('text: one line per fact, one per backend, and the pick with its GFLOP/s', () => {
-    const r = run(['doctor']);
+  test('text: one line per fact, one per backend, and the pick with its GFLOP/s', async () => {
+    const r = await run(['doctor']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`^Node      ${process.version.replace(/\./g, '\\.')} `, 'm'));
     assert.match(r.stdout, /^Platform  \w+ \w+$/m);
@@ -116,14 +113,14 @@ describe('trinity-workbench doctor', () => {
     assert.equal(r.stderr, '');
   });
 
-  test('$TRINITY_WORKBENCH_BACKEND is honoured, and a forced backend that cannot start is reported (exit 0)', (t) => {
-    const cpu = run(['doctor'], { TRINITY_WORKBENCH_BACKEND: 'cpu' });
+  test('$TRINITY_WORKBENCH_BACKEND is honoured, and a forced backend that cannot start is reported (exit 0)', async (t) => {
+    const cpu = await run(['doctor'], { TRINITY_WORKBENCH_BACKEND: 'cpu' });
     assert.equal(cpu.code, 0, cpu.stderr);
     assert.match(
       cpu.stdout,
       /^\$TRINITY_WORKBENCH_BACKEND=cpu: cpu \(tfjs backend `cpu`, 1 thread\), [\d.]+ GFLOP\/s/m,
     );
-    const tf = run(['doctor', '--json'], { TRINITY_WORKBENCH_BACKEND: 'tensorflow' });
+    const tf = await run(['doctor', '--json'], { TRINITY_WORKBENCH_BACKEND: 'tensorflow' });
     assert.equal(tf.code, 0, tf.stderr);
     const report = JSON.parse(tf.stdout) as Report;
     if (report.backends.find((b) => b.name === 'tensorflow')?.available) {
@@ -138,9 +135,16 @@ describe('trinity-workbench doctor', () => {
     );
   });
 
-  test('auto never picks a software WebGPU adapter (SwiftShader): doctor says why; without libvulkan1 it names the package', () => {
+  test('auto never picks a software WebGPU adapter (SwiftShader): doctor says why; without libvulkan1 it names the package', async () => {
     const icd = '/usr/lib/chromium/vk_swiftshader_icd.json';
-    const r = run(['doctor', '--json'], { VK_ICD_FILENAMES: icd, XDG_RUNTIME_DIR: tmpdir() });
+    const env = { PATH: process.env.PATH ?? '', VK_ICD_FILENAMES: icd, XDG_RUNTIME_DIR: tmpdir() };
+    // The three doctors at once (each probes both backends: on CI's two cores, their time is the longest one's).
+    const [r, text, forced] = await Promise.all([
+      runNodeChild([CLI, 'doctor', '--json'], { env }),
+      runNodeChild([CLI, 'doctor'], { env }),
+      // Forced onto webgpu.
+      runNodeChild([CLI, 'doctor', '--json'], { env: { ...env, TRINITY_WORKBENCH_BACKEND: 'webgpu' } }),
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as Report;
     const webgpu = report.backends.find((b) => b.name === 'webgpu')!;
@@ -173,7 +177,6 @@ describe('trinity-workbench doctor', () => {
       c.reason,
       /^auto skips it: the adapter is a fallback \(software\) adapter \(webgpu [\d.]+ GFLOP\/s, wasm [\d.]+ GFLOP\/s\)$/,
     );
-    const text = run(['doctor'], { VK_ICD_FILENAMES: icd, XDG_RUNTIME_DIR: tmpdir() });
     assert.equal(text.code, 0, text.stderr);
     assert.match(
       text.stdout,
@@ -183,11 +186,6 @@ describe('trinity-workbench doctor', () => {
     assert.match(text.stdout, /^  wasm      [\d.]+ GFLOP\/s$/m);
     assert.match(text.stdout, /^  why       auto skips it: the adapter is a fallback \(software\) adapter \(webgpu /m);
     // Forced onto it, doctor reports the GPU buffers webgpu holds (its measurement's, pooled for reuse).
-    const forced = run(['doctor', '--json'], {
-      VK_ICD_FILENAMES: icd,
-      XDG_RUNTIME_DIR: tmpdir(),
-      TRINITY_WORKBENCH_BACKEND: 'webgpu',
-    });
     assert.equal(forced.code, 0, forced.stderr);
     const onGpu = JSON.parse(forced.stdout) as Report;
     assert.equal(onGpu.selection.name, 'webgpu');
@@ -199,7 +197,7 @@ describe('trinity-workbench doctor', () => {
     assert.equal(onGpu.engineMemory.reservedBytes, gpu.bytesAllocated);
   });
 
-  test('an installed tfjs-node without its native addon is reported as such, without loading it', () => {
+  test('an installed tfjs-node without its native addon is reported as such, without loading it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tw-doctor-'));
     const pkg = join(dir, 'node_modules', '@tensorflow', 'tfjs-node');
     mkdirSync(pkg, { recursive: true });
@@ -208,7 +206,7 @@ describe('trinity-workbench doctor', () => {
       JSON.stringify({ name: '@tensorflow/tfjs-node', version: '4.22.0', main: 'index.js' }),
     );
     writeFileSync(join(pkg, 'index.js'), 'throw new Error("must not be loaded")');
-    const r = run(['doctor', '--json'], { NODE_PATH: join(dir, 'node_modules') });
+    const r = await run(['doctor', '--json'], { NODE_PATH: join(dir, 'node_modules') });
     assert.equal(r.code, 0, r.stderr);
     const b = (JSON.parse(r.stdout) as Report).backends.find((x) => x.name === 'tensorflow');
     assert.equal(b?.available, false);
@@ -219,12 +217,12 @@ describe('trinity-workbench doctor', () => {
     assert.ok(b?.details.includes('@tensorflow/tfjs-node 4.22.0'));
   });
 
-  test('bad usage exits 2; --help exits 0; the top-level usage lists doctor', () => {
-    assert.equal(run(['doctor', '--jsn']).code, 2);
-    assert.equal(run(['doctor', 'extra']).code, 2);
-    const help = run(['doctor', '--help']);
+  test('bad usage exits 2; --help exits 0; the top-level usage lists doctor', async () => {
+    assert.equal((await run(['doctor', '--jsn'])).code, 2);
+    assert.equal((await run(['doctor', 'extra'])).code, 2);
+    const help = await run(['doctor', '--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^Usage: trinity-workbench doctor \[--json\]/);
-    assert.match(run(['--help']).stdout, /^  doctor \[--json\]$/m);
+    assert.match((await run(['--help'])).stdout, /^  doctor \[--json\]$/m);
   });
 });

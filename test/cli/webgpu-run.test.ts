@@ -6,11 +6,11 @@
  * equal the wasm run's. `generate --backend webgpu` at temperature 0 gives the same tokens as on wasm.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { before, describe, test } from 'node:test';
+import { runNodeChild } from '../helpers/node-child';
 
 const CLI = resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
@@ -18,19 +18,23 @@ const ALPHABET = '0123456789+{}\\ \nabcdefghijklmnopqrstuvwxyz';
 const root = mkdtempSync(join(tmpdir(), 'twb-webgpu-run-'));
 const xdg = join(root, 'xdg');
 
-function cli(args: string[]) {
+/** Runs dist/cli.js with `args` (asynchronously: the runs a test compares, webgpu and wasm, take both cores at once). */
+async function cli(args: string[]) {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? xdg,
     VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? SWIFTSHADER_ICD,
   };
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: 'utf8', env, timeout: 120_000 });
+  const r = await runNodeChild([CLI, ...args], {
+    cwd: root,
+    env,
+    timeoutMs: 120_000,
+  });
   // A run stopped by the time limit gets SIGTERM and exits 1 after its current step: say so, not just "exited 1".
-  const timedOut = (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT';
   return {
-    code: r.status,
+    code: r.code,
     stdout: r.stdout,
-    stderr: r.stderr + (timedOut ? '\n(the test stopped it: timed out after 120 s)' : ''),
+    stderr: r.stderr + (r.timedOut ? '\n(the test stopped it: timed out after 120 s)' : ''),
   };
 }
 
@@ -50,8 +54,8 @@ function metrics(name: string): MetricsLine[] {
 }
 
 /** Runs `config` on `backend`; fails with the run's stderr when it does not finish, or when Dawn complained. */
-function runConfig(config: string, backend: 'webgpu' | 'wasm'): string {
-  const r = cli(['run', '--config', config, '--backend', backend]);
+async function runConfig(config: string, backend: 'webgpu' | 'wasm'): Promise<string> {
+  const r = await cli(['run', '--config', config, '--backend', backend]);
   if (
     backend === 'webgpu' &&
     r.code !== 0 &&
@@ -85,41 +89,52 @@ cluster: {node_num: 1, gpu_per_node: 2}
 `;
 }
 
-before(() => {
+before(async () => {
   mkdirSync(xdg, { recursive: true });
-  const made = cli([
-    'model',
-    'create',
-    '--arch',
-    'qwen2',
-    '--layers',
-    '1',
-    '--hidden',
-    '16',
-    '--heads',
-    '4',
-    '--kv-heads',
-    '2',
-    '--max-positions',
-    '32',
-    '--vocab',
-    `char:${ALPHABET}`,
-    '--seed',
-    '3',
-    '--out',
-    join(root, 'model'),
+  // doctor does not need the model: both at once.
+  const [made, doctor] = await Promise.all([
+    cli([
+      'model',
+      'create',
+      '--arch',
+      'qwen2',
+      '--layers',
+      '1',
+      '--hidden',
+      '16',
+      '--heads',
+      '4',
+      '--kv-heads',
+      '2',
+      '--max-positions',
+      '32',
+      '--vocab',
+      `char:${ALPHABET}`,
+      '--seed',
+      '3',
+      '--out',
+      join(root, 'model'),
+    ]),
+    cli(['doctor']),
   ]);
   assert.equal(made.code, 0, made.stderr);
   mkdirSync(join(root, 'data'));
-  const sums = Array.from({ length: 8 }, (_, i) => ({ question: `${i}+1`, answer: String(i + 1) }));
+  const sums = Array.from({ length: 8 }, (_, i) => ({
+    question: `${i}+1`,
+    answer: String(i + 1),
+  }));
   const lines = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
   writeFileSync(join(root, 'data', 'train.jsonl'), lines(sums));
   writeFileSync(
     join(root, 'data', 'sft.jsonl'),
-    lines(sums.map((s) => ({ question: s.question, answer: `\\boxed{${s.answer}}` }))),
+    lines(
+      sums.map((s) => ({
+        question: s.question,
+        answer: `\\boxed{${s.answer}}`,
+      })),
+    ),
   );
   // Fail here, plainly, when webgpu cannot start: doctor lists the backends it probed.
-  const doctor = cli(['doctor']);
   assert.match(
     doctor.stdout + doctor.stderr,
     /webgpu\s+available/,
@@ -128,9 +143,9 @@ before(() => {
 });
 
 describe('generate --backend webgpu (dist/cli.js)', () => {
-  test('greedy tokens equal the wasm ones, and the log-probs agree', () => {
-    const gen = (backend: string) => {
-      const r = cli([
+  test('greedy tokens equal the wasm ones, and the log-probs agree', async () => {
+    const gen = async (backend: string) => {
+      const r = await cli([
         'generate',
         '--model',
         join(root, 'model'),
@@ -150,9 +165,12 @@ describe('generate --backend webgpu (dist/cli.js)', () => {
       ]);
       assert.equal(r.code, 0, `generate --backend ${backend} exited ${r.code}:\n${r.stderr.slice(-2000)}`);
       assert.doesNotMatch(r.stdout + r.stderr, /validation:|Invalid ComputePipeline/, 'Dawn reported an error');
-      return JSON.parse(r.stdout) as { backend: string; completions: { tokens: number[]; logprobs: number[] }[] };
+      return JSON.parse(r.stdout) as {
+        backend: string;
+        completions: { tokens: number[]; logprobs: number[] }[];
+      };
     };
-    const [gpu, cpu] = [gen('webgpu'), gen('wasm')];
+    const [gpu, cpu] = await Promise.all([gen('webgpu'), gen('wasm')]);
     assert.equal(gpu.backend, 'webgpu');
     assert.equal(cpu.backend, 'wasm');
     assert.deepEqual(
@@ -170,7 +188,7 @@ describe('generate --backend webgpu (dist/cli.js)', () => {
 });
 
 describe('run --backend webgpu (dist/cli.js)', () => {
-  test('SFT: two steps finish, equal wasm losses and gradient norms, and save a checkpoint', () => {
+  test('SFT: two steps finish, equal wasm losses and gradient norms, and save a checkpoint', async () => {
     const sft = (name: string) =>
       writeAndReturn(
         `${name}.yaml`,
@@ -191,9 +209,8 @@ trainer:
   save_interval: 2
 `,
       );
-    const stderr = runConfig(sft('sft-webgpu'), 'webgpu');
+    const [stderr] = await Promise.all([runConfig(sft('sft-webgpu'), 'webgpu'), runConfig(sft('sft-wasm'), 'wasm')]);
     assert.match(stderr, /tfjs backend: webgpu/);
-    runConfig(sft('sft-wasm'), 'wasm');
     const gpu = metrics('sft-webgpu').filter((l) => l.role === 'trainer');
     const cpu = metrics('sft-wasm').filter((l) => l.role === 'trainer');
     assert.equal(gpu.length, 2);
@@ -231,7 +248,7 @@ trainer:
       assert.ok(existsSync(join(ckpt, f)), `${ckpt}/${f}`);
   });
 
-  test('GRPO: explore and train one step with a finite actor/pg_loss, and save a checkpoint', () => {
+  test('GRPO: explore and train one step with a finite actor/pg_loss, and save a checkpoint', async () => {
     const config = writeAndReturn(
       'grpo.yaml',
       `${header('grpo')}mode: both
@@ -256,7 +273,7 @@ trainer:
   save_interval: 1
 `,
     );
-    runConfig(config, 'webgpu');
+    await runConfig(config, 'webgpu');
     const trainer = metrics('grpo').filter((l) => l.role === 'trainer');
     assert.equal(trainer.length, 1);
     for (const k of ['actor/pg_loss', 'actor/grad_norm'])
