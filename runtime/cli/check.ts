@@ -14,7 +14,7 @@ import { reportLines, type GpuMemoryReport } from '../config/gpu-memory/report';
 import { readModelConfigJson } from '../engine/lm/config-json-cache';
 import { promptTokens } from '../rft/workflows/prompt-tokens';
 
-const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--min-severity S] [--gpu CARD|GiB] [--no-datasets] <file>...
+const HELP = `Usage: trinity-workbench check [--trinity-version <release>|auto] [--format text|json] [--plugin-dir DIR]... [--min-severity S] [--gpu CARD|GiB] [--no-datasets] [--local] <file>...
 
 Checks Trinity-RFT config files (a directory: every YAML file in it that is a Trinity config): the schema of the selected release, OmegaConf interpolation, every rule
 Trinity enforces at launch, and problems Trinity only finds at run time (unknown workflows, partial *_args,
@@ -32,6 +32,8 @@ missing dataset files and keys).
                      Trainer numbers are Trinity's GPUMemoryValidator estimate (v0.5.0+); the model's shape comes
                      from model_path's config.json (local or in the Hugging Face cache), else published shapes
   --no-datasets      do not open local datasets to check their keys
+  --local            the config runs on the local runtime (\`trinity-workbench run\`): also check what it cannot
+                     hold (TRN323/TRN324: the trainer's pass against the wasm backend's 4 GiB heap)
 
 A \`# trinity-disable-next-line [TRN123 ...]\` comment silences those codes (no codes: all) on the line after it,
 as in the editor.
@@ -62,7 +64,7 @@ export async function runCheck(argv: string[]): Promise<number> {
   try {
     args = parseArgs(argv, {
       values: ['--trinity-version', '--format', '--plugin-dir', '--min-severity', '--gpu'],
-      switches: ['--help', '-h', '--no-datasets'],
+      switches: ['--help', '-h', '--no-datasets', '--local'],
     });
   } catch (e) {
     return usage((e as Error).message);
@@ -128,6 +130,7 @@ export async function runCheck(argv: string[]): Promise<number> {
         pluginTaskColumns: plugins.taskColumns,
         gpu: gpu as GpuSpec,
         modelConfig: (modelPath, dirs) => readModelConfigJson(modelPath, dirs, env),
+        localRuns: args.switches.has('--local'),
         promptTokens: (req) => promptTokens(req, env),
       },
       datasets: !args.switches.has('--no-datasets'),

@@ -48,7 +48,8 @@ export class ServerSession {
   constructor(private readonly connection: Connection) {
     this.service = new TrinityLanguageService({
       env: { ...process.env },
-      host: { exists: existsSync, env: { ...process.env }, modelConfig: readModelConfigJson },
+      // localRuns: the local runtime's checks run; validate.ts shows them only where runs are local.
+      host: { exists: existsSync, env: { ...process.env }, modelConfig: readModelConfigJson, localRuns: true },
       baseDirsFor: documentDirs,
       readFile: (p) => this.readFile(p),
       pluginFoldersNear: (uri) => this.pluginFoldersNear(uri),
@@ -237,6 +238,7 @@ export class ServerSession {
         pluginTaskColumns: plugins.taskColumns,
         env,
         modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
+        localRuns: true,
       },
     });
   }

@@ -13,6 +13,7 @@ import {
   type Location,
 } from 'vscode-languageserver-types';
 import { startChildProcess, startInProcess, withCursor, type TestClient } from '../helpers/lsp';
+import { SHRUNK_MODEL_JSON } from '../helpers/shrunk-model-json';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 // The cache our server primes for completion (the deep import server/service/yaml-service.ts uses).
 import { yamlDocumentsCache } from 'yaml-language-server/out/server/src/languageservice/parser/yaml-documents';
@@ -606,6 +607,41 @@ describe('language server: settings about scale a local run does not use (TRN319
       assert.ok(!ds.some((d) => d.code === 'TRN319'), codes(ds).join(' '));
     } finally {
       await c.close();
+    }
+  });
+});
+
+describe('language server: a trainer pass that cannot fit the wasm heap (TRN323)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'twb-lsp-heap-'));
+  // 128 rows of 8192 tokens on it need far more than 4 GiB.
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(SHRUNK_MODEL_JSON));
+  const LONG = GRPO.replace(/model_path: .*/, `model_path: ${dir}`).replace(
+    /max_model_len: \d+/,
+    'max_model_len: 8192',
+  );
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('runs are local: an error on max_model_len; runWith: trinity: nothing to say', async () => {
+    assert.ok(LONG.includes('max_model_len: 8192') && LONG.includes(dir), 'the edit applied');
+    const local = await startInProcess();
+    try {
+      const ds = await local.open('file:///w/long.yaml', LONG);
+      const heap = ds.filter((d) => d.code === 'TRN323');
+      assert.deepEqual(
+        heap.map((d) => [d.severity, d.range.start.line]),
+        [[DiagnosticSeverity.Error, LONG.split('\n').findIndex((l) => l.includes('max_model_len: 8192'))]],
+        codes(ds).join(' '),
+      );
+      assert.match(heap[0].message, /heap must grow to .* it holds 4\.00 GiB at most/);
+    } finally {
+      await local.close();
+    }
+    const trinity = await startInProcess({ settings: { runWith: 'trinity' } });
+    try {
+      const ds = await trinity.open('file:///w/long.yaml', LONG);
+      assert.ok(!ds.some((d) => d.code === 'TRN323' || d.code === 'TRN324'), codes(ds).join(' '));
+    } finally {
+      await trinity.close();
     }
   });
 });

@@ -59,6 +59,11 @@ export interface CheckHost {
   /** The GPU the memory estimates are for (`trinityWorkbench.gpu`, `check --gpu`); H100-80G when absent. */
   gpu?: GpuSpec;
   /**
+   * Runs go to the local runtime (`run`, `check --local`; the editor always asks and shows the findings only where
+   * `trinityWorkbench.runWith` is `local`): the checks of what the local runtime can hold (TRN323, TRN324) apply.
+   */
+  localRuns?: boolean;
+  /**
    * A model's `config.json` (`model_path` as written: a local directory or a hub id in the Hugging Face cache),
    * read and cached by the host; undefined when it is not on this machine (the estimates then use published shapes).
    */

@@ -14,6 +14,7 @@ import { configPath, type ConfigPath, type TasksetPath } from '../config-path';
 import { checkWorkflowNeeds } from './workflow-needs';
 import { checkModelContext } from './model-context';
 import { checkEngineMemory } from './engine-memory';
+import { checkTrainerHeap } from './trainer-heap';
 
 /** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
 const GROUP_ADVANTAGES =
@@ -32,6 +33,7 @@ export function runRuntimeChecks(ctx: CheckContext): void {
   checkInputSavePath(ctx);
   checkModelContext(ctx);
   checkEngineMemory(ctx);
+  checkTrainerHeap(ctx);
 }
 
 /** SFT and DPO in train mode read a dataset; a queue is only ever filled by an explorer, which train mode lacks. */

@@ -609,6 +609,20 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
       'model:\n  model_path: ./tiny-model   # a tokenizer with a chat template\n  max_model_len: 1800\n  max_prompt_tokens: 1500\n  max_response_tokens: 300\nbuffer:\n  explorer_input:\n    taskset:\n      path: data/frozenlake\n      default_workflow_type: frozen_lake_workflow\n      workflow_args:\n        agent_max_steps: 10\n',
     fix: 'Raise `max_model_len` (room for every turn and its answers), or lower `agent_max_steps` to the turns that fit.',
   },
+  TRN323: {
+    explanation:
+      "The local runtime's trainer differentiates a micro-batch's rows at once (`trainer.trainer_config.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu`, else the whole `buffer.train_batch_size`), each as long as the longest row the explorer can produce (`max_prompt_tokens` + `max_response_tokens`, a multi-turn episode's budget, at most `max_model_len`). On the wasm backend its tensors live in one WebAssembly heap of at most 4 GiB, which no setting raises, and the engine materialises full attention score matrices per layer and head and logits over the vocabulary per position. The estimate (from the model's config.json, calibrated against the peak tensor bytes the engine reaches and the heap those need, about half of tfjs' count) says that even the least heap the pass may need exceeds that limit, so the trainer would run out of memory after the explorer's first step; `trinity-workbench run` refuses it before any work. Checked where runs go to the local runtime (`trinityWorkbench.runWith: local`, `check --local`).",
+    example:
+      'model:\n  model_path: ./tiny-model   # config.json: 2 layers, 64 wide, 4 heads\n  max_model_len: 14436\n  max_response_tokens: 10240\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 2\nbuffer:\n  batch_size: 2\n  explorer_input:\n    taskset:\n      path: data/frozenlake\n      default_workflow_type: frozen_lake_workflow\n',
+    fix: 'Set `ppo_micro_batch_size_per_gpu` to the rows the message says fit, lower `max_model_len` or the response / episode budget, or run the config on Trinity-RFT (`trinityWorkbench.runWith: trinity`).',
+  },
+  TRN324: {
+    explanation:
+      "As TRN323, but only the most heap the local trainer's pass may need (not the least) passes 75% of the wasm backend's 4 GiB: the heap also holds the allocator's fragmentation, so the run may run out of memory in the trainer.",
+    example:
+      'model:\n  model_path: ./tiny-model   # config.json: 2 layers, 64 wide, 4 heads\n  max_model_len: 2304\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 2\nbuffer:\n  batch_size: 2\n  explorer_input:\n    taskset:\n      path: data/gsm8k\n',
+    fix: 'Set `ppo_micro_batch_size_per_gpu` lower, or lower `max_model_len` or the response budget.',
+  },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run
   // ------------------------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ export {
 export { pickWebgpuOrWasm, type WebgpuOrWasm, type WebgpuVsWasm } from './webgpu-or-wasm';
 export { registerWasmKernels, unsortedSegmentSumShape } from './wasm-kernels';
 export { measureMatmulGflops, selfTest } from './measure';
-export { engineMemory, memoryMetrics, watchPeakMemory, type EngineMemory } from './memory';
+export { engineMemory, memoryMetrics, resetPeakMemory, watchPeakMemory, type EngineMemory } from './memory';
 export {
   NATIVE_MATMUL_ACCELERATOR,
   NATIVE_MATMUL_ENV,

@@ -85,6 +85,12 @@ export function watchPeakMemory(): void {
   watching = true;
 }
 
+/** Starts the peaks over from the bytes held now (a measurement of one pass). */
+export function resetPeakMemory(): void {
+  peakAllocated = allocatedNow();
+  peakReserved = reservedNow() ?? 0;
+}
+
 /** The engine's memory now, with the peaks; also folds this reading into them. */
 export function engineMemory(): EngineMemory {
   const allocated = allocatedNow();

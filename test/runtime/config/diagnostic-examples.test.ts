@@ -15,6 +15,7 @@ import { localRefusals } from '../../../runtime/rft/refusals/refusals';
 import { readModelConfigJson } from '../../../runtime/engine/lm/config-json-cache';
 import { promptTokens } from '../../../runtime/rft/workflows/prompt-tokens';
 import { buildByteTokenizer } from '../../../runtime/engine/tokenizer';
+import { SHRUNK_MODEL_JSON } from '../../helpers/shrunk-model-json';
 
 /** The files an example's folder must hold for its finding to exist (paths relative to the config's folder). */
 const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
@@ -38,6 +39,9 @@ const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
 };
 // The same folder: its first prompt (~1350 tokens) fits 1800, ten turns of ~250 more do not.
 FILES.TRN322 = FILES.TRN321;
+// The model a user shrank Trinity's FrozenLake example to: 2 layers, 64 wide, a byte-level vocabulary.
+FILES.TRN323 = { 'tiny-model/config.json': JSON.stringify(SHRUNK_MODEL_JSON) };
+FILES.TRN324 = FILES.TRN323;
 
 /**
  * Run health (TRN4xx) comes from a run's metrics, not from the config alone: its examples name the key a finding
@@ -81,6 +85,7 @@ for (const [code, doc] of documented) {
         exists: existsSync,
         modelConfig: readModelConfigJson,
         promptTokens: (req) => promptTokens(req, {}),
+        localRuns: true,
       },
     });
     // TRN312 is what the local runtime refuses: the language server shows localRefusals under that code.

@@ -23,7 +23,13 @@ export interface RunnableConfig {
 
 export async function loadRunnableConfig(
   path: string,
-  opts: { pluginDirs?: string[]; continueFromCheckpoint?: boolean; workDir?: string },
+  opts: {
+    pluginDirs?: string[];
+    continueFromCheckpoint?: boolean;
+    workDir?: string;
+    /** The backend the run trains on (tf.getBackend()); wasm when not given. */
+    backend?: string;
+  },
   log: RunLog,
 ): Promise<RunnableConfig> {
   const text = readFileSync(path, 'utf8');
@@ -43,6 +49,8 @@ export async function loadRunnableConfig(
       plugins: plugins?.names,
       pluginTaskColumns: plugins?.taskColumns,
       modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
+      // TRN323/TRN324 are about the wasm heap; webgpu, cpu and tfjs-node hold tensors outside it.
+      localRuns: (opts.backend ?? 'wasm').startsWith('wasm'),
     },
   });
   const at = (offset: number): string => {

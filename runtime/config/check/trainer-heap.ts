@@ -1,0 +1,156 @@
+/**
+ * TRN323 / TRN324: a local run whose trainer pass cannot fit (or barely fits) the wasm backend's heap, found before
+ * any work from the model's config.json, the rows the trainer differentiates at once and the longest row the
+ * explorer can produce (local-memory/trainer-pass-bytes.ts). Only where the host says runs go to the local runtime
+ * (`CheckHost.localRuns`): on Trinity the trainer runs on GPUs, whose memory TRN274 estimates.
+ */
+import { rolesOf } from '../model/choices';
+import type { ConfigPath } from '../config-path';
+import type { KeyFix } from '../diagnostics';
+import { lineColumn } from '../load/load-config';
+import {
+  heapBytes,
+  tensorBytesWithin,
+  tokensWithin,
+  trainerPassBytes,
+  WASM_HEAP_BYTES,
+} from '../local-memory/trainer-pass-bytes';
+import type { CheckContext } from './check-context';
+import { shapeFromHfConfig, type ModelShape } from '../gpu-memory/model-shape';
+import { FROZEN_LAKE_EPISODE_BUDGET } from './turn-budget';
+import { tasksetPaths, workflowTypePath } from './tasksets';
+
+/** veRL's actor micro-batch key, which the local trainer reads for its rows per pass (trainer-settings.ts). */
+export const MICRO_BATCH_KEY = 'trainer.trainer_config.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu';
+
+/**
+ * Refused where even the least heap the pass may need exceeds the limit (so a config that runs is never refused);
+ * warned where the most it may need passes 75% of it (the heap's growth and fragmentation are not in the estimate).
+ */
+export const WARN_ABOVE = 0.75;
+
+/** Multi-turn workflows whose whole episode is one row, and the token budget of an episode after its first prompt. */
+const EPISODE_BUDGETS: Record<string, number> = { frozen_lake_workflow: FROZEN_LAKE_EPISODE_BUDGET };
+
+interface RowLength {
+  tokens: number;
+  /** The keys that set it, as `key` (line N) where written. */
+  keys: ConfigPath[];
+}
+
+export function checkTrainerHeap(ctx: CheckContext): void {
+  if (!ctx.host.localRuns || !rolesOf(String(ctx.get('mode') ?? 'both')).trainer) return;
+  const shape = localModelShape(ctx);
+  if (!shape) return;
+  const row = longestRow(ctx);
+  const batch = trainBatchRows(ctx);
+  if (!row || !batch) return;
+  const micro = ctx.get(MICRO_BATCH_KEY as ConfigPath) as unknown;
+  const dpo = ctx.get('algorithm.algorithm_type') === 'dpo';
+  let rows = typeof micro === 'number' && micro > 0 ? Math.min(micro, batch) : batch;
+  if (dpo && rows % 2 === 1) rows++; // DPO pairs stay together in one micro-batch (train-step.ts).
+  const lora = Array.isArray(ctx.get('model.lora_configs')) && (ctx.get('model.lora_configs') as unknown[]).length > 0;
+  const est = trainerPassBytes(shape, { rows, tokens: row.tokens, frozenBase: lora, accumulates: rows < batch });
+  const heap = heapBytes(est.total);
+  if (heap.high <= WASM_HEAP_BYTES * WARN_ABOVE) return;
+
+  const line = (p: ConfigPath): string => `line ${lineColumn(ctx.loaded.source, ctx.range(p)[0]).line}`;
+  const named = (p: ConfigPath): string => (ctx.written(p) ? `\`${p}\` (${line(p)})` : `\`${p}\``);
+  const microWritten = ctx.written(MICRO_BATCH_KEY as ConfigPath);
+  const rowsFrom = microWritten
+    ? named(MICRO_BATCH_KEY as ConfigPath)
+    : ctx.written('buffer.train_batch_size')
+      ? `${named('buffer.train_batch_size')}, no micro-batch size`
+      : `${named('buffer.batch_size')} × ${named('algorithm.repeat_times')}, no micro-batch size`;
+  const budget = tensorBytesWithin(WASM_HEAP_BYTES * WARN_ABOVE);
+  const fits = Math.floor((budget - est.state) / est.perRow);
+  const lower: string[] = [];
+  const fixes: KeyFix[] = [];
+  if (fits >= 1 && fits < rows) {
+    lower.push(`set \`${MICRO_BATCH_KEY}\` to ${fits}`);
+    fixes.push({
+      title: `Set ppo_micro_batch_size_per_gpu to ${fits}`,
+      set: [{ path: MICRO_BATCH_KEY.split('.'), value: fits }],
+    });
+  }
+  const lengthKeys = row.keys.map((k) => `\`${k}\``).join(' / ');
+  const tokensNow = tokensWithin(shape, rows, budget);
+  if (tokensNow > 0) lower.push(`lower ${lengthKeys} so a row stays within ${tokensNow} tokens`);
+  const tokensAlone = tokensWithin(shape, 1, budget);
+  if (fits < 1 && tokensAlone > tokensNow)
+    lower.push(`set \`${MICRO_BATCH_KEY}\` to 1 and keep a row within ${tokensAlone} tokens`);
+  const gib = (b: number): string => (b / 2 ** 30).toFixed(2);
+  const s = shape;
+  const what =
+    `The local trainer differentiates ${rows} row${rows === 1 ? '' : 's'} at once (${rowsFrom}) of up to ${row.tokens} tokens ` +
+    `(${row.keys.map(named).join(', ')}) on the shape of \`${s.source}\` (${s.numLayers} layers, ${s.numHeads} heads, ` +
+    `hidden ${s.hiddenSize}, vocabulary ${s.vocabSize}): about ${gib(est.total)} GiB of tensors at its peak by tfjs' count ` +
+    `(${gib(est.attentionPerRow * rows)} GiB of them full attention score matrices), for which the wasm backend's heap ` +
+    `must grow to ${gib(heap.low)}–${gib(heap.high)} GiB; it holds ${gib(WASM_HEAP_BYTES)} GiB at most, which no setting raises.`;
+  const todo = lower.length
+    ? ` To run it locally, ${lower.join('; or ')}. Or run it on Trinity-RFT (\`trinityWorkbench.runWith: trinity\`).`
+    : ' Even one short row does not fit: run it on Trinity-RFT (`trinityWorkbench.runWith: trinity`).';
+  const at: ConfigPath = microWritten
+    ? (MICRO_BATCH_KEY as ConfigPath)
+    : ctx.written('model.max_model_len')
+      ? 'model.max_model_len'
+      : ctx.written('buffer.batch_size')
+        ? 'buffer.batch_size'
+        : 'model.model_path';
+  if (heap.low > WASM_HEAP_BYTES)
+    ctx.report(
+      'TRN323',
+      `${what} The trainer would run out of the heap on its first step, after the work before it (the explorer's step) is done.${todo}`,
+      at,
+      {
+        fixes,
+      },
+    );
+  else
+    ctx.report(
+      'TRN324',
+      `${what} That is within ${Math.round((1 - WARN_ABOVE) * 100)}% of the limit, and the heap also holds the allocator's fragmentation: the trainer may run out of it.${todo}`,
+      at,
+      { fixes },
+    );
+}
+
+/** Experiences per trainer step (DPO: two rows per pair). */
+function trainBatchRows(ctx: CheckContext): number | undefined {
+  const n = Number(ctx.get('buffer.train_batch_size'));
+  if (!(n > 0)) return undefined;
+  return ctx.get('algorithm.algorithm_type') === 'dpo' ? 2 * n : n;
+}
+
+/** The longest row the explorer can produce: prompt + response, or a multi-turn episode's budget, within max_model_len. */
+function longestRow(ctx: CheckContext): RowLength | undefined {
+  const maxLen = ctx.get('model.max_model_len');
+  const prompt = ctx.get('model.max_prompt_tokens');
+  const response = ctx.get('model.max_response_tokens');
+  const budget = tasksetPaths(ctx)
+    .map((base) => EPISODE_BUDGETS[String(ctx.get(workflowTypePath(ctx, base)) ?? '')])
+    .find((b) => b !== undefined);
+  const capped = (n: number | undefined, keys: ConfigPath[]): RowLength | undefined => {
+    if (typeof maxLen === 'number' && maxLen > 0 && (n === undefined || maxLen <= n))
+      return { tokens: maxLen, keys: ['model.max_model_len'] };
+    return n !== undefined && n > 0 ? { tokens: n, keys } : undefined;
+  };
+  if (budget !== undefined)
+    return capped(typeof prompt === 'number' ? prompt + budget : undefined, ['model.max_prompt_tokens']);
+  if (typeof prompt === 'number' && typeof response === 'number')
+    return capped(prompt + response, ['model.max_prompt_tokens', 'model.max_response_tokens']);
+  return capped(undefined, []);
+}
+
+/**
+ * The shape in the model's own config.json (a local directory or the Hugging Face cache), which the local runtime
+ * loads; a model not on this machine (published shapes only) cannot run locally anyway, and is left to TRN274.
+ */
+function localModelShape(ctx: CheckContext): ModelShape | undefined {
+  const path = ctx.get('model.model_path');
+  if (typeof path !== 'string' || path === '') return undefined;
+  const read = ctx.host.modelConfig?.(path, ctx.host.baseDirs ?? []);
+  if (!read || !('json' in read)) return undefined;
+  const shape = shapeFromHfConfig(read.json, read.file);
+  return 'shape' in shape ? shape.shape : undefined;
+}

@@ -1,0 +1,179 @@
+/**
+ * The local trainer pass against the wasm heap: the estimate (local-memory/trainer-pass-bytes.ts) against the peak
+ * the engine really reaches on small real passes (wasm backend, tfjs' own byte count watched at every tensor), and
+ * the check built on it: TRN323 refuses, before any work, Trinity's own FrozenLake example shrunk to a tiny model
+ * (the pass a user saw run out of the heap after minutes of exploring), naming the file, line and keys; a pass
+ * that fits is not refused; nothing is said where runs do not go to the local runtime.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { engineMemory, initBackend, resetPeakMemory, watchPeakMemory } from '../../../runtime/engine/backend';
+import { initModel } from '../../../runtime/engine/lm/checkpoint';
+import { newModelConfigJson, parseModelConfig } from '../../../runtime/engine/lm/config';
+import { RftTrainer } from '../../../runtime/rft/trainer/train-step';
+import type { Experience } from '../../../runtime/rft/experience';
+import { shapeFromHfConfig, type ModelShape } from '../../../runtime/config/gpu-memory/model-shape';
+import { trainerPassBytes } from '../../../runtime/config/local-memory/trainer-pass-bytes';
+import { checkConfig } from '../../../runtime/config/check-config';
+import { readModelConfigJson } from '../../../runtime/engine/lm/config-json-cache';
+import { ConfigRejected, loadRunnableConfig } from '../../../runtime/rft/run/job/job-config';
+import { klTrainerOptions } from '../../helpers/kl-batch';
+import { corpusDir } from '../../helpers/corpus';
+import { SHRUNK_MODEL_JSON } from '../../helpers/shrunk-model-json';
+
+interface Pass {
+  layers: number;
+  hidden: number;
+  heads: number;
+  vocabSize: number;
+  intermediate: number;
+  rows: number;
+  tokens: number;
+  micro?: number;
+}
+
+function shapeOf(json: unknown): ModelShape {
+  const s = shapeFromHfConfig(json, 'test');
+  if ('problem' in s) throw new Error(s.problem);
+  return s.shape;
+}
+
+/** The peak tensor bytes of one real training step of `p` (PPO loss, all rows or `micro` at once). */
+async function measuredPeak(p: Pass): Promise<{ peak: number; json: unknown }> {
+  const json = newModelConfigJson({ family: 'qwen2', kvHeads: 2, maxPositions: 1024, eosTokenIds: [1], ...p });
+  const model = initModel(parseModelConfig(json), 1);
+  const opts = { ...klTrainerOptions(1e-3), microBatchSize: p.micro };
+  opts.algorithm = { ...opts.algorithm, klLossFn: 'none', useReference: false };
+  const trainer = new RftTrainer(model, () => model, opts);
+  const R = p.tokens - 16;
+  const exps: Experience[] = Array.from({ length: p.rows }, (_, i) => ({
+    eid: { batch: 1, task: 0, run: i, step: 0, suffix: String(i) },
+    tokens: Array.from({ length: p.tokens }, (_, t) => 2 + ((t * 7 + i) % (p.vocabSize - 2))),
+    promptLength: 16,
+    logprobs: Array<number>(R).fill(-1),
+    reward: i % 2,
+    advantages: Array<number>(R).fill(i % 2 ? 1 : -1),
+  }));
+  resetPeakMemory();
+  await trainer.trainStep(exps);
+  const peak = engineMemory().peakAllocatedBytes;
+  model.dispose();
+  return { peak, json };
+}
+
+describe('the estimate follows the peak the engine reaches (wasm)', () => {
+  before(async () => {
+    await initBackend({ prefer: 'wasm' });
+    watchPeakMemory();
+  });
+  // Other shapes than most of the calibration's: 3 layers, 2 heads, a larger vocabulary, micro-batches.
+  const CASES: Pass[] = [
+    { layers: 2, hidden: 64, heads: 4, vocabSize: 256, intermediate: 128, rows: 2, tokens: 256 },
+    { layers: 3, hidden: 32, heads: 2, vocabSize: 512, intermediate: 96, rows: 2, tokens: 192 },
+    { layers: 1, hidden: 64, heads: 8, vocabSize: 300, intermediate: 256, rows: 4, tokens: 160, micro: 2 },
+  ];
+  for (const c of CASES) {
+    test(`${c.layers} layers × ${c.heads} heads, ${c.micro ?? c.rows} of ${c.rows} rows × ${c.tokens} tokens: within −5%…+8%`, async () => {
+      const { peak, json } = await measuredPeak(c);
+      const est = trainerPassBytes(shapeOf(json), {
+        rows: c.micro ?? c.rows,
+        tokens: c.tokens,
+        accumulates: c.micro !== undefined,
+      }).total;
+      const ratio = est / peak;
+      assert.ok(ratio >= 0.95 && ratio <= 1.08, `estimate ${est} vs measured ${peak} (×${ratio.toFixed(3)})`);
+    });
+  }
+});
+
+/** A model folder with the shape the user shrank FrozenLake's example to (2 layers, 64 wide, byte-level, 16,384 positions). */
+function tinyModelDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'twb-heap-'));
+  mkdirSync(join(dir, 'model'));
+  writeFileSync(join(dir, 'model', 'config.json'), JSON.stringify(SHRUNK_MODEL_JSON));
+  writeFileSync(join(dir, 'tasks.jsonl'), '{"seed": 1, "size": 4, "p": 0.8}\n');
+  return dir;
+}
+
+/** Trinity's examples/grpo_frozen_lake config with batch_size 2 and repeat_times 2, then `edit`. */
+function frozenLake(dir: string, edit: (y: string) => string = (y) => y): string {
+  const y = readFileSync(join(corpusDir(), 'trinity-configs/main/examples/grpo_frozen_lake/frozen_lake.yaml'), 'utf8')
+    .replace('repeat_times: 8', 'repeat_times: 2')
+    .replace('batch_size: 64', 'batch_size: 2')
+    .replace('${oc.env:TRINITY_MODEL_PATH,Qwen/Qwen2.5-3B-Instruct}', join(dir, 'model'))
+    .replace(/\$\{oc\.env:TRINITY_TASKSET_PATH\}/g, join(dir, 'tasks.jsonl'));
+  return edit(y);
+}
+
+async function heapFindings(yaml: string, localRuns: boolean) {
+  const r = await checkConfig(yaml, {
+    env: {},
+    host: { baseDirs: [tmpdir()], env: {}, modelConfig: readModelConfigJson, localRuns },
+    datasets: false,
+  });
+  return r.diagnostics.filter((d) => d.code === 'TRN323' || d.code === 'TRN324');
+}
+
+const lineOf = (yaml: string, text: string): number => yaml.split('\n').findIndex((l) => l.includes(text)) + 1;
+
+describe('TRN323: a trainer pass that cannot fit the heap is refused before any work', () => {
+  const dir = tinyModelDir();
+
+  test('run refuses the shrunk FrozenLake example, naming the file, the lines, the estimate and what to lower', async () => {
+    const yaml = frozenLake(dir);
+    const path = join(dir, 'frozen_lake.yaml');
+    writeFileSync(path, yaml);
+    const began = Date.now();
+    await assert.rejects(
+      loadRunnableConfig(path, { backend: 'wasm' }, () => undefined),
+      (e: Error) => {
+        assert.ok(e instanceof ConfigRejected, String(e));
+        const line = lineOf(yaml, 'max_model_len: 14436');
+        assert.ok(e.message.includes(`${path}:${line}:`), e.message);
+        assert.match(e.message, /TRN323 The local trainer differentiates 4 rows at once/);
+        assert.match(e.message, new RegExp(`\`buffer\\.batch_size\` \\(line ${lineOf(yaml, 'batch_size: 2')}\\)`));
+        assert.match(e.message, /up to 14436 tokens/);
+        assert.match(
+          e.message,
+          /about \d+\.\d\d GiB of tensors .* heap must grow to \d+\.\d\d–\d+\.\d\d GiB; it holds 4\.00 GiB at most/,
+        );
+        assert.match(e.message, /ppo_micro_batch_size_per_gpu` to 1 and keep a row within \d+ tokens/);
+        assert.match(e.message, /lower `model\.max_model_len` so a row stays within \d+ tokens/);
+        return true;
+      },
+    );
+    assert.ok(Date.now() - began < 20_000);
+    // On webgpu the tensors live in GPU buffers, not the wasm heap: not refused for it.
+    const { configs } = await loadRunnableConfig(path, { backend: 'webgpu' }, () => undefined);
+    assert.equal(configs.length, 1);
+  });
+
+  test('the pass the message suggests fits: no finding; the same config for Trinity: no finding', async () => {
+    const fits = frozenLake(dir, (y) =>
+      y
+        .replace('max_model_len: 14436', 'max_model_len: 1536')
+        .replace('max_response_tokens: 10240', 'max_response_tokens: 1024'),
+    );
+    assert.deepEqual(await heapFindings(fits, true), []);
+    assert.deepEqual(await heapFindings(frozenLake(dir), false), [], 'not where runs go to Trinity');
+  });
+
+  test('a micro-batch size is what the trainer holds: the finding moves to it, and a pass near the limit is a warning', async () => {
+    const withMicro = (n: number, len: number) =>
+      frozenLake(dir, (y) =>
+        y
+          .replace('max_model_len: 14436', `max_model_len: ${len}`)
+          .replace('max_response_tokens: 10240', 'max_response_tokens: 1024')
+          .replace('      actor:\n', `      actor:\n        ppo_micro_batch_size_per_gpu: ${n}\n`),
+      );
+    const near = withMicro(2, 3072);
+    const [w] = await heapFindings(near, true);
+    assert.equal(w?.code, 'TRN324', JSON.stringify(w));
+    assert.match(w.message, /differentiates 2 rows at once/);
+    assert.equal(near.slice(w.range[0], w.range[1]).startsWith('ppo_micro_batch_size_per_gpu'), true);
+    assert.deepEqual(await heapFindings(withMicro(1, 3072), true), []);
+  });
+});
