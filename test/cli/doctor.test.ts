@@ -137,13 +137,13 @@ describe('trinity-workbench doctor', { concurrency: 2 }, () => {
 
   test('auto never picks a software WebGPU adapter (SwiftShader): doctor says why; without libvulkan1 it names the package', async () => {
     const icd = '/usr/lib/chromium/vk_swiftshader_icd.json';
-    const env = { PATH: process.env.PATH ?? '', VK_ICD_FILENAMES: icd, XDG_RUNTIME_DIR: tmpdir() };
+    const env = { VK_ICD_FILENAMES: icd, XDG_RUNTIME_DIR: tmpdir() };
     // The three doctors at once (each probes both backends: on CI's two cores, their time is the longest one's).
     const [r, text, forced] = await Promise.all([
-      runNodeChild([CLI, 'doctor', '--json'], { env }),
-      runNodeChild([CLI, 'doctor'], { env }),
+      run(['doctor', '--json'], env),
+      run(['doctor'], env),
       // Forced onto webgpu.
-      runNodeChild([CLI, 'doctor', '--json'], { env: { ...env, TRINITY_WORKBENCH_BACKEND: 'webgpu' } }),
+      run(['doctor', '--json'], { ...env, TRINITY_WORKBENCH_BACKEND: 'webgpu' }),
     ]);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as Report;
