@@ -5,18 +5,20 @@
  * (`CheckHost.localRuns`): on Trinity the trainer runs on GPUs, whose memory TRN274 estimates.
  */
 import { rolesOf } from '../model/choices';
+import { algorithmTypeAt, needsReference } from '../model/algorithms';
 import type { ConfigPath } from '../config-path';
 import type { KeyFix } from '../diagnostics';
 import { lineColumn } from '../load/load-config';
 import {
   heapBytes,
-  tensorBytesWithin,
+  rowsWithin,
   tokensWithin,
   trainerPassBytes,
   WASM_HEAP_BYTES,
+  type TrainerPass,
 } from '../local-memory/trainer-pass-bytes';
 import type { CheckContext } from './check-context';
-import { shapeFromHfConfig, type ModelShape } from '../gpu-memory/model-shape';
+import { causalLmParams, shapeFromHfConfig, type ModelShape } from '../gpu-memory/model-shape';
 import { FROZEN_LAKE_EPISODE_BUDGET } from './turn-budget';
 import { tasksetPaths, workflowTypePath } from './tasksets';
 
@@ -50,8 +52,17 @@ export function checkTrainerHeap(ctx: CheckContext): void {
   let rows = typeof micro === 'number' && micro > 0 ? Math.min(micro, batch) : batch;
   if (dpo && rows % 2 === 1) rows++; // DPO pairs stay together in one micro-batch (train-step.ts).
   const lora = Array.isArray(ctx.get('model.lora_configs')) && (ctx.get('model.lora_configs') as unknown[]).length > 0;
-  const est = trainerPassBytes(shape, { rows, tokens: row.tokens, frozenBase: lora, accumulates: rows < batch });
-  const heap = heapBytes(est.total);
+  const held = heldModels(ctx, shape);
+  if (!held) return;
+  const pass: TrainerPass = {
+    rows,
+    tokens: row.tokens,
+    frozenBase: lora,
+    accumulates: rows < batch,
+    ...held,
+  };
+  const est = trainerPassBytes(shape, pass);
+  const heap = heapBytes(est);
   if (heap.high <= WASM_HEAP_BYTES * WARN_ABOVE) return;
 
   const line = (p: ConfigPath): string => `line ${lineColumn(ctx.loaded.source, ctx.range(p)[0]).line}`;
@@ -62,8 +73,8 @@ export function checkTrainerHeap(ctx: CheckContext): void {
     : ctx.written('buffer.train_batch_size')
       ? `${named('buffer.train_batch_size')}, no micro-batch size`
       : `${named('buffer.batch_size')} × ${named('algorithm.repeat_times')}, no micro-batch size`;
-  const budget = tensorBytesWithin(WASM_HEAP_BYTES * WARN_ABOVE);
-  const fits = Math.floor((budget - est.state) / est.perRow);
+  const budget = WASM_HEAP_BYTES * WARN_ABOVE;
+  const fits = rowsWithin(shape, { ...pass, accumulates: true }, budget, rows);
   const lower: string[] = [];
   const fixes: KeyFix[] = [];
   if (fits >= 1 && fits < rows) {
@@ -74,29 +85,51 @@ export function checkTrainerHeap(ctx: CheckContext): void {
     });
   }
   const lengthKeys = row.keys.map((k) => `\`${k}\``).join(' / ');
-  const tokensNow = tokensWithin(shape, rows, budget);
+  const tokensNow = tokensWithin(shape, pass, budget);
   if (tokensNow > 0) lower.push(`lower ${lengthKeys} so a row stays within ${tokensNow} tokens`);
-  const tokensAlone = tokensWithin(shape, 1, budget);
+  const tokensAlone = tokensWithin(shape, { ...pass, rows: 1, accumulates: batch > 1 }, budget);
   if (fits < 1 && tokensAlone > tokensNow)
     lower.push(`set \`${MICRO_BATCH_KEY}\` to 1 and keep a row within ${tokensAlone} tokens`);
   const gib = (b: number): string => (b / 2 ** 30).toFixed(2);
   const s = shape;
+  const millions = (causalLmParams(s) / 1e6).toFixed(1);
+  const heldBy = [
+    lora
+      ? `the frozen weights of ${millions}M parameters`
+      : `the weights, AdamW's moments and gradients of ${millions}M parameters`,
+    ...(pass.reference ? ["the reference model's weights"] : []),
+    ...(pass.criticParams ? [`the critic's (${(pass.criticParams / 1e6).toFixed(1)}M parameters)`] : []),
+  ];
+  const parts =
+    `${gib(est.attentionPerRow * rows)} GiB of them full attention score matrices, ` +
+    `${gib(Math.max(est.state, est.update))} GiB ${heldBy.join(', ')}`;
   const what =
     `The local trainer differentiates ${rows} row${rows === 1 ? '' : 's'} at once (${rowsFrom}) of up to ${row.tokens} tokens ` +
     `(${row.keys.map(named).join(', ')}) on the shape of \`${s.source}\` (${s.numLayers} layers, ${s.numHeads} heads, ` +
     `hidden ${s.hiddenSize}, vocabulary ${s.vocabSize}): about ${gib(est.total)} GiB of tensors at its peak by tfjs' count ` +
-    `(${gib(est.attentionPerRow * rows)} GiB of them full attention score matrices), for which the wasm backend's heap ` +
+    `(${parts}), for which the wasm backend's heap ` +
     `must grow to ${gib(heap.low)}–${gib(heap.high)} GiB; it holds ${gib(WASM_HEAP_BYTES)} GiB at most, which no setting raises.`;
+  // Where no row fits, the model itself is what does not: LoRA holds only its frozen weights (and tiny adapters).
+  const modelTooLarge = tokensAlone === 0;
+  const loraFits =
+    modelTooLarge &&
+    !lora &&
+    tokensWithin(shape, { ...pass, rows: 1, accumulates: batch > 1, frozenBase: true }, budget) > 0;
   const todo = lower.length
     ? ` To run it locally, ${lower.join('; or ')}. Or run it on Trinity-RFT (\`trinityWorkbench.runWith: trinity\`).`
-    : ' Even one short row does not fit: run it on Trinity-RFT (`trinityWorkbench.runWith: trinity`).';
-  const at: ConfigPath = microWritten
-    ? (MICRO_BATCH_KEY as ConfigPath)
-    : ctx.written('model.max_model_len')
-      ? 'model.max_model_len'
-      : ctx.written('buffer.batch_size')
-        ? 'buffer.batch_size'
-        : 'model.model_path';
+    : loraFits
+      ? " Even one short row does not fit beside the model's training state: train LoRA adapters instead (`model.lora_configs`), whose frozen base holds a quarter of it, or run it on Trinity-RFT (`trinityWorkbench.runWith: trinity`)."
+      : ' Even one short row does not fit: run it on Trinity-RFT (`trinityWorkbench.runWith: trinity`).';
+  const at: ConfigPath =
+    modelTooLarge && ctx.written('model.model_path')
+      ? 'model.model_path'
+      : microWritten
+        ? (MICRO_BATCH_KEY as ConfigPath)
+        : ctx.written('model.max_model_len')
+          ? 'model.max_model_len'
+          : ctx.written('buffer.batch_size')
+            ? 'buffer.batch_size'
+            : 'model.model_path';
   if (heap.low > WASM_HEAP_BYTES)
     ctx.report(
       'TRN323',
@@ -113,6 +146,26 @@ export function checkTrainerHeap(ctx: CheckContext): void {
       at,
       { fixes },
     );
+}
+
+/**
+ * The models the trainer holds beside the actor: the frozen reference (as the trainer decides, needsReference) and
+ * PPO's critic (`model.critic_model_path`, else the actor's model). Undefined where the critic's shape is unknown.
+ */
+function heldModels(ctx: CheckContext, actor: ModelShape): Pick<TrainerPass, 'reference' | 'criticParams'> | undefined {
+  const spec = algorithmTypeAt(String(ctx.get('algorithm.algorithm_type')), ctx.release);
+  if (!spec) return undefined;
+  const fn = (key: string): string => String(ctx.get(`algorithm.${key}` as ConfigPath) ?? 'none');
+  const reference = needsReference({
+    useReference: spec.useReference,
+    klLossFn: fn('kl_loss_fn'),
+    policyLossFn: fn('policy_loss_fn'),
+    klPenaltyFn: fn('kl_penalty_fn'),
+  });
+  if (!spec.useCritic) return { reference };
+  const criticPath = ctx.get('model.critic_model_path');
+  const critic = typeof criticPath === 'string' && criticPath !== '' ? localModelShape(ctx, criticPath) : actor;
+  return critic ? { reference, criticParams: causalLmParams(critic) } : undefined;
 }
 
 /** Experiences per trainer step (DPO: two rows per pair). */
@@ -146,8 +199,7 @@ function longestRow(ctx: CheckContext): RowLength | undefined {
  * The shape in the model's own config.json (a local directory or the Hugging Face cache), which the local runtime
  * loads; a model not on this machine (published shapes only) cannot run locally anyway, and is left to TRN274.
  */
-function localModelShape(ctx: CheckContext): ModelShape | undefined {
-  const path = ctx.get('model.model_path');
+function localModelShape(ctx: CheckContext, path: unknown = ctx.get('model.model_path')): ModelShape | undefined {
   if (typeof path !== 'string' || path === '') return undefined;
   const read = ctx.host.modelConfig?.(path, ctx.host.baseDirs ?? []);
   if (!read || !('json' in read)) return undefined;

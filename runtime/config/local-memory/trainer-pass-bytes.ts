@@ -25,26 +25,32 @@ export const WASM_HEAP_BYTES = 4 * 2 ** 30;
 const INITIAL_HEAP_BYTES = 16 * 2 ** 20;
 
 /**
- * The heap a pass grows to, per byte of tfjs' tensor count at its peak: tfjs' count (`tf.memory().numBytes`, what
- * memory.ts watches) runs about twice the heap the same pass needs. Measured in fresh processes on nine passes of
- * 1–2 layers, 4–8 heads, 1,024–2,048 tokens, 1–4 rows (the heap never shrinks, so its size after the pass is the
- * most it needed): between 0.495 and 0.60.
+ * The heap a pass grows to, per byte of tfjs' tensor count at its peak. For the activations tfjs' count
+ * (`tf.memory().numBytes`, what memory.ts watches) runs about twice the heap the same pass needs: measured in fresh
+ * processes on nine passes of 1–2 layers, 4–8 heads, 1,024–2,048 tokens, 1–4 rows (the heap never shrinks, so its
+ * size after the pass is the most it needed), between 0.495 and 0.60. Parameter-sized tensors (weights, AdamW's
+ * moments, gradients) are counted as they are held: on a 19.4M-parameter model with one to four of them beside the
+ * weights, the heap read 0.88–1.03 of the count (it grows in steps of about 96 MiB).
  */
-const HEAP_PER_COUNTED_BYTE = { low: 0.495, high: 0.6 } as const;
-/** How far the estimate may lie from tfjs' count (the calibration's spread, test/runtime/config/trainer-heap.test.ts). */
+const HEAP_PER_COUNTED_BYTE = {
+  activations: { low: 0.495, high: 0.6 },
+  parameters: { low: 0.85, high: 1.05 },
+} as const;
+/** How far the activations' estimate may lie from tfjs' count (the calibration's spread, trainer-heap.test.ts). */
 const ESTIMATE_ERROR = { below: 0.05, above: 0.08 } as const;
 
-/** The wasm heap a pass of `tensorBytes` (this module's estimate) grows to: the least and the most it may need. */
-export function heapBytes(tensorBytes: number): { low: number; high: number } {
-  return {
-    low: INITIAL_HEAP_BYTES + (tensorBytes * HEAP_PER_COUNTED_BYTE.low) / (1 + ESTIMATE_ERROR.above),
-    high: INITIAL_HEAP_BYTES + (tensorBytes * HEAP_PER_COUNTED_BYTE.high) / (1 - ESTIMATE_ERROR.below),
+/** The wasm heap a pass (this module's estimate) grows to: the least and the most it may need. */
+export function heapBytes(est: TrainerPassBytes): { low: number; high: number } {
+  const at = (bound: 'low' | 'high'): number => {
+    const p = HEAP_PER_COUNTED_BYTE.parameters[bound];
+    const a =
+      HEAP_PER_COUNTED_BYTE.activations[bound] /
+      (bound === 'low' ? 1 + ESTIMATE_ERROR.above : 1 - ESTIMATE_ERROR.below);
+    // The reference model may not be held (see TrainerPass.reference): the least the pass needs leaves it out.
+    const reference = bound === 'low' ? est.reference : 0;
+    return INITIAL_HEAP_BYTES + (Math.max(est.state, est.update) - reference) * p + est.activations * a;
   };
-}
-
-/** The most tensor bytes (this module's estimate) whose heap stays within `heap` at the most it may need. */
-export function tensorBytesWithin(heap: number): number {
-  return ((heap - INITIAL_HEAP_BYTES) * (1 - ESTIMATE_ERROR.below)) / HEAP_PER_COUNTED_BYTE.high;
+  return { low: at('low'), high: at('high') };
 }
 
 /** float32 copies per element of each term, as measured (see above). */
@@ -67,6 +73,21 @@ const COPIES = {
 const STATE_BYTES_PER_PARAM = 16;
 /** Over several micro-batches, the running sum and the sum being formed beside the new gradients (step.ts). */
 const ACCUMULATION_BYTES_PER_PARAM = 8;
+/**
+ * Where the parameters dominate, the step peaks later, from the end of the backward into the optimizer update, with
+ * the pass's activations still held: in float32 copies, of every parameter (weights, AdamW's moments, gradients, the
+ * moments being formed) and of the embedding matrix besides (its gathered gradient made dense, and the tied head's).
+ * A least-squares fit of `watchPeakMemory`'s peak on five shapes of 3–13M parameters with tied embeddings (2–6 layers,
+ * hidden 256–512, vocabulary 1,024–16,384, 1–4 rows of 16–32 tokens): every step within 1.3% of it.
+ */
+const UPDATE_COPIES = {
+  whole: { params: 4.9, embedding: 3.0 },
+  accumulated: { params: 6.0, embedding: 2.8 },
+} as const;
+/** What a frozen reference model holds: its weights. */
+const REFERENCE_BYTES_PER_PARAM = 4;
+/** What PPO's critic holds while the actor trains: its weights and AdamW's two moments (its own update peaks as the actor's). */
+const CRITIC_IDLE_BYTES_PER_PARAM = 12;
 
 export interface TrainerPass {
   /** Rows differentiated at once: the micro-batch. */
@@ -77,15 +98,29 @@ export interface TrainerPass {
   accumulates?: boolean;
   /** LoRA: the base weights are frozen, so only they are held (the adapters' state is negligible). */
   frozenBase?: boolean;
+  /**
+   * The trainer reads reference log-probs (a KL loss or penalty, DPO): it holds the frozen reference model unless
+   * the explorer's worker computes them (run-both.ts), so only the most the pass may need counts it.
+   */
+  reference?: boolean;
+  /** PPO's critic: its parameter count (the actor's when it has the same model). */
+  criticParams?: number;
 }
 
 export interface TrainerPassBytes {
-  /** The peak: state + rows × perRow. */
+  /** The peak by tfjs' count: the activations over the pass's state or the update's, whichever is larger. */
   total: number;
+  /** Parameter-sized tensors held during the pass: the actor's state, a reference model, an idle critic. */
   state: number;
+  /** The pass's activations: rows × perRow. */
+  activations: number;
   perRow: number;
   /** Of perRow: the `[T, T]` attention terms. */
   attentionPerRow: number;
+  /** Parameter-sized tensors at the peak from the end of the backward into the optimizer update. */
+  update: number;
+  /** Of state and update: the reference model's weights, where it may be held. */
+  reference: number;
 }
 
 export function trainerPassBytes(shape: ModelShape, pass: TrainerPass): TrainerPassBytes {
@@ -98,20 +133,45 @@ export function trainerPassBytes(shape: ModelShape, pass: TrainerPass): TrainerP
     (COPIES.vocab * shape.vocabSize +
       L * (COPIES.hidden * shape.hiddenSize + COPIES.mlp * shape.intermediateSize) +
       COPIES.position);
+  const params = causalLmParams(shape);
+  const reference = pass.reference ? REFERENCE_BYTES_PER_PARAM * params : 0;
+  const held = reference + CRITIC_IDLE_BYTES_PER_PARAM * (pass.criticParams ?? 0);
   const perParam = pass.frozenBase ? 4 : STATE_BYTES_PER_PARAM + (pass.accumulates ? ACCUMULATION_BYTES_PER_PARAM : 0);
-  const state = perParam * causalLmParams(shape);
+  const state = perParam * params + held;
+  const copies = pass.accumulates ? UPDATE_COPIES.accumulated : UPDATE_COPIES.whole;
+  const update = pass.frozenBase
+    ? state
+    : 4 * (copies.params * params + copies.embedding * shape.vocabSize * shape.hiddenSize) + held;
   const perRow = attention + linear;
-  return { total: state + pass.rows * perRow, state, perRow, attentionPerRow: attention };
+  const activations = pass.rows * perRow;
+  return {
+    total: Math.max(state, update) + activations,
+    state,
+    activations,
+    perRow,
+    attentionPerRow: attention,
+    update,
+    reference,
+  };
 }
 
-/** The most tokens per row for which `rows` rows stay within `budget` bytes (0: not even one token). */
-export function tokensWithin(shape: ModelShape, rows: number, budget: number): number {
-  let lo = 0;
-  let hi = 1;
-  while (trainerPassBytes(shape, { rows, tokens: hi }).total <= budget) hi *= 2;
+/** The most rows, up to `most`, of `pass.tokens` whose heap stays within `heap` at the most it may need. */
+export function rowsWithin(shape: ModelShape, pass: TrainerPass, heap: number, most: number): number {
+  let rows = 0;
+  while (rows < most && heapBytes(trainerPassBytes(shape, { ...pass, rows: rows + 1 })).high <= heap) rows++;
+  return rows;
+}
+
+/** The most tokens per row for which `pass.rows` rows' heap stays within `heap` at the most (0: not even one token). */
+export function tokensWithin(shape: ModelShape, pass: TrainerPass, heap: number): number {
+  const fits = (tokens: number): boolean => heapBytes(trainerPassBytes(shape, { ...pass, tokens })).high <= heap;
+  if (!fits(1)) return 0;
+  let lo = 1;
+  let hi = 2;
+  while (fits(hi)) hi *= 2;
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
-    if (trainerPassBytes(shape, { rows, tokens: mid }).total <= budget) lo = mid;
+    if (fits(mid)) lo = mid;
     else hi = mid;
   }
   return lo;

@@ -33,6 +33,20 @@ export type FnArgsKey =
   | 'entropy_loss_fn_args'
   | 'sample_strategy_args';
 
+/** What decides whether the trainer loads the frozen reference model. */
+export interface ReferenceUse {
+  /** The algorithm type's `use_reference`. */
+  useReference: boolean;
+  klLossFn: string;
+  policyLossFn: string;
+  klPenaltyFn?: string;
+}
+
+/** Whether the trainer reads reference log-probs: for a KL loss, DPO, or a KL penalty on rewards. */
+export function needsReference(a: ReferenceUse): boolean {
+  return a.useReference && (a.klLossFn !== 'none' || a.policyLossFn === 'dpo' || (a.klPenaltyFn ?? 'none') !== 'none');
+}
+
 export interface AlgorithmTypeSpec {
   name: string;
   since?: Release;

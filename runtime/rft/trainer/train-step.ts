@@ -31,6 +31,7 @@ import { policySignals, type PolicySignals } from './policy-signals';
 import { memoryMetrics } from '../../engine/backend/memory';
 import { timed } from '../monitor/phase-times';
 import type { StopPoint } from '../stop-point';
+import { needsReference } from '../../config/model/algorithms';
 
 export interface AlgorithmSetup {
   policyLossFn: string;
@@ -46,11 +47,6 @@ export interface AlgorithmSetup {
   useReference: boolean;
   /** `algorithm.kl_penalty_fn` (a penalty on rewards needs the reference too). */
   klPenaltyFn?: string;
-}
-
-/** Whether the trainer reads reference log-probs: for a KL loss, DPO, or a KL penalty on rewards. */
-export function needsReference(a: AlgorithmSetup): boolean {
-  return a.useReference && (a.klLossFn !== 'none' || a.policyLossFn === 'dpo' || (a.klPenaltyFn ?? 'none') !== 'none');
 }
 
 /** How one model (actor or critic) is updated: AdamW, schedule, clipping, epochs and micro-batches. */

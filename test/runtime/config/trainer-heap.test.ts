@@ -1,9 +1,11 @@
 /**
  * The local trainer pass against the wasm heap: the estimate (local-memory/trainer-pass-bytes.ts) against the peak
- * the engine really reaches on small real passes (wasm backend, tfjs' own byte count watched at every tensor), and
- * the check built on it: TRN323 refuses, before any work, Trinity's own FrozenLake example shrunk to a tiny model
- * (the pass a user saw run out of the heap after minutes of exploring), naming the file, line and keys; a pass
- * that fits is not refused; nothing is said where runs do not go to the local runtime.
+ * the engine really reaches on small real passes (wasm backend, tfjs' own byte count watched at every tensor), where
+ * the activations dominate and where the parameters' training state does (with a reference model and PPO's critic
+ * beside the actor), and the check built on it: TRN323 refuses, before any work, Trinity's own FrozenLake example
+ * shrunk to a tiny model (the pass a user saw run out of the heap after minutes of exploring), naming the file, line
+ * and keys, and a model whose training state alone cannot fit (Qwen2.5-0.5B's shape), offering LoRA; a pass that
+ * fits is not refused; nothing is said where runs do not go to the local runtime.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,9 @@ import { checkConfig } from '../../../runtime/config/check-config';
 import { readModelConfigJson } from '../../../runtime/engine/lm/config-json-cache';
 import { ConfigRejected, loadRunnableConfig } from '../../../runtime/rft/run/job/job-config';
 import { klTrainerOptions } from '../../helpers/kl-batch';
+import { withValueHead } from '../../../runtime/engine/lm/value-head';
+import type { CriticSetup } from '../../../runtime/rft/trainer/train-step';
+import { causalLmParams } from '../../../runtime/config/gpu-memory/model-shape';
 import { corpusDir } from '../../helpers/corpus';
 import { SHRUNK_MODEL_JSON } from '../../helpers/shrunk-model-json';
 
@@ -41,13 +46,44 @@ function shapeOf(json: unknown): ModelShape {
   return s.shape;
 }
 
+interface Held {
+  /** A k2 KL loss against a reference model. */
+  reference?: boolean;
+  /** PPO's critic (GAE advantages in the trainer) on the actor's shape. */
+  critic?: boolean;
+}
+
 /** The peak tensor bytes of one real training step of `p` (PPO loss, all rows or `micro` at once). */
-async function measuredPeak(p: Pass): Promise<{ peak: number; json: unknown }> {
+async function measuredPeak(p: Pass, held: Held = {}): Promise<{ peak: number; json: unknown }> {
   const json = newModelConfigJson({ family: 'qwen2', kvHeads: 2, maxPositions: 1024, eosTokenIds: [1], ...p });
+  // What earlier tests left allocated is not this step's.
+  const base = engineMemory().allocatedBytes;
   const model = initModel(parseModelConfig(json), 1);
+  const reference = held.reference ? initModel(parseModelConfig(json), 2) : model;
   const opts = { ...klTrainerOptions(1e-3), microBatchSize: p.micro };
-  opts.algorithm = { ...opts.algorithm, klLossFn: 'none', useReference: false };
-  const trainer = new RftTrainer(model, () => model, opts);
+  opts.algorithm = {
+    ...opts.algorithm,
+    klLossFn: held.reference ? 'k2' : 'none',
+    useReference: held.reference === true,
+    ...(held.critic ? { trainerAdvantageFn: 'ppo', trainerAdvantageFnArgs: null } : {}),
+  };
+  const critic: CriticSetup | undefined = held.critic
+    ? {
+        model: withValueHead(initModel(parseModelConfig(json), 3), 3),
+        schedule: opts.schedule,
+        betas: [0.9, 0.999],
+        weightDecay: 0,
+        gradClip: 1,
+        ppoEpochs: 1,
+        microBatchSize: p.micro,
+        cliprangeValue: 0.5,
+        lossAggMode: 'token-mean',
+        warmupSteps: 0,
+        klPenaltyFn: 'none',
+        klPenaltyFnArgs: null,
+      }
+    : undefined;
+  const trainer = new RftTrainer(model, () => reference, opts, critic);
   const R = p.tokens - 16;
   const exps: Experience[] = Array.from({ length: p.rows }, (_, i) => ({
     eid: { batch: 1, task: 0, run: i, step: 0, suffix: String(i) },
@@ -55,12 +91,14 @@ async function measuredPeak(p: Pass): Promise<{ peak: number; json: unknown }> {
     promptLength: 16,
     logprobs: Array<number>(R).fill(-1),
     reward: i % 2,
-    advantages: Array<number>(R).fill(i % 2 ? 1 : -1),
+    ...(critic ? {} : { advantages: Array<number>(R).fill(i % 2 ? 1 : -1) }),
   }));
   resetPeakMemory();
   await trainer.trainStep(exps);
-  const peak = engineMemory().peakAllocatedBytes;
+  const peak = engineMemory().peakAllocatedBytes - base;
+  trainer.dispose(); // the optimizers' state and the reference model it loaded
   model.dispose();
+  critic?.model.dispose();
   return { peak, json };
 }
 
@@ -85,6 +123,30 @@ describe('the estimate follows the peak the engine reaches (wasm)', () => {
       }).total;
       const ratio = est / peak;
       assert.ok(ratio >= 0.95 && ratio <= 1.08, `estimate ${est} vs measured ${peak} (×${ratio.toFixed(3)})`);
+    });
+  }
+  // Few short rows on a wider model: the parameters' training state (and the optimizer update's) is the peak.
+  const WIDE: Pass = { layers: 2, hidden: 256, heads: 4, vocabSize: 4096, intermediate: 1024, rows: 2, tokens: 20 };
+  const HELD: [string, Pass, Held][] = [
+    ['the whole batch at once', WIDE, {}],
+    ['micro-batches of 1', { ...WIDE, micro: 1 }, {}],
+    ['with a reference model', WIDE, { reference: true }],
+    ["with PPO's critic and a reference model", WIDE, { reference: true, critic: true }],
+  ];
+  for (const [name, c, held] of HELD) {
+    test(`the training state of a wider model, ${name}: within −5%…+8%`, async () => {
+      const { peak, json } = await measuredPeak(c, held);
+      const shape = shapeOf(json);
+      const est = trainerPassBytes(shape, {
+        rows: c.micro ?? c.rows,
+        tokens: c.tokens,
+        accumulates: c.micro !== undefined,
+        reference: held.reference,
+        criticParams: held.critic ? causalLmParams(shape) : undefined,
+      });
+      assert.ok(est.update > 2 * est.activations, "the parameters' training state dominates here");
+      const ratio = est.total / peak;
+      assert.ok(ratio >= 0.95 && ratio <= 1.08, `estimate ${est.total} vs measured ${peak} (×${ratio.toFixed(3)})`);
     });
   }
 });
@@ -159,6 +221,46 @@ describe('TRN323: a trainer pass that cannot fit the heap is refused before any 
     );
     assert.deepEqual(await heapFindings(fits, true), []);
     assert.deepEqual(await heapFindings(frozenLake(dir), false), [], 'not where runs go to Trinity');
+  });
+
+  test('a model whose training state alone cannot fit is refused at its path, and LoRA is offered', async () => {
+    // Qwen2.5-0.5B-Instruct's published shape (config.json on the Hugging Face hub): 494M parameters.
+    const qwen = mkdtempSync(join(tmpdir(), 'twb-heap-qwen-'));
+    writeFileSync(
+      join(qwen, 'config.json'),
+      JSON.stringify({
+        model_type: 'qwen2',
+        hidden_size: 896,
+        intermediate_size: 4864,
+        num_hidden_layers: 24,
+        num_attention_heads: 14,
+        num_key_value_heads: 2,
+        vocab_size: 151936,
+        max_position_embeddings: 32768,
+        tie_word_embeddings: true,
+      }),
+    );
+    // No KL loss: no reference model beside the policy.
+    const short = (y: string) =>
+      y
+        .replace('kl_loss_fn_args:\n    kl_coef: 0.0\n', 'kl_loss_fn: none\n')
+        .replace(join(dir, 'model'), qwen)
+        .replace('max_model_len: 14436', 'max_model_len: 1536')
+        .replace('max_response_tokens: 10240', 'max_response_tokens: 1024');
+    const yaml = frozenLake(dir, short);
+    const [f] = await heapFindings(yaml, true);
+    assert.equal(f?.code, 'TRN323', JSON.stringify(f));
+    assert.equal(yaml.slice(f.range[0], f.range[1]).startsWith('model_path'), true, 'at model.model_path');
+    assert.match(f.message, /the weights, AdamW's moments and gradients of 494\.0M parameters/);
+    assert.match(f.message, /Even one short row does not fit beside the model's training state: train LoRA adapters/);
+    // With LoRA the frozen weights fit; the rows of 1,536 tokens over a 151,936-word vocabulary still do not.
+    const lora = frozenLake(dir, (y) =>
+      short(y).replace('model:\n', 'model:\n  lora_configs:\n    - name: lora\n      lora_rank: 16\n'),
+    );
+    const [l] = await heapFindings(lora, true);
+    assert.equal(l?.code, 'TRN323', JSON.stringify(l));
+    assert.match(l.message, /the frozen weights of 494\.0M parameters/);
+    assert.match(l.message, /lower `model\.max_model_len` so a row stays within \d+ tokens/);
   });
 
   test('a micro-batch size is what the trainer holds: the finding moves to it, and a pass near the limit is a warning', async () => {

@@ -7,7 +7,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../../../engine/lm/transformer';
 import type { Pretrained } from '../../../engine/pretrained';
-import { needsReference, RftTrainer, type CriticSetup } from '../../trainer/train-step';
+import { RftTrainer, type CriticSetup } from '../../trainer/train-step';
+import { needsReference } from '../../../config/model/algorithms';
 import type { ExplorerReference } from '../explorer-side/explorer-side';
 import { algorithmSetup, type AlgorithmParts } from '../stage/algorithm-setup';
 import { loadModelFor } from '../stage/load-model';
