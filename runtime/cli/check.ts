@@ -33,7 +33,8 @@ missing dataset files and keys).
                      from model_path's config.json (local or in the Hugging Face cache), else published shapes
   --no-datasets      do not open local datasets to check their keys
   --local            the config runs on the local runtime (\`trinity-workbench run\`): also check what it cannot
-                     hold (TRN323/TRN324: the trainer's pass against the wasm backend's 4 GiB heap)
+                     hold (TRN323–TRN326: the trainer's pass and the explorer's generation against the wasm
+                     backend's 4 GiB heaps)
 
 A \`# trinity-disable-next-line [TRN123 ...]\` comment silences those codes (no codes: all) on the line after it,
 as in the editor.

@@ -145,6 +145,8 @@ export const CODES = {
   TRN322: { title: 'Fewer turns fit the context than the episode allows', severity: 'warning' },
   TRN323: { title: "Trainer pass exceeds the wasm backend's heap", severity: 'error' },
   TRN324: { title: "Trainer pass close to the wasm backend's heap", severity: 'warning' },
+  TRN325: { title: "Explorer generation exceeds the wasm backend's heap", severity: 'error' },
+  TRN326: { title: "Explorer generation close to the wasm backend's heap", severity: 'warning' },
   TRN400: { title: 'Responses truncated at max_response_tokens', severity: 'warning' },
   TRN401: { title: 'No learning signal: identical rewards in every group', severity: 'warning' },
   TRN402: { title: 'Entropy collapse', severity: 'warning' },

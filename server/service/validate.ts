@@ -15,7 +15,7 @@ const SEVERITY: Record<ConfigDiagnostic['severity'], DiagnosticSeverity> = {
 };
 
 /** Findings about what a run of the local runtime does, said only where runs are local (as TRN312 is). */
-const LOCAL_RUNS_ONLY = new Set(['TRN241', 'TRN319', 'TRN323', 'TRN324']);
+const LOCAL_RUNS_ONLY = new Set(['TRN241', 'TRN319', 'TRN323', 'TRN324', 'TRN325', 'TRN326']);
 
 /** `found`: what the host found in the config's datasets (dataset-findings.ts), placed on this version. */
 export function validate(

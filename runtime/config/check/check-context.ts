@@ -60,7 +60,7 @@ export interface CheckHost {
   gpu?: GpuSpec;
   /**
    * Runs go to the local runtime (`run`, `check --local`; the editor always asks and shows the findings only where
-   * `trinityWorkbench.runWith` is `local`): the checks of what the local runtime can hold (TRN323, TRN324) apply.
+   * `trinityWorkbench.runWith` is `local`): the checks of what the local runtime can hold (TRN323–TRN326) apply.
    */
   localRuns?: boolean;
   /**

@@ -15,6 +15,7 @@ import { checkWorkflowNeeds } from './workflow-needs';
 import { checkModelContext } from './model-context';
 import { checkEngineMemory } from './engine-memory';
 import { checkTrainerHeap } from './trainer-heap';
+import { checkExplorerHeap } from './explorer-heap';
 
 /** Advantage functions that normalise within a task's group of `repeat_times` rollouts. */
 const GROUP_ADVANTAGES =
@@ -34,6 +35,7 @@ export function runRuntimeChecks(ctx: CheckContext): void {
   checkModelContext(ctx);
   checkEngineMemory(ctx);
   checkTrainerHeap(ctx);
+  checkExplorerHeap(ctx);
 }
 
 /** SFT and DPO in train mode read a dataset; a queue is only ever filled by an explorer, which train mode lacks. */

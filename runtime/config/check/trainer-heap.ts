@@ -5,7 +5,6 @@
  * (`CheckHost.localRuns`): on Trinity the trainer runs on GPUs, whose memory TRN274 estimates.
  */
 import { rolesOf } from '../model/choices';
-import { algorithmTypeAt, needsReference } from '../model/algorithms';
 import type { ConfigPath } from '../config-path';
 import type { KeyFix } from '../diagnostics';
 import { lineColumn } from '../load/load-config';
@@ -18,9 +17,10 @@ import {
   type TrainerPass,
 } from '../local-memory/trainer-pass-bytes';
 import type { CheckContext } from './check-context';
-import { causalLmParams, shapeFromHfConfig, type ModelShape } from '../gpu-memory/model-shape';
-import { FROZEN_LAKE_EPISODE_BUDGET } from './turn-budget';
-import { tasksetPaths, workflowTypePath } from './tasksets';
+import { causalLmParams } from '../gpu-memory/model-shape';
+import { algorithmTypeAt } from '../model/algorithms';
+import { heldModels, localModelShape, longestRow } from './local-run-inputs';
+import { explorerSharesThread } from './explorer-heap';
 
 /** veRL's actor micro-batch key, which the local trainer reads for its rows per pass (trainer-settings.ts). */
 export const MICRO_BATCH_KEY = 'trainer.trainer_config.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu';
@@ -30,15 +30,6 @@ export const MICRO_BATCH_KEY = 'trainer.trainer_config.actor_rollout_ref.actor.p
  * warned where the most it may need passes 75% of it (the heap's growth and fragmentation are not in the estimate).
  */
 export const WARN_ABOVE = 0.75;
-
-/** Multi-turn workflows whose whole episode is one row, and the token budget of an episode after its first prompt. */
-const EPISODE_BUDGETS: Record<string, number> = { frozen_lake_workflow: FROZEN_LAKE_EPISODE_BUDGET };
-
-interface RowLength {
-  tokens: number;
-  /** The keys that set it, as `key` (line N) where written. */
-  keys: ConfigPath[];
-}
 
 export function checkTrainerHeap(ctx: CheckContext): void {
   if (!ctx.host.localRuns || !rolesOf(String(ctx.get('mode') ?? 'both')).trainer) return;
@@ -59,6 +50,7 @@ export function checkTrainerHeap(ctx: CheckContext): void {
     tokens: row.tokens,
     frozenBase: lora,
     accumulates: rows < batch,
+    explorerWeights: explorerSharesThread(ctx),
     ...held,
   };
   const est = trainerPassBytes(shape, pass);
@@ -99,6 +91,7 @@ export function checkTrainerHeap(ctx: CheckContext): void {
       : `the weights, AdamW's moments and gradients of ${millions}M parameters`,
     ...(pass.reference ? ["the reference model's weights"] : []),
     ...(pass.criticParams ? [`the critic's (${(pass.criticParams / 1e6).toFixed(1)}M parameters)`] : []),
+    ...(pass.explorerWeights ? ["the explorer's copy of the weights (it shares the trainer's thread)"] : []),
   ];
   const parts =
     `${gib(est.attentionPerRow * rows)} GiB of them full attention score matrices, ` +
@@ -130,7 +123,19 @@ export function checkTrainerHeap(ctx: CheckContext): void {
           : ctx.written('buffer.batch_size')
             ? 'buffer.batch_size'
             : 'model.model_path';
-  if (heap.low > WASM_HEAP_BYTES)
+  // SFT and DPO rows are the dataset's, padded to the longest in the batch: max_model_len only caps them, so a pass
+  // of that length is what may happen, not what will (the agent demo's SFT rows are a third of it).
+  const fromData = ['sft', 'dpo'].includes(
+    algorithmTypeAt(String(ctx.get('algorithm.algorithm_type')), ctx.release)?.schema ?? '',
+  );
+  if (fromData && heap.low > WASM_HEAP_BYTES)
+    ctx.report(
+      'TRN324',
+      `${what} Its rows are the dataset's, each up to that length: should a batch's longest reach it, the trainer would run out of the heap.${todo}`,
+      at,
+      { fixes },
+    );
+  else if (heap.low > WASM_HEAP_BYTES)
     ctx.report(
       'TRN323',
       `${what} The trainer would run out of the heap on its first step, after the work before it (the explorer's step) is done.${todo}`,
@@ -148,61 +153,9 @@ export function checkTrainerHeap(ctx: CheckContext): void {
     );
 }
 
-/**
- * The models the trainer holds beside the actor: the frozen reference (as the trainer decides, needsReference) and
- * PPO's critic (`model.critic_model_path`, else the actor's model). Undefined where the critic's shape is unknown.
- */
-function heldModels(ctx: CheckContext, actor: ModelShape): Pick<TrainerPass, 'reference' | 'criticParams'> | undefined {
-  const spec = algorithmTypeAt(String(ctx.get('algorithm.algorithm_type')), ctx.release);
-  if (!spec) return undefined;
-  const fn = (key: string): string => String(ctx.get(`algorithm.${key}` as ConfigPath) ?? 'none');
-  const reference = needsReference({
-    useReference: spec.useReference,
-    klLossFn: fn('kl_loss_fn'),
-    policyLossFn: fn('policy_loss_fn'),
-    klPenaltyFn: fn('kl_penalty_fn'),
-  });
-  if (!spec.useCritic) return { reference };
-  const criticPath = ctx.get('model.critic_model_path');
-  const critic = typeof criticPath === 'string' && criticPath !== '' ? localModelShape(ctx, criticPath) : actor;
-  return critic ? { reference, criticParams: causalLmParams(critic) } : undefined;
-}
-
 /** Experiences per trainer step (DPO: two rows per pair). */
 function trainBatchRows(ctx: CheckContext): number | undefined {
   const n = Number(ctx.get('buffer.train_batch_size'));
   if (!(n > 0)) return undefined;
   return ctx.get('algorithm.algorithm_type') === 'dpo' ? 2 * n : n;
-}
-
-/** The longest row the explorer can produce: prompt + response, or a multi-turn episode's budget, within max_model_len. */
-function longestRow(ctx: CheckContext): RowLength | undefined {
-  const maxLen = ctx.get('model.max_model_len');
-  const prompt = ctx.get('model.max_prompt_tokens');
-  const response = ctx.get('model.max_response_tokens');
-  const budget = tasksetPaths(ctx)
-    .map((base) => EPISODE_BUDGETS[String(ctx.get(workflowTypePath(ctx, base)) ?? '')])
-    .find((b) => b !== undefined);
-  const capped = (n: number | undefined, keys: ConfigPath[]): RowLength | undefined => {
-    if (typeof maxLen === 'number' && maxLen > 0 && (n === undefined || maxLen <= n))
-      return { tokens: maxLen, keys: ['model.max_model_len'] };
-    return n !== undefined && n > 0 ? { tokens: n, keys } : undefined;
-  };
-  if (budget !== undefined)
-    return capped(typeof prompt === 'number' ? prompt + budget : undefined, ['model.max_prompt_tokens']);
-  if (typeof prompt === 'number' && typeof response === 'number')
-    return capped(prompt + response, ['model.max_prompt_tokens', 'model.max_response_tokens']);
-  return capped(undefined, []);
-}
-
-/**
- * The shape in the model's own config.json (a local directory or the Hugging Face cache), which the local runtime
- * loads; a model not on this machine (published shapes only) cannot run locally anyway, and is left to TRN274.
- */
-function localModelShape(ctx: CheckContext, path: unknown = ctx.get('model.model_path')): ModelShape | undefined {
-  if (typeof path !== 'string' || path === '') return undefined;
-  const read = ctx.host.modelConfig?.(path, ctx.host.baseDirs ?? []);
-  if (!read || !('json' in read)) return undefined;
-  const shape = shapeFromHfConfig(read.json, read.file);
-  return 'shape' in shape ? shape.shape : undefined;
 }

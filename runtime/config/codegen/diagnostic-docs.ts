@@ -618,10 +618,24 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN324: {
     explanation:
-      "As TRN323, but only the most heap the local trainer's pass may need (not the least) passes 75% of the wasm backend's 4 GiB: the heap also holds the allocator's fragmentation, so the run may run out of memory in the trainer.",
+      "As TRN323, but only the most heap the local trainer's pass may need (not the least) passes 75% of the wasm backend's 4 GiB: the heap also holds the allocator's fragmentation, so the run may run out of memory in the trainer. SFT and DPO get this warning, never TRN323: their rows are the dataset's, padded to the longest in a batch, and `max_model_len` only caps them, so a pass of that length may not happen.",
     example:
       'model:\n  model_path: ./tiny-model   # config.json: 2 layers, 64 wide, 4 heads\n  max_model_len: 2304\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 2\nbuffer:\n  batch_size: 2\n  explorer_input:\n    taskset:\n      path: data/gsm8k\n',
     fix: 'Set `ppo_micro_batch_size_per_gpu` lower, or lower `max_model_len` or the response budget.',
+  },
+  TRN325: {
+    explanation:
+      "The local runtime's explorer decodes the rows of its concurrent calls in one engine call, as vLLM batches its runners' requests: up to `explorer.runner_per_model` tasks' runs at once (a single-turn task's `repeat_times` runs are one call of that many rows; an agent's episodes are a row each, one per runner). Each row holds a KV cache as long as the longest row the explorer can produce (at most `max_model_len`), allocated once for the call, beside the explorer's own copy of the weights. On the wasm backend these live in one WebAssembly heap of at most 4 GiB: the explorer worker's own when the explorer has a thread (`synchronizer.sync_offset` ≥ 1 and the other overlapping settings), else the heap that also holds the trainer's weights and AdamW state (`mode: both` taking turns, `colocate`). The estimate (generation-bytes.ts, calibrated against the peak tensor bytes the engine reaches) says that even the least heap one engine call needs, counting one row per runner, exceeds that limit; `trinity-workbench run` refuses it before any work. Checked for `both`, `explore` and `colocate` where runs go to the local runtime.",
+    example:
+      "mode: explore\nmodel:\n  model_path: ./small-model   # config.json: Qwen2.5-0.5B-Instruct's shape\n  max_model_len: 4096\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 4\nbuffer:\n  batch_size: 32\n  explorer_input:\n    taskset:\n      path: data/gsm8k\nexplorer:\n  runner_per_model: 32\n",
+    fix: 'Lower `explorer.runner_per_model` to the runners the message says fit (the quick fix sets it), or lower `max_model_len` or the response budget, or run the config on Trinity-RFT (`trinityWorkbench.runWith: trinity`).',
+  },
+  TRN326: {
+    explanation:
+      "As TRN325, but only the most heap the explorer's engine call may need (every runner's task with all its `repeat_times` rows, the estimate's upper error) passes 75% of the wasm backend's 4 GiB: the heap also holds the allocator's fragmentation, so the explorer may run out of memory in its first generations.",
+    example:
+      "mode: explore\nmodel:\n  model_path: ./small-model   # config.json: Qwen2.5-0.5B-Instruct's shape\n  max_model_len: 4096\nalgorithm:\n  algorithm_type: grpo\n  repeat_times: 4\nbuffer:\n  batch_size: 4\n  explorer_input:\n    taskset:\n      path: data/gsm8k\nexplorer:\n  runner_per_model: 4\n",
+    fix: 'Lower `explorer.runner_per_model`, `max_model_len` or the response budget.',
   },
   // ------------------------------------------------------------------------------------------------------------
   // 4xx: run health, from the metrics of the config's last (or live) run

@@ -84,6 +84,8 @@ const UPDATE_COPIES = {
   whole: { params: 4.9, embedding: 3.0 },
   accumulated: { params: 6.0, embedding: 2.8 },
 } as const;
+/** What the explorer's model holds: its weights (its KV caches are freed when a generation ends). */
+const EXPLORER_BYTES_PER_PARAM = 4;
 /** What a frozen reference model holds: its weights. */
 const REFERENCE_BYTES_PER_PARAM = 4;
 /** What PPO's critic holds while the actor trains: its weights and AdamW's two moments (its own update peaks as the actor's). */
@@ -105,6 +107,8 @@ export interface TrainerPass {
   reference?: boolean;
   /** PPO's critic: its parameter count (the actor's when it has the same model). */
   criticParams?: number;
+  /** The explorer runs in the trainer's thread (run-both.ts): its own copy of the weights is in the same heap. */
+  explorerWeights?: boolean;
 }
 
 export interface TrainerPassBytes {
@@ -135,7 +139,10 @@ export function trainerPassBytes(shape: ModelShape, pass: TrainerPass): TrainerP
       COPIES.position);
   const params = causalLmParams(shape);
   const reference = pass.reference ? REFERENCE_BYTES_PER_PARAM * params : 0;
-  const held = reference + CRITIC_IDLE_BYTES_PER_PARAM * (pass.criticParams ?? 0);
+  const held =
+    reference +
+    CRITIC_IDLE_BYTES_PER_PARAM * (pass.criticParams ?? 0) +
+    (pass.explorerWeights ? EXPLORER_BYTES_PER_PARAM * params : 0);
   const perParam = pass.frozenBase ? 4 : STATE_BYTES_PER_PARAM + (pass.accumulates ? ACCUMULATION_BYTES_PER_PARAM : 0);
   const state = perParam * params + held;
   const copies = pass.accumulates ? UPDATE_COPIES.accumulated : UPDATE_COPIES.whole;

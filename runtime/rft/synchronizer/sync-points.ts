@@ -28,16 +28,5 @@ export function isTrainerSyncPoint(trainerStep: number, syncInterval: number): b
   return syncInterval > 0 && trainerStep % syncInterval === 0;
 }
 
-/** `explorer_driven` (`dynamic_by_explorer` before v0.5.0), matched as Trinity's case-insensitive enum does. */
-export function isExplorerDriven(syncStyle: string): boolean {
-  return ['explorer_driven', 'dynamic_by_explorer'].includes(syncStyle.toLowerCase());
-}
-
-/**
- * `fully_async` (main, Trinity-RFT PR #579): the explorer never stops at sync points (explorer.py `need_sync` is
- * false); it takes the trainer's newest weights whenever they are offered, and the trainer offers them every
- * `sync_interval` steps as in the fixed style (trainer.py `need_sync`).
- */
-export function isFullyAsync(syncStyle: string): boolean {
-  return syncStyle.toLowerCase() === 'fully_async';
-}
+// The sync styles' meaning is shared with the config checks (which thread the explorer gets).
+export { isExplorerDriven, isFullyAsync } from '../../config/local-memory/explorer-thread';

@@ -15,7 +15,7 @@ import { localRefusals } from '../../../runtime/rft/refusals/refusals';
 import { readModelConfigJson } from '../../../runtime/engine/lm/config-json-cache';
 import { promptTokens } from '../../../runtime/rft/workflows/prompt-tokens';
 import { buildByteTokenizer } from '../../../runtime/engine/tokenizer';
-import { SHRUNK_MODEL_JSON } from '../../helpers/shrunk-model-json';
+import { QWEN25_05B_JSON, SHRUNK_MODEL_JSON } from '../../helpers/shrunk-model-json';
 
 /** The files an example's folder must hold for its finding to exist (paths relative to the config's folder). */
 const FILES: Partial<Record<DiagnosticCode, Record<string, string>>> = {
@@ -42,6 +42,8 @@ FILES.TRN322 = FILES.TRN321;
 // The model a user shrank Trinity's FrozenLake example to: 2 layers, 64 wide, a byte-level vocabulary.
 FILES.TRN323 = { 'tiny-model/config.json': JSON.stringify(SHRUNK_MODEL_JSON) };
 FILES.TRN324 = FILES.TRN323;
+FILES.TRN325 = { 'small-model/config.json': JSON.stringify(QWEN25_05B_JSON) };
+FILES.TRN326 = FILES.TRN325;
 
 /**
  * Run health (TRN4xx) comes from a run's metrics, not from the config alone: its examples name the key a finding

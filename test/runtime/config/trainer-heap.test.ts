@@ -27,7 +27,7 @@ import { withValueHead } from '../../../runtime/engine/lm/value-head';
 import type { CriticSetup } from '../../../runtime/rft/trainer/train-step';
 import { causalLmParams } from '../../../runtime/config/gpu-memory/model-shape';
 import { corpusDir } from '../../helpers/corpus';
-import { SHRUNK_MODEL_JSON } from '../../helpers/shrunk-model-json';
+import { QWEN25_05B_JSON, SHRUNK_MODEL_JSON } from '../../helpers/shrunk-model-json';
 
 interface Pass {
   layers: number;
@@ -224,26 +224,13 @@ describe('TRN323: a trainer pass that cannot fit the heap is refused before any 
   });
 
   test('a model whose training state alone cannot fit is refused at its path, and LoRA is offered', async () => {
-    // Qwen2.5-0.5B-Instruct's published shape (config.json on the Hugging Face hub): 494M parameters.
     const qwen = mkdtempSync(join(tmpdir(), 'twb-heap-qwen-'));
-    writeFileSync(
-      join(qwen, 'config.json'),
-      JSON.stringify({
-        model_type: 'qwen2',
-        hidden_size: 896,
-        intermediate_size: 4864,
-        num_hidden_layers: 24,
-        num_attention_heads: 14,
-        num_key_value_heads: 2,
-        vocab_size: 151936,
-        max_position_embeddings: 32768,
-        tie_word_embeddings: true,
-      }),
-    );
-    // No KL loss: no reference model beside the policy.
+    writeFileSync(join(qwen, 'config.json'), JSON.stringify(QWEN25_05B_JSON));
+    // No KL loss: no reference model beside the policy; the explorer one step ahead, in its own thread and heap.
     const short = (y: string) =>
       y
         .replace('kl_loss_fn_args:\n    kl_coef: 0.0\n', 'kl_loss_fn: none\n')
+        .replace('  sync_interval: 1\n', '  sync_interval: 1\n  sync_offset: 1\n')
         .replace(join(dir, 'model'), qwen)
         .replace('max_model_len: 14436', 'max_model_len: 1536')
         .replace('max_response_tokens: 10240', 'max_response_tokens: 1024');
@@ -253,6 +240,10 @@ describe('TRN323: a trainer pass that cannot fit the heap is refused before any 
     assert.equal(yaml.slice(f.range[0], f.range[1]).startsWith('model_path'), true, 'at model.model_path');
     assert.match(f.message, /the weights, AdamW's moments and gradients of 494\.0M parameters/);
     assert.match(f.message, /Even one short row does not fit beside the model's training state: train LoRA adapters/);
+    // Taking turns with the trainer, the explorer's own copy of the weights is in the same heap: LoRA no longer fits.
+    const [t] = await heapFindings(yaml.replace('  sync_offset: 1\n', ''), true);
+    assert.match(t.message, /the explorer's copy of the weights \(it shares the trainer's thread\)/);
+    assert.match(t.message, /Even one short row does not fit: run it on Trinity-RFT/);
     // With LoRA the frozen weights fit; the rows of 1,536 tokens over a 151,936-word vocabulary still do not.
     const lora = frozenLake(dir, (y) =>
       short(y).replace('model:\n', 'model:\n  lora_configs:\n    - name: lora\n      lora_rank: 16\n'),
@@ -261,6 +252,37 @@ describe('TRN323: a trainer pass that cannot fit the heap is refused before any 
     assert.equal(l?.code, 'TRN323', JSON.stringify(l));
     assert.match(l.message, /the frozen weights of 494\.0M parameters/);
     assert.match(l.message, /lower `model\.max_model_len` so a row stays within \d+ tokens/);
+  });
+
+  test("SFT rows are the dataset's: a pass at max_model_len that may not fit is a warning, not a refusal", async () => {
+    // The agent demo's SFT stage (examples/frozen-lake/demo): 16 conversations a step under max_model_len 1,280 on its
+    // 2-layer, 987-token model. Its rows are about a third of that long, and it ran; it must not be refused.
+    const sft = mkdtempSync(join(tmpdir(), 'twb-heap-sft-'));
+    mkdirSync(join(sft, 'model'));
+    const shape = { num_key_value_heads: 4, intermediate_size: 168, vocab_size: 987, max_position_embeddings: 1280 };
+    writeFileSync(join(sft, 'model', 'config.json'), JSON.stringify({ ...SHRUNK_MODEL_JSON, ...shape }));
+    const yaml = [
+      'mode: train',
+      'algorithm:',
+      '  algorithm_type: sft',
+      'model:',
+      `  model_path: ${join(sft, 'model')}`,
+      '  max_model_len: 1280',
+      'buffer:',
+      '  total_steps: 10',
+      '  train_batch_size: 16',
+      '  trainer_input:',
+      '    experience_buffer:',
+      '      name: sft',
+      '      storage_type: file',
+      '      path: sft.jsonl',
+      '      format:',
+      '        prompt_type: messages',
+      '',
+    ].join('\n');
+    const [w] = await heapFindings(yaml, true);
+    assert.equal(w?.code, 'TRN324', JSON.stringify(w));
+    assert.match(w.message, /Its rows are the dataset's, each up to that length: should a batch's longest reach it/);
   });
 
   test('a micro-batch size is what the trainer holds: the finding moves to it, and a pass near the limit is a warning', async () => {

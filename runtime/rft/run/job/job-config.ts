@@ -49,7 +49,7 @@ export async function loadRunnableConfig(
       plugins: plugins?.names,
       pluginTaskColumns: plugins?.taskColumns,
       modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
-      // TRN323/TRN324 are about the wasm heap; webgpu, cpu and tfjs-node hold tensors outside it.
+      // TRN323–TRN326 are about the wasm heap; webgpu, cpu and tfjs-node hold tensors outside it.
       localRuns: (opts.backend ?? 'wasm').startsWith('wasm'),
     },
   });

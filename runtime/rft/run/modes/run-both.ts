@@ -24,6 +24,7 @@ import {
 } from '../explorer-side/explorer-driver';
 import type { ExplorerReference } from '../explorer-side/explorer-side';
 import { withAbsoluteBufferPath } from '../stage/config-paths';
+import { explorerInOwnThread } from '../../../config/local-memory/explorer-thread';
 import type { StageContext, StageResult } from '../stage/stage-context';
 import { channelInput } from '../trainer-side/channel-input';
 import { expertSampler } from '../trainer-side/expert-sampler';
@@ -177,21 +178,8 @@ async function startExplorer(
   return driver;
 }
 
-/**
- * Whether the explorer gets its own thread: only when its steps can overlap training (one-step off-policy, interval,
- * explorer-driven or fully asynchronous sync; never in colocate mode); `TRINITY_WORKBENCH_EXPLORER_THREAD=0|1` forces
- * the choice.
- */
 function useExplorerThread(cfg: Config): boolean {
-  const forced = process.env.TRINITY_WORKBENCH_EXPLORER_THREAD;
-  if (forced === '0' || forced === '1') return forced === '1';
-  if (cfg.mode === 'colocate') return false; // Trinity's colocate shares one GPU: the two never overlap
-  return (
-    cfg.synchronizer.sync_offset > 0 ||
-    cfg.synchronizer.sync_interval > 1 ||
-    isExplorerDriven(cfg.synchronizer.sync_style) ||
-    isFullyAsync(cfg.synchronizer.sync_style)
-  );
+  return explorerInOwnThread({ mode: cfg.mode, ...cfg.synchronizer }, process.env.TRINITY_WORKBENCH_EXPLORER_THREAD);
 }
 
 function trainTotalSteps(cfg: Config, explorerSteps: number): number {

@@ -1,0 +1,118 @@
+/**
+ * TRN325 / TRN326: a local run whose explorer cannot fit (or barely fits) a batched generation in the wasm backend's
+ * heap, found before any work: its own copy of the weights and one engine call's KV cache and logits
+ * (local-memory/generation-bytes.ts), in the worker thread's heap when the explorer has one, else in the heap the
+ * trainer's weights and optimizer state also hold. Only where the host says runs go to the local runtime.
+ */
+import { rolesOf } from '../model/choices';
+import type { ConfigPath } from '../config-path';
+import type { KeyFix } from '../diagnostics';
+import { lineColumn } from '../load/load-config';
+import { explorerInOwnThread } from '../local-memory/explorer-thread';
+import { generationBytes, GENERATION_ESTIMATE_ERROR, weightBytes } from '../local-memory/generation-bytes';
+import { WASM_HEAP_BYTES } from '../local-memory/trainer-pass-bytes';
+import type { CheckContext } from './check-context';
+import { heldModels, localModelShape, longestRow } from './local-run-inputs';
+import type { ModelShape } from '../gpu-memory/model-shape';
+
+/** As TRN324: warned where the most the heap may need passes 75% of it. */
+const WARN_ABOVE = 0.75;
+/** The heap start and its growth per counted byte of large float32 tensors (trainer-pass-bytes.ts). */
+const INITIAL_HEAP_BYTES = 16 * 2 ** 20;
+const HEAP_PER_COUNTED_BYTE = { low: 0.85, high: 1.05 } as const;
+/** Trinity's default `explorer.runner_per_model`. */
+const DEFAULT_RUNNERS = 8;
+
+/** Whether a `both` / `colocate` run's explorer runs in the trainer's thread (and wasm heap). */
+export function explorerSharesThread(ctx: CheckContext): boolean {
+  const mode = String(ctx.get('mode') ?? 'both');
+  if (!rolesOf(mode).trainer || !rolesOf(mode).explorer) return false;
+  return !explorerInOwnThread(
+    {
+      mode,
+      sync_offset: Number(ctx.get('synchronizer.sync_offset') ?? 0),
+      sync_interval: Number(ctx.get('synchronizer.sync_interval') ?? 1),
+      sync_style: String(ctx.get('synchronizer.sync_style') ?? 'fixed'),
+    },
+    ctx.host.env?.TRINITY_WORKBENCH_EXPLORER_THREAD,
+  );
+}
+
+export function checkExplorerHeap(ctx: CheckContext): void {
+  const mode = String(ctx.get('mode') ?? 'both');
+  // bench and serve generate for eval tasksets and requests, whose batches this does not model.
+  if (!ctx.host.localRuns || !['both', 'explore', 'colocate'].includes(mode)) return;
+  const shape = localModelShape(ctx);
+  const row = longestRow(ctx);
+  if (!shape || !row) return;
+  const runners = Number(ctx.get('explorer.runner_per_model') ?? DEFAULT_RUNNERS) || 1;
+  const tasks = Number(ctx.get('buffer.batch_size') ?? 1) || 1;
+  const repeat = Number(ctx.get('algorithm.repeat_times') ?? 1) || 1;
+  // An agent's episodes are a row each, one per runner; a single-turn task's runs are one call of `repeat` rows.
+  const rows = { low: Math.min(runners, tasks * repeat), high: Math.min(runners, tasks) * repeat };
+  const shared = explorerSharesThread(ctx);
+  const trainer = shared ? trainerHeld(ctx, shape) : { low: 0, high: 0 };
+  if (!trainer) return;
+  const heap = (bound: 'low' | 'high', n: number): number => {
+    const gen =
+      generationBytes(shape, { rows: n, tokens: row.tokens }) /
+      (bound === 'low' ? 1 + GENERATION_ESTIMATE_ERROR.above : 1 - GENERATION_ESTIMATE_ERROR.below);
+    return INITIAL_HEAP_BYTES + (weightBytes(shape) + trainer[bound] + gen) * HEAP_PER_COUNTED_BYTE[bound];
+  };
+  const low = heap('low', rows.low);
+  const high = heap('high', rows.high);
+  const budget = WASM_HEAP_BYTES * WARN_ABOVE;
+  if (high <= budget) return;
+
+  const line = (p: ConfigPath): string => `line ${lineColumn(ctx.loaded.source, ctx.range(p)[0]).line}`;
+  const named = (p: ConfigPath): string => (ctx.written(p) ? `\`${p}\` (${line(p)})` : `\`${p}\``);
+  const gib = (b: number): string => (b / 2 ** 30).toFixed(2);
+  let fitsRunners = 0;
+  while (fitsRunners < runners && heap('high', Math.min(fitsRunners + 1, tasks) * repeat) <= budget) fitsRunners++;
+  const fixes: KeyFix[] = [];
+  const lower: string[] = [];
+  if (fitsRunners >= 1 && fitsRunners < runners) {
+    lower.push(`set \`explorer.runner_per_model\` to ${fitsRunners}`);
+    fixes.push({
+      title: `Set runner_per_model to ${fitsRunners}`,
+      set: [{ path: ['explorer', 'runner_per_model'], value: fitsRunners }],
+    });
+  }
+  lower.push(`lower ${row.keys.map((k) => `\`${k}\``).join(' / ')}`);
+  const where = shared
+    ? "the heap the trainer's weights and optimizer state also hold (the explorer shares its thread)"
+    : "its worker thread's heap";
+  const what =
+    `The local explorer decodes up to ${rows.high} row${rows.high === 1 ? '' : 's'} in one engine call ` +
+    `(${named('explorer.runner_per_model')} runners, ${named('buffer.batch_size')} tasks × ${named('algorithm.repeat_times')} runs) ` +
+    `of up to ${row.tokens} tokens (${row.keys.map(named).join(', ')}) on the shape of \`${shape.source}\`: its KV cache ` +
+    `of ${gib(generationBytes(shape, { rows: rows.high, tokens: row.tokens }))} GiB and its ${gib(weightBytes(shape))} GiB ` +
+    `copy of the weights go in ${where}, which must grow to ${gib(low)}–${gib(high)} GiB; the wasm backend's holds ` +
+    `${gib(WASM_HEAP_BYTES)} GiB at most, which no setting raises.`;
+  const todo = ` To run it locally, ${lower.join(', or ')}; or run it on Trinity-RFT (\`trinityWorkbench.runWith: trinity\`).`;
+  const at: ConfigPath = ctx.written('explorer.runner_per_model')
+    ? 'explorer.runner_per_model'
+    : ctx.written('model.max_model_len')
+      ? 'model.max_model_len'
+      : 'model.model_path';
+  if (low > WASM_HEAP_BYTES)
+    ctx.report('TRN325', `${what} The explorer would run out of the heap in its first generation.${todo}`, at, {
+      fixes,
+    });
+  else
+    ctx.report(
+      'TRN326',
+      `${what} That is within ${Math.round((1 - WARN_ABOVE) * 100)}% of the limit, and the heap also holds the allocator's fragmentation: the explorer may run out of it.${todo}`,
+      at,
+      { fixes },
+    );
+}
+
+/** What the trainer keeps in a shared heap between its steps: weights and AdamW's moments (or LoRA's frozen base), a critic's, a reference model (the most only). */
+function trainerHeld(ctx: CheckContext, shape: ModelShape): { low: number; high: number } | undefined {
+  const held = heldModels(ctx, shape);
+  if (!held) return undefined;
+  const lora = Array.isArray(ctx.get('model.lora_configs')) && (ctx.get('model.lora_configs') as unknown[]).length > 0;
+  const base = (lora ? 1 : 3) * weightBytes(shape) + 12 * (held.criticParams ?? 0);
+  return { low: base, high: base + (held.reference ? weightBytes(shape) : 0) };
+}

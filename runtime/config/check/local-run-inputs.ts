@@ -1,0 +1,79 @@
+/**
+ * What the checks of a local run's wasm heaps (trainer-heap.ts, explorer-heap.ts) read from a config: the model's
+ * shape from its own config.json, the longest row the explorer can produce, and the models the trainer holds beside
+ * the actor.
+ */
+import { algorithmTypeAt, needsReference } from '../model/algorithms';
+import type { ConfigPath } from '../config-path';
+import type { CheckContext } from './check-context';
+import { causalLmParams, shapeFromHfConfig, type ModelShape } from '../gpu-memory/model-shape';
+import type { TrainerPass } from '../local-memory/trainer-pass-bytes';
+import { FROZEN_LAKE_EPISODE_BUDGET } from './turn-budget';
+import { tasksetPaths, workflowTypePath } from './tasksets';
+
+/** Multi-turn workflows whose whole episode is one row, and the token budget of an episode after its first prompt. */
+const EPISODE_BUDGETS: Record<string, number> = { frozen_lake_workflow: FROZEN_LAKE_EPISODE_BUDGET };
+
+export interface RowLength {
+  tokens: number;
+  /** The keys that set it, as `key` (line N) where written. */
+  keys: ConfigPath[];
+}
+
+/**
+ * The models the trainer holds beside the actor: the frozen reference (as the trainer decides, needsReference) and
+ * PPO's critic (`model.critic_model_path`, else the actor's model). Undefined where the critic's shape is unknown.
+ */
+export function heldModels(
+  ctx: CheckContext,
+  actor: ModelShape,
+): Pick<TrainerPass, 'reference' | 'criticParams'> | undefined {
+  const spec = algorithmTypeAt(String(ctx.get('algorithm.algorithm_type')), ctx.release);
+  if (!spec) return undefined;
+  const fn = (key: string): string => String(ctx.get(`algorithm.${key}` as ConfigPath) ?? 'none');
+  const reference = needsReference({
+    useReference: spec.useReference,
+    klLossFn: fn('kl_loss_fn'),
+    policyLossFn: fn('policy_loss_fn'),
+    klPenaltyFn: fn('kl_penalty_fn'),
+  });
+  if (!spec.useCritic) return { reference };
+  const criticPath = ctx.get('model.critic_model_path');
+  const critic = typeof criticPath === 'string' && criticPath !== '' ? localModelShape(ctx, criticPath) : actor;
+  return critic ? { reference, criticParams: causalLmParams(critic) } : undefined;
+}
+
+/** The longest row the explorer can produce: prompt + response, or a multi-turn episode's budget, within max_model_len. */
+export function longestRow(ctx: CheckContext): RowLength | undefined {
+  const maxLen = ctx.get('model.max_model_len');
+  const prompt = ctx.get('model.max_prompt_tokens');
+  const response = ctx.get('model.max_response_tokens');
+  const budget = tasksetPaths(ctx)
+    .map((base) => EPISODE_BUDGETS[String(ctx.get(workflowTypePath(ctx, base)) ?? '')])
+    .find((b) => b !== undefined);
+  const capped = (n: number | undefined, keys: ConfigPath[]): RowLength | undefined => {
+    if (typeof maxLen === 'number' && maxLen > 0 && (n === undefined || maxLen <= n))
+      return { tokens: maxLen, keys: ['model.max_model_len'] };
+    return n !== undefined && n > 0 ? { tokens: n, keys } : undefined;
+  };
+  if (budget !== undefined)
+    return capped(typeof prompt === 'number' ? prompt + budget : undefined, ['model.max_prompt_tokens']);
+  if (typeof prompt === 'number' && typeof response === 'number')
+    return capped(prompt + response, ['model.max_prompt_tokens', 'model.max_response_tokens']);
+  return capped(undefined, []);
+}
+
+/**
+ * The shape in the model's own config.json (a local directory or the Hugging Face cache), which the local runtime
+ * loads; a model not on this machine (published shapes only) cannot run locally anyway, and is left to TRN274.
+ */
+export function localModelShape(
+  ctx: CheckContext,
+  path: unknown = ctx.get('model.model_path'),
+): ModelShape | undefined {
+  if (typeof path !== 'string' || path === '') return undefined;
+  const read = ctx.host.modelConfig?.(path, ctx.host.baseDirs ?? []);
+  if (!read || !('json' in read)) return undefined;
+  const shape = shapeFromHfConfig(read.json, read.file);
+  return 'shape' in shape ? shape.shape : undefined;
+}
