@@ -492,7 +492,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN305: {
     explanation:
-      'The dataset does not contain the column that a `format` key names (e.g. `prompt_key`). Tasks would get empty prompts or ground truths, and SFT/DPO reading fails with a KeyError on the first batch.',
+      "The dataset does not contain the column that a `format` key names (e.g. `prompt_key`). Tasks would get empty prompts or ground truths, and SFT/DPO reading fails with a KeyError on the first batch. A taskset is asked only for the columns its workflow reads: a built-in's as Trinity's source reads them, a JavaScript plugin's as its `workflowReads` export declares (`taskDesc`, `truth`), else as its text names `ctx.task.taskDesc` / `ctx.task.truth` (a warning, since it may read them; docs/runtime.md, Plugins).",
     example:
       'buffer:\n  explorer_input:\n    taskset:\n      path: data/gsm8k/train.jsonl\n      format:\n        prompt_key: problem\n',
     fix: 'Set the `format` key to a column the dataset has (the message lists them).',
@@ -571,7 +571,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   },
   TRN317: {
     explanation:
-      "Some workflows build their environment from keys of each task row rather than from the prompt: `frozen_lake_workflow` draws its map from the row's `size`, `p` and `seed` (unless `workflow_args.desc` fixes one map). A missing key takes Trinity's fallback: without `size` the 1×1 map has no room for a goal and the map generator never returns (the task hangs); without `seed` every task plays the same map. Checked on the first rows of a local dataset.",
+      "Some workflows build their environment from keys of each task row rather than from the prompt: `frozen_lake_workflow` draws its map from the row's `size`, `p` and `seed` (unless `workflow_args.desc` fixes one map). A missing key takes Trinity's fallback: without `size` the 1×1 map has no room for a goal and the map generator never returns (the task hangs); without `seed` every task plays the same map. A JavaScript plugin's workflow is checked the same way for the `columns` its `workflowReads` export declares (a warning: it gets `undefined`). Checked on the first rows of a local dataset.",
     example:
       'buffer:\n  explorer_input:\n    taskset:\n      path: data/frozenlake   # rows of {"question": ...}\n      default_workflow_type: frozen_lake_workflow\n',
     fix: "Generate the taskset with the workflow's data script (Trinity's `examples/grpo_frozen_lake/get_frozen_lake_data.py` writes `seed`, `size` and `p`), or set `workflow_args.desc`.",

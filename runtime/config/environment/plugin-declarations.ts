@@ -26,7 +26,9 @@ export interface WorkflowDeclaration {
 export type Declarations = Record<string, WorkflowDeclaration>;
 
 /** Read: the declarations; not readable: why (naming the key); absent: undefined. */
-export type DeclarationsRead = { ok: true; value: Declarations } | { ok: false; message: string };
+export type DeclarationsRead =
+  | { ok: true; value: Declarations; span?: [number, number] }
+  | { ok: false; message: string };
 
 const START = /(?:\bexport\s+(?:const|let|var)\s+|\bexports\.|\bmodule\.exports\.)workflowReads\s*=\s*/g;
 const ARG_TYPES: readonly WorkflowArgType[] = ['int', 'number', 'bool', 'string', 'dict'];
@@ -44,7 +46,8 @@ export function declarationsIn(code: string): DeclarationsRead | undefined {
     const line = code.slice(0, lit.at).split('\n').length;
     return { ok: false, message: `\`${DECLARATION_EXPORT}\` (line ${line}): ${lit.message}` };
   }
-  return parseDeclarations(lit.value);
+  const parsed = parseDeclarations(lit.value);
+  return parsed.ok ? { ...parsed, span: [from, lit.end] } : parsed;
 }
 
 /** A declarations value (as read from the text, or as the module exports it) checked against the shape above. */
@@ -109,7 +112,7 @@ export function declarationSpec(workflow: string, d: WorkflowDeclaration, shown:
     args: d.workflowArgs.map((a) => ({
       ...a,
       doc: a.doc || `Declared by the plugin (${shown}).`,
-      consequence: `\`${DECLARATION_EXPORT}\` in ${shown} declares it a ${typeWord(a)}.`,
+      consequence: `the plugin declares ${typeWord(a)} (\`${DECLARATION_EXPORT}\` in ${shown}).`,
     })),
     rowKeys: d.columns.map((key) => ({
       key,
@@ -128,7 +131,8 @@ function typeWord(a: WorkflowArgSpec): string {
     dict: 'mapping',
     'map-rows': 'list of map rows',
   };
-  return words[a.type] + (a.min !== undefined ? ` ≥ ${a.min}` : '');
+  const word = words[a.type];
+  return `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}${a.min !== undefined ? ` ≥ ${a.min}` : ''}`;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -79,8 +79,11 @@ export interface JsPluginReads {
 
 /** `workflows` are the file's workflow names; `shown` names the file in messages (its folder and name). */
 export function jsPluginReadsIn(text: string, workflows: readonly string[], shown: string): JsPluginReads {
-  const inferred = jsTaskColumnsIn(text);
-  const declared = declarationsIn(withoutComments(text));
+  const code = withoutComments(text);
+  const declared = declarationsIn(code);
+  // The declaration's own `taskDesc:` / `truth:` keys are no reads: the inference looks at the code around it.
+  const span = declared?.ok ? declared.span : undefined;
+  const inferred = jsTaskColumnsIn(span ? code.slice(0, span[0]) + code.slice(span[1]) : code);
   const out: JsPluginReads = { columns: {}, specs: {} };
   for (const wf of workflows) {
     const d = declared?.ok ? declared.value[wf] : undefined;
