@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { checkConfig } from '../../runtime/config/check-config';
 import { loadTokenizer, type ChatMessage } from '../../runtime/engine/tokenizer';
+import { COUNT_MS, ROW_BOUND } from '../../runtime/config/check/episode-budget';
 import { budgetConfig, cliCheckHost, firstPromptFixture } from '../helpers/first-prompt-fixture';
 
 const { dir } = firstPromptFixture('twb-prompt-budget-', { seed: 1, size: 4, p: 0.8 });
@@ -67,7 +68,7 @@ test('simple_workflow: the longest of the rows, with system prompt and reply pre
   assert.match(
     f.message,
     new RegExp(
-      `^The longest prompt in the first 3 rows of \`buffer\\.explorer_input\\.taskset\\.path\` \\(row 2, \`simple_workflow\`\\) is ${n} tokens under model's chat template, more than \`max_prompt_tokens\` ${n - 1}\\.`,
+      `^The longest prompt in all 3 rows of \`buffer\\.explorer_input\\.taskset\\.path\` \\(row 2, \`simple_workflow\`\\) is ${n} tokens under model's chat template, more than \`max_prompt_tokens\` ${n - 1}\\.`,
     ),
   );
 });
@@ -92,4 +93,49 @@ test("math_eval_workflow: Qwen2.5-Math's fixed prompt around the row's question,
   assert.deepEqual(await budget(config('math_eval_workflow', n, '')), []);
   const [f] = await budget(config('math_eval_workflow', n - 1, ''));
   assert.match(f?.message ?? '', new RegExp(`\\(row 2, \`math_eval_workflow\`\\) is ${n} tokens`));
+});
+
+test('every row is counted, not the first 20: the longest prompt at row 45 of 60 is found and named, "all 60 rows"', async () => {
+  const rows = Array.from({ length: 60 }, (_, i) => ({
+    question: i === 44 ? QUESTIONS[1] : `What is ${i} + 1?`,
+    answer: '1',
+  }));
+  writeFileSync(join(dir, 'data', 'sixty.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const n = tokens([{ role: 'user', content: QUESTIONS[1] }]);
+  const text = config('simple_workflow', n - 1, '').replace('path: data/math.jsonl', 'path: data/sixty.jsonl');
+  const [f, ...rest] = await budget(text);
+  assert.deepEqual(rest, []);
+  assert.match(
+    f?.message ?? '',
+    new RegExp(
+      `^The longest prompt in all 60 rows of \`buffer\\.explorer_input\\.taskset\\.path\` \\(row 45, \`simple_workflow\`\\) is ${n} tokens`,
+    ),
+  );
+  assert.deepEqual(
+    await budget(config('simple_workflow', n, '').replace('path: data/math.jsonl', 'path: data/sixty.jsonl')),
+    [],
+  );
+});
+
+test('past the row bound the count stops there and says so; a longer prompt beyond it is not seen', async () => {
+  const long = `Sum the numbers ${Array.from({ length: 90 }, (_, i) => i).join(', ')}.`;
+  const rows = Array.from({ length: ROW_BOUND + 5 }, (_, i) => ({
+    question: i === 9 ? QUESTIONS[1] : i === ROW_BOUND + 2 ? long : `What is ${i} + 1?`,
+    answer: '1',
+  }));
+  writeFileSync(join(dir, 'data', 'many.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const n = tokens([{ role: 'user', content: QUESTIONS[1] }]);
+  const text = config('simple_workflow', n - 1, '').replace('path: data/math.jsonl', 'path: data/many.jsonl');
+  const started = Date.now();
+  const [f] = await budget(text);
+  const took = Date.now() - started;
+  // Under the time bound (a loaded machine may be slower: then the message names the time instead).
+  const stop =
+    took < COUNT_MS ? `\\(counting stops at ${ROW_BOUND} rows\\)` : `\\(counting stops after ${COUNT_MS / 1000} s\\)`;
+  assert.match(
+    f?.message ?? '',
+    new RegExp(
+      `^The longest prompt in the first \\d+ rows of \`buffer\\.explorer_input\\.taskset\\.path\` ${stop} \\(row 10, \`simple_workflow\`\\) is ${n} tokens`,
+    ),
+  );
 });

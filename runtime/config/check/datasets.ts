@@ -62,7 +62,7 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
     }
     if (isTasksetPath(base)) {
       checkWorkflowRows(ctx, base, result.peek);
-      await checkEpisodeBudget(ctx, base, result.peek);
+      await checkEpisodeBudget(ctx, base, result.peek, local);
     }
   }
 }
