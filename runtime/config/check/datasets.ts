@@ -29,7 +29,10 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
     const local = candidatePaths(ctx, path).find((p) => exists(p));
     if (!local) continue; // Missing local paths are TRN304; hub ids are not checked offline.
     const needs = keyNeeds(ctx, base);
-    if (needs.length === 0 && !readsTaskRows(ctx, base)) continue;
+    // A taskset is also opened for its prompts' tokens (TRN321) where the host counts them (tool_call_workflow reads
+    // no format column, yet its prompt comes from the rows).
+    const countsPrompts = isTasksetPath(base) && ctx.host.promptTokens !== undefined;
+    if (needs.length === 0 && !readsTaskRows(ctx, base) && !countsPrompts) continue;
     const result = await (ctx.host.peekDataset ?? peekDataset)(local, {
       split: String(ctx.get(`${base}.split`) ?? 'train'),
       subsetName: optionalString(ctx.get(`${base}.subset_name`)),

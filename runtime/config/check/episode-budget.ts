@@ -84,7 +84,12 @@ export async function checkEpisodeBudget(
     rows.length > 1
       ? `the longest prompt in ${counted.all ? `all ${rows.length}` : `the first ${rows.length}`} rows of \`${base}.path\`${bound} (row ${longest + 1}`
       : `the first prompt of \`${base}.path\` (row 1`;
-  const first = `${which}, \`${workflow}\`) is ${n} tokens under ${modelPath}'s chat template`;
+  // math_boxed_workflow with `use_base` sends plain text through `generate`, no chat template.
+  const raw = /^(async_)?math_boxed_workflow$/.test(workflow) && workflowArgs.use_base === true;
+  const under = raw
+    ? `${modelPath}'s tokenizer (plain text: \`use_base\` sends no chat template)`
+    : `${modelPath}'s chat template`;
+  const first = `${which}, \`${workflow}\`) is ${n} tokens under ${under}`;
   if (!checkFirstPrompt(ctx, n, first) && limit) checkTurnBudget(ctx, base, limit, prompts, first);
 }
 
