@@ -129,6 +129,7 @@ export async function runCheck(argv: string[]): Promise<number> {
         exists: existsSync,
         plugins: plugins.names,
         pluginTaskColumns: plugins.taskColumns,
+        pluginWorkflowSpecs: plugins.workflowSpecs,
         gpu: gpu as GpuSpec,
         modelConfig: (modelPath, dirs) => readModelConfigJson(modelPath, dirs, env),
         localRuns: args.switches.has('--local'),

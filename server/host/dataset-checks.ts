@@ -118,7 +118,7 @@ export class DatasetChecks {
   }
 
   private peek(path: string, opts: PeekOptions, read: Map<string, string>): Promise<PeekResult> {
-    const key = JSON.stringify([path, opts.split, opts.subsetName, opts.baseDir]);
+    const key = JSON.stringify([path, opts.split, opts.subsetName, opts.baseDir, opts.maxRows, opts.maxBytes]);
     const stamp = stampOf(path);
     read.set(path, stamp);
     const hit = this.peeks.get(key);

@@ -236,6 +236,7 @@ export class ServerSession {
         plugins: plugins.names,
         localPlugins: plugins.local,
         pluginTaskColumns: plugins.taskColumns,
+        pluginWorkflowSpecs: plugins.workflowSpecs,
         env,
         modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
         localRuns: true,

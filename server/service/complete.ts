@@ -72,7 +72,7 @@ function workflowArgItems(doc: TextDocument, analysis: Analysis, position: Posit
     if (!parent) return [];
     const keyAt = doc.offsetAt({ line, character: parent[1].length });
     const hit = locate(analysis.result.loaded.source.root, keyAt);
-    const at = hit && workflowArgsAt(analysis.result, hit.path, analysis.release);
+    const at = hit && workflowArgsAt(analysis.result, hit.path, analysis.release, analysis.host.pluginWorkflowSpecs);
     if (!at) return [];
     const written = hit.node.kind === 'map' ? hit.node.entries.map((e) => e.key) : [];
     return at.spec.args

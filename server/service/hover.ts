@@ -34,7 +34,9 @@ export function hover(
   const parts: string[] = [];
   const key = String(hit.path[hit.path.length - 1]);
 
-  const wfArgs = field ? undefined : workflowArgsAt(analysis.result, hit.path.slice(0, -1), analysis.release);
+  const wfArgs = field
+    ? undefined
+    : workflowArgsAt(analysis.result, hit.path.slice(0, -1), analysis.release, analysis.host.pluginWorkflowSpecs);
   const wfArg = wfArgs && workflowArg(wfArgs.spec, key);
   if (field)
     parts.push(`**\`${key}\`** · ${typeName(field.type)}${field.optional ? ' or null' : ''}`, fieldMarkdown(field));

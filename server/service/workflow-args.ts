@@ -2,7 +2,11 @@
 import type { Path } from '../../runtime/config/diagnostics';
 import type { CheckResult } from '../../runtime/config/check-config';
 import type { Release } from '../../runtime/config/releases';
-import { workflowArgsSpec, type WorkflowArgsSpec } from '../../runtime/config/model/workflow-args';
+import {
+  workflowArgsSpec,
+  type PluginWorkflowSpecs,
+  type WorkflowArgsSpec,
+} from '../../runtime/config/model/workflow-args';
 import { runFor } from './paths';
 
 export interface WorkflowArgsAt {
@@ -10,8 +14,16 @@ export interface WorkflowArgsAt {
   spec: WorkflowArgsSpec;
 }
 
-/** For `argsPath` ending in `workflow_args`: the taskset's workflow and what it reads, when known. */
-export function workflowArgsAt(result: CheckResult, argsPath: Path, release: Release): WorkflowArgsAt | undefined {
+/**
+ * For `argsPath` ending in `workflow_args`: the taskset's workflow and what it reads, when known (`plugins`: what
+ * loaded JavaScript plugins declare).
+ */
+export function workflowArgsAt(
+  result: CheckResult,
+  argsPath: Path,
+  release: Release,
+  plugins?: PluginWorkflowSpecs,
+): WorkflowArgsAt | undefined {
   if (argsPath[argsPath.length - 1] !== 'workflow_args') return undefined;
   const { run, inner } = runFor(result, argsPath.slice(0, -1));
   let taskset: unknown = result.runs[run]?.resolved;
@@ -23,6 +35,6 @@ export function workflowArgsAt(result: CheckResult, argsPath: Path, release: Rel
   const t = taskset as Record<string, unknown>;
   // An eval taskset's own default_eval_workflow_type wins (check/tasksets.ts workflowTypePath).
   const workflow = (inner.includes('eval_tasksets') && t.default_eval_workflow_type) || t.default_workflow_type;
-  const spec = workflowArgsSpec(workflow, release);
+  const spec = workflowArgsSpec(workflow, release, plugins);
   return spec ? { workflow: String(workflow), spec } : undefined;
 }

@@ -1,6 +1,6 @@
 /** `trinity-workbench check` through the bundled dist/cli.js, as a user runs it: output formats and exit codes. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
@@ -215,6 +215,47 @@ describe('trinity-workbench check', { concurrency: 2 }, () => {
       /warning TRN305 .*prompt_key` is `prompt`.*empty prompt if `step_wise_lake` reads it/,
     );
     assert.doesNotMatch(withReader.stdout, /TRN305 .*response_key/);
+  });
+
+  test("a plugin's workflowReads: the example checks with no warning; declared columns and workflow_args are checked, taskDesc: true asks for the prompt column", async () => {
+    const example = resolve('examples', 'agents-plugin');
+    const clean = await run(['check', '--plugin-dir', 'plugins', 'step-wise-lake.trinity.yaml'], { cwd: example });
+    assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+    assert.doesNotMatch(clean.stdout, / (warning|error) TRN/);
+    assert.match(clean.stderr + clean.stdout, /0 error\(s\), 0 warning\(s\)/);
+
+    const yaml = readFileSync(join(example, 'step-wise-lake.trinity.yaml'), 'utf8');
+    const rows = readFileSync(join(example, 'data', 'lake.jsonl'), 'utf8');
+    const plugin = readFileSync(join(example, 'plugins', 'step-wise-lake.mjs'), 'utf8');
+    const dir = workspace({
+      'c.yaml': yaml.replace(
+        '        max_tokens: 8\n',
+        '        max_tokens: 8\n      workflow_args:\n        max_step: 3\n',
+      ),
+      'data/lake.jsonl': rows.replace('"seed": 11, "size": 3, ', '"seed": 11, '),
+      'plugins/step-wise-lake.mjs': plugin,
+      'prompted/step-wise-lake.mjs': plugin.replace('taskDesc: false', 'taskDesc: true'),
+    });
+    const r = await run(['check', '--plugin-dir', 'plugins', 'c.yaml'], { cwd: dir });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const found = r.stdout.split('\n').filter((l) => / (warning|error) /.test(l));
+    assert.deepEqual(
+      found.map((l) => / (warning|error) (TRN\d+)/.exec(l)?.slice(1).join(' ')),
+      ['warning TRN317', 'warning TRN316'],
+      r.stdout,
+    );
+    assert.match(
+      found[0],
+      /1 of the first 3 rows .* lack `size`, which `step_wise_lake` reads from each task row \(declared in plugins\/step-wise-lake\.mjs\)/,
+    );
+    assert.match(found[1], /Did you mean `max_steps`\?/);
+    const prompted = await run(['check', '--plugin-dir', 'prompted', 'c.yaml'], { cwd: dir });
+    assert.equal(prompted.code, 1, prompted.stdout);
+    assert.match(
+      prompted.stdout,
+      /error TRN305 `buffer\.explorer_input\.taskset\.format\.prompt_key` is `prompt`, .*every task would get an empty prompt \(`step_wise_lake` reads `ctx\.task\.taskDesc`, declared in prompted\/step-wise-lake\.mjs\)\./,
+    );
+    assert.doesNotMatch(prompted.stdout, /TRN305 .*response_key/);
   });
 
   test('several files: each reported, exit 1 if any has an error', async () => {

@@ -3,7 +3,8 @@
  * checked by the language server after the document's other diagnostics are out (never in the validation an edit
  * waits for), published at the key the CLI names with the CLI's message; it clears when the budget is raised, with
  * no file change, and comes back when the dataset file is rewritten with a longer first prompt (a bigger map), with
- * no file event. TRN322 (the turns that fit after the first prompt) comes the same way.
+ * no file event. TRN322 (the turns that fit after the first prompt) comes the same way. A single-turn workflow's
+ * prompts are counted on every row, not the first 20 (the worker thread counts them).
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -12,7 +13,12 @@ import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { checkConfig } from '../../runtime/config/check-config';
-import { cliCheckHost, firstPromptFixture, frozenLakeBudgetConfig } from '../helpers/first-prompt-fixture';
+import {
+  budgetConfig,
+  cliCheckHost,
+  firstPromptFixture,
+  frozenLakeBudgetConfig,
+} from '../helpers/first-prompt-fixture';
 import { startInProcess, type TestClient } from '../helpers/lsp';
 
 const SMALL = { seed: 3, size: 4, p: 0.8 };
@@ -110,4 +116,24 @@ test('TRN322 through the server: the turns that fit max_model_len, at that key, 
   assert.match(d.message, /^At most 2 of the episode's 3 turns/);
   const line = text.split('\n')[d.range.start.line];
   assert.equal(line.slice(d.range.start.character, d.range.end.character), 'max_model_len');
+});
+
+test('TRN321 for a single-turn workflow through the server: the longest prompt is row 45 of 60, with the CLI message', async () => {
+  const long = `Sum the numbers ${Array.from({ length: 60 }, (_, i) => i).join(', ')}.`;
+  const rows = Array.from({ length: 60 }, (_, i) => ({ question: i === 44 ? long : `What is ${i} + 1?`, answer: '1' }));
+  writeFileSync(join(dir, 'data', 'sixty.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const text = budgetConfig(
+    '  max_model_len: 4096\n  max_prompt_tokens: 64\n  max_response_tokens: 256\n',
+    '      path: data/sixty.jsonl\n      default_workflow_type: simple_workflow\n      format:\n        prompt_key: question\n        response_key: answer\n',
+  );
+  const simpleUri = pathToFileURL(join(dir, 'simple.trinity.yaml')).toString();
+  const found = c.nextDiagnostics(simpleUri, (ds) => budget(ds).length > 0, 15_000);
+  await c.open(simpleUri, text);
+  const [d] = budget(await found);
+  const cli = await checkConfig(text, { env: {}, host: cliCheckHost(dir) });
+  assert.equal(d.message, cli.diagnostics.find((x) => x.code === 'TRN321')?.message);
+  assert.match(
+    d.message,
+    /^The longest prompt in all 60 rows of `buffer\.explorer_input\.taskset\.path` \(row 45, `simple_workflow`\)/,
+  );
 });

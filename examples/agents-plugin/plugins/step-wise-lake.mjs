@@ -7,6 +7,20 @@
 // explorer worker included. What `ctx.agents` holds is listed in docs/runtime.md ("Agents").
 import { createHash } from 'node:crypto';
 
+// What each workflow reads, for `check` and the editor (they read this literal from the text, never running the
+// file): the row keys it takes itself, whether it reads the prompt/response columns (ctx.task.taskDesc / truth), and
+// its workflow_args. A taskset is then asked only for these columns, and a misspelt workflow_args key is flagged.
+export const workflowReads = {
+  step_wise_lake: {
+    columns: ['size', 'p', 'seed'],
+    taskDesc: false,
+    truth: false,
+    workflowArgs: {
+      max_steps: { type: 'int', default: 2, min: 1, doc: 'Model calls (moves) per episode.' },
+    },
+  },
+};
+
 export const workflows = {
   step_wise_lake: (ctx) => ({
     // Each run plays its own episode: the explorer calls run() once per repeat instead of asking for n samples.
@@ -22,7 +36,7 @@ export const workflows = {
       const history = ctx.agents.historyModel();
       let total = 0;
       return ctx.agents.runRewardPropagation(history, {
-        maxStepNum: 2,
+        maxStepNum: ctx.task.workflowArgs.max_steps ?? 2,
         async step() {
           const messages = [
             { role: 'system', content: lake.systemPrompt },

@@ -16,6 +16,7 @@ import type { Range } from '../load/yaml-tree';
 import { registryEntryAt, type RegistryId } from '../model/registries';
 import type { PluginNames } from '../environment/plugin-names';
 import type { PluginTaskColumns } from '../model/task-columns';
+import type { PluginWorkflowSpecs } from '../model/workflow-args';
 import type { ConfigPath, ConfigValueAt } from '../config-path';
 import type { GpuSpec } from '../gpu-memory/gpu-cards';
 import type { GpuMemoryReport } from '../gpu-memory/report';
@@ -56,6 +57,8 @@ export interface CheckHost {
   localPlugins?: PluginNames;
   /** The task columns each JavaScript plugin workflow reads (the dataset checks ask only for those). */
   pluginTaskColumns?: PluginTaskColumns;
+  /** What JavaScript plugin workflows declare they read: row keys, `workflow_args` (environment/plugin-declarations.ts). */
+  pluginWorkflowSpecs?: PluginWorkflowSpecs;
   /** The GPU the memory estimates are for (`trinityWorkbench.gpu`, `check --gpu`); H100-80G when absent. */
   gpu?: GpuSpec;
   /**

@@ -29,7 +29,10 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
     const local = candidatePaths(ctx, path).find((p) => exists(p));
     if (!local) continue; // Missing local paths are TRN304; hub ids are not checked offline.
     const needs = keyNeeds(ctx, base);
-    if (needs.length === 0 && !readsTaskRows(ctx, base)) continue;
+    // A taskset is also opened for its prompts' tokens (TRN321) where the host counts them (tool_call_workflow reads
+    // no format column, yet its prompt comes from the rows).
+    const countsPrompts = isTasksetPath(base) && ctx.host.promptTokens !== undefined;
+    if (needs.length === 0 && !readsTaskRows(ctx, base) && !countsPrompts) continue;
     const result = await (ctx.host.peekDataset ?? peekDataset)(local, {
       split: String(ctx.get(`${base}.split`) ?? 'train'),
       subsetName: optionalString(ctx.get(`${base}.subset_name`)),
@@ -62,7 +65,7 @@ export async function checkDatasets(ctx: CheckContext): Promise<void> {
     }
     if (isTasksetPath(base)) {
       checkWorkflowRows(ctx, base, result.peek);
-      await checkEpisodeBudget(ctx, base, result.peek);
+      await checkEpisodeBudget(ctx, base, result.peek, local);
     }
   }
 }
@@ -73,24 +76,35 @@ function keyNeeds(ctx: CheckContext, base: StoragePath): KeyNeed[] {
     // With `format.workflow_key` each row may name its own workflow: assume it reads both.
     const workflow = ctx.get(`${base}.format.workflow_key`) ? undefined : ctx.get(workflowTypePath(ctx, base));
     const reads = taskColumnsRead(String(workflow), ctx.host.pluginTaskColumns);
-    // A workflow of a plugin (or a module path) may read any columns: a missing prompt column is only a warning.
+    const declared = reads.declaredIn;
+    // A workflow of a plugin (or a module path) that declares nothing may read any columns: a missing prompt column
+    // is only a warning, and the message says how a plugin tells the checker what it reads.
     const builtIn = workflow === undefined || registryEntryAt('workflow', String(workflow), ctx.release) !== undefined;
+    const name = `\`${String(workflow)}\``;
+    const hint =
+      builtIn || declared
+        ? ''
+        : ` A JavaScript plugin declares the columns its workflow reads in \`export const workflowReads\` (docs/runtime.md, "Plugins"); then only those are asked for.`;
     const needs: KeyNeed[] = [];
     if (reads.prompt)
       needs.push(
-        builtIn
-          ? { formatKey: 'prompt_key', severity: 'error', why: 'every task would get an empty prompt.' }
+        builtIn || declared
+          ? {
+              formatKey: 'prompt_key',
+              severity: 'error',
+              why: `every task would get an empty prompt${declared ? ` (${name} reads \`ctx.task.taskDesc\`, declared in ${declared})` : ''}.`,
+            }
           : {
               formatKey: 'prompt_key',
               severity: 'warning',
-              why: `every task would get an empty prompt if \`${String(workflow)}\` reads it.`,
+              why: `every task would get an empty prompt if ${name} reads it.${hint}`,
             },
       );
     if (reads.response)
       needs.push({
         formatKey: 'response_key',
         severity: 'warning',
-        why: 'reward functions would compare against no ground truth.',
+        why: `reward functions would compare against no ground truth${declared ? ` (${name} reads \`ctx.task.truth\`, declared in ${declared})` : ''}.${hint}`,
       });
     return needs;
   }

@@ -15,7 +15,7 @@ export function checkWorkflowNeeds(ctx: CheckContext): void {
   for (const base of tasksetPaths(ctx)) {
     const wfPath = workflowTypePath(ctx, base);
     const workflow = ctx.get(wfPath);
-    const spec = workflowArgsSpec(workflow, ctx.release);
+    const spec = workflowArgsSpec(workflow, ctx.release, ctx.host.pluginWorkflowSpecs);
     if (!spec) continue;
     const at: ConfigPath = ctx.written(wfPath)
       ? wfPath

@@ -12,7 +12,7 @@ import { isTasksetPath, type StoragePath, type TasksetPath } from '../config-pat
 function rowReader(ctx: CheckContext, base: StoragePath): { workflow: string; spec: WorkflowArgsSpec } | undefined {
   if (!isTasksetPath(base) || ctx.get(`${base}.format.workflow_key`)) return undefined; // rows may name their workflow
   const workflow = ctx.get(workflowTypePath(ctx, base));
-  const spec = workflowArgsSpec(workflow, ctx.release);
+  const spec = workflowArgsSpec(workflow, ctx.release, ctx.host.pluginWorkflowSpecs);
   return spec?.rowKeys ? { workflow: String(workflow), spec } : undefined;
 }
 
@@ -29,9 +29,13 @@ export function checkWorkflowRows(ctx: CheckContext, base: TasksetPath, peek: Da
     if (need.unlessArg && args[need.unlessArg] !== undefined && args[need.unlessArg] !== null) continue;
     const lacking = peek.rows.filter((r) => !(need.key in r)).length;
     if (lacking === 0) continue;
+    const then =
+      need.fallback === undefined
+        ? need.without
+        : `Trinity then takes ${JSON.stringify(need.fallback)}: ${need.without}`;
     ctx.report(
       'TRN317',
-      `${lacking} of the first ${peek.rows.length} rows of \`${base}.path\` lack \`${need.key}\`, which \`${workflow}\` reads from each task row (${spec.source}); Trinity then takes ${JSON.stringify(need.fallback)}: ${need.without}.` +
+      `${lacking} of the first ${peek.rows.length} rows of \`${base}.path\` lack \`${need.key}\`, which \`${workflow}\` reads from each task row (${spec.source}); ${then}.` +
         (need.unlessArg ? ` Add \`${need.key}\` to the rows, or set \`workflow_args.${need.unlessArg}\`.` : ''),
       `${base}.path`,
       undefined,

@@ -5,9 +5,11 @@
  * add theirs. Both are read from the source text, never run: the editor scans untrusted workspaces too.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { RegistryId } from '../model/registries';
 import type { PluginTaskColumns, TaskColumnsRead } from '../model/task-columns';
+import type { PluginWorkflowSpecs, WorkflowArgsSpec } from '../model/workflow-args';
+import { declarationSpec, declarationsIn } from './plugin-declarations';
 
 export type PluginNames = Partial<Record<RegistryId, string[]>>;
 
@@ -17,6 +19,8 @@ export interface PluginScan {
   /** The names JavaScript plugins register: the local runtime loads those (runtime/rft/plugins.ts), not Python's. */
   local: PluginNames;
   taskColumns: PluginTaskColumns;
+  /** The workflows a `workflowReads` declaration covers, as the checks' specs (row keys, `workflow_args`). */
+  workflowSpecs: PluginWorkflowSpecs;
 }
 
 const REGISTRY_VARS: Record<string, RegistryId> = {
@@ -67,8 +71,39 @@ export function jsExportsIn(text: string): PluginNames {
   return out;
 }
 
+/** What a JavaScript plugin file's workflows read: declared (`workflowReads`), else inferred from its text. */
+export interface JsPluginReads {
+  columns: Record<string, TaskColumnsRead>;
+  specs: Record<string, WorkflowArgsSpec>;
+}
+
+/** `workflows` are the file's workflow names; `shown` names the file in messages (its folder and name). */
+export function jsPluginReadsIn(text: string, workflows: readonly string[], shown: string): JsPluginReads {
+  const code = withoutComments(text);
+  const declared = declarationsIn(code);
+  // The declaration's own `taskDesc:` / `truth:` keys are no reads: the inference looks at the code around it.
+  const span = declared?.ok ? declared.span : undefined;
+  const inferred = jsTaskColumnsIn(span ? code.slice(0, span[0]) + code.slice(span[1]) : code);
+  const out: JsPluginReads = { columns: {}, specs: {} };
+  for (const wf of workflows) {
+    const d = declared?.ok ? declared.value[wf] : undefined;
+    if (!d) {
+      out.columns[wf] = inferred;
+      continue;
+    }
+    out.columns[wf] = { prompt: d.taskDesc, response: d.truth, declaredIn: shown };
+    out.specs[wf] = declarationSpec(wf, d, shown);
+  }
+  return out;
+}
+
+/** A plugin file as messages name it: its folder and its name. */
+export function shownPluginFile(file: string): string {
+  return join(basename(join(file, '..')), basename(file));
+}
+
 /**
- * Which task columns the workflows of a JavaScript plugin read. A runtime workflow sees `format.prompt_key`'s column
+ * Which task columns the workflows of a JavaScript plugin read, when it declares nothing. A runtime workflow sees `format.prompt_key`'s column
  * only as `ctx.task.taskDesc` and `response_key`'s only as `ctx.task.truth` (rft/workflows/types.ts WorkflowTask; the
  * format itself is not passed), so a file that never names them reads neither; one that does counts for all its
  * workflows (a helper function may be shared).
@@ -79,7 +114,7 @@ export function jsTaskColumnsIn(text: string): TaskColumnsRead {
 }
 
 /** The text with its comments blanked (strings kept), so that a commented-out map names nothing. */
-function withoutComments(source: string): string {
+export function withoutComments(source: string): string {
   let out = '';
   let i = 0;
   while (i < source.length) {
@@ -146,6 +181,7 @@ export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): Plugin
   const out: PluginNames = {};
   const local: PluginNames = {};
   const taskColumns: Record<string, TaskColumnsRead> = {};
+  const workflowSpecs: Record<string, WorkflowArgsSpec> = {};
   let budget = maxFiles;
   let root = '';
   const visit = (dir: string) => {
@@ -174,8 +210,9 @@ export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): Plugin
             const names = jsExportsIn(text);
             mergeNames(out, names);
             mergeNames(local, names);
-            const reads = jsTaskColumnsIn(text);
-            for (const wf of names.workflow ?? []) taskColumns[wf] = reads;
+            const reads = jsPluginReadsIn(text, names.workflow ?? [], shownPluginFile(p));
+            Object.assign(taskColumns, reads.columns);
+            Object.assign(workflowSpecs, reads.specs);
           }
         } catch {
           // An unreadable plugin file registers nothing, as a failing import would.
@@ -187,7 +224,7 @@ export function scanPluginDirs(dirs: readonly string[], maxFiles = 2000): Plugin
     root = d;
     visit(d);
   }
-  return { names: out, local, taskColumns };
+  return { names: out, local, taskColumns, workflowSpecs };
 }
 
 /**

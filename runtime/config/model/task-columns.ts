@@ -6,6 +6,8 @@
 export interface TaskColumnsRead {
   prompt: boolean;
   response: boolean;
+  /** The plugin file whose `workflowReads` declares them (environment/plugin-declarations.ts); else inferred. */
+  declaredIn?: string;
 }
 
 /** A plugin directory's workflows by name, with the columns each reads (environment/plugin-names.ts). */
@@ -34,7 +36,7 @@ const BUILT_IN: Readonly<Record<string, TaskColumnsRead>> = {
 const BOTH: TaskColumnsRead = { prompt: true, response: true };
 
 /**
- * The columns `workflow` reads: a JavaScript plugin's from its source, a built-in's from the table above; both for
+ * The columns `workflow` reads: a JavaScript plugin's from its declaration or else its source, a built-in's from the table above; both for
  * any other name (a Python plugin, a module path, or a workflow nobody registered), since it may read either.
  */
 export function taskColumnsRead(workflow: string, plugins?: PluginTaskColumns): TaskColumnsRead {

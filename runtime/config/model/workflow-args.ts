@@ -5,7 +5,7 @@
  */
 import { inRange, type Release } from '../releases';
 
-export type WorkflowArgType = 'int' | 'bool' | 'string' | 'map-rows' | 'dict';
+export type WorkflowArgType = 'int' | 'number' | 'bool' | 'string' | 'map-rows' | 'dict';
 
 export interface WorkflowArgSpec {
   name: string;
@@ -22,7 +22,8 @@ export interface WorkflowArgSpec {
 /** A key a workflow reads from each task row (`raw_task.get(key, fallback)`), and what its absence does. */
 export interface RowKeySpec {
   key: string;
-  fallback: unknown;
+  /** What Trinity takes for a missing key; absent for a plugin's declared column (the workflow gets undefined). */
+  fallback?: unknown;
   /** What a task without the key gets. */
   without: string;
   /** An error where the task cannot run without it, else a warning. */
@@ -168,9 +169,20 @@ const THINKING_BUDGET: WorkflowArgsSpec = {
 
 const SPECS: readonly WorkflowArgsSpec[] = [FROZEN_LAKE, ALFWORLD, STEP_WISE_ALFWORLD, THINKING_BUDGET];
 
-/** What Trinity `release` knows of `workflow`'s arguments, if its source was read. */
-export function workflowArgsSpec(workflow: unknown, release: Release): WorkflowArgsSpec | undefined {
+/** A loaded JavaScript plugin's workflows as their `workflowReads` declare them (environment/plugin-declarations.ts). */
+export type PluginWorkflowSpecs = Readonly<Record<string, WorkflowArgsSpec>>;
+
+/**
+ * What Trinity `release` knows of `workflow`'s arguments, if its source was read; a plugin's declaration first (a
+ * plugin workflow registered under a built-in's name replaces it at run time).
+ */
+export function workflowArgsSpec(
+  workflow: unknown,
+  release: Release,
+  plugins?: PluginWorkflowSpecs,
+): WorkflowArgsSpec | undefined {
   if (typeof workflow !== 'string') return undefined;
+  if (plugins && Object.hasOwn(plugins, workflow)) return plugins[workflow];
   return SPECS.find((s) => s.workflows.includes(workflow) && inRange(release, s.since));
 }
 
@@ -194,6 +206,10 @@ export function workflowArgProblem(arg: WorkflowArgSpec, value: unknown): string
   switch (arg.type) {
     case 'int':
       if (typeof value !== 'number' || !Number.isInteger(value)) return `is ${JSON.stringify(value)}, not an integer`;
+      if (arg.min !== undefined && value < arg.min) return `is ${value}, below ${arg.min}`;
+      return undefined;
+    case 'number':
+      if (typeof value !== 'number') return `is ${JSON.stringify(value)}, not a number`;
       if (arg.min !== undefined && value < arg.min) return `is ${value}, below ${arg.min}`;
       return undefined;
     case 'bool':
@@ -224,6 +240,7 @@ function mapRowsProblem(value: unknown): string | undefined {
 export function workflowArgTypeName(arg: WorkflowArgSpec): string {
   const names: Record<WorkflowArgType, string> = {
     int: arg.min === undefined ? 'integer' : `integer ≥ ${arg.min}`,
+    number: arg.min === undefined ? 'number' : `number ≥ ${arg.min}`,
     bool: 'boolean',
     string: 'string',
     'map-rows': 'list of map rows',

@@ -58,13 +58,7 @@ export function onPolicyDistillWorkflow(ctx: WorkflowContext): Workflow {
 
 /** `on_policy_distill_math_workflow`: Qwen2.5-Math prompting; reward = accuracy of the answer. */
 export function onPolicyDistillMathWorkflow(ctx: WorkflowContext): Workflow {
-  const messages = (): ChatMessage[] => [
-    { role: 'system', content: 'You are a helpful assistant.' },
-    {
-      role: 'user',
-      content: `${ctx.task.taskDesc}\nPlease reason step by step, and put your final answer within \\boxed{}.`,
-    },
-  ];
+  const messages = () => distillMathMessages(String(ctx.task.taskDesc));
   const accuracyReward: ComputeReward = (e) => {
     if (!e.responseText || !ctx.task.truth) return 0.0;
     const accuracy = verifyMathAnswer(e.responseText, ctx.task.truth);
@@ -72,4 +66,15 @@ export function onPolicyDistillMathWorkflow(ctx: WorkflowContext): Workflow {
     return accuracy;
   };
   return distillWorkflow(ctx, messages, accuracyReward);
+}
+
+/**
+ * on_policy_distill_math_workflow's messages: Qwen2.5-Math's fixed system prompt and instruction around the task
+ * (on_policy_distill_workflow.py `OnPolicyDistillMathWorkflow`, @f3c8dec); the prompt-budget checks count the same.
+ */
+export function distillMathMessages(taskDesc: string): ChatMessage[] {
+  return [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: `${taskDesc}\nPlease reason step by step, and put your final answer within \\boxed{}.` },
+  ];
 }

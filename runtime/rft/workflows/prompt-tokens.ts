@@ -1,7 +1,7 @@
 /**
  * `CheckHost.promptTokens`: the token counts of a task's first prompts under the model's chat template, for the
- * episode-budget checks (TRN321, TRN322). The prompts are the workflow's own (frozen-lake.ts and simple.ts build
- * them, as Trinity's workflows do); the tokenizer is the one beside the model's config.json, loaded once per folder
+ * episode-budget checks (TRN321, TRN322). The prompts are the workflow's own, from the builders its `run` uses
+ * (frozen-lake.ts, simple.ts, tool-call.ts, distill.ts, as Trinity's workflows build them); the tokenizer is the one beside the model's config.json, loaded once per folder
  * and modification time, each count kept with it. Never throws: a model that is not on this machine, a folder
  * without a tokenizer or a row the workflow cannot read gives undefined (no finding).
  */
@@ -10,15 +10,20 @@ import { dirname, join } from 'node:path';
 import { readModelConfigJson } from '../../engine/lm/config-json-cache';
 import { loadTokenizer, type ChatMessage, type TextTokenizer } from '../../engine/tokenizer';
 import type { PromptFormat, PromptTokensRequest } from '../../config/check/check-context';
+import { distillMathMessages } from './distill';
 import { frozenLakeTurnPrompts } from './frozen-lake';
 import { singleTurnPrompt } from './simple';
+import { toolCallMessages } from './tool-call';
+
+/** A prompt: chat messages under the template, or raw text sent through `generate` (math_boxed's `use_base`). */
+type Prompt = ChatMessage[] | string;
 
 type TurnPrompts = (
   args: Record<string, unknown>,
   row: Record<string, unknown>,
   turns: number,
   format: PromptFormat,
-) => ChatMessage[][];
+) => Prompt[];
 
 const singleTurn =
   (workflow: 'simple' | 'math' | 'math_boxed' | 'math_eval'): TurnPrompts =>
@@ -41,6 +46,15 @@ const TURN_PROMPTS: Record<string, TurnPrompts> = {
   async_math_boxed_workflow: singleTurn('math_boxed'),
   math_eval_workflow: singleTurn('math_eval'),
   async_math_eval_workflow: singleTurn('math_eval'),
+  // From the row's raw_system, tools and conversations; a row it cannot read throws (no count).
+  tool_call_workflow: (_args, row) => [toolCallMessages(row)],
+  toolcall_workflow: (_args, row) => [toolCallMessages(row)],
+  // The plain one sends simple_workflow's messages (distill.ts onPolicyDistillWorkflow), the math one its own.
+  on_policy_distill_workflow: singleTurn('simple'),
+  on_policy_distill_math_workflow: (_args, row, _turns, format) => {
+    const desc = row[format.promptKey];
+    return typeof desc === 'string' ? [distillMathMessages(desc)] : [];
+  },
 };
 
 /**
@@ -91,7 +105,10 @@ export function promptTokens(req: PromptTokensRequest, env: NodeJS.ProcessEnv = 
   let n: number[] | undefined;
   try {
     const prompts = build(req.workflowArgs, req.row, req.turns, req.format);
-    n = prompts.length > 0 ? prompts.map((messages) => chatTokens(tokenizer, messages)) : undefined;
+    n =
+      prompts.length > 0
+        ? prompts.map((p) => (typeof p === 'string' ? textTokens(tokenizer, p) : chatTokens(tokenizer, p)))
+        : undefined;
   } catch {
     n = undefined;
   }
@@ -110,4 +127,9 @@ function chatTokens(tokenizer: TextTokenizer, messages: readonly ChatMessage[]):
   const head = prefix ? messages.slice(0, -1) : messages;
   const text = tokenizer.applyChatTemplate(head, { addGenerationPrompt: true }) + prefix;
   return tokenizer.encode(text, { addSpecialTokens: false }).length;
+}
+
+/** A raw prompt's tokens as `generate` encodes it (rollout-model.ts: special tokens added, as vLLM's generate does). */
+function textTokens(tokenizer: TextTokenizer, text: string): number {
+  return tokenizer.encode(text, { addSpecialTokens: true }).length;
 }

@@ -70,17 +70,20 @@ function boxedSystemPrompt(args: Record<string, unknown>, systemPrompt: string |
 
 /**
  * The chat messages a single-turn workflow sends for a task row (the taskset's `format` and reward as the check
- * reads them), as its `run` builds them, for the prompt-budget checks; undefined where the row has no prompt text or the prompt is not a chat (math_boxed_workflow's `use_base`).
+ * reads them), as its `run` builds them, for the prompt-budget checks: chat messages, or the raw text math_boxed_workflow
+ * sends with `use_base`; undefined where the row has no prompt text.
  */
 export function singleTurnPrompt(
   workflow: 'simple' | 'math' | 'math_boxed' | 'math_eval',
   args: Record<string, unknown>,
   row: Record<string, unknown>,
   format: PromptFormat,
-): ChatMessage[] | undefined {
+): ChatMessage[] | string | undefined {
   if (workflow === 'math_eval') return typeof row.question === 'string' ? mathEvalMessages(row.question) : undefined;
   const desc = row[format.promptKey];
-  if (typeof desc !== 'string' || (workflow === 'math_boxed' && args.use_base === true)) return undefined;
+  if (typeof desc !== 'string') return undefined;
+  if (workflow === 'math_boxed' && args.use_base === true)
+    return mathBoxedBasePrompt(boxedSystemPrompt(args, format.systemPrompt), desc);
   const system =
     workflow === 'math'
       ? mathSystemPrompt(format.rewardFn, format.systemPrompt)
@@ -146,15 +149,21 @@ export function mathBoxedWorkflow(ctx: WorkflowContext): Workflow {
       const rollout = { ...ctx.task.rolloutArgs, n: ctx.repeatTimes };
       let exps: Experience[];
       if (useBase) {
-        const desc = ctx.task.taskDesc ?? '';
-        const text = system ? `System:${system}\nUser:\n${desc}\nAssistant:\n` : `User:\n${desc}\nAssistant:\n`;
-        exps = await ctx.model.generate([text], rollout);
+        exps = await ctx.model.generate([mathBoxedBasePrompt(system, ctx.task.taskDesc ?? '')], rollout);
       } else {
         exps = await ctx.model.chat(simpleMessages(ctx, system), rollout);
       }
       return score(exps, ctx, reward, { with_think: withThink, format_score_coef: formatScoreCoef });
     },
   };
+}
+
+/**
+ * math_boxed_workflow's prompt for a base model (`use_base: true`): plain text, no chat template, sent through
+ * `generate` (customized_math_workflows.py `MathBoxedWorkflow.format_prompt`, modelscope/Trinity-RFT @2994bb2).
+ */
+export function mathBoxedBasePrompt(system: string | null, desc: string): string {
+  return system ? `System:${system}\nUser:\n${desc}\nAssistant:\n` : `User:\n${desc}\nAssistant:\n`;
 }
 
 /** math_eval_workflow's fixed prompt around the row's `question` (whatever the taskset's format says). */

@@ -48,6 +48,7 @@ export async function loadRunnableConfig(
       readText,
       plugins: plugins?.names,
       pluginTaskColumns: plugins?.taskColumns,
+      pluginWorkflowSpecs: plugins?.workflowSpecs,
       modelConfig: (modelPath, baseDirs) => readModelConfigJson(modelPath, baseDirs, env),
       // TRN323–TRN326 are about the wasm heap; webgpu, cpu and tfjs-node hold tensors outside it.
       localRuns: (opts.backend ?? 'wasm').startsWith('wasm'),
