@@ -120,7 +120,9 @@ export class DatasetChecks {
   private peek(path: string, opts: PeekOptions, read: Map<string, string>): Promise<PeekResult> {
     const key = JSON.stringify([path, opts.split, opts.subsetName, opts.baseDir, opts.maxRows, opts.maxBytes]);
     const stamp = stampOf(path);
-    read.set(path, stamp);
+    // A pass may peek a file twice (its first rows, then more for the prompt count): the first stamp is the one kept,
+    // so a file that changes between the two still differs from it at the next poll and the pass is made again.
+    if (!read.has(path)) read.set(path, stamp);
     const hit = this.peeks.get(key);
     if (hit && hit.stamp === stamp) return hit.result;
     const result = peekDataset(path, opts);
