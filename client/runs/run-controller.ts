@@ -16,6 +16,7 @@ import { RayJobLauncher } from './launchers/ray-job';
 import { TrinityLauncher } from './launchers/trinity';
 import { findNode } from './node-path';
 import { RunManager, type LiveRun } from './run-manager';
+import { BatchedLines } from './batched-lines';
 import {
   describeEnd,
   describeHolder,
@@ -42,7 +43,8 @@ export class RunController implements vscode.Disposable {
   readonly board: RunBoard;
   /** Job directories this window ran, kept across windows so they are listed even outside the workspace. */
   private readonly known: Set<string>;
-  private readonly channels = new Map<string, vscode.OutputChannel>();
+  /** Each run's output channel, fed in batches (a channel shown costs the window an update per append). */
+  private readonly channels = new Map<string, { channel: vscode.OutputChannel; lines: BatchedLines }>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -56,10 +58,11 @@ export class RunController implements vscode.Disposable {
     this.manager = new RunManager({
       output: (run) => {
         const name = `Trinity Run: ${runLabel(run)}`;
-        this.channels.get(run.key)?.dispose();
+        this.disposeChannel(run.key);
         const channel = vscode.window.createOutputChannel(name);
-        this.channels.set(run.key, channel);
-        return { line: (t) => channel.appendLine(t) };
+        const lines = new BatchedLines({ append: (text) => channel.append(text) });
+        this.channels.set(run.key, { channel, lines });
+        return { line: (t) => lines.line(t) };
       },
     });
     this.known = new Set(context.workspaceState.get<string[]>('trinityWorkbench.jobDirs', []));
@@ -224,7 +227,16 @@ export class RunController implements vscode.Disposable {
   }
 
   showOutput(key: string): void {
-    this.channels.get(key)?.show(true);
+    const shown = this.channels.get(key);
+    shown?.lines.flush();
+    shown?.channel.show(true);
+  }
+
+  private disposeChannel(key: string): void {
+    const c = this.channels.get(key);
+    c?.lines.flush();
+    c?.channel.dispose();
+    this.channels.delete(key);
   }
 
   /** The live run of the active editor's config, else the most recent live run (from anywhere). */
@@ -235,7 +247,7 @@ export class RunController implements vscode.Disposable {
   /** Stops every run this window started (the window is closing). */
   async dispose(): Promise<void> {
     await this.manager.stopAll(Math.min(runSettings().stopGraceMs, 4000));
-    for (const c of this.channels.values()) c.dispose();
+    for (const key of [...this.channels.keys()]) this.disposeChannel(key);
     for (const d of this.disposables) d.dispose();
   }
 
