@@ -22,13 +22,21 @@ export interface ScoreOptions {
    * it, padding may only sit at the end of rows (causal attention keeps it away from earlier tokens).
    */
   attentionMask?: number[][];
+  /**
+   * Score only the last `tail` columns (`[B, tail]` results: a trainer's response tokens). The same values as those
+   * columns of the full scores; the model skips the rest of its last layer and head (CausalLM.forward's `tail`).
+   */
+  tail?: number;
 }
 
 export function scoreSequences(model: CausalLM, ids: tf.Tensor2D, opts: ScoreOptions = {}): SequenceScores {
   const [B, T] = ids.shape;
   if (T < 2) throw new Error('scoreSequences: sequences need at least 2 tokens');
   const inputs = tf.slice(ids, [0, 0], [B, T - 1]) as tf.Tensor2D;
-  const targets = tf.slice(ids, [0, 1], [B, T - 1]);
+  const tail = opts.tail !== undefined && opts.tail < T - 1 ? opts.tail : undefined;
+  if (tail !== undefined && !(Number.isInteger(tail) && tail >= 1))
+    throw new Error(`scoreSequences: tail must be a positive integer, got ${tail}`);
+  const targets = tf.slice(ids, [0, T - (tail ?? T - 1)], [B, tail ?? T - 1]);
   let forwardOpts = {};
   if (opts.attentionMask) {
     const mask = opts.attentionMask;
@@ -46,7 +54,7 @@ export function scoreSequences(model: CausalLM, ids: tf.Tensor2D, opts: ScoreOpt
       ),
     };
   }
-  const logits = model.logits(model.forward(inputs, forwardOpts).hidden);
+  const logits = model.logits(model.forward(inputs, { ...forwardOpts, tail }).hidden);
   const temperature = opts.temperature ?? 1;
   return {
     logprobs: tokenLogProbs(logits, targets, temperature) as tf.Tensor2D,
