@@ -16,12 +16,13 @@ import { BACKEND_ENV, initBackend } from '../../../runtime/engine/backend';
 import { TRAIN_KERNELS_ENV, useTrainKernels } from '../../../runtime/engine/backend/train-kernels';
 import { initModel } from '../../../runtime/engine/lm/checkpoint';
 import { newModelConfigJson, parseModelConfig, type ModelFamily } from '../../../runtime/engine/lm/config';
-import { scoreSequences } from '../../../runtime/engine/logprobs';
+import { SCORE_TAIL_ENV, scoreSequences } from '../../../runtime/engine/logprobs';
 import { Rng } from '../../../runtime/engine/random';
 import { assertNativeMatmulOnWasm } from '../../helpers/native-matmul';
 
 delete process.env[BACKEND_ENV];
 delete process.env[TRAIN_KERNELS_ENV];
+delete process.env[SCORE_TAIL_ENV];
 
 before(async () => {
   const info = await initBackend({ prefer: 'wasm' });
@@ -131,7 +132,7 @@ for (const fused of [true, false]) {
 }
 
 describe('tail bounds', () => {
-  test('the forward returns the last positions only; a tail of every column is the full scores; a bad one throws', () => {
+  test('the forward returns the last positions only; a tail of every column is the full scores; the switch; a bad one throws', () => {
     const m = model('qwen2');
     const { ids, mask } = batch();
     const idsT = tf.tensor2d(ids, undefined, 'int32');
@@ -141,6 +142,13 @@ describe('tail bounds', () => {
     const full = scoreSequences(m, idsT, { attentionMask: mask });
     assert.deepEqual(all.logprobs.shape, [B, T - 1]);
     assert.deepEqual(all.logprobs.dataSync(), full.logprobs.dataSync());
+    process.env[SCORE_TAIL_ENV] = '0';
+    try {
+      const off = scoreSequences(m, idsT, { attentionMask: mask, tail: TAIL });
+      assert.deepEqual(off.logprobs.shape, [B, T - 1], `${SCORE_TAIL_ENV}=0 scores every column`);
+    } finally {
+      delete process.env[SCORE_TAIL_ENV];
+    }
     assert.throws(() => scoreSequences(m, idsT, { tail: 0 }), /tail must be a positive integer, got 0/);
     assert.throws(() => scoreSequences(m, idsT, { tail: 1.5 }), /tail must be a positive integer, got 1.5/);
   });
