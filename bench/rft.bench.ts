@@ -19,7 +19,9 @@
  * sync_offset 1, fully_async, each PyTorch peer at each thread count], the order reversed every other round; medians
  * per side.
  * The load average is recorded at the start and the end. Knobs: BENCH_RFT_STEPS (default 12), BENCH_RFT_ROUNDS,
- * BENCH_TORCH_THREADS, BENCH_PYTHON, BENCH_TORCH_BLAS_DIRS, BENCH_RFT_OUT (default bench/results/rft.json).
+ * BENCH_TORCH_THREADS, BENCH_PYTHON, BENCH_TORCH_BLAS_DIRS, BENCH_RFT_OUT (default bench/results/rft.json),
+ * BENCH_RFT_BEFORE=1 (adds the taking-turns and overlapped loops with the trainer scoring every column,
+ * TRINITY_WORKBENCH_SCORE_TAIL=0: the trainer before it scored the response columns only, in the same rounds).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,7 @@ import { dirname, join } from 'node:path';
 import { initBackend } from '../runtime/engine/backend';
 import { initModel, saveModel } from '../runtime/engine/lm/checkpoint';
 import { parameterCount } from '../runtime/engine/lm/params';
+import { SCORE_TAIL_ENV } from '../runtime/engine/logprobs';
 import type { RuntimeEvent } from '../runtime/protocol';
 import { runJob } from '../runtime/rft/run/job/job';
 import { enablePhaseTimes, sumPhaseTimes, takePhaseTimes, type PhaseTimes } from '../runtime/rft/monitor/phase-times';
@@ -74,8 +77,32 @@ const LOOPS = {
     short: 'fully_async',
     synchronizer: '{sync_style: fully_async}',
   },
+  /** BENCH_RFT_BEFORE=1: these two loops with the trainer scoring every column (as before the scored tail). */
+  syncAllColumns: {
+    label: 'runtime, sync_offset 0, every column',
+    short: 'offset 0, all cols',
+    synchronizer: '{sync_offset: 0}',
+  },
+  overlapAllColumns: {
+    label: 'runtime, sync_offset 1, every column',
+    short: 'offset 1, all cols',
+    synchronizer: '{sync_offset: 1}',
+  },
 } as const;
 type LoopKind = keyof typeof LOOPS;
+const BEFORE = process.env.BENCH_RFT_BEFORE === '1';
+/** The loops this run measures. */
+const KINDS: LoopKind[] = [
+  'sync',
+  'overlap',
+  'fullyAsync',
+  ...(BEFORE ? (['syncAllColumns', 'overlapAllColumns'] as const) : []),
+];
+/** What a loop sets in the environment while it runs. */
+const LOOP_ENV: Partial<Record<LoopKind, Record<string, string>>> = {
+  syncAllColumns: { [SCORE_TAIL_ENV]: '0' },
+  overlapAllColumns: { [SCORE_TAIL_ENV]: '0' },
+};
 
 async function loop(dir: string, kind: LoopKind): Promise<LoopResult> {
   // A fresh job name per run: a second run of the same job would resume from the first one's final checkpoint.
@@ -143,7 +170,18 @@ trainer:
       tokens += (e.values['response_length/mean'] + e.values['prompt_length/mean']) * PROMPTS * GROUP;
     }
   };
-  const r = await runJob(config, { backend: 'wasm', events, seed: 1 });
+  const env = LOOP_ENV[kind] ?? {};
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  let r: Awaited<ReturnType<typeof runJob>>;
+  try {
+    r = await runJob(config, { backend: 'wasm', events, seed: 1 });
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
   if (r.status !== 'finished') throw new Error(`${name}: ${r.error}`);
   return {
     seconds: (last - first) / 1000,
@@ -241,11 +279,17 @@ async function main(): Promise<void> {
     }),
   );
 
-  const ours: Record<LoopKind, LoopResult[]> = { sync: [], overlap: [], fullyAsync: [] };
+  const ours: Record<LoopKind, LoopResult[]> = {
+    sync: [],
+    overlap: [],
+    fullyAsync: [],
+    syncAllColumns: [],
+    overlapAllColumns: [],
+  };
   const torch = new Map<string, TorchRun[]>();
   const key = (p: PeerSpec, th: number): string => `${p.id}@${th}`;
   const jobs: (() => Promise<void>)[] = [
-    ...(Object.keys(LOOPS) as LoopKind[]).map((kind) => async () => {
+    ...KINDS.map((kind) => async () => {
       const r = await loop(dir, kind);
       ours[kind].push(r);
       process.stderr.write(`  ${LOOPS[kind].label}: ${perStep(r).toFixed(0)} ms/iteration\n`);
@@ -269,7 +313,7 @@ async function main(): Promise<void> {
   const fullyAsyncMs = median(ours.fullyAsync.map(perStep));
   const tokensPerSec = (ls: LoopResult[]): number => median(ls.map((l) => l.tokens / l.seconds));
   const table = [['loop', 'steps/s', 'tokens/s', 'ms/iteration', 'CPU ms/iteration', 'vs sync_offset 0']];
-  for (const kind of Object.keys(LOOPS) as LoopKind[]) {
+  for (const kind of KINDS) {
     const ms = median(ours[kind].map(perStep));
     table.push([
       LOOPS[kind].label,
@@ -280,7 +324,7 @@ async function main(): Promise<void> {
       `${(syncMs / ms).toFixed(2)}x`,
     ]);
   }
-  const kinds = Object.keys(LOOPS) as LoopKind[];
+  const kinds = KINDS;
   // Per round: PyTorch's iteration over ours, both measured in that round (so under the same load).
   const roundRatios = (kind: LoopKind, runs: TorchRun[]): number[] =>
     runs.map((r, i) => r.medianMs / perStep(ours[kind][i]));
@@ -333,7 +377,7 @@ async function main(): Promise<void> {
       perIteration: perIteration(ours[kind].map((r) => ({ phases: r.phases, iterations: r.trainerSteps }))),
       iterationMs: (ours[kind].reduce((a, r) => a + r.seconds, 0) * 1000) / steps,
       iterationCpuMs: ours[kind].reduce((a, r) => a + r.cpuMsPerIteration * r.trainerSteps, 0) / steps,
-      explorerInThread: kind === 'sync',
+      explorerInThread: kind === 'sync' || kind === 'syncAllColumns',
     };
   });
   const torchColumns = peers.flatMap((p) =>
@@ -398,6 +442,20 @@ async function main(): Promise<void> {
         sync: { iterationMs: ours.sync.map(perStep), medianMs: syncMs, runs: ours.sync },
         overlap: { iterationMs: ours.overlap.map(perStep), medianMs: overlapMs, runs: ours.overlap },
         fullyAsync: { iterationMs: ours.fullyAsync.map(perStep), medianMs: fullyAsyncMs, runs: ours.fullyAsync },
+        ...(BEFORE
+          ? {
+              syncAllColumns: {
+                iterationMs: ours.syncAllColumns.map(perStep),
+                medianMs: median(ours.syncAllColumns.map(perStep)),
+                runs: ours.syncAllColumns,
+              },
+              overlapAllColumns: {
+                iterationMs: ours.overlapAllColumns.map(perStep),
+                medianMs: median(ours.overlapAllColumns.map(perStep)),
+                runs: ours.overlapAllColumns,
+              },
+            }
+          : {}),
         overlapSpeedup: syncMs / overlapMs,
         fullyAsyncSpeedup: syncMs / fullyAsyncMs,
         peers: peerResults,

@@ -22,13 +22,30 @@ export interface ScoreOptions {
    * it, padding may only sit at the end of rows (causal attention keeps it away from earlier tokens).
    */
   attentionMask?: number[][];
+  /**
+   * Score only the last `tail` columns (`[B, tail]` results: a trainer's response tokens). The same values as those
+   * columns of the full scores; the model skips the rest of its last layer and head (CausalLM.forward's `tail`).
+   * With {@link SCORE_TAIL_ENV} off every column is scored, so callers cut by the width they get.
+   */
+  tail?: number;
+}
+
+/** `0` (or `false`, `off`, `no`): score every column and cut afterwards, as before `tail` (paired A/B benches). */
+export const SCORE_TAIL_ENV = 'TRINITY_WORKBENCH_SCORE_TAIL';
+
+function tailSwitchedOff(): boolean {
+  const v = process.env[SCORE_TAIL_ENV]?.trim().toLowerCase();
+  return v === '0' || v === 'false' || v === 'off' || v === 'no';
 }
 
 export function scoreSequences(model: CausalLM, ids: tf.Tensor2D, opts: ScoreOptions = {}): SequenceScores {
   const [B, T] = ids.shape;
   if (T < 2) throw new Error('scoreSequences: sequences need at least 2 tokens');
   const inputs = tf.slice(ids, [0, 0], [B, T - 1]) as tf.Tensor2D;
-  const targets = tf.slice(ids, [0, 1], [B, T - 1]);
+  if (opts.tail !== undefined && !(Number.isInteger(opts.tail) && opts.tail >= 1))
+    throw new Error(`scoreSequences: tail must be a positive integer, got ${opts.tail}`);
+  const tail = opts.tail !== undefined && opts.tail < T - 1 && !tailSwitchedOff() ? opts.tail : undefined;
+  const targets = tf.slice(ids, [0, T - (tail ?? T - 1)], [B, tail ?? T - 1]);
   let forwardOpts = {};
   if (opts.attentionMask) {
     const mask = opts.attentionMask;
@@ -46,7 +63,7 @@ export function scoreSequences(model: CausalLM, ids: tf.Tensor2D, opts: ScoreOpt
       ),
     };
   }
-  const logits = model.logits(model.forward(inputs, forwardOpts).hidden);
+  const logits = model.logits(model.forward(inputs, { ...forwardOpts, tail }).hidden);
   const temperature = opts.temperature ?? 1;
   return {
     logprobs: tokenLogProbs(logits, targets, temperature) as tf.Tensor2D,

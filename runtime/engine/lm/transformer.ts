@@ -83,6 +83,13 @@ export interface ForwardOptions {
   keyMask?: tf.Tensor2D;
   /** The cache to attend over; the result carries the extended cache. */
   cache?: KVCache;
+  /**
+   * Only the last `tail` positions' hidden states are wanted (a trainer's response tokens): the last layer then
+   * computes queries, attention, o and the MLP for those positions alone (every position's keys and values still
+   * feed it), and `hidden` is `[B, tail, hidden]`. The states it returns are the full forward's: no earlier position
+   * depends on a later one, and the dropped positions' outputs reach nothing. Ignored at `tail >= T`.
+   */
+  tail?: number;
 }
 
 export interface ForwardResult {
@@ -212,11 +219,22 @@ export class CausalLM {
     const bias = attentionBias(T, past, opts.keyMask);
     const keys: tf.Tensor4D[] = [];
     const values: tf.Tensor4D[] = [];
+    const tail = opts.tail !== undefined && opts.tail >= 1 && opts.tail < T ? opts.tail : undefined;
     for (let i = 0; i < this.layers.length; i++) {
       const layer = this.layers[i];
-      const a = this.attention(layer, this.norm(x, layer.ln1), rope, bias, opts.cache?.keys[i], opts.cache?.values[i]);
+      const last = tail !== undefined && i === this.layers.length - 1 ? tail : undefined;
+      const a = this.attention(
+        layer,
+        this.norm(x, layer.ln1),
+        rope,
+        bias,
+        opts.cache?.keys[i],
+        opts.cache?.values[i],
+        last,
+      );
       keys.push(a.k);
       values.push(a.v);
+      if (last !== undefined) x = tf.slice(x, [0, T - last, 0], [B, last, c.hidden]);
       x = tf.add(x, a.out);
       x = tf.add(x, this.mlp(layer, this.norm(x, layer.ln2)));
     }
@@ -311,14 +329,21 @@ export class CausalLM {
     bias: tf.Tensor,
     pastK: tf.Tensor4D | undefined,
     pastV: tf.Tensor4D | undefined,
+    tail?: number,
   ): { out: tf.Tensor; k: tf.Tensor4D; v: tf.Tensor4D } {
-    const { q, k, v } =
-      rope?.fused || (!rope && !layer.qkv && trainKernelsActive())
-        ? this.fusedQkv(layer, x, rope?.fused ? rope : undefined)
-        : this.qkvHeads(layer, x, rope);
+    const fused = rope?.fused || (!rope && !layer.qkv && trainKernelsActive());
+    let { q, k, v } = fused
+      ? this.fusedQkv(layer, x, rope?.fused ? rope : undefined, tail)
+      : this.qkvHeads(layer, x, rope);
+    const T = x.shape[1]!;
+    if (tail !== undefined) {
+      // Queries of the last `tail` positions only (the fused path projected just those), over every key.
+      if (!fused) q = tf.slice(q, [0, 0, T - tail, 0], [-1, -1, tail, -1]) as tf.Tensor4D;
+      bias = tf.slice(bias, [0, 0, T - tail, 0], [-1, -1, tail, -1]);
+    }
     const kAll = (pastK ? tf.concat([pastK, k], 2) : k) as tf.Tensor4D;
     const vAll = (pastV ? tf.concat([pastV, v], 2) : v) as tf.Tensor4D;
-    const merged = groupedQueryAttention(q as tf.Tensor4D, kAll, vAll, bias);
+    const merged = groupedQueryAttention(q, kAll, vAll, bias);
     return { out: this.project(merged, layer.o), k: kAll, v: vAll };
   }
 
@@ -358,10 +383,14 @@ export class CausalLM {
     layer: Layer,
     x: tf.Tensor,
     rope: { cos: tf.Tensor; sin: tf.Tensor } | undefined,
+    tail?: number,
   ): Record<'q' | 'k' | 'v', tf.Tensor4D> {
     const c = this.config;
+    const last = (t: tf.Tensor): tf.Tensor =>
+      tail === undefined ? t : tf.slice(t, [0, t.shape[1]! - tail, 0], [-1, tail, -1]);
     return {
-      q: this.fusedHeads(x, layer.q!, c.heads, layer.qNorm, rope),
+      // With `tail`, only the last positions' queries (their rows of x, their rotations).
+      q: this.fusedHeads(last(x), layer.q!, c.heads, layer.qNorm, rope && { cos: last(rope.cos), sin: last(rope.sin) }),
       k: this.fusedHeads(x, layer.k!, c.kvHeads, layer.kNorm, rope),
       v: this.fusedHeads(x, layer.v!, c.kvHeads, undefined, undefined),
     };

@@ -21,10 +21,18 @@ export function responseScores(
   withEntropy: boolean,
 ): { logprob: tf.Tensor2D; entropy?: tf.Tensor2D } {
   const ids = tf.tensor2d(b.tokens, undefined, 'int32');
-  const s = scoreSequences(model, ids, { temperature, entropy: withEntropy, attentionMask: b.attentionMask });
+  // Column t of the scores predicts token t+1; responses start at column P, so they are the last R columns of the
+  // P + R - 1 scored ones: only those are computed (the last layer and the head skip the prompt's positions).
+  const s = scoreSequences(model, ids, {
+    temperature,
+    entropy: withEntropy,
+    attentionMask: b.attentionMask,
+    tail: b.responseWidth,
+  });
   const B = b.tokens.length;
-  // Column t of the scores predicts token t+1; responses start at column P.
-  const cut = (t: tf.Tensor2D): tf.Tensor2D => tf.slice(t, [0, b.promptWidth - 1], [B, b.responseWidth]) as tf.Tensor2D;
+  const cols = s.logprobs.shape[1];
+  const cut = (t: tf.Tensor2D): tf.Tensor2D =>
+    cols === b.responseWidth ? t : (tf.slice(t, [0, b.promptWidth - 1], [B, b.responseWidth]) as tf.Tensor2D);
   return { logprob: cut(s.logprobs), entropy: s.entropy ? cut(s.entropy) : undefined };
 }
 
