@@ -16,6 +16,8 @@ const EPISODE_BUDGETS: Record<string, number> = { frozen_lake_workflow: FROZEN_L
 
 export interface RowLength {
   tokens: number;
+  /** Of those, the response's at most (the trainer scores only these); all of them where unknown. */
+  response?: number;
   /** The keys that set it, as `key` (line N) where written. */
   keys: ConfigPath[];
 }
@@ -51,15 +53,15 @@ export function longestRow(ctx: CheckContext): RowLength | undefined {
   const budget = tasksetPaths(ctx)
     .map((base) => EPISODE_BUDGETS[String(ctx.get(workflowTypePath(ctx, base)) ?? '')])
     .find((b) => b !== undefined);
-  const capped = (n: number | undefined, keys: ConfigPath[]): RowLength | undefined => {
+  const capped = (n: number | undefined, keys: ConfigPath[], answer?: number): RowLength | undefined => {
     if (typeof maxLen === 'number' && maxLen > 0 && (n === undefined || maxLen <= n))
-      return { tokens: maxLen, keys: ['model.max_model_len'] };
-    return n !== undefined && n > 0 ? { tokens: n, keys } : undefined;
+      return { tokens: maxLen, response: answer && Math.min(answer, maxLen), keys: ['model.max_model_len'] };
+    return n !== undefined && n > 0 ? { tokens: n, response: answer, keys } : undefined;
   };
   if (budget !== undefined)
-    return capped(typeof prompt === 'number' ? prompt + budget : undefined, ['model.max_prompt_tokens']);
+    return capped(typeof prompt === 'number' ? prompt + budget : undefined, ['model.max_prompt_tokens'], budget);
   if (typeof prompt === 'number' && typeof response === 'number')
-    return capped(prompt + response, ['model.max_prompt_tokens', 'model.max_response_tokens']);
+    return capped(prompt + response, ['model.max_prompt_tokens', 'model.max_response_tokens'], response);
   return capped(undefined, []);
 }
 

@@ -48,6 +48,7 @@ export function checkTrainerHeap(ctx: CheckContext): void {
   const pass: TrainerPass = {
     rows,
     tokens: row.tokens,
+    responseTokens: row.response,
     frozenBase: lora,
     accumulates: rows < batch,
     explorerWeights: explorerSharesThread(ctx),

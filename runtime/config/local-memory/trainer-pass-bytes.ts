@@ -96,6 +96,11 @@ export interface TrainerPass {
   rows: number;
   /** Tokens per row (prompt + response, padded to the longest). */
   tokens: number;
+  /**
+   * Of those, the response's (the batch's widest): only these positions get logits over the vocabulary, the trainer
+   * scoring the response columns alone (logprobs.ts `tail`). All of them when not given.
+   */
+  responseTokens?: number;
   /** More rows in the step than in the pass: gradients are summed over micro-batches. */
   accumulates?: boolean;
   /** LoRA: the base weights are frozen, so only they are held (the adapters' state is negligible). */
@@ -131,12 +136,11 @@ export function trainerPassBytes(shape: ModelShape, pass: TrainerPass): TrainerP
   const T = pass.tokens;
   const L = shape.numLayers;
   const attention = 4 * L * T * T * (COPIES.headScores * shape.numHeads + COPIES.layerScores);
+  const R = Math.min(T, pass.responseTokens ?? T);
   const linear =
     4 *
-    T *
-    (COPIES.vocab * shape.vocabSize +
-      L * (COPIES.hidden * shape.hiddenSize + COPIES.mlp * shape.intermediateSize) +
-      COPIES.position);
+    (R * COPIES.vocab * shape.vocabSize +
+      T * (L * (COPIES.hidden * shape.hiddenSize + COPIES.mlp * shape.intermediateSize) + COPIES.position));
   const params = causalLmParams(shape);
   const reference = pass.reference ? REFERENCE_BYTES_PER_PARAM * params : 0;
   const held =
