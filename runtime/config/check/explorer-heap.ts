@@ -10,16 +10,11 @@ import type { KeyFix } from '../diagnostics';
 import { lineColumn } from '../load/load-config';
 import { explorerInOwnThread } from '../local-memory/explorer-thread';
 import { generationBytes, GENERATION_ESTIMATE_ERROR, weightBytes } from '../local-memory/generation-bytes';
-import { WASM_HEAP_BYTES } from '../local-memory/trainer-pass-bytes';
+import { HEAP_PER_COUNTED_BYTE, INITIAL_HEAP_BYTES, WASM_HEAP_BYTES } from '../local-memory/trainer-pass-bytes';
 import type { CheckContext } from './check-context';
-import { heldModels, localModelShape, longestRow } from './local-run-inputs';
+import { heldModels, localModelShape, longestRow, nearLimit, WARN_ABOVE } from './local-run-inputs';
 import type { ModelShape } from '../gpu-memory/model-shape';
 
-/** As TRN324: warned where the most the heap may need passes 75% of it. */
-const WARN_ABOVE = 0.75;
-/** The heap start and its growth per counted byte of large float32 tensors (trainer-pass-bytes.ts). */
-const INITIAL_HEAP_BYTES = 16 * 2 ** 20;
-const HEAP_PER_COUNTED_BYTE = { low: 0.85, high: 1.05 } as const;
 /** Trinity's default `explorer.runner_per_model`. */
 const DEFAULT_RUNNERS = 8;
 
@@ -57,7 +52,8 @@ export function checkExplorerHeap(ctx: CheckContext): void {
     const gen =
       generationBytes(shape, { rows: n, tokens: row.tokens }) /
       (bound === 'low' ? 1 + GENERATION_ESTIMATE_ERROR.above : 1 - GENERATION_ESTIMATE_ERROR.below);
-    return INITIAL_HEAP_BYTES + (weightBytes(shape) + trainer[bound] + gen) * HEAP_PER_COUNTED_BYTE[bound];
+    // The weights, the KV cache and the logits are large float32 tensors: the heap holds about what tfjs counts.
+    return INITIAL_HEAP_BYTES + (weightBytes(shape) + trainer[bound] + gen) * HEAP_PER_COUNTED_BYTE.parameters[bound];
   };
   const low = heap('low', rows.low);
   const high = heap('high', rows.high);
@@ -99,13 +95,7 @@ export function checkExplorerHeap(ctx: CheckContext): void {
     ctx.report('TRN325', `${what} The explorer would run out of the heap in its first generation.${todo}`, at, {
       fixes,
     });
-  else
-    ctx.report(
-      'TRN326',
-      `${what} That is within ${Math.round((1 - WARN_ABOVE) * 100)}% of the limit, and the heap also holds the allocator's fragmentation: the explorer may run out of it.${todo}`,
-      at,
-      { fixes },
-    );
+  else ctx.report('TRN326', `${what} ${nearLimit('the explorer')}${todo}`, at, { fixes });
 }
 
 /** What the trainer keeps in a shared heap between its steps: weights and AdamW's moments (or LoRA's frozen base), a critic's, a reference model (the most only). */

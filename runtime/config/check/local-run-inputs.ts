@@ -14,6 +14,17 @@ import { tasksetPaths, workflowTypePath } from './tasksets';
 /** Multi-turn workflows whose whole episode is one row, and the token budget of an episode after its first prompt. */
 const EPISODE_BUDGETS: Record<string, number> = { frozen_lake_workflow: FROZEN_LAKE_EPISODE_BUDGET };
 
+/**
+ * Refused where even the least heap a pass may need exceeds the limit (so a config that runs is never refused);
+ * warned where the most it may need passes 75% of it (the heap's growth and fragmentation are not in the estimates).
+ */
+export const WARN_ABOVE = 0.75;
+
+/** The end of a warning (TRN324, TRN326) that `who` (the trainer, the explorer) may run out of the heap. */
+export function nearLimit(who: string): string {
+  return `That is within ${Math.round((1 - WARN_ABOVE) * 100)}% of the limit, and the heap also holds the allocator's fragmentation: ${who} may run out of it.`;
+}
+
 export interface RowLength {
   tokens: number;
   /** Of those, the response's at most (the trainer scores only these); all of them where unknown. */

@@ -19,17 +19,11 @@ import {
 import type { CheckContext } from './check-context';
 import { causalLmParams } from '../gpu-memory/model-shape';
 import { algorithmTypeAt } from '../model/algorithms';
-import { heldModels, localModelShape, longestRow } from './local-run-inputs';
+import { heldModels, localModelShape, longestRow, nearLimit, WARN_ABOVE } from './local-run-inputs';
 import { explorerSharesThread } from './explorer-heap';
 
 /** veRL's actor micro-batch key, which the local trainer reads for its rows per pass (trainer-settings.ts). */
 export const MICRO_BATCH_KEY = 'trainer.trainer_config.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu';
-
-/**
- * Refused where even the least heap the pass may need exceeds the limit (so a config that runs is never refused);
- * warned where the most it may need passes 75% of it (the heap's growth and fragmentation are not in the estimate).
- */
-export const WARN_ABOVE = 0.75;
 
 export function checkTrainerHeap(ctx: CheckContext): void {
   if (!ctx.host.localRuns || !rolesOf(String(ctx.get('mode') ?? 'both')).trainer) return;
@@ -145,13 +139,7 @@ export function checkTrainerHeap(ctx: CheckContext): void {
         fixes,
       },
     );
-  else
-    ctx.report(
-      'TRN324',
-      `${what} That is within ${Math.round((1 - WARN_ABOVE) * 100)}% of the limit, and the heap also holds the allocator's fragmentation: the trainer may run out of it.${todo}`,
-      at,
-      { fixes },
-    );
+  else ctx.report('TRN324', `${what} ${nearLimit('the trainer')}${todo}`, at, { fixes });
 }
 
 /** Experiences per trainer step (DPO: two rows per pair). */

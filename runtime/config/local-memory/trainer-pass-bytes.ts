@@ -22,7 +22,7 @@ import { causalLmParams, type ModelShape } from '../gpu-memory/model-shape';
 export const WASM_HEAP_BYTES = 4 * 2 ** 30;
 
 /** The heap tfjs-backend-wasm starts with (what a process that has run nothing holds). */
-const INITIAL_HEAP_BYTES = 16 * 2 ** 20;
+export const INITIAL_HEAP_BYTES = 16 * 2 ** 20;
 
 /**
  * The heap a pass grows to, per byte of tfjs' tensor count at its peak. For the activations tfjs' count
@@ -32,7 +32,7 @@ const INITIAL_HEAP_BYTES = 16 * 2 ** 20;
  * moments, gradients) are counted as they are held: on a 19.4M-parameter model with one to four of them beside the
  * weights, the heap read 0.88–1.03 of the count (it grows in steps of about 96 MiB).
  */
-const HEAP_PER_COUNTED_BYTE = {
+export const HEAP_PER_COUNTED_BYTE = {
   activations: { low: 0.495, high: 0.6 },
   parameters: { low: 0.85, high: 1.05 },
 } as const;
