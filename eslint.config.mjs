@@ -51,7 +51,7 @@ const walls = [
   {
     target: './client',
     from: './runtime',
-    except: ['./protocol.ts', './run-records.ts', './metrics', './config/detect.ts'],
+    except: ['./protocol.ts', './run-records.ts', './metrics', './config/detect.ts', './config/load/yaml-document.ts'],
     message:
       'client/ reaches the runtime only through its process (protocol.ts, run-records.ts) and runtime/metrics, and Trinity logic only through the server (ARCHITECTURE.md, Walls).',
   },
@@ -82,9 +82,17 @@ const LSP = [
   name,
   message: 'the LSP library belongs to server/host (server/service and runtime/ stay transport-free).',
 }));
+const YAML_PARSE = {
+  name: 'yaml',
+  importNames: ['parse', 'parseDocument', 'parseAllDocuments'],
+  message:
+    'parse YAML through runtime/config/load/yaml-document.ts, which refuses nesting that would overflow the stack.',
+};
 const banned = [
-  { files: ['server/**/*.ts'], paths: [VSCODE] },
-  { files: ['runtime/**/*.ts', 'media/**/*.ts', 'server/service/**/*.ts'], paths: [VSCODE, ...LSP] },
+  { files: ['client/**/*.ts'], paths: [YAML_PARSE] },
+  { files: ['server/**/*.ts'], paths: [VSCODE, YAML_PARSE] },
+  { files: ['runtime/**/*.ts', 'media/**/*.ts', 'server/service/**/*.ts'], paths: [VSCODE, ...LSP, YAML_PARSE] },
+  { files: ['runtime/config/load/yaml-document.ts'], paths: [VSCODE, ...LSP] },
 ];
 
 export default tseslint.config(

@@ -7,8 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { execFile } from 'node:child_process';
 import * as vscode from 'vscode';
-import { parseDocument, isScalar } from 'yaml';
+import { isScalar } from 'yaml';
 import { looksLikeTrinityConfig } from '../runtime/config/detect';
+import { parseYamlDocument } from '../runtime/config/load/yaml-document';
 import { copyExample, listExamples } from './example-copies';
 import { LANGUAGE_ID } from './language-client';
 import { findNode } from './runs/node-path';
@@ -186,7 +187,7 @@ export async function createSmallModel(
 export async function writeModelPath(configUri: vscode.Uri, key: string, modelDir: string): Promise<void> {
   const doc = await vscode.workspace.openTextDocument(configUri);
   const text = doc.getText();
-  const yaml = parseDocument(text, { keepSourceTokens: true });
+  const yaml = parseYamlDocument(text, { keepSourceTokens: true });
   const rel = path.relative(path.dirname(configUri.fsPath), modelDir) || '.';
   const node = yaml.getIn(yamlPathOf(key), true);
   const edit = new vscode.WorkspaceEdit();

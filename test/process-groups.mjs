@@ -3,8 +3,8 @@
 // run in one process instead, each in a suite named by its path (so its top-level hooks stay its own).
 // A file runs alone when it changes what the whole process shares: the environment, the working directory, tfjs's
 // flags, kernels, the BLAS threads, the runtime's registries (a workflow, a reward, a plugin folder), mocked timers or
-// methods, process listeners, V8's flags, or it measures the process's memory. So do the e2e files (each holds a
-// code-server session and its Chromium) and the packaging test.
+// methods, process listeners, V8's flags, or it measures the process's memory (loading plugins registers their
+// workflows). So do the e2e files (each holds a code-server session and its Chromium) and the packaging test.
 // The tfjs backend is the process's too (runtime/engine/backend/init.ts initialises it once): a folder's files that
 // ask for one backend share a process apart from those that ask for another or none; one that leaves the choice to
 // initBackend ('auto'), or asks for two, runs alone.
@@ -25,7 +25,7 @@ const PROCESS_WIDE = new RegExp(
     /mock\.(timers|method)/,
     /process\.on\(/,
     /setFlagsFromString|memoryUsage/,
-    /\bregister(Workflow|Reward)\(|pluginDirs/,
+    /\bregister(Workflow|Reward)\(|pluginDirs|loadRuntimePlugins\(/,
   ]
     .map((r) => r.source)
     .join('|'),

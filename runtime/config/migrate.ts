@@ -3,7 +3,8 @@
  * restructure (replay buffer, per-taskset prompts), SFT warmup into `stages`, renamed registry names, and
  * defaults that changed under the user's feet (the experience buffer's storage type). Comments are kept.
  */
-import { isMap, isPair, isScalar, isSeq, parseDocument, Scalar, YAMLMap, type Document, type Pair } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, Scalar, YAMLMap, type Document, type Pair } from 'yaml';
+import { parseYamlDocument } from './load/yaml-document';
 import { releaseComment } from './load/load-config';
 import { atLeast, releaseIndex, type Release } from './releases';
 
@@ -26,7 +27,7 @@ export interface MigrationHost {
 type AnyMap = YAMLMap<unknown, unknown>;
 
 export function migrate(text: string, from: Release, to: Release, host: MigrationHost = {}): MigrationResult {
-  const doc = parseDocument(text, { version: '1.1', keepSourceTokens: true });
+  const doc = parseYamlDocument(text, { version: '1.1', keepSourceTokens: true });
   const changes: MigrationChange[] = [];
   const root = doc.contents;
   // Broken YAML is not migrated: the edit would have to guess, and the user is mid-edit anyway.
@@ -289,7 +290,7 @@ class Migrator {
     if (typeof path !== 'string' || path === '' || (isMap(inline) && inline.items.length > 0)) return;
     const text = this.host.readFile?.(path);
     if (text === undefined) return;
-    const sub = parseDocument(text, { version: '1.1' });
+    const sub = parseYamlDocument(text, { version: '1.1' });
     if (sub.errors.length || !isMap(sub.contents)) return;
     // Inside the main config, veRL's own `${a.b}` references are relative to `trainer.trainer_config`.
     rewriteReferences(sub.contents as AnyMap);

@@ -5,7 +5,8 @@
  * written as `${…}` is not known here and its default is used.
  */
 import { join } from 'node:path';
-import { isMap, parseDocument } from 'yaml';
+import { isMap } from 'yaml';
+import { parseYamlDocument } from '../../../runtime/config/load/yaml-document';
 import type { Role, StageInfo } from '../../../runtime/protocol';
 
 export interface TrinityJob {
@@ -22,7 +23,7 @@ type Plain = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v && !v.includes('${') ? v : undefined);
 
 export function readTrinityJob(configText: string, jobDir: string): TrinityJob {
-  const doc = parseDocument(configText);
+  const doc = parseYamlDocument(configText);
   const top = (isMap(doc.contents) ? (doc.toJS() as Plain) : {}) ?? {};
   const mode = str(top.mode) ?? 'both';
   const name = str(top.name) ?? 'rft';
@@ -57,7 +58,7 @@ export function readTrinityJob(configText: string, jobDir: string): TrinityJob {
  */
 export function configTextForResume(configText: string, resume: boolean): string | undefined {
   if (readTrinityJob(configText, '.').continueFromCheckpoint === resume) return undefined;
-  const doc = parseDocument(configText);
+  const doc = parseYamlDocument(configText);
   if (!isMap(doc.contents)) return undefined;
   doc.set('continue_from_checkpoint', resume);
   return doc.toString();

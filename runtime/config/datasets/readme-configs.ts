@@ -3,7 +3,7 @@
  * `huggingface-cli download --local-dir`): each subset's data_files per split and data_dir, and which one is chosen.
  */
 import * as nodePath from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYamlDocument } from '../load/yaml-document';
 import { isPlainObject } from './json-records';
 import { readSmallText, SMALL_META_FILE_MAX } from './small-files';
 
@@ -22,7 +22,9 @@ export async function readReadmeConfigs(dir: string): Promise<MetaConfig[] | nul
   if (!m) return null;
   let data: unknown;
   try {
-    data = parseYaml(m[1]);
+    const doc = parseYamlDocument(m[1]);
+    if (doc.errors.length) return null;
+    data = doc.toJS();
   } catch {
     return null;
   }

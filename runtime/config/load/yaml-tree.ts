@@ -3,10 +3,11 @@
  * Parsed as YAML 1.1 with OmegaConf's float rule (`1e-5` is a float), like Trinity's loader. Aliases and `<<` merge
  * keys are expanded here, under a node budget, so that an alias bomb is refused quickly instead of hanging.
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq } from 'yaml';
 import type { Scalar } from 'yaml';
 import type { Alias, Node as YamlNode, Document } from 'yaml';
 import type { Range } from '../diagnostics';
+import { MAX_NESTING, parseYamlDocument, TOO_DEEP_MESSAGE } from './yaml-document';
 
 export type { Range };
 
@@ -59,7 +60,6 @@ export interface ParsedSource {
 
 /** The most nodes alias expansion may produce; real configs have a few thousand. */
 export const NODE_BUDGET = 200_000;
-const MAX_DEPTH = 500;
 
 class BudgetExceeded extends Error {
   constructor(readonly why: 'nodes' | 'depth') {
@@ -72,7 +72,7 @@ export function parseSource(text: string): ParsedSource {
   const problems: SourceProblem[] = [];
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, {
+    doc = parseYamlDocument(text, {
       version: '1.1',
       uniqueKeys: true,
       merge: true,
@@ -85,7 +85,8 @@ export function parseSource(text: string): ParsedSource {
   }
   for (const err of doc.errors) {
     const [start, end] = err.pos;
-    const kind = err.code === 'DUPLICATE_KEY' ? 'duplicate-key' : 'syntax';
+    const kind =
+      err.code === 'DUPLICATE_KEY' ? 'duplicate-key' : err.code === 'RESOURCE_EXHAUSTION' ? 'alias-budget' : 'syntax';
     problems.push({ kind, message: firstLine(err.message), range: [start, Math.max(end, start + 1)] });
   }
   const contents = doc.contents as YamlNode | null;
@@ -100,7 +101,7 @@ export function parseSource(text: string): ParsedSource {
       kind: 'alias-budget',
       message:
         e.why === 'depth'
-          ? `YAML nests deeper than ${MAX_DEPTH} levels; refusing to load.`
+          ? TOO_DEEP_MESSAGE
           : `YAML aliases expand to more than ${NODE_BUDGET} nodes; refusing to load (an alias bomb?).`,
       range: rangeOf(contents, text),
     });
@@ -129,7 +130,7 @@ class Walker {
 
   node(n: YamlNode, depth: number): YNode {
     if (++this.count > NODE_BUDGET) throw new BudgetExceeded('nodes');
-    if (depth > MAX_DEPTH) throw new BudgetExceeded('depth');
+    if (depth > MAX_NESTING) throw new BudgetExceeded('depth');
     if (isAlias(n)) {
       const target = this.anchorTarget(n);
       if (!target || this.resolving.has(target)) {

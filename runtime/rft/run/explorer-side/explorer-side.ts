@@ -140,7 +140,9 @@ export class ExplorerSide {
       const flag = spec.stopFlag;
       if (flag) {
         rollout.stopping = () => flagSet(flag);
-        rollout.pause = decodePause();
+        // A service yields at every decode step: its SIGTERM then refuses the requests still queued within a step,
+        // where a run's explorer yields every 100 ms and lets a loaded machine's short requests finish meanwhile.
+        rollout.pause = decodePause(work === 'serve' ? 0 : undefined);
       }
       if (work !== 'serve') {
         const trainSets = work === 'explore' ? await tasksOf(cfg, spec.configDir, 'train') : [];
