@@ -78,7 +78,7 @@ describe('plugin workflowReads declarations (language server)', () => {
     assert.equal(flagged.length, 1, codes(ds).join('\n'));
     assert.match(
       flagged[0].message,
-      /`step_wise_lake` does not read `workflow_args\.max_step`.*Did you mean `max_steps`\? It reads `max_steps` \(declared in plugins\/step-wise-lake\.mjs\)/,
+      /`step_wise_lake` does not read `workflow_args\.max_step`: its plugin declares what it reads \(`workflowReads` in plugins\/step-wise-lake\.mjs\), and not this\. Did you mean `max_steps`\? It reads `max_steps` \(declared in plugins\/step-wise-lake\.mjs\)/,
     );
     const lines = withArgs.split('\n');
     const argLine = lines.findIndex((l) => l.includes('max_step: 3'));

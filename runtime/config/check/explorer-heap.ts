@@ -4,34 +4,30 @@
  * (local-memory/generation-bytes.ts), in the worker thread's heap when the explorer has one, else in the heap the
  * trainer's weights and optimizer state also hold. Only where the host says runs go to the local runtime.
  */
-import { rolesOf } from '../model/choices';
 import type { ConfigPath } from '../config-path';
 import type { KeyFix } from '../diagnostics';
 import { lineColumn } from '../load/load-config';
-import { explorerInOwnThread } from '../local-memory/explorer-thread';
 import { generationBytes, GENERATION_ESTIMATE_ERROR, weightBytes } from '../local-memory/generation-bytes';
-import { HEAP_PER_COUNTED_BYTE, INITIAL_HEAP_BYTES, WASM_HEAP_BYTES } from '../local-memory/trainer-pass-bytes';
+import {
+  HEAP_PER_COUNTED_BYTE,
+  INITIAL_HEAP_BYTES,
+  trainerIdleBytes,
+  WASM_HEAP_BYTES,
+} from '../local-memory/trainer-pass-bytes';
 import type { CheckContext } from './check-context';
-import { heldModels, localModelShape, longestRow, nearLimit, WARN_ABOVE } from './local-run-inputs';
+import {
+  explorerSharesThread,
+  heldModels,
+  localModelShape,
+  longestRow,
+  nearLimit,
+  usesLora,
+  WARN_ABOVE,
+} from './local-run-inputs';
 import type { ModelShape } from '../gpu-memory/model-shape';
 
 /** Trinity's default `explorer.runner_per_model`. */
 const DEFAULT_RUNNERS = 8;
-
-/** Whether a `both` / `colocate` run's explorer runs in the trainer's thread (and wasm heap). */
-export function explorerSharesThread(ctx: CheckContext): boolean {
-  const mode = String(ctx.get('mode') ?? 'both');
-  if (!rolesOf(mode).trainer || !rolesOf(mode).explorer) return false;
-  return !explorerInOwnThread(
-    {
-      mode,
-      sync_offset: Number(ctx.get('synchronizer.sync_offset') ?? 0),
-      sync_interval: Number(ctx.get('synchronizer.sync_interval') ?? 1),
-      sync_style: String(ctx.get('synchronizer.sync_style') ?? 'fixed'),
-    },
-    ctx.host.env?.TRINITY_WORKBENCH_EXPLORER_THREAD,
-  );
-}
 
 export function checkExplorerHeap(ctx: CheckContext): void {
   const mode = String(ctx.get('mode') ?? 'both');
@@ -98,11 +94,13 @@ export function checkExplorerHeap(ctx: CheckContext): void {
   else ctx.report('TRN326', `${what} ${nearLimit('the explorer')}${todo}`, at, { fixes });
 }
 
-/** What the trainer keeps in a shared heap between its steps: weights and AdamW's moments (or LoRA's frozen base), a critic's, a reference model (the most only). */
+/** What the trainer keeps in the heap it shares with the explorer: the reference model counts in the most only. */
 function trainerHeld(ctx: CheckContext, shape: ModelShape): { low: number; high: number } | undefined {
   const held = heldModels(ctx, shape);
   if (!held) return undefined;
-  const lora = Array.isArray(ctx.get('model.lora_configs')) && (ctx.get('model.lora_configs') as unknown[]).length > 0;
-  const base = (lora ? 1 : 3) * weightBytes(shape) + 12 * (held.criticParams ?? 0);
-  return { low: base, high: base + (held.reference ? weightBytes(shape) : 0) };
+  const frozenBase = usesLora(ctx);
+  return {
+    low: trainerIdleBytes(shape, { ...held, frozenBase, reference: false }),
+    high: trainerIdleBytes(shape, { ...held, frozenBase }),
+  };
 }

@@ -1,9 +1,11 @@
 /**
  * What the checks of a local run's wasm heaps (trainer-heap.ts, explorer-heap.ts) read from a config: the model's
- * shape from its own config.json, the longest row the explorer can produce, and the models the trainer holds beside
- * the actor.
+ * shape from its own config.json, the longest row the explorer can produce, the models the trainer holds beside
+ * the actor (and whether it trains LoRA adapters), and whether the explorer shares the trainer's thread.
  */
 import { algorithmTypeAt, needsReference } from '../model/algorithms';
+import { rolesOf } from '../model/choices';
+import { explorerInOwnThread } from '../local-memory/explorer-thread';
 import type { ConfigPath } from '../config-path';
 import type { CheckContext } from './check-context';
 import { causalLmParams, shapeFromHfConfig, type ModelShape } from '../gpu-memory/model-shape';
@@ -31,6 +33,27 @@ export interface RowLength {
   response?: number;
   /** The keys that set it, as `key` (line N) where written. */
   keys: ConfigPath[];
+}
+
+/** Whether the trainer trains LoRA adapters over a frozen base (`model.lora_configs`). */
+export function usesLora(ctx: CheckContext): boolean {
+  const configs = ctx.get('model.lora_configs');
+  return Array.isArray(configs) && configs.length > 0;
+}
+
+/** Whether a `both` / `colocate` run's explorer runs in the trainer's thread (and wasm heap). */
+export function explorerSharesThread(ctx: CheckContext): boolean {
+  const mode = String(ctx.get('mode') ?? 'both');
+  if (!rolesOf(mode).trainer || !rolesOf(mode).explorer) return false;
+  return !explorerInOwnThread(
+    {
+      mode,
+      sync_offset: Number(ctx.get('synchronizer.sync_offset') ?? 0),
+      sync_interval: Number(ctx.get('synchronizer.sync_interval') ?? 1),
+      sync_style: String(ctx.get('synchronizer.sync_style') ?? 'fixed'),
+    },
+    ctx.host.env?.TRINITY_WORKBENCH_EXPLORER_THREAD,
+  );
 }
 
 /**

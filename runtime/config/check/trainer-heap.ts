@@ -19,8 +19,15 @@ import {
 import type { CheckContext } from './check-context';
 import { causalLmParams } from '../gpu-memory/model-shape';
 import { algorithmTypeAt } from '../model/algorithms';
-import { heldModels, localModelShape, longestRow, nearLimit, WARN_ABOVE } from './local-run-inputs';
-import { explorerSharesThread } from './explorer-heap';
+import {
+  explorerSharesThread,
+  heldModels,
+  localModelShape,
+  longestRow,
+  nearLimit,
+  usesLora,
+  WARN_ABOVE,
+} from './local-run-inputs';
 
 /** veRL's actor micro-batch key, which the local trainer reads for its rows per pass (trainer-settings.ts). */
 export const MICRO_BATCH_KEY = 'trainer.trainer_config.actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu';
@@ -36,7 +43,7 @@ export function checkTrainerHeap(ctx: CheckContext): void {
   const dpo = ctx.get('algorithm.algorithm_type') === 'dpo';
   let rows = typeof micro === 'number' && micro > 0 ? Math.min(micro, batch) : batch;
   if (dpo && rows % 2 === 1) rows++; // DPO pairs stay together in one micro-batch (train-step.ts).
-  const lora = Array.isArray(ctx.get('model.lora_configs')) && (ctx.get('model.lora_configs') as unknown[]).length > 0;
+  const lora = usesLora(ctx);
   const held = heldModels(ctx, shape);
   if (!held) return;
   const pass: TrainerPass = {

@@ -6,6 +6,7 @@
 import { rolesOf } from '../model/choices';
 import { workflowArg, workflowArgProblem, workflowArgsSpec, type WorkflowArgsSpec } from '../model/workflow-args';
 import { closest, didYouMean } from '../suggest';
+import { DECLARATION_EXPORT } from '../environment/plugin-declarations';
 import type { CheckContext } from './check-context';
 import { tasksetPaths, workflowTypePath } from './tasksets';
 import { configPath, type ConfigPath, type TasksetPath } from '../config-path';
@@ -55,7 +56,7 @@ function checkArgs(
       if (!spec.readAt.includes(ctx.release)) continue;
       ctx.report(
         'TRN316',
-        `\`${workflow}\` does not read \`workflow_args.${key}\`: Trinity drops it without a word.${didYouMean(key, known)} It reads ${known.map((k) => `\`${k}\``).join(', ')} (${spec.source}).`,
+        `\`${workflow}\` does not read \`workflow_args.${key}\`: ${spec.declaredIn ? `its plugin declares what it reads (\`${DECLARATION_EXPORT}\` in ${spec.declaredIn}), and not this` : 'Trinity drops it without a word'}.${didYouMean(key, known)} It reads ${known.map((k) => `\`${k}\``).join(', ')} (${spec.source}).`,
         where,
         { candidates: known, suggestion: where === path ? closest(key, known) : undefined },
       );

@@ -108,6 +108,7 @@ export function declarationSpec(workflow: string, d: WorkflowDeclaration, shown:
   return {
     workflows: [workflow],
     source,
+    declaredIn: shown,
     readAt: RELEASES,
     args: d.workflowArgs.map((a) => ({
       ...a,

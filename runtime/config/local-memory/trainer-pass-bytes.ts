@@ -91,6 +91,25 @@ const REFERENCE_BYTES_PER_PARAM = 4;
 /** What PPO's critic holds while the actor trains: its weights and AdamW's two moments (its own update peaks as the actor's). */
 const CRITIC_IDLE_BYTES_PER_PARAM = 12;
 
+/** What the trainer keeps of its own model between steps: the weights and AdamW's two moments (its gradients are freed). */
+const IDLE_BYTES_PER_PARAM = 12;
+
+/**
+ * What the trainer holds between its steps, when an explorer generates beside it in the same heap: its model's weights
+ * and AdamW's moments (LoRA: the frozen base alone), an idle critic's, and the reference model's where it may hold it.
+ */
+export function trainerIdleBytes(
+  shape: ModelShape,
+  held: Pick<TrainerPass, 'frozenBase' | 'reference' | 'criticParams'>,
+): number {
+  const params = causalLmParams(shape);
+  return (
+    (held.frozenBase ? 4 : IDLE_BYTES_PER_PARAM) * params +
+    CRITIC_IDLE_BYTES_PER_PARAM * (held.criticParams ?? 0) +
+    (held.reference ? REFERENCE_BYTES_PER_PARAM * params : 0)
+  );
+}
+
 export interface TrainerPass {
   /** Rows differentiated at once: the micro-batch. */
   rows: number;

@@ -43,6 +43,8 @@ export interface WorkflowArgsSpec {
   rowKeys?: readonly RowKeySpec[];
   /** Whether the constructor asserts `explorer.rollout_model.enable_history` (a step-wise base class). */
   needsHistory?: string;
+  /** A local plugin's declaration (its file as shown), not Trinity's source. */
+  declaredIn?: string;
 }
 
 const FROZEN_LAKE: WorkflowArgsSpec = {
