@@ -176,7 +176,8 @@ const stopButton = () => page.locator('.editor-actions .action-label.codicon-deb
 
 /**
  * Presses the title's Stop until the run says stopping (the run's status bar item spins the other way) or has ended
- * (the title offers Run again): a click while the title bar re-renders (a theme switch, a new editor) can be lost.
+ * (the title offers Run again): a click while the title bar re-renders (a theme switch, a new editor) can be lost, and
+ * on CI's two cores, with the run training on both, the extension host has answered a command seconds late.
  */
 async function pressStop(): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -188,13 +189,19 @@ async function pressStop(): Promise<void> {
           0 ||
         ((await stopButton().count()) === 0 && (await runButton().count()) > 0) ||
         undefined,
-      3000,
+      8000,
     ).then(
       () => true,
       () => false,
     );
     if (took) return;
-    if (attempt === 3) assert.fail('Stop did not take after 3 presses');
+    if (attempt === 3) {
+      const bar = await page.locator('.statusbar-item').allTextContents();
+      const toasts = await page.locator('.notification-toast').allTextContents();
+      assert.fail(
+        `Stop did not take after 3 presses; status bar: ${bar.filter((t) => t.trim()).join(' | ')}; notifications: ${toasts.join(' | ')}`,
+      );
+    }
   }
 }
 
