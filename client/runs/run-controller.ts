@@ -271,6 +271,7 @@ export class RunController implements vscode.Disposable {
       cliPath: this.context.asAbsolutePath(path.join('dist', 'cli.js')),
       extraArgs: [
         ...(settings.backend && settings.backend !== 'auto' ? ['--backend', settings.backend] : []),
+        ...(settings.runNice > 0 ? ['--nice', String(settings.runNice)] : []),
         ...(spec.extraArgs ?? []),
       ],
     });

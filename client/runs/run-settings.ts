@@ -9,6 +9,8 @@ export interface RunSettings {
   rayAddress: string;
   backend: string;
   stopGraceMs: number;
+  /** The nice value a local run starts at (0: the editor's own priority). */
+  runNice: number;
   pluginDirs: string[];
   showProgressNotification: boolean;
 }
@@ -23,6 +25,7 @@ export function runSettings(scope?: vscode.Uri): RunSettings {
     rayAddress: c.get<string>('rayAddress', ''),
     backend: c.get<string>('backend', 'auto'),
     stopGraceMs: Math.max(0, c.get<number>('stopGracePeriodSeconds', 10)) * 1000,
+    runNice: Math.min(19, Math.max(0, Math.round(c.get<number>('runNice', 10)))),
     pluginDirs: c.get<string[]>('pluginDirs', []),
     showProgressNotification: c.get<boolean>('showProgressNotification', true),
   };

@@ -5,6 +5,7 @@
  * a task, a turn: rft/stop-point.ts), giving that step up; a checkpoint being written is finished first. The run
  * ends "stopped" on its last complete checkpoint. A second signal exits at once.
  */
+import { getPriority, setPriority } from 'node:os';
 import { lastValue, parseArgs, UsageError, type ParsedArgs } from './args';
 import { initBackend, isBackendName, type BackendPreference } from '../engine/backend';
 import type { RuntimeEvent } from '../protocol';
@@ -24,6 +25,9 @@ Options:
                        continue from the job's last checkpoint even when the config sets
                        continue_from_checkpoint: false (what the editor's Resume does)
   --download           fetch a model_path hub id that is not in the Hugging Face cache (HF_ENDPOINT, HF_TOKEN)
+  --nice N             run at nice value N (0–19): the threads the run starts (its BLAS threads, the explorer's
+                       worker) take it too, so an editor or a shell stays responsive beside a run that uses every
+                       core (the editor passes trinityWorkbench.runNice, 10 by default)
   --plugin-dir DIR     load JavaScript workflows and reward functions from DIR (repeatable; also
                        $TRINITY_PLUGIN_DIRS, colon-separated): each .js/.mjs file may export \`workflows\` and
                        \`rewards\` maps. Plugins run with your permissions: only use directories you trust.
@@ -38,7 +42,7 @@ export async function runRun(argv: string[]): Promise<number> {
   let args: ParsedArgs;
   try {
     args = parseArgs(argv, {
-      values: ['--config', '--events', '--backend', '--seed', '--plugin-dir'],
+      values: ['--config', '--events', '--backend', '--seed', '--plugin-dir', '--nice'],
       switches: ['--help', '--download', '--continue-from-checkpoint'],
     });
     if (args.switches.has('--help')) {
@@ -54,6 +58,9 @@ export async function runRun(argv: string[]): Promise<number> {
     const seed = lastValue(args, '--seed');
     if (seed !== undefined && !Number.isInteger(Number(seed)))
       throw new UsageError(`--seed must be an integer, got ${seed}`);
+    const nice = lastValue(args, '--nice');
+    if (nice !== undefined && !(Number.isInteger(Number(nice)) && Number(nice) >= 0 && Number(nice) <= 19))
+      throw new UsageError(`--nice must be an integer from 0 to 19, got ${nice}`);
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`run: ${e.message}\n${USAGE}\n`);
@@ -82,6 +89,9 @@ export async function runRun(argv: string[]): Promise<number> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  const nice = lastValue(args, '--nice');
+  // Before the backend starts its threads: on Linux a priority is a thread's, and a new thread takes its creator's.
+  if (nice !== undefined) lowerPriority(Number(nice));
 
   let backendName: string;
   let backendLine: string | undefined;
@@ -186,4 +196,18 @@ function printSummary(r: JobResult): void {
   );
   for (const s of r.stages)
     if (s.result.lastCheckpoint) process.stdout.write(`${s.name}: last checkpoint ${s.result.lastCheckpoint}\n`);
+}
+
+/**
+ * This thread's nice value raised to `nice` (never lowered: that needs privileges). Said on stderr where it fails: the
+ * event stream opens with the `run` event.
+ */
+function lowerPriority(nice: number): void {
+  try {
+    if (getPriority() < nice) setPriority(nice);
+  } catch (e) {
+    process.stderr.write(
+      `run: --nice ${nice} could not be set (${(e as Error).message}); the run goes on at its own\n`,
+    );
+  }
 }

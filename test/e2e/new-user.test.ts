@@ -315,6 +315,9 @@ async function newUserPath(): Promise<void> {
     () => (record()?.status === 'running' && record()!.pid !== first.pid ? record() : undefined),
     90_000,
   );
+  // Below the editor's priority (trinityWorkbench.runNice, 10 unless set): /proc/<pid>/stat's field 19.
+  const stat = readFileSync(`/proc/${second.pid}/stat`, 'utf8');
+  assert.equal(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]), 10, 'the run starts at nice 10');
   await stopButton().waitFor({ timeout: 1000 + 5000 });
   await page.click('.activitybar .action-item a[aria-label^="Trinity"]');
   await runsRowShows(/running/, 10_000);

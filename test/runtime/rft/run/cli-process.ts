@@ -13,6 +13,7 @@ export interface Exit {
 }
 
 export interface Running {
+  pid: number;
   events: RuntimeEvent[];
   /**
    * What the run said: its stderr, then its `log` events and a failed `done` event's error as the CLI prints them
@@ -27,8 +28,9 @@ export interface Running {
 
 const children = new Set<ChildProcess>();
 
-export function start(config: string, env: Record<string, string> = {}, cwd?: string): Running {
-  const child = spawn(process.execPath, [CLI, 'run', '--config', config, '--events', 'jsonl', '--backend', 'wasm'], {
+export function start(config: string, env: Record<string, string> = {}, cwd?: string, args: string[] = []): Running {
+  const argv = [CLI, 'run', '--config', config, '--events', 'jsonl', '--backend', 'wasm', ...args];
+  const child = spawn(process.execPath, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],
     // In the config's folder unless told otherwise, as the editor starts it: relative paths are taken from the run's
     // working directory.
@@ -61,6 +63,7 @@ export function start(config: string, env: Record<string, string> = {}, cwd?: st
     }),
   );
   return {
+    pid: child.pid!,
     events,
     stderr: () =>
       err +

@@ -824,13 +824,15 @@ describe('serve mode as a process', () => {
     );
     const { code, at } = await run.exit;
     await Promise.all(asked);
-    const sampledAfter = answers.filter((a) => a.status === 200 && a.at > sent).length;
+    const answeredAfter = answers.filter((a) => a.status === 200 && a.at > sent).length;
     const seen = `exit ${at - sent} ms after SIGTERM; status@ms ${answers.map((a) => `${a.status}@${a.at - sent}`).join(' ')}`;
-    // The request being sampled when the signal came is answered; at most one more had passed its stop point.
-    assert.ok(sampledAfter <= 2, `${sampledAfter} of ${QUEUED} requests sampled after SIGTERM (${seen})`);
+    // What was sampled before the handler ran is answered: the request in progress, and on a loaded machine the few
+    // the service finished while the signal was on its way (a request here takes a millisecond or two), whose answers
+    // this side may read after it sent the signal. The queue behind them is refused, not sampled.
+    assert.ok(answeredAfter <= QUEUED / 4, `${answeredAfter} of ${QUEUED} requests answered after SIGTERM (${seen})`);
     assert.ok(
-      answers.some((a) => a.status === 503),
-      'the queued requests are refused: the service is shutting down',
+      answers.filter((a) => a.status === 503 || a.status === 0).length >= (QUEUED * 3) / 4 - 1,
+      `the queued requests are refused: the service is shutting down (${seen})`,
     );
     assert.equal(code, 130);
     assert.deepEqual(run.events[run.events.length - 1], { type: 'done', status: 'stopped' });

@@ -1,0 +1,76 @@
+/**
+ * `run --nice N` (what the editor starts a local run with: trinityWorkbench.runNice): the run's threads that do its
+ * work — the main thread, OpenBLAS's, the explorer's worker — run at nice N, read from /proc while it trains, so an
+ * editor beside a run that uses every core keeps the CPU it asks for. A value outside 0–19 is bad usage.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { after, test } from 'node:test';
+import { GRPO_STAGE, header, tinyJob, topLevel } from './helpers';
+import { killAll, start } from './cli-process';
+
+const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'cli.js');
+
+after(killAll);
+
+interface ThreadStat {
+  tid: number;
+  name: string;
+  nice: number;
+  /** utime + stime, in clock ticks. */
+  cpu: number;
+}
+
+/** Every thread of `pid` from /proc/<pid>/task/<tid>/stat (proc(5): nice is field 19, utime 14, stime 15). */
+function threads(pid: number): ThreadStat[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((t) => {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+    } catch {
+      return []; // the thread ended meanwhile
+    }
+    const close = stat.lastIndexOf(')');
+    const f = stat.slice(close + 2).split(' '); // f[0] is field 3
+    return [
+      {
+        tid: Number(t),
+        name: stat.slice(stat.indexOf('(') + 1, close),
+        nice: Number(f[16]),
+        cpu: Number(f[11]) + Number(f[12]),
+      },
+    ];
+  });
+}
+
+test('the main thread and the threads that do the work run at the nice value asked for', async () => {
+  const job = tinyJob(21);
+  const config = job.write(
+    'nice.yaml',
+    header(job, 'nice') +
+      topLevel(GRPO_STAGE)
+        .replace('total_steps: 4', 'total_steps: 400')
+        .replace('eval_interval: 2', 'eval_interval: 1000'),
+  );
+  const run = start(config, {}, undefined, ['--nice', '7']);
+  await run.waitFor((e) => e.type === 'metrics' && e.role === 'trainer' && e.step >= 3);
+  const seen = threads(run.pid);
+  run.kill('SIGTERM');
+  await run.exit;
+  const main = seen.find((t) => t.tid === run.pid);
+  assert.equal(main?.nice, 7, 'the main thread');
+  const total = seen.reduce((s, t) => s + t.cpu, 0);
+  const niced = seen.filter((t) => t.nice === 7).reduce((s, t) => s + t.cpu, 0);
+  const busiest = [...seen].sort((a, b) => b.cpu - a.cpu)[0];
+  assert.equal(busiest.nice, 7, `the busiest thread, ${busiest.name}`);
+  // Node's own helper threads start before the CLI's code runs and keep nice 0: they do little of the work.
+  assert.ok(niced >= 0.8 * total, `${niced} of ${total} ticks at nice 7: ${JSON.stringify(seen)}`);
+});
+
+test('a nice value outside 0–19 is refused as bad usage before any work', () => {
+  const r = spawnSync(process.execPath, [CLI, 'run', '--config', 'x.yaml', '--nice', '20'], { encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--nice must be an integer from 0 to 19, got 20/);
+});
