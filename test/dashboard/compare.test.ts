@@ -16,6 +16,7 @@ import {
   choose,
   controlValue,
   drawn,
+  postToPage,
   ROOT,
   serveDashboard,
   showTab,
@@ -53,7 +54,7 @@ async function open(state?: unknown): Promise<Page> {
 }
 
 async function post(page: Page, m: HostMessage | Record<string, unknown>): Promise<void> {
-  await page.evaluate((msg) => (globalThis as any).postMessage(msg, '*'), m);
+  await postToPage(page, m);
 }
 
 async function frames(page: Page): Promise<void> {

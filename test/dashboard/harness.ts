@@ -236,6 +236,23 @@ export async function drawn(page: Page): Promise<void> {
   });
 }
 
+/**
+ * Posts a host message to the page and returns once the page has handled it: a listener added after the webview's
+ * own runs after it in the same dispatch. A loaded machine may deliver a posted message after two animation frames,
+ * and `drawn` would then find nothing pending and return before the message arrived.
+ */
+export async function postToPage(page: Page, m: unknown): Promise<void> {
+  await page.evaluate(
+    (msg) =>
+      new Promise<void>((ok) => {
+        const g = globalThis as any;
+        g.addEventListener('message', () => ok(), { once: true });
+        g.postMessage(msg, '*');
+      }),
+    m,
+  );
+}
+
 /** The dashboard's real HTML and CSP (client/dashboard/html.ts) served on loopback, with the bundle beside it. */
 export async function serveDashboard(media = MEDIA): Promise<{ server: Server; origin: string }> {
   let origin = '';
@@ -389,7 +406,7 @@ export class DashboardPage {
   }
 
   async post(m: HostMessage | Record<string, unknown>): Promise<void> {
-    await this.page.evaluate((msg) => (globalThis as any).postMessage(msg, '*'), m);
+    await postToPage(this.page, m);
   }
 
   /** Waits until the webview has drawn everything it was sent (see `drawn`). */

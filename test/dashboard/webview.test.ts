@@ -17,6 +17,7 @@ import {
   choose,
   controlValue,
   drawn,
+  postToPage,
   ROOT,
   serveDashboard,
   showTab,
@@ -62,7 +63,7 @@ let page: Page;
 const problems: string[] = [];
 
 async function post(m: HostMessage | Record<string, unknown>): Promise<void> {
-  await page.evaluate((msg) => (globalThis as any).postMessage(msg, '*'), m);
+  await postToPage(page, m);
 }
 
 /** Waits two animation frames (the webview redraws once a frame). */
