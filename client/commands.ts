@@ -76,8 +76,8 @@ export function registerCommands(p: CommandParts): vscode.Disposable[] {
     'trinityWorkbench.showRuns': () => vscode.commands.executeCommand('trinityWorkbench.runs.focus'),
     'trinityWorkbench.refreshRuns': () => view.refresh(),
     'trinityWorkbench.showRunOutput': async (arg) => {
-      const run = await runFor(arg, () => true, 'Show the output of');
-      if (run) runs.showOutput(run.key);
+      const run = await runFor(arg, (r) => runs.hasOutput(r), 'Show the output of');
+      if (run) await runs.showOutput(run);
     },
     'trinityWorkbench.revealJobFolder': async (arg) => {
       const run = await runFor(arg, () => true, 'Reveal');

@@ -58,9 +58,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const setActiveContext = () => {
     const file = vscode.window.activeTextEditor?.document.uri.fsPath;
     setContext('trinityWorkbench.activeConfigRunning', file ? runs!.board.runOf(file)?.live === true : false);
+    const listed = runs!.board.list();
     setContext(
       'trinityWorkbench.anyRunLive',
-      runs!.board.list().some((r) => r.live),
+      listed.some((r) => r.live),
+    );
+    setContext(
+      'trinityWorkbench.anyRunOutput',
+      listed.some((r) => runs!.hasOutput(r)),
     );
   };
   context.subscriptions.push(

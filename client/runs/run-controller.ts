@@ -226,10 +226,33 @@ export class RunController implements vscode.Disposable {
     return true;
   }
 
-  showOutput(key: string): void {
-    const shown = this.channels.get(key);
-    shown?.lines.flush();
-    shown?.channel.show(true);
+  /**
+   * Whether this window has the run's output: it started the run since the window opened (a later run of the same
+   * job folder from a terminal is not the run the channel holds).
+   */
+  hasOutput(run: RunState): boolean {
+    return this.channels.has(run.key) && this.board.isOwn(run);
+  }
+
+  /** Shows the run's output channel; a run without one here (started elsewhere) is said so, with its dashboard. */
+  async showOutput(run: RunState): Promise<void> {
+    const shown = this.hasOutput(run) ? this.channels.get(run.key) : undefined;
+    if (shown) {
+      shown.lines.flush();
+      shown.channel.show(true);
+      return;
+    }
+    const where = run.holder
+      ? describeHolder(run.holder)
+      : run.pid !== undefined
+        ? `pid ${run.pid}`
+        : 'another window or a terminal';
+    const pick = await vscode.window.showInformationMessage(
+      `${runLabel(run)} (${where}) was not started in this window: its output went where it was started. Its metrics and rollouts are in its dashboard.`,
+      'Open Dashboard',
+    );
+    if (pick === 'Open Dashboard')
+      await vscode.commands.executeCommand('trinityWorkbench.openDashboard', { kind: 'run', run });
   }
 
   private disposeChannel(key: string): void {
@@ -339,7 +362,7 @@ export class RunController implements vscode.Disposable {
 
   /** A run seen live has ended (here or elsewhere): how, with its last numbers, and where to look. */
   private async reportEnd(run: RunState): Promise<void> {
-    const own = this.channels.has(run.key);
+    const own = this.hasOutput(run);
     const text = `Trinity: ${describeEnd(run, runLabel(run))}`;
     const actions = ['Open Dashboard', ...(own ? ['Show Output'] : [])];
     const pick = await (run.status === 'failed'
@@ -347,7 +370,7 @@ export class RunController implements vscode.Disposable {
       : run.status === 'finished'
         ? vscode.window.showInformationMessage(text, ...actions)
         : vscode.window.showWarningMessage(text, ...actions));
-    if (pick === 'Show Output') this.showOutput(run.key);
+    if (pick === 'Show Output') await this.showOutput(run);
     if (pick === 'Open Dashboard')
       await vscode.commands.executeCommand('trinityWorkbench.openDashboard', { kind: 'run', run });
   }

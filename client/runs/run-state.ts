@@ -157,7 +157,10 @@ export function applyEnd(run: RunState, end: RunEnd): void {
   if (end.error) run.error = end.error;
 }
 
-/** `grpo step 37/250 · reward 0.41`: the status bar's and the Runs view's one-line summary. */
+/**
+ * A run's numbers: `grpo step 37/250 · reward 0.41`. Of a run that ended without finishing, the step is the last one
+ * done, and is said so (`grpo 62/80 steps done`): it failed, or was stopped, in the step after it.
+ */
 export function describeProgress(run: RunState): string {
   const role: Role | undefined = run.progress.trainer
     ? 'trainer'
@@ -170,7 +173,10 @@ export function describeProgress(run: RunState): string {
   const name = run.stage?.name ?? run.stages[0]?.name;
   if (role) {
     const p = run.progress[role]!;
-    parts.push(`${name ? `${name} ` : ''}step ${p.step}${p.total ? `/${p.total}` : ''}`);
+    const prefix = name ? `${name} ` : '';
+    const of = `${p.step}${p.total ? `/${p.total}` : ''}`;
+    const cutShort = !run.live && run.status !== 'finished' && !(p.total && p.step >= p.total);
+    parts.push(cutShort ? `${prefix}${of} steps done` : `${prefix}step ${of}`);
   } else if (name) parts.push(name);
   if (run.reward !== undefined) parts.push(`reward ${formatNumber(run.reward)}`);
   else if (run.loss !== undefined) parts.push(`loss ${formatNumber(run.loss)}`);

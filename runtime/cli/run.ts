@@ -5,6 +5,7 @@
  * a task, a turn: rft/stop-point.ts), giving that step up; a checkpoint being written is finished first. The run
  * ends "stopped" on its last complete checkpoint. A second signal exits at once.
  */
+import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { lastValue, parseArgs, UsageError, type ParsedArgs } from './args';
 import { initBackend, isBackendName, type BackendPreference } from '../engine/backend';
@@ -25,9 +26,9 @@ Options:
                        continue from the job's last checkpoint even when the config sets
                        continue_from_checkpoint: false (what the editor's Resume does)
   --download           fetch a model_path hub id that is not in the Hugging Face cache (HF_ENDPOINT, HF_TOKEN)
-  --nice N             run at nice value N (0–19): the threads the run starts (its BLAS threads, the explorer's
-                       worker) take it too, so an editor or a shell stays responsive beside a run that uses every
-                       core (the editor passes trinityWorkbench.runNice, 10 by default)
+  --nice N             run at nice value N (0–19), every thread of it (its BLAS threads, the explorer's worker),
+                       so an editor or a shell stays responsive beside a run that uses every core (the editor
+                       passes trinityWorkbench.runNice, 10 by default)
   --plugin-dir DIR     load JavaScript workflows and reward functions from DIR (repeatable; also
                        $TRINITY_PLUGIN_DIRS, colon-separated): each .js/.mjs file may export \`workflows\` and
                        \`rewards\` maps. Plugins run with your permissions: only use directories you trust.
@@ -199,15 +200,32 @@ function printSummary(r: JobResult): void {
 }
 
 /**
- * This thread's nice value raised to `nice` (never lowered: that needs privileges). Said on stderr where it fails: the
- * event stream opens with the `run` event.
+ * The process's nice value raised to `nice` (never lowered: that needs privileges). Linux keeps one per thread, and
+ * a new thread takes its creator's: every thread now running is raised (Node's helper threads start before this code
+ * runs), and the threads the run starts later take it from them. Said on stderr where it fails: the event stream
+ * opens with the `run` event.
  */
 function lowerPriority(nice: number): void {
+  for (const tid of threadIds()) {
+    try {
+      if (getPriority(tid) < nice) setPriority(tid, nice);
+    } catch (e) {
+      // A helper thread may have ended since the listing; the main thread's failure is the process's.
+      if (tid === 0 || tid === process.pid)
+        process.stderr.write(
+          `run: --nice ${nice} could not be set (${(e as Error).message}); the run goes on at its own\n`,
+        );
+    }
+  }
+}
+
+/** This process's threads (Linux's /proc/self/task); elsewhere 0, the calling thread, which sets the whole process. */
+function threadIds(): number[] {
   try {
-    if (getPriority() < nice) setPriority(nice);
-  } catch (e) {
-    process.stderr.write(
-      `run: --nice ${nice} could not be set (${(e as Error).message}); the run goes on at its own\n`,
-    );
+    const tids = readdirSync('/proc/self/task').map(Number).filter(Number.isInteger);
+    // The main thread first: its failure is the one reported.
+    return [process.pid, ...tids.filter((t) => t !== process.pid)];
+  } catch {
+    return [0];
   }
 }

@@ -24,7 +24,7 @@ import { RunBoard } from '../../client/runs/run-board';
 import { RunManager } from '../../client/runs/run-manager';
 import { describeHolder, runStatusText, type RunState } from '../../client/runs/run-state';
 import { stopElsewhere } from '../../client/runs/stop-elsewhere';
-import { GRPO_STAGE, header, tinyJob, topLevel } from '../runtime/rft/run/helpers';
+import { grpoConfig, tinyJob } from '../runtime/rft/run/helpers';
 import { alive } from '../helpers/process';
 import { spawnLockHolder } from '../helpers/lock-holder';
 
@@ -176,13 +176,7 @@ describe('run state in the editor', () => {
 
   test('a run started in a terminal: live on the board within 2 s with its own step, then ended with its numbers', async () => {
     const job = tinyJob(32);
-    const config = job.write(
-      'term.yaml',
-      header(job, 'term') +
-        topLevel(GRPO_STAGE)
-          .replace('total_steps: 4', 'total_steps: 6')
-          .replace('eval_interval: 2', 'eval_interval: 100'),
-    );
+    const config = grpoConfig(job, 'term', 6);
     const jobDir = join(job.dir, 'checkpoints', 'tests', 'term');
     // A previous run of the same job folder, stopped at step 61 with its own numbers.
     mkdirSync(join(jobDir, 'state'), { recursive: true });
@@ -247,13 +241,7 @@ describe('run state in the editor', () => {
 
   test("a real run's output: each message once, no backend probing lines", async () => {
     const job = tinyJob(33);
-    const config = job.write(
-      'once.yaml',
-      header(job, 'once') +
-        topLevel(GRPO_STAGE)
-          .replace('total_steps: 4', 'total_steps: 1')
-          .replace('eval_interval: 2', 'eval_interval: 100'),
-    );
+    const config = grpoConfig(job, 'once', 1);
     const { runs, lines } = manager();
     // auto: the runtime tries the backends this machine lacks before the one that runs.
     const run = await runs.start(
@@ -466,13 +454,7 @@ describe('the job lock on the run board', () => {
 
   test('a run the runtime refuses (another window holds the job) is no failed run: the board shows the holder', async () => {
     const job = tinyJob(37);
-    const config = job.write(
-      'shared.yaml',
-      header(job, 'shared') +
-        topLevel(GRPO_STAGE)
-          .replace('total_steps: 4', 'total_steps: 200')
-          .replace('eval_interval: 2', 'eval_interval: 100'),
-    );
+    const config = grpoConfig(job, 'shared', 200);
     const jobDir = join(job.dir, 'checkpoints', 'tests', 'shared');
     const launcher = new LocalLauncher({ nodePath: process.execPath, cliPath: CLI, extraArgs: ['--backend', 'wasm'] });
     // Another window's run.

@@ -353,7 +353,7 @@ async function newUserPath(): Promise<void> {
     60_000,
   );
   // The countdown dashboard, open since the first run, follows the job: the terminal's run is its run now (it said
-  // "stopped · step 17/120" of this window's last run, and its curves stopped there).
+  // "stopped · 17/120 steps done" of this window's last run, and its curves stopped there).
   const followed = await until(
     'the open dashboard to follow the terminal run',
     async () => {

@@ -4,7 +4,8 @@
  * press Run in the editor title, create the missing model from the message that offers it, press Run again, watch
  * the status bar count steps and the Runs view list the run, press Stop and check that the runtime's process is
  * gone within 5 s, then Resume it from the Runs view, watch reward points arrive in its dashboard, let it finish,
- * and reload the window: the dashboard comes back from disk. Screenshots go to test-results/.
+ * show its output from the palette, and reload the window: the dashboard comes back from disk, and the run's output,
+ * which the reloaded window does not have, is said to be elsewhere. Screenshots go to test-results/.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -236,6 +237,23 @@ async function runFromTheEditor(): Promise<void> {
   await row.click();
   await page.keyboard.press('ArrowRight');
   await vscode.screenshot('vscode-runs-6-finished');
+  // Show Run Output from the palette: this window ran it, so its channel comes up, down to the run's last line
+  // (Monaco draws spaces as no-break spaces: \s).
+  await command('Trinity: Show Run Output');
+  await until(
+    "the run's output",
+    async () => /run\sfinished/.test((await page.locator('.part.panel .view-lines').textContent()) ?? ''),
+    30_000,
+  ).catch(async (e: Error) => {
+    await vscode.screenshot('vscode-runs-output-failed');
+    const text = await page.locator('.part.panel .view-lines').allTextContents();
+    const channel = await page
+      .locator('.part.panel select.monaco-select-box')
+      .first()
+      .inputValue()
+      .catch(() => '?');
+    throw new Error(`${e.message}; channel ${channel}; the panel showed: ${text.join(' | ').slice(-600)}`);
+  });
 
   // Reloading the window restores the dashboard from disk, points and all.
   await command('Developer: Reload Window');
@@ -246,4 +264,24 @@ async function runFromTheEditor(): Promise<void> {
     90_000,
   );
   await vscode.screenshot('vscode-runs-7-dashboard-restored');
+
+  // The reloaded window did not start the run: Show Run Output on its row says where its output went, and offers
+  // the dashboard, instead of doing nothing.
+  const showOutput = page.locator('.monaco-menu .action-label', { hasText: 'Show Run Output' });
+  for (let attempt = 1; !(await showOutput.isVisible()); attempt++) {
+    if (attempt > 5) assert.fail("no Show Run Output in the run row's context menu after 5 right-clicks");
+    await page.keyboard.press('Escape');
+    await runRow(/finished/).click({ button: 'right' });
+    await showOutput.waitFor({ timeout: 3000 }).catch(() => undefined);
+  }
+  await showOutput.hover();
+  await page.keyboard.press('Enter');
+  const notHere = page.locator('.notification-toast', { hasText: 'was not started in this window' });
+  await notHere.waitFor({ timeout: 30_000 });
+  assert.match(
+    (await notHere.textContent()) ?? '',
+    /arithmetic \(pid \d+\) was not started in this window: .*its dashboard/,
+  );
+  await page.waitForTimeout(500); // the toast's fade-in
+  await vscode.screenshot('vscode-runs-8-output-elsewhere');
 }

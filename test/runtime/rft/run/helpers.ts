@@ -146,6 +146,17 @@ export function topLevel(stage: string): string {
     .join('\n');
 }
 
+/** `<name>.yaml` in the job: the GRPO stage at the top level for `steps` steps, evaluated only on startup. */
+export function grpoConfig(job: TinyJob, name: string, steps: number): string {
+  return job.write(
+    `${name}.yaml`,
+    header(job, name) +
+      topLevel(GRPO_STAGE)
+        .replace('total_steps: 4', `total_steps: ${steps}`)
+        .replace('eval_interval: 2', 'eval_interval: 100'),
+  );
+}
+
 const reEscape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** What a run writes on its disk, each of which a full disk may fail first. */

@@ -1,14 +1,14 @@
 /**
- * `run --nice N` (what the editor starts a local run with: trinityWorkbench.runNice): the run's threads that do its
- * work — the main thread, OpenBLAS's, the explorer's worker — run at nice N, read from /proc while it trains, so an
- * editor beside a run that uses every core keeps the CPU it asks for. A value outside 0–19 is bad usage.
+ * `run --nice N` (what the editor starts a local run with: trinityWorkbench.runNice): every thread of the run — the
+ * main thread, Node's helpers, OpenBLAS's, the explorer's worker — runs at nice N, read from /proc while it trains,
+ * so an editor beside a run that uses every core keeps the CPU it asks for. A value outside 0–19 is bad usage.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, test } from 'node:test';
-import { GRPO_STAGE, header, tinyJob, topLevel } from './helpers';
+import { grpoConfig, tinyJob } from './helpers';
 import { killAll, start } from './cli-process';
 
 const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'cli.js');
@@ -19,11 +19,9 @@ interface ThreadStat {
   tid: number;
   name: string;
   nice: number;
-  /** utime + stime, in clock ticks. */
-  cpu: number;
 }
 
-/** Every thread of `pid` from /proc/<pid>/task/<tid>/stat (proc(5): nice is field 19, utime 14, stime 15). */
+/** Every thread of `pid` from /proc/<pid>/task/<tid>/stat (proc(5): nice is field 19). */
 function threads(pid: number): ThreadStat[] {
   return readdirSync(`/proc/${pid}/task`).flatMap((t) => {
     let stat: string;
@@ -39,7 +37,6 @@ function threads(pid: number): ThreadStat[] {
         tid: Number(t),
         name: stat.slice(stat.indexOf('(') + 1, close),
         nice: Number(f[16]),
-        cpu: Number(f[11]) + Number(f[12]),
       },
     ];
   });
@@ -47,13 +44,7 @@ function threads(pid: number): ThreadStat[] {
 
 test('the main thread and the threads that do the work run at the nice value asked for', async () => {
   const job = tinyJob(21);
-  const config = job.write(
-    'nice.yaml',
-    header(job, 'nice') +
-      topLevel(GRPO_STAGE)
-        .replace('total_steps: 4', 'total_steps: 400')
-        .replace('eval_interval: 2', 'eval_interval: 1000'),
-  );
+  const config = grpoConfig(job, 'nice', 400);
   const run = start(config, {}, undefined, ['--nice', '7']);
   await run.waitFor((e) => e.type === 'metrics' && e.role === 'trainer' && e.step >= 3);
   const seen = threads(run.pid);
@@ -61,12 +52,13 @@ test('the main thread and the threads that do the work run at the nice value ask
   await run.exit;
   const main = seen.find((t) => t.tid === run.pid);
   assert.equal(main?.nice, 7, 'the main thread');
-  const total = seen.reduce((s, t) => s + t.cpu, 0);
-  const niced = seen.filter((t) => t.nice === 7).reduce((s, t) => s + t.cpu, 0);
-  const busiest = [...seen].sort((a, b) => b.cpu - a.cpu)[0];
-  assert.equal(busiest.nice, 7, `the busiest thread, ${busiest.name}`);
-  // Node's own helper threads start before the CLI's code runs and keep nice 0: they do little of the work.
-  assert.ok(niced >= 0.8 * total, `${niced} of ${total} ticks at nice 7: ${JSON.stringify(seen)}`);
+  // Node's own helper threads, started before the CLI's code runs, as well as those the run starts after it.
+  assert.ok(seen.length >= 4, `${seen.length} threads`);
+  assert.deepEqual(
+    seen.filter((t) => t.nice !== 7),
+    [],
+    'every thread at nice 7',
+  );
 });
 
 test('a nice value outside 0–19 is refused as bad usage before any work', () => {

@@ -13,19 +13,9 @@ import { after, before, describe, test } from 'node:test';
 import { initBackend } from '../../../../runtime/engine/backend';
 import { loadModel } from '../../../../runtime/engine/lm/checkpoint';
 import type { RunRecord, RuntimeEvent } from '../../../../runtime/protocol';
-import { GRPO_STAGE, header, saveTinyModel, sftStage, tinyJob, topLevel, type TinyJob } from './helpers';
+import { GRPO_STAGE, grpoConfig, header, saveTinyModel, sftStage, tinyJob, topLevel } from './helpers';
 import { killAll, start } from './cli-process';
 import { killPoint } from '../../../helpers/kill-point';
-
-function longGrpo(job: TinyJob, name: string, steps: number): string {
-  return job.write(
-    `${name}.yaml`,
-    header(job, name) +
-      topLevel(GRPO_STAGE)
-        .replace('total_steps: 4', `total_steps: ${steps}`)
-        .replace('eval_interval: 2', 'eval_interval: 100'),
-  );
-}
 
 const trainerSteps = (events: RuntimeEvent[]): number[] =>
   events.flatMap((e) => (e.type === 'metrics' && e.role === 'trainer' ? [e.step] : []));
@@ -79,7 +69,7 @@ const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length
 describe('stopping and resuming', () => {
   test('SIGTERM stops within 5 s, emits done: stopped, and leaves the last checkpoint loadable', async () => {
     const job = tinyJob(6);
-    const run = start(longGrpo(job, 'term', 200));
+    const run = start(grpoConfig(job, 'term', 200));
     await run.waitFor((e) => e.type === 'checkpoint');
     const sent = Date.now();
     run.kill('SIGTERM');
@@ -176,7 +166,7 @@ describe('stopping and resuming', () => {
 
   test('SIGKILL at a random point, then the same command, finishes every trainer step exactly once after the last checkpoint', async () => {
     const job = tinyJob(7);
-    const config = longGrpo(job, 'kill', 10);
+    const config = grpoConfig(job, 'kill', 10);
     const first = start(config);
     // Kill somewhere between the first checkpoint (step 2) and the end.
     const killAfter = killPoint('signals: SIGKILL the trainer', 3, 7);
