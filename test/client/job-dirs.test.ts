@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { findJobDirs, readJobDir, readJobRuns } from '../../client/runs/job-dirs';
-import { applyEvent, describeProgress, newRunState } from '../../client/runs/run-state';
+import { applyEnd, applyEvent, describeProgress, newRunState } from '../../client/runs/run-state';
 import { runTooltip } from '../../client/runs/run-tooltip';
 import { TensorBoardWriter } from '../../runtime/rft/monitor/tensorboard';
 import { runRecordPath, type RunRecord } from '../../runtime/protocol';
@@ -79,7 +79,8 @@ describe('job directories on disk', () => {
         ['grpo', 10],
       ],
     );
-    assert.equal(describeProgress(run), 'grpo step 7 · reward 0.375 · eval 0.5');
+    // Stopped: step 7 is the last one done (the run was stopped in the step after it).
+    assert.equal(describeProgress(run), 'grpo 7 steps done · reward 0.375 · eval 0.5');
     assert.equal(run.endedAt! - run.startedAt!, 5 * 60 * 1000);
   });
 
@@ -97,10 +98,11 @@ describe('job directories on disk', () => {
     live.stages = readJobDir(job).stages;
     for (const r of rows)
       applyEvent(live, { type: 'metrics', role: r.role, step: r.step, time: r.time, values: r.values });
+    applyEnd(live, { status: 'stopped' });
     const run = readJobDir(job);
     assert.deepEqual(run.evalAccuracy, { name: 'sums', value: 0.25 });
     assert.equal(describeProgress(run), describeProgress(live));
-    assert.match(describeProgress(run), /step 3 · reward 0.5 · eval 0.25$/);
+    assert.match(describeProgress(run), /3 steps done · reward 0.5 · eval 0.25$/);
   });
 
   test('a record that says running, of a process that is gone, is an interrupted run; of a live one, running', () => {

@@ -198,6 +198,8 @@ async function runFromTheEditor(): Promise<void> {
   await until('the run record to say stopped', () => record()?.status === 'stopped', 5000);
   await runRow(/stopped/).waitFor({ timeout: 30_000 });
   await page.waitForSelector('.editor-actions .action-label.codicon-play', { timeout: 10_000 });
+  // The CodeLens says so too (VS Code asks for lenses again a moment after they change).
+  await page.locator('.monaco-editor .codelens-decoration a', { hasText: /\bRun\b/ }).waitFor({ timeout: 10_000 });
   await vscode.screenshot('vscode-runs-4-stopped');
 
   // Resume from the Runs view's context menu; it finishes.
