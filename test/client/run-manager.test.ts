@@ -20,6 +20,7 @@ import { describeEnd, describeProgress } from '../../client/runs/run-state';
 import {
   fullDiskError,
   GRPO_STAGE,
+  grpoConfig,
   header,
   RUN_WRITES,
   tinyJob,
@@ -48,16 +49,6 @@ buffer:
 trainer:
   save_interval: 2
 `;
-
-function grpo(job: TinyJob, name: string, steps: number): string {
-  return job.write(
-    `${name}.yaml`,
-    header(job, name) +
-      topLevel(GRPO_STAGE)
-        .replace('total_steps: 4', `total_steps: ${steps}`)
-        .replace('eval_interval: 2', 'eval_interval: 100'),
-  );
-}
 
 function sft(job: TinyJob, name: string): string {
   return job.write(`${name}.yaml`, header(job, name) + SFT);
@@ -143,7 +134,7 @@ describe('run manager with the real runtime', () => {
     const { runs, lines } = manager();
     const changes: string[] = [];
     runs.onDidChange((r) => changes.push(r.status));
-    const run = await runs.start(launcher(), spec(job, grpo(job, 'whole', 4), 'whole'));
+    const run = await runs.start(launcher(), spec(job, grpoConfig(job, 'whole', 4), 'whole'));
     assert.ok(run.handle.pid && run.state.pid === run.handle.pid);
     const end = await run.handle.ended;
     assert.equal(end.status, 'finished', end.error);
@@ -177,7 +168,7 @@ describe('run manager with the real runtime', () => {
   test('Stop during generation: the runtime ends the step, says stopped, and its process is gone within 5 s', async () => {
     const job = tinyJob(22);
     const { runs } = manager();
-    const run = await runs.start(launcher(), spec(job, grpo(job, 'gen', 200), 'gen'));
+    const run = await runs.start(launcher(), spec(job, grpoConfig(job, 'gen', 200), 'gen'));
     // The run event comes before the explorer's first rollouts (eval on startup, then step 1's generation).
     await waitFor(run, (e) => e.type === 'run');
     const pid = run.handle.pid!;
@@ -217,7 +208,7 @@ describe('run manager with the real runtime', () => {
   test('a runtime that ignores SIGTERM is killed with its process group after the grace period; Resume continues from its checkpoint', async () => {
     const job = tinyJob(24);
     const { runs } = manager();
-    const config = grpo(job, 'deaf', 40);
+    const config = grpoConfig(job, 'deaf', 40);
     const deafSpec = spec(job, config, 'deaf', {
       env: { ...process.env, NODE_OPTIONS: `--require ${IGNORE_SIGTERM}` },
     });
@@ -274,7 +265,7 @@ describe('run manager with the real runtime', () => {
       const disk = smallTmpfs('6m');
       try {
         const job = tinyJob(27, disk.dir);
-        const config = grpo(job, 'full', 40);
+        const config = grpoConfig(job, 'full', 40);
         const { runs } = manager();
         const run = await runs.start(launcher(), spec(job, config, 'full'));
         await waitFor(run, (e) => e.type === 'progress' && e.role === 'trainer' && e.step >= 2);
@@ -295,9 +286,9 @@ describe('run manager with the real runtime', () => {
   test('two runs at once each get their own events; a second run into the same job directory is refused', async () => {
     const job = tinyJob(26);
     const { runs } = manager();
-    const a = await runs.start(launcher(), spec(job, grpo(job, 'a', 3), 'a'));
+    const a = await runs.start(launcher(), spec(job, grpoConfig(job, 'a', 3), 'a'));
     const b = await runs.start(launcher(), spec(job, sft(job, 'b'), 'b'));
-    await assert.rejects(runs.start(launcher(), spec(job, grpo(job, 'a', 3), 'a')), /already writing to/);
+    await assert.rejects(runs.start(launcher(), spec(job, grpoConfig(job, 'a', 3), 'a')), /already writing to/);
     assert.equal(runs.liveRuns().length, 2);
     const endA = await a.handle.ended;
     assert.equal(endA.status, 'finished', endA.error);
@@ -316,7 +307,10 @@ describe('run manager with the real runtime', () => {
     mkdirSync(plugins);
     writeFileSync(join(plugins, 'chatty.mjs'), 'console.log("hello from a plugin");\nexport const rewards = {};\n');
     const { runs, lines } = manager();
-    const run = await runs.start(launcher(), spec(job, grpo(job, 'chatty', 2), 'chatty', { pluginDirs: [plugins] }));
+    const run = await runs.start(
+      launcher(),
+      spec(job, grpoConfig(job, 'chatty', 2), 'chatty', { pluginDirs: [plugins] }),
+    );
     const end = await run.handle.ended;
     assert.equal(end.status, 'finished', end.error);
     const out = lines.get(run.state.jobDir) ?? [];
@@ -331,7 +325,10 @@ describe('run manager with the real runtime', () => {
     const job = tinyJob(28);
     const { runs } = manager();
     const bad = new LocalLauncher({ nodePath: join(job.dir, 'no-node'), cliPath: CLI });
-    await assert.rejects(runs.start(bad, spec(job, grpo(job, 'nonode', 2), 'nonode')), /trinityWorkbench\.nodePath/);
+    await assert.rejects(
+      runs.start(bad, spec(job, grpoConfig(job, 'nonode', 2), 'nonode')),
+      /trinityWorkbench\.nodePath/,
+    );
     assert.equal(runs.liveRuns().length, 0);
   });
 });
