@@ -175,13 +175,20 @@ export function describeProgress(run: RunState): string {
     const p = run.progress[role]!;
     const prefix = name ? `${name} ` : '';
     const of = `${p.step}${p.total ? `/${p.total}` : ''}`;
-    const cutShort = !run.live && run.status !== 'finished' && !(p.total && p.step >= p.total);
-    parts.push(cutShort ? `${prefix}${of} steps done` : `${prefix}step ${of}`);
+    parts.push(endedShortOf(run, p) ? `${prefix}${of} steps done` : `${prefix}step ${of}`);
   } else if (name) parts.push(name);
   if (run.reward !== undefined) parts.push(`reward ${formatNumber(run.reward)}`);
   else if (run.loss !== undefined) parts.push(`loss ${formatNumber(run.loss)}`);
   if (run.evalAccuracy) parts.push(`eval ${formatNumber(run.evalAccuracy.value)}`);
   return parts.join(' · ');
+}
+
+/**
+ * Whether a role's last step is one the run ended after without finishing (failed or stopped in the step after it,
+ * short of its total): then the step is said as steps done, not as the step in progress.
+ */
+export function endedShortOf(run: RunState, p: { step: number; total?: number }): boolean {
+  return !run.live && run.status !== 'finished' && !(p.total && p.step >= p.total);
 }
 
 /** The status bar's text for a live run: `$(sync~spin) grpo step 37/250 · reward 0.41`. */
@@ -206,7 +213,9 @@ export function describeEnd(run: RunState, label: string): string {
     (run.status === 'stopped' || run.status === 'interrupted') && last
       ? ` · global_step_${last.step} kept, Resume continues from it`
       : '';
-  const numbers = describeProgress(run);
+  // A run of one stage takes its stage's name from the config's `name`, which is often the label too: said once.
+  const progress = describeProgress(run);
+  const numbers = progress.startsWith(`${label} `) ? progress.slice(label.length + 1) : progress;
   return `${label} ${how}${numbers ? ` · ${numbers}` : ''}${kept}`;
 }
 

@@ -1,19 +1,23 @@
 /**
- * The Runs view's tooltip of a run, as Markdown: status, stage, each role's step, the latest numbers, the holder of
- * its job lock and its error. It says only what is known: a run read from disk names no stages (its one stage is
- * the job folder), so it gets no "Stage 1/1" line, and a stage whose mode is unknown gets no empty "()".
+ * The Runs view's tooltip of a run, as Markdown: status, stage, each role's step (steps done, for a run that ended
+ * short of its total), the latest numbers, the holder of its job lock and its error. It says only what is known: a
+ * run read from disk names no stages (its one stage is the job folder), so it gets no "Stage 1/1" line, and a stage
+ * whose mode is unknown gets no empty "()".
  */
 import { join } from 'node:path';
 import { jobLockPath } from '../../runtime/protocol';
-import { describeHolder, formatNumber, holderIsHere, runMode, type RunState } from './run-state';
+import { describeHolder, endedShortOf, formatNumber, holderIsHere, runMode, type RunState } from './run-state';
 
 /** `label` is the run's name in the view; `duration` its running time as the row shows it ('' when unknown). */
 export function runTooltip(run: RunState, label: string, duration: string): string {
   const lines = [`**${label}** — ${run.status}${run.runWith !== 'local' ? ` (${run.runWith})` : ''}`];
   const stage = describeStage(run);
   if (stage) lines.push(stage);
-  for (const [role, p] of Object.entries(run.progress))
-    lines.push(`${role}: step ${p.step}${p.total ? ` of ${p.total}` : ''}${p.detail ? ` — ${p.detail}` : ''}`);
+  for (const [role, p] of Object.entries(run.progress)) {
+    const of = `${p.step}${p.total ? ` of ${p.total}` : ''}`;
+    const steps = endedShortOf(run, p) ? `${of} steps done` : `step ${of}`;
+    lines.push(`${role}: ${steps}${p.detail ? ` — ${p.detail}` : ''}`);
+  }
   if (run.reward !== undefined) lines.push(`Latest reward: ${formatNumber(run.reward)}`);
   if (run.loss !== undefined) lines.push(`Latest loss: ${formatNumber(run.loss)}`);
   if (run.evalAccuracy) lines.push(`Eval accuracy (${run.evalAccuracy.name}): ${formatNumber(run.evalAccuracy.value)}`);

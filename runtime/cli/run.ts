@@ -41,6 +41,7 @@ export const EXIT_REFUSED = 75;
 
 export async function runRun(argv: string[]): Promise<number> {
   let args: ParsedArgs;
+  let nice: number | undefined;
   try {
     args = parseArgs(argv, {
       values: ['--config', '--events', '--backend', '--seed', '--plugin-dir', '--nice'],
@@ -59,9 +60,12 @@ export async function runRun(argv: string[]): Promise<number> {
     const seed = lastValue(args, '--seed');
     if (seed !== undefined && !Number.isInteger(Number(seed)))
       throw new UsageError(`--seed must be an integer, got ${seed}`);
-    const nice = lastValue(args, '--nice');
-    if (nice !== undefined && !(Number.isInteger(Number(nice)) && Number(nice) >= 0 && Number(nice) <= 19))
-      throw new UsageError(`--nice must be an integer from 0 to 19, got ${nice}`);
+    const niceArg = lastValue(args, '--nice');
+    if (niceArg !== undefined) {
+      nice = Number(niceArg);
+      if (!(Number.isInteger(nice) && nice >= 0 && nice <= 19))
+        throw new UsageError(`--nice must be an integer from 0 to 19, got ${niceArg}`);
+    }
   } catch (e) {
     if (e instanceof UsageError) {
       process.stderr.write(`run: ${e.message}\n${USAGE}\n`);
@@ -90,9 +94,8 @@ export async function runRun(argv: string[]): Promise<number> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  const nice = lastValue(args, '--nice');
   // Before the backend starts its threads: on Linux a priority is a thread's, and a new thread takes its creator's.
-  if (nice !== undefined) lowerPriority(Number(nice));
+  if (nice !== undefined) lowerPriority(nice);
 
   let backendName: string;
   let backendLine: string | undefined;

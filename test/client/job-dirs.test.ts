@@ -216,7 +216,11 @@ describe("the Runs view's tooltip", () => {
     ];
     record(job, { status: 'stopped', stages });
     metrics(stages[1].jobDir, [{ role: 'trainer', step: 2, time: 3, values: { 'actor/pg_loss': 0.1 } }]);
-    assert.match(runTooltip(readJobDir(job), 'arith', ''), /^\*\*arith\*\* — stopped\n\nStage 2\/2: grpo \(both\)\n\n/);
+    // Stopped after two steps: counted as steps done, as the row and the end notice count them.
+    assert.match(
+      runTooltip(readJobDir(job), 'arith', ''),
+      /^\*\*arith\*\* — stopped\n\nStage 2\/2: grpo \(both\)\n\ntrainer: 2 steps done\n\n/,
+    );
     const live = newRunState(job, 'local');
     applyEvent(live, { type: 'stage', index: 0, count: 1, name: 'arith', mode: 'both', jobDir: job });
     assert.match(runTooltip(live, 'arith', ''), /^\*\*arith\*\* — starting\n\nMode: both\n\n`/);

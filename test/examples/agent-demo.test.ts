@@ -3,7 +3,7 @@
  * Trinity's frozen_lake_workflow holds when the player walks a shortest path (replayed through the real workflow
  * and chat template), its held-out maps share no seed or board with the maps it trains on, and the whole pipeline
  * (data, learned tokenizer, model, SFT then GRPO with evals, the table) runs end to end on a smoke schedule. The full
- * run's numbers (3 seeds, about 10 minutes each) are in docs/runtime.md; CI has no room for them.
+ * run's numbers (3 seeds, about 2 minutes each) are in docs/runtime.md; CI has no room for them.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -22,6 +22,7 @@ import {
   demoMaps,
   demonstration,
   shortestPath,
+  writeDemoData,
   // @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
 } from '../../examples/frozen-lake/demo/make-demo-data.mjs';
 // @ts-expect-error: a plain .mjs module (the demo's scripts), no declaration file
@@ -160,6 +161,25 @@ describe('the agent demo', () => {
     assert.equal(maps.eval.length, 256);
     for (const m of maps.eval) {
       assert.ok(!seeds.has(m.seed) && !boards.has(m.rows.join('/')), `eval seed ${m.seed}`);
+    }
+  });
+
+  test('no demonstration outlasts agent_max_steps: the workflow would end the episode before its last turns', (t) => {
+    // Among the demo's 4,000 SFT maps a few need 9 moves; their conversation would reach a prompt saying 0 steps remain.
+    const dir = mkdtempSync(join(tmpdir(), 'agent-demo-data-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const maps = demoMaps(DEMO_COUNTS).sft as { seed: number; rows: string[] }[];
+    const tooLong = maps.filter((m) => shortestPath(m.rows).length > LAKE.agentMaxSteps).length;
+    assert.ok(tooLong > 0, 'the draw has maps longer than agent_max_steps: the filter is exercised');
+    const counts = writeDemoData(DEMO_COUNTS, dir);
+    assert.equal(counts.sft, maps.length - tooLong);
+    const rows = readFileSync(join(dir, 'sft.jsonl'), 'utf8').trim().split('\n');
+    assert.equal(rows.length, counts.sft);
+    for (const row of rows) {
+      const messages = JSON.parse(row).messages as { role: string; content: string }[];
+      assert.ok(messages.filter((m) => m.role === 'assistant').length <= LAKE.agentMaxSteps);
+      const last = messages.filter((m) => m.role === 'user').at(-1)!.content;
+      assert.match(last, /steps remaining is [1-9]\d*\.$/);
     }
   });
 

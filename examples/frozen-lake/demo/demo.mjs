@@ -83,7 +83,7 @@ function grpoJobPath() {
 function runSeed(seed) {
   const modelDir = out.model;
   // Positions for max_model_len (demo.trinity.yaml) exactly: vLLM refuses a longer max_model_len.
-  const args = ['--arch', 'qwen2', '--layers', '2', '--hidden', '64', '--heads', '4', '--max-positions', '1280'];
+  const args = ['--arch', 'qwen2', '--layers', '2', '--hidden', '128', '--heads', '4', '--max-positions', '1280'];
   cliSync(['model', 'create', ...args, '--vocab', tokenizerDir, '--seed', String(seed), '--out', modelDir, '--force']);
   const jobRoot = join(jobsRoot, `seed-${seed}`);
   const buffer = join(jobRoot, ...grpoJobPath(), 'buffer', 'experience_buffer.jsonl');

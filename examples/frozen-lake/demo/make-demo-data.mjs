@@ -2,7 +2,8 @@
 // as Trinity draws them from a row's size, p and seed (its get_frozen_lake_data.py fields), in three disjoint sets.
 //   sft.jsonl    demonstrations: for each map the conversation frozen_lake_workflow would hold with a player that
 //                walks a shortest path (Trinity's system prompt and user messages; each answer ```Up``` etc.), in
-//                Trinity's SFT messages format ({"messages": [...]}, format.prompt_type: messages)
+//                Trinity's SFT messages format ({"messages": [...]}, format.prompt_type: messages); none for the
+//                few maps whose shortest walk is longer than agent_max_steps
 //   train.jsonl  GRPO tasks: other maps
 //   eval.jsonl   held-out maps: seeds, and boards, in neither of the other sets
 // Run with tsx (it reads the environment's TypeScript): node --import tsx examples/frozen-lake/demo/make-demo-data.mjs
@@ -106,7 +107,12 @@ export const DEMO_COUNTS = { sft: 4000, train: 200, eval: 256 };
 export function writeDemoData(counts = DEMO_COUNTS, dir = DEMO_DATA) {
   const maps = demoMaps(counts);
   mkdirSync(dir, { recursive: true });
-  const sft = maps.sft.map((m) => ({ messages: demonstration(m.rows, m.seed, shortestPath(m.rows)) }));
+  // A map whose shortest walk is longer than agent_max_steps would teach turns the workflow never reaches (it ends
+  // the episode first, and the last prompt would say 0 steps remain): such maps give no demonstration.
+  const sft = maps.sft
+    .map((m) => ({ m, path: shortestPath(m.rows) }))
+    .filter(({ path }) => path.length <= LAKE.agentMaxSteps)
+    .map(({ m, path }) => ({ messages: demonstration(m.rows, m.seed, path) }));
   writeFileSync(join(dir, 'sft.jsonl'), jsonLines(sft));
   writeFileSync(join(dir, 'train.jsonl'), jsonLines(maps.train.map(task('train'))));
   writeFileSync(join(dir, 'eval.jsonl'), jsonLines(maps.eval.map(task('eval'))));
