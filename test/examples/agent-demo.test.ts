@@ -165,7 +165,7 @@ describe('the agent demo', () => {
   });
 
   test('no demonstration outlasts agent_max_steps: the workflow would end the episode before its last turns', (t) => {
-    // Among the demo's 4,000 SFT maps a few need 9 moves; their conversation would reach a prompt saying 0 steps remain.
+    // Among the demo's 4,000 SFT maps a few need 9 moves: their last prompt would no longer say how many steps remain.
     const dir = mkdtempSync(join(tmpdir(), 'agent-demo-data-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const maps = demoMaps(DEMO_COUNTS).sft as { seed: number; rows: string[] }[];

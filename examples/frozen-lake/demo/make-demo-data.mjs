@@ -108,7 +108,7 @@ export function writeDemoData(counts = DEMO_COUNTS, dir = DEMO_DATA) {
   const maps = demoMaps(counts);
   mkdirSync(dir, { recursive: true });
   // A map whose shortest walk is longer than agent_max_steps would teach turns the workflow never reaches (it ends
-  // the episode first, and the last prompt would say 0 steps remain): such maps give no demonstration.
+  // the episode first; the last prompt would no longer say how many steps remain): such maps give no demonstration.
   const sft = maps.sft
     .map((m) => ({ m, path: shortestPath(m.rows) }))
     .filter(({ path }) => path.length <= LAKE.agentMaxSteps)
