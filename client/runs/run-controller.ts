@@ -318,7 +318,7 @@ export class RunController implements vscode.Disposable {
           const increment = f !== undefined && f * 100 > reported ? f * 100 - reported : 0;
           reported += increment;
           progress.report({
-            message: s.status === 'stopping' ? 'stopping after the current step…' : describeProgress(s),
+            message: s.status === 'stopping' ? 'stopping after the current step…' : describeProgress(s, 'several'),
             increment,
           });
         });
@@ -336,7 +336,7 @@ export class RunController implements vscode.Disposable {
         : ` (pid ${run.pid ?? '?'}, started outside this window)`;
     const away = run.holder && !holderIsHere(run.holder) ? run.holder.host : undefined;
     const pick = await vscode.window.showWarningMessage(
-      `${runLabel(run)} is already running${who}: ${describeProgress(run) || run.status}.`,
+      `${runLabel(run)} is already running${who}: ${describeProgress(run, 'several') || run.status}.`,
       'Open Dashboard',
       away ? `Stop on ${away}…` : 'Stop',
     );

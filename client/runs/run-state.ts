@@ -158,10 +158,17 @@ export function applyEnd(run: RunState, end: RunEnd): void {
 }
 
 /**
+ * Where a run's numbers name its stage: `always` where nothing else names the run (the status bar); `several` beside
+ * the run's label, where a run of one stage is not named again (its stage takes the config's `name`, which is the
+ * label); `never` on a stage's own row.
+ */
+export type StageNaming = 'always' | 'several' | 'never';
+
+/**
  * A run's numbers: `grpo step 37/250 · reward 0.41`. Of a run that ended without finishing, the step is the last one
  * done, and is said so (`grpo 62/80 steps done`): it failed, or was stopped, in the step after it.
  */
-export function describeProgress(run: RunState): string {
+export function describeProgress(run: RunState, naming: StageNaming): string {
   const role: Role | undefined = run.progress.trainer
     ? 'trainer'
     : run.progress.explorer
@@ -170,7 +177,9 @@ export function describeProgress(run: RunState): string {
         ? 'bench'
         : undefined;
   const parts: string[] = [];
-  const name = run.stage?.name ?? run.stages[0]?.name;
+  const several = (run.stage?.count ?? run.stages.length) > 1;
+  const name =
+    naming === 'always' || (naming === 'several' && several) ? (run.stage?.name ?? run.stages[0]?.name) : undefined;
   if (role) {
     const p = run.progress[role]!;
     const prefix = name ? `${name} ` : '';
@@ -194,11 +203,11 @@ export function endedShortOf(run: RunState, p: { step: number; total?: number })
 /** The status bar's text for a live run: `$(sync~spin) grpo step 37/250 · reward 0.41`. */
 export function runStatusText(run: RunState): string {
   const spin = run.status === 'stopping' ? '$(loading~spin)' : '$(sync~spin)';
-  return `${spin} ${describeProgress(run) || run.status}`;
+  return `${spin} ${describeProgress(run, 'always') || run.status}`;
 }
 
 /**
- * How a run ended, with its last numbers: `countdown finished · grpo step 90/90 · reward 0.41 · eval 0.73`, or
+ * How a run ended, with its last numbers: `arith finished · grpo step 90/90 · reward 0.41 · eval 0.73`, or
  * `failed: <the first line of its error>`, or stopped with the checkpoint Resume continues from.
  */
 export function describeEnd(run: RunState, label: string): string {
@@ -213,9 +222,7 @@ export function describeEnd(run: RunState, label: string): string {
     (run.status === 'stopped' || run.status === 'interrupted') && last
       ? ` · global_step_${last.step} kept, Resume continues from it`
       : '';
-  // A run of one stage takes its stage's name from the config's `name`, which is often the label too: said once.
-  const progress = describeProgress(run);
-  const numbers = progress.startsWith(`${label} `) ? progress.slice(label.length + 1) : progress;
+  const numbers = describeProgress(run, 'several');
   return `${label} ${how}${numbers ? ` · ${numbers}` : ''}${kept}`;
 }
 

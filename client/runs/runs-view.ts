@@ -123,7 +123,8 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode>, vscode.Dispo
           ? vscode.TreeItemCollapsibleState.Collapsed
           : vscode.TreeItemCollapsibleState.None,
       );
-      item.description = `${stage.mode} · ${state}${node.index === current ? ` · ${describeProgress(run).replace(/^\S+ /, '')}` : ''}`;
+      const numbers = node.index === current ? describeProgress(run, 'never') : '';
+      item.description = [stage.mode, state, numbers].filter(Boolean).join(' · ');
       item.iconPath = new vscode.ThemeIcon(
         state === 'done'
           ? 'check'
@@ -168,7 +169,7 @@ function runItem(run: RunState): vscode.TreeItem {
     ? formatDuration((run.live ? Date.now() : (run.endedAt ?? run.startedAt)) - run.startedAt)
     : '';
   const away = run.holder && !holderIsHere(run.holder) ? `on ${run.holder.host}` : '';
-  item.description = [run.status, away, describeProgress(run), duration].filter(Boolean).join(' · ');
+  item.description = [run.status, away, describeProgress(run, 'several'), duration].filter(Boolean).join(' · ');
   item.tooltip = new vscode.MarkdownString(runTooltip(run, runLabel(run), duration), true);
   item.contextValue = `run:${run.status}${run.live ? ':live' : ''}${run.configPath ? ':config' : ''}`;
   return item;

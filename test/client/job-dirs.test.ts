@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { findJobDirs, readJobDir, readJobRuns } from '../../client/runs/job-dirs';
-import { applyEnd, applyEvent, describeProgress, newRunState } from '../../client/runs/run-state';
+import { applyEnd, applyEvent, describeEnd, describeProgress, newRunState } from '../../client/runs/run-state';
 import { runTooltip } from '../../client/runs/run-tooltip';
 import { TensorBoardWriter } from '../../runtime/rft/monitor/tensorboard';
 import { runRecordPath, type RunRecord } from '../../runtime/protocol';
@@ -80,7 +80,8 @@ describe('job directories on disk', () => {
       ],
     );
     // Stopped: step 7 is the last one done (the run was stopped in the step after it).
-    assert.equal(describeProgress(run), 'grpo 7 steps done · reward 0.375 · eval 0.5');
+    assert.equal(describeProgress(run, 'several'), 'grpo 7 steps done · reward 0.375 · eval 0.5');
+    assert.equal(describeProgress(run, 'never'), '7 steps done · reward 0.375 · eval 0.5', "the stage's own row");
     assert.equal(run.endedAt! - run.startedAt!, 5 * 60 * 1000);
   });
 
@@ -101,8 +102,27 @@ describe('job directories on disk', () => {
     applyEnd(live, { status: 'stopped' });
     const run = readJobDir(job);
     assert.deepEqual(run.evalAccuracy, { name: 'sums', value: 0.25 });
-    assert.equal(describeProgress(run), describeProgress(live));
-    assert.match(describeProgress(run), /3 steps done · reward 0.5 · eval 0.25$/);
+    assert.equal(describeProgress(run, 'always'), describeProgress(live, 'always'));
+    assert.match(describeProgress(run, 'several'), /^3 steps done · reward 0.5 · eval 0.25$/);
+  });
+
+  test('a one-stage run is not named twice beside its label, also when it failed before its first step', () => {
+    const root = mkdtempSync(join(tmpdir(), 'twb-jobs-'));
+    const job = join(root, 'checkpoints', 'demo', 'countdown');
+    const error = "model.model_path: 'model' is not a directory\n(the rest of the message)";
+    record(job, { status: 'failed', error, stages: [{ name: 'countdown', mode: 'both', jobDir: job }] });
+    const failed = readJobDir(job);
+    assert.equal(describeEnd(failed, 'countdown'), "countdown failed: model.model_path: 'model' is not a directory");
+    assert.equal(describeProgress(failed, 'several'), '');
+    assert.equal(describeProgress(failed, 'always'), 'countdown', 'the status bar still says which run');
+
+    metrics(job, [{ role: 'trainer', step: 3, time: 9, values: { 'critic/score/mean': 0.5 } }]);
+    const stepped = readJobDir(job);
+    assert.equal(
+      describeEnd(stepped, 'countdown'),
+      "countdown failed: model.model_path: 'model' is not a directory · 3 steps done · reward 0.5",
+    );
+    assert.equal(describeProgress(stepped, 'always'), 'countdown 3 steps done · reward 0.5');
   });
 
   test('a record that says running, of a process that is gone, is an interrupted run; of a live one, running', () => {

@@ -148,7 +148,9 @@ describe('run manager with the real runtime', () => {
       s.checkpoints.map((c) => c.step),
       [2, 4],
     );
-    assert.match(describeProgress(s), /^whole step 4\/4 · reward /);
+    // The status bar names the run by its one stage (the config's `name`); beside the label it is not named again.
+    assert.match(describeProgress(s, 'always'), /^whole step 4\/4 · reward /);
+    assert.match(describeProgress(s, 'several'), /^step 4\/4 · reward /);
     assert.ok(changes.includes('running') && changes.at(-1) === 'finished');
     assert.ok(runs.liveRuns().length === 0);
     assert.ok((lines.get(s.jobDir) ?? []).some((l) => /run finished/.test(l)));
@@ -198,7 +200,7 @@ describe('run manager with the real runtime', () => {
     // The end notice counts the steps done: the stop came during the step after the last one. The run's one stage
     // is named as the label (the config's `name`): the notice says it once.
     const latestDone = `${steps.at(-1)}/${run.state.progress.trainer?.total}`;
-    assert.match(describeProgress(run.state), new RegExp(`^train ${latestDone} steps done`));
+    assert.match(describeProgress(run.state, 'always'), new RegExp(`^train ${latestDone} steps done`));
     assert.match(describeEnd(run.state, 'train'), new RegExp(`^train stopped · ${latestDone} steps done( · |$)`));
     const latest = Number(readFileSync(join(run.state.jobDir, 'latest_checkpointed_iteration.txt'), 'utf8'));
     assert.ok(existsSync(join(run.state.jobDir, `global_step_${latest}`, 'model.safetensors')));

@@ -6,9 +6,10 @@
  * Trinity never reads this file back (FileStorage.read raises NotImplementedError); here a reader tails it:
  * - it hands out only complete lines (ending in "\n"), so a line torn by a crashed writer is never read;
  * - its position is the byte offset after the last line handed out, so a persisted position resumes exactly;
- * - the stream is over when every writer that opened the file has finished (or died): writers record `open` and
- *   `finish` in a sidecar `<path>.writers` (JSON lines with pid and host; a recorded pid that no longer runs on
- *   this host counts as finished). As in Trinity's ref-counted storages, a reader that starts before any writer
+ * - the stream is over when every writer that opened the file has finished: writers record `open` and `finish` in
+ *   a sidecar `<path>.writers` (JSON lines with pid and host). A recorded pid that no longer runs on this host died:
+ *   when no writer is live and one died, the stream ends after `deadWriterGraceMs` unless a writer (a restarted
+ *   explorer) opens the file again. As in Trinity's ref-counted storages, a reader that starts before any writer
  *   waits (up to `max_read_timeout`).
  * A new writer that finds a torn last line (no other live writer) truncates it away before appending.
  */
@@ -42,7 +43,17 @@ import {
   type ReadOptions,
 } from './types';
 import { makeDirs, withIo } from '../io-failure';
-import { HOST, abortReason, checkBatchSize, linkSignals, readTimeoutMs, sleep, writerMayBeAlive } from './wait';
+import {
+  HOST,
+  WritersGone,
+  abortReason,
+  countWriters,
+  checkBatchSize,
+  linkSignals,
+  readTimeoutMs,
+  sleep,
+  writerMayBeAlive,
+} from './wait';
 
 export function checkJsonPath(path: string, key = 'path'): void {
   const ext = extname(path);
@@ -60,16 +71,16 @@ interface WriterEvent {
 
 const writersPath = (path: string): string => `${path}.writers`;
 
-/** Writers recorded for the file: how many ever opened it, and which of those may still be writing. */
-export function fileWriterStatus(path: string): { registered: number; live: WriterEvent[] } {
+/** Writers recorded for the file: how many ever opened it, which may still be writing, how many died (countWriters). */
+export function fileWriterStatus(path: string): { registered: number; live: WriterEvent[]; died: number } {
   let text: string;
   try {
     text = readFileSync(writersPath(path), 'utf8');
   } catch {
-    return { registered: 0, live: [] };
+    return { registered: 0, live: [], died: 0 };
   }
-  const open = new Map<string, WriterEvent>();
-  let registered = 0;
+  const opened = new Map<string, WriterEvent>(); // in the order they opened
+  const finished = new Set<string>();
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     let ev: WriterEvent;
@@ -78,12 +89,17 @@ export function fileWriterStatus(path: string): { registered: number; live: Writ
     } catch {
       continue; // a line torn by a killed writer
     }
-    if (ev.event === 'open') {
-      registered++;
-      open.set(ev.id, ev);
-    } else if (ev.event === 'finish') open.delete(ev.id);
+    if (ev.event === 'open') opened.set(ev.id, ev);
+    else if (ev.event === 'finish') finished.add(ev.id);
   }
-  return { registered, live: [...open.values()].filter((w) => writerMayBeAlive(w.pid, w.host)) };
+  const writers = [...opened.values()].map((ev) => ({
+    ev,
+    finished: finished.has(ev.id),
+    mayBeAlive: writerMayBeAlive(ev.pid, ev.host),
+  }));
+  const { died } = countWriters(writers);
+  const live = writers.filter((w) => !w.finished && w.mayBeAlive).map((w) => w.ev);
+  return { registered: writers.length, live, died };
 }
 
 const utf8 = new TextDecoder('utf-8');
@@ -196,6 +212,8 @@ export interface FileReaderOptions {
   maxReadTimeoutS: number;
   resumeFrom?: BufferPosition;
   pollIntervalMs?: number;
+  /** How long a dead writer's stream stays open for another writer (default DEAD_WRITER_GRACE_MS). */
+  deadWriterGraceMs?: number;
   onCorrupt?: CorruptHandler;
 }
 
@@ -220,11 +238,13 @@ export class JsonlExperienceReader implements ExperienceReader {
   private pending: Pending[] = [];
   private readonly closer = new AbortController();
   private reading = false;
+  private readonly writersGone: WritersGone;
 
   constructor(
     path: string,
     private readonly opts: FileReaderOptions,
   ) {
+    this.writersGone = new WritersGone(opts.deadWriterGraceMs);
     checkJsonPath(path);
     this.path = resolve(path);
     const p = opts.resumeFrom;
@@ -356,14 +376,15 @@ export class JsonlExperienceReader implements ExperienceReader {
           deadline = Date.now() + timeout;
         }
         const w = fileWriterStatus(this.path);
-        if (w.registered > 0 && w.live.length === 0) {
+        const count = { registered: w.registered, live: w.live.length, died: w.died };
+        if (this.writersGone.over(count)) {
           // Every writer is done; what they wrote before finishing is on disk, so one more scan is final.
           const c2 = withIo('buffer read', this.path, () => this.scan());
           if (this.pending.length >= batchSize) return this.take(batchSize);
           if (c2) throw c2;
           const torn = this.tornBytes ? ` (ignored ${this.tornBytes} bytes of an incomplete last line)` : '';
           throw new BufferStopError(
-            `${this.path}: all writers finished with ${this.pending.length} of ${batchSize} experiences left${torn}`,
+            `${this.path}: ${WritersGone.describe(count, this.writersGone.graceMs)}, with ${this.pending.length} of ${batchSize} experiences left${torn}`,
             'finished',
             this.pending.length,
             batchSize,

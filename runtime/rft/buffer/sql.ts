@@ -23,7 +23,9 @@
  *   config's `index`; FIFO reads change nothing in the table.
  * - Both wait at most `max_read_timeout` seconds without progress (the clock restarts whenever more rows become
  *   available), then stop (Trinity raises StopIteration). The stream also stops when every writer that registered
- *   in `<table>__writers` has finished or died (Trinity: the storage actor's reference count reaching 0).
+ *   in `<table>__writers` has finished (Trinity: the storage actor's reference count reaching 0); when the last live
+ *   writer died without finishing, after `deadWriterGraceMs` with no live writer, so that a restarted explorer
+ *   continues the stream its trainer is reading.
  * - Resuming: a FIFO position is the last id read. A priority reader logs every batch it takes in `<table>__reads`
  *   (reader name, sequence number, row-id ranges) in the same transaction that marks the rows consumed; resuming from a
  *   persisted position gives back (`consumed - 1`) the batches taken after it, which the caller never recorded as
@@ -53,7 +55,18 @@ import {
   type ExperienceWriter,
   type ReadOptions,
 } from './types';
-import { HOST, abortReason, checkBatchSize, linkSignals, readTimeoutMs, sleep, writerMayBeAlive } from './wait';
+import {
+  HOST,
+  WritersGone,
+  abortReason,
+  countWriters,
+  checkBatchSize,
+  linkSignals,
+  readTimeoutMs,
+  sleep,
+  writerMayBeAlive,
+  type WriterCount,
+} from './wait';
 import { makeDirs, withIo } from '../io-failure';
 
 export type SqlReadPolicy = 'fifo' | 'priority';
@@ -220,17 +233,16 @@ class SqlConnection {
     return st;
   }
 
-  /** How many writers ever registered, and whether any may still be writing. */
-  writerStatus(): { registered: number; live: number } {
-    const rows = this.stmt(`SELECT pid, host, finished_at FROM ${this.writers}`).all() as {
+  /** How many writers ever registered, how many may still be writing, how many died (countWriters). */
+  writerStatus(): WriterCount {
+    const rows = this.stmt(`SELECT pid, host, finished_at FROM ${this.writers} ORDER BY id`).all() as {
       pid: number;
       host: string;
       finished_at: string | null;
     }[];
-    return {
-      registered: rows.length,
-      live: rows.filter((r) => r.finished_at === null && writerMayBeAlive(r.pid, r.host)).length,
-    };
+    return countWriters(
+      rows.map((r) => ({ finished: r.finished_at !== null, mayBeAlive: writerMayBeAlive(r.pid, r.host) })),
+    );
   }
 
   close(): void {
@@ -332,6 +344,8 @@ export interface SqlReaderOptions extends SqlOptions {
   /** A priority reader's name in the read log (default: the resumed position's, else `trainer`). One reader per name. */
   readerName?: string;
   pollIntervalMs?: number;
+  /** How long a dead writer's stream stays open for another writer (default DEAD_WRITER_GRACE_MS). */
+  deadWriterGraceMs?: number;
   onCorrupt?: CorruptHandler;
 }
 
@@ -373,12 +387,14 @@ export class SqlExperienceReader implements ExperienceReader {
   private delivered = 0;
   private readonly closer = new AbortController();
   private reading = false;
+  private readonly writersGone: WritersGone;
 
   constructor(
     path: string,
     table: string,
     private readonly opts: SqlReaderOptions,
   ) {
+    this.writersGone = new WritersGone(opts.deadWriterGraceMs);
     this.file = sqliteFile(path);
     this.table = table;
     this.policy = opts.policy;
@@ -494,7 +510,7 @@ export class SqlExperienceReader implements ExperienceReader {
     for (;;) {
       if (signal.aborted) throw stopped();
       const w = withIo('buffer read', this.file, () => this.conn.writerStatus());
-      const writersDone = w.registered > 0 && w.live === 0;
+      const writersDone = this.writersGone.over(w);
       let available: number;
       if (fifo) {
         const batch = withIo('buffer read', this.file, () => this.fifoStep(fifo, n));
@@ -514,7 +530,7 @@ export class SqlExperienceReader implements ExperienceReader {
       }
       if (writersDone) {
         throw new BufferStopError(
-          `${this.file}: table "${this.table}": all writers finished with ${available} of ${n} experiences left`,
+          `${this.file}: table "${this.table}": ${WritersGone.describe(w, this.writersGone.graceMs)}, with ${available} of ${n} experiences left`,
           'finished',
           available,
           n,

@@ -108,6 +108,64 @@ export function writerMayBeAlive(pid: number, host: string): boolean {
   return pidAlive(pid);
 }
 
+/** A stream's writers as a reader sees them: how many ever registered, how many may still be writing, how many died. */
+export interface WriterCount {
+  registered: number;
+  live: number;
+  /** Registered, never finished, no longer running (killed or crashed), and not replaced (countWriters). */
+  died: number;
+}
+
+/**
+ * Counts writers given in the order they registered. A dead writer counts as died only when no writer that
+ * registered after it finished: one that did took its place (a restarted explorer that completed the stream).
+ */
+export function countWriters(writers: readonly { finished: boolean; mayBeAlive: boolean }[]): WriterCount {
+  let lastFinished = -1;
+  writers.forEach((w, i) => {
+    if (w.finished) lastFinished = i;
+  });
+  let live = 0;
+  let died = 0;
+  writers.forEach((w, i) => {
+    if (w.finished) return;
+    if (w.mayBeAlive) live++;
+    else if (i > lastFinished) died++;
+  });
+  return { registered: writers.length, live, died };
+}
+
+/**
+ * How long a stream whose last live writer died without finishing stays open for a writer to take its place: a
+ * killed explorer restarted with the same config resumes the stream, and its readers wait for it rather than end.
+ */
+export const DEAD_WRITER_GRACE_MS = 60_000;
+
+/**
+ * When a reader's stream is over: at once when every registered writer finished; when one died unfinished, after
+ * `graceMs` in which no writer was live. One per reader, kept across its reads.
+ */
+export class WritersGone {
+  private noneLiveSince: number | undefined;
+  constructor(readonly graceMs: number = DEAD_WRITER_GRACE_MS) {}
+
+  over(w: WriterCount, now: number = Date.now()): boolean {
+    if (w.registered === 0 || w.live > 0) {
+      this.noneLiveSince = undefined;
+      return false;
+    }
+    if (w.died === 0) return true;
+    this.noneLiveSince ??= now;
+    return now - this.noneLiveSince >= this.graceMs;
+  }
+
+  /** How the writers ended, for the stop message. */
+  static describe(w: WriterCount, graceMs: number): string {
+    if (w.died === 0) return 'all writers finished';
+    return `${w.died === w.registered ? 'every writer' : `${w.died} of ${w.registered} writers`} died without finishing and none took over within ${graceMs / 1000} s`;
+  }
+}
+
 /** `max_read_timeout` (seconds) or the per-read override (ms) as milliseconds. */
 export function readTimeoutMs(maxReadTimeoutS: number, override: number | undefined): number {
   if (override !== undefined) return override;

@@ -2,6 +2,7 @@
  * A second process for the buffer tests (run with `node --import tsx`):
  *   sql-write {path, table, batches, batchSize, tokens, delayMs, finish}  writes batches, printing `begin k` / `committed k`
  *                                                                        (batches < 0: forever, until killed)
+ *   file-write {path, batches, batchSize, finish}                       the same for a JSON-lines file buffer
  *   sql-read  {path, table, policy, batchSize, statePath, persistBatches} reads batches; after each it persists
  *                                                                        {position, uids} (write + rename) and prints
  *                                                                        `persisted k`; after persistBatches it reads
@@ -9,14 +10,19 @@
  *                                                                        waits to be killed
  */
 import { renameSync, writeFileSync } from 'node:fs';
-import { SqlExperienceReader, SqlExperienceWriter, type SqlReadPolicy } from '../../../../runtime/rft/buffer';
+import {
+  JsonlExperienceWriter,
+  SqlExperienceReader,
+  SqlExperienceWriter,
+  type SqlReadPolicy,
+} from '../../../../runtime/rft/buffer';
 import { exp, uid } from './helpers';
 
 async function main(): Promise<void> {
   const [mode, raw] = process.argv.slice(2);
   const a = JSON.parse(raw);
-  if (mode === 'sql-write') {
-    const w = new SqlExperienceWriter(a.path, a.table);
+  if (mode === 'sql-write' || mode === 'file-write') {
+    const w = mode === 'sql-write' ? new SqlExperienceWriter(a.path, a.table) : new JsonlExperienceWriter(a.path);
     for (let k = 0; a.batches < 0 || k < a.batches; k++) {
       const batch = Array.from({ length: a.batchSize }, (_, i) => exp(k, i, 0, { tokens: a.tokens, modelVersion: k }));
       process.stdout.write(`begin ${k}\n`);

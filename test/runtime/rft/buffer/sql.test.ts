@@ -435,8 +435,13 @@ describe('sql storage', () => {
       'batches 0..k-1, each with all its rows',
     );
 
-    // The dead writer no longer holds the stream open: a reader gets every committed row and then stops.
-    const r = new SqlExperienceReader(path, 'exps', { policy: 'fifo', maxReadTimeoutS: 10, pollIntervalMs: 5 });
+    // The dead writer holds the stream open only for the grace period: a reader gets every committed row and stops.
+    const r = new SqlExperienceReader(path, 'exps', {
+      policy: 'fifo',
+      maxReadTimeoutS: 10,
+      pollIntervalMs: 5,
+      deadWriterGraceMs: 100,
+    });
     const got = await r.read(batches * B);
     assert.deepEqual(
       got.slice(-B),

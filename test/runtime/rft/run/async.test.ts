@@ -386,6 +386,8 @@ describe('mode explore + mode train on one SQL buffer', { timeout: 300000 }, () 
     const inTable = Math.max(...rowsPerStep(p.db).map((c) => c.batch));
     assert.ok(inTable === recorded || inTable === recorded + 1, `table holds step ${inTable}, state says ${recorded}`);
 
+    // The trainer polls a table with no live writer before the explorer is back: it must wait for it, not end.
+    await new Promise((res) => setTimeout(res, 1500));
     const second = start(p.explore);
     await finished(second, 'restarted explorer');
     await finished(trainer, 'trainer');
