@@ -24,7 +24,7 @@ import { startCodeServer, type CodeServerSession } from './code-server';
 import { dashboardPoints, until } from './waits';
 import { listExamples, type Example } from '../../client/example-copies';
 import { MODEL_SIZES, modelCreateArgs } from '../../client/small-model';
-import { alive } from '../helpers/process';
+import { alive, parseProcStat } from '../helpers/process';
 
 const ROOT = resolve(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -316,8 +316,8 @@ async function newUserPath(): Promise<void> {
     90_000,
   );
   // Below the editor's priority (trinityWorkbench.runNice, 10 unless set): /proc/<pid>/stat's field 19.
-  const stat = readFileSync(`/proc/${second.pid}/stat`, 'utf8');
-  assert.equal(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]), 10, 'the run starts at nice 10');
+  const { nice } = parseProcStat(readFileSync(`/proc/${second.pid}/stat`, 'utf8'));
+  assert.equal(nice, 10, 'the run starts at nice 10');
   await stopButton().waitFor({ timeout: 1000 + 5000 });
   await page.click('.activitybar .action-item a[aria-label^="Trinity"]');
   await runsRowShows(/running/, 10_000);

@@ -4,7 +4,7 @@
  * (local-memory/generation-bytes.ts), in the worker thread's heap when the explorer has one, else in the heap the
  * trainer's weights and optimizer state also hold. Only where the host says runs go to the local runtime.
  */
-import type { ConfigPath } from '../config-path';
+import { configPath, type ConfigPath } from '../config-path';
 import type { KeyFix } from '../diagnostics';
 import { lineColumn } from '../load/load-config';
 import { generationBytes, GENERATION_ESTIMATE_ERROR, weightBytes } from '../local-memory/generation-bytes';
@@ -39,8 +39,17 @@ export function checkExplorerHeap(ctx: CheckContext): void {
   const runners = Number(ctx.get('explorer.runner_per_model') ?? DEFAULT_RUNNERS) || 1;
   const tasks = Number(ctx.get('buffer.batch_size') ?? 1) || 1;
   const repeat = Number(ctx.get('algorithm.repeat_times') ?? 1) || 1;
-  // An agent's episodes are a row each, one per runner; a single-turn task's runs are one call of `repeat` rows.
-  const rows = { low: Math.min(runners, tasks * repeat), high: Math.min(runners, tasks) * repeat };
+  const evals = evalRepeats(ctx);
+  // An agent's episodes are a row each, one per runner; a single-turn task's runs are one call of `repeat` rows. An
+  // evaluation runs every eval taskset's tasks together (runner_per_model of them at once), each task with its
+  // taskset's own repeat_times: with fewer training tasks than runners it may decode more rows than a training step.
+  const rowsAt = (n: number) => ({
+    train: { low: Math.min(n, tasks * repeat), high: Math.min(n, tasks) * repeat },
+    eval: evals ? { low: Math.min(n, evals.most.repeat), high: n * evals.most.repeat } : { low: 0, high: 0 },
+  });
+  const { train, eval: ev } = rowsAt(runners);
+  const rows = { low: Math.max(train.low, ev.low), high: Math.max(train.high, ev.high) };
+  const evalDecides = ev.high > train.high;
   const shared = explorerSharesThread(ctx);
   const trainer = shared ? trainerHeld(ctx, shape) : { low: 0, high: 0 };
   if (!trainer) return;
@@ -60,7 +69,8 @@ export function checkExplorerHeap(ctx: CheckContext): void {
   const named = (p: ConfigPath): string => (ctx.written(p) ? `\`${p}\` (${line(p)})` : `\`${p}\``);
   const gib = (b: number): string => (b / 2 ** 30).toFixed(2);
   let fitsRunners = 0;
-  while (fitsRunners < runners && heap('high', Math.min(fitsRunners + 1, tasks) * repeat) <= budget) fitsRunners++;
+  const highAt = (n: number): number => Math.max(rowsAt(n).train.high, rowsAt(n).eval.high);
+  while (fitsRunners < runners && heap('high', highAt(fitsRunners + 1)) <= budget) fitsRunners++;
   const fixes: KeyFix[] = [];
   const lower: string[] = [];
   if (fitsRunners >= 1 && fitsRunners < runners) {
@@ -76,7 +86,9 @@ export function checkExplorerHeap(ctx: CheckContext): void {
     : "its worker thread's heap";
   const what =
     `The local explorer decodes up to ${rows.high} row${rows.high === 1 ? '' : 's'} in one engine call ` +
-    `(${named('explorer.runner_per_model')} runners, ${named('buffer.batch_size')} tasks × ${named('algorithm.repeat_times')} runs) ` +
+    (evalDecides && evals
+      ? `(${named('explorer.runner_per_model')} runners of its evaluation, each an eval task × ${named(evals.most.path)} ${evals.most.repeat} runs) `
+      : `(${named('explorer.runner_per_model')} runners, ${named('buffer.batch_size')} tasks × ${named('algorithm.repeat_times')} runs) `) +
     `of up to ${row.tokens} tokens (${row.keys.map(named).join(', ')}) on the shape of \`${shape.source}\`: its KV cache ` +
     `of ${gib(generationBytes(shape, { rows: rows.high, tokens: row.tokens }))} GiB and its ${gib(weightBytes(shape))} GiB ` +
     `copy of the weights go in ${where}, which must grow to ${gib(low)}–${gib(high)} GiB; the wasm backend's holds ` +
@@ -91,7 +103,20 @@ export function checkExplorerHeap(ctx: CheckContext): void {
     ctx.report('TRN325', `${what} The explorer would run out of the heap in its first generation.${todo}`, at, {
       fixes,
     });
-  else ctx.report('TRN326', `${what} ${nearLimit('the explorer')}${todo}`, at, { fixes });
+  else ctx.report('TRN326', `${what} ${nearLimit('the explorer', high, WASM_HEAP_BYTES)}${todo}`, at, { fixes });
+}
+
+/** The eval tasksets' `repeat_times` (Trinity's default 1: only the training taskset takes algorithm.repeat_times). */
+function evalRepeats(ctx: CheckContext): { most: { path: ConfigPath; repeat: number } } | undefined {
+  const list = ctx.get('buffer.explorer_input.eval_tasksets');
+  if (!Array.isArray(list) || list.length === 0) return undefined;
+  let most: { path: ConfigPath; repeat: number } | undefined;
+  list.forEach((_, i) => {
+    const path = configPath(`buffer.explorer_input.eval_tasksets.${i}.repeat_times`);
+    const repeat = Number(ctx.get(path) ?? 1) || 1;
+    if (!most || repeat > most.repeat) most = { path, repeat };
+  });
+  return most && { most };
 }
 
 /** What the trainer keeps in the heap it shares with the explorer: the reference model counts in the most only. */

@@ -22,8 +22,13 @@ const EPISODE_BUDGETS: Record<string, number> = { frozen_lake_workflow: FROZEN_L
  */
 export const WARN_ABOVE = 0.75;
 
-/** The end of a warning (TRN324, TRN326) that `who` (the trainer, the explorer) may run out of the heap. */
-export function nearLimit(who: string): string {
+/**
+ * The end of a warning (TRN324, TRN326) that `who` (the trainer, the explorer) may run out of the heap, whose most
+ * it may need (`mostBytes`) passes the warning's share of the heap; the least fits.
+ */
+export function nearLimit(who: string, mostBytes: number, heapBytes: number): string {
+  if (mostBytes > heapBytes)
+    return `The least it needs fits, the most does not: ${who} may run out of the heap, depending on the rows it gets.`;
   return `That is within ${Math.round((1 - WARN_ABOVE) * 100)}% of the limit, and the heap also holds the allocator's fragmentation: ${who} may run out of it.`;
 }
 

@@ -146,7 +146,7 @@ export function checkTrainerHeap(ctx: CheckContext): void {
         fixes,
       },
     );
-  else ctx.report('TRN324', `${what} ${nearLimit('the trainer')}${todo}`, at, { fixes });
+  else ctx.report('TRN324', `${what} ${nearLimit('the trainer', heap.high, WASM_HEAP_BYTES)}${todo}`, at, { fixes });
 }
 
 /** Experiences per trainer step (DPO: two rows per pair). */

@@ -144,6 +144,28 @@ describe('TRN325 / TRN326: the explorer generation against the wasm heap', () =>
     assert.match(f.message, /the heap the trainer's weights and optimizer state also hold/);
   });
 
+  test("an evaluation of more rows than a training step is what counts: the eval taskset's repeat_times is named", async () => {
+    // One training task of 2 runs is 2 rows; the evaluation runs 32 eval tasks at once, 4 runs each: 128 rows.
+    const train = config({ maxLen: 4096, runners: 32, repeat: 2, batch: 1 });
+    assert.deepEqual(await findings(dir, train), [], 'without the eval taskset, 2 rows fit');
+    const yaml = train.replace(
+      '      path: data\n',
+      '      path: data\n    eval_tasksets:\n      - name: held-out\n        path: data\n        repeat_times: 4\n',
+    );
+    const [f] = await findings(dir, yaml);
+    // A warning: the eval taskset may hold a single task (4 rows), which fits; 32 of them at once do not.
+    assert.equal(f?.code, 'TRN326', JSON.stringify(f));
+    assert.match(f.message, /decodes up to 128 rows in one engine call/);
+    assert.match(f.message, /The least it needs fits, the most does not: the explorer may run out of the heap/);
+    assert.match(
+      f.message,
+      /runners of its evaluation, each an eval task × `buffer\.explorer_input\.eval_tasksets\.0\.repeat_times` \(line 17\) 4 runs/,
+    );
+    const n = f.data?.fixes?.[0]?.set[0].value as number;
+    assert.ok(n >= 1 && n < 32, JSON.stringify(f.data));
+    assert.deepEqual(await findings(dir, yaml.replace('runner_per_model: 32', `runner_per_model: ${n}`)), []);
+  });
+
   test('run refuses it before any work, naming the file and line', async () => {
     const yaml = config({ maxLen: 16384, runners: 16, repeat: 8, batch: 16 });
     const path = join(dir, 'explore.yaml');

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { grpoConfig, tinyJob } from './helpers';
 import { killAll, start } from './cli-process';
+import { parseProcStat } from '../../../helpers/process';
 
 const CLI = resolve(__dirname, '..', '..', '..', '..', 'dist', 'cli.js');
 
@@ -30,15 +31,7 @@ function threads(pid: number): ThreadStat[] {
     } catch {
       return []; // the thread ended meanwhile
     }
-    const close = stat.lastIndexOf(')');
-    const f = stat.slice(close + 2).split(' '); // f[0] is field 3
-    return [
-      {
-        tid: Number(t),
-        name: stat.slice(stat.indexOf('(') + 1, close),
-        nice: Number(f[16]),
-      },
-    ];
+    return [{ tid: Number(t), ...parseProcStat(stat) }];
   });
 }
 
