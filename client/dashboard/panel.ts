@@ -317,7 +317,7 @@ class Dashboard {
   status(run: RunState): void {
     if (!this.ready || !this.has(run.key) || this.isCompare) return;
     if (this.elsewhere(run.key)) return;
-    this.outbox.push({ type: 'status', status: run.status, detail: describeProgress(run, 'always') });
+    this.outbox.push({ type: 'status', status: run.status, detail: describeProgress(run, 'several') });
   }
 
   /**
@@ -331,7 +331,7 @@ class Dashboard {
     const run = this.elsewhere(key);
     if (!run) return;
     if (!this.disk.has(key)) this.init();
-    this.outbox.push({ type: 'status', status: run.status, detail: describeProgress(run, 'always') });
+    this.outbox.push({ type: 'status', status: run.status, detail: describeProgress(run, 'several') });
   }
 
   /** This window's run of `key`, unless a newer run of the same job from elsewhere is the truth (see boardChanged). */
@@ -398,7 +398,7 @@ class Dashboard {
           live.state.checkpoints.map((c) => ({ step: c.step, path: c.path, stage: staged ? c.stage : undefined })),
           post,
         );
-        post({ type: 'status', status: live.state.status, detail: describeProgress(live.state, 'always') });
+        post({ type: 'status', status: live.state.status, detail: describeProgress(live.state, 'several') });
       } else {
         const initAt = this.inits;
         void configs.then((c) => {

@@ -369,6 +369,8 @@ async function newUserPath(): Promise<void> {
     30_000,
   );
   assert.match(followed, /step [1-9]/);
+  // Beside the title (the run's label), a run of one stage is not named again (`running · countdown step 3/120`).
+  assert.doesNotMatch(followed, /countdown/);
   await screenshots('4-terminal-run');
 
   // Run on the config while the terminal's run is live (issue 33): one writer per job folder, so the extension says
