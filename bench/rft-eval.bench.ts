@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     takePhaseTimes();
     const cpu = process.cpuUsage();
     const started = performance.now();
-    const metrics = await explorer.evaluate(sets, 0);
+    const { metrics } = await explorer.evaluate(sets, 0);
     const wall = performance.now() - started;
     const used = process.cpuUsage(cpu);
     const calls = takePhaseTimes()['explorer: sampling (generate)']?.calls ?? 0;

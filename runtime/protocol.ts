@@ -101,6 +101,11 @@ export interface RolloutsEvent {
   type: 'rollouts';
   step: number;
   samples: RolloutSample[];
+  /**
+   * Records of an evaluation at `step` (monitor/eval-rollouts.jsonl): the eval taskset's name, and the role whose
+   * metrics hold its numbers (`explorer`, or `bench` for `mode: bench`). Absent: an explorer step's rollouts.
+   */
+  eval?: { taskset: string; role: 'explorer' | 'bench' };
 }
 
 export interface LogEvent {

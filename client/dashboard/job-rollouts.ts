@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 import type { ExperienceBufferRef } from '../../runtime/metrics/buffer-rollouts';
 import { parseHostMessage } from './messages';
-import { rolloutsOf, rolloutStepsOnDisk, type Rollouts } from './series';
+import { evalRolloutStepsOnDisk, rolloutsOf, rolloutStepsOnDisk, type Rollouts } from './series';
 
 type Plain = Record<string, unknown>;
 
@@ -43,14 +43,17 @@ export type JobRollouts =
   | { origin: string; steps: Rollouts[] }
   | { origin: string; buffer: ExperienceBufferRef; model?: RolloutModel };
 
-/** monitor/rollouts.jsonl's last steps if it has any, else the experience buffer to read (relative paths: from the config's folder, then the job dir). */
+/**
+ * monitor/rollouts.jsonl's last steps and monitor/eval-rollouts.jsonl's last evaluations if there are any, else the
+ * experience buffer to read (relative paths: from the config's folder, then the job dir).
+ */
 export function rolloutsOfJob(
   jobDir: string,
   resolved: unknown,
   configDir: string | undefined,
   maxSteps: number,
 ): JobRollouts | undefined {
-  const jsonl = rolloutStepsOnDisk(jobDir, maxSteps);
+  const jsonl = [...rolloutStepsOnDisk(jobDir, maxSteps), ...evalRolloutStepsOnDisk(jobDir, maxSteps)];
   if (jsonl.length) return { origin: 'monitor/rollouts.jsonl', steps: jsonl };
   const ref =
     resolved === undefined ? undefined : experienceBufferOf(resolved, [...(configDir ? [configDir] : []), jobDir]);

@@ -71,12 +71,18 @@ export interface CheckpointMark {
   stage?: string;
 }
 
+/** Rollouts of an evaluation: the eval taskset and the role whose metrics hold its numbers (`explorer`, `bench`). */
+export interface EvalOfRollouts {
+  taskset: string;
+  role: string;
+}
+
 export type HostMessage =
   /** `compare`: the runs of a compare panel, in colour order (then `run` describes the panel, series have `source`). */
   | { type: 'init'; run: DashboardRun; series: Series[]; compare?: DashboardRun[] }
   | { type: 'append'; points: MetricPoint[] }
   /** `origin`: where the samples were read (e.g. the experience buffer's SQLite file), shown above them. */
-  | { type: 'rollouts'; step: number; samples: RolloutSampleMessage[]; origin?: string }
+  | { type: 'rollouts'; step: number; samples: RolloutSampleMessage[]; origin?: string; eval?: EvalOfRollouts }
   | { type: 'status'; status: string; detail: string }
   | { type: 'config'; runs: RunConfigMessage[] }
   /** The config keys that drive each tag (runtime/config/model/metric-drivers.ts), for the tags known so far. */
@@ -206,11 +212,14 @@ export function parseHostMessage(data: unknown): HostMessage | undefined {
     case 'rollouts':
       if (!isNum(data.step) || !Array.isArray(data.samples) || !data.samples.every(isSample) || !isSource(data.origin))
         return undefined;
+      if (data.eval !== undefined && !(isObj(data.eval) && isStr(data.eval.taskset) && isStr(data.eval.role)))
+        return undefined;
       return {
         type: 'rollouts',
         step: data.step,
         samples: data.samples.map(sampleOf),
         ...(isStr(data.origin) ? { origin: data.origin } : {}),
+        ...(isObj(data.eval) ? { eval: { taskset: String(data.eval.taskset), role: String(data.eval.role) } } : {}),
       };
     case 'status':
       return isStr(data.status) && isStr(data.detail)

@@ -32,7 +32,15 @@ import {
 } from './messages';
 import { runConfigMessage, runConfigPath, type ResolvedRunConfig } from './run-config';
 import type { ResolvedConfigResponse } from '../../server/lsp-messages';
-import { latestRolloutsOfEvents, pointsOfEvent, seriesOfEvents, seriesOfRows, stageOf } from './series';
+import {
+  evalRolloutsOfEvents,
+  latestRolloutsOfEvents,
+  pointsOfEvent,
+  rolloutsOfEvent,
+  seriesOfEvents,
+  seriesOfRows,
+  stageOf,
+} from './series';
 
 /** How many steps of rollouts a run on disk sends its panel. */
 const ROLLOUT_STEPS = 20;
@@ -293,8 +301,7 @@ class Dashboard {
       this.outbox.push({ type: 'append', points: pointsOfEvent(e, stage).map((p) => this.tag(key, p)) });
       this.askDrivers(Object.keys(e.values));
     } else if (e.type === 'rollouts' && !this.isCompare) {
-      const r = latestRolloutsOfEvents([e])!;
-      this.outbox.push({ type: 'rollouts', ...r });
+      this.outbox.push({ type: 'rollouts', ...rolloutsOfEvent(e) });
     } else if (e.type === 'checkpoint' && !this.isCompare)
       this.noteCheckpoints([{ step: e.step, path: e.path, stage }]);
   }
@@ -392,6 +399,7 @@ class Dashboard {
       if (live) {
         const rollouts = latestRolloutsOfEvents(live.events);
         if (rollouts) post({ type: 'rollouts', ...rollouts });
+        for (const r of evalRolloutsOfEvents(live.events)) post({ type: 'rollouts', ...r });
         // A live run's checkpoints name their stage even when it has one: only a staged run's marks say it.
         const staged = live.state.stages.length > 1;
         this.noteCheckpoints(
@@ -496,20 +504,23 @@ class Dashboard {
     }
   }
 
-  /** One batch: all points in one `append`, the latest rollouts, checkpoints and status. */
+  /** One batch: all points in one `append`, the latest step's rollouts, every evaluation's, checkpoints and status. */
   private flush(batch: HostMessage[]): void {
     const points: MetricPoint[] = [];
     let rollouts: HostMessage | undefined;
+    const evals: HostMessage[] = [];
     let status: HostMessage | undefined;
     let checkpoints: HostMessage | undefined;
     for (const m of batch) {
       if (m.type === 'append') points.push(...m.points);
+      else if (m.type === 'rollouts' && m.eval) evals.push(m);
       else if (m.type === 'rollouts') rollouts = m;
       else if (m.type === 'status') status = m;
       else if (m.type === 'checkpoints') checkpoints = m;
     }
     if (points.length) void this.panel.webview.postMessage({ type: 'append', points } satisfies HostMessage);
     if (rollouts) void this.panel.webview.postMessage(rollouts);
+    for (const m of evals) void this.panel.webview.postMessage(m);
     if (checkpoints) void this.panel.webview.postMessage(checkpoints);
     if (status) void this.panel.webview.postMessage(status);
   }

@@ -2,11 +2,11 @@
  * What the dashboard is sent, built from a live run's events or from a job directory's metric rows. Pure (no
  * `vscode`): the panel calls these and posts the result.
  */
-import type { MetricsEvent, RuntimeEvent } from '../../runtime/protocol';
+import type { MetricsEvent, RolloutsEvent, RuntimeEvent } from '../../runtime/protocol';
 import type { ScalarRow } from '../../runtime/metrics/types';
-import { rolloutLinesOnDisk } from '../../runtime/metrics/rollouts-jsonl';
+import { evalRolloutLinesOnDisk, rolloutLinesOnDisk } from '../../runtime/metrics/rollouts-jsonl';
 import { episodeOfRecord } from './episode-record';
-import { wireValue, type MetricPoint, type RolloutSampleMessage, type Series } from './messages';
+import { wireValue, type EvalOfRollouts, type MetricPoint, type RolloutSampleMessage, type Series } from './messages';
 
 /**
  * The stage a live run's points and checkpoints belong to, named as the disk reader names a staged job's folders
@@ -89,14 +89,18 @@ export function sortedByStep(s: Series): Series {
 export interface Rollouts {
   step: number;
   samples: RolloutSampleMessage[];
+  /** An evaluation's records (monitor/eval-rollouts.jsonl); absent: an explorer step's. */
+  eval?: EvalOfRollouts;
 }
 
 export function rolloutsOf(
   step: number,
   samples: readonly { prompt: string; response: string; reward: number }[],
+  evalOf?: EvalOfRollouts,
 ): Rollouts {
   return {
     step,
+    ...(evalOf ? { eval: { taskset: evalOf.taskset, role: evalOf.role } } : {}),
     samples: samples.map((s) => {
       const episode = episodeOfRecord(s as unknown as Record<string, unknown>);
       return {
@@ -109,13 +113,23 @@ export function rolloutsOf(
   };
 }
 
-/** The latest `rollouts` event of a run, if any. */
+/** A `rollouts` event as the dashboard shows it. */
+export function rolloutsOfEvent(e: RolloutsEvent): Rollouts {
+  return rolloutsOf(e.step, e.samples, e.eval);
+}
+
+/** The latest explorer step's `rollouts` event of a run, if any. */
 export function latestRolloutsOfEvents(events: readonly RuntimeEvent[]): Rollouts | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i];
-    if (e.type === 'rollouts') return rolloutsOf(e.step, e.samples);
+    if (e.type === 'rollouts' && !e.eval) return rolloutsOfEvent(e);
   }
   return undefined;
+}
+
+/** Every evaluation's records a run reported (`rollouts` events with `eval`), in order. */
+export function evalRolloutsOfEvents(events: readonly RuntimeEvent[]): Rollouts[] {
+  return events.flatMap((e) => (e.type === 'rollouts' && e.eval ? [rolloutsOfEvent(e)] : []));
 }
 
 /** The last complete line of `<jobDir>/monitor/rollouts.jsonl` (what our runtime writes), if it parses. */
@@ -123,9 +137,16 @@ export function latestRolloutsOnDisk(jobDir: string): Rollouts | undefined {
   return rolloutStepsOnDisk(jobDir, 1).at(-1);
 }
 
+type SampleRecord = { prompt: string; response: string; reward: number };
+
 /** The last `maxSteps` steps of `<jobDir>/monitor/rollouts.jsonl` (runtime/metrics/rollouts-jsonl.ts), in file order. */
 export function rolloutStepsOnDisk(jobDir: string, maxSteps: number): Rollouts[] {
-  return rolloutLinesOnDisk(jobDir, maxSteps).map((l) =>
-    rolloutsOf(l.step, l.samples as unknown as { prompt: string; response: string; reward: number }[]),
+  return rolloutLinesOnDisk(jobDir, maxSteps).map((l) => rolloutsOf(l.step, l.samples as unknown as SampleRecord[]));
+}
+
+/** The last `maxLines` evaluations' records of `<jobDir>/monitor/eval-rollouts.jsonl`, in file order. */
+export function evalRolloutStepsOnDisk(jobDir: string, maxLines: number): Rollouts[] {
+  return evalRolloutLinesOnDisk(jobDir, maxLines).map((l) =>
+    rolloutsOf(l.step, l.samples as unknown as SampleRecord[], { taskset: l.eval, role: l.role }),
   );
 }

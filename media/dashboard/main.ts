@@ -351,7 +351,7 @@ function onMessage(m: HostMessage): void {
       append(m.points);
       break;
     case 'rollouts':
-      rolloutsView.add(m.step, m.samples, m.origin);
+      rolloutsView.add(m.step, m.samples, m.origin, m.eval);
       break;
     case 'config':
       configView.set(m.runs);

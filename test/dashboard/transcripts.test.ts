@@ -384,6 +384,45 @@ describe('agent episodes in the Rollouts tab', () => {
     assert.match((await page.textContent('#transcript-title'))!, /run 1: failed/);
   });
 
+  test("an evaluation's episodes are listed beside their step; picked, they stay while new steps arrive", async () => {
+    const options = () =>
+      page.$$eval('#rollouts-step-select li[role="option"]', (os) => os.map((o: any) => o.textContent.trim()));
+    const held = { taskset: 'lake-held-out', role: 'explorer' };
+    await dash.post({ type: 'rollouts', ...rolloutsOf(STEP + 1, samples, held) });
+    await dash.post({ type: 'rollouts', ...rolloutsOf(STEP + 1, samples.slice(0, 2), { ...held, role: 'bench' }) });
+    await dash.frames();
+    // Following the latest explorer step: an evaluation does not take the view.
+    assert.equal(await page.textContent('#rollouts-step'), `Step ${STEP + 1}: ${samples.length} samples`);
+    await page.click('#rollouts-step-select');
+    assert.deepEqual(await options(), [
+      `${STEP + 1}`,
+      `${STEP + 1} · bench lake-held-out`,
+      `${STEP + 1} · eval lake-held-out`,
+      `${STEP}`,
+    ]);
+    await page.keyboard.press('Escape');
+    await choose(page, '#rollouts-step-select', `${STEP + 1} · eval lake-held-out`);
+    await dash.frames();
+    assert.equal(
+      await page.textContent('#rollouts-step'),
+      `Eval lake-held-out at step ${STEP + 1}: ${samples.length} samples`,
+    );
+    assert.equal(await page.textContent('#episodes-caption'), '6 episodes in 3 groups', "the evaluation's episodes");
+    mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+    for (const name of Object.keys(THEMES) as ThemeName[]) {
+      await dash.setTheme(name);
+      await page.screenshot({ path: join(ROOT, 'test-results', `transcript-eval-${name}.png`) });
+    }
+    // A later step (the long-episode test below posts the same step again, as the latest).
+    await dash.post({ type: 'rollouts', ...rolloutsOf(STEP + 2, samples) });
+    await dash.frames();
+    assert.match((await page.textContent('#rollouts-step'))!, /^Eval lake-held-out at step 8: /, 'the pick is kept');
+    // Picking the latest step follows the steps again.
+    await choose(page, '#rollouts-step-select', `${STEP + 2}`);
+    await dash.frames();
+    assert.equal(await page.textContent('#rollouts-step'), `Step ${STEP + 2}: ${samples.length} samples`);
+  });
+
   test('screenshots in light, dark and high contrast: groups, a transcript and its trained tokens', async () => {
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     await open(page, key(0, 2));

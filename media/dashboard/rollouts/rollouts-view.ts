@@ -1,11 +1,11 @@
 /// <reference lib="dom" />
 /**
- * The Rollouts tab: samples per step, a step selector (the latest by default, following new steps until another is
- * picked), a search box (case-insensitive substring over prompt and response, or over every turn of an agent's
+ * The Rollouts tab: samples per step and per evaluation, a selector (the latest explorer step by default, following
+ * new steps until another entry is picked; an evaluation's records listed beside the step it ran at), a search box (case-insensitive substring over prompt and response, or over every turn of an agent's
  * episodes, its placeholder saying which) and a reward histogram of the samples shown. Model output is only ever `textContent`, never parsed as HTML.
  */
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
-import type { RolloutSampleMessage } from '../../../client/dashboard/messages';
+import type { EvalOfRollouts, RolloutSampleMessage } from '../../../client/dashboard/messages';
 import type { VscodeSingleSelect, VscodeTextfield } from '../controls/elements';
 import { rewardHistogram } from './histogram';
 import { TranscriptView } from './transcript-view';
@@ -13,8 +13,30 @@ import type { Theme } from '../theme';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
 
-/** Steps kept in the page (older ones are dropped as new ones arrive). */
+/** Entries kept in the page (the oldest steps' are dropped as new ones arrive). */
 const MAX_STEPS = 200;
+
+/** The records of one explorer step, or of one eval taskset's evaluation at a step. */
+interface Entry {
+  step: number;
+  eval?: EvalOfRollouts;
+  samples: RolloutSampleMessage[];
+}
+
+const keyOf = (step: number, ev?: EvalOfRollouts): string =>
+  ev ? JSON.stringify([step, ev.role, ev.taskset]) : String(step);
+
+/** What the selector and the caption call an entry: `30`, `30 · eval lake-eval`, `30 · bench lake-eval`. */
+function entryLabel(e: Entry): string {
+  return e.eval ? `${e.step} · ${e.eval.role === 'bench' ? 'bench' : 'eval'} ${e.eval.taskset}` : String(e.step);
+}
+
+/** Newest step first; at one step the explorer's records, then the evaluations' by taskset. */
+function entryOrder(a: Entry, b: Entry): number {
+  if (a.step !== b.step) return b.step - a.step;
+  if (!a.eval || !b.eval) return a.eval ? 1 : b.eval ? -1 : 0;
+  return `${a.eval.role} ${a.eval.taskset}`.localeCompare(`${b.eval.role} ${b.eval.taskset}`);
+}
 
 const fmt = (x: number) => String(Number(x.toPrecision(3)));
 
@@ -23,9 +45,9 @@ const SEARCH_SAMPLES = 'Search prompts and responses';
 const SEARCH_TURNS = "Search the episodes' turns";
 
 export class RolloutsView {
-  private readonly steps = new Map<number, RolloutSampleMessage[]>();
-  /** The step picked in the selector; undefined: follow the latest. */
-  private picked: number | undefined;
+  private readonly entries = new Map<string, Entry>();
+  /** The entry picked in the selector; undefined: follow the latest. */
+  private picked: string | undefined;
   private query = '';
   private histogram: Chart<'bar', number[], string> | undefined;
   /** Multi-turn episodes: groups and transcripts in place of the sample table. */
@@ -40,9 +62,8 @@ export class RolloutsView {
     });
     const select = this.select();
     select.addEventListener('change', () => {
-      const latest = this.latest();
-      const v = Number(select.value);
-      this.picked = v === latest ? undefined : v;
+      const v = select.value;
+      this.picked = v === this.latest() ? undefined : v;
       this.render();
     });
   }
@@ -52,9 +73,12 @@ export class RolloutsView {
     return this.histogram;
   }
 
-  add(step: number, samples: readonly RolloutSampleMessage[], origin?: string): void {
-    this.steps.set(step, [...samples]);
-    while (this.steps.size > MAX_STEPS) this.steps.delete(Math.min(...this.steps.keys()));
+  add(step: number, samples: readonly RolloutSampleMessage[], origin?: string, ev?: EvalOfRollouts): void {
+    this.entries.set(keyOf(step, ev), { step, ...(ev ? { eval: ev } : {}), samples: [...samples] });
+    while (this.entries.size > MAX_STEPS) {
+      const oldest = [...this.entries.entries()].reduce((a, b) => (b[1].step < a[1].step ? b : a));
+      this.entries.delete(oldest[0]);
+    }
     if (origin !== undefined) document.getElementById('rollouts-source')!.textContent = origin;
     this.renderSelect();
     this.render();
@@ -62,7 +86,7 @@ export class RolloutsView {
 
   /** A new run (or a reloaded panel): no steps, none picked, the search kept. (A compare panel has no such tab.) */
   reset(): void {
-    this.steps.clear();
+    this.entries.clear();
     this.picked = undefined;
     const select = this.select() as VscodeSingleSelect | null;
     if (select) select.options = [];
@@ -85,12 +109,16 @@ export class RolloutsView {
     if (this.histogram) this.drawHistogram(this.shown());
   }
 
-  private latest(): number | undefined {
-    return this.steps.size ? Math.max(...this.steps.keys()) : undefined;
+  /** The latest explorer step's entry (a job with evaluations only: the latest evaluation's). */
+  private latest(): string | undefined {
+    const all = [...this.entries.values()];
+    const steps = all.filter((e) => !e.eval);
+    const newest = (steps.length ? steps : all).sort(entryOrder)[0];
+    return newest && keyOf(newest.step, newest.eval);
   }
 
-  private current(): number | undefined {
-    return this.picked !== undefined && this.steps.has(this.picked) ? this.picked : this.latest();
+  private current(): string | undefined {
+    return this.picked !== undefined && this.entries.has(this.picked) ? this.picked : this.latest();
   }
 
   private select(): VscodeSingleSelect {
@@ -99,37 +127,44 @@ export class RolloutsView {
 
   private renderSelect(): void {
     const cur = this.current();
-    const steps = [...this.steps.keys()].sort((a, b) => b - a);
     const select = this.select();
-    select.options = steps.map((s) => ({
-      label: String(s),
-      value: String(s),
+    const sorted = [...this.entries.values()].sort(entryOrder);
+    // Wide enough for the longest label (an evaluation's names its taskset); the CSS width (6em) for steps alone.
+    const longest = Math.max(0, ...sorted.map((e) => entryLabel(e).length));
+    select.style.width = sorted.some((e) => e.eval) ? `min(${longest + 6}ch, 40em)` : '';
+    select.options = sorted.map((e) => ({
+      label: entryLabel(e),
+      value: keyOf(e.step, e.eval),
       description: '',
-      selected: s === cur,
+      selected: keyOf(e.step, e.eval) === cur,
       disabled: false,
     }));
-    // The options list leaves the selection as it was: the value picks the step.
-    if (cur !== undefined) select.value = String(cur);
+    // The options list leaves the selection as it was: the value picks the entry.
+    if (cur !== undefined) select.value = cur;
   }
 
   private shown(): RolloutSampleMessage[] {
-    const step = this.current();
-    const all = step === undefined ? [] : this.steps.get(step)!;
+    const key = this.current();
+    const all = key === undefined ? [] : this.entries.get(key)!.samples;
     const q = this.query.trim().toLowerCase();
     return q ? all.filter((s) => s.prompt.toLowerCase().includes(q) || s.response.toLowerCase().includes(q)) : all;
   }
 
   private render(): void {
-    const step = this.current();
-    if (step === undefined) return;
-    const all = this.steps.get(step)!;
+    const key = this.current();
+    if (key === undefined) return;
+    const entry = this.entries.get(key)!;
+    const all = entry.samples;
     const samples = this.shown();
     const caption = document.getElementById('rollouts-step')!;
     const n = (k: number) => `${k} sample${k === 1 ? '' : 's'}`;
+    const what = entry.eval
+      ? `${entry.eval.role === 'bench' ? 'Bench' : 'Eval'} ${entry.eval.taskset} at step ${entry.step}`
+      : `Step ${entry.step}`;
     caption.textContent =
       samples.length === all.length
-        ? `Step ${step}: ${n(all.length)}`
-        : `Step ${step}: ${samples.length} of ${n(all.length)} match`;
+        ? `${what}: ${n(all.length)}`
+        : `${what}: ${samples.length} of ${n(all.length)} match`;
     caption.classList.remove('empty');
     const table = document.getElementById('rollouts-table') as HTMLTableElement;
     table.tBodies[0].replaceChildren(

@@ -142,6 +142,15 @@ export const MAX_STEPS_WITHOUT_EXPERIENCE = 3;
 /** The explorer made no experience for {@link MAX_STEPS_WITHOUT_EXPERIENCE} steps: the run cannot learn. */
 export class NoExperienceError extends Error {}
 
+/** Records kept of each eval taskset's episodes per evaluation, spread over its tasks (monitor/eval-rollouts.jsonl). */
+export const EVAL_SAMPLES_PER_TASKSET = 32;
+
+/** An evaluation: its metrics (`<prefix>/<taskset>/…`) and some records of each eval taskset's runs. */
+export interface EvalOutput {
+  metrics: Record<string, number>;
+  samples: { taskset: string; samples: RolloutSample[] }[];
+}
+
 export interface StepOutput {
   experiences: Experience[];
   metrics: Record<string, number>;
@@ -285,8 +294,8 @@ export class Explorer {
    * 08ab577; `time/eval` runs from the first taskset's start to the end of the last), so here they go at once as a
    * step's tasks do (see ExplorerOptions.runnersPerModel). The metrics are reduced per taskset in task order.
    */
-  async evaluate(sets: readonly EvalTaskset[], step: number, prefix = 'eval'): Promise<Record<string, number>> {
-    if (sets.length === 0) return {};
+  async evaluate(sets: readonly EvalTaskset[], step: number, prefix = 'eval'): Promise<EvalOutput> {
+    if (sets.length === 0) return { metrics: {}, samples: [] };
     const started = Date.now();
     const all = await this.runTasks(
       sets.flatMap((set) =>
@@ -294,9 +303,13 @@ export class Explorer {
       ),
     );
     const metrics: Record<string, number> = {};
+    const samples: EvalOutput['samples'] = [];
+    const decode = (ids: readonly number[]) => this.model.tokenizer.decode(ids, { skipSpecialTokens: false });
     let from = 0;
     for (const set of sets) {
       const runs = kept(all.slice(from, (from += set.tasks.length)));
+      const exps = runs.flatMap((r) => r.exps);
+      samples.push({ taskset: set.name, samples: sampleRollouts(exps, EVAL_SAMPLES_PER_TASKSET, { decode }) });
       const perTask = runs.map((r) =>
         r.failed ? r.timing : { ...evalTaskMetrics(this.release, r.runs), ...r.timing },
       );
@@ -307,7 +320,7 @@ export class Explorer {
       );
     }
     metrics[evalTimeKey(this.release, prefix)] = (Date.now() - started) / 1000;
-    return metrics;
+    return { metrics, samples };
   }
 
   /**

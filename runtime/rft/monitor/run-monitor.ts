@@ -1,6 +1,7 @@
 /**
  * Where a run's numbers go: `<job dir>/monitor/metrics.jsonl` (one line per role and step), TensorBoard event files
- * per role (`<job dir>/monitor/tensorboard/<role>`, as Trinity's tensorboard monitor lays them out), and the event
+ * per role (`<job dir>/monitor/tensorboard/<role>`, as Trinity's tensorboard monitor lays them out), the rollout
+ * records (`rollouts.jsonl` per explorer step, `eval-rollouts.jsonl` per evaluation and eval taskset), and the event
  * stream when one is attached. Each row's `time` is seconds since the run (not the stage) started, as the event
  * stream's `metrics` events say. A resumed run's first step of each role marks the restart in both files (a restart
  * line, a SessionLog.START), so readers drop what the abandoned timeline logged from there on (step-log.ts).
@@ -14,9 +15,15 @@ import { TensorBoardWriter } from './tensorboard';
 
 export type EventSink = (e: RuntimeEvent) => void;
 
+/** An eval-rollouts line's timeline: its role and taskset (runtime/metrics/rollouts-jsonl.ts reads it the same way). */
+function evalRolloutKey(line: Record<string, unknown>): string | undefined {
+  return typeof line.role === 'string' && typeof line.eval === 'string' ? `${line.role}/${line.eval}` : undefined;
+}
+
 export class Monitor {
   private readonly metrics: StepLog;
   private readonly rolloutLog: StepLog;
+  private readonly evalRolloutLog: StepLog;
   private readonly boards = new Map<Role, TensorBoardWriter>();
   constructor(
     readonly jobDir: string,
@@ -30,6 +37,7 @@ export class Monitor {
     const role = (line: Record<string, unknown>) => (typeof line.role === 'string' ? line.role : undefined);
     this.metrics = new StepLog(join(dir, 'metrics.jsonl'), 'metrics append', role);
     this.rolloutLog = new StepLog(join(dir, 'rollouts.jsonl'), 'rollouts append', () => 'explorer');
+    this.evalRolloutLog = new StepLog(join(dir, 'eval-rollouts.jsonl'), 'eval rollouts append', evalRolloutKey);
   }
 
   log(role: Role, step: number, values: Record<string, number>): void {
@@ -60,6 +68,18 @@ export class Monitor {
     if (!samples.length) return;
     this.rolloutLog.append('explorer', step, { step, samples }, () => ({ step, samples: [], restart: true }));
     this.sink({ type: 'rollouts', step, samples });
+  }
+
+  /** An evaluation's records of one eval taskset at `step`, beside the explorer's (a timeline per role and taskset). */
+  evalRollouts(step: number, role: 'explorer' | 'bench', taskset: string, samples: RolloutSample[]): void {
+    if (!samples.length) return;
+    const line = { step, role, eval: taskset };
+    this.evalRolloutLog.append(`${role}/${taskset}`, step, { ...line, samples }, () => ({
+      ...line,
+      samples: [],
+      restart: true,
+    }));
+    this.sink({ type: 'rollouts', step, samples, eval: { taskset, role } });
   }
 
   emit(e: RuntimeEvent): void {

@@ -12,6 +12,7 @@ import { loadRuntimePlugins } from '../../plugins';
 import { mergePhaseTimes, phaseTimesOn, takePhaseTimes, timed, type PhaseTimes } from '../../monitor/phase-times';
 import { ioFailureData, ioFailureFrom, type IoFailureData } from '../../io-failure';
 import { ExplorerRequests } from './explorer-requests';
+import type { EvalOutput } from '../../explorer/explore-step';
 import { StepAbandoned } from '../../stop-point';
 import { ExplorerSide, type ExplorerSideSpec, type ExplorerStepResult } from './explorer-side';
 
@@ -21,7 +22,7 @@ export interface ExplorerDriver {
    * asked for while another runs starts when it ends (explorer-requests.ts).
    */
   step(step: number): Promise<ExplorerStepResult | null>;
-  evaluate(step: number): Promise<Record<string, number>>;
+  evaluate(step: number): Promise<EvalOutput>;
   /**
    * Replaces the rollout weights (in `variables()` order) and records the model version: at once when the side is
    * idle, else before its next queued request. Resolves when applied.
@@ -145,7 +146,7 @@ export async function workerExplorer(init: ExplorerInit, log: RunLog): Promise<E
   }
   return {
     step: (step) => awaitedLater(call<ExplorerStepResult | null>({ kind: 'step', step })),
-    evaluate: (step) => call<Record<string, number>>({ kind: 'evaluate', step }),
+    evaluate: (step) => call<EvalOutput>({ kind: 'evaluate', step }),
     setWeights: (weights, version) =>
       call<void>(
         { kind: 'weights', weights, version },

@@ -1,8 +1,9 @@
 /**
  * What the explorer reports in the explore and both modes: each step's metrics, rollout samples and progress line,
  * and its evals as those modes schedule them (`eval_on_startup`, every `eval_interval` explorer steps, the last
- * step), logged under the explorer's role, with the summary's numbers.
+ * step), logged under the explorer's role with their records, and the summary's numbers.
  */
+import type { EvalOutput } from '../../explorer/explore-step';
 import type { StageContext } from '../stage/stage-context';
 import { fmt, meanReward } from '../stage/step-pacing';
 import type { ExplorerStepResult } from './explorer-side';
@@ -33,7 +34,7 @@ export class EvalSchedule {
 
   constructor(
     private readonly ctx: StageContext,
-    private readonly explorer: { readonly hasEvals: boolean; evaluate(step: number): Promise<Record<string, number>> },
+    private readonly explorer: { readonly hasEvals: boolean; evaluate(step: number): Promise<EvalOutput> },
   ) {}
 
   /** Whether to evaluate before the first explorer step (`eval_on_startup`, a run that starts at step 0). */
@@ -52,11 +53,13 @@ export class EvalSchedule {
     return this.explorer.hasEvals && this.lastEvalStep !== step;
   }
 
-  /** Evaluates every eval taskset at `step` and logs the metrics under the explorer's role. */
+  /** Evaluates every eval taskset at `step` and logs the metrics and records under the explorer's role. */
   async evaluate(step: number): Promise<void> {
-    this.lastEval = await this.explorer.evaluate(step);
+    const out = await this.explorer.evaluate(step);
+    this.lastEval = out.metrics;
     this.lastEvalStep = step;
     this.ctx.monitor.log('explorer', step, this.lastEval);
+    for (const s of out.samples) this.ctx.monitor.evalRollouts(step, 'explorer', s.taskset, s.samples);
   }
 
   /** The last eval's summary numbers. */

@@ -6,6 +6,7 @@
  * `_watch_trainer_sync_signal`, f3c8dec6769c; here between batches). A newer offer replaces one still waiting; both
  * callers hear back when it is applied. `close` drops the requests that have not started.
  */
+import type { EvalOutput } from '../../explorer/explore-step';
 import type { ExplorerSide, ExplorerStepResult } from './explorer-side';
 
 interface Waiter {
@@ -35,7 +36,7 @@ export class ExplorerRequests {
     return this.enqueue(() => this.side.exploreStep(step));
   }
 
-  evaluate(step: number): Promise<Record<string, number>> {
+  evaluate(step: number): Promise<EvalOutput> {
     return this.enqueue(() => this.side.evaluate(step));
   }
 

@@ -16,7 +16,7 @@ import type { GroupAdvantageFn } from '../../algorithm';
 import { applyNewerCheckpoint, copyWeights } from '../../checkpoint/checkpoints';
 import type { Experience } from '../../experience';
 import { ExperiencePipeline } from '../../explorer/experience-pipeline';
-import { Explorer, type OverRollout } from '../../explorer/explore-step';
+import { Explorer, type EvalOutput, type OverRollout } from '../../explorer/explore-step';
 import { AuxiliaryModel } from '../../models/auxiliary-model';
 import { RolloutModel } from '../../models/rollout-model';
 import type { RunLog } from '../../monitor/run-log';
@@ -230,8 +230,8 @@ export class ExplorerSide {
     return { ...out, readerOffset: reader.currentOffset };
   }
 
-  /** Every eval taskset at `step`, as one metrics record (`<prefix>/<taskset>/…`). */
-  async evaluate(step: number, prefix = 'eval'): Promise<Record<string, number>> {
+  /** Every eval taskset at `step`: one metrics record (`<prefix>/<taskset>/…`) and each taskset's records. */
+  async evaluate(step: number, prefix = 'eval'): Promise<EvalOutput> {
     return await this.need(this.parts.explorer, 'explorer').evaluate(this.parts.evalSets, step, prefix);
   }
 

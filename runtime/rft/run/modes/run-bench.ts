@@ -11,10 +11,11 @@ export async function runBench(ctx: StageContext): Promise<StageResult> {
   const { cfg } = ctx;
   const side = await ExplorerSide.build(stageSideSpec(ctx, 'bench'), ctx.log);
   try {
-    /** Every eval taskset at `step`, logged under the bench role. */
+    /** Every eval taskset at `step`, logged under the bench role with its records. */
     const bench = async (step: number): Promise<Record<string, number>> => {
-      const metrics = await side.evaluate(step, 'bench');
+      const { metrics, samples } = await side.evaluate(step, 'bench');
       ctx.monitor.log('bench', step, metrics);
+      for (const s of samples) ctx.monitor.evalRollouts(step, 'bench', s.taskset, s.samples);
       return metrics;
     };
     let evals: Record<string, number> = {};

@@ -202,10 +202,14 @@ describe('evaluation and over-rollout go to the engine together', () => {
   async function evaluate(sets: readonly EvalTaskset[], runners: number, seed = 5) {
     const explorer = explorerOf(runners, { createReward: textScore }, seed, []);
     takePhaseTimes();
-    const metrics = await explorer.evaluate(sets, 3);
+    const { metrics, samples } = await explorer.evaluate(sets, 3);
     const engineCalls = takePhaseTimes()['explorer: sampling (generate)']?.calls ?? 0;
     // Times differ from run to run; every other metric is compared exactly.
-    return { metrics: Object.fromEntries(Object.entries(metrics).filter(([k]) => !k.includes('time'))), engineCalls };
+    return {
+      metrics: Object.fromEntries(Object.entries(metrics).filter(([k]) => !k.includes('time'))),
+      engineCalls,
+      records: samples.map((s) => [s.taskset, s.samples.map((r) => [r.response, r.reward])]),
+    };
   }
 
   test("greedy: every eval taskset's tasks in one engine call, the eval metrics those of one task after another", async () => {
@@ -215,6 +219,12 @@ describe('evaluation and over-rollout go to the engine together', () => {
     assert.equal(sequential.engineCalls, 4);
     assert.equal(batched.engineCalls, 1, 'both tasksets went to the engine together');
     assert.deepEqual(batched.metrics, sequential.metrics);
+    // The records kept of each taskset's runs (monitor/eval-rollouts.jsonl) are the same runs' either way.
+    assert.deepEqual(batched.records, sequential.records);
+    assert.deepEqual(
+      batched.records.map(([name]) => name),
+      sets.map((s) => s.name),
+    );
     for (const k of ['eval/short/score/mean@3', 'eval/long/score/best@4', 'eval/long/finished_task_count'])
       assert.ok(k in batched.metrics, k);
   });

@@ -205,7 +205,7 @@ describe('explorer.max_timeout', () => {
     assert.equal(timeouts.length, 6, JSON.stringify(logs));
     assert.equal(logs.filter((l) => l.level === 'warning' && /failed after 3 attempt\(s\)/.test(l.message)).length, 2);
 
-    const ev = await ex.evaluate([{ name: 'sums', tasks: [task('3+4'), task('5+2')] }], 0);
+    const { metrics: ev } = await ex.evaluate([{ name: 'sums', tasks: [task('3+4'), task('5+2')] }], 0);
     assert.equal(ev['eval/sums/finished_task_count'], 2);
     assert.ok(ev['eval/sums/time/task_execution'] >= 0);
     assert.ok(ev['time/eval'] >= 0);

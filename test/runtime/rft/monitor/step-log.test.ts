@@ -1,7 +1,7 @@
 /**
  * The monitor's files across a resume: a run that logs a role from an earlier step than the job's files reach marks
  * the restart (metrics.jsonl's restart line, a SessionLog.START), and every reader (metrics.jsonl, the TensorBoard
- * files alone, the dashboard's rollouts) then shows each step once, with the resumed run's values; a fresh job
+ * files alone, the dashboard's rollouts and evaluations' records) then shows each step once, with the resumed run's values; a fresh job
  * carries no restart line; a line torn by a killed writer is cut before the next run appends.
  */
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { rolloutStepsOnDisk } from '../../../../client/dashboard/series';
+import { evalRolloutStepsOnDisk, rolloutStepsOnDisk } from '../../../../client/dashboard/series';
 import { readAllMetrics } from '../../../../runtime/metrics/job-metrics';
 import type { ScalarRow } from '../../../../runtime/metrics/types';
 import { Monitor } from '../../../../runtime/rft/monitor/run-monitor';
@@ -77,6 +77,44 @@ describe('the monitor across a resume', () => {
       rolloutStepsOnDisk(job, 10).map((r) => [r.step, r.samples[0].response]),
       [[5, 'new']],
       'the abandoned rollouts of step 5 are not shown',
+    );
+  });
+
+  test("evaluations' records: each role and taskset is its own timeline; a resumed one voids only its own later lines", () => {
+    const job = mkdtempSync(join(tmpdir(), 'twb-steplog-'));
+    const sample = (response: string) => [{ prompt: 'p', response, reward: 0 }];
+    const first = new Monitor(job);
+    for (const step of [0, 2, 4]) {
+      first.evalRollouts(step, 'explorer', 'held-out', sample(`old ${step}`));
+      first.evalRollouts(step, 'explorer', 'other', sample(`other ${step}`));
+    }
+    first.evalRollouts(4, 'bench', 'held-out', sample('bench 4'));
+    first.rollouts(4, sample('step 4'));
+    // Resumed from the checkpoint of step 2: the explorer evaluates held-out again there (the other taskset's
+    // evaluation of that timeline is not repeated in this run).
+    const resumed = new Monitor(job);
+    resumed.evalRollouts(2, 'explorer', 'held-out', sample('new 2'));
+
+    const shown = evalRolloutStepsOnDisk(job, 20).map(
+      (r) => `${r.eval?.role} ${r.eval?.taskset} ${r.step}: ${r.samples[0].response}`,
+    );
+    assert.deepEqual(shown, [
+      'explorer held-out 0: old 0',
+      'explorer other 0: other 0',
+      'explorer other 2: other 2',
+      'explorer other 4: other 4',
+      'bench held-out 4: bench 4',
+      'explorer held-out 2: new 2',
+    ]);
+    assert.deepEqual(
+      rolloutStepsOnDisk(job, 10).map((r) => [r.step, r.eval]),
+      [[4, undefined]],
+      "the explorer's own records are apart",
+    );
+    assert.deepEqual(
+      evalRolloutStepsOnDisk(job, 2).map((r) => r.samples[0].response),
+      ['bench 4', 'new 2'],
+      'the last lines only',
     );
   });
 

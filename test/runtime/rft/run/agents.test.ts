@@ -6,6 +6,8 @@
  * - The plugin example examples/agents-plugin (a step-wise FrozenLake agent: RewardPropagation through ctx.agents,
  *   env_state_hash and step_reward in info) under `multi_step_grpo` (step_wise_grpo) with `sync_offset: 1`, so the
  *   plugin runs in the explorer's worker thread: one experience per model call, eid.step set, actual_env_steps.
+ * - An evaluation's episodes (an eval taskset at temperature 0) recorded in monitor/eval-rollouts.jsonl, from the
+ *   explorer's worker thread.
  * The model's head is tilted towards <|im_end|>, so its answers are short (and random: every reward is 0).
  */
 import assert from 'node:assert/strict';
@@ -184,6 +186,69 @@ buffer:
     } finally {
       db.close();
     }
+  });
+
+  test("an evaluation's episodes are recorded per eval taskset (monitor/eval-rollouts.jsonl), apart from the explorer's, also from the explorer's worker", async () => {
+    const path = config(
+      'lake-eval',
+      `algorithm:
+  algorithm_type: grpo
+  repeat_times: 2
+buffer:
+  batch_size: 1
+  total_steps: 1
+  explorer_input:
+    taskset:
+      name: lake
+      storage_type: file
+      path: data/lake.jsonl
+      workflow_args: {agent_max_steps: 2}
+    eval_tasksets:
+      - name: lake-held-out
+        storage_type: file
+        path: data/lake.jsonl
+        workflow_args: {agent_max_steps: 2}
+        rollout_args: {temperature: 0.0}
+    default_workflow_type: frozen_lake_workflow
+explorer:
+  eval_on_startup: true
+  eval_interval: 1
+synchronizer:
+  sync_offset: 1
+`,
+    );
+    const run = start(path);
+    const { code } = await run.exit;
+    assert.equal(code, 0, run.stderr().slice(-2000));
+    const monitor = join(job.dir, 'checkpoints', 'tests', 'lake-eval', 'monitor');
+    const evals = readFileSync(join(monitor, 'eval-rollouts.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { step: number; role: string; eval: string; samples: RolloutSample[] });
+    // On startup (step 0) and after the one step; each of the taskset's 3 tasks once (repeat_times 1 for eval).
+    assert.deepEqual(
+      evals.map((l) => [l.step, l.role, l.eval, l.samples.length]),
+      [
+        [0, 'explorer', 'lake-held-out', 3],
+        [1, 'explorer', 'lake-held-out', 3],
+      ],
+    );
+    for (const s of evals.flatMap((l) => l.samples)) {
+      assert.equal(s.messages?.[0].role, 'system');
+      assert.ok(s.messages!.some((m) => m.role === 'assistant'));
+      assert.equal(s.metrics?.test_score, s.reward);
+      assert.equal(s.responseTokens?.length, s.actionMask?.length);
+    }
+    // The event stream says the same, marked as the evaluation's; the explorer's own records stay in rollouts.jsonl.
+    const evalEvents = run.events.flatMap((e) => (e.type === 'rollouts' && e.eval ? [[e.step, e.eval]] : []));
+    assert.deepEqual(evalEvents, [
+      [0, { taskset: 'lake-held-out', role: 'explorer' }],
+      [1, { taskset: 'lake-held-out', role: 'explorer' }],
+    ]);
+    assert.deepEqual(
+      rolloutLines('tests', 'lake-eval').map((l) => [l.step, l.samples.length]),
+      [[1, 2]],
+    );
   });
 
   test('frozen_lake_workflow under fully_async (Trinity 0.6): the explorer never waits, every step trained once', async () => {
