@@ -79,6 +79,34 @@ ${body}trainer:
   );
 }
 
+/**
+ * GRPO of 2 episodes a map, one map of data/lake.jsonl a step, on frozen_lake_workflow; `algorithm`, `explorerInput`
+ * and `buffer` add lines to those sections, `rest` sections after them.
+ */
+function lakeGrpo(o: {
+  steps: number;
+  agentMaxSteps?: number;
+  algorithm?: string;
+  explorerInput?: string;
+  buffer?: string;
+  rest?: string;
+}): string {
+  return `algorithm:
+  algorithm_type: grpo
+  repeat_times: 2
+${o.algorithm ?? ''}buffer:
+  batch_size: 1
+  total_steps: ${o.steps}
+  explorer_input:
+    taskset:
+      name: lake
+      storage_type: file
+      path: data/lake.jsonl
+      workflow_args: {agent_max_steps: ${o.agentMaxSteps ?? 2}}
+${o.explorerInput ?? ''}    default_workflow_type: frozen_lake_workflow
+${o.buffer ?? ''}${o.rest ?? ''}`;
+}
+
 const trainerSteps = (events: RuntimeEvent[]): number[] =>
   events.flatMap((e) => (e.type === 'metrics' && e.role === 'trainer' ? [e.step] : []));
 
@@ -94,27 +122,16 @@ describe('agents through the CLI', () => {
     const steps = 2;
     const path = config(
       'lake',
-      `algorithm:
-  algorithm_type: grpo
-  repeat_times: 2
-  optimizer:
-    lr: 1e-3
-buffer:
-  batch_size: 1
-  total_steps: ${steps}
-  explorer_input:
-    taskset:
-      name: lake
-      storage_type: file
-      path: data/lake.jsonl
-      workflow_args: {agent_max_steps: 2}
-    default_workflow_type: frozen_lake_workflow
-  trainer_input:
+      lakeGrpo({
+        steps,
+        algorithm: '  optimizer:\n    lr: 1e-3\n',
+        buffer: `  trainer_input:
     experience_buffer:
       name: episodes
       storage_type: sql
       path: sqlite:///lake.db
 `,
+      }),
     );
     const first = start(path);
     // Killed once step 1 is checkpointed; the explorer may be writing step 2's episodes by then.
@@ -191,31 +208,22 @@ buffer:
   test("an evaluation's episodes are recorded per eval taskset (monitor/eval-rollouts.jsonl), apart from the explorer's, also from the explorer's worker", async () => {
     const path = config(
       'lake-eval',
-      `algorithm:
-  algorithm_type: grpo
-  repeat_times: 2
-buffer:
-  batch_size: 1
-  total_steps: 1
-  explorer_input:
-    taskset:
-      name: lake
-      storage_type: file
-      path: data/lake.jsonl
-      workflow_args: {agent_max_steps: 2}
-    eval_tasksets:
+      lakeGrpo({
+        steps: 1,
+        explorerInput: `    eval_tasksets:
       - name: lake-held-out
         storage_type: file
         path: data/lake.jsonl
         workflow_args: {agent_max_steps: 2}
         rollout_args: {temperature: 0.0}
-    default_workflow_type: frozen_lake_workflow
-explorer:
+`,
+        rest: `explorer:
   eval_on_startup: true
   eval_interval: 1
 synchronizer:
   sync_offset: 1
 `,
+      }),
     );
     const run = start(path);
     const { code } = await run.exit;
@@ -255,23 +263,7 @@ synchronizer:
     const steps = 3;
     const path = config(
       'lake-async',
-      `algorithm:
-  algorithm_type: grpo
-  repeat_times: 2
-buffer:
-  batch_size: 1
-  total_steps: ${steps}
-  explorer_input:
-    taskset:
-      name: lake
-      storage_type: file
-      path: data/lake.jsonl
-      workflow_args: {agent_max_steps: 2}
-    default_workflow_type: frozen_lake_workflow
-synchronizer:
-  sync_style: fully_async
-  sync_interval: 1
-`,
+      lakeGrpo({ steps, rest: 'synchronizer:\n  sync_style: fully_async\n  sync_interval: 1\n' }),
     );
     const run = start(path);
     const { code } = await run.exit;
@@ -300,22 +292,7 @@ synchronizer:
     // prompt truncation on (the default) Trinity answers that turn with its fixed text instead and never asks vLLM.
     const path = config(
       'lake-len',
-      `algorithm:
-  algorithm_type: grpo
-  repeat_times: 2
-buffer:
-  batch_size: 1
-  total_steps: 1
-  explorer_input:
-    taskset:
-      name: lake
-      storage_type: file
-      path: data/lake.jsonl
-      workflow_args: {agent_max_steps: 3}
-    default_workflow_type: frozen_lake_workflow
-explorer:
-  max_retry_times: 0
-`,
+      lakeGrpo({ steps: 1, agentMaxSteps: 3, rest: 'explorer:\n  max_retry_times: 0\n' }),
       '  max_model_len: 1400\n  enable_prompt_truncation: false\n',
     );
     const run = start(path);
