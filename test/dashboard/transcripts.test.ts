@@ -388,7 +388,9 @@ describe('agent episodes in the Rollouts tab', () => {
     const options = () =>
       page.$$eval('#rollouts-step-select li[role="option"]', (os) => os.map((o: any) => o.textContent.trim()));
     const held = { taskset: 'lake-held-out', role: 'explorer' };
-    await dash.post({ type: 'rollouts', ...rolloutsOf(STEP + 1, samples, held) });
+    // An evaluation's records carry no advantage (nothing is trained on them).
+    const evaluated = samples.map(({ advantage: _, ...rest }) => rest);
+    await dash.post({ type: 'rollouts', ...rolloutsOf(STEP + 1, evaluated, held) });
     await dash.post({ type: 'rollouts', ...rolloutsOf(STEP + 1, samples.slice(0, 2), { ...held, role: 'bench' }) });
     await dash.frames();
     // Following the latest explorer step: an evaluation does not take the view.
@@ -408,6 +410,11 @@ describe('agent episodes in the Rollouts tab', () => {
       `Eval lake-held-out at step ${STEP + 1}: ${samples.length} samples`,
     );
     assert.equal(await page.textContent('#episodes-caption'), '6 episodes in 3 groups', "the evaluation's episodes");
+    const facts = (await cards(page)).map((c) => Object.keys(c.facts));
+    assert.ok(
+      facts.every((f) => f.includes('reward') && !f.includes('advantage')),
+      `no advantage line on an evaluation's cards: ${JSON.stringify(facts)}`,
+    );
     mkdirSync(join(ROOT, 'test-results'), { recursive: true });
     for (const name of Object.keys(THEMES) as ThemeName[]) {
       await dash.setTheme(name);

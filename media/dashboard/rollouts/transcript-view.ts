@@ -143,11 +143,11 @@ export class TranscriptView {
     b.setAttribute('aria-pressed', String(e.key === this.openKey));
     b.append(el('span', 'episode-run', `Run ${e.run}${e.stepWise ? ' (step-wise)' : ''}`));
     b.append(el('span', 'episode-outcome', OUTCOME_LABELS[e.outcome]));
-    const facts: [string, string, string][] = [
-      ['reward', 'Reward', e.reward === null ? 'n/a' : num(e.reward)],
-      ['advantage', 'Advantage', e.advantage === undefined ? 'n/a' : num(e.advantage)],
-      ['turns', 'Model turns', String(e.modelTurns)],
-    ];
+    const facts: [string, string, string][] = [['reward', 'Reward', e.reward === null ? 'n/a' : num(e.reward)]];
+    // An evaluation's episodes have no advantage: the line is left out where none of the shown episodes has one.
+    if (this.episodes.some((x) => x.advantage !== undefined))
+      facts.push(['advantage', 'Advantage', e.advantage === undefined ? 'n/a' : num(e.advantage)]);
+    facts.push(['turns', 'Model turns', String(e.modelTurns)]);
     if (e.envSteps !== undefined) facts.push(['env-steps', 'Env steps', String(e.envSteps)]);
     facts.push(['invalid', 'Invalid actions', String(e.invalidActions)]);
     const dl = el('dl', 'episode-facts');
