@@ -642,7 +642,7 @@ export const CODE_DOCS: Record<DiagnosticCode, CodeDoc> = {
   // ------------------------------------------------------------------------------------------------------------
   TRN400: {
     explanation:
-      'Over the latest steps, at least `trinityWorkbench.runHealth.truncatedShare` (default 50%) of the trained responses end exactly at `model.max_response_tokens` (`response_length/clip_ratio`). The reward then scores answers cut off mid-way, which usually means a reward of 0 for reasons the policy cannot learn from.',
+      "Over the latest steps, at least `trinityWorkbench.runHealth.truncatedShare` (default 50%) of the trained responses end exactly at `model.max_response_tokens`: `response_length/clip_ratio` (the share of a batch's responses as long as its longest, as Trinity pads a batch to its longest) at steps whose `response_length/max` is the limit. The reward then scores answers cut off mid-way, which usually means a reward of 0 for reasons the policy cannot learn from.",
     example: 'model:\n  max_response_tokens: 4\n',
     fix: 'Raise `max_response_tokens` (the quick fix doubles it; keep `max_prompt_tokens + max_response_tokens <= max_model_len`), or prompt for shorter answers.',
   },

@@ -54,12 +54,12 @@ export const METRIC_DRIVERS: readonly MetricDriverRow[] = [
   {
     metric: 'response_length/*',
     keys: ['model.max_response_tokens', 'buffer.explorer_input.taskset.rollout_args.max_tokens'],
-    why: 'Responses are cut at `max_response_tokens`; `clip_ratio` is the share of responses that hit it.',
+    why: "Responses are cut at `max_response_tokens`; `clip_ratio` is the share of a batch's responses as long as its longest (Trinity pads a batch to its longest), so it means cut-off answers where `response_length/max` is the limit.",
   },
   {
     metric: 'prompt_length/*',
     keys: ['model.max_prompt_tokens'],
-    why: 'Prompts are truncated to `max_prompt_tokens`; `clip_ratio` is the share that hit it.',
+    why: "Prompts are truncated to `max_prompt_tokens`; `clip_ratio` is the share of a batch's prompts as long as its longest (1 when all are the same length), so it means truncated prompts where `prompt_length/max` is the limit.",
   },
   // Trainer: the policy loss fn's own metrics.
   {

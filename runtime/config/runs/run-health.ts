@@ -124,14 +124,23 @@ interface RuleInput {
   value: (path: string) => unknown;
 }
 
-/** TRN400: most responses end at the length limit, so the reward sees cut-off answers. */
+/**
+ * TRN400: most responses end at the length limit, so the reward sees cut-off answers. `clip_ratio` is the share of a
+ * batch's responses as long as its longest (Trinity pads a batch to its longest row and veRL's metric compares with
+ * that width: trinity/trainer/verl/utils.py `to_data_proto` and `compute_data_metrics` @5267498), so a step counts
+ * only where its longest response (`response_length/max`) reached `max_response_tokens`, when both are known: a
+ * batch of equal-length answers below the limit is not cut off.
+ */
 function truncatedResponses({ input, t, window, value }: RuleInput): HealthFinding | undefined {
   const clip = first(input.series, 'response_length/clip_ratio');
   if (!clip) return undefined;
-  const last = finite(clip.points).slice(-window);
-  const share = last.reduce((a, p) => a + p.value, 0) / last.length;
-  if (!(last.length >= Math.min(window, 2) && share >= t.truncatedShare)) return undefined;
   const limit = num(value('model.max_response_tokens'));
+  const longest = first(input.series, 'response_length/max');
+  const longestAt = new Map(longest ? finite(longest.points).map((p) => [p.step, p.value]) : []);
+  const atLimit = (step: number): boolean => !limit || !longest || (longestAt.get(step) ?? limit) >= limit;
+  const last = finite(clip.points).slice(-window);
+  const share = last.reduce((a, p) => a + (atLimit(p.step) ? p.value : 0), 0) / last.length;
+  if (!(last.length >= Math.min(window, 2) && share >= t.truncatedShare)) return undefined;
   return {
     code: 'TRN400',
     path: ['model', 'max_response_tokens'],

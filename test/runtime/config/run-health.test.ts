@@ -60,6 +60,12 @@ describe('run health on recorded runs', () => {
     assert.equal(flat.step, 12);
   });
 
+  test("TRN400 needs the batch's longest response at the limit: clip_ratio is the share as long as the longest", () => {
+    // The same run with a limit of 8: its 4-token answers were the batch's longest (clip_ratio 0.95), never cut off.
+    const values: Record<string, number> = { 'model.max_response_tokens': 8, 'algorithm.repeat_times': 4 };
+    assert.deepEqual(codes(run('tiny-grpo', Infinity, { value: (k) => values[k] })), ['TRN401']);
+  });
+
   test('thresholds move the rules', () => {
     assert.deepEqual(codes(run('tiny-grpo', Infinity, { thresholds: { truncatedShare: 0.99, window: 13 } })), []);
     // Fewer explorer steps than the window: no verdict on the signal yet.
