@@ -214,6 +214,8 @@ export interface FileReaderOptions {
   pollIntervalMs?: number;
   /** How long a dead writer's stream stays open for another writer (default DEAD_WRITER_GRACE_MS). */
   deadWriterGraceMs?: number;
+  /** Where the reader says why it waits (a dead writer's grace period). */
+  logger?: Logger;
   onCorrupt?: CorruptHandler;
 }
 
@@ -244,9 +246,9 @@ export class JsonlExperienceReader implements ExperienceReader {
     path: string,
     private readonly opts: FileReaderOptions,
   ) {
-    this.writersGone = new WritersGone(opts.deadWriterGraceMs);
     checkJsonPath(path);
     this.path = resolve(path);
+    this.writersGone = new WritersGone(opts.deadWriterGraceMs, (what) => opts.logger?.warn(`${this.path}: ${what}`));
     const p = opts.resumeFrom;
     if (p !== undefined) {
       if (p.storage !== 'file')

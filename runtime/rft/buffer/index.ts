@@ -301,6 +301,7 @@ export function openBuffer(
             resumeFrom: ro.resumeFrom,
             readerName: ro.readerName,
             pollIntervalMs: opts.pollIntervalMs,
+            logger,
             onCorrupt: ro.onCorrupt,
           }),
       };
@@ -314,6 +315,7 @@ export function openBuffer(
             maxReadTimeoutS: r.maxReadTimeoutS,
             resumeFrom: ro.resumeFrom,
             pollIntervalMs: opts.pollIntervalMs,
+            logger,
             onCorrupt: ro.onCorrupt,
           }),
       };

@@ -53,6 +53,7 @@ import {
   type CorruptHandler,
   type ExperienceReader,
   type ExperienceWriter,
+  type Logger,
   type ReadOptions,
 } from './types';
 import {
@@ -346,6 +347,8 @@ export interface SqlReaderOptions extends SqlOptions {
   pollIntervalMs?: number;
   /** How long a dead writer's stream stays open for another writer (default DEAD_WRITER_GRACE_MS). */
   deadWriterGraceMs?: number;
+  /** Where the reader says why it waits (a dead writer's grace period). */
+  logger?: Logger;
   onCorrupt?: CorruptHandler;
 }
 
@@ -394,8 +397,10 @@ export class SqlExperienceReader implements ExperienceReader {
     table: string,
     private readonly opts: SqlReaderOptions,
   ) {
-    this.writersGone = new WritersGone(opts.deadWriterGraceMs);
     this.file = sqliteFile(path);
+    this.writersGone = new WritersGone(opts.deadWriterGraceMs, (what) =>
+      opts.logger?.warn(`${this.file}: table "${table}": ${what}`),
+    );
     this.table = table;
     this.policy = opts.policy;
     const p = opts.resumeFrom;

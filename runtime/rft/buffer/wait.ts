@@ -147,7 +147,11 @@ export const DEAD_WRITER_GRACE_MS = 60_000;
  */
 export class WritersGone {
   private noneLiveSince: number | undefined;
-  constructor(readonly graceMs: number = DEAD_WRITER_GRACE_MS) {}
+  constructor(
+    readonly graceMs: number = DEAD_WRITER_GRACE_MS,
+    /** Told once each time the wait for a dead writer's successor begins (a reader's log: why it waits). */
+    private readonly onWait?: (what: string) => void,
+  ) {}
 
   over(w: WriterCount, now: number = Date.now()): boolean {
     if (w.registered === 0 || w.live > 0) {
@@ -155,7 +159,12 @@ export class WritersGone {
       return false;
     }
     if (w.died === 0) return true;
-    this.noneLiveSince ??= now;
+    if (this.noneLiveSince === undefined) {
+      this.noneLiveSince = now;
+      this.onWait?.(
+        `${w.died === w.registered ? 'every writer' : `${w.died} of ${w.registered} writers`} died without finishing: waiting up to ${this.graceMs / 1000} s for a writer to take its place (a restarted explorer)`,
+      );
+    }
     return now - this.noneLiveSince >= this.graceMs;
   }
 

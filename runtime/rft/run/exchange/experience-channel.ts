@@ -131,7 +131,8 @@ export function openTrainerReader(
   log: RunLog,
   sqlReadPolicy?: SqlReadPolicy,
 ): ExperienceReader {
-  let reader = openExperienceReader(section, { keyPath: EXPERIENCE_BUFFER_KEY, resumeFrom, sqlReadPolicy });
+  const logger = { warn: (m: string) => log('warning', m) };
+  let reader = openExperienceReader(section, { keyPath: EXPERIENCE_BUFFER_KEY, resumeFrom, sqlReadPolicy, logger });
   if (resuming && !resumeFrom) {
     const st = reader.state();
     if (st.storage === 'sql' && st.policy === 'priority' && st.seq > 0) {
@@ -139,6 +140,7 @@ export function openTrainerReader(
       reader = openExperienceReader(section, {
         keyPath: EXPERIENCE_BUFFER_KEY,
         resumeFrom: { ...st, seq: 0, delivered: 0 },
+        logger,
       });
       log(
         'info',

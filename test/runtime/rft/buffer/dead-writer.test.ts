@@ -27,7 +27,7 @@ interface Storage {
   name: 'sql' | 'file';
   child: string;
   path(dir: string): string;
-  reader(path: string, graceMs: number): ExperienceReader;
+  reader(path: string, graceMs: number, warnings?: string[]): ExperienceReader;
   writer(path: string): ExperienceWriter;
 }
 
@@ -36,12 +36,13 @@ const storages: Storage[] = [
     name: 'sql',
     child: 'sql-write',
     path: (dir) => `sqlite:///${join(dir, 'buf.db')}`,
-    reader: (path, graceMs) =>
+    reader: (path, graceMs, warnings = []) =>
       new SqlExperienceReader(path, 'exps', {
         policy: 'priority',
         maxReadTimeoutS: 60,
         pollIntervalMs: 5,
         deadWriterGraceMs: graceMs,
+        logger: { warn: (m) => warnings.push(m) },
       }),
     writer: (path) => new SqlExperienceWriter(path, 'exps'),
   },
@@ -49,8 +50,13 @@ const storages: Storage[] = [
     name: 'file',
     child: 'file-write',
     path: (dir) => join(dir, 'exps.jsonl'),
-    reader: (path, graceMs) =>
-      new JsonlExperienceReader(path, { maxReadTimeoutS: 60, pollIntervalMs: 5, deadWriterGraceMs: graceMs }),
+    reader: (path, graceMs, warnings = []) =>
+      new JsonlExperienceReader(path, {
+        maxReadTimeoutS: 60,
+        pollIntervalMs: 5,
+        deadWriterGraceMs: graceMs,
+        logger: { warn: (m) => warnings.push(m) },
+      }),
     writer: (path) => new JsonlExperienceWriter(path),
   },
 ];
@@ -71,7 +77,8 @@ for (const s of storages) {
     test('holds the stream open for a writer that takes its place, whose rows are read; its finish ends the stream', async () => {
       const path = s.path(tmp(`dead-${s.name}`));
       await writerThatDies(s, path);
-      const r = s.reader(path, 30_000);
+      const warnings: string[] = [];
+      const r = s.reader(path, 30_000, warnings);
       const first = await r.read(2 * B);
       assert.deepEqual(ids(first).sort(), ids([...batchOf(0), ...batchOf(1)]).sort());
 
@@ -86,6 +93,12 @@ for (const s of storages) {
       // The reader polls every 5 ms: by now it has looked many times and found no live writer.
       await new Promise((res) => setTimeout(res, 400));
       assert.equal(settled, undefined, 'the reader still waits while no writer is live');
+      // It says why, once (the log of a trainer whose explorer was killed).
+      assert.equal(warnings.length, 1, warnings.join('\n'));
+      assert.match(
+        warnings[0],
+        /: every writer died without finishing: waiting up to 30 s for a writer to take its place \(a restarted explorer\)$/,
+      );
 
       const w = s.writer(path); // the restarted explorer
       await w.write(batchOf(2));
