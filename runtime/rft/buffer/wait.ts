@@ -162,7 +162,7 @@ export class WritersGone {
     if (this.noneLiveSince === undefined) {
       this.noneLiveSince = now;
       this.onWait?.(
-        `${w.died === w.registered ? 'every writer' : `${w.died} of ${w.registered} writers`} died without finishing: waiting up to ${this.graceMs / 1000} s for a writer to take its place (a restarted explorer)`,
+        `${whoDied(w)} died without finishing: waiting up to ${this.graceMs / 1000} s for a writer to take its place (a restarted explorer)`,
       );
     }
     return now - this.noneLiveSince >= this.graceMs;
@@ -171,9 +171,12 @@ export class WritersGone {
   /** How the writers ended, for the stop message. */
   static describe(w: WriterCount, graceMs: number): string {
     if (w.died === 0) return 'all writers finished';
-    return `${w.died === w.registered ? 'every writer' : `${w.died} of ${w.registered} writers`} died without finishing and none took over within ${graceMs / 1000} s`;
+    return `${whoDied(w)} died without finishing and none took over within ${graceMs / 1000} s`;
   }
 }
+
+const whoDied = (w: WriterCount): string =>
+  w.died === w.registered ? 'every writer' : `${w.died} of ${w.registered} writers`;
 
 /** `max_read_timeout` (seconds) or the per-read override (ms) as milliseconds. */
 export function readTimeoutMs(maxReadTimeoutS: number, override: number | undefined): number {

@@ -303,13 +303,11 @@ export class Explorer {
       ),
     );
     const metrics: Record<string, number> = {};
-    const samples: EvalOutput['samples'] = [];
-    const decode = (ids: readonly number[]) => this.model.tokenizer.decode(ids, { skipSpecialTokens: false });
+    const episodes: { taskset: string; exps: Experience[] }[] = [];
     let from = 0;
     for (const set of sets) {
       const runs = kept(all.slice(from, (from += set.tasks.length)));
-      const exps = runs.flatMap((r) => r.exps);
-      samples.push({ taskset: set.name, samples: sampleRollouts(exps, EVAL_SAMPLES_PER_TASKSET, { decode }) });
+      episodes.push({ taskset: set.name, exps: runs.flatMap((r) => r.exps) });
       const perTask = runs.map((r) =>
         r.failed ? r.timing : { ...evalTaskMetrics(this.release, r.runs), ...r.timing },
       );
@@ -320,6 +318,12 @@ export class Explorer {
       );
     }
     metrics[evalTimeKey(this.release, prefix)] = (Date.now() - started) / 1000;
+    // The records are chosen and decoded after the clock stops: `time/eval` is the runs' alone, as Trinity's.
+    const decode = (ids: readonly number[]) => this.model.tokenizer.decode(ids, { skipSpecialTokens: false });
+    const samples = episodes.map((e) => ({
+      taskset: e.taskset,
+      samples: sampleRollouts(e.exps, EVAL_SAMPLES_PER_TASKSET, { decode }),
+    }));
     return { metrics, samples };
   }
 
