@@ -5,8 +5,8 @@
  * runtime/metrics/buffer-rollouts.ts, in a Node 20 process (`trinity-workbench rollouts`).
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { basename, isAbsolute, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { ExperienceBufferRef } from '../../runtime/metrics/buffer-rollouts';
 import { parseHostMessage } from './messages';
 import { evalRolloutStepsOnDisk, rolloutsOf, rolloutStepsOnDisk, type Rollouts } from './series';
@@ -39,6 +39,9 @@ export interface RolloutModel {
   cwd: string;
 }
 
+/** Where records read from the run's own files are said to come from. */
+export const ROLLOUT_FILES_ORIGIN = 'monitor/rollouts.jsonl';
+
 export type JobRollouts =
   | { origin: string; steps: Rollouts[] }
   | { origin: string; buffer: ExperienceBufferRef; model?: RolloutModel };
@@ -54,7 +57,7 @@ export function rolloutsOfJob(
   maxSteps: number,
 ): JobRollouts | undefined {
   const jsonl = [...rolloutStepsOnDisk(jobDir, maxSteps), ...evalRolloutStepsOnDisk(jobDir, maxSteps)];
-  if (jsonl.length) return { origin: 'monitor/rollouts.jsonl', steps: jsonl };
+  if (jsonl.length) return { origin: ROLLOUT_FILES_ORIGIN, steps: jsonl };
   const ref =
     resolved === undefined ? undefined : experienceBufferOf(resolved, [...(configDir ? [configDir] : []), jobDir]);
   if (!ref || !existsSync(ref.file)) return undefined;
@@ -63,6 +66,60 @@ export function rolloutsOfJob(
   return typeof modelPath === 'string' && modelPath
     ? { origin, buffer: ref, model: { path: modelPath, cwd: configDir ?? jobDir } }
     : { origin, buffer: ref };
+}
+
+/** Which record a `Rollouts` is: its step, and for an evaluation its role and taskset. */
+const recordKey = (r: Rollouts): string => (r.eval ? `${r.step} ${r.eval.role} ${r.eval.taskset}` : String(r.step));
+
+const sizeOf = (file: string): number => {
+  try {
+    return statSync(file).size;
+  } catch {
+    return -1;
+  }
+};
+
+/**
+ * What a run on disk (one this window did not start) adds to monitor/rollouts.jsonl and monitor/eval-rollouts.jsonl
+ * while its panel is open: the latest explorer step and each evaluation not given before. A file is read again only
+ * when its size changed since the last look. Sizes are taken when it is made, before the panel's first read, so a line
+ * written in between comes twice rather than never (the webview keeps one record per step and evaluation).
+ */
+export class RolloutsOnDiskFollower {
+  private readonly given = new Set<string>();
+  private rolloutsSize: number;
+  private evalsSize: number;
+
+  constructor(
+    private readonly jobDir: string,
+    private readonly maxEvals: number,
+  ) {
+    this.rolloutsSize = sizeOf(join(jobDir, 'monitor', 'rollouts.jsonl'));
+    this.evalsSize = sizeOf(join(jobDir, 'monitor', 'eval-rollouts.jsonl'));
+  }
+
+  /** Records the panel already has (its first read), so that they are not given again. */
+  saw(records: readonly Rollouts[]): void {
+    for (const r of records) this.given.add(recordKey(r));
+  }
+
+  /** The records new since the last call, in file order. */
+  read(): Rollouts[] {
+    const out: Rollouts[] = [];
+    const rolloutsSize = sizeOf(join(this.jobDir, 'monitor', 'rollouts.jsonl'));
+    if (rolloutsSize !== this.rolloutsSize) {
+      this.rolloutsSize = rolloutsSize;
+      out.push(...rolloutStepsOnDisk(this.jobDir, 1));
+    }
+    const evalsSize = sizeOf(join(this.jobDir, 'monitor', 'eval-rollouts.jsonl'));
+    if (evalsSize !== this.evalsSize) {
+      this.evalsSize = evalsSize;
+      out.push(...evalRolloutStepsOnDisk(this.jobDir, this.maxEvals));
+    }
+    const fresh = out.filter((r) => !this.given.has(recordKey(r)));
+    this.saw(fresh);
+    return fresh;
+  }
 }
 
 /**

@@ -19,7 +19,7 @@ import { Coalescer } from './coalesce';
 import { dashboardHtml, newNonce } from './html';
 import { findNode } from '../runs/node-path';
 import { runSettings } from '../runs/run-settings';
-import { readBufferRollouts, rolloutsOfJob } from './job-rollouts';
+import { ROLLOUT_FILES_ORIGIN, RolloutsOnDiskFollower, readBufferRollouts, rolloutsOfJob } from './job-rollouts';
 import {
   parsePanelState,
   parseWebviewMessage,
@@ -208,6 +208,8 @@ interface DiskRun {
   reader: MetricsReader;
   t0: number;
   jobDir: string;
+  /** A single run's panel follows its rollout files too. */
+  rollouts?: RolloutsOnDiskFollower;
 }
 
 /** One panel's conversation with its webview: one run, or (compare) several, each series tagged with its run. */
@@ -369,7 +371,12 @@ class Dashboard {
         const reader = new MetricsReader([t.jobDir]);
         const rows = reader.read().rows;
         const t0 = Math.min(...rows.flatMap((r) => (r.wallTime === null ? [] : [r.wallTime])));
-        this.disk.set(t.key, { reader, t0: Number.isFinite(t0) ? t0 : Date.now() / 1000, jobDir: t.jobDir });
+        this.disk.set(t.key, {
+          reader,
+          t0: Number.isFinite(t0) ? t0 : Date.now() / 1000,
+          jobDir: t.jobDir,
+          ...(this.isCompare ? {} : { rollouts: new RolloutsOnDiskFollower(t.jobDir, ROLLOUT_STEPS) }),
+        });
         // seriesOfRows measures times from the earliest wall time too: that is when the run started.
         runs.push({
           key: t.key,
@@ -444,6 +451,7 @@ class Dashboard {
     const found = rolloutsOfJob(t.jobDir, config.resolved[0], config.configDir, ROLLOUT_STEPS);
     if (!found) return;
     if ('steps' in found) {
+      this.disk.get(t.key)?.rollouts?.saw(found.steps);
       for (const r of found.steps) post({ type: 'rollouts', ...r, origin: found.origin });
       return;
     }
@@ -471,6 +479,8 @@ class Dashboard {
       const t0 = disk.t0;
       this.askDrivers(rows.map((r) => r.tag));
       if (!this.isCompare) this.noteCheckpoints(jobCheckpoints(disk.jobDir));
+      for (const r of disk.rollouts?.read() ?? [])
+        this.outbox.push({ type: 'rollouts', ...r, origin: ROLLOUT_FILES_ORIGIN });
       if (rows.length)
         this.outbox.push({
           type: 'append',

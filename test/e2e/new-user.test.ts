@@ -371,6 +371,26 @@ async function newUserPath(): Promise<void> {
   assert.match(followed, /step [1-9]/);
   // Beside the title (the run's label), a run of one stage is not named again (`running · countdown step 3/120`).
   assert.doesNotMatch(followed, /countdown/);
+  // Its Rollouts tab follows the terminal run too: the step it shows moves on as the run appends its records.
+  const followedFrame = (await dashboardFrame('countdown'))!;
+  const rolloutsStep = async () =>
+    Number(
+      /^Step (\d+)/.exec(
+        (await followedFrame
+          .locator('#rollouts-step')
+          .textContent({ timeout: 500 })
+          .catch(() => '')) ?? '',
+      )?.[1] ?? NaN,
+    );
+  const firstShown = await until(
+    'its rollouts',
+    async () => {
+      const step = await rolloutsStep();
+      return step >= 1 ? step : undefined;
+    },
+    30_000,
+  );
+  await until('a later step’s rollouts', async () => (await rolloutsStep()) > firstShown, 30_000);
   await screenshots('4-terminal-run');
 
   // Run on the config while the terminal's run is live (issue 33): one writer per job folder, so the extension says
