@@ -110,6 +110,13 @@ export type ExportMessage =
 
 export type WebviewMessage = { type: 'ready' } | { type: 'revealKey'; key: string } | ExportMessage;
 
+/**
+ * What an evaluation's success is called, best first, for the Runs view (which shows one) and the dashboard (which
+ * pins them): the math rewards' `accuracy`, frozen_lake_workflow's `test_score` (1 at the goal), countdown_reward's
+ * `score`. Here because it is the one module both sides read.
+ */
+export const EVAL_SCORE_METRICS: readonly string[] = ['accuracy', 'test_score', 'score'];
+
 /** The largest exports accepted: a card's PNG is well under a megabyte; a card holds at most a few million points. */
 export const MAX_EXPORT_CHARS = 64 * 1024 * 1024;
 export const MAX_EXPORT_ROWS = 10_000_000;

@@ -1,10 +1,11 @@
 /**
- * A run as the editor shows it: status, stage, steps of each role, the latest reward and eval accuracy,
+ * A run as the editor shows it: status, stage, steps of each role, the latest reward and eval score,
  * checkpoints. Built from the event stream of a live run (`applyEvent`) or from a job directory on disk
  * (job-dirs.ts). Plain data, no `vscode`.
  */
 import { hostname } from 'node:os';
 import type { JobLockHolder, Role, RuntimeEvent, StageInfo } from '../../runtime/protocol';
+import { EVAL_SCORE_METRICS } from '../dashboard/messages';
 import type { RunEnd, RunWith } from './launchers/launcher';
 
 export type RunStatus =
@@ -52,7 +53,8 @@ export interface RunState {
   reward?: number;
   /** The loss of a run without rewards (SFT, DPO). */
   loss?: number;
-  evalAccuracy?: { name: string; value: number };
+  /** The latest evaluation's score (EVAL_SCORES): its taskset, which metric it is, and its value. */
+  evalScore?: { taskset: string; metric: string; value: number };
   checkpoints: CheckpointInfo[];
   error?: string;
 }
@@ -83,12 +85,13 @@ export function runMode(run: RunState): string | undefined {
 
 /** Trinity's names for a step's reward, best first: the trainer's score is the reward every algorithm logs. */
 const REWARD_KEYS = ['critic/score/mean', 'rollout/reward/mean', 'rollout/score/mean', 'rollout/accuracy/mean'];
-const EVAL_ACCURACY = /^eval\/(.+)\/accuracy\/mean(@\d+)?$/;
+/** An eval taskset's mean of a metric; of `<key>/mean@k`, the largest k (all its runs) is shown. */
+const EVAL_MEAN = /^eval\/(.+)\/([^/]+)\/mean(?:@(\d+))?$/;
 
 /** Losses of the algorithms that learn without rewards (they log no `critic/score`). */
 const LOSS_KEYS = ['actor/sft_loss', 'actor/dpo_loss'];
 
-/** Updates the latest reward (or loss) and eval accuracy from one step's metric values. */
+/** Updates the latest reward (or loss) and eval score from one step's metric values. */
 export function noteMetrics(run: RunState, values: Record<string, number>): void {
   const loss = LOSS_KEYS.find((k) => Number.isFinite(values[k]));
   if (loss) {
@@ -101,13 +104,16 @@ export function noteMetrics(run: RunState, values: Record<string, number>): void
         break;
       }
     }
-  for (const [k, v] of Object.entries(values)) {
-    const m = EVAL_ACCURACY.exec(k);
-    if (m && Number.isFinite(v)) {
-      run.evalAccuracy = { name: m[1], value: v };
-      break;
-    }
+  let best: { rank: number; k: number; score: NonNullable<RunState['evalScore']> } | undefined;
+  for (const [key, value] of Object.entries(values)) {
+    const m = EVAL_MEAN.exec(key);
+    const rank = m ? EVAL_SCORE_METRICS.indexOf(m[2]) : -1;
+    const k = Number(m?.[3] ?? 1);
+    if (rank < 0 || !Number.isFinite(value)) continue;
+    if (!best || rank < best.rank || (rank === best.rank && k > best.k))
+      best = { rank, k, score: { taskset: m![1], metric: m![2], value } };
   }
+  if (best) run.evalScore = best.score;
 }
 
 export function applyEvent(run: RunState, e: RuntimeEvent): void {
@@ -188,7 +194,7 @@ export function describeProgress(run: RunState, naming: StageNaming): string {
   } else if (name) parts.push(name);
   if (run.reward !== undefined) parts.push(`reward ${formatNumber(run.reward)}`);
   else if (run.loss !== undefined) parts.push(`loss ${formatNumber(run.loss)}`);
-  if (run.evalAccuracy) parts.push(`eval ${formatNumber(run.evalAccuracy.value)}`);
+  if (run.evalScore) parts.push(`eval ${formatNumber(run.evalScore.value)}`);
   return parts.join(' · ');
 }
 

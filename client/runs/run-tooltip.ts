@@ -20,7 +20,8 @@ export function runTooltip(run: RunState, label: string, duration: string): stri
   }
   if (run.reward !== undefined) lines.push(`Latest reward: ${formatNumber(run.reward)}`);
   if (run.loss !== undefined) lines.push(`Latest loss: ${formatNumber(run.loss)}`);
-  if (run.evalAccuracy) lines.push(`Eval accuracy (${run.evalAccuracy.name}): ${formatNumber(run.evalAccuracy.value)}`);
+  if (run.evalScore)
+    lines.push(`Eval ${run.evalScore.metric} (${run.evalScore.taskset}): ${formatNumber(run.evalScore.value)}`);
   if (duration) lines.push(`Duration: ${duration}`);
   if (run.holder) {
     lines.push(`Writing the job folder: ${describeHolder(run.holder)}`);

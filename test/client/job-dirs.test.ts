@@ -70,7 +70,7 @@ describe('job directories on disk', () => {
     assert.equal(run.progress.trainer?.step, 7);
     assert.equal(run.progress.explorer?.step, 8);
     assert.equal(run.reward, 0.375);
-    assert.deepEqual(run.evalAccuracy, { name: 'sums', value: 0.5 });
+    assert.deepEqual(run.evalScore, { taskset: 'sums', metric: 'accuracy', value: 0.5 });
     assert.deepEqual(
       run.checkpoints.map((c) => [c.stage, c.step]),
       [
@@ -101,7 +101,7 @@ describe('job directories on disk', () => {
       applyEvent(live, { type: 'metrics', role: r.role, step: r.step, time: r.time, values: r.values });
     applyEnd(live, { status: 'stopped' });
     const run = readJobDir(job);
-    assert.deepEqual(run.evalAccuracy, { name: 'sums', value: 0.25 });
+    assert.deepEqual(run.evalScore, { taskset: 'sums', metric: 'accuracy', value: 0.25 });
     assert.equal(describeProgress(run, 'always'), describeProgress(live, 'always'));
     assert.match(describeProgress(run, 'several'), /^3 steps done · reward 0.5 · eval 0.25$/);
   });
@@ -225,6 +225,41 @@ describe("the Runs view's tooltip", () => {
       tip,
       `**countdown** — finished\n\ntrainer: step 4\n\nLatest reward: 0.5\n\nDuration: 2m 00s\n\n\`${job}\``,
     );
+  });
+
+  test("an evaluation's score whatever its reward calls it: accuracy first, then FrozenLake's test_score, then score", () => {
+    const job = join(mkdtempSync(join(tmpdir(), 'twb-tip-')), 'lake');
+    record(job, { status: 'finished', endedAt: '2026-12-01T10:02:00.000Z' });
+    metrics(job, [
+      { role: 'trainer', step: 2, time: 1, values: { 'critic/score/mean': 0.25 } },
+      // A v0.4.0 evaluation of 4 runs: mean@2, then mean@4 (all runs), which is the one shown.
+      {
+        role: 'explorer',
+        step: 2,
+        time: 2,
+        values: {
+          'eval/lake-eval/env_steps/mean@2': 5,
+          'eval/lake-eval/test_score/mean@2': 0.5,
+          'eval/lake-eval/test_score/mean@4': 0.625,
+          'eval/lake-eval/test_score/std@4': 0.1,
+        },
+      },
+    ]);
+    const lake = readJobDir(job);
+    assert.deepEqual(lake.evalScore, { taskset: 'lake-eval', metric: 'test_score', value: 0.625 });
+    assert.match(describeProgress(lake, 'never'), /reward 0.25 · eval 0.625$/);
+    assert.match(runTooltip(lake, 'lake', ''), /\n\nEval test_score \(lake-eval\): 0.625\n\n/);
+
+    const run = newRunState('/j/countdown', 'local');
+    applyEvent(run, { type: 'metrics', role: 'explorer', step: 1, time: 1, values: { 'eval/cd/score/mean@1': 0.1 } });
+    assert.deepEqual(run.evalScore, { taskset: 'cd', metric: 'score', value: 0.1 });
+    const values = {
+      'eval/math/score/mean@1': 0.2,
+      'eval/math/accuracy/mean@1': 0.75,
+      'eval/math/format_score/mean@1': 1,
+    };
+    applyEvent(run, { type: 'metrics', role: 'explorer', step: 2, time: 2, values });
+    assert.deepEqual(run.evalScore, { taskset: 'math', metric: 'accuracy', value: 0.75 });
   });
 
   test("a staged run names its stage and the stage's mode; one stage of a known mode, only the mode", () => {

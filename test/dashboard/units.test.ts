@@ -107,7 +107,7 @@ describe('message validators', () => {
 });
 
 describe('cards', () => {
-  test('reward, loss and eval accuracy are pinned; the rest group by Trinity prefix, in Trinity order', () => {
+  test('reward, loss and eval scores are pinned; the rest group by Trinity prefix, in Trinity order', () => {
     assert.ok(
       isPinned('critic/score/mean') && isPinned('rollout/accuracy/mean') && isPinned('eval/gsm8k/accuracy/mean@8'),
     );
@@ -116,6 +116,9 @@ describe('cards', () => {
     // policy loss of its first trainer step joins it (the dashboard opens on reward and loss).
     assert.ok(isPinned('rollout/score/mean') && isPinned('actor/pg_loss') && isPinned('eval/countdown/score/mean@1'));
     assert.ok(!isPinned('rollout/finished_task_count') && !isPinned('rollout/model_version'));
+    // An agent's success: frozen_lake_workflow's test_score (1 at the goal), in rollouts and evaluations; not its turns.
+    assert.ok(isPinned('rollout/test_score/mean') && isPinned('eval/lake-eval/test_score/mean@1'));
+    assert.ok(!isPinned('eval/lake-eval/env_steps/mean@1') && !isPinned('eval/lake-eval/test_score/std@1'));
     // SFT and DPO log no reward: their loss is what is pinned for them.
     assert.ok(isPinned('actor/sft_loss') && isPinned('actor/dpo_loss'));
     assert.equal(groupOf('experience_pipeline/time'), 'experience_pipeline');

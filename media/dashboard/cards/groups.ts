@@ -1,4 +1,5 @@
-/** Which card goes where: Trinity's metric prefixes as groups; the reward, the loss and eval accuracy pinned first. */
+/** Which card goes where: Trinity's metric prefixes as groups; the reward, the loss and eval scores pinned first. */
+import { EVAL_SCORE_METRICS } from '../../../client/dashboard/messages';
 
 export const PINNED_GROUP = 'pinned';
 
@@ -24,15 +25,16 @@ const PINNED_TAGS = [
   'critic/score/mean',
   'rollout/score/mean',
   'rollout/accuracy/mean',
+  'rollout/test_score/mean',
   'rollout/reward/mean',
   'actor/pg_loss',
   'actor/sft_loss',
   'actor/dpo_loss',
 ];
-const EVAL_ACCURACY = /^eval\/.+\/(accuracy|score)\/mean(@\d+)?$/;
+const EVAL_SCORE = new RegExp(`^eval/.+/(${EVAL_SCORE_METRICS.join('|')})/mean(@\\d+)?$`);
 
 export function isPinned(tag: string): boolean {
-  return PINNED_TAGS.includes(tag) || EVAL_ACCURACY.test(tag);
+  return PINNED_TAGS.includes(tag) || EVAL_SCORE.test(tag);
 }
 
 export function groupOf(tag: string): string {
