@@ -53,7 +53,7 @@ export interface RunState {
   reward?: number;
   /** The loss of a run without rewards (SFT, DPO). */
   loss?: number;
-  /** The latest evaluation's score (EVAL_SCORES): its taskset, which metric it is, and its value. */
+  /** The latest evaluation's score (one of EVAL_SCORE_METRICS): its taskset, which metric it is, and its value. */
   evalScore?: { taskset: string; metric: string; value: number };
   checkpoints: CheckpointInfo[];
   error?: string;
