@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { ExperienceBufferRef } from '../../runtime/metrics/buffer-rollouts';
+import type { RunWith } from '../runs/launchers/launcher';
 import { parseHostMessage } from './messages';
 import { evalRolloutStepsOnDisk, rolloutsOf, rolloutStepsOnDisk, type Rollouts } from './series';
 
@@ -120,6 +121,48 @@ export class RolloutsOnDiskFollower {
     this.saw(fresh);
     return fresh;
   }
+}
+
+/**
+ * Whether an SQLite experience buffer changed since the last look: the size and mtime of its file and of its
+ * write-ahead log (Trinity's SQLite buffers append through it). Reading the buffer again starts a Node process, so a
+ * panel asks this first.
+ */
+export class BufferChanges {
+  private last: string;
+
+  constructor(private readonly file: string) {
+    this.last = this.stamp();
+  }
+
+  changed(): boolean {
+    const now = this.stamp();
+    if (now === this.last) return false;
+    this.last = now;
+    return true;
+  }
+
+  private stamp(): string {
+    return [this.file, `${this.file}-wal`]
+      .map((f) => {
+        try {
+          const st = statSync(f);
+          return `${st.size}:${st.mtimeMs}`;
+        } catch {
+          return '-';
+        }
+      })
+      .join(' ');
+  }
+}
+
+/**
+ * Whether a live run's rollouts come with its events: our runtime's do (`rollouts` events); a run of Trinity-RFT or
+ * a Ray job reports none (the job follower turns its files into metrics and checkpoints), so its panel reads them
+ * from the job's files or its experience buffer, as for a run on disk.
+ */
+export function rolloutsInEvents(runWith: RunWith): boolean {
+  return runWith === 'local';
 }
 
 /**

@@ -19,7 +19,14 @@ import { Coalescer } from './coalesce';
 import { dashboardHtml, newNonce } from './html';
 import { findNode } from '../runs/node-path';
 import { runSettings } from '../runs/run-settings';
-import { ROLLOUT_FILES_ORIGIN, RolloutsOnDiskFollower, readBufferRollouts, rolloutsOfJob } from './job-rollouts';
+import {
+  BufferChanges,
+  ROLLOUT_FILES_ORIGIN,
+  RolloutsOnDiskFollower,
+  readBufferRollouts,
+  rolloutsInEvents,
+  rolloutsOfJob,
+} from './job-rollouts';
 import {
   parsePanelState,
   parseWebviewMessage,
@@ -50,6 +57,9 @@ const BESIDE_KEEPING_FOCUS = { viewColumn: vscode.ViewColumn.Beside, preserveFoc
 
 /** How often a run on disk (not started by this window) is read for new rows while its panel is visible. */
 const DISK_POLL_MS = 2000;
+
+/** How often an experience buffer shown in a panel is looked at for changes: each read starts a Node process. */
+const BUFFER_POLL_MS = 10_000;
 
 /**
  * What the panels need from the language server: the keys that drive each tag, showing a key in the config, and a
@@ -219,6 +229,8 @@ class Dashboard {
   /** The panel's runs on disk (not live in this window), by key. */
   private readonly disk = new Map<string, DiskRun>();
   private poll: NodeJS.Timeout | undefined;
+  /** Looks for a change of the experience buffer whose episodes the panel shows (a Trinity-RFT run's). */
+  private bufferPoll: NodeJS.Timeout | undefined;
   /** How many times the webview said `ready`: a reply that comes late goes only to the webview that asked. */
   private inits = 0;
   private readonly outbox: Coalescer<HostMessage>;
@@ -403,10 +415,17 @@ class Dashboard {
     if (!this.isCompare) {
       const t = this.targets[0];
       const live = this.ownRun(t.key);
-      if (live) {
+      if (live && rolloutsInEvents(live.state.runWith)) {
         const rollouts = latestRolloutsOfEvents(live.events);
         if (rollouts) post({ type: 'rollouts', ...rollouts });
         for (const r of evalRolloutsOfEvents(live.events)) post({ type: 'rollouts', ...r });
+      } else {
+        const initAt = this.inits;
+        void configs.then((c) => {
+          if (this.ready && this.inits === initAt) this.rolloutsOnDisk(t, c[0], post);
+        });
+      }
+      if (live) {
         // A live run's checkpoints name their stage even when it has one: only a staged run's marks say it.
         const staged = live.state.stages.length > 1;
         this.noteCheckpoints(
@@ -414,13 +433,7 @@ class Dashboard {
           post,
         );
         post({ type: 'status', status: live.state.status, detail: describeProgress(live.state, 'several') });
-      } else {
-        const initAt = this.inits;
-        void configs.then((c) => {
-          if (this.ready && this.inits === initAt) this.rolloutsOnDisk(t, c[0], post);
-        });
-        this.noteCheckpoints(jobCheckpoints(t.jobDir), post);
-      }
+      } else this.noteCheckpoints(jobCheckpoints(t.jobDir), post);
     }
     if (this.disk.size) this.poll = setInterval(() => this.readDisk(), DISK_POLL_MS);
   }
@@ -458,13 +471,21 @@ class Dashboard {
     const node = findNode(runSettings().nodePath, process.env);
     if ('error' in node) return;
     const initAt = this.inits;
-    void readBufferRollouts(node.path, this.cliPath, found.buffer, ROLLOUT_STEPS, found.model).then(
-      ({ steps, note }) => {
+    const read = () =>
+      readBufferRollouts(node.path, this.cliPath, found.buffer, ROLLOUT_STEPS, found.model).then(({ steps, note }) => {
         // Posted only to the webview that asked (not after it was hidden or reloaded); why tokens show as ids, with it.
         const origin = note ? `${found.origin}: ${note}` : found.origin;
         if (this.ready && this.inits === initAt) for (const r of steps) post({ type: 'rollouts', ...r, origin });
-      },
-    );
+      });
+    // A run still writing its buffer (live, or elsewhere) is read again when the buffer changes, one read at a time.
+    const changes = new BufferChanges(found.buffer.file);
+    let reading = true;
+    void read().finally(() => (reading = false));
+    this.bufferPoll = setInterval(() => {
+      if (reading || !changes.changed()) return;
+      reading = true;
+      void read().finally(() => (reading = false));
+    }, BUFFER_POLL_MS);
   }
 
   private readDisk(): void {
@@ -541,6 +562,8 @@ class Dashboard {
     this.outbox.dispose();
     if (this.poll) clearInterval(this.poll);
     this.poll = undefined;
+    if (this.bufferPoll) clearInterval(this.bufferPoll);
+    this.bufferPoll = undefined;
     this.disk.clear();
   }
 
