@@ -7,6 +7,9 @@
  */
 import { episodeOfRecord, type EpisodeRecord } from './episode-record';
 
+/** For the webview's pinned cards: the Runs view's names of an evaluation's score. */
+export { EVAL_SCORE_METRICS } from '../runs/eval-scores';
+
 export type { EpisodeRecord, EpisodeRole } from './episode-record';
 
 /** One scalar series of a run: a role (`explorer`, `trainer`, `sft/trainer`) and a tag, points in step order. */
@@ -109,13 +112,6 @@ export type ExportMessage =
   | { type: 'export'; format: 'png'; fileName: string; data: string };
 
 export type WebviewMessage = { type: 'ready' } | { type: 'revealKey'; key: string } | ExportMessage;
-
-/**
- * What an evaluation's success is called, best first, for the Runs view (which shows one) and the dashboard (which
- * pins them): the math rewards' `accuracy`, frozen_lake_workflow's `test_score` (1 at the goal), countdown_reward's
- * `score`. Here because it is the one module both sides read.
- */
-export const EVAL_SCORE_METRICS: readonly string[] = ['accuracy', 'test_score', 'score'];
 
 /** The largest exports accepted: a card's PNG is well under a megabyte; a card holds at most a few million points. */
 export const MAX_EXPORT_CHARS = 64 * 1024 * 1024;

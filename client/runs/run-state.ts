@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import type { JobLockHolder, Role, RuntimeEvent, StageInfo } from '../../runtime/protocol';
-import { EVAL_SCORE_METRICS } from '../dashboard/messages';
+import { EVAL_SCORE_METRICS } from './eval-scores';
 import type { RunEnd, RunWith } from './launchers/launcher';
 
 export type RunStatus =
