@@ -10,7 +10,7 @@ import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { ExperienceBufferRef } from '../../runtime/metrics/buffer-rollouts';
 import type { RunWith } from '../runs/launchers/launcher';
 import { parseHostMessage } from './messages';
-import { evalRolloutStepsOnDisk, rolloutsOf, rolloutStepsOnDisk, type Rollouts } from './series';
+import { evalRolloutStepsOnDisk, latestRolloutsOnDisk, rolloutsOf, rolloutStepsOnDisk, type Rollouts } from './series';
 
 type Plain = Record<string, unknown>;
 
@@ -110,7 +110,8 @@ export class RolloutsOnDiskFollower {
     const rolloutsSize = sizeOf(join(this.jobDir, 'monitor', 'rollouts.jsonl'));
     if (rolloutsSize !== this.rolloutsSize) {
       this.rolloutsSize = rolloutsSize;
-      out.push(...rolloutStepsOnDisk(this.jobDir, 1));
+      const latest = latestRolloutsOnDisk(this.jobDir);
+      if (latest) out.push(latest);
     }
     const evalsSize = sizeOf(join(this.jobDir, 'monitor', 'eval-rollouts.jsonl'));
     if (evalsSize !== this.evalsSize) {

@@ -32,10 +32,7 @@ export function rolloutLinesOnDisk(jobDir: string, maxSteps: number): RolloutLin
     join(jobDir, 'monitor', 'rollouts.jsonl'),
     maxSteps,
     () => '',
-    (o, samples) => ({
-      step: o.step,
-      samples,
-    }),
+    (o, samples) => ({ step: o.step, samples }),
   );
 }
 
@@ -44,12 +41,17 @@ export function rolloutLinesOnDisk(jobDir: string, maxSteps: number): RolloutLin
  * taskset is a timeline of its own: its restart line voids only that timeline's earlier lines at its step or later.
  */
 export function evalRolloutLinesOnDisk(jobDir: string, maxLines: number): EvalRolloutLine[] {
-  return linesOf(
-    join(jobDir, 'monitor', 'eval-rollouts.jsonl'),
-    maxLines,
-    (o) => (typeof o.role === 'string' && typeof o.eval === 'string' ? `${o.role}/${o.eval}` : undefined),
-    (o, samples) => ({ step: o.step, role: String(o.role), eval: String(o.eval), samples }),
-  );
+  return linesOf(join(jobDir, 'monitor', 'eval-rollouts.jsonl'), maxLines, evalRolloutTimeline, (o, samples) => ({
+    step: o.step,
+    role: String(o.role),
+    eval: String(o.eval),
+    samples,
+  }));
+}
+
+/** An eval-rollouts line's timeline, `<role>/<taskset>` (the monitor writes by it, readers void by it); else undefined. */
+export function evalRolloutTimeline(line: Record<string, unknown>): string | undefined {
+  return typeof line.role === 'string' && typeof line.eval === 'string' ? `${line.role}/${line.eval}` : undefined;
 }
 
 interface RawLine {

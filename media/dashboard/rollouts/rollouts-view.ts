@@ -1,8 +1,10 @@
 /// <reference lib="dom" />
 /**
  * The Rollouts tab: samples per step and per evaluation, a selector (the latest explorer step by default, following
- * new steps until another entry is picked; an evaluation's records listed beside the step it ran at), a search box (case-insensitive substring over prompt and response, or over every turn of an agent's
- * episodes, its placeholder saying which) and a reward histogram of the samples shown. Model output is only ever `textContent`, never parsed as HTML.
+ * new steps until another entry is picked; an evaluation's records listed beside the step it ran at), a search box
+ * (case-insensitive substring over prompt and response, or over every turn of an agent's episodes, its placeholder
+ * saying which) and a reward histogram of the samples shown. Model output is only ever `textContent`, never parsed as
+ * HTML.
  */
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
 import type { EvalOfRollouts, RolloutSampleMessage } from '../../../client/dashboard/messages';
@@ -26,9 +28,12 @@ interface Entry {
 const keyOf = (step: number, ev?: EvalOfRollouts): string =>
   ev ? JSON.stringify([step, ev.role, ev.taskset]) : String(step);
 
-/** What the selector and the caption call an entry: `30`, `30 · eval lake-eval`, `30 · bench lake-eval`. */
+/** What an evaluation is called: `bench` in `mode: bench`, else `eval`. */
+const evalWord = (ev: EvalOfRollouts): string => (ev.role === 'bench' ? 'bench' : 'eval');
+
+/** What the selector calls an entry: `30`, `30 · eval lake-eval`, `30 · bench lake-eval`. */
 function entryLabel(e: Entry): string {
-  return e.eval ? `${e.step} · ${e.eval.role === 'bench' ? 'bench' : 'eval'} ${e.eval.taskset}` : String(e.step);
+  return e.eval ? `${e.step} · ${evalWord(e.eval)} ${e.eval.taskset}` : String(e.step);
 }
 
 /** Newest step first; at one step the explorer's records, then the evaluations' by taskset. */
@@ -159,7 +164,7 @@ export class RolloutsView {
     const caption = document.getElementById('rollouts-step')!;
     const n = (k: number) => `${k} sample${k === 1 ? '' : 's'}`;
     const what = entry.eval
-      ? `${entry.eval.role === 'bench' ? 'Bench' : 'Eval'} ${entry.eval.taskset} at step ${entry.step}`
+      ? `${evalWord(entry.eval).replace(/^./, (c) => c.toUpperCase())} ${entry.eval.taskset} at step ${entry.step}`
       : `Step ${entry.step}`;
     caption.textContent =
       samples.length === all.length

@@ -12,13 +12,9 @@ import type { Role, RolloutSample, RuntimeEvent } from '../../protocol';
 import { withIo } from '../io-failure';
 import { StepLog } from './step-log';
 import { TensorBoardWriter } from './tensorboard';
+import { evalRolloutTimeline } from '../../metrics/rollouts-jsonl';
 
 export type EventSink = (e: RuntimeEvent) => void;
-
-/** An eval-rollouts line's timeline: its role and taskset (runtime/metrics/rollouts-jsonl.ts reads it the same way). */
-function evalRolloutKey(line: Record<string, unknown>): string | undefined {
-  return typeof line.role === 'string' && typeof line.eval === 'string' ? `${line.role}/${line.eval}` : undefined;
-}
 
 export class Monitor {
   private readonly metrics: StepLog;
@@ -37,7 +33,7 @@ export class Monitor {
     const role = (line: Record<string, unknown>) => (typeof line.role === 'string' ? line.role : undefined);
     this.metrics = new StepLog(join(dir, 'metrics.jsonl'), 'metrics append', role);
     this.rolloutLog = new StepLog(join(dir, 'rollouts.jsonl'), 'rollouts append', () => 'explorer');
-    this.evalRolloutLog = new StepLog(join(dir, 'eval-rollouts.jsonl'), 'eval rollouts append', evalRolloutKey);
+    this.evalRolloutLog = new StepLog(join(dir, 'eval-rollouts.jsonl'), 'eval rollouts append', evalRolloutTimeline);
   }
 
   log(role: Role, step: number, values: Record<string, number>): void {
@@ -74,7 +70,7 @@ export class Monitor {
   evalRollouts(step: number, role: 'explorer' | 'bench', taskset: string, samples: RolloutSample[]): void {
     if (!samples.length) return;
     const line = { step, role, eval: taskset };
-    this.evalRolloutLog.append(`${role}/${taskset}`, step, { ...line, samples }, () => ({
+    this.evalRolloutLog.append(evalRolloutTimeline(line)!, step, { ...line, samples }, () => ({
       ...line,
       samples: [],
       restart: true,

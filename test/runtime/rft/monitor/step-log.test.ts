@@ -1,8 +1,8 @@
 /**
  * The monitor's files across a resume: a run that logs a role from an earlier step than the job's files reach marks
  * the restart (metrics.jsonl's restart line, a SessionLog.START), and every reader (metrics.jsonl, the TensorBoard
- * files alone, the dashboard's rollouts and evaluations' records) then shows each step once, with the resumed run's values; a fresh job
- * carries no restart line; a line torn by a killed writer is cut before the next run appends.
+ * files alone, the dashboard's rollouts and evaluations' records) then shows each step once, with the resumed run's
+ * values; a fresh job carries no restart line; a line torn by a killed writer is cut before the next run appends.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
